@@ -1,0 +1,66 @@
+"""``exec_alu``: the reference semantics of every ALU op on scalar values.
+
+The C backend must agree with it bit for bit. It returns None where C would have
+undefined behaviour (division by zero, ``INT_MIN // -1``, casting a non-finite or
+out-of-range float to i32), so that nothing folds a trap into a value.
+
+>>> exec_alu(Ops.ADD, dtypes.i32, [2**31 - 1, 1])
+-2147483648
+>>> exec_alu(Ops.FLOORDIV, dtypes.i32, [-7, 2]), exec_alu(Ops.FLOORMOD, dtypes.i32, [-7, 2])
+(-4, 1)
+>>> exec_alu(Ops.FLOORDIV, dtypes.i32, [1, 0]) is None
+True
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from uopc.dtype import DType, dtypes, truncate
+from uopc.ops import Ops
+
+_I32_MIN, _I32_END = -2**31, 2**31
+
+
+def _exp2(v: float) -> float:
+  if v != v: return math.nan
+  try: return math.pow(2.0, v)
+  except OverflowError: return math.inf
+
+
+def _cast(dtype: DType, v: Any) -> Any:
+  if dtype is dtypes.bool: return bool(v)
+  if dtype is dtypes.f32: return float(v)
+  if isinstance(v, float):
+    if not math.isfinite(v) or not _I32_MIN <= math.trunc(v) < _I32_END: return None   # UB in C
+    return math.trunc(v)                                                             # C truncates toward zero
+  return int(v)
+
+
+def exec_alu(op: Ops, dtype: DType, vals: list[Any]) -> Any:
+  """The value of ``op`` with result dtype ``dtype`` on scalar ``vals``, or None if undefined."""
+  if dtype is dtypes.f32 and op is not Ops.CAST:
+    # an f32 CONST may hold a double that C would round when it parses the literal
+    vals = [truncate(dtypes.f32, v) if isinstance(v, float) else v for v in vals]
+  a = vals[0]
+  if op is Ops.ADD: r = a + vals[1]
+  elif op is Ops.MUL: r = a * vals[1]
+  elif op is Ops.MAX: r = vals[1] if vals[1] > a else a   # C's (b > a ? b : a), also for NaN and -0.0
+  elif op is Ops.CMPLT: return a < vals[1]
+  elif op is Ops.CMPNE: return a != vals[1]
+  elif op is Ops.FLOORDIV:
+    b = vals[1]
+    if b == 0 or (a == _I32_MIN and b == -1): return None   # C traps here
+    r = a // b
+  elif op is Ops.FLOORMOD:
+    if vals[1] == 0: return None
+    r = a % vals[1]
+  elif op is Ops.WHERE: r = vals[1] if a else vals[2]
+  elif op is Ops.RECIP: r = 1.0 / a if a != 0 else math.copysign(math.inf, a)
+  elif op is Ops.EXP2: r = _exp2(a)
+  elif op is Ops.LOG2: r = math.log2(a) if a > 0 else -math.inf if a == 0 else math.nan
+  elif op is Ops.SQRT: r = math.sqrt(a) if a >= 0 else math.nan
+  elif op is Ops.SIN: r = math.sin(a) if math.isfinite(a) else math.nan
+  elif op is Ops.CAST: r = _cast(dtype, a)
+  else: return None
+  return None if r is None else truncate(dtype, r)

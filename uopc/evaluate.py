@@ -1,0 +1,164 @@
+"""``evaluate``: the rules that turn a closed program into its value; ``run``, ``bind``, ``to_python``.
+
+Together with ``symbolic`` they push ALU ops through STACKs, index into STACKs,
+compute movement ops on constant data and inline CALLs (beta reduction), so the
+normal form of a closed program is a CONST/STACK tree: rewriting is the interpreter.
+
+>>> from uopc.uop import UOp
+>>> a, b = UOp.stack(1, 2, 3), UOp.stack(10, 20, 30)
+>>> to_python(run(a * b + a))
+[11, 42, 93]
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from uopc.alu import exec_alu
+from uopc.dtype import DType
+from uopc.matcher import PatternMatcher
+from uopc.ops import ALU, Ops
+from uopc.rewrite import graph_rewrite
+from uopc.symbolic import symbolic
+from uopc.upat import UPat
+from uopc.uop import UOp, call_body_scope, call_params, prod
+
+
+def _elem(s: UOp, i: int) -> UOp: return s.src[i] if s.op is Ops.STACK else s.index(i)
+
+
+def _push_stack(x: UOp) -> UOp | None:
+  """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed."""
+  if x.shape == () or not any(s.op is Ops.STACK for s in x.src): return None
+  return UOp(Ops.STACK, tuple(x.replace(src=tuple(_elem(s, i) for s in x.src)) for i in range(x.shape[0])))
+
+
+def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp:
+  if not 0 <= i.arg < len(s.src): raise IndexError(f"index {i.arg} out of bounds for STACK of {len(s.src)}")
+  return s.src[i.arg].index(*rest) if rest else s.src[i.arg]
+
+
+def inline_call(call: UOp) -> UOp:
+  """Beta reduction: the body of ``call`` with each of its PARAMs replaced by its argument.
+
+  Scoped: a nested CALL's body has PARAMs of its own, so substitution never enters it.
+
+  >>> p0 = UOp.param(0)
+  >>> inline_call((p0 * p0).call(7)) is UOp.const(7) * 7
+  True
+  """
+  args = {p: call.src[1 + p.arg.slot] for p in call_params(call.src[0])}
+  new: dict[UOp, UOp] = {}
+  for u in call.src[0].toposort(call_body_scope):
+    if u in args: new[u] = args[u]; continue
+    src = (u.src[0], *(new[s] for s in u.src[1:])) if u.op is Ops.CALL else tuple(new[s] for s in u.src)
+    new[u] = u if src == u.src else u.replace(src=src)
+  return new[call.src[0]]
+
+
+def _literal(u: UOp) -> tuple[list[Any], tuple[int, ...]] | None:
+  """A CONST/STACK tree as (flat list of values, shape), or None if anything is symbolic."""
+  if u.op is Ops.CONST: return [u.arg], ()
+  if u.op is not Ops.STACK: return None
+  flat: list[Any] = []
+  for s in u.src:
+    if (part := _literal(s)) is None: return None
+    flat.extend(part[0])
+  return flat, u.shape
+
+
+def from_flat(flat: list[Any], shape: tuple[int, ...], dtype: DType) -> UOp:
+  """The CONST/STACK tree of ``shape`` holding ``flat`` in row-major order."""
+  if not shape: return UOp.const(flat[0], dtype)
+  n = len(flat) // shape[0]
+  return UOp(Ops.STACK, tuple(from_flat(flat[i * n:(i + 1) * n], shape[1:], dtype) for i in range(shape[0])))
+
+
+def _unravel(i: int, shape: tuple[int, ...]) -> list[int]:
+  out = []
+  for s in reversed(shape): out.append(i % s); i //= s
+  return out[::-1]
+
+
+def _ravel(idx: list[int], shape: tuple[int, ...]) -> int:
+  i = 0
+  for x, s in zip(idx, shape): i = i * s + x
+  return i
+
+
+def _eval_movement(u: UOp) -> UOp | None:
+  """Movement ops and REDUCE on fully known values: compute each output element's source."""
+  if (lit := _literal(u.src[0])) is None: return None
+  flat, ishape = lit
+  oshape, n_out = u.shape, prod(u.shape)
+  if u.op is Ops.RESHAPE: out = flat
+  elif u.op is Ops.EXPAND:
+    out = [flat[_ravel([0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape)], ishape)] for i in range(n_out)]
+  elif u.op is Ops.PERMUTE:
+    inv = [u.arg.index(k) for k in range(len(ishape))]
+    out = [flat[_ravel([(o := _unravel(i, oshape))[inv[k]] for k in range(len(ishape))], ishape)] for i in range(n_out)]
+  elif u.op is Ops.SHRINK:
+    out = [flat[_ravel([x + b for x, (b, _) in zip(_unravel(i, oshape), u.arg)], ishape)] for i in range(n_out)]
+  else:   # REDUCE
+    rop, k = u.arg
+    inner = prod(ishape[len(ishape) - k:])
+    out = []
+    for i in range(n_out):
+      acc = flat[i * inner]
+      for v in flat[i * inner + 1:(i + 1) * inner]: acc = exec_alu(rop, u.dtype, [acc, v])
+      out.append(acc)
+  return from_flat(out, oshape, u.dtype)
+
+
+x = UPat.var("x")
+
+evaluate = PatternMatcher([
+  (UPat({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.REDUCE}, name="u"), _eval_movement),
+  (UPat(Ops.INDEX, src=(x,)), lambda x: x),
+  (UPat(Ops.INDEX, src=(UPat(Ops.INDEX, name="a"),), allow_any_len=True, name="b"),
+   lambda a, b: a.src[0].index(*a.src[1:], *b.src[1:])),
+  (UPat(Ops.INDEX, src=(UPat(Ops.STACK, name="s"), UPat.cvar("i")), allow_any_len=True, name="u"),
+   lambda s, i, u: _index_stack(s, i, u.src[2:])),
+  (UPat(ALU, name="x"), _push_stack),
+  (UPat(Ops.CALL, name="call"), inline_call),
+])
+
+
+def run(u: UOp) -> UOp:
+  """Evaluate a program by rewriting with ``symbolic + evaluate``; a closed program becomes its value."""
+  return graph_rewrite(u, _run_rules)
+
+
+_run_rules = symbolic + evaluate
+
+
+def _bind_param(p: UOp, ctx: dict[int, Any]) -> UOp | None:
+  if p.arg.slot not in ctx: return None
+  v = ctx[p.arg.slot]
+  return v if isinstance(v, UOp) else from_python(v, p.dtype, p.shape)
+
+
+bind = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: _bind_param(p, ctx))])
+"""Partial evaluation: ``graph_rewrite(u, bind, ctx={slot: value})`` replaces bound PARAMs by constants."""
+
+
+def from_python(v: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
+  """A value (a number, or nested lists for a shaped one) as a CONST/STACK tree of ``dtype``.
+
+  >>> from uopc.dtype import dtypes
+  >>> to_python(from_python([1, 2], dtypes.f32, (2,)))
+  [1.0, 2.0]
+  """
+  if not shape:
+    if isinstance(v, (list, tuple)): raise ValueError(f"expected a scalar {dtype.name}, got a list")
+    if dtype.is_int and isinstance(v, float) and not v.is_integer(): raise ValueError(f"expected an {dtype.name}, got {v!r}")
+    return UOp.const(v, dtype)
+  if not isinstance(v, (list, tuple)) or len(v) != shape[0]:
+    raise ValueError(f"expected a list of {shape[0]} for shape {shape}, got {v!r}")
+  return UOp(Ops.STACK, tuple(from_python(e, dtype, shape[1:]) for e in v))
+
+
+def to_python(u: UOp) -> Any:
+  """A fully evaluated program as a Python value or nested lists."""
+  if u.op is Ops.CONST: return u.arg
+  if u.op is Ops.STACK: return [to_python(s) for s in u.src]
+  raise ValueError(f"program did not evaluate to a value, stuck at {u.op}")

@@ -1,0 +1,146 @@
+"""``fold`` (constant folding) and ``symbolic`` (algebraic simplification), and ``simplify``.
+
+The order of ``symbolic``'s rules is part of its meaning (rule order is priority):
+
+>>> from uopc.uop import UOp
+>>> e = UOp.const(-0.0) + UOp.const(0.0)
+>>> graph_rewrite(e, symbolic).arg                      # folding is listed first
+0.0
+>>> graph_rewrite(e, PatternMatcher(symbolic.rules[1:] + symbolic.rules[:1])).arg
+-0.0
+"""
+from __future__ import annotations
+
+from uopc.alu import exec_alu
+from uopc.bounds import bounds, vmax, vmin
+from uopc.dtype import dtypes, truncate
+from uopc.matcher import PatternMatcher
+from uopc.ops import ALU, Ops
+from uopc.rewrite import graph_rewrite
+from uopc.upat import UPat
+from uopc.uop import UOp
+
+
+def _fold(x: UOp) -> UOp | None:
+  """A scalar ALU op of constants is its value (unless the value is undefined)."""
+  if x.shape != () or not all(s.op is Ops.CONST for s in x.src): return None
+  r = exec_alu(x.op, x.dtype, [s.arg for s in x.src])
+  return None if r is None else UOp.const(r, x.dtype)
+
+
+fold = PatternMatcher([(UPat(ALU, name="x"), _fold)])
+
+
+def _i32(v: int) -> int: return truncate(dtypes.i32, v)   # int32 arithmetic wraps, so folded constants must too
+
+
+def _divides(u: UOp, c: int) -> UOp | None:
+  """``u / c`` if ``u`` (a constant or ``x * const``) is a multiple of ``c``, else None."""
+  if u.op is Ops.CONST: return u.const_like(u.arg // c) if u.arg % c == 0 else None
+  if u.op is Ops.MUL and u.src[1].op is Ops.CONST:
+    return u.src[0] * (u.src[1].arg // c) if u.src[1].arg % c == 0 else None
+  return None
+
+
+def _split_terms(u: UOp) -> list[UOp]:
+  """The summands of a tree of ADDs, left to right (iteratively: sums can be long)."""
+  terms, stack = [], [u]
+  while stack:
+    t = stack.pop()
+    if t.op is Ops.ADD: stack.extend(reversed(t.src))
+    else: terms.append(t)
+  return terms
+
+
+def _div_sum(x: UOp, c: UOp, mod: bool) -> UOp | None:
+  """(a*c + b) // c == a + b//c  and  (a*c + b) % c == b % c: always true for *floor* division."""
+  if c.arg <= 0: return None
+  quot, rest = [], []
+  for t in _split_terms(x): (quot if _divides(t, c.arg) is not None else rest).append(t)
+  if not quot: return None
+  r = sum(rest[1:], rest[0]) if rest else x.const_like(0)
+  if mod: return r % c
+  return sum((_divides(t, c.arg) for t in quot[1:]), _divides(quot[0], c.arg)) + r // c
+
+
+def _const_bounds(x: UOp) -> UOp | None:
+  """An int or bool expression whose bounds pin it to one value *is* that value."""
+  if x.shape == () and not x.dtype.is_float and (b := bounds(x))[0] == b[1]: return UOp.const(b[0], x.dtype)
+  return None
+
+
+def _lt_mul(x: UOp, c1: UOp, c2: UOp) -> UOp | None:
+  """x*c1 < c2  <=>  x < ceil(c2/c1), for c1 > 0."""
+  return x < -(-c2.arg // c1.arg) if c1.arg > 0 else None
+
+
+x, y, z = UPat.var("x"), UPat.var("y"), UPat.var("z")
+c1, c2 = UPat.cvar("c1"), UPat.cvar("c2")
+xi = UPat.var("x", dtype=dtypes.i32)
+ints = (dtypes.i32, dtypes.bool)
+
+symbolic = fold + PatternMatcher([
+  # canonical form: constants on the right of commutative ops
+  (UPat((Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE), src=(UPat(Ops.CONST, name="c"), UPat(name="y")), name="u"),
+   lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None),
+  # identities
+  (x + 0, lambda x: x),
+  (x + 0.0, lambda x: x),   # not exact for x = -0.0 (-0.0 + 0.0 is 0.0); we accept that
+  (x * 1, lambda x: x),
+  (x * 1.0, lambda x: x),
+  (UPat.var("x", dtype=ints) * 0, lambda x: x.const_like(0)),   # ints only: inf * 0 and nan * 0 are nan
+  (x // 1, lambda x: x),
+  (x % 1, lambda x: x.const_like(0)),
+  (UPat(Ops.MAX, src=(x, x)), lambda x: x),
+  (UPat(Ops.WHERE, src=(UPat(), x, x)), lambda x: x),
+  (UPat(Ops.WHERE, src=(UPat.cvar("c"), x, y)), lambda c, x, y: x if c.arg else y),
+  (UPat(Ops.WHERE, src=(z, UPat(Ops.WHERE, src=(z, x, UPat())), y)), lambda z, x, y: z.where(x, y)),
+  (UPat(Ops.WHERE, src=(z, x, UPat(Ops.WHERE, src=(z, UPat(), y)))), lambda z, x, y: z.where(x, y)),
+  (UPat(Ops.CAST, src=(x,), name="c"), lambda c, x: x if c.dtype is x.dtype else None),
+  (UPat(Ops.CMPNE, src=(UPat.var("x", dtype=dtypes.bool), UPat(Ops.CONST, arg=False))), lambda x: x),
+  (UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)), lambda x: UOp.const(False)),
+  (xi + xi, lambda x: x * 2),
+  (xi + xi * -1, lambda x: x.const_like(0)),
+  # reassociate constants outward, so that they meet and fold (ints only: float + isn't associative)
+  ((xi + c1) + c2, lambda x, c1, c2: x + _i32(c1.arg + c2.arg)),
+  ((xi * c1) * c2, lambda x, c1, c2: x * _i32(c1.arg * c2.arg)),
+  ((xi + c1) * c2, lambda x, c1, c2: x * c2 + _i32(c1.arg * c2.arg)),
+  # distribute constants over sums so that div/mod see every term: (a + b) * c -> a*c + b*c
+  (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y), name="s"), UPat.cvar("c"))), lambda x, y, s, c: x * c + y * c),
+  (UPat(Ops.ADD, src=[xi + c1, y]), lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None),
+  (xi * c1 + xi * c2, lambda x, c1, c2: x * _i32(c1.arg + c2.arg)),
+  (xi * c1 + xi, lambda x, c1: x * _i32(c1.arg + 1)),
+  # division and modulo (floor semantics make these unconditional)
+  ((xi // c1) // c2, lambda x, c1, c2: x // (c1.arg * c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg * c2.arg < 2**31 else None),
+  ((xi % c1) % c2, lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None),
+  ((xi % c1) // c2, lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c2.arg > 0 and c1.arg % c2.arg == 0 else None),
+  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), lambda x, c: _div_sum(x, c, mod=False)),
+  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), lambda x, c: _div_sum(x, c, mod=True)),
+  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None),
+  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), lambda x, c: x if 0 <= vmin(x) and vmax(x) < c.arg else None),
+  # recombine: (x//c)*c + x%c == x
+  (UPat(Ops.ADD, src=[(xi // c1) * c1, xi % c1]), lambda x, c1: x),
+  (UPat(Ops.ADD, src=[(xi // c1) * c1 + y, xi % c1]), lambda x, c1, y: x + y),
+  # comparisons
+  ((xi + c1) < c2, lambda x, c1, c2: x < (c2.arg - c1.arg) if -2**31 <= c2.arg - c1.arg < 2**31 else None),
+  ((xi * c1) < c2, _lt_mul),
+  # bounds say this int expression is a constant
+  (UPat(ALU, name="x"), _const_bounds),
+])
+
+
+_simplified: dict[UOp, UOp] = {}
+
+
+def simplify(u: UOp) -> UOp:
+  """``graph_rewrite(u, symbolic)``, memoized: rewriting is a pure function of a hash-consed node.
+
+  >>> p0 = UOp.param(0)
+  >>> simplify((p0 + 2) * 3 + (UOp.const(1) + UOp.const(4))) is p0 * 3 + 11
+  True
+  """
+  if (r := _simplified.get(u)) is not None: return r
+  if len(_simplified) > 200_000: _simplified.clear()
+  r = _simplified[u] = graph_rewrite(u, symbolic)
+  _simplified[r] = r
+  return r

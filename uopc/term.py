@@ -1,0 +1,64 @@
+"""The one-line term form of a graph, as traces and reports print it.
+
+``add(mul(p0, 3), 11)``: ops in lower case, ``pN`` for the PARAM of slot N, literals
+for constants, ``name[body](args)`` for a CALL, and the arg of a movement op, REDUCE
+or CAST as a last argument.
+
+>>> from uopc.uop import UOp
+>>> show((UOp.param(0) + 2) * 3)
+'mul(add(p0, 2), 3)'
+
+A term expands sharing, so a DAG's term can be exponentially long: ``limit`` stops
+after that many characters with an ellipsis.
+"""
+from __future__ import annotations
+
+from uopc.ops import MOVEMENT, Ops
+from uopc.uop import UOp
+
+ELLIPSIS = "…"
+
+
+def leaf_text(u: UOp) -> str | None:
+  """The text of a node that prints without parentheses, else None."""
+  if u.op is Ops.CONST: return repr(u.arg)
+  if u.op is Ops.PARAM: return f"p{u.arg.slot}"
+  return None
+
+
+def arg_text(u: UOp) -> str | None:
+  """The trailing argument a node prints after its sources, if any."""
+  if u.op in MOVEMENT: return repr(u.arg)
+  if u.op is Ops.REDUCE: return f"{u.arg[0].name.lower()}, {u.arg[1]}"
+  if u.op is Ops.CAST: return u.dtype.name
+  return None
+
+
+def show(root: UOp, limit: int | None = None) -> str:
+  """``root`` in the one-line term form, cut at ``limit`` characters."""
+  out: list[str] = []
+  size = 0
+  stack: list[UOp | str] = [root]
+  while stack:
+    item = stack.pop()
+    if isinstance(item, str): text = item
+    elif (text := leaf_text(item)) is None:
+      u, text = item, item.op.name.lower()
+      parts: list[UOp | str] = []
+      if u.op is Ops.CALL:
+        text = u.arg or "call"
+        parts += ["[", u.src[0], "]"]
+        args = u.src[1:]
+      else: args = u.src
+      parts.append("(")
+      for i, s in enumerate(args):
+        if i: parts.append(", ")
+        parts.append(s)
+      if (a := arg_text(u)) is not None: parts.append(f", {a}" if args else a)
+      parts.append(")")
+      stack.extend(reversed(parts))
+    out.append(text)
+    size += len(text)
+    if limit is not None and size > limit:
+      return "".join(out)[:limit] + ELLIPSIS
+  return "".join(out)

@@ -1,0 +1,329 @@
+"""Hash-consed UOps: immutable ``(op, dtype, src, arg)`` nodes of a program DAG.
+
+Building a node equal to an existing one returns the existing object, so ``a is b``
+is structural equality and a dict keyed by node is a memo table:
+
+>>> p0 = UOp.param(0)
+>>> (p0 + 2) * 3 is (p0 + 2) * 3
+True
+>>> UOp.const(0.0) is UOp.const(-0.0), UOp.const(0) is UOp.const(False)
+(False, False)
+
+Construction type-checks and infers dtype and shape; a bad node raises ``UOpError``.
+Nothing here recurses on the depth of a graph.
+"""
+from __future__ import annotations
+
+import struct
+import weakref
+from typing import Any, Callable, Iterable, NamedTuple
+
+from uopc.dtype import DType, dtypes, truncate
+from uopc.ops import ALU, BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops
+
+Shape = tuple[int, ...]
+_F64 = struct.Struct("<d")
+
+
+class UOpError(Exception):
+  """A node that cannot exist: wrong dtypes, shapes, arity or args."""
+
+
+class ParamArg(NamedTuple):
+  """The arg of a PARAM: which argument slot it is, and its type."""
+  slot: int
+  dtype: DType
+  shape: Shape = ()
+  addrspace: str | None = None
+
+
+def prod(xs: Iterable[int]) -> int:
+  """Product of a sequence of ints (1 for an empty one)."""
+  out = 1
+  for x in xs: out *= x
+  return out
+
+
+def _const_key(dtype: DType, arg: Any) -> Any:
+  # 0.0 == -0.0 and nan != nan in Python, so float constants are keyed by their bits
+  return _F64.pack(arg) if dtype is dtypes.f32 else arg
+
+
+class UOp:
+  """One node of a program: ``UOp(op, src=(), arg=None, dtype=None)``.
+
+  ``dtype`` is inferred when omitted (CAST is the one op that needs it).
+  """
+  __slots__ = ("op", "dtype", "src", "arg", "shape", "_bounds", "_key", "__weakref__")
+  op: Ops
+  dtype: DType
+  src: tuple[UOp, ...]
+  arg: Any
+  shape: Shape
+
+  _cache: dict[tuple, weakref.ref] = {}
+
+  def __new__(cls, op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:
+    if type(src) is not tuple: src = tuple(src)
+    if op is Ops.CONST:
+      if dtype is None: dtype = _literal_dtype(arg)
+      arg = truncate(dtype, arg)
+      key = (op, dtype, src, _const_key(dtype, arg))
+    else:
+      if dtype is None: dtype = _infer_dtype(op, src, arg)
+      key = (op, dtype, src, arg)
+    try:
+      ref = UOp._cache.get(key)
+    except TypeError:
+      raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
+    if ref is not None and (u := ref()) is not None: return u
+    shape = _check(op, dtype, src, arg)
+    u = object.__new__(cls)
+    u.op, u.dtype, u.src, u.arg, u.shape, u._bounds, u._key = op, dtype, src, arg, shape, None, key
+    UOp._cache[key] = weakref.ref(u)
+    return u
+
+  def __del__(self) -> None:
+    # drop the cache entry, unless a new node already took the key
+    try:
+      ref = UOp._cache.get(self._key)
+      if ref is not None and ref() in (None, self): del UOp._cache[self._key]
+    except (AttributeError, TypeError): pass   # interpreter shutdown
+
+  # nodes are values: copying returns the node itself
+  def __copy__(self) -> UOp: return self
+  def __deepcopy__(self, memo: dict) -> UOp: return self
+  def __reduce__(self): return (UOp, (self.op, self.src, self.arg, self.dtype))
+
+  def __repr__(self) -> str:
+    if not self.src: return f"UOp({self.op!r}, arg={self.arg!r})" if self.op is not Ops.CONST or self.dtype is dtypes.of(self.arg) \
+      else f"UOp({self.op!r}, arg={self.arg!r}, dtype={self.dtype!r})"
+    from uopc.term import show
+    return f"UOp({self.op!r}, {self.dtype!r}, {show(self, limit=200)})"
+
+  # ---- constructors
+  @staticmethod
+  def const(v: Any, dtype: DType | None = None) -> UOp:
+    """A scalar constant; its dtype is ``dtype`` or the literal's (3: i32, 3.0: f32, True: bool)."""
+    return UOp(Ops.CONST, (), v, dtype)
+
+  @staticmethod
+  def param(slot: int, dtype: DType = dtypes.i32, shape: Shape = (), addrspace: str | None = None) -> UOp:
+    """The PARAM for argument ``slot``: ``UOp.param(0)`` is p0."""
+    return UOp(Ops.PARAM, (), ParamArg(slot, dtype, tuple(shape), addrspace))
+
+  def const_like(self, v: Any) -> UOp:
+    """A constant of this node's dtype, broadcast to this node's shape."""
+    return UOp.const(v, self.dtype).broadcast(self.shape)
+
+  def broadcast(self, shape: Shape) -> UOp:
+    """A scalar made into ``shape`` by RESHAPE to all ones and EXPAND (the ``.uir`` literal sugar)."""
+    if self.shape == tuple(shape): return self
+    if self.shape != (): raise UOpError(f"EXPAND: cannot broadcast shape {self.shape} to {tuple(shape)}")
+    return self.reshape((1,) * len(shape)).expand(tuple(shape))
+
+  def replace(self, **kw: Any) -> UOp:
+    """This node with some of ``op``, ``src``, ``arg``, ``dtype`` changed."""
+    return UOp(kw.get("op", self.op), kw.get("src", self.src), kw.get("arg", self.arg), kw.get("dtype", self.dtype))
+
+  # ---- operator sugar: a non-UOp operand becomes a constant like self
+  def _operand(self, o: Any) -> UOp: return o if isinstance(o, UOp) else self.const_like(o)
+  def alu(self, op: Ops, *others: Any) -> UOp:
+    """``self`` op ``others``, with Python numbers turned into constants of ``self``'s dtype."""
+    return UOp(op, (self, *(self._operand(o) for o in others)))
+  def __add__(self, o: Any) -> UOp: return self.alu(Ops.ADD, o)
+  def __radd__(self, o: Any) -> UOp: return self._operand(o).alu(Ops.ADD, self)
+  def __mul__(self, o: Any) -> UOp: return self.alu(Ops.MUL, o)
+  def __rmul__(self, o: Any) -> UOp: return self._operand(o).alu(Ops.MUL, self)
+  def __sub__(self, o: Any) -> UOp: return self + self._operand(o) * -1
+  def __neg__(self) -> UOp: return self * -1
+  def __floordiv__(self, o: Any) -> UOp: return self.alu(Ops.FLOORDIV, o)
+  def __mod__(self, o: Any) -> UOp: return self.alu(Ops.FLOORMOD, o)
+  def __lt__(self, o: Any) -> UOp: return self.alu(Ops.CMPLT, o)
+  def __gt__(self, o: Any) -> UOp: return self._operand(o).alu(Ops.CMPLT, self)
+  def ne(self, o: Any) -> UOp: return self.alu(Ops.CMPNE, o)
+  def max(self, o: Any) -> UOp: return self.alu(Ops.MAX, o)
+  def where(self, a: Any, b: Any) -> UOp:
+    """``self ? a : b``; a Python number takes the dtype of the other branch."""
+    if not isinstance(a, UOp) and not isinstance(b, UOp): a = UOp.const(a).broadcast(self.shape)
+    if not isinstance(a, UOp): a = b.const_like(a)
+    if not isinstance(b, UOp): b = a.const_like(b)
+    return UOp(Ops.WHERE, (self, a, b))
+  def cast(self, dtype: DType) -> UOp: return UOp(Ops.CAST, (self,), None, dtype)
+  def recip(self) -> UOp: return UOp(Ops.RECIP, (self,))
+  def exp2(self) -> UOp: return UOp(Ops.EXP2, (self,))
+  def log2(self) -> UOp: return UOp(Ops.LOG2, (self,))
+  def sqrt(self) -> UOp: return UOp(Ops.SQRT, (self,))
+  def sin(self) -> UOp: return UOp(Ops.SIN, (self,))
+  def index(self, *idx: Any) -> UOp:
+    """INDEX into the leading dims; ints become i32 constants."""
+    return UOp(Ops.INDEX, (self, *(i if isinstance(i, UOp) else UOp.const(i, dtypes.i32) for i in idx)))
+  def reshape(self, shape: Shape) -> UOp: return UOp(Ops.RESHAPE, (self,), tuple(shape))
+  def expand(self, shape: Shape) -> UOp: return UOp(Ops.EXPAND, (self,), tuple(shape))
+  def permute(self, order: Shape) -> UOp: return UOp(Ops.PERMUTE, (self,), tuple(order))
+  def shrink(self, bounds: tuple[tuple[int, int], ...]) -> UOp: return UOp(Ops.SHRINK, (self,), tuple(map(tuple, bounds)))
+  def reduce(self, op: Ops, k: int = 1) -> UOp: return UOp(Ops.REDUCE, (self,), (op, k))
+  @staticmethod
+  def stack(*elems: Any) -> UOp:
+    """A STACK of nodes or Python literals."""
+    return UOp(Ops.STACK, tuple(e if isinstance(e, UOp) else UOp.const(e) for e in elems))
+  def call(self, *args: Any, name: str | None = None) -> UOp:
+    """CALL this body with ``args`` bound to its PARAM slots 0, 1, ..."""
+    return UOp(Ops.CALL, (self, *(a if isinstance(a, UOp) else UOp.const(a) for a in args)), name)
+
+  # ---- graph walks (iterative: graphs can be far deeper than Python's stack)
+  def toposort(self, enter: Callable[[UOp], Iterable[UOp]] | None = None) -> list[UOp]:
+    """Every node reachable from here, sources before users, left to right.
+
+    ``enter(u)`` chooses which sources of ``u`` to walk into (default: all).
+    """
+    order: list[UOp] = []
+    seen: set[UOp] = set()
+    stack: list[tuple[UOp, bool]] = [(self, False)]
+    while stack:
+      u, expanded = stack.pop()
+      if expanded: order.append(u); continue
+      if u in seen: continue
+      seen.add(u)
+      stack.append((u, True))
+      stack.extend((s, False) for s in reversed(u.src if enter is None else tuple(enter(u))) if s not in seen)
+    return order
+
+  def substitute(self, mapping: dict[UOp, UOp]) -> UOp:
+    """Replace nodes everywhere below (including inside CALL bodies: see ``inline_call``)."""
+    new: dict[UOp, UOp] = {}
+    for u in self.toposort():
+      if u in mapping: new[u] = mapping[u]; continue
+      src = tuple(new[s] for s in u.src)
+      new[u] = u if src == u.src else u.replace(src=src)
+    return new[self]
+
+
+def call_body_scope(u: UOp) -> tuple[UOp, ...]:
+  """Sources that belong to ``u``'s scope: a CALL's body is a binder of its own."""
+  return u.src[1:] if u.op is Ops.CALL else u.src
+
+
+def call_params(body: UOp) -> list[UOp]:
+  """The PARAMs of a function body, not descending into nested CALL bodies."""
+  return [u for u in body.toposort(call_body_scope) if u.op is Ops.PARAM]
+
+
+# ---- dtype inference and type checking (run once per distinct node)
+
+def _literal_dtype(arg: Any) -> DType:
+  try: return dtypes.of(arg)
+  except TypeError as e: raise UOpError(f"CONST: {e}") from None
+
+
+def _infer_dtype(op: Ops, src: tuple[UOp, ...], arg: Any) -> DType:
+  if op is Ops.PARAM:
+    if not isinstance(arg, ParamArg): raise UOpError(f"PARAM: arg must be a ParamArg, got {arg!r}")
+    return arg.dtype
+  if op in COMPARISON: return dtypes.bool
+  if op is Ops.RANGE: return dtypes.i32
+  if op is Ops.CAST: raise UOpError("CAST: needs a dtype")
+  if not src: raise UOpError(f"{op.name}: needs at least one source")
+  return src[1].dtype if op is Ops.WHERE and len(src) == 3 else src[0].dtype
+
+
+def _arity(op: Ops, src: tuple, n: int) -> None:
+  if len(src) != n: raise UOpError(f"{op.name}: needs {n} source{'s' * (n != 1)}, got {len(src)}")
+
+
+def _dims(op: Ops, arg: Any, what: str) -> tuple[int, ...]:
+  if not isinstance(arg, tuple) or not all(type(d) is int and d >= 0 for d in arg):
+    raise UOpError(f"{op.name}: {what} must be a tuple of non-negative ints, got {arg!r}")
+  return arg
+
+
+def _check(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  """Type-check a new node and return its shape."""
+  if not isinstance(dtype, DType): raise UOpError(f"{op.name}: dtype must be a DType, got {dtype!r}")
+  for s in src:
+    if not isinstance(s, UOp): raise UOpError(f"{op.name}: sources must be UOps, got {type(s).__name__}")
+  if op is Ops.CONST:
+    _arity(op, src, 0)
+    return ()
+  if op is Ops.PARAM:
+    _arity(op, src, 0)
+    if type(arg.slot) is not int or arg.slot < 0: raise UOpError(f"PARAM: slot must be a non-negative int, got {arg.slot!r}")
+    return _dims(op, arg.shape, "shape")
+  if op in ALU:
+    n = 1 if op in UNARY or op is Ops.CAST else 3 if op is Ops.WHERE else 2
+    _arity(op, src, n)
+    shapes = {s.shape for s in src}
+    if len(shapes) != 1: raise UOpError(f"{op.name}: mismatched shapes {', '.join(str(s.shape) for s in src)}")
+    if op is Ops.WHERE:
+      if src[0].dtype is not dtypes.bool: raise UOpError(f"WHERE: condition must be bool, got {src[0].dtype.name}")
+      operands = src[1:]
+    else: operands = src
+    if op is not Ops.CAST and len({s.dtype for s in operands}) != 1:
+      raise UOpError(f"{op.name}: mismatched dtypes {', '.join(s.dtype.name for s in operands)}")
+    if op in UNARY and dtype is not dtypes.f32: raise UOpError(f"{op.name}: needs an f32 operand, got {src[0].dtype.name}")
+    if op in (Ops.FLOORDIV, Ops.FLOORMOD) and dtype is not dtypes.i32:
+      raise UOpError(f"{op.name}: needs i32 operands, got {src[0].dtype.name}")
+    if op in BINARY and op not in COMPARISON or op is Ops.WHERE:
+      if dtype is not operands[0].dtype: raise UOpError(f"{op.name}: dtype {dtype.name} differs from its operands' {operands[0].dtype.name}")
+    return src[0].shape
+  if op is Ops.RANGE:
+    _arity(op, src, 1)
+    if src[0].dtype is not dtypes.i32 or src[0].shape != (): raise UOpError("RANGE: end must be an i32 scalar")
+    return ()
+  if op is Ops.STACK:
+    if not src: raise UOpError("STACK: needs at least one element")
+    if len({s.dtype for s in src}) != 1: raise UOpError(f"STACK: mismatched dtypes {', '.join(sorted({s.dtype.name for s in src}))}")
+    if len({s.shape for s in src}) != 1: raise UOpError(f"STACK: mismatched shapes {', '.join(map(str, sorted({s.shape for s in src})))}")
+    if dtype is not src[0].dtype: raise UOpError(f"STACK: dtype {dtype.name} differs from its elements' {src[0].dtype.name}")
+    return (len(src), *src[0].shape)
+  if op is Ops.INDEX:
+    if not src: raise UOpError("INDEX: needs a source")
+    base, idx = src[0], src[1:]
+    if len(idx) > len(base.shape): raise UOpError(f"INDEX: {len(idx)} indices into shape {base.shape}")
+    for i in idx:
+      if i.dtype is not dtypes.i32 or i.shape != (): raise UOpError(f"INDEX: indices must be i32 scalars, got {i.dtype.name}{i.shape}")
+    if dtype is not base.dtype: raise UOpError(f"INDEX: dtype {dtype.name} differs from its source's {base.dtype.name}")
+    return base.shape[len(idx):]
+  if op is Ops.CALL:
+    if not src: raise UOpError("CALL: needs a body")
+    if arg is not None and not isinstance(arg, str): raise UOpError(f"CALL: name must be a string, got {arg!r}")
+    body, args = src[0], src[1:]
+    params: dict[int, UOp] = {}
+    for p in call_params(body):
+      if p.arg.slot in params and (params[p.arg.slot].dtype, params[p.arg.slot].shape) != (p.dtype, p.shape):
+        raise UOpError(f"CALL: body uses slot {p.arg.slot} with two types")
+      params[p.arg.slot] = p
+    if sorted(params) != list(range(len(args))):
+      raise UOpError(f"CALL needs params 0..{len(args) - 1}, body has {sorted(params)}")
+    for slot, p in params.items():
+      a = args[slot]
+      if (a.dtype, a.shape) != (p.dtype, p.shape):
+        raise UOpError(f"CALL: argument {slot} is {a.dtype.name}{list(a.shape)}, the body's PARAM wants {p.dtype.name}{list(p.shape)}")
+    if dtype is not body.dtype: raise UOpError(f"CALL: dtype {dtype.name} differs from its body's {body.dtype.name}")
+    return body.shape
+  if op in MOVEMENT or op is Ops.REDUCE:
+    _arity(op, src, 1)
+    ishape = src[0].shape
+    if dtype is not src[0].dtype: raise UOpError(f"{op.name}: dtype {dtype.name} differs from its source's {src[0].dtype.name}")
+    if op is Ops.RESHAPE:
+      if prod(_dims(op, arg, "shape")) != prod(ishape): raise UOpError(f"RESHAPE: cannot reshape {ishape} to {arg}")
+      return arg
+    if op is Ops.EXPAND:
+      _dims(op, arg, "shape")
+      if len(arg) != len(ishape) or any(i != o and i != 1 for i, o in zip(ishape, arg)):
+        raise UOpError(f"EXPAND: cannot expand {ishape} to {arg}")
+      return arg
+    if op is Ops.PERMUTE:
+      if not isinstance(arg, tuple) or sorted(arg) != list(range(len(ishape))):
+        raise UOpError(f"PERMUTE: {arg!r} is not a permutation of {len(ishape)} dims")
+      return tuple(ishape[i] for i in arg)
+    if op is Ops.SHRINK:
+      if not isinstance(arg, tuple) or len(arg) != len(ishape) or not all(
+          isinstance(b, tuple) and len(b) == 2 and all(type(x) is int for x in b) and 0 <= b[0] <= b[1] <= d for b, d in zip(arg, ishape)):
+        raise UOpError(f"SHRINK: {arg!r} is not a ((begin, end), ...) inside shape {ishape}")
+      return tuple(e - b for b, e in arg)
+    if not (isinstance(arg, tuple) and len(arg) == 2 and arg[0] in REDUCE_OPS and type(arg[1]) is int and 1 <= arg[1] <= len(ishape)):
+      raise UOpError(f"REDUCE: arg must be (ADD|MUL|MAX, k) with 1 <= k <= {len(ishape)}, got {arg!r}")
+    return ishape[:len(ishape) - arg[1]]
+  raise UOpError(f"unknown op {op!r}")
+

@@ -1,0 +1,121 @@
+"""UPat: patterns over UOps, the left-hand sides of rewrite rules.
+
+A pattern constrains a node's op, dtype, arg and sources, and may bind a name.
+Sources given as a tuple match in order; as a list, in any order (for commutative
+ops). ``match`` returns every binding:
+
+>>> from uopc.uop import UOp
+>>> x = UOp.param(0)
+>>> pat = UPat.var("x") + UPat.cvar("c")          # list sources: either order
+>>> [sorted(b) for b in pat.match(3 + x, {})]
+[['c', 'x']]
+>>> pat.match(x * 3, {})
+[]
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from uopc.dtype import DType
+from uopc.ops import ALU, COMMUTATIVE, Ops
+from uopc.uop import UOp
+
+Bindings = dict[str, UOp]
+
+
+class UPat:
+  """``UPat(op, src, name, arg, dtype, allow_any_len)``; every constraint is optional."""
+  __slots__ = ("op", "src", "name", "arg", "dtype", "allow_any_len")
+
+  def __init__(self, op: Ops | tuple[Ops, ...] | set[Ops] | frozenset[Ops] | None = None,
+               src: tuple[UPat, ...] | list[UPat] | None = None, name: str | None = None, arg: Any = None,
+               dtype: DType | tuple[DType, ...] | None = None, allow_any_len: bool = False):
+    self.op: frozenset[Ops] | None = None if op is None else frozenset([op]) if isinstance(op, Ops) else frozenset(op)
+    self.dtype: frozenset[DType] | None = None if dtype is None else frozenset([dtype]) if isinstance(dtype, DType) else frozenset(dtype)
+    self.src, self.name, self.arg, self.allow_any_len = src, name, arg, allow_any_len
+
+  @staticmethod
+  def var(name: str | None = None, dtype: DType | tuple[DType, ...] | None = None) -> UPat:
+    """Any node, bound to ``name``."""
+    return UPat(name=name, dtype=dtype)
+
+  @staticmethod
+  def cvar(name: str | None = None, dtype: DType | tuple[DType, ...] | None = None) -> UPat:
+    """Any CONST, bound to ``name``."""
+    return UPat(Ops.CONST, name=name, dtype=dtype)
+
+  def __repr__(self) -> str: return f"UPat({self.op and set(self.op)}, name={self.name})"
+
+  def match(self, u: UOp, store: Bindings) -> list[Bindings]:
+    """All ways this pattern matches ``u`` extending ``store``, each a dict of bindings."""
+    if self.op is not None and u.op not in self.op: return []
+    if self.dtype is not None and u.dtype not in self.dtype: return []
+    if self.arg is not None and u.arg != self.arg: return []
+    if self.name is not None:
+      bound = store.get(self.name)
+      if bound is not None:
+        if bound is not u: return []   # the same name must bind the same node
+      else: store = {**store, self.name: u}
+    if self.src is None: return [store]
+    out: list[Bindings] = []
+    n = len(u.src)
+    for pats in (itertools.permutations(self.src) if isinstance(self.src, list) else (self.src,)):
+      if len(pats) != n and not (self.allow_any_len and len(pats) <= n): continue
+      stores = [store]
+      for p, s in zip(pats, u.src):
+        stores = [m for st in stores for m in p.match(s, st)]
+        if not stores: break
+      out.extend(stores)
+    return out
+
+  # ---- sugar, so rules read like the math: UPat.var("x") + UPat.cvar("c")
+  def _bin(self, op: Ops, other: Any, swap: bool = False) -> UPat:
+    other = other if isinstance(other, UPat) else UPat(Ops.CONST, arg=other)
+    src = [other, self] if swap else [self, other]
+    return UPat(op, src if op in COMMUTATIVE else tuple(src))
+  def __add__(self, o: Any) -> UPat: return self._bin(Ops.ADD, o)
+  def __radd__(self, o: Any) -> UPat: return self._bin(Ops.ADD, o, swap=True)
+  def __mul__(self, o: Any) -> UPat: return self._bin(Ops.MUL, o)
+  def __rmul__(self, o: Any) -> UPat: return self._bin(Ops.MUL, o, swap=True)
+  def __floordiv__(self, o: Any) -> UPat: return self._bin(Ops.FLOORDIV, o)
+  def __mod__(self, o: Any) -> UPat: return self._bin(Ops.FLOORMOD, o)
+  def __lt__(self, o: Any) -> UPat: return self._bin(Ops.CMPLT, o)
+  def ne(self, o: Any) -> UPat: return self._bin(Ops.CMPNE, o)
+  def max(self, o: Any) -> UPat: return self._bin(Ops.MAX, o)
+
+  # ---- reading patterns back
+  def pretty(self) -> str:
+    """The pattern as math-like text: ``(x:i32 + c1) + c2``, ``where(_, x, x)``."""
+    text = self._pretty()
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]) else text
+
+  def _pretty(self) -> str:
+    dt = "" if self.dtype is None else ":" + "|".join(sorted(d.name for d in self.dtype))
+    if self.op == _CONST_SET and self.src is None:
+      if self.arg is not None: return repr(self.arg) + dt
+      return f"const({self.name or '_'}){dt}"
+    if self.op is None and self.src is None: return f"{self.name or '_'}{dt}"
+    ops = "alu" if self.op == ALU else "any" if self.op is None else \
+      next(iter(self.op)).name.lower() if len(self.op) == 1 else "{" + ",".join(sorted(o.name.lower() for o in self.op)) + "}"
+    srcs = [] if self.src is None else [p._pretty() for p in self.src]
+    if self.op is not None and len(self.op) == 1 and next(iter(self.op)) in _INFIX and len(srcs) == 2 and self.name is None and self.arg is None:
+      return f"({srcs[0]} {_INFIX[next(iter(self.op))]} {srcs[1]}){dt}"
+    head = f"{self.name}=" if self.name else ""
+    body = "" if self.src is None else ("[" if isinstance(self.src, list) else "(") + ", ".join(srcs) + \
+      (", ..." if self.allow_any_len else "") + ("]" if isinstance(self.src, list) else ")")
+    arg = "" if self.arg is None else f"{{arg={self.arg!r}}}"
+    return f"{head}{ops}{dt}{arg}{body}"
+
+
+_CONST_SET = frozenset([Ops.CONST])
+_INFIX = {Ops.ADD: "+", Ops.MUL: "*", Ops.FLOORDIV: "//", Ops.FLOORMOD: "%", Ops.CMPLT: "<"}
+
+
+def _balanced(s: str) -> bool:
+  depth = 0
+  for ch in s:
+    depth += ch == "("
+    depth -= ch == ")"
+    if depth < 0: return False
+  return depth == 0
