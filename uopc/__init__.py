@@ -16,7 +16,7 @@ from uopc.ops import ALU, Ops
 from uopc.rewrite import RewriteLoopError, RewriteTypeError, graph_rewrite
 from uopc.symbolic import fold, simplify, symbolic
 from uopc.term import show
-# UIR_PENDING
+from uopc.uir import UIRError, parse_uir, to_uir
 from uopc.upat import UPat
 from uopc.uop import ParamArg, UOp, UOpError, call_params
 

@@ -24,7 +24,10 @@ def _needs_sources(u: UOp) -> bool:
 def bounds(u: UOp) -> tuple[Any, Any]:
   """``(vmin, vmax)`` of ``u``; the dtype's full range when nothing better is known."""
   if (b := u._bounds) is not None: return b
-  todo = [v for v in u.toposort(lambda v: v.src if v._bounds is None and _needs_sources(v) else ()) if v._bounds is None]
+  pending = [s for s in u.src if s._bounds is None] if _needs_sources(u) else []
+  if any(_needs_sources(s) for s in pending):
+    todo = [v for v in u.toposort(lambda v: v.src if v._bounds is None and _needs_sources(v) else ()) if v._bounds is None]
+  else: todo = [*pending, u]   # the usual case in a bottom-up rewrite: sources done, or leaves
   for v in todo:
     b = _bounds(v)
     if v.dtype is dtypes.i32 and (b[0] < dtypes.min(v.dtype) or b[1] > dtypes.max(v.dtype)):

@@ -20,7 +20,7 @@ from uopc.ops import ALU, Ops
 from uopc.rewrite import graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.upat import UPat
-from uopc.uop import UOp, call_body_scope, call_params, prod
+from uopc.uop import UOp, call_body_scope, call_params, make_uop, prod
 
 
 def _elem(s: UOp, i: int) -> UOp: return s.src[i] if s.op is Ops.STACK else s.index(i)
@@ -29,12 +29,22 @@ def _elem(s: UOp, i: int) -> UOp: return s.src[i] if s.op is Ops.STACK else s.in
 def _push_stack(x: UOp) -> UOp | None:
   """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed."""
   if x.shape == () or not any(s.op is Ops.STACK for s in x.src): return None
-  return UOp(Ops.STACK, tuple(x.replace(src=tuple(_elem(s, i) for s in x.src)) for i in range(x.shape[0])))
+  return make_uop(Ops.STACK, tuple([make_uop(x.op, tuple([_elem(s, i) for s in x.src]), x.arg, x.dtype) for i in range(x.shape[0])]))
 
 
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp:
   if not 0 <= i.arg < len(s.src): raise IndexError(f"index {i.arg} out of bounds for STACK of {len(s.src)}")
   return s.src[i.arg].index(*rest) if rest else s.src[i.arg]
+
+
+def substitute_scoped(body: UOp, mapping: dict[UOp, UOp]) -> UOp:
+  """``body`` with nodes replaced per ``mapping``, never entering a nested CALL's body (its own scope)."""
+  new: dict[UOp, UOp] = {}
+  for u in body.toposort(call_body_scope):
+    if u in mapping: new[u] = mapping[u]; continue
+    src = (u.src[0], *(new[s] for s in u.src[1:])) if u.op is Ops.CALL else tuple(new[s] for s in u.src)
+    new[u] = u if src == u.src else u.replace(src=src)
+  return new[body]
 
 
 def inline_call(call: UOp) -> UOp:
@@ -46,13 +56,18 @@ def inline_call(call: UOp) -> UOp:
   >>> inline_call((p0 * p0).call(7)) is UOp.const(7) * 7
   True
   """
-  args = {p: call.src[1 + p.arg.slot] for p in call_params(call.src[0])}
-  new: dict[UOp, UOp] = {}
-  for u in call.src[0].toposort(call_body_scope):
-    if u in args: new[u] = args[u]; continue
-    src = (u.src[0], *(new[s] for s in u.src[1:])) if u.op is Ops.CALL else tuple(new[s] for s in u.src)
-    new[u] = u if src == u.src else u.replace(src=src)
-  return new[call.src[0]]
+  return substitute_scoped(call.src[0], {p: call.src[1 + p.arg.slot] for p in call_params(call.src[0])})
+
+
+def bind_params(u: UOp, values: dict[int, Any]) -> UOp:
+  """``u`` with its free PARAMs (not those of CALL bodies) replaced by constant values.
+
+  >>> p0 = UOp.param(0)
+  >>> to_python(run(bind_params(p0 * 2 + 1, {0: 20})))
+  41
+  """
+  return substitute_scoped(u, {p: v if isinstance(v, UOp) else from_python(v, p.dtype, p.shape)
+                               for p in call_params(u) if (v := values.get(p.arg.slot)) is not None})
 
 
 def _literal(u: UOp) -> tuple[list[Any], tuple[int, ...]] | None:

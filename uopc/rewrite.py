@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from uopc.matcher import PatternMatcher
-from uopc.uop import UOp, UOpError
+from uopc.uop import UOp, UOpError, make_uop
 
 
 class RewriteLoopError(RuntimeError):
@@ -61,26 +61,32 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
     from uopc.trace import TracingMatcher   # deferred: the hot path never needs it
     pm = TracingMatcher(pm, firings_only=True)
   rewrite = pm.rewrite
+  # nodes whose op has no candidate rule need no lookup, unless a subclass watches every visit
+  watched = type(pm).rewrite is not PatternMatcher.rewrite or type(pm).fire is not PatternMatcher.fire
+  by_op = None if watched else pm.by_op
   done: dict[UOp, UOp] = {}
   stack: list[tuple[UOp, int, UOp | None]] = [(root, 0, None)]
   steps = 0
   while stack:
     u, stage, aux = stack.pop()
-    if stage == 0:
-      if u in done: continue
-      stack.append((u, 1, None))
-      stack.extend((s, 0, None) for s in reversed(u.src) if s not in done)
-    elif stage == 1:
-      if u in done: continue
-      src = tuple([done[s] for s in u.src])
-      n = u if src == u.src else u.replace(src=src)
-      steps += 1
-      if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
-      if (m := rewrite(n, ctx)) is None: done[u] = n
-      else:
-        if check: check_preserves_type(pm, n, m, ctx)
-        if m in done: done[u] = done[m]
-        else: stack.extend(((u, 2, m), (m, 0, None)))
-    else:
+    if stage == 2:
       done[u] = done[aux]
+      continue
+    if u in done: continue
+    if stage == 0 and u.src:
+      stack.append((u, 1, None))
+      stack.extend([(s, 0, None) for s in reversed(u.src) if s not in done])
+      continue
+    # stage 1 (or a leaf): sources are done, rebuild from their normal forms and try the rules
+    if u.src:
+      src = tuple([done[s] for s in u.src])
+      n = u if src == u.src else make_uop(u.op, src, u.arg, u.dtype)
+    else: n = u
+    steps += 1
+    if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
+    if (by_op is not None and n.op not in by_op) or (m := rewrite(n, ctx)) is None: done[u] = n
+    else:
+      if check: check_preserves_type(pm, n, m, ctx)
+      if m in done: done[u] = done[m]
+      else: stack.extend(((u, 2, m), (m, 0, None)))
   return done[root]

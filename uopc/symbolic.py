@@ -2,7 +2,7 @@
 
 The order of ``symbolic``'s rules is part of its meaning (rule order is priority):
 
->>> from uopc.uop import UOp
+>>> from uopc.uop import UOp, make_uop
 >>> e = UOp.const(-0.0) + UOp.const(0.0)
 >>> graph_rewrite(e, symbolic).arg                      # folding is listed first
 0.0
@@ -18,14 +18,16 @@ from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
 from uopc.rewrite import graph_rewrite
 from uopc.upat import UPat
-from uopc.uop import UOp
+from uopc.uop import UOp, make_uop
 
 
 def _fold(x: UOp) -> UOp | None:
   """A scalar ALU op of constants is its value (unless the value is undefined)."""
-  if x.shape != () or not all(s.op is Ops.CONST for s in x.src): return None
+  if x.shape != (): return None
+  for s in x.src:
+    if s.op is not Ops.CONST: return None
   r = exec_alu(x.op, x.dtype, [s.arg for s in x.src])
-  return None if r is None else UOp.const(r, x.dtype)
+  return None if r is None else make_uop(Ops.CONST, (), r, x.dtype)
 
 
 fold = PatternMatcher([(UPat(ALU, name="x"), _fold)])

@@ -15,11 +15,11 @@ Nothing here recurses on the depth of a graph.
 from __future__ import annotations
 
 import struct
-import weakref
+import sys
 from typing import Any, Callable, Iterable, NamedTuple
 
 from uopc.dtype import DType, dtypes, truncate
-from uopc.ops import ALU, BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops
+from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops
 
 Shape = tuple[int, ...]
 _F64 = struct.Struct("<d")
@@ -44,9 +44,27 @@ def prod(xs: Iterable[int]) -> int:
   return out
 
 
-def _const_key(dtype: DType, arg: Any) -> Any:
-  # 0.0 == -0.0 and nan != nan in Python, so float constants are keyed by their bits
-  return _F64.pack(arg) if dtype is dtypes.f32 else arg
+# The hash-consing table: key -> node. Float constants are keyed by their bits, because
+# 0.0 == -0.0 and nan != nan in Python. The table holds nodes strongly (no weakref and
+# __del__ per node, the costliest part of making one) and drops the ones nothing else
+# uses whenever it has doubled.
+_cache: dict[tuple, UOp] = {}
+_cache_limit = [100_000]
+
+
+def _collect() -> None:
+  """Drop cache entries that only the cache refers to; newest first, so users go before their sources."""
+  keys = list(_cache)
+  while keys:
+    key = keys.pop()   # popped, so that a dropped key no longer holds its sources
+    if sys.getrefcount(_cache[key]) <= 2: del _cache[key]   # the dict's reference and getrefcount's argument
+  _cache_limit[0] = max(100_000, 2 * len(_cache))
+
+
+def live_nodes() -> int:
+  """How many nodes the hash-consing table holds now (after dropping unused ones)."""
+  _collect()
+  return len(_cache)
 
 
 class UOp:
@@ -54,41 +72,15 @@ class UOp:
 
   ``dtype`` is inferred when omitted (CAST is the one op that needs it).
   """
-  __slots__ = ("op", "dtype", "src", "arg", "shape", "_bounds", "_key", "__weakref__")
+  __slots__ = ("op", "dtype", "src", "arg", "shape", "_bounds", "__weakref__")
   op: Ops
   dtype: DType
   src: tuple[UOp, ...]
   arg: Any
   shape: Shape
 
-  _cache: dict[tuple, weakref.ref] = {}
-
   def __new__(cls, op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:
-    if type(src) is not tuple: src = tuple(src)
-    if op is Ops.CONST:
-      if dtype is None: dtype = _literal_dtype(arg)
-      arg = truncate(dtype, arg)
-      key = (op, dtype, src, _const_key(dtype, arg))
-    else:
-      if dtype is None: dtype = _infer_dtype(op, src, arg)
-      key = (op, dtype, src, arg)
-    try:
-      ref = UOp._cache.get(key)
-    except TypeError:
-      raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
-    if ref is not None and (u := ref()) is not None: return u
-    shape = _check(op, dtype, src, arg)
-    u = object.__new__(cls)
-    u.op, u.dtype, u.src, u.arg, u.shape, u._bounds, u._key = op, dtype, src, arg, shape, None, key
-    UOp._cache[key] = weakref.ref(u)
-    return u
-
-  def __del__(self) -> None:
-    # drop the cache entry, unless a new node already took the key
-    try:
-      ref = UOp._cache.get(self._key)
-      if ref is not None and ref() in (None, self): del UOp._cache[self._key]
-    except (AttributeError, TypeError): pass   # interpreter shutdown
+    return make_uop(op, src, arg, dtype)
 
   # nodes are values: copying returns the node itself
   def __copy__(self) -> UOp: return self
@@ -105,7 +97,7 @@ class UOp:
   @staticmethod
   def const(v: Any, dtype: DType | None = None) -> UOp:
     """A scalar constant; its dtype is ``dtype`` or the literal's (3: i32, 3.0: f32, True: bool)."""
-    return UOp(Ops.CONST, (), v, dtype)
+    return make_uop(Ops.CONST, (), v, dtype)
 
   @staticmethod
   def param(slot: int, dtype: DType = dtypes.i32, shape: Shape = (), addrspace: str | None = None) -> UOp:
@@ -124,13 +116,13 @@ class UOp:
 
   def replace(self, **kw: Any) -> UOp:
     """This node with some of ``op``, ``src``, ``arg``, ``dtype`` changed."""
-    return UOp(kw.get("op", self.op), kw.get("src", self.src), kw.get("arg", self.arg), kw.get("dtype", self.dtype))
+    return make_uop(kw.get("op", self.op), kw.get("src", self.src), kw.get("arg", self.arg), kw.get("dtype", self.dtype))
 
   # ---- operator sugar: a non-UOp operand becomes a constant like self
   def _operand(self, o: Any) -> UOp: return o if isinstance(o, UOp) else self.const_like(o)
   def alu(self, op: Ops, *others: Any) -> UOp:
     """``self`` op ``others``, with Python numbers turned into constants of ``self``'s dtype."""
-    return UOp(op, (self, *(self._operand(o) for o in others)))
+    return make_uop(op, (self, *[self._operand(o) for o in others]))
   def __add__(self, o: Any) -> UOp: return self.alu(Ops.ADD, o)
   def __radd__(self, o: Any) -> UOp: return self._operand(o).alu(Ops.ADD, self)
   def __mul__(self, o: Any) -> UOp: return self.alu(Ops.MUL, o)
@@ -209,6 +201,31 @@ def call_params(body: UOp) -> list[UOp]:
   return [u for u in body.toposort(call_body_scope) if u.op is Ops.PARAM]
 
 
+def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:
+  """``UOp(op, src, arg, dtype)`` without the cost of a class call (hot paths use this)."""
+  if type(src) is not tuple: src = tuple(src)
+  if op is _CONST:
+    if dtype is None: dtype = _literal_dtype(arg)
+    arg = truncate(dtype, arg)
+    key = (op, dtype, src, _F64.pack(arg) if dtype is _f32 else arg)
+  else:
+    if dtype is None: dtype = _infer_dtype(op, src, arg)
+    key = (op, dtype, src, arg)
+  try:
+    if (u := _cache.get(key)) is not None: return u
+  except TypeError:
+    raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
+  shape = _check(op, dtype, src, arg)
+  u = object.__new__(UOp)
+  u.op, u.dtype, u.src, u.arg, u.shape, u._bounds = op, dtype, src, arg, shape, None
+  _cache[key] = u
+  if len(_cache) > _cache_limit[0]: _collect()
+  return u
+
+
+_CONST, _f32 = Ops.CONST, dtypes.f32
+
+
 # ---- dtype inference and type checking (run once per distinct node)
 
 def _literal_dtype(arg: Any) -> DType:
@@ -237,93 +254,152 @@ def _dims(op: Ops, arg: Any, what: str) -> tuple[int, ...]:
   return arg
 
 
+def _same_dtype(op: Ops, dtype: DType, operands: tuple[UOp, ...], what: str = "its operands'") -> None:
+  for s in operands:
+    if s.dtype is not dtype: raise UOpError(f"{op.name}: mismatched dtypes {', '.join(o.dtype.name for o in operands)}"
+                                            if any(o.dtype is not operands[0].dtype for o in operands)
+                                            else f"{op.name}: dtype {dtype.name} differs from {what} {s.dtype.name}")
+
+
+def _same_shape(op: Ops, src: tuple[UOp, ...]) -> Shape:
+  shape = src[0].shape
+  for s in src:
+    if s.shape != shape: raise UOpError(f"{op.name}: mismatched shapes {', '.join(str(o.shape) for o in src)}")
+  return shape
+
+
+# One checker per op: each type-checks a new node and returns its shape. They run once per
+# distinct node (hash-consing hits skip them), but a rewrite creates many nodes, so the
+# common ALU cases are kept short.
+
+def _check_leaf(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  _arity(op, src, 0)
+  if op is Ops.CONST: return ()
+  if type(arg.slot) is not int or arg.slot < 0: raise UOpError(f"PARAM: slot must be a non-negative int, got {arg.slot!r}")
+  if arg.dtype is not dtype: raise UOpError(f"PARAM: dtype {dtype.name} differs from its arg's {arg.dtype.name}")
+  return _dims(op, arg.shape, "shape")
+
+
+def _check_binary(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  if len(src) == 2:   # the common, well-typed case first: no helper calls
+    a, b = src
+    if a.dtype is b.dtype and a.shape == b.shape and (
+        dtype is dtypes.bool if op in COMPARISON else dtype is a.dtype and (dtype is dtypes.i32 or op not in _DIVMOD)):
+      return a.shape
+  _arity(op, src, 2)
+  _same_dtype(op, src[0].dtype, src)
+  if op in COMPARISON:
+    if dtype is not dtypes.bool: raise UOpError(f"{op.name}: dtype must be bool, got {dtype.name}")
+  else:
+    _same_dtype(op, dtype, src)
+    if op in _DIVMOD and dtype is not dtypes.i32: raise UOpError(f"{op.name}: needs i32 operands, got {dtype.name}")
+  return _same_shape(op, src)
+
+
+_DIVMOD = frozenset({Ops.FLOORDIV, Ops.FLOORMOD})
+
+
+def _check_unary(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  _arity(op, src, 1)
+  if op is not Ops.CAST:
+    if src[0].dtype is not dtypes.f32: raise UOpError(f"{op.name}: needs an f32 operand, got {src[0].dtype.name}")
+    _same_dtype(op, dtype, src)
+  return src[0].shape
+
+
+def _check_where(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  _arity(op, src, 3)
+  if src[0].dtype is not dtypes.bool: raise UOpError(f"WHERE: condition must be bool, got {src[0].dtype.name}")
+  _same_dtype(op, src[1].dtype, src[1:])
+  _same_dtype(op, dtype, src[1:])
+  return _same_shape(op, src)
+
+
+def _check_range(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  _arity(op, src, 1)
+  if src[0].dtype is not dtypes.i32 or src[0].shape != (): raise UOpError("RANGE: end must be an i32 scalar")
+  if dtype is not dtypes.i32: raise UOpError(f"RANGE: dtype must be i32, got {dtype.name}")
+  return ()
+
+
+def _check_stack(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  if not src: raise UOpError("STACK: needs at least one element")
+  if len({s.dtype for s in src}) != 1: raise UOpError(f"STACK: mismatched dtypes {', '.join(sorted({s.dtype.name for s in src}))}")
+  if len({s.shape for s in src}) != 1: raise UOpError(f"STACK: mismatched shapes {', '.join(map(str, sorted({s.shape for s in src})))}")
+  _same_dtype(op, dtype, src[:1], "its elements'")
+  return (len(src), *src[0].shape)
+
+
+def _check_index(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  if not src: raise UOpError("INDEX: needs a source")
+  base, idx = src[0], src[1:]
+  if len(idx) > len(base.shape): raise UOpError(f"INDEX: {len(idx)} indices into shape {base.shape}")
+  for i in idx:
+    if i.dtype is not dtypes.i32 or i.shape != (): raise UOpError(f"INDEX: indices must be i32 scalars, got {i.dtype.name}{list(i.shape)}")
+  _same_dtype(op, dtype, src[:1], "its source's")
+  return base.shape[len(idx):]
+
+
+def _check_call(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  if not src: raise UOpError("CALL: needs a body")
+  if arg is not None and not isinstance(arg, str): raise UOpError(f"CALL: name must be a string, got {arg!r}")
+  body, args = src[0], src[1:]
+  params: dict[int, UOp] = {}
+  for p in call_params(body):
+    if p.arg.slot in params and (params[p.arg.slot].dtype, params[p.arg.slot].shape) != (p.dtype, p.shape):
+      raise UOpError(f"CALL: body uses slot {p.arg.slot} with two types")
+    params[p.arg.slot] = p
+  if sorted(params) != list(range(len(args))):
+    raise UOpError(f"CALL needs params 0..{len(args) - 1}, body has {sorted(params)}")
+  for slot, p in params.items():
+    a = args[slot]
+    if (a.dtype, a.shape) != (p.dtype, p.shape):
+      raise UOpError(f"CALL: argument {slot} is {a.dtype.name}{list(a.shape)}, the body's PARAM wants {p.dtype.name}{list(p.shape)}")
+  _same_dtype(op, dtype, src[:1], "its body's")
+  return body.shape
+
+
+def _check_movement(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
+  _arity(op, src, 1)
+  _same_dtype(op, dtype, src, "its source's")
+  ishape = src[0].shape
+  if op is Ops.RESHAPE:
+    if prod(_dims(op, arg, "shape")) != prod(ishape): raise UOpError(f"RESHAPE: cannot reshape {ishape} to {arg}")
+    return arg
+  if op is Ops.EXPAND:
+    _dims(op, arg, "shape")
+    if len(arg) != len(ishape) or any(i != o and i != 1 for i, o in zip(ishape, arg)):
+      raise UOpError(f"EXPAND: cannot expand {ishape} to {arg}")
+    return arg
+  if op is Ops.PERMUTE:
+    if not isinstance(arg, tuple) or sorted(arg) != list(range(len(ishape))):
+      raise UOpError(f"PERMUTE: {arg!r} is not a permutation of {len(ishape)} dims")
+    return tuple(ishape[i] for i in arg)
+  if op is Ops.SHRINK:
+    if not isinstance(arg, tuple) or len(arg) != len(ishape) or not all(
+        isinstance(b, tuple) and len(b) == 2 and all(type(x) is int for x in b) and 0 <= b[0] <= b[1] <= d for b, d in zip(arg, ishape)):
+      raise UOpError(f"SHRINK: {arg!r} is not a ((begin, end), ...) inside shape {ishape}")
+    return tuple(e - b for b, e in arg)
+  if not (isinstance(arg, tuple) and len(arg) == 2 and arg[0] in REDUCE_OPS and type(arg[1]) is int and 1 <= arg[1] <= len(ishape)):
+    raise UOpError(f"REDUCE: arg must be (ADD|MUL|MAX, k) with 1 <= k <= {len(ishape)}, got {arg!r}")
+  return ishape[:len(ishape) - arg[1]]
+
+
+_CHECKS: dict[Ops, Callable[[Ops, DType, tuple, Any], Shape]] = {
+  **{op: _check_binary for op in BINARY}, **{op: _check_unary for op in UNARY | {Ops.CAST}},
+  **{op: _check_movement for op in MOVEMENT | {Ops.REDUCE}},
+  Ops.CONST: _check_leaf, Ops.PARAM: _check_leaf, Ops.WHERE: _check_where, Ops.RANGE: _check_range,
+  Ops.STACK: _check_stack, Ops.INDEX: _check_index, Ops.CALL: _check_call,
+}
+
+
 def _check(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
   """Type-check a new node and return its shape."""
-  if not isinstance(dtype, DType): raise UOpError(f"{op.name}: dtype must be a DType, got {dtype!r}")
-  for s in src:
-    if not isinstance(s, UOp): raise UOpError(f"{op.name}: sources must be UOps, got {type(s).__name__}")
-  if op is Ops.CONST:
-    _arity(op, src, 0)
-    return ()
-  if op is Ops.PARAM:
-    _arity(op, src, 0)
-    if type(arg.slot) is not int or arg.slot < 0: raise UOpError(f"PARAM: slot must be a non-negative int, got {arg.slot!r}")
-    return _dims(op, arg.shape, "shape")
-  if op in ALU:
-    n = 1 if op in UNARY or op is Ops.CAST else 3 if op is Ops.WHERE else 2
-    _arity(op, src, n)
-    shapes = {s.shape for s in src}
-    if len(shapes) != 1: raise UOpError(f"{op.name}: mismatched shapes {', '.join(str(s.shape) for s in src)}")
-    if op is Ops.WHERE:
-      if src[0].dtype is not dtypes.bool: raise UOpError(f"WHERE: condition must be bool, got {src[0].dtype.name}")
-      operands = src[1:]
-    else: operands = src
-    if op is not Ops.CAST and len({s.dtype for s in operands}) != 1:
-      raise UOpError(f"{op.name}: mismatched dtypes {', '.join(s.dtype.name for s in operands)}")
-    if op in UNARY and dtype is not dtypes.f32: raise UOpError(f"{op.name}: needs an f32 operand, got {src[0].dtype.name}")
-    if op in (Ops.FLOORDIV, Ops.FLOORMOD) and dtype is not dtypes.i32:
-      raise UOpError(f"{op.name}: needs i32 operands, got {src[0].dtype.name}")
-    if op in BINARY and op not in COMPARISON or op is Ops.WHERE:
-      if dtype is not operands[0].dtype: raise UOpError(f"{op.name}: dtype {dtype.name} differs from its operands' {operands[0].dtype.name}")
-    return src[0].shape
-  if op is Ops.RANGE:
-    _arity(op, src, 1)
-    if src[0].dtype is not dtypes.i32 or src[0].shape != (): raise UOpError("RANGE: end must be an i32 scalar")
-    return ()
-  if op is Ops.STACK:
-    if not src: raise UOpError("STACK: needs at least one element")
-    if len({s.dtype for s in src}) != 1: raise UOpError(f"STACK: mismatched dtypes {', '.join(sorted({s.dtype.name for s in src}))}")
-    if len({s.shape for s in src}) != 1: raise UOpError(f"STACK: mismatched shapes {', '.join(map(str, sorted({s.shape for s in src})))}")
-    if dtype is not src[0].dtype: raise UOpError(f"STACK: dtype {dtype.name} differs from its elements' {src[0].dtype.name}")
-    return (len(src), *src[0].shape)
-  if op is Ops.INDEX:
-    if not src: raise UOpError("INDEX: needs a source")
-    base, idx = src[0], src[1:]
-    if len(idx) > len(base.shape): raise UOpError(f"INDEX: {len(idx)} indices into shape {base.shape}")
-    for i in idx:
-      if i.dtype is not dtypes.i32 or i.shape != (): raise UOpError(f"INDEX: indices must be i32 scalars, got {i.dtype.name}{i.shape}")
-    if dtype is not base.dtype: raise UOpError(f"INDEX: dtype {dtype.name} differs from its source's {base.dtype.name}")
-    return base.shape[len(idx):]
-  if op is Ops.CALL:
-    if not src: raise UOpError("CALL: needs a body")
-    if arg is not None and not isinstance(arg, str): raise UOpError(f"CALL: name must be a string, got {arg!r}")
-    body, args = src[0], src[1:]
-    params: dict[int, UOp] = {}
-    for p in call_params(body):
-      if p.arg.slot in params and (params[p.arg.slot].dtype, params[p.arg.slot].shape) != (p.dtype, p.shape):
-        raise UOpError(f"CALL: body uses slot {p.arg.slot} with two types")
-      params[p.arg.slot] = p
-    if sorted(params) != list(range(len(args))):
-      raise UOpError(f"CALL needs params 0..{len(args) - 1}, body has {sorted(params)}")
-    for slot, p in params.items():
-      a = args[slot]
-      if (a.dtype, a.shape) != (p.dtype, p.shape):
-        raise UOpError(f"CALL: argument {slot} is {a.dtype.name}{list(a.shape)}, the body's PARAM wants {p.dtype.name}{list(p.shape)}")
-    if dtype is not body.dtype: raise UOpError(f"CALL: dtype {dtype.name} differs from its body's {body.dtype.name}")
-    return body.shape
-  if op in MOVEMENT or op is Ops.REDUCE:
-    _arity(op, src, 1)
-    ishape = src[0].shape
-    if dtype is not src[0].dtype: raise UOpError(f"{op.name}: dtype {dtype.name} differs from its source's {src[0].dtype.name}")
-    if op is Ops.RESHAPE:
-      if prod(_dims(op, arg, "shape")) != prod(ishape): raise UOpError(f"RESHAPE: cannot reshape {ishape} to {arg}")
-      return arg
-    if op is Ops.EXPAND:
-      _dims(op, arg, "shape")
-      if len(arg) != len(ishape) or any(i != o and i != 1 for i, o in zip(ishape, arg)):
-        raise UOpError(f"EXPAND: cannot expand {ishape} to {arg}")
-      return arg
-    if op is Ops.PERMUTE:
-      if not isinstance(arg, tuple) or sorted(arg) != list(range(len(ishape))):
-        raise UOpError(f"PERMUTE: {arg!r} is not a permutation of {len(ishape)} dims")
-      return tuple(ishape[i] for i in arg)
-    if op is Ops.SHRINK:
-      if not isinstance(arg, tuple) or len(arg) != len(ishape) or not all(
-          isinstance(b, tuple) and len(b) == 2 and all(type(x) is int for x in b) and 0 <= b[0] <= b[1] <= d for b, d in zip(arg, ishape)):
-        raise UOpError(f"SHRINK: {arg!r} is not a ((begin, end), ...) inside shape {ishape}")
-      return tuple(e - b for b, e in arg)
-    if not (isinstance(arg, tuple) and len(arg) == 2 and arg[0] in REDUCE_OPS and type(arg[1]) is int and 1 <= arg[1] <= len(ishape)):
-      raise UOpError(f"REDUCE: arg must be (ADD|MUL|MAX, k) with 1 <= k <= {len(ishape)}, got {arg!r}")
-    return ishape[:len(ishape) - arg[1]]
-  raise UOpError(f"unknown op {op!r}")
-
+  try: check = _CHECKS[op]
+  except (KeyError, TypeError): raise UOpError(f"unknown op {op!r}") from None
+  if type(dtype) is not DType: raise UOpError(f"{op.name}: dtype must be a DType, got {dtype!r}")
+  try: return check(op, dtype, src, arg)
+  except AttributeError:
+    for s in src:
+      if not isinstance(s, UOp): raise UOpError(f"{op.name}: sources must be UOps, got {type(s).__name__}") from None
+    raise

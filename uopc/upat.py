@@ -26,7 +26,7 @@ Bindings = dict[str, UOp]
 
 class UPat:
   """``UPat(op, src, name, arg, dtype, allow_any_len)``; every constraint is optional."""
-  __slots__ = ("op", "src", "name", "arg", "dtype", "allow_any_len")
+  __slots__ = ("op", "src", "name", "arg", "dtype", "allow_any_len", "_orders")
 
   def __init__(self, op: Ops | tuple[Ops, ...] | set[Ops] | frozenset[Ops] | None = None,
                src: tuple[UPat, ...] | list[UPat] | None = None, name: str | None = None, arg: Any = None,
@@ -34,6 +34,9 @@ class UPat:
     self.op: frozenset[Ops] | None = None if op is None else frozenset([op]) if isinstance(op, Ops) else frozenset(op)
     self.dtype: frozenset[DType] | None = None if dtype is None else frozenset([dtype]) if isinstance(dtype, DType) else frozenset(dtype)
     self.src, self.name, self.arg, self.allow_any_len = src, name, arg, allow_any_len
+    # the source orders to try, computed once: every permutation of a list, the tuple itself
+    self._orders: tuple[tuple[UPat, ...], ...] = () if src is None else \
+      tuple(itertools.permutations(src)) if isinstance(src, list) else (tuple(src),)
 
   @staticmethod
   def var(name: str | None = None, dtype: DType | tuple[DType, ...] | None = None) -> UPat:
@@ -59,12 +62,14 @@ class UPat:
       else: store = {**store, self.name: u}
     if self.src is None: return [store]
     out: list[Bindings] = []
-    n = len(u.src)
-    for pats in (itertools.permutations(self.src) if isinstance(self.src, list) else (self.src,)):
+    src = u.src
+    n = len(src)
+    for pats in self._orders:
       if len(pats) != n and not (self.allow_any_len and len(pats) <= n): continue
       stores = [store]
-      for p, s in zip(pats, u.src):
-        stores = [m for st in stores for m in p.match(s, st)]
+      for p, s in zip(pats, src):
+        # a join over sources: each binding so far, extended by this source's matches
+        stores = p.match(s, stores[0]) if len(stores) == 1 else [m for st in stores for m in p.match(s, st)]
         if not stores: break
       out.extend(stores)
     return out

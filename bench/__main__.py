@@ -1,0 +1,19 @@
+"""``python -m bench``: every benchmark table of the project, one after another.
+
+``python -m bench engine`` runs only the named ones.
+"""
+import importlib
+import sys
+
+BENCHMARKS = ["bench.engine"]
+
+
+def main(names: list[str]) -> None:
+  for module in BENCHMARKS:
+    if names and module.split(".")[-1] not in names: continue
+    importlib.import_module(module).main()
+    print()
+
+
+if __name__ == "__main__":
+  main(sys.argv[1:])

@@ -1,0 +1,426 @@
+"""The ``.uir`` text format: one node a line, scalar constants inline, the last node is the root.
+
+>>> from uopc.uop import UOp
+>>> prog = (UOp.param(0) + 2) * 3
+>>> print(to_uir(prog), end="")
+%0 = param : slot=0 dtype=i32
+%1 = add %0, 2
+%2 = mul %1, 3
+>>> parse_uir(to_uir(prog)) is prog
+True
+
+``docs/uir-format.md`` is the reference. Printing and parsing are both iterative, so
+graphs of any depth work; bad input raises ``UIRError`` (``file:line:col: message``).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Any, NamedTuple
+
+from uopc.dtype import DType, dtypes
+from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, UNARY, Ops
+from uopc.uop import ParamArg, UOp, UOpError, call_params
+
+
+class UIRError(Exception):
+  """A parse error, printed as one line: ``file:line:col: message`` (line and col 1-based)."""
+
+  def __init__(self, filename: str, line: int, col: int, message: str) -> None:
+    # callers print str(e) as one diagnostic line, so no message may span lines
+    message = " ".join(str(message).split("\n"))
+    self.filename, self.line, self.col, self.message = filename, line, col, message
+    super().__init__(f"{filename}:{line}:{col}: {message}")
+
+  def __reduce__(self): return (UIRError, (self.filename, self.line, self.col, self.message))
+
+
+# ---- tokens (shared with uopc.termparse)
+
+class Token(NamedTuple):
+  """A token of one line: ``kind`` is ref, word, string, hole, end, or the punctuation itself."""
+  kind: str
+  text: str
+  col: int
+
+  def describe(self) -> str:
+    return "end of line" if self.kind == "end" else repr(self.text)
+
+
+_TOKEN = re.compile(r"""
+   (?P<space>[ \t\r\f\v]+)
+  |(?P<comment>\#.*)
+  |(?P<ref>%[A-Za-z0-9_]+)
+  |(?P<hole>\?[A-Za-z_][A-Za-z0-9_]*)
+  |(?P<string>"(?:[^"\\]|\\.)*")
+  |(?P<word>-?[A-Za-z0-9_.]+(?:(?<=[eE])[+-][0-9]+)?)
+  |(?P<punct>[=,:()\[\]])
+""", re.VERBOSE)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT = re.compile(r"-?[0-9]+")
+_FLOAT = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def tokenize(line: str, lineno: int, filename: str) -> list[Token]:
+  """The tokens of one line, ending with an ``end`` token; ``#`` starts a comment.
+
+  >>> [t.text for t in tokenize("%1 = mul %0, 2  # double", 1, "x")]
+  ['%1', '=', 'mul', '%0', ',', '2', '']
+  """
+  out: list[Token] = []
+  pos = 0
+  while pos < len(line):
+    m = _TOKEN.match(line, pos)
+    if m is None:
+      ch = line[pos]
+      raise UIRError(filename, lineno, pos + 1, "unterminated string" if ch == '"' else f"unexpected character {ch!r}")
+    kind = m.lastgroup
+    if kind == "comment": break
+    if kind != "space": out.append(Token(m.group() if kind == "punct" else kind, m.group(), pos + 1))
+    pos = m.end()
+  out.append(Token("end", "", len(line) + 1))
+  return out
+
+
+def parse_literal(text: str) -> tuple[Any, DType]:
+  """The value and dtype of a literal; ``ValueError`` (with a message) if it is none.
+
+  >>> parse_literal("3"), parse_literal("-0.0"), parse_literal("True")
+  ((3, dtypes.i32), (-0.0, dtypes.f32), (True, dtypes.bool))
+  """
+  if text in ("True", "False"): return text == "True", dtypes.bool
+  if text in ("inf", "-inf", "nan"): return float(text), dtypes.f32
+  if _INT.fullmatch(text):
+    # int() of a huge digit string is slow or refused, and anything that long is out of range
+    v = int(text) if len(text) <= 12 else None
+    if v is None or not dtypes.min(dtypes.i32) <= v <= dtypes.max(dtypes.i32):
+      raise ValueError(f"integer literal {_clip(text)} is out of the i32 range")
+    return v, dtypes.i32
+  if _FLOAT.fullmatch(text) and text not in ("-", "."): return float(text), dtypes.f32
+  raise ValueError(f"bad literal {_clip(text)!r}: expected an int (3), a float (3.0, inf, nan) or True/False")
+
+
+def literal_text(c: UOp) -> str:
+  """How a scalar CONST prints: by its dtype, so the text alone gives the dtype back.
+
+  >>> literal_text(UOp.const(-0.0)), literal_text(UOp.const(7))
+  ('-0.0', '7')
+  """
+  if c.dtype is dtypes.f32: return repr(float(c.arg))
+  if c.dtype is dtypes.i32: return str(int(c.arg))
+  return str(bool(c.arg))
+
+
+def _a(word: str) -> str: return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+def _clip(text: str, n: int = 40) -> str: return text if len(text) <= n else text[:n] + "..."
+
+
+class TokenCursor:
+  """Reads the tokens of one line and raises positioned errors."""
+
+  def __init__(self, toks: list[Token], lineno: int, filename: str) -> None:
+    self.toks, self.i, self.lineno, self.filename = toks, 0, lineno, filename
+
+  def peek(self) -> Token: return self.toks[self.i]
+  def next(self) -> Token:
+    t = self.toks[self.i]
+    if t.kind != "end": self.i += 1
+    return t
+
+  def error(self, col: int, message: str) -> UIRError: return UIRError(self.filename, self.lineno, col, message)
+
+  def expect(self, kind: str, what: str) -> Token:
+    t = self.next()
+    if t.kind != kind: raise self.error(t.col, f"expected {what}, got {t.describe()}")
+    return t
+
+  def int_tuple(self, depth: int = 1) -> tuple:
+    """A tuple like ``(2, 3)``, ``(3,)``, ``()`` or ``((0, 2), (1, 3))``, at the '('."""
+    self.expect("(", "'('")
+    items: list[Any] = []
+    while True:
+      t = self.peek()
+      if t.kind == ")": self.next(); break
+      if t.kind == "(":
+        # deep tuples are never valid args, and hashing one would recurse in C
+        if depth >= 2: raise self.error(t.col, "tuples nest at most two deep")
+        items.append(self.int_tuple(depth + 1))
+      elif t.kind == "word" and _INT.fullmatch(t.text):
+        self.next()
+        try: items.append(parse_literal(t.text)[0])
+        except ValueError as e: raise self.error(t.col, str(e)) from None
+      else: raise self.error(t.col, f"expected an integer or ')' in a tuple, got {t.describe()}")
+      t = self.next()
+      if t.kind == ")": break
+      if t.kind != ",": raise self.error(t.col, f"expected ',' or ')' in a tuple, got {t.describe()}")
+    return tuple(items)
+
+
+# ---- printing
+
+_NAMES = {op: op.name.lower() for op in Ops}
+_OPS = {name: op for op, name in _NAMES.items()}
+
+
+def _tuple_text(t: tuple) -> str:
+  parts = [_tuple_text(x) if isinstance(x, tuple) else str(int(x)) for x in t]
+  return f"({parts[0]},)" if len(parts) == 1 else f"({', '.join(parts)})"
+
+
+def _name_text(name: str) -> str:
+  # identifiers print bare; anything else as a JSON string, which reads back exactly
+  return name if _IDENT.fullmatch(name) else json.dumps(name)
+
+
+def _node_text(u: UOp, ref: dict[UOp, str]) -> str:
+  def operand(s: UOp) -> str: return literal_text(s) if s.op is Ops.CONST else ref[s]
+  name = _NAMES[u.op]
+  if u.op is Ops.PARAM:
+    a: ParamArg = u.arg
+    text = f"param : slot={a.slot} dtype={a.dtype.name}"
+    if a.shape != (): text += f" shape={_tuple_text(a.shape)}"
+    if a.addrspace is not None: text += f" addrspace={_name_text(a.addrspace)}"
+    return text
+  ops = ", ".join(operand(s) for s in u.src)
+  if u.op in MOVEMENT: return f"{name} {ops}, {_tuple_text(u.arg)}"
+  if u.op is Ops.REDUCE: return f"reduce {ops} : op={_NAMES[u.arg[0]]} pop={u.arg[1]}"
+  if u.op is Ops.CAST: return f"cast {ops} : dtype={u.dtype.name}"
+  if u.op is Ops.CALL and u.arg is not None: return f"call {ops} : name={_name_text(u.arg)}"
+  return f"{name} {ops}" if ops else name
+
+
+def to_uir(u: UOp) -> str:
+  """``u`` as ``.uir`` text: nodes numbered in ``toposort`` order, scalar CONSTs inline.
+
+  >>> print(to_uir(UOp.stack(1.0, 2.0).reduce(Ops.ADD)), end="")
+  %0 = stack 1.0, 2.0
+  %1 = reduce %0 : op=add pop=1
+  >>> to_uir(UOp.const(5))
+  '%0 = const 5\\n'
+  """
+  ref: dict[UOp, str] = {}
+  lines: list[str] = []
+  for n in u.toposort():
+    if n.op is Ops.CONST: continue
+    text = _node_text(n, ref)   # before naming n: a node never refers to itself
+    ref[n] = f"%{len(ref)}"
+    lines.append(f"{ref[n]} = {text}")
+  if not lines: return f"%0 = const {literal_text(u)}\n"
+  return "\n".join(lines) + "\n"
+
+
+# ---- parsing
+
+# attribute names each op takes, and which of them it needs
+_ATTRS: dict[Ops, tuple[str, ...]] = {Ops.PARAM: ("slot", "dtype", "shape", "addrspace"), Ops.CAST: ("dtype",),
+                                      Ops.REDUCE: ("op", "pop"), Ops.CALL: ("name",)}
+_REQUIRED: dict[Ops, tuple[str, ...]] = {Ops.PARAM: ("slot", "dtype"), Ops.CAST: ("dtype",), Ops.REDUCE: ("op", "pop")}
+_DTYPE_NAMES = ", ".join(d.name for d in dtypes.all)
+
+
+def arity(op: Ops) -> tuple[int, int | None]:
+  """How many sources ``op`` takes, as (min, max); max None is unbounded. Movement ops count their source only.
+
+  >>> arity(Ops.WHERE), arity(Ops.STACK)
+  ((3, 3), (1, None))
+  """
+  if op in (Ops.CONST, Ops.PARAM): return (0, 0)
+  if op in (Ops.STACK, Ops.INDEX, Ops.CALL): return (1, None)
+  if op is Ops.WHERE: return (3, 3)
+  if op in BINARY: return (2, 2)
+  return (1, 1)   # unary, CAST, RANGE, movement, REDUCE
+
+
+def unknown_op_message(name: str, valid: list[str]) -> str:
+  """``unknown op 'mull'; did you mean mul?``, or the list of valid names when nothing is close."""
+  close = difflib.get_close_matches(name, valid, n=3, cutoff=0.6)
+  if close: return f"unknown op {_clip(name)!r}; did you mean {' or '.join(close)}?"
+  return f"unknown op {_clip(name)!r}; expected one of {', '.join(sorted(valid))}"
+
+
+class _Operand(NamedTuple):
+  kind: str        # "node", "lit" or "tuple"
+  value: Any       # the UOp, the (value, dtype) literal, or the tuple
+  tok: Token
+
+
+class _Parser:
+  def __init__(self, filename: str) -> None:
+    self.filename = filename
+    self.refs: dict[str, UOp] = {}
+    self.defined_at: dict[str, int] = {}
+
+  def line(self, cur: TokenCursor) -> UOp | None:
+    if cur.peek().kind == "end": return None
+    ref = cur.expect("ref", "a node definition '%N = op ...'")
+    if ref.text in self.refs:
+      raise cur.error(ref.col, f"{ref.text} is already defined on line {self.defined_at[ref.text]}")
+    cur.expect("=", f"'=' after {ref.text}")
+    op_tok = cur.next()
+    if op_tok.kind != "word" or op_tok.text not in _OPS:
+      if op_tok.kind != "word": raise cur.error(op_tok.col, f"expected an op name after '=', got {op_tok.describe()}")
+      raise cur.error(op_tok.col, unknown_op_message(op_tok.text, list(_OPS)))
+    op = _OPS[op_tok.text]
+    operands: list[_Operand] = []
+    if cur.peek().kind not in (":", "end"):
+      while True:
+        operands.append(self.operand(cur))
+        t = cur.peek()
+        if t.kind == ",": cur.next(); continue
+        if t.kind in (":", "end"): break
+        raise cur.error(t.col, f"expected ',', ':' or end of line after an operand, got {t.describe()}")
+    attrs = self.attrs(cur, op, op_tok) if cur.next().kind == ":" else {}
+    for k in _REQUIRED.get(op, ()):
+      if k not in attrs: raise cur.error(op_tok.col, f"{op_tok.text} needs the attribute {k}=")
+    u = self.build(cur, op, op_tok, operands, attrs)
+    self.refs[ref.text], self.defined_at[ref.text] = u, cur.lineno
+    return u
+
+  def operand(self, cur: TokenCursor) -> _Operand:
+    t = cur.peek()
+    if t.kind == "(": return _Operand("tuple", cur.int_tuple(), t)
+    cur.next()
+    if t.kind == "ref":
+      if t.text not in self.refs: raise cur.error(t.col, f"undefined {t.text}")
+      return _Operand("node", self.refs[t.text], t)
+    if t.kind == "word":
+      try: return _Operand("lit", parse_literal(t.text), t)
+      except ValueError as e: raise cur.error(t.col, str(e)) from None
+    raise cur.error(t.col, f"expected an operand (a %ref, a literal or a tuple), got {t.describe()}")
+
+  def attrs(self, cur: TokenCursor, op: Ops, op_tok: Token) -> dict[str, tuple[Any, Token]]:
+    allowed = _ATTRS.get(op, ())
+    out: dict[str, tuple[Any, Token]] = {}
+    while cur.peek().kind != "end":
+      key = cur.expect("word", "an attribute 'name=value'")
+      if key.text not in allowed:
+        hint = f"expected {', '.join(allowed)}" if allowed else f"{op_tok.text} takes no attributes"
+        raise cur.error(key.col, f"unknown attribute {_clip(key.text)!r} for {op_tok.text}; {hint}")
+      if key.text in out: raise cur.error(key.col, f"duplicate attribute {key.text!r}")
+      cur.expect("=", f"'=' after {key.text}")
+      out[key.text] = self.attr_value(cur, key.text)
+    return out
+
+  def attr_value(self, cur: TokenCursor, key: str) -> tuple[Any, Token]:
+    t = cur.peek()
+    if key == "shape": return cur.int_tuple(), t
+    cur.next()
+    if key in ("slot", "pop"):
+      if t.kind == "word" and _INT.fullmatch(t.text) and not t.text.startswith("-"):
+        try: return parse_literal(t.text)[0], t
+        except ValueError as e: raise cur.error(t.col, str(e)) from None
+      raise cur.error(t.col, f"expected a non-negative integer for {key}, got {t.describe()}")
+    if key == "dtype":
+      if t.kind == "word" and (d := dtypes.from_name(t.text)) is not None: return d, t
+      raise cur.error(t.col, f"expected a dtype ({_DTYPE_NAMES}) for dtype, got {t.describe()}")
+    if key == "op":
+      if t.kind == "word" and t.text in _OPS and _OPS[t.text] in REDUCE_OPS: return _OPS[t.text], t
+      raise cur.error(t.col, f"expected add, mul or max for op, got {t.describe()}")
+    # name / addrspace: an identifier or a JSON string
+    if t.kind == "word" and _IDENT.fullmatch(t.text): return t.text, t
+    if t.kind == "string":
+      try: return json.loads(t.text), t
+      except ValueError as e: raise cur.error(t.col, f"bad string: {e}") from None
+    raise cur.error(t.col, f"expected a name or a \"string\" for {key}, got {t.describe()}")
+
+  # -- building the node
+
+  def build(self, cur: TokenCursor, op: Ops, op_tok: Token, ops: list[_Operand], attrs: dict[str, tuple[Any, Token]]) -> UOp:
+    lo, hi = (1, 1) if op is Ops.CONST else arity(op)
+    if op in MOVEMENT: lo, hi = 2, 2   # the source and the shape tuple
+    if len(ops) < lo or hi is not None and len(ops) > hi:
+      want = str(lo) if lo == hi else f"at least {lo}"
+      col = ops[hi].tok.col if hi is not None and len(ops) > hi else op_tok.col
+      raise cur.error(col, f"{op_tok.text} takes {want} operand{'s' * (want != '1')}, got {len(ops)}")
+    for i, o in enumerate(ops):
+      is_arg = op in MOVEMENT and i == 1
+      if o.kind == "tuple" and not is_arg: raise cur.error(o.tok.col, "a tuple is only allowed as a movement op's shape")
+      if is_arg and o.kind != "tuple": raise cur.error(o.tok.col, f"expected a tuple as {op_tok.text}'s second operand, got {o.tok.describe()}")
+      if op is Ops.CONST and o.kind != "lit": raise cur.error(o.tok.col, f"expected a literal after const, got {o.tok.describe()}")
+    try:
+      return self.node(cur, op, op_tok, ops, attrs)
+    except UOpError as e:
+      raise cur.error(op_tok.col, str(e)) from None
+    except UIRError: raise
+    except Exception as e:   # a UOp check that trips over odd input must still be a parse error
+      raise cur.error(op_tok.col, f"cannot build {op_tok.text}: {type(e).__name__}: {e}") from None
+
+  def node(self, cur: TokenCursor, op: Ops, op_tok: Token, ops: list[_Operand], attrs: dict[str, tuple[Any, Token]]) -> UOp:
+    attr = {k: v for k, (v, _) in attrs.items()}
+    if op is Ops.PARAM:
+      return UOp.param(attr["slot"], attr["dtype"], attr.get("shape", ()), attr.get("addrspace"))
+    if op is Ops.CONST: return UOp.const(*ops[0].value)
+    if op in MOVEMENT:
+      arg, tok = ops[1].value, ops[1].tok
+      pairs = op is Ops.SHRINK
+      if not all(isinstance(x, tuple) and len(x) == 2 if pairs else isinstance(x, int) for x in arg):
+        raise cur.error(tok.col, f"expected {'((begin, end), ...)' if pairs else 'a tuple of integers'} for {op_tok.text}")
+      return UOp(op, (self.natural(ops[0]),), arg)
+    srcs = self.sources(cur, op, ops)
+    if op is Ops.CAST: return UOp(Ops.CAST, srcs, None, attr["dtype"])
+    if op is Ops.REDUCE: return UOp(Ops.REDUCE, srcs, (attr["op"], attr["pop"]))
+    if op is Ops.CALL: return UOp(Ops.CALL, srcs, attr.get("name"))
+    return UOp(op, srcs)
+
+  def natural(self, o: _Operand) -> UOp:
+    return o.value if o.kind == "node" else UOp.const(*o.value)
+
+  def sources(self, cur: TokenCursor, op: Ops, ops: list[_Operand]) -> tuple[UOp, ...]:
+    """The sources, with literals typed by their neighbours (see docs/uir-format.md)."""
+    nodes = [o.value for o in ops if o.kind == "node"]
+    if op in BINARY or op is Ops.STACK:
+      ref = nodes[0] if nodes else None
+      return tuple(self.coerce(cur, o, ref.dtype if ref else None, ref.shape if ref else ()) for o in ops)
+    if op is Ops.WHERE:
+      shape = nodes[0].shape if nodes else ()
+      branch = next((o.value for o in ops[1:] if o.kind == "node"), None)
+      cond = self.coerce(cur, ops[0], dtypes.bool, shape)
+      return (cond, *(self.coerce(cur, o, branch.dtype if branch else None, shape) for o in ops[1:]))
+    if op is Ops.CALL:
+      body = self.natural(ops[0])
+      params = {p.arg.slot: p for p in call_params(body)}
+      args = [self.coerce(cur, o, params[i].dtype, params[i].shape) if i in params else self.natural(o) for i, o in enumerate(ops[1:])]
+      return (body, *args)
+    return tuple(self.natural(o) for o in ops)
+
+  def coerce(self, cur: TokenCursor, o: _Operand, dtype: DType | None, shape: tuple[int, ...]) -> UOp:
+    """A literal made to fit: an int literal next to an f32 node is f32, and a scalar is broadcast."""
+    if o.kind == "node": return o.value
+    value, ldtype = o.value
+    if dtype is not None and ldtype is not dtype:
+      if ldtype is dtypes.i32 and dtype is dtypes.f32: ldtype = dtypes.f32
+      else: raise cur.error(o.tok.col, f"expected {_a(dtype.name)} literal here, got {_a(ldtype.name)} literal {o.tok.text}")
+    return UOp.const(value, ldtype).broadcast(shape)
+
+
+def _decode(data: bytes, filename: str) -> str:
+  try: return data.decode("utf-8")
+  except UnicodeDecodeError as e:
+    line = data.count(b"\n", 0, e.start) + 1
+    start = data.rfind(b"\n", 0, e.start) + 1
+    col = len(data[start:e.start].decode("utf-8", "replace")) + 1
+    raise UIRError(filename, line, col, f"invalid UTF-8 byte 0x{data[e.start]:02x}") from None
+
+
+def parse_uir(text: str | bytes, filename: str = "<string>") -> UOp:
+  """The root (last node) of a ``.uir`` program; any bad input raises ``UIRError``.
+
+  >>> parse_uir("%0 = param : slot=0 dtype=f32 shape=(2,)\\n%1 = mul %0, 2  # 2 is 2.0, broadcast")
+  UOp(Ops.MUL, dtypes.f32, mul(p0, expand(reshape(2.0, (1,)), (2,))))
+  >>> try: parse_uir("%0 = mull 1, 2", "f.uir")
+  ... except UIRError as e: print(e)
+  f.uir:1:6: unknown op 'mull'; did you mean mul?
+  """
+  if isinstance(text, (bytes, bytearray)): text = _decode(bytes(text), filename)
+  if not isinstance(text, str): raise TypeError(f"parse_uir needs str or bytes, got {type(text).__name__}")
+  if text.startswith("\ufeff"): text = text[1:]   # a byte order mark is not content
+  parser = _Parser(filename)
+  root: UOp | None = None
+  # split on "\n" only: str.splitlines would also break at \x0c, \u2028, ... and miscount lines
+  lines = text.split("\n")
+  for lineno, line in enumerate(lines, 1):
+    cur = TokenCursor(tokenize(line, lineno, filename), lineno, filename)
+    if (u := parser.line(cur)) is not None: root = u
+  if root is None: raise UIRError(filename, len(lines), len(lines[-1]) + 1, "expected at least one node '%N = op ...'")
+  return root
