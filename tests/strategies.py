@@ -61,6 +61,12 @@ def graphs(draw: st.DrawFn, max_ops: int = 10, max_params: int = 3, names: st.Se
     u = pick(lambda u: u.dtype is dtype and u.shape == shape) if draw(st.booleans()) else None
     return u if u is not None else UOp.const(draw(values(dtype)), dtype).broadcast(shape)
 
+  def shaped() -> UOp:
+    """A pool node with at least one dim, or a STACK made from a scalar one."""
+    a = pick(lambda u: u.shape != ())
+    if a is None: a = UOp.stack((b := pick()), operand(b.dtype, b.shape))
+    return a
+
   def leaf() -> UOp:
     if draw(st.booleans()): return draw(scalar_consts())
     slot = draw(st.integers(0, len(sig) - 1))
@@ -90,8 +96,7 @@ def graphs(draw: st.DrawFn, max_ops: int = 10, max_params: int = 3, names: st.Se
     return UOp.stack(a, *(operand(a.dtype, a.shape) for _ in range(draw(st.integers(0, 2)))))
 
   def index() -> UOp | None:
-    a = pick(lambda u: u.shape != ())
-    if a is None: return None
+    a = shaped()
     k = draw(st.integers(1, len(a.shape)))
     idx = [operand(dtypes.i32, ()) if draw(st.booleans()) else UOp.const(draw(st.integers(0, max(d - 1, 0))), dtypes.i32)
            for d in a.shape[:k]]
@@ -107,12 +112,11 @@ def graphs(draw: st.DrawFn, max_ops: int = 10, max_params: int = 3, names: st.Se
     return a.expand(tuple(draw(st.integers(1, 3)) if d == 1 else d for d in a.shape))
 
   def permute() -> UOp | None:
-    a = pick(lambda u: u.shape != ())
-    return None if a is None else a.permute(tuple(draw(st.permutations(range(len(a.shape))))))
+    a = shaped()
+    return a.permute(tuple(draw(st.permutations(range(len(a.shape))))))
 
   def shrink() -> UOp | None:
-    a = pick(lambda u: u.shape != ())
-    if a is None: return None
+    a = shaped()
     bounds = []
     for d in a.shape:
       b = draw(st.integers(0, d))
@@ -120,8 +124,7 @@ def graphs(draw: st.DrawFn, max_ops: int = 10, max_params: int = 3, names: st.Se
     return a.shrink(tuple(bounds))
 
   def reduce() -> UOp | None:
-    a = pick(lambda u: u.shape != ())
-    if a is None: return None
+    a = shaped()
     return a.reduce(draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.MAX])), draw(st.integers(1, len(a.shape))))
 
   def cast() -> UOp | None: return pick().cast(draw(st.sampled_from(dtypes.all)))
@@ -137,7 +140,9 @@ def graphs(draw: st.DrawFn, max_ops: int = 10, max_params: int = 3, names: st.Se
 
   builders = [binary, binary, where, unary, stack, index, reshape, expand, permute, shrink, reduce, cast, range_, call, call, leaf]
   for _ in range(draw(st.integers(1, 3))): pool.append(leaf())
-  for _ in range(draw(st.integers(0, max_ops))):
+  root = pool[-1]
+  for _ in range(draw(st.integers(1, max_ops))):
     u = draw(st.sampled_from(builders))()
     if u is not None: pool.append(u)
-  return pool[-1]
+    if u is not None and u.src: root = u   # the newest op, so a late leaf does not make a tiny graph
+  return root

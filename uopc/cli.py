@@ -50,16 +50,28 @@ def rules_arg(spec: str):
   except RuleSetError as e: raise argparse.ArgumentTypeError(str(e)) from None
 
 
+_NAMES = {"inf": float("inf"), "nan": float("nan"), "True": True, "False": False}
+
+
+def _literal(node: ast.AST) -> Any:
+  """A number, True/False, inf/nan, a sign, or a (nested) list of those."""
+  if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)): return node.value
+  if isinstance(node, ast.Name) and node.id in _NAMES: return _NAMES[node.id]
+  if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+    v = _literal(node.operand)
+    if isinstance(v, (int, float)) and not isinstance(v, bool): return -v if isinstance(node.op, ast.USub) else v
+  if isinstance(node, (ast.List, ast.Tuple)): return [_literal(e) for e in node.elts]
+  raise ValueError
+
+
 def param_arg(text: str) -> tuple[int, Any]:
-  """argparse type for ``--param SLOT=VALUE``; VALUE is a Python literal, nested lists, inf or nan."""
+  """argparse type for ``--param SLOT=VALUE``: VALUE is a number, True/False, inf, nan or nested lists."""
   slot, eq, value = text.partition("=")
   if not eq or not slot.strip().isdigit(): raise argparse.ArgumentTypeError(f"expected SLOT=VALUE, got {text!r}")
-  try: v = ast.literal_eval(value.strip())
-  except (ValueError, SyntaxError):
-    try: v = float(value)   # inf, -inf, nan
-    except ValueError: raise argparse.ArgumentTypeError(f"bad value {value!r} for slot {slot}: expected a number, "
-                                                        "True/False or a nested list") from None
-  return int(slot), v
+  try: return int(slot), _literal(ast.parse(value.strip(), mode="eval").body)
+  except (ValueError, SyntaxError, RecursionError, MemoryError):
+    raise argparse.ArgumentTypeError(f"bad value {value!r} for slot {slot}: expected a number, True/False, inf, nan "
+                                     "or a nested list of those") from None
 
 
 def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:

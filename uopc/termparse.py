@@ -55,7 +55,8 @@ class Term:
 
     A term does not say a PARAM's type: ``params`` maps top-level slots to a node of
     the wanted dtype and shape (usually the program's own PARAMs, which are then used
-    as they are). A CALL body's PARAMs take the types of the call's arguments. A slot
+    as they are). A CALL body's PARAMs take the types of the call's arguments (with no
+    addrspace: a term cannot say one). A slot
     not in ``params`` takes the type of its operand neighbours, so ``add(p0, 2.0)``
     has an f32 p0; with no clue it is an i32 scalar.
 
@@ -127,7 +128,8 @@ class TermConst(Term):
 class TermNode(Term):
   """``op(args...)``; ``arg`` is the shape tuple, ``(reduce op, k)``, CAST dtype or CALL name.
 
-  A CALL's args are ``(body, *call_args)`` and its arg is the name (None for ``call``).
+  A CALL's args are ``(body, *call_args)`` and its arg is the name. ``call[...]`` has the
+  name None and matches the CALLs ``show`` prints that way: named None, ``""`` or ``"call"``.
   """
   op: Ops
   args: tuple[Term, ...]
@@ -290,16 +292,18 @@ def _close(cur: TokenCursor, f: _Frame) -> Term:
   if len(items) < lo or hi is not None and len(items) > hi:
     want = str(lo) if lo == hi else f"at least {lo}"
     col = _item_col(items[hi]) if hi is not None and len(items) > hi else f.tok.col
-    raise cur.error(col, f"{name} takes {want} operand{'s' * (want != '1')}, got {len(items)}")
+    raise cur.error(col, f"{name} takes {want} operand{'s' * (lo != 1)}, got {len(items)}")
   srcs = tuple(_term_item(cur, i) for i in items[:len(items) - n_arg])
   extra = items[len(items) - n_arg:]
   arg: Any = None
   if op in MOVEMENT:
-    a = extra[0]
+    a, pairs = extra[0], op is Ops.SHRINK
     if isinstance(a, Wild): arg = ANY_ARG
-    elif isinstance(a, _TupleArg) and all(isinstance(x, tuple) and len(x) == 2 if op is Ops.SHRINK else isinstance(x, int) for x in a.value):
+    elif isinstance(a, _TupleArg) and all(isinstance(x, tuple) and len(x) == 2 if pairs else isinstance(x, int) for x in a.value):
       arg = a.value
-    else: raise cur.error(_item_col(a), f"expected {'((begin, end), ...)' if op is Ops.SHRINK else 'a tuple of integers'} or _ as {name}'s last operand, got {_describe(a)}")
+    else:
+      want = "((begin, end), ...)" if pairs else "a tuple of integers"
+      raise cur.error(_item_col(a), f"expected {want} or _ as {name}'s last operand, got {_describe(a)}")
   elif op is Ops.CAST:
     a = extra[0]
     if isinstance(a, Wild): arg = ANY_ARG
@@ -430,9 +434,10 @@ class _Builder:
     self.vals: list[Any] = []
 
   def build(self) -> UOp:
+    # learn until nothing new is learnt; then build, defaulting what is still unknown
     for _ in range(len(self.items) + 1):
       before = {k: tuple(v) for k, v in self.table.items()}
-      self.run(final=False)
+      if isinstance(root := self.run(final=False), UOp): return root   # every PARAM was typed: done
       if {k: tuple(v) for k, v in self.table.items()} == before: break
     return self.run(final=True)
 
@@ -479,7 +484,8 @@ class _Builder:
     typ[:] = [typ[0] or dtypes.i32, () if typ[1] is None else typ[1]]
     return UOp.param(k.slot, typ[0], typ[1])
 
-  def run(self, final: bool) -> UOp:
+  def run(self, final: bool) -> UOp | None:
+    """One bottom-up pass; None (only when not ``final``) if some node could not be built yet."""
     self.vals = vals = [None] * len(self.items)
     for i, (t, scope, kids_at, _) in enumerate(self.items):
       if isinstance(t, TermConst): vals[i] = UOp.const(t.value, t.dtype)
@@ -494,7 +500,7 @@ class _Builder:
           if final: raise UIRError(self.filename, 1, t.col, str(e)) from None
       else: raise TypeError(f"not a term: {t!r}")
     root = self.resolve(vals[-1], final)
-    return root
+    return root if isinstance(root, UOp) else None
 
 
 def _construct(t: TermNode, kids: tuple[UOp, ...]) -> UOp:

@@ -20,7 +20,7 @@ import re
 from typing import Any, NamedTuple
 
 from uopc.dtype import DType, dtypes
-from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, UNARY, Ops
+from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, Ops
 from uopc.uop import ParamArg, UOp, UOpError, call_params
 
 
@@ -112,7 +112,7 @@ def literal_text(c: UOp) -> str:
   return str(bool(c.arg))
 
 
-def _a(word: str) -> str: return f"an {word}" if word[0] in "aeiou" else f"a {word}"
+def _a(dtype_name: str) -> str: return f"a {dtype_name}" if dtype_name == "bool" else f"an {dtype_name}"   # an i32, an f32
 def _clip(text: str, n: int = 40) -> str: return text if len(text) <= n else text[:n] + "..."
 
 
@@ -246,8 +246,9 @@ class _Operand(NamedTuple):
 
 
 class _Parser:
-  def __init__(self, filename: str) -> None:
-    self.filename = filename
+  """Parses a program line by line; ``refs`` maps each %name to its node."""
+
+  def __init__(self) -> None:
     self.refs: dict[str, UOp] = {}
     self.defined_at: dict[str, int] = {}
 
@@ -258,9 +259,8 @@ class _Parser:
       raise cur.error(ref.col, f"{ref.text} is already defined on line {self.defined_at[ref.text]}")
     cur.expect("=", f"'=' after {ref.text}")
     op_tok = cur.next()
-    if op_tok.kind != "word" or op_tok.text not in _OPS:
-      if op_tok.kind != "word": raise cur.error(op_tok.col, f"expected an op name after '=', got {op_tok.describe()}")
-      raise cur.error(op_tok.col, unknown_op_message(op_tok.text, list(_OPS)))
+    if op_tok.kind != "word": raise cur.error(op_tok.col, f"expected an op name after '=', got {op_tok.describe()}")
+    if op_tok.text not in _OPS: raise cur.error(op_tok.col, unknown_op_message(op_tok.text, list(_OPS)))
     op = _OPS[op_tok.text]
     operands: list[_Operand] = []
     if cur.peek().kind not in (":", "end"):
@@ -304,7 +304,9 @@ class _Parser:
 
   def attr_value(self, cur: TokenCursor, key: str) -> tuple[Any, Token]:
     t = cur.peek()
-    if key == "shape": return cur.int_tuple(), t
+    if key == "shape":
+      if t.kind != "(": raise cur.error(t.col, f"expected a tuple like (2, 3) for shape, got {t.describe()}")
+      return cur.int_tuple(), t
     cur.next()
     if key in ("slot", "pop"):
       if t.kind == "word" and _INT.fullmatch(t.text) and not t.text.startswith("-"):
@@ -332,7 +334,7 @@ class _Parser:
     if len(ops) < lo or hi is not None and len(ops) > hi:
       want = str(lo) if lo == hi else f"at least {lo}"
       col = ops[hi].tok.col if hi is not None and len(ops) > hi else op_tok.col
-      raise cur.error(col, f"{op_tok.text} takes {want} operand{'s' * (want != '1')}, got {len(ops)}")
+      raise cur.error(col, f"{op_tok.text} takes {want} operand{'s' * (lo != 1)}, got {len(ops)}")
     for i, o in enumerate(ops):
       is_arg = op in MOVEMENT and i == 1
       if o.kind == "tuple" and not is_arg: raise cur.error(o.tok.col, "a tuple is only allowed as a movement op's shape")
@@ -415,12 +417,14 @@ def parse_uir(text: str | bytes, filename: str = "<string>") -> UOp:
   if isinstance(text, (bytes, bytearray)): text = _decode(bytes(text), filename)
   if not isinstance(text, str): raise TypeError(f"parse_uir needs str or bytes, got {type(text).__name__}")
   if text.startswith("\ufeff"): text = text[1:]   # a byte order mark is not content
-  parser = _Parser(filename)
+  parser = _Parser()
   root: UOp | None = None
   # split on "\n" only: str.splitlines would also break at \x0c, \u2028, ... and miscount lines
   lines = text.split("\n")
   for lineno, line in enumerate(lines, 1):
     cur = TokenCursor(tokenize(line, lineno, filename), lineno, filename)
     if (u := parser.line(cur)) is not None: root = u
-  if root is None: raise UIRError(filename, len(lines), len(lines[-1]) + 1, "expected at least one node '%N = op ...'")
+  if root is None:
+    if len(lines) > 1 and lines[-1] == "": lines.pop()   # the end of a file is the end of its last line
+    raise UIRError(filename, len(lines), len(lines[-1]) + 1, "expected at least one node '%N = op ...'")
   return root

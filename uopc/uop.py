@@ -206,7 +206,8 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   if type(src) is not tuple: src = tuple(src)
   if op is _CONST:
     if dtype is None: dtype = _literal_dtype(arg)
-    arg = truncate(dtype, arg)
+    try: arg = truncate(dtype, arg)
+    except (TypeError, ValueError): raise UOpError(f"CONST: {arg!r} is not a valid {getattr(dtype, 'name', dtype)} value") from None
     key = (op, dtype, src, _F64.pack(arg) if dtype is _f32 else arg)
   else:
     if dtype is None: dtype = _infer_dtype(op, src, arg)
@@ -240,7 +241,7 @@ def _infer_dtype(op: Ops, src: tuple[UOp, ...], arg: Any) -> DType:
   if op in COMPARISON: return dtypes.bool
   if op is Ops.RANGE: return dtypes.i32
   if op is Ops.CAST: raise UOpError("CAST: needs a dtype")
-  if not src: raise UOpError(f"{op.name}: needs at least one source")
+  if not src: raise UOpError(f"{op.name}: needs at least one {'element' if op is Ops.STACK else 'source'}")
   return src[1].dtype if op is Ops.WHERE and len(src) == 3 else src[0].dtype
 
 
@@ -372,7 +373,7 @@ def _check_movement(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Sh
       raise UOpError(f"EXPAND: cannot expand {ishape} to {arg}")
     return arg
   if op is Ops.PERMUTE:
-    if not isinstance(arg, tuple) or sorted(arg) != list(range(len(ishape))):
+    if not isinstance(arg, tuple) or not all(type(d) is int for d in arg) or sorted(arg) != list(range(len(ishape))):
       raise UOpError(f"PERMUTE: {arg!r} is not a permutation of {len(ishape)} dims")
     return tuple(ishape[i] for i in arg)
   if op is Ops.SHRINK:

@@ -1,0 +1,21 @@
+"""Rule sets by name, as --rules takes them."""
+import pytest
+
+from uopc import evaluate, fold, symbolic
+from uopc.rulesets import RuleSetError, resolve_rules
+
+
+def test_names_sums_and_module_attributes():
+  assert resolve_rules("symbolic") is symbolic and resolve_rules("fold") is fold
+  both = resolve_rules("symbolic+evaluate")
+  assert both.rules == symbolic.rules + evaluate.rules and resolve_rules("symbolic + evaluate").rules == both.rules
+  assert resolve_rules("uopc.evaluate:evaluate") is evaluate
+
+
+@pytest.mark.parametrize("spec, message", [
+  ("symbolc", "unknown rule set 'symbolc'"), ("nosuch.module:x", "cannot load rule set"),
+  ("uopc.symbolic:simplify", "is a function, not a PatternMatcher"),
+])
+def test_bad_names(spec, message):
+  with pytest.raises(RuleSetError, match=message):
+    resolve_rules(spec)

@@ -1,0 +1,114 @@
+"""UOp: hash consing (with the numeric-tower traps), shapes, type errors, walks."""
+import math
+import pickle
+
+import pytest
+
+from tests.helpers import param
+from uopc import Ops, ParamArg, UOp, UOpError, dtypes
+from uopc.uop import call_params, live_nodes
+
+p0, p1 = param(0), param(1)
+
+
+def test_hash_consing_makes_is_structural_equality():
+  assert (p0 + 2) * 3 is (p0 + 2) * 3
+  assert UOp(Ops.PARAM, (), ParamArg(0, dtypes.i32)) is p0
+  assert p0 + p1 is not p1 + p0
+
+
+@pytest.mark.parametrize("a, b", [(0, 0.0), (0.0, -0.0), (0, False), (1, True), (0, -0.0), (1, 1.0)])
+def test_constants_of_different_types_or_signs_never_collide(a, b):
+  assert UOp.const(a) is not UOp.const(b)
+
+
+def test_nan_constants_are_one_node_and_keep_their_dtype():
+  n = UOp.const(float("nan"))
+  assert n is UOp.const(-math.nan) is UOp.const(math.inf - math.inf)
+  assert n.dtype is dtypes.f32 and math.isnan(n.arg)
+  assert UOp.const(0.1).arg == 0.10000000149011612   # f32 rounding at construction
+  assert UOp.const(2**31).arg == -2**31              # i32 wraps
+  assert UOp.const(1, dtypes.f32) is UOp.const(1.0)
+
+
+def test_shapes():
+  v = UOp.stack(1, 2, 3)
+  m = UOp.stack(v, v)
+  assert v.shape == (3,) and m.shape == (2, 3) and m.index(1).shape == (3,) and m.index(1, 2).shape == ()
+  assert m.permute((1, 0)).shape == (3, 2) and m.reshape((6,)).shape == (6,)
+  assert m.shrink(((0, 1), (1, 3))).shape == (1, 2) and m.reduce(Ops.ADD, 1).shape == (2,)
+  assert UOp.const(2.0).broadcast((2, 3)).shape == (2, 3)
+  assert (p0 * p0).call(7, name="sq").shape == ()
+  assert param(0, dtypes.f32, (3,)).shape == (3,)
+
+
+@pytest.mark.parametrize("build, message", [
+  (lambda: p0 + param(2, dtypes.f32), "ADD: mismatched dtypes i32, f32"),
+  (lambda: UOp.stack(1, 2) + UOp.stack(1, 2, 3), r"ADD: mismatched shapes \(2,\), \(3,\)"),
+  (lambda: UOp.stack(1, 2.0), "STACK: mismatched dtypes f32, i32"),
+  (lambda: UOp.stack(1, 2).index(5, 6), r"INDEX: 2 indices into shape \(2,\)"),
+  (lambda: p0.where(p0, p0), "WHERE: condition must be bool, got i32"),
+  (lambda: p0.sqrt(), "SQRT: needs an f32 operand, got i32"),
+  (lambda: param(0, dtypes.f32) // 2.0, "FLOORDIV: needs i32 operands, got f32"),
+  (lambda: UOp.stack(1, 2).reshape((3,)), r"RESHAPE: cannot reshape \(2,\) to \(3,\)"),
+  (lambda: UOp.stack(1, 2).expand((3,)), r"EXPAND: cannot expand \(2,\) to \(3,\)"),
+  (lambda: UOp.stack(1, 2).permute((1,)), "PERMUTE: .* is not a permutation of 1 dims"),
+  (lambda: UOp.stack(1, 2).shrink(((1, 3),)), "SHRINK: .* inside shape"),
+  (lambda: UOp.stack(1, 2).reduce(Ops.WHERE, 1), r"REDUCE: arg must be \(ADD\|MUL\|MAX, k\)"),
+  (lambda: (p0 * p1).call(7), r"CALL needs params 0\.\.0, body has \[0, 1\]"),
+  (lambda: (p0 * p0).call(UOp.const(7.0)), "CALL: argument 0 is f32"),
+  (lambda: UOp(Ops.CAST, (p0,)), "CAST: needs a dtype"),
+  (lambda: UOp(Ops.STACK, ()), "STACK: needs at least one element"),
+  (lambda: UOp(Ops.ADD, (p0, 3)), "ADD: sources must be UOps, got int"),
+  (lambda: UOp(Ops.ADD, (p0,)), "ADD: needs 2 sources, got 1"),
+  (lambda: UOp.const("three"), "CONST: no dtype for a str value"),
+])
+def test_type_errors_name_the_op_and_the_problem(build, message):
+  with pytest.raises(UOpError, match=message):
+    build()
+
+
+def test_operators_build_constants_like_self():
+  f = param(0, dtypes.f32)
+  assert (f * 2).src[1] is UOp.const(2.0)
+  assert (3 + p0).src[0] is UOp.const(3)
+  assert (p0 - 1) is p0 + UOp.const(1) * -1
+  assert (p0 < 1).dtype is dtypes.bool and (p0 < p1).where(1, 0).dtype is dtypes.i32
+  v = param(1, dtypes.i32, (3,))
+  assert (v + 1).src[1] is UOp.const(1).broadcast((3,))
+
+
+def test_toposort_is_sources_first_left_to_right_and_scoped_walks():
+  e = (p0 + 2) * p1
+  assert e.toposort() == [p0, UOp.const(2), p0 + 2, p1, e]
+  sq = (p0 * p0).call(p1 + 1, name="sq")
+  assert call_params(sq + p0) == [p1, p0]   # the body's p0 belongs to sq, the outer p0 is free
+  assert call_params(sq) == [p1]
+
+
+def test_substitute_and_replace():
+  e = (p0 + 2) * p0
+  assert e.substitute({p0: p1}) is (p1 + 2) * p1
+  assert e.replace(op=Ops.ADD) is (p0 + 2) + p0
+
+
+def test_deep_graphs_walk_without_recursion():
+  chain = p0
+  for _ in range(20_000): chain = chain + 1
+  assert len(chain.toposort()) == 20_002
+  assert chain.substitute({p0: p1}).src[0].src[0].src[0].op is Ops.ADD
+  assert repr(chain).endswith("…)")
+
+
+def test_nodes_are_values_for_copy_and_pickle():
+  import copy
+  e = (p0 + 2) * 3
+  assert copy.deepcopy(e) is e and pickle.loads(pickle.dumps(e)) is e
+
+
+def test_unused_nodes_are_collected():
+  before = live_nodes()
+  junk = [UOp.param(10_000 + i) for i in range(1000)]
+  assert live_nodes() >= before + 1000
+  del junk
+  assert live_nodes() <= before
