@@ -9,6 +9,7 @@ overflow, a negative zero, or an undefined operation (a trap).
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 from typing import Any
 
@@ -25,12 +26,14 @@ def f32(v: float) -> float:
   return math.nan if v != v else ctypes.c_float(v).value if abs(v) < 3.4028235677973366e38 else math.copysign(math.inf, v)
 
 
+@functools.lru_cache(maxsize=None)
 def consts(dtype):
   if dtype is I32: return st.one_of(st.sampled_from(EDGE_I32), st.integers(-2**31, 2**31 - 1)).map(lambda v: ("const", I32, v))
   if dtype is F32: return st.one_of(st.sampled_from(EDGE_F32), st.floats(width=32)).map(lambda v: ("const", F32, f32(v)))
   return st.booleans().map(lambda v: ("const", BOOL, v))
 
 
+@functools.lru_cache(maxsize=None)   # strategies are built once: building them is what costs
 def programs(dtype=None, depth: int = 4, params: int = 0):
   """A strategy for program trees of ``dtype`` (any, if None), with PARAM slots ``< params``."""
   if dtype is None: return st.sampled_from([I32, F32, BOOL]).flatmap(lambda d: programs(d, depth, params))
@@ -103,7 +106,11 @@ def evaluate(tree, env: dict[int, Any] | None = None, events: set | None = None)
     if kind is Ops.WHERE: return vals[1] if vals[0] else vals[2]
     if kind is Ops.CMPLT: return vals[0] < vals[1]
     if kind is Ops.CMPNE: return vals[0] != vals[1]
-    if kind is Ops.MAX: return vals[1] if vals[1] > vals[0] else vals[0]
+    if kind is Ops.MAX:   # IEEE 754-2019 maximum for floats: NaN wins, +0.0 > -0.0
+      a, b = vals
+      if isinstance(a, float) and (math.isnan(a) or math.isnan(b)): return math.nan
+      if isinstance(a, float) and a == b == 0: return 0.0 if math.copysign(1, a) > 0 or math.copysign(1, b) > 0 else -0.0
+      return a if a >= b else b
     a = vals[0]
     if d is I32:
       b = vals[1]

@@ -19,7 +19,8 @@ I, F, B = dtypes.i32, dtypes.f32, dtypes.bool
   (Ops.EXP2, F, [200.0], math.inf), (Ops.EXP2, F, [math.nan], math.nan), (Ops.EXP2, F, [-200.0], 0.0),
   (Ops.SIN, F, [math.inf], math.nan), (Ops.MUL, F, [1e30, 1e30], math.inf),
   (Ops.CAST, I, [-2.7], -2), (Ops.CAST, I, [True], 1), (Ops.CAST, F, [16777217], 16777216.0), (Ops.CAST, B, [math.nan], True),
-  (Ops.CAST, B, [-0.0], False), (Ops.MAX, F, [-0.0, 0.0], -0.0), (Ops.MAX, F, [math.nan, 1.0], math.nan), (Ops.MAX, F, [1.0, math.nan], 1.0),
+  (Ops.CAST, B, [-0.0], False), (Ops.MAX, F, [-0.0, 0.0], 0.0), (Ops.MAX, F, [0.0, -0.0], 0.0), (Ops.MAX, F, [-0.0, -0.0], -0.0),
+  (Ops.MAX, F, [math.nan, 1.0], math.nan), (Ops.MAX, F, [1.0, math.nan], math.nan), (Ops.MAX, F, [-1.0, -2.0], -1.0),
   (Ops.ADD, B, [True, True], True), (Ops.MUL, B, [True, False], False),
 ])
 def test_values(op, dtype, vals, expected):
@@ -40,3 +41,11 @@ def test_float_inputs_are_rounded_to_f32_first():
   # 16777217.0 is not an f32: C rounds the literal to 16777216 before adding
   assert exec_alu(Ops.ADD, F, [16777217.0, 0.0]) == 16777216.0
   assert exec_alu(Ops.CAST, I, [-2147483648.0]) == -2**31
+
+
+def test_max_is_commutative_on_every_edge_value():
+  edge = [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan]
+  for a in edge:
+    for b in edge:
+      x, y = exec_alu(Ops.MAX, F, [a, b]), exec_alu(Ops.MAX, F, [b, a])
+      assert (x != x and y != y) or (x == y and math.copysign(1, x) == math.copysign(1, y)), (a, b)

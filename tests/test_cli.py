@@ -86,7 +86,7 @@ def test_simplify_reports_a_looping_rule_set(capsys, tmp_path, monkeypatch):
     "from uopc import Ops, PatternMatcher, UOp, UPat\n"
     "swap = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var('x'), UPat.var('y'))), lambda x, y: UOp(Ops.ADD, (y, x)))])\n")
   monkeypatch.syspath_prepend(str(tmp_path))
-  code, out, err = uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", "loopy_rules:swap")
+  code, out, err = uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", "loopy_rules:swap", "--max-steps", "10000")
   assert code == 1 and err.endswith("RewriteLoopError: graph_rewrite did not converge (a rule loops?)\n")
 
 

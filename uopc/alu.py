@@ -28,6 +28,16 @@ def _exp2(v: float) -> float:
   except OverflowError: return math.inf
 
 
+def _max(a: Any, b: Any) -> Any:
+  """MAX is commutative (rules reorder its sources), so for floats it is IEEE 754-2019
+  ``maximum``: NaN if either is NaN, and +0.0 above -0.0. Python's ``max`` (and C's
+  ``b > a ? b : a``) is not: max(nan, 1.0) is nan but max(1.0, nan) is 1.0."""
+  if isinstance(a, float):
+    if a != a or b != b: return math.nan
+    if a == b: return b if math.copysign(1.0, a) < 0 else a
+  return b if b > a else a
+
+
 def _cast(dtype: DType, v: Any) -> Any:
   if dtype is dtypes.bool: return bool(v)
   if dtype is dtypes.f32: return float(v)
@@ -45,7 +55,7 @@ def exec_alu(op: Ops, dtype: DType, vals: list[Any]) -> Any:
   a = vals[0]
   if op is Ops.ADD: r = a + vals[1]
   elif op is Ops.MUL: r = a * vals[1]
-  elif op is Ops.MAX: r = vals[1] if vals[1] > a else a   # C's (b > a ? b : a), also for NaN and -0.0
+  elif op is Ops.MAX: r = _max(a, vals[1])
   elif op is Ops.CMPLT: return a < vals[1]
   elif op is Ops.CMPNE: return a != vals[1]
   elif op is Ops.FLOORDIV:

@@ -87,9 +87,14 @@ def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
   except (ValueError, UOpError) as e: raise CLIError(f"{path}: --param: {e}") from None
 
 
+def max_steps_for(prog: UOp, requested: int | None) -> int:
+  """``--max-steps``, or a default that grows with the program: a looping rule set fails fast."""
+  return requested if requested is not None else 1_000_000 + 100 * len(prog.toposort())
+
+
 def cmd_run(args: argparse.Namespace) -> int:
   prog = bind_cli_params(load_program(args.file), args.param, args.file)
-  try: value = to_python(run(prog))
+  try: value = to_python(run(prog, max_steps_for(prog, args.max_steps)))
   except (IndexError, ValueError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   print(repr(value))   # a Python literal: [11, 42, 93], -0.0, nan
   return EXIT_OK
@@ -97,7 +102,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_simplify(args: argparse.Namespace) -> int:
   prog = load_program(args.file)
-  try: out = graph_rewrite(prog, args.rules)
+  try: out = graph_rewrite(prog, args.rules, max_steps=max_steps_for(prog, args.max_steps))
   except (IndexError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   sys.stdout.write(to_uir(out))
   return EXIT_OK
@@ -108,7 +113,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
   if args.param: prog = bind_cli_params(prog, args.param, args.file)
   pm = StatsMatcher(args.rules) if args.stats else TracingMatcher(args.rules, out=sys.stdout)
   print(f"program: {show(prog, TERM_LIMIT)}")
-  try: out = graph_rewrite(prog, pm)
+  try: out = graph_rewrite(prog, pm, max_steps=max_steps_for(prog, args.max_steps))
   except (IndexError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   print(f"result: {show(out, TERM_LIMIT)}")
   if args.stats: print(pm.table())
@@ -122,11 +127,15 @@ def build_parser() -> argparse.ArgumentParser:
   p = sub.add_parser("run", help="value of a closed program", description="Evaluate a program by rewriting and print its value.")
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
+  p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
   p.set_defaults(func=cmd_run)
 
   p = sub.add_parser("simplify", help="canonical normal form, as .uir", description="Rewrite a program to its canonical normal form.")
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr")
+  p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
   p.set_defaults(func=cmd_simplify)
 
   p = sub.add_parser("trace", help="each rule firing of the canonical engine", description="Print every rule lookup of graph_rewrite.")
@@ -134,6 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
   p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set (default: symbolic)")
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM first")
   p.add_argument("--stats", action="store_true", help="per-rule tries/matches/fires/time instead of the trace")
+  p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
   p.set_defaults(func=cmd_trace)
 
   for module in COMMAND_MODULES: importlib.import_module(module).register(sub)

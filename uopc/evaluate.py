@@ -138,9 +138,9 @@ evaluate = PatternMatcher([
 ])
 
 
-def run(u: UOp) -> UOp:
+def run(u: UOp, max_steps: int = 10_000_000) -> UOp:
   """Evaluate a program by rewriting with ``symbolic + evaluate``; a closed program becomes its value."""
-  return graph_rewrite(u, _run_rules)
+  return graph_rewrite(u, _run_rules, max_steps=max_steps)
 
 
 _run_rules = symbolic + evaluate
