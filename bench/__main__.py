@@ -5,7 +5,7 @@
 import importlib
 import sys
 
-BENCHMARKS = ["bench.engine"]
+BENCHMARKS = ["bench.engine", "bench.backend"]
 
 
 def main(names: list[str]) -> None:

@@ -108,5 +108,5 @@ def test_trace_stats_counts_tries_matches_fires(capsys):
 
 def test_console_script_never_prints_a_traceback(tmp_path):
   bad = write(tmp_path, "%0 = add 1, 2.0\n")
-  proc = subprocess.run([sys.executable, "-m", "uopc.cli", "run", str(bad)], capture_output=True, text=True)
+  proc = subprocess.run([sys.executable, "-m", "uopc", "run", str(bad)], capture_output=True, text=True)
   assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1

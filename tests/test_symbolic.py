@@ -143,3 +143,12 @@ def test_named_exceptions_really_happen():
   assert to_python(run(bind_params(before, {0: 2**31 - 1}))) is True and to_python(run(bind_params(after, {0: 2**31 - 1}))) is False
   trap = (x // 0) * 0
   assert simplify(trap) is UOp.const(0)   # the division by zero is gone
+
+
+def test_findings_of_check_rules_are_fixed():
+  """Two rules the chapter printed were unsound for every int, not just on overflow."""
+  v = UOp.stack(1, 2)
+  assert simplify(v < v).shape == (2,) and to_python(run(v < v)) == [False, False]   # was a scalar False
+  e = (p0 % -4) // 2
+  assert simplify(e) is e   # needs c1 > 0: at p0 = 1, (1 % -4) // 2 is -2 but (1 // 2) % -2 is 0
+  assert to_python(run(bind_params(e, {0: 1}))) == -2

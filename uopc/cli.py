@@ -25,7 +25,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND = 0, 1, 2, 3
 
 # Command groups that live outside the engine register themselves through these modules'
 # ``register(subparsers)``; importing them is cheap (their heavy imports are deferred).
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = ["uopc.backend.cli"]
 
 
 class CLIError(Exception):
@@ -93,6 +93,9 @@ def max_steps_for(prog: UOp, requested: int | None) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+  if args.backend == "c":
+    from uopc.backend.cli import cmd_run_c   # lazy: the engine never imports the backend
+    return cmd_run_c(args)
   prog = bind_cli_params(load_program(args.file), args.param, args.file)
   try: value = to_python(run(prog, max_steps_for(prog, args.max_steps)))
   except (IndexError, ValueError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
@@ -127,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
   p = sub.add_parser("run", help="value of a closed program", description="Evaluate a program by rewriting and print its value.")
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
+  p.add_argument("--backend", choices=("python", "c"), default="python",
+                 help="python: evaluate by rewriting (default); c: compile the simplified program with the system C compiler and run it")
   p.add_argument("--max-steps", type=int, default=None, metavar="N",
                  help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
   p.set_defaults(func=cmd_run)
@@ -167,7 +172,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _fail(message: str, code: int) -> int:
   print(message, file=sys.stderr)
   return code
-
-
-if __name__ == "__main__":
-  sys.exit(main())

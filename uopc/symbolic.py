@@ -100,7 +100,7 @@ symbolic = fold + PatternMatcher([
   (UPat(Ops.WHERE, src=(z, x, UPat(Ops.WHERE, src=(z, UPat(), y)))), lambda z, x, y: z.where(x, y)),
   (UPat(Ops.CAST, src=(x,), name="c"), lambda c, x: x if c.dtype is x.dtype else None),
   (UPat(Ops.CMPNE, src=(UPat.var("x", dtype=dtypes.bool), UPat(Ops.CONST, arg=False))), lambda x: x),
-  (UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)), lambda x: UOp.const(False)),
+  (UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)), lambda x: UOp.const(False).broadcast(x.shape)),   # keep x's shape
   (xi + xi, lambda x: x * 2),
   (xi + xi * -1, lambda x: x.const_like(0)),
   # reassociate constants outward, so that they meet and fold (ints only: float + isn't associative)
@@ -115,7 +115,8 @@ symbolic = fold + PatternMatcher([
   # division and modulo (floor semantics make these unconditional)
   ((xi // c1) // c2, lambda x, c1, c2: x // (c1.arg * c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg * c2.arg < 2**31 else None),
   ((xi % c1) % c2, lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None),
-  ((xi % c1) // c2, lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c2.arg > 0 and c1.arg % c2.arg == 0 else None),
+  # c1 > 0 too: for c1 < 0, x % c1 lies in (c1, 0] and the identity fails ((1 % -4) // 2 is -2, not 0)
+  ((xi % c1) // c2, lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg % c2.arg == 0 else None),
   (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), lambda x, c: _div_sum(x, c, mod=False)),
   (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), lambda x, c: _div_sum(x, c, mod=True)),
   (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None),

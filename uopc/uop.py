@@ -250,8 +250,9 @@ def _arity(op: Ops, src: tuple, n: int) -> None:
 
 
 def _dims(op: Ops, arg: Any, what: str) -> tuple[int, ...]:
-  if not isinstance(arg, tuple) or not all(type(d) is int and d >= 0 for d in arg):
-    raise UOpError(f"{op.name}: {what} must be a tuple of non-negative ints, got {arg!r}")
+  # dims are positive: a value has at least one element (a STACK is never empty)
+  if not isinstance(arg, tuple) or not all(type(d) is int and d >= 1 for d in arg):
+    raise UOpError(f"{op.name}: {what} must be a tuple of positive ints, got {arg!r}")
   return arg
 
 
@@ -378,8 +379,8 @@ def _check_movement(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Sh
     return tuple(ishape[i] for i in arg)
   if op is Ops.SHRINK:
     if not isinstance(arg, tuple) or len(arg) != len(ishape) or not all(
-        isinstance(b, tuple) and len(b) == 2 and all(type(x) is int for x in b) and 0 <= b[0] <= b[1] <= d for b, d in zip(arg, ishape)):
-      raise UOpError(f"SHRINK: {arg!r} is not a ((begin, end), ...) inside shape {ishape}")
+        isinstance(b, tuple) and len(b) == 2 and all(type(x) is int for x in b) and 0 <= b[0] < b[1] <= d for b, d in zip(arg, ishape)):
+      raise UOpError(f"SHRINK: {arg!r} is not a non-empty ((begin, end), ...) inside shape {ishape}")
     return tuple(e - b for b, e in arg)
   if not (isinstance(arg, tuple) and len(arg) == 2 and arg[0] in REDUCE_OPS and type(arg[1]) is int and 1 <= arg[1] <= len(ishape)):
     raise UOpError(f"REDUCE: arg must be (ADD|MUL|MAX, k) with 1 <= k <= {len(ishape)}, got {arg!r}")

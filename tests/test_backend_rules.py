@@ -1,0 +1,132 @@
+"""``check-rules``: instances of patterns, soundness against compiled C, the symbolic findings."""
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import random
+
+import pytest
+
+from uopc.cli import main
+from uopc.dtype import dtypes
+from uopc.evaluate import evaluate
+from uopc.matcher import PatternMatcher
+from uopc.ops import Ops
+from uopc.symbolic import fold, symbolic
+from uopc.upat import UPat
+
+from uopc.backend.instances import NoInstance, Synth
+from uopc.backend.soundness import check_rules
+from tests.backend_helpers import ACCEPTED_NAMES, UNSOUND_NAMES, same, strict_outcome
+
+x = UPat.var("x")
+# the chapter's exercise 3 (x * 0 -> 0 for every dtype) and section 2.5's where(c, 1, 0) -> cast bug
+student_rules = PatternMatcher([
+  (x * 0, lambda x: x.const_like(0)),
+  (UPat(Ops.WHERE, src=(UPat.var("c"), UPat(Ops.CONST, arg=1), UPat(Ops.CONST, arg=0))), lambda c: c.cast(dtypes.i32)),
+  (x + 0, lambda x: x if x.dtype is dtypes.i32 else None),
+])
+odd_rules = PatternMatcher([
+  (UPat(Ops.FLOORDIV, dtype=dtypes.f32, name="x"), lambda x: x),
+  (UPat(Ops.PARAM, name="p"), lambda p, ctx: None),
+  (x * 1, lambda x: None),
+])
+
+
+def uopc(*argv: str) -> tuple[int, str, str]:
+  out, err = io.StringIO(), io.StringIO()
+  with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err): code = main(list(argv))
+  return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def symbolic_report():
+  return check_rules(symbolic, samples=30, seed=0)
+
+
+def test_symbolic_findings(symbolic_report):
+  """The rules check-rules finds unsound are exactly the documented findings (docs/c-backend.md)."""
+  verdicts = {r.name: r.verdict for r in symbolic_report.rules}
+  assert {n for n, v in verdicts.items() if v == "unsound"} == UNSOUND_NAMES
+  assert {n for n, v in verdicts.items() if v == "accepted"} == ACCEPTED_NAMES
+  assert {v for n, v in verdicts.items() if n not in UNSOUND_NAMES | ACCEPTED_NAMES} == {"sound"}
+  assert len(symbolic_report.rules) == len(symbolic.rules)
+
+
+def test_counterexamples_are_real(symbolic_report):
+  """Each counterexample replays with the Python oracle (exec_alu, no algebra): C told the truth."""
+  for r in symbolic_report.unsound + [r for r in symbolic_report.rules if r.verdict == "accepted"]:
+    cx = r.counterexample or r.accepted_example
+    if cx.static:
+      assert cx.after.shape != cx.before.shape or cx.after.dtype is not cx.before.dtype
+      continue
+    assert same(strict_outcome(cx.before, cx.inputs), cx.before_out), r.name
+    assert same(strict_outcome(cx.after, cx.inputs), cx.after_out), r.name
+    assert not same(cx.before_out, cx.after_out)
+
+
+def test_accepted_case_is_negative_zero(symbolic_report):
+  r = next(r for r in symbolic_report.rules if r.name.endswith("x + 0.0"))
+  cx = r.accepted_example
+  assert repr(cx.before_out.value) == "0.0" and repr(cx.after_out.value) == "-0.0"
+  assert "the chapter accepts it" in symbolic_report.table()
+
+
+def test_table_lists_counterexamples(symbolic_report):
+  table = symbolic_report.table()
+  for name in UNSOUND_NAMES: assert f"unsound: {name}" in table
+  for line in ("instance: ", "rewrite:  ", "inputs:   ", "before:   ", "after:    "): assert line in table
+
+
+def test_evaluate_and_fold_are_sound():
+  report = check_rules(fold + evaluate, samples=15, inputs=6, seed=1)
+  assert {r.verdict for r in report.rules} == {"sound"}, report.table()
+
+
+def test_student_rules_are_caught():
+  report = check_rules(student_rules, samples=20, seed=0)
+  mul0, b2i, add0 = report.rules
+  assert mul0.verdict == "unsound"
+  bad = mul0.counterexample.before_out.value
+  assert isinstance(bad, float) and (math.isinf(bad) or math.isnan(bad) or bad == 0.0)
+  assert b2i.verdict == "unsound" and b2i.counterexample.static.endswith("into i32[]")   # bool or f32 where(c, 1, 0)
+  assert add0.verdict == "sound" and add0.declined > 0
+
+
+def test_rules_without_instances_say_why():
+  report = check_rules(odd_rules, samples=5, seed=0)
+  div, ctx, declined = report.rules
+  assert div.verdict == "no instances" and "FLOORDIV makes i32" in div.notes()
+  assert ctx.verdict == "no instances" and "needs a ctx" in ctx.notes()
+  assert declined.verdict == "no instances" and "declined every instance" in declined.notes()
+
+
+def test_synth_respects_patterns():
+  s = Synth(random.Random(0))
+  for rule in symbolic.rules + evaluate.rules:
+    for _ in range(20):
+      u = s.instance(rule[0])
+      assert rule[0].match(u, {}), (rule, u)
+  xi = UPat.var("x", dtype=dtypes.i32)
+  for _ in range(20):
+    u = s.instance((xi + UPat.cvar("c1")) + UPat.cvar("c2"))
+    assert u.dtype is dtypes.i32 and any(s.op is Ops.CONST for s in u.src)   # list sources: either order
+  with pytest.raises(NoInstance, match="FLOORDIV makes i32"): s.instance(UPat(Ops.FLOORDIV, dtype=dtypes.bool))
+
+
+def test_cli_check_rules():
+  code, out, err = uopc("check-rules", "tests.test_backend_rules:student_rules", "--samples", "10", "--seed", "3")
+  assert code == 1 and err == "" and "unsound: test_backend_rules.py" in out
+  code, out, _ = uopc("check-rules", "fold", "--samples", "10")
+  assert code == 0 and "symbolic.py:24 x=alu -> _fold" in out and " sound " in out
+  for bad in (["nonsense"], ["fold", "--samples", "0"]):
+    with pytest.raises(SystemExit) as e: uopc("check-rules", *bad)   # argparse: usage on stderr, exit 2
+    assert e.value.code == 2
+
+
+def test_const_args_match_like_upat():
+  """A CONST arg is compared with ==, so arg=0 gets every dtype's zero, -0.0 included (pitfall 4)."""
+  s = Synth(random.Random(5))
+  seen = {repr(s.instance(UPat(Ops.CONST, arg=0)).arg) for _ in range(200)}
+  assert seen == {"0", "0.0", "-0.0", "False"}

@@ -1,0 +1,106 @@
+"""The C backend's commands: ``uopc run --backend c``, ``uopc emit-c``, ``uopc check-rules``.
+
+``uopc.cli`` imports this module lazily (``COMMAND_MODULES``, and ``cmd_run`` for
+``--backend c``), so the engine never depends on the backend. Exit codes follow
+``uopc.cli``: 0 success, 1 the program failed (runtime error, compiler failure, an
+unsound rule found), 2 bad input.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['check-rules', 'emit-c']
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, rules_arg
+from uopc.rewrite import RewriteLoopError
+
+
+def _positive(text: str) -> int:
+  try: n = int(text)
+  except ValueError: n = 0
+  if n <= 0: raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+  return n
+
+
+def register(sub: Any) -> None:
+  """Add ``emit-c`` and ``check-rules`` to the ``uopc`` subcommands."""
+  p = sub.add_parser("emit-c", help="the C program of a .uir program",
+                     description="Print the standalone C program of a .uir program (its canonical form, CALLs inlined). "
+                                 "Build it with: cc -std=c99 -O1 -ffp-contract=off prog.c -lm; run it with the PARAM "
+                                 "values as arguments (slot order, row-major) or on stdin.")
+  p.add_argument("file", help=".uir program (- for stdin)")
+  p.add_argument("--no-simplify", action="store_true", help="lower the program as written, not simplify(program)")
+  p.add_argument("-o", "--output", metavar="FILE", help="write the C source to FILE instead of stdout")
+  p.set_defaults(func=cmd_emit_c)
+
+  p = sub.add_parser("check-rules", help="test each rule's soundness against compiled C",
+                     description="Build random instances of every rule's pattern, rewrite them, compile both sides to C "
+                                 "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound.")
+  p.add_argument("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET",
+                 help="rule set: symbolic (default), fold, evaluate, symbolic+evaluate, module:attr")
+  p.add_argument("--samples", type=_positive, default=100, metavar="N", help="rewritten instances per rule (default 100)")
+  p.add_argument("--inputs", type=_positive, default=24, metavar="K",
+                 help="inputs per instance (default 24): half walk through edge values, half random")
+  p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+  p.set_defaults(func=cmd_check_rules)
+
+
+def _backend_error(path: str, e: Exception) -> CLIError:
+  from uopc.backend.errors import CInputError, CRuntimeError
+  if isinstance(e, CInputError): return CLIError(f"{path}: --param: {e}", EXIT_BAD_INPUT)
+  if isinstance(e, CRuntimeError): return CLIError(f"{path}: runtime error: {e}", EXIT_FAILED)
+  return CLIError(f"{path}: {e}", EXIT_FAILED)
+
+
+def cmd_run_c(args: argparse.Namespace) -> int:
+  """``uopc run --backend c``: compile (cached), run, print the value like ``uopc run``."""
+  from uopc.backend.driver import run_c
+  from uopc.backend.errors import BackendError
+  prog = load_program(args.file)
+  bind_cli_params(prog, args.param, args.file)   # the same checks (and messages) as the Python backend
+  try: value = run_c(prog, dict(args.param))
+  except BackendError as e: raise _backend_error(args.file, e) from None
+  except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
+  print(repr(value))
+  return EXIT_OK
+
+
+def cmd_emit_c(args: argparse.Namespace) -> int:
+  from uopc.backend.driver import program_source
+  from uopc.backend.errors import BackendError
+  prog = load_program(args.file)
+  try: source, _ = program_source(prog, simplify=not args.no_simplify)
+  except BackendError as e: raise _backend_error(args.file, e) from None
+  except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
+  if args.output is None: sys.stdout.write(source)
+  else:
+    try:
+      with open(args.output, "w") as f: f.write(source)
+    except OSError as e: raise CLIError(f"{args.output}: cannot write: {e.strerror or e}") from None
+  return EXIT_OK
+
+
+def cmd_check_rules(args: argparse.Namespace) -> int:
+  from uopc.backend.errors import BackendError
+  from uopc.backend.soundness import check_rules
+  tty = sys.stderr.isatty()
+  n = len(args.rules.rules)
+  seen = [0]
+
+  def progress(what: str) -> None:
+    if not tty: return
+    seen[0] += 1
+    print(f"\r\033[K[{min(seen[0], n)}/{n}] {what[:100]}", end="", file=sys.stderr, flush=True)
+
+  try: report = check_rules(args.rules, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
+  except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
+  finally:
+    if tty: print("\r\033[K", end="", file=sys.stderr, flush=True)
+  print(report.table())
+  return EXIT_FAILED if report.unsound else EXIT_OK

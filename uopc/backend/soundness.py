@@ -1,0 +1,243 @@
+"""Soundness of rewrite rules, tested against compiled C: ``uopc check-rules``.
+
+For every rule of a ``PatternMatcher``: build random instances of its pattern
+(``uopc.backend.instances``), apply the rule the way ``PatternMatcher.fire`` does (the
+first binding whose function returns a new node), then compile the instance before and
+after the rewrite to C and run both on the same random PARAM values. All kernels of all
+rules go into a few C files (``Batch``), so a whole rule set costs a few compilations.
+
+Outcomes are compared bit-exactly (``-0.0`` is not ``0.0``; NaN equals NaN). A runtime
+error counts as undefined behaviour, the way ``exec_alu`` treats it: a rewrite may turn
+an instance that traps into one with a value (it *refines* UB; counted, not unsound), but
+not the reverse. The one unsoundness the chapter accepts, ``x + 0.0 -> x`` at
+``x = -0.0``, is reported apart as *accepted*.
+
+>>> from uopc.upat import UPat
+>>> from uopc.matcher import PatternMatcher
+>>> x = UPat.var("x")
+>>> pm = PatternMatcher([(x * 0, lambda x: x.const_like(0)), (x // 1, lambda x: x)])
+>>> report = check_rules(pm, samples=10, inputs=2, seed=1)
+>>> [(r.verdict, r.counterexample is not None) for r in report.rules]
+[('unsound', True), ('sound', False)]
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from uopc.dtype import dtypes
+from uopc.matcher import PatternMatcher, Rule
+from uopc.ops import Ops
+from uopc.term import show
+from uopc.uop import UOp, call_params
+
+from uopc.backend.driver import Batch, Outcome
+from uopc.backend.errors import RenderError
+from uopc.backend.instances import NoInstance, Synth, random_input
+from uopc.backend.values import same_value
+
+ACCEPTED = "x + 0.0 -> x at x = -0.0 (the chapter accepts it)"
+TERM_LIMIT = 160
+
+
+@dataclass
+class Counterexample:
+  """An instance where the rewrite changed the outcome."""
+  before: UOp
+  after: UOp
+  inputs: dict[int, Any]
+  before_out: Outcome
+  after_out: Outcome
+  static: str = ""   # a problem visible without running (the rewrite changed dtype or shape)
+
+  def lines(self) -> list[str]:
+    def out(o: Outcome) -> str: return repr(o.value) if o.ok else f"runtime error: {o.error}"
+    lines = [f"instance: {show(self.before, TERM_LIMIT)}", f"rewrite:  {show(self.after, TERM_LIMIT)}"]
+    if self.static: return lines + [f"problem:  {self.static}"]
+    inputs = ", ".join(f"p{s} = {v!r}" for s, v in sorted(self.inputs.items())) or "(none: a closed program)"
+    return lines + [f"inputs:   {inputs}", f"before:   {out(self.before_out)}", f"after:    {out(self.after_out)}"]
+
+
+@dataclass
+class RuleReport:
+  """What testing one rule found."""
+  name: str
+  built: int = 0          # distinct instances of the pattern
+  applied: int = 0        # ... on which the rule rewrote
+  declined: int = 0       # ... on which it returned None (does not apply)
+  raised: collections.Counter = field(default_factory=collections.Counter)   # exception type -> count
+  evals: int = 0          # (instance, input) pairs compared
+  refined: int = 0        # the instance trapped, its rewrite did not
+  trapped: int = 0        # both trapped
+  mismatches: int = 0
+  accepted: int = 0       # mismatches of the accepted kind
+  counterexample: Counterexample | None = None
+  accepted_example: Counterexample | None = None
+  reason: str = ""        # why there are no instances
+
+  @property
+  def verdict(self) -> str:
+    """``unsound``, ``accepted``, ``sound``, ``no instances`` or ``never applied``."""
+    if self.mismatches > self.accepted: return "unsound"
+    if self.accepted: return "accepted"
+    if self.evals: return "sound"
+    return "no instances" if not self.applied else "never ran"
+
+  def notes(self) -> str:
+    out = []
+    if self.verdict == "no instances": out.append(self.reason)
+    if self.declined: out.append(f"declined {self.declined}")
+    out += [f"{n} raised {k}" for k, n in sorted(self.raised.items())]
+    if self.refined: out.append(f"removed a trap {self.refined}x")
+    if self.trapped: out.append(f"both trapped {self.trapped}x")
+    if self.verdict == "accepted": out.append(ACCEPTED)
+    return "; ".join(out)
+
+
+@dataclass
+class Report:
+  """The soundness report of a rule set."""
+  rules: list[RuleReport]
+  samples: int
+  inputs: int
+  seed: int
+  seconds: float = 0.0
+  kernels: int = 0
+
+  @property
+  def unsound(self) -> list[RuleReport]: return [r for r in self.rules if r.verdict == "unsound"]
+
+  def table(self) -> str:
+    """The report as text: one row per rule, then each counterexample."""
+    w = max([len(r.name) for r in self.rules] + [4])
+    head = f"{'rule':{w}}  {'verdict':12} {'instances':>9} {'applied':>7} {'runs':>7}  notes"
+    rows = [head, "-" * len(head)]
+    for r in self.rules:
+      rows.append(f"{r.name:{w}}  {r.verdict:12} {r.built:9d} {r.applied:7d} {r.evals:7d}  {r.notes()}".rstrip())
+    counts = collections.Counter(r.verdict for r in self.rules)
+    rows.append("")
+    rows.append(", ".join(f"{n} {v}" for v, n in sorted(counts.items())) +
+                f"  ({self.kernels} kernels compiled and run in {self.seconds:.1f} s; seed {self.seed})")
+    for title, pick in (("unsound", lambda r: r.counterexample if r.verdict == "unsound" else None),
+                        ("accepted", lambda r: r.accepted_example)):
+      for r in self.rules:
+        if (cx := pick(r)) is None: continue
+        rows += ["", f"{title}: {r.name}" + (f"  [{ACCEPTED}]" if title == "accepted" else "")]
+        rows += ["  " + line for line in cx.lines()]
+    return "\n".join(rows)
+
+
+def is_accepted(before: UOp, b: Outcome, a: Outcome) -> bool:
+  """Is this mismatch the accepted one: an f32 ``x + 0.0`` gave 0.0 where its rewrite gave -0.0?
+
+  >>> is_accepted(UOp.param(0, dtypes.f32) + 0.0, Outcome(True, 0.0), Outcome(True, -0.0))
+  True
+  """
+  if not (b.ok and a.ok and isinstance(b.value, float) and isinstance(a.value, float)): return False
+  if not (b.value == 0.0 == a.value and math.copysign(1, b.value) > 0 > math.copysign(1, a.value)): return False
+  return before.op is Ops.ADD and before.dtype is dtypes.f32 and any(
+    s.op is Ops.CONST and s.arg == 0.0 and math.copysign(1, s.arg) > 0 for s in before.src)
+
+
+def _apply(rule: Rule, u: UOp) -> UOp | None:
+  """What the rule rewrites ``u`` to, as ``PatternMatcher.fire`` would; exceptions propagate."""
+  pat, fn = rule
+  for binding in pat.match(u, {}):
+    ret = fn(**binding)
+    if ret is not None and ret is not u: return ret
+  return None
+
+
+def _needs_ctx(fn: Callable) -> bool:
+  try: return "ctx" in inspect.signature(fn).parameters
+  except (TypeError, ValueError): return False
+
+
+def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: int = 0,
+                progress: Callable[[str], None] | None = None) -> Report:
+  """Test every rule of ``pm`` on up to ``samples`` rewritten instances, each run on ``inputs`` random inputs.
+
+  Instances are built until ``samples`` of them were rewritten (at most ``20 * samples``
+  tries per rule). Deterministic for a given ``seed``.
+  """
+  t0 = time.perf_counter()
+  rng = random.Random(seed)
+  batch = Batch()
+  reports: list[RuleReport] = []
+  pending: list[tuple[RuleReport, UOp, UOp, dict[int, Any], int, int]] = []   # (report, before, after, inputs, kb, ka)
+  for rule in pm.rules:
+    r = RuleReport(pm.name_of(rule))
+    reports.append(r)
+    if progress: progress(r.name)
+    if _needs_ctx(rule[1]):
+      r.reason = "the rule needs a ctx (a rewrite context)"
+      continue
+    synth = Synth(random.Random(rng.getrandbits(64)))
+    seen: set[UOp] = set()
+    for _ in range(20 * samples):
+      if r.applied >= samples: break
+      try: u = synth.instance(rule[0])
+      except NoInstance as e:
+        r.reason = f"cannot build one: {e}"
+        break
+      if u in seen: continue
+      seen.add(u)
+      r.built += 1
+      try: m = _apply(rule, u)
+      except Exception as e:   # a rule that raises: UOpError (bad node), IndexError (bad program), ...
+        r.raised[type(e).__name__] += 1
+        continue
+      if m is None:
+        r.declined += 1
+        continue
+      r.applied += 1
+      if (static := _static_problem(u, m)):
+        r.mismatches += 1
+        r.counterexample = r.counterexample or Counterexample(u, m if isinstance(m, UOp) else u, {}, Outcome(False), Outcome(False), static)
+        continue
+      try: kb, ka = batch.add(u), batch.add(m)
+      except RenderError as e:
+        r.raised[f"RenderError ({e})"] += 1
+        continue
+      params = call_params(u)
+      for k in range(inputs if params else 1):
+        # the first half walks every PARAM through the edge values (offset per PARAM), the rest is random
+        values = {p.arg.slot: random_input(synth.rng, p, k + 5 * j if 2 * k < inputs else None) for j, p in enumerate(params)}
+        pending.append((r, u, m, values, kb, ka))
+    if not r.built and not r.reason: r.reason = "cannot build one"
+    elif not r.applied and not r.reason: r.reason = "the rule declined every instance"
+  queries = [q for (_, _, _, values, kb, ka) in pending for q in ((kb, values), (ka, values))]
+  if progress: progress(f"compiling {len(batch.kernels)} kernels, running {len(queries)} queries")
+  outcomes = batch.run(queries) if queries else []
+  for i, (r, u, m, values, _, _) in enumerate(pending):
+    b, a = outcomes[2 * i], outcomes[2 * i + 1]
+    r.evals += 1
+    if not b.ok:
+      if a.ok: r.refined += 1
+      else: r.trapped += 1
+      continue
+    if a.ok and same_value(a.value, b.value): continue
+    r.mismatches += 1
+    cx = Counterexample(u, m, values, b, a)
+    if is_accepted(u, b, a):
+      r.accepted += 1
+      r.accepted_example = r.accepted_example or cx
+    elif r.counterexample is None: r.counterexample = cx
+  return Report(reports, samples, inputs, seed, time.perf_counter() - t0, len(batch.kernels))
+
+
+def _static_problem(u: UOp, m: Any) -> str:
+  """A rewrite that is wrong before running anything: not a node, another type, a new PARAM."""
+  if not isinstance(m, UOp): return f"the rule returned a {type(m).__name__}, not a UOp"
+  if m.dtype is not u.dtype or m.shape != u.shape:
+    return f"the rewrite changed {u.dtype.name}{list(u.shape)} into {m.dtype.name}{list(m.shape)}"
+  if extra := {p.arg.slot for p in call_params(m)} - {p.arg.slot for p in call_params(u)}:
+    return f"the rewrite uses PARAM slot {min(extra)}, which the instance does not have"
+  return ""
+
+
