@@ -16,6 +16,7 @@ demo: $(STAMP)
 	$(BIN)/uopc run examples/vector.uir
 	$(BIN)/uopc run examples/affine.uir --param 0=5
 	$(BIN)/uopc trace examples/affine.uir
+	$(BIN)/uopc explore normal-forms examples/order.uir
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2

@@ -1,0 +1,187 @@
+"""``uopc explore order prog.uir``: does the program's result depend on rule order?
+
+Prints the canonical result (``graph_rewrite``) and every normal form the explorer
+reaches (bounded by ``--max-states/--max-depth/--timeout``). For each normal form other
+than the canonical one, the **fork**: the last state of the canonical engine's path
+from which that normal form is still reachable, the node there, the rule the engine
+applied and the competing rule, and the paths from the fork to both results; and
+whether the difference is *semantic* (the values differ, bit for bit: ``-0.0`` is not
+``0.0``), *syntactic* (same value) or *unknown*. Programs with free PARAMs are
+evaluated on ``--bindings`` random bindings (seeded by ``--seed``).
+
+``--permutations`` also runs the canonical engine with the rules reversed, with each
+pair of rules that compete for a node swapped, and rotated, and lists the orders that
+change the result and the rules whose relative order matters.
+
+Exit codes: 0 the space was explored completely (one normal form or several), 3 a
+bound was hit (partial output), 1 the canonical engine failed (a rule raised, or it
+did not converge), 2 bad input.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['order']
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program
+
+TEXT_TERM_LIMIT = 160
+JSON_TERM_LIMIT = 2000
+
+
+def register(esub: Any) -> None:
+  """Add ``order`` to the ``uopc explore`` subcommands."""
+  from explore.cli import DEFAULT_MAX_DEPTH, DEFAULT_MAX_STATES, DEFAULT_TIMEOUT, _depth, _positive_int, _seconds
+  from explore.pairs_cli import load_rules
+  p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
+                      description="The canonical result, every normal form, and for each other normal form the fork "
+                                  "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
+                                  "was hit, 1 the canonical engine failed, 2 bad input.")
+  p.add_argument("file", help=".uir program (- for stdin)")
+  p.add_argument("--rules", type=load_rules, default="symbolic", metavar="NAME",
+                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
+  p.add_argument("--max-states", type=_positive_int, default=DEFAULT_MAX_STATES, metavar="N",
+                 help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
+  p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",
+                 help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
+  p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
+                 help=f"stop exploring after S seconds (default {DEFAULT_TIMEOUT:g})")
+  p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+  p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
+  p.add_argument("--max-orders", type=_positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
+  p.add_argument("--bindings", type=_positive_int, default=8, metavar="N",
+                 help="random bindings of free PARAMs for comparing values (default 8)")
+  p.add_argument("--seed", type=int, default=0, help="seed of the random bindings (default 0)")
+  p.set_defaults(func=cmd_order)
+
+
+def cmd_order(args: argparse.Namespace) -> int:
+  from explore.cli import _progress
+  from uopc.relational import explore
+  from uopc.relational.order import diagnose_order, permutation_trials
+  prog = load_program(args.file)
+  pm = args.rules.pm
+  ex = explore(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order="bfs")
+  with _progress(ex, "exploring") as bar:
+    for _ in ex:
+      if not bar.disable: bar.update()
+  report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex)
+  trials = permutation_trials(prog, pm, report, max_orders=args.max_orders) if args.permutations else None
+  if args.format == "json":
+    from explore.report import json_text
+    print(json_text(to_json(report, args.rules.spec, pm, trials)))
+  else: write_text(report, args.rules.spec, pm, sys.stdout, trials)
+  if report.canonical is None: return EXIT_FAILED
+  return EXIT_OK if report.complete else EXIT_BOUND
+
+
+def _show(u: Any, limit: int = TEXT_TERM_LIMIT) -> str:
+  from uopc.term import show
+  return show(u, limit)
+
+
+def _steps(edges: list[Any], out: TextIO, indent: str = "    ") -> None:
+  for k, e in enumerate(edges, 1): print(f"{indent}{k}. {e.describe(TEXT_TERM_LIMIT)}", file=out)
+
+
+def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
+
+
+def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None) -> None:
+  """The text report of ``uopc explore order``."""
+  from explore.report import bound_text
+  ex = report.exploration
+  print(f"program: {_show(report.program)}", file=out)
+  print(f"rules: {spec}", file=out)
+  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s)", file=out)
+  if report.canonical is None: print(f"canonical: none ({report.canonical_error})", file=out)
+  else:
+    steps = "" if not report.path.complete else f" ({_plural(len(report.path.edges), 'step')})"
+    print(f"canonical (graph_rewrite): {_show(report.canonical)}{steps}", file=out)
+    if report.path.note: print(f"  canonical path: {report.path.note}", file=out)
+  forms = report.normal_forms
+  print(f"{_plural(len(forms), 'normal form')}{'' if report.complete else ' found so far'}:", file=out)
+  for k, s in enumerate(forms, 1):
+    print(f"  [{k}] {s.term(TEXT_TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
+  if report.canonical is not None and report.canonical_state is None:
+    print("  (the canonical result was not reached within the bounds)", file=out)
+  if not report.forks:
+    if report.canonical is not None and len(forms) <= 1:
+      qual = "" if report.complete else " within the bounds"
+      print(f"the result does not depend on rule order{qual}: one normal form", file=out)
+  else:
+    kinds = [f.kind for f in report.forks]
+    counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("semantic", "syntactic", "unknown") if k in kinds)
+    print(f"the result depends on rule order: {_plural(len(report.forks), 'other normal form')} ({counts})", file=out)
+    print(f"values: {report.basis}", file=out)
+    for f in report.forks:
+      k = forms.index(f.normal_form) + 1
+      print(f"fork to [{k}] {f.normal_form.term(TEXT_TERM_LIMIT)}: {f.kind} ({f.detail})", file=out)
+      print(f"  at state #{f.fork.id}: {f.fork.term(TEXT_TERM_LIMIT)}", file=out)
+      print(f"  node: {_show(f.node)}", file=out)
+      if f.canonical_step is not None: print(f"  canonical rule: {f.canonical_step.rule}", file=out)
+      else: print("  canonical rule: (the canonical path is cut short here by a bound)", file=out)
+      there = "" if f.competing_step.node is f.node else f" @ {_show(f.competing_step.node)}"
+      print(f"  competing rule: {f.competing_step.rule}{there}", file=out)
+      print(f"  canonical path from the fork ({_plural(len(f.canonical_path), 'step')}):", file=out)
+      _steps(f.canonical_path, out)
+      print(f"  competing path from the fork ({_plural(len(f.competing_path), 'step')}):", file=out)
+      _steps(f.competing_path, out)
+  if trials is not None: _trials_text(trials, pm, out)
+
+
+def _trials_text(trials: list[Any], pm: Any, out: TextIO) -> None:
+  from uopc.relational.order import order_matters
+  changed = [t for t in trials if t.changed]
+  print(f"other rule orders: {len(trials)} tried, {len(changed)} change the result", file=out)
+  width = max((len(t.label) for t in changed), default=0)
+  for t in changed:
+    result = _show(t.result) if t.result is not None else f"error: {t.error}"
+    print(f"  {t.label:<{width}}  -> {result}", file=out)
+  matters = order_matters(trials)
+  if matters:
+    print("rules whose relative order matters:", file=out)
+    for i, j in matters: print(f"  #{i} {pm.name_of(pm.rules[i])}  and  #{j} {pm.name_of(pm.rules[j])}", file=out)
+  elif not changed: print("no order tried changes the result", file=out)
+
+
+def _steps_json(edges: list[Any]) -> list[dict[str, Any]]:
+  def term(u: Any) -> str: return _show(u, JSON_TERM_LIMIT)
+  return [{"rule": e.rule, "node": term(e.node), "before": term(e.source.graph),
+           "after": term(e.target.graph) if e.error is None else None, "error": e.error} for e in edges]
+
+
+def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) -> dict[str, Any]:
+  """The report as a JSON-ready dict: ``canonical``, ``normal_forms``, ``forks`` (and ``permutations``)."""
+  def term(u: Any) -> str | None: return None if u is None else _show(u, JSON_TERM_LIMIT)
+  ex = report.exploration
+  forms = report.normal_forms
+  data: dict[str, Any] = {
+    "program": term(report.program), "rules": spec, "complete": report.complete, "bound": report.bound,
+    "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
+    "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
+    "canonical_path": _steps_json(report.path.edges), "canonical_path_complete": report.path.complete,
+    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in forms], "basis": report.basis,
+    "forks": [{"normal_form": f.normal_form.term(JSON_TERM_LIMIT), "normal_form_index": forms.index(f.normal_form),
+               "fork_term": f.fork.term(JSON_TERM_LIMIT), "fork_state": f.fork.id, "node": term(f.node),
+               "canonical_rule": None if f.canonical_step is None else f.canonical_step.rule,
+               "competing_rule": f.competing_step.rule, "competing_node": term(f.competing_step.node),
+               "kind": f.kind, "detail": f.detail, "canonical_path": _steps_json(f.canonical_path),
+               "competing_path": _steps_json(f.competing_path)} for f in report.forks],
+  }
+  if trials is not None:
+    from uopc.relational.order import order_matters
+    data["permutations"] = {
+      "tried": len(trials),
+      "changed": [{"label": t.label, "order": list(t.order), "result": term(t.result), "error": t.error,
+                   "pairs": [[pm.name_of(pm.rules[i]), pm.name_of(pm.rules[j])] for i, j in t.pairs]}
+                  for t in trials if t.changed],
+      "order_matters": [[pm.name_of(pm.rules[i]), pm.name_of(pm.rules[j])] for i, j in order_matters(trials)],
+    }
+  return data

@@ -1,0 +1,173 @@
+"""``uopc explore pairs [RULESET]``: the critical pairs of a rule set, joinable or not, with witnesses.
+
+RULESET is ``symbolic`` (default), ``fold``, ``evaluate``, a sum (``symbolic+evaluate``),
+``module:attr`` naming a ``PatternMatcher``, or ``path/to/file.py:attr`` (loaded from
+the file, so your rules need not be importable). Text output lists every pair that is
+not joinable, raised or is undecided, with its witness; ``--all`` adds the joinable
+ones; the last line is the summary. ``--format json`` prints ``pairs`` and ``summary``.
+
+Exit codes: 0 every pair is joinable; 1 some pair is not joinable or a rule raised;
+3 some pair is undecided because a bound was hit (and none is worse); 2 bad input.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['pairs']
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+from typing import Any, NamedTuple, TextIO
+
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, rules_arg
+
+TEXT_TERM_LIMIT = 160
+JSON_TERM_LIMIT = 2000
+
+
+class RuleSpec(NamedTuple):
+  """A rule set as the user named it, and the ``PatternMatcher``."""
+  spec: str
+  pm: Any
+
+
+def load_rules(spec: str) -> RuleSpec:
+  """argparse type: a rule set name (see ``uopc --rules``), or ``file.py:attr`` loaded from that file."""
+  module, sep, attr = spec.rpartition(":")
+  if sep and module.endswith(".py"):
+    from uopc.matcher import PatternMatcher
+    if not os.path.isfile(module): raise argparse.ArgumentTypeError(f"cannot load rule set {spec!r}: no file {module}")
+    name = "uopc_rules_" + os.path.splitext(os.path.basename(module))[0]
+    try:
+      loader = importlib.util.spec_from_file_location(name, module)
+      mod = importlib.util.module_from_spec(loader)
+      sys.modules[name] = mod   # so that the rules' module is importable by name while it runs
+      loader.loader.exec_module(mod)
+      obj = getattr(mod, attr)
+    except Exception as e:
+      raise argparse.ArgumentTypeError(f"cannot load rule set {spec!r}: {type(e).__name__}: {e}") from None
+    if not isinstance(obj, PatternMatcher): raise argparse.ArgumentTypeError(f"{spec} is a {type(obj).__name__}, not a PatternMatcher")
+    return RuleSpec(spec, obj)
+  return RuleSpec(spec, rules_arg(spec))
+
+
+def register(esub: Any) -> None:
+  """Add ``pairs`` to the ``uopc explore`` subcommands."""
+  from explore.cli import _positive_int, _seconds
+  p = esub.add_parser("pairs", help="critical pairs of a rule set, joinable or not, with witnesses",
+                      description="Unify every rule's pattern with every non-variable position of every rule's pattern, "
+                                  "instantiate each overlap (fresh PARAMs, edge constants), apply both rules and check "
+                                  "that the results join. Exit codes: 0 all joinable, 1 some pair not joinable or a rule "
+                                  "raised, 3 undecided (a bound was hit), 2 bad input.")
+  p.add_argument("ruleset", nargs="?", type=load_rules, default="symbolic", metavar="RULESET",
+                 help="symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, or file.py:attr")
+  p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+  p.add_argument("--all", action="store_true", help="also list the joinable pairs (text)")
+  p.add_argument("--max-instances", type=_positive_int, default=64, metavar="N", help="instances tried per pair (default 64)")
+  p.add_argument("--max-states", type=_positive_int, default=2_000, metavar="N",
+                 help="states per side when searching for a common reduct (default 2,000)")
+  p.add_argument("--max-steps", type=_positive_int, default=10_000, metavar="N",
+                 help="rule lookups per normalization by the canonical engine (default 10,000)")
+  p.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
+                 help="stop after S seconds; the pairs not reached are undecided (default 600)")
+  p.set_defaults(func=cmd_pairs)
+
+
+def cmd_pairs(args: argparse.Namespace) -> int:
+  from uopc.relational.pairs import critical_pairs
+  from explore.cli import _isatty
+  bar = None
+  if _isatty(sys.stderr):
+    from tqdm import tqdm
+    bar = tqdm(total=None, unit="pair", desc="critical pairs", file=sys.stderr, delay=1.0, leave=False, dynamic_ncols=True)
+  def progress(done: int, total: int) -> None:
+    if bar is not None:
+      bar.total = total
+      bar.update(done - bar.n)
+  try:
+    report = critical_pairs(args.ruleset.pm, max_instances=args.max_instances, max_states=args.max_states,
+                            max_steps=args.max_steps, timeout=args.timeout, progress=progress)
+  finally:
+    if bar is not None: bar.close()
+  if args.format == "json":
+    from explore.report import json_text
+    print(json_text(to_json(report, args.ruleset.spec)))
+  else: write_text(report, args.ruleset.spec, sys.stdout, show_all=args.all)
+  return exit_code(report)
+
+
+def exit_code(report: Any) -> int:
+  """0 all joinable, 1 something not joinable or an error, 3 undecided only."""
+  if report.count("not-joinable") or report.count("error"): return EXIT_FAILED
+  if report.count("undecided"): return EXIT_BOUND
+  return EXIT_OK
+
+
+def _term(u: Any, limit: int) -> str | None:
+  from uopc.term import show
+  return None if u is None else show(u, limit)
+
+
+def position_text(position: tuple[int, ...]) -> str:
+  """``root``, or the child indices as written in the first rule's pattern: ``0.1``.
+
+  >>> position_text(()), position_text((0, 1))
+  ('root', '0.1')
+  """
+  return "root" if not position else ".".join(map(str, position))
+
+
+def pair_lines(p: Any, limit: int = TEXT_TERM_LIMIT) -> list[str]:
+  """The text block of one pair."""
+  a, b = p.rules
+  where = "both at the root" if not p.position else f"the second at position {position_text(p.position)} of the first's pattern"
+  head = {"not-joinable": "NOT JOINABLE", "error": "ERROR", "undecided": "UNDECIDED", "joinable": "joinable"}[p.status]
+  if p.status == "joinable":
+    return [f"{head}: {a}  |  {b}  ({where}): {p.how} (both apply on {p.applied} of {p.instances} instance{'s' * (p.instances != 1)})"]
+  out = [f"{head}: {a}  |  {b}  ({where})", f"  overlap: {p.overlap}"]
+  if p.witness is not None: out.append(f"  witness: {_term(p.witness, limit)}")
+  if p.status == "error":
+    out.append(f"  {p.error_rule} raised {p.error}")
+    return out
+  ra, rb = (_term(r, limit) for r in p.results)
+  if ra is not None:
+    width = max(len(ra), len(rb or ""))
+    out.append(f"  -> {ra:<{width}}  by {a}")
+    out.append(f"  -> {rb:<{width}}  by {b}")
+    na, nb = (_term(n, limit) for n in p.normal_forms)
+    if (na, nb) != (ra, rb) and na is not None and nb is not None: out.append(f"  normal forms: {na}  and  {nb}")
+  out.append(f"  {p.how}")
+  return out
+
+
+def write_text(report: Any, spec: str, out: TextIO, show_all: bool = False) -> None:
+  """The text report: the problems (most serious first), the joinable pairs with ``show_all``, the summary line."""
+  shown = [p for p in report.pairs if show_all or p.status != "joinable"]
+  for p in shown:
+    for line in pair_lines(p): print(line, file=out)
+  joinable = report.count("joinable")
+  if joinable and not show_all: print(f"{joinable} joinable pair{'s' * (joinable != 1)} not listed (--all lists them)", file=out)
+  if report.timed_out: print("the --timeout was reached: the pairs not tried are undecided", file=out)
+  print(report.summary(spec), file=out)
+
+
+def to_json(report: Any, spec: str) -> dict[str, Any]:
+  """The report as a JSON-ready dict: ``pairs`` and ``summary``."""
+  def term(u: Any) -> str | None: return _term(u, JSON_TERM_LIMIT)
+  pairs = [{"rules": list(p.rules), "rule_indices": list(p.rule_indices), "position": list(p.position),
+            "overlap": p.overlap, "status": p.status, "how": p.how, "witness": term(p.witness),
+            "results": [term(r) for r in p.results], "normal_forms": [term(n) for n in p.normal_forms],
+            "error": p.error, "error_rule": p.error_rule, "instances": p.instances, "applied": p.applied,
+            "ill_typed": p.ill_typed}
+           for p in report.pairs]
+  summary = {"rules": report.rules, "overlaps": len(report.pairs), "instances": report.instances,
+             "ill_typed": report.ill_typed, "joinable": report.count("joinable"),
+             "not_joinable": report.count("not-joinable"), "errors": report.count("error"),
+             "undecided": report.count("undecided"), "untyped_overlaps": report.untyped,
+             "seconds": round(report.elapsed, 3), "timed_out": report.timed_out,
+             "line": report.summary(spec)}
+  return {"ruleset": spec, "pairs": pairs, "summary": summary}

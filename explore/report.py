@@ -1,0 +1,149 @@
+"""Reports of an exploration: plain text, JSON and Graphviz DOT.
+
+Each function takes what ``uopc.relational`` computed and returns (or writes) text;
+none explores by itself. Terms are the one-line form, cut at ``limit`` characters
+(a term expands sharing, so a DAG's term can be huge).
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from uopc.relational import Edge, Exploration, State
+from uopc.term import show
+
+JSON_TERM_LIMIT = 2000
+TEXT_TERM_LIMIT = 160
+DOT_TERM_LIMIT = 60
+
+
+def short_rule(rule: str | None) -> str:
+  """A rule name without its definition site: ``x + 0`` for ``symbolic.py:60 x + 0``."""
+  if rule is None: return ""
+  site, _, pattern = rule.partition(" ")
+  return pattern if ":" in site and pattern else rule
+
+
+def step_line(e: Edge, limit: int = TEXT_TERM_LIMIT) -> str:
+  """``rule @ node: before -> after`` (the whole graph before and after the step)."""
+  return e.describe(limit)
+
+
+def bound_text(ex: Exploration) -> str:
+  """Why the exploration stopped, in words."""
+  if ex.bound is None: return "complete"
+  limit = {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout}[ex.bound]
+  what = {"max_states": f"--max-states {limit}", "max_depth": f"--max-depth {limit}", "timeout": f"--timeout {limit} s"}[ex.bound]
+  return f"incomplete: stopped by {what}"
+
+
+def state_line(s: State, limit: int = TEXT_TERM_LIMIT) -> str:
+  """One streamed line per state: id, depth, term, and the step that first reached it."""
+  line = f"#{s.id:<5} d={s.depth:<3} {s.term(limit)}"
+  if s.parent is None: return line
+  via = f"   <- #{s.parent.id} by {s.rule} @ {show(s.node, limit)}"
+  return line + via + (f"   STUCK: {s.error}" if s.error else "")
+
+
+def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, rules: str) -> list[str]:
+  """The closing lines of ``reachable``: counts, normal forms, the canonical result."""
+  normals, stuck = ex.normal_forms, ex.stuck
+  out = [f"{len(ex.states)} states, {len(ex.edges)} edges, {len(normals)} normal form{'s' * (len(normals) != 1)}, "
+         f"{len(stuck)} stuck; {bound_text(ex)} ({ex.elapsed:.2f} s, rules {rules})"]
+  canon_state = None if canonical is None else ex.state_of(canonical)
+  if normals:
+    out.append("normal forms:")
+    for s in normals:
+      out.append(f"  #{s.id:<5} {s.term(TEXT_TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else ""))
+  if stuck:
+    out.append("stuck steps:")
+    out.extend(f"  #{s.id:<5} {s.rule} @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}" for s in stuck)
+  out.append(canonical_line(canonical, canonical_error, canon_state))
+  return out
+
+
+def canonical_line(canonical: Any, canonical_error: str | None, canon_state: State | None) -> str:
+  if canonical is None: return f"canonical: none ({canonical_error})"
+  where = f"state #{canon_state.id}" if canon_state is not None else "not reached within the bounds"
+  return f"canonical (graph_rewrite): {show(canonical, TEXT_TERM_LIMIT)} ({where})"
+
+
+def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
+  """The ``normal-forms`` report: each normal form with one shortest path, and the canonical choice."""
+  ex = nf.exploration
+  print(f"program: {show(program, TEXT_TERM_LIMIT)}", file=out)
+  print(f"rules: {rules}", file=out)
+  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s)", file=out)
+  n = len(nf.forms)
+  qual = "" if nf.complete else " found so far"
+  print(f"{n} normal form{'s' * (n != 1)}{qual}:", file=out)
+  for i, s in enumerate(nf.forms, 1):
+    mark = "   <- canonical (graph_rewrite gives this one)" if s is nf.canonical_state else ""
+    print(f"[{i}] {s.term(TEXT_TERM_LIMIT)}{mark}", file=out)
+    path = nf.path(s)
+    print(f"    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
+    for j, e in enumerate(path, 1): print(f"      {j}. {step_line(e)}", file=out)
+  if nf.stuck:
+    print(f"{len(nf.stuck)} stuck step{'s' * (len(nf.stuck) != 1)} (a rule raised):", file=out)
+    for s in nf.stuck: print(f"  {s.rule} @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}", file=out)
+  canon = None if nf.canonical is None else show(nf.canonical, TEXT_TERM_LIMIT)
+  if nf.canonical is None: print(f"canonical: none ({nf.canonical_error})", file=out)
+  elif nf.canonical_state in nf.forms: print(f"canonical: {canon} = normal form [{nf.forms.index(nf.canonical_state) + 1}]", file=out)
+  elif nf.canonical_state is not None:   # reached, but a bound stopped the search before it was expanded
+    print(f"canonical: {canon} (state #{nf.canonical_state.id}, not expanded within the bounds)", file=out)
+  else: print(f"canonical: {canon} (not reached within the bounds)", file=out)
+
+
+def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
+            paths: bool = False) -> dict[str, Any]:
+  """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form)."""
+  def term(u: Any) -> str: return show(u, JSON_TERM_LIMIT)
+  canon_state = None if canonical is None else ex.state_of(canonical)
+  states = [{"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
+             "node": None if s.node is None else term(s.node), "term": s.term(JSON_TERM_LIMIT), "normal": s.normal,
+             "error": s.error} for s in ex.states]
+  edges = [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": term(e.node),
+            "result": None if e.result is None else term(e.result), "error": e.error} for e in ex.edges]
+  out: dict[str, Any] = {
+    "program": term(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
+    "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
+    "elapsed": round(ex.elapsed, 4), "states": states, "edges": edges,
+    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in ex.normal_forms],
+    "normal_form_ids": [s.id for s in ex.normal_forms],
+    "stuck": [{"id": s.id, "rule": s.rule, "node": term(s.node), "error": s.error} for s in ex.stuck],
+    "canonical": None if canonical is None else term(canonical),
+    "canonical_state": None if canon_state is None else canon_state.id,
+    "canonical_error": canonical_error,
+  }
+  if paths:
+    out["paths"] = {str(s.id): [{"rule": e.rule, "node": term(e.node), "before": term(e.source.graph),
+                                 "after": term(e.target.graph)} for e in s.path()] for s in ex.normal_forms}
+  return out
+
+
+def json_text(data: dict[str, Any]) -> str:
+  """JSON text; non-finite floats never occur (terms are strings)."""
+  return json.dumps(data, indent=1, ensure_ascii=False)
+
+
+def to_dot(ex: Exploration, canonical: Any, rules: str) -> str:
+  """The state graph as Graphviz DOT source: rule-labelled edges, normal forms doubled, the canonical one filled."""
+  import graphviz   # deferred: only DOT output needs it
+  canon_state = None if canonical is None else ex.state_of(canonical)
+  dot = graphviz.Digraph("states", comment=f"uopc explore, rules {rules}: {bound_text(ex)}",
+                         graph_attr={"rankdir": "TB", "label": f"rules {rules}: {len(ex.states)} states, {bound_text(ex)}"},
+                         node_attr={"shape": "box", "fontname": "monospace", "fontsize": "10"},
+                         edge_attr={"fontname": "monospace", "fontsize": "8"})
+  for s in ex.states:
+    attrs: dict[str, str] = {}
+    label = f"#{s.id} {s.term(DOT_TERM_LIMIT)}"
+    if s.error is not None:
+      attrs.update(shape="octagon", color="red")
+      label = f"#{s.id} stuck: {s.error[:DOT_TERM_LIMIT]}"
+    elif s.normal: attrs["peripheries"] = "2"
+    if s is canon_state: attrs.update(style="filled", fillcolor="palegreen")
+    if s.id == 0: attrs["penwidth"] = "2"
+    dot.node(str(s.id), label, **attrs)
+  for e in ex.edges:
+    dot.edge(str(e.source.id), str(e.target.id), label=short_rule(e.rule), **({"color": "red"} if e.error else {}))
+  return dot.source

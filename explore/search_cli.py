@@ -1,0 +1,232 @@
+"""``uopc explore search``: a shortest rewrite sequence to a target, or a proof that two programs are equal.
+
+``uopc explore search prog.uir --target 'add(mul(p0, 3), ?c)'`` prints the steps from
+the program to the nearest graph matching the target, the holes' bindings, the
+length and how many graphs were searched; ``--target-file t.uir`` takes a concrete
+graph instead, and ``--all`` streams every match, nearest first. ``--to b.uir``
+searches from both programs at once for a graph they both rewrite to.
+
+Everything here formats what ``uopc.relational.search`` computes (``search``,
+``search_all``, ``meet``): the command line and the Python API run the same code.
+
+Exit codes: 0 found, 1 not found in a space searched to its end, 3 not found before
+a bound was hit, 2 bad input (a target that does not parse is reported as
+``<target>:1:COL: message``).
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['search']
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from typing import Any, Callable, Iterator
+
+from explore.cli import _common, _isatty
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, load_program
+from uopc.term import show
+
+TEXT_LIMIT = 160    # characters of a term in text output (terms expand sharing)
+JSON_LIMIT = 2000
+
+
+def register(sub: Any) -> None:
+  """Add ``search`` to the ``uopc explore`` subcommands."""
+  p = sub.add_parser("search", help="a shortest rewrite sequence to a target (or --to: a common graph)",
+                     description="Find the shortest rewrite sequence from the program to a graph matching a target term "
+                                 "(?x binds a hole, the same name twice binds one node, _ matches anything), or with --to a "
+                                 "graph both programs rewrite to. Exit codes: 0 found, 1 not found (the whole space was "
+                                 "searched), 3 not found before a bound, 2 bad input.")
+  _common(p, ("text", "json"))
+  what = p.add_mutually_exclusive_group(required=True)
+  what.add_argument("--target", metavar="TERM", help="a term with holes, e.g. 'add(mul(p0, 3), ?c)'")
+  what.add_argument("--target-file", metavar="FILE", help="a .uir program: search for exactly this graph")
+  what.add_argument("--to", metavar="FILE", help="a second .uir program: search for a graph both rewrite to")
+  p.add_argument("--all", action="store_true", help="stream every match, nearest first (not with --to)")
+  p.set_defaults(func=cmd_search)
+
+
+# ---- running
+
+@contextlib.contextmanager
+def _progress(total: int | None, what: str) -> Iterator[Callable[[int], None] | None]:
+  """A progress callback drawing a tqdm bar on stderr, or None when stderr is not a terminal."""
+  if not _isatty(sys.stderr):
+    yield None
+    return
+  from tqdm import tqdm   # deferred: only a terminal pays for it
+  bar = tqdm(total=total, unit="graph", desc=what, file=sys.stderr, delay=1.0, leave=False, dynamic_ncols=True)
+  try: yield lambda n: bar.update(n - bar.n)
+  finally: bar.close()
+
+
+def _bounds(args: argparse.Namespace) -> dict[str, Any]:
+  return {"max_states": args.max_states, "max_depth": args.max_depth, "timeout": args.timeout}
+
+
+def _target(args: argparse.Namespace) -> Any:
+  from uopc.relational.search import Target
+  from uopc.uir import UIRError
+  if args.target_file is not None: return Target.graph(load_program(args.target_file))
+  try: return Target.parse(args.target, "<target>")
+  except UIRError as e: raise CLIError(str(e)) from None
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+  prog = load_program(args.file)
+  if args.to is not None:
+    if args.all: raise CLIError("--all does not apply to --to (a proof needs one meeting graph)")
+    return _cmd_meet(prog, load_program(args.to), args)
+  target = _target(args)
+  return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
+
+
+def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
+  from uopc.relational.search import search
+  with _progress(args.max_states, "searching") as progress:
+    r = search(prog, target, args.rules.pm, progress=progress, **_bounds(args))
+  if args.format == "json": _print_json(search_json(r, prog, args))
+  else:
+    for line in search_text(r, prog, args): print(line)
+  return _exit_code(r.found, r.bound)
+
+
+def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
+  from uopc.relational.search import search_all
+  text = args.format == "text"
+  matches: list[Any] = []
+  if text: print(*_header(prog, target.text, args), sep="\n")
+  with _progress(args.max_states, "searching") as progress:
+    stream = search_all(prog, target, args.rules.pm, progress=progress, **_bounds(args))
+    for m in stream:
+      matches.append(m)
+      if text:
+        for line in match_text(len(matches), m): print(line, flush=True)
+  if text:
+    n = len(matches)
+    print(f"{n} match{'es' * (n != 1)}; searched {stream.searched} graph{'s' * (stream.searched != 1)}; "
+          f"{_bound_text(stream.bound, args)}")
+  else:
+    data = {"program": _term(prog, JSON_LIMIT), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
+            "path": _steps(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
+            "matches": [{"graph": _term(m.graph, JSON_LIMIT), "length": m.length, "bindings": _bindings(m.bindings),
+                         "searched": m.searched, "path": _steps(m.path)} for m in matches],
+            "searched": stream.searched, "bound": stream.bound, "complete": stream.complete,
+            "elapsed": round(stream.elapsed, 4)}
+    _print_json(data)
+  return _exit_code(bool(matches), stream.bound)
+
+
+def _cmd_meet(a: Any, b: Any, args: argparse.Namespace) -> int:
+  from uopc.relational.search import meet
+  with _progress(args.max_states, "meeting") as progress:
+    r = meet(a, b, args.rules.pm, progress=progress, **_bounds(args))
+  if args.format == "json": _print_json(meet_json(r, a, b, args))
+  else:
+    for line in meet_text(r, a, b, args): print(line)
+  return _exit_code(r.found, r.bound)
+
+
+def _exit_code(found: bool, bound: str | None) -> int:
+  return EXIT_OK if found else EXIT_FAILED if bound is None else EXIT_BOUND
+
+
+# ---- text
+
+def _term(u: Any, limit: int = TEXT_LIMIT) -> str: return show(u, limit)
+
+
+def _bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
+  if bound is None: return complete
+  flag = {"max_states": f"--max-states {args.max_states}", "max_depth": f"--max-depth {args.max_depth}",
+          "timeout": f"--timeout {args.timeout:g} s"}[bound]
+  return f"incomplete: stopped by {flag}"
+
+
+def _header(prog: Any, target: str, args: argparse.Namespace) -> list[str]:
+  return [f"program: {_term(prog)}", f"target: {target}", f"rules: {args.rules.spec}"]
+
+
+def _step_lines(path: list[Any], indent: str = "  ") -> list[str]:
+  return [f"{indent}{i}. {e.describe(TEXT_LIMIT)}" for i, e in enumerate(path, 1)]
+
+
+def _bindings_text(bindings: dict[str, Any]) -> str:
+  return ", ".join(f"?{k} = {_term(v)}" for k, v in bindings.items()) if bindings else "(no holes)"
+
+
+def _steps_word(n: int) -> str: return f"{n} step{'s' * (n != 1)}"
+
+
+def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
+  """The text report of one search."""
+  out = _header(prog, r.target.text, args)
+  if r.found:
+    out.append(f"found: {_term(r.graph)}")
+    out.append(f"path ({_steps_word(r.length)}):" if r.path else "path: none needed (the program itself matches)")
+    out += _step_lines(r.path)
+    out.append(f"bindings: {_bindings_text(r.bindings)}")
+    out.append(f"length: {_steps_word(r.length)}")
+  elif r.bound is None: out.append("not found: no reachable graph matches")
+  else: out.append("not found within the bounds")
+  out.append(f"searched: {r.searched} graph{'s' * (r.searched != 1)}"
+             + ("" if r.found else f"; {_bound_text(r.bound, args)}"))
+  return out
+
+
+def match_text(i: int, m: Any) -> list[str]:
+  """The lines of the i-th match streamed by ``--all``."""
+  holes = f"; {_bindings_text(m.bindings)}" if m.bindings else ""
+  return [f"[{i}] {_term(m.graph)}   ({_steps_word(m.length)}{holes})", *_step_lines(m.path, "    ")]
+
+
+def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
+  """The text report of ``--to``: both paths to the common graph, or why there is none."""
+  out = [f"program a: {_term(a)}", f"program b: {_term(b)}", f"rules: {args.rules.spec}"]
+  if r.found:
+    out.append(f"equal: both rewrite to {_term(r.meeting)}")
+    for name, path in (("a", r.from_a), ("b", r.from_b)):
+      out.append(f"from {name} ({_steps_word(len(path))}){':' if path else ''}")
+      out += _step_lines(path)
+  elif r.bound is None: out.append("no common graph: both reachable spaces were searched to their end and share none")
+  else: out.append("no common graph within the bounds")
+  out.append(f"searched: {r.searched} graphs (a: {r.searched_a}, b: {r.searched_b})"
+             + ("" if r.found or r.bound is None else f"; {_bound_text(r.bound, args)}"))
+  return out
+
+
+# ---- JSON
+
+def _steps(path: list[Any]) -> list[dict[str, Any]]:
+  return [{"rule": e.rule, "rule_index": e.rule_index, "node": _term(e.node, JSON_LIMIT),
+           "before": _term(e.source.graph, JSON_LIMIT), "after": _term(e.target.graph, JSON_LIMIT)} for e in path]
+
+
+def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v, JSON_LIMIT) for k, v in bindings.items()}
+
+
+def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
+  """One search as a JSON-ready dict."""
+  return {"program": _term(prog, JSON_LIMIT), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
+          "graph": None if r.graph is None else _term(r.graph, JSON_LIMIT), "length": r.length,
+          "path": _steps(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
+          "complete": r.complete, "elapsed": round(r.elapsed, 4)}
+
+
+def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
+  """``--to`` as a JSON-ready dict; ``path`` is the first program's steps (``paths.from_a``)."""
+  from_a, from_b = _steps(r.from_a), _steps(r.from_b)
+  return {"program": _term(a, JSON_LIMIT), "to": _term(b, JSON_LIMIT), "rules": args.rules.spec, "found": r.found,
+          "meeting": None if r.meeting is None else _term(r.meeting, JSON_LIMIT), "length": r.length,
+          "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
+          "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
+          "complete": r.complete, "elapsed": round(r.elapsed, 4)}
+
+
+def _print_json(data: dict[str, Any]) -> None:
+  import json
+  print(json.dumps(data, indent=1, ensure_ascii=False))

@@ -1,0 +1,199 @@
+"""``uopc explore reachable`` and ``uopc explore normal-forms``: formats, bounds and exit codes."""
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from uopc.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SUM = """\
+# (p0 + 0) * 1 + (p1 * 1 + 0)
+%0 = param : slot=0 dtype=i32
+%1 = add %0, 0
+%2 = mul %1, 1
+%3 = param : slot=1 dtype=i32
+%4 = mul %3, 1
+%5 = add %4, 0
+%6 = add %2, %5
+"""
+# x + 0 -> x (ordered) and a rule that always raises on MUL, as a module:attr rule set
+RULES_MODULE = """\
+from uopc import Ops, PatternMatcher, UPat
+def boom(x): raise ValueError("no MUL today")
+units = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var("x"), UPat(Ops.CONST, arg=0))), lambda x: x)])
+raising = PatternMatcher([(UPat(Ops.MUL, name="x"), boom)] + units.rules)
+commute = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var("x"), UPat.var("y"))), lambda x, y: y + x)])
+not_rules = 42
+"""
+
+
+@pytest.fixture
+def prog(tmp_path):
+  path = tmp_path / "sum.uir"
+  path.write_text(SUM)
+  return str(path)
+
+
+@pytest.fixture
+def rules_module(tmp_path, monkeypatch):
+  (tmp_path / "cli_test_rules.py").write_text(RULES_MODULE)
+  monkeypatch.syspath_prepend(str(tmp_path))
+  return "cli_test_rules"
+
+
+def run_cli(capsys, *argv):
+  code = main(list(argv))
+  out, err = capsys.readouterr()
+  return code, out, err
+
+
+def test_normal_forms_text(capsys, prog):
+  code, out, err = run_cli(capsys, "explore", "normal-forms", prog)
+  assert code == 0 and err == ""
+  lines = out.splitlines()
+  assert lines[0] == "program: add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))"
+  assert lines[1] == "rules: symbolic"
+  assert lines[2].startswith("explored 72 states, ") and ": complete" in lines[2]
+  assert lines[3] == "2 normal forms:"
+  assert lines[4] == "[1] add(p0, p1)   <- canonical (graph_rewrite gives this one)"
+  assert lines[5] == "    4 steps:"
+  assert re.fullmatch(r"      1\. symbolic\.py:\d+ x \* 1 @ mul\(add\(p0, 0\), 1\): add\(mul\(add\(p0, 0\), 1\), "
+                      r"add\(mul\(p1, 1\), 0\)\) -> add\(add\(p0, 0\), add\(mul\(p1, 1\), 0\)\)", lines[6])
+  assert "[2] add(p1, p0)" in lines and lines[-1] == "canonical: add(p0, p1) = normal form [1]"
+
+
+def test_reachable_text_streams_states_then_a_summary(capsys, prog):
+  code, out, _ = run_cli(capsys, "explore", "reachable", prog)
+  lines = out.splitlines()
+  assert code == 0
+  assert lines[:3] == ["program: add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))", "rules: symbolic; breadth first",
+                       "#0     d=0   add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))"]
+  assert lines[3].startswith("#1     d=1   ") and " <- #0 by " in lines[3]
+  assert sum(line.startswith("#") for line in lines) == 72
+  assert any(line.startswith("72 states, ") and "2 normal forms, 0 stuck; complete" in line for line in lines)
+  assert lines[-1].startswith("canonical (graph_rewrite): add(p0, p1) (state #")
+
+
+def test_reachable_json(capsys, prog):
+  code, out, _ = run_cli(capsys, "explore", "reachable", prog, "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["complete"] is True and data["bound"] is None
+  assert data["normal_forms"] == ["add(p0, p1)", "add(p1, p0)"] and data["canonical"] == "add(p0, p1)"
+  assert len(data["states"]) == 72
+  s0, s1 = data["states"][:2]
+  assert s0 == {"id": 0, "depth": 0, "parent": None, "rule": None, "node": None,
+                "term": "add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))", "normal": False, "error": None}
+  assert s1["parent"] == 0 and s1["depth"] == 1 and s1["rule"].startswith("symbolic.py:")
+  assert data["states"][data["canonical_state"]]["term"] == "add(p0, p1)"
+  assert all({"from", "to", "rule", "node", "result"} <= set(e) for e in data["edges"])
+  assert {(e["from"], e["to"]) for e in data["edges"]} >= {(s["parent"], s["id"]) for s in data["states"][1:]}
+
+
+def test_normal_forms_json_has_paths(capsys, prog):
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["normal_forms"] == ["add(p0, p1)", "add(p1, p0)"]
+  path = data["paths"][str(data["normal_form_ids"][0])]
+  assert len(path) == 4 and path[0]["before"] == data["program"] and path[-1]["after"] == "add(p0, p1)"
+
+
+def test_dot_marks_normal_forms_and_the_canonical_one(capsys, tmp_path):
+  path = tmp_path / "order.uir"
+  path.write_text((ROOT / "examples" / "order.uir").read_text())
+  code, out, _ = run_cli(capsys, "explore", "reachable", str(path), "--format", "dot")
+  assert code == 0 and out.startswith("// uopc explore") and "digraph states {" in out
+  assert '3 [label="#3 mul(p0, 0.0)" fillcolor=palegreen peripheries=2 style=filled]' in out
+  assert '4 [label="#4 mul(p0, -0.0)" peripheries=2]' in out
+  assert '0 -> 2 [label="x + 0.0"]' in out
+  import graphviz
+  assert graphviz.Source(out).source == out           # valid source for the graphviz package
+
+
+def test_bundled_order_example(capsys):
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", str(ROOT / "examples" / "order.uir"))
+  assert code == 0
+  assert "[1] mul(p0, 0.0)   <- canonical (graph_rewrite gives this one)" in out
+  assert "[2] mul(p0, -0.0)" in out and "x + 0 @ add(-0.0, 0.0): mul(add(-0.0, 0.0), p0) -> mul(-0.0, p0)" in out
+
+
+def test_a_bound_exits_3_with_partial_output(capsys, prog):
+  code, out, _ = run_cli(capsys, "explore", "reachable", prog, "--max-states", "5")
+  assert code == 3 and "incomplete: stopped by --max-states 5" in out and sum(line.startswith("#") for line in out.splitlines()) == 5
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--max-depth", "2", "--format", "json")
+  data = json.loads(out)
+  assert code == 3 and data["bound"] == "max_depth" and data["complete"] is False and data["normal_forms"] == []
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--max-depth", "2")
+  assert code == 3 and "0 normal forms found so far:" in out and "(not reached within the bounds)" in out
+
+
+def test_dfs_and_custom_rules(capsys, prog, rules_module):
+  code, out, _ = run_cli(capsys, "explore", "reachable", prog, "--dfs", "--rules", f"{rules_module}:commute", "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and len(data["states"]) == 8 and data["normal_forms"] == []
+  assert data["canonical"] is None and "fixed point" in data["canonical_error"]
+
+
+def test_a_raising_rule_is_reported_not_fatal(capsys, prog, rules_module):
+  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--rules", f"{rules_module}:raising")
+  assert code == 0 and err == ""
+  assert "stuck steps (a rule raised):" in out and "ValueError: no MUL today" in out
+  assert "canonical: none (ValueError: no MUL today)" in out
+
+
+def test_bad_input_is_one_line_exit_2(capsys, tmp_path):
+  bad = tmp_path / "bad.uir"
+  bad.write_text("%0 = param : slot=0 dtype=i32\n%1 = frob %0, 2\n")
+  code, out, err = run_cli(capsys, "explore", "reachable", str(bad))
+  assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith(f"{bad}:2:")
+  code, out, err = run_cli(capsys, "explore", "normal-forms", str(tmp_path / "missing.uir"))
+  assert code == 2 and "cannot read" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("flags", [["--max-states", "0"], ["--max-depth", "-1"], ["--timeout", "nan"], ["--rules", "nope"],
+                                   ["--format", "html"]])
+def test_bad_flags_exit_2(capsys, prog, flags):
+  with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, *flags])
+  assert e.value.code == 2
+  assert "error:" in capsys.readouterr().err
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys, prog):
+  code, _, err = run_cli(capsys, "explore", "reachable", prog)
+  assert code == 0 and err == ""
+
+
+def test_uopc_run_does_not_import_the_explorer():
+  code = ("import sys; from uopc.cli import build_parser; build_parser(); "
+          "print(any(m.startswith(('kanren', 'unification', 'etuples', 'uopc.relational')) for m in sys.modules))")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout
+  assert out.strip() == "False"
+
+
+class FakeTTY(io.StringIO):
+  def isatty(self): return True
+
+
+def test_progress_bar_on_a_terminal_stays_off_stdout(capsys, prog, monkeypatch):
+  import explore.cli
+  monkeypatch.setattr(explore.cli, "PROGRESS_DELAY", 0)
+  tty = FakeTTY()
+  monkeypatch.setattr(sys, "stderr", tty)
+  code = main(["explore", "reachable", prog])
+  out = capsys.readouterr().out
+  assert code == 0 and "exploring" in tty.getvalue() and "state" in tty.getvalue()
+  lines = out.splitlines()
+  assert sum(line.startswith("#") for line in lines) == 72 and all("exploring" not in line for line in lines)
+  assert lines[2] == "#0     d=0   add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))"
+
+
+def test_canonical_reached_but_not_expanded(capsys, prog):
+  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--max-states", "67")
+  assert code == 3 and err == ""
+  assert out.splitlines()[-1] == "canonical: add(p0, p1) (state #66, not expanded within the bounds)"

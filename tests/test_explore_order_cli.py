@@ -1,0 +1,99 @@
+"""``uopc explore order``: text and JSON output, exit codes, bad input; and its documented runs in docs/confluence.md."""
+import json
+
+import pytest
+
+from uopc import symbolic
+from tests.test_explore_pairs_cli import DOC, MY_RULES, ROOT, console_commands, run_documented, uopc, write_rules
+
+ORDER_DOCS = [(c, e) for c, e in console_commands(DOC.read_text()) if c.startswith("uopc explore order")]
+
+
+def test_the_doc_has_order_runs():
+  assert len(ORDER_DOCS) >= 3
+
+
+@pytest.mark.parametrize("command, expected", ORDER_DOCS, ids=[c for c, _ in ORDER_DOCS])
+def test_documented_order_runs(capsys, monkeypatch, command, expected):
+  run_documented(capsys, monkeypatch, command, expected)
+
+
+def test_text_report_of_the_chapters_program(capsys):
+  code, out, err = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir")
+  assert code == 0 and err == ""
+  lines = out.splitlines()
+  assert "canonical (graph_rewrite): mul(p0, 0.0) (2 steps)" in lines
+  assert "  [1] mul(p0, 0.0)   <- canonical" in lines and "  [2] mul(p0, -0.0)" in lines
+  assert "the result depends on rule order: 1 other normal form (1 semantic)" in lines
+  assert "  at state #0: mul(add(-0.0, 0.0), p0)" in lines and "  node: add(-0.0, 0.0)" in lines
+  assert any(l.startswith("  canonical rule: symbolic.py:") and l.endswith(" x=alu -> _fold") for l in lines)
+
+
+def test_one_normal_form(capsys, tmp_path):
+  prog = tmp_path / "p.uir"
+  prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 1\n")
+  code, out, _ = uopc(capsys, "explore", "order", prog)
+  assert code == 0 and "the result does not depend on rule order: one normal form" in out and "fork" not in out
+
+
+def test_json_report(capsys):
+  code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--format", "json", "--permutations")
+  data = json.loads(out)
+  assert code == 0 and data["complete"] and data["bound"] is None
+  assert data["canonical"] == "mul(p0, 0.0)" and data["normal_forms"] == ["mul(p0, 0.0)", "mul(p0, -0.0)"]
+  assert data["canonical_index"] == 0 and data["canonical_path_complete"] and len(data["canonical_path"]) == 2
+  (f,) = data["forks"]
+  assert (f["normal_form"], f["fork_term"], f["node"], f["kind"]) == ("mul(p0, -0.0)", "mul(add(-0.0, 0.0), p0)", "add(-0.0, 0.0)", "semantic")
+  assert f["canonical_rule"].endswith(" x=alu -> _fold") and f["competing_rule"].endswith(" x + 0")
+  assert [s["after"] for s in f["canonical_path"]] == ["mul(0.0, p0)", "mul(p0, 0.0)"]
+  assert [s["after"] for s in f["competing_path"]] == ["mul(-0.0, p0)", "mul(p0, -0.0)"]
+  perms = data["permutations"]
+  assert perms["tried"] == 1 + 3 + len(symbolic.rules) - 1 and len(perms["changed"]) == 6   # reversed, 3 swaps, rotations
+  assert [[r.split(" ", 1)[1] for r in pair] for pair in perms["order_matters"]] == [["x=alu -> _fold", "x + 0"], ["x=alu -> _fold", "x + 0.0"]]
+
+
+def test_syntactic_fork_of_the_example(capsys, monkeypatch):
+  monkeypatch.chdir(ROOT)
+  code, out, _ = uopc(capsys, "explore", "order", "examples/fork.uir", "--rules", MY_RULES, "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and [f["kind"] for f in data["forks"]] == ["syntactic"]
+  assert data["forks"][0]["competing_rule"].endswith(" x * 2")
+
+
+def test_a_closed_program_is_compared_by_value(capsys, tmp_path):
+  prog = tmp_path / "p.uir"
+  prog.write_text("%0 = add -0.0, 0.0\n")
+  code, out, _ = uopc(capsys, "explore", "order", prog)
+  assert code == 0 and "values: the program is closed" in out
+  assert "fork to [2] -0.0: semantic (the values differ: 0.0 and -0.0)" in out
+
+
+def test_exit_3_when_a_bound_is_hit(capsys):
+  code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--max-states", "2")
+  assert code == 3 and "incomplete: stopped by --max-states 2" in out and "found so far" in out
+
+
+def test_exit_1_when_the_canonical_engine_fails(capsys, tmp_path):
+  spec = write_rules(tmp_path, "def boom(x):\n  raise ValueError('no')\nrules = PatternMatcher([(x * 1, boom)])\n")
+  prog = tmp_path / "p.uir"
+  prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 1\n")
+  code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
+  assert code == 1 and "canonical: none (ValueError: no)" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+  (["missing.uir"], "missing.uir: cannot read"),
+  (["examples/order.uir", "--rules", "nonesuch"], "unknown rule set 'nonesuch'"),
+  (["examples/order.uir", "--max-states", "0"], "expected a positive integer"),
+])
+def test_bad_input_exits_2(capsys, monkeypatch, argv, message):
+  monkeypatch.chdir(ROOT)
+  code, out, err = uopc(capsys, "explore", "order", *argv)
+  assert code == 2 and out == "" and message in err and "Traceback" not in err
+
+
+def test_a_parse_error_is_one_line(capsys, tmp_path):
+  prog = tmp_path / "bad.uir"
+  prog.write_text("%0 = frob 1\n")
+  code, out, err = uopc(capsys, "explore", "order", prog)
+  assert code == 2 and "bad.uir:1:6: unknown op 'frob'" in err and err.count("\n") == 1

@@ -1,0 +1,161 @@
+"""The etuples bridge: nodes in unification, etuplize/evaluate round trips, depth safety."""
+import math
+
+import pytest
+from cons import car, cdr
+from etuples import etuple
+from etuples import etuplize as etuples_etuplize
+from hypothesis import given
+from hypothesis import strategies as st
+from kanren import conde, eq, lall, run, var
+from kanren.goals import conso
+from kanren.term import applyo
+from unification import reify, unify
+from unification.core import isground
+
+from tests.strategies import graphs
+from uopc import Ops, UOp, dtypes
+from uopc.relational import bridge
+from uopc.relational.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
+from uopc.term import show
+
+p0, p1 = UOp.param(0), UOp.param(1)
+
+
+def chain(n: int, base: UOp = p0) -> UOp:
+  u = base
+  for i in range(n): u = u * 1 if i % 2 else u + 0
+  return u
+
+
+# ---- round trips on random graphs
+
+@given(graphs())
+def test_etuplize_evaluates_to_the_same_node(g):
+  e = etuplize(g)
+  assert e.evaled_obj is g
+  assert etuples_etuplize(g).evaled_obj is g          # etuples' own etuplize dispatches to ours
+  assert show_pattern(e) == show(g) and str(e) == show(g, 200)
+  assert hash(e) == hash(etuplize(g)) and e == etuplize(g)
+
+
+@given(graphs())
+def test_etuplized_graph_unifies_with_its_node_both_ways(g):
+  e = etuplize(g)
+  assert unify(e, g, {}) == {} and unify(g, e, {}) == {}
+  assert reify(e, {var(): 1}) is e                    # ground: reification hands it back
+  assert isground(e, {})
+
+
+@given(graphs(), st.data())
+def test_hole_patterns_unify_and_reify_back(g, data):
+  nodes = g.toposort()
+  n = data.draw(st.sampled_from(nodes))
+  x = var()
+  pattern = etuplize(g, holes={n: x})
+  s = unify(pattern, g, {})
+  assert s is not False and s[x] is n
+  assert unify(g, pattern, {})[x] is n
+  assert reify(pattern, s) is g                       # all holes bound: the node itself
+  assert not isground(pattern, {}) and isground(pattern, s)
+  for other in nodes:                                 # the hole must be n itself for the pattern to be g
+    if other is not n: assert unify(pattern, g, {x: other}) is False
+
+
+def test_different_constants_never_unify():
+  x = var()
+  for a, b in [(0.0, -0.0), (0, False), (0, 0.0), (1, True)]:
+    assert unify(UOp.const(a), UOp.const(b), {}) is False
+    assert unify(pat.const(x, dtype=UOp.const(a).dtype), UOp.const(a), {})[x] == a
+  nan = UOp.const(math.nan)
+  assert unify(pat.const(math.nan), nan, {}) == {}
+  c = var()
+  s = unify(pat.const(c), UOp.const(-0.0), {})
+  assert math.copysign(1, s[c]) == -1
+  assert unify(UExpr((Head(Ops.CONST, dtypes.f32, 0.0),)), UOp.const(-0.0), {}) is False   # by bits
+  assert unify(UExpr((Head(Ops.CONST, dtypes.f32, 0.0),)), UOp.const(0.0), {}) == {}
+
+
+def test_heads_are_interned_and_build_nodes():
+  h = head_of(p0 + 1)
+  assert h is Head(Ops.ADD, dtypes.i32, None) and h(p0, UOp.const(1)) is p0 + 1
+  assert head_of(UOp.const(0.0)) is not head_of(UOp.const(-0.0))
+  assert Head(Ops.ADD, var(), None) is not Head(Ops.ADD, var(), None)    # open heads are not interned
+  with pytest.raises(ValueError, match="open head"): Head(Ops.ADD, dtypes.i32, var())(p0, p0)
+  assert repr(h) == "add:i32"
+
+
+def test_patterns_unify_in_either_order_and_reify_to_nodes():
+  x, y = var("x"), var("y")
+  g = p0 * 3 + 11
+  assert unify(pat.add(x, 11), g, {})[x] is p0 * 3
+  assert unify(g, pat.add(pat.mul(x, y), 11), {})[y] is UOp.const(3)
+  assert unify(pat.add(x, 12), g, {}) is False
+  assert unify(pat.mul(x, 11), g, {}) is False
+  assert reify(pat.add(pat.mul(x, 3), 11), {x: p0}) is g
+  partial = reify(pat.add(pat.mul(x, y), 11), {x: p0})
+  assert isinstance(partial, UExpr) and show_pattern(partial) == "add(mul(p0, ~y), 11)"
+  assert as_node(partial) is None and as_node(reify(partial, {y: UOp.const(3)})) is g
+  q = var()
+  assert run(0, q, eq(q, pat.add(x, 11)), eq(x, p0 * 3)) == (g,)
+  assert run(0, x, eq(pat.add(x, 11), g)) == (p0 * 3,)
+
+
+def test_term_pattern_reads_the_one_line_form():
+  s = unify(term_pattern("add(mul(?x, 3), ?c)"), p0 * 3 + 11, {})
+  assert s[var("x")] is p0 and s[var("c")] is UOp.const(11)
+  assert unify(term_pattern("add(?x, ?x)"), p0 + p0, {})[var("x")] is p0
+  assert unify(term_pattern("add(?x, ?x)"), p0 + p1, {}) is False
+  assert unify(term_pattern("add(p1, _)"), p1 + 7, {}) is not False
+  assert unify(term_pattern("add(p1, _)"), p0 + 7, {}) is False
+  assert unify(term_pattern("add(?x, 0.0)"), UOp.param(0, dtypes.f32) + -0.0, {}) is False
+
+
+def test_cons_car_cdr_and_kanren_term_goals():
+  g = p0 + 1
+  assert car(g) is head_of(g) and cdr(g) == (p0, UOp.const(1))
+  h, t = var(), var()
+  assert run(0, (h, t), conso(h, t, g)) == ((head_of(g), (p0, UOp.const(1))),)
+  q = var()
+  assert run(0, q, applyo(head_of(g), (p0, UOp.const(1)), q)) == (g,)
+  assert run(0, q, applyo(q, (p0, UOp.const(1)), g)) == (head_of(g),)
+
+
+def test_kanren_conde_and_lall_compose_with_nodes():
+  x, q = var(), var()
+  g = p0 * 3 + 11
+  out = run(0, q, conde([eq(q, pat.add(x, 11)), eq(x, p0)], [eq(q, g)]))
+  assert set(out) == {p0 + 11, g}
+  assert run(0, x, lall(eq(g, pat.add(x, 11)), eq(x, pat.mul(p0, 3)))) == (p0 * 3,)
+
+
+# ---- depth: a 20,000-node chain
+
+def test_deep_chain_etuplize_unify_reify_without_recursion_error():
+  g = chain(20_000)
+  e = etuplize(g)
+  assert e.evaled_obj is g and hash(e) == hash(etuplize(g))
+  assert len(repr(e)) < 300 and str(e).endswith("…")
+  x = var()
+  pattern = etuplize(g, holes={p0: x})
+  assert unify(pattern, g, {})[x] is p0
+  assert unify(g, pattern, {})[x] is p0
+  assert not isground(pattern, {}) and isground(pattern, {x: p1})
+  assert reify(pattern, {x: p1}) is chain(20_000, p1)
+  q = var()
+  assert run(1, q, eq(q, pattern), eq(x, p1)) == (chain(20_000, p1),)
+  assert run(1, x, eq(e, pattern)) == (p0,)
+  fresh = UExpr(list(pattern))            # a non-ground copy: its evaluation is iterative too
+  assert reify(fresh, {x: p0}) is g
+
+
+# ---- the import-time self-check
+
+def test_self_check_fails_loudly_without_etuples_unification(monkeypatch):
+  monkeypatch.setattr(bridge, "unify", lambda *a: False)
+  with pytest.raises(ImportError, match="packaging"): bridge._self_check()
+
+
+def test_self_check_passes_here():
+  bridge._self_check()
+  assert unify(etuple(abs, var()), etuple(abs, 1), {}) is not False

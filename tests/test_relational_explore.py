@@ -1,0 +1,211 @@
+"""Explorations: every reachable graph, bounds, normal forms, paths, cost per state."""
+import itertools
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.strategies import graphs
+from tests.test_relational_step import brute_force
+from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, fold, graph_rewrite, symbolic
+from uopc.relational import Exploration, Stepper, explore, normal_forms
+from uopc.rulesets import resolve_rules
+
+p0, p1, p2 = UOp.param(0), UOp.param(1), UOp.param(2)
+x, y = UPat.var("x"), UPat.var("y")
+ZERO, ONE = UPat(Ops.CONST, arg=0), UPat(Ops.CONST, arg=1)
+UNITS = PatternMatcher([(UPat(Ops.ADD, src=(x, ZERO)), lambda x: x), (UPat(Ops.ADD, src=(ZERO, x)), lambda x: x),
+                        (UPat(Ops.MUL, src=(x, ONE)), lambda x: x), (UPat(Ops.MUL, src=(ONE, x)), lambda x: x)])
+COMMUTE = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x)])
+
+
+def closure(pm: PatternMatcher, g: UOp, limit: int = 5000) -> set[UOp]:
+  """Every reachable graph by plain BFS over the brute-force successors (independent of the explorer)."""
+  seen, todo = {g}, [g]
+  while todo:
+    u = todo.pop()
+    for _, _, _, h in brute_force(pm, u)[0]:
+      if h not in seen:
+        seen.add(h)
+        todo.append(h)
+        if len(seen) > limit: raise OverflowError
+  return seen
+
+
+def test_the_chapter_sum_has_exactly_two_normal_forms():
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+  nf = normal_forms(prog, symbolic)
+  assert nf.complete and nf.bound is None
+  assert [s.graph for s in nf.forms] == [p0 + p1, p1 + p0]
+  assert nf.canonical is graph_rewrite(prog, symbolic) is p0 + p1 and nf.canonical_state is nf.forms[0]
+  for form in nf.forms:
+    path = nf.path(form)
+    assert path[0].source.graph is prog and path[-1].target is form and len(path) == form.depth
+    for a, b in zip(path, path[1:]): assert a.target is b.source
+    for e in path: assert e.node in e.source.graph.toposort() and e.result is not None
+
+
+def test_states_are_exactly_the_reachable_graphs():
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+  ex = explore(prog, symbolic).run()
+  assert {s.graph for s in ex.states} == closure(symbolic, prog)
+  assert len({s.graph for s in ex.states}) == len(ex.states)          # each graph once
+  assert [s.id for s in ex.states] == list(range(len(ex.states)))
+  assert all(s.parent is None or s.parent.depth + 1 == s.depth for s in ex.states)
+  depths = [s.depth for s in ex.states]
+  assert depths == sorted(depths)                                      # breadth first
+
+
+def test_edges_are_the_distinct_steps():
+  prog = (p0 + 0) * 1
+  ex = explore(prog, UNITS).run()
+  assert [s.term() for s in ex.states] == ["mul(add(p0, 0), 1)", "add(p0, 0)", "mul(p0, 1)", "p0"]
+  assert sorted((e.source.id, e.target.id, e.rule_index) for e in ex.edges) == [(0, 1, 2), (0, 2, 0), (1, 3, 0), (2, 3, 2)]
+  assert [s.normal for s in ex.states] == [False, False, False, True]
+
+
+def test_sharing_free_sum_has_four_to_the_k_graphs():
+  for k in (1, 2, 3, 4):
+    terms = [(UOp.param(i) + 0) * 1 for i in range(k)]
+    prog = terms[0]
+    for t in terms[1:]: prog = prog + t
+    ex = explore(prog, UNITS).run()
+    assert len(ex.states) == 4 ** k and ex.complete
+    assert [s.graph for s in ex.normal_forms] == [graph_rewrite(prog, UNITS)]
+
+
+def test_a_looping_rule_set_terminates_with_the_finite_set():
+  ex = explore(p0 + p1, COMMUTE).run()
+  assert ex.complete and {s.graph for s in ex.states} == {p0 + p1, p1 + p0} and ex.normal_forms == []
+  prog = (p0 + p1) + p2
+  ex = explore(prog, COMMUTE).run()
+  assert ex.complete and {s.graph for s in ex.states} == closure(COMMUTE, prog) and len(ex.states) == 4
+  assert len(ex.edges) == 4 * 2
+
+
+def test_dfs_finds_the_same_graphs():
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+  bfs, dfs = explore(prog, symbolic).run(), explore(prog, symbolic, order="dfs").run()
+  assert dfs.complete and {s.graph for s in dfs.states} == {s.graph for s in bfs.states}
+  assert {s.graph for s in dfs.normal_forms} == {s.graph for s in bfs.normal_forms}
+  assert max(s.depth for s in dfs.states) >= max(s.depth for s in bfs.states)
+
+
+def test_bounds_give_partial_results_and_say_which():
+  grow = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p: None), (UPat(Ops.ADD, name="a"), lambda a: a + 0)])
+  ex = explore(p0 + 1, grow, max_states=10).run()                      # infinite: a + 0 + 0 + ...
+  assert (ex.complete, ex.bound, len(ex.states)) == (False, "max_states", 10)
+  ex = explore(p0 + 1, grow, max_states=None, max_depth=3).run()
+  assert (ex.complete, ex.bound, len(ex.states)) == (False, "max_depth", 4) and max(s.depth for s in ex.states) == 3
+  assert ex.states[-1].normal is False                                 # expanded at the limit: not normal
+  t0 = time.perf_counter()
+  ex = explore(p0 + 1, grow, max_states=None, timeout=0.2).run()
+  assert (ex.complete, ex.bound) == (False, "timeout") and time.perf_counter() - t0 < 5
+  ex = explore((p0 + 0) * 1, UNITS, max_depth=2).run()                 # deep enough: complete
+  assert ex.complete and len(ex.states) == 4
+
+
+def test_streaming_is_lazy():
+  grow = PatternMatcher([(UPat(Ops.ADD, name="a"), lambda a: a + 0)])
+  ex = explore(p0 + 1, grow, max_states=None)
+  it = iter(ex)
+  first = [next(it) for _ in range(5)]
+  assert [s.depth for s in first] == [0, 1, 2, 3, 4] and len(ex._states) < 10
+  assert [s.id for s in itertools.islice(ex, 7)] == [0, 1, 2, 3, 4, 5, 6]   # a second iteration replays, then goes on
+
+
+def test_a_raising_rule_makes_a_stuck_state_and_the_stream_goes_on():
+  def boom(x): raise ZeroDivisionError("boom")
+  pm = PatternMatcher([(UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=2))), boom)] + UNITS.rules)
+  ex = explore((p0 + 0) * 2, pm).run()
+  assert ex.complete
+  # one stuck state per graph where the rule raises: in the program, and again after x + 0
+  assert [(s.parent.term(), s.term(), s.node, s.rule_index, s.error, s.normal) for s in ex.stuck] == [
+    ("mul(add(p0, 0), 2)", "mul(add(p0, 0), 2)", (p0 + 0) * 2, 0, "ZeroDivisionError: boom", False),
+    ("mul(p0, 2)", "mul(p0, 2)", p0 * 2, 0, "ZeroDivisionError: boom", False)]
+  assert {s.term() for s in ex.states if not s.stuck} == {"mul(add(p0, 0), 2)", "mul(p0, 2)"}
+  assert [s.term() for s in ex.normal_forms] == []                     # mul(p0, 2) still raises: not normal
+  assert sorted((e.source.id, e.target.id, e.error) for e in ex.edges if e.error) == [
+    (0, ex.stuck[0].id, "ZeroDivisionError: boom"), (ex.stuck[1].parent.id, ex.stuck[1].id, "ZeroDivisionError: boom")]
+
+
+def test_deep_chain_explores_under_a_bound_without_recursion_error():
+  g = p0
+  for i in range(20_000): g = g * 1 if i % 2 else g + 0       # a redex at every level
+  ex = explore(g, UNITS, max_states=5).run()
+  assert (ex.bound, len(ex.states)) == ("max_states", 5)
+  assert all(s.graph.op in (Ops.ADD, Ops.MUL) for s in ex.states)
+  one = p0 + 0
+  for _ in range(20_000): one = one * 2                       # one redex, at the bottom
+  ex = explore(one, UNITS).run()
+  assert ex.complete and len(ex.states) == 2 and ex.states[1].graph.toposort()[0] is p0
+  assert len(ex.path_to(ex.states[1])) == 1
+
+
+def test_cost_per_state_does_not_depend_on_the_rest_of_the_graph():
+  # the same rewrite region beside 10 or 2,000 other nodes: after the first state, the
+  # explorer makes the same number of new node maps, whatever the size of the rest
+  def counts(n_other: int) -> tuple[int, int]:
+    other = UOp.param(50)
+    for i in range(n_other): other = other * 2 + (i + 1000)
+    region = (p0 + 0) * 1 + (p1 * 1 + 0) + (p2 + 0)
+    stepper = Stepper(UNITS)
+    ex = Exploration(region + other, UNITS, stepper=stepper, max_states=None)
+    next(iter(ex))
+    stepper.map_of(ex.root)
+    before = len(stepper._maps)
+    ex.run()
+    return len(ex.states), len(stepper._maps) - before
+  assert counts(10) == counts(2000)
+
+
+@st.composite
+def small_programs(draw, max_ops=6):
+  """Small scalar arithmetic over two PARAMs and edge constants: programs with many redexes."""
+  dt = draw(st.sampled_from([dtypes.i32, dtypes.f32]))
+  consts = [0, 1, 2, -1] if dt is dtypes.i32 else [0.0, -0.0, 1.0, 2.0]
+  pool = [UOp.param(0, dt), UOp.param(1, dt)]
+  for _ in range(draw(st.integers(1, max_ops))):
+    a = draw(st.sampled_from(pool))
+    b = draw(st.sampled_from(pool)) if draw(st.booleans()) else UOp.const(draw(st.sampled_from(consts)), dt)
+    op = draw(st.sampled_from([Ops.ADD, Ops.ADD, Ops.MUL, Ops.MAX]))
+    pool.append(UOp(op, (a, b) if draw(st.booleans()) else (b, a)))
+  return pool[-1]
+
+
+@given(small_programs(), st.sampled_from(["symbolic", "fold", "units"]))
+@settings(max_examples=40)
+def test_the_canonical_result_is_one_of_the_normal_forms(prog, name):
+  pm = UNITS if name == "units" else resolve_rules(name)
+  nf = normal_forms(prog, pm, max_states=3000, timeout=10)
+  if not nf.complete: return
+  assert nf.canonical is not None and nf.canonical_state is not None
+  assert nf.canonical_state.normal and nf.canonical_state in nf.forms
+
+
+@given(graphs(max_ops=4))
+@settings(max_examples=25)
+def test_random_graphs_canonical_result_is_reached(g):
+  nf = normal_forms(g, symbolic, max_states=2000, timeout=10)
+  if not nf.complete or nf.canonical is None or nf.stuck: return
+  assert nf.canonical_state is not None and nf.canonical_state.normal
+
+
+def test_explore_rejects_bad_arguments():
+  with pytest.raises(ValueError): explore(p0, symbolic, order="random")
+  with pytest.raises(ValueError): explore(p0, symbolic, max_states=0)
+  with pytest.raises(ValueError): explore(p0, symbolic, max_depth=-1)
+  assert explore(p0, fold).complete and [s.graph for s in explore(p0, fold).normal_forms] == [p0]
+
+
+def test_memo_limits_do_not_change_the_answer():
+  # tiny tables: maps dropped between states, and every node "big" (successors rebuilt lazily)
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+  ref = explore(prog, symbolic).run()
+  for stepper in (Stepper(symbolic, cache_limit=5), Stepper(symbolic, map_limit=1), Stepper(symbolic, map_limit=1, cache_limit=5)):
+    ex = Exploration(prog, symbolic, stepper=stepper).run()
+    assert [s.graph for s in ex.states] == [s.graph for s in ref.states]
+    assert sorted((e.source.id, e.target.id, e.rule_index) for e in ex.edges) == \
+      sorted((e.source.id, e.target.id, e.rule_index) for e in ref.edges)
+    assert [s.graph for s in ex.normal_forms] == [p0 + p1, p1 + p0]

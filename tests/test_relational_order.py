@@ -1,0 +1,176 @@
+"""Rule-order diagnosis: the canonical path replayed in the exploration, forks, value comparison, other orders."""
+import importlib.util
+import pathlib
+
+from hypothesis import given
+
+from tests.strategies import graphs
+from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, graph_rewrite, symbolic
+from uopc.relational.canonical_path import canonical_path, record
+from uopc.relational.order import competing_rules, diagnose_order, order_matters, permutation_trials
+from uopc.relational.stream import Exploration
+from uopc.relational.values import compare, random_bindings, value_key
+from uopc.term import show
+from uopc.uir import parse_uir
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+x, y = UPat.var("x"), UPat.var("y")
+p0, p1 = UOp.param(0), UOp.param(1)
+f0 = UOp.param(0, dtypes.f32)
+
+
+def example_rules() -> PatternMatcher:
+  spec = importlib.util.spec_from_file_location("example_my_rules_order", ROOT / "examples" / "my_rules.py")
+  mod = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(mod)
+  return mod.rules
+
+
+def short(rule: str) -> str: return rule.split(" ", 1)[1]
+
+
+# ---- the canonical path
+
+def test_canonical_path_is_graph_rewrites_firings():
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+  ex = Exploration(prog, symbolic).run()
+  canon, err, firings = record(prog, symbolic)
+  path = canonical_path(ex, symbolic, firings, canon, err)
+  assert path.complete and path.note is None and path.catch_up == 0
+  assert [(e.node, e.rule_index, e.result) for e in path.edges] == [tuple(f) for f in firings]
+  assert path.states[0].graph is prog and path.states[-1].graph is canon is graph_rewrite(prog, symbolic)
+  for a, b in zip(path.edges, path.edges[1:]): assert a.target is b.source
+
+
+def test_canonical_path_catches_up_where_the_engine_reuses_a_memoized_node():
+  # the second rule rebuilds mul(p0, 1), which the engine already rewrote: it reuses p0 without firing again
+  pm = PatternMatcher([(x * 1, lambda x: x), (UPat(Ops.ADD, src=(x, UPat(Ops.CONST, arg=5))), lambda x: x * 1)])
+  prog = p0 * 1 + (p0 + 5)
+  ex = Exploration(prog, pm).run()
+  path = canonical_path(ex, pm)
+  assert path.complete and path.catch_up == 1
+  assert [e.target.term() for e in path.edges] == ["add(p0, add(p0, 5))", "add(p0, mul(p0, 1))", "add(p0, p0)"]
+
+
+@given(graphs(max_ops=6))
+def test_canonical_path_reaches_the_canonical_result(g):
+  ex = Exploration(g, symbolic, max_states=300).run()
+  canon, err, firings = record(g, symbolic)
+  path = canonical_path(ex, symbolic, firings, canon, err)
+  if canon is None: assert not path.complete
+  elif ex.complete: assert path.complete and path.states[-1].graph is canon
+  for e in path.edges: assert e.source.out is not None and e.target is ex.state_of(e.target.graph)
+
+
+def test_canonical_path_stops_at_a_bound():
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+  ex = Exploration(prog, symbolic, max_depth=1).run()
+  path = canonical_path(ex, symbolic)
+  assert not path.complete and "leaves the explored states" in path.note and len(path.edges) <= 1
+
+
+# ---- values
+
+def test_values_are_compared_bit_for_bit():
+  assert value_key(0.0) != value_key(-0.0) and value_key(float("nan")) == value_key(float("nan"))
+  assert value_key([1, 2.0]) != value_key([1, 2]) and value_key(True) != value_key(1)
+  v = compare(UOp.const(0.0), UOp.const(-0.0))
+  assert (v.kind, v.detail) == ("semantic", "the values differ: 0.0 and -0.0")
+  assert compare(UOp.const(2) + 1, UOp.const(3)).kind == "syntactic"
+  assert compare(UOp.const(1) // 0, UOp.const(1)).kind == "unknown"
+
+
+def test_free_params_are_compared_on_seeded_random_bindings():
+  assert random_bindings([p0, f0], 3, seed=1) == random_bindings([p0, f0], 3, seed=1)
+  v = compare(f0 * 0.0, f0 * -0.0)
+  assert v.kind == "semantic" and v.binding is not None and "the values differ at p0=" in v.detail
+  v = compare(p0 + p0, p0 * 2, n=5)
+  assert (v.kind, v.detail) == ("syntactic", "the same values on 5 random bindings of p0")
+
+
+# ---- forks
+
+def test_the_chapters_minus_zero_fork_is_semantic():
+  prog = parse_uir((ROOT / "examples" / "order.uir").read_text())
+  r = diagnose_order(prog, symbolic)
+  assert r.complete and r.canonical is f0 * 0.0 and r.canonical_state is r.normal_forms[0]
+  assert [s.graph for s in r.normal_forms] == [f0 * 0.0, f0 * -0.0]
+  (f,) = r.forks
+  assert f.normal_form.graph is f0 * -0.0 and f.fork.id == 0 and f.node is UOp.const(-0.0) + UOp.const(0.0)
+  assert short(f.canonical_step.rule) == "x=alu -> _fold" and short(f.competing_step.rule) in ("x + 0", "x + 0.0")
+  assert f.kind == "semantic" and "0.0 and -0.0" in f.detail or "-0.0 and 0.0" in f.detail
+  assert [e.target.graph for e in f.canonical_path][-1] is r.canonical
+  assert f.competing_path[-1].target is f.normal_form and f.competing_path[0] is f.competing_step
+  assert "random bindings" in r.basis
+
+
+def test_a_closed_program_is_compared_by_value():
+  r = diagnose_order(UOp.const(-0.0) + UOp.const(0.0), symbolic)
+  assert [show(s.graph) for s in r.normal_forms] == ["0.0", "-0.0"] and "closed" in r.basis
+  assert [(f.kind, f.detail) for f in r.forks] == [("semantic", "the values differ: 0.0 and -0.0")]
+
+
+def test_the_example_fork_is_syntactic():
+  pm = example_rules()
+  prog = parse_uir((ROOT / "examples" / "fork.uir").read_text())
+  r = diagnose_order(prog, pm)
+  assert r.canonical is (p0 + p0) + (p1 + p1)
+  assert {s.graph for s in r.normal_forms} == {(p0 + p0) + (p1 + p1), (p0 + p1) + (p0 + p1)}
+  (f,) = r.forks
+  assert f.fork.graph is prog and f.node is prog and f.kind == "syntactic"
+  assert short(f.canonical_step.rule) == "(x:i32 + y) * const(c) -> distribute" and short(f.competing_step.rule) == "x * 2"
+  assert len(f.canonical_path) == 3 and len(f.competing_path) == 1
+
+
+def test_a_late_fork_is_found_after_the_common_prefix():
+  # both orders agree on the first step (x * 1), and part only at the root afterwards
+  pm = PatternMatcher([(x * 1, lambda x: x), (UPat(Ops.ADD, src=(x, UPat.cvar("c"))), lambda x, c: x if c.arg == 0 else None),
+                       (UPat(Ops.ADD, src=(x, UPat(Ops.CONST, arg=0))), lambda x: x + x if x.op is Ops.PARAM else None)])
+  prog = (p0 * 1) + 0
+  r = diagnose_order(prog, pm)
+  (f,) = r.forks
+  assert f.fork.graph is p0 + 0 and f.node is p0 + 0 and f.kind == "semantic"
+  assert [e.rule_index for e in r.path.edges] == [0, 1]
+
+
+def test_one_normal_form_has_no_fork():
+  r = diagnose_order((p0 + 0) * 1, symbolic)
+  assert r.complete and len(r.normal_forms) == 1 and r.forks == []
+
+
+def test_a_failing_canonical_engine_is_reported():
+  def bad(x): raise RuntimeError("no")
+  pm = PatternMatcher([(x * 1, bad)])
+  r = diagnose_order(p0 * 1, pm)
+  assert r.canonical is None and r.canonical_error == "RuntimeError: no" and r.forks == []
+  assert r.exploration.stuck and not r.path.complete
+
+
+# ---- other rule orders
+
+def test_permutations_name_the_rules_whose_order_matters():
+  prog = parse_uir((ROOT / "examples" / "order.uir").read_text())
+  r = diagnose_order(prog, symbolic)
+  fold, x0, x00 = 0, *(i for i, rule in enumerate(symbolic.rules) if short(symbolic.name_of(rule)) in ("x + 0", "x + 0.0"))
+  assert {(fold, x0), (fold, x00), (x0, x00)} <= competing_rules(r.exploration)
+  trials = permutation_trials(prog, symbolic, r)
+  changed = {t.label: t for t in trials if t.changed}
+  assert "reversed" in changed and f"swap #{fold} and #{x0}" in changed and f"swap #{x0} and #{x00}" not in changed
+  assert all(t.result is f0 * -0.0 for t in changed.values())
+  assert order_matters(trials) == [(fold, x0), (fold, x00)]
+  assert len(permutation_trials(prog, symbolic, r, max_orders=3)) == 3
+
+
+def test_permutations_of_the_example():
+  pm = example_rules()
+  prog = parse_uir((ROOT / "examples" / "fork.uir").read_text())
+  trials = permutation_trials(prog, pm, diagnose_order(prog, pm))
+  assert order_matters(trials) == [(4, 5)]
+  assert {t.result for t in trials if t.changed} == {(p0 + p1) + (p0 + p1)}
+
+
+def test_deep_chains_do_not_recurse():
+  g = p0
+  for _ in range(10_000): g = (g + 1) * 1   # a 20,000-node chain
+  r = diagnose_order(g, symbolic, max_states=20, timeout=10)
+  assert not r.complete and r.canonical is not None and not r.path.complete

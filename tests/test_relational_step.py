@@ -1,0 +1,102 @@
+"""One rewrite step: the memoized Stepper against an independent brute force."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.strategies import graphs
+from uopc import Ops, PatternMatcher, UOp, UPat, fold, symbolic
+from uopc.relational import Stepper, Stuck, successors
+from uopc.rulesets import resolve_rules
+from uopc.uop import UOpError
+
+p0, p1 = UOp.param(0), UOp.param(1)
+RULESETS = {"symbolic": symbolic, "fold": fold, "symbolic+evaluate": resolve_rules("symbolic+evaluate")}
+
+
+def brute_force(pm: PatternMatcher, g: UOp) -> tuple[set, set]:
+  """Every step from g, written independently: each node, each rule, each binding; rebuild with substitute.
+
+  Returns ({(node, rule index, result, new root)}, {(node, rule index)} of failing steps).
+  """
+  steps, failures = set(), set()
+  for n in g.toposort():
+    for i, (p, fn) in enumerate(pm.rules):
+      for b in p.match(n, {}):
+        try: m = fn(**b)
+        except Exception:
+          failures.add((n, i))
+          continue
+        if m is None or m is n: continue
+        if not isinstance(m, UOp): failures.add((n, i)); continue  # noqa: E702
+        try: steps.add((n, i, m, g.substitute({n: m})))
+        except UOpError: failures.add((n, i))
+  return steps, failures
+
+
+def stepper_view(stepper: Stepper, g: UOp) -> tuple[set, set]:
+  steps, failures = set(), set()
+  for r, h in stepper.successors(g):
+    if isinstance(h, Stuck): failures.add((h.redex.node, h.redex.rule_index))
+    else: steps.add((r.node, r.rule_index, r.result, h))
+  return steps, failures
+
+
+@given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)))
+def test_successors_equal_the_brute_force(g, name):
+  pm = RULESETS[name]
+  assert stepper_view(Stepper(pm), g) == brute_force(pm, g)
+
+
+@given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)))
+@settings(max_examples=30)
+def test_big_nodes_give_the_same_steps(g, name):
+  # map_limit=1 makes nearly every node "big": successors are then rebuilt lazily along spines
+  pm = RULESETS[name]
+  assert stepper_view(Stepper(pm, map_limit=1), g) == stepper_view(Stepper(pm), g)
+
+
+def test_distinct_bindings_are_distinct_edges():
+  # a list pattern binds both ways round: each binding's result is its own edge
+  swap = PatternMatcher([(UPat(Ops.ADD, src=[UPat.var("a"), UPat.var("b")]), lambda a, b: b * 2)])
+  steps, _ = stepper_view(Stepper(swap), p0 + p1)
+  assert {m for _, _, m, _ in steps} == {p1 * 2, p0 * 2}
+  # the same result from two bindings is one edge
+  same = PatternMatcher([(UPat(Ops.ADD, src=[UPat.var("a"), UPat.var("b")]), lambda a, b: a + b + 0)])
+  assert len(successors(same, p0 + p0)) == 1
+
+
+def test_every_use_of_the_node_sees_the_result():
+  x = UPat.var("x")
+  pm = PatternMatcher([(x + 0, lambda x: x)])
+  shared = p0 + 0
+  g = shared * shared + shared
+  [(r, h)] = successors(pm, g)
+  assert r.node is shared and h is p0 * p0 + p0
+
+
+def test_a_raising_rule_is_a_stuck_step_with_the_error():
+  def boom(x): raise ValueError("no way")
+  pm = PatternMatcher([(UPat(Ops.MUL, name="x"), boom), (UPat.var("x") + 0, lambda x: x)])
+  out = successors(pm, (p0 + 0) * 2)
+  stuck = [h for _, h in out if isinstance(h, Stuck)]
+  assert [h.error for h in stuck] == ["ValueError: no way"]
+  assert [h for _, h in out if isinstance(h, UOp)] == [p0 * 2]
+
+
+def test_rules_wanting_a_ctx_get_it_only_when_given():
+  pm = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: ctx[p.arg.slot])])
+  [(_, h)] = successors(pm, p0 + 1)
+  assert isinstance(h, Stuck) and "ctx" in h.error
+  [(_, h)] = Stepper(pm, ctx={0: UOp.const(5)}).successors(p0 + 1)
+  assert h is UOp.const(5) + 1
+
+
+def test_deep_chain_of_redexes_is_linear_and_lazy():
+  g = p0
+  for _ in range(20_000): g = g + 0
+  x = UPat.var("x")
+  stepper = Stepper(PatternMatcher([(x + 0, lambda x: x)]))
+  it = iter(stepper.successors(g))
+  r, h = next(it)      # the root's own redex, without rebuilding 20,000 spines
+  assert r.node is g and h is g.src[0]
+  r, h = next(it)
+  assert r.node is g.src[0] and h.src[0] is g.src[0].src[0] and h.op is Ops.ADD

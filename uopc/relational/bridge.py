@@ -1,0 +1,462 @@
+"""The etuples bridge: UOps take part in unification and miniKanren directly.
+
+A node is the S-expression ``(head . sources)``: its head is a ``Head`` holding
+``(op, dtype, arg)``, a callable that rebuilds the node from its sources. ``cons``'s
+``car``/``cdr`` and ``unification``'s ``_unify``/``_reify`` are registered for nodes, so an
+etuple pattern with logic variables unifies with a node in either order, without
+etuplizing the node, and reification rebuilds nodes:
+
+>>> from unification import var, unify, reify
+>>> from uopc import UOp
+>>> p0 = UOp.param(0)
+>>> x = var("x")
+>>> s = unify(pat.add(x, 11), p0 * 3 + 11, {})
+>>> s[x] is p0 * 3
+True
+>>> reify(pat.add(x, 11), {x: p0}) is p0 + 11          # a ground reification is the node itself
+True
+>>> etuplize(p0 + 11).evaled_obj is p0 + 11               # the evaluation cache is pre-seeded
+True
+
+Nothing here recurses on the depth of a graph: etuplize, unification against a node,
+reification, hashing and repr of the etuples made here are iterative.
+"""
+from __future__ import annotations
+
+import struct
+from collections.abc import Generator, Mapping
+from typing import Any, Iterable
+
+from cons.core import _car, _cdr
+from etuples import etuple
+from etuples import etuplize as _etuples_etuplize
+from etuples.core import ExpressionTuple
+from unification import isvar, reify, unify, var
+from unification.core import _reify, _unify, construction_sentinel
+from unification.variable import Var
+
+from uopc.dtype import dtypes
+from uopc.ops import Ops
+from uopc.term import ELLIPSIS, show
+from uopc.uop import UOp, UOpError
+
+_F64 = struct.Struct("<d")
+_NOT_SET = ExpressionTuple.null
+
+
+def _arg_key(arg: Any) -> Any:
+  """A key under which two args are equal iff they are the same constant.
+
+  Python's ``==`` says ``0 == 0.0 == -0.0 == False``, but those are four different
+  constants (and ``nan != nan`` although it is one), so floats compare by their bits
+  and every arg by its type too.
+  """
+  if type(arg) is float: return (float, _F64.pack(arg))
+  return (type(arg), arg)
+
+
+def _args_equal(a: Any, b: Any) -> bool:
+  if a is b: return True
+  try: return _arg_key(a) == _arg_key(b)
+  except TypeError: return False
+
+
+class Head:
+  """The operator of a node's S-expression: ``(op, dtype, arg)``; calling it builds the node.
+
+  Ground heads are interned, so equal heads are the same object. A head may hold logic
+  variables (an *open* head, in patterns): it unifies field by field. An open ``dtype``
+  is inferred from the sources when the head is called.
+
+  >>> h = Head(Ops.ADD, dtypes.i32)
+  >>> h is Head(Ops.ADD, dtypes.i32), h(UOp.param(0), UOp.const(1)) is UOp.param(0) + 1
+  (True, True)
+  """
+  __slots__ = ("op", "dtype", "arg", "ground", "__weakref__")
+  _interned: dict[tuple, Head] = {}
+
+  def __new__(cls, op: Any, dtype: Any = None, arg: Any = None) -> Head:
+    ground = not (isvar(op) or isvar(dtype) or isvar(arg))
+    if ground:
+      try: key = (op, dtype, _arg_key(arg))
+      except TypeError: key = None
+      if key is not None and (h := cls._interned.get(key)) is not None: return h
+    h = object.__new__(cls)
+    h.op, h.dtype, h.arg, h.ground = op, dtype, arg, ground
+    if ground and key is not None: cls._interned[key] = h
+    return h
+
+  def __call__(self, *src: UOp) -> UOp:
+    if isvar(self.op) or isvar(self.arg): raise ValueError(f"cannot build a node from the open head {self!r}")
+    return UOp(self.op, src, self.arg, None if isvar(self.dtype) or self.dtype is None else self.dtype)
+
+  def __repr__(self) -> str:
+    op = self.op.name.lower() if isinstance(self.op, Ops) else repr(self.op)
+    dt = "" if self.dtype is None else f":{self.dtype.name}" if not isvar(self.dtype) else f":{self.dtype!r}"
+    arg = "" if self.arg is None else f"[{self.arg!r}]"
+    return f"{op}{dt}{arg}"
+
+  def __reduce__(self): return (Head, (self.op, self.dtype, self.arg))
+
+
+def head_of(u: UOp) -> Head:
+  """The (interned) head of a node: ``car`` of the node's S-expression."""
+  arg = u.arg
+  try: h = _INTERNED.get((u.op, u.dtype, (float, _F64.pack(arg)) if type(arg) is float else (type(arg), arg)))
+  except TypeError: h = None
+  return h if h is not None else Head(u.op, u.dtype, arg)   # a node's fields are never logic variables
+
+
+_INTERNED = Head._interned
+
+
+# ---- etuples of nodes
+
+class UExpr(ExpressionTuple):
+  """An etuple whose head is a ``Head``: the etuple form of a node, or a pattern of one.
+
+  Differences from a plain ``ExpressionTuple``, all for deep graphs: the hash is
+  computed once (children first, so never recursively), ``repr`` is the bounded
+  one-line term form, a ground etuple made by ``etuplize`` compares by its node, and
+  evaluation and reification are iterative. Reifying a pattern whose holes are all
+  bound gives the node itself, not an etuple.
+  """
+  __slots__ = ("_hash",)
+
+  def __init__(self, seq: Iterable[Any] = (), evaled_obj: Any = _NOT_SET) -> None:
+    self._tuple = tuple(seq)
+    self._evaled_obj = evaled_obj
+    self._parent = None
+    self._hash = hash(self._tuple)   # children are UExprs with a cached hash, or nodes, heads, vars
+
+  def __hash__(self) -> int: return self._hash
+
+  def __eq__(self, other: Any) -> Any:
+    if self is other: return True
+    if type(other) is UExpr and self._evaled_obj is not _NOT_SET and other._evaled_obj is not _NOT_SET:
+      return self._evaled_obj is other._evaled_obj
+    return super().__eq__(other)
+
+  def __ne__(self, other: Any) -> Any:
+    r = self.__eq__(other)
+    return r if r is NotImplemented else not r
+
+  @property
+  def evaled_obj(self) -> Any:
+    """The node this etuple stands for (built iteratively, children first)."""
+    if self._evaled_obj is not _NOT_SET: return self._evaled_obj
+    return _evaluate(self)
+
+  def __repr__(self) -> str: return f"e⟨{show_pattern(self, 200)}⟩"
+  def __str__(self) -> str: return show_pattern(self, 200)
+
+
+def _evaluate(root: UExpr) -> Any:
+  """Evaluate a UExpr DAG bottom-up without recursion; caches each sub-etuple's node."""
+  stack: list[tuple[Any, bool]] = [(root, False)]
+  while stack:
+    e, expanded = stack.pop()
+    if e._evaled_obj is not _NOT_SET: continue
+    kids = [a for a in e._tuple if isinstance(a, ExpressionTuple) and a._evaled_obj is _NOT_SET]
+    if not expanded and kids:
+      stack.append((e, True))
+      stack.extend((k, False) for k in kids if type(k) is UExpr)
+      continue
+    vals = [a.evaled_obj if isinstance(a, ExpressionTuple) else a for a in e._tuple]
+    op, args = vals[0], vals[1:]
+    if not callable(op): raise ValueError(f"cannot evaluate {e!r}: its head is not callable")
+    e._evaled_obj = op(*args)
+  return root._evaled_obj
+
+
+def etuplize(u: UOp, holes: Mapping[UOp, Any] | None = None) -> UExpr:
+  """The etuple of a node: ``e(head, *etuples of sources)``, one etuple per distinct node.
+
+  Evaluating it gives back ``u`` itself. ``holes`` maps subgraphs to what stands in
+  their place (usually logic variables), which makes a pattern:
+
+  >>> from unification import var, unify
+  >>> p0, x = UOp.param(0), var()
+  >>> e = etuplize(p0 * 3 + 11)
+  >>> e.evaled_obj is p0 * 3 + 11, str(e)
+  (True, 'add(mul(p0, 3), 11)')
+  >>> unify(etuplize(p0 * 3 + 11, holes={p0 * 3: x}), p0 * 3 + 11, {})[x] is p0 * 3
+  True
+  """
+  memo: dict[UOp, Any] = {}
+  if not holes:
+    for n in u.toposort(): memo[n] = UExpr((head_of(n), *[memo[s] for s in n.src]), evaled_obj=n)
+    return memo[u]
+  for n in u.toposort(lambda n: () if n in holes else n.src):
+    if n in holes: memo[n] = holes[n]; continue
+    kids = [memo[s] for s in n.src]
+    ground = all(type(k) is UExpr and k._evaled_obj is not _NOT_SET for k in kids)
+    memo[n] = UExpr((head_of(n), *kids), evaled_obj=n if ground else _NOT_SET)
+  return memo[u]
+
+
+_etuples_etuplize.add((UOp,), lambda u, **kw: etuplize(u))   # etuples.etuplize(node) is ours too
+
+
+def as_node(x: Any) -> UOp | None:
+  """``x`` as a node if it stands for one (a node, or a ground etuple of one), else None."""
+  if type(x) is UOp: return x
+  if isinstance(x, ExpressionTuple) and isground_term(x):
+    try: v = x.evaled_obj
+    except (UOpError, ValueError, TypeError): return None
+    return v if type(v) is UOp else None
+  return None
+
+
+def isground_term(x: Any) -> bool:
+  """True if ``x`` holds no logic variable (iterative; nodes are always ground)."""
+  stack, seen = [x], set()
+  while stack:
+    t = stack.pop()
+    if type(t) is UOp: continue
+    if isvar(t): return False
+    if type(t) is Head:
+      if not t.ground: return False
+      continue
+    if isinstance(t, ExpressionTuple):
+      if t._evaled_obj is not _NOT_SET or id(t) in seen: continue
+      seen.add(id(t))
+      stack.extend(t._tuple)
+    elif isinstance(t, (tuple, list)): stack.extend(t)
+  return True
+
+
+# ---- patterns: pat.add(x, 11), pat.const(c), pat.param(0)
+
+def _operand(x: Any, dtype: Any = None) -> Any:
+  if isinstance(x, (UOp, ExpressionTuple)) or isvar(x): return x
+  if isinstance(x, (bool, int, float)): return UOp.const(x, dtype if dtype is not None and not isvar(dtype) else None)
+  raise TypeError(f"a pattern operand must be a node, an etuple, a logic variable or a literal, got {x!r}")
+
+
+class _Patterns:
+  """``pat.OP(*sources, dtype=None, arg=None)`` builds an etuple pattern of an OP node.
+
+  Literals become constants (``11`` is an i32 CONST); an omitted dtype is open (a fresh
+  logic variable, inferred when the pattern is built into a node); an omitted arg is
+  None for ops whose arg is always None, else open. ``pat.const(v)`` is a CONST whose
+  value (or dtype) may be a logic variable; ``pat.param(slot)`` a PARAM.
+
+  >>> from unification import var, unify
+  >>> c = var("c")
+  >>> unify(pat.mul(UOp.param(0), pat.const(c)), UOp.param(0) * 7, {})[c]
+  7
+  """
+  _ARGLESS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE,
+                        Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.CAST, Ops.STACK, Ops.INDEX, Ops.RANGE})
+
+  def node(self, op: Ops, *src: Any, dtype: Any = None, arg: Any = ...) -> UExpr:
+    """A pattern of an ``op`` node with these sources."""
+    if arg is ...: arg = None if op in self._ARGLESS else var()
+    return UExpr((Head(op, var() if dtype is None else dtype, arg), *(_operand(s, dtype) for s in src)))
+
+  def const(self, value: Any, dtype: Any = None) -> Any:
+    """A CONST pattern; a ground value is just the constant node."""
+    if not isvar(value) and not isvar(dtype): return UOp.const(value, dtype)
+    return UExpr((Head(Ops.CONST, var() if dtype is None else dtype, value),))
+
+  def param(self, slot: Any, dtype: Any = dtypes.i32) -> Any:
+    """A PARAM: ``pat.param(0)`` is ``UOp.param(0)``; a logic-variable slot or dtype makes a pattern."""
+    if not isvar(slot) and not isvar(dtype): return UOp.param(slot, dtype)
+    return UExpr((Head(Ops.PARAM, dtype, var()),))
+
+  def __getattr__(self, name: str) -> Any:
+    try: op = Ops[name.upper()]
+    except KeyError: raise AttributeError(f"no op named {name!r}") from None
+    return lambda *src, dtype=None, arg=...: self.node(op, *src, dtype=dtype, arg=arg)
+
+
+pat = _Patterns()
+
+
+def term_pattern(text: str) -> Any:
+  """An etuple pattern from the one-line term syntax: ``?x`` is the logic variable ``var("x")``.
+
+  ``_`` is a fresh variable, ``pN`` the PARAM of slot N (any dtype), literals are
+  constants of exactly their dtype. Bad syntax raises ``UIRError``.
+
+  >>> from unification import var, unify
+  >>> s = unify(term_pattern("add(mul(?x, 3), ?c)"), UOp.param(0) * 3 + 11, {})
+  >>> s[var("x")] is UOp.param(0), s[var("c")].arg
+  (True, 11)
+  """
+  from uopc import termparse as tp   # deferred: the parser is only needed here
+  from uopc.uop import ParamArg
+  root = tp.parse_term(text)
+  memo: dict[int, Any] = {}
+  stack: list[tuple[Any, bool]] = [(root, False)]
+  while stack:
+    t, ready = stack.pop()
+    if isinstance(t, tp.TermNode) and not ready:
+      stack.append((t, True))
+      stack.extend((a, False) for a in t.args)
+      continue
+    if isinstance(t, tp.Hole): out: Any = var(t.name)
+    elif isinstance(t, tp.Wild): out = var()
+    elif isinstance(t, tp.TermParam): out = UExpr((Head(Ops.PARAM, var(), ParamArg(t.slot, var(), var(), var())),))
+    elif isinstance(t, tp.TermConst): out = UOp.const(t.value, t.dtype)
+    else:
+      arg = t.arg
+      if arg is tp.ANY_ARG: arg = var()
+      elif isinstance(arg, tuple): arg = tuple(var() if a is tp.ANY_ARG else a for a in arg)
+      if t.op is Ops.CAST: h = Head(Ops.CAST, var() if arg is None or isvar(arg) else arg, None)
+      else: h = Head(t.op, var(), arg)
+      out = UExpr((h, *[memo[id(a)] for a in t.args]))
+    memo[id(t)] = out
+  return memo[id(root)]
+
+
+def show_pattern(x: Any, limit: int | None = None) -> str:
+  """A node, etuple or pattern in the one-line term form; logic variables print as ``~name``."""
+  out: list[str] = []
+  size = 0
+  stack: list[Any] = [x]
+  while stack:
+    item = stack.pop()
+    if isinstance(item, _Text): text = item.s
+    elif type(item) is UOp or (isinstance(item, ExpressionTuple) and item._evaled_obj is not _NOT_SET):
+      text = show(item if type(item) is UOp else item._evaled_obj, None if limit is None else max(limit - size, 0) + 1)
+    elif isinstance(item, ExpressionTuple) and item._tuple:
+      h, args = item._tuple[0], list(item._tuple[1:])
+      if type(h) is Head and h.op is Ops.CONST and not args: text = repr(h.arg)
+      elif type(h) is Head and h.op is Ops.PARAM and not args and not isvar(h.arg) and not isvar(h.arg[0]): text = f"p{h.arg[0]}"
+      else:
+        parts: list[Any] = []
+        if type(h) is Head and h.op is Ops.CALL and args:
+          text = f"{h.arg if isinstance(h.arg, str) and h.arg else 'call'}["
+          parts += [args[0], _Text("](")]
+          args = args[1:]
+        else: text = (h.op.name.lower() if type(h) is Head and isinstance(h.op, Ops) else str(h)) + "("
+        for i, a in enumerate(args):
+          if i: parts.append(_Text(", "))
+          parts.append(a)
+        if type(h) is Head and h.arg is not None and h.op is not Ops.CALL: parts.append(_Text(f"{', ' if args else ''}{h.arg!r}"))
+        parts.append(_Text(")"))
+        stack.extend(reversed(parts))
+    else: text = str(item)
+    out.append(text)
+    size += len(text)
+    if limit is not None and size > limit: return "".join(out)[:limit] + ELLIPSIS
+  return "".join(out)
+
+
+class _Text:
+  __slots__ = ("s",)
+  def __init__(self, s: str) -> None: self.s = s
+
+
+# ---- unification and reification dispatch
+
+def _unify_nodes(u: UOp, v: UOp, s: Mapping) -> Any:
+  return s if u is v else False   # hash consing: structural equality is identity
+
+
+def _unify_heads(u: Head, v: Head, s: Mapping) -> Any:
+  if u is v: return s
+  if u.ground and v.ground: return False   # interned: different objects are different heads
+  return _unify_open_heads(u, v, s)
+
+
+def _unify_open_heads(u: Head, v: Head, s: Mapping) -> Any:
+  s = yield _unify(u.op, v.op, s)
+  if s is False: return
+  s = yield _unify(u.dtype, v.dtype, s)
+  if s is False: return
+  a, b = u.arg, v.arg
+  if isvar(a) or isvar(b) or isinstance(a, tuple) or isinstance(b, tuple): yield _unify(a, b, s)
+  else: yield s if _args_equal(a, b) else False
+
+
+def _unify_expr_node(e: ExpressionTuple, u: UOp, s: Mapping) -> Any:
+  if e._evaled_obj is not _NOT_SET: return s if e._evaled_obj is u else False
+  t = e._tuple
+  if len(t) != len(u.src) + 1: return False
+  return _unify(t, (head_of(u), *u.src), s)
+
+
+def _unify_node_expr(u: UOp, e: ExpressionTuple, s: Mapping) -> Any: return _unify_expr_node(e, u, s)
+
+
+def _unify_uexprs(a: UExpr, b: UExpr, s: Mapping) -> Any:
+  if a is b: return s
+  if a._evaled_obj is not _NOT_SET and b._evaled_obj is not _NOT_SET: return s if a._evaled_obj is b._evaled_obj else False
+  if a._evaled_obj is not _NOT_SET: return _unify_expr_node(b, a._evaled_obj, s)
+  if b._evaled_obj is not _NOT_SET: return _unify_expr_node(a, b._evaled_obj, s)
+  return _unify(a._tuple, b._tuple, s)
+
+
+def _reify_head(h: Head, s: Mapping) -> Any:
+  return h if h.ground else _reify_open_head(h, s)
+
+
+def _reify_open_head(h: Head, s: Mapping) -> Any:
+  op = yield _reify(h.op, s)
+  dtype = yield _reify(h.dtype, s)
+  arg = yield _reify(h.arg, s)
+  yield construction_sentinel
+  yield Head(op, dtype, arg)
+
+
+def _reify_uexpr(e: UExpr, s: Mapping) -> Any:
+  return e if e._evaled_obj is not _NOT_SET else _reify_pattern(e, s)   # etuplized: ground by construction, O(1)
+
+
+def _reify_pattern(e: UExpr, s: Mapping) -> Any:
+  res = []
+  for a in e._tuple:
+    r = _reify(a, s)
+    if isinstance(r, Generator): r = yield r   # trampolined by unification's stream_eval: no recursion
+    res.append(r)
+  yield construction_sentinel
+  yield _rebuild(res)
+
+
+def _rebuild(res: list[Any]) -> Any:
+  """A reified etuple: the node itself when everything is ground, else a new pattern."""
+  h = res[0]
+  src = [a._evaled_obj if type(a) is UExpr and a._evaled_obj is not _NOT_SET else a for a in res[1:]]
+  if type(h) is Head and not isvar(h.op) and not isvar(h.arg) and all(type(a) is UOp for a in src):
+    try: return h(*src)
+    except (UOpError, ValueError): pass   # an ill-typed instance stays an etuple
+  return UExpr(res)
+
+
+_unify.add((UOp, UOp, Mapping), _unify_nodes)
+_unify.add((Head, Head, Mapping), _unify_heads)
+_unify.add((ExpressionTuple, UOp, Mapping), _unify_expr_node)
+_unify.add((UOp, ExpressionTuple, Mapping), _unify_node_expr)
+_unify.add((UExpr, UExpr, Mapping), _unify_uexprs)
+_reify.add((UOp, Mapping), lambda u, s: u)
+_reify.add((Head, Mapping), _reify_head)
+_reify.add((UExpr, Mapping), _reify_uexpr)
+_car.add((UOp,), head_of)
+_cdr.add((UOp,), lambda u: u.src)
+
+
+def _self_check() -> None:
+  """Fail loudly at import if the dispatch this module relies on is not registered.
+
+  etuples registers its own unify/reify rules only if ``packaging`` imports; without
+  it, etuple unification silently answers False.
+  """
+  x = var()
+  probe = etuple(_self_check, x)
+  if unify(probe, etuple(_self_check, 1), {}) is False:
+    raise ImportError("uopc.relational: etuples' unification rules are not registered (is the 'packaging' "
+                      "distribution installed? etuples needs it but does not declare it)")
+  node = UOp.param(0) + 1
+  s = unify(pat.add(x, 1), node, {})
+  if s is False or s.get(x) is not UOp.param(0) or unify(node, pat.add(x, 1), {}) is False \
+      or reify(pat.add(x, 1), s) is not node:
+    raise ImportError("uopc.relational: unifying etuple patterns with UOps does not work "
+                      "(an incompatible 'unification', 'cons' or 'etuples' version?)")
+
+
+_self_check()
+
+__all__ = ["Head", "UExpr", "as_node", "etuplize", "head_of", "isground_term", "pat", "show_pattern", "term_pattern", "Var"]

@@ -1,0 +1,150 @@
+"""The canonical engine's path through an exploration: ``graph_rewrite``'s firings as explorer steps.
+
+How it is exact. ``graph_rewrite`` is recorded by a ``PatternMatcher`` subclass whose
+``fire`` notes every firing ``(node, rule, result)``. The engine visits nodes in
+post-order (sources left to right, then their user, each node once), rebuilding each
+from its sources' normal forms, so when it fires on node ``n`` the graph so far (the
+program with every earlier firing applied, every use of a node seeing its result:
+the explorer's step) contains ``n``. Each firing is therefore an edge of the
+exploration: the redex of ``n`` with the same rule and the same result.
+
+One case breaks that: the engine's memo table. If a rule returns (or builds) a node the
+engine already rewrote earlier, the engine reuses that node's normal form without
+firing again, while in the graph the node is back. The replay then finds a firing
+whose node is not in the current graph, and *catches up*: it takes the step the
+engine would take from the current graph if it started afresh (the first node in
+post-order that ``pm.fire`` rewrites, with the rule ``fire`` picks), which repeats
+the engine's own earlier steps on that node, until the recorded firing applies again.
+
+>>> from uopc import UOp, dtypes, symbolic
+>>> from uopc.relational.stream import Exploration
+>>> prog = (UOp.const(-0.0) + UOp.const(0.0)) * UOp.param(0, dtypes.f32)
+>>> ex = Exploration(prog, symbolic).run()
+>>> path = canonical_path(ex, symbolic)
+>>> [e.rule.split(" ", 1)[1] for e in path.edges], path.complete
+(['x=alu -> _fold', 'u={add,cmpne,max,mul}(const(c), y)'], True)
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from uopc.matcher import PatternMatcher, Rule
+from uopc.relational.states import Edge, State
+from uopc.relational.stream import Exploration
+from uopc.rewrite import RewriteLoopError, graph_rewrite
+from uopc.uop import UOp
+
+__all__ = ["CanonicalPath", "Firing", "RecordingMatcher", "canonical_path", "record"]
+
+MAX_CATCH_UP = 10_000   # restart-strategy steps allowed in one replay
+
+
+class Firing(NamedTuple):
+  """One rule firing of the canonical engine: rule ``rule_index`` rewrote ``node`` into ``result``."""
+  node: UOp
+  rule_index: int
+  result: UOp
+
+
+class RecordingMatcher(PatternMatcher):
+  """``pm``'s rules, recording every firing of ``graph_rewrite`` in ``firings``."""
+
+  def __init__(self, pm: PatternMatcher) -> None:
+    super().__init__(pm.rules)
+    self._names = pm._names
+    self.firings: list[Firing] = []
+    self.index: dict[int, int] = {}
+    for i, rule in enumerate(pm.rules): self.index.setdefault(id(rule), i)   # the first copy is the one fire() finds
+
+  def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
+    fired = super().fire(u, ctx)
+    if fired is not None: self.firings.append(Firing(u, self.index[id(fired[0])], fired[1]))
+    return fired
+
+
+def record(prog: UOp, pm: PatternMatcher, max_steps: int | None = None) -> tuple[UOp | None, str | None, list[Firing]]:
+  """``graph_rewrite(prog, pm)`` with its firings: ``(result or None, error or None, firings)``.
+
+  >>> from uopc import UOp, symbolic
+  >>> result, error, firings = record(UOp.param(0) * 1 + 0, symbolic)
+  >>> result is UOp.param(0), error, [symbolic.name_of(symbolic.rules[f.rule_index]).split(" ", 1)[1] for f in firings]
+  (True, None, ['x * 1', 'x + 0'])
+  """
+  rec = RecordingMatcher(pm)
+  if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
+  try: return graph_rewrite(prog, rec, max_steps=max_steps), None, rec.firings
+  except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups", rec.firings
+  except Exception as e: return None, f"{type(e).__name__}: {e}", rec.firings
+
+
+class CanonicalPath(NamedTuple):
+  """The canonical engine's steps as exploration edges: ``states[0]`` is the program.
+
+  ``complete`` is True if the path reaches the canonical result; otherwise ``note``
+  says why it stops (a bound of the exploration, or the engine failed).
+  """
+  states: list[State]
+  edges: list[Edge]
+  complete: bool
+  note: str | None
+  catch_up: int
+
+
+def _edge(ex: Exploration, s: State, node: UOp, rule_index: int, result: UOp) -> Edge | None | bool:
+  """The edge of ``s`` for this firing; None if ``s`` has no such step, False if its target was never made."""
+  if s.out is None: return False
+  for r, h in (s.out.items() if type(s.out) is dict else s.out):
+    if r.node is node and r.rule_index == rule_index and r.result is result:
+      t = ex.state_of(h) if type(h) is UOp else None
+      return Edge.of(s, t, r) if t is not None else False
+  return None
+
+
+def _first_firing(g: UOp, pm: PatternMatcher, cache: dict[UOp, Any]) -> Firing | None:
+  """What ``graph_rewrite`` would fire first on ``g``: the first node in its visiting order that a rule rewrites."""
+  for n in g.toposort():
+    if n not in cache:
+      try: cache[n] = pm.fire(n)
+      except Exception: return None   # the engine would raise here too: nothing to replay
+    fired = cache[n]
+    if fired is not None:
+      index = next(i for i, rule in enumerate(pm.rules) if rule is fired[0])
+      return Firing(n, index, fired[1])
+  return None
+
+
+def canonical_path(ex: Exploration, pm: PatternMatcher, firings: list[Firing] | None = None,
+                   canonical: UOp | None = None, error: str | None = None) -> CanonicalPath:
+  """Replay the canonical engine's firings on ``ex`` (recorded afresh when ``firings`` is None)."""
+  if firings is None: canonical, error, firings = record(ex.root, pm)
+  ex.run()
+  s = ex.states[0]
+  states, edges = [s], []
+  cache: dict[UOp, Any] = {}
+  i = catch_up = 0
+  note = None
+  while True:
+    e: Edge | None | bool = None
+    if i < len(firings):
+      f = firings[i]
+      e = _edge(ex, s, f.node, f.rule_index, f.result)
+      if e is not None: i += 1
+    if e is None:
+      if i >= len(firings) and (canonical is None or s.graph is canonical): break   # every firing replayed
+      if not ex.complete: e = False   # a bound may have cut this state's steps short
+      else:   # the engine reused a memoized normal form: take the engine's fresh choice instead
+        nxt = _first_firing(s.graph, pm, cache) if catch_up < MAX_CATCH_UP else None
+        e = None if nxt is None else _edge(ex, s, nxt.node, nxt.rule_index, nxt.result)
+        if e is None:
+          note = "the recorded firings could not be replayed as explorer steps"
+          break
+        catch_up += 1
+    if e is False:
+      note = f"the canonical path leaves the explored states after {len(edges)} steps ({ex.bound} bound)"
+      break
+    edges.append(e)
+    s = e.target
+    states.append(s)
+  complete = canonical is not None and s.graph is canonical
+  if note is None and not complete: note = error or "the replay did not reach the canonical result"
+  return CanonicalPath(states, edges, complete, note, catch_up)

@@ -1,0 +1,115 @@
+"""The explorer's entry points: ``explore`` (every reachable graph) and ``normal_forms``.
+
+>>> from uopc import UOp, symbolic
+>>> p0, p1 = UOp.param(0), UOp.param(1)
+>>> nf = normal_forms((p0 + 0) * 1 + (p1 * 1 + 0), symbolic)
+>>> [s.term() for s in nf.forms], nf.complete, show(nf.canonical)
+(['add(p0, p1)', 'add(p1, p0)'], True, 'add(p0, p1)')
+>>> nf.canonical_state is nf.forms[0]
+True
+>>> for e in nf.path(nf.forms[1]): print(e.rule.split(" ", 1)[1], "@", show(e.node), "->", e.target.term())
+(x:i32 + const(c1)) + y @ add(mul(add(p0, 0), 1), add(mul(p1, 1), 0)) -> add(add(mul(p1, 1), mul(add(p0, 0), 1)), 0)
+x + 0 @ add(add(mul(p1, 1), mul(add(p0, 0), 1)), 0) -> add(mul(p1, 1), mul(add(p0, 0), 1))
+x * 1 @ mul(p1, 1) -> add(p1, mul(add(p0, 0), 1))
+x * 1 @ mul(add(p0, 0), 1) -> add(p1, add(p0, 0))
+x + 0 @ add(p0, 0) -> add(p1, p0)
+
+(``add(p1, p0)`` comes from reassociating ``(x + 0) + y`` before removing the ``+ 0``.)
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from uopc.matcher import PatternMatcher
+from uopc.relational.states import Edge, State
+from uopc.relational.stream import Bound, Exploration
+from uopc.rewrite import RewriteLoopError, graph_rewrite
+from uopc.symbolic import symbolic
+from uopc.term import show
+from uopc.uop import UOp
+
+
+def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
+            timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None) -> Exploration:
+  """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
+
+  Nothing is computed until you iterate (states stream as they are found) or ask for
+  a result (``.states``, ``.edges``, ``.normal_forms``, ``.complete``, ``.bound``,
+  ``.path_to(state)``), which explores up to the bounds. ``max_states=None`` and
+  ``max_depth=None`` lift those bounds; an infinite space then needs a ``timeout``.
+
+  >>> from uopc import UOp
+  >>> ex = explore((UOp.param(0) + 0) * 1)
+  >>> [s.term() for s in ex]
+  ['mul(add(p0, 0), 1)', 'add(p0, 0)', 'add(mul(p0, 1), 0)', 'add(mul(p0, 1), mul(0, 1))', 'mul(p0, 1)', 'p0', 'add(p0, mul(0, 1))']
+  >>> [s.term() for s in ex.normal_forms], ex.complete, ex.bound
+  (['p0'], True, None)
+  >>> [e.rule.split(" ", 1)[1] for e in ex.path_to(ex.normal_forms[0])]
+  ['x * 1', 'x + 0']
+  """
+  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx)
+
+
+def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = None,
+              ctx: Any = None) -> tuple[UOp | None, str | None]:
+  """What the canonical engine makes of ``prog``: ``(graph_rewrite(prog, pm), None)`` or ``(None, error)``.
+
+  ``max_steps`` (default: 200,000 plus 20 per node) keeps a looping rule set from
+  spinning for long.
+  """
+  if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
+  try: return graph_rewrite(prog, pm, ctx=ctx, max_steps=max_steps), None
+  except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups"
+  except Exception as e: return None, f"{type(e).__name__}: {e}"   # a rule raised: the engine fails, the explorer shows a stuck state
+
+
+class NormalForms:
+  """The normal forms of a program, each with a shortest path, and the canonical engine's choice.
+
+  ``forms``: the normal states in discovery order (breadth first: by path length).
+  ``canonical``: ``graph_rewrite(prog, pm)`` (None if it failed: see ``canonical_error``);
+  ``canonical_state``: the form it equals, if the exploration reached it.
+  ``path(form)``: one shortest sequence of steps from the program to ``form``.
+  """
+
+  def __init__(self, exploration: Exploration, canonical: UOp | None, canonical_error: str | None) -> None:
+    self.exploration = exploration
+    self.forms: list[State] = exploration.normal_forms
+    self.canonical, self.canonical_error = canonical, canonical_error
+    self.canonical_state: State | None = None if canonical is None else exploration.state_of(canonical)
+
+  @property
+  def complete(self) -> bool:
+    """True if the whole space was explored, so these are all the normal forms."""
+    return self.exploration.complete
+
+  @property
+  def bound(self) -> Bound | None:
+    """Which bound stopped the exploration, or None."""
+    return self.exploration.bound
+
+  @property
+  def stuck(self) -> list[State]:
+    """Steps that failed (their rule raised)."""
+    return self.exploration.stuck
+
+  def path(self, form: State) -> list[Edge]:
+    """A shortest path from the program to ``form``."""
+    return form.path()
+
+  def __repr__(self) -> str:
+    forms = ", ".join(show(s.graph, 60) for s in self.forms[:5]) + (", ..." if len(self.forms) > 5 else "")
+    return f"NormalForms([{forms}], complete={self.complete})"
+
+
+def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
+                 timeout: float | None = None, ctx: Any = None) -> NormalForms:
+  """Every normal form reachable from ``prog`` (breadth first, so each has a shortest path).
+
+  >>> from uopc import UOp, symbolic
+  >>> nf = normal_forms(UOp.const(-0.0) + UOp.const(0.0), symbolic)
+  >>> [s.term() for s in nf.forms], show(nf.canonical)
+  (['0.0', '-0.0'], '0.0')
+  """
+  ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx).run()
+  return NormalForms(ex, *canonical(prog, pm, ctx=ctx))

@@ -1,0 +1,197 @@
+"""Rewriting as miniKanren relations: ``stepo``, ``reacho``, ``normalo`` and one relation per rule.
+
+Each is a real kanren goal (a function from a substitution to a stream of
+substitutions), so it composes with ``run``, ``eq``, ``conde``, ``lall`` and your own
+goals. "Every graph reachable from ``g`` of the form ``add(?x, 11)``":
+
+>>> from kanren import run, eq, var
+>>> from uopc import UOp, symbolic
+>>> from uopc.relational import pat
+>>> p0 = UOp.param(0)
+>>> g = (p0 + 2) * 3 + 5
+>>> q, x = var(), var()
+>>> [show(h) for h in run(0, q, reacho(symbolic, g, q), eq(q, pat.add(x, 11)))]
+['add(mul(p0, 3), 11)']
+
+Modes. When the first graph argument is ground (a node, or an etuple pattern whose
+holes are bound by then), successors come from Python (``Stepper``), fast; the other
+argument may be anything that unifies (a variable, a node, a pattern with holes).
+When only the second one is ground, ``stepo``/``reacho``/``normalo`` and rule
+relations run backwards: candidates come from unifying the rule patterns (as
+etuples) with the target's nodes, and are checked by stepping forwards (see
+``uopc.relational.patterns`` for what that can and cannot find). When neither is
+ground the goal raises ``NotGroundError``: put a goal that grounds one side first.
+
+A step whose rule raises is not a step of these relations (it reaches no graph);
+``Exploration`` reports those as stuck states.
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Callable, Iterator, Literal, Mapping
+
+from unification import reify, unify
+
+from uopc.matcher import PatternMatcher
+from uopc.relational.bridge import as_node
+from uopc.relational.patterns import predecessors, redexes_producing, rule_patterns
+from uopc.relational.step import stepper_for
+from uopc.relational.stream import Exploration
+from uopc.term import show
+from uopc.uop import UOp
+
+State = Mapping
+Goal = Callable[[State], Iterator[State]]
+
+
+class NotGroundError(ValueError):
+  """A relation was asked to enumerate with neither graph known."""
+
+
+def _node_in(term: Any, S: State) -> tuple[Any, UOp | None]:
+  t = reify(term, S)
+  return t, as_node(t)
+
+
+def _unify_each(term: Any, nodes: Iterator[UOp], S: State) -> Iterator[State]:
+  seen: set[UOp] = set()
+  for n in nodes:
+    if n in seen: continue   # a relation between graphs: each answer once, however many edges lead there
+    seen.add(n)
+    S2 = unify(term, n, S)
+    if S2 is not False: yield S2
+
+
+def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
+  """A goal: ``h`` is one rewrite step from ``g`` under ``pm`` (each such graph once).
+
+  >>> from kanren import run, var
+  >>> from uopc import UOp, UPat, PatternMatcher
+  >>> x = UPat.var("x")
+  >>> pm = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x)])
+  >>> p0, q = UOp.param(0), var()
+  >>> sorted(show(h) for h in run(0, q, stepo(pm, (p0 + 0) * 1, q)))
+  ['add(p0, 0)', 'mul(p0, 1)']
+  >>> sorted(show(g) for g in run(0, q, stepo(pm, q, p0 * 1)))    # backwards
+  ['add(0, mul(p0, 1))', 'add(mul(p0, 1), 0)', 'mul(1, mul(p0, 1))', 'mul(add(0, p0), 1)', 'mul(add(p0, 0), 1)', 'mul(mul(1, p0), 1)', 'mul(mul(p0, 1), 1)', 'mul(p0, add(0, 1))', 'mul(p0, add(1, 0))', 'mul(p0, mul(1, 1))']
+
+  (``x + 0`` has list sources, so it matches ``0 + x`` too.)
+  """
+  def stepo_goal(S: State) -> Iterator[State]:
+    stepper = stepper_for(pm, ctx)
+    gt, gn = _node_in(g, S)
+    if gn is not None:
+      yield from _unify_each(h, (t for _, t in stepper.successors(gn) if type(t) is UOp), S)
+      return
+    ht, hn = _node_in(h, S)
+    if hn is None: raise NotGroundError("stepo: neither graph is ground; ground g or h with an earlier goal")
+    yield from _unify_each(gt, (p for p, _ in predecessors(pm, hn, stepper)), S)
+  return stepo_goal
+
+
+def _backward_reach(pm: PatternMatcher, h: UOp, ctx: Any) -> Iterator[UOp]:
+  """``h`` and every graph that reaches it, breadth first (usually infinite: lazy)."""
+  stepper = stepper_for(pm, ctx)
+  seen = {h}
+  frontier = deque([h])
+  while frontier:
+    u = frontier.popleft()
+    yield u
+    for p, _ in predecessors(pm, u, stepper):
+      if p not in seen:
+        seen.add(p)
+        frontier.append(p)
+
+
+def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None, max_depth: int | None = None,
+           timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None) -> Goal:
+  """A goal: ``h`` is reachable from ``g`` in zero or more steps (each graph once).
+
+  Forwards it streams an ``Exploration`` (breadth first: fair; it ends when the space
+  is finite, cycles included; the bounds are those of ``explore``). Backwards (``g``
+  unknown) it streams ``h``'s ancestors, which are usually infinitely many: take
+  ``run(n, ...)``.
+
+  >>> from kanren import run, var
+  >>> from uopc import Ops, UOp, UPat, PatternMatcher
+  >>> x, y = UPat.var("x"), UPat.var("y")
+  >>> comm = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x)])   # loops
+  >>> p0, p1, q = UOp.param(0), UOp.param(1), var()
+  >>> [show(h) for h in run(0, q, reacho(comm, p0 + p1, q))]
+  ['add(p0, p1)', 'add(p1, p0)']
+  """
+  def reacho_goal(S: State) -> Iterator[State]:
+    gt, gn = _node_in(g, S)
+    if gn is not None:
+      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx)
+      ht, hn = _node_in(h, S)
+      if hn is not None:   # a membership question: each graph is reached once, so stop at the first hit
+        if any(s.graph is hn and s.error is None for s in ex): yield S
+        return
+      yield from _unify_each(h, (s.graph for s in ex if s.error is None), S)
+      return
+    ht, hn = _node_in(h, S)
+    if hn is None: raise NotGroundError("reacho: neither graph is ground; ground g or h with an earlier goal")
+    yield from _unify_each(gt, _backward_reach(pm, hn, ctx), S)
+  return reacho_goal
+
+
+def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None, max_depth: int | None = None,
+            timeout: float | None = None, ctx: Any = None) -> Goal:
+  """A goal: ``h`` is a normal form reachable from ``g`` (no rule rewrites any node of ``h``).
+
+  >>> from kanren import run, var
+  >>> from uopc import UOp, symbolic
+  >>> e, q = UOp.const(-0.0) + UOp.const(0.0), var()
+  >>> [h.arg for h in run(0, q, normalo(symbolic, e, q))]      # fold first, or x + 0.0 -> x
+  [0.0, -0.0]
+  """
+  def normalo_goal(S: State) -> Iterator[State]:
+    gt, gn = _node_in(g, S)
+    if gn is not None:
+      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+      yield from _unify_each(h, (s.graph for s in ex.iter_normal_forms()), S)
+      return
+    ht, hn = _node_in(h, S)
+    if hn is None: raise NotGroundError("normalo: neither graph is ground; ground g or h with an earlier goal")
+    if not stepper_for(pm, ctx).is_normal(hn): return
+    yield from _unify_each(gt, _backward_reach(pm, hn, ctx), S)
+  return normalo_goal
+
+
+def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[Any, Any], Goal]:
+  """Rule ``index`` of ``pm`` as a relation ``rule(n, m)``: the rule rewrites node ``n`` into ``m``.
+
+  >>> from kanren import run, var
+  >>> from uopc import UOp, symbolic
+  >>> plus0 = rule_relation(symbolic, 2)          # symbolic.py: x + 0 -> x
+  >>> q, p0 = var(), UOp.param(0)
+  >>> [show(m) for m in run(0, q, plus0(p0 + 0, q))]
+  ['p0']
+  >>> [show(n) for n in run(0, q, plus0(q, p0))]
+  ['add(p0, 0)', 'add(0, p0)']
+  """
+  if not 0 <= index < len(pm.rules): raise IndexError(f"rule {index} out of range: the matcher has {len(pm.rules)} rules")
+
+  def relation(n: Any, m: Any) -> Goal:
+    def rule_goal(S: State) -> Iterator[State]:
+      stepper = stepper_for(pm, ctx)
+      nt, nn = _node_in(n, S)
+      if nn is not None:
+        yield from _unify_each(m, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None), S)
+        return
+      mt, mn = _node_in(m, S)
+      if mn is None: raise NotGroundError(f"rule {index}: neither node is ground; ground n or m with an earlier goal")
+      yield from _unify_each(nt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
+    return rule_goal
+  relation.__name__ = f"rule{index}o"
+  relation.__doc__ = f"rule {pm.name_of(pm.rules[index])} as a relation (n, m)"
+  return relation
+
+
+def rule_relations(pm: PatternMatcher, ctx: Any = None) -> list[Callable[[Any, Any], Goal]]:
+  """Every rule of ``pm`` as a relation, in rule order."""
+  return [rule_relation(pm, i, ctx) for i in range(len(pm.rules))]
+
+
+__all__ = ["NotGroundError", "normalo", "reacho", "rule_patterns", "rule_relation", "rule_relations", "stepo"]

@@ -1,0 +1,241 @@
+"""Does a program's result depend on rule order? Forks between the canonical path and other normal forms.
+
+``diagnose_order`` explores every rewrite ordering of a program (bounded), takes the
+canonical engine's own path through that exploration (``canonical_path``: its firings
+replayed as explorer steps) and, for every normal form other than the canonical
+result, finds the **fork**: the last state of the canonical path from which that normal
+form is still reachable. There the canonical engine applied one rule and lost the other
+normal form; the first step of a shortest path from the fork to it is the competing
+step. Each fork is *semantic* if the two results compute different values (bit for
+bit), *syntactic* if the same, or *unknown* (``uopc.relational.values``).
+
+>>> from uopc import UOp, dtypes, symbolic
+>>> prog = (UOp.const(-0.0) + UOp.const(0.0)) * UOp.param(0, dtypes.f32)
+>>> report = diagnose_order(prog, symbolic)
+>>> [s.term() for s in report.normal_forms], show(report.canonical)
+(['mul(p0, 0.0)', 'mul(p0, -0.0)'], 'mul(p0, 0.0)')
+>>> f = report.forks[0]
+>>> f.fork.term(), show(f.node), f.canonical_step.rule.split(" ", 1)[1], f.competing_step.rule.split(" ", 1)[1], f.kind
+('mul(add(-0.0, 0.0), p0)', 'add(-0.0, 0.0)', 'x=alu -> _fold', 'x + 0', 'semantic')
+
+``permutation_trials`` runs the canonical engine with other rule orders (reversed,
+pairwise swaps of rules that compete for a node, rotations) and says which change the
+result:
+
+>>> [(t.label, show(t.result)) for t in permutation_trials(prog, symbolic, report) if t.changed][:2]
+[('reversed', 'mul(p0, -0.0)'), ('swap #0 and #2', 'mul(p0, -0.0)')]
+"""
+from __future__ import annotations
+
+from collections import deque
+from typing import NamedTuple
+
+from uopc.matcher import PatternMatcher
+from uopc.relational.canonical_path import CanonicalPath, canonical_path, record
+from uopc.relational.states import Edge, State
+from uopc.relational.stream import Bound, Exploration
+from uopc.relational.values import Verdict, compare
+from uopc.rewrite import RewriteLoopError, graph_rewrite
+from uopc.term import show
+from uopc.uop import UOp, call_params
+
+__all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_matters", "permutation_trials"]
+
+
+class Fork(NamedTuple):
+  """Where the canonical path and the path to another normal form part.
+
+  ``fork`` is the last canonical state from which ``normal_form`` is reachable;
+  ``canonical_step`` the canonical engine's step there (None if the canonical path is
+  cut short by a bound), ``competing_step`` the first step towards ``normal_form``;
+  ``canonical_path``/``competing_path`` the steps from the fork to each result.
+  """
+  normal_form: State
+  fork: State
+  canonical_step: Edge | None
+  competing_step: Edge
+  canonical_path: list[Edge]
+  competing_path: list[Edge]
+  kind: str
+  detail: str
+
+  @property
+  def node(self) -> UOp:
+    """The node the canonical engine rewrote at the fork (the competing step's node if there is no canonical step)."""
+    return self.canonical_step.node if self.canonical_step is not None else self.competing_step.node
+
+
+class OrderReport(NamedTuple):
+  """Everything ``uopc explore order`` prints: the exploration, the canonical result and path, the forks."""
+  program: UOp
+  exploration: Exploration
+  canonical: UOp | None
+  canonical_error: str | None
+  path: CanonicalPath
+  normal_forms: list[State]
+  canonical_state: State | None
+  forks: list[Fork]
+  basis: str
+
+  @property
+  def complete(self) -> bool:
+    """True if every reachable graph was explored (so these are all the normal forms)."""
+    return self.exploration.complete
+
+  @property
+  def bound(self) -> Bound | None:
+    return self.exploration.bound
+
+
+def _adjacency(ex: Exploration) -> tuple[dict[int, list[Edge]], dict[int, list[Edge]]]:
+  succ: dict[int, list[Edge]] = {}
+  pred: dict[int, list[Edge]] = {}
+  for e in ex.edges:
+    if e.target.error is not None: continue   # a stuck step reaches no graph
+    succ.setdefault(e.source.id, []).append(e)
+    pred.setdefault(e.target.id, []).append(e)
+  return succ, pred
+
+
+def _reaching(target: State, pred: dict[int, list[Edge]]) -> set[int]:
+  """The ids of the states from which ``target`` is reachable (itself included)."""
+  seen, todo = {target.id}, [target.id]
+  while todo:
+    for e in pred.get(todo.pop(), ()):
+      if e.source.id not in seen:
+        seen.add(e.source.id)
+        todo.append(e.source.id)
+  return seen
+
+
+def _shortest(start: State, target: State, succ: dict[int, list[Edge]], allowed: set[int]) -> list[Edge]:
+  """A shortest path of edges from ``start`` to ``target`` through ``allowed`` states (breadth first)."""
+  parent: dict[int, Edge | None] = {start.id: None}
+  todo = deque([start.id])
+  while todo:
+    sid = todo.popleft()
+    if sid == target.id: break
+    for e in succ.get(sid, ()):
+      if e.target.id in allowed and e.target.id not in parent:
+        parent[e.target.id] = e
+        todo.append(e.target.id)
+  path: list[Edge] = []
+  sid = target.id
+  while (e := parent.get(sid)) is not None:
+    path.append(e)
+    sid = e.source.id
+  return path[::-1]
+
+
+def _basis(prog: UOp, bindings: int) -> str:
+  params = call_params(prog)
+  if not params: return "the program is closed: results compared by value (run), bit for bit"
+  names = ", ".join(f"p{p.arg.slot}" for p in params)
+  return f"the program has free PARAMs ({names}): results evaluated on {bindings} random bindings, bit for bit"
+
+
+def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
+                   timeout: float | None = 30.0, bindings: int = 8, seed: int = 0,
+                   exploration: Exploration | None = None) -> OrderReport:
+  """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result.
+
+  ``exploration`` may be one already run (it must be of ``prog`` under ``pm``); else
+  one is made with the bounds given. ``bindings`` random bindings (``seed``) decide
+  semantic vs syntactic for programs with free PARAMs.
+  """
+  ex = exploration if exploration is not None else \
+    Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs")
+  ex.run()
+  canonical, error, firings = record(prog, pm)
+  path = canonical_path(ex, pm, firings, canonical, error)
+  canon_state = None if canonical is None else ex.state_of(canonical)
+  forms = ex.normal_forms
+  forks: list[Fork] = []
+  others = [s for s in forms if s is not canon_state]
+  if others and canonical is not None:
+    succ, pred = _adjacency(ex)
+    on_path = path.states
+    params = call_params(prog)
+    for nf in others:
+      reach = _reaching(nf, pred)
+      j = max(k for k, s in enumerate(on_path) if s.id in reach)   # on_path[0] is the program: always there
+      fork = on_path[j]
+      competing = _shortest(fork, nf, succ, reach)
+      verdict: Verdict = compare(canonical, nf.graph, params, bindings, seed)
+      forks.append(Fork(nf, fork, path.edges[j] if j < len(path.edges) else None, competing[0], path.edges[j:],
+                        competing, verdict.kind, verdict.detail))
+  return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, _basis(prog, bindings))
+
+
+# ---- other rule orders
+
+class OrderTrial(NamedTuple):
+  """The canonical engine under another rule ``order`` (indices into ``pm.rules``).
+
+  ``changed``: its result differs from the canonical one (bit for bit, as graphs);
+  ``pairs``: the pairs of rules that compete for some node of the exploration and
+  whose relative order this trial flips (for a swap, the swapped pair first).
+  """
+  label: str
+  order: tuple[int, ...]
+  result: UOp | None
+  error: str | None
+  changed: bool
+  pairs: tuple[tuple[int, int], ...]
+
+
+def competing_rules(ex: Exploration) -> set[tuple[int, int]]:
+  """Pairs ``(i, j)``, ``i < j``, of rules that both rewrite one node of some explored graph.
+
+  >>> from uopc import UOp, symbolic
+  >>> from uopc.relational.stream import Exploration
+  >>> [[symbolic.name_of(symbolic.rules[k]).split(" ", 1)[1] for k in p] for p in competing_rules(Exploration(UOp.param(0) + 0, symbolic))]
+  [['x + 0', 'x + 0.0']]
+  """
+  out: set[tuple[int, int]] = set()
+  for s in ex.states:
+    if not s.out: continue
+    at: dict[UOp, set[int]] = {}
+    for r, _ in (s.out.items() if type(s.out) is dict else s.out): at.setdefault(r.node, set()).add(r.rule_index)
+    for rules in at.values():
+      rs = sorted(rules)
+      out.update((a, b) for k, a in enumerate(rs) for b in rs[k + 1:])
+  return out
+
+
+def _flipped(order: tuple[int, ...], pairs: set[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+  pos = {r: k for k, r in enumerate(order)}
+  return tuple(sorted((i, j) for i, j in pairs if pos[i] > pos[j]))
+
+
+def permutation_trials(prog: UOp, pm: PatternMatcher, report: OrderReport, max_orders: int = 200,
+                       max_steps: int | None = None) -> list[OrderTrial]:
+  """Run the canonical engine with the rules reversed, with each pair of competing rules swapped, and
+  rotated by 1, 2, ... (at most ``max_orders`` orders in all, in that order of priority)."""
+  n = len(pm.rules)
+  pairs = competing_rules(report.exploration)
+  orders: list[tuple[str, tuple[int, ...], tuple[tuple[int, int], ...] | None]] = [("reversed", tuple(range(n - 1, -1, -1)), None)]
+  for i, j in sorted(pairs):
+    o = list(range(n))
+    o[i], o[j] = j, i
+    orders.append((f"swap #{i} and #{j}", tuple(o), ((i, j),)))
+  orders += [(f"rotated by {k}", tuple(range(k, n)) + tuple(range(k)), None) for k in range(1, n)]
+  if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
+  out = []
+  for label, order, first in orders[:max_orders]:
+    try: result, error = graph_rewrite(prog, PatternMatcher([pm.rules[k] for k in order]), max_steps=max_steps), None
+    except RewriteLoopError: result, error = None, f"no fixed point within {max_steps} rule lookups"
+    except Exception as e: result, error = None, f"{type(e).__name__}: {e}"
+    flipped = _flipped(order, pairs)
+    if first is not None: flipped = first + tuple(p for p in flipped if p != first[0])
+    out.append(OrderTrial(label, order, result, error, result is not report.canonical, flipped))
+  return out
+
+
+def order_matters(trials: list[OrderTrial]) -> list[tuple[int, int]]:
+  """The pairs of rules whose relative order changes the result: swapped pairs that did,
+  else the competing pairs flipped by every order that did."""
+  swaps = [t.pairs[0] for t in trials if t.changed and t.label.startswith("swap")]
+  if swaps: return sorted(set(swaps))
+  changed = [set(t.pairs) for t in trials if t.changed]
+  return sorted(set.intersection(*changed)) if changed else []

@@ -1,0 +1,243 @@
+"""Critical pairs of a rule set: where two rules overlap, and whether their results join.
+
+For every ordered pair of rules ``(a, b)`` and every non-variable position of ``a``'s
+pattern, the overlap (``uopc.relational.overlaps``: etuple unification with op, dtype
+and arg domains) is instantiated with fresh PARAMs and edge constants
+(``uopc.relational.instances``). On each instance ``a`` is applied at the root and
+``b`` at the position, each by calling its function with the bindings its pattern
+makes (every binding, as the explorer does), and every two different one-step results
+(a *peak*) are joined (``uopc.relational.joinable``). A pair is
+
+- ``not-joinable``: some peak has no common reduct (the first such instance is the witness);
+- ``error``: a rule raised on an instance (no non-joinable peak was found);
+- ``undecided``: a bound stopped a joinability search (and nothing above was found);
+- ``joinable``: every peak on every instance tried joins (``how`` says how the first did).
+
+At the root, ``a`` is the earlier rule of the two, and a rule is also paired with
+itself (a list pattern may match one node in several ways, with different results).
+
+>>> from uopc import PatternMatcher, symbolic
+>>> fold, x_plus_0 = symbolic.rules[0], next(r for r in symbolic.rules if symbolic.name_of(r).endswith(" x + 0.0"))
+>>> report = critical_pairs(PatternMatcher([fold, x_plus_0]))
+>>> p = next(p for p in report.pairs if p.short_rules == ("x=alu -> _fold", "x + 0.0"))
+>>> p.status, show(p.witness), [show(r) for r in p.results]
+('not-joinable', 'add(-0.0, 0.0)', ['0.0', '-0.0'])
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from typing import Any, Callable, Literal, NamedTuple
+
+from uopc.matcher import PatternMatcher
+from uopc.relational.instances import Instances, renumber, renumbering
+from uopc.relational.joinable import join
+from uopc.relational.overlaps import Overlap, overlaps, pattern_text
+from uopc.relational.step import Stepper, Stuck, stepper_for
+from uopc.term import show
+from uopc.uop import UOp
+
+__all__ = ["PairResult", "PairStatus", "PairsReport", "critical_pairs"]
+
+PairStatus = Literal["joinable", "not-joinable", "error", "undecided"]
+_RANK = {"not-joinable": 0, "error": 1, "undecided": 2, "joinable": 3}
+
+
+class PairResult(NamedTuple):
+  """One critical pair: rule ``rules[0]`` at the root, ``rules[1]`` at ``position`` (child indices as the
+  first rule's pattern is written; ``()`` is the root).
+
+  ``witness`` is the instance that decided the status (None if no instance had a peak),
+  ``results`` the two one-step results there, ``normal_forms`` what the canonical engine
+  makes of them, ``error`` the message of a rule that raised (with ``error_rule``);
+  ``instances`` were tried, and on ``applied`` of them both rules applied.
+  """
+  rules: tuple[str, str]
+  rule_indices: tuple[int, int]
+  position: tuple[int, ...]
+  overlap: str
+  status: PairStatus
+  how: str
+  witness: UOp | None
+  results: tuple[UOp | None, UOp | None]
+  normal_forms: tuple[UOp | None, UOp | None]
+  error: str | None
+  error_rule: str | None
+  instances: int
+  ill_typed: int
+  applied: int = 0
+
+  @property
+  def short_rules(self) -> tuple[str, str]:
+    """The two rule names without their definition sites (``x + 0.0`` for ``symbolic.py:90 x + 0.0``)."""
+    return tuple(_short(r) for r in self.rules)   # type: ignore[return-value]
+
+
+def _short(name: str) -> str:
+  site, _, rest = name.partition(" ")
+  return rest if ":" in site and rest else name
+
+
+class PairsReport(NamedTuple):
+  """Every critical pair of a rule set, most serious first, and the totals.
+
+  ``untyped`` counts the overlaps that unify but have no well-typed instance (e.g. an
+  i32 and an f32 source of one ADD): they are not pairs and are not listed.
+  """
+  rules: int
+  pairs: list[PairResult]
+  instances: int
+  ill_typed: int
+  elapsed: float
+  timed_out: bool
+  untyped: int = 0
+
+  def count(self, status: PairStatus) -> int:
+    """How many pairs have ``status``."""
+    return sum(p.status == status for p in self.pairs)
+
+  def summary(self, name: str = "rules") -> str:
+    """One line: rules, overlaps, instances, and the count of each status, and the time."""
+    return (f"{name}: {self.rules} rules, {len(self.pairs)} overlaps, {self.instances} instances tried "
+            f"({self.ill_typed} ill-typed skipped), {self.count('joinable')} joinable, "
+            f"{self.count('not-joinable')} not joinable, {self.count('error')} errors, "
+            f"{self.count('undecided')} undecided ({self.elapsed:.2f} s)")
+
+
+def critical_pairs(pm: PatternMatcher, *, max_instances: int = 64, max_steps: int = 10_000, max_states: int = 2_000,
+                   join_timeout: float = 1.0, timeout: float | None = None,
+                   progress: Callable[[int, int], Any] | None = None) -> PairsReport:
+  """Every critical pair of ``pm``, classified (see the module doc).
+
+  ``max_instances`` bounds the instances per pair; ``max_steps`` each normalization by
+  the canonical engine; ``max_states`` and ``join_timeout`` each search for a common
+  reduct; ``timeout`` the whole run (pairs not reached are ``undecided``).
+  ``progress(done, total)`` is called after each pair.
+  """
+  t0 = time.perf_counter()
+  deadline = None if timeout is None else t0 + timeout
+  groups: dict[tuple[int, int, tuple[int, ...]], list[Overlap]] = defaultdict(list)
+  for o in overlaps(pm): groups[(o.outer, o.inner, o.path)].append(o)
+  stepper = stepper_for(pm)
+  memo: dict[UOp, UOp | None] = {}   # normal forms, shared by every pair: instances and results repeat
+  names = [pm.name_of(r) for r in pm.rules]
+  out: list[PairResult] = []
+  total_inst = total_ill = untyped = 0
+  timed_out = False
+  for k, ((outer, inner, path), group) in enumerate(groups.items()):
+    if deadline is not None and time.perf_counter() > deadline:
+      timed_out = True
+      out.append(_unreached(names, outer, inner, path, group))
+    else:
+      res, ill = _check(pm, stepper, memo, names, outer, inner, path, group, max_instances, max_steps, max_states, join_timeout)
+      total_ill += ill
+      if res is None: untyped += 1
+      else:
+        out.append(res)
+        total_inst += res.instances
+    if progress is not None: progress(k + 1, len(groups))
+  out.sort(key=lambda p: (_RANK[p.status], p.rule_indices, p.position))
+  return PairsReport(len(pm.rules), out, total_inst, total_ill, time.perf_counter() - t0, timed_out, untyped)
+
+
+def _rule_order(outer: int, inner: int, path: tuple[int, ...]) -> tuple[int, int]:
+  """The pair's (root rule, position rule); at the root, the earlier rule first."""
+  return (inner, outer) if path == () else (outer, inner)
+
+
+def _unreached(names: list[str], outer: int, inner: int, path: tuple, group: list[Overlap]) -> PairResult:
+  a, b = _rule_order(outer, inner, path)
+  return PairResult((names[a], names[b]), (a, b), path, pattern_text(group[0].term), "undecided",
+                    "not tried: the --timeout of the whole run was reached", None, (None, None), (None, None), None, None, 0, 0)
+
+
+def _node_at(u: UOp, actual: tuple[int, ...]) -> UOp:
+  for k in actual: u = u.src[k]
+  return u
+
+
+def _results(stepper: Stepper, u: UOp, node: UOp, rule: int) -> list[tuple[Any, UOp | Stuck]]:
+  """Each step of ``rule`` at ``node`` of ``u``: ``(redex, new graph or Stuck)``."""
+  rs = [r for r in stepper.redexes_at(node) if r.rule_index == rule]
+  if not rs: return []
+  if node is u: return [(r, r.value) for r in rs]
+  step = stepper.step_map(u)
+  if step is not None: return [(r, step.get(r, r.value)) for r in rs]
+  steps = dict(stepper.iter_big(u))
+  return [(r, steps.get(r, r.value)) for r in rs]
+
+
+def _instances(group: list[Overlap], max_instances: int) -> tuple[list[tuple[UOp, Overlap]], int, set[str | None]]:
+  """Distinct instances of a group of overlaps (one pair), taken round robin; the ill-typed count; why there are none."""
+  gens = [(Instances(o.term, o.domains, max_instances), o) for o in group]
+  iters = [(iter(g), g, o) for g, o in gens]
+  seen: set[UOp] = set()
+  out: list[tuple[UOp, Overlap]] = []
+  while iters and len(out) < max_instances:
+    for item in list(iters):
+      it, _, o = item
+      u = next(it, None)
+      if u is None: iters.remove(item); continue  # noqa: E702
+      if u in seen: continue
+      seen.add(u)
+      out.append((u, o))
+      if len(out) >= max_instances: break
+  return out, sum(g.ill_typed for g, _ in gens), {g.why_none for g, _ in gens}
+
+
+def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], outer: int, inner: int, path: tuple[int, ...],
+           group: list[Overlap], max_instances: int, max_steps: int, max_states: int,
+           join_timeout: float) -> tuple[PairResult | None, int]:
+  """The pair of one group of overlaps and the ill-typed count; None for a pair without a well-typed instance."""
+  a, b = _rule_order(outer, inner, path)
+  insts, ill, why = _instances(group, max_instances)
+  if not insts and why == {"no well-typed instance"}: return None, ill
+  best: tuple | None = None   # (rank, fields...) of the most serious finding so far
+  first_join: tuple | None = None
+  both = 0
+  for u, o in insts:
+    node = _node_at(u, o.actual)
+    ra = _results(stepper, u, u if a == outer else node, a)
+    rb = _results(stepper, u, node if b == inner else u, b)
+    if not ra or not rb: continue
+    both += 1
+    for r, h in ra + rb:
+      if type(h) is Stuck:
+        if best is None or best[0] > _RANK["error"]:
+          best = (_RANK["error"], "error", h.error, u, (None, None), (None, None), h.error, names[r.rule_index])
+        break
+    else:
+      done: set[tuple[UOp, UOp]] = set()
+      for _, ha in ra:
+        for _, hb in rb:
+          if ha is hb or (hb, ha) in done: continue
+          done.add((ha, hb))
+          j = join(pm, ha, hb, max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
+          if j.status == "joinable":
+            if first_join is None: first_join = (j.how, u, (ha, hb), j.normal_forms)
+            continue
+          rank = _RANK[j.status]
+          if best is None or best[0] > rank:
+            best = (rank, j.status, j.how, u, (ha, hb), j.normal_forms, None, None)
+          if j.status == "not-joinable": break
+        if best is not None and best[1] == "not-joinable": break
+    if best is not None and best[1] == "not-joinable": break
+  overlap = pattern_text(group[0].term)
+  if best is not None:
+    _, status, how, u, results, nfs, err, err_rule = best
+  elif first_join is not None:
+    status, err, err_rule = "joinable", None, None
+    how, u, results, nfs = first_join
+  elif not insts:
+    status, err, err_rule, u, results, nfs = "undecided", None, None, None, (None, None), (None, None)
+    how = "cannot instantiate: " + ", ".join(sorted(w for w in why if w))
+  else:
+    status, err, err_rule, u, results, nfs = "joinable", None, None, None, (None, None), (None, None)
+    how = "the two rules never both apply" if not both else "same result"
+  if u is not None:   # number the witness's fresh PARAMs p0, p1, ... and everything derived from it alike
+    m = renumbering(u)
+    u = renumber(u, m)
+    results = tuple(None if x is None else renumber(x, m) for x in results)
+    nfs = tuple(None if x is None else renumber(x, m) for x in nfs)
+  return PairResult((names[a], names[b]), (a, b), path, overlap, status, how, u, results, nfs, err, err_rule,  # type: ignore[arg-type]
+                    len(insts), ill, both), ill

@@ -1,0 +1,98 @@
+"""States, edges and paths of an exploration.
+
+A ``State`` is a graph (its root node) plus how it was first reached: the parent
+state, the redex (rule, node, result) of that step, and the depth. States hold no
+copy of anything: the graph is the hash-consed root, sharing every unchanged
+subgraph with its parent. A *stuck* state records a step that failed (its rule
+raised, or rebuilding a user of the node did); it has no successors and is not a
+normal form. An ``Edge`` is one step between two states; a path is a list of edges.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from uopc.term import show
+from uopc.uop import UOp
+
+if TYPE_CHECKING:
+  from uopc.relational.step import Redex, Stepper
+
+TERM_LIMIT = 2000   # terms expand sharing: cut them in reports
+
+
+class State:
+  """One reached graph. ``id`` counts from 0 (the program) in discovery order.
+
+  ``normal`` is True if no step leaves the graph, False if one does, None if the state
+  was never expanded (a bound stopped the exploration first). ``error`` is set on
+  stuck states only; their ``graph`` is the graph where the step failed.
+  """
+  __slots__ = ("id", "graph", "depth", "parent", "redex", "error", "normal", "out", "_stepper")
+
+  def __init__(self, id: int, graph: UOp, depth: int, parent: State | None, redex: Redex | None,
+               stepper: Stepper, error: str | None = None) -> None:
+    self.id, self.graph, self.depth, self.parent, self.redex, self.error = id, graph, depth, parent, redex, error
+    self.normal: bool | None = None
+    self.out: Any = None   # the steps out of this state once expanded: {redex: root | Stuck} or a list of pairs
+    self._stepper = stepper
+
+  @property
+  def stuck(self) -> bool:
+    """True for a state that records a failed step."""
+    return self.error is not None
+
+  @property
+  def rule(self) -> str | None:
+    """The readable name of the rule of the step that first reached this state (None for the program)."""
+    return None if self.redex is None else self._stepper.rule_name(self.redex.rule_index)
+
+  @property
+  def rule_index(self) -> int | None:
+    """The index in ``pm.rules`` of that rule."""
+    return None if self.redex is None else self.redex.rule_index
+
+  @property
+  def node(self) -> UOp | None:
+    """The node of the parent's graph that the step rewrote."""
+    return None if self.redex is None else self.redex.node
+
+  def term(self, limit: int | None = TERM_LIMIT) -> str:
+    """The graph in the one-line term form."""
+    return show(self.graph, limit)
+
+  def path(self) -> list[Edge]:
+    """The steps from the program to this state, along first-discovery parents."""
+    edges: list[Edge] = []
+    s = self
+    while s.parent is not None:
+      edges.append(Edge.of(s.parent, s, s.redex))
+      s = s.parent
+    return edges[::-1]
+
+  def __repr__(self) -> str:
+    tag = " stuck" if self.error else " normal" if self.normal else ""
+    return f"State(#{self.id} depth {self.depth}{tag}: {show(self.graph, 80)})"
+
+
+class Edge(NamedTuple):
+  """One step: ``source`` to ``target`` by rule ``rule`` rewriting ``node`` into ``result``.
+
+  ``result`` is None (and ``error`` set) for a step that failed; its target is a stuck state.
+  """
+  source: State
+  target: State
+  rule: str
+  rule_index: int
+  node: UOp
+  result: UOp | None
+  error: str | None
+
+  @staticmethod
+  def of(source: State, target: State, redex: Redex) -> Edge:
+    return Edge(source, target, source._stepper.rule_name(redex.rule_index), redex.rule_index, redex.node,
+                redex.result, target.error)
+
+  def describe(self, limit: int = 200) -> str:
+    """``rule @ node: before -> after``, graphs in the one-line term form."""
+    after = f"error: {self.error}" if self.error is not None else show(self.target.graph, limit)
+    return f"{self.rule} @ {show(self.node, limit)}: {show(self.source.graph, limit)} -> {after}"

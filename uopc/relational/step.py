@@ -1,0 +1,424 @@
+"""One rewrite step, computed in plain Python and memoized per hash-consed node.
+
+Step semantics (term graph rewriting, as ``graph_rewrite`` does it): a step picks a
+node ``n`` of the graph and a rule whose pattern matches ``n`` and whose function
+returns ``m`` (not None, not ``n``); every use of ``n`` sees ``m``, so the users of
+``n`` are rebuilt up to the root and hash consing shares everything else. Each
+distinct ``(n, rule, m)`` is a ``Redex``: one edge of the state graph.
+
+>>> from uopc import UOp, UPat, PatternMatcher
+>>> x = UPat.var("x")
+>>> pm = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x)])
+>>> p0 = UOp.param(0)
+>>> sorted(show(h) for _, h in Stepper(pm).successors((p0 + 0) * 1))
+['add(p0, 0)', 'mul(p0, 1)']
+
+Why it is cheap: what can be rewritten inside a node, and what the node becomes by
+each such rewrite, is a pure function of the node. So each distinct node gets, once,
+a map ``{redex below it: the node with that redex rewritten}``, built from its
+sources' maps. A new graph differs from its parent only along the rebuilt spine, so
+only the spine's new nodes need maps: the work per state is proportional to the
+changed spine and the number of redexes, never to the size of the graph.
+
+A node whose map would exceed ``map_limit`` entries (deep chains of redexes) is *big*:
+it keeps only its own redexes, and the successors of a big root are enumerated
+lazily, rebuilding each one along its spine. This keeps a 20,000-node chain of
+redexes linear instead of quadratic.
+
+Rules are called as ``fn(**bindings)``, or with ``ctx=ctx`` when the stepper has a
+``ctx`` (like ``PatternMatcher.fire``); rules that need a ctx fail (a stuck step)
+when there is none. Rules must be pure functions of the matched node, as the
+canonical engine already assumes.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any, Iterable, Iterator
+
+from uopc.matcher import PatternMatcher
+from uopc.ops import Ops
+from uopc.term import show
+from uopc.uop import UOp, UOpError
+
+try: from uopc.uop import make_uop   # the engine's fast constructor, where it has one
+except ImportError: make_uop = UOp
+
+
+def _node_table_get() -> Any:
+  """``get`` of the engine's hash-consing table, if its keys are ``(op, dtype, src, arg)`` for non-CONST nodes.
+
+  Most nodes a step builds already exist (the same graph is reached many ways), and a
+  direct lookup is much cheaper than a constructor call. This peeks at an engine
+  internal, so it checks the key format first and falls back to the constructor.
+  """
+  import uopc.uop as engine
+  table = getattr(engine, "_cache", None)
+  if not isinstance(table, dict): return None
+  probe = UOp.param(0) + 1
+  try: ok = table.get((probe.op, probe.dtype, probe.src, probe.arg)) is probe
+  except TypeError: ok = False
+  return table.get if ok else None
+
+
+_table_get = _node_table_get()
+
+_BIG = object()          # marks a node whose map is not materialized
+_EMPTY: dict = {}        # the map of every node with no redex below it (shared; never mutated)
+
+
+class Redex:
+  """One way to rewrite one node: rule ``rule_index`` turns ``node`` into ``result``.
+
+  If the rule raised (or returned something that is not a node) ``result`` is None and
+  ``error`` says what happened. Redexes are made once per node and compared by identity.
+  """
+  __slots__ = ("node", "rule_index", "result", "error", "value")
+
+  def __init__(self, node: UOp, rule_index: int, result: UOp | None, error: str | None = None) -> None:
+    self.node, self.rule_index, self.result, self.error = node, rule_index, result, error
+    self.value: UOp | Stuck = result if error is None else Stuck(self, error)   # what the node becomes
+
+  def __repr__(self) -> str:
+    what = show(self.result, 60) if self.error is None else f"error {self.error!r}"
+    return f"Redex(rule {self.rule_index} @ {show(self.node, 60)} -> {what})"
+
+
+class Stuck:
+  """What a graph becomes when a step cannot be taken: the rule raised, or rebuilding a user failed."""
+  __slots__ = ("redex", "error")
+
+  def __init__(self, redex: Redex, error: str) -> None: self.redex, self.error = redex, error
+  def __repr__(self) -> str: return f"Stuck({self.error!r})"
+
+
+def _no_table(key: tuple) -> None: return None
+
+
+def _error_text(e: BaseException) -> str: return f"{type(e).__name__}: {e}"
+
+
+def _shallow_check(p: Any) -> Any:
+  """A cheap necessary condition for ``p.match(u)`` to succeed, or None.
+
+  Most nodes match no rule, and a full ``UPat.match`` builds lists to say so. This
+  looks one level down only: the number of sources and each source's op, for
+  patterns with ordered sources.
+  """
+  src = getattr(p, "src", None)
+  if not isinstance(src, tuple) or getattr(p, "allow_any_len", True): return None
+  n = len(src)
+  ops = tuple((j, q.op) for j, q in enumerate(src) if getattr(q, "op", None) is not None)
+  if not ops: return lambda u: len(u.src) == n
+  if len(ops) == 1:
+    (j, opset), = ops
+    return lambda u: len(u.src) == n and u.src[j].op in opset
+  return lambda u: len(u.src) == n and all(u.src[j].op in opset for j, opset in ops)
+
+
+class Stepper:
+  """The one-step relation of a ``PatternMatcher``, memoized per node.
+
+  ``successors(g)`` gives ``(redex, h)`` for every step from graph ``g``: ``h`` is the
+  new root, or a ``Stuck``. Memo tables hold nodes strongly; they are dropped whole
+  when they pass ``cache_limit`` nodes (between two calls, never during one, nor
+  while a big graph's successors are being streamed). Redexes are compared by
+  identity, so a redex from before a drop is not found in maps made after it.
+  """
+
+  def __init__(self, pm: PatternMatcher, ctx: Any = None, map_limit: int = 256, cache_limit: int = 500_000) -> None:
+    self.pm, self.ctx, self.map_limit, self.cache_limit = pm, ctx, map_limit, cache_limit
+    # (index, pattern, function) per root op, in rule order; a pattern without an op is tried on every op
+    self._by_op: dict[Ops, list[tuple[int, Any, Any, Any]]] = {}
+    for i, (p, fn) in enumerate(pm.rules):
+      check = _shallow_check(p)
+      for op in (p.op if p.op is not None else Ops): self._by_op.setdefault(op, []).append((i, p, fn, check))
+    self._maps: dict[UOp, Any] = {}      # node -> {Redex: rewritten node | Stuck}, _EMPTY, or _BIG
+    self._big: dict[UOp, tuple[Redex, ...]] = {}   # big node -> its own redexes
+    self._local: dict[UOp, tuple[Redex, ...]] = {}   # own redexes, for nodes asked about directly
+    self._pinned = 0   # lazy successor streams in progress: the tables must not be dropped under them
+
+  def rule_name(self, index: int) -> str:
+    """The readable name of rule ``index`` (``symbolic.py:60 x + 0``)."""
+    return self.pm.name_of(self.pm.rules[index])
+
+  def clear(self) -> None:
+    """Forget every memoized node."""
+    self._maps.clear(); self._big.clear(); self._local.clear()  # noqa: E702
+
+  # ---- a node's own redexes
+
+  def redexes_at(self, u: UOp) -> tuple[Redex, ...]:
+    """The redexes whose node is ``u`` itself (memoized)."""
+    if (r := self._local.get(u)) is None:
+      if (m := self._maps.get(u)) is not None and m is not _BIG:
+        r = tuple(k for k in m if k.node is u)
+      elif m is _BIG: r = self._big[u]
+      else: r = self._match(u)
+      self._local[u] = r
+    return r
+
+  def _match(self, u: UOp) -> tuple[Redex, ...]:
+    rules = self._by_op.get(u.op)
+    if not rules: return ()
+    out: list[Redex] = []
+    seen: set = set()
+    ctx = self.ctx
+    for i, p, fn, check in rules:
+      if check is not None and not check(u): continue
+      try: bindings = p.match(u, {})
+      except Exception as e:   # a broken pattern is a stuck step, not a dead stream
+        out.append(Redex(u, i, None, f"matching raised {_error_text(e)}")); continue
+      for b in bindings:
+        try: m = fn(**b) if ctx is None else fn(**b, ctx=ctx)
+        except Exception as e:
+          key = (i, _error_text(e))
+          if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
+          continue
+        if m is None or m is u: continue
+        if type(m) is not UOp:
+          key = (i, f"the rule returned a {type(m).__name__}, not a UOp")
+          if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
+          continue
+        if (i, m) not in seen:   # different bindings may give the same result: one edge
+          seen.add((i, m))
+          out.append(Redex(u, i, m))
+    return tuple(out)
+
+  # ---- maps
+
+  def map_of(self, u: UOp) -> Any:
+    """``{redex: u with it rewritten}`` for every redex in ``u``'s graph, or ``_BIG``."""
+    maps = self._maps
+    if (m := maps.get(u)) is not None: return m
+    if len(maps) > self.cache_limit and not self._pinned: self.clear()
+    for s in u.src:
+      if s not in maps: break
+    else:   # the common case: a new root over known sources
+      m = maps[u] = self._compute(u)
+      return m
+    stack = [u]
+    while stack:   # post-order over the nodes without a map yet: iterative, graphs may be deep
+      x = stack[-1]
+      if x in maps: stack.pop(); continue
+      pending = [s for s in x.src if s not in maps]
+      if pending: stack.extend(pending); continue
+      stack.pop()
+      maps[x] = self._compute(x)
+    return maps[u]
+
+  def _compute(self, x: UOp) -> Any:
+    local = self._local.get(x) if self._local else None
+    if local is None: local = self._match(x)
+    src = x.src
+    if not src: return {r: r.value for r in local} if local else _EMPTY
+    maps = self._maps
+    if len(src) == 2:   # the hot path (no comprehensions: each is a function call)
+      a, b = src
+      ma, mb = maps[a], maps[b]
+      if not mb or a is b: i, cm = 0, ma
+      elif not ma: i, cm = 1, mb
+      elif ma is not _BIG and mb is not _BIG and len(ma) + len(mb) + len(local) <= self.map_limit:
+        return self._both(x, local, ma, mb)
+      else: i, cm = -1, None
+    elif len(src) == 1: i, cm = 0, maps[src[0]]
+    else: i, cm = -1, None
+    if i < 0:
+      cmaps = [maps[s] for s in src]
+      live = [j for j, c in enumerate(cmaps) if c]
+      if len(live) == 1: i, cm = live[0], cmaps[live[0]]
+    if i >= 0:   # at most one source has redexes below it
+      if not cm: return {r: r.value for r in local} if local else _EMPTY
+      if cm is _BIG or len(cm) + len(local) > self.map_limit: return self._make_big(x, local)
+      out = {r: r.value for r in local} if local else {}
+      op, arg, dtype = x.op, x.arg, x.dtype
+      if len(src) == 2:   # one new node per redex below: the parent's half of every successor
+        a, b = src
+        if a is b:
+          for r, c in cm.items():
+            if c.__class__ is UOp:
+              try: out[r] = make_uop(op, (c, c), arg, dtype)
+              except UOpError as e: out[r] = Stuck(r, _error_text(e))
+            else: out[r] = c
+        elif i == 0:
+          get = _table_get or _no_table
+          for r, c in cm.items():
+            if c.__class__ is UOp:
+              if (n := get((op, dtype, (c, b), arg))) is None:
+                try: n = make_uop(op, (c, b), arg, dtype)
+                except UOpError as e: n = Stuck(r, _error_text(e))
+              out[r] = n
+            else: out[r] = c
+        else:
+          get = _table_get or _no_table
+          for r, c in cm.items():
+            if c.__class__ is UOp:
+              if (n := get((op, dtype, (a, c), arg))) is None:
+                try: n = make_uop(op, (a, c), arg, dtype)
+                except UOpError as e: n = Stuck(r, _error_text(e))
+              out[r] = n
+            else: out[r] = c
+      else:
+        pre, post = src[:i], src[i + 1:]
+        for r, c in cm.items():
+          if c.__class__ is UOp:
+            try: out[r] = make_uop(op, (*pre, c, *post), arg, dtype)
+            except UOpError as e: out[r] = Stuck(r, _error_text(e))
+          else: out[r] = c
+      return out
+    cmaps = [maps[s] for s in src]
+    live = [j for j, c in enumerate(cmaps) if c]
+    if any(cmaps[j] is _BIG for j in live): return self._make_big(x, local)
+    if len(local) + sum(len(cmaps[j]) for j in live) > self.map_limit:
+      keys = {r for j in live for r in cmaps[j]}
+      if len(local) + len(keys) > self.map_limit: return self._make_big(x, local)
+    out = {r: r.value for r in local}
+    op, arg, dtype = x.op, x.arg, x.dtype
+    # several sources have redexes below (maybe the same node twice): a redex below two of
+    # them is rewritten in both, since every use of the rewritten node sees the result
+    for i in live:
+      for r in cmaps[i]:
+        if r in out: continue
+        new_src = []
+        stuck = None
+        for s, cm in zip(src, cmaps):
+          c = cm.get(r, s)
+          if type(c) is not UOp: stuck = c; break
+          new_src.append(c)
+        if stuck is not None: out[r] = stuck; continue
+        try: out[r] = make_uop(op, tuple(new_src), arg, dtype)
+        except UOpError as e: out[r] = Stuck(r, _error_text(e))
+    return out
+
+  def _both(self, x: UOp, local: tuple[Redex, ...], ma: dict, mb: dict) -> dict:
+    """The map of a two-source node with redexes below both sources."""
+    out = {r: r.value for r in local} if local else {}
+    op, arg, dtype = x.op, x.arg, x.dtype
+    a, b = x.src
+    get = _table_get or _no_table
+    if ma.keys().isdisjoint(mb):   # the usual case: no node below both sources
+      for r, c in ma.items():
+        if c.__class__ is UOp:
+          if (n := get((op, dtype, (c, b), arg))) is None:
+            try: n = make_uop(op, (c, b), arg, dtype)
+            except UOpError as e: n = Stuck(r, _error_text(e))
+          out[r] = n
+        else: out[r] = c
+      for r, d in mb.items():
+        if d.__class__ is UOp:
+          if (n := get((op, dtype, (a, d), arg))) is None:
+            try: n = make_uop(op, (a, d), arg, dtype)
+            except UOpError as e: n = Stuck(r, _error_text(e))
+          out[r] = n
+        else: out[r] = d
+      return out
+    for r, c in ma.items():
+      d = mb.get(r, b)   # a redex below both sources (a shared node) is rewritten in both
+      if c.__class__ is UOp and d.__class__ is UOp:
+        if (n := get((op, dtype, (c, d), arg))) is None:
+          try: n = make_uop(op, (c, d), arg, dtype)
+          except UOpError as e: n = Stuck(r, _error_text(e))
+        out[r] = n
+      else: out[r] = d if c.__class__ is UOp else c
+    for r, d in mb.items():
+      if r in ma: continue
+      if d.__class__ is UOp:
+        if (n := get((op, dtype, (a, d), arg))) is None:
+          try: n = make_uop(op, (a, d), arg, dtype)
+          except UOpError as e: n = Stuck(r, _error_text(e))
+        out[r] = n
+      else: out[r] = d
+    return out
+
+  def _make_big(self, x: UOp, local: tuple[Redex, ...]) -> Any:
+    self._big[x] = local
+    return _BIG
+
+  # ---- successors
+
+  def successors(self, g: UOp) -> Iterable[tuple[Redex, UOp | Stuck]]:
+    """``(redex, new root or Stuck)`` for each step from ``g``; lazy when ``g`` is big."""
+    m = self.map_of(g)
+    return m.items() if m is not _BIG else self._iter_big(g)
+
+  def step_map(self, g: UOp) -> dict[Redex, UOp | Stuck] | None:
+    """``{redex: new root or Stuck}`` for every step from ``g`` (do not modify it); None if ``g`` is big."""
+    m = self.map_of(g)
+    return None if m is _BIG else m
+
+  def iter_big(self, g: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
+    """The steps from a big ``g``, one at a time."""
+    return self._iter_big(g)
+
+  def is_normal(self, g: UOp) -> bool:
+    """True if no step (not even a failing one) leaves ``g``."""
+    m = self.map_of(g)
+    return not m if m is not _BIG else next(iter(self._iter_big(g)), None) is None
+
+  def _iter_big(self, root: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
+    self.map_of(root)
+    self._pinned += 1
+    try:
+      maps, big = self._maps, self._big
+      seen_nodes: set[UOp] = set()
+      seen: set[Redex] = set()
+      stack = [root]
+      while stack:   # depth first, left to right: each node's own redexes, then its sources'
+        u = stack.pop()
+        if u in seen_nodes: continue
+        seen_nodes.add(u)
+        m = maps[u]
+        if m is _BIG:
+          local = big[u]
+          stack.extend(s for s in reversed(u.src) if maps[s])
+        else: local = m
+        for r in local:
+          if r not in seen:
+            seen.add(r)
+            yield r, self._rebuild(root, r)
+    finally: self._pinned -= 1
+
+  def _rebuild(self, root: UOp, r: Redex) -> UOp | Stuck:
+    """``root`` with ``r.node`` replaced by ``r.result`` everywhere (iterative, memoized per call)."""
+    maps = self._maps
+    memo: dict[UOp, Any] = {}
+    stack: list[tuple[UOp, bool]] = [(root, False)]
+    while stack:
+      u, ready = stack.pop()
+      if u in memo: continue
+      m = maps[u]
+      if m is not _BIG: memo[u] = m.get(r, u); continue
+      if u is r.node: memo[u] = r.value; continue
+      if not ready:
+        stack.append((u, True))
+        stack.extend((s, False) for s in u.src if s not in memo)
+        continue
+      new_src = [memo[s] for s in u.src]
+      if (stuck := next((c for c in new_src if type(c) is not UOp), None)) is not None: memo[u] = stuck; continue
+      if all(a is b for a, b in zip(new_src, u.src)): memo[u] = u; continue
+      try: memo[u] = UOp(u.op, tuple(new_src), u.arg, u.dtype)
+      except UOpError as e: memo[u] = Stuck(r, _error_text(e))
+    return memo[root]
+
+
+_steppers: weakref.WeakKeyDictionary[PatternMatcher, Stepper] = weakref.WeakKeyDictionary()
+
+
+def stepper_for(pm: PatternMatcher, ctx: Any = None) -> Stepper:
+  """The shared stepper of ``pm`` (a fresh one when a ``ctx`` is given)."""
+  if ctx is not None: return Stepper(pm, ctx)
+  if (s := _steppers.get(pm)) is None: s = _steppers[pm] = Stepper(pm)
+  return s
+
+
+def successors(pm: PatternMatcher, g: UOp, ctx: Any = None) -> list[tuple[Redex, UOp | Stuck]]:
+  """Every step from ``g`` under ``pm``: ``(redex, new root)``, or ``(redex, Stuck)`` for a failing rule.
+
+  Two rules rewrite ``p0 + 0`` here (``UPat`` compares constant args with ``==``, and
+  ``0 == 0.0``), so there are two edges to the same graph:
+
+  >>> from uopc import UOp, symbolic
+  >>> [(symbolic.name_of(symbolic.rules[r.rule_index]).split(' ', 1)[1], show(h))
+  ...  for r, h in successors(symbolic, UOp.param(0) + 0)]
+  [('x + 0', 'p0'), ('x + 0.0', 'p0')]
+  """
+  return list(stepper_for(pm, ctx).successors(g))

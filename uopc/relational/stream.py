@@ -1,0 +1,250 @@
+"""Exploration: the lazy, deduplicated, bounded stream of every graph reachable from a program.
+
+Breadth first by default (so each state's first-discovery path is a shortest one),
+depth first on request. Every graph is one state: hash consing makes "seen this
+graph?" a dictionary lookup on its root. Bounds: ``max_states`` (states made, stuck
+ones included), ``max_depth`` (steps from the program; states at that depth are
+still expanded to learn whether they are normal, but nothing deeper is made) and
+``timeout`` (seconds of exploring, checked between states). Whatever was reached
+before a bound stays available, and ``bound`` says which one stopped the search.
+
+>>> from uopc import UOp, UPat, PatternMatcher
+>>> x = UPat.var("x")
+>>> pm = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x)])
+>>> p0 = UOp.param(0)
+>>> ex = Exploration((p0 + 0) * 1, pm)
+>>> [s.term() for s in ex]
+['mul(add(p0, 0), 1)', 'add(p0, 0)', 'mul(p0, 1)', 'p0']
+>>> ex.complete, ex.bound, [s.term() for s in ex.normal_forms], len(ex.edges)
+(True, None, ['p0'], 4)
+"""
+from __future__ import annotations
+
+import gc
+import time
+from collections import deque
+from typing import Any, Iterator, Literal
+
+from uopc.matcher import PatternMatcher
+from uopc.relational.states import Edge, State
+from uopc.relational.step import Stepper, Stuck, stepper_for
+from uopc.uop import UOp
+
+Bound = Literal["max_states", "max_depth", "timeout"]
+
+
+class Exploration:
+  """Every graph reachable from ``root`` under ``pm``, discovered lazily.
+
+  Iterating yields states as they are discovered (a second iteration replays them and
+  goes on where the first stopped). The other accessors finish the exploration first,
+  up to the bounds: ``states``, ``edges``, ``normal_forms``, ``stuck``, ``complete``,
+  ``bound``, ``state_of(graph)``, ``path_to(state)``.
+  """
+
+  def __init__(self, root: UOp, pm: PatternMatcher, *, max_states: int | None = 100_000, max_depth: int | None = None,
+               timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
+               stepper: Stepper | None = None) -> None:
+    if order not in ("bfs", "dfs"): raise ValueError(f"order must be 'bfs' or 'dfs', got {order!r}")
+    if max_states is not None and max_states < 1: raise ValueError("max_states must be at least 1")
+    if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
+    self.root, self.pm = root, pm
+    self.max_states, self.max_depth, self.timeout, self.order = max_states, max_depth, timeout, order
+    self.stepper = stepper if stepper is not None else stepper_for(pm, ctx)
+    self._states: list[State] = []
+    self._normals: list[State] = []
+    self._seen: dict[UOp, State] = {}
+    self._stuck: dict[tuple[UOp, Stuck], State] = {}
+    self._bound: Bound | None = None
+    self._driver: Iterator[None] | None = self._drive()
+    self.elapsed = 0.0   # seconds spent exploring so far
+
+  # ---- streaming
+
+  def __iter__(self) -> Iterator[State]:
+    i = 0
+    while True:
+      while i < len(self._states):
+        yield self._states[i]
+        i += 1
+      if self._driver is None: return
+      self._step()
+
+  def _step(self) -> None:
+    """Advance until one more state exists, or the exploration is over."""
+    t0 = time.perf_counter()
+    try: next(self._driver)
+    except StopIteration: self._driver = None
+    finally: self.elapsed += time.perf_counter() - t0
+
+  def iter_normal_forms(self) -> Iterator[State]:
+    """Normal forms as soon as they are known (a state is known normal once expanded)."""
+    i = 0
+    while True:
+      while i < len(self._normals):
+        yield self._normals[i]
+        i += 1
+      if self._driver is None: return
+      self._step()
+
+  def run(self) -> Exploration:
+    """Explore until done or a bound is hit; returns self."""
+    if self._driver is not None:
+      # An exploration makes many small long-lived containers and no reference cycles:
+      # CPython's cycle collector would only rescan them, over and over (~15% of the
+      # time), so it pauses while no user code runs, and is restored after.
+      paused = gc.isenabled()
+      if paused: gc.disable()
+      t0 = time.perf_counter()
+      try:
+        for _ in self._driver: pass
+      finally:
+        self._driver = None
+        self.elapsed += time.perf_counter() - t0
+        if paused: gc.enable()
+    return self
+
+  # ---- results (each finishes the exploration first)
+
+  @property
+  def states(self) -> list[State]:
+    """Every state, in discovery order; ``states[0]`` is the program."""
+    return self.run()._states
+
+  @property
+  def normal_forms(self) -> list[State]:
+    """The normal states (no step leaves them; stuck states are not normal), in discovery order."""
+    return self.run()._normals
+
+  @property
+  def stuck(self) -> list[State]:
+    """The stuck states: steps whose rule raised, with the error."""
+    return [s for s in self.states if s.error is not None]
+
+  @property
+  def complete(self) -> bool:
+    """True if every reachable graph was found (no bound was hit)."""
+    return self.run()._bound is None
+
+  @property
+  def bound(self) -> Bound | None:
+    """Which bound stopped the exploration: ``"max_states"``, ``"max_depth"``, ``"timeout"``, or None."""
+    return self.run()._bound
+
+  @property
+  def edges(self) -> list[Edge]:
+    """Every step between two reached states (several per pair when rules or nodes differ)."""
+    out: list[Edge] = []
+    for s in self.states:
+      if s.out is None: continue
+      for r, h in (s.out.items() if type(s.out) is dict else s.out):
+        t = self._seen.get(h) if type(h) is UOp else self._stuck.get((s.graph, h))
+        if t is not None: out.append(Edge.of(s, t, r))
+    return out
+
+  def state_of(self, graph: UOp) -> State | None:
+    """The state of a graph, if it was reached."""
+    self.run()
+    return self._seen.get(graph)
+
+  def path_to(self, state: State | UOp) -> list[Edge]:
+    """The steps from the program to ``state`` (a state or a reached graph); shortest in BFS order."""
+    if isinstance(state, UOp):
+      s = self.state_of(state)
+      if s is None: raise KeyError("that graph was not reached")
+      state = s
+    return state.path()
+
+  def __repr__(self) -> str:
+    status = "running" if self._driver is not None else "complete" if self._bound is None else f"stopped by {self._bound}"
+    return f"Exploration({len(self._states)} states, {status})"
+
+  # ---- the search
+
+  def _stuck_state(self, s: State, r: Any, h: Stuck) -> State | None:
+    """The stuck state of a failed step from ``s`` (None if already made): one per graph and failing redex."""
+    key = (s.graph, h)
+    if key in self._stuck: return None
+    t = self._stuck[key] = State(len(self._states), s.graph, s.depth + 1, s, r, self.stepper, error=h.error)
+    t.normal, t.out = False, ()
+    return t
+
+  def _drive(self) -> Iterator[None]:
+    stepper, seen, states, normals = self.stepper, self._seen, self._states, self._normals
+    max_states = self.max_states if self.max_states is not None else float("inf")
+    max_depth = self.max_depth if self.max_depth is not None else float("inf")
+    deadline = None if self.timeout is None else time.perf_counter() + self.timeout
+    dfs = self.order == "dfs"
+    start = State(0, self.root, 0, None, None, stepper)
+    seen[self.root] = start
+    states.append(start)
+    yield
+    frontier = deque([start])
+    cut: set[State] = set()   # states at max_depth with a successor that was not made
+    while frontier:
+      if deadline is not None and time.perf_counter() > deadline:
+        self._bound = "timeout"
+        return
+      s = frontier.pop() if dfs else frontier.popleft()
+      if s.out is not None: continue   # stuck states, and states queued twice by depth first
+      m = stepper.step_map(s.graph)
+      lazy = m is None   # a big graph's successors come one by one
+      s.out = out = [] if lazy else m
+      items = stepper.iter_big(s.graph) if lazy else m.items()
+      last = s.depth >= max_depth
+      child_depth = s.depth + 1
+      fresh: list[State] = []
+      if not lazy and not dfs and not last and len(states) + len(m) < max_states:
+        # the common case, without the checks below: breadth first, far from every bound
+        for r, h in items:
+          if h.__class__ is UOp:
+            if h in seen: continue
+            t = seen[h] = State(len(states), h, child_depth, s, r, stepper)
+          elif (t := self._stuck_state(s, r, h)) is None: continue
+          states.append(t)
+          frontier.append(t)
+          yield
+        items = ()
+      for r, h in items:
+        if lazy:
+          out.append((r, h))
+          if deadline is not None and time.perf_counter() > deadline:
+            s.normal = False
+            self._bound = "timeout"
+            return
+        if type(h) is UOp:
+          t = seen.get(h)
+          if t is not None:
+            if dfs and t.depth > child_depth:
+              # depth first found a shorter way: keep it, and expand again a state the depth bound had cut
+              t.parent, t.redex, t.depth = s, r, child_depth
+              if t in cut: cut.discard(t); t.out = None; fresh.append(t)  # noqa: E702
+            continue
+          if last: cut.add(s); continue  # noqa: E702
+          if len(states) >= max_states:
+            s.normal = False
+            self._bound = "max_states"
+            return
+          t = State(len(states), h, child_depth, s, r, stepper)
+          seen[h] = t
+        else:
+          if (s.graph, h) in self._stuck: continue
+          if len(states) >= max_states:
+            s.normal = False
+            self._bound = "max_states"
+            return
+          t = self._stuck_state(s, r, h)
+        states.append(t)
+        if dfs: fresh.append(t)
+        else: frontier.append(t)
+        yield
+      if s.normal is None:
+        s.normal = not out
+        if s.normal: normals.append(s)
+      if dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
+    if cut: self._bound = "max_depth"
+
+
+def explore_stream(root: UOp, pm: PatternMatcher, **kw: Any) -> Exploration:
+  """``Exploration(root, pm, **kw)``: the lazy stream of states (see ``Exploration``)."""
+  return Exploration(root, pm, **kw)

@@ -1,0 +1,125 @@
+"""Do two programs compute the same value? Bit-exact comparison, on random bindings for free PARAMs.
+
+Values are compared bit for bit: ``-0.0`` and ``0.0`` differ, a NaN equals a NaN of
+the same bits, ``1`` and ``True`` and ``1.0`` are three different values. A closed
+program is evaluated once (``run``'s rules: ``symbolic + evaluate``); a program with
+free PARAMs on a few random bindings (seeded, so reports are reproducible). Two results
+whose values differ somewhere are a *semantic* difference; equal everywhere tried, a
+*syntactic* one; if nothing could be evaluated, ``unknown``.
+
+>>> from uopc import UOp, dtypes
+>>> compare(UOp.const(0.0), UOp.const(-0.0)).kind
+'semantic'
+>>> p0 = UOp.param(0)
+>>> v = compare(p0 + p0, p0 * 2)
+>>> v.kind, v.detail
+('syntactic', 'the same values on 8 random bindings of p0')
+"""
+from __future__ import annotations
+
+import math
+import random
+import struct
+from typing import Any, NamedTuple
+
+from uopc.dtype import DType, dtypes
+from uopc.evaluate import bind_params, evaluate, to_python
+from uopc.rewrite import graph_rewrite
+from uopc.symbolic import symbolic
+from uopc.uop import UOp, call_params
+
+__all__ = ["Verdict", "compare", "evaluate_value", "random_bindings", "value_key"]
+
+_F64 = struct.Struct("<d")
+_RUN = symbolic + evaluate
+_EDGE = {dtypes.i32: [0, 1, -1, 2, 2**31 - 1, -2**31], dtypes.f32: [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan],
+         dtypes.bool: [True, False]}
+
+
+def value_key(v: Any) -> Any:
+  """A key equal for two values iff they are the same bits of the same type (nested lists too).
+
+  >>> value_key(0.0) == value_key(-0.0), value_key(float("nan")) == value_key(float("nan")), value_key(1) == value_key(True)
+  (False, True, False)
+  """
+  if type(v) is float: return ("f", _F64.pack(v) if v == v else "nan")   # the engine keeps one NaN: f32 rounding canonicalizes it
+  if type(v) is list: return ("l", tuple(value_key(x) for x in v))
+  return (type(v).__name__, v)
+
+
+def evaluate_value(u: UOp, values: dict[int, Any] | None = None, max_steps: int = 200_000) -> tuple[bool, Any]:
+  """``(True, python value)`` of ``u`` with ``values`` bound to its free PARAMs, or ``(False, why not)``.
+
+  >>> evaluate_value(UOp.param(0) * 2 + 1, {0: 20}), evaluate_value(UOp.const(1) // 0)[0]
+  ((True, 41), False)
+  """
+  try:
+    if values: u = bind_params(u, values)
+    return True, to_python(graph_rewrite(u, _RUN, max_steps=max_steps))
+  except Exception as e:   # out-of-bounds index, division by zero left unevaluated, a loop
+    return False, f"{type(e).__name__}: {e}"
+
+
+def _scalar(rng: random.Random, dt: DType) -> Any:
+  if rng.random() < 0.3: return rng.choice(_EDGE[dt])
+  if dt is dtypes.bool: return rng.random() < 0.5
+  if dt is dtypes.i32: return rng.randint(-100, 100)
+  return rng.randint(-400, 400) / 4   # quarters: exact in f32, and short to print
+
+
+def _value(rng: random.Random, dt: DType, shape: tuple[int, ...]) -> Any:
+  if not shape: return _scalar(rng, dt)
+  return [_value(rng, dt, shape[1:]) for _ in range(shape[0])]
+
+
+def random_bindings(params: list[UOp], n: int = 8, seed: int = 0) -> list[dict[int, Any]]:
+  """``n`` random bindings ``{slot: value}`` of these PARAMs (edge values about a third of the time).
+
+  >>> [sorted(b) for b in random_bindings([UOp.param(0), UOp.param(2, dtypes.f32)], n=2)]
+  [[0, 2], [0, 2]]
+  """
+  rng = random.Random(seed)
+  return [{p.arg.slot: _value(rng, p.dtype, p.shape) for p in params} for _ in range(n)]
+
+
+class Verdict(NamedTuple):
+  """``kind``: ``semantic`` (the values differ), ``syntactic`` (same values, different graphs) or ``unknown``;
+  ``detail`` in words; ``binding`` where they differ (free PARAMs only)."""
+  kind: str
+  detail: str
+  binding: dict[int, Any] | None = None
+
+
+def _free(*us: UOp) -> list[UOp]:
+  seen: dict[UOp, None] = {}
+  for u in us:
+    for p in call_params(u): seen.setdefault(p)
+  return sorted(seen, key=lambda p: p.arg.slot)
+
+
+def _binding_text(b: dict[int, Any]) -> str: return ", ".join(f"p{k}={v!r}" for k, v in sorted(b.items()))
+
+
+def compare(a: UOp, b: UOp, params: list[UOp] | None = None, n: int = 8, seed: int = 0) -> Verdict:
+  """Whether ``a`` and ``b`` compute different values (see the module doc); ``params`` are the free PARAMs to bind."""
+  params = _free(a, b) if params is None else params
+  if not params:
+    oka, va = evaluate_value(a)
+    okb, vb = evaluate_value(b)
+    if not (oka and okb): return Verdict("unknown", f"could not evaluate: {va if not oka else vb}")
+    if value_key(va) != value_key(vb): return Verdict("semantic", f"the values differ: {va!r} and {vb!r}")
+    return Verdict("syntactic", f"the same value: {va!r}")
+  names = ", ".join(f"p{p.arg.slot}" for p in params)
+  agreed = 0
+  why = ""
+  for binding in random_bindings(params, n, seed):
+    oka, va = evaluate_value(a, binding)
+    okb, vb = evaluate_value(b, binding)
+    if not (oka and okb):
+      why = va if not oka else vb
+      continue
+    if value_key(va) != value_key(vb):
+      return Verdict("semantic", f"the values differ at {_binding_text(binding)}: {va!r} and {vb!r}", binding)
+    agreed += 1
+  if agreed: return Verdict("syntactic", f"the same values on {agreed} random binding{'s' * (agreed != 1)} of {names}")
+  return Verdict("unknown", f"could not evaluate on {n} random bindings of {names}: {why}")
