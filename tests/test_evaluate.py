@@ -197,3 +197,10 @@ def test_run_matches_the_reference_semantics(tree):
     except ValueError as e: assert "did not evaluate" in str(e)
     return
   assert same_value(to_python(run(prog)), expected), (tree, to_python(run(prog)), expected)
+
+
+def test_a_call_body_that_simplifies_away_its_param_still_runs():
+  body = UOp.const(False).where(p0, UOp.const(0))   # where(False, p0, 0): its normal form is 0, no PARAM left
+  call = body.call(5, name="f")
+  assert to_python(run(call)) == 0
+  assert to_python(run(call + 1)) == 1

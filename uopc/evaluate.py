@@ -23,13 +23,13 @@ from uopc.upat import UPat
 from uopc.uop import UOp, call_body_scope, call_params, make_uop, prod
 
 
-def _elem(s: UOp, i: int) -> UOp: return s.src[i] if s.op is Ops.STACK else s.index(i)
+def _column(s: UOp, n: int) -> tuple | list: return s.src if s.op is Ops.STACK else [s.index(i) for i in range(n)]
 
 
 def _push_stack(x: UOp) -> UOp | None:
-  """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed."""
+  """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed (row i of each column)."""
   if x.shape == () or not any(s.op is Ops.STACK for s in x.src): return None
-  return make_uop(Ops.STACK, tuple([make_uop(x.op, tuple([_elem(s, i) for s in x.src]), x.arg, x.dtype) for i in range(x.shape[0])]))
+  return make_uop(Ops.STACK, tuple([make_uop(x.op, row, x.arg, x.dtype) for row in zip(*[_column(s, x.shape[0]) for s in x.src])]))
 
 
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp:
@@ -174,6 +174,9 @@ def from_python(v: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
 
 def to_python(u: UOp) -> Any:
   """A fully evaluated program as a Python value or nested lists."""
-  if u.op is Ops.CONST: return u.arg
-  if u.op is Ops.STACK: return [to_python(s) for s in u.src]
+  if u.op is _CONST: return u.arg
+  if u.op is _STACK: return [to_python(s) for s in u.src]
   raise ValueError(f"program did not evaluate to a value, stuck at {u.op}")
+
+
+_CONST, _STACK = Ops.CONST, Ops.STACK   # module globals: a class attribute lookup per element costs more than to_python

@@ -21,6 +21,7 @@ from typing import Any, Callable
 
 from uopc.ops import Ops
 from uopc.upat import UPat
+from uopc.upat_compile import RuleFire, compile_rule, interpreted_rule
 from uopc.uop import UOp
 
 RuleFn = Callable[..., "UOp | None"]
@@ -39,11 +40,56 @@ def rule_name(rule: Rule) -> str:
   return f"{site} {pat.pretty()}" + ("" if fname == "<lambda>" else f" -> {fname}")
 
 
-class PatternMatcher:
-  """Ordered rules; ``pm1 + pm2`` has ``pm1``'s rules first."""
+def compile_default() -> bool:
+  """Whether new matchers compile their patterns: env ``UOPC_COMPILE`` (default on; ``0`` turns it off).
 
-  def __init__(self, rules: list[Rule]):
+  >>> from unittest import mock
+  >>> with mock.patch.dict(os.environ, {"UOPC_COMPILE": "0"}): compile_default()
+  False
+  """
+  return os.environ.get("UOPC_COMPILE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def may_match(pat: UPat, src_ops: tuple[Ops, ...] | None, n: int) -> bool:
+  """Whether ``pat`` can match a node with ``n`` sources whose ops are ``src_ops`` (None: not known).
+
+  The early rejection test: it looks at the pattern's sources, one level down.
+
+  >>> x = UPat.var("x")
+  >>> may_match(x + 0, (Ops.PARAM, Ops.CONST), 2), may_match(x + 0, (Ops.PARAM, Ops.PARAM), 2)
+  (True, False)
+  """
+  if pat.src is None: return True
+  for order in pat._orders:
+    if len(order) != n and not (pat.allow_any_len and len(order) <= n): continue
+    if src_ops is None or all(p.op is None or o in p.op for p, o in zip(order, src_ops)): return True
+  return False
+
+
+def signature(u: UOp) -> tuple:
+  """The key of ``u``'s candidate rules: its op and its sources' ops (their number, past 4 sources).
+
+  >>> signature(UOp.param(0) + 1)
+  (Ops.ADD, Ops.PARAM, Ops.CONST)
+  """
+  src = u.src
+  n = len(src)
+  if n == 2: return (u.op, src[0].op, src[1].op)
+  if n > 4: return (u.op, n)
+  return (u.op, *[s.op for s in src])
+
+
+class PatternMatcher:
+  """Ordered rules; ``pm1 + pm2`` has ``pm1``'s rules first.
+
+  ``compiled`` (default: env ``UOPC_COMPILE``, on unless ``0``) chooses how rules match:
+  by patterns compiled to Python (``uopc.upat_compile``), or by ``UPat.match``. Both give
+  the same bindings in the same order, so the same rules fire with the same results.
+  """
+
+  def __init__(self, rules: list[Rule], compiled: bool | None = None):
     self.rules: list[Rule] = list(rules)
+    self.compiled: bool = compile_default() if compiled is None else compiled
     # index by root op so a node only tries rules that could match it
     self.by_op: dict[Ops, list[Rule]] = {}
     for rule in self.rules:
@@ -51,8 +97,12 @@ class PatternMatcher:
       for op in (pat.op if pat.op is not None else Ops):
         self.by_op.setdefault(op, []).append(rule)
     self._names: dict[int, str] = {}
+    # signature(u) -> the rules that may match u, each with its firing function (made on first use)
+    self._candidates: dict[tuple, tuple[tuple[Rule, RuleFire], ...]] = {}
+    self._firing: dict[int, RuleFire] = {}
 
-  def __add__(self, other: PatternMatcher) -> PatternMatcher: return PatternMatcher(self.rules + other.rules)
+  def __add__(self, other: PatternMatcher) -> PatternMatcher:
+    return PatternMatcher(self.rules + other.rules, compiled=self.compiled and other.compiled)
   def __len__(self) -> int: return len(self.rules)
 
   def name_of(self, rule: Rule) -> str:
@@ -61,16 +111,38 @@ class PatternMatcher:
     if (name := self._names.get(key)) is None: name = self._names[key] = rule_name(rule)
     return name
 
+  def _rule_fire(self, rule: Rule) -> RuleFire:
+    """The firing function of one rule: compiled, or by the interpreter."""
+    if (f := self._firing.get(id(rule))) is None:
+      f = self._firing[id(rule)] = compile_rule(*rule) if self.compiled else interpreted_rule(*rule)
+    return f
+
+  def candidates(self, u: UOp) -> tuple[tuple[Rule, RuleFire], ...]:
+    """The rules that may rewrite ``u``, in order, each with its firing function ``(u, ctx) -> node | None``.
+
+    These are the rules filed under ``u.op`` whose patterns the ops of ``u``'s sources do
+    not rule out (early rejection), computed once per signature.
+
+    >>> x = UPat.var("x")
+    >>> pm = PatternMatcher([(x + 0, lambda x: x), (x + x, lambda x: x * 2)])
+    >>> p0 = UOp.param(0)
+    >>> len(pm.candidates(p0 + 0)), len(pm.candidates(p0 + p0))
+    (2, 1)
+    """
+    key = signature(u)
+    if (cands := self._candidates.get(key)) is None:
+      src_ops = key[1:] if len(u.src) <= 4 else None
+      cands = self._candidates[key] = tuple((rule, self._rule_fire(rule)) for rule in self.by_op.get(u.op, ())
+                                            if may_match(rule[0], src_ops, len(u.src)))
+    return cands
+
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
     """The first rule that rewrites ``u``, and what it returns; None if no rule does."""
-    for rule in self.by_op.get(u.op, ()):
-      pat, fn = rule
-      for binding in pat.match(u, {}):
-        ret = fn(**binding, ctx=ctx) if ctx is not None else fn(**binding)
-        if ret is not None and ret is not u: return rule, ret
+    for rule, f in self.candidates(u):
+      if (ret := f(u, ctx)) is not None: return rule, ret
     return None
 
   def rewrite(self, u: UOp, ctx: Any = None) -> UOp | None:
     """What the first applicable rule rewrites ``u`` to, or None."""
-    fired = self.fire(u, ctx)
+    fired = self.fire(u, ctx)   # through self.fire: a subclass may watch or replace it
     return None if fired is None else fired[1]

@@ -18,8 +18,25 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from uopc.matcher import PatternMatcher
+from uopc.matcher import PatternMatcher, signature
+from uopc.ops import Ops
 from uopc.uop import UOp, UOpError, make_uop
+
+
+_REBUILD, _RESULT = object(), object()   # stage markers on graph_rewrite's work stack
+
+
+def rebuild(u: UOp, src: tuple[UOp, ...]) -> UOp:
+  """``u`` on the normal forms ``src`` of its sources.
+
+  A CALL's body is rewritten like any source, and its normal form can lose a PARAM
+  (``where(False, p0, 0)`` is ``0``); that CALL would no longer type-check, so it keeps
+  the body as written (inlining it later still sees every argument).
+  """
+  try: return make_uop(u.op, src, u.arg, u.dtype)
+  except UOpError:
+    if u.op is not Ops.CALL: raise
+    return make_uop(u.op, (u.src[0], *src[1:]), u.arg, u.dtype)
 
 
 class RewriteLoopError(RuntimeError):
@@ -60,10 +77,14 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
   if os.environ.get("UOPC_TRACE", "") not in ("", "0"):
     from uopc.trace import TracingMatcher   # deferred: the hot path never needs it
     pm = TracingMatcher(pm, firings_only=True)
-  rewrite = pm.rewrite
-  # nodes whose op has no candidate rule need no lookup, unless a subclass watches every visit
+  # a subclass that overrides rewrite or fire watches every visit: it gets the reference loop
   watched = type(pm).rewrite is not PatternMatcher.rewrite or type(pm).fire is not PatternMatcher.fire
-  by_op = None if watched else pm.by_op
+  return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps, check)
+
+
+def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: bool) -> UOp:
+  """The reference loop: every node, leaves included, goes through ``pm.rewrite``."""
+  rewrite = pm.rewrite
   done: dict[UOp, UOp] = {}
   stack: list[tuple[UOp, int, UOp | None]] = [(root, 0, None)]
   steps = 0
@@ -80,13 +101,76 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
     # stage 1 (or a leaf): sources are done, rebuild from their normal forms and try the rules
     if u.src:
       src = tuple([done[s] for s in u.src])
-      n = u if src == u.src else make_uop(u.op, src, u.arg, u.dtype)
+      n = u if src == u.src else rebuild(u, src)
     else: n = u
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
-    if (by_op is not None and n.op not in by_op) or (m := rewrite(n, ctx)) is None: done[u] = n
+    if (m := rewrite(n, ctx)) is None: done[u] = n
     else:
       if check: check_preserves_type(pm, n, m, ctx)
       if m in done: done[u] = done[m]
       else: stack.extend(((u, 2, m), (m, 0, None)))
+  return done[root]
+
+
+def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: bool) -> UOp:
+  """The fast loop: the same rule calls in the same order as ``_visit_all``, less work around them.
+
+  A leaf that no rule is filed under is normal as it is: it is marked done where it is
+  met, not visited. Other nodes go straight to their candidate rules' firing functions
+  (``PatternMatcher.candidates``). The work stack holds nodes (stage 0) and, above a
+  node, a marker for stage 1 or 2: no tuple per entry.
+  """
+  by_op, known, candidates = pm.by_op, pm._candidates, pm.candidates
+  done: dict[UOp, UOp] = {}
+  normal_form, done_get = done.__getitem__, done.get
+  stack: list[Any] = [root]
+  pop, push = stack.pop, stack.append
+  steps = 0
+  while stack:
+    u = pop()
+    if u is _RESULT:   # stage 2: u's normal form is that of what its rule returned
+      u = pop()
+      done[u] = done[pop()]
+      continue
+    if u is _REBUILD:   # stage 1, once the sources are done: rebuild from their normal forms
+      u = pop()
+      if u in done: continue
+      n = u if (src := tuple(map(normal_form, u.src))) == u.src else rebuild(u, src)
+    else:               # stage 0: schedule the sources that are not done yet; if none, this is stage 1
+      if u in done: continue
+      n = u
+      if usrc := u.src:
+        todo, same = None, True
+        for s in usrc:
+          if (r := done_get(s)) is None:
+            if s.src or s.op in by_op:
+              if todo is None: todo = [s]
+              else: todo.append(s)
+              continue
+            done[s] = r = s   # a plain leaf is normal as it is
+            steps += 1
+          if r is not s: same = False
+        if todo is not None:
+          push(u); push(_REBUILD)
+          stack.extend(reversed(todo))
+          continue
+        if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
+    steps += 1
+    if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
+    if n.op not in by_op:
+      done[u] = n
+      continue
+    nsrc, m = n.src, None   # the key of signature(n), spelled out for the common binary node
+    if (cands := known.get((n.op, nsrc[0].op, nsrc[1].op) if len(nsrc) == 2 else signature(n))) is None: cands = candidates(n)
+    for _, f in cands:
+      if (m := f(n, ctx)) is not None: break
+    if m is None: done[u] = n
+    else:
+      if check: check_preserves_type(pm, n, m, ctx)
+      if m in done: done[u] = done[m]
+      elif not m.src and m.op not in by_op:   # a plain leaf is normal already
+        steps += 1
+        done[u] = done[m] = m
+      else: push(m); push(u); push(_RESULT); push(m)   # normalize m, then stage 2 for u
   return done[root]

@@ -23,11 +23,11 @@ from uopc.uop import UOp, make_uop
 
 def _fold(x: UOp) -> UOp | None:
   """A scalar ALU op of constants is its value (unless the value is undefined)."""
-  if x.shape != (): return None
+  if x.shape: return None
   for s in x.src:
-    if s.op is not Ops.CONST: return None
+    if s.op is not _CONST: return None
   r = exec_alu(x.op, x.dtype, [s.arg for s in x.src])
-  return None if r is None else make_uop(Ops.CONST, (), r, x.dtype)
+  return None if r is None else make_uop(_CONST, (), r, x.dtype)
 
 
 fold = PatternMatcher([(UPat(ALU, name="x"), _fold)])
@@ -147,3 +147,8 @@ def simplify(u: UOp) -> UOp:
   r = _simplified[u] = graph_rewrite(u, symbolic)
   _simplified[r] = r
   return r
+
+
+# Defined below the rules on purpose: a rule's name carries the line of its function
+# (symbolic.py:89 x + 0), and docs and tests quote those names.
+_CONST = Ops.CONST   # a module global: Ops.CONST is a class attribute lookup on every use

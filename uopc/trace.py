@@ -19,10 +19,13 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass
-from typing import Any, TextIO
+from functools import partial
+from typing import Any, Callable, TextIO
 
 from uopc.matcher import PatternMatcher, Rule
 from uopc.term import show
+from uopc.upat import Bindings, UPat
+from uopc.upat_compile import compile_match
 from uopc.uop import UOp
 
 TERM_LIMIT = 2000   # a term expands sharing; keep trace lines readable on big graphs
@@ -61,22 +64,29 @@ class RuleStats:
   seconds: float = 0.0
 
 
+def _interpret(pat: UPat, u: UOp) -> list[Bindings]: return pat.match(u, {})
+
+
 class StatsMatcher(PatternMatcher):
   """``pm``, counting per rule: tries (pattern attempted), matches (bindings found),
   fires (returned a new node), and time spent matching and in the rule's function."""
 
   def __init__(self, pm: PatternMatcher):
-    super().__init__(pm.rules)
+    super().__init__(pm.rules, compiled=pm.compiled)
     self.stats: dict[int, RuleStats] = {id(r): RuleStats(pm.name_of(r)) for r in self.rules}
+    # the same matching as pm's: compiled patterns (uopc.upat_compile), or the interpreter
+    self._match: dict[int, Callable[[UOp], list]] = {
+      id(r): compile_match(r[0]) if self.compiled else partial(_interpret, r[0]) for r in self.rules}
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
+    # every rule filed under u's op counts as tried (early rejection is part of the time)
     for rule in self.by_op.get(u.op, ()):
       st = self.stats[id(rule)]
       st.tries += 1
       t0 = time.perf_counter()
       try:
-        pat, fn = rule
-        for binding in pat.match(u, {}):
+        fn = rule[1]
+        for binding in self._match[id(rule)](u):
           st.matches += 1
           ret = fn(**binding, ctx=ctx) if ctx is not None else fn(**binding)
           if ret is not None and ret is not u:

@@ -44,20 +44,22 @@ def prod(xs: Iterable[int]) -> int:
   return out
 
 
-# The hash-consing table: key -> node. Float constants are keyed by their bits, because
-# 0.0 == -0.0 and nan != nan in Python. The table holds nodes strongly (no weakref and
-# __del__ per node, the costliest part of making one) and drops the ones nothing else
-# uses whenever it has doubled.
+# The hash-consing table: key -> node. The key is (op, dtype, src, arg), but a constant's is
+# (value, dtype name): atoms only, so the garbage collector stops tracking it. Float
+# constants are keyed by their bits, because 0.0 == -0.0 and nan != nan in Python. The
+# table holds nodes strongly (no weakref and __del__ per node, the costliest part of
+# making one) and drops the ones nothing else uses whenever it has doubled.
 _cache: dict[tuple, UOp] = {}
 _cache_limit = [100_000]
 
 
 def _collect() -> None:
   """Drop cache entries that only the cache refers to; newest first, so users go before their sources."""
-  keys = list(_cache)
+  keys, cache, refcount = list(_cache), _cache, sys.getrefcount   # locals: this loop visits every node
+  pop = keys.pop
   while keys:
-    key = keys.pop()   # popped, so that a dropped key no longer holds its sources
-    if sys.getrefcount(_cache[key]) <= 2: del _cache[key]   # the dict's reference and getrefcount's argument
+    key = pop()   # popped, so that a dropped key no longer holds its sources
+    if refcount(cache[key]) <= 2: del cache[key]   # the dict's reference and getrefcount's argument
   _cache_limit[0] = max(100_000, 2 * len(_cache))
 
 
@@ -106,7 +108,8 @@ class UOp:
 
   def const_like(self, v: Any) -> UOp:
     """A constant of this node's dtype, broadcast to this node's shape."""
-    return UOp.const(v, self.dtype).broadcast(self.shape)
+    c = make_uop(_CONST, (), v, self.dtype)
+    return c.broadcast(self.shape) if self.shape else c
 
   def broadcast(self, shape: Shape) -> UOp:
     """A scalar made into ``shape`` by RESHAPE to all ones and EXPAND (the ``.uir`` literal sugar)."""
@@ -118,23 +121,24 @@ class UOp:
     """This node with some of ``op``, ``src``, ``arg``, ``dtype`` changed."""
     return make_uop(kw.get("op", self.op), kw.get("src", self.src), kw.get("arg", self.arg), kw.get("dtype", self.dtype))
 
-  # ---- operator sugar: a non-UOp operand becomes a constant like self
+  # ---- operator sugar: a non-UOp operand becomes a constant like self. Rules build their
+  # results with it, so the binary ones call make_uop directly (with module-global ops).
   def _operand(self, o: Any) -> UOp: return o if isinstance(o, UOp) else self.const_like(o)
   def alu(self, op: Ops, *others: Any) -> UOp:
     """``self`` op ``others``, with Python numbers turned into constants of ``self``'s dtype."""
     return make_uop(op, (self, *[self._operand(o) for o in others]))
-  def __add__(self, o: Any) -> UOp: return self.alu(Ops.ADD, o)
-  def __radd__(self, o: Any) -> UOp: return self._operand(o).alu(Ops.ADD, self)
-  def __mul__(self, o: Any) -> UOp: return self.alu(Ops.MUL, o)
-  def __rmul__(self, o: Any) -> UOp: return self._operand(o).alu(Ops.MUL, self)
+  def __add__(self, o: Any) -> UOp: return make_uop(_ADD, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __radd__(self, o: Any) -> UOp: return make_uop(_ADD, (self._operand(o), self))
+  def __mul__(self, o: Any) -> UOp: return make_uop(_MUL, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __rmul__(self, o: Any) -> UOp: return make_uop(_MUL, (self._operand(o), self))
   def __sub__(self, o: Any) -> UOp: return self + self._operand(o) * -1
   def __neg__(self) -> UOp: return self * -1
-  def __floordiv__(self, o: Any) -> UOp: return self.alu(Ops.FLOORDIV, o)
-  def __mod__(self, o: Any) -> UOp: return self.alu(Ops.FLOORMOD, o)
-  def __lt__(self, o: Any) -> UOp: return self.alu(Ops.CMPLT, o)
-  def __gt__(self, o: Any) -> UOp: return self._operand(o).alu(Ops.CMPLT, self)
-  def ne(self, o: Any) -> UOp: return self.alu(Ops.CMPNE, o)
-  def max(self, o: Any) -> UOp: return self.alu(Ops.MAX, o)
+  def __floordiv__(self, o: Any) -> UOp: return make_uop(_FLOORDIV, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __mod__(self, o: Any) -> UOp: return make_uop(_FLOORMOD, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __lt__(self, o: Any) -> UOp: return make_uop(_CMPLT, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __gt__(self, o: Any) -> UOp: return make_uop(_CMPLT, (self._operand(o), self))
+  def ne(self, o: Any) -> UOp: return make_uop(_CMPNE, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def max(self, o: Any) -> UOp: return make_uop(_MAX, (self, o if isinstance(o, UOp) else self.const_like(o)))
   def where(self, a: Any, b: Any) -> UOp:
     """``self ? a : b``; a Python number takes the dtype of the other branch."""
     if not isinstance(a, UOp) and not isinstance(b, UOp): a = UOp.const(a).broadcast(self.shape)
@@ -202,29 +206,58 @@ def call_params(body: UOp) -> list[UOp]:
 
 
 def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:
-  """``UOp(op, src, arg, dtype)`` without the cost of a class call (hot paths use this)."""
+  """``UOp(op, src, arg, dtype)`` without the cost of a class call (hot paths use this).
+
+  A hit in the hash-consing table costs a key and a lookup. A new node is type-checked;
+  the two kinds that rewriting makes most, constants and well-typed binary ALU nodes,
+  are checked inline, everything else (and every error) by ``_check``.
+  """
   if type(src) is not tuple: src = tuple(src)
   if op is _CONST:
     if dtype is None: dtype = _literal_dtype(arg)
-    try: arg = truncate(dtype, arg)
-    except (TypeError, ValueError): raise UOpError(f"CONST: {arg!r} is not a valid {getattr(dtype, 'name', dtype)} value") from None
-    key = (op, dtype, src, _F64.pack(arg) if dtype is _f32 else arg)
+    if dtype is not _i32 or type(arg) is not int or not -0x80000000 <= arg <= 0x7FFFFFFF:   # else arg is an i32 already
+      try: arg = truncate(dtype, arg)
+      except (TypeError, ValueError): raise UOpError(f"CONST: {arg!r} is not a valid {getattr(dtype, 'name', dtype)} value") from None
+    key = (_F64.pack(arg) if dtype is _f32 else arg, dtype.name) if not src else (op, dtype, src, arg)
+    if (u := _cache_get(key)) is not None: return u
+    shape = () if not src else _check(op, dtype, src, arg)   # truncate accepted dtype: it is a DType
   else:
-    if dtype is None: dtype = _infer_dtype(op, src, arg)
+    if len(src) == 2 and op in _BINARY_OPS:
+      try:
+        a, b = src
+        dt = a.dtype
+        if op in _COMPARISON:   # operands of one dtype, a bool result
+          if dtype is None: dtype = _bool
+          ok = dtype is _bool and b.dtype is dt and a.shape == b.shape
+        else:                   # operands and result of one dtype
+          if dtype is None: dtype = dt
+          ok = dt is dtype and b.dtype is dt and (dt is _i32 or op not in _DIVMOD) and a.shape == b.shape
+      except AttributeError:   # not UOps: _check says so
+        if dtype is None: dtype = _infer_dtype(op, src, arg)
+        ok = False
+    else:
+      if dtype is None: dtype = _infer_dtype(op, src, arg)
+      ok = False
     key = (op, dtype, src, arg)
-  try:
-    if (u := _cache.get(key)) is not None: return u
-  except TypeError:
-    raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
-  shape = _check(op, dtype, src, arg)
-  u = object.__new__(UOp)
-  u.op, u.dtype, u.src, u.arg, u.shape, u._bounds = op, dtype, src, arg, shape, None
+    try:
+      if (u := _cache_get(key)) is not None: return u
+    except TypeError:
+      raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
+    shape = a.shape if ok else _check(op, dtype, src, arg)
+  u = _new_uop(UOp)
+  u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
   _cache[key] = u
   if len(_cache) > _cache_limit[0]: _collect()
   return u
 
 
-_CONST, _f32 = Ops.CONST, dtypes.f32
+# Module globals for hot paths: in CPython 3.11 a class attribute (Ops.CONST, dtypes.i32)
+# is a dictionary walk on every use, a module global is a cached load.
+_CONST, _PARAM, _RANGE, _CAST, _STACK, _WHERE = Ops.CONST, Ops.PARAM, Ops.RANGE, Ops.CAST, Ops.STACK, Ops.WHERE
+_f32, _i32, _bool = dtypes.f32, dtypes.i32, dtypes.bool
+_ADD, _MUL, _FLOORDIV, _FLOORMOD, _CMPLT, _CMPNE, _MAX = Ops.ADD, Ops.MUL, Ops.FLOORDIV, Ops.FLOORMOD, Ops.CMPLT, Ops.CMPNE, Ops.MAX
+_BINARY_OPS, _COMPARISON = BINARY, COMPARISON   # make_uop checks well-typed binary nodes inline
+_new_uop, _cache_get = object.__new__, _cache.get   # bound once: a method lookup per node costs more than the lookup
 
 
 # ---- dtype inference and type checking (run once per distinct node)
@@ -235,14 +268,14 @@ def _literal_dtype(arg: Any) -> DType:
 
 
 def _infer_dtype(op: Ops, src: tuple[UOp, ...], arg: Any) -> DType:
-  if op is Ops.PARAM:
+  if op is _PARAM:
     if not isinstance(arg, ParamArg): raise UOpError(f"PARAM: arg must be a ParamArg, got {arg!r}")
     return arg.dtype
-  if op in COMPARISON: return dtypes.bool
-  if op is Ops.RANGE: return dtypes.i32
-  if op is Ops.CAST: raise UOpError("CAST: needs a dtype")
-  if not src: raise UOpError(f"{op.name}: needs at least one {'element' if op is Ops.STACK else 'source'}")
-  return src[1].dtype if op is Ops.WHERE and len(src) == 3 else src[0].dtype
+  if op in _COMPARISON: return _bool
+  if op is _RANGE: return _i32
+  if op is _CAST: raise UOpError("CAST: needs a dtype")
+  if not src: raise UOpError(f"{op.name}: needs at least one {'element' if op is _STACK else 'source'}")
+  return src[1].dtype if op is _WHERE and len(src) == 3 else src[0].dtype
 
 
 def _arity(op: Ops, src: tuple, n: int) -> None:
@@ -326,6 +359,10 @@ def _check_range(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape
 
 def _check_stack(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
   if not src: raise UOpError("STACK: needs at least one element")
+  shape = src[0].shape
+  for s in src:   # the well-typed case, in one pass; the sets below name what is wrong
+    if s.dtype is not dtype or s.shape != shape: break
+  else: return (len(src), *shape)
   if len({s.dtype for s in src}) != 1: raise UOpError(f"STACK: mismatched dtypes {', '.join(sorted({s.dtype.name for s in src}))}")
   if len({s.shape for s in src}) != 1: raise UOpError(f"STACK: mismatched shapes {', '.join(map(str, sorted({s.shape for s in src})))}")
   _same_dtype(op, dtype, src[:1], "its elements'")

@@ -26,7 +26,7 @@ Bindings = dict[str, UOp]
 
 class UPat:
   """``UPat(op, src, name, arg, dtype, allow_any_len)``; every constraint is optional."""
-  __slots__ = ("op", "src", "name", "arg", "dtype", "allow_any_len", "_orders")
+  __slots__ = ("op", "src", "name", "arg", "dtype", "allow_any_len", "_orders", "_compiled")
 
   def __init__(self, op: Ops | tuple[Ops, ...] | set[Ops] | frozenset[Ops] | None = None,
                src: tuple[UPat, ...] | list[UPat] | None = None, name: str | None = None, arg: Any = None,
@@ -37,6 +37,14 @@ class UPat:
     # the source orders to try, computed once: every permutation of a list, the tuple itself
     self._orders: tuple[tuple[UPat, ...], ...] = () if src is None else \
       tuple(itertools.permutations(src)) if isinstance(src, list) else (tuple(src),)
+    self._compiled: dict | None = None   # generated matchers, made on first use (uopc.upat_compile)
+
+  # generated matchers are not picklable, and are remade on first use: leave them out of copies
+  def __getstate__(self) -> tuple[None, dict[str, Any]]:
+    return None, {k: getattr(self, k) for k in self.__slots__ if k != "_compiled"}
+  def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+    for k, v in state[1].items(): setattr(self, k, v)
+    self._compiled = None
 
   @staticmethod
   def var(name: str | None = None, dtype: DType | tuple[DType, ...] | None = None) -> UPat:
