@@ -123,6 +123,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
   return EXIT_OK
 
 
+def add_max_steps(p: argparse.ArgumentParser) -> None:
+  """The ``--max-steps`` option of every command that runs the canonical engine."""
+  p.add_argument("--max-steps", type=int, default=None, metavar="N",
+                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
+
+
 def build_parser() -> argparse.ArgumentParser:
   parser = argparse.ArgumentParser(prog="uopc", description="A tinygrad-style UOp compiler with a relational rewrite explorer.")
   sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -132,15 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
   p.add_argument("--backend", choices=("python", "c"), default="python",
                  help="python: evaluate by rewriting (default); c: compile the simplified program with the system C compiler and run it")
-  p.add_argument("--max-steps", type=int, default=None, metavar="N",
-                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
+  add_max_steps(p)
   p.set_defaults(func=cmd_run)
 
   p = sub.add_parser("simplify", help="canonical normal form, as .uir", description="Rewrite a program to its canonical normal form.")
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr")
-  p.add_argument("--max-steps", type=int, default=None, metavar="N",
-                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
+  add_max_steps(p)
   p.set_defaults(func=cmd_simplify)
 
   p = sub.add_parser("trace", help="each rule firing of the canonical engine", description="Print every rule lookup of graph_rewrite.")
@@ -148,8 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
   p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set (default: symbolic)")
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM first")
   p.add_argument("--stats", action="store_true", help="per-rule tries/matches/fires/time instead of the trace")
-  p.add_argument("--max-steps", type=int, default=None, metavar="N",
-                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
+  add_max_steps(p)
   p.set_defaults(func=cmd_trace)
 
   for module in COMMAND_MODULES: importlib.import_module(module).register(sub)
