@@ -219,31 +219,28 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
       try: arg = truncate(dtype, arg)
       except (TypeError, ValueError): raise UOpError(f"CONST: {arg!r} is not a valid {getattr(dtype, 'name', dtype)} value") from None
     key = (_F64.pack(arg) if dtype is _f32 else arg, dtype.name) if not src else (op, dtype, src, arg)
-    if (u := _cache_get(key)) is not None: return u
-    shape = () if not src else _check(op, dtype, src, arg)   # truncate accepted dtype: it is a DType
+    shape: Shape | None = None if src else ()   # truncate accepted dtype: it is a DType
   else:
+    shape = None   # None: _check decides
     if len(src) == 2 and op in _BINARY_OPS:
       try:
         a, b = src
         dt = a.dtype
         if op in _COMPARISON:   # operands of one dtype, a bool result
           if dtype is None: dtype = _bool
-          ok = dtype is _bool and b.dtype is dt and a.shape == b.shape
+          if dtype is _bool and b.dtype is dt and a.shape == b.shape: shape = a.shape
         else:                   # operands and result of one dtype
           if dtype is None: dtype = dt
-          ok = dt is dtype and b.dtype is dt and (dt is _i32 or op not in _DIVMOD) and a.shape == b.shape
+          if dt is dtype and b.dtype is dt and (dt is _i32 or op not in _DIVMOD) and a.shape == b.shape: shape = a.shape
       except AttributeError:   # not UOps: _check says so
         if dtype is None: dtype = _infer_dtype(op, src, arg)
-        ok = False
-    else:
-      if dtype is None: dtype = _infer_dtype(op, src, arg)
-      ok = False
+    elif dtype is None: dtype = _infer_dtype(op, src, arg)
     key = (op, dtype, src, arg)
-    try:
-      if (u := _cache_get(key)) is not None: return u
-    except TypeError:
-      raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
-    shape = a.shape if ok else _check(op, dtype, src, arg)
+  try:
+    if (u := _cache_get(key)) is not None: return u
+  except TypeError:
+    raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
+  if shape is None: shape = _check(op, dtype, src, arg)
   u = _new_uop(UOp)
   u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
   _cache[key] = u
