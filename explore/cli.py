@@ -24,7 +24,7 @@ import contextlib
 import sys
 from typing import Any, Iterator, NamedTuple
 
-from uopc.cli import EXIT_BOUND, EXIT_OK, load_program, rules_arg
+from uopc.cli import EXIT_BOUND, EXIT_OK, load_program, positive_int, rules_arg
 
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
@@ -39,13 +39,6 @@ class NamedRules(NamedTuple):
 
 
 def _rules(spec: str) -> NamedRules: return NamedRules(spec, rules_arg(spec))
-
-
-def _positive_int(text: str) -> int:
-  try: n = int(text)
-  except ValueError: n = 0
-  if n <= 0: raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-  return n
 
 
 def _depth(text: str) -> int:
@@ -66,7 +59,7 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
                  help="rule set: symbolic (default), fold, symbolic+evaluate, or module:attr naming a PatternMatcher")
-  p.add_argument("--max-states", type=_positive_int, default=DEFAULT_MAX_STATES, metavar="N",
+  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
                  help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
   p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",
                  help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")

@@ -29,7 +29,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -37,16 +37,15 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``order`` to the ``uopc explore`` subcommands."""
-  from explore.cli import DEFAULT_MAX_DEPTH, DEFAULT_MAX_STATES, DEFAULT_TIMEOUT, _depth, _positive_int, _seconds
-  from explore.pairs_cli import load_rules
+  from explore.cli import DEFAULT_MAX_DEPTH, DEFAULT_MAX_STATES, DEFAULT_TIMEOUT, _depth, _rules, _seconds
   p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
                                   "was hit, 1 the canonical engine failed, 2 bad input.")
   p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=load_rules, default="symbolic", metavar="NAME",
+  p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
                  help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
-  p.add_argument("--max-states", type=_positive_int, default=DEFAULT_MAX_STATES, metavar="N",
+  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
                  help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
   p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",
                  help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
@@ -54,8 +53,8 @@ def register(esub: Any) -> None:
                  help=f"stop exploring after S seconds (default {DEFAULT_TIMEOUT:g})")
   p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
   p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
-  p.add_argument("--max-orders", type=_positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
-  p.add_argument("--bindings", type=_positive_int, default=8, metavar="N",
+  p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
+  p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
                  help="random bindings of free PARAMs for comparing values (default 8)")
   p.add_argument("--seed", type=int, default=0, help="seed of the random bindings (default 0)")
   p.set_defaults(func=cmd_order)

@@ -18,59 +18,31 @@ Exit codes: 0 every pair is joinable; 1 some pair is not joinable or a rule rais
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import os
 import sys
-from typing import Any, NamedTuple, TextIO
+from typing import Any, TextIO
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, rules_arg
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
 
 
-class RuleSpec(NamedTuple):
-  """A rule set as the user named it, and the ``PatternMatcher``."""
-  spec: str
-  pm: Any
-
-
-def load_rules(spec: str) -> RuleSpec:
-  """argparse type: a rule set name (see ``uopc --rules``), or ``file.py:attr`` loaded from that file."""
-  module, sep, attr = spec.rpartition(":")
-  if sep and module.endswith(".py"):
-    from uopc.matcher import PatternMatcher
-    if not os.path.isfile(module): raise argparse.ArgumentTypeError(f"cannot load rule set {spec!r}: no file {module}")
-    name = "uopc_rules_" + os.path.splitext(os.path.basename(module))[0]
-    try:
-      loader = importlib.util.spec_from_file_location(name, module)
-      mod = importlib.util.module_from_spec(loader)
-      sys.modules[name] = mod   # so that the rules' module is importable by name while it runs
-      loader.loader.exec_module(mod)
-      obj = getattr(mod, attr)
-    except Exception as e:
-      raise argparse.ArgumentTypeError(f"cannot load rule set {spec!r}: {type(e).__name__}: {e}") from None
-    if not isinstance(obj, PatternMatcher): raise argparse.ArgumentTypeError(f"{spec} is a {type(obj).__name__}, not a PatternMatcher")
-    return RuleSpec(spec, obj)
-  return RuleSpec(spec, rules_arg(spec))
-
-
 def register(esub: Any) -> None:
   """Add ``pairs`` to the ``uopc explore`` subcommands."""
-  from explore.cli import _positive_int, _seconds
+  from explore.cli import _rules, _seconds
   p = esub.add_parser("pairs", help="critical pairs of a rule set, joinable or not, with witnesses",
                       description="Unify every rule's pattern with every non-variable position of every rule's pattern, "
                                   "instantiate each overlap (fresh PARAMs, edge constants), apply both rules and check "
                                   "that the results join. Exit codes: 0 all joinable, 1 some pair not joinable or a rule "
                                   "raised, 3 undecided (a bound was hit), 2 bad input.")
-  p.add_argument("ruleset", nargs="?", type=load_rules, default="symbolic", metavar="RULESET",
+  p.add_argument("ruleset", nargs="?", type=_rules, default="symbolic", metavar="RULESET",
                  help="symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, or file.py:attr")
   p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
   p.add_argument("--all", action="store_true", help="also list the joinable pairs (text)")
-  p.add_argument("--max-instances", type=_positive_int, default=64, metavar="N", help="instances tried per pair (default 64)")
-  p.add_argument("--max-states", type=_positive_int, default=2_000, metavar="N",
+  p.add_argument("--max-instances", type=positive_int, default=64, metavar="N", help="instances tried per pair (default 64)")
+  p.add_argument("--max-states", type=positive_int, default=2_000, metavar="N",
                  help="states per side when searching for a common reduct (default 2,000)")
-  p.add_argument("--max-steps", type=_positive_int, default=10_000, metavar="N",
+  p.add_argument("--max-steps", type=positive_int, default=10_000, metavar="N",
                  help="rule lookups per normalization by the canonical engine (default 10,000)")
   p.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
                  help="stop after S seconds; the pairs not reached are undecided (default 600)")

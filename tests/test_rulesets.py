@@ -19,3 +19,10 @@ def test_names_sums_and_module_attributes():
 def test_bad_names(spec, message):
   with pytest.raises(RuleSetError, match=message):
     resolve_rules(spec)
+
+
+def test_a_rules_file_loads_by_path(tmp_path):
+  (tmp_path / "mine.py").write_text("from uopc import PatternMatcher, UPat\nrules = PatternMatcher([(UPat.var('x') * 1, lambda x: x)])\n")
+  assert len(resolve_rules(f"{tmp_path / 'mine.py'}:rules").rules) == 1
+  with pytest.raises(RuleSetError, match="no file"):
+    resolve_rules(f"{tmp_path / 'other.py'}:rules")

@@ -74,6 +74,14 @@ def param_arg(text: str) -> tuple[int, Any]:
                                      "or a nested list of those") from None
 
 
+def positive_int(text: str) -> int:
+  """argparse type for a count that must be at least 1."""
+  try: n = int(text)
+  except ValueError: n = 0
+  if n <= 0: raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+  return n
+
+
 def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
   """Bind ``--param`` values to the program's free PARAMs; an unbound one is an error."""
   values = dict(params)
@@ -143,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
 
   p = sub.add_parser("simplify", help="canonical normal form, as .uir", description="Rewrite a program to its canonical normal form.")
   p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr")
+  p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, file.py:attr")
   add_max_steps(p)
   p.set_defaults(func=cmd_simplify)
 

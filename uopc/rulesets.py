@@ -8,6 +8,10 @@ True
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+import sys
+from types import ModuleType
 
 from uopc.evaluate import evaluate
 from uopc.matcher import PatternMatcher
@@ -21,11 +25,11 @@ class RuleSetError(ValueError):
 
 
 def resolve_rules(spec: str) -> PatternMatcher:
-  """``symbolic``, ``fold``, ``evaluate``, sums of them (``symbolic+evaluate``), or ``module:attr``."""
+  """``symbolic``, ``fold``, ``evaluate``, sums of them (``symbolic+evaluate``), ``module:attr`` or ``file.py:attr``."""
   if ":" in spec:
-    module, _, attr = spec.partition(":")
-    try: obj = getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as e: raise RuleSetError(f"cannot load rule set {spec!r}: {e}") from None
+    module, _, attr = spec.rpartition(":")
+    try: obj = getattr(_load_file(module) if module.endswith(".py") else importlib.import_module(module), attr)
+    except Exception as e: raise RuleSetError(f"cannot load rule set {spec!r}: {type(e).__name__}: {e}") from None
     if not isinstance(obj, PatternMatcher): raise RuleSetError(f"{spec} is a {type(obj).__name__}, not a PatternMatcher")
     return obj
   parts = [p.strip() for p in spec.split("+")]
@@ -36,3 +40,14 @@ def resolve_rules(spec: str) -> PatternMatcher:
 
 
 _sums: dict[str, PatternMatcher] = {}
+
+
+def _load_file(path: str) -> ModuleType:
+  """The module of a rules file, run once under a name of its own."""
+  if not os.path.isfile(path): raise FileNotFoundError(f"no file {path}")
+  name = "uopc_rules_" + os.path.splitext(os.path.basename(path))[0]
+  spec = importlib.util.spec_from_file_location(name, path)
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[name] = module   # the rules' module is importable by name while it runs (dataclasses, pickling)
+  spec.loader.exec_module(module)
+  return module

@@ -17,15 +17,8 @@ import argparse
 import sys
 from typing import Any
 
-from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, rules_arg
+from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, positive_int, rules_arg
 from uopc.rewrite import RewriteLoopError
-
-
-def _positive(text: str) -> int:
-  try: n = int(text)
-  except ValueError: n = 0
-  if n <= 0: raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-  return n
 
 
 def register(sub: Any) -> None:
@@ -44,8 +37,8 @@ def register(sub: Any) -> None:
                                  "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound.")
   p.add_argument("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET",
                  help="rule set: symbolic (default), fold, evaluate, symbolic+evaluate, module:attr")
-  p.add_argument("--samples", type=_positive, default=100, metavar="N", help="rewritten instances per rule (default 100)")
-  p.add_argument("--inputs", type=_positive, default=24, metavar="K",
+  p.add_argument("--samples", type=positive_int, default=100, metavar="N", help="rewritten instances per rule (default 100)")
+  p.add_argument("--inputs", type=positive_int, default=24, metavar="K",
                  help="inputs per instance (default 24): half walk through edge values, half random")
   p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
   p.set_defaults(func=cmd_check_rules)
