@@ -189,3 +189,20 @@ def test_ctx_reaches_every_rule():
   pm = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: seen.append(ctx) or None)])
   graph_rewrite(p0 + p1, pm, ctx="state")
   assert seen == ["state", "state"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_collector_is_paused_during_a_rewrite_and_left_as_it_was(enabled):
+  import gc
+  seen = []
+  def spy(x): seen.append(gc.isenabled())
+  pm = PatternMatcher([(UPat.var("x") + 0, spy), (UPat.var("x") * 0, lambda x: 1 // 0)])
+  was = gc.isenabled()
+  try:
+    (gc.enable if enabled else gc.disable)()
+    graph_rewrite(p0 + 0, pm)
+    assert seen == [False] and gc.isenabled() is enabled
+    with pytest.raises(ZeroDivisionError): graph_rewrite(p0 * 0, pm)
+    assert gc.isenabled() is enabled   # restored on the way out of an error too
+  finally:
+    (gc.enable if was else gc.disable)()

@@ -15,6 +15,7 @@ True
 """
 from __future__ import annotations
 
+import gc
 import os
 from typing import Any
 
@@ -68,7 +69,7 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
   ``ctx`` is passed to every rule as a keyword argument. More than ``max_steps`` rule
   lookups raise ``RewriteLoopError``. ``check`` (default: env ``UOPC_CHECK=1``) makes
   every rewrite prove it preserves dtype and shape. Env ``UOPC_TRACE=1`` prints each
-  rule that fires on stderr.
+  rule that fires on stderr. Python's cycle collector is paused while it runs.
 
   Stage 0 schedules a node's sources, stage 1 rebuilds it from their normal forms and
   tries the rules, stage 2 records the normal form of what a rule returned.
@@ -79,7 +80,15 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
     pm = TracingMatcher(pm, firings_only=True)
   # a subclass that overrides rewrite or fire watches every visit: it gets the reference loop
   watched = type(pm).rewrite is not PatternMatcher.rewrite or type(pm).fire is not PatternMatcher.fire
-  return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps, check)
+  # Pause the cycle collector: a rewrite makes thousands of nodes that all survive (the
+  # hash-consing table holds them) and form a DAG, so its passes over them find nothing,
+  # and each pass promotes them towards the full collections that walk every node. A
+  # paused collector still counts them: its next pass, after the rewrite, sees them once.
+  paused = gc.isenabled()
+  if paused: gc.disable()
+  try: return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps, check)
+  finally:
+    if paused: gc.enable()
 
 
 def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: bool) -> UOp:

@@ -2,7 +2,7 @@
 
 The order of ``symbolic``'s rules is part of its meaning (rule order is priority):
 
->>> from uopc.uop import UOp, make_uop
+>>> from uopc.uop import UOp
 >>> e = UOp.const(-0.0) + UOp.const(0.0)
 >>> graph_rewrite(e, symbolic).arg                      # folding is listed first
 0.0
@@ -11,23 +11,29 @@ The order of ``symbolic``'s rules is part of its meaning (rule order is priority
 """
 from __future__ import annotations
 
-from uopc.alu import exec_alu
+from uopc.alu import exec_alu, exec_binary
 from uopc.bounds import bounds, vmax, vmin
 from uopc.dtype import dtypes, truncate
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
 from uopc.rewrite import graph_rewrite
 from uopc.upat import UPat
-from uopc.uop import UOp, make_uop
+from uopc.uop import UOp, make_const
 
 
 def _fold(x: UOp) -> UOp | None:
   """A scalar ALU op of constants is its value (unless the value is undefined)."""
   if x.shape: return None
-  for s in x.src:
-    if s.op is not _CONST: return None
-  r = exec_alu(x.op, x.dtype, [s.arg for s in x.src])
-  return None if r is None else make_uop(_CONST, (), r, x.dtype)
+  src = x.src
+  if len(src) == 2:   # binary: the common case, without a list
+    a, b = src
+    if a.op is not _CONST or b.op is not _CONST: return None
+    r = exec_binary(x.op, x.dtype, a.arg, b.arg)
+  else:
+    for s in src:
+      if s.op is not _CONST: return None
+    r = exec_alu(x.op, x.dtype, [s.arg for s in src])
+  return None if r is None else make_const(r, x.dtype)
 
 
 fold = PatternMatcher([(UPat(ALU, name="x"), _fold)])

@@ -213,29 +213,27 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   are checked inline, everything else (and every error) by ``_check``.
   """
   if type(src) is not tuple: src = tuple(src)
-  if op is _CONST:
+  if op is _CONST and not src:
     if dtype is None: dtype = _literal_dtype(arg)
     if dtype is not _i32 or type(arg) is not int or not -0x80000000 <= arg <= 0x7FFFFFFF:   # else arg is an i32 already
       try: arg = truncate(dtype, arg)
       except (TypeError, ValueError): raise UOpError(f"CONST: {arg!r} is not a valid {getattr(dtype, 'name', dtype)} value") from None
-    key = (_F64.pack(arg) if dtype is _f32 else arg, dtype.name) if not src else (op, dtype, src, arg)
-    shape: Shape | None = None if src else ()   # truncate accepted dtype: it is a DType
-  else:
-    shape = None   # None: _check decides
-    if len(src) == 2 and op in _BINARY_OPS:
-      try:
-        a, b = src
-        dt = a.dtype
-        if op in _COMPARISON:   # operands of one dtype, a bool result
-          if dtype is None: dtype = _bool
-          if dtype is _bool and b.dtype is dt and a.shape == b.shape: shape = a.shape
-        else:                   # operands and result of one dtype
-          if dtype is None: dtype = dt
-          if dt is dtype and b.dtype is dt and (dt is _i32 or op not in _DIVMOD) and a.shape == b.shape: shape = a.shape
-      except AttributeError:   # not UOps: _check says so
-        if dtype is None: dtype = _infer_dtype(op, src, arg)
-    elif dtype is None: dtype = _infer_dtype(op, src, arg)
-    key = (op, dtype, src, arg)
+    return make_const(arg, dtype)   # truncate accepted dtype: it is a DType
+  shape: Shape | None = None   # None: _check decides
+  if len(src) == 2 and op in _BINARY_OPS:
+    try:
+      a, b = src
+      dt = a.dtype
+      if op in _COMPARISON:   # operands of one dtype, a bool result
+        if dtype is None: dtype = _bool
+        if dtype is _bool and b.dtype is dt and a.shape == b.shape: shape = a.shape
+      else:                   # operands and result of one dtype
+        if dtype is None: dtype = dt
+        if dt is dtype and b.dtype is dt and (dt is _i32 or op not in _DIVMOD) and a.shape == b.shape: shape = a.shape
+    except AttributeError:   # not UOps: _check says so
+      if dtype is None: dtype = _infer_dtype(op, src, arg)
+  elif dtype is None: dtype = _infer_dtype(op, src, arg)
+  key = (op, dtype, src, arg)
   try:
     if (u := _cache_get(key)) is not None: return u
   except TypeError:
@@ -246,6 +244,47 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   _cache[key] = u
   if len(_cache) > _cache_limit[0]: _collect()
   return u
+
+
+def make_const(value: Any, dtype: DType) -> UOp:
+  """The CONST node of ``value``, which is already in ``dtype``'s value set (as ``truncate`` and ``exec_alu`` return).
+
+  Constant folding makes one per folded node, so it skips ``make_uop``'s checks.
+
+  >>> make_const(7, dtypes.i32) is UOp.const(7), make_const(-0.0, dtypes.f32) is UOp.const(0.0)
+  (True, False)
+  """
+  key = (_F64.pack(value) if dtype is _f32 else value, dtype.name)
+  if (u := _cache_get(key)) is not None: return u
+  u = _new_uop(UOp)
+  u.op = _CONST; u.dtype = dtype; u.src = (); u.arg = value; u.shape = (); u._bounds = None  # noqa: E702
+  _cache[key] = u
+  if len(_cache) > _cache_limit[0]: _collect()
+  return u
+
+
+def make_rows(op: Ops, columns: list[tuple[UOp, ...]], arg: Any = None, dtype: DType | None = None) -> tuple[UOp, ...]:
+  """``op`` on each row of ``columns`` side by side: ``make_uop(op, (c0[i], c1[i], ...), arg, dtype)`` for every i.
+
+  Each column's nodes share one dtype and one shape (the elements of a STACK do, and
+  so do INDEXes of one node), so the first row's type check holds for every row: the
+  others only pay for hash consing. This is how an op is pushed through STACKs.
+
+  >>> a, b = UOp.stack(1, 2), UOp.stack(10, 20)
+  >>> make_rows(Ops.ADD, [a.src, b.src]) == (a.src[0] + b.src[0], a.src[1] + b.src[1])
+  True
+  """
+  rows = zip(*columns)
+  first = make_uop(op, next(rows), arg, dtype)
+  dtype, shape, out = first.dtype, first.shape, [first]
+  for src in rows:
+    if (u := _cache_get((op, dtype, src, arg))) is None:
+      u = _new_uop(UOp)
+      u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
+      _cache[op, dtype, src, arg] = u
+    out.append(u)
+  if len(_cache) > _cache_limit[0]: _collect()   # once, after: the new nodes are all held by out
+  return tuple(out)
 
 
 # Module globals for hot paths: in CPython 3.11 a class attribute (Ops.CONST, dtypes.i32)
