@@ -11,7 +11,7 @@ from tests.strategies import values
 from uopc import Ops, ParamArg, UOp, UOpError, dtypes
 from uopc.dtype import truncate
 from uopc.ops import BINARY
-from uopc.uop import call_params, live_nodes, make_const, make_rows, make_uop
+from uopc.uop import call_params, live_nodes, make_const, make_uop, stack_rows
 
 p0, p1 = param(0), param(1)
 
@@ -127,10 +127,11 @@ def test_make_const_is_the_constant_constructor_for_values_already_in_the_dtype(
 
 
 @given(st.sampled_from(list(BINARY)), st.sampled_from([dtypes.i32, dtypes.f32, dtypes.bool]), st.integers(1, 6), st.data())
-def test_make_rows_makes_the_same_nodes_as_make_uop_row_by_row(op, dtype, n, data):
+def test_stack_rows_is_the_stack_make_uop_makes_row_by_row(op, dtype, n, data):
   if op in (Ops.FLOORDIV, Ops.FLOORMOD): dtype = dtypes.i32
   a = UOp.stack(*[UOp.const(data.draw(values(dtype)), dtype) for _ in range(n)])
   b = UOp.stack(*[UOp.const(data.draw(values(dtype)), dtype) for _ in range(n)])
   columns = [a.src, [b.index(i) for i in range(n)]]   # a STACK's elements, and INDEXes of one node
-  assert make_rows(op, columns) == tuple(make_uop(op, row) for row in zip(*columns))
-  assert all(r.shape == () and r.dtype is make_uop(op, (a.src[0], b.src[0])).dtype for r in make_rows(op, columns))
+  want = make_uop(Ops.STACK, tuple(make_uop(op, row) for row in zip(*columns)))
+  assert stack_rows(op, columns) is want
+  assert (want.dtype, want.shape) == (make_uop(op, (a.src[0], b.src[0])).dtype, (n,))

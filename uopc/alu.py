@@ -53,13 +53,13 @@ def exec_binary(op: Ops, dtype: DType, a: Any, b: Any) -> Any:
   >>> exec_binary(Ops.MUL, dtypes.i32, 2**16, 2**16), exec_binary(Ops.CMPLT, dtypes.bool, 1.5, 2.0)
   (0, True)
   """
-  if op is _CMPLT: return a < b
-  if op is _CMPNE: return a != b
   if dtype is _f32:   # an f32 CONST may hold a double that C would round when it parses the literal
     if isinstance(a, float): a = f32_round(a)
     if isinstance(b, float): b = f32_round(b)
   if op is _ADD: r = a + b
   elif op is _MUL: r = a * b
+  elif op is _CMPLT: return a < b
+  elif op is _CMPNE: return a != b
   elif op is _MAX: r = _max(a, b)
   elif op is _FLOORDIV:
     if b == 0 or (a == _I32_MIN and b == -1): return None   # C traps here
@@ -68,7 +68,8 @@ def exec_binary(op: Ops, dtype: DType, a: Any, b: Any) -> Any:
     if b == 0: return None
     r = a % b
   else: return None
-  if dtype is _i32 and type(r) is int: return ((r + 0x80000000) & 0xFFFFFFFF) - 0x80000000   # truncate, inlined
+  if dtype is _i32 and type(r) is int:   # truncate, inlined: i32 wraps
+    return r if -0x80000000 <= r <= 0x7FFFFFFF else ((r + 0x80000000) & 0xFFFFFFFF) - 0x80000000
   return truncate(dtype, r)
 
 

@@ -20,7 +20,7 @@ from uopc.ops import ALU, Ops
 from uopc.rewrite import graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.upat import UPat
-from uopc.uop import UOp, call_body_scope, call_params, make_rows, make_uop, prod
+from uopc.uop import UOp, call_body_scope, call_params, make_uop, prod, stack_rows
 
 
 def _column(s: UOp, n: int) -> tuple | list: return s.src if s.op is Ops.STACK else [s.index(i) for i in range(n)]
@@ -29,7 +29,7 @@ def _column(s: UOp, n: int) -> tuple | list: return s.src if s.op is Ops.STACK e
 def _push_stack(x: UOp) -> UOp | None:
   """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed (row i of each column)."""
   if x.shape == () or not any(s.op is Ops.STACK for s in x.src): return None
-  return make_uop(Ops.STACK, make_rows(x.op, [_column(s, x.shape[0]) for s in x.src], x.arg, x.dtype))
+  return stack_rows(x.op, [_column(s, x.shape[0]) for s in x.src], x.arg, x.dtype)
 
 
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp:
@@ -175,7 +175,7 @@ def from_python(v: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
 def to_python(u: UOp) -> Any:
   """A fully evaluated program as a Python value or nested lists."""
   if u.op is _CONST: return u.arg
-  if u.op is _STACK: return [to_python(s) for s in u.src]
+  if u.op is _STACK: return [s.arg if s.op is _CONST else to_python(s) for s in u.src]
   raise ValueError(f"program did not evaluate to a value, stuck at {u.op}")
 
 

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from uopc.ops import Ops
 from uopc.upat import UPat
-from uopc.upat_compile import RuleFire, compile_rule, interpreted_rule
+from uopc.upat_compile import PlainFire, RuleFire, compile_rule, interpreted_rule, plain_rule
 from uopc.uop import UOp
 
 RuleFn = Callable[..., "UOp | None"]
@@ -100,6 +100,9 @@ class PatternMatcher:
     # signature(u) -> the rules that may match u, each with its firing function (made on first use)
     self._candidates: dict[tuple, tuple[tuple[Rule, RuleFire], ...]] = {}
     self._firing: dict[int, RuleFire] = {}
+    # the same for rewrites without a ctx: signature(u) -> one-argument firing functions
+    self._plain: dict[tuple, tuple[PlainFire, ...]] = {}
+    self._plain_firing: dict[int, PlainFire] = {}
 
   def __add__(self, other: PatternMatcher) -> PatternMatcher:
     return PatternMatcher(self.rules + other.rules, compiled=self.compiled and other.compiled)
@@ -135,6 +138,27 @@ class PatternMatcher:
       cands = self._candidates[key] = tuple((rule, self._rule_fire(rule)) for rule in self.by_op.get(u.op, ())
                                             if may_match(rule[0], src_ops, len(u.src)))
     return cands
+
+  def plain_candidates(self, u: UOp) -> tuple[PlainFire, ...]:
+    """``candidates(u)`` for a rewrite without a ctx: just each rule's one-argument firing function.
+
+    ``f(u)`` returns the new node, or None or ``u`` itself when the rule does not apply.
+
+    >>> x = UPat.var("x")
+    >>> pm = PatternMatcher([(x + 0, lambda x: x), (x + x, lambda x: x * 2)])
+    >>> p0 = UOp.param(0)
+    >>> [f(p0 + 0) for f in pm.plain_candidates(p0 + 0)] == [p0, None]
+    True
+    """
+    key = signature(u)
+    if (fires := self._plain.get(key)) is None:
+      fires = self._plain[key] = tuple(self._plain_rule(rule) for rule, _ in self.candidates(u))
+    return fires
+
+  def _plain_rule(self, rule: Rule) -> PlainFire:
+    if (f := self._plain_firing.get(id(rule))) is None:
+      f = self._plain_firing[id(rule)] = plain_rule(*rule) if self.compiled else interpreted_rule(*rule)
+    return f
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
     """The first rule that rewrites ``u``, and what it returns; None if no rule does."""

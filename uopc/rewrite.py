@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import Any
+from functools import partial
+from typing import Any, Callable
 
 from uopc.matcher import PatternMatcher, signature
 from uopc.ops import Ops
@@ -130,7 +131,13 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
   (``PatternMatcher.candidates``). The work stack holds nodes (stage 0) and, above a
   node, a marker for stage 1 or 2: no tuple per entry.
   """
-  by_op, known, candidates = pm.by_op, pm._candidates, pm.candidates
+  by_op = pm.by_op
+  if ctx is None: known, firing = pm._plain, pm.plain_candidates
+  else:   # each rule's firing function with ctx bound, per call
+    known = {}
+    def firing(n: UOp) -> tuple[Callable[[UOp], UOp | None], ...]:
+      fires = known[signature(n)] = tuple([partial(f, ctx=ctx) for _, f in pm.candidates(n)])
+      return fires
   done: dict[UOp, UOp] = {}
   normal_form, done_get = done.__getitem__, done.get
   stack: list[Any] = [root]
@@ -146,40 +153,42 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
       u = pop()
       if u in done: continue
       n = u if (src := tuple(map(normal_form, u.src))) == u.src else rebuild(u, src)
+      key = None
     else:               # stage 0: schedule the sources that are not done yet; if none, this is stage 1
       if u in done: continue
-      n = u
-      if usrc := u.src:
-        todo, same = None, True
-        for s in usrc:
-          if (r := done_get(s)) is None:
-            if s.src or s.op in by_op:
-              if todo is None: todo = [s]
-              else: todo.append(s)
-              continue
-            done[s] = r = s   # a plain leaf is normal as it is
-            steps += 1
-          if r is not s: same = False
-        if todo is not None:
-          push(u); push(_REBUILD)
-          stack.extend(reversed(todo))
-          continue
-        if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
+      n, usrc = u, u.src
+      if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
+        key = (u.op, a.op, b.op)   # the common case: binary, sources normal; signature(u), spelled out
+      else:
+        if usrc:
+          todo, same = None, True
+          for s in usrc:
+            if (r := done_get(s)) is None:
+              if s.src or s.op in by_op:
+                if todo is None: todo = [s]
+                else: todo.append(s)
+                continue
+              done[s] = r = s   # a plain leaf is normal as it is
+              steps += 1
+            if r is not s: same = False
+          if todo is not None:
+            push(u); push(_REBUILD)
+            stack.extend(reversed(todo))
+            continue
+          if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
+        key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
-    if n.op not in by_op:
+    if (cands := known.get(signature(n) if key is None else key)) is None: cands = firing(n)
+    for f in cands:
+      if (m := f(n)) is not None and m is not n: break
+    else:   # no rule applies (or none is filed under n.op): n is normal
       done[u] = n
       continue
-    nsrc, m = n.src, None   # the key of signature(n), spelled out for the common binary node
-    if (cands := known.get((n.op, nsrc[0].op, nsrc[1].op) if len(nsrc) == 2 else signature(n))) is None: cands = candidates(n)
-    for _, f in cands:
-      if (m := f(n, ctx)) is not None: break
-    if m is None: done[u] = n
-    else:
-      if check: check_preserves_type(pm, n, m, ctx)
-      if m in done: done[u] = done[m]
-      elif not m.src and m.op not in by_op:   # a plain leaf is normal already
-        steps += 1
-        done[u] = done[m] = m
-      else: push(m); push(u); push(_RESULT); push(m)   # normalize m, then stage 2 for u
+    if check: check_preserves_type(pm, n, m, ctx)
+    if not m.src and m.op not in by_op:   # a plain leaf is normal already
+      steps += 1
+      done[u] = done[m] = m
+    elif m in done: done[u] = done[m]
+    else: push(m); push(u); push(_RESULT); push(m)   # normalize m, then stage 2 for u
   return done[root]

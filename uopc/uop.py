@@ -44,29 +44,34 @@ def prod(xs: Iterable[int]) -> int:
   return out
 
 
-# The hash-consing table: key -> node. The key is (op, dtype, src, arg), but a constant's is
-# (value, dtype name): atoms only, so the garbage collector stops tracking it. Float
-# constants are keyed by their bits, because 0.0 == -0.0 and nan != nan in Python. The
-# table holds nodes strongly (no weakref and __del__ per node, the costliest part of
-# making one) and drops the ones nothing else uses whenever it has doubled.
+# The hash-consing tables. A node is found by the key (op, dtype, src, arg) in _cache; a
+# constant by its value alone, in its dtype's table (no key tuple: folding makes many),
+# a float by its bits, because 0.0 == -0.0 and nan != nan in Python. The tables hold
+# nodes strongly (no weakref and __del__ per node, the costliest part of making one)
+# and drop the ones nothing else uses whenever one of them has doubled.
 _cache: dict[tuple, UOp] = {}
-_cache_limit = [100_000]
+_consts: dict[DType, dict[Any, UOp]] = {d: {} for d in dtypes.all}
+_cache_limit = 100_000   # a table this big triggers _collect
 
 
 def _collect() -> None:
-  """Drop cache entries that only the cache refers to; newest first, so users go before their sources."""
+  """Drop the nodes that only a table refers to; users first (newest first), so their sources go too."""
+  global _cache_limit
   keys, cache, refcount = list(_cache), _cache, sys.getrefcount   # locals: this loop visits every node
   pop = keys.pop
   while keys:
     key = pop()   # popped, so that a dropped key no longer holds its sources
     if refcount(cache[key]) <= 2: del cache[key]   # the dict's reference and getrefcount's argument
-  _cache_limit[0] = max(100_000, 2 * len(_cache))
+  for table in _consts.values():   # constants last: they have no sources, but users hold them
+    for key in list(table):
+      if refcount(table[key]) <= 2: del table[key]
+  _cache_limit = max(100_000, 2 * len(_cache), *(2 * len(t) for t in _consts.values()))
 
 
 def live_nodes() -> int:
-  """How many nodes the hash-consing table holds now (after dropping unused ones)."""
+  """How many nodes the hash-consing tables hold now (after dropping unused ones)."""
   _collect()
-  return len(_cache)
+  return len(_cache) + sum(map(len, _consts.values()))
 
 
 class UOp:
@@ -242,7 +247,7 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   u = _new_uop(UOp)
   u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
   _cache[key] = u
-  if len(_cache) > _cache_limit[0]: _collect()
+  if len(_cache) > _cache_limit: _collect()
   return u
 
 
@@ -254,37 +259,43 @@ def make_const(value: Any, dtype: DType) -> UOp:
   >>> make_const(7, dtypes.i32) is UOp.const(7), make_const(-0.0, dtypes.f32) is UOp.const(0.0)
   (True, False)
   """
-  key = (_F64.pack(value) if dtype is _f32 else value, dtype.name)
-  if (u := _cache_get(key)) is not None: return u
+  table = _consts[dtype]
+  key = _F64.pack(value) if dtype is _f32 else value
+  if (u := table.get(key)) is not None: return u
   u = _new_uop(UOp)
   u.op = _CONST; u.dtype = dtype; u.src = (); u.arg = value; u.shape = (); u._bounds = None  # noqa: E702
-  _cache[key] = u
-  if len(_cache) > _cache_limit[0]: _collect()
+  table[key] = u
+  if len(table) > _cache_limit: _collect()
   return u
 
 
-def make_rows(op: Ops, columns: list[tuple[UOp, ...]], arg: Any = None, dtype: DType | None = None) -> tuple[UOp, ...]:
-  """``op`` on each row of ``columns`` side by side: ``make_uop(op, (c0[i], c1[i], ...), arg, dtype)`` for every i.
+def stack_rows(op: Ops, columns: list[tuple[UOp, ...]], arg: Any = None, dtype: DType | None = None) -> UOp:
+  """The STACK of ``op`` on each row of ``columns`` side by side: element i is ``make_uop(op, (c0[i], c1[i], ...), arg, dtype)``.
 
-  Each column's nodes share one dtype and one shape (the elements of a STACK do, and
-  so do INDEXes of one node), so the first row's type check holds for every row: the
-  others only pay for hash consing. This is how an op is pushed through STACKs.
+  This is how an op is pushed through STACKs. Each column's nodes share one dtype and
+  one shape (the elements of a STACK do, and so do INDEXes of one node), so the first
+  row's type check holds for every row and for the STACK: the rest is hash consing.
 
   >>> a, b = UOp.stack(1, 2), UOp.stack(10, 20)
-  >>> make_rows(Ops.ADD, [a.src, b.src]) == (a.src[0] + b.src[0], a.src[1] + b.src[1])
+  >>> stack_rows(Ops.ADD, [a.src, b.src]) is UOp.stack(a.src[0] + b.src[0], a.src[1] + b.src[1])
   True
   """
   rows = zip(*columns)
   first = make_uop(op, next(rows), arg, dtype)
   dtype, shape, out = first.dtype, first.shape, [first]
   for src in rows:
-    if (u := _cache_get((op, dtype, src, arg))) is None:
+    if (u := _cache_get(key := (op, dtype, src, arg))) is None:
       u = _new_uop(UOp)
       u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
-      _cache[op, dtype, src, arg] = u
+      _cache[key] = u
     out.append(u)
-  if len(_cache) > _cache_limit[0]: _collect()   # once, after: the new nodes are all held by out
-  return tuple(out)
+  elems = tuple(out)
+  if (stack := _cache_get(key := (_STACK, dtype, elems, None))) is None:
+    stack = _new_uop(UOp)
+    stack.op = _STACK; stack.dtype = dtype; stack.src = elems; stack.arg = None; stack.shape = (len(elems), *shape); stack._bounds = None  # noqa: E702
+    _cache[key] = stack
+  if len(_cache) > _cache_limit: _collect()   # once, after: the new nodes are all held by the STACK
+  return stack
 
 
 # Module globals for hot paths: in CPython 3.11 a class attribute (Ops.CONST, dtypes.i32)

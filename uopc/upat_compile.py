@@ -43,6 +43,7 @@ that cannot be written as source, stays interpreted: both functions then call
 """
 from __future__ import annotations
 
+import inspect
 import itertools
 import keyword
 import linecache
@@ -55,6 +56,7 @@ from uopc.uop import UOp
 
 MatchFn = Callable[[UOp], "list[Bindings]"]
 RuleFire = Callable[[UOp, Any], "UOp | None"]
+PlainFire = Callable[[UOp], "UOp | None"]
 
 MAX_LEAVES = 256   # unrolled match paths per pattern; past this, the interpreter is smaller and as fast
 MAX_DEPTH = 60     # nested ifs; CPython's parser stops at 100 levels of indentation
@@ -163,7 +165,7 @@ def _rule_source(pat: UPat, what: str) -> tuple[str, dict[str, Any]]:
   gen = _Gen(leaf)
   gen.emit(0, f"# UPat {pat.pretty()}  ->  {what}")
   gen.emit(0, "def make(_fn):")
-  gen.emit(1, "def fire(u, ctx):")
+  gen.emit(1, "def fire(u, ctx=None):")
   gen.node(pat, "u", {}, 2, gen.finish, op_known=True)
   gen.emit(2, "return None")
   gen.emit(1, "return fire")
@@ -203,7 +205,7 @@ def compiled_source(pat: UPat, rule: bool = False) -> str:
   >>> print(compiled_source(UPat(Ops.MAX, src=(UPat.var("x"), UPat.var("x"))), rule=True), end="")
   # UPat max(x, x)  ->  the rule's function
   def make(_fn):
-    def fire(u, ctx):
+    def fire(u, ctx=None):
       if len(u.src) == 2:
         u0, u1 = u.src
         if u1 is u0:
@@ -234,7 +236,7 @@ def interpreted_rule(pat: UPat, fn: Callable) -> RuleFire:
   >>> interpreted_rule(UPat.var("x") * 1, lambda x: x)(x * 1, None) is x
   True
   """
-  def fire(u: UOp, ctx: Any) -> UOp | None:
+  def fire(u: UOp, ctx: Any = None) -> UOp | None:
     for binding in pat.match(u, {}):
       ret = fn(**binding, ctx=ctx) if ctx is not None else fn(**binding)
       if ret is not None and ret is not u: return ret
@@ -252,3 +254,27 @@ def compile_rule(pat: UPat, fn: Callable) -> RuleFire:
   """
   make = _compiled(pat, "rule")[1]
   return make(fn) if make is not None else interpreted_rule(pat, fn)
+
+
+def plain_rule(pat: UPat, fn: Callable) -> PlainFire:
+  """The rule ``(pat, fn)`` for a rewrite without a ctx: ``f(u)`` is a new node, or None or ``u`` for no change.
+
+  A pattern that only names the node it matches (``UPat(ALU, name="x")``, the usual way
+  to hand a whole node to a function) binds nothing else, so when ``fn`` takes exactly
+  that one name ``fn`` itself is the rule: no matcher to run, no call in between.
+
+  >>> from uopc.ops import ALU
+  >>> def fold(x): return None
+  >>> plain_rule(UPat(ALU, name="x"), fold) is fold
+  True
+  """
+  if pat.src is None and pat.dtype is None and pat.arg is None and pat.name is not None and _takes_only(fn, pat.name):
+    return fn
+  return compile_rule(pat, fn)   # its ctx defaults to None
+
+
+def _takes_only(fn: Callable, name: str) -> bool:
+  """Whether ``fn(u)`` and ``fn(**{name: u})`` are the same call: one parameter, ``name``, passable by keyword."""
+  try: params = list(inspect.signature(fn).parameters.values())
+  except (TypeError, ValueError): return False
+  return len(params) == 1 and params[0].name == name and params[0].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
