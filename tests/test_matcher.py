@@ -30,3 +30,35 @@ def test_rule_names_say_where_and_what():
   assert names[2].endswith(" x + 0") and names[3].endswith(" x + 0.0")
   assert len(set(names)) == len(names)
   assert rule_name((x + 0, lambda x: x)).startswith("test_matcher.py:")
+
+
+def test_a_bare_pattern_rule_is_its_own_function_without_ctx_and_gives_the_same_rewrites():
+  from uopc import graph_rewrite
+  from uopc.ops import ALU
+  from uopc.symbolic import _fold
+  log = []
+  def unchanged(x): log.append(("unchanged", x)); return x   # the node itself means "no change": the next rule runs
+  def fold(x): log.append(("fold", x)); return _fold(x)
+  def fold_kw(x, **_): log.append(("fold", x)); return _fold(x)   # takes more than x: not called directly
+  prog = UOp.const(2) * UOp.const(3) + UOp.const(4)
+  pm = PatternMatcher([(UPat(ALU, name="x"), unchanged), (UPat(ALU, name="x"), fold)])
+  assert pm.plain_candidates(prog) == (unchanged, fold)
+  assert graph_rewrite(prog, pm) is UOp.const(10)
+  fast, log[:] = log[:], []
+
+  class Watching(PatternMatcher):   # graph_rewrite's reference loop, with fn(x=u) calls
+    def rewrite(self, u, ctx=None): return super().rewrite(u, ctx)
+  assert graph_rewrite(prog, Watching(pm.rules)) is UOp.const(10) and log == fast
+  assert [what for what, _ in fast] == ["unchanged", "fold"] * 2
+  log.clear()
+  kw = PatternMatcher([(UPat(ALU, name="x"), unchanged), (UPat(ALU, name="x"), fold_kw)])
+  assert kw.plain_candidates(prog)[1] is not fold_kw and graph_rewrite(prog, kw) is UOp.const(10) and log == fast
+
+
+def test_ctx_reaches_rules_through_the_fast_loop():
+  from uopc import graph_rewrite
+  seen = []
+  def bump(x, ctx): seen.append(ctx); return x * 2 if ctx["left"] > 0 and not ctx.update(left=ctx["left"] - 1) else None
+  pm = PatternMatcher([(UPat(Ops.PARAM, name="x"), bump)])
+  ctx = {"left": 1}
+  assert graph_rewrite(p0 + 1, pm, ctx=ctx) is p0 * 2 + 1 and seen == [ctx, ctx]

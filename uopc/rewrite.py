@@ -127,9 +127,12 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
   """The fast loop: the same rule calls in the same order as ``_visit_all``, less work around them.
 
   A leaf that no rule is filed under is normal as it is: it is marked done where it is
-  met, not visited. Other nodes go straight to their candidate rules' firing functions
-  (``PatternMatcher.candidates``). The work stack holds nodes (stage 0) and, above a
-  node, a marker for stage 1 or 2: no tuple per entry.
+  met, not visited. Other nodes go straight to their candidate rules' one-argument
+  firing functions (``PatternMatcher.plain_candidates``; with a ctx, ``candidates``
+  with the ctx bound). The work stack holds nodes (stage 0) and, above a node, a marker
+  for stage 1 or 2: no tuple per entry. A binary source whose sources are normal is
+  visited where its user's scan meets it, when nothing before it waits: that is when a
+  trip through the stack would visit it, and the rows of a STACK are mostly such nodes.
   """
   by_op = pm.by_op
   if ctx is None: known, firing = pm._plain, pm.plain_candidates
@@ -161,19 +164,39 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
         key = (u.op, a.op, b.op)   # the common case: binary, sources normal; signature(u), spelled out
       else:
         if usrc:
-          todo, same = None, True
+          todo, same, pending = None, True, None   # sources to do later; a source's rule result to normalize first
           for s in usrc:
             if (r := done_get(s)) is None:
-              if s.src or s.op in by_op:
+              if not s.src and s.op not in by_op:   # a plain leaf is normal as it is
+                done[s] = r = s
+                steps += 1
+              elif todo is not None or pending is not None or len(ssrc := s.src) != 2 \
+                  or done_get(a := ssrc[0]) is not a or done_get(b := ssrc[1]) is not b:
                 if todo is None: todo = [s]
                 else: todo.append(s)
                 continue
-              done[s] = r = s   # a plain leaf is normal as it is
-              steps += 1
+              else:   # binary, sources normal, and its turn is now: visit it here, as a trip through the stack would
+                steps += 1
+                if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
+                if (cands := known.get((s.op, a.op, b.op))) is None: cands = firing(s)
+                for f in cands:
+                  if (m := f(s)) is not None and m is not s: break
+                else:
+                  done[s] = s
+                  continue
+                if check: check_preserves_type(pm, s, m, ctx)
+                if not m.src and m.op not in by_op:
+                  steps += 1
+                  done[s] = done[m] = r = m
+                elif m in done: done[s] = r = done[m]
+                else:
+                  pending = (m, s)
+                  continue
             if r is not s: same = False
-          if todo is not None:
+          if todo is not None or pending is not None:
             push(u); push(_REBUILD)
-            stack.extend(reversed(todo))
+            if todo is not None: stack.extend(reversed(todo))
+            if pending is not None: push(pending[0]); push(pending[1]); push(_RESULT); push(pending[0])
             continue
           if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
         key = None
