@@ -164,41 +164,37 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
         key = (u.op, a.op, b.op)   # the common case: binary, sources normal; signature(u), spelled out
       else:
         if usrc:
-          todo, same, pending = None, True, None   # sources to do later; a source's rule result to normalize first
+          todo = pending = None   # sources to do later; a source's rule result to normalize first
           for s in usrc:
-            if (r := done_get(s)) is None:
-              if not s.src and s.op not in by_op:   # a plain leaf is normal as it is
-                done[s] = r = s
-                steps += 1
-              elif todo is not None or pending is not None or len(ssrc := s.src) != 2 \
-                  or done_get(a := ssrc[0]) is not a or done_get(b := ssrc[1]) is not b:
-                if todo is None: todo = [s]
-                else: todo.append(s)
+            if s in done: continue
+            if not s.src and s.op not in by_op:   # a plain leaf is normal as it is
+              done[s] = s
+              steps += 1
+            elif todo is not None or pending is not None or len(ssrc := s.src) != 2 \
+                or done_get(a := ssrc[0]) is not a or done_get(b := ssrc[1]) is not b:
+              if todo is None: todo = [s]
+              else: todo.append(s)
+            else:   # binary, sources normal, and its turn is now: visit it here, as a trip through the stack would
+              steps += 1
+              if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
+              if (cands := known.get((s.op, a.op, b.op))) is None: cands = firing(s)
+              for f in cands:
+                if (m := f(s)) is not None and m is not s: break
+              else:
+                done[s] = s
                 continue
-              else:   # binary, sources normal, and its turn is now: visit it here, as a trip through the stack would
+              if check: check_preserves_type(pm, s, m, ctx)
+              if not m.src and m.op not in by_op:
                 steps += 1
-                if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
-                if (cands := known.get((s.op, a.op, b.op))) is None: cands = firing(s)
-                for f in cands:
-                  if (m := f(s)) is not None and m is not s: break
-                else:
-                  done[s] = s
-                  continue
-                if check: check_preserves_type(pm, s, m, ctx)
-                if not m.src and m.op not in by_op:
-                  steps += 1
-                  done[s] = done[m] = r = m
-                elif m in done: done[s] = r = done[m]
-                else:
-                  pending = (m, s)
-                  continue
-            if r is not s: same = False
+                done[s] = done[m] = m
+              elif m in done: done[s] = done[m]
+              else: pending = (m, s)
           if todo is not None or pending is not None:
             push(u); push(_REBUILD)
             if todo is not None: stack.extend(reversed(todo))
             if pending is not None: push(pending[0]); push(pending[1]); push(_RESULT); push(pending[0])
             continue
-          if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
+          if (src := tuple(map(normal_form, usrc))) != usrc: n = rebuild(u, src)
         key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")

@@ -79,7 +79,7 @@ class UOp:
 
   ``dtype`` is inferred when omitted (CAST is the one op that needs it).
   """
-  __slots__ = ("op", "dtype", "src", "arg", "shape", "_bounds", "__weakref__")
+  __slots__ = ("op", "dtype", "src", "arg", "shape", "_bounds")
   op: Ops
   dtype: DType
   src: tuple[UOp, ...]
