@@ -164,14 +164,13 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
         key = (u.op, a.op, b.op)   # the common case: binary, sources normal; signature(u), spelled out
       else:
         if usrc:
-          todo = pending = None   # sources to do later; a source's rule result to normalize first
+          todo = pending = None   # sources to do later (a list once anything waits); a rule result to normalize first
           for s in usrc:
             if s in done: continue
-            if not s.src and s.op not in by_op:   # a plain leaf is normal as it is
+            if not (ssrc := s.src) and s.op not in by_op:   # a plain leaf is normal as it is
               done[s] = s
               steps += 1
-            elif todo is not None or pending is not None or len(ssrc := s.src) != 2 \
-                or done_get(a := ssrc[0]) is not a or done_get(b := ssrc[1]) is not b:
+            elif todo is not None or len(ssrc) != 2 or done_get(a := ssrc[0]) is not a or done_get(b := ssrc[1]) is not b:
               if todo is None: todo = [s]
               else: todo.append(s)
             else:   # binary, sources normal, and its turn is now: visit it here, as a trip through the stack would
@@ -188,10 +187,10 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
                 steps += 1
                 done[s] = done[m] = m
               elif m in done: done[s] = done[m]
-              else: pending = (m, s)
-          if todo is not None or pending is not None:
+              else: todo, pending = [], (m, s)   # the sources after s wait for m
+          if todo is not None:
             push(u); push(_REBUILD)
-            if todo is not None: stack.extend(reversed(todo))
+            stack.extend(reversed(todo))
             if pending is not None: push(pending[0]); push(pending[1]); push(_RESULT); push(pending[0])
             continue
           if (src := tuple(map(normal_form, usrc))) != usrc: n = rebuild(u, src)

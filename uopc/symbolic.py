@@ -22,8 +22,10 @@ from uopc.uop import UOp, make_const
 
 
 def _fold(x: UOp) -> UOp | None:
-  """A scalar ALU op of constants is its value (unless the value is undefined)."""
-  if x.shape: return None
+  """A scalar ALU op of constants is its value (unless the value is undefined).
+
+  An ALU op's sources have its shape, so constant sources make it a scalar.
+  """
   src = x.src
   if len(src) == 2:   # binary: the common case, without a list
     a, b = src
