@@ -87,7 +87,8 @@ def _table_growth_lines() -> set[tuple[str, int]]:
   """Source lines where the two long-lived node tables grow (their resizes are attributed there)."""
   from uopc.relational import step
   out = set()
-  for fn, needle in ((getattr(uopc.uop, "make_uop", uopc.uop.UOp.__new__), "_cache[key] = u"),
+  for fn, needle in ((uopc.uop._intern, "table[src] = u"), (uopc.uop._intern, "_log.append(u)"),
+                     (uopc.uop.make_uop, "_tables[key] = {}"),
                      (step.Stepper.map_of, "maps[x] = "), (step.Stepper.map_of, "m = maps[u] = ")):
     lines, first = inspect.getsourcelines(fn)
     out.update((inspect.getsourcefile(fn), first + i) for i, line in enumerate(lines) if needle in line)

@@ -3,20 +3,19 @@
 ``bench.engine``'s "start" column is a recorded number, taken on a busy machine, so
 its ratio to a live number is only as good as that moment. This benchmark measures
 the starting point again, now: the engine as it was at ``START_COMMIT`` (the commit
-before the fast engine, extracted with ``git archive``) and the engine as it is, each
-in a fresh worker process, alternating for a few rounds; a row's figure is the best
-of every repeat in every worker of that engine.
+before the fast engine, extracted with ``git archive``) against the engine as it is.
 
-Separate processes, because two engines in one process share one garbage collector
-and one heap, and each one's collections would walk the other's nodes. Alternating
-rounds, because this machine's speed drifts by tens of percent from minute to minute.
-
-Both workers run the same code on the API the two engines share: ``run()`` and
-``graph_rewrite(.., symbolic)`` with each engine's defaults.
+Each engine runs in a worker process of its own (two engines in one process would
+share one heap and one garbage collector, and each one's collections would walk the
+other's nodes), and the two workers take turns, so that both see the
+machine in the same state: its speed drifts by tens of percent from minute to minute.
+A turn is a few repeats, because the first run after the other worker's turn starts
+with cold caches. A row's figure is each engine's best run. Both workers run the same code on the API
+the two engines share: ``run()`` and ``graph_rewrite(.., symbolic)``, each with its
+engine's defaults.
 """
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -28,12 +27,12 @@ from pathlib import Path
 from typing import Callable
 
 START_COMMIT = "ff4e37d14080720ba218518b723977fc32c6db9b"   # the last commit before the fast engine (issue 6)
-ROUNDS = 3
 REPO = Path(__file__).resolve().parent.parent
-# (row, what to build, repeats per worker)
-ROWS = [("run() a*b + a, n = 10", ("run", 10), 200), ("run() a*b + a, n = 100", ("run", 100), 50),
-        ("run() a*b + a, n = 1000", ("run", 1000), 15), ("symbolic, 200-term sum", ("sum", 200), 10),
-        ("symbolic, 20,000-ADD chain", ("chain", 20_000), 2)]
+TURNS = 8   # turns of each engine per row
+# (row, what to build, repeats in one turn: enough that the first, cold one does not decide)
+ROWS = [("run() a*b + a, n = 10", ("run", 10), 100), ("run() a*b + a, n = 100", ("run", 100), 20),
+        ("run() a*b + a, n = 1000", ("run", 1000), 4), ("symbolic, 200-term sum", ("sum", 200), 3),
+        ("symbolic, 20,000-ADD chain", ("chain", 20_000), 1)]
 
 
 def extract_start(into: Path) -> Path | None:
@@ -63,46 +62,64 @@ def _work(kind: str, size: int, fresh: int) -> Callable[[], object]:
 
 
 def worker() -> None:
-  """Measure every row with whichever ``uopc`` is first on the path; print {row: best seconds} as JSON."""
+  """Serve turns with whichever ``uopc`` is first on the path: ``kind size repeats`` in, the best seconds out."""
   import uopc
-  best, fresh = {}, 1
-  for name, (kind, size), repeats in ROWS:
-    best[name] = float("inf")
-    for _ in range(repeats):
+  print(uopc.__file__, flush=True)
+  fresh = 1
+  for line in sys.stdin:
+    kind, size, repeats = line.split()
+    best = float("inf")
+    for _ in range(int(repeats)):
       fresh += 1
-      work = _work(kind, size, fresh)
+      work = _work(kind, int(size), fresh)
       t0 = time.perf_counter()
       work()
-      best[name] = min(best[name], time.perf_counter() - t0)
-  print(json.dumps({"engine": uopc.__file__, "best": best}))
+      best = min(best, time.perf_counter() - t0)
+    print(best, flush=True)
 
 
-def _run_worker(path: Path) -> dict[str, float]:
-  env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), str(REPO)])}
-  out = subprocess.run([sys.executable, "-m", "bench.start", "--worker"], env=env, cwd=path,   # -m puts cwd first
-                       capture_output=True, text=True, check=True).stdout
-  reply = json.loads(out)
-  if not Path(reply["engine"]).resolve().is_relative_to(path.resolve()):   # an installed uopc shadowed the one asked for
-    raise RuntimeError(f"worker for {path} imported {reply['engine']}")
-  return reply["best"]
+class _Worker:
+  """A worker process for the engine at ``path``, checked to have imported that engine."""
+
+  def __init__(self, path: Path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), str(REPO)])}
+    self.proc = subprocess.Popen([sys.executable, "-m", "bench.start", "--worker"], env=env, cwd=path,   # -m puts cwd first
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    engine = self.proc.stdout.readline().strip()
+    if not Path(engine).resolve().is_relative_to(path.resolve()):   # an installed uopc shadowed the one asked for
+      self.close()
+      raise RuntimeError(f"worker for {path} imported {engine or 'nothing'}")
+
+  def turn(self, kind: str, size: int, repeats: int) -> float:
+    """The best of ``repeats`` runs of one row."""
+    self.proc.stdin.write(f"{kind} {size} {repeats}\n")
+    self.proc.stdin.flush()
+    return float(self.proc.stdout.readline())
+
+  def close(self) -> None:
+    self.proc.stdin.close()
+    self.proc.wait()
 
 
-def measure(rounds: int = ROUNDS) -> dict[str, dict[str, float]] | None:
-  """{row: {"start": s, "now": s}}, best over ``rounds`` alternating pairs of workers; None without the start."""
+def measure() -> dict[str, dict[str, float]] | None:
+  """{row: {"start": s, "now": s}}: each engine's best run, the engines taking turns; None without the start."""
   with tempfile.TemporaryDirectory(prefix="uopc-start-") as tmp:
-    start = extract_start(Path(tmp))
-    if start is None: return None
-    best = {name: {"start": float("inf"), "now": float("inf")} for name, _, _ in ROWS}
-    for _ in range(rounds):
-      for engine, path in (("start", start), ("now", REPO)):
-        for name, secs in _run_worker(path).items():
-          best[name][engine] = min(best[name][engine], secs)
-    return best
+    if (start := extract_start(Path(tmp))) is None: return None
+    workers = {"start": _Worker(start), "now": _Worker(REPO)}
+    try:
+      best = {}
+      for name, (kind, size), repeats in ROWS:
+        best[name] = {engine: float("inf") for engine in workers}
+        for _ in range(TURNS):
+          for engine, w in workers.items(): best[name][engine] = min(best[name][engine], w.turn(kind, size, repeats))
+      return best
+    finally:
+      for w in workers.values(): w.close()
 
 
 def main() -> None:
   print(f"canonical engine against its starting point ({START_COMMIT[:7]}), live: best wall time (ms),")
-  print(f"each engine in its own worker processes, {ROUNDS} alternating rounds")
+  print(f"each engine in a worker process of its own, the two taking {TURNS} turns each")
   if (best := measure()) is None:
     print("  (skipped: git or the starting commit is not available in this checkout)")
     return

@@ -135,3 +135,22 @@ def test_stack_rows_is_the_stack_make_uop_makes_row_by_row(op, dtype, n, data):
   want = make_uop(Ops.STACK, tuple(make_uop(op, row) for row in zip(*columns)))
   assert stack_rows(op, columns) is want
   assert (want.dtype, want.shape) == (make_uop(op, (a.src[0], b.src[0])).dtype, (n,))
+
+
+def test_collecting_drops_a_dead_graph_in_one_pass_whatever_tables_its_nodes_are_in():
+  before = live_nodes()
+  x = UOp.param(20_000)
+  for i in range(3000): x = x + 1 if i % 3 == 0 else x * 2 if i % 3 == 1 else x.max(3)   # users and sources alternate tables
+  with_chain = live_nodes()
+  assert with_chain >= before + 3000
+  kept = x.src[0].src[0]   # a node two below the top stays, with everything below it
+  del x
+  assert live_nodes() == with_chain - 2
+  del kept
+  assert live_nodes() <= before
+
+
+def test_the_explorer_finds_existing_nodes_in_the_engine_tables():
+  from uopc.relational import step
+  assert step._tables_get is not None   # the check of the table format passed: steps look nodes up directly
+  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is p0 + 1

@@ -44,34 +44,39 @@ def prod(xs: Iterable[int]) -> int:
   return out
 
 
-# The hash-consing tables. A node is found by the key (op, dtype, src, arg) in _cache; a
-# constant by its value alone, in its dtype's table (no key tuple: folding makes many),
-# a float by its bits, because 0.0 == -0.0 and nan != nan in Python. The tables hold
-# nodes strongly (no weakref and __del__ per node, the costliest part of making one)
-# and drop the ones nothing else uses whenever one of them has doubled.
-_cache: dict[tuple, UOp] = {}
+# The hash-consing tables. A node is found by its sources in the table of its (op, dtype,
+# arg): its src tuple is the key, so a node costs no key object of its own. A constant is
+# found by its value alone in its dtype's table, a float by its bits (0.0 == -0.0 and
+# nan != nan in Python). The tables hold nodes strongly (no weakref and __del__ per node,
+# the costliest part of making one), and _log lists the nodes with sources oldest first,
+# so that _collect can drop users before their sources; it runs when the log has doubled.
+_tables: dict[tuple, dict[tuple, UOp]] = {}
 _consts: dict[DType, dict[Any, UOp]] = {d: {} for d in dtypes.all}
-_cache_limit = 100_000   # a table this big triggers _collect
+_log: list[UOp] = []
+_cache_limit = 100_000   # a log or constant table this big triggers _collect
 
 
 def _collect() -> None:
-  """Drop the nodes that only a table refers to; users first (newest first), so their sources go too."""
+  """Drop the nodes that only the tables refer to; users first (newest first), so their sources go too."""
   global _cache_limit
-  keys, cache, refcount = list(_cache), _cache, sys.getrefcount   # locals: this loop visits every node
-  pop = keys.pop
-  while keys:
-    key = pop()   # popped, so that a dropped key no longer holds its sources
-    if refcount(cache[key]) <= 2: del cache[key]   # the dict's reference and getrefcount's argument
+  log, tables, refcount, keep = _log, _tables, sys.getrefcount, []   # locals: this loop visits every node
+  while log:
+    u = log.pop()   # popped: the log no longer holds it, so a dropped node is freed before its sources are looked at
+    if refcount(u) <= 3: del tables[u.op, u.dtype, u.arg][u.src]   # its table's reference, u, and getrefcount's argument
+    else: keep.append(u)
+  del u
+  keep.reverse()
+  log.extend(keep)
   for table in _consts.values():   # constants last: they have no sources, but users hold them
     for key in list(table):
       if refcount(table[key]) <= 2: del table[key]
-  _cache_limit = max(100_000, 2 * len(_cache), *(2 * len(t) for t in _consts.values()))
+  _cache_limit = max(100_000, 2 * len(log), *(2 * len(t) for t in _consts.values()))
 
 
 def live_nodes() -> int:
   """How many nodes the hash-consing tables hold now (after dropping unused ones)."""
   _collect()
-  return len(_cache) + sum(map(len, _consts.values()))
+  return len(_log) + sum(map(len, _consts.values()))
 
 
 class UOp:
@@ -238,16 +243,20 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
     except AttributeError:   # not UOps: _check says so
       if dtype is None: dtype = _infer_dtype(op, src, arg)
   elif dtype is None: dtype = _infer_dtype(op, src, arg)
-  key = (op, dtype, src, arg)
-  try:
-    if (u := _cache_get(key)) is not None: return u
-  except TypeError:
-    raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
-  if shape is None: shape = _check(op, dtype, src, arg)
+  try: table = _tables_get(key := (op, dtype, arg))
+  except TypeError: raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
+  if table is None: table = _tables[key] = {}
+  elif (u := table.get(src)) is not None: return u
+  return _intern(table, op, dtype, src, arg, _check(op, dtype, src, arg) if shape is None else shape)
+
+
+def _intern(table: dict[tuple, UOp], op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: Shape) -> UOp:
+  """A new node, type-checked already, into its table and the log."""
   u = _new_uop(UOp)
   u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
-  _cache[key] = u
-  if len(_cache) > _cache_limit: _collect()
+  table[src] = u
+  _log.append(u)
+  if len(_log) > _cache_limit: _collect()
   return u
 
 
@@ -283,19 +292,18 @@ def stack_rows(op: Ops, columns: list[tuple[UOp, ...]], arg: Any = None, dtype: 
   rows = zip(*columns)
   first = make_uop(op, next(rows), arg, dtype)
   dtype, shape, out = first.dtype, first.shape, [first]
+  table, log_append = _tables[op, dtype, arg], _log.append   # the first row made the table
   for src in rows:
-    if (u := _cache_get(key := (op, dtype, src, arg))) is None:
+    if (u := table.get(src)) is None:
       u = _new_uop(UOp)
       u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
-      _cache[key] = u
+      table[src] = u
+      log_append(u)
     out.append(u)
   elems = tuple(out)
-  if (stack := _cache_get(key := (_STACK, dtype, elems, None))) is None:
-    stack = _new_uop(UOp)
-    stack.op = _STACK; stack.dtype = dtype; stack.src = elems; stack.arg = None; stack.shape = (len(elems), *shape); stack._bounds = None  # noqa: E702
-    _cache[key] = stack
-  if len(_cache) > _cache_limit: _collect()   # once, after: the new nodes are all held by the STACK
-  return stack
+  if (stacks := _tables_get(key := (_STACK, dtype, None))) is None: stacks = _tables[key] = {}
+  elif (stack := stacks.get(elems)) is not None: return stack
+  return _intern(stacks, _STACK, dtype, elems, None, (len(elems), *shape))   # collects, if due, with every new node held
 
 
 # Module globals for hot paths: in CPython 3.11 a class attribute (Ops.CONST, dtypes.i32)
@@ -304,7 +312,7 @@ _CONST, _PARAM, _RANGE, _CAST, _STACK, _WHERE = Ops.CONST, Ops.PARAM, Ops.RANGE,
 _f32, _i32, _bool = dtypes.f32, dtypes.i32, dtypes.bool
 _ADD, _MUL, _FLOORDIV, _FLOORMOD, _CMPLT, _CMPNE, _MAX = Ops.ADD, Ops.MUL, Ops.FLOORDIV, Ops.FLOORMOD, Ops.CMPLT, Ops.CMPNE, Ops.MAX
 _BINARY_OPS, _COMPARISON = BINARY, COMPARISON   # make_uop checks well-typed binary nodes inline
-_new_uop, _cache_get = object.__new__, _cache.get   # bound once: a method lookup per node costs more than the lookup
+_new_uop, _tables_get = object.__new__, _tables.get   # bound once: a method lookup per node costs more than the lookup
 
 
 # ---- dtype inference and type checking (run once per distinct node)

@@ -44,26 +44,32 @@ try: from uopc.uop import make_uop   # the engine's fast constructor, where it h
 except ImportError: make_uop = UOp
 
 
-def _node_table_get() -> Any:
-  """``get`` of the engine's hash-consing table, if its keys are ``(op, dtype, src, arg)`` for non-CONST nodes.
+def _node_tables_get() -> Any:
+  """``get`` of the engine's tables of nodes, if it keeps one per ``(op, dtype, arg)`` keyed by the sources.
 
   Most nodes a step builds already exist (the same graph is reached many ways), and a
   direct lookup is much cheaper than a constructor call. This peeks at an engine
-  internal, so it checks the key format first and falls back to the constructor.
+  internal, so it checks the format first and falls back to the constructor.
   """
   import uopc.uop as engine
-  table = getattr(engine, "_cache", None)
-  if not isinstance(table, dict): return None
+  tables = getattr(engine, "_tables", None)
+  if not isinstance(tables, dict): return None
   probe = UOp.param(0) + 1
-  try: ok = table.get((probe.op, probe.dtype, probe.src, probe.arg)) is probe
-  except TypeError: ok = False
-  return table.get if ok else None
+  try: ok = tables.get((probe.op, probe.dtype, probe.arg), {}).get(probe.src) is probe
+  except (TypeError, AttributeError): ok = False
+  return tables.get if ok else None
 
 
-_table_get = _node_table_get()
+_tables_get = _node_tables_get()
+_EMPTY: dict = {}        # the map of every node with no redex below it, and the table of no nodes (shared; never mutated)
+
+
+def _existing(op: Ops, dtype: Any, arg: Any) -> Any:
+  """``get`` of the existing nodes of ``(op, dtype, arg)`` by their sources (None for every source tuple, without a table)."""
+  return ((_tables_get((op, dtype, arg)) if _tables_get is not None else None) or _EMPTY).get
+
 
 _BIG = object()          # marks a node whose map is not materialized
-_EMPTY: dict = {}        # the map of every node with no redex below it (shared; never mutated)
 
 
 class Redex:
@@ -89,9 +95,6 @@ class Stuck:
 
   def __init__(self, redex: Redex, error: str) -> None: self.redex, self.error = redex, error
   def __repr__(self) -> str: return f"Stuck({self.error!r})"
-
-
-def _no_table(key: tuple) -> None: return None
 
 
 def _error_text(e: BaseException) -> str: return f"{type(e).__name__}: {e}"
@@ -240,19 +243,19 @@ class Stepper:
               except UOpError as e: out[r] = Stuck(r, _error_text(e))
             else: out[r] = c
         elif i == 0:
-          get = _table_get or _no_table
+          get = _existing(op, dtype, arg)
           for r, c in cm.items():
             if c.__class__ is UOp:
-              if (n := get((op, dtype, (c, b), arg))) is None:
+              if (n := get((c, b))) is None:
                 try: n = make_uop(op, (c, b), arg, dtype)
                 except UOpError as e: n = Stuck(r, _error_text(e))
               out[r] = n
             else: out[r] = c
         else:
-          get = _table_get or _no_table
+          get = _existing(op, dtype, arg)
           for r, c in cm.items():
             if c.__class__ is UOp:
-              if (n := get((op, dtype, (a, c), arg))) is None:
+              if (n := get((a, c))) is None:
                 try: n = make_uop(op, (a, c), arg, dtype)
                 except UOpError as e: n = Stuck(r, _error_text(e))
               out[r] = n
@@ -294,18 +297,18 @@ class Stepper:
     out = {r: r.value for r in local} if local else {}
     op, arg, dtype = x.op, x.arg, x.dtype
     a, b = x.src
-    get = _table_get or _no_table
+    get = _existing(op, dtype, arg)
     if ma.keys().isdisjoint(mb):   # the usual case: no node below both sources
       for r, c in ma.items():
         if c.__class__ is UOp:
-          if (n := get((op, dtype, (c, b), arg))) is None:
+          if (n := get((c, b))) is None:
             try: n = make_uop(op, (c, b), arg, dtype)
             except UOpError as e: n = Stuck(r, _error_text(e))
           out[r] = n
         else: out[r] = c
       for r, d in mb.items():
         if d.__class__ is UOp:
-          if (n := get((op, dtype, (a, d), arg))) is None:
+          if (n := get((a, d))) is None:
             try: n = make_uop(op, (a, d), arg, dtype)
             except UOpError as e: n = Stuck(r, _error_text(e))
           out[r] = n
@@ -314,7 +317,7 @@ class Stepper:
     for r, c in ma.items():
       d = mb.get(r, b)   # a redex below both sources (a shared node) is rewritten in both
       if c.__class__ is UOp and d.__class__ is UOp:
-        if (n := get((op, dtype, (c, d), arg))) is None:
+        if (n := get((c, d))) is None:
           try: n = make_uop(op, (c, d), arg, dtype)
           except UOpError as e: n = Stuck(r, _error_text(e))
         out[r] = n
@@ -322,7 +325,7 @@ class Stepper:
     for r, d in mb.items():
       if r in ma: continue
       if d.__class__ is UOp:
-        if (n := get((op, dtype, (a, d), arg))) is None:
+        if (n := get((a, d))) is None:
           try: n = make_uop(op, (a, d), arg, dtype)
           except UOpError as e: n = Stuck(r, _error_text(e))
         out[r] = n
