@@ -15,7 +15,10 @@ def test_firings_only_mode_and_env_var(monkeypatch, capsys):
   out = io.StringIO()
   graph_rewrite(UOp.const(1) + 4, TracingMatcher(symbolic, out=out, firings_only=True))
   assert out.getvalue().endswith(": add(1, 4) -> 5\n") and out.getvalue().count("\n") == 1
+  import uopc.rewrite
   monkeypatch.setenv("UOPC_TRACE", "1")
+  assert uopc.rewrite.env_flag("UOPC_TRACE")   # graph_rewrite reads it once, when uopc is imported
+  monkeypatch.setattr(uopc.rewrite, "TRACE", True)
   graph_rewrite((param(0) * 4 + 8) // 4, symbolic)
   err = capsys.readouterr().err.splitlines()
   assert err[0].startswith("symbolic.py:") and ": floordiv(add(mul(p0, 4), 8), 4) -> add(add(mul(p0, 1), 2), floordiv(0, 4))" in err[0]
@@ -31,3 +34,13 @@ def test_stats_count_every_rule_attempt():
   assert all(s.matches <= s.tries or s.name.endswith(("x:i32 + x:i32",)) for s in stats.stats.values())
   table = stats.table().splitlines()
   assert table[0].split() == ["tries", "matches", "fires", "time", "ms", "rule"] and len(table) > 5
+
+
+def test_the_trace_variable_is_read_when_uopc_is_imported():
+  import subprocess
+  import sys
+  code = "from uopc import UOp, graph_rewrite, symbolic; graph_rewrite(UOp.const(1) + 4, symbolic)"
+  for value, traced in (("1", True), ("0", False), ("", False)):
+    err = subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "UOPC_TRACE": value},
+                         capture_output=True, text=True, check=True).stderr
+    assert (": add(1, 4) -> 5" in err) is traced, (value, err)

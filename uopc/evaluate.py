@@ -23,13 +23,13 @@ from uopc.upat import UPat
 from uopc.uop import UOp, call_body_scope, call_params, make_uop, prod, stack_rows
 
 
-def _column(s: UOp, n: int) -> tuple | list: return s.src if s.op is Ops.STACK else [s.index(i) for i in range(n)]
-
-
 def _push_stack(x: UOp) -> UOp | None:
   """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed (row i of each column)."""
-  if x.shape == () or not any(s.op is Ops.STACK for s in x.src): return None
-  return stack_rows(x.op, [_column(s, x.shape[0]) for s in x.src], x.arg, x.dtype)
+  if not x.shape: return None
+  for s in x.src:
+    if s.op is _STACK: break
+  else: return None
+  return stack_rows(x.op, [s.src if s.op is _STACK else [s.index(i) for i in range(x.shape[0])] for s in x.src], x.arg, x.dtype)
 
 
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp:

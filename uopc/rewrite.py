@@ -28,6 +28,16 @@ from uopc.uop import UOp, UOpError, make_uop
 _REBUILD, _RESULT = object(), object()   # stage markers on graph_rewrite's work stack
 
 
+def env_flag(name: str) -> bool:
+  """Whether environment variable ``name`` is set to something other than empty or ``0``."""
+  return os.environ.get(name, "") not in ("", "0")
+
+
+# read once, when uopc is imported (a lookup in os.environ costs a microsecond: more than
+# a small rewrite's rule calls); tests and callers may set these module attributes instead
+CHECK, TRACE = env_flag("UOPC_CHECK"), env_flag("UOPC_TRACE")
+
+
 def rebuild(u: UOp, src: tuple[UOp, ...]) -> UOp:
   """``u`` on the normal forms ``src`` of its sources.
 
@@ -68,15 +78,16 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
   """Rewrite ``root`` bottom-up with ``pm`` to a fixed point.
 
   ``ctx`` is passed to every rule as a keyword argument. More than ``max_steps`` rule
-  lookups raise ``RewriteLoopError``. ``check`` (default: env ``UOPC_CHECK=1``) makes
-  every rewrite prove it preserves dtype and shape. Env ``UOPC_TRACE=1`` prints each
-  rule that fires on stderr. Python's cycle collector is paused while it runs.
+  lookups raise ``RewriteLoopError``. ``check`` (default: env ``UOPC_CHECK=1`` when
+  uopc was imported) makes every rewrite prove it preserves dtype and shape. Env
+  ``UOPC_TRACE=1`` prints each rule that fires on stderr. Python's cycle collector is
+  paused while it runs.
 
   Stage 0 schedules a node's sources, stage 1 rebuilds it from their normal forms and
   tries the rules, stage 2 records the normal form of what a rule returned.
   """
-  if check is None: check = os.environ.get("UOPC_CHECK", "") not in ("", "0")
-  if os.environ.get("UOPC_TRACE", "") not in ("", "0"):
+  if check is None: check = CHECK
+  if TRACE:
     from uopc.trace import TracingMatcher   # deferred: the hot path never needs it
     pm = TracingMatcher(pm, firings_only=True)
   # a subclass that overrides rewrite or fire watches every visit: it gets the reference loop
