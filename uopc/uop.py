@@ -58,7 +58,7 @@ _cache_limit = 100_000   # a log or constant table this big triggers _collect
 
 def _collect() -> None:
   """Drop the nodes that only the tables refer to; users first (newest first), so their sources go too."""
-  global _cache_limit
+  global _cache_limit, _log
   log, tables, refcount, keep = _log, _tables, sys.getrefcount, []   # locals: this loop visits every node
   while log:
     u = log.pop()   # popped: the log no longer holds it, so a dropped node is freed before its sources are looked at
@@ -66,7 +66,7 @@ def _collect() -> None:
     else: keep.append(u)
   del u
   keep.reverse()
-  log.extend(keep)
+  _log = log = keep   # (built by appends, it has room to grow)
   for table in _consts.values():   # constants last: they have no sources, but users hold them
     for key in list(table):
       if refcount(table[key]) <= 2: del table[key]
