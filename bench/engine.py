@@ -10,7 +10,8 @@ builds fresh inputs (hash consing would otherwise hand back last round's results
 The "starting point" column is *recorded*, not live: the best of 10 runs of this
 benchmark on 2026-11-30, before the compiled engine (interpreted patterns, slower
 nodes), on the same 2-core machine under the same kind of load. Its ratio to a live
-number is only as good as that.
+number is only as good as that: ``python -m bench start`` measures the starting point
+again, live, beside the engine as it is.
 """
 from __future__ import annotations
 
@@ -122,7 +123,8 @@ def main() -> None:
     interp, comp = t[False] * 1e3, t[True] * 1e3
     print(f"{name:34s} {start if start is not None else float('nan'):9.2f} {interp:9.2f} {comp:9.2f} {interp / comp:10.2f}x "
           f"{'' if start is None else f'{start / comp:9.2f}x':>10s}  {note}")
-  print("* recorded 2026-11-30 before this work (best of 10 runs of the old benchmark), not measured now;")
+  print("* recorded 2026-11-30 before this work (best of 10 runs of the old benchmark), not measured now")
+  print("  (python -m bench start measures it live);")
   print("  the explorer matches with UPat.match itself, so the compile switch does not reach it")
 
 

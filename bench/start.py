@@ -39,7 +39,9 @@ def extract_start(into: Path) -> Path | None:
   """The starting point's ``uopc`` package under ``into``, or None if git or the commit is not there."""
   try: tar = subprocess.run(["git", "-C", str(REPO), "archive", START_COMMIT, "uopc"], capture_output=True, check=True).stdout
   except (OSError, subprocess.CalledProcessError): return None
-  with tarfile.open(fileobj=BytesIO(tar)) as t: t.extractall(into, filter="data")
+  with tarfile.open(fileobj=BytesIO(tar)) as t:
+    try: t.extractall(into, filter="data")
+    except TypeError: t.extractall(into)   # a Python without extraction filters; the archive is our own history
   return into
 
 
