@@ -88,7 +88,7 @@ def _table_growth_lines() -> set[tuple[str, int]]:
   from uopc.relational import step
   out = set()
   for fn, needle in ((uopc.uop._intern, "table[src] = u"), (uopc.uop._intern, "_log.append(u)"),
-                     (uopc.uop.make_uop, "_tables[key] = {}"),
+                     (uopc.uop.make_uop, "table = _tables[key] = {}"),
                      (step.Stepper.map_of, "maps[x] = "), (step.Stepper.map_of, "m = maps[u] = ")):
     lines, first = inspect.getsourcelines(fn)
     out.update((inspect.getsourcefile(fn), first + i) for i, line in enumerate(lines) if needle in line)

@@ -157,3 +157,19 @@ def test_the_explorer_finds_existing_nodes_in_the_engine_tables():
   from uopc.relational import step
   assert step._tables_get is not None   # the check of the table format passed: steps look nodes up directly
   assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is p0 + 1
+
+
+def test_collecting_works_from_a_fresh_start_and_leaves_no_empty_tables():
+  import subprocess
+  import sys
+  code = ("from uopc.uop import UOp, UOpError, live_nodes, _tables\n"
+          "assert live_nodes() == 0\n"   # nothing with sources yet: an empty log
+          "for i in range(50):\n"
+          "  try: UOp.param(0).reshape((i + 2,))\n"   # ill-typed: no table may be left behind
+          "  except UOpError: pass\n"
+          "ps = [UOp.param(i) + 1 for i in range(50)]\n"
+          "assert live_nodes() >= 50 and len(_tables) >= 50\n"
+          "del ps\n"
+          "live_nodes()\n"
+          "assert all(_tables.values()), 'empty tables left'\n")
+  subprocess.run([sys.executable, "-c", code], check=True)

@@ -48,8 +48,8 @@ def prod(xs: Iterable[int]) -> int:
 # arg): its src tuple is the key, so a node costs no key object of its own. A constant is
 # found by its value alone in its dtype's table, a float by its bits (0.0 == -0.0 and
 # nan != nan in Python). The tables hold nodes strongly (no weakref and __del__ per node,
-# the costliest part of making one), and _log lists the nodes with sources oldest first,
-# so that _collect can drop users before their sources; it runs when the log has doubled.
+# the costliest part of making one), and _log lists every other node oldest first, so
+# that _collect can drop users before their sources; it runs when the log has doubled.
 _tables: dict[tuple, dict[tuple, UOp]] = {}
 _consts: dict[DType, dict[Any, UOp]] = {d: {} for d in dtypes.all}
 _log: list[UOp] = []
@@ -59,14 +59,15 @@ _cache_limit = 100_000   # a log or constant table this big triggers _collect
 def _collect() -> None:
   """Drop the nodes that only the tables refer to; users first (newest first), so their sources go too."""
   global _cache_limit, _log
-  log, tables, refcount, keep = _log, _tables, sys.getrefcount, []   # locals: this loop visits every node
+  log, tables, refcount, keep, u = _log, _tables, sys.getrefcount, [], None   # locals: this loop visits every node
   while log:
     u = log.pop()   # popped: the log no longer holds it, so a dropped node is freed before its sources are looked at
     if refcount(u) <= 3: del tables[u.op, u.dtype, u.arg][u.src]   # its table's reference, u, and getrefcount's argument
     else: keep.append(u)
-  del u
+  u = None   # the last node looked at is freed too, if it was dropped
   keep.reverse()
   _log = log = keep   # (built by appends, it has room to grow)
+  for key in [key for key, table in tables.items() if not table]: del tables[key]   # a PARAM's, say, once it is gone
   for table in _consts.values():   # constants last: they have no sources, but users hold them
     for key in list(table):
       if refcount(table[key]) <= 2: del table[key]
@@ -245,9 +246,10 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   elif dtype is None: dtype = _infer_dtype(op, src, arg)
   try: table = _tables_get(key := (op, dtype, arg))
   except TypeError: raise UOpError(f"{op.name}: arg {arg!r} is not hashable") from None
+  if table is not None and (u := table.get(src)) is not None: return u
+  if shape is None: shape = _check(op, dtype, src, arg)   # before a table is made: a bad node leaves nothing behind
   if table is None: table = _tables[key] = {}
-  elif (u := table.get(src)) is not None: return u
-  return _intern(table, op, dtype, src, arg, _check(op, dtype, src, arg) if shape is None else shape)
+  return _intern(table, op, dtype, src, arg, shape)
 
 
 def _intern(table: dict[tuple, UOp], op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: Shape) -> UOp:
