@@ -7,10 +7,10 @@ before the fast engine, extracted with ``git archive``) against the engine as it
 
 Each engine runs in a worker process of its own (two engines in one process would
 share one heap and one garbage collector, and each one's collections would walk the
-other's nodes), and the two workers take turns, so that both see the
-machine in the same state: its speed drifts by tens of percent from minute to minute.
-A turn is a few repeats, because the first run after the other worker's turn starts
-with cold caches. A row's figure is each engine's best run. Both workers run the same code on the API
+other's nodes), and the two workers take turns, so that both see the machine in the
+same state: its speed drifts by tens of percent from minute to minute. A turn is a few
+repeats, because the first run after the other worker's turn starts with cold caches.
+A row's figure is each engine's best run. Both workers run the same code on the API
 the two engines share: ``run()`` and ``graph_rewrite(.., symbolic)``, each with its
 engine's defaults.
 """
