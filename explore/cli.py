@@ -58,7 +58,7 @@ def _seconds(text: str) -> float:
 def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, or module:attr naming a PatternMatcher")
+                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
   p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
                  help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
   p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",

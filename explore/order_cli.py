@@ -37,21 +37,12 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``order`` to the ``uopc explore`` subcommands."""
-  from explore.cli import DEFAULT_MAX_DEPTH, DEFAULT_MAX_STATES, DEFAULT_TIMEOUT, _depth, _rules, _seconds
+  from explore.cli import _common
   p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
                                   "was hit, 1 the canonical engine failed, 2 bad input.")
-  p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
-  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
-                 help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
-  p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",
-                 help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
-  p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
-                 help=f"stop exploring after S seconds (default {DEFAULT_TIMEOUT:g})")
-  p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+  _common(p, ("text", "json"))
   p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
   p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
