@@ -100,6 +100,22 @@ class Stuck:
 def _error_text(e: BaseException) -> str: return f"{type(e).__name__}: {e}"
 
 
+def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: UOp, b: UOp, left: bool) -> None:
+  """``out[r]`` for each redex ``r`` below one source of the binary node ``op(a, b)``.
+
+  ``cm[r]`` is what that source (``a`` if ``left``, else ``b``) becomes; the node on it
+  is found with ``get`` (``_existing``) when it exists (most do), else made; a Stuck
+  (or a node that does not type-check) leaves the successor stuck.
+  """
+  for r, c in cm.items():
+    if c.__class__ is UOp:
+      if (n := get(src := (c, b) if left else (a, c))) is None:
+        try: n = make_uop(op, src, arg, dtype)
+        except UOpError as e: n = Stuck(r, _error_text(e))
+      out[r] = n
+    else: out[r] = c
+
+
 def _shallow_check(p: Any) -> Any:
   """A cheap necessary condition for ``p.match(u)`` to succeed, or None.
 
@@ -242,24 +258,7 @@ class Stepper:
               try: out[r] = make_uop(op, (c, c), arg, dtype)
               except UOpError as e: out[r] = Stuck(r, _error_text(e))
             else: out[r] = c
-        elif i == 0:
-          get = _existing(op, dtype, arg)
-          for r, c in cm.items():
-            if c.__class__ is UOp:
-              if (n := get((c, b))) is None:
-                try: n = make_uop(op, (c, b), arg, dtype)
-                except UOpError as e: n = Stuck(r, _error_text(e))
-              out[r] = n
-            else: out[r] = c
-        else:
-          get = _existing(op, dtype, arg)
-          for r, c in cm.items():
-            if c.__class__ is UOp:
-              if (n := get((a, c))) is None:
-                try: n = make_uop(op, (a, c), arg, dtype)
-                except UOpError as e: n = Stuck(r, _error_text(e))
-              out[r] = n
-            else: out[r] = c
+        else: _fill_half(out, cm, _existing(op, dtype, arg), op, arg, dtype, a, b, i == 0)
       else:
         pre, post = src[:i], src[i + 1:]
         for r, c in cm.items():
@@ -299,20 +298,8 @@ class Stepper:
     a, b = x.src
     get = _existing(op, dtype, arg)
     if ma.keys().isdisjoint(mb):   # the usual case: no node below both sources
-      for r, c in ma.items():
-        if c.__class__ is UOp:
-          if (n := get((c, b))) is None:
-            try: n = make_uop(op, (c, b), arg, dtype)
-            except UOpError as e: n = Stuck(r, _error_text(e))
-          out[r] = n
-        else: out[r] = c
-      for r, d in mb.items():
-        if d.__class__ is UOp:
-          if (n := get((a, d))) is None:
-            try: n = make_uop(op, (a, d), arg, dtype)
-            except UOpError as e: n = Stuck(r, _error_text(e))
-          out[r] = n
-        else: out[r] = d
+      _fill_half(out, ma, get, op, arg, dtype, a, b, True)
+      _fill_half(out, mb, get, op, arg, dtype, a, b, False)
       return out
     for r, c in ma.items():
       d = mb.get(r, b)   # a redex below both sources (a shared node) is rewritten in both
@@ -322,14 +309,7 @@ class Stepper:
           except UOpError as e: n = Stuck(r, _error_text(e))
         out[r] = n
       else: out[r] = d if c.__class__ is UOp else c
-    for r, d in mb.items():
-      if r in ma: continue
-      if d.__class__ is UOp:
-        if (n := get((a, d))) is None:
-          try: n = make_uop(op, (a, d), arg, dtype)
-          except UOpError as e: n = Stuck(r, _error_text(e))
-        out[r] = n
-      else: out[r] = d
+    _fill_half(out, {r: d for r, d in mb.items() if r not in ma}, get, op, arg, dtype, a, b, False)
     return out
 
   def _make_big(self, x: UOp, local: tuple[Redex, ...]) -> Any:
