@@ -15,6 +15,9 @@ Lowering, node by node in topological order:
   from the first element, like ``_eval_movement``; STACK concatenates;
 - INDEX checks every index against its dimension at run time.
 
+Program text and values reach the C source only through ``uopc.backend.emit`` (names,
+literals, the slot numbers); everything else here is the backend's own fixed text.
+
 >>> from uopc.uop import UOp
 >>> k = render_kernel(UOp.param(0) * 3 + 1, "k0")
 >>> print(k.code)
@@ -27,13 +30,13 @@ static int k0(const int32_t *p0, int32_t *out) {
 """
 from __future__ import annotations
 
-import math
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from uopc.dtype import DType, dtypes
 from uopc.ops import BINARY, MOVEMENT, UNARY, Ops
 from uopc.uop import Shape, UOp, prod
 
+from uopc.backend.emit import ident, literal, number
 from uopc.backend.errors import RenderError
 from uopc.backend.lower import kernel_params
 
@@ -50,22 +53,6 @@ class Kernel(NamedTuple):
   dtype: DType
   shape: Shape
   code: str
-
-
-def c_literal(v: Any, dtype: DType) -> str:
-  """A C expression for a scalar constant, exactly the value (``-0.0f``, ``NAN``, ``INT32_MIN``).
-
-  >>> c_literal(-0.0, dtypes.f32), c_literal(-2**31, dtypes.i32), c_literal(True, dtypes.bool)
-  ('(-0.0f)', 'INT32_MIN', '1')
-  """
-  if dtype is dtypes.bool: return "1" if v else "0"
-  if dtype is dtypes.i32:
-    if v == -2**31: return "INT32_MIN"   # 2147483648 is not an int literal
-    return f"({v})" if v < 0 else str(v)
-  if math.isnan(v): return "NAN"
-  if math.isinf(v): return "INFINITY" if v > 0 else "(-INFINITY)"
-  text = repr(v) + "f"   # v is an f32 value, so its double repr parses back to exactly v as a float
-  return f"({text})" if text.startswith("-") else text
 
 
 def contiguous_strides(shape: Shape) -> list[int]:
@@ -128,8 +115,8 @@ class _Writer:
 
   # ---- one method per kind of node
   def node(self, u: UOp) -> None:
-    if u.op is Ops.CONST: self.expr[u] = c_literal(u.arg, u.dtype)
-    elif u.op is Ops.PARAM: self.expr[u] = f"p{u.arg.slot}" + ("[0]" if u.shape == () else "")
+    if u.op is Ops.CONST: self.expr[u] = literal(u.arg, u.dtype)
+    elif u.op is Ops.PARAM: self.expr[u] = param_name(u) + ("[0]" if u.shape == () else "")
     elif u.op in BINARY or u.op in UNARY or u.op in (Ops.WHERE, Ops.CAST): self.alu(u)
     elif u.op is Ops.STACK: self.stack(u)
     elif u.op is Ops.INDEX: self.index(u)
@@ -221,13 +208,19 @@ def alu_expr(u: UOp, args: list[str]) -> str:
   return f"uopc_{op.name.lower()}_{SUFFIX[u.dtype]}({', '.join(args)})"
 
 
+def param_name(p: UOp) -> str:
+  """The C name of a PARAM's pointer argument: ``p`` and its slot."""
+  return "p" + number(p.arg.slot)
+
+
 def render_kernel(u: UOp, name: str) -> Kernel:
-  """``u`` (a CALL-free kernel DAG, see ``prepare``) as the C function ``name``."""
+  """``u`` (a CALL-free kernel DAG, see ``prepare``) as the C function ``name`` (made an identifier by ``ident``)."""
+  name = ident(name)
   params = kernel_params(u)
   w = _Writer()
   for n in u.toposort(): w.node(n)
   if u.shape == (): w.emit(f"out[0] = {w.expr[u]};")
   elif prod(u.shape): w.emit(f"memcpy(out, {w.expr[u]}, {prod(u.shape)} * sizeof({CTYPE[u.dtype]}));")
-  args = [f"const {CTYPE[p.dtype]} *p{p.arg.slot}" for p in params] + [f"{CTYPE[u.dtype]} *out"]
+  args = [f"const {CTYPE[p.dtype]} *{param_name(p)}" for p in params] + [f"{CTYPE[u.dtype]} *out"]
   code = "\n".join([f"static int {name}({', '.join(args)}) {{", *w.lines, "  return uopc_failed;", "}"])
   return Kernel(name, tuple(params), u.dtype, u.shape, code)

@@ -25,7 +25,7 @@ def register(sub: Any) -> None:
   """Add ``emit-c`` and ``check-rules`` to the ``uopc`` subcommands."""
   p = sub.add_parser("emit-c", help="the C program of a .uir program",
                      description="Print the standalone C program of a .uir program (its canonical form, CALLs inlined). "
-                                 "Build it with: cc -std=c99 -O1 -ffp-contract=off prog.c -lm; run it with the PARAM "
+                                 "Build it with: cc -std=gnu99 -O1 -ffp-contract=off prog.c -lm; run it with the PARAM "
                                  "values as arguments (slot order, row-major) or on stdin.")
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--no-simplify", action="store_true", help="lower the program as written, not simplify(program)")

@@ -1,7 +1,10 @@
 """The system C compiler: finding it, compiling with IEEE-exact flags, caching binaries.
 
 The compiler is ``$CC`` (may hold arguments, e.g. ``ccache gcc``), else ``cc``, else
-``gcc``. ``FLAGS`` keep float semantics exact: no fast-math, no FMA contraction (an FMA
+``gcc``. ``FLAGS`` turn trigraphs off
+(``-std=gnu99``: GCC has no flag to turn them off in ``-std=c99``, and ``??/`` is a
+backslash that can splice a line; ``-fexcess-precision=standard`` keeps what c99 mode
+implies for floats) and keep float semantics exact: no fast-math, no FMA contraction (an FMA
 rounds once where the program rounds twice), and no builtin folding of the libm
 functions exec_alu calls through Python (GCC would fold ``sin(constant)`` with MPFR,
 which may differ from glibc in the last bit).
@@ -27,7 +30,7 @@ from typing import Iterator, Mapping
 
 from uopc.backend.errors import CompileError
 
-FLAGS: tuple[str, ...] = ("-std=c99", "-O1", "-fno-fast-math", "-ffp-contract=off",
+FLAGS: tuple[str, ...] = ("-std=gnu99", "-fexcess-precision=standard", "-O1", "-fno-fast-math", "-ffp-contract=off",
                           "-fno-builtin-sin", "-fno-builtin-pow", "-fno-builtin-log2")
 LIBS: tuple[str, ...] = ("-lm",)
 
