@@ -98,6 +98,23 @@ def test_trace_prints_the_chapter_trace_with_rule_names(capsys):
   assert lines[5].startswith("  visit mul(add(p0, 2), 3)           -> add(mul(p0, 3), 6)   [symbolic.py:")
 
 
+def test_trace_and_explore_print_names_with_escapes_not_raw(capsys, tmp_path):
+  # the JSON string "\u001b[2J" is ESC [2J, clear screen
+  prog = write(tmp_path, '%0 = param : slot=0 dtype=i32\n%1 = add %0, 1\n%2 = call %1, 2 : name="\\u001b[2J\\u0007"\n')
+  for argv in (["trace", prog], ["explore", "normal-forms", prog]):
+    code, out, _ = uopc(capsys, *argv)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert "program: \\x1b[2J\\x07[add(p0, 1)](2)" in out
+
+
+def test_a_lone_surrogate_is_bad_input_for_every_command(capsys, tmp_path):
+  prog = write(tmp_path, '%0 = param : slot=0 dtype=i32\n%1 = call %0, 1 : name="a\\ud800"\n')
+  out_c = tmp_path / "f.c"
+  for argv in (["trace", prog], ["explore", "normal-forms", prog], ["emit-c", prog, "-o", out_c], ["run", "--backend", "c", prog]):
+    assert uopc(capsys, *argv) == (2, "", f"{prog}:2:24: bad string: lone surrogate U+D800 is not a character\n")
+  assert not out_c.exists()
+
+
 def test_trace_stats_counts_tries_matches_fires(capsys):
   code, out, _ = uopc(capsys, "trace", "--stats", EXAMPLES / "affine.uir")
   rows = {line.split(maxsplit=4)[4]: tuple(map(int, line.split()[:3])) for line in out.splitlines()[3:]}

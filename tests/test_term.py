@@ -18,3 +18,12 @@ def test_limit_cuts_exponential_terms():
   for _ in range(40): t = t * t   # 2^40 leaves as a term
   s = show(t, limit=100)
   assert len(s) == 101 and s.endswith("…") and s.startswith("mul(mul(")
+
+
+def test_names_reach_a_terminal_escaped():
+  p0 = param(0)
+  # ESC [2J clears the screen, ESC ] 0 ; retitles the window, BEL rings; none may reach a terminal raw
+  for raw, shown in [("\x1b[2J", "\\x1b[2J"), ("\x1b]0;pwned\x07", "\\x1b]0;pwned\\x07"), ("a\nb\r", "a\\nb\\r"),
+                     ("\x9b31m", "\\x9b31m"), ("x\\y", "x\\\\y"), ("\u2028", "\\u2028"), ("é ok", "é ok")]:
+    assert show(p0.call(1, name=raw)) == f"{shown}[p0](1)"
+  assert all(c.isprintable() for c in show(p0.call(1, name="".join(map(chr, range(0x20))))))

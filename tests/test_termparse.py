@@ -288,3 +288,9 @@ def test_fuzz_mutations_deterministic():
 @given(st.one_of(st.text(), st.lists(st.sampled_from(FUZZ_ALPHABET)).map("".join)))
 def test_fuzz_hypothesis(text):
   _parses_or_uir_error(text)
+
+
+def test_a_lone_surrogate_is_refused_at_its_column():
+  # what a non-UTF-8 byte in argv becomes (surrogateescape)
+  assert err("add(p0, \udcff)") == "<target>:1:9: lone surrogate U+DCFF is not a character"
+  assert err("?x\ud800") == "<target>:1:3: lone surrogate U+D800 is not a character"

@@ -327,6 +327,15 @@ def test_invalid_utf8_is_reported_at_its_position():
   assert err("# é\n%0 = ä".encode() + b"\x80") == "t.uir:2:7: invalid UTF-8 byte 0x80"
 
 
+def test_lone_surrogates_are_refused_where_they_stand():
+  # a lone surrogate cannot be encoded: it once parsed, then every printer and emit-c failed
+  assert err('%0 = param : slot=0 dtype=i32\n%1 = call %0, 1 : name="a\\ud800"') == \
+    "t.uir:2:24: bad string: lone surrogate U+D800 is not a character"
+  assert err('%0 = param : slot=0 dtype=i32 addrspace="\\udfff"') == "t.uir:1:41: bad string: lone surrogate U+DFFF is not a character"
+  assert err("%0 = const 1  # \udcff") == "t.uir:1:17: lone surrogate U+DCFF is not a character"
+  assert parse_uir('%0 = param : slot=0 dtype=i32 addrspace="\\ud83d\\ude00"').arg.addrspace == "\U0001f600"   # a pair is a character
+
+
 def test_uir_error_fields():
   with pytest.raises(UIRError) as info: parse_uir("%0 = param : slot=0 dtype=i32\n%1 = add %0, %9", "prog.uir")
   e = info.value

@@ -1,7 +1,7 @@
 """The one-line term form of a graph, as traces and reports print it.
 
 ``add(mul(p0, 3), 11)``: ops in lower case, ``pN`` for the PARAM of slot N, literals
-for constants, ``name[body](args)`` for a CALL, and the arg of a movement op, REDUCE
+for constants, ``name[body](args)`` for a CALL (its name made ``printable``), and the arg of a movement op, REDUCE
 or CAST as a last argument.
 
 >>> from uopc.uop import UOp
@@ -17,6 +17,18 @@ from uopc.ops import MOVEMENT, Ops
 from uopc.uop import UOp
 
 ELLIPSIS = "…"
+
+
+def printable(name: str) -> str:
+  r"""A name as it may reach a terminal: unprintable characters (controls, escapes) and
+  the backslash written as in a Python literal, so a name cannot move the cursor,
+  recolour or retitle the terminal.
+
+  >>> print(printable("sq"), printable("a\x1b[2J\\b"))
+  sq a\x1b[2J\\b
+  """
+  if name.isprintable() and "\\" not in name: return name
+  return "".join(c if c.isprintable() and c != "\\" else repr(c)[1:-1] for c in name)
 
 
 def leaf_text(u: UOp) -> str | None:
@@ -46,7 +58,7 @@ def show(root: UOp, limit: int | None = None) -> str:
       u, text = item, item.op.name.lower()
       parts: list[UOp | str] = []
       if u.op is Ops.CALL:
-        text = u.arg or "call"
+        text = printable(u.arg) if u.arg else "call"
         parts += ["[", u.src[0], "]"]
         args = u.src[1:]
       else: args = u.src

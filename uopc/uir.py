@@ -58,6 +58,8 @@ _TOKEN = re.compile(r"""
   |(?P<punct>[=,:()\[\]])
 """, re.VERBOSE)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a lone surrogate is no character: it cannot be encoded, so printing or writing it fails later
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _INT = re.compile(r"-?[0-9]+")
 _FLOAT = re.compile(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
@@ -68,6 +70,7 @@ def tokenize(line: str, lineno: int, filename: str) -> list[Token]:
   >>> [t.text for t in tokenize("%1 = mul %0, 2  # double", 1, "x")]
   ['%1', '=', 'mul', '%0', ',', '2', '']
   """
+  if (bad := _SURROGATE.search(line)) is not None: raise UIRError(filename, lineno, bad.start() + 1, _surrogate_message(bad.group()))
   out: list[Token] = []
   pos = 0
   while pos < len(line):
@@ -81,6 +84,9 @@ def tokenize(line: str, lineno: int, filename: str) -> list[Token]:
     pos = m.end()
   out.append(Token("end", "", len(line) + 1))
   return out
+
+
+def _surrogate_message(c: str) -> str: return f"lone surrogate U+{ord(c):04X} is not a character"
 
 
 def parse_literal(text: str) -> tuple[Any, DType]:
@@ -322,8 +328,10 @@ class _Parser:
     # name / addrspace: an identifier or a JSON string
     if t.kind == "word" and _IDENT.fullmatch(t.text): return t.text, t
     if t.kind == "string":
-      try: return json.loads(t.text), t
+      try: value = json.loads(t.text)
       except ValueError as e: raise cur.error(t.col, f"bad string: {e}") from None
+      if (bad := _SURROGATE.search(value)) is not None: raise cur.error(t.col, f"bad string: {_surrogate_message(bad.group())}")
+      return value, t
     raise cur.error(t.col, f"expected a name or a \"string\" for {key}, got {t.describe()}")
 
   # -- building the node

@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, positive_int, rules_arg
+from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
 
 
@@ -73,8 +74,7 @@ def cmd_emit_c(args: argparse.Namespace) -> int:
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   if args.output is None: sys.stdout.write(source)
   else:
-    try:
-      with open(args.output, "w") as f: f.write(source)
+    try: write_atomically(args.output, source)
     except OSError as e: raise CLIError(f"{args.output}: cannot write: {e.strerror or e}") from None
   return EXIT_OK
 
