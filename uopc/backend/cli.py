@@ -14,8 +14,11 @@ unsound rule found), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
-from typing import Any
+import threading
+from typing import Any, Iterator
 
 from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, positive_int, rules_arg
 from uopc.files import write_atomically
@@ -45,6 +48,23 @@ def register(sub: Any) -> None:
   p.set_defaults(func=cmd_check_rules)
 
 
+@contextlib.contextmanager
+def sigterm_cleans_up() -> Iterator[None]:
+  """While a backend command runs, SIGTERM raises ``SystemExit(143)`` in the main thread:
+  like Ctrl-C, it unwinds, so the compiler is killed, temporary sources are removed and no
+  half-installed binary is left (by default SIGTERM ends Python without any cleanup).
+  """
+  if threading.current_thread() is not threading.main_thread(): yield; return
+
+  def stop(signum: int, frame: Any) -> None:
+    print("uopc: terminated", file=sys.stderr)
+    raise SystemExit(128 + signum)
+
+  previous = signal.signal(signal.SIGTERM, stop)
+  try: yield
+  finally: signal.signal(signal.SIGTERM, previous)
+
+
 def _backend_error(path: str, e: Exception) -> CLIError:
   from uopc.backend.errors import CInputError, CRuntimeError
   if isinstance(e, CInputError): return CLIError(f"{path}: --param: {e}", EXIT_BAD_INPUT)
@@ -58,7 +78,8 @@ def cmd_run_c(args: argparse.Namespace) -> int:
   from uopc.backend.errors import BackendError
   prog = load_program(args.file)
   bind_cli_params(prog, args.param, args.file)   # the same checks (and messages) as the Python backend
-  try: value = run_c(prog, dict(args.param))
+  try:
+    with sigterm_cleans_up(): value = run_c(prog, dict(args.param))
   except BackendError as e: raise _backend_error(args.file, e) from None
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   print(repr(value))
@@ -74,7 +95,8 @@ def cmd_emit_c(args: argparse.Namespace) -> int:
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   if args.output is None: sys.stdout.write(source)
   else:
-    try: write_atomically(args.output, source)
+    try:
+      with sigterm_cleans_up(): write_atomically(args.output, source)
     except OSError as e: raise CLIError(f"{args.output}: cannot write: {e.strerror or e}") from None
   return EXIT_OK
 
@@ -91,7 +113,9 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
     seen[0] += 1
     print(f"\r\033[K[{min(seen[0], n)}/{n}] {what[:100]}", end="", file=sys.stderr, flush=True)
 
-  try: report = check_rules(args.rules, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
+  try:
+    with sigterm_cleans_up():
+      report = check_rules(args.rules, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
   finally:
     if tty: print("\r\033[K", end="", file=sys.stderr, flush=True)

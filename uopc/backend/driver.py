@@ -51,14 +51,21 @@ def run_c(u: UOp, values: dict[int, Any] | None = None, simplify: bool = True, c
   """
   source, k = program_source(u, simplify)
   stdin = " ".join(params_tokens(k.params, values or {})) + "\n"
-  with built(source, cache=cache) as exe:
-    proc = _execute([str(exe), "--raw"], stdin)
+  try:
+    with built(source, cache=cache) as exe: proc = _execute([str(exe), "--raw"], stdin)
+  except _Vanished:   # the cached binary was deleted between finding and running it: build it privately
+    with built(source, cache=False) as exe: proc = _execute([str(exe), "--raw"], stdin)
   return _parse_line(proc.stdout.strip(), k, proc)
+
+
+class _Vanished(CompileError):
+  """The executable was not there any more when it was run."""
 
 
 def _execute(cmd: list[str], stdin: str) -> subprocess.CompletedProcess:
   try: return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=TIMEOUT)
   except subprocess.TimeoutExpired: raise CRuntimeError(f"the compiled program ran longer than {TIMEOUT:g} s") from None
+  except FileNotFoundError: raise _Vanished(f"the compiled program {cmd[0]} vanished before it ran") from None
   except OSError as e: raise CompileError(f"cannot run the compiled program: {e.strerror or e}") from None
 
 
@@ -126,7 +133,9 @@ class Batch:
         k = kernels[local]
         out[q] = Outcome(True, decode(line.split()[1:], k.dtype, k.shape)) if line.startswith("ok") else Outcome(False, error=line[4:])
 
-    with ThreadPoolExecutor(self.jobs) as pool: list(pool.map(work, range(n_chunks)))
+    pool = ThreadPoolExecutor(self.jobs)
+    try: list(pool.map(work, range(n_chunks)))
+    finally: pool.shutdown(cancel_futures=True)   # interrupted: start no more chunks, let running ones clean up
     return out   # type: ignore[return-value]
 
 

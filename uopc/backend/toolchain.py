@@ -10,8 +10,11 @@ functions exec_alu calls through Python (GCC would fold ``sin(constant)`` with M
 which may differ from glibc in the last bit).
 
 Binaries are cached by a hash of compiler, flags and source under ``cache_dir()``:
-``$UOPC_CACHE_DIR``, else ``$XDG_CACHE_HOME/uopc``, else ``~/.cache/uopc``. Nothing
-else is left behind: sources are written to a temporary directory that is removed.
+``$UOPC_CACHE_DIR``, else ``$XDG_CACHE_HOME/uopc``, else ``~/.cache/uopc``. A cached
+binary is run only if it and the directory are ``ours`` (owned by this user, writable by
+no one else). Nothing else is left behind: sources are written to a temporary directory
+that is removed (on SIGTERM too, see ``uopc.backend.cli``), and what a killed run left
+is swept by the next build (``sweep_stale``).
 
 >>> "-ffp-contract=off" in FLAGS
 True
@@ -23,8 +26,10 @@ import hashlib
 import os
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterator, Mapping
 
@@ -33,6 +38,8 @@ from uopc.backend.errors import CompileError
 FLAGS: tuple[str, ...] = ("-std=gnu99", "-fexcess-precision=standard", "-O1", "-fno-fast-math", "-ffp-contract=off",
                           "-fno-builtin-sin", "-fno-builtin-pow", "-fno-builtin-log2")
 LIBS: tuple[str, ...] = ("-lm",)
+BUILD_PREFIX = "uopc-build-"   # private build directories, in the temporary directory
+STALE_SECONDS = 3600.0   # a build file older than this belongs to a killed run: builds take seconds, runs at most minutes
 
 
 def find_cc(environ: Mapping[str, str] = os.environ) -> list[str]:
@@ -79,11 +86,11 @@ def _flags(opt: str | None) -> tuple[str, ...]:
 def compile_to(source: str, out: Path, cc: list[str] | None = None, opt: str | None = None) -> None:
   """Compile ``source`` into the executable ``out``; ``opt`` overrides ``-O1`` (e.g. ``-O0``).
 
-  The source goes to a temporary directory that is always removed. Raises ``CompileError``
-  with the compiler's first error line.
+  The source goes to a private temporary directory that is always removed. Raises
+  ``CompileError`` with the compiler's first error line.
   """
   cc = cc or find_cc()
-  with tempfile.TemporaryDirectory(prefix="uopc-") as tmp:
+  with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX) as tmp:
     src = Path(tmp) / "prog.c"
     src.write_text(source)
     try:
@@ -98,31 +105,85 @@ def compile_to(source: str, out: Path, cc: list[str] | None = None, opt: str | N
 def built(source: str, cache: bool = True, opt: str | None = None) -> Iterator[Path]:
   """The path of an executable built from ``source``, for the duration of the ``with``.
 
-  With ``cache``, the binary is looked up in / stored into ``cache_dir()`` (written under
-  a temporary name and renamed, so concurrent builds are safe); if the cache directory
-  cannot be used, or without ``cache``, it lives in a temporary directory that is
-  removed afterwards.
+  Every build happens in a private temporary directory, and the binary run is that
+  build's, so deleting the cache meanwhile cannot fail the run. With ``cache``, a
+  binary found in the cache is used only if it is ``ours`` (as is the directory);
+  a new build is copied in under a temporary name and renamed into place (concurrent
+  builds are safe), and leftovers of killed builds are swept (``sweep_stale``). A cache
+  directory that cannot be used is skipped: the run is only slower.
   """
   cc = find_cc()
-  if cache:
-    d = cache_dir()
-    target = d / source_key(source, cc, opt)
-    if os.access(target, os.X_OK):
-      yield target
-      return
-    with contextlib.suppress(OSError):
-      d.mkdir(parents=True, exist_ok=True)
-    if os.access(d, os.W_OK):
-      fd, tmp_name = tempfile.mkstemp(prefix=".build-", dir=d)
-      os.close(fd)
-      try:
-        compile_to(source, Path(tmp_name), cc, opt)
-        os.replace(tmp_name, target)
-      finally:
-        with contextlib.suppress(FileNotFoundError): os.unlink(tmp_name)
-      yield target
-      return
-  with tempfile.TemporaryDirectory(prefix="uopc-") as tmp:
+  d = _cache() if cache else None
+  target = d / source_key(source, cc, opt) if d is not None else None
+  if target is not None and ours(target) and os.access(target, os.X_OK):
+    yield target
+    return
+  if d is not None: sweep_stale(d)
+  with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX) as tmp:
     exe = Path(tmp) / "prog"
     compile_to(source, exe, cc, opt)
+    if target is not None: _install(exe, target)
     yield exe
+
+
+def ours(path: Path, directory: bool = False) -> bool:
+  """Is ``path`` trusted: a regular file (``directory``: a directory) owned by this user
+  and writable by no one else? A file someone else could have written is never run.
+
+  >>> import tempfile; ours(Path(tempfile.gettempdir()), directory=True)   # /tmp is world-writable
+  False
+  """
+  try: st = os.stat(path) if directory else os.lstat(path)   # an entry must not be a symlink
+  except OSError: return False
+  kind = stat.S_ISDIR if directory else stat.S_ISREG
+  return kind(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def _cache() -> Path | None:
+  """``cache_dir()``, created private if missing; None if it is not ours or not writable."""
+  d = cache_dir()
+  with contextlib.suppress(OSError): d.mkdir(mode=0o700, parents=True, exist_ok=True)
+  return d if ours(d, directory=True) and os.access(d, os.W_OK | os.X_OK) else None
+
+
+def _install(exe: Path, target: Path) -> None:
+  """Copy ``exe`` to ``target`` atomically; a cache that vanished or filled up is skipped."""
+  tmp = None
+  try:
+    fd, tmp = tempfile.mkstemp(prefix=".build-", dir=target.parent)
+    with os.fdopen(fd, "wb") as f, open(exe, "rb") as src: shutil.copyfileobj(src, f)
+    os.chmod(tmp, 0o700)
+    os.replace(tmp, target)
+  except OSError:
+    if tmp is not None:
+      with contextlib.suppress(OSError): os.unlink(tmp)
+
+
+def sweep_stale(d: Path, now: float | None = None) -> list[Path]:
+  """Remove what killed builds left (older than ``STALE_SECONDS``): ``.build-*`` files in
+  the cache ``d`` and this user's build directories in the temporary directory. Returns them.
+  """
+  cutoff = (time.time() if now is None else now) - STALE_SECONDS
+  found = [p for p in _listdir(d) if p.name.startswith(".build-")]
+  found += [p for p in _listdir(Path(tempfile.gettempdir())) if _is_build_dir(p)]
+  removed = []
+  for p in found:
+    try:
+      st = os.lstat(p)
+      if st.st_mtime >= cutoff or st.st_uid != os.getuid(): continue
+      if stat.S_ISDIR(st.st_mode): shutil.rmtree(p)
+      else: os.unlink(p)
+      removed.append(p)
+    except OSError: continue   # gone already, or not ours to remove
+  return removed
+
+
+def _listdir(d: Path) -> list[Path]:
+  try: return list(d.iterdir())
+  except OSError: return []
+
+
+def _is_build_dir(p: Path) -> bool:
+  """A build directory of ours: ``uopc-build-*``, or an older version's ``uopc-*`` holding only prog.c and prog."""
+  if p.name.startswith(BUILD_PREFIX): return True
+  return p.name.startswith("uopc-") and p.is_dir() and not p.is_symlink() and {q.name for q in _listdir(p)} <= {"prog.c", "prog"}
