@@ -26,6 +26,7 @@ import hashlib
 import os
 import shlex
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -93,12 +94,26 @@ def compile_to(source: str, out: Path, cc: list[str] | None = None, opt: str | N
   with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX) as tmp:
     src = Path(tmp) / "prog.c"
     src.write_text(source)
-    try:
-      proc = subprocess.run([*cc, *_flags(opt), "-o", str(out), str(src), *LIBS], capture_output=True, text=True)
-    except OSError as e: raise CompileError(f"cannot run the C compiler {cc[0]!r}: {e.strerror or e}") from None
+    proc = _run_compiler([*cc, *_flags(opt), "-o", str(out), str(src), *LIBS], tmp)
   if proc.returncode != 0:
     errors = [ln for ln in proc.stderr.splitlines() if "error" in ln] or proc.stderr.strip().splitlines() or ["(no message)"]
     raise CompileError(f"the C compiler failed (exit {proc.returncode}): {errors[0].replace(str(src), 'prog.c')}")
+
+
+def _run_compiler(cmd: list[str], tmp: str) -> subprocess.CompletedProcess:
+  """Run the compiler with its own temporary files in ``tmp`` (ours to remove), in a
+  process group of its own, so an interrupt (Ctrl-C, SIGTERM) can stop all of it
+  (driver, cc1, as) before ``tmp`` is removed."""
+  try:
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "TMPDIR": tmp}, start_new_session=True)
+  except OSError as e: raise CompileError(f"cannot run the C compiler {cmd[0]!r}: {e.strerror or e}") from None
+  try: out, err = p.communicate()
+  except BaseException:
+    with contextlib.suppress(OSError): os.killpg(p.pid, signal.SIGKILL)
+    p.wait()
+    raise
+  return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 @contextlib.contextmanager
