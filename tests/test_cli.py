@@ -52,8 +52,8 @@ def test_bad_runs_exit_with_one_line(capsys, monkeypatch, argv, code, message):
 
 
 @pytest.mark.parametrize("text, code, message", [
-  ("%0 = stack 1, 2, 3\n%1 = index %0, 5\n", 1, "prog.uir: IndexError: index 5 out of bounds for STACK of 3"),
-  ("%0 = floordiv 1, 0\n", 1, "prog.uir: ValueError: program did not evaluate to a value, stuck at Ops.FLOORDIV"),
+  ("%0 = stack 1, 2, 3\n%1 = index %0, 5\n", 1, "prog.uir: runtime error: index 5 out of bounds for axis 0 of size 3"),
+  ("%0 = floordiv 1, 0\n", 1, "prog.uir: runtime error: division by zero: 1 // 0"),
   ("%0 = frob 1\n", 2, "prog.uir:1:6: unknown op 'frob'"),
   ("", 2, "prog.uir:1:1: expected at least one node"),
   (b"\x00\xff\xfe garbage", 2, "prog.uir:1:"),
@@ -113,6 +113,29 @@ def test_a_lone_surrogate_is_bad_input_for_every_command(capsys, tmp_path):
   for argv in (["trace", prog], ["explore", "normal-forms", prog], ["emit-c", prog, "-o", out_c], ["run", "--backend", "c", prog]):
     assert uopc(capsys, *argv) == (2, "", f"{prog}:2:24: bad string: lone surrogate U+D800 is not a character\n")
   assert not out_c.exists()
+
+
+def test_a_slot_with_two_types_is_bad_input_for_both_backends(capsys, tmp_path):
+  prog = write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = param : slot=0 dtype=f32\n%2 = cast %1 : dtype=i32\n%3 = add %0, %2\n")
+  message = f"{prog}:2:6: PARAM slot 0 is f32 here but i32 on line 1: a slot has one type in a program, as in a CALL's body\n"
+  for argv in (["run", prog, "--param", "0=1"], ["run", "--backend", "c", prog, "--param", "0=1"], ["emit-c", prog]):
+    assert uopc(capsys, *argv) == (2, "", message)
+
+
+def test_python_and_c_name_a_needed_trap_alike(capsys, tmp_path):
+  for text, message in [("%0 = param : slot=0 dtype=i32\n%1 = floordiv 5, %0\n", "division by zero: 5 // 0"),
+                        ("%0 = param : slot=0 dtype=i32\n%1 = floormod 5, %0\n", "modulo by zero: 5 % 0"),
+                        ("%0 = param : slot=0 dtype=i32\n%1 = stack 1, 2, 3\n%2 = index %1, %0\n", "index 0 out of bounds for axis 0 of size 3"),
+                        ("%0 = param : slot=0 dtype=f32\n%1 = cast %0 : dtype=i32\n", "cast of 0.0 to i32 is undefined")]:
+    prog = write(tmp_path, text)
+    value = "-1" if "index" in text else "nan" if "cast" in text else "0"
+    expected = (1, "", f"{prog}: runtime error: {message.replace('0 out', '-1 out').replace('0.0', 'nan')}\n")
+    assert uopc(capsys, "run", prog, "--param", f"0={value}") == expected
+    assert uopc(capsys, "run", "--backend", "c", prog, "--param", f"0={value}") == expected
+  # dead, it is a value for both (one rule for every undefined operation: an error only where its value is needed)
+  dead = write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = stack 1, 2, 3\n%2 = index %1, %0\n%3 = floordiv 7, %0\n"
+                         "%4 = mul %2, 0\n%5 = mul %3, 0\n%6 = add %4, %5\n")
+  assert uopc(capsys, "run", dead, "--param", "0=9") == uopc(capsys, "run", "--backend", "c", dead, "--param", "0=9") == (0, "0\n", "")
 
 
 def test_trace_stats_counts_tries_matches_fires(capsys):

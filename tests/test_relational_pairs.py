@@ -238,9 +238,9 @@ def test_pairs_undecided_by_bounds_and_timeout():
   assert r.timed_out and all(p.status == "undecided" for p in r.pairs)
 
 
-def test_symbolic_plus_evaluate_reports_the_index_rule_errors():
+def test_symbolic_plus_evaluate_has_no_error_pairs():
+  # an out-of-bounds index into a STACK stays unreduced, like 7 // 0 (docs/guide.md), so no rule raises
   pm = resolve_rules("symbolic+evaluate")
   report = critical_pairs(pm, max_instances=16)
-  errors = [p for p in report.pairs if p.status == "error"]
-  assert errors and all("IndexError" in p.error for p in errors)
+  assert report.count("error") == 0 and report.count("joinable") > 0
   assert any(p.short_rules == ("x=alu -> _fold", "x + 0.0") and p.status == "not-joinable" for p in report.pairs)

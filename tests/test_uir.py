@@ -177,7 +177,7 @@ def test_broadcast_sugar():
 
 def test_printed_literal_is_never_coerced():
   # an i32 literal next to an i32 node, a bool next to a bool: all read back unchanged
-  for u in [p0 * 2, (p0 < 3).ne(True), UOp.param(0, dtypes.bool).where(p0, 7), UOp.stack(p0, 1).index(0)]:
+  for u in [p0 * 2, (p0 < 3).ne(True), UOp.param(1, dtypes.bool).where(p0, 7), UOp.stack(p0, 1).index(0)]:
     assert parse_uir(to_uir(u)) is u
 
 
@@ -334,6 +334,16 @@ def test_lone_surrogates_are_refused_where_they_stand():
   assert err('%0 = param : slot=0 dtype=i32 addrspace="\\udfff"') == "t.uir:1:41: bad string: lone surrogate U+DFFF is not a character"
   assert err("%0 = const 1  # \udcff") == "t.uir:1:17: lone surrogate U+DCFF is not a character"
   assert parse_uir('%0 = param : slot=0 dtype=i32 addrspace="\\ud83d\\ude00"').arg.addrspace == "\U0001f600"   # a pair is a character
+
+
+def test_a_free_param_slot_has_one_type():
+  assert err("%0 = param : slot=0 dtype=i32\n%1 = param : slot=0 dtype=f32 shape=(2,)\n%2 = cast %1 : dtype=i32\n"
+             "%3 = add %0, 1\n%4 = reshape %3, (1,)\n%5 = expand %4, (2,)\n%6 = add %5, %2") == \
+    "t.uir:2:6: PARAM slot 0 is f32[2] here but i32 on line 1: a slot has one type in a program, as in a CALL's body"
+  # a CALL's body is a scope of its own: its slot 0 is not the program's
+  body_f32 = "%0 = param : slot=0 dtype=i32\n%1 = param : slot=0 dtype=f32\n%2 = cast %1 : dtype=i32\n%3 = call %2, 2.0\n%4 = add %0, %3"
+  assert parse_uir(body_f32) is UOp.param(0) + UOp.param(0, dtypes.f32).cast(dtypes.i32).call(2.0)
+  assert parse_uir("%0 = param : slot=1 dtype=i32\n%1 = param : slot=1 dtype=i32\n%2 = add %0, %1") is UOp.param(1) + UOp.param(1)
 
 
 def test_uir_error_fields():

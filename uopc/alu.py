@@ -90,6 +90,19 @@ def exec_alu(op: Ops, dtype: DType, vals: list[Any]) -> Any:
   return None if r is None else truncate(dtype, r)
 
 
+def undefined_message(op: Ops, vals: list[Any]) -> str | None:
+  """Why ``op`` on ``vals`` has no value, in the words the C runtime uses (``uopc_fail``), or None.
+
+  >>> undefined_message(Ops.FLOORDIV, [7, 0]), undefined_message(Ops.CAST, [float("nan")])
+  ('division by zero: 7 // 0', 'cast of nan to i32 is undefined')
+  """
+  if op is _FLOORDIV and vals[1] == 0: return f"division by zero: {vals[0]} // 0"
+  if op is _FLOORDIV and vals == [_I32_MIN, -1]: return f"overflow: {_I32_MIN} // -1"
+  if op is _FLOORMOD and vals[1] == 0: return f"modulo by zero: {vals[0]} % 0"
+  if op is Ops.CAST and isinstance(vals[0], float) and _cast(_i32, vals[0]) is None: return f"cast of {vals[0]!r} to i32 is undefined"
+  return None
+
+
 # module globals: in CPython 3.11 a class attribute (Ops.ADD) is a dictionary walk on every use
 _ADD, _MUL, _MAX, _CMPLT, _CMPNE, _FLOORDIV, _FLOORMOD = Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD
 _i32, _f32 = dtypes.i32, dtypes.f32

@@ -13,7 +13,7 @@ import importlib
 import sys
 from typing import Any, Callable, Sequence
 
-from uopc.evaluate import bind_params, run, to_python
+from uopc.evaluate import UndefinedError, bind_params, run, to_python
 from uopc.rewrite import RewriteLoopError, graph_rewrite
 from uopc.rulesets import RuleSetError, resolve_rules
 from uopc.term import show
@@ -106,7 +106,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     return cmd_run_c(args)
   prog = bind_cli_params(load_program(args.file), args.param, args.file)
   try: value = to_python(run(prog, max_steps_for(prog, args.max_steps)))
-  except (IndexError, ValueError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
+  except UndefinedError as e: raise CLIError(f"{args.file}: runtime error: {e}", EXIT_FAILED) from None   # as --backend c says it
+  except (ValueError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   print(repr(value))   # a Python literal: [11, 42, 93], -0.0, nan
   return EXIT_OK
 

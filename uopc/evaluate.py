@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from uopc.alu import exec_alu
+from uopc.alu import exec_alu, undefined_message
 from uopc.dtype import DType
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
@@ -32,8 +32,9 @@ def _push_stack(x: UOp) -> UOp | None:
   return stack_rows(x.op, [s.src if s.op is _STACK else [s.index(i) for i in range(x.shape[0])] for s in x.src], x.arg, x.dtype)
 
 
-def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp:
-  if not 0 <= i.arg < len(s.src): raise IndexError(f"index {i.arg} out of bounds for STACK of {len(s.src)}")
+def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp | None:
+  # out of bounds has no value: the INDEX stays, like 7 // 0, and is an error only if it is still needed at the end
+  if not 0 <= i.arg < len(s.src): return None
   return s.src[i.arg].index(*rest) if rest else s.src[i.arg]
 
 
@@ -172,11 +173,36 @@ def from_python(v: Any, dtype: DType, shape: tuple[int, ...] = ()) -> UOp:
   return UOp(Ops.STACK, tuple(from_python(e, dtype, shape[1:]) for e in v))
 
 
+class UndefinedError(ValueError):
+  """The value of a program needs an undefined operation (division by zero, an index out of
+  bounds, ...); the message is the C backend's for the same operation."""
+
+
 def to_python(u: UOp) -> Any:
-  """A fully evaluated program as a Python value or nested lists."""
+  """A fully evaluated program as a Python value or nested lists.
+
+  A program that is stuck raises ``UndefinedError`` naming the undefined operation it
+  needs, or ``ValueError`` if it is stuck on something else (a free PARAM).
+
+  >>> to_python(run(UOp.const(7) // 0))
+  Traceback (most recent call last):
+    ...
+  uopc.evaluate.UndefinedError: division by zero: 7 // 0
+  """
   if u.op is _CONST: return u.arg
-  if u.op is _STACK: return [s.arg if s.op is _CONST else to_python(s) for s in u.src]
+  if u.op is _STACK: return [s.arg if s.op is _CONST else to_python(s) for s in u.src]   # a stuck element raises
+  for n in u.toposort():   # leaves first: the innermost undefined operation is the one to name
+    if (why := _undefined(n)) is not None: raise UndefinedError(why)
   raise ValueError(f"program did not evaluate to a value, stuck at {u.op}")
+
+
+def _undefined(n: UOp) -> str | None:
+  """Why node ``n``, whose sources are values, has no value itself (None if it has, or they are not values)."""
+  if n.op is Ops.INDEX and len(n.src) > 1 and n.src[0].op is _STACK and n.src[1].op is _CONST:
+    i, size = n.src[1].arg, len(n.src[0].src)
+    return None if 0 <= i < size else f"index {i} out of bounds for axis 0 of size {size}"
+  if n.op in ALU and n.src and all(s.op is _CONST for s in n.src): return undefined_message(n.op, [s.arg for s in n.src])
+  return None
 
 
 _CONST, _STACK = Ops.CONST, Ops.STACK   # module globals: a class attribute lookup per element costs more than to_python

@@ -118,6 +118,7 @@ def literal_text(c: UOp) -> str:
   return str(bool(c.arg))
 
 
+def _type_text(p: UOp) -> str: return p.dtype.name + (str(list(p.shape)) if p.shape else "")
 def _a(dtype_name: str) -> str: return f"a {dtype_name}" if dtype_name == "bool" else f"an {dtype_name}"   # an i32, an f32
 def _clip(text: str, n: int = 40) -> str: return text if len(text) <= n else text[:n] + "..."
 
@@ -257,6 +258,7 @@ class _Parser:
   def __init__(self) -> None:
     self.refs: dict[str, UOp] = {}
     self.defined_at: dict[str, int] = {}
+    self.params: dict[UOp, tuple[int, int]] = {}   # each PARAM node: the (line, col) that first defines it
 
   def line(self, cur: TokenCursor) -> UOp | None:
     if cur.peek().kind == "end": return None
@@ -281,7 +283,22 @@ class _Parser:
       if k not in attrs: raise cur.error(op_tok.col, f"{op_tok.text} needs the attribute {k}=")
     u = self.build(cur, op, op_tok, operands, attrs)
     self.refs[ref.text], self.defined_at[ref.text] = u, cur.lineno
+    if op is Ops.PARAM: self.params.setdefault(u, (cur.lineno, op_tok.col))
     return u
+
+  def check_slots(self, root: UOp, filename: str) -> None:
+    """A program is a function body: each of its free PARAM slots has one type, as in a CALL's body.
+
+    (A slot used as i32 and as f32 once ran in Python and failed in C; now neither accepts it.)
+    """
+    if len({p.arg.slot for p in self.params}) == len(self.params): return   # no slot defined twice: nothing to walk
+    seen: dict[int, UOp] = {}
+    for p in sorted(call_params(root), key=self.params.__getitem__):
+      first = seen.setdefault(p.arg.slot, p)
+      if (first.dtype, first.shape) != (p.dtype, p.shape):
+        line, col = self.params[p]
+        raise UIRError(filename, line, col, f"PARAM slot {p.arg.slot} is {_type_text(p)} here but {_type_text(first)} on line "
+                                            f"{self.params[first][0]}: a slot has one type in a program, as in a CALL's body")
 
   def operand(self, cur: TokenCursor) -> _Operand:
     t = cur.peek()
@@ -432,6 +449,7 @@ def parse_uir(text: str | bytes, filename: str = "<string>") -> UOp:
   for lineno, line in enumerate(lines, 1):
     cur = TokenCursor(tokenize(line, lineno, filename), lineno, filename)
     if (u := parser.line(cur)) is not None: root = u
+  if root is not None: parser.check_slots(root, filename)
   if root is None:
     if len(lines) > 1 and lines[-1] == "": lines.pop()   # the end of a file is the end of its last line
     raise UIRError(filename, len(lines), len(lines[-1]) + 1, "expected at least one node '%N = op ...'")
