@@ -11,8 +11,8 @@
 [0.5, -0.0]
 
 The engine never imports this package; only the command line does, lazily.
-Modules: ``runtime`` (the C helpers), ``lower`` (simplify, inline, check), ``c`` (one
-kernel as a C function), ``program`` (whole files), ``toolchain`` (compiler, cache),
+Modules: ``runtime`` (the C helpers), ``lower`` (simplify, inline, check), ``emit``
+(the only way program text and values become C text), ``c`` (one kernel as a C function), ``program`` (whole files), ``toolchain`` (compiler, cache),
 ``values`` (tokens in, bits out), ``driver`` (``run_c``, ``Batch``), ``instances`` and
 ``soundness`` (``check-rules``), ``cli`` (the commands).
 """
