@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import typing
 
 import pytest
 from hypothesis import given, strategies as st
@@ -20,8 +21,8 @@ from uopc.backend.program import _BATCH_MAIN, _RUNNER, _STANDALONE_MAIN, batch_s
 from uopc.backend.runtime import PRELUDE
 from uopc.backend.c import render_kernel
 from uopc.dtype import dtypes
-from uopc.uir import parse_uir, to_uir
-from uopc.uop import UOp
+from uopc.uir import _ATTRS, parse_uir, to_uir
+from uopc.uop import ParamArg, UOp
 
 from tests.strategies import graphs
 from tests.test_backend_c import uopc
@@ -87,6 +88,13 @@ def test_the_checker_sees_an_escape():
   assert ("ident", "system") in foreign_tokens(leaked + PRELUDE)
   with pytest.raises(AssertionError, match="trigraph"): c_tokens("/* ??/\n*/")
   with pytest.raises(AssertionError, match="splice"): c_tokens("/* *\\\n/")
+
+
+def test_the_fuzzed_fields_are_every_text_field():
+  # a program holds text in a CALL's name and a PARAM's addrspace only; a new text field must join the fuzz below
+  hints = typing.get_type_hints(ParamArg)
+  assert [f for f in ParamArg._fields if "str" in str(hints[f])] == ["addrspace"]
+  assert {k for ks in _ATTRS.values() for k in ks} - {"slot", "dtype", "shape", "op", "pop"} == {"addrspace", "name"}
 
 
 @given(graphs(names=hostile_text, addrspaces=hostile_text), st.booleans())
