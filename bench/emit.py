@@ -9,23 +9,15 @@ pasted verbatim). Best of 7 alternating runs, in ms; ``overhead`` is the ratio o
 from __future__ import annotations
 
 import math
-import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from uopc import UOp, dtypes
 
 from uopc.backend import c as c_module, driver
 from uopc.backend.driver import program_source
 
-
-def _best(work: Callable[[], object], repeats: int = 5) -> float:
-  best = float("inf")
-  for _ in range(repeats):
-    t0 = time.perf_counter()
-    work()
-    best = min(best, time.perf_counter() - t0)
-  return best
+from bench.backend import _best
 
 
 def _unchecked_literal(v: Any, dtype: Any) -> str:
