@@ -112,6 +112,18 @@ def test_stale_build_files_are_swept(cache, tmp_path):
   assert new_file.exists() and foreign.exists() and not legacy.exists()
 
 
+def test_the_next_build_sweeps(cache, monkeypatch):
+  cache.mkdir(mode=0o700)
+  stale = [cache / ".build-killed", Path(tempfile.gettempdir()) / "uopc-build-killed"]
+  stale[0].write_text("half a binary")
+  stale[1].mkdir()
+  (stale[1] / "prog.c").write_text("int x;" * 1000)
+  for p in stale: os.utime(p, (time.time() - toolchain.STALE_SECONDS - 1,) * 2)
+  monkeypatch.setattr(toolchain, "_swept", set())
+  assert run_c(UOp.param(0) * 5 + 3, {0: 1}) == 8
+  assert not any(p.exists() for p in stale)
+
+
 def test_sigterm_during_a_build_leaves_nothing_behind(tmp_path):
   prog = tmp_path / "big.uir"   # a program that takes the compiler a while
   lines = ["%0 = param : slot=0 dtype=i32"] + [f"%{i} = add %{i - 1}, %{max(0, i - 7)}" for i in range(1, 6000)]

@@ -133,7 +133,9 @@ def built(source: str, cache: bool = True, opt: str | None = None) -> Iterator[P
   if target is not None and ours(target) and os.access(target, os.X_OK):
     yield target
     return
-  if d is not None: sweep_stale(d)
+  if d not in _swept:   # once a process and cache directory: a batch builds many times
+    _swept.add(d)
+    sweep_stale(d)
   with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX) as tmp:
     exe = Path(tmp) / "prog"
     compile_to(source, exe, cc, opt)
@@ -174,12 +176,16 @@ def _install(exe: Path, target: Path) -> None:
       with contextlib.suppress(OSError): os.unlink(tmp)
 
 
-def sweep_stale(d: Path, now: float | None = None) -> list[Path]:
+_swept: set[Path | None] = set()
+
+
+def sweep_stale(d: Path | None, now: float | None = None) -> list[Path]:
   """Remove what killed builds left (older than ``STALE_SECONDS``): ``.build-*`` files in
-  the cache ``d`` and this user's build directories in the temporary directory. Returns them.
+  the cache ``d`` (if any) and this user's build directories in the temporary directory.
+  Returns them.
   """
   cutoff = (time.time() if now is None else now) - STALE_SECONDS
-  found = [p for p in _listdir(d) if p.name.startswith(".build-")]
+  found = [p for p in _listdir(d) if p.name.startswith(".build-")] if d is not None else []
   found += [p for p in _listdir(Path(tempfile.gettempdir())) if _is_build_dir(p)]
   removed = []
   for p in found:
