@@ -126,6 +126,13 @@ def test_a_hostile_name_survives_the_uir_round_trip_into_safe_c(name):
   assert foreign_tokens(source) == []
 
 
+@given(hostile_text)
+def test_any_text_is_one_comment_or_one_identifier(text):
+  # the header's term is already printable (show escapes control characters); the emitter must not rely on it
+  assert c_tokens(comment(text)) == [("comment", comment(text))] and GENERATED["comment"].fullmatch(comment(text))
+  assert c_tokens(ident(text)) == [("ident", ident(text))]
+
+
 def test_emitter_forms():
   assert ident("a b*/") == "a_x20_b_x2a__x2f_" and ident("") == "_" and ident("9") == "_9"
   assert comment("*/\\\n??/#") == "/* %2A%2F%5C%0A%3F%3F%2F%23 */"
