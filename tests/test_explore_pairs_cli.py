@@ -82,10 +82,10 @@ def test_symbolic_text(capsys):
   assert code == 1 and err == ""
   lines = out.splitlines()
   assert lines[-1].startswith("symbolic: ") and " not joinable, 0 errors, 0 undecided (" in lines[-1]
-  block = lines[lines.index(next(l for l in lines if l.startswith("NOT JOINABLE:") and "_fold" in l and l.endswith("x + 0.0  (both at the root)"))):][:6]
-  assert [re.sub(r"\S+\.py:\d+ ", "", l) for l in block] == [
-    "NOT JOINABLE: x=alu -> _fold  |  x + 0.0  (both at the root)", "  overlap: add(~x, ~_)",
-    "  witness: add(-0.0, 0.0)", "  -> 0.0   by x=alu -> _fold", "  -> -0.0  by x + 0.0", "  no common reduct"]
+  block = lines[lines.index(next(l for l in lines if l == "NOT JOINABLE: fold#0 x=alu  |  symbolic#3 x + 0.0  (both at the root)")):][:6]
+  assert block == [
+    "NOT JOINABLE: fold#0 x=alu  |  symbolic#3 x + 0.0  (both at the root)", "  overlap: add(~x, ~_)",
+    "  witness: add(-0.0, 0.0)", "  -> 0.0   by fold#0 x=alu", "  -> -0.0  by symbolic#3 x + 0.0", "  no common reduct"]
 
 
 def test_symbolic_json(capsys):
@@ -96,7 +96,7 @@ def test_symbolic_json(capsys):
   assert s["overlaps"] == len(data["pairs"]) and s["errors"] == 0 and s["undecided"] == 0
   assert s["joinable"] + s["not_joinable"] == len(data["pairs"]) and s["line"].startswith("symbolic: ")
   assert {p["status"] for p in data["pairs"]} == {"joinable", "not-joinable"}
-  p = next(p for p in data["pairs"] if p["rules"][0].endswith(" x=alu -> _fold") and p["rules"][1].endswith(" x + 0.0"))
+  p = next(p for p in data["pairs"] if p["rules"][0].endswith(" x=alu") and p["rules"][1].endswith(" x + 0.0"))
   assert (p["status"], p["witness"], p["results"], p["position"]) == ("not-joinable", "add(-0.0, 0.0)", ["0.0", "-0.0"], [])
 
 
@@ -105,7 +105,7 @@ def test_all_lists_the_joinable_pairs(capsys):
   _, full, _ = uopc(capsys, "explore", "pairs", MY_RULES, "--all")
   assert "joinable pairs not listed" in short and "joinable pairs not listed" not in full
   assert len([l for l in full.splitlines() if l.startswith("joinable: ")]) == 15
-  assert "x:i32 * 0  |  my_rules.py:30 (x:i32 + y) * const(c) -> distribute  (both at the root): same normal form" in full
+  assert "mul-0  |  distribute  (both at the root): same normal form" in full
 
 
 def write_rules(tmp_path, body: str, name: str = "rules_under_test.py") -> str:
@@ -124,7 +124,7 @@ def test_exit_1_when_a_rule_raises(capsys, tmp_path):
   spec = write_rules(tmp_path, "def boom(x, c):\n  raise ValueError('no')\n"
                                "rules = PatternMatcher([(x * 1, lambda x: x), (UPat(Ops.MUL, src=(x, UPat.cvar('c'))), boom)])\n")
   code, out, _ = uopc(capsys, "explore", "pairs", spec)
-  assert code == 1 and "ERROR: " in out and "rules_under_test.py:3 x * const(c) -> boom raised ValueError: no" in out
+  assert code == 1 and "ERROR: " in out and "rules_under_test#1 x * const(c) raised ValueError: no" in out
 
 
 def test_exit_3_when_undecided(capsys, tmp_path):
