@@ -1,22 +1,10 @@
-"""``uopc explore order``: text and JSON output, exit codes, bad input; and its documented runs in docs/confluence.md."""
+"""``uopc explore order``: text and JSON output, exit codes, bad input (its documented runs: tests/test_docs.py)."""
 import json
 
 import pytest
 
 from uopc import symbolic
-from tests.test_explore_pairs_cli import DOC, MY_RULES, ROOT, console_commands, run_documented, uopc, write_rules
-
-ORDER_DOCS = [(c, e) for c, e in console_commands(DOC.read_text()) if c.startswith("uopc explore order")]
-
-
-def test_the_doc_has_order_runs():
-  assert len(ORDER_DOCS) >= 3
-
-
-@pytest.mark.parametrize("command, expected", ORDER_DOCS, ids=[c for c, _ in ORDER_DOCS])
-def test_documented_order_runs(capsys, monkeypatch, command, expected):
-  run_documented(capsys, monkeypatch, command, expected)
-
+from tests.test_explore_pairs_cli import MY_RULES, ROOT, uopc, write_rules
 
 def test_text_report_of_the_chapters_program(capsys):
   code, out, err = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir")

@@ -1,15 +1,12 @@
-"""``uopc explore pairs``: text and JSON output, exit codes, bad input; and its documented runs in docs/confluence.md."""
+"""``uopc explore pairs``: text and JSON output, exit codes, bad input (its documented runs: tests/test_docs.py)."""
 import json
 import pathlib
-import re
-import shlex
 
 import pytest
 
 from uopc.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "confluence.md"
 MY_RULES = "examples/my_rules.py:rules"
 
 
@@ -18,61 +15,6 @@ def uopc(capsys, *argv):
   except SystemExit as e: code = e.code   # argparse rejects bad flags and bad --rules values itself
   out, err = capsys.readouterr()
   return code, out, err
-
-
-# ---- the documented console blocks: every "$ uopc ..." line is run and its output compared
-
-def console_commands(text: str) -> list[tuple[str, list[str]]]:
-  """``(command, expected output lines)`` for every ``$ `` line of every console block."""
-  out: list[tuple[str, list[str]]] = []
-  for block in re.findall(r"```console\n(.*?)```", text, re.S):
-    for line in block.splitlines():
-      if line.startswith("$ "): out.append((line[2:], []))
-      elif out: out[-1][1].append(line)
-  return out
-
-
-_SITE = re.compile(r"(\w+\.py):\d+")
-
-
-def _line_pattern(line: str) -> str:
-  # rule names carry their definition site: line numbers move when rule files are edited
-  return "[^\n]*".join(re.escape(part) for part in _SITE.sub(r"\1:N", line.rstrip()).split("…"))
-
-
-def assert_documented(expected: list[str], actual: str) -> None:
-  """``actual`` has the documented lines; a line ``...`` skips any lines, ``…`` inside a line any text."""
-  pattern = "".join("(?:[^\n]*\n)*?" if line.strip() == "..." else _line_pattern(line) + "\n" for line in expected)
-  text = "\n".join(_SITE.sub(r"\1:N", line.rstrip()) for line in actual.splitlines()) + "\n"
-  if not re.fullmatch(pattern, text):
-    want = "\n".join(expected)
-    raise AssertionError(f"documented output differs from the real output\n--- documented\n{want}\n--- real\n{actual}")
-
-
-def run_documented(capsys, monkeypatch, command: str, expected: list[str]) -> None:
-  monkeypatch.chdir(ROOT)
-  argv = shlex.split(command)
-  assert argv[0] == "uopc"
-  _, out, _ = uopc(capsys, *argv[1:])
-  assert_documented(expected, out)
-
-
-PAIRS_DOCS = [(c, e) for c, e in console_commands(DOC.read_text()) if c.startswith("uopc explore pairs")]
-
-
-def test_the_doc_has_pairs_runs():
-  assert len(PAIRS_DOCS) >= 3
-
-
-@pytest.mark.parametrize("command, expected", PAIRS_DOCS, ids=[c for c, _ in PAIRS_DOCS])
-def test_documented_pairs_runs(capsys, monkeypatch, command, expected):
-  run_documented(capsys, monkeypatch, command, expected)
-
-
-def test_the_checker_rejects_wrong_output():
-  with pytest.raises(AssertionError): assert_documented(["a", "b"], "a\nc\n")
-  assert_documented(["a", "...", "z (… s)"], "a\nb\nc\nz (1.5 s)\n")
-  assert_documented(["rule x.py:3 y"], "rule x.py:17 y\n")
 
 
 # ---- output and exit codes
