@@ -5,14 +5,16 @@
 
 Two of its critical pairs do not join:
 
-- ``fold`` and ``x:f32 * 0.0 -> 0.0`` on ``mul(-0.0, 0.0)``: folding gives ``-0.0``, the
+Each rule has a name of its own (egg style), which every report uses.
+
+- ``fold`` and ``mul-0.0`` (``x:f32 * 0.0 -> 0.0``) on ``mul(-0.0, 0.0)``: folding gives ``-0.0``, the
   identity ``0.0``. A semantic bug: ``x * 0.0`` is ``-0.0`` for negative ``x`` and NaN for
   ``inf`` and NaN, so the identity is unsound for floats.
-- ``distribute`` and ``x * 2 -> x + x`` on ``mul(add(p0, p1), 2)``: ``(p0 + p0) + (p1 + p1)``
+- ``distribute`` and ``mul-2`` (``x * 2 -> x + x``) on ``mul(add(p0, p1), 2)``: ``(p0 + p0) + (p1 + p1)``
   or ``(p0 + p1) + (p0 + p1)``. Both are right; without associativity and commutativity
   rules they never meet, so rule order decides which one you get (see ``fork.uir``).
 
-And one joins, the book's example: ``x:i32 * 0`` and ``distribute`` on ``mul(add(a, b), 0)``.
+And one joins, the book's example: ``mul-0`` and ``distribute`` on ``mul(add(a, b), 0)``.
 """
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes
 from uopc.alu import exec_alu
@@ -33,10 +35,10 @@ def distribute(x: UOp, y: UOp, c: UOp) -> UOp:
 
 
 rules = PatternMatcher([
-  (UPat((Ops.ADD, Ops.MUL), src=(UPat.cvar("c1"), UPat.cvar("c2")), name="e"), fold),
-  (x * 1, lambda x: x),
-  (xi * 0, lambda x: x.const_like(0)),                        # right: ints only
-  (xf * 0.0, lambda x: x.const_like(0.0)),                    # wrong: -0.0, inf and nan times 0.0 are not 0.0
-  (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y)), UPat.cvar("c"))), distribute),
-  (x * 2, lambda x: x + x),                                   # strength reduction: fine alone, but see distribute
+  (UPat((Ops.ADD, Ops.MUL), src=(UPat.cvar("c1"), UPat.cvar("c2")), name="e"), fold, "fold"),
+  (x * 1, lambda x: x, "mul-1"),
+  (xi * 0, lambda x: x.const_like(0), "mul-0"),                 # right: ints only
+  (xf * 0.0, lambda x: x.const_like(0.0), "mul-0.0"),           # wrong: -0.0, inf and nan times 0.0 are not 0.0
+  (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y)), UPat.cvar("c"))), distribute, "distribute"),
+  (x * 2, lambda x: x + x, "mul-2"),                            # strength reduction: fine alone, but see distribute
 ])

@@ -137,7 +137,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
   elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
-  else: print(report.to_dot(ex, canon, args.rules.spec))
+  else: print(report.to_dot(ex, canon, args.rules.spec), end="")
   return EXIT_OK if ex.complete else EXIT_BOUND
 
 
@@ -150,5 +150,5 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
   if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)
   elif args.format == "json":
     print(report.json_text(report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)))
-  else: print(report.to_dot(ex, nf.canonical, args.rules.spec))
+  else: print(report.to_dot(ex, nf.canonical, args.rules.spec), end="")
   return EXIT_OK if nf.complete else EXIT_BOUND

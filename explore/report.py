@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from uopc.matcher import short_name
 from uopc.relational import Edge, Exploration, State
 from uopc.term import show
 
@@ -18,10 +19,8 @@ DOT_TERM_LIMIT = 60
 
 
 def short_rule(rule: str | None) -> str:
-  """A rule name without its definition site: ``x + 0`` for ``symbolic.py:60 x + 0``."""
-  if rule is None: return ""
-  site, _, pattern = rule.partition(" ")
-  return pattern if ":" in site and pattern else rule
+  """A rule name without its rule set and index (``short_name``); nothing for no rule."""
+  return "" if rule is None else short_name(rule)
 
 
 def step_line(e: Edge, limit: int = TEXT_TERM_LIMIT) -> str:

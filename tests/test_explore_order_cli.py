@@ -1,22 +1,10 @@
-"""``uopc explore order``: text and JSON output, exit codes, bad input; and its documented runs in docs/confluence.md."""
+"""``uopc explore order``: text and JSON output, exit codes, bad input (its documented runs: tests/test_docs.py)."""
 import json
 
 import pytest
 
 from uopc import symbolic
-from tests.test_explore_pairs_cli import DOC, MY_RULES, ROOT, console_commands, run_documented, uopc, write_rules
-
-ORDER_DOCS = [(c, e) for c, e in console_commands(DOC.read_text()) if c.startswith("uopc explore order")]
-
-
-def test_the_doc_has_order_runs():
-  assert len(ORDER_DOCS) >= 3
-
-
-@pytest.mark.parametrize("command, expected", ORDER_DOCS, ids=[c for c, _ in ORDER_DOCS])
-def test_documented_order_runs(capsys, monkeypatch, command, expected):
-  run_documented(capsys, monkeypatch, command, expected)
-
+from tests.test_explore_pairs_cli import MY_RULES, ROOT, uopc, write_rules
 
 def test_text_report_of_the_chapters_program(capsys):
   code, out, err = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir")
@@ -26,7 +14,7 @@ def test_text_report_of_the_chapters_program(capsys):
   assert "  [1] mul(p0, 0.0)   <- canonical" in lines and "  [2] mul(p0, -0.0)" in lines
   assert "the result depends on rule order: 1 other normal form (1 semantic)" in lines
   assert "  at state #0: mul(add(-0.0, 0.0), p0)" in lines and "  node: add(-0.0, 0.0)" in lines
-  assert any(l.startswith("  canonical rule: symbolic.py:") and l.endswith(" x=alu -> _fold") for l in lines)
+  assert any(l == "  canonical rule: fold#0 x=alu" for l in lines)
 
 
 def test_one_normal_form(capsys, tmp_path):
@@ -44,12 +32,12 @@ def test_json_report(capsys):
   assert data["canonical_index"] == 0 and data["canonical_path_complete"] and len(data["canonical_path"]) == 2
   (f,) = data["forks"]
   assert (f["normal_form"], f["fork_term"], f["node"], f["kind"]) == ("mul(p0, -0.0)", "mul(add(-0.0, 0.0), p0)", "add(-0.0, 0.0)", "semantic")
-  assert f["canonical_rule"].endswith(" x=alu -> _fold") and f["competing_rule"].endswith(" x + 0")
+  assert f["canonical_rule"].endswith(" x=alu") and f["competing_rule"].endswith(" x + 0")
   assert [s["after"] for s in f["canonical_path"]] == ["mul(0.0, p0)", "mul(p0, 0.0)"]
   assert [s["after"] for s in f["competing_path"]] == ["mul(-0.0, p0)", "mul(p0, -0.0)"]
   perms = data["permutations"]
   assert perms["tried"] == 1 + 3 + len(symbolic.rules) - 1 and len(perms["changed"]) == 6   # reversed, 3 swaps, rotations
-  assert [[r.split(" ", 1)[1] for r in pair] for pair in perms["order_matters"]] == [["x=alu -> _fold", "x + 0"], ["x=alu -> _fold", "x + 0.0"]]
+  assert [[r.split(" ", 1)[1] for r in pair] for pair in perms["order_matters"]] == [["x=alu", "x + 0"], ["x=alu", "x + 0.0"]]
 
 
 def test_syntactic_fork_of_the_example(capsys, monkeypatch):
@@ -57,7 +45,7 @@ def test_syntactic_fork_of_the_example(capsys, monkeypatch):
   code, out, _ = uopc(capsys, "explore", "order", "examples/fork.uir", "--rules", MY_RULES, "--format", "json")
   data = json.loads(out)
   assert code == 0 and [f["kind"] for f in data["forks"]] == ["syntactic"]
-  assert data["forks"][0]["competing_rule"].endswith(" x * 2")
+  assert data["forks"][0]["competing_rule"] == "mul-2"
 
 
 def test_a_closed_program_is_compared_by_value(capsys, tmp_path):

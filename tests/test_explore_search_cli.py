@@ -1,9 +1,7 @@
-"""``uopc explore search``: text and JSON output, exit codes, errors, --all, --target-file, --to, and docs/search.md."""
+"""``uopc explore search``: text and JSON output, exit codes, errors, --all, --target-file, --to (its documented runs: tests/test_docs.py)."""
 import importlib
 import json
 import pathlib
-import re
-import shlex
 
 import pytest
 
@@ -215,49 +213,3 @@ def test_a_20000_node_chain_on_the_command_line(capsys, tmp_path):
   code, out, err = uopc(capsys, "explore", "search", prog, "--target", "add(?x, 0)")
   assert code == 0 and err == "" and "length: 0 steps" in out and max(map(len, out.splitlines())) < 400
   assert out.splitlines()[-3].startswith("bindings: ?x = add(add(") and out.splitlines()[-3].endswith("…")
-
-
-# ---- the console examples of docs/search.md are real output
-
-def console_examples(path: pathlib.Path) -> list[tuple[str, list[str]]]:
-  """(command, expected output lines) for each ``$ uopc ...`` line of the ```console blocks."""
-  out, block, cmd = [], None, None
-  for line in path.read_text().splitlines():
-    if block is None:
-      if line.strip() == "```console": block = []
-      continue
-    if line.strip() == "```" or line.startswith("$ "):
-      if cmd is not None: out.append((cmd, block))
-      cmd, block = (line[2:], []) if line.startswith("$ ") else (None, None)
-      continue
-    block.append(line)
-  return out
-
-
-def fits(expected: list[str], actual: list[str]) -> bool:
-  """Line by line, where an expected ``...`` line stands for any number of lines."""
-  if not expected: return not actual
-  if expected[0] == "...": return any(fits(expected[1:], actual[i:]) for i in range(len(actual) + 1))
-  return bool(actual) and expected[0] == actual[0] and fits(expected[1:], actual[1:])
-
-
-def site_free(lines: list[str]) -> list[str]:
-  return [re.sub(r"(\w+\.py):\d+", r"\1:N", l) for l in lines]   # rule names carry their definition's line
-
-
-EXAMPLES_IN_DOCS = console_examples(ROOT / "docs" / "search.md")
-
-
-def test_the_docs_have_console_examples():
-  assert len(EXAMPLES_IN_DOCS) >= 6 and all(cmd.startswith("uopc explore search ") for cmd, _ in EXAMPLES_IN_DOCS)
-
-
-@pytest.mark.parametrize("cmd, expected", EXAMPLES_IN_DOCS, ids=[c for c, _ in EXAMPLES_IN_DOCS])
-def test_docs_console_example(capsys, monkeypatch, cmd, expected):
-  monkeypatch.chdir(ROOT)
-  echo = cmd.endswith("; echo $?")
-  argv = shlex.split(cmd.removesuffix("; echo $?"))
-  assert argv[0] == "uopc"
-  code, out, err = uopc(capsys, *argv[1:])
-  actual = (out + err).splitlines() + ([str(code)] if echo else [])
-  assert fits(site_free(expected), site_free(actual)), "\n".join(actual)

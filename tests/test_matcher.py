@@ -26,10 +26,18 @@ def test_composition_and_length():
 
 def test_rule_names_say_where_and_what():
   names = [symbolic.name_of(r) for r in symbolic.rules]
-  assert names[0].startswith("symbolic.py:") and names[0].endswith("x=alu -> _fold")
-  assert names[2].endswith(" x + 0") and names[3].endswith(" x + 0.0")
+  assert names[:4] == ["fold#0 x=alu", "symbolic#1 u={add,cmpne,max,mul}(const(c), y)", "symbolic#2 x + 0", "symbolic#3 x + 0.0"]
   assert len(set(names)) == len(names)
-  assert rule_name((x + 0, lambda x: x)).startswith("test_matcher.py:")
+  assert symbolic.rules[2].location.startswith("symbolic.py:") and symbolic.rules[0].location.startswith("symbolic.py:")
+  assert rule_name((x + 0, lambda x: x)) == "x + 0"
+
+
+def test_rule_names_are_kept_by_sums_and_reorderings_and_default_to_the_module():
+  a = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x, "mul-1")])
+  assert [r.name for r in a.rules] == ["test_matcher#0 x + 0", "mul-1"]
+  b = PatternMatcher(a.rules[::-1], name="other")
+  assert [r.name for r in b.rules] == ["mul-1", "test_matcher#0 x + 0"] and [r.name for r in (b + a).rules][2] == "test_matcher#0 x + 0"
+  assert a.rules[1].location.startswith("test_matcher.py:")
 
 
 def test_a_bare_pattern_rule_is_its_own_function_without_ctx_and_gives_the_same_rewrites():

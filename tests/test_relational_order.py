@@ -26,7 +26,7 @@ def example_rules() -> PatternMatcher:
   return mod.rules
 
 
-def short(rule: str) -> str: return rule.split(" ", 1)[1]
+def short(rule: str) -> str: return rule.split(" ", 1)[-1]   # the pattern of a default name; an explicit name whole
 
 
 # ---- the canonical path
@@ -97,7 +97,7 @@ def test_the_chapters_minus_zero_fork_is_semantic():
   assert [s.graph for s in r.normal_forms] == [f0 * 0.0, f0 * -0.0]
   (f,) = r.forks
   assert f.normal_form.graph is f0 * -0.0 and f.fork.id == 0 and f.node is UOp.const(-0.0) + UOp.const(0.0)
-  assert short(f.canonical_step.rule) == "x=alu -> _fold" and short(f.competing_step.rule) in ("x + 0", "x + 0.0")
+  assert short(f.canonical_step.rule) == "x=alu" and short(f.competing_step.rule) in ("x + 0", "x + 0.0")
   assert f.kind == "semantic" and "0.0 and -0.0" in f.detail or "-0.0 and 0.0" in f.detail
   assert [e.target.graph for e in f.canonical_path][-1] is r.canonical
   assert f.competing_path[-1].target is f.normal_form and f.competing_path[0] is f.competing_step
@@ -118,7 +118,7 @@ def test_the_example_fork_is_syntactic():
   assert {s.graph for s in r.normal_forms} == {(p0 + p0) + (p1 + p1), (p0 + p1) + (p0 + p1)}
   (f,) = r.forks
   assert f.fork.graph is prog and f.node is prog and f.kind == "syntactic"
-  assert short(f.canonical_step.rule) == "(x:i32 + y) * const(c) -> distribute" and short(f.competing_step.rule) == "x * 2"
+  assert f.canonical_step.rule == "distribute" and f.competing_step.rule == "mul-2"
   assert len(f.canonical_path) == 3 and len(f.competing_path) == 1
 
 

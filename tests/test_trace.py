@@ -21,7 +21,7 @@ def test_firings_only_mode_and_env_var(monkeypatch, capsys):
   monkeypatch.setattr(uopc.rewrite, "TRACE", True)
   graph_rewrite((param(0) * 4 + 8) // 4, symbolic)
   err = capsys.readouterr().err.splitlines()
-  assert err[0].startswith("symbolic.py:") and ": floordiv(add(mul(p0, 4), 8), 4) -> add(add(mul(p0, 1), 2), floordiv(0, 4))" in err[0]
+  assert err[0].startswith("symbolic#29 x:i32 // const(c): ") and ": floordiv(add(mul(p0, 4), 8), 4) -> add(add(mul(p0, 1), 2), floordiv(0, 4))" in err[0]
   assert err[-1].endswith("x + 0: add(add(p0, 2), 0) -> add(p0, 2)")
 
 
@@ -33,7 +33,8 @@ def test_stats_count_every_rule_attempt():
   assert sorted(fires.values()) == [1, 1, 1] and len(fires) == 3
   assert all(s.matches <= s.tries or s.name.endswith(("x:i32 + x:i32",)) for s in stats.stats.values())
   table = stats.table().splitlines()
-  assert table[0].split() == ["tries", "matches", "fires", "time", "ms", "rule"] and len(table) > 5
+  assert table[0].split() == ["tries", "matches", "fires", "time", "ms", "where", "rule"] and len(table) > 5
+  assert all(" symbolic.py:" in row for row in table[1:])
 
 
 def test_the_trace_variable_is_read_when_uopc_is_imported():

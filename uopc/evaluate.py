@@ -136,7 +136,7 @@ evaluate = PatternMatcher([
    lambda s, i, u: _index_stack(s, i, u.src[2:])),
   (UPat(ALU, name="x"), _push_stack),
   (UPat(Ops.CALL, name="call"), inline_call),
-])
+], name="evaluate")
 
 
 def run(u: UOp, max_steps: int = 10_000_000) -> UOp:
@@ -153,7 +153,7 @@ def _bind_param(p: UOp, ctx: dict[int, Any]) -> UOp | None:
   return v if isinstance(v, UOp) else from_python(v, p.dtype, p.shape)
 
 
-bind = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: _bind_param(p, ctx))])
+bind = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: _bind_param(p, ctx))], name="bind")
 """Partial evaluation: ``graph_rewrite(u, bind, ctx={slot: value})`` replaces bound PARAMs by constants."""
 
 

@@ -17,6 +17,7 @@ apply". Order is priority: the first rule that returns a new node wins.
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any, Callable
 
 from uopc.ops import Ops
@@ -25,19 +26,66 @@ from uopc.upat_compile import PlainFire, RuleFire, compile_rule, interpreted_rul
 from uopc.uop import UOp
 
 RuleFn = Callable[..., "UOp | None"]
-Rule = tuple[UPat, RuleFn]
 
 
-def rule_name(rule: Rule) -> str:
-  """A rule's readable name: where its function is defined, and its pattern.
+class Rule(tuple):
+  """One rule: the pair ``(pattern, function)``, with a name that stays put when the code moves.
 
-  Lambdas are named by their pattern, functions also by their own name.
+  A rule set lists rules as ``(pattern, function)`` or ``(pattern, function, "name")``;
+  ``PatternMatcher`` names the unnamed ones after the rule set and their index,
+  ``symbolic#3 x + 0``, and a rule keeps its name in sums and reorderings of rule sets.
+  Where the function is defined is ``location``, shown beside the name, not in it.
+
+  >>> x = UPat.var("x")
+  >>> pm = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x, "mul-1")], name="demo")
+  >>> [r.name for r in pm.rules]
+  ['demo#0 x + 0', 'mul-1']
+  >>> from uopc.symbolic import symbolic
+  >>> symbolic.rules[2].name, symbolic.rules[2].location.startswith("symbolic.py:")
+  ('symbolic#2 x + 0', True)
+  >>> pattern, fn = pm.rules[1]      # still a pair
   """
-  pat, fn = rule
-  code = getattr(fn, "__code__", None)
-  site = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else type(fn).__name__
-  fname = getattr(fn, "__name__", "<lambda>")
-  return f"{site} {pat.pretty()}" + ("" if fname == "<lambda>" else f" -> {fname}")
+  name: str
+
+  def __new__(cls, pattern: UPat, fn: RuleFn, name: str) -> Rule:
+    rule = tuple.__new__(cls, (pattern, fn))
+    rule.name = name
+    return rule
+
+  def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name)
+
+  @property
+  def location(self) -> str:
+    """``file.py:line`` of the rule's function (its class, for a callable object)."""
+    code = getattr(self[1], "__code__", None)
+    return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else type(self[1]).__name__
+
+
+def rule_name(rule: tuple) -> str:
+  """A rule's name: its own, for a ``Rule``; its pattern, for a bare ``(pattern, function)`` pair.
+
+  >>> x = UPat.var("x")
+  >>> rule_name((x + 0, lambda x: x)), rule_name(PatternMatcher([(x + 0, lambda x: x)], name="s").rules[0])
+  ('x + 0', 's#0 x + 0')
+  """
+  return rule.name if isinstance(rule, Rule) else rule[0].pretty()
+
+
+def short_name(name: str) -> str:
+  """A rule name without its rule set and index: ``x + 0`` for ``symbolic#2 x + 0``; an explicit name whole.
+
+  >>> short_name("symbolic#2 x + 0"), short_name("mul-1")
+  ('x + 0', 'mul-1')
+  """
+  set_index, _, rest = name.partition(" ")
+  return rest if "#" in set_index and rest else name
+
+
+def _as_rule(entry: tuple, set_name: str, index: int) -> Rule:
+  if isinstance(entry, Rule): return entry
+  if len(entry) == 3: return Rule(entry[0], entry[1], entry[2])
+  pattern, fn = entry
+  return Rule(pattern, fn, f"{set_name}#{index} {pattern.pretty()}")
 
 
 def compile_default() -> bool:
@@ -87,8 +135,11 @@ class PatternMatcher:
   the same bindings in the same order, so the same rules fire with the same results.
   """
 
-  def __init__(self, rules: list[Rule], compiled: bool | None = None):
-    self.rules: list[Rule] = list(rules)
+  def __init__(self, rules: list, compiled: bool | None = None, name: str | None = None):
+    # unnamed rules are named after the rule set: ``name``, else the module that makes it
+    set_name = name or sys._getframe(1).f_globals.get("__name__", "__main__").rpartition(".")[2]
+    if set_name == "__main__": set_name = "rules"
+    self.rules: list[Rule] = [_as_rule(entry, set_name, i) for i, entry in enumerate(rules)]
     self.compiled: bool = compile_default() if compiled is None else compiled
     # index by root op so a node only tries rules that could match it
     self.by_op: dict[Ops, list[Rule]] = {}
@@ -96,7 +147,6 @@ class PatternMatcher:
       pat = rule[0]
       for op in (pat.op if pat.op is not None else Ops):
         self.by_op.setdefault(op, []).append(rule)
-    self._names: dict[int, str] = {}
     # signature(u) -> the rules that may match u, each with its firing function (made on first use)
     self._candidates: dict[tuple, tuple[tuple[Rule, RuleFire], ...]] = {}
     self._firing: dict[int, RuleFire] = {}
@@ -109,10 +159,8 @@ class PatternMatcher:
   def __len__(self) -> int: return len(self.rules)
 
   def name_of(self, rule: Rule) -> str:
-    """The readable name of one of this matcher's rules (cached)."""
-    key = id(rule)
-    if (name := self._names.get(key)) is None: name = self._names[key] = rule_name(rule)
-    return name
+    """The name of one of this matcher's rules."""
+    return rule.name
 
   def _rule_fire(self, rule: Rule) -> RuleFire:
     """The firing function of one rule: compiled, or by the interpreter."""

@@ -45,7 +45,7 @@ _sums: dict[str, PatternMatcher] = {}
 def _load_file(path: str) -> ModuleType:
   """The module of a rules file, run once under a name of its own."""
   if not os.path.isfile(path): raise FileNotFoundError(f"no file {path}")
-  name = "uopc_rules_" + os.path.splitext(os.path.basename(path))[0]
+  name = "uopc_rules." + os.path.splitext(os.path.basename(path))[0]   # rules are named after the file
   spec = importlib.util.spec_from_file_location(name, path)
   module = importlib.util.module_from_spec(spec)
   sys.modules[name] = module   # the rules' module is importable by name while it runs (dataclasses, pickling)

@@ -21,6 +21,9 @@ from uopc.upat import UPat
 from uopc.uop import UOp, make_const
 
 
+_CONST = Ops.CONST   # a module global: Ops.CONST is a class attribute lookup on every use
+
+
 def _fold(x: UOp) -> UOp | None:
   """A scalar ALU op of constants is its value (unless the value is undefined).
 
@@ -38,7 +41,7 @@ def _fold(x: UOp) -> UOp | None:
   return None if r is None else make_const(r, x.dtype)
 
 
-fold = PatternMatcher([(UPat(ALU, name="x"), _fold)])
+fold = PatternMatcher([(UPat(ALU, name="x"), _fold)], name="fold")
 
 
 def _i32(v: int) -> int: return truncate(dtypes.i32, v)   # int32 arithmetic wraps, so folded constants must too
@@ -89,7 +92,7 @@ c1, c2 = UPat.cvar("c1"), UPat.cvar("c2")
 xi = UPat.var("x", dtype=dtypes.i32)
 ints = (dtypes.i32, dtypes.bool)
 
-symbolic = fold + PatternMatcher([
+symbolic = PatternMatcher(fold.rules + [
   # canonical form: constants on the right of commutative ops
   (UPat((Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE), src=(UPat(Ops.CONST, name="c"), UPat(name="y")), name="u"),
    lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None),
@@ -137,7 +140,7 @@ symbolic = fold + PatternMatcher([
   ((xi * c1) < c2, _lt_mul),
   # bounds say this int expression is a constant
   (UPat(ALU, name="x"), _const_bounds),
-])
+], name="symbolic")
 
 
 _simplified: dict[UOp, UOp] = {}
@@ -155,8 +158,3 @@ def simplify(u: UOp) -> UOp:
   r = _simplified[u] = graph_rewrite(u, symbolic)
   _simplified[r] = r
   return r
-
-
-# Defined below the rules on purpose: a rule's name carries the line of its function
-# (symbolic.py:89 x + 0), and docs and tests quote those names.
-_CONST = Ops.CONST   # a module global: Ops.CONST is a class attribute lookup on every use

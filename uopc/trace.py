@@ -58,6 +58,7 @@ class TracingMatcher(PatternMatcher):
 class RuleStats:
   """How often one rule was tried, matched and fired, and the time spent in it."""
   name: str
+  location: str
   tries: int = 0
   matches: int = 0
   fires: int = 0
@@ -73,7 +74,7 @@ class StatsMatcher(PatternMatcher):
 
   def __init__(self, pm: PatternMatcher):
     super().__init__(pm.rules, compiled=pm.compiled)
-    self.stats: dict[int, RuleStats] = {id(r): RuleStats(pm.name_of(r)) for r in self.rules}
+    self.stats: dict[int, RuleStats] = {id(r): RuleStats(pm.name_of(r), r.location) for r in self.rules}
     # the same matching as pm's: compiled patterns (uopc.upat_compile), or the interpreter
     self._match: dict[int, Callable[[UOp], list]] = {
       id(r): compile_match(r[0]) if self.compiled else partial(_interpret, r[0]) for r in self.rules}
@@ -98,6 +99,7 @@ class StatsMatcher(PatternMatcher):
   def table(self) -> str:
     """The statistics as an aligned text table, busiest rules first (untried rules left out)."""
     rows = sorted((s for s in self.stats.values() if s.tries), key=lambda s: (-s.seconds, s.name))
-    lines = [f"{'tries':>8} {'matches':>8} {'fires':>8} {'time ms':>9}  rule"]
-    lines += [f"{s.tries:8d} {s.matches:8d} {s.fires:8d} {s.seconds * 1e3:9.3f}  {s.name}" for s in rows]
+    w = max([len(s.location) for s in rows] + [5])
+    lines = [f"{'tries':>8} {'matches':>8} {'fires':>8} {'time ms':>9}  {'where':{w}}  rule"]
+    lines += [f"{s.tries:8d} {s.matches:8d} {s.fires:8d} {s.seconds * 1e3:9.3f}  {s.location:{w}}  {s.name}" for s in rows]
     return "\n".join(lines)

@@ -67,6 +67,7 @@ class Counterexample:
 class RuleReport:
   """What testing one rule found."""
   name: str
+  location: str           # file:line of the rule's function
   built: int = 0          # distinct instances of the pattern
   applied: int = 0        # ... on which the rule rewrote
   declined: int = 0       # ... on which it returned None (does not apply)
@@ -127,7 +128,7 @@ class Report:
                         ("accepted", lambda r: r.accepted_example)):
       for r in self.rules:
         if (cx := pick(r)) is None: continue
-        rows += ["", f"{title}: {r.name}" + (f"  [{ACCEPTED}]" if title == "accepted" else "")]
+        rows += ["", f"{title}: {r.name}  ({r.location})" + (f"  [{ACCEPTED}]" if title == "accepted" else "")]
         rows += ["  " + line for line in cx.lines()]
     return "\n".join(rows)
 
@@ -171,7 +172,7 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
   reports: list[RuleReport] = []
   pending: list[tuple[RuleReport, UOp, UOp, dict[int, Any], int, int]] = []   # (report, before, after, inputs, kb, ka)
   for rule in pm.rules:
-    r = RuleReport(pm.name_of(rule))
+    r = RuleReport(pm.name_of(rule), rule.location)
     reports.append(r)
     if progress: progress(r.name)
     if _needs_ctx(rule[1]):

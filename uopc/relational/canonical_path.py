@@ -22,7 +22,7 @@ the engine's own earlier steps on that node, until the recorded firing applies a
 >>> ex = Exploration(prog, symbolic).run()
 >>> path = canonical_path(ex, symbolic)
 >>> [e.rule.split(" ", 1)[1] for e in path.edges], path.complete
-(['x=alu -> _fold', 'u={add,cmpne,max,mul}(const(c), y)'], True)
+(['x=alu', 'u={add,cmpne,max,mul}(const(c), y)'], True)
 """
 from __future__ import annotations
 
@@ -50,8 +50,7 @@ class RecordingMatcher(PatternMatcher):
   """``pm``'s rules, recording every firing of ``graph_rewrite`` in ``firings``."""
 
   def __init__(self, pm: PatternMatcher) -> None:
-    super().__init__(pm.rules)
-    self._names = pm._names
+    super().__init__(pm.rules, compiled=pm.compiled)
     self.firings: list[Firing] = []
     self.index: dict[int, int] = {}
     for i, rule in enumerate(pm.rules): self.index.setdefault(id(rule), i)   # the first copy is the one fire() finds

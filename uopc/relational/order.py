@@ -16,7 +16,7 @@ bit), *syntactic* if the same, or *unknown* (``uopc.relational.values``).
 (['mul(p0, 0.0)', 'mul(p0, -0.0)'], 'mul(p0, 0.0)')
 >>> f = report.forks[0]
 >>> f.fork.term(), show(f.node), f.canonical_step.rule.split(" ", 1)[1], f.competing_step.rule.split(" ", 1)[1], f.kind
-('mul(add(-0.0, 0.0), p0)', 'add(-0.0, 0.0)', 'x=alu -> _fold', 'x + 0', 'semantic')
+('mul(add(-0.0, 0.0), p0)', 'add(-0.0, 0.0)', 'x=alu', 'x + 0', 'semantic')
 
 ``permutation_trials`` runs the canonical engine with other rule orders (reversed,
 pairwise swaps of rules that compete for a node, rotations) and says which change the

@@ -157,7 +157,7 @@ class Stepper:
     self._pinned = 0   # lazy successor streams in progress: the tables must not be dropped under them
 
   def rule_name(self, index: int) -> str:
-    """The readable name of rule ``index`` (``symbolic.py:60 x + 0``)."""
+    """The readable name of rule ``index`` (``symbolic#2 x + 0``)."""
     return self.pm.name_of(self.pm.rules[index])
 
   def clear(self) -> None:
