@@ -17,7 +17,8 @@ import argparse
 import sys
 from typing import Any
 
-from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, positive_int, rules_arg
+from uopc.cli import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, load_program, positive_int,
+                      rules_arg, write_out)
 from uopc.rewrite import RewriteLoopError
 
 
@@ -41,6 +42,7 @@ def register(sub: Any) -> None:
   p.add_argument("--inputs", type=positive_int, default=24, metavar="K",
                  help="inputs per instance (default 24): half walk through edge values, half random")
   p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+  add_bounds(p)
   p.set_defaults(func=cmd_check_rules)
 
 
@@ -60,7 +62,7 @@ def cmd_run_c(args: argparse.Namespace) -> int:
   try: value = run_c(prog, dict(args.param))
   except BackendError as e: raise _backend_error(args.file, e) from None
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
-  print(repr(value))
+  write_out(repr(value) + "\n")
   return EXIT_OK
 
 
@@ -71,7 +73,7 @@ def cmd_emit_c(args: argparse.Namespace) -> int:
   try: source, _ = program_source(prog, simplify=not args.no_simplify)
   except BackendError as e: raise _backend_error(args.file, e) from None
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
-  if args.output is None: sys.stdout.write(source)
+  if args.output is None: write_out(source)
   else:
     try:
       with open(args.output, "w") as f: f.write(source)
@@ -95,5 +97,5 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
   finally:
     if tty: print("\r\033[K", end="", file=sys.stderr, flush=True)
-  print(report.table())
+  write_out(report.table() + "\n")
   return EXIT_FAILED if report.unsound else EXIT_OK
