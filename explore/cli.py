@@ -132,14 +132,14 @@ def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]
 
 
 def cmd_reachable(args: argparse.Namespace) -> int:
-  with shielded(): return _reachable(args)   # only the bounded work can be interrupted: the report is whole
+  prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
+  with shielded(): return _reachable(prog, args)   # from here only the bounded work can be interrupted: the report is whole
 
 
-def _reachable(args: argparse.Namespace) -> int:
+def _reachable(prog: Any, args: argparse.Namespace) -> int:
   from explore import report
   from uopc.term import show
   text = args.format == "text"
-  prog = load_program(args.file)
   if text:   # the header goes out before exploring, so the states stream after it
     print(f"program: {show(prog, report.TEXT_TERM_LIMIT)}")
     print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first")
@@ -153,13 +153,13 @@ def _reachable(args: argparse.Namespace) -> int:
 
 
 def cmd_normal_forms(args: argparse.Namespace) -> int:
-  with shielded(): return _normal_forms(args)
+  prog = load_program(args.file)
+  with shielded(): return _normal_forms(prog, args)
 
 
-def _normal_forms(args: argparse.Namespace) -> int:
+def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   from explore import report
   from uopc.relational import NormalForms
-  prog = load_program(args.file)
   ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
   if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)

@@ -53,14 +53,14 @@ def register(esub: Any) -> None:
 
 
 def cmd_order(args: argparse.Namespace) -> int:
-  with shielded(): return _order(args)   # only the bounded work can be interrupted: the report is whole
+  prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
+  with shielded(): return _order(prog, args)   # from here only the bounded work can be interrupted: the report is whole
 
 
-def _order(args: argparse.Namespace) -> int:
+def _order(prog: Any, args: argparse.Namespace) -> int:
   from explore.cli import _progress
   from uopc.relational import explore
   from uopc.relational.order import diagnose_order, permutation_trials
-  prog = load_program(args.file)
   pm = args.rules.pm
   max_steps = max_steps_for(prog, args.max_steps)
   ex = explore(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order="bfs")

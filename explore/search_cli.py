@@ -78,16 +78,13 @@ def _target(args: argparse.Namespace) -> Any:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-  with shielded(): return _search_command(args)   # only the search itself can be interrupted: the report is whole
-
-
-def _search_command(args: argparse.Namespace) -> int:
-  prog = load_program(args.file)
+  prog = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
   if args.to is not None:
     if args.all: raise CLIError("--all does not apply to --to (a proof needs one meeting graph)")
-    return _cmd_meet(prog, load_program(args.to), args)
+    other = load_program(args.to)
+    with shielded(): return _cmd_meet(prog, other, args)   # only the search can be interrupted: the report is whole
   target = _target(args)
-  return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
+  with shielded(): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
 
 
 def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
