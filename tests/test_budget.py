@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from uopc.budget import GRACE, TICK, Budget, BoundHit, bounded, memory_text, parse_memory, shielded, stopped, stopped_text
+from uopc.budget import GRACE, Budget, BoundHit, bounded, memory_text, parse_memory, shielded, stopped, stopped_text
 
 ROOT = Path(__file__).resolve().parent.parent
 MARGIN = 3.0      # seconds past --timeout that the command's own clock may show (measured: TICK + GRACE + output)
@@ -126,10 +126,6 @@ def test_a_signal_while_shielded_waits_and_one_in_bounded_work_interrupts():
         return "finished"
       assert bounded(work, "interrupted", grace=True) == "interrupted"
       with pytest.raises(KeyboardInterrupt): b._on_signal(signal.SIGINT, None)   # the second one: out now
-
-
-def test_the_tick_is_short_and_the_grace_small():
-  assert TICK <= 0.1 and GRACE <= 0.5   # the overshoot the docs promise: TICK + GRACE + output
 
 
 # ---- a rule call that never returns, on every long-running command
