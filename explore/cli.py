@@ -5,10 +5,12 @@
 prints every normal form with one shortest rewrite path and marks the one the
 canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
 ``--max-states`` (default 10,000), ``--max-depth`` (default 50), ``--timeout``
-(default 30 s) and ``--format text|json|dot``.
+(default 30 s), ``--max-memory`` (``uopc.budget``), ``--max-steps`` (the canonical
+engine's) and ``--format text|json|dot``.
 
 Exit codes: 0 the space was explored completely, 3 a bound was hit (the partial
-result is still printed), 2 bad input. Progress goes to stderr, only when it is a
+result is still printed), 130/143 interrupted by SIGINT/SIGTERM (the partial result
+is still printed), 2 bad input. Progress goes to stderr, only when it is a
 terminal and the run takes more than a second.
 
 >>> import argparse
@@ -24,7 +26,8 @@ import contextlib
 import sys
 from typing import Any, Iterator, NamedTuple
 
-from uopc.cli import EXIT_BOUND, EXIT_OK, load_program, positive_int, rules_arg
+from uopc.budget import bounded, shielded, stopped_text
+from uopc.cli import EXIT_BOUND, EXIT_OK, add_bounds, add_max_steps, load_program, max_steps_for, positive_int, rules_arg
 
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
@@ -48,14 +51,8 @@ def _depth(text: str) -> int:
   return n
 
 
-def _seconds(text: str) -> float:
-  try: t = float(text)
-  except ValueError: t = 0.0
-  if not t > 0 or t == float("inf"): raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-  return t
-
-
-def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: bool = True) -> None:
+  """The options every exploring subcommand shares; ``canonical``: it also runs the canonical engine (``--max-steps``)."""
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
                  help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
@@ -63,8 +60,8 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
                  help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
   p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",
                  help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
-  p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
-                 help=f"stop exploring after S seconds (default {DEFAULT_TIMEOUT:g})")
+  add_bounds(p, DEFAULT_TIMEOUT)
+  if canonical: add_max_steps(p)
   p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
 
 
@@ -109,31 +106,45 @@ def _isatty(f: Any) -> bool:
 
 
 def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool) -> Any:
+  """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from explore.report import state_line
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order)
   out = sys.stdout
   with _progress(ex, "exploring") as bar:
-    for s in ex:
-      if not bar.disable: bar.update()
-      if stream_text:
-        line = state_line(s)
-        if bar.disable: print(line, file=out)
-        else: bar.write(line, file=out)
+    def stream() -> None:
+      for s in ex:
+        if not bar.disable: bar.update()
+        if stream_text:
+          line = state_line(s)
+          with shielded():   # a line is printed whole
+            if bar.disable: print(line, file=out)
+            else: bar.write(line, file=out)
+    bounded(stream, None, grace=True)
   return ex
 
 
-def cmd_reachable(args: argparse.Namespace) -> int:
-  from explore import report
+def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]:
+  """The canonical engine's result (or None and why), bounded by ``--max-steps`` and the command's budget."""
   from uopc.relational import canonical
+  return bounded(lambda: canonical(prog, args.rules.pm, max_steps_for(prog, args.max_steps)),
+                 (None, f"not computed: {stopped_text()}"), grace=True)
+
+
+def cmd_reachable(args: argparse.Namespace) -> int:
+  prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
+  with shielded(): return _reachable(prog, args)   # from here only the bounded work can be interrupted: the report is whole
+
+
+def _reachable(prog: Any, args: argparse.Namespace) -> int:
+  from explore import report
   from uopc.term import show
   text = args.format == "text"
-  prog = load_program(args.file)
   if text:   # the header goes out before exploring, so the states stream after it
     print(f"program: {show(prog, report.TEXT_TERM_LIMIT)}")
     print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first")
   ex = _explore(prog, args, "dfs" if args.dfs else "bfs", stream_text=text)
-  canon, err = canonical(prog, args.rules.pm)
+  canon, err = canonical_for(prog, args)
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
   elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
@@ -142,11 +153,15 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 
 
 def cmd_normal_forms(args: argparse.Namespace) -> int:
-  from explore import report
-  from uopc.relational import NormalForms, canonical
   prog = load_program(args.file)
+  with shielded(): return _normal_forms(prog, args)
+
+
+def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
+  from explore import report
+  from uopc.relational import NormalForms
   ex = _explore(prog, args, "bfs", stream_text=False)
-  nf = NormalForms(ex, *canonical(prog, args.rules.pm))
+  nf = NormalForms(ex, *canonical_for(prog, args))
   if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)
   elif args.format == "json":
     print(report.json_text(report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)))

@@ -15,7 +15,7 @@ change the result and the rules whose relative order matters.
 
 Exit codes: 0 the space was explored completely (one normal form or several), 3 a
 bound was hit (partial output), 1 the canonical engine failed (a rule raised, or it
-did not converge), 2 bad input.
+did not converge within ``--max-steps``), 130/143 interrupted (partial output), 2 bad input.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -29,7 +29,8 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, positive_int
+from uopc.budget import bounded, shielded, stopped, stopped_text
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, max_steps_for, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -52,23 +53,41 @@ def register(esub: Any) -> None:
 
 
 def cmd_order(args: argparse.Namespace) -> int:
+  prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
+  with shielded(): return _order(prog, args)   # from here only the bounded work can be interrupted: the report is whole
+
+
+def _order(prog: Any, args: argparse.Namespace) -> int:
   from explore.cli import _progress
   from uopc.relational import explore
   from uopc.relational.order import diagnose_order, permutation_trials
-  prog = load_program(args.file)
   pm = args.rules.pm
+  max_steps = max_steps_for(prog, args.max_steps)
   ex = explore(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order="bfs")
   with _progress(ex, "exploring") as bar:
-    for _ in ex:
-      if not bar.disable: bar.update()
-  report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex)
-  trials = permutation_trials(prog, pm, report, max_orders=args.max_orders) if args.permutations else None
+    def run() -> None:
+      for _ in ex:
+        if not bar.disable: bar.update()
+    bounded(run, None, grace=True)
+  report = bounded(lambda: diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex, max_steps=max_steps),
+                   None, grace=True)
+  cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
+  if cut: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
+                                  recorded=(None, f"not computed: {stopped_text()}", []))
+  trials = None
+  if args.permutations:
+    trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps), None, grace=True)
+    cut = cut or trials is None
   if args.format == "json":
     from explore.report import json_text
-    print(json_text(to_json(report, args.rules.spec, pm, trials)))
-  else: write_text(report, args.rules.spec, pm, sys.stdout, trials)
-  if report.canonical is None: return EXIT_FAILED
-  return EXIT_OK if report.complete else EXIT_BOUND
+    data = to_json(report, args.rules.spec, pm, trials)
+    if cut: data.update(complete=False, bound=stopped())
+    print(json_text(data))
+  else:
+    write_text(report, args.rules.spec, pm, sys.stdout, trials)
+    if cut and trials is None and args.permutations: print(f"other rule orders: not tried ({stopped_text()})")
+  if cut or report.bound is not None: return EXIT_BOUND
+  return EXIT_OK if report.canonical is not None else EXIT_FAILED
 
 
 def _show(u: Any, limit: int = TEXT_TERM_LIMIT) -> str:

@@ -7,7 +7,8 @@ not joinable, raised or is undecided, with its witness; ``--all`` adds the joina
 ones; the last line is the summary. ``--format json`` prints ``pairs`` and ``summary``.
 
 Exit codes: 0 every pair is joinable; 1 some pair is not joinable or a rule raised;
-3 some pair is undecided because a bound was hit (and none is worse); 2 bad input.
+3 some pair is undecided because a bound was hit (and none is worse); 130/143
+interrupted (the pairs checked so far are printed); 2 bad input.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -21,7 +22,8 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, positive_int
+from uopc.budget import bounded, shielded, stopped_text
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -29,7 +31,7 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``pairs`` to the ``uopc explore`` subcommands."""
-  from explore.cli import _rules, _seconds
+  from explore.cli import _rules
   p = esub.add_parser("pairs", help="critical pairs of a rule set, joinable or not, with witnesses",
                       description="Unify every rule's pattern with every non-variable position of every rule's pattern, "
                                   "instantiate each overlap (fresh PARAMs, edge constants), apply both rules and check "
@@ -44,12 +46,15 @@ def register(esub: Any) -> None:
                  help="states per side when searching for a common reduct (default 2,000)")
   p.add_argument("--max-steps", type=positive_int, default=10_000, metavar="N",
                  help="rule lookups per normalization by the canonical engine (default 10,000)")
-  p.add_argument("--timeout", type=_seconds, default=600.0, metavar="S",
-                 help="stop after S seconds; the pairs not reached are undecided (default 600)")
+  add_bounds(p, 600.0)
   p.set_defaults(func=cmd_pairs)
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
+  with shielded(): return _pairs(args)   # only critical_pairs can be interrupted: the report is whole
+
+
+def _pairs(args: argparse.Namespace) -> int:
   from uopc.relational.pairs import critical_pairs
   from explore.cli import _isatty
   bar = None
@@ -61,10 +66,13 @@ def cmd_pairs(args: argparse.Namespace) -> int:
       bar.total = total
       bar.update(done - bar.n)
   try:
-    report = critical_pairs(args.ruleset.pm, max_instances=args.max_instances, max_states=args.max_states,
-                            max_steps=args.max_steps, timeout=args.timeout, progress=progress)
+    report = bounded(lambda: critical_pairs(args.ruleset.pm, max_instances=args.max_instances, max_states=args.max_states,
+                                            max_steps=args.max_steps, timeout=args.timeout, progress=progress), None, grace=True)
   finally:
     if bar is not None: bar.close()
+  if report is None:   # stopped while the overlaps were computed, before any pair
+    print(f"no pair checked: {stopped_text()}")
+    return EXIT_BOUND
   if args.format == "json":
     from explore.report import json_text
     print(json_text(to_json(report, args.ruleset.spec)))
@@ -123,8 +131,20 @@ def write_text(report: Any, spec: str, out: TextIO, show_all: bool = False) -> N
     for line in pair_lines(p): print(line, file=out)
   joinable = report.count("joinable")
   if joinable and not show_all: print(f"{joinable} joinable pair{'s' * (joinable != 1)} not listed (--all lists them)", file=out)
-  if report.timed_out: print("the --timeout was reached: the pairs not tried are undecided", file=out)
+  if report.timed_out: print(f"{_stop_reason(report)}: the pairs not tried are undecided", file=out)
   print(report.summary(spec), file=out)
+
+
+def _stop_reason(report: Any) -> str:
+  """Why the run stopped early, from the first pair it did not try (``not tried: why``)."""
+  return next((p.how.removeprefix("not tried: ") for p in report.pairs if p.how.startswith("not tried: ")), "a bound was hit")
+
+
+def _bound(report: Any) -> str | None:
+  """``timeout``, ``max_memory`` or ``interrupted`` (the names of ``explore --format json``), or None."""
+  if not report.timed_out: return None
+  why = _stop_reason(report)
+  return "interrupted" if "interrupt" in why else "max_memory" if "--max-memory" in why else "timeout"
 
 
 def to_json(report: Any, spec: str) -> dict[str, Any]:
@@ -140,6 +160,7 @@ def to_json(report: Any, spec: str) -> dict[str, Any]:
              "ill_typed": report.ill_typed, "joinable": report.count("joinable"),
              "not_joinable": report.count("not-joinable"), "errors": report.count("error"),
              "undecided": report.count("undecided"), "untyped_overlaps": report.untyped,
-             "seconds": round(report.elapsed, 3), "timed_out": report.timed_out,
+             "seconds": round(report.elapsed, 3), "timed_out": report.timed_out, "complete": not report.timed_out,
+             "bound": _bound(report),
              "line": report.summary(spec)}
   return {"ruleset": spec, "pairs": pairs, "summary": summary}

@@ -31,9 +31,17 @@ def step_line(e: Edge, limit: int = TEXT_TERM_LIMIT) -> str:
 def bound_text(ex: Exploration) -> str:
   """Why the exploration stopped, in words."""
   if ex.bound is None: return "complete"
-  limit = {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout}[ex.bound]
-  what = {"max_states": f"--max-states {limit}", "max_depth": f"--max-depth {limit}", "timeout": f"--timeout {limit} s"}[ex.bound]
-  return f"incomplete: stopped by {what}"
+  return f"incomplete: stopped by {bound_flag(ex.bound, ex.max_states, ex.max_depth, ex.timeout)}"
+
+
+def bound_flag(bound: str, max_states: int | None, max_depth: int | None, timeout: float | None) -> str:
+  """The flag behind a bound: ``--max-states 100``, ``--timeout 5 s``, ``an interrupt (SIGINT)``."""
+  if bound == "max_states": return f"--max-states {max_states}"
+  if bound == "max_depth": return f"--max-depth {max_depth}"
+  if bound == "timeout" and timeout is not None: return f"--timeout {timeout:g} s"
+  from uopc.budget import current   # the command's budget stopped it
+  b = current()
+  return b.flag_text(bound) if b is not None else bound
 
 
 def state_line(s: State, limit: int = TEXT_TERM_LIMIT) -> str:

@@ -10,7 +10,7 @@ Everything here formats what ``uopc.relational.search`` computes (``search``,
 ``search_all``, ``meet``): the command line and the Python API run the same code.
 
 Exit codes: 0 found, 1 not found in a space searched to its end, 3 not found before
-a bound was hit, 2 bad input (a target that does not parse is reported as
+a bound was hit, 130/143 interrupted (what was found so far is printed), 2 bad input (a target that does not parse is reported as
 ``<target>:1:COL: message``).
 
 >>> import argparse
@@ -27,6 +27,7 @@ import sys
 from typing import Any, Callable, Iterator
 
 from explore.cli import _common, _isatty
+from uopc.budget import bounded, shielded, stopped
 from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, load_program
 from uopc.term import show
 
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
                                  "(?x binds a hole, the same name twice binds one node, _ matches anything), or with --to a "
                                  "graph both programs rewrite to. Exit codes: 0 found, 1 not found (the whole space was "
                                  "searched), 3 not found before a bound, 2 bad input.")
-  _common(p, ("text", "json"))
+  _common(p, ("text", "json"), canonical=False)
   what = p.add_mutually_exclusive_group(required=True)
   what.add_argument("--target", metavar="TERM", help="a term with holes, e.g. 'add(mul(p0, 3), ?c)'")
   what.add_argument("--target-file", metavar="FILE", help="a .uir program: search for exactly this graph")
@@ -77,18 +78,20 @@ def _target(args: argparse.Namespace) -> Any:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-  prog = load_program(args.file)
+  prog = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
   if args.to is not None:
     if args.all: raise CLIError("--all does not apply to --to (a proof needs one meeting graph)")
-    return _cmd_meet(prog, load_program(args.to), args)
+    other = load_program(args.to)
+    with shielded(): return _cmd_meet(prog, other, args)   # only the search can be interrupted: the report is whole
   target = _target(args)
-  return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
+  with shielded(): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
 
 
 def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
-  from uopc.relational.search import search
+  from uopc.relational.search import SearchResult, search
   with _progress(args.max_states, "searching") as progress:
-    r = search(prog, target, args.rules.pm, progress=progress, **_bounds(args))
+    r = bounded(lambda: search(prog, target, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
+      or SearchResult(target, None, 0, stopped(), 0.0)   # interrupted outside its exploration: nothing to keep
   if args.format == "json": _print_json(search_json(r, prog, args))
   else:
     for line in search_text(r, prog, args): print(line)
@@ -102,29 +105,40 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
   if text: print(*_header(prog, target.text, args), sep="\n")
   with _progress(args.max_states, "searching") as progress:
     stream = search_all(prog, target, args.rules.pm, progress=progress, **_bounds(args))
-    for m in stream:
-      matches.append(m)
-      if text:
-        for line in match_text(len(matches), m): print(line, flush=True)
+    def stream_matches() -> None:
+      for m in stream:
+        with shielded():   # a match is printed whole
+          matches.append(m)
+          if text:
+            for line in match_text(len(matches), m): print(line, flush=True)
+    bounded(stream_matches, None, grace=True)
+  bound = _stream_bound(stream)
   if text:
     n = len(matches)
     print(f"{n} match{'es' * (n != 1)}; searched {stream.searched} graph{'s' * (stream.searched != 1)}; "
-          f"{_bound_text(stream.bound, args)}")
+          f"{_bound_text(bound, args)}")
   else:
     data = {"program": _term(prog, JSON_LIMIT), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": _steps(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
             "matches": [{"graph": _term(m.graph, JSON_LIMIT), "length": m.length, "bindings": _bindings(m.bindings),
                          "searched": m.searched, "path": _steps(m.path)} for m in matches],
-            "searched": stream.searched, "bound": stream.bound, "complete": stream.complete,
+            "searched": stream.searched, "bound": bound, "complete": bound is None,
             "elapsed": round(stream.elapsed, 4)}
     _print_json(data)
-  return _exit_code(bool(matches), stream.bound)
+  return _exit_code(bool(matches), bound)
+
+
+def _stream_bound(stream: Any) -> str | None:
+  """The bound that ended a search stream, also when the command's bound interrupted it mid-graph."""
+  return stream.bound if stream.done else stopped()
 
 
 def _cmd_meet(a: Any, b: Any, args: argparse.Namespace) -> int:
+  from uopc.relational.meet import MeetResult
   from uopc.relational.search import meet
   with _progress(args.max_states, "meeting") as progress:
-    r = meet(a, b, args.rules.pm, progress=progress, **_bounds(args))
+    r = bounded(lambda: meet(a, b, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
+      or MeetResult(None, 0, 0, stopped(), 0.0)   # interrupted outside its explorations: nothing to keep
   if args.format == "json": _print_json(meet_json(r, a, b, args))
   else:
     for line in meet_text(r, a, b, args): print(line)
@@ -142,9 +156,8 @@ def _term(u: Any, limit: int = TEXT_LIMIT) -> str: return show(u, limit)
 
 def _bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
   if bound is None: return complete
-  flag = {"max_states": f"--max-states {args.max_states}", "max_depth": f"--max-depth {args.max_depth}",
-          "timeout": f"--timeout {args.timeout:g} s"}[bound]
-  return f"incomplete: stopped by {flag}"
+  from explore.report import bound_flag
+  return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
 
 
 def _header(prog: Any, target: str, args: argparse.Namespace) -> list[str]:

@@ -197,3 +197,14 @@ def test_canonical_reached_but_not_expanded(capsys, prog):
   code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--max-states", "67")
   assert code == 3 and err == ""
   assert out.splitlines()[-1] == "canonical: add(p0, p1) (state #66, not expanded within the bounds)"
+
+
+def test_max_steps_is_the_canonical_engines_budget(capsys, prog, rules_module):
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--max-steps", "3", "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["canonical"] is None
+  assert data["canonical_error"] == "the canonical engine did not reach a fixed point within 3 rule lookups"
+  code, out, _ = run_cli(capsys, "explore", "reachable", prog, "--rules", f"{rules_module}:commute", "--max-steps", "77")
+  assert code == 0 and out.splitlines()[-1] == "canonical: none (the canonical engine did not reach a fixed point within 77 rule lookups)"
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--format", "json")   # the default grows with the program
+  assert json.loads(out)["canonical"] == "add(p0, p1)"

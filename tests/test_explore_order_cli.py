@@ -85,3 +85,12 @@ def test_a_parse_error_is_one_line(capsys, tmp_path):
   prog.write_text("%0 = frob 1\n")
   code, out, err = uopc(capsys, "explore", "order", prog)
   assert code == 2 and "bad.uir:1:6: unknown op 'frob'" in err and err.count("\n") == 1
+
+
+def test_max_steps_bounds_the_canonical_engine(capsys):
+  code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--max-steps", "2", "--format", "json")
+  data = json.loads(out)
+  assert code == 1 and data["canonical"] is None and data["forks"] == []
+  assert data["canonical_error"] == "the canonical engine did not reach a fixed point within 2 rule lookups"
+  code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--max-steps", "20", "--format", "json")
+  assert code == 0 and json.loads(out)["canonical"] == "mul(p0, 0.0)"

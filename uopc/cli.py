@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import ast
 import importlib
+import signal
 import sys
 from typing import Any, Callable, Sequence
 
+from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit, memory_text, parse_memory, shielded
 from uopc.evaluate import UndefinedError, bind_params, run, to_python
 from uopc.rewrite import RewriteLoopError, graph_rewrite
 from uopc.rulesets import RuleSetError, resolve_rules
@@ -82,6 +84,29 @@ def positive_int(text: str) -> int:
   return n
 
 
+def seconds_arg(text: str) -> float:
+  """argparse type for ``--timeout``: a positive, finite number of seconds."""
+  try: t = float(text)
+  except ValueError: t = 0.0
+  if not t > 0 or t == float("inf"): raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+  return t
+
+
+def memory_arg(text: str) -> int | None:
+  """argparse type for ``--max-memory``."""
+  try: return parse_memory(text)
+  except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_bounds(p: argparse.ArgumentParser, timeout: float | None = None) -> None:
+  """``--timeout`` and ``--max-memory``: the bounds of a long-running command (``uopc.budget``)."""
+  default = f"default {timeout:g}" if timeout is not None else "default: none"
+  p.add_argument("--timeout", type=seconds_arg, default=timeout, metavar="S",
+                 help=f"stop after S seconds and report what was done, exit 3 ({default})")
+  p.add_argument("--max-memory", type=memory_arg, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
+                 help=f"stop when resident memory exceeds SIZE (512M, 2G; 0: no bound; default {memory_text(DEFAULT_MAX_MEMORY)})")
+
+
 def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
   """Bind ``--param`` values to the program's free PARAMs; an unbound one is an error."""
   values = dict(params)
@@ -93,6 +118,12 @@ def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
   if extra := sorted(set(values) - set(free)): raise CLIError(f"{path}: the program has no PARAM slot {extra[0]}")
   try: return bind_params(prog, values)
   except (ValueError, UOpError) as e: raise CLIError(f"{path}: --param: {e}") from None
+
+
+def write_out(text: str) -> None:
+  """A command's result to stdout, never interrupted by its budget: a signal during a large
+  write to a pipe can make CPython drop the rest of it (see ``uopc.budget``)."""
+  with shielded(): sys.stdout.write(text)
 
 
 def max_steps_for(prog: UOp, requested: int | None) -> int:
@@ -108,7 +139,7 @@ def cmd_run(args: argparse.Namespace) -> int:
   try: value = to_python(run(prog, max_steps_for(prog, args.max_steps)))
   except UndefinedError as e: raise CLIError(f"{args.file}: runtime error: {e}", EXIT_FAILED) from None   # as --backend c says it
   except (ValueError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
-  print(repr(value))   # a Python literal: [11, 42, 93], -0.0, nan
+  write_out(repr(value) + "\n")   # a Python literal: [11, 42, 93], -0.0, nan
   return EXIT_OK
 
 
@@ -116,7 +147,7 @@ def cmd_simplify(args: argparse.Namespace) -> int:
   prog = load_program(args.file)
   try: out = graph_rewrite(prog, args.rules, max_steps=max_steps_for(prog, args.max_steps))
   except (IndexError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
-  sys.stdout.write(to_uir(out))
+  write_out(to_uir(out))
   return EXIT_OK
 
 
@@ -127,8 +158,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
   print(f"program: {show(prog, TERM_LIMIT)}")
   try: out = graph_rewrite(prog, pm, max_steps=max_steps_for(prog, args.max_steps))
   except (IndexError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
-  print(f"result: {show(out, TERM_LIMIT)}")
-  if args.stats: print(pm.table())
+  write_out(f"result: {show(out, TERM_LIMIT)}\n" + (pm.table() + "\n" if args.stats else ""))
   return EXIT_OK
 
 
@@ -148,12 +178,14 @@ def build_parser() -> argparse.ArgumentParser:
   p.add_argument("--backend", choices=("python", "c"), default="python",
                  help="python: evaluate by rewriting (default); c: compile the simplified program with the system C compiler and run it")
   add_max_steps(p)
+  add_bounds(p)
   p.set_defaults(func=cmd_run)
 
   p = sub.add_parser("simplify", help="canonical normal form, as .uir", description="Rewrite a program to its canonical normal form.")
   p.add_argument("file", help=".uir program (- for stdin)")
   p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, file.py:attr")
   add_max_steps(p)
+  add_bounds(p)
   p.set_defaults(func=cmd_simplify)
 
   p = sub.add_parser("trace", help="each rule firing of the canonical engine", description="Print every rule lookup of graph_rewrite.")
@@ -162,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM first")
   p.add_argument("--stats", action="store_true", help="per-rule tries/matches/fires/time instead of the trace")
   add_max_steps(p)
+  add_bounds(p)
   p.set_defaults(func=cmd_trace)
 
   for module in COMMAND_MODULES: importlib.import_module(module).register(sub)
@@ -172,13 +205,26 @@ def main(argv: Sequence[str] | None = None) -> int:
   """Entry point of the ``uopc`` console script."""
   args = build_parser().parse_args(argv)
   func: Callable[[argparse.Namespace], int] = args.func
-  try: return func(args)
+  budget = Budget(getattr(args, "timeout", None), getattr(args, "max_memory", DEFAULT_MAX_MEMORY))
+  try:
+    with budget: code = func(args)
+  except BoundHit: code = EXIT_BOUND   # stopped before the command had anything to report
   except CLIError as e: return _fail(str(e), e.code)
   except KeyboardInterrupt: return _fail("uopc: interrupted", 130)
   except BrokenPipeError: return EXIT_OK
   except RecursionError: return _fail("uopc: internal error: recursion too deep (please report this)", 4)
   except Exception as e:   # never a traceback: a one-line report of the unexpected
     return _fail(f"uopc: internal error: {type(e).__name__}: {e}", 4)
+  return _stopped_code(budget, code)
+
+
+def _stopped_code(budget: Budget, code: int) -> int:
+  """A command cut short by its budget: one line on stderr with the time in all, output included;
+  exit 3, or 128 + the signal for an interrupt."""
+  if not budget.cut or code != EXIT_BOUND: return code   # the bound cut nothing short (or came during the report)
+  print(f"uopc: stopped by {budget.flag_text()}; {budget.elapsed:.2f} s in all, output included", file=sys.stderr)
+  if budget.reason == "interrupted": return 128 + (budget.signum or signal.SIGINT)
+  return code
 
 
 def _fail(message: str, code: int) -> int:

@@ -20,7 +20,8 @@ import sys
 import threading
 from typing import Any, Iterator
 
-from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, positive_int, rules_arg
+from uopc.cli import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, load_program, positive_int,
+                      rules_arg, write_out)
 from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
 
@@ -45,6 +46,7 @@ def register(sub: Any) -> None:
   p.add_argument("--inputs", type=positive_int, default=24, metavar="K",
                  help="inputs per instance (default 24): half walk through edge values, half random")
   p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+  add_bounds(p)
   p.set_defaults(func=cmd_check_rules)
 
 
@@ -82,7 +84,7 @@ def cmd_run_c(args: argparse.Namespace) -> int:
     with sigterm_cleans_up(): value = run_c(prog, dict(args.param))
   except BackendError as e: raise _backend_error(args.file, e) from None
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
-  print(repr(value))
+  write_out(repr(value) + "\n")
   return EXIT_OK
 
 
@@ -93,7 +95,7 @@ def cmd_emit_c(args: argparse.Namespace) -> int:
   try: source, _ = program_source(prog, simplify=not args.no_simplify)
   except BackendError as e: raise _backend_error(args.file, e) from None
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
-  if args.output is None: sys.stdout.write(source)
+  if args.output is None: write_out(source)
   else:
     try:
       with sigterm_cleans_up(): write_atomically(args.output, source)
@@ -119,5 +121,5 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
   finally:
     if tty: print("\r\033[K", end="", file=sys.stderr, flush=True)
-  print(report.table())
+  write_out(report.table() + "\n")
   return EXIT_FAILED if report.unsound else EXIT_OK

@@ -136,17 +136,20 @@ def _basis(prog: UOp, bindings: int) -> str:
 
 def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
                    timeout: float | None = 30.0, bindings: int = 8, seed: int = 0,
-                   exploration: Exploration | None = None) -> OrderReport:
+                   exploration: Exploration | None = None, max_steps: int | None = None,
+                   recorded: tuple[UOp | None, str | None, list] | None = None) -> OrderReport:
   """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result.
 
   ``exploration`` may be one already run (it must be of ``prog`` under ``pm``); else
   one is made with the bounds given. ``bindings`` random bindings (``seed``) decide
-  semantic vs syntactic for programs with free PARAMs.
+  semantic vs syntactic for programs with free PARAMs. ``max_steps`` bounds the
+  canonical engine (see ``record``), unless ``recorded`` gives its outcome already
+  (``(None, why, [])``: no canonical result, so no forks).
   """
   ex = exploration if exploration is not None else \
     Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs")
   ex.run()
-  canonical, error, firings = record(prog, pm)
+  canonical, error, firings = recorded if recorded is not None else record(prog, pm, max_steps)
   path = canonical_path(ex, pm, firings, canonical, error)
   canon_state = None if canonical is None else ex.state_of(canonical)
   forms = ex.normal_forms

@@ -29,6 +29,7 @@ import time
 from collections import defaultdict
 from typing import Any, Callable, Literal, NamedTuple
 
+from uopc.budget import BoundHit, stopped_text
 from uopc.matcher import PatternMatcher, short_name
 from uopc.relational.instances import Instances, renumber, renumbering
 from uopc.relational.joinable import join
@@ -106,7 +107,8 @@ def critical_pairs(pm: PatternMatcher, *, max_instances: int = 64, max_steps: in
 
   ``max_instances`` bounds the instances per pair; ``max_steps`` each normalization by
   the canonical engine; ``max_states`` and ``join_timeout`` each search for a common
-  reduct; ``timeout`` the whole run (pairs not reached are ``undecided``).
+  reduct; ``timeout`` the whole run (pairs not reached are ``undecided``), as does the
+  bound of a command's ``uopc.budget``.
   ``progress(done, total)`` is called after each pair.
   """
   t0 = time.perf_counter()
@@ -120,11 +122,14 @@ def critical_pairs(pm: PatternMatcher, *, max_instances: int = 64, max_steps: in
   total_inst = total_ill = untyped = 0
   timed_out = False
   for k, ((outer, inner, path), group) in enumerate(groups.items()):
-    if deadline is not None and time.perf_counter() > deadline:
+    why = "the --timeout of the whole run was reached" if deadline is not None and time.perf_counter() > deadline else stopped_text()
+    if why is None:
+      try: res, ill = _check(pm, stepper, memo, names, outer, inner, path, group, max_instances, max_steps, max_states, join_timeout)
+      except BoundHit: why = stopped_text()   # the command's bound interrupted this pair (a rule call that did not return)
+    if why is not None:
       timed_out = True
-      out.append(_unreached(names, outer, inner, path, group))
+      out.append(_unreached(names, outer, inner, path, group, why))
     else:
-      res, ill = _check(pm, stepper, memo, names, outer, inner, path, group, max_instances, max_steps, max_states, join_timeout)
       total_ill += ill
       if res is None: untyped += 1
       else:
@@ -140,10 +145,10 @@ def _rule_order(outer: int, inner: int, path: tuple[int, ...]) -> tuple[int, int
   return (inner, outer) if path == () else (outer, inner)
 
 
-def _unreached(names: list[str], outer: int, inner: int, path: tuple, group: list[Overlap]) -> PairResult:
+def _unreached(names: list[str], outer: int, inner: int, path: tuple, group: list[Overlap], why: str) -> PairResult:
   a, b = _rule_order(outer, inner, path)
   return PairResult((names[a], names[b]), (a, b), path, pattern_text(group[0].term), "undecided",
-                    "not tried: the --timeout of the whole run was reached", None, (None, None), (None, None), None, None, 0, 0)
+                    f"not tried: {why}", None, (None, None), (None, None), None, None, 0, 0)
 
 
 def _node_at(u: UOp, actual: tuple[int, ...]) -> UOp:

@@ -5,8 +5,10 @@ depth first on request. Every graph is one state: hash consing makes "seen this
 graph?" a dictionary lookup on its root. Bounds: ``max_states`` (states made, stuck
 ones included), ``max_depth`` (steps from the program; states at that depth are
 still expanded to learn whether they are normal, but nothing deeper is made) and
-``timeout`` (seconds of exploring, checked between states). Whatever was reached
-before a bound stays available, and ``bound`` says which one stopped the search.
+``timeout`` (seconds of exploring, checked between states); under a command's
+``uopc.budget`` also ``"timeout"``, ``"max_memory"`` or ``"interrupted"``, which stop
+even a rule call that never returns. Whatever was reached before a bound stays
+available, and ``bound`` says which one stopped the search.
 
 >>> from uopc import UOp, UPat, PatternMatcher
 >>> x = UPat.var("x")
@@ -25,12 +27,13 @@ import time
 from collections import deque
 from typing import Any, Iterator, Literal
 
+from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge, State
 from uopc.relational.step import Stepper, Stuck, stepper_for
 from uopc.uop import UOp
 
-Bound = Literal["max_states", "max_depth", "timeout"]
+Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
 
 
 class Exploration:
@@ -75,6 +78,7 @@ class Exploration:
     t0 = time.perf_counter()
     try: next(self._driver)
     except StopIteration: self._driver = None
+    except BoundHit as e: self._stop(e)
     finally: self.elapsed += time.perf_counter() - t0
 
   def iter_normal_forms(self) -> Iterator[State]:
@@ -98,11 +102,16 @@ class Exploration:
       t0 = time.perf_counter()
       try:
         for _ in self._driver: pass
+      except BoundHit as e: self._stop(e)
       finally:
         self._driver = None
         self.elapsed += time.perf_counter() - t0
         if paused: gc.enable()
     return self
+
+  def _stop(self, e: BoundHit) -> None:
+    """A command's bound interrupted a step (maybe inside a rule): keep what was reached, as for any bound."""
+    self._driver, self._bound = None, e.reason
 
   # ---- results (each finishes the exploration first)
 
@@ -184,6 +193,9 @@ class Exploration:
     while frontier:
       if deadline is not None and time.perf_counter() > deadline:
         self._bound = "timeout"
+        return
+      if (why := stopped()) is not None:   # the command's bound: stop at this clean point
+        self._bound = why
         return
       s = frontier.pop() if dfs else frontier.popleft()
       if s.out is not None: continue   # stuck states, and states queued twice by depth first

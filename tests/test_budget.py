@@ -1,0 +1,240 @@
+"""``uopc.budget``: every command stops at its bound (time, memory, interrupt), even inside a rule
+call that never returns, and reports what it found, marked incomplete.
+
+The commands run in a subprocess (the bounds are signals: a hang must not hang the suite).
+The assertions are on what the command reports about itself (its own clock, its exit code,
+its output), with a generous margin for a loaded machine; nothing here times the suite.
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from uopc.budget import GRACE, Budget, BoundHit, bounded, memory_text, parse_memory, shielded, stopped, stopped_text
+
+ROOT = Path(__file__).resolve().parent.parent
+MARGIN = 3.0      # seconds past --timeout that the command's own clock may show (measured: TICK + GRACE + output)
+HANG = 120        # a command still running after this many seconds has ignored its bound
+
+PROGRAM = """\
+%0 = param : slot=0 dtype=i32
+%1 = add %0, 0
+%2 = mul %1, 1
+"""
+# spin: a rule that never returns; hog: one that keeps 50 MB per call; grow: an infinite space, slowly.
+# Each rule touches $UOPC_TEST_STARTED on its first call, so a test can wait for the exploration to run.
+RULES = """\
+import os, time
+from uopc import Ops, PatternMatcher, UPat
+def started():
+  path = os.environ.get("UOPC_TEST_STARTED")
+  if path and not os.path.exists(path): open(path, "w").close()
+def spin(x):
+  started()
+  while True: pass
+kept = []
+def hog(x):
+  started()
+  kept.append(b"x" * 50_000_000)
+  return x + 1
+def grow(x):
+  started()
+  time.sleep(0.01)
+  return x + 1
+add_zero = UPat(Ops.ADD, src=(UPat.var("x"), UPat(Ops.CONST, arg=0)))
+spin_rules = PatternMatcher([(add_zero, spin)])
+hog_rules = PatternMatcher([(UPat(Ops.ADD, name="x"), hog)])
+grow_rules = PatternMatcher([(UPat(Ops.ADD, name="x"), grow)])
+# two rules on one node with results that never join: work for explore pairs
+hog_pairs = PatternMatcher([(UPat(Ops.ADD, name="x"), hog), (UPat(Ops.ADD, name="x"), lambda x: hog(x) * 2)])
+grow_pairs = PatternMatcher([(UPat(Ops.ADD, name="x"), grow), (UPat(Ops.ADD, name="x"), lambda x: grow(x) * 2)])
+"""
+
+
+@pytest.fixture
+def files(tmp_path):
+  (tmp_path / "prog.uir").write_text(PROGRAM)
+  (tmp_path / "other.uir").write_text(PROGRAM.replace("mul %1, 1", "mul %1, 2"))
+  (tmp_path / "rules.py").write_text(RULES)
+  return tmp_path
+
+
+def uopc(*argv, env=None):
+  return subprocess.run([sys.executable, "-m", "uopc", *map(str, argv)], capture_output=True, text=True, cwd=ROOT,
+                        timeout=HANG, env=env)
+
+
+def total_seconds(stderr):
+  """The time in all the command reports on its last line (output included)."""
+  m = re.search(r"stopped by (.*?); ([0-9.]+) s in all, output included", stderr)
+  assert m, stderr
+  return m.group(1), float(m.group(2))
+
+
+# ---- in process: the pieces, without signals
+
+def test_parse_memory_takes_units_and_zero_lifts_the_bound():
+  assert parse_memory("512M") == 512 << 20 and parse_memory("2g") == 2 << 30 and parse_memory("1.5G") == 3 << 29
+  assert parse_memory("100") == 100 << 20 and parse_memory("64KiB") == 64 << 10 and parse_memory("0") is None
+  for bad in ("-1", "lots", "", "2X"):
+    with pytest.raises(ValueError): parse_memory(bad)
+  assert memory_text(4 << 30) == "4 GiB" and memory_text(300 << 20) == "300 MiB"
+
+
+def test_bounded_gives_the_default_once_a_bound_was_hit_and_runs_nothing_new():
+  ran = []
+  with Budget(timeout=None, max_memory=None) as b:
+    assert bounded(lambda: ran.append(1) or "done", "stopped") == "done" and stopped() is None and not b.cut
+    b.hit("timeout")
+    assert bounded(lambda: ran.append(2) or "done", "stopped") == "stopped"
+    assert stopped() == "timeout" and b.cut
+  assert ran == [1] and stopped() is None   # leaving the budget restores "no budget"
+  b = Budget(timeout=2.5, max_memory=3 << 30)
+  assert [b.flag_text(r) for r in ("timeout", "max_memory", "interrupted")] == \
+    ["--timeout 2.5 s", "--max-memory 3 GiB", "an interrupt (SIGINT)"]
+
+
+def test_grace_lets_derived_work_finish_then_nothing_starts():
+  with Budget(timeout=None, max_memory=None) as b:
+    b.hit("timeout")
+    assert bounded(lambda: "derived", None, grace=True) == "derived"   # within GRACE of the bound
+    b.hit_at -= GRACE
+    assert bounded(lambda: "derived", None, grace=True) is None
+
+
+def test_bound_hit_is_no_exception_a_rule_can_swallow():
+  assert not issubclass(BoundHit, Exception)   # the explorer turns a rule's Exception into a stuck step
+
+
+def test_a_signal_while_shielded_waits_and_one_in_bounded_work_interrupts():
+  """The handler itself, called as the signal would call it."""
+  with Budget(timeout=None, max_memory=None) as b:
+    with shielded():
+      b._on_signal(signal.SIGTERM, None)   # no exception: the report goes on
+      assert b.reason == "interrupted" and b.flag_text() == "an interrupt (SIGTERM)" and stopped_text() == \
+        "stopped by an interrupt (SIGTERM)"
+      def work():
+        b._on_tick(signal.SIGALRM, None)   # within the grace: no exception
+        b.hit_at -= GRACE
+        b._on_tick(signal.SIGALRM, None)   # past it: interrupted here
+        return "finished"
+      assert bounded(work, "interrupted", grace=True) == "interrupted"
+      with pytest.raises(KeyboardInterrupt): b._on_signal(signal.SIGINT, None)   # the second one: out now
+
+
+# ---- a rule call that never returns, on every long-running command
+
+SPIN_COMMANDS = [
+  ["simplify", "{prog}", "--rules", "{rules}:spin_rules"],
+  ["trace", "{prog}", "--rules", "{rules}:spin_rules"],
+  ["explore", "reachable", "{prog}", "--rules", "{rules}:spin_rules"],
+  ["explore", "normal-forms", "{prog}", "--rules", "{rules}:spin_rules"],
+  ["explore", "order", "{prog}", "--rules", "{rules}:spin_rules"],
+  ["explore", "search", "{prog}", "--rules", "{rules}:spin_rules", "--target", "p0"],
+  ["explore", "search", "{prog}", "--rules", "{rules}:spin_rules", "--to", "{other}"],
+  ["explore", "pairs", "{rules}:spin_rules"],
+  ["check-rules", "{rules}:spin_rules"],
+]
+
+
+@pytest.mark.parametrize("argv", SPIN_COMMANDS, ids=lambda a: " ".join(a[:2]).replace("{prog}", "").strip())
+def test_a_rule_that_never_returns_stops_at_the_timeout(files, argv):
+  args = [a.format(prog=files / "prog.uir", other=files / "other.uir", rules=files / "rules.py") for a in argv]
+  r = uopc(*args, "--timeout", "1")
+  assert r.returncode == 3, r.stderr
+  flag, seconds = total_seconds(r.stderr)
+  assert flag == "--timeout 1 s" and 1.0 <= seconds <= 1.0 + MARGIN
+  assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_explorer_output_after_a_timeout_is_the_partial_result(files):
+  r = uopc("explore", "normal-forms", files / "prog.uir", "--rules", f"{files / 'rules.py'}:spin_rules",
+           "--timeout", "1", "--format", "json")
+  data = json.loads(r.stdout)
+  assert r.returncode == 3 and data["complete"] is False and data["bound"] == "timeout"
+  assert [s["term"] for s in data["states"]] == ["mul(add(p0, 0), 1)"]   # the program: reached before the stuck rule
+  assert data["canonical"] is None and data["canonical_error"] == "not computed: stopped by --timeout 1 s"
+
+
+def test_memory_is_bounded_and_the_bound_reported(files):
+  r = uopc("explore", "normal-forms", files / "prog.uir", "--rules", f"{files / 'rules.py'}:hog_rules",
+           "--max-memory", "300M", "--format", "json", "--timeout", "60")
+  data = json.loads(r.stdout)
+  assert r.returncode == 3 and data["complete"] is False and data["bound"] == "max_memory", r.stderr
+  assert total_seconds(r.stderr)[0] == "--max-memory 300 MiB"
+
+
+def test_memory_bound_on_critical_pairs(files):
+  r = uopc("explore", "pairs", f"{files / 'rules.py'}:hog_pairs", "--max-memory", "300M", "--format", "json")
+  data = json.loads(r.stdout)
+  assert r.returncode == 3 and data["summary"]["bound"] == "max_memory" and data["summary"]["complete"] is False
+
+
+def test_a_bad_size_is_bad_input(files):
+  r = uopc("simplify", files / "prog.uir", "--max-memory", "lots")
+  assert r.returncode == 2 and "--max-memory" in r.stderr and "lots" in r.stderr
+
+
+def test_a_bound_that_cuts_nothing_changes_nothing(files):
+  r = uopc("explore", "normal-forms", files / "prog.uir", "--timeout", "60", "--format", "json")
+  assert r.returncode == 0 and json.loads(r.stdout)["complete"] is True and r.stderr == ""
+
+
+# ---- interrupts: what was found so far, valid JSON, marked incomplete
+
+INTERRUPTED = [
+  (["explore", "normal-forms"], lambda d: d["bound"]),
+  (["explore", "reachable"], lambda d: d["bound"]),
+  (["explore", "order"], lambda d: d["bound"]),
+  (["explore", "search", "--target", "max(_, _)"], lambda d: d["bound"]),
+]
+
+
+def _interrupt(files, argv, sig):
+  started = files / "started"
+  env = dict(os.environ, UOPC_TEST_STARTED=str(started))
+  rules = f"{files / 'rules.py'}:grow_rules"
+  if argv == ["explore", "pairs"]: argv = [*argv, rules.replace("grow_rules", "grow_pairs"), "--max-states", "1000000"]
+  else: argv = [*argv[:2], str(files / "prog.uir"), "--rules", rules, "--max-states", "1000000", "--max-depth", "100000", *argv[2:]]
+  p = subprocess.Popen([sys.executable, "-m", "uopc", *argv, "--timeout", "600", "--format", "json"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+  deadline = time.monotonic() + HANG
+  while not started.exists() and p.poll() is None and time.monotonic() < deadline: time.sleep(0.05)
+  time.sleep(0.3)   # let it find a few states
+  p.send_signal(sig)
+  out, err = p.communicate(timeout=HANG)
+  return p.returncode, out, err
+
+
+@pytest.mark.parametrize("argv,bound", INTERRUPTED, ids=lambda a: " ".join(a) if isinstance(a, list) else "")
+def test_sigint_prints_what_was_found_as_valid_json(files, argv, bound):
+  code, out, err = _interrupt(files, argv, signal.SIGINT)
+  data = json.loads(out)
+  assert code == 130 and data["complete"] is False and bound(data) == "interrupted", err
+  flag, seconds = total_seconds(err)
+  assert flag == "an interrupt (SIGINT)"
+
+
+def test_sigint_keeps_the_states_found(files):
+  code, out, err = _interrupt(files, ["explore", "reachable"], signal.SIGINT)
+  states = json.loads(out)["states"]
+  assert code == 130 and len(states) >= 2 and states[1]["term"] == "mul(add(add(p0, 0), 1), 1)", err
+
+
+def test_sigterm_is_handled_like_sigint(files):
+  code, out, err = _interrupt(files, ["explore", "normal-forms"], signal.SIGTERM)
+  data = json.loads(out)
+  assert code == 143 and data["complete"] is False and data["bound"] == "interrupted"
+  assert total_seconds(err)[0] == "an interrupt (SIGTERM)"
+
+
+def test_sigint_on_critical_pairs_keeps_the_pairs(files):
+  code, out, err = _interrupt(files, ["explore", "pairs"], signal.SIGINT)
+  data = json.loads(out)
+  assert code == 130 and data["summary"]["bound"] == "interrupted" and data["pairs"], err

@@ -1,0 +1,232 @@
+"""One command's bounds: time (``--timeout``), memory (``--max-memory``) and interrupts.
+
+A ``Budget`` is entered once per command (``uopc.cli.main``). While it is active, a
+periodic ``SIGALRM`` tick (every ``TICK`` seconds, ``signal.setitimer``) checks the
+clock and the resident memory, and ``SIGINT``/``SIGTERM`` are caught. The first bound
+hit is recorded (``reason``: ``"timeout"``, ``"max_memory"`` or ``"interrupted"``) and
+the handler raises ``BoundHit`` in whatever Python code runs, including a rule stuck in
+``while True`` or building a huge node: no check between states is needed for a bound
+to hold. It raises once per ``bounded`` call, so code that catches it (the explorer
+keeps what it reached) can wind up. Why a signal rather than a watchdog thread:
+CPython runs signal handlers in the main thread between bytecodes, so the exception
+lands exactly where the work is, without ``PyThreadState_SetAsyncExc`` and without a
+second thread; and a tick that reads the clock and ``/proc/self/statm`` costs about
+20 microseconds, 20 times a second.
+
+A command that reports partial results runs ``shielded()`` (never interrupted) and
+does its work through ``bounded(fn, default)``: ``fn`` can be interrupted, and a
+``BoundHit`` from it gives ``default``. With ``grace=True`` the interruption waits
+``GRACE`` seconds after the bound: loops that can stop cleanly check ``stopped()``
+(the explorer does, once per state) and end on their own at their next step, and
+work that derives the report from partial results (the canonical form after an
+exploration, the forks of ``explore order``) may finish; a rule call that never
+returns is interrupted once the grace is over. A second interrupt while the first
+one is handled raises ``KeyboardInterrupt``. During ``shielded()`` the signals are
+blocked (``pthread_sigmask``): a handler run during a large write to a pipe makes
+CPython drop the rest of it, so output waits for no signal and is never cut.
+
+Outside the main thread (signals cannot be installed there) a budget does nothing:
+the bounds are then only those the loops check themselves (``Exploration(timeout=)``).
+
+>>> with Budget(timeout=None, max_memory=None) as b:
+...   b.hit("timeout")
+...   bounded(lambda: "never runs", "stopped"), stopped()
+('stopped', 'timeout')
+"""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Literal, TypeVar
+
+Reason = Literal["timeout", "max_memory", "interrupted"]
+T = TypeVar("T")
+
+TICK = 0.05     # seconds between two checks of the clock and the memory
+GRACE = 0.5     # seconds a report's derived work may run after a bound was hit
+DEFAULT_MAX_MEMORY = 4 << 30   # bytes of resident memory (4 GiB)
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class BoundHit(BaseException):
+  """Raised into the running code once a bound is hit. A ``BaseException``: a rule's
+  ``except Exception`` (or the explorer's, which turns a raising rule into a stuck step)
+  must not swallow it."""
+  def __init__(self, reason: Reason) -> None:
+    super().__init__(reason)
+    self.reason = reason
+
+
+def resident_memory() -> int:
+  """Resident set size of this process in bytes (peak RSS where ``/proc`` is missing)."""
+  try:
+    with open("/proc/self/statm", "rb") as f: return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+  except (OSError, ValueError, IndexError):
+    import resource
+    import sys
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+class Budget:
+  """The bounds of one command; a context manager (see the module doc)."""
+
+  def __init__(self, timeout: float | None, max_memory: int | None) -> None:
+    self.timeout, self.max_memory = timeout, max_memory
+    self.reason: Reason | None = None
+    self.signum: int | None = None   # the signal that interrupted, if one did
+    self.started = time.monotonic()
+    self.hit_at = float("inf")        # when the bound was hit
+    self.cut = False                  # the bound cut some work short (not only hit while reporting)
+    self._grace = 0.0                 # seconds after ``hit_at`` before raising, inside ``bounded(grace=True)``
+    self._shielded = 0                # depth of ``shielded()``: while above 0 the signals are blocked
+    self._delivered = False           # a BoundHit was raised in the current ``bounded`` call
+    self._saved: dict[int, Any] = {}
+
+  # ---- installing
+
+  def __enter__(self) -> Budget:
+    global _current
+    self._outer, _current = _current, self
+    self.started = time.monotonic()
+    self._shielded = 0
+    if threading.current_thread() is threading.main_thread():
+      self._saved = {s: signal.signal(s, self._on_signal) for s in _SIGNALS}
+      if self.timeout is not None or self.max_memory is not None:
+        self._saved[signal.SIGALRM] = signal.signal(signal.SIGALRM, self._on_tick)
+        signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+    return self
+
+  def __exit__(self, *exc: Any) -> None:
+    global _current
+    self._delivered = True   # a tick due now must not raise into the clean-up
+    if signal.SIGALRM in self._saved: signal.setitimer(signal.ITIMER_REAL, 0)
+    if self._shielded and self._saved: signal.pthread_sigmask(signal.SIG_UNBLOCK, self._saved)   # pending ones run here, harmless
+    self._shielded = 0
+    for s, h in self._saved.items(): signal.signal(s, h)
+    self._saved = {}
+    _current = self._outer
+
+  def _set_shield(self, depth: int) -> None:
+    """Block the signals while shielded: a handler run during a write to a pipe can make
+    CPython's ``TextIOWrapper`` drop the rest of a large write (the buffered writer
+    returns a short count, which it ignores), so output must not see a signal at all."""
+    if self._saved and (depth > 0) != (self._shielded > 0):
+      signal.pthread_sigmask(signal.SIG_BLOCK if depth > 0 else signal.SIG_UNBLOCK, self._saved)
+    self._shielded = depth
+
+  # ---- the handlers
+
+  def _on_tick(self, signum: int, frame: Any) -> None:
+    if self.reason is None:
+      if self.timeout is not None and time.monotonic() - self.started >= self.timeout: self.hit("timeout")
+      elif self.max_memory is not None and resident_memory() > self.max_memory: self.hit("max_memory")
+    self._raise_if_due()
+
+  def _on_signal(self, signum: int, frame: Any) -> None:
+    if self.reason == "interrupted": raise KeyboardInterrupt   # the second interrupt: stop now, whatever is lost
+    self.signum = signum
+    self.hit("interrupted")
+    self._raise_if_due()
+
+  def hit(self, reason: Reason) -> None:
+    """Record that ``reason`` stopped the command (an interrupt overrides an earlier bound)."""
+    if self.reason is None or reason == "interrupted": self.reason, self.hit_at = reason, time.monotonic()
+
+  def _raise_if_due(self) -> None:
+    if self.reason is not None and not self._shielded and not self._delivered and time.monotonic() >= self.hit_at + self._grace:
+      self._delivered = self.cut = True   # once: code that catches it (the explorer) may then wind up and report
+      raise BoundHit(self.reason)
+
+  # ---- facts
+
+  @property
+  def elapsed(self) -> float:
+    """Seconds since the command started."""
+    return time.monotonic() - self.started
+
+  def flag_text(self, reason: Reason | None = None) -> str:
+    """What stopped the command, as the flag that set the bound: ``--timeout 5 s``."""
+    reason = reason or self.reason
+    if reason == "timeout": return f"--timeout {self.timeout:g} s"
+    if reason == "max_memory": return f"--max-memory {memory_text(self.max_memory or 0)}"
+    name = signal.Signals(self.signum).name if self.signum is not None else "SIGINT"
+    return f"an interrupt ({name})"
+
+
+_current: Budget | None = None
+
+
+def current() -> Budget | None:
+  """The active budget, if a command runs under one."""
+  return _current
+
+
+def stopped() -> Reason | None:
+  """The bound that stopped the command, or None: the check of a loop that can stop cleanly."""
+  if _current is None or _current.reason is None: return None
+  _current.cut = True   # the caller stops early because of it
+  return _current.reason
+
+
+def stopped_text() -> str | None:
+  """``stopped by --timeout 5 s`` once a bound stopped the command, else None (as ``stopped``)."""
+  return None if stopped() is None else f"stopped by {_current.flag_text()}"
+
+
+def bounded(fn: Callable[[], T], default: T, *, grace: bool = False) -> T:
+  """``fn()``, or ``default`` if a bound stops it. With ``grace``, ``fn`` may run ``GRACE``
+  seconds past the bound (and does not start once they are over)."""
+  b = _current
+  if b is None: return fn()
+  if b.reason is not None and (not grace or time.monotonic() >= b.hit_at + GRACE):
+    b.cut = True
+    return default
+  saved = b._grace, b._shielded, b._delivered
+  b._grace, b._delivered = (GRACE if grace else 0.0), False
+  b._set_shield(0)   # interruptible, even inside ``shielded()``
+  try: return fn()
+  except BoundHit: return default
+  finally:
+    b._grace, b._delivered = saved[0], saved[2]
+    b._set_shield(saved[1])
+
+
+@contextmanager
+def shielded() -> Iterator[None]:
+  """Run the body without interruption by a bound, but for its ``bounded`` calls: a command
+  whose work is all ``bounded`` runs shielded, so its report is printed whole."""
+  b = _current
+  if b is None:
+    yield
+    return
+  b._set_shield(b._shielded + 1)
+  try: yield
+  finally: b._set_shield(b._shielded - 1)
+
+
+_UNITS = {"": 1 << 20, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_memory(text: str) -> int | None:
+  """``--max-memory``: a size in MiB, or with a unit (``512M``, ``2G``, ``800K``); ``0`` lifts the bound.
+
+  >>> parse_memory("2G"), parse_memory("300"), parse_memory("0")
+  (2147483648, 314572800, None)
+  """
+  t = text.strip().upper().removesuffix("B").removesuffix("I")
+  unit = t[-1:] if t[-1:] in _UNITS else ""
+  number = t[:-1] if unit else t
+  value = float(number) if number.replace(".", "", 1).isdigit() else -1.0
+  if value < 0: raise ValueError(f"expected a size like 512M or 2G, got {text!r}")
+  return int(value * _UNITS[unit]) or None
+
+
+def memory_text(n: int) -> str:
+  """``4 GiB``, ``300 MiB``: a size as ``--max-memory`` takes it."""
+  for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    if n >= size and n % size == 0: return f"{n // size} {unit}"
+  return f"{n / (1 << 20):.1f} MiB"
