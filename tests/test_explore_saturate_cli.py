@@ -78,3 +78,24 @@ def test_text_output(capsys):
   lines = out.splitlines()
   assert code == 0 and lines[2] == "best: mul(0.0, p0)   (cost 3)" and lines[3] == "canonical: mul(p0, 0.0)   (cost 3)"
   assert lines[-1] == "conflicts: the rules claim 0.0 = -0.0; refused (constants are compared bit for bit)"
+
+
+# ---- the console examples of docs/saturation.md are real output
+from tests.test_explore_search_cli import console_examples, fits, site_free  # noqa: E402
+
+DOC_EXAMPLES = console_examples(ROOT / "docs" / "saturation.md")
+
+
+def test_the_saturation_doc_has_console_examples():
+  assert len(DOC_EXAMPLES) == 5 and {cmd.split()[1] for cmd, _ in DOC_EXAMPLES} == {"saturate", "explore"}
+
+
+@pytest.mark.parametrize("cmd, expected", DOC_EXAMPLES, ids=[c for c, _ in DOC_EXAMPLES])
+def test_saturation_doc_console_example(capsys, monkeypatch, cmd, expected):
+  import shlex
+  monkeypatch.chdir(ROOT)
+  echo = cmd.endswith("; echo $?")
+  argv = shlex.split(cmd.removesuffix("; echo $?"))
+  code, out, err = uopc(capsys, *argv[1:])
+  actual = (out + err).splitlines() + ([str(code)] if echo else [])
+  assert fits(site_free(expected), site_free(actual)), "\n".join(actual)
