@@ -40,51 +40,70 @@ Env = dict[str, tuple[int, UOp]]   # name -> (class, the graph it stands for)
 MAX_INSTANCES = 1000   # graphs per (pattern, class): a commutative pattern on a wide class multiplies
 
 
-def instances(eg: EGraph, pat: UPat, c: int, reps: dict[int, UOp], limit: int = MAX_INSTANCES) -> list[UOp]:
-  """The distinct graphs of class ``c`` (made from its e-nodes and representatives) that ``pat`` matches."""
+Memo = dict[tuple[int, int], list[tuple[Env, UOp]]]   # (id of a sub-pattern, class) -> its matches, env-free
+
+
+def instances(eg: EGraph, pat: UPat, c: int, reps: dict[int, UOp], memo: Memo | None = None,
+              limit: int = MAX_INSTANCES) -> list[UOp]:
+  """The distinct graphs of class ``c`` (made from its e-nodes and representatives) that ``pat`` matches.
+
+  ``memo`` keeps the matches of sub-patterns per class across calls; it is valid while
+  the e-graph and ``reps`` do not change (one saturation iteration).
+  """
   out: dict[UOp, None] = {}
-  for _, u in _match(eg, pat, eg.find(c), {}, reps):
+  for _, u in _match(eg, pat, eg.find(c), reps, {} if memo is None else memo):
     out[u] = None
     if len(out) >= limit: break
   return list(out)
 
 
-def _match(eg: EGraph, p: UPat, c: int, env: Env, reps: dict[int, UOp]) -> list[tuple[Env, UOp]]:
-  """Every way ``p`` matches class ``c`` extending ``env``: the extended env and the matched graph.
+def _match(eg: EGraph, p: UPat, c: int, reps: dict[int, UOp], memo: Memo) -> list[tuple[Env, UOp]]:
+  """Every way ``p`` matches class ``c``: the names it binds, and the matched graph (memoized).
 
   It recurses on the pattern, never on the graph: patterns are a few levels deep.
   """
+  if (hit := memo.get(key := (id(p), c))) is not None: return hit
   cls = eg.classes[c]
-  if p.dtype is not None and cls.dtype not in p.dtype: return []
   out: list[tuple[Env, UOp]] = []
-  if p.op is None and p.src is None:   # any graph of the class: its representative
-    if (u := reps.get(c)) is not None and (p.arg is None or not (u.arg != p.arg)): out.append((env, u))
+  if p.dtype is not None and cls.dtype not in p.dtype: pass
+  elif p.op is None and p.src is None:   # any graph of the class: its representative
+    if (u := reps.get(c)) is not None and (p.arg is None or not (u.arg != p.arg)): out.append(({}, u))
   else:
     for n in cls.nodes:
       if p.op is not None and n[0] not in p.op: continue
       if p.arg is not None and enode_arg(n) != p.arg: continue
-      out.extend(_match_enode(eg, p, n, env, reps))
-  if p.name is None: return out
-  named: list[tuple[Env, UOp]] = []
-  for e, u in out:
-    bound = e.get(p.name)
-    if bound is None: named.append(({**e, p.name: (c, u)}, u))
-    elif bound[0] == c and bound[1] is u: named.append((e, u))   # a repeated name: one class, one graph
-  return named
+      out.extend(_match_enode(eg, p, n, reps, memo))
+  if p.name is not None:
+    named: list[tuple[Env, UOp]] = []
+    for e, u in out:
+      if (m := _merge(e, {p.name: (c, u)})) is not None: named.append((m, u))
+    out = named
+  memo[key] = out
+  return out
 
 
-def _match_enode(eg: EGraph, p: UPat, n: tuple, env: Env, reps: dict[int, UOp]) -> list[tuple[Env, UOp]]:
+def _merge(a: Env, b: Env) -> Env | None:
+  """Both sets of bindings, or None if they bind one name differently (a repeated name: one class, one graph)."""
+  if not a: return b
+  if not b: return a
+  for name, (c, u) in b.items():
+    if (bound := a.get(name)) is not None and (bound[0] != c or bound[1] is not u): return None
+  return {**a, **b}
+
+
+def _match_enode(eg: EGraph, p: UPat, n: tuple, reps: dict[int, UOp], memo: Memo) -> list[tuple[Env, UOp]]:
   kids = [eg.find(k) for k in n[3]]
-  done: list[tuple[Env, list[UOp]]] = []   # (env, the graphs of the e-node's children)
+  done: list[tuple[Env, list[UOp]]] = []   # (bindings, the graphs of the e-node's children)
   if p.src is None:   # the pattern stops at this node: its children are their classes' representatives
     src = [reps.get(k) for k in kids]
-    if None not in src: done.append((env, src))
+    if None not in src: done.append(({}, src))
   else:
     for order in p._orders:
       if len(order) != len(kids) and not (p.allow_any_len and len(order) <= len(kids)): continue
-      partial: list[tuple[Env, list[UOp]]] = [(env, [])]
+      partial: list[tuple[Env, list[UOp]]] = [({}, [])]
       for sp, k in zip(order, kids):   # a join over the sources, as UPat.match does
-        partial = [(e2, us + [u]) for e, us in partial for e2, u in _match(eg, sp, k, e, reps)]
+        partial = [(m, us + [u]) for e, us in partial for e2, u in _match(eg, sp, k, reps, memo)
+                   if (m := _merge(e, e2)) is not None]
         if not partial: break
       rest = [reps.get(k) for k in kids[len(order):]]   # the sources allow_any_len lets through
       if None not in rest: done.extend((e, us + rest) for e, us in partial)

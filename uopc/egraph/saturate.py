@@ -89,9 +89,10 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
     reps = {c: b.graph for c, b in extract_all(eg, nodes).items()}
     classes_of = _classes_by_op(eg)
     todo: list[tuple[int, int, UOp]] = []   # (rule, class, matched graph)
+    memo: dict = {}   # sub-pattern matches per class, for this iteration
     for i, (pat, _) in enumerate(pm.rules):
       if not scheduler.can_run(i, it): continue
-      found = [(c, u) for op in by_root_op[i] for c in classes_of.get(op, ()) for u in instances(eg, pat, c, reps)]
+      found = [(c, u) for op in by_root_op[i] for c in classes_of.get(op, ()) for u in instances(eg, pat, c, reps, memo)]
       found = [(c, u) for c, u in found if (i, u) not in fired]
       if scheduler.admit(i, it, len(found)): todo.extend((i, c, u) for c, u in found)
     changed = False
