@@ -3,6 +3,7 @@ import pytest
 from hypothesis import given
 
 from tests.helpers import param
+from tests.test_rewrite import Counting   # counts rule lookups (rewrite calls): the work of a strategy
 from tests.strategies import graphs
 from uopc import Ops, PatternMatcher, UOp, UPat, graph_rewrite
 from uopc.rewrite import RewriteLoopError
@@ -10,17 +11,6 @@ from uopc.rewrite_topdown import graph_rewrite_topdown
 
 p0, p1 = param(0), param(1)
 x, y = UPat.var("x"), UPat.var("y")
-
-
-class Counting(PatternMatcher):
-  """Counts rule lookups (``rewrite`` calls): the work of a strategy."""
-  def __init__(self, rules):
-    super().__init__(rules)
-    self.lookups = 0
-
-  def rewrite(self, u, ctx=None):
-    self.lookups += 1
-    return super().rewrite(u, ctx)
 
 
 # distribute (x + 1) * 2, and turn x + 1 into 1 + x: the second rule destroys the first's redex
