@@ -86,3 +86,10 @@ def test_every_extracted_graph_evaluates_like_the_program(prog):
     env = {0: rng.randint(-2**31, 2**31 - 1), 1: rng.choice([0, 1, -1, rng.randint(-2**31, 2**31 - 1)])}
     assert run(bind_params(r.best, env)) is run(bind_params(prog, env))   # the same CONST node: bit for bit
   assert r.cost <= len(prog.toposort())
+
+
+def test_a_20000_node_program():
+  prog = p0
+  for _ in range(10_000): prog = (prog + 0) * 1
+  r = saturate(prog, EX9, max_iterations=1, max_enodes=100_000, scheduler=BackoffScheduler(match_limit=100_000), timeout=None)
+  assert r.best is p0 and r.cost == 1 and r.stop == "iterations" and r.applied >= 20_000

@@ -82,9 +82,14 @@ class EGraph:
   def add(self, root: UOp) -> int:
     """The class of graph ``root``, adding each of its nodes (iteratively: any depth)."""
     added = self._added
-    if (c := added.get(root)) is not None: return self.uf.find(c)
-    for u in root.toposort():
+    stack = [(root, False)]   # a post-order walk that stops at graphs added before: a rule's result costs its new part
+    while stack:
+      u, ready = stack.pop()
       if u in added: continue
+      if not ready:
+        stack.append((u, True))
+        stack.extend((s, False) for s in u.src if s not in added)
+        continue
       key = u if u.op is Ops.CONST else u.arg
       added[u] = self.add_enode((u.op, u.dtype, key, tuple([added[s] for s in u.src])), u.dtype, u.shape)
     return self.uf.find(added[root])

@@ -38,13 +38,23 @@ class Best(NamedTuple):
   nodes: frozenset
 
 
-def extract_all(eg: EGraph, cost: Cost) -> dict[int, Best]:
-  """The best graph of every class that has a finite one (after ``eg.rebuild()``)."""
+SHARING_LIMIT = 5_000   # e-classes; past this, node sets (quadratic in depth) give way to sums of weights
+
+
+def extract_all(eg: EGraph, cost: Cost, sharing: bool | None = None) -> dict[int, Best]:
+  """The best graph of every class that has a finite one (after ``eg.rebuild()``).
+
+  ``sharing`` (DAG costs only; default: up to ``SHARING_LIMIT`` classes) counts each
+  distinct node once; without it a DAG cost is summed as a tree (a shared node once per
+  use), which is linear where node sets are quadratic in the depth of the graph. Either
+  way ``best.graph`` is a graph of the class; ``cost.of(best.graph)`` is its real cost.
+  """
   best: dict[int, Best] = {}
   classes, find = eg.classes, eg.find
   queue = deque(classes)
   queued = set(queue)
-  dag = cost.dag
+  dag = cost.dag and (sharing if sharing is not None else len(classes) <= SHARING_LIMIT)
+  weight = cost.weight if cost.dag else None
   while queue:
     c = queue.popleft()
     queued.discard(c)
@@ -58,6 +68,7 @@ def extract_all(eg: EGraph, cost: Cost) -> dict[int, Best]:
       if dag:
         nodes = frozenset([u]).union(*[k.nodes for k in kids])
         value = sum(cost.weight(v.op) for v in nodes)
+      elif weight is not None: nodes, value = frozenset(), weight(u.op) + sum(k.cost for k in kids)
       else: nodes, value = frozenset(), cost.node(u, [k.cost for k in kids])
       if cur is None or value < cur.cost:
         cur = best[c] = Best(u, value, nodes)

@@ -1,6 +1,6 @@
 """Equality saturation: apply every rule in every way, record the equalities, extract the cheapest graph.
 
-One iteration: pick each class's representative (its cheapest graph by node count),
+One iteration: pick each class's representative (its smallest graph as a tree),
 e-match every rule that the scheduler lets run against every class, run the rule on
 each matched graph, then add each result and merge it with the class it came from,
 and rebuild once. Saturation stops when an iteration changes nothing (``saturated``:
@@ -81,12 +81,12 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
   out = Saturation(eg, root, prog, cost.of(prog), "iterations")
   fired: set[tuple[int, UOp]] = set()
   by_root_op = _rules_by_op(pm)
-  nodes = Cost.nodes()
+  tree_size = Cost.nodes()   # representatives: the smallest graph as a tree (linear to extract)
   stop: Stop | None = None
   while stop is None:
     if out.iterations >= max_iterations: stop = "iterations"; break  # noqa: E702
     it = out.iterations
-    reps = {c: b.graph for c, b in extract_all(eg, nodes).items()}
+    reps = {c: b.graph for c, b in extract_all(eg, tree_size, sharing=False).items()}
     classes_of = _classes_by_op(eg)
     todo: list[tuple[int, int, UOp]] = []   # (rule, class, matched graph)
     memo: dict = {}   # sub-pattern matches per class, for this iteration
@@ -122,8 +122,8 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
       else: scheduler.lift_bans()
     elif eg.enode_count > max_enodes: stop = "enodes"
     elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
-  best = extract_all(eg, cost)[eg.find(root)]
-  if best.cost < out.cost: out.best, out.cost = best.graph, best.cost   # greedy DAG extraction can miss the program's sharing
+  best = extract_all(eg, cost)[eg.find(root)].graph
+  if (c := cost.of(best)) < out.cost: out.best, out.cost = best, c   # greedy extraction can miss the program's sharing
   out.root, out.stop = eg.find(root), stop
   out.elapsed = time.perf_counter() - t0
   return out
