@@ -3,7 +3,7 @@ from hypothesis import given
 
 from tests.helpers import param
 from tests.strategies import graphs
-from uopc import ALU, Ops, PatternMatcher, UOp, UPat, dtypes
+from uopc import ALU, Ops, PatternMatcher, UPat, dtypes
 from uopc.cost import Cost
 from uopc.egraph.egraph import EGraph
 from uopc.egraph.ematch import instances, results
