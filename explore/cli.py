@@ -88,6 +88,8 @@ def register(sub: Any) -> None:
   search_cli.register(esub)
   from explore import order_cli, pairs_cli   # uopc explore order / pairs (issue 4)
   order_cli.register(esub); pairs_cli.register(esub)  # noqa: E702
+  from explore import best_cli   # uopc explore best (issue 13)
+  best_cli.register(esub)
 
 
 @contextlib.contextmanager

@@ -27,7 +27,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND = 0, 1, 2, 3
 
 # Command groups that live outside the engine register themselves through these modules'
 # ``register(subparsers)``; importing them is cheap (their heavy imports are deferred).
-COMMAND_MODULES: list[str] = ["uopc.backend.cli", "explore.cli"]
+COMMAND_MODULES: list[str] = ["uopc.backend.cli", "explore.cli", "explore.saturate_cli"]
 
 
 class CLIError(Exception):
