@@ -7,8 +7,8 @@ canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
 ``--max-states`` (default 10,000), ``--max-depth`` (default 50), ``--timeout``
 (default 30 s) and ``--format text|json|dot``.
 
-Exit codes: 0 the space was explored completely, 3 a bound was hit (the partial
-result is still printed), 2 bad input. Progress goes to stderr, only when it is a
+Exit codes: 0 the space was explored completely, 1 a rule raised (its stuck steps
+are printed), 3 a bound was hit (the partial result is still printed), 2 bad input. Progress goes to stderr, only when it is a
 terminal and the run takes more than a second.
 
 >>> import argparse
@@ -22,30 +22,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator
 
-from uopc.cli import EXIT_BOUND, EXIT_OK, load_program, positive_int, rules_arg
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, natural_int, positive_int, rules_arg
 
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 30.0
 PROGRESS_DELAY = 1.0   # seconds before a progress bar appears: short runs print none
-
-
-class NamedRules(NamedTuple):
-  """A ``--rules`` value: what the user typed, and the matcher it names."""
-  spec: str
-  pm: Any
-
-
-def _rules(spec: str) -> NamedRules: return NamedRules(spec, rules_arg(spec))
-
-
-def _depth(text: str) -> int:
-  try: n = int(text)
-  except ValueError: n = -1
-  if n < 0: raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-  return n
 
 
 def _seconds(text: str) -> float:
@@ -57,11 +41,11 @@ def _seconds(text: str) -> float:
 
 def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
   p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
+  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
+                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr (a rules file is code: it runs)")
   p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
                  help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
-  p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",
+  p.add_argument("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
                  help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
   p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="S",
                  help=f"stop exploring after S seconds (default {DEFAULT_TIMEOUT:g})")
@@ -71,8 +55,7 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
 def register(sub: Any) -> None:
   """Add ``explore`` (with ``reachable`` and ``normal-forms``) to the ``uopc`` subcommands."""
   p = sub.add_parser("explore", help="the relational explorer: every rewrite ordering",
-                     description="Explore every graph that any ordering of rewrites reaches. Exit codes: 0 complete, "
-                                 "3 a bound was hit (partial output), 2 bad input.")
+                     description="Explore every graph that any ordering of rewrites reaches.")
   esub = p.add_subparsers(dest="explore_command", required=True, metavar="SUBCOMMAND")
 
   r = esub.add_parser("reachable", help="every reachable graph (bounded, streamed)",
@@ -138,7 +121,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
   elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
   else: print(report.to_dot(ex, canon, args.rules.spec))
-  return EXIT_OK if ex.complete else EXIT_BOUND
+  return exit_code(ex)
 
 
 def cmd_normal_forms(args: argparse.Namespace) -> int:
@@ -151,4 +134,9 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
   elif args.format == "json":
     print(report.json_text(report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)))
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec))
-  return EXIT_OK if nf.complete else EXIT_BOUND
+  return exit_code(ex)
+
+
+def exit_code(ex: Any) -> int:
+  """1 if a rule raised (a stuck step: found something), else 3 if a bound was hit, else 0."""
+  return EXIT_FAILED if ex.stuck else EXIT_OK if ex.complete else EXIT_BOUND

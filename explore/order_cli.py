@@ -29,7 +29,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, positive_int
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, integer_arg, load_program, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -47,7 +47,7 @@ def register(esub: Any) -> None:
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
   p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
                  help="random bindings of free PARAMs for comparing values (default 8)")
-  p.add_argument("--seed", type=int, default=0, help="seed of the random bindings (default 0)")
+  p.add_argument("--seed", type=integer_arg, default=0, help="seed of the random bindings (default 0)")
   p.set_defaults(func=cmd_order)
 
 

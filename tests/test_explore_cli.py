@@ -139,11 +139,12 @@ def test_dfs_and_custom_rules(capsys, prog, rules_module):
   assert data["canonical"] is None and "fixed point" in data["canonical_error"]
 
 
-def test_a_raising_rule_is_reported_not_fatal(capsys, prog, rules_module):
-  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--rules", f"{rules_module}:raising")
-  assert code == 0 and err == ""
-  assert "stuck steps (a rule raised):" in out and "ValueError: no MUL today" in out
-  assert "canonical: none (ValueError: no MUL today)" in out
+def test_a_raising_rule_is_reported_and_exits_1(capsys, prog, rules_module):
+  for command in ("normal-forms", "reachable"):
+    code, out, err = run_cli(capsys, "explore", command, prog, "--rules", f"{rules_module}:raising")
+    assert code == 1 and err == "", command   # found something: a rule that raises
+    assert "cli_test_rules.py:2 x=mul -> boom @ mul(add(p0, 0), 1): ValueError: no MUL today" in out
+    assert "canonical: none (rule cli_test_rules.py:2 x=mul -> boom raised ValueError: no MUL today)" in out
 
 
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path):
@@ -155,12 +156,16 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path):
   assert code == 2 and "cannot read" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("flags", [["--max-states", "0"], ["--max-depth", "-1"], ["--timeout", "nan"], ["--rules", "nope"],
+@pytest.mark.parametrize("flags", [["--max-states", "0"], ["--max-depth", "-1"], ["--timeout", "nan"],
                                    ["--format", "html"]])
 def test_bad_flags_exit_2(capsys, prog, flags):
   with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, *flags])
   assert e.value.code == 2
   assert "error:" in capsys.readouterr().err
+
+
+def test_a_bad_rule_set_exits_2_after_parsing(capsys, prog):
+  assert run_cli(capsys, "explore", "reachable", prog, "--rules", "nope")[:2] == (2, "")
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys, prog):

@@ -78,7 +78,7 @@ def test_exit_1_when_the_canonical_engine_fails(capsys, tmp_path):
   prog = tmp_path / "p.uir"
   prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 1\n")
   code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
-  assert code == 1 and "canonical: none (ValueError: no)" in out
+  assert code == 1 and "canonical: none (rule rules_under_test.py:3 x * 1 -> boom raised ValueError: no)" in out
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -17,7 +17,7 @@ from uopc.alu import exec_alu
 from uopc.dtype import DType
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
-from uopc.rewrite import graph_rewrite
+from uopc.rewrite import ProgramError, graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.upat import UPat
 from uopc.uop import UOp, call_body_scope, call_params, make_uop, prod, stack_rows
@@ -32,8 +32,20 @@ def _push_stack(x: UOp) -> UOp | None:
   return stack_rows(x.op, [s.src if s.op is _STACK else [s.index(i) for i in range(x.shape[0])] for s in x.src], x.arg, x.dtype)
 
 
+class IndexOutOfBounds(ProgramError, IndexError):
+  """The program indexes a STACK out of its bounds."""
+
+
+MAX_ELEMENTS = 1 << 20
+"""The most elements the interpreter materializes in one value: a node is a few hundred bytes."""
+
+
+class TooLarge(ProgramError, MemoryError):
+  """A value with more elements than the interpreter materializes (``MAX_ELEMENTS``)."""
+
+
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp:
-  if not 0 <= i.arg < len(s.src): raise IndexError(f"index {i.arg} out of bounds for STACK of {len(s.src)}")
+  if not 0 <= i.arg < len(s.src): raise IndexOutOfBounds(f"index {i.arg} out of bounds for STACK of {len(s.src)}")
   return s.src[i.arg].index(*rest) if rest else s.src[i.arg]
 
 
@@ -105,6 +117,9 @@ def _eval_movement(u: UOp) -> UOp | None:
   if (lit := _literal(u.src[0])) is None: return None
   flat, ishape = lit
   oshape, n_out = u.shape, prod(u.shape)
+  if n_out > MAX_ELEMENTS:
+    raise TooLarge(f"{u.op.name.lower()} to shape {oshape} makes {n_out:,} elements, more than the interpreter "
+                   f"materializes ({MAX_ELEMENTS:,}); the C backend (--backend c) does not materialize them")
   if u.op is Ops.RESHAPE: out = flat
   elif u.op is Ops.EXPAND:
     out = [flat[_ravel([0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape)], ishape)] for i in range(n_out)]

@@ -2,8 +2,8 @@
 
 ``uopc.cli`` imports this module lazily (``COMMAND_MODULES``, and ``cmd_run`` for
 ``--backend c``), so the engine never depends on the backend. Exit codes follow
-``uopc.cli``: 0 success, 1 the program failed (runtime error, compiler failure, an
-unsound rule found), 2 bad input.
+``uopc.cli`` (``docs/failure-contract.md``): 0 success, 1 the program failed (runtime
+error, compiler failure) or an unsound rule was found, 2 bad input (a bad rule too).
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -17,7 +17,8 @@ import argparse
 import sys
 from typing import Any
 
-from uopc.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, load_program, positive_int, rules_arg
+from uopc.cli import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, fit_params, integer_arg, load_program,
+                      positive_int, rules_arg)
 from uopc.rewrite import RewriteLoopError
 
 
@@ -34,13 +35,13 @@ def register(sub: Any) -> None:
 
   p = sub.add_parser("check-rules", help="test each rule's soundness against compiled C",
                      description="Build random instances of every rule's pattern, rewrite them, compile both sides to C "
-                                 "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound.")
+                                 "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound or raises.")
   p.add_argument("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET",
-                 help="rule set: symbolic (default), fold, evaluate, symbolic+evaluate, module:attr")
+                 help="rule set: symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, file.py:attr")
   p.add_argument("--samples", type=positive_int, default=100, metavar="N", help="rewritten instances per rule (default 100)")
   p.add_argument("--inputs", type=positive_int, default=24, metavar="K",
                  help="inputs per instance (default 24): half walk through edge values, half random")
-  p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+  p.add_argument("--seed", type=integer_arg, default=0, help="random seed (default 0)")
   p.set_defaults(func=cmd_check_rules)
 
 
@@ -57,7 +58,7 @@ def cmd_run_c(args: argparse.Namespace) -> int:
   from uopc.backend.errors import BackendError
   prog = load_program(args.file)
   bind_cli_params(prog, args.param, args.file)   # the same checks (and messages) as the Python backend
-  try: value = run_c(prog, dict(args.param))
+  try: value = run_c(prog, fit_params(prog, args.param, args.file))
   except BackendError as e: raise _backend_error(args.file, e) from None
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   print(repr(value))
@@ -83,7 +84,8 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
   from uopc.backend.errors import BackendError
   from uopc.backend.soundness import check_rules
   tty = sys.stderr.isatty()
-  n = len(args.rules.rules)
+  pm = args.rules.pm
+  n = len(pm.rules)
   seen = [0]
 
   def progress(what: str) -> None:
@@ -91,9 +93,9 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
     seen[0] += 1
     print(f"\r\033[K[{min(seen[0], n)}/{n}] {what[:100]}", end="", file=sys.stderr, flush=True)
 
-  try: report = check_rules(args.rules, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
+  try: report = check_rules(pm, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
   finally:
     if tty: print("\r\033[K", end="", file=sys.stderr, flush=True)
   print(report.table())
-  return EXIT_FAILED if report.unsound else EXIT_OK
+  return EXIT_FAILED if report.unsound or report.bad else EXIT_OK

@@ -33,6 +33,7 @@ from typing import Any, Callable
 from uopc.dtype import dtypes
 from uopc.matcher import PatternMatcher, Rule
 from uopc.ops import Ops
+from uopc.rewrite import ProgramError, rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, call_params
 
@@ -70,7 +71,9 @@ class RuleReport:
   built: int = 0          # distinct instances of the pattern
   applied: int = 0        # ... on which the rule rewrote
   declined: int = 0       # ... on which it returned None (does not apply)
-  raised: collections.Counter = field(default_factory=collections.Counter)   # exception type -> count
+  raised: collections.Counter = field(default_factory=collections.Counter)   # ProgramError type -> count
+  error: str = ""         # the first exception of another kind: the rule's bug
+  errors: int = 0         # ... and how many instances raised one
   evals: int = 0          # (instance, input) pairs compared
   refined: int = 0        # the instance trapped, its rewrite did not
   trapped: int = 0        # both trapped
@@ -82,7 +85,8 @@ class RuleReport:
 
   @property
   def verdict(self) -> str:
-    """``unsound``, ``accepted``, ``sound``, ``no instances`` or ``never applied``."""
+    """``raises``, ``unsound``, ``accepted``, ``sound``, ``no instances`` or ``never applied``."""
+    if self.error: return "raises"
     if self.mismatches > self.accepted: return "unsound"
     if self.accepted: return "accepted"
     if self.evals: return "sound"
@@ -92,6 +96,7 @@ class RuleReport:
     out = []
     if self.verdict == "no instances": out.append(self.reason)
     if self.declined: out.append(f"declined {self.declined}")
+    if self.error: out.append(f"raised {self.error} ({self.errors}x)")
     out += [f"{n} raised {k}" for k, n in sorted(self.raised.items())]
     if self.refined: out.append(f"removed a trap {self.refined}x")
     if self.trapped: out.append(f"both trapped {self.trapped}x")
@@ -111,6 +116,10 @@ class Report:
 
   @property
   def unsound(self) -> list[RuleReport]: return [r for r in self.rules if r.verdict == "unsound"]
+  @property
+  def bad(self) -> list[RuleReport]:
+    """The rules that raised something other than a ``ProgramError``: bugs, whatever the instance."""
+    return [r for r in self.rules if r.verdict == "raises"]
 
   def table(self) -> str:
     """The report as text: one row per rule, then each counterexample."""
@@ -189,8 +198,12 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
       seen.add(u)
       r.built += 1
       try: m = _apply(rule, u)
-      except Exception as e:   # a rule that raises: UOpError (bad node), IndexError (bad program), ...
+      except ProgramError as e:   # the instance is a program that fails (an index out of bounds): not the rule's fault
         r.raised[type(e).__name__] += 1
+        continue
+      except Exception as e:   # anything else (NameError, UOpError: a bad node, ...) is a bug in the rule
+        r.errors += 1
+        r.error = r.error or f"{type(e).__name__}: {e}"
         continue
       if m is None:
         r.declined += 1
@@ -233,9 +246,7 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
 
 def _static_problem(u: UOp, m: Any) -> str:
   """A rewrite that is wrong before running anything: not a node, another type, a new PARAM."""
-  if not isinstance(m, UOp): return f"the rule returned a {type(m).__name__}, not a UOp"
-  if m.dtype is not u.dtype or m.shape != u.shape:
-    return f"the rewrite changed {u.dtype.name}{list(u.shape)} into {m.dtype.name}{list(m.shape)}"
+  if (problem := rewrite_problem(u, m)) is not None: return f"the rule {problem}"
   if extra := {p.arg.slot for p in call_params(m)} - {p.arg.slot for p in call_params(u)}:
     return f"the rewrite uses PARAM slot {min(extra)}, which the instance does not have"
   return ""
