@@ -226,7 +226,7 @@ def add_max_steps(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(prog="uopc", description="A tinygrad-style UOp compiler with a relational rewrite explorer.")
+  parser = OneLineErrorParser(prog="uopc", description="A tinygrad-style UOp compiler with a relational rewrite explorer.")
   parser.add_argument("--version", action="version", version=f"uopc {_version()}")
   sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -256,6 +256,12 @@ def build_parser() -> argparse.ArgumentParser:
   for module in COMMAND_MODULES: importlib.import_module(module).register(sub)
   _set_epilog(parser)
   return parser
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+  """argparse, but a bad flag is one line (exit 2), as every other bad input; subcommands inherit it."""
+  def error(self, message: str) -> Any:
+    self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _version() -> str:
