@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import time
 from typing import Any, Iterator
 
 from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, natural_int, positive_int, rules_arg
@@ -30,6 +31,7 @@ DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 30.0
 PROGRESS_DELAY = 1.0   # seconds before a progress bar appears: short runs print none
+PROGRESS_INTERVAL = 0.5   # seconds between redraws: a fast run must not spend its time drawing
 
 
 def _seconds(text: str) -> float:
@@ -81,7 +83,7 @@ def _progress(ex: Any, what: str) -> Iterator[Any]:
   """A tqdm bar on stderr: only on a terminal, and only once a run has taken a second."""
   from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
   bar = tqdm(total=ex.max_states, unit="state", desc=what, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
-             disable=not _isatty(sys.stderr), dynamic_ncols=True)
+             disable=not _isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
   try: yield bar
   finally: bar.close()
 
@@ -97,12 +99,15 @@ def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool)
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order)
   out = sys.stdout
   with _progress(ex, "exploring") as bar:
+    # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
+    # draws the bar (before its delay too) and redraws it after every line
+    around = not bar.disable and _isatty(out)
     for s in ex:
       if not bar.disable: bar.update()
       if stream_text:
         line = state_line(s)
-        if bar.disable: print(line, file=out)
-        else: bar.write(line, file=out)
+        if around and time.time() >= bar.start_t + PROGRESS_DELAY: bar.write(line, file=out)
+        else: print(line, file=out)
   return ex
 
 

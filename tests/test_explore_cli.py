@@ -202,3 +202,50 @@ def test_canonical_reached_but_not_expanded(capsys, prog):
   code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--max-states", "67")
   assert code == 3 and err == ""
   assert out.splitlines()[-1] == "canonical: add(p0, p1) (state #66, not expanded within the bounds)"
+
+
+
+class Terminal(io.StringIO):
+  def isatty(self): return True
+
+
+def wide_program(tmp_path) -> str:
+  """(((p0 + 0) * 1) * 1 + (p1 + 0) * 1) + (p2 + 0) * 1: thousands of states."""
+  lines = []
+  for i in range(3):
+    lines += [f"%{4 * i} = param : slot={i} dtype=i32", f"%{4 * i + 1} = add %{4 * i}, 0", f"%{4 * i + 2} = mul %{4 * i + 1}, 1"]
+    lines.append(f"%{4 * i + 3} = add %{4 * i - 1}, %{4 * i + 2}" if i else "%3 = mul %2, 1")
+  path = tmp_path / "wide.uir"
+  path.write_text("\n".join(lines) + "\n")
+  return str(path)
+
+
+def run_on_terminals(monkeypatch, prog, stdout):
+  err = Terminal()
+  monkeypatch.setattr(sys, "stdout", stdout)
+  monkeypatch.setattr(sys, "stderr", err)
+  assert main(["explore", "reachable", prog]) == 0
+  monkeypatch.undo()
+  return untimed(stdout.getvalue()), err.getvalue()
+
+
+def untimed(text: str) -> str: return re.sub(r"[0-9.]+ s\b", "T s", text)
+
+
+@pytest.mark.parametrize("stdout", [Terminal, io.StringIO])
+def test_no_progress_bar_before_its_delay(capsys, monkeypatch, tmp_path, stdout):
+  import explore.cli
+  prog = wide_program(tmp_path)
+  plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
+  monkeypatch.setattr(explore.cli, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
+  assert run_on_terminals(monkeypatch, prog, stdout()) == (plain, "")
+
+
+def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch, tmp_path):
+  import explore.cli
+  prog = wide_program(tmp_path)
+  plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
+  monkeypatch.setattr(explore.cli, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
+  monkeypatch.setattr(explore.cli, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
+  out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
+  assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3
