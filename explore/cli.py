@@ -22,16 +22,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import time
 from typing import Any, Iterator
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, natural_int, positive_int, rules_arg
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, bar_is_up, isatty, load_program, natural_int, positive_int, progress_bar, rules_arg
 
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 30.0
-PROGRESS_DELAY = 1.0   # seconds before a progress bar appears: short runs print none
-PROGRESS_INTERVAL = 0.5   # seconds between redraws: a fast run must not spend its time drawing
 
 
 def _seconds(text: str) -> float:
@@ -80,17 +77,10 @@ def register(sub: Any) -> None:
 
 @contextlib.contextmanager
 def _progress(ex: Any, what: str) -> Iterator[Any]:
-  """A tqdm bar on stderr: only on a terminal, and only once a run has taken a second."""
-  from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
-  bar = tqdm(total=ex.max_states, unit="state", desc=what, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
-             disable=not _isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
+  """The progress bar of an exploration (``uopc.cli.progress_bar``)."""
+  bar = progress_bar(ex.max_states, "state", what)
   try: yield bar
   finally: bar.close()
-
-
-def _isatty(f: Any) -> bool:
-  try: return bool(f.isatty())
-  except (AttributeError, ValueError): return False
 
 
 def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool) -> Any:
@@ -101,12 +91,12 @@ def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool)
   with _progress(ex, "exploring") as bar:
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
     # draws the bar (before its delay too) and redraws it after every line
-    around = not bar.disable and _isatty(out)
+    terminal = isatty(out)
     for s in ex:
       if not bar.disable: bar.update()
       if stream_text:
         line = state_line(s)
-        if around and time.time() >= bar.start_t + PROGRESS_DELAY: bar.write(line, file=out)
+        if terminal and bar_is_up(bar): bar.write(line, file=out)
         else: print(line, file=out)
   return ex
 

@@ -21,7 +21,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, positive_int, rules_arg
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, isatty, positive_int, progress_bar, rules_arg
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -51,11 +51,7 @@ def register(esub: Any) -> None:
 
 def cmd_pairs(args: argparse.Namespace) -> int:
   from uopc.relational.pairs import critical_pairs
-  from explore.cli import _isatty
-  bar = None
-  if _isatty(sys.stderr):
-    from tqdm import tqdm
-    bar = tqdm(total=None, unit="pair", desc="critical pairs", file=sys.stderr, delay=1.0, leave=False, dynamic_ncols=True)
+  bar = progress_bar(None, "pair", "critical pairs") if isatty(sys.stderr) else None
   def progress(done: int, total: int) -> None:
     if bar is not None:
       bar.total = total

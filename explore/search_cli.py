@@ -26,8 +26,8 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
-from explore.cli import _common, _isatty
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, load_program
+from explore.cli import _common
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
 
 TEXT_LIMIT = 160    # characters of a term in text output (terms expand sharing)
@@ -55,11 +55,10 @@ def register(sub: Any) -> None:
 @contextlib.contextmanager
 def _progress(total: int | None, what: str) -> Iterator[Callable[[int], None] | None]:
   """A progress callback drawing a tqdm bar on stderr, or None when stderr is not a terminal."""
-  if not _isatty(sys.stderr):
+  if not isatty(sys.stderr):
     yield None
     return
-  from tqdm import tqdm   # deferred: only a terminal pays for it
-  bar = tqdm(total=total, unit="graph", desc=what, file=sys.stderr, delay=1.0, leave=False, dynamic_ncols=True)
+  bar = progress_bar(total, "graph", what)
   try: yield lambda n: bar.update(n - bar.n)
   finally: bar.close()
 

@@ -131,3 +131,16 @@ def test_const_args_match_like_upat():
   s = Synth(random.Random(5))
   seen = {repr(s.instance(UPat(Ops.CONST, arg=0)).arg) for _ in range(200)}
   assert seen == {"0", "0.0", "-0.0", "False"}
+
+
+def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
+  import sys
+  import uopc.cli
+  class FakeTTY(io.StringIO):
+    def isatty(self): return True
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0.0)
+  err, out = FakeTTY(), io.StringIO()
+  monkeypatch.setattr(sys, "stderr", err)
+  monkeypatch.setattr(sys, "stdout", out)
+  assert main(["check-rules", "fold", "--samples", "2", "--inputs", "1"]) == 0
+  assert "check-rules:" in err.getvalue() and f"/{len(fold.rules)} [" in err.getvalue() and "verdict" in out.getvalue()

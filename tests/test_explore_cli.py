@@ -186,8 +186,8 @@ class FakeTTY(io.StringIO):
 
 
 def test_progress_bar_on_a_terminal_stays_off_stdout(capsys, prog, monkeypatch):
-  import explore.cli
-  monkeypatch.setattr(explore.cli, "PROGRESS_DELAY", 0)
+  import uopc.cli
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0)
   tty = FakeTTY()
   monkeypatch.setattr(sys, "stderr", tty)
   code = main(["explore", "reachable", prog])
@@ -205,10 +205,6 @@ def test_canonical_reached_but_not_expanded(capsys, prog):
 
 
 
-class Terminal(io.StringIO):
-  def isatty(self): return True
-
-
 def wide_program(tmp_path) -> str:
   """(((p0 + 0) * 1) * 1 + (p1 + 0) * 1) + (p2 + 0) * 1: thousands of states."""
   lines = []
@@ -221,7 +217,7 @@ def wide_program(tmp_path) -> str:
 
 
 def run_on_terminals(monkeypatch, prog, stdout):
-  err = Terminal()
+  err = FakeTTY()
   monkeypatch.setattr(sys, "stdout", stdout)
   monkeypatch.setattr(sys, "stderr", err)
   assert main(["explore", "reachable", prog]) == 0
@@ -232,20 +228,20 @@ def run_on_terminals(monkeypatch, prog, stdout):
 def untimed(text: str) -> str: return re.sub(r"[0-9.]+ s\b", "T s", text)
 
 
-@pytest.mark.parametrize("stdout", [Terminal, io.StringIO])
+@pytest.mark.parametrize("stdout", [FakeTTY, io.StringIO])
 def test_no_progress_bar_before_its_delay(capsys, monkeypatch, tmp_path, stdout):
-  import explore.cli
+  import uopc.cli
   prog = wide_program(tmp_path)
   plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
-  monkeypatch.setattr(explore.cli, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
   assert run_on_terminals(monkeypatch, prog, stdout()) == (plain, "")
 
 
 def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch, tmp_path):
-  import explore.cli
+  import uopc.cli
   prog = wide_program(tmp_path)
   plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
-  monkeypatch.setattr(explore.cli, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
-  monkeypatch.setattr(explore.cli, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
+  monkeypatch.setattr(uopc.cli, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
   out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
   assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3

@@ -13,6 +13,7 @@ import importlib
 import importlib.metadata
 import re
 import sys
+import time
 from typing import Any, Callable, NamedTuple, Sequence
 
 from uopc.dtype import DType, dtypes
@@ -44,6 +45,27 @@ class CLIError(Exception):
   def __init__(self, message: str, code: int = EXIT_BAD_INPUT):
     super().__init__(message)
     self.code = code
+
+
+PROGRESS_DELAY = 1.0   # seconds before a progress bar appears: short runs print none
+PROGRESS_INTERVAL = 0.5   # seconds between redraws: a fast run must not spend its time drawing
+
+
+def progress_bar(total: int | None, unit: str, desc: str) -> Any:
+  """The one progress bar of every command: tqdm on stderr, only on a terminal, only once a run has taken a second."""
+  from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
+  return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
+              disable=not isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
+
+
+def bar_is_up(bar: Any) -> bool:
+  """Whether ``bar`` is drawn (enabled and past its delay): only then must lines on its terminal go around it."""
+  return not bar.disable and time.time() >= bar.start_t + bar.delay
+
+
+def isatty(f: Any) -> bool:
+  try: return bool(f.isatty())
+  except (AttributeError, ValueError): return False
 
 
 def load_program(path: str) -> UOp:

@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from uopc.cli import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, bind_cli_params, fit_params, integer_arg, load_program,
-                      positive_int, rules_arg)
+                      positive_int, progress_bar, rules_arg)
 from uopc.rewrite import RewriteLoopError
 
 
@@ -83,19 +83,16 @@ def cmd_emit_c(args: argparse.Namespace) -> int:
 def cmd_check_rules(args: argparse.Namespace) -> int:
   from uopc.backend.errors import BackendError
   from uopc.backend.soundness import check_rules
-  tty = sys.stderr.isatty()
   pm = args.rules.pm
   n = len(pm.rules)
-  seen = [0]
+  bar = progress_bar(n, "rule", "check-rules")
 
-  def progress(what: str) -> None:
-    if not tty: return
-    seen[0] += 1
-    print(f"\r\033[K[{min(seen[0], n)}/{n}] {what[:100]}", end="", file=sys.stderr, flush=True)
+  def progress(what: str) -> None:   # called with each rule's name, then with each later stage
+    if bar.n < n: bar.update()
+    bar.set_postfix_str(what[:60], refresh=False)
 
   try: report = check_rules(pm, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
-  finally:
-    if tty: print("\r\033[K", end="", file=sys.stderr, flush=True)
+  finally: bar.close()
   print(report.table())
   return EXIT_FAILED if report.unsound or report.bad else EXIT_OK

@@ -40,6 +40,7 @@ from uopc.uop import UOp, call_params
 from uopc.backend.driver import Batch, Outcome
 from uopc.backend.errors import RenderError
 from uopc.backend.instances import NoInstance, Synth, random_input
+from uopc.backend.shrink import shrink_all
 from uopc.backend.values import same_value
 
 ACCEPTED = "x + 0.0 -> x at x = -0.0 (the chapter accepts it)"
@@ -241,7 +242,34 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
       r.accepted += 1
       r.accepted_example = r.accepted_example or cx
     elif r.counterexample is None: r.counterexample = cx
+  if progress: progress("shrinking the counterexamples")
+  _shrink_counterexamples(reports)
   return Report(reports, samples, inputs, seed, time.perf_counter() - t0, len(batch.kernels))
+
+
+def _shrink_counterexamples(reports: list[RuleReport]) -> None:
+  """Each run counterexample with the simplest inputs on which the rewrite still fails (``shrink``)."""
+  todo = [r for r in reports if r.counterexample is not None and not r.counterexample.static and r.counterexample.inputs]
+  if not todo: return
+  batch = Batch()   # just these kernels: a round compiles them once
+  kernels = [(batch.add(r.counterexample.before), batch.add(r.counterexample.after)) for r in todo]
+
+  def runs(queries: list[tuple[int, dict[int, Any]]]) -> list[tuple[Outcome, Outcome]]:
+    outs = batch.run([(k, values) for i, values in queries for k in kernels[i]])
+    return [(outs[2 * j], outs[2 * j + 1]) for j in range(len(queries))]
+
+  def still_fails(cands: list[tuple[int, dict[int, Any]]]) -> list[bool]:
+    return [_fails(todo[i].counterexample.before, b, a) for (i, _), (b, a) in zip(cands, runs(cands))]
+
+  shrunk = shrink_all([r.counterexample.inputs for r in todo], still_fails)
+  for r, values, (b, a) in zip(todo, shrunk, runs(list(enumerate(shrunk)))):
+    cx = r.counterexample
+    r.counterexample = Counterexample(cx.before, cx.after, values, b, a)
+
+
+def _fails(before: UOp, b: Outcome, a: Outcome) -> bool:
+  """The instance ran and its rewrite did not give the same value (bit for bit), and not in the accepted way."""
+  return b.ok and not (a.ok and same_value(a.value, b.value)) and not is_accepted(before, b, a)
 
 
 def _static_problem(u: UOp, m: Any) -> str:
