@@ -109,7 +109,7 @@ def built(source: str, cache: bool = True, opt: str | None = None) -> Iterator[P
       return
     with contextlib.suppress(OSError):
       d.mkdir(parents=True, exist_ok=True)
-    if os.access(d, os.W_OK):
+    if d.is_dir() and os.access(d, os.W_OK):   # UOPC_CACHE_DIR may name a file: then no cache
       fd, tmp_name = tempfile.mkstemp(prefix=".build-", dir=d)
       os.close(fd)
       try:
