@@ -226,3 +226,23 @@ def test_a_value_too_large_for_the_interpreter_is_a_program_failure(capsys, tmp_
   prog = write(tmp_path, "%0 = const 1\n%1 = reshape %0, (1, 1)\n%2 = expand %1, (100000, 100000)\n")
   code, out, err = uopc(capsys, "run", prog)
   assert (code, out) == (1, "") and "makes 10,000,000,000 elements, more than the interpreter materializes" in err
+
+
+def test_the_failure_contract_examples_are_real_output(capsys, monkeypatch, tmp_path):
+  import re
+  import shlex
+  import textwrap
+  doc = (ROOT / "docs" / "failure-contract.md").read_text()
+  blocks = re.findall(r"```(python|console)\n(.*?)```", doc, re.S)
+  (tmp_path / "examples").symlink_to(EXAMPLES)
+  monkeypatch.chdir(tmp_path)
+  checked = 0
+  for (kind, code), (next_kind, console) in zip(blocks, blocks[1:]):
+    if kind != "python" or next_kind != "console": continue
+    command, *expected = [line.strip() for line in console.strip().splitlines()]
+    argv = shlex.split(command.removeprefix("$ uopc "))
+    (tmp_path / re.search(r"(\w+\.py):", command).group(1)).write_text(textwrap.dedent(code))
+    got_code, out, err = uopc(capsys, *argv)
+    assert (got_code, out, err.splitlines()) == (2, "", expected), command
+    checked += 1
+  assert checked == 2
