@@ -15,7 +15,7 @@ change the result and the rules whose relative order matters.
 
 Exit codes: 0 the space was explored completely (one normal form or several), 3 a
 bound was hit (partial output), 1 the canonical engine failed (a rule raised, or it
-did not converge), 2 bad input.
+did not converge) or a step of the exploration is stuck (a rule raised), 2 bad input.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -29,7 +29,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, integer_arg, load_program, positive_int
+from uopc.cli import EXIT_FAILED, integer_arg, load_program, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -52,7 +52,7 @@ def register(esub: Any) -> None:
 
 
 def cmd_order(args: argparse.Namespace) -> int:
-  from explore.cli import _progress
+  from explore.cli import _progress, exit_code
   from uopc.relational import explore
   from uopc.relational.order import diagnose_order, permutation_trials
   prog = load_program(args.file)
@@ -67,8 +67,7 @@ def cmd_order(args: argparse.Namespace) -> int:
     from explore.report import json_text
     print(json_text(to_json(report, args.rules.spec, pm, trials)))
   else: write_text(report, args.rules.spec, pm, sys.stdout, trials)
-  if report.canonical is None: return EXIT_FAILED
-  return EXIT_OK if report.complete else EXIT_BOUND
+  return EXIT_FAILED if report.canonical is None else exit_code(ex)
 
 
 def _show(u: Any, limit: int = TEXT_TERM_LIMIT) -> str:
@@ -85,7 +84,7 @@ def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None) -> None:
   """The text report of ``uopc explore order``."""
-  from explore.report import bound_text
+  from explore.report import bound_text, stuck_lines
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
   print(f"rules: {spec}", file=out)
@@ -101,6 +100,7 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
     print(f"  [{k}] {s.term(TEXT_TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
   if report.canonical is not None and report.canonical_state is None:
     print("  (the canonical result was not reached within the bounds)", file=out)
+  for line in stuck_lines(ex.stuck): print(line, file=out)
   if not report.forks:
     if report.canonical is not None and len(forms) <= 1:
       qual = "" if report.complete else " within the bounds"

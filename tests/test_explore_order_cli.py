@@ -97,3 +97,15 @@ def test_a_parse_error_is_one_line(capsys, tmp_path):
   prog.write_text("%0 = frob 1\n")
   code, out, err = uopc(capsys, "explore", "order", prog)
   assert code == 2 and "bad.uir:1:6: unknown op 'frob'" in err and err.count("\n") == 1
+
+
+def test_exit_1_when_a_rule_raises_off_the_canonical_path(capsys, tmp_path):
+  # the engine fires x * 1 on mul(p0, 1) first; the explorer also tries the raising rule there
+  spec = write_rules(tmp_path, "def boom(x, c):\n  raise ValueError('no')\n"
+                               "rules = PatternMatcher([(x * 1, lambda x: x), (x + 0, lambda x: x),\n"
+                               "                        (UPat(Ops.MUL, src=(UPat(Ops.PARAM, name='x'), UPat.cvar('c'))), boom)])\n")
+  prog = tmp_path / "p.uir"
+  prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 1\n")
+  code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
+  assert code == 1 and "canonical (graph_rewrite): p0" in out
+  assert "1 stuck step (a rule raised):\n  rules_under_test.py:3 x=param * const(c) -> boom @ mul(p0, 1): ValueError: no\n" in out
