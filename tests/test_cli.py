@@ -1,9 +1,12 @@
 """The uopc command line: run, simplify, trace; exit codes and one-line errors."""
+import argparse
 import pathlib
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from uopc.cli import main
 
@@ -246,3 +249,18 @@ def test_the_failure_contract_examples_are_real_output(capsys, monkeypatch, tmp_
     assert (got_code, out, err.splitlines()) == (2, "", expected), command
     checked += 1
   assert checked == 2
+
+
+@given(st.text(max_size=40))
+def test_param_arg_never_fails_but_as_a_bad_flag(text):
+  from uopc.cli import param_arg
+  try: param_arg("0=" + text)
+  except argparse.ArgumentTypeError: pass
+
+
+@given(st.integers(-2**31, 2**31 - 1), st.integers(0, 12))
+def test_param_ints_are_read_as_uir_reads_them(v, zeros):
+  from uopc.cli import ParamLiteral, param_arg
+  from uopc.dtype import dtypes
+  text = ("-" if v < 0 else "") + "0" * zeros + str(abs(v))
+  assert param_arg(f"3={text}") == (3, ParamLiteral(v, dtypes.i32, text))

@@ -126,7 +126,7 @@ def natural_int(text: str) -> int:
   return integer_arg(text, 0)
 
 
-class Literal(NamedTuple):
+class ParamLiteral(NamedTuple):
   """One ``--param`` element as the ``.uir`` parser reads it: its value, its dtype, its text."""
   value: Any
   dtype: DType
@@ -141,7 +141,7 @@ def param_arg(text: str) -> tuple[int, Any]:
   """argparse type for ``--param SLOT=VALUE``: VALUE is a ``.uir`` literal (``uir.parse_literal``) or nested lists of them.
 
   >>> param_arg("0=[1, 2.5]")
-  (0, [Literal(value=1, dtype=dtypes.i32, text='1'), Literal(value=2.5, dtype=dtypes.f32, text='2.5')])
+  (0, [ParamLiteral(value=1, dtype=dtypes.i32, text='1'), ParamLiteral(value=2.5, dtype=dtypes.f32, text='2.5')])
   """
   slot, eq, value = text.partition("=")
   if not eq or not slot.strip().isdigit() or len(slot) > 12: raise argparse.ArgumentTypeError(f"expected SLOT=VALUE, got {text!r}")
@@ -164,8 +164,8 @@ def _parse_value(text: str) -> Any:
       stack[-1].append(done)
       expect_item = False
     elif tok == "," and not expect_item and len(stack) > 1: expect_item = True
-    elif tok not in "[],," and expect_item:
-      stack[-1].append(Literal(*parse_literal(tok), tok))
+    elif tok not in ("[", "]", ",") and expect_item:
+      stack[-1].append(ParamLiteral(*parse_literal(tok), tok))
       expect_item = False
     else: raise ValueError(f"unexpected {tok!r} in {text.strip()!r}")
   if len(stack) != 1 or len(stack[0]) != 1: raise ValueError(f"expected one literal or one list, got {text.strip()!r}")
@@ -173,7 +173,7 @@ def _parse_value(text: str) -> Any:
 
 
 def _fit(value: Any, dtype: DType, slot: int, path: str) -> Any:
-  """``value`` (``Literal``s in lists) as Python values of ``dtype``: the ``.uir`` rule, an int literal may stand for an f32."""
+  """``value`` (``ParamLiteral``s in lists) as Python values of ``dtype``: the ``.uir`` rule, an int literal may stand for an f32."""
   if isinstance(value, list): return [_fit(v, dtype, slot, path) for v in value]   # depth <= MAX_NESTING
   if value.dtype is dtype: return value.value
   if value.dtype is dtypes.i32 and dtype is dtypes.f32: return float(value.value)
