@@ -261,3 +261,26 @@ def test_docs_console_example(capsys, monkeypatch, cmd, expected):
   code, out, err = uopc(capsys, *argv[1:])
   actual = (out + err).splitlines() + ([str(code)] if echo else [])
   assert fits(site_free(expected), site_free(actual)), "\n".join(actual)
+
+
+RAISING_RULES = """from uopc import PatternMatcher, UPat
+from uopc.symbolic import symbolic
+def add_zero(x): return undefined_name + x
+rules = PatternMatcher([(UPat.var("x") + 0, add_zero)]) + symbolic
+"""
+
+
+@pytest.mark.parametrize("extra", [["--target", "mul(p0, 3)"], ["--target", "mul(p0, 3)", "--all"], ["--to", "to.uir"],
+                                   ["--target", "mul(p0, 3)", "--format", "json"]])
+def test_a_rule_that_raises_is_reported_and_exits_1_even_when_found(capsys, monkeypatch, tmp_path, extra):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "raising.py").write_text(RAISING_RULES)
+  write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 3\n")
+  write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = mul %0, 3\n", "to.uir")
+  code, out, err = uopc(capsys, "explore", "search", "prog.uir", "--rules", "raising.py:rules", *extra)
+  assert code == 1 and err == ""
+  if "json" in extra:
+    data = json.loads(out)
+    assert data["found"] and data["stuck"][0] == {"rule": "raising.py:3 x + 0 -> add_zero", "node": "add(p0, 0)",
+                                                   "error": "NameError: name 'undefined_name' is not defined"}
+  else: assert "raising.py:3 x + 0 -> add_zero @ add(p0, 0): NameError: name 'undefined_name' is not defined" in out
