@@ -22,10 +22,10 @@ import argparse
 from typing import Any
 
 from explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
-from explore.cli import DEFAULT_MAX_STATES, _rules
+from explore.cli import DEFAULT_MAX_STATES
 from explore.search_cli import _step_lines, _steps, _steps_word
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int
+from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
 
 
 def register(sub: Any) -> None:
@@ -34,7 +34,7 @@ def register(sub: Any) -> None:
                      description="Apply every rule in every way in an e-graph, then extract the cheapest graph under a "
                                  "cost. Exit codes: 0 saturated, 3 a bound cut saturation short, 2 bad input.")
   p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
+  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
                  help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
   add_cost(p)
   p.add_argument("--max-iterations", type=positive_int, default=30, metavar="N", help="saturation iterations (default 30)")

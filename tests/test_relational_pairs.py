@@ -163,6 +163,16 @@ def test_join_same_normal_form_and_meet():
   assert j.status == "joinable" and j.meet is p0 * 2 and j.steps == (1, 0) and j.how == "meet at mul(p0, 2) after 1/0 steps"
 
 
+def test_join_where_the_canonical_engine_loops_reports_the_explored_normal_form():
+  # const 1 -> 2 -> 1 loops in the canonical engine; the explorer also finds 1 -> 3, normal
+  c = UOp.const
+  pm = PatternMatcher([(UPat(Ops.CONST, arg=1), lambda: c(2)), (UPat(Ops.CONST, arg=2), lambda: c(1)),
+                       (UPat(Ops.CONST, arg=1), lambda: c(3))])
+  assert normalize(pm, c(1), max_steps=100) is None
+  j = join(pm, c(1), c(4), max_steps=100)
+  assert j.status == "not-joinable" and j.normal_forms == (c(3), c(4))   # graphs, not the explorer's states
+
+
 def test_join_reports_undecided_when_a_bound_stops_it():
   grow = PatternMatcher([(UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=2)), name="m"), lambda x, m: m * 1),
                          (UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=3))), lambda x: x + x + x)])

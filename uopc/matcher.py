@@ -54,6 +54,10 @@ class Rule(tuple):
 
   def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name)
 
+  def describe(self) -> str:
+    """The name and, beside it, where the function is: ``symbolic#2 x + 0 (symbolic.py:97)``."""
+    return f"{self.name} ({self.location})"
+
   @property
   def location(self) -> str:
     """``file.py:line`` of the rule's function (its class, for a callable object)."""

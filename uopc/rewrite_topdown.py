@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from uopc import rewrite as _rewrite
 from uopc.matcher import PatternMatcher
 from uopc.rewrite import RewriteLoopError, check_preserves_type, rebuild
 from uopc.uop import UOp
@@ -31,19 +30,17 @@ from uopc.uop import UOp
 _TRY, _REBUILD, _RESULT = 0, 1, 2   # stages of a node on the work stack
 
 
-def graph_rewrite_topdown(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int = 10_000_000,
-                          check: bool | None = None) -> UOp:
+def graph_rewrite_topdown(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int = 10_000_000) -> UOp:
   """Rewrite ``root`` outermost first with ``pm`` to a fixed point.
 
-  ``ctx``, ``max_steps`` (rule lookups, ``pm.rewrite`` calls) and ``check`` mean what
-  they mean for ``graph_rewrite``.
+  ``ctx`` and ``max_steps`` (rule lookups, ``pm.rewrite`` calls) mean what they mean for
+  ``graph_rewrite``; as there, a rule's result that cannot replace its node is a ``RuleError``.
 
   Stage ``_TRY`` tries the rules on a node (if one fires, its result is normalized
   and becomes the node's normal form), else schedules its sources; ``_REBUILD``
   rebuilds it from their normal forms and, if that is a new node, normalizes that
   node (rules again, on the rebuilt node); ``_RESULT`` records the normal form.
   """
-  if check is None: check = _rewrite.CHECK   # read at call time, as tests may set it
   rewrite = pm.rewrite
   done: dict[UOp, UOp] = {}
   stack: list[tuple[UOp, int, UOp | None]] = [(root, _TRY, None)]
@@ -58,7 +55,7 @@ def graph_rewrite_topdown(root: UOp, pm: PatternMatcher, ctx: Any = None, max_st
       steps += 1
       if steps > max_steps: raise RewriteLoopError("graph_rewrite_topdown did not converge (a rule loops?)")
       if (m := rewrite(u, ctx)) is not None:
-        if check: check_preserves_type(pm, u, m, ctx)
+        check_preserves_type(pm, u, m, ctx)
         _normalize_into(u, m, done, stack)
         continue
       stack.append((u, _REBUILD, None))

@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any, Callable, TextIO
 
 from uopc.matcher import PatternMatcher, Rule
+from uopc.rewrite import check_preserves_type
 from uopc.term import show
 from uopc.upat import Bindings, UPat
 from uopc.upat_compile import compile_match
@@ -46,6 +47,7 @@ class TracingMatcher(PatternMatcher):
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
     fired = self.inner.fire(u, ctx)
+    if fired is not None: check_preserves_type(self.inner, u, fired[1], ctx)   # before printing what cannot be printed
     out = self.out if self.out is not None else sys.stderr
     if fired is None:
       if not self.firings_only: print(visit_line(u, None), file=out)

@@ -118,7 +118,14 @@ class UOp:
     return UOp(Ops.PARAM, (), ParamArg(slot, dtype, tuple(shape), addrspace))
 
   def const_like(self, v: Any) -> UOp:
-    """A constant of this node's dtype, broadcast to this node's shape."""
+    """A constant of this node's dtype, broadcast to this node's shape.
+
+    ``v`` must be a value of that dtype, as a ``.uir`` literal is (an int may stand for
+    an f32, 0 and 1 for a bool): ``UOp.param(0) * 2.5`` is an error, not ``mul(p0, 2)``.
+    """
+    if not _fits(v, self.dtype):
+      got = f"{dtypes.of(v).name} literal" if isinstance(v, (int, float)) else type(v).__name__
+      raise UOpError(f"expected {'a' if self.dtype is dtypes.bool else 'an'} {self.dtype.name} constant, got {got} {v!r}")
     c = make_uop(_CONST, (), v, self.dtype)
     return c.broadcast(self.shape) if self.shape else c
 
@@ -214,6 +221,14 @@ def call_body_scope(u: UOp) -> tuple[UOp, ...]:
 def call_params(body: UOp) -> list[UOp]:
   """The PARAMs of a function body, not descending into nested CALL bodies."""
   return [u for u in body.toposort(call_body_scope) if u.op is Ops.PARAM]
+
+
+def _fits(v: Any, dtype: DType) -> bool:
+  """Whether ``v`` is a value of ``dtype`` as it is (no rounding to an int, no wrapping, no truth test)."""
+  t = type(v)
+  if dtype is _f32: return t is float or t is int
+  if dtype is _i32: return t is int and -0x80000000 <= v <= 0x7FFFFFFF
+  return t is bool or (t is int and v in (0, 1))
 
 
 def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:

@@ -73,11 +73,16 @@ def join(pm: PatternMatcher, a: UOp, b: UOp, *, max_steps: int = 10_000, max_sta
   if meet is not None:
     g, k, l = meet
     return Join("joinable", f"meet at {show(g, 200)} after {k}/{l} steps", g, (k, l), (na, nb))
-  na = na if na is not None else next(iter(ea.normal_forms), None) if ea.complete else None
-  nb = nb if nb is not None else next(iter(eb.normal_forms), None) if eb.complete else None
+  na = na if na is not None else _first_normal_form(ea)
+  nb = nb if nb is not None else _first_normal_form(eb)
   if ea.complete and eb.complete: return Join("not-joinable", "no common reduct", None, (-1, -1), (na, nb))
   bound = ea.bound or eb.bound
   return Join("undecided", f"no common reduct found before the {bound} bound", None, (-1, -1), (na, nb))
+
+
+def _first_normal_form(ex: Exploration) -> UOp | None:
+  """The graph of the first normal state of a complete exploration (where the canonical engine failed), else None."""
+  return next((s.graph for s in ex.normal_forms), None) if ex.complete else None
 
 
 def _meet(ea: Exploration, eb: Exploration, timeout: float | None) -> tuple[UOp, int, int] | None:

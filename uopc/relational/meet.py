@@ -41,12 +41,14 @@ class MeetResult:
   steps to it; ``path`` is ``from_a``); ``searched`` (graphs reached, both sides;
   ``searched_a``/``searched_b`` per side); ``bound`` (the bound that stopped a search
   that found nothing, else None); ``complete`` (the answer is definitive: a meeting,
-  or both reachable spaces searched to their end and disjoint); ``elapsed`` seconds.
+  or both reachable spaces searched to their end and disjoint); ``elapsed`` seconds;
+  ``stuck``, the stuck states met on either side (a rule raised).
   """
 
   def __init__(self, meeting: tuple[State, State] | None, searched_a: int, searched_b: int, bound: Bound | None,
-               elapsed: float) -> None:
+               elapsed: float, stuck: list[State] | None = None) -> None:
     self._meeting, self.searched_a, self.searched_b, self.bound, self.elapsed = meeting, searched_a, searched_b, bound, elapsed
+    self.stuck: list[State] = stuck or []
 
   @property
   def found(self) -> bool: return self._meeting is not None
@@ -133,6 +135,7 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
   limit = max_states if max_states is not None else float("inf")
   bound: Bound | None = None
   meetings: list[tuple[State, State]] = []
+  stuck: list[State] = []
   turn = 0
   while not meetings:
     # grow the side with the smaller frontier (the shallower one on a tie, then alternating)
@@ -150,7 +153,9 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
       if s is None: break
       if fresh and side.pulled + other.pulled > limit: side.pending, bound = s, "max_states"; break  # noqa: E702
       if s.depth > want: side.pending = s; break  # noqa: E702
-      if s.error is not None: continue
+      if s.error is not None:
+        stuck.append(s)
+        continue
       side.seen[s.graph] = s
       side.searched += 1
       count += 1
@@ -163,9 +168,9 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
   elapsed = time.perf_counter() - t0
   if meetings:
     best = min(meetings, key=lambda m: m[0].depth + m[1].depth)   # min keeps discovery order on ties
-    return MeetResult(best, sides[0].searched, sides[1].searched, None, elapsed)
+    return MeetResult(best, sides[0].searched, sides[1].searched, None, elapsed, stuck)
   if bound is None: bound = next((s.ex.bound for s in sides if s.done and s.ex.bound is not None), None)
-  return MeetResult(None, sides[0].searched, sides[1].searched, bound, elapsed)
+  return MeetResult(None, sides[0].searched, sides[1].searched, bound, elapsed, stuck)
 
 
 __all__ = ["MeetResult", "meet"]

@@ -37,6 +37,7 @@ from typing import Any, Iterable, Iterator
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
+from uopc.rewrite import rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, UOpError
 
@@ -194,8 +195,8 @@ class Stepper:
           if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
           continue
         if m is None or m is u: continue
-        if type(m) is not UOp:
-          key = (i, f"the rule returned a {type(m).__name__}, not a UOp")
+        if (problem := rewrite_problem(u, m)) is not None:   # the engine's check of a rule's result
+          key = (i, f"the rule {problem}")
           if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
           continue
         if (i, m) not in seen:   # different bindings may give the same result: one edge
