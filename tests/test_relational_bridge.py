@@ -159,3 +159,17 @@ def test_self_check_fails_loudly_without_etuples_unification(monkeypatch):
 def test_self_check_passes_here():
   bridge._self_check()
   assert unify(etuple(abs, var()), etuple(abs, 1), {}) is not False
+
+
+def test_heads_of_dead_etuples_are_given_back():
+  """issue 16: 20,000 etuplized constants left 20,001 heads interned with no node alive."""
+  from uopc.relational.bridge import live_heads
+  p0 = UOp.param(0)
+  anchor = etuplize(p0 + 1)   # holds the heads of add and p0
+  before = live_heads()
+  for i in range(20_000): etuplize(p0 + (700_000 + i))
+  assert len(Head._interned) < before + 20_000   # swept as it grew, not only when asked
+  assert live_heads() == before
+  kept = etuplize(p0 + 699_999)
+  assert live_heads() == before + 1 and head_of(kept.evaled_obj.src[1]) is Head(Ops.CONST, dtypes.i32, 699_999)   # still interned
+  assert anchor.evaled_obj is p0 + 1

@@ -156,7 +156,8 @@ def test_collecting_drops_a_dead_graph_in_one_pass_whatever_tables_its_nodes_are
 def test_the_explorer_finds_existing_nodes_in_the_engine_tables():
   from uopc.relational import step
   assert step._tables_get is not None   # the check of the table format passed: steps look nodes up directly
-  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is p0 + 1
+  node = p0 + 1   # made first: the lookup finds only existing nodes
+  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is node
 
 
 def test_collecting_works_from_a_fresh_start_and_leaves_no_empty_tables():
@@ -173,3 +174,13 @@ def test_collecting_works_from_a_fresh_start_and_leaves_no_empty_tables():
           "live_nodes()\n"
           "assert all(_tables.values()), 'empty tables left'\n")
   subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_node_memo_keeps_no_node_alive_past_a_collection():
+  from uopc.uop import node_memo
+  from uopc.symbolic import simplify
+  before = live_nodes()
+  memo = node_memo()
+  memo[UOp.param(0) * 777_777] = True
+  simplify((UOp.param(0) + 888_888) * 1)   # simplify's memo is one too
+  assert live_nodes() == before and memo == {}

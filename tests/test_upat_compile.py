@@ -242,3 +242,16 @@ def test_patterns_pickle_and_copy_without_their_generated_code():
   compile_match(pat)
   for other in (pickle.loads(pickle.dumps(pat)), copy.deepcopy(pat)):
     assert other._compiled is None and compile_match(other)(p0 + 3) == pat.match(p0 + 3, {})
+
+
+def test_generated_source_leaves_linecache_with_its_function():
+  import gc
+  import linecache
+  pm = PatternMatcher([(UPat.var("x") * 123_457, lambda x: x)], compiled=True)
+  p0 = param(0)
+  assert graph_rewrite(p0 * 123_457, pm) is p0
+  names = [n for n in linecache.cache if n.startswith("<upat_compile") and "123457" in "".join(linecache.cache[n][2])]
+  assert names
+  del pm
+  gc.collect()
+  assert not any(n in linecache.cache for n in names)

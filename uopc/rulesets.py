@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import weakref
 from types import ModuleType
 
 from uopc.evaluate import evaluate
@@ -36,10 +37,13 @@ def resolve_rules(spec: str) -> PatternMatcher:
   if unknown := [p for p in parts if p not in NAMED]:
     raise RuleSetError(f"unknown rule set {unknown[0]!r}: expected one of {', '.join(NAMED)}, a sum like symbolic+evaluate, or module:attr")
   if len(parts) == 1: return NAMED[parts[0]]
-  return _sums.setdefault(spec, PatternMatcher([r for p in parts for r in NAMED[p].rules]))
+  if (pm := _sums.get(spec)) is None: pm = _sums[spec] = PatternMatcher([r for p in parts for r in NAMED[p].rules])
+  return pm
 
 
-_sums: dict[str, PatternMatcher] = {}
+# A sum is shared while something uses it (one matcher, one set of compiled rules), and
+# dropped with its last user: a long-lived process may resolve any number of them.
+_sums: weakref.WeakValueDictionary[str, PatternMatcher] = weakref.WeakValueDictionary()
 
 
 def _load_file(path: str) -> ModuleType:

@@ -18,7 +18,7 @@ from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
 from uopc.rewrite import graph_rewrite
 from uopc.upat import UPat
-from uopc.uop import UOp, make_const
+from uopc.uop import UOp, make_const, node_memo
 
 
 def _fold(x: UOp) -> UOp | None:
@@ -140,7 +140,7 @@ symbolic = fold + PatternMatcher([
 ])
 
 
-_simplified: dict[UOp, UOp] = {}
+_simplified: dict[UOp, UOp] = node_memo()   # emptied when the node tables are collected
 
 
 def simplify(u: UOp) -> UOp:

@@ -47,6 +47,7 @@ import inspect
 import itertools
 import keyword
 import linecache
+import weakref
 from typing import Any, Callable
 
 from uopc.dtype import DType
@@ -173,12 +174,14 @@ def _rule_source(pat: UPat, what: str) -> tuple[str, dict[str, Any]]:
 
 
 def _exec(source: str, names: dict[str, Any], entry: str) -> Callable:
-  """Run the generated source; linecache keeps it, so tracebacks through it show the lines."""
+  """Run the generated source; linecache keeps it while the function lives, so tracebacks through it show the lines."""
   filename = f"<upat_compile {next(_counter)}>"
   linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
   namespace = dict(names)
   exec(compile(source, filename, "exec"), namespace)
-  return namespace[entry]
+  fn = namespace[entry]
+  weakref.finalize(fn, linecache.cache.pop, filename, None)   # linecache never drops an entry it did not read from disk
+  return fn
 
 
 def _compiled(pat: UPat, kind: str) -> tuple[str, Callable | None]:

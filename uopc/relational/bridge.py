@@ -23,7 +23,9 @@ reification, hashing and repr of the etuples made here are iterative.
 """
 from __future__ import annotations
 
+import gc
 import struct
+import sys
 from collections.abc import Generator, Mapping
 from typing import Any, Iterable
 
@@ -68,12 +70,17 @@ class Head:
   variables (an *open* head, in patterns): it unifies field by field. An open ``dtype``
   is inferred from the sources when the head is called.
 
+  The intern table holds heads strongly (a lookup is a plain dict get, on every node
+  etuplized) and drops the ones nothing else holds when it has doubled (``_sweep``), as
+  the node tables do: a long-lived process keeps the heads of its live etuples only.
+
   >>> h = Head(Ops.ADD, dtypes.i32)
   >>> h is Head(Ops.ADD, dtypes.i32), h(UOp.param(0), UOp.const(1)) is UOp.param(0) + 1
   (True, True)
   """
   __slots__ = ("op", "dtype", "arg", "ground", "__weakref__")
   _interned: dict[tuple, Head] = {}
+  _sweep_at = 10_000   # an intern table this big is swept
 
   def __new__(cls, op: Any, dtype: Any = None, arg: Any = None) -> Head:
     ground = not (isvar(op) or isvar(dtype) or isvar(arg))
@@ -83,7 +90,9 @@ class Head:
       if key is not None and (h := cls._interned.get(key)) is not None: return h
     h = object.__new__(cls)
     h.op, h.dtype, h.arg, h.ground = op, dtype, arg, ground
-    if ground and key is not None: cls._interned[key] = h
+    if ground and key is not None:
+      if len(cls._interned) >= cls._sweep_at: _sweep_heads()
+      cls._interned[key] = h
     return h
 
   def __call__(self, *src: UOp) -> UOp:
@@ -108,6 +117,32 @@ def head_of(u: UOp) -> Head:
 
 
 _INTERNED = Head._interned
+
+
+def _sweep_heads() -> None:
+  """Drop the interned heads nothing but the table holds; sweep again when the table has doubled."""
+  refcount = sys.getrefcount
+  table = _INTERNED
+  for key in [key for key in table if refcount(table[key]) <= 2]: del table[key]   # held by the table and refcount's argument only
+  Head._sweep_at = max(10_000, 2 * len(_INTERNED))
+
+
+def live_heads() -> int:
+  """How many heads are interned now (after collecting garbage and dropping unused heads).
+
+  >>> from uopc.relational.bridge import etuplize
+  >>> keep = etuplize(UOp.param(0) + 1)
+  >>> before = live_heads()
+  >>> t = etuplize(UOp.param(0) + 98765)
+  >>> live_heads() - before    # the head of the new constant
+  1
+  >>> del t
+  >>> live_heads() - before
+  0
+  """
+  gc.collect()   # an etuple may be part of a reference cycle
+  _sweep_heads()
+  return len(_INTERNED)
 
 
 # ---- etuples of nodes

@@ -37,7 +37,7 @@ from uopc.ops import BINARY, COMPARISON, Ops, UNARY
 from uopc.relational.bridge import Head, UExpr
 from uopc.relational.overlaps import Domain, term_vars
 from uopc.term import show
-from uopc.uop import UOp, UOpError, call_params, make_uop
+from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 
 __all__ = ["EDGE_CONSTANTS", "Instances", "renumber", "renumbering"]
 
@@ -55,7 +55,7 @@ def _bits(v: Any) -> Any:
   return (type(v), v)
 
 
-_const_cache: dict[tuple, list[tuple[int, UOp]]] = {}
+_const_cache: dict[tuple, list[tuple[int, UOp]]] = node_memo()   # holds constants: emptied when the node tables are collected
 
 
 def _consts(dt: DType, args: tuple) -> list[tuple[int, UOp]]:

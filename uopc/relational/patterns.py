@@ -26,6 +26,7 @@ meant for small terms: its cost grows like (nodes of the target) ** (holes of a 
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any, Iterator, NamedTuple
 
 from unification import var
@@ -103,18 +104,20 @@ def _convert(p: UPat, names: dict[str, Var], literal_holes: bool) -> list[tuple[
   return out
 
 
-_cache: dict[tuple[int, bool], tuple[PatternMatcher, list[RulePattern]]] = {}
+# matcher -> {literal_holes: its rule patterns}; weakly keyed, so the patterns go with the matcher
+_cache: weakref.WeakKeyDictionary[PatternMatcher, dict[bool, list[RulePattern]]] = weakref.WeakKeyDictionary()
 
 
 def rule_patterns(pm: PatternMatcher, literal_holes: bool = False) -> list[RulePattern]:
   """The etuple patterns of every rule of ``pm``, in rule order (cached per matcher)."""
-  hit = _cache.get((id(pm), literal_holes))
-  if hit is not None and hit[0] is pm: return hit[1]
+  by_flag = _cache.get(pm)
+  if by_flag is None: by_flag = _cache[pm] = {}
+  if (hit := by_flag.get(literal_holes)) is not None: return hit
   out = []
   for i, (p, _) in enumerate(pm.rules):
     names: dict[str, Var] = {}
     out.extend(RulePattern(i, t, leaves, names) for t, leaves in upat_etuples(p, names, literal_holes))
-  _cache[(id(pm), literal_holes)] = (pm, out)
+  by_flag[literal_holes] = out
   return out
 
 
