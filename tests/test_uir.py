@@ -400,3 +400,18 @@ def test_doc_error_blocks():
   assert len(pairs) == text.count("\n```uir-error\n") >= 5
   for program, message in pairs:
     assert err(program, "example.uir") == message
+
+
+def test_a_string_with_a_lone_surrogate_is_rejected_where_it_is_written():
+  """issue 16: it parsed, then trace, explore and emit-c died on it (UnicodeEncodeError)."""
+  text = '%0 = param : slot=0 dtype=i32\n%1 = call %0, 5 : name="\\ud800"\n'
+  with pytest.raises(UIRError, match=r"^p\.uir:2:24: bad string: surrogates not allowed: '\\ud800'$"):
+    parse_uir(text, "p.uir")
+  assert parse_uir(text.replace("ud800", "u00e9")).arg == "\u00e9"   # any other escape is text
+
+
+@pytest.mark.parametrize("text, value", [("0000000000001", 1), ("-00000000000000000002147483648", -2**31), ("000", 0)])
+def test_integer_literals_may_have_leading_zeros(text, value):
+  """issue 16: ``const 0000000000001`` was out of range (the length check counted the zeros)."""
+  assert parse_uir(f"%0 = const {text}\n") is UOp.const(value)
+  with pytest.raises(UIRError, match="out of the i32 range"): parse_uir("%0 = const 0000000000000000002147483648\n")

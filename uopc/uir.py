@@ -93,7 +93,7 @@ def parse_literal(text: str) -> tuple[Any, DType]:
   if text in ("inf", "-inf", "nan"): return float(text), dtypes.f32
   if _INT.fullmatch(text):
     # int() of a huge digit string is slow or refused, and anything that long is out of range
-    v = int(text) if len(text) <= 12 else None
+    v = int(text) if len(text.lstrip("-").lstrip("0")) <= 12 else None   # leading zeros are allowed: 0001 is 1
     if v is None or not dtypes.min(dtypes.i32) <= v <= dtypes.max(dtypes.i32):
       raise ValueError(f"integer literal {_clip(text)} is out of the i32 range")
     return v, dtypes.i32
@@ -322,8 +322,11 @@ class _Parser:
     # name / addrspace: an identifier or a JSON string
     if t.kind == "word" and _IDENT.fullmatch(t.text): return t.text, t
     if t.kind == "string":
-      try: return json.loads(t.text), t
+      try: text = json.loads(t.text)
       except ValueError as e: raise cur.error(t.col, f"bad string: {e}") from None
+      try: text.encode("utf-8")   # a lone surrogate ("\ud800") is no text: it would fail every output later
+      except UnicodeEncodeError as e: raise cur.error(t.col, f"bad string: {e.reason}: {text[e.start]!r}") from None
+      return text, t
     raise cur.error(t.col, f"expected a name or a \"string\" for {key}, got {t.describe()}")
 
   # -- building the node
