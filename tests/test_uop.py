@@ -7,10 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import param
-from tests.strategies import values
+from tests.strategies import graphs, values
 from uopc import Ops, ParamArg, UOp, UOpError, dtypes
 from uopc.dtype import truncate
-from uopc.ops import BINARY
+from uopc.ops import ARGLESS, BINARY
 from uopc.uop import call_params, live_nodes, make_const, make_uop, stack_rows
 
 p0, p1 = param(0), param(1)
@@ -184,3 +184,9 @@ def test_a_node_memo_keeps_no_node_alive_past_a_collection():
   memo[UOp.param(0) * 777_777] = True
   simplify((UOp.param(0) + 888_888) * 1)   # simplify's memo is one too
   assert live_nodes() == before and memo == {}
+
+
+@given(graphs(max_ops=12))
+def test_argless_ops_have_no_arg(g):
+  """``ARGLESS`` is what patterns of these ops may assume: their nodes never carry an arg."""
+  assert all(u.arg is None for u in g.toposort() if u.op in ARGLESS)

@@ -38,7 +38,7 @@ from unification.core import _reify, _unify, construction_sentinel
 from unification.variable import Var
 
 from uopc.dtype import dtypes
-from uopc.ops import Ops
+from uopc.ops import ARGLESS, Ops
 from uopc.term import ELLIPSIS, show
 from uopc.uop import UOp, UOpError
 
@@ -282,12 +282,9 @@ class _Patterns:
   >>> unify(pat.mul(UOp.param(0), pat.const(c)), UOp.param(0) * 7, {})[c]
   7
   """
-  _ARGLESS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE,
-                        Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.CAST, Ops.STACK, Ops.INDEX, Ops.RANGE})
-
   def node(self, op: Ops, *src: Any, dtype: Any = None, arg: Any = ...) -> UExpr:
     """A pattern of an ``op`` node with these sources."""
-    if arg is ...: arg = None if op in self._ARGLESS else var()
+    if arg is ...: arg = None if op in ARGLESS else var()
     return UExpr((Head(op, var() if dtype is None else dtype, arg), *(_operand(s, dtype) for s in src)))
 
   def const(self, value: Any, dtype: Any = None) -> Any:

@@ -34,7 +34,7 @@ from unification.variable import Var
 
 from uopc.dtype import DType
 from uopc.matcher import PatternMatcher
-from uopc.ops import Ops
+from uopc.ops import ARGLESS, Ops
 from uopc.relational.bridge import Head, UExpr
 from uopc.term import show
 from uopc.upat import UPat
@@ -44,9 +44,6 @@ __all__ = ["Domain", "Form", "Overlap", "Position", "forms_of", "overlaps", "pat
 
 # extra sources tried for an ``allow_any_len`` pattern (its prefix plus 0, 1 or 2 more)
 ANY_LEN_EXTRA = 2
-# ops whose arg is always None (any other op with an unspecified arg gets a variable arg)
-_ARGLESS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE,
-                      Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.CAST, Ops.STACK, Ops.INDEX, Ops.RANGE})
 
 
 class Domain(NamedTuple):
@@ -176,7 +173,7 @@ def _encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: 
             opv: Any = var()
             domains[opv] = Domain()
             arg: Any = p.arg if p.arg is not None else var()
-          else: opv, arg = op, p.arg if p.arg is not None else None if op in _ARGLESS else var()
+          else: opv, arg = op, p.arg if p.arg is not None else None if op in ARGLESS else var()
           if p.dtype is not None and len(p.dtype) == 1: dtype: Any = next(iter(p.dtype))
           else:
             dtype = var()

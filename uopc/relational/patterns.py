@@ -33,7 +33,7 @@ from unification import var
 from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
-from uopc.ops import Ops
+from uopc.ops import ARGLESS, Ops
 from uopc.relational.bridge import Head, UExpr, show_pattern
 from uopc.relational.step import Redex, Stepper, stepper_for
 from uopc.term import show
@@ -46,8 +46,6 @@ MAX_CANDIDATES = 20_000   # per (position, rule pattern): more is skipped (backw
 MAX_OCCURRENCE_SUBSETS = 64
 
 _CONST = frozenset([Ops.CONST])
-_ARGLESS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE,
-                      Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.CAST, Ops.STACK, Ops.INDEX, Ops.RANGE})
 
 
 class RulePattern(NamedTuple):
@@ -92,7 +90,7 @@ def _convert(p: UPat, names: dict[str, Var], literal_holes: bool) -> list[tuple[
   out: list[tuple[Any, dict[Var, UPat]]] = []
   seen: set = set()
   for op in ops:
-    arg = p.arg if p.arg is not None else None if op in _ARGLESS else var()
+    arg = p.arg if p.arg is not None else None if op in ARGLESS else var()
     for order in orders:
       for kids in itertools.product(*[_convert(q, names, literal_holes) for q in order]):
         term = UExpr((Head(op, dtype, arg), *[k[0] for k in kids]))
