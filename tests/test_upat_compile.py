@@ -255,3 +255,18 @@ def test_generated_source_leaves_linecache_with_its_function():
   del pm
   gc.collect()
   assert not any(n in linecache.cache for n in names)
+
+
+def test_rule_results_is_the_one_way_rules_are_called():
+  """Bindings as keywords, ``ctx=`` only when given, None and the node itself skipped, lazily."""
+  from uopc.upat_compile import rule_results
+  x, y = UPat.var("x"), UPat.var("y")
+  p0, p1 = param(0), param(1)
+  calls = []
+  def fn(x, y, ctx=None):
+    calls.append(ctx)
+    return None if ctx == "none" else y + x
+  assert list(rule_results(x + y, fn, p0 + p1)) == [p1 + p0] and calls == [None, None]
+  assert list(rule_results(x + y, fn, p0 + p1, ctx="none")) == [] and calls[2:] == ["none", "none"]
+  first = next(rule_results(x + y, fn, p0 + p1, ctx=7))
+  assert first is p1 + p0 and calls[4:] == [7]   # the second binding is not tried until asked for
