@@ -24,7 +24,6 @@ reification, hashing and repr of the etuples made here are iterative.
 from __future__ import annotations
 
 import gc
-import struct
 import sys
 from collections.abc import Generator, Mapping
 from typing import Any, Iterable
@@ -37,30 +36,12 @@ from unification import isvar, reify, unify, var
 from unification.core import _reify, _unify, construction_sentinel
 from unification.variable import Var
 
-from uopc.dtype import dtypes
+from uopc.dtype import dtypes, same_value, value_key
 from uopc.ops import ARGLESS, Ops
 from uopc.term import ELLIPSIS, show
 from uopc.uop import UOp, UOpError
 
-_F64 = struct.Struct("<d")
 _NOT_SET = ExpressionTuple.null
-
-
-def _arg_key(arg: Any) -> Any:
-  """A key under which two args are equal iff they are the same constant.
-
-  Python's ``==`` says ``0 == 0.0 == -0.0 == False``, but those are four different
-  constants (and ``nan != nan`` although it is one), so floats compare by their bits
-  and every arg by its type too.
-  """
-  if type(arg) is float: return (float, _F64.pack(arg))
-  return (type(arg), arg)
-
-
-def _args_equal(a: Any, b: Any) -> bool:
-  if a is b: return True
-  try: return _arg_key(a) == _arg_key(b)
-  except TypeError: return False
 
 
 class Head:
@@ -85,7 +66,7 @@ class Head:
   def __new__(cls, op: Any, dtype: Any = None, arg: Any = None) -> Head:
     ground = not (isvar(op) or isvar(dtype) or isvar(arg))
     if ground:
-      try: key = (op, dtype, _arg_key(arg))
+      try: key = (op, dtype, value_key(arg))   # 0, 0.0, -0.0 and False are four constants (Python's == says one)
       except TypeError: key = None
       if key is not None and (h := cls._interned.get(key)) is not None: return h
     h = object.__new__(cls)
@@ -111,7 +92,7 @@ class Head:
 def head_of(u: UOp) -> Head:
   """The (interned) head of a node: ``car`` of the node's S-expression."""
   arg = u.arg
-  try: h = _INTERNED.get((u.op, u.dtype, (float, _F64.pack(arg)) if type(arg) is float else (type(arg), arg)))
+  try: h = _INTERNED.get((u.op, u.dtype, value_key(arg)))
   except TypeError: h = None
   return h if h is not None else Head(u.op, u.dtype, arg)   # a node's fields are never logic variables
 
@@ -401,7 +382,7 @@ def _unify_open_heads(u: Head, v: Head, s: Mapping) -> Any:
   if s is False: return
   a, b = u.arg, v.arg
   if isvar(a) or isvar(b) or isinstance(a, tuple) or isinstance(b, tuple): yield _unify(a, b, s)
-  else: yield s if _args_equal(a, b) else False
+  else: yield s if same_value(a, b) else False
 
 
 def _unify_expr_node(e: ExpressionTuple, u: UOp, s: Mapping) -> Any:

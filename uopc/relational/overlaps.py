@@ -32,7 +32,7 @@ from unification import reify, unify, var
 from unification.core import walk
 from unification.variable import Var
 
-from uopc.dtype import DType
+from uopc.dtype import DType, same_value
 from uopc.matcher import PatternMatcher
 from uopc.ops import ARGLESS, Ops
 from uopc.relational.bridge import Head, UExpr
@@ -57,15 +57,13 @@ class Domain(NamedTuple):
     ops = self.ops if other.ops is None else other.ops if self.ops is None else self.ops & other.ops
     dts = self.dtypes if other.dtypes is None else other.dtypes if self.dtypes is None else self.dtypes & other.dtypes
     if ops is not None and not ops or dts is not None and not dts: return None
-    args = self.args + tuple(a for a in other.args if not any(_same(a, b) for b in self.args))
-    if not all(_eq(a, b) for a, b in itertools.combinations(args, 2)): return None
+    args = self.args + tuple(a for a in other.args if not any(same_value(a, b) for b in self.args))
+    if not all(args_match(a, b) for a, b in itertools.combinations(args, 2)): return None
     return Domain(ops, dts, args)
 
 
-def _same(a: Any, b: Any) -> bool: return type(a) is type(b) and (a == b or a != a and b != b)
-
-
-def _eq(a: Any, b: Any) -> bool:
+def args_match(a: Any, b: Any) -> bool:
+  """Equal as ``UPat`` compares a pattern's arg with a node's (Python's ``==``: ``0 == 0.0 == -0.0``), not bit-exact."""
   try: return bool(a == b)
   except Exception: return False
 
@@ -254,14 +252,14 @@ def solve(s: dict, domains: dict[Var, Domain]) -> dict[Var, Domain] | None:
 
 
 def _node_ok(u: UOp, d: Domain) -> bool:
-  return (d.ops is None or u.op in d.ops) and (d.dtypes is None or u.dtype in d.dtypes) and all(_eq(u.arg, a) for a in d.args)
+  return (d.ops is None or u.op in d.ops) and (d.dtypes is None or u.dtype in d.dtypes) and all(args_match(u.arg, a) for a in d.args)
 
 
 def _value_ok(w: Any, d: Domain) -> bool:
   """A ground head field against a domain: an op against its op set, a dtype against its dtype set, an arg against its args."""
   if isinstance(w, Ops): return d.ops is None or w in d.ops
   if isinstance(w, DType): return d.dtypes is None or w in d.dtypes
-  return all(_eq(w, a) for a in d.args)
+  return all(args_match(w, a) for a in d.args)
 
 
 def _ops(t: Any, domains: dict[Var, Domain]) -> frozenset | None:
