@@ -38,7 +38,7 @@ from unification.variable import Var
 
 from uopc.dtype import dtypes, same_value, value_key
 from uopc.ops import ARGLESS, Ops
-from uopc.term import ELLIPSIS, show
+from uopc.term import ELLIPSIS, head_arg_text, show
 from uopc.uop import UOp, UOpError
 
 _NOT_SET = ExpressionTuple.null
@@ -348,7 +348,7 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
         for i, a in enumerate(args):
           if i: parts.append(_Text(", "))
           parts.append(a)
-        if type(h) is Head and h.arg is not None and h.op is not Ops.CALL: parts.append(_Text(f"{', ' if args else ''}{h.arg!r}"))
+        if (trailing := _trailing_arg(h)) is not None: parts.append(_Text(f"{', ' if args else ''}{trailing}"))
         parts.append(_Text(")"))
         stack.extend(reversed(parts))
     else: text = str(item)
@@ -356,6 +356,13 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
     size += len(text)
     if limit is not None and size > limit: return "".join(out)[:limit] + ELLIPSIS
   return "".join(out)
+
+
+def _trailing_arg(h: Any) -> str | None:
+  """What a pattern head prints after its sources: as ``show`` prints the node (``reduce(~x, add, 1)``, ``cast(~x, f32)``)."""
+  if type(h) is not Head: return None
+  if isinstance(h.op, Ops) and (text := head_arg_text(h.op, h.dtype, h.arg)) is not None: return text
+  return None if h.arg is None or h.op is Ops.CALL else repr(h.arg)
 
 
 class _Text:

@@ -36,7 +36,7 @@ from uopc.dtype import DType, same_value
 from uopc.matcher import PatternMatcher
 from uopc.ops import ARGLESS, Ops
 from uopc.relational.bridge import Head, UExpr
-from uopc.term import show
+from uopc.term import head_arg_text, show
 from uopc.upat import UPat
 from uopc.uop import UOp
 
@@ -319,13 +319,19 @@ def pattern_text(t: Any, s: dict | None = None, exact: bool = False) -> str:
     elif type(x) is UExpr:
       h = x._tuple[0]
       op, dtype, arg = walk(h.op, s), walk(h.dtype, s), walk(h.arg, s)
+      args = list(x._tuple[1:])
       parts: list[Any] = [op.name.lower() if type(op) is not Var else op]
       if exact: parts += [":", dtype.name if type(dtype) is not Var else dtype]
+      elif op is Ops.CALL and args and type(arg) is not Var:   # as show prints a call: name[body](args)
+        parts = [arg or "call", "[", args[0], "]"]
+        args, arg = args[1:], None
       parts.append("(")
-      for k, a in enumerate(x._tuple[1:]):
+      for k, a in enumerate(args):
         if k: parts.append(", ")
         parts.append(a)
-      if arg is not None: parts += [", " if len(x._tuple) > 1 else "", arg if type(arg) is Var else repr(arg)]
+      trailing = head_arg_text(op, dtype, arg, lambda v: v) if not exact and type(op) is not Var else None
+      if trailing is None and arg is not None: trailing = arg if type(arg) is Var else repr(arg)
+      if trailing is not None: parts += [", " if args else "", trailing]
       parts.append(")")
       stack.extend(reversed(parts))
     else: out.append(repr(x))
