@@ -26,7 +26,7 @@ term that ``outer`` matches at its root while ``inner`` matches its subterm at `
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Collection, Iterator, NamedTuple
 
 from unification import reify, unify, var
 from unification.core import walk
@@ -44,6 +44,7 @@ __all__ = ["Domain", "Form", "Overlap", "Position", "forms_of", "overlaps", "pat
 
 # extra sources tried for an ``allow_any_len`` pattern (its prefix plus 0, 1 or 2 more)
 ANY_LEN_EXTRA = 2
+_CONST = frozenset([Ops.CONST])
 
 
 class Domain(NamedTuple):
@@ -124,7 +125,7 @@ def forms_of(p: UPat, rule_index: int = 0) -> list[Form]:
   # a name given to a node pattern and used again elsewhere stands for the same node: an equation
   shared = {k for k, c in _name_counts(p).items() if c > 1}
   out = []
-  for term, positions, equations in _encode(p, names, domains, shared, (), ()):
+  for term, positions, equations in encode(p, names, domains, shared):
     if equations:
       s = unify(tuple(v for v, _ in equations), tuple(t for _, t in equations), {})
       if s is False or _cyclic(s): continue
@@ -146,11 +147,23 @@ def _name_var(names: dict[str, Var], name: str) -> Var:
   return v
 
 
-def _encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: set[str], path: tuple,
-            actual: tuple) -> list[Encoded]:
+def encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: Collection[str] = (), path: tuple = (),
+           actual: tuple = (), literal_consts: bool = False, name_var: Callable[[dict[str, Var], str], Var] = _name_var) -> list[Encoded]:
+  """Every etuple form of ``p`` (the one translation of a ``UPat`` into kanren patterns): ``(term, positions, equations)``.
+
+  Each leaf becomes a variable whose constraints (op, dtype, arg) go into ``domains``, a
+  node pattern a term per op in its op set, per order of a list (commutative) source and
+  per number of extra sources ``allow_any_len`` allows (up to ``ANY_LEN_EXTRA``); a dtype
+  set is the domain of a dtype variable. A name used in ``shared`` (a node pattern named
+  twice) gives an equation. ``literal_consts`` makes a literal constant (the ``0`` of
+  ``x + 0``) that exact constant instead of a hole; ``name_var`` gives a name its variable.
+  """
   # patterns are a few levels deep: plain recursion is fine here
   if p.src is None:
-    v = _name_var(names, p.name) if p.name is not None else var()
+    if literal_consts and p.name is None and p.op == _CONST and p.arg is not None:
+      dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
+      return [(UExpr((Head(Ops.CONST, dtype, p.arg),)), [], [])]
+    v = name_var(names, p.name) if p.name is not None else var()
     d = _leaf_domain(p)
     old = domains.get(v)
     merged = d if old is None else old.merge(d)
@@ -164,7 +177,7 @@ def _encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: 
   for op in (sorted(p.op, key=lambda o: o.value) if p.op is not None else [None]):
     for order in orders:
       for extra in extras:
-        kid_alts = [_encode(q, names, domains, shared, path + (i,), actual + (j,)) for j, (i, q) in enumerate(order)]
+        kid_alts = [encode(q, names, domains, shared, path + (i,), actual + (j,), literal_consts, name_var) for j, (i, q) in enumerate(order)]
         for kids in itertools.product(*kid_alts):
           # each form gets its own head variables: forms are alternatives, never unified with each other
           if op is None:
@@ -178,7 +191,7 @@ def _encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: 
             domains[dtype] = Domain(dtypes=p.dtype)
           term = UExpr((Head(opv, dtype, arg), *[k[0] for k in kids], *[var() for _ in range(extra)]))
           equations = [e for k in kids for e in k[2]]
-          if p.name is not None and p.name in shared: equations.append((_name_var(names, p.name), term))
+          if p.name is not None and p.name in shared: equations.append((name_var(names, p.name), term))
           positions = [Position(path, actual, term)] + [pos for k in kids for pos in k[1]]
           out.append((term, positions, equations))
   return out
@@ -246,12 +259,13 @@ def solve(s: dict, domains: dict[Var, Domain]) -> dict[Var, Domain] | None:
       if d.dtypes is not None: todo.append((h.dtype, Domain(dtypes=d.dtypes)))
       if d.args: todo.append((h.arg, Domain(args=d.args)))
     elif type(w) is UOp:   # a ground node (a fully bound subpattern)
-      if not _node_ok(w, d): return None
+      if not node_fits(w, d): return None
     elif not _value_ok(w, d): return None   # a ground op, dtype or arg
   return out
 
 
-def _node_ok(u: UOp, d: Domain) -> bool:
+def node_fits(u: UOp, d: Domain) -> bool:
+  """``u`` is in domain ``d``: its op in the op set, its dtype in the dtype set, its arg ``==`` each arg."""
   return (d.ops is None or u.op in d.ops) and (d.dtypes is None or u.dtype in d.dtypes) and all(args_match(u.arg, a) for a in d.args)
 
 
