@@ -229,7 +229,7 @@ def test_exploring_gives_its_memory_back():
   """A long-lived process: explorations of ever new programs, their results dropped, leave nothing behind.
 
   Counts the live nodes and interned heads, and the Python heap (tracemalloc). Before the
-  caches were bounded each exploration here kept about 90 KiB for good (1.8 MB for 20);
+  caches were bounded each exploration here kept about 90 KiB for good (0.9 MB for 10);
   what remains now is the interpreter's free lists of small tuples (at most ~2,000 each).
   """
   import gc
@@ -240,9 +240,9 @@ def test_exploring_gives_its_memory_back():
   tracemalloc.start()
   try:
     before = tracemalloc.get_traced_memory()[0]
-    for c in range(20): _explore_everything_once(2_000 + 2 * c)
+    for c in range(10): _explore_everything_once(2_000 + 2 * c)
     gc.collect()
     assert (live_nodes(), live_heads()) == (nodes, heads)
     kept = tracemalloc.get_traced_memory()[0] - before
   finally: tracemalloc.stop()
-  assert kept < 256 * 1024, f"{kept} bytes kept by 20 dropped explorations"
+  assert kept < 256 * 1024, f"{kept} bytes kept by 10 dropped explorations"
