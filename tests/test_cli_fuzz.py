@@ -8,11 +8,13 @@ Example counts follow the suite's profile (``--slow`` for many more).
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import math
 import pathlib
 import re
+import shutil
 import tempfile
 
 from hypothesis import assume, given
@@ -27,6 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CALL_SEED = "%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n%2 = call %1, 7 : name=sq\n%3 = cast %2 : dtype=f32\n"
 SEEDS = [p.read_text() for p in sorted((ROOT / "examples").glob("*.uir"))] + [CALL_SEED]
 WORK = pathlib.Path(tempfile.mkdtemp(prefix="uopc-fuzz-"))   # hypothesis runs many examples per test: one folder for all
+atexit.register(shutil.rmtree, WORK, True)
 PARSE_ERROR = re.compile(r"[^\n]+:\d+:\d+: [^\n]+\n")
 
 
