@@ -254,3 +254,17 @@ def test_symbolic_plus_evaluate_has_no_error_pairs():
   report = critical_pairs(pm, max_instances=16)
   assert report.count("error") == 0 and report.count("joinable") > 0
   assert any(p.short_rules == ("x=alu", "x + 0.0") and p.status == "not-joinable" for p in report.pairs)
+
+
+def _raises(x):
+  raise ValueError("no")
+
+
+def test_join_when_the_canonical_engine_fails_on_one_side():
+  """issue 16: the fallback normal form was a State, and `explore pairs` died on `'State' object has no attribute 'op'`."""
+  pm = PatternMatcher([(x + 0, _raises), (x + 0, lambda x: x)])   # the engine fires the raising rule first; the explorer goes on
+  assert normalize(pm, p0 + 0) is None
+  j = join(pm, p0 + 0, p1)
+  assert (j.status, j.normal_forms) == ("not-joinable", (p0, p1))
+  report = critical_pairs(pm)
+  assert all(isinstance(h, UOp) for r in report.pairs for h in r.normal_forms if h is not None)

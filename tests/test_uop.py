@@ -8,10 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import param
-from tests.strategies import values
+from tests.strategies import graphs, values
 from uopc import Ops, ParamArg, UOp, UOpError, dtypes
 from uopc.dtype import truncate
-from uopc.ops import BINARY
+from uopc.ops import ARGLESS, BINARY
 from uopc.uop import call_params, live_nodes, make_const, make_uop, stack_rows
 
 p0, p1 = param(0), param(1)
@@ -193,3 +193,17 @@ def test_a_python_number_that_is_a_value_of_the_dtype_is_a_constant_of_it():
   assert (f * 2).src[1] is UOp.const(2.0) and (f * 0.1).src[1].dtype is dtypes.f32
   b = UOp.param(0) < 1
   assert b.ne(1).src[1] is UOp.const(True) and b.ne(False).src[1] is UOp.const(False)
+def test_a_node_memo_keeps_no_node_alive_past_a_collection():
+  from uopc.uop import node_memo
+  from uopc.symbolic import simplify
+  before = live_nodes()
+  memo = node_memo()
+  memo[UOp.param(0) * 777_777] = True
+  simplify((UOp.param(0) + 888_888) * 1)   # simplify's memo is one too
+  assert live_nodes() == before and memo == {}
+
+
+@given(graphs(max_ops=12))
+def test_argless_ops_have_no_arg(g):
+  """``ARGLESS`` is what patterns of these ops may assume: their nodes never carry an arg."""
+  assert all(u.arg is None for u in g.toposort() if u.op in ARGLESS)

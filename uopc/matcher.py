@@ -118,6 +118,11 @@ def may_match(pat: UPat, src_ops: tuple[Ops, ...] | None, n: int) -> bool:
   return False
 
 
+# Signatures past 4 sources are (op, count): any number of them. The tables of candidate
+# rules are dropped whole when they hold this many, so a long-lived matcher stays small.
+SIGNATURE_LIMIT = 4096
+
+
 def signature(u: UOp) -> tuple:
   """The key of ``u``'s candidate rules: its op and its sources' ops (their number, past 4 sources).
 
@@ -186,6 +191,7 @@ class PatternMatcher:
     """
     key = signature(u)
     if (cands := self._candidates.get(key)) is None:
+      if len(self._candidates) >= SIGNATURE_LIMIT: self._candidates.clear(); self._plain.clear()  # noqa: E702
       src_ops = key[1:] if len(u.src) <= 4 else None
       cands = self._candidates[key] = tuple((rule, self._rule_fire(rule)) for rule in self.by_op.get(u.op, ())
                                             if may_match(rule[0], src_ops, len(u.src)))

@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import weakref
 from types import ModuleType
 
 from uopc.evaluate import evaluate
@@ -36,7 +37,9 @@ def resolve_rules(spec: str) -> PatternMatcher:
   return pm
 
 
-_sums: dict[str, PatternMatcher] = {}
+# A sum is shared while something uses it (one matcher, one set of compiled rules), and
+# dropped with its last user: a long-lived process may resolve any number of them.
+_sums: weakref.WeakValueDictionary[str, PatternMatcher] = weakref.WeakValueDictionary()
 
 
 def _resolve_one(spec: str) -> PatternMatcher:

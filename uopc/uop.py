@@ -54,11 +54,31 @@ _tables: dict[tuple, dict[tuple, UOp]] = {}
 _consts: dict[DType, dict[Any, UOp]] = {d: {} for d in dtypes.all}
 _log: list[UOp] = []
 _cache_limit = 100_000   # a log or constant table this big triggers _collect
+_memos: list[dict] = []   # memo tables keyed by nodes (node_memo): emptied by _collect, so they never keep a node alive
+
+
+def node_memo() -> dict:
+  """A new memo table keyed by nodes that each collection of the node tables empties.
+
+  A module-level memo would otherwise keep every node it ever saw alive (and so every
+  node below it) for as long as the process runs; emptied here, it lives no longer than
+  the nodes the tables would keep anyway.
+
+  >>> memo = node_memo()
+  >>> memo[UOp.param(0) + 12345] = True
+  >>> _ = live_nodes()   # collects
+  >>> memo
+  {}
+  """
+  memo: dict = {}
+  _memos.append(memo)
+  return memo
 
 
 def _collect() -> None:
   """Drop the nodes that only the tables refer to; users first (newest first), so their sources go too."""
   global _cache_limit, _log
+  for memo in _memos: memo.clear()
   log, tables, refcount, keep, u = _log, _tables, sys.getrefcount, [], None   # locals: this loop visits every node
   while log:
     u = log.pop()   # popped: the log no longer holds it, so a dropped node is freed before its sources are looked at

@@ -35,6 +35,7 @@ from uopc.matcher import PatternMatcher, Rule
 from uopc.ops import Ops
 from uopc.rewrite import ProgramError, rewrite_problem
 from uopc.term import show
+from uopc.upat_compile import rule_results
 from uopc.uop import UOp, call_params
 
 from uopc.backend.driver import Batch, Outcome
@@ -157,11 +158,7 @@ def is_accepted(before: UOp, b: Outcome, a: Outcome) -> bool:
 
 def _apply(rule: Rule, u: UOp) -> UOp | None:
   """What the rule rewrites ``u`` to, as ``PatternMatcher.fire`` would; exceptions propagate."""
-  pat, fn = rule
-  for binding in pat.match(u, {}):
-    ret = fn(**binding)
-    if ret is not None and ret is not u: return ret
-  return None
+  return next(rule_results(*rule, u), None)
 
 
 def _needs_ctx(fn: Callable) -> bool:

@@ -35,7 +35,7 @@ from unification import reify, unify
 from uopc.matcher import PatternMatcher
 from uopc.relational.bridge import as_node
 from uopc.relational.patterns import predecessors, redexes_producing, rule_patterns
-from uopc.relational.step import stepper_for
+from uopc.relational.step import Stepper, stepper_for
 from uopc.relational.stream import Exploration
 from uopc.term import show
 from uopc.uop import UOp
@@ -77,8 +77,9 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
 
   (``x + 0`` has list sources, so it matches ``0 + x`` too.)
   """
+  stepper = stepper_for(pm, ctx)   # held by the goal: its memo serves every state the goal sees
+
   def stepo_goal(S: State) -> Iterator[State]:
-    stepper = stepper_for(pm, ctx)
     gt, gn = _node_in(g, S)
     if gn is not None:
       yield from _unify_each(h, (t for _, t in stepper.successors(gn) if type(t) is UOp), S)
@@ -89,9 +90,8 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
   return stepo_goal
 
 
-def _backward_reach(pm: PatternMatcher, h: UOp, ctx: Any) -> Iterator[UOp]:
+def _backward_reach(pm: PatternMatcher, h: UOp, stepper: Stepper) -> Iterator[UOp]:
   """``h`` and every graph that reaches it, breadth first (usually infinite: lazy)."""
-  stepper = stepper_for(pm, ctx)
   seen = {h}
   frontier = deque([h])
   while frontier:
@@ -120,10 +120,12 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   >>> [show(h) for h in run(0, q, reacho(comm, p0 + p1, q))]
   ['add(p0, p1)', 'add(p1, p0)']
   """
+  stepper = stepper_for(pm, ctx)
+
   def reacho_goal(S: State) -> Iterator[State]:
     gt, gn = _node_in(g, S)
     if gn is not None:
-      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx)
+      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, stepper=stepper)
       ht, hn = _node_in(h, S)
       if hn is not None:   # a membership question: each graph is reached once, so stop at the first hit
         if any(s.graph is hn and s.error is None for s in ex): yield S
@@ -132,7 +134,7 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
       return
     ht, hn = _node_in(h, S)
     if hn is None: raise NotGroundError("reacho: neither graph is ground; ground g or h with an earlier goal")
-    yield from _unify_each(gt, _backward_reach(pm, hn, ctx), S)
+    yield from _unify_each(gt, _backward_reach(pm, hn, stepper), S)
   return reacho_goal
 
 
@@ -146,16 +148,18 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   >>> [h.arg for h in run(0, q, normalo(symbolic, e, q))]      # fold first, or x + 0.0 -> x
   [0.0, -0.0]
   """
+  stepper = stepper_for(pm, ctx)
+
   def normalo_goal(S: State) -> Iterator[State]:
     gt, gn = _node_in(g, S)
     if gn is not None:
-      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
       yield from _unify_each(h, (s.graph for s in ex.iter_normal_forms()), S)
       return
     ht, hn = _node_in(h, S)
     if hn is None: raise NotGroundError("normalo: neither graph is ground; ground g or h with an earlier goal")
-    if not stepper_for(pm, ctx).is_normal(hn): return
-    yield from _unify_each(gt, _backward_reach(pm, hn, ctx), S)
+    if not stepper.is_normal(hn): return
+    yield from _unify_each(gt, _backward_reach(pm, hn, stepper), S)
   return normalo_goal
 
 
@@ -174,8 +178,9 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
   if not 0 <= index < len(pm.rules): raise IndexError(f"rule {index} out of range: the matcher has {len(pm.rules)} rules")
 
   def relation(n: Any, m: Any) -> Goal:
+    stepper = stepper_for(pm, ctx)
+
     def rule_goal(S: State) -> Iterator[State]:
-      stepper = stepper_for(pm, ctx)
       nt, nn = _node_in(n, S)
       if nn is not None:
         yield from _unify_each(m, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None), S)
