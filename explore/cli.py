@@ -63,6 +63,12 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: boo
   add_bounds(p, DEFAULT_TIMEOUT)
   if canonical: add_max_steps(p)
   p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
+  if "html" in formats: add_output(p)
+
+
+def add_output(p: argparse.ArgumentParser) -> None:
+  """``-o FILE``: where ``--format html`` writes its page (default stdout)."""
+  p.add_argument("-o", "--output", metavar="FILE", help="--format html: write the page to FILE (default stdout)")
 
 
 def register(sub: Any) -> None:
@@ -74,14 +80,14 @@ def register(sub: Any) -> None:
 
   r = esub.add_parser("reachable", help="every reachable graph (bounded, streamed)",
                       description="Stream every graph reachable from the program, with the step that first reached it.")
-  _common(r, ("text", "json", "dot"))
+  _common(r, ("text", "json", "dot", "html"))
   r.add_argument("--dfs", action="store_true", help="depth first instead of breadth first")
   r.set_defaults(func=cmd_reachable)
 
   n = esub.add_parser("normal-forms", help="every normal form, with a path to each",
                       description="Every normal form of the program with one shortest rewrite path, and which one "
                                   "the canonical engine (graph_rewrite) produces.")
-  _common(n, ("text", "json", "dot"))
+  _common(n, ("text", "json", "dot", "html"))
   n.set_defaults(func=cmd_normal_forms)
 
   from explore import search_cli   # uopc explore search (issue 5)
@@ -137,7 +143,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 
 
 def _reachable(prog: Any, args: argparse.Namespace) -> int:
-  from explore import report
+  from explore import html, report
   from uopc.term import show
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
@@ -148,6 +154,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
   elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
+  elif args.format == "html": html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err), "reachable")
   else: print(report.to_dot(ex, canon, args.rules.spec), end="")
   return EXIT_OK if ex.complete else EXIT_BOUND
 
@@ -158,12 +165,14 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
 
 
 def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
-  from explore import report
+  from explore import html, report
   from uopc.relational import NormalForms
   ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
   if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)
-  elif args.format == "json":
-    print(report.json_text(report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)))
+  elif args.format in ("json", "html"):
+    data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)
+    if args.format == "json": print(report.json_text(data))
+    else: html.emit(args, data, "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec), end="")
   return EXIT_OK if nf.complete else EXIT_BOUND

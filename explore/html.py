@@ -1,0 +1,71 @@
+"""``--format html``: one self-contained page that renders the JSON a command prints.
+
+The page embeds the command's ``--format json`` dict unchanged (so anything the page
+shows, the JSON holds, and new JSON keys reach the page) plus the viewer, a small
+hand-written script and stylesheet shipped as package data (``explore/static/``). It
+loads nothing at view time: it works offline, from a file.
+
+>>> text = page({"program": "add(p0, </script>)"}, "trace", "t")
+>>> "</script>)" in text, text.count("<script")
+(False, 2)
+"""
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from typing import Any
+
+KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace")
+
+
+def _asset(name: str) -> str:
+  return resources.files("explore").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def embedded_json(data: dict[str, Any]) -> str:
+  """JSON that can sit inside ``<script>``: every ``<`` escaped, so no term can close the element."""
+  return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+def page(data: dict[str, Any], kind: str, title: str) -> str:
+  """The page for one command's JSON; ``kind`` (one of ``KINDS``) picks the view."""
+  if kind not in KINDS: raise ValueError(f"unknown page kind {kind!r}")
+  return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+{_asset("viewer.css")}</style>
+</head>
+<body data-kind="{kind}">
+<header><h1>{html.escape(title)}</h1><div class="summary" id="summary"></div></header>
+<noscript>This page draws the embedded JSON with JavaScript; the data is in the element with id uopc-data.</noscript>
+<main><div id="overview"></div><div id="inspector"></div></main>
+<script type="application/json" id="uopc-data">{embedded_json(data)}</script>
+<script>
+{_asset("viewer.js")}</script>
+</body>
+</html>
+"""
+
+
+def emit(args: Any, data: dict[str, Any], kind: str) -> None:
+  """A command's ``--format html``: the page of its JSON to ``-o FILE`` (else stdout), titled by the command."""
+  source = getattr(args, "file", None) or getattr(getattr(args, "ruleset", None), "spec", "")
+  write_page(getattr(args, "output", None), data, kind, f"uopc {kind}: {source}")
+
+
+def write_page(path: str | None, data: dict[str, Any], kind: str, title: str) -> None:
+  """The page to ``path`` (whole or not at all), or to stdout when ``path`` is None."""
+  text = page(data, kind, title)
+  if path is None:
+    from uopc.cli import write_out
+    write_out(text)
+    return
+  from uopc.cli import CLIError
+  from uopc.files import write_atomically
+  try: write_atomically(path, text)
+  except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
