@@ -244,7 +244,8 @@
     function refresh() {
       if (!filterBox.value && !ruleSel.value) { results.replaceChildren(); depthView(states); return; }
       const found = matching();
-      results.replaceChildren(el("div", { class: "muted" }, plural(found.length, "matching state") +
+      results.replaceChildren();
+      put(results, el("div", { class: "muted" }, plural(found.length, "matching state") +
                               (found.length > LIST_CAP ? " (the first " + LIST_CAP + " listed)" : "")),
                               found.slice(0, LIST_CAP).map((s) => el("div", { class: "row" }, chip(s.id), " ", s.term)));
       depthView(found);

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from uopc.matcher import PatternMatcher, Rule
+from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge, State
 from uopc.relational.stream import Exploration
 from uopc.rewrite import RewriteLoopError, graph_rewrite
