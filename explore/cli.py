@@ -94,6 +94,8 @@ def register(sub: Any) -> None:
   search_cli.register(esub)
   from explore import order_cli, pairs_cli   # uopc explore order / pairs (issue 4)
   order_cli.register(esub); pairs_cli.register(esub)  # noqa: E702
+  from explore import html   # uopc explore view saved.json (issue 14)
+  html.register(esub)
 
 
 @contextlib.contextmanager

@@ -58,6 +58,26 @@ def emit(args: Any, data: dict[str, Any], kind: str) -> None:
   write_page(getattr(args, "output", None), data, kind, f"uopc {kind}: {source}")
 
 
+def register(esub: Any) -> None:
+  """Add ``view`` (a saved ``--format json`` output as a page) to the ``uopc explore`` subcommands."""
+  p = esub.add_parser("view", help="the page of a saved --format json output",
+                      description="Write the --format html page of a saved --format json output of an explorer command "
+                                  "(reachable, normal-forms, order, search, pairs) or of trace/simplify. Exit codes: 0 "
+                                  "written, 2 bad input.")
+  p.add_argument("file", help="the saved JSON")
+  p.add_argument("-o", "--output", metavar="FILE", help="write the page to FILE (default stdout)")
+  p.set_defaults(func=cmd_view)
+
+
+def cmd_view(args: Any) -> int:
+  from uopc.cli import EXIT_OK, CLIError
+  from uopc.relational.saved import LoadError, load
+  try: saved = load(args.file)
+  except LoadError as e: raise CLIError(str(e)) from None
+  write_page(args.output, saved.data, saved.kind, f"uopc {saved.kind}: {args.file}")
+  return EXIT_OK
+
+
 def write_page(path: str | None, data: dict[str, Any], kind: str, title: str) -> None:
   """The page to ``path`` (whole or not at all), or to stdout when ``path`` is None."""
   text = page(data, kind, title)
