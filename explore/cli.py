@@ -64,6 +64,10 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: boo
   if canonical: add_max_steps(p)
   p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
   if "html" in formats: add_output(p)
+  if "dot" in formats:
+    p.add_argument("--dot-max-nodes", type=positive_int, default=None, metavar="N",
+                   help="--format dot: draw at most N states (the program, the canonical path and the normal forms first)")
+    p.add_argument("--dot-paths", action="store_true", help="--format dot: only the normal forms and the paths to them")
 
 
 def add_output(p: argparse.ArgumentParser) -> None:
@@ -157,7 +161,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
   elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
   elif args.format == "html": html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err), "reachable")
-  else: print(report.to_dot(ex, canon, args.rules.spec), end="")
+  else: print(report.to_dot(ex, canon, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return EXIT_OK if ex.complete else EXIT_BOUND
 
 
@@ -176,5 +180,5 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
     data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)
     if args.format == "json": print(report.json_text(data))
     else: html.emit(args, data, "normal-forms")
-  else: print(report.to_dot(ex, nf.canonical, args.rules.spec), end="")
+  else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return EXIT_OK if nf.complete else EXIT_BOUND

@@ -156,7 +156,7 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("flags", [["--max-states", "0"], ["--max-depth", "-1"], ["--timeout", "nan"], ["--rules", "nope"],
-                                   ["--format", "html"]])
+                                   ["--format", "svg"]])
 def test_bad_flags_exit_2(capsys, prog, flags):
   with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, *flags])
   assert e.value.code == 2
@@ -208,3 +208,24 @@ def test_max_steps_is_the_canonical_engines_budget(capsys, prog, rules_module):
   assert code == 0 and out.splitlines()[-1] == "canonical: none (the canonical engine did not reach a fixed point within 77 rule lookups)"
   code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--format", "json")   # the default grows with the program
   assert json.loads(out)["canonical"] == "add(p0, p1)"
+
+
+def test_dot_for_python_is_a_digraph_and_large_spaces_can_be_cut(capsys, prog):
+  import graphviz
+  from explore.report import dot_states, to_dot
+  from uopc.relational import canonical, explore
+  from uopc.symbolic import symbolic
+  from uopc.uir import parse_uir
+  g = parse_uir(SUM)
+  ex = explore(g, symbolic).run()
+  canon, _ = canonical(g, symbolic)
+  dot = to_dot(ex, canon, "symbolic")
+  assert isinstance(dot, graphviz.Digraph) and dot.source.count(" -> ") == len(ex.edges)
+  paths = dot_states(ex, canon, paths_only=True)
+  on_paths = {s.id for nf in ex.normal_forms for s in [*(e.source for e in nf.path()), nf]}
+  assert {s.id for s in paths} == on_paths and len(paths) < len(ex.states)
+  assert [s.id for s in dot_states(ex, canon, max_nodes=3)][:1] == [0] and len(dot_states(ex, canon, max_nodes=3)) == 3
+  code, out, _ = run_cli(capsys, "explore", "reachable", prog, "--format", "dot", "--dot-max-nodes", "5")
+  assert code == 0 and out.count("label=\"#") == 5 and f"5 of {len(ex.states)} states drawn" in out
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--format", "dot", "--dot-paths")
+  assert code == 0 and out.count("label=\"#") == len(on_paths)
