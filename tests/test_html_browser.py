@@ -84,7 +84,7 @@ def test_clicking_a_state_shows_its_term_dag_and_path(driver, exploration):
   path, data = exploration
   open_page(driver, path)
   nf = data["normal_form_ids"][1]
-  css(driver, f'#overview .nf')[1].find_element("xpath", "..").find_element("css selector", f'[data-state="{nf}"]').click()
+  css(driver, '#overview .nf')[1].find_element("xpath", "..").find_element("css selector", f'[data-state="{nf}"]').click()
   state = next(s for s in data["states"] if s["id"] == nf)
   assert css(driver, "#inspector .selected-term")[0].text == state["term"]
   assert css(driver, "#inspector h2")[0].text == f"state #{nf}"
