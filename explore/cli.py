@@ -71,8 +71,8 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: boo
 
 
 def add_output(p: argparse.ArgumentParser) -> None:
-  """``-o FILE``: where ``--format html`` writes its page (default stdout)."""
-  p.add_argument("-o", "--output", metavar="FILE", help="--format html: write the page to FILE (default stdout)")
+  """``-o FILE``: where ``--format json`` and ``html`` write (default stdout)."""
+  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE, whole or not at all (default stdout)")
 
 
 def register(sub: Any) -> None:
@@ -159,8 +159,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   canon, err = canonical_for(prog, args)
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
-  elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
-  elif args.format == "html": html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err), "reachable")
+  elif args.format in ("json", "html"): html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err), "reachable")
   else: print(report.to_dot(ex, canon, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return EXIT_OK if ex.complete else EXIT_BOUND
 
@@ -177,8 +176,6 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   nf = NormalForms(ex, *canonical_for(prog, args))
   if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)
   elif args.format in ("json", "html"):
-    data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)
-    if args.format == "json": print(report.json_text(data))
-    else: html.emit(args, data, "normal-forms")
+    html.emit(args, report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True), "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return EXIT_OK if nf.complete else EXIT_BOUND

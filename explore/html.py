@@ -53,7 +53,11 @@ def page(data: dict[str, Any], kind: str, title: str) -> str:
 
 
 def emit(args: Any, data: dict[str, Any], kind: str) -> None:
-  """A command's ``--format html``: the page of its JSON to ``-o FILE`` (else stdout), titled by the command."""
+  """A command's ``--format json`` (the dict) or ``--format html`` (its page, titled by the command) to ``-o FILE``, else stdout."""
+  if args.format == "json":
+    from explore.report import json_text
+    write_text(getattr(args, "output", None), json_text(data) + "\n")
+    return
   source = getattr(args, "file", None) or getattr(getattr(args, "ruleset", None), "spec", "")
   write_page(getattr(args, "output", None), data, kind, f"uopc {kind}: {source}")
 
@@ -80,7 +84,11 @@ def cmd_view(args: Any) -> int:
 
 def write_page(path: str | None, data: dict[str, Any], kind: str, title: str) -> None:
   """The page to ``path`` (whole or not at all), or to stdout when ``path`` is None."""
-  text = page(data, kind, title)
+  write_text(path, page(data, kind, title))
+
+
+def write_text(path: str | None, text: str) -> None:
+  """``text`` to ``path`` (whole or not at all), or to stdout when ``path`` is None."""
   if path is None:
     from uopc.cli import write_out
     write_out(text)

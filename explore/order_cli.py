@@ -79,13 +79,10 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
     trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps), None, grace=True)
     cut = cut or trials is None
   if args.format in ("json", "html"):
-    from explore.report import json_text
+    from explore import html
     data = to_json(report, args.rules.spec, pm, trials)
     if cut: data.update(complete=False, bound=stopped())
-    if args.format == "json": print(json_text(data))
-    else:
-      from explore import html
-      html.emit(args, data, "order")
+    html.emit(args, data, "order")
   else:
     write_text(report, args.rules.spec, pm, sys.stdout, trials)
     if cut and trials is None and args.permutations: print(f"other rule orders: not tried ({stopped_text()})")

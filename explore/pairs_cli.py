@@ -75,10 +75,7 @@ def _pairs(args: argparse.Namespace) -> int:
   if report is None:   # stopped while the overlaps were computed, before any pair
     print(f"no pair checked: {stopped_text()}")
     return EXIT_BOUND
-  if args.format == "json":
-    from explore.report import json_text
-    print(json_text(to_json(report, args.ruleset.spec)))
-  elif args.format == "html":
+  if args.format in ("json", "html"):
     from explore import html
     html.emit(args, to_json(report, args.ruleset.spec), "pairs")
   else: write_text(report, args.ruleset.spec, sys.stdout, show_all=args.all)

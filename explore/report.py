@@ -141,7 +141,7 @@ def dot_states(ex: Exploration, canonical: Any, max_nodes: int | None = None, pa
   on_paths = [t for s in ends for t in [*(e.source for e in s.path()), s]]
   wanted = on_paths if paths_only else [*on_paths, *ex.states]
   keep = list({s.id: s for s in ([ex.states[0]] if ex.states else []) + wanted}.values())
-  return keep if max_nodes is None else keep[:max_nodes]
+  return sorted(keep if max_nodes is None else keep[:max_nodes], key=lambda s: s.id)
 
 
 def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = None, paths_only: bool = False) -> Any:

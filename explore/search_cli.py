@@ -241,10 +241,6 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
 
 
 def _print_json(data: dict[str, Any], args: argparse.Namespace) -> None:
-  """``--format json`` prints the dict, ``--format html`` writes its page."""
-  if args.format == "html":
-    from explore import html
-    html.emit(args, data, "search")
-    return
-  import json
-  print(json.dumps(data, indent=1, ensure_ascii=False))
+  """``--format json`` or ``html`` of the dict, to stdout or ``-o FILE``."""
+  from explore import html
+  html.emit(args, data, "search")

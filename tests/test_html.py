@@ -81,3 +81,13 @@ def test_embedded_json_cannot_close_its_script_element():
 def test_an_unknown_kind_is_refused():
   with pytest.raises(ValueError): page({}, "nope", "t")
   assert "reachable" in KINDS
+
+
+@pytest.mark.parametrize("argv", [a for a, _ in COMMANDS], ids=[" ".join(a[:2]) + (" --to" if "--to" in a else "") for a, _ in COMMANDS])
+def test_json_to_a_file_is_what_stdout_gets(capsys, tmp_path, argv):
+  main([*argv, "--format", "json"])
+  printed = capsys.readouterr().out
+  out = tmp_path / "saved.json"
+  main([*argv, "--format", "json", "-o", str(out)])
+  assert capsys.readouterr().out == ""
+  assert without_timing(json.loads(out.read_text())) == without_timing(json.loads(printed))

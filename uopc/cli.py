@@ -168,10 +168,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def rewrite_report(prog: UOp, args: argparse.Namespace, command: str) -> int:
   """``--format json|html`` of ``simplify`` and ``trace``: every firing of the canonical engine with the graph before and after."""
   data = rewrite_json(prog, args.rules, max_steps_for(prog, args.max_steps))
-  if args.format == "json": write_out(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-  else:
-    from explore.html import write_page   # lazy: the page's viewer is the explorer's (the engine never imports it)
-    write_page(args.output, data, "trace", f"uopc {command}: {args.file}")
+  from explore.html import write_page, write_text   # lazy: the page's viewer is the explorer's (the engine never imports it)
+  if args.format == "json": write_text(args.output, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+  else: write_page(args.output, data, "trace", f"uopc {command}: {args.file}")
   return EXIT_OK if data["error"] is None else EXIT_FAILED
 
 
@@ -179,7 +178,7 @@ def add_rewrite_formats(p: argparse.ArgumentParser, first: str) -> None:
   """``--format`` (``first``, json or html) and ``-o`` of ``simplify`` and ``trace``."""
   p.add_argument("--format", choices=(first, "json", "html"), default=first,
                  help=f"output format (default {first}); json and html: every firing with the graph before and after")
-  p.add_argument("-o", "--output", metavar="FILE", help="--format html: write the page to FILE (default stdout)")
+  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE (default stdout)")
 
 
 def add_max_steps(p: argparse.ArgumentParser) -> None:
