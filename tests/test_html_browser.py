@@ -181,3 +181,19 @@ def test_a_console_error_is_seen(driver, tmp_path):
   bad.write_text("<!doctype html><script>undefined_function()</script>")
   driver.get(bad.as_uri())
   assert any("undefined_function" in m for m in console_errors(driver))
+
+
+def test_cycles_are_listed(driver, capsys, tmp_path):
+  """x + y -> y + x: add(p0, p1) and add(p1, p0) rewrite to each other, one cycle of two states."""
+  (tmp_path / "comm.py").write_text("from uopc import Ops, PatternMatcher, UPat\n"
+                                    "rules = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var('x'), UPat.var('y'))), lambda x, y: y + x)])\n")
+  prog = tmp_path / "add.uir"
+  prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=i32\n%2 = add %0, %1\n")
+  path, data = page_and_json(capsys, tmp_path, ["explore", "reachable", str(prog), "--rules", f"{tmp_path / 'comm.py'}:rules"])
+  assert len(data["states"]) == 2 and data["normal_forms"] == []
+  open_page(driver, path)
+  heads = [h.text for h in css(driver, "#overview h2")]
+  assert "cycles (1)" in heads
+  cycle = [s for s in css(driver, "#overview section") if s.find_element("css selector", "h2").text == "cycles (1)"][0]
+  assert [c.text for c in cycle.find_elements("css selector", ".chip")] == ["#0", "#1"]
+  assert console_errors(driver) == []
