@@ -238,8 +238,8 @@
                        rules.map((r) => el("option", { value: r }, r)));
     const results = el("div", { id: "search-results" });
     function matching() {
-      const re = patternRegex(filterBox.value), rule = ruleSel.value;
-      return states.filter((s) => (!rule || s.rule === rule) && (!re || re.test(s.term)));
+      const test = patternTest(filterBox.value), rule = ruleSel.value;
+      return states.filter((s) => (!rule || s.rule === rule) && (!test || test(s.term)));
     }
     function refresh() {
       if (!filterBox.value && !ruleSel.value) { results.replaceChildren(); depthView(states); return; }
@@ -291,8 +291,8 @@
       (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
         chip(s.id), " " + s.rule + " @ " + s.node + ": " + s.error))) : null,
       section("all states by depth", el("div", { class: "controls" }, filterBox, ruleSel),
-        el("div", { class: "muted" }, "search: plain text matches a substring of a state's term; ?name and _ in a pattern match " +
-           "any text (not a parsed subterm); /.../ is a regular expression"), results, depths));
+        el("div", { class: "muted" }, "search: a term with ?holes (add(?x, 0); _ matches anything, the same ?name twice one node) finds the " +
+           "states with a subterm of that shape; other text matches a substring of the term; /.../ is a regular expression"), results, depths));
     select(0);
   }
 
@@ -326,14 +326,37 @@
     return comps;
   }
 
-  // "add(?x, 0)" matches any text where ?x is; "/re/" is a regular expression; else a plain substring.
-  function patternRegex(text) {
+  // A search box's text as a test of a term: "/re/" a regular expression; a term with ?holes (or _) that parses,
+  // a structural match of any subterm (the same ?name twice: one node); else a plain substring (or, with holes that
+  // do not parse yet, the text with each hole matching any text).
+  const parsed = new Map();   // term text -> its DAG, parsed once
+  function parsedTerm(text) { if (!parsed.has(text)) parsed.set(text, parseTerm(text)); return parsed.get(text); }
+  function patternTest(text) {
     text = text.trim();
     if (!text) return null;
     const m = /^\/(.*)\/$/.exec(text);
-    if (m) { try { return new RegExp(m[1]); } catch (e) { return /$^/; } }
+    if (m) { let re; try { re = new RegExp(m[1]); } catch (e) { re = /$^/; } return (t) => re.test(t); }
+    const holes = /\?\w+|\b_\b/.test(text), pat = holes ? parseTerm(text) : null;
+    if (pat) return (t) => { const g = parsedTerm(t); return g ? g.nodes.some((nd) => matchAt(pat, pat.root, g, nd.id, new Map())) : false; };
+    if (!holes) return (t) => t.includes(text);
     const parts = text.split(/(\?\w+|\b_\b)/);
-    return new RegExp(parts.map((p, k) => (k % 2 ? ".+?" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join(""));
+    const re = new RegExp(parts.map((p, k) => (k % 2 ? ".+?" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join(""));
+    return (t) => re.test(t);
+  }
+  function matchAt(pat, pid, g, gid, binds) {   // iterative: a pattern can be as deep as its text
+    const work = [[pid, gid]];
+    while (work.length) {
+      const [p, n] = work.pop(), pn = pat.nodes[p], gn = g.nodes[n];
+      if (pn.label === "_") continue;
+      if (pn.label[0] === "?") {
+        if (binds.has(pn.label) && binds.get(pn.label) !== n) return false;
+        binds.set(pn.label, n);
+        continue;
+      }
+      if (pn.label !== gn.label || pn.kids.length !== gn.kids.length) return false;
+      pn.kids.forEach((k, i) => work.push([k, gn.kids[i]]));
+    }
+    return true;
   }
 
   // ---- the other reports
@@ -397,9 +420,9 @@
     const search = el("input", { type: "search", id: "search", placeholder: "search rules, overlaps, witnesses", "aria-label": "search pairs" });
     const body = el("tbody");
     function refresh() {
-      const re = patternRegex(search.value);
+      const test = patternTest(search.value);
       body.replaceChildren(...d.pairs.map((p, k) => [p, k]).filter(([p]) => (!sel.value || p.status === sel.value) &&
-        (!re || re.test(p.rules.join(" ") + " " + p.overlap + " " + (p.witness || "")))).map(([p, k]) =>
+        (!test || test(p.rules.join(" ") + " " + p.overlap + " " + (p.witness || "")))).map(([p, k]) =>
         el("tr", { class: "clickable", onclick: () => showPair(k) }, el("td", { class: "status-" + p.status }, p.status),
            el("td", {}, p.rules.map(shortRule).join(" \u00d7 ")), el("td", { class: "term" }, p.overlap))));
     }
