@@ -6,7 +6,6 @@ the JSON the same command prints. Any console error fails the test. Without Chro
 these tests fail (``tests/browser.py``): they are never skipped.
 """
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -217,4 +216,14 @@ def test_cycles_are_listed(driver, capsys, tmp_path):
   assert "cycles (1)" in heads
   cycle = [s for s in css(driver, "#overview section") if s.find_element("css selector", "h2").text == "cycles (1)"][0]
   assert [c.text for c in cycle.find_elements("css selector", ".chip")] == ["#0", "#1"]
+  assert console_errors(driver) == []
+
+
+def test_keys_no_view_draws_are_shown(driver, tmp_path):
+  from explore.html import page
+  path = tmp_path / "extra.html"
+  path.write_text(page({"program": "p0", "rules": "r", "result": "p0", "error": None, "steps": [], "reduced": 42,
+                        "cycles": [[1, 2]]}, "trace", "t"))
+  open_page(driver, path)
+  assert [e.text for e in css(driver, ".extra")] == ["reduced: 42", "cycles: [[1,2]]"]
   assert console_errors(driver) == []

@@ -242,6 +242,10 @@
       return states.filter((s) => (!rule || s.rule === rule) && (!test || test(s.term)));
     }
     function refresh() {
+      for (const [id, list] of chips) {   // forget the chips the last refresh removed
+        const live = list.filter((c) => c.isConnected);
+        if (live.length) chips.set(id, live); else chips.delete(id);
+      }
       if (!filterBox.value && !ruleSel.value) { results.replaceChildren(); depthView(states); return; }
       const found = matching();
       results.replaceChildren();
@@ -452,5 +456,15 @@
   const views = { reachable: explorationView, "normal-forms": explorationView, order: orderView, search: searchView,
                   pairs: pairsView, trace: traceView };
   (views[KIND] || explorationView)(DATA);
+  // the keys no view draws (a newer command's, say) are still shown, as JSON
+  const DRAWN = ["program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
+                 "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",
+                 "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
+                 "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps"];
+  const extra = Object.keys(DATA).filter((k) => !DRAWN.includes(k));
+  if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) => {
+    const text = JSON.stringify(DATA[k]);
+    return el("div", { class: "term extra", "data-key": k }, k + ": " + (text.length > 2000 ? text.slice(0, 2000) + "\u2026" : text));
+  })));
   document.body.dataset.ready = "1";
 })();
