@@ -90,9 +90,13 @@
     const rows = [];
     for (const id of order) (rows[layer[id]] = rows[layer[id]] || []).push(id);
     const W = (id) => Math.min(160, 8 + 7 * g.nodes[id].label.length), H = 20, GAP = 10, VGAP = 26;
-    const pos = new Map();
+    const pos = new Map(), users = new Map();
+    for (const nd of g.nodes) for (const k of nd.kids) (users.get(k) || users.set(k, []).get(k)).push(nd.id);
     let width = 0;
     rows.forEach((row, r) => {
+      // each row ordered by where its users sit (the rows above are placed): fewer crossing edges
+      const key = (id) => { const us = users.get(id) || []; return us.reduce((a, u) => a + pos.get(u).x, 0) / Math.max(1, us.length); };
+      if (r) row.sort((a, b) => key(a) - key(b));
       let x = GAP;
       for (const id of row) { pos.set(id, { x, y: GAP + r * (H + VGAP), w: W(id) }); x += W(id) + GAP; }
       width = Math.max(width, x);
@@ -452,7 +456,9 @@
   const summary = document.getElementById("summary");
   summary.textContent = [DATA.rules || DATA.ruleset ? "rules " + (DATA.rules || DATA.ruleset) : "",
     Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural(DATA.edges.length, "edge") : "",
-    DATA.complete === false ? "incomplete: stopped by " + DATA.bound : ""].filter((x) => x).join("; ");
+    DATA.complete === false ? "incomplete: stopped by " + DATA.bound +
+      (DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
+    typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
   const views = { reachable: explorationView, "normal-forms": explorationView, order: orderView, search: searchView,
                   pairs: pairsView, trace: traceView };
   (views[KIND] || explorationView)(DATA);
@@ -460,7 +466,7 @@
   const DRAWN = ["program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
                  "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",
                  "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
-                 "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps"];
+                 "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds"];
   const extra = Object.keys(DATA).filter((k) => !DRAWN.includes(k));
   if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) => {
     const text = JSON.stringify(DATA[k]);
