@@ -6,7 +6,7 @@ prints every normal form with one shortest rewrite path and marks the one the
 canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
 ``--max-states`` (default 10,000), ``--max-depth`` (default 50), ``--timeout``
 (default 30 s), ``--max-memory`` (``uopc.budget``), ``--max-steps`` (the canonical
-engine's) and ``--format text|json|dot``.
+engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json and html).
 
 Exit codes: 0 the space was explored completely, 3 a bound was hit (the partial
 result is still printed), 130/143 interrupted by SIGINT/SIGTERM (the partial result
