@@ -227,3 +227,17 @@ def test_keys_no_view_draws_are_shown(driver, tmp_path):
   open_page(driver, path)
   assert [e.text for e in css(driver, ".extra")] == ["reduced: 42", "cycles: [[1,2]]"]
   assert console_errors(driver) == []
+
+
+def test_a_state_opens_on_the_step_that_reached_it_and_chips_take_the_keyboard(driver, exploration):
+  from selenium.webdriver.common.keys import Keys
+  path, data = exploration
+  open_page(driver, path)
+  nf = data["normal_form_ids"][1]
+  chip = css(driver, f'#overview [data-state="{nf}"]')[0]
+  chip.send_keys(Keys.ENTER)
+  steps = data["paths"][str(nf)]
+  assert css(driver, "#inspector h2")[0].text == f"state #{nf}"
+  assert css(driver, "#inspector .stepinfo")[0].text.startswith(f"step {len(steps)} of {len(steps)}: {steps[-1]['rule']}")
+  assert css(driver, "#inspector .stepper .after")[0].text == steps[-1]["after"]
+  assert console_errors(driver) == []

@@ -145,12 +145,12 @@
   }
 
   // ---- a path, step by step: a slider, the rule, before (rewritten node highlighted) and after (what is new)
-  function stepper(steps, title) {
+  function stepper(steps, title, start) {
     const box = el("div", { class: "stepper" });
     if (!steps.length) { box.append(el("div", { class: "muted" }, "no steps")); return box; }
     const label = el("div", { class: "term stepinfo" });
     const sides = el("div", { class: "sides" });
-    const slider = el("input", { type: "range", min: 1, max: steps.length, value: 1, class: "stepslider",
+    const slider = el("input", { type: "range", min: 1, max: steps.length, value: start || 1, class: "stepslider",
                                  "aria-label": (title || "path") + ": step" });
     function show() {
       const k = Number(slider.value), s = steps[k - 1];
@@ -186,7 +186,9 @@
       const s = byId.get(id);
       const cls = ["chip", normal.has(id) ? "normal" : "", id === d.canonical_state ? "canonical" : "",
                    stuck.has(id) ? "stuck" : "", id === selected ? "selected" : ""].join(" ");
-      const c = el("span", { class: cls, "data-state": id, title: s ? s.term : "", onclick: () => select(id) }, "#" + id);
+      const c = el("span", { class: cls, "data-state": id, title: s ? s.term : "", role: "button", tabindex: 0,
+                             onclick: () => select(id) }, "#" + id);
+      c.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(id); } });
       (chips.get(id) || chips.set(id, []).get(id)).push(c);
       return c;
     }
@@ -223,7 +225,7 @@
           dagSvg(s.term, { highlight: e ? e.result : null, other: s.parent === null ? null : byId.get(s.parent).term,
                            otherClass: "new" })),
         section("path from the program (" + plural(s.depth, "step") + ")", el("div", {}, pathTo(id).map(chip)),
-                stepper(stepsTo(id), "path to #" + id)),
+                stepper(stepsTo(id), "path to #" + id, s.depth)),   // opens on the step that reached the state
         section("next steps (" + plural(succ.length, "target") + ")",
                 succ.map(([to, rules]) => el("div", { class: "row" }, chip(to), " by ",
                   rules.map(shortRule).join("; ")))));
