@@ -209,7 +209,7 @@ def test_cycles_are_listed(driver, capsys, tmp_path):
                                     "rules = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var('x'), UPat.var('y'))), lambda x, y: y + x)])\n")
   prog = tmp_path / "add.uir"
   prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=i32\n%2 = add %0, %1\n")
-  path, data = page_and_json(capsys, tmp_path, ["explore", "reachable", str(prog), "--rules", f"{tmp_path / 'comm.py'}:rules"])
+  path, data = page_and_json(capsys, tmp_path, ["explore", "reachable", str(prog), "--rules", f"{tmp_path / 'comm.py'}:rules", "--max-steps", "100"])
   assert len(data["states"]) == 2 and data["normal_forms"] == []
   open_page(driver, path)
   heads = [h.text for h in css(driver, "#overview h2")]

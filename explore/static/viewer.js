@@ -76,7 +76,7 @@
   function dagSvg(text, opts) {
     opts = opts || {};
     const g = parseTerm(text);
-    if (!g) return el("div", { class: "muted" }, "(graph not drawn: the term was cut at the JSON's length limit)");
+    if (!g) return el("div", { class: "muted" }, "(graph not drawn: the term is cut at the JSON's length limit, or not in the one-line term form)");
     if (g.nodes.length > DAG_CAP) return el("div", { class: "muted" }, "(graph not drawn: " + g.nodes.length + " nodes)");
     const hl = new Set(), mark = new Map();
     if (opts.highlight && g.byKey.has(opts.highlight)) hl.add(g.byKey.get(opts.highlight));
