@@ -241,3 +241,12 @@ def test_a_state_opens_on_the_step_that_reached_it_and_chips_take_the_keyboard(d
   assert css(driver, "#inspector .stepinfo")[0].text.startswith(f"step {len(steps)} of {len(steps)}: {steps[-1]['rule']}")
   assert css(driver, "#inspector .stepper .after")[0].text == steps[-1]["after"]
   assert console_errors(driver) == []
+
+
+def test_search_all_shows_each_match_with_its_path(driver, capsys, tmp_path):
+  path, data = page_and_json(capsys, tmp_path, ["explore", "search", str(EX / "affine.uir"), "--target", "add(?x, ?c)", "--all"])
+  open_page(driver, path)
+  assert css(driver, "#overview section")[2].text.startswith(f"result\nfound ({len(data['path'])} step")
+  heads = [h.text for h in css(driver, "#inspector h2")]
+  assert heads == [f"match {k}: {m['graph']}" for k, m in enumerate(data["matches"][:50], 1)] and len(heads) > 1
+  assert console_errors(driver) == []

@@ -403,11 +403,12 @@
     put(ov, section(d.to !== undefined ? "programs" : "program", termText(d.program, "program"),
                       d.to !== undefined ? termText(d.to, "program") : null),
               section(d.target !== undefined ? "target" : "meeting", termText(d.target !== undefined ? d.target : d.meeting)),
-              section("result", el("div", {}, d.found ? "found (" + plural(d.length, "step") + ")" : "not found" +
+              section("result", el("div", {}, d.found ? "found (" + plural(d.length ?? d.path.length, "step") + ")" : "not found" +
                       (d.bound ? " (stopped by " + d.bound + ")" : "")), el("div", { class: "muted" }, "searched " + d.searched + " graphs"),
                       Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))));
     if (d.paths) put(insp, section("from a", stepper(d.paths.from_a, "from a")), section("from b", stepper(d.paths.from_b, "from b")));
-    else if (d.matches) put(insp, ...d.matches.map((m, k) => section("match " + (k + 1) + ": " + m.graph, stepper(m.path, "match " + (k + 1)))));
+    else if (d.matches) put(insp, d.matches.slice(0, 50).map((m, k) => section("match " + (k + 1) + ": " + m.graph, stepper(m.path, "match " + (k + 1)))),
+                            d.matches.length > 50 ? el("div", { class: "muted" }, "and " + (d.matches.length - 50) + " more matches (in the JSON)") : null);
     else put(insp, section("path", d.graph ? termText(d.graph) : null, stepper(d.path, "path")));
   }
 
