@@ -5,7 +5,8 @@
 import importlib
 import sys
 
-BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.pairs", "bench.saturate"]
+BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.pairs", "bench.saturate",
+              "bench.html"]
 
 
 def main(names: list[str]) -> None:

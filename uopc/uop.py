@@ -126,6 +126,11 @@ class UOp:
     from uopc.term import show
     return f"UOp({self.op!r}, {self.dtype!r}, {show(self, limit=200)})"
 
+  def _repr_svg_(self) -> str:
+    """Jupyter draws a UOp as its DAG (``uopc.draw``: each shared node once)."""
+    from uopc.draw import dag_svg
+    return dag_svg(self)
+
   # ---- constructors
   @staticmethod
   def const(v: Any, dtype: DType | None = None) -> UOp:
