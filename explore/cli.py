@@ -68,6 +68,13 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
   p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
 
 
+def no_reduce_arg(p: argparse.ArgumentParser) -> None:
+  """``--no-reduce``: visit every reachable graph instead of a reduced set that keeps every normal form."""
+  p.add_argument("--no-reduce", dest="reduce", action="store_false",
+                 help="explore every reachable graph (default: skip orderings that reach no other normal form; "
+                      "see docs/reduction.md)")
+
+
 def register(sub: Any) -> None:
   """Add ``explore`` (with ``reachable`` and ``normal-forms``) to the ``uopc`` subcommands."""
   p = sub.add_parser("explore", help="the relational explorer: every rewrite ordering",
@@ -85,6 +92,7 @@ def register(sub: Any) -> None:
                       description="Every normal form of the program with one shortest rewrite path, and which one "
                                   "the canonical engine (graph_rewrite) produces.")
   _common(n, ("text", "json", "dot"))
+  no_reduce_arg(n)
   n.set_defaults(func=cmd_normal_forms)
 
   from explore import search_cli   # uopc explore search (issue 5)
@@ -111,7 +119,8 @@ def _isatty(f: Any) -> bool:
 def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool) -> Any:
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from explore.report import state_line
-  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order)
+  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
+               reduce=getattr(args, "reduce", False))
   out = sys.stdout
   with _progress(ex, "exploring") as bar:
     for s in ex:

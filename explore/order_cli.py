@@ -37,12 +37,13 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``order`` to the ``uopc explore`` subcommands."""
-  from explore.cli import _common
+  from explore.cli import _common, no_reduce_arg
   p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
                                   "was hit, 1 the canonical engine failed, 2 bad input.")
   _common(p, ("text", "json"))
+  no_reduce_arg(p)
   p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
   p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
@@ -53,11 +54,11 @@ def register(esub: Any) -> None:
 
 def cmd_order(args: argparse.Namespace) -> int:
   from explore.cli import _progress
-  from uopc.relational import explore
-  from uopc.relational.order import diagnose_order, permutation_trials
+  from uopc.relational.order import diagnose_order, order_exploration, permutation_trials
   prog = load_program(args.file)
   pm = args.rules.pm
-  ex = explore(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order="bfs")
+  ex = order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
+                         reduce=args.reduce)
   with _progress(ex, "exploring") as bar:
     for _ in ex:
       if not bar.disable: bar.update()

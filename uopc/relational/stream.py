@@ -202,9 +202,10 @@ class Exploration:
       if s.out is not None: continue   # stuck states, and states queued twice by depth first
       m = stepper.step_map(s.graph)
       if reduction is not None and m:
-        # a persistent set, unless one of its successors is known already (the cycle proviso: every
-        # cycle of the reduced graph passes through a fully expanded state)
-        if (p := reduction.persistent(s.graph, m)) is not None and not any(h in seen for h in p.values()):
+        # a persistent set, unless one of its successors was expanded already: the cycle proviso, so
+        # that every cycle of the reduced graph has a fully expanded state (the one expanded last)
+        if (p := reduction.persistent(s.graph, m)) is not None and \
+           not any((t := seen.get(h)) is not None and t.out is not None for h in p.values()):
           m = p
           self._reduced.add(s)
       lazy = m is None   # a big graph's successors come one by one
