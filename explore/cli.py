@@ -153,8 +153,12 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 def cmd_normal_forms(args: argparse.Namespace) -> int:
   from explore import report
   from uopc.relational import NormalForms, canonical
+  from uopc.relational.cycles import unsure_cycles
   prog = load_program(args.file)
   ex = _explore(prog, args, "bfs", stream_text=False)
+  if ex.reduced and unsure_cycles(ex):   # a cycle through a reduced state may have an exit: explore every graph
+    args.reduce = False
+    ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical(prog, args.rules.pm))
   if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)
   elif args.format == "json":

@@ -62,6 +62,9 @@ def cmd_order(args: argparse.Namespace) -> int:
   with _progress(ex, "exploring") as bar:
     for _ in ex:
       if not bar.disable: bar.update()
+  from uopc.relational.cycles import unsure_cycles
+  if ex.reduced and unsure_cycles(ex):   # a cycle through a reduced state may have an exit: explore every graph
+    ex = order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, reduce=False)
   report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex)
   trials = permutation_trials(prog, pm, report, max_orders=args.max_orders) if args.permutations else None
   if args.format == "json":
@@ -86,20 +89,22 @@ def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None) -> None:
   """The text report of ``uopc explore order``."""
-  from explore.report import bound_text
+  from explore.report import bound_text, cycles_text, reduced_text
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
   print(f"rules: {spec}", file=out)
-  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s)", file=out)
+  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
+        file=out)
   if report.canonical is None: print(f"canonical: none ({report.canonical_error})", file=out)
   else:
     steps = "" if not report.path.complete else f" ({_plural(len(report.path.edges), 'step')})"
     print(f"canonical (graph_rewrite): {_show(report.canonical)}{steps}", file=out)
     if report.path.note: print(f"  canonical path: {report.path.note}", file=out)
   forms = report.normal_forms
-  print(f"{_plural(len(forms), 'normal form')}{'' if report.complete else ' found so far'}:", file=out)
+  print(f"{_plural(len(forms), 'normal form')}{'' if report.complete else ' found so far'}{':' if forms else ''}", file=out)
   for k, s in enumerate(forms, 1):
     print(f"  [{k}] {s.term(TEXT_TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
+  cycles_text(ex, out)
   if report.canonical is not None and report.canonical_state is None:
     print("  (the canonical result was not reached within the bounds)", file=out)
   if not report.forks:
@@ -150,6 +155,7 @@ def _steps_json(edges: list[Any]) -> list[dict[str, Any]]:
 
 def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms``, ``forks`` (and ``permutations``)."""
+  from explore.report import cycles_json
   def term(u: Any) -> str | None: return None if u is None else _show(u, JSON_TERM_LIMIT)
   ex = report.exploration
   forms = report.normal_forms
@@ -158,7 +164,8 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) ->
     "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
     "canonical_path": _steps_json(report.path.edges), "canonical_path_complete": report.path.complete,
-    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in forms], "basis": report.basis,
+    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,
+    "basis": report.basis,
     "forks": [{"normal_form": f.normal_form.term(JSON_TERM_LIMIT), "normal_form_index": forms.index(f.normal_form),
                "fork_term": f.fork.term(JSON_TERM_LIMIT), "fork_state": f.fork.id, "node": term(f.node),
                "canonical_rule": None if f.canonical_step is None else f.canonical_step.rule,

@@ -129,7 +129,7 @@ def test_a_bound_exits_3_with_partial_output(capsys, prog):
   data = json.loads(out)
   assert code == 3 and data["bound"] == "max_depth" and data["complete"] is False and data["normal_forms"] == []
   code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--max-depth", "2")
-  assert code == 3 and "0 normal forms found so far:" in out and "(not reached within the bounds)" in out
+  assert code == 3 and "0 normal forms found so far\n" in out and "(not reached within the bounds)" in out
 
 
 def test_dfs_and_custom_rules(capsys, prog, rules_module):
