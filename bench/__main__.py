@@ -5,7 +5,7 @@
 import importlib
 import sys
 
-BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.explore", "bench.pairs"]
+BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.explore", "bench.pairs", "bench.reduce"]
 
 
 def main(names: list[str]) -> None:
