@@ -197,3 +197,27 @@ def test_canonical_reached_but_not_expanded(capsys, prog):
   code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--max-states", "67")
   assert code == 3 and err == ""
   assert out.splitlines()[-1] == "canonical: add(p0, p1) (state #66, not expanded within the bounds)"
+
+
+def test_normal_forms_reduce_by_default_and_no_reduce_visits_every_graph(capsys):
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", "examples/stack30.uir", "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["complete"] and data["reduced"] is True and data["cycles"] == []
+  assert len(data["states"]) == 31 and len(data["normal_forms"]) == 1
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", "examples/stack30.uir", "--no-reduce", "--max-states", "500",
+                         "--format", "json")
+  data = json.loads(out)
+  assert code == 3 and data["reduced"] is False and len(data["states"]) == 500
+
+
+def test_a_looping_rule_set_reports_its_cycle(capsys, tmp_path):
+  (tmp_path / "loop.py").write_text("from uopc import PatternMatcher, UPat\nx = UPat.var('x')\n"
+                                    "rules = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2)])\n")
+  (tmp_path / "loop.uir").write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n")
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", str(tmp_path / "loop.uir"), "--rules", f"{tmp_path / 'loop.py'}:rules")
+  assert code == 0 and "0 normal forms\n1 cycle" in out and "rules: x * 2; x + x" in out
+  code, out, _ = run_cli(capsys, "explore", "order", str(tmp_path / "loop.uir"), "--rules", f"{tmp_path / 'loop.py'}:rules",
+                         "--format", "json")
+  data = json.loads(out)
+  assert data["normal_forms"] == [] and [c["terms"] for c in data["cycles"]] == [["mul(p0, 2)", "add(p0, p0)"]]
+  assert [r.split(" ", 1)[1] for r in data["cycles"][0]["rules"]] == ["x * 2", "x + x"]
