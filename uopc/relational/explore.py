@@ -62,7 +62,8 @@ def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = 
   """
   if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
   try: return graph_rewrite(prog, pm, ctx=ctx, max_steps=max_steps), None
-  except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups"
+  except RewriteLoopError as e:
+    return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups ({str(e).partition(': ')[2]})"
   except Exception as e: return None, f"{type(e).__name__}: {e}"   # a rule raised: the engine fails, the explorer shows a stuck state
 
 
