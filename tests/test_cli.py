@@ -111,3 +111,15 @@ def test_console_script_never_prints_a_traceback(tmp_path):
   bad = write(tmp_path, "%0 = add 1, 2.0\n")
   proc = subprocess.run([sys.executable, "-m", "uopc", "run", str(bad)], capture_output=True, text=True)
   assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_trace_stats_prints_its_table_when_the_rewrite_loops(capsys, tmp_path):
+  (tmp_path / "loop.py").write_text("from uopc import PatternMatcher, UPat\nx = UPat.var('x')\n"
+                                    "rules = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2)])\n")
+  (tmp_path / "loop.uir").write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n")
+  code, out, err = uopc(capsys, "trace", "--stats", tmp_path / "loop.uir", "--rules", f"{tmp_path / 'loop.py'}:rules",
+                        "--max-steps", "1000")
+  lines = out.splitlines()
+  assert code == 1 and lines[1].split() == ["tries", "matches", "fires", "time", "ms", "rule"]
+  assert sorted((line.split()[2], line.split(None, 4)[4]) for line in lines[2:]) == [("499", "loop.py:3 x * 2"), ("499", "loop.py:3 x + x")]
+  assert "a cycle of 2 rewrites: loop.py:3 x * 2 @ mul(p0, 2) -> loop.py:3 x + x @ add(p0, p0)" in err

@@ -125,7 +125,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
   pm = StatsMatcher(args.rules) if args.stats else TracingMatcher(args.rules, out=sys.stdout)
   print(f"program: {show(prog, TERM_LIMIT)}")
   try: out = graph_rewrite(prog, pm, max_steps=max_steps_for(prog, args.max_steps))
-  except (IndexError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
+  except (IndexError, RewriteLoopError) as e:
+    if args.stats: print(pm.table())   # where a looping rewrite spent its rule lookups
+    raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   print(f"result: {show(out, TERM_LIMIT)}")
   if args.stats: print(pm.table())
   return EXIT_OK
