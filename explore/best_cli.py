@@ -1,6 +1,6 @@
 """``uopc explore best``: the cheapest graph reachable by directed rewriting, with its path.
 
-``uopc explore best prog.uir [--cost C]`` searches best first (``uopc.relational.best``)
+``uopc explore best prog.uir [--cost C]`` searches best first (``uopc.relational.analyses.best``)
 and prints the cheapest reachable graph, its cost, the rewrite path to it, and the
 canonical engine's result and its cost. ``--cost`` is ``nodes`` (distinct nodes, the
 default), ``OP=W,...`` (op weights; ``*=W`` for the others) or ``file.py:fn``
@@ -22,8 +22,8 @@ import json
 import sys
 from typing import Any
 
-from explore.cli import _common, canonical_for
-from explore.search_cli import JSON_LIMIT, TEXT_LIMIT, _bound_text, _step_lines, _steps, _steps_word
+from uopc.explore.cli import _common, canonical_for
+from uopc.explore.search_cli import JSON_LIMIT, TEXT_LIMIT, _bound_text, _step_lines, _steps, _steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.term import show
@@ -70,7 +70,7 @@ def print_json(data: dict[str, Any]) -> None: print(json.dumps(data, indent=1, e
 
 def cmd_best(args: argparse.Namespace) -> int:
   from uopc.cost import CostError
-  from uopc.relational.best import best
+  from uopc.relational.analyses.best import best
   prog = load_program(args.file)
   with shielded():   # only the bounded search can be interrupted: the report is whole
     try:
@@ -84,7 +84,7 @@ def cmd_best(args: argparse.Namespace) -> int:
 
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None) -> int:
-  from uopc.relational.best import lower_bound
+  from uopc.relational.analyses.best import lower_bound
   if args.format == "json":
     print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": args.cost.name,
                 "best": term(r.graph, JSON_LIMIT), "cost": r.cost, "path": _steps(r.path),

@@ -21,9 +21,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
-from explore.cli import DEFAULT_MAX_STATES
-from explore.search_cli import _step_lines, _steps, _steps_word
+from uopc.explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
+from uopc.explore.cli import DEFAULT_MAX_STATES
+from uopc.explore.search_cli import _step_lines, _steps, _steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
 
@@ -49,7 +49,7 @@ def register(sub: Any) -> None:
 
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""
-  from uopc.relational.search import Target, search
+  from uopc.relational.analyses.search import Target, search
   r = search(prog, Target.graph(graph), pm, max_states=max_states)
   return (True if r.found else None if r.bound is not None else False), r.path, r.searched
 

@@ -257,7 +257,7 @@ def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch,
 
 def test_dot_for_python_is_a_digraph_and_large_spaces_can_be_cut(capsys, prog):
   import graphviz
-  from explore.report import dot_states, to_dot
+  from uopc.explore.report import dot_states, to_dot
   from uopc.relational import canonical, explore
   from uopc.symbolic import symbolic
   from uopc.uir import parse_uir

@@ -220,7 +220,7 @@ def test_cycles_are_listed(driver, capsys, tmp_path):
 
 
 def test_keys_no_view_draws_are_shown(driver, tmp_path):
-  from explore.html import page
+  from uopc.explore.html import page
   path = tmp_path / "extra.html"
   path.write_text(page({"program": "p0", "rules": "r", "result": "p0", "error": None, "steps": [], "reduced": 42,
                         "cycles": [[1, 2]]}, "trace", "t"))
