@@ -16,11 +16,11 @@ import json
 from importlib import resources
 from typing import Any
 
-KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace")
+KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace", "saturate", "best")
 
 
 def _asset(name: str) -> str:
-  return resources.files("explore").joinpath("static", name).read_text(encoding="utf-8")
+  return resources.files("uopc.explore").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def embedded_json(data: dict[str, Any]) -> str:

@@ -250,3 +250,17 @@ def test_search_all_shows_each_match_with_its_path(driver, capsys, tmp_path):
   heads = [h.text for h in css(driver, "#inspector h2")]
   assert heads == [f"match {k}: {m['graph']}" for k, m in enumerate(data["matches"][:50], 1)] and len(heads) > 1
   assert console_errors(driver) == []
+
+
+@pytest.mark.parametrize("argv", [
+  ["saturate", str(EX / "saturation.uir"), "--rules", f"{EX / 'saturation_rules.py'}:rules"],
+  ["explore", "best", str(EX / "only_equal.uir"), "--rules", f"{EX / 'only_equal_rules.py'}:rules"],
+])
+def test_the_best_graph_pages_show_the_best_graph_its_cost_and_its_path(driver, capsys, tmp_path, argv):
+  path, data = page_and_json(capsys, tmp_path, argv)
+  open_page(driver, path)
+  text = css(driver, "body")[0].text
+  assert data["program"] in text and data["best"] in text and f"cost {data['cost']}" in text
+  assert len(data["path"] or []) == 0 or css(driver, "input[type=range]")
+  assert css(driver, ".extra") == []   # every key of the JSON is drawn by the view
+  assert console_errors(driver) == []

@@ -79,6 +79,7 @@ class Saved:
 
 # the keys that tell the commands' JSON apart, most specific first
 KINDS = (("pairs", ("pairs", "summary")), ("order", ("forks", "canonical_path")), ("trace", ("steps", "result")),
+         ("saturate", ("best", "cost", "iterations")), ("best", ("best", "cost", "seen")),
          ("normal-forms", ("states", "edges", "paths")), ("reachable", ("states", "edges")), ("search", ("found", "path")))
 
 
