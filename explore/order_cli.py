@@ -31,7 +31,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, integer_arg, load_program, max_steps_for, positive_int
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000

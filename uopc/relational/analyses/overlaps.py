@@ -293,7 +293,7 @@ def _may_unify(a: Any, b: Any) -> bool:
     if type(x) is not UExpr or type(y) is not UExpr: continue
     if len(x._tuple) != len(y._tuple): return False
     ox, oy = x._tuple[0].op, y._tuple[0].op
-    if not type(ox) is Var and not type(oy) is Var and ox is not oy: return False
+    if type(ox) is not Var and type(oy) is not Var and ox is not oy: return False
     stack.extend(zip(x._tuple[1:], y._tuple[1:]))
   return True
 

@@ -14,7 +14,7 @@ plainest instances come first. Ill-typed combinations raise ``UOpError`` and are
 skipped and counted. Fresh PARAMs have arbitrary slots: ``renumbering`` and ``renumber``
 number them in order of appearance for reports.
 
->>> from uopc import UPat, PatternMatcher, symbolic
+>>> from uopc import UPat, PatternMatcher, show, symbolic
 >>> from uopc.relational.analyses.overlaps import overlaps
 >>> o = next(o for o in overlaps(symbolic) if (o.outer, o.inner, o.path) == (3, 0, ()))   # fold vs x + 0.0
 >>> gen = Instances(o.term, o.domains, max_instances=64)
@@ -35,7 +35,6 @@ from uopc.evaluate import substitute_scoped
 from uopc.ops import BINARY, COMPARISON, Ops, UNARY
 from uopc.relational.logic.bridge import Head, UExpr
 from uopc.relational.analyses.overlaps import Domain, args_match, term_vars
-from uopc.term import show
 from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 
 __all__ = ["EDGE_CONSTANTS", "Instances", "renumber", "renumbering"]

@@ -16,7 +16,7 @@ makes (every binding, as the explorer does), and every two different one-step re
 At the root, ``a`` is the earlier rule of the two, and a rule is also paired with
 itself (a list pattern may match one node in several ways, with different results).
 
->>> from uopc import PatternMatcher, symbolic
+>>> from uopc import PatternMatcher, show, symbolic
 >>> fold, x_plus_0 = symbolic.rules[0], next(r for r in symbolic.rules if symbolic.name_of(r).endswith(" x + 0.0"))
 >>> report = critical_pairs(PatternMatcher([fold, x_plus_0]))
 >>> p = next(p for p in report.pairs if p.short_rules == ("x=alu", "x + 0.0"))
@@ -35,7 +35,6 @@ from uopc.relational.analyses.pair_instances import Instances, renumber, renumbe
 from uopc.relational.analyses.joinable import join
 from uopc.relational.analyses.overlaps import Overlap, overlaps, pattern_text
 from uopc.relational.space.step import Stepper, Stuck, stepper_for
-from uopc.term import show
 from uopc.uop import UOp
 
 __all__ = ["PairResult", "PairStatus", "PairsReport", "critical_pairs"]

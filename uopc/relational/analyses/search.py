@@ -190,8 +190,9 @@ def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_sta
 
   >>> from uopc import UOp, symbolic
   >>> p0, p1 = UOp.param(0), UOp.param(1)
-  >>> [(m.length, show(m.graph)) for m in search_all((p0 + 0) + (p1 * 1), "add(_, _)", symbolic)]
-  [(0, 'add(add(p0, 0), mul(p1, 1))'), (1, 'add(add(p0, mul(p1, 1)), 0)'), (1, 'add(p0, mul(p1, 1))'), (1, 'add(add(p0, 0), p1)'), (2, 'add(add(p0, p1), 0)'), (2, 'add(p0, p1)')]
+  >>> [(m.length, show(m.graph)) for m in search_all((p0 + 0) + (p1 * 1), "add(_, _)", symbolic)]  # doctest: +NORMALIZE_WHITESPACE
+  [(0, 'add(add(p0, 0), mul(p1, 1))'), (1, 'add(add(p0, mul(p1, 1)), 0)'), (1, 'add(p0, mul(p1, 1))'),
+   (1, 'add(add(p0, 0), p1)'), (2, 'add(add(p0, p1), 0)'), (2, 'add(p0, p1)')]
 
   (``(x + 0) + y`` reassociates to ``(x + y) + 0``, hence the graphs ending in ``+ 0``.)
   """

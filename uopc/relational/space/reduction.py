@@ -65,7 +65,7 @@ class IslandReduction:
     if any(m is None for m in maps): return None   # a big island: its redexes are not listed
     groups = _groups(maps)
     if len(groups) < 2: return None
-    for i, group in enumerate(groups):
+    for group in groups:
       redexes = {r: None for k in group for r in maps[k]}
       if all(self._closed(r, h, redexes) for k in group for r, h in maps[k].items()):
         chosen = {r: steps.get(r) for r in redexes}
