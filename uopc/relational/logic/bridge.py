@@ -60,6 +60,10 @@ class Head:
   (True, True)
   """
   __slots__ = ("op", "dtype", "arg", "ground", "__weakref__")
+  op: Any      # an Ops, or a logic variable in an open head
+  dtype: Any   # a DType, None, or a logic variable
+  arg: Any
+  ground: bool
   _interned: dict[tuple, Head] = {}
   _sweep_at = 10_000   # an intern table this big is swept
 
@@ -140,9 +144,9 @@ class UExpr(ExpressionTuple):
   __slots__ = ("_hash",)
 
   def __init__(self, seq: Iterable[Any] = (), evaled_obj: Any = _NOT_SET) -> None:
-    self._tuple = tuple(seq)
-    self._evaled_obj = evaled_obj
-    self._parent = None
+    self._tuple = tuple(seq)  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
+    self._evaled_obj = evaled_obj  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
+    self._parent = None  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
     self._hash = hash(self._tuple)   # children are UExprs with a cached hash, or nodes, heads, vars
 
   def __hash__(self) -> int: return self._hash
