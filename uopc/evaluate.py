@@ -29,7 +29,7 @@ def _push_stack(x: UOp) -> UOp | None:
   for s in x.src:
     if s.op is _STACK: break
   else: return None
-  return stack_rows(x.op, [s.src if s.op is _STACK else [s.index(i) for i in range(x.shape[0])] for s in x.src], x.arg, x.dtype)
+  return stack_rows(x.op, [s.src if s.op is _STACK else tuple(s.index(i) for i in range(x.shape[0])) for s in x.src], x.arg, x.dtype)
 
 
 MAX_ELEMENTS = 1 << 20
