@@ -127,9 +127,9 @@ def _shortest(start: State, target: State, succ: dict[int, list[Edge]], allowed:
         todo.append(e.target.id)
   path: list[Edge] = []
   sid = target.id
-  while (e := parent.get(sid)) is not None:
-    path.append(e)
-    sid = e.source.id
+  while (step := parent.get(sid)) is not None:
+    path.append(step)
+    sid = step.source.id
   return path[::-1]
 
 

@@ -161,8 +161,8 @@ def encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: C
   # patterns are a few levels deep: plain recursion is fine here
   if p.src is None:
     if literal_consts and p.name is None and p.op == _CONST and p.arg is not None:
-      dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
-      return [(UExpr((Head(Ops.CONST, dtype, p.arg),)), [], [])]
+      const_dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
+      return [(UExpr((Head(Ops.CONST, const_dtype, p.arg),)), [], [])]
     v = name_var(names, p.name) if p.name is not None else var()
     d = _leaf_domain(p)
     old = domains.get(v)

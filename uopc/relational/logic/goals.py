@@ -183,7 +183,8 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
     def rule_goal(S: State) -> Iterator[State]:
       nt, nn = _node_in(n, S)
       if nn is not None:
-        yield from _unify_each(m, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None), S)
+        yield from _unify_each(m, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None),  # type: ignore[misc]
+                               S)   # a step without an error has a result
         return
       mt, mn = _node_in(m, S)
       if mn is None: raise NotGroundError(f"rule {index}: neither node is ground; ground n or m with an earlier goal")

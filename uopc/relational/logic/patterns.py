@@ -110,7 +110,7 @@ def rule_patterns(pm: PatternMatcher, literal_holes: bool = False) -> list[RuleP
   by_flag = _cache.get(pm)
   if by_flag is None: by_flag = _cache[pm] = {}
   if (hit := by_flag.get(literal_holes)) is not None: return hit
-  out = []
+  out: list[RulePattern] = []
   for i, (p, _) in enumerate(pm.rules):
     names: dict[str, Var] = {}
     out.extend(RulePattern(i, t, leaves, names) for t, leaves in upat_etuples(p, names, literal_holes))
@@ -153,12 +153,12 @@ def redexes_producing(pm: PatternMatcher, target: UOp, pool: list[UOp], stepper:
   for rp in rule_patterns(pm, literal_holes=True):   # literal constants as holes: UPat's == semantics
     if rule_index is not None and rp.rule_index != rule_index: continue
     vs = list(rp.leaves)
-    domains = []
+    domains: list[list[UOp]] = []   # each hole's candidates
     for v in vs:
       d = rp.leaves[v]
       domains.append([c for c in (consts if d.ops == _CONST else pool) if node_fits(c, d)])
     size = 1
-    for d in domains: size *= len(d)
+    for cands in domains: size *= len(cands)
     if size == 0 or size > MAX_CANDIDATES: continue
     for combo in itertools.product(*domains):
       n = _build(rp.term, dict(zip(vs, combo)))
