@@ -292,6 +292,23 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   return _intern(table, op, dtype, src, arg, shape)
 
 
+_NO_NODES: dict[tuple, UOp] = {}   # the table of an (op, dtype, arg) nothing was made with (shared; never written)
+
+
+def existing_nodes(op: Ops, dtype: DType, arg: Any) -> Callable[[tuple[UOp, ...]], UOp | None]:
+  """Look up nodes without making any: ``existing_nodes(op, dtype, arg)(src)`` is the node that
+  ``make_uop(op, src, arg, dtype)`` would return if it already exists, else None.
+
+  For callers that rebuild many graphs most of whose nodes exist (the explorer's steps): one
+  dict lookup instead of a constructor call. Constants are not in these tables (``UOp.const``
+  finds them by value), so they are always None here. An unhashable ``arg`` raises TypeError.
+
+  >>> x = UOp.param(0) + 1
+  >>> existing_nodes(x.op, x.dtype, x.arg)(x.src) is x, existing_nodes(x.op, x.dtype, x.arg)((x, x))
+  (True, None)
+  """
+  return (_tables_get((op, dtype, arg)) or _NO_NODES).get
+
 def _intern(table: dict[tuple, UOp], op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: Shape) -> UOp:
   """A new node, type-checked already, into its table and the log."""
   u = _new_uop(UOp)
