@@ -8,6 +8,15 @@ The order of ``symbolic``'s rules is part of its meaning (rule order is priority
 0.0
 >>> graph_rewrite(e, PatternMatcher(symbolic.rules[1:] + symbolic.rules[:1])).arg
 -0.0
+
+The package binds the name ``uopc.symbolic`` to the rule set, not to this module
+(``uopc/__init__.py`` does ``from uopc.symbolic import symbolic``), so ``from uopc import symbolic``,
+``from uopc.symbolic import symbolic`` and ``import uopc.symbolic as m`` all give the
+``PatternMatcher`` (``import a.b as m`` reads the attribute ``b`` of ``a``). The module
+itself is ``sys.modules["uopc.symbolic"]`` (``importlib.import_module``, as ``--rules
+uopc.symbolic:symbolic`` loads it). This is kept on purpose: the rule set is what every caller
+wants, and renaming the module would break the chapter's ``from uopc.symbolic import ...``
+and every ``module:attr`` rule spec that names it. ``tests/test_symbolic.py`` pins it down.
 """
 from __future__ import annotations
 
