@@ -21,10 +21,10 @@ import argparse
 import sys
 from typing import Any
 
-from uopc.explore.cli import _common, canonical_for
-from uopc.explore.search_cli import JSON_LIMIT, TEXT_LIMIT, _bound_text, _step_lines, _steps, _steps_word
+from uopc.explore.options import canonical_for, common_options
+from uopc.explore.search_cli import JSON_LIMIT, TEXT_LIMIT, search_bound_text, step_lines, steps_json, steps_word
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, load_program
+from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.term import show
 
 
@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
   p = sub.add_parser("best", help="the cheapest graph reachable by rewriting, with its path",
                      description="Search best first for the cheapest graph the rules reach from the program (directed "
                                  "rewriting; cycles are fine). Exit codes: 0 proven cheapest, 3 a bound was hit, 2 bad input.")
-  _common(p, ("text", "json", "html"))
+  common_options(p, ("text", "json", "html"))
   add_cost(p)
   p.set_defaults(func=cmd_best)
 
@@ -89,7 +89,7 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
   from uopc.relational.analyses.best import lower_bound
   if args.format in ("json", "html"):
     print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": args.cost.name,
-                "best": term(r.graph, JSON_LIMIT), "cost": r.cost, "path": _steps(r.path),
+                "best": term(r.graph, JSON_LIMIT), "cost": r.cost, "path": steps_json(r.path),
                 "canonical": term(canon, JSON_LIMIT), "canonical_cost": canon_cost, "canonical_error": error,
                 "complete": r.complete, "bound": r.bound, "seen": r.seen, "expanded": r.expanded,
                 "elapsed": round(r.elapsed, 4)}, args, "best")
@@ -97,11 +97,11 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
     print(f"program: {term(prog, TEXT_LIMIT)}   (cost {args.cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {args.cost.name}")
     print(f"best: {term(r.graph, TEXT_LIMIT)}   (cost {r.cost:g})")
-    print(f"path ({_steps_word(len(r.path))}):" if r.path else "path: none (the program is the cheapest)")
-    for line in _step_lines(r.path): print(line)
+    print(f"path ({steps_word(len(r.path))}):" if r.path else "path: none (the program is the cheapest)")
+    for line in step_lines(r.path): print(line)
     print(canonical_line(canon, canon_cost, error))
     proven = "proven cheapest: " + ("no graph costs less" if r.cost <= lower_bound(args.cost) else "every reachable graph was seen")
     print(f"searched: {r.seen} graph{'s' * (r.seen != 1)} ({r.expanded} expanded); "
-          f"{proven if r.complete else _bound_text(r.bound, args)}")
+          f"{proven if r.complete else search_bound_text(r.bound, args)}")
   sys.stdout.flush()
   return EXIT_OK if r.complete else EXIT_BOUND

@@ -23,48 +23,12 @@ terminal and the run takes more than a second.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
-from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, bar_is_up, isatty, load_program, max_steps_for,
-                      natural_int, positive_int, progress_bar, rules_arg)
-
-DEFAULT_MAX_STATES = 10_000
-DEFAULT_MAX_DEPTH = 50
-DEFAULT_TIMEOUT = 30.0
-
-
-def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: bool = True) -> None:
-  """The options every exploring subcommand shares; ``canonical``: it also runs the canonical engine (``--max-steps``)."""
-  p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr (a rules file is code: it runs)")
-  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
-                 help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
-  p.add_argument("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
-                 help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
-  add_bounds(p, DEFAULT_TIMEOUT)
-  if canonical: add_max_steps(p)
-  p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
-  if "html" in formats: add_output(p)
-  if "dot" in formats:
-    p.add_argument("--dot-max-nodes", type=positive_int, default=None, metavar="N",
-                   help="--format dot: draw at most N states (the program, the canonical path and the normal forms first)")
-    p.add_argument("--dot-paths", action="store_true", help="--format dot: only the normal forms and the paths to them")
-
-
-def add_output(p: argparse.ArgumentParser) -> None:
-  """``-o FILE``: where ``--format json`` and ``html`` write (default stdout)."""
-  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE, whole or not at all (default stdout)")
-
-
-def no_reduce_arg(p: argparse.ArgumentParser) -> None:
-  """``--no-reduce``: visit every reachable graph instead of a reduced set that keeps every normal form."""
-  p.add_argument("--no-reduce", dest="reduce", action="store_false",
-                 help="explore every reachable graph (default: skip orderings that reach no other normal form; "
-                      "see docs/reduction.md)")
+from uopc.budget import bounded, shielded, stopped
+from uopc.cli_support import bar_is_up, isatty, load_program
+from uopc.explore.options import canonical_for, common_options, exit_code, exploration_progress, no_reduce_arg
 
 
 def register(sub: Any) -> None:
@@ -75,14 +39,14 @@ def register(sub: Any) -> None:
 
   r = esub.add_parser("reachable", help="every reachable graph (bounded, streamed)",
                       description="Stream every graph reachable from the program, with the step that first reached it.")
-  _common(r, ("text", "json", "dot", "html"))
+  common_options(r, ("text", "json", "dot", "html"))
   r.add_argument("--dfs", action="store_true", help="depth first instead of breadth first")
   r.set_defaults(func=cmd_reachable)
 
   n = esub.add_parser("normal-forms", help="every normal form, with a path to each",
                       description="Every normal form of the program with one shortest rewrite path, and which one "
                                   "the canonical engine (graph_rewrite) produces.")
-  _common(n, ("text", "json", "dot", "html"))
+  common_options(n, ("text", "json", "dot", "html"))
   no_reduce_arg(n)
   n.set_defaults(func=cmd_normal_forms)
 
@@ -96,14 +60,6 @@ def register(sub: Any) -> None:
   html.register(esub)
 
 
-@contextlib.contextmanager
-def _progress(ex: Any, what: str) -> Iterator[Any]:
-  """The progress bar of an exploration (``uopc.cli.progress_bar``)."""
-  bar = progress_bar(ex.max_states, "state", what)
-  try: yield bar
-  finally: bar.close()
-
-
 def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool) -> Any:
   """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
@@ -111,7 +67,7 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
                reduce=getattr(args, "reduce", False))
   out = sys.stdout
-  with _progress(ex, "exploring") as bar:
+  with exploration_progress(ex, "exploring") as bar:
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
     # draws the bar (before its delay too) and redraws it after every line
     terminal = isatty(out)
@@ -126,13 +82,6 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
             else: print(line, file=out)
     bounded(stream, None, grace=True)
   return ex
-
-
-def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]:
-  """The canonical engine's result (or None and why), bounded by ``--max-steps`` and the command's budget."""
-  from uopc.relational import canonical
-  return bounded(lambda: canonical(prog, args.rules.pm, max_steps_for(prog, args.max_steps)),
-                 (None, f"not computed: {stopped_text()}"), grace=True)
 
 
 def cmd_reachable(args: argparse.Namespace) -> int:
@@ -177,6 +126,3 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   return exit_code(ex)
 
 
-def exit_code(ex: Any) -> int:
-  """1 if a rule raised (a stuck step: found something), else 3 if a bound was hit, else 0."""
-  return EXIT_FAILED if ex.stuck else EXIT_OK if ex.complete else EXIT_BOUND

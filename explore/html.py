@@ -75,7 +75,7 @@ def register(esub: Any) -> None:
 
 
 def cmd_view(args: Any) -> int:
-  from uopc.cli import EXIT_OK, CLIError
+  from uopc.cli_support import EXIT_OK, CLIError
   from uopc.relational.space.saved import LoadError, load
   try: saved = load(args.file)
   except LoadError as e: raise CLIError(str(e)) from None
@@ -91,10 +91,10 @@ def write_page(path: str | None, data: dict[str, Any], kind: str, title: str) ->
 def write_text(path: str | None, text: str) -> None:
   """``text`` to ``path`` (whole or not at all), or to stdout when ``path`` is None."""
   if path is None:
-    from uopc.cli import write_out
+    from uopc.cli_support import write_out
     write_out(text)
     return
-  from uopc.cli import CLIError
+  from uopc.cli_support import CLIError
   from uopc.files import write_atomically
   try: write_atomically(path, text)
   except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None

@@ -31,7 +31,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int
+from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -39,12 +39,12 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``order`` to the ``uopc explore`` subcommands."""
-  from uopc.explore.cli import _common, no_reduce_arg
+  from uopc.explore.options import common_options, no_reduce_arg
   p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
                                   "was hit, 1 the canonical engine failed, 2 bad input.")
-  _common(p, ("text", "json", "html"))
+  common_options(p, ("text", "json", "html"))
   no_reduce_arg(p)
   p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
@@ -60,7 +60,7 @@ def cmd_order(args: argparse.Namespace) -> int:
 
 
 def _order(prog: Any, args: argparse.Namespace) -> int:
-  from uopc.explore.cli import _progress, exit_code
+  from uopc.explore.options import exit_code, exploration_progress
   from uopc.relational.space.cycles import unsure_cycles
   from uopc.relational.analyses.order import diagnose_order, order_exploration, permutation_trials
   pm = args.rules.pm
@@ -71,7 +71,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
       return order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, reduce=reduce)
     # the reduction replays the canonical engine first (its path is expanded fully): a bound there means no reduction
     ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
-    with _progress(ex, "exploring") as bar:
+    with exploration_progress(ex, "exploring") as bar:
       def run() -> None:
         for _ in ex:
           if not bar.disable: bar.update()

@@ -23,7 +23,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
+from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -39,7 +39,7 @@ def register(esub: Any) -> None:
   p.add_argument("ruleset", nargs="?", type=rules_arg, default="symbolic", metavar="RULESET",
                  help="symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, or file.py:attr")
   p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (default text)")
-  from uopc.explore.cli import add_output
+  from uopc.explore.options import add_output
   add_output(p)
   p.add_argument("--all", action="store_true", help="also list the joinable pairs (text)")
   p.add_argument("--max-instances", type=positive_int, default=64, metavar="N", help="instances tried per pair (default 64)")

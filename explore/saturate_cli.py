@@ -22,10 +22,10 @@ import argparse
 from typing import Any
 
 from uopc.explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
-from uopc.explore.cli import DEFAULT_MAX_STATES, add_output
-from uopc.explore.search_cli import _step_lines, _steps, _steps_word
+from uopc.explore.options import DEFAULT_MAX_STATES, add_output
+from uopc.explore.search_cli import step_lines, steps_json, steps_word
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
+from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
 
 
 def register(sub: Any) -> None:
@@ -80,7 +80,7 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
     print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": cost.name,
                 "best": term(r.best, JSON_LIMIT), "cost": r.cost, "canonical": term(canon, JSON_LIMIT),
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
-                "reachable": reachable, "path": _steps(path) if reachable else None, "reach_searched": searched,
+                "reachable": reachable, "path": steps_json(path) if reachable else None, "reach_searched": searched,
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
                 "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, args, "saturate")
   else:
@@ -88,10 +88,10 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
     print(f"rules: {args.rules.spec}; cost: {cost.name}")
     print(f"best: {term(r.best, TEXT_LIMIT)}   (cost {r.cost:g})")
     print(canonical_line(canon, canon_cost, error))
-    if reachable: print(f"reachable: yes, by rewriting ({_steps_word(len(path))}){':' if path else ''}")
+    if reachable: print(f"reachable: yes, by rewriting ({steps_word(len(path))}){':' if path else ''}")
     elif reachable is False: print(f"reachable: no, only equal (all {searched} reachable graphs searched)")
     else: print(f"reachable: unknown (not among the first {searched} graphs; --max-states {args.max_states})")
-    for line in _step_lines(path): print(line)
+    for line in step_lines(path): print(line)
     stop = "saturated" if r.complete else f"stopped by --{r.stop.replace('enodes', 'max-enodes').replace('iterations', 'max-iterations')}"
     print(f"saturation: {stop} after {r.iterations} iteration{'s' * (r.iterations != 1)}; {r.enodes} e-nodes in "
           f"{r.eclasses} e-classes; {r.applied} rule results added ({r.matches} matches, {r.rejected} rejected)")

@@ -26,9 +26,9 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
-from uopc.explore.cli import _common
+from uopc.explore.options import common_options
 from uopc.budget import bounded, shielded, stopped
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
+from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
 
 TEXT_LIMIT = 160    # characters of a term in text output (terms expand sharing)
@@ -42,7 +42,7 @@ def register(sub: Any) -> None:
                                  "(?x binds a hole, the same name twice binds one node, _ matches anything), or with --to a "
                                  "graph both programs rewrite to. Exit codes: 0 found, 1 not found (the whole space was "
                                  "searched), 3 not found before a bound, 2 bad input.")
-  _common(p, ("text", "json", "html"), canonical=False)
+  common_options(p, ("text", "json", "html"), canonical=False)
   what = p.add_mutually_exclusive_group(required=True)
   what.add_argument("--target", metavar="TERM", help="a term with holes, e.g. 'add(mul(p0, 3), ?c)'")
   what.add_argument("--target-file", metavar="FILE", help="a .uir program: search for exactly this graph")
@@ -115,14 +115,14 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
   if text:
     n = len(matches)
     print(f"{n} match{'es' * (n != 1)}; searched {stream.searched} graph{'s' * (stream.searched != 1)}; "
-          f"{_bound_text(bound, args)}")
+          f"{search_bound_text(bound, args)}")
     from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
     data = {"program": _term(prog, JSON_LIMIT), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
-            "path": _steps(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
+            "path": steps_json(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
             "matches": [{"graph": _term(m.graph, JSON_LIMIT), "length": m.length, "bindings": _bindings(m.bindings),
-                         "searched": m.searched, "path": _steps(m.path)} for m in matches],
+                         "searched": m.searched, "path": steps_json(m.path)} for m in matches],
             "searched": stream.searched, "bound": bound, "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
     _print_json(data, args)
@@ -157,7 +157,7 @@ def _exit_code(found: bool, bound: str | None, stuck: list[Any]) -> int:
 def _term(u: Any, limit: int = TEXT_LIMIT) -> str: return show(u, limit)
 
 
-def _bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
+def search_bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
   if bound is None: return complete
   from uopc.explore.report import bound_flag
   return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
@@ -167,7 +167,7 @@ def _header(prog: Any, target: str, args: argparse.Namespace) -> list[str]:
   return [f"program: {_term(prog)}", f"target: {target}", f"rules: {args.rules.spec}"]
 
 
-def _step_lines(path: list[Any], indent: str = "  ") -> list[str]:
+def step_lines(path: list[Any], indent: str = "  ") -> list[str]:
   return [f"{indent}{i}. {e.describe(TEXT_LIMIT)}" for i, e in enumerate(path, 1)]
 
 
@@ -175,7 +175,7 @@ def _bindings_text(bindings: dict[str, Any]) -> str:
   return ", ".join(f"?{k} = {_term(v)}" for k, v in bindings.items()) if bindings else "(no holes)"
 
 
-def _steps_word(n: int) -> str: return f"{n} step{'s' * (n != 1)}"
+def steps_word(n: int) -> str: return f"{n} step{'s' * (n != 1)}"
 
 
 def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
@@ -183,14 +183,14 @@ def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
   out = _header(prog, r.target.text, args)
   if r.found:
     out.append(f"found: {_term(r.graph)}")
-    out.append(f"path ({_steps_word(r.length)}):" if r.path else "path: none needed (the program itself matches)")
-    out += _step_lines(r.path)
+    out.append(f"path ({steps_word(r.length)}):" if r.path else "path: none needed (the program itself matches)")
+    out += step_lines(r.path)
     out.append(f"bindings: {_bindings_text(r.bindings)}")
-    out.append(f"length: {_steps_word(r.length)}")
+    out.append(f"length: {steps_word(r.length)}")
   elif r.bound is None: out.append("not found: no reachable graph matches")
   else: out.append("not found within the bounds")
   out.append(f"searched: {r.searched} graph{'s' * (r.searched != 1)}"
-             + ("" if r.found else f"; {_bound_text(r.bound, args)}"))
+             + ("" if r.found else f"; {search_bound_text(r.bound, args)}"))
   from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
   return out + stuck_lines(r.stuck)
 
@@ -198,7 +198,7 @@ def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
 def match_text(i: int, m: Any) -> list[str]:
   """The lines of the i-th match streamed by ``--all``."""
   holes = f"; {_bindings_text(m.bindings)}" if m.bindings else ""
-  return [f"[{i}] {_term(m.graph)}   ({_steps_word(m.length)}{holes})", *_step_lines(m.path, "    ")]
+  return [f"[{i}] {_term(m.graph)}   ({steps_word(m.length)}{holes})", *step_lines(m.path, "    ")]
 
 
 def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
@@ -207,19 +207,19 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
   if r.found:
     out.append(f"equal: both rewrite to {_term(r.meeting)}")
     for name, path in (("a", r.from_a), ("b", r.from_b)):
-      out.append(f"from {name} ({_steps_word(len(path))}){':' if path else ''}")
-      out += _step_lines(path)
+      out.append(f"from {name} ({steps_word(len(path))}){':' if path else ''}")
+      out += step_lines(path)
   elif r.bound is None: out.append("no common graph: both reachable spaces were searched to their end and share none")
   else: out.append("no common graph within the bounds")
   out.append(f"searched: {r.searched} graphs (a: {r.searched_a}, b: {r.searched_b})"
-             + ("" if r.found or r.bound is None else f"; {_bound_text(r.bound, args)}"))
+             + ("" if r.found or r.bound is None else f"; {search_bound_text(r.bound, args)}"))
   from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
   return out + stuck_lines(r.stuck)
 
 
 # ---- JSON
 
-def _steps(path: list[Any]) -> list[dict[str, Any]]:
+def steps_json(path: list[Any]) -> list[dict[str, Any]]:
   return [{"rule": e.rule, "rule_index": e.rule_index, "node": _term(e.node, JSON_LIMIT),
            "before": _term(e.source.graph, JSON_LIMIT), "after": _term(e.target.graph, JSON_LIMIT)} for e in path]
 
@@ -236,13 +236,13 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   """One search as a JSON-ready dict."""
   return {"program": _term(prog, JSON_LIMIT), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
           "graph": None if r.graph is None else _term(r.graph, JSON_LIMIT), "length": r.length,
-          "path": _steps(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
+          "path": steps_json(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
   """``--to`` as a JSON-ready dict; ``path`` is the first program's steps (``paths.from_a``)."""
-  from_a, from_b = _steps(r.from_a), _steps(r.from_b)
+  from_a, from_b = steps_json(r.from_a), steps_json(r.from_b)
   return {"program": _term(a, JSON_LIMIT), "to": _term(b, JSON_LIMIT), "rules": args.rules.spec, "found": r.found,
           "meeting": None if r.meeting is None else _term(r.meeting, JSON_LIMIT), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},

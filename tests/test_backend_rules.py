@@ -135,10 +135,10 @@ def test_const_args_match_like_upat():
 
 def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
   import sys
-  import uopc.cli
+  import uopc.cli_support
   class FakeTTY(io.StringIO):
     def isatty(self): return True
-  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0.0)
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0.0)
   err, out = FakeTTY(), io.StringIO()
   monkeypatch.setattr(sys, "stderr", err)
   monkeypatch.setattr(sys, "stdout", out)

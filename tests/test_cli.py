@@ -274,14 +274,14 @@ def test_a_value_too_large_for_the_interpreter_is_a_program_failure(capsys, tmp_
 
 @given(st.text(max_size=40))
 def test_param_arg_never_fails_but_as_a_bad_flag(text):
-  from uopc.cli import param_arg
+  from uopc.cli_support import param_arg
   try: param_arg("0=" + text)
   except argparse.ArgumentTypeError: pass
 
 
 @given(st.integers(-2**31, 2**31 - 1), st.integers(0, 12))
 def test_param_ints_are_read_as_uir_reads_them(v, zeros):
-  from uopc.cli import ParamLiteral, param_arg
+  from uopc.cli_support import ParamLiteral, param_arg
   from uopc.dtype import dtypes
   text = ("-" if v < 0 else "") + "0" * zeros + str(abs(v))
   assert param_arg(f"3={text}") == (3, ParamLiteral(v, dtypes.i32, text))

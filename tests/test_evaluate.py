@@ -220,3 +220,19 @@ def test_a_call_body_that_simplifies_away_its_param_still_runs():
   call = body.call(5, name="f")
   assert to_python(run(call)) == 0
   assert to_python(run(call + 1)) == 1
+
+
+def test_uopc_evaluate_is_the_rule_set_and_the_module_is_in_sys_modules():
+  """``uopc.evaluate`` names the rule set (the package binds it over the submodule); the module stays importable."""
+  import importlib
+  import sys
+  import uopc
+  import uopc.evaluate as m
+  from uopc import evaluate as from_package
+  from uopc.matcher import PatternMatcher
+  from uopc.rulesets import resolve_rules
+  from uopc.evaluate import evaluate as from_module
+  module = importlib.import_module("uopc.evaluate")
+  assert isinstance(m, PatternMatcher) and m is from_package is from_module is uopc.evaluate
+  assert module is sys.modules["uopc.evaluate"] and module is not m and module.evaluate is m
+  assert resolve_rules("uopc.evaluate:evaluate") is m

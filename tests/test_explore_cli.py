@@ -186,8 +186,8 @@ class FakeTTY(io.StringIO):
 
 
 def test_progress_bar_on_a_terminal_stays_off_stdout(capsys, prog, monkeypatch):
-  import uopc.cli
-  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0)
+  import uopc.cli_support
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0)
   tty = FakeTTY()
   monkeypatch.setattr(sys, "stderr", tty)
   code = main(["explore", "reachable", prog])
@@ -239,19 +239,19 @@ def untimed(text: str) -> str: return re.sub(r"[0-9.]+ s\b", "T s", text)
 
 @pytest.mark.parametrize("stdout", [FakeTTY, io.StringIO])
 def test_no_progress_bar_before_its_delay(capsys, monkeypatch, tmp_path, stdout):
-  import uopc.cli
+  import uopc.cli_support
   prog = wide_program(tmp_path)
   plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
-  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
   assert run_on_terminals(monkeypatch, prog, stdout()) == (plain, "")
 
 
 def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch, tmp_path):
-  import uopc.cli
+  import uopc.cli_support
   prog = wide_program(tmp_path)
   plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
-  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
-  monkeypatch.setattr(uopc.cli, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
   out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
   assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3
 

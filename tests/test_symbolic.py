@@ -151,3 +151,19 @@ def test_findings_of_check_rules_are_fixed():
   e = (p0 % -4) // 2
   assert simplify(e) is e   # needs c1 > 0: at p0 = 1, (1 % -4) // 2 is -2 but (1 // 2) % -2 is 0
   assert to_python(run(bind_params(e, {0: 1}))) == -2
+
+
+def test_uopc_symbolic_is_the_rule_set_and_the_module_is_in_sys_modules():
+  """``uopc.symbolic`` names the rule set (the package binds it over the submodule); the module stays importable."""
+  import importlib
+  import sys
+  import uopc
+  import uopc.symbolic as m
+  from uopc import symbolic as from_package
+  from uopc.matcher import PatternMatcher
+  from uopc.rulesets import resolve_rules
+  from uopc.symbolic import symbolic as from_module
+  module = importlib.import_module("uopc.symbolic")
+  assert isinstance(m, PatternMatcher) and m is from_package is from_module is uopc.symbolic
+  assert module is sys.modules["uopc.symbolic"] and module is not m and module.symbolic is m
+  assert resolve_rules("uopc.symbolic:symbolic") is m

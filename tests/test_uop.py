@@ -154,11 +154,20 @@ def test_collecting_drops_a_dead_graph_in_one_pass_whatever_tables_its_nodes_are
   assert live_nodes() <= before
 
 
-def test_the_explorer_finds_existing_nodes_in_the_engine_tables():
-  from uopc.relational.space import step
-  assert step._tables_get is not None   # the check of the table format passed: steps look nodes up directly
-  node = p0 + 1   # alive while it is looked up: the tables are weak
-  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is node
+def test_existing_nodes_finds_a_node_without_making_one():
+  from uopc.uop import existing_nodes, live_nodes
+  node = p0 + 1   # alive while it is looked up
+  assert existing_nodes(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is node
+  before = live_nodes()
+  assert existing_nodes(Ops.ADD, dtypes.i32, None)((p0, UOp.const(12345))) is None
+  assert existing_nodes(Ops.MUL, dtypes.f32, None)((p0, p0)) is None   # no table for this (op, dtype, arg) at all
+  assert live_nodes() == before   # a look-up never makes a node
+
+
+def test_existing_nodes_does_not_hold_constants():
+  from uopc.uop import existing_nodes
+  c = UOp.const(7)
+  assert existing_nodes(Ops.CONST, dtypes.i32, 7)(()) is None and UOp.const(7) is c
 
 
 def test_collecting_works_from_a_fresh_start_and_leaves_no_empty_tables():

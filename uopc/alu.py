@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from uopc.dtype import DType, dtypes, f32_round, truncate
-from uopc.ops import BINARY, Ops
+from uopc.dtype import F32, I32, DType, dtypes, f32_round, truncate
+from uopc.ops import ADD, BINARY, CMPLT, CMPNE, FLOORDIV, FLOORMOD, MAX, MUL, Ops
 
 _I32_MIN, _I32_END = -2**31, 2**31
 
@@ -53,22 +53,22 @@ def exec_binary(op: Ops, dtype: DType, a: Any, b: Any) -> Any:
   >>> exec_binary(Ops.MUL, dtypes.i32, 2**16, 2**16), exec_binary(Ops.CMPLT, dtypes.bool, 1.5, 2.0)
   (0, True)
   """
-  if dtype is _f32:   # an f32 CONST may hold a double that C would round when it parses the literal
+  if dtype is F32:   # an f32 CONST may hold a double that C would round when it parses the literal
     if isinstance(a, float): a = f32_round(a)
     if isinstance(b, float): b = f32_round(b)
-  if op is _ADD: r = a + b
-  elif op is _MUL: r = a * b
-  elif op is _CMPLT: return a < b
-  elif op is _CMPNE: return a != b
-  elif op is _MAX: r = _max(a, b)
-  elif op is _FLOORDIV:
+  if op is ADD: r = a + b
+  elif op is MUL: r = a * b
+  elif op is CMPLT: return a < b
+  elif op is CMPNE: return a != b
+  elif op is MAX: r = _max(a, b)
+  elif op is FLOORDIV:
     if b == 0 or (a == _I32_MIN and b == -1): return None   # C traps here
     r = a // b
-  elif op is _FLOORMOD:
+  elif op is FLOORMOD:
     if b == 0: return None
     r = a % b
   else: return None
-  if dtype is _i32 and type(r) is int:   # truncate, inlined: i32 wraps
+  if dtype is I32 and type(r) is int:   # truncate, inlined: i32 wraps
     return r if -0x80000000 <= r <= 0x7FFFFFFF else ((r + 0x80000000) & 0xFFFFFFFF) - 0x80000000
   return truncate(dtype, r)
 
@@ -76,7 +76,7 @@ def exec_binary(op: Ops, dtype: DType, a: Any, b: Any) -> Any:
 def exec_alu(op: Ops, dtype: DType, vals: list[Any]) -> Any:
   """The value of ``op`` with result dtype ``dtype`` on scalar ``vals``, or None if undefined."""
   if op in BINARY: return exec_binary(op, dtype, vals[0], vals[1])
-  if dtype is _f32 and op is not Ops.CAST:
+  if dtype is F32 and op is not Ops.CAST:
     vals = [f32_round(v) if isinstance(v, float) else v for v in vals]
   a = vals[0]
   if op is Ops.WHERE: r = vals[1] if a else vals[2]
@@ -96,13 +96,10 @@ def undefined_message(op: Ops, vals: list[Any]) -> str | None:
   >>> undefined_message(Ops.FLOORDIV, [7, 0]), undefined_message(Ops.CAST, [float("nan")])
   ('division by zero: 7 // 0', 'cast of nan to i32 is undefined')
   """
-  if op is _FLOORDIV and vals[1] == 0: return f"division by zero: {vals[0]} // 0"
-  if op is _FLOORDIV and vals == [_I32_MIN, -1]: return f"overflow: {_I32_MIN} // -1"
-  if op is _FLOORMOD and vals[1] == 0: return f"modulo by zero: {vals[0]} % 0"
-  if op is Ops.CAST and isinstance(vals[0], float) and _cast(_i32, vals[0]) is None: return f"cast of {vals[0]!r} to i32 is undefined"
+  if op is FLOORDIV and vals[1] == 0: return f"division by zero: {vals[0]} // 0"
+  if op is FLOORDIV and vals == [_I32_MIN, -1]: return f"overflow: {_I32_MIN} // -1"
+  if op is FLOORMOD and vals[1] == 0: return f"modulo by zero: {vals[0]} % 0"
+  if op is Ops.CAST and isinstance(vals[0], float) and _cast(I32, vals[0]) is None: return f"cast of {vals[0]!r} to i32 is undefined"
   return None
 
 
-# module globals: in CPython 3.11 a class attribute (Ops.ADD) is a dictionary walk on every use
-_ADD, _MUL, _MAX, _CMPLT, _CMPNE, _FLOORDIV, _FLOORMOD = Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD
-_i32, _f32 = dtypes.i32, dtypes.f32

@@ -12,19 +12,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from uopc.dtype import dtypes
-from uopc.ops import ALU, Ops
+from uopc.dtype import BOOL, I32, dtypes
+from uopc.ops import ADD, ALU, CAST, CMPLT, CMPNE, CONST, FLOORDIV, FLOORMOD, MAX, MUL, RANGE, WHERE, Ops
 from uopc.uop import UOp
 
-# Module globals for the hot path (a class attribute such as Ops.ADD or dtypes.i32 is a
-# dictionary walk on every use in CPython 3.11), and each dtype's full range, made once.
+# each dtype's full range, made once
 _FULL = {d: (dtypes.min(d), dtypes.max(d)) for d in dtypes.all}
-_I32 = dtypes.i32
-_I32_MIN, _I32_MAX = _FULL[_I32]
-_BOOL = dtypes.bool
+_I32_MIN, _I32_MAX = _FULL[dtypes.i32]
 _WITH_SOURCES = ALU | {Ops.RANGE}
-_CONST, _RANGE, _CAST, _WHERE = Ops.CONST, Ops.RANGE, Ops.CAST, Ops.WHERE
-_ADD, _MUL, _MAX, _FLOORDIV, _FLOORMOD, _CMPLT, _CMPNE = Ops.ADD, Ops.MUL, Ops.MAX, Ops.FLOORDIV, Ops.FLOORMOD, Ops.CMPLT, Ops.CMPNE
 
 
 def _needs_sources(u: UOp) -> bool:
@@ -42,7 +37,7 @@ def bounds(u: UOp) -> tuple[Any, Any]:
   else: todo = [u]
   for v in todo:
     b = _bounds(v)
-    if v.dtype is _I32 and (b[0] < _I32_MIN or b[1] > _I32_MAX): b = _FULL[_I32]   # might wrap around: give up
+    if v.dtype is I32 and (b[0] < _I32_MIN or b[1] > _I32_MAX): b = _FULL[I32]   # might wrap around: give up
     v._bounds = b
   return u._bounds
 
@@ -54,28 +49,28 @@ def vmax(u: UOp) -> Any: return bounds(u)[1]
 def _bounds(u: UOp) -> tuple[Any, Any]:
   """One node's bounds from its sources' (already computed) bounds."""
   op = u.op
-  if op is _CONST: return (u.arg, u.arg)
-  if op is _RANGE: return (0, max(0, u.src[0]._bounds[1] - 1))
+  if op is CONST: return (u.arg, u.arg)
+  if op is RANGE: return (0, max(0, u.src[0]._bounds[1] - 1))
   if not _needs_sources(u): return _FULL[u.dtype]
-  if op is _CAST and u.src[0].dtype is _BOOL: return (int(u.src[0]._bounds[0]), int(u.src[0]._bounds[1]))
-  if op is _WHERE:
+  if op is CAST and u.src[0].dtype is BOOL: return (int(u.src[0]._bounds[0]), int(u.src[0]._bounds[1]))
+  if op is WHERE:
     (c0, c1), (a0, a1), (b0, b1) = (s._bounds for s in u.src)
     if c0: return (a0, a1)
     if not c1: return (b0, b1)
     return (min(a0, b0), max(a1, b1))
   if len(u.src) != 2: return _FULL[u.dtype]
   (a0, a1), (b0, b1) = u.src[0]._bounds, u.src[1]._bounds
-  if op is _ADD: return (a0 + b0, a1 + b1)
-  if op is _MUL:
+  if op is ADD: return (a0 + b0, a1 + b1)
+  if op is MUL:
     for v in (a0, a1, b0, b1):
       if isinstance(v, float) and math.isinf(v): return _FULL[u.dtype]
     ps = (a0 * b0, a0 * b1, a1 * b0, a1 * b1)
     return (min(ps), max(ps))
-  if op is _MAX: return (max(a0, b0), max(a1, b1))
-  if op is _FLOORDIV and b0 == b1 and b0 > 0: return (a0 // b0, a1 // b0)
-  if op is _FLOORMOD and b0 == b1 and b0 > 0:
+  if op is MAX: return (max(a0, b0), max(a1, b1))
+  if op is FLOORDIV and b0 == b1 and b0 > 0: return (a0 // b0, a1 // b0)
+  if op is FLOORMOD and b0 == b1 and b0 > 0:
     return (a0, a1) if 0 <= a0 and a1 < b0 else (0, b0 - 1)   # floor mod by c > 0 is always in [0, c)
-  if op is _CMPLT: return (True, True) if a1 < b0 else (False, False) if a0 >= b1 else (False, True)
-  if op is _CMPNE:
+  if op is CMPLT: return (True, True) if a1 < b0 else (False, False) if a0 >= b1 else (False, True)
+  if op is CMPNE:
     return (True, True) if a1 < b0 or b1 < a0 else (False, False) if a0 == a1 == b0 == b1 else (False, True)
   return _FULL[u.dtype]

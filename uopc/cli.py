@@ -1,6 +1,7 @@
 """The ``uopc`` command line: ``run``, ``simplify``, ``trace``, and the ``explore`` family.
 
-Exit codes (``docs/failure-contract.md``): 0 success, 1 the program failed (out-of-bounds
+What the commands share (exit codes, argument types, loading programs and rules) is in
+``uopc.cli_support``. Exit codes (``docs/failure-contract.md``): 0 success, 1 the program failed (out-of-bounds
 index, did not evaluate, rules loop) or the command found something (a non-joinable pair,
 an unsound rule), 2 bad input (unreadable file, parse or type error, bad flag, a bad rule
 or rules file), 3 a bound was hit before the work was complete. Errors are one line on
@@ -10,237 +11,26 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import json
 import signal
-import importlib.metadata
-import re
 import sys
-import time
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Callable, Sequence, Any
 
-from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit, memory_text, parse_memory, shielded
-from uopc.dtype import DType, dtypes
-from uopc.evaluate import UndefinedError, bind_params, run, to_python
-from uopc.matcher import PatternMatcher
-from uopc.rewrite import ProgramError, RewriteLoopError, RuleError, graph_rewrite
-from uopc.rulesets import RuleSetError, resolve_rules
+from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
+from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_CODES, EXIT_BOUND, EXIT_FAILED, EXIT_OK, PROGRAM_FAILURES, CLIError, add_bounds,
+                              add_max_steps, bind_cli_params, load_program, load_rules, max_steps_for, param_arg, program_failed,
+                              rules_arg, write_out)
+from uopc.evaluate import UndefinedError, run, to_python
+from uopc.rewrite import RuleError, graph_rewrite
 from uopc.term import show
 from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher, rewrite_json
-from uopc.uir import UIRError, parse_literal, parse_uir, to_uir
-from uopc.uop import UOp, UOpError, call_params
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND = 0, 1, 2, 3
-EXIT_CODES = ("Exit codes: 0 success; 1 the program failed, or the command found something (a non-joinable pair, "
-              "an unsound rule, a rule that raised); 2 bad input (a file, a flag, a rule or a rules file); 3 a bound "
-              "was hit (the partial output is marked incomplete). See docs/failure-contract.md.")
-"""The epilog of every ``--help``."""
-
-# what the canonical engine raises when the program (not the rules or the input) fails: exit 1
-PROGRAM_FAILURES = (ProgramError, RewriteLoopError)
+from uopc.uir import to_uir
+from uopc.uop import UOp
 
 # Command groups that live outside the engine register themselves through these modules'
 # ``register(subparsers)``; importing them is cheap (their heavy imports are deferred).
 COMMAND_MODULES: list[str] = ["uopc.backend.cli", "uopc.explore.cli", "uopc.explore.saturate_cli"]
-
-
-class CLIError(Exception):
-  """An error to report as one line and exit with ``code``."""
-  def __init__(self, message: str, code: int = EXIT_BAD_INPUT):
-    super().__init__(message)
-    self.code = code
-
-
-PROGRESS_DELAY = 1.0   # seconds before a progress bar appears: short runs print none
-PROGRESS_INTERVAL = 0.5   # seconds between redraws: a fast run must not spend its time drawing
-
-
-def progress_bar(total: int | None, unit: str, desc: str) -> Any:
-  """The one progress bar of every command: tqdm on stderr, only on a terminal, only once a run has taken a second."""
-  from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
-  return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
-              disable=not isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
-
-
-def bar_is_up(bar: Any) -> bool:
-  """Whether ``bar`` is drawn (enabled and past its delay): only then must lines on its terminal go around it."""
-  return not bar.disable and time.time() >= bar.start_t + bar.delay
-
-
-def isatty(f: Any) -> bool:
-  try: return bool(f.isatty())
-  except (AttributeError, ValueError): return False
-
-
-def load_program(path: str) -> UOp:
-  """Parse a ``.uir`` file (``-`` is stdin); every failure becomes a ``CLIError``."""
-  try:
-    data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
-  except OSError as e: raise CLIError(f"{path}: cannot read: {e.strerror or e}") from None
-  try: return parse_uir(data, filename="<stdin>" if path == "-" else path)
-  except UIRError as e: raise CLIError(str(e)) from None
-
-
-class NamedRules(NamedTuple):
-  """A loaded ``--rules`` value: what the user typed, and the matcher it names."""
-  spec: str
-  pm: PatternMatcher
-
-
-class RulesSpec(str):
-  """A ``--rules`` value as typed. A rules file is code: it is loaded (run) only after the
-  arguments are parsed (``load_rules``), so ``--help`` and a bad flag never run it."""
-
-
-def rules_arg(spec: str) -> RulesSpec:
-  """argparse type for ``--rules``: the spec, loaded later by ``load_rules``."""
-  return RulesSpec(spec)
-
-
-def load_rules(args: argparse.Namespace) -> None:
-  """Replace every ``RulesSpec`` in ``args`` by its ``NamedRules``; a bad one is a ``CLIError`` (exit 2)."""
-  for key, value in list(vars(args).items()):
-    if not isinstance(value, RulesSpec): continue
-    try: setattr(args, key, NamedRules(str(value), resolve_rules(value)))
-    except RuleSetError as e: raise CLIError(f"uopc: --rules: {e}") from None
-
-
-def integer_arg(text: str, minimum: int | None = None) -> int:
-  """An integer flag's value: ``10000``, ``10,000`` or ``10_000`` (as ``--help`` prints defaults), at least ``minimum``.
-
-  >>> integer_arg("10,000"), integer_arg("10_000"), integer_arg("-3")
-  (10000, 10000, -3)
-  """
-  if not re.fullmatch(r"[+-]?[0-9]+(?:[,_][0-9]+)*", text.strip()) or len(text) > 40:
-    raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
-  n = int(re.sub(r"[,_]", "", text))
-  if minimum is not None and n < minimum:
-    what = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
-    raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-  return n
-
-
-def positive_int(text: str) -> int:
-  """argparse type for a count that must be at least 1."""
-  return integer_arg(text, 1)
-
-
-def seconds_arg(text: str) -> float:
-  """argparse type for ``--timeout``: a positive, finite number of seconds."""
-  try: t = float(text)
-  except ValueError: t = 0.0
-  if not t > 0 or t == float("inf"): raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
-  return t
-
-
-def memory_arg(text: str) -> int | None:
-  """argparse type for ``--max-memory``."""
-  try: return parse_memory(text)
-  except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def add_bounds(p: argparse.ArgumentParser, timeout: float | None = None) -> None:
-  """``--timeout`` and ``--max-memory``: the bounds of a long-running command (``uopc.budget``)."""
-  default = f"default {timeout:g}" if timeout is not None else "default: none"
-  p.add_argument("--timeout", type=seconds_arg, default=timeout, metavar="S",
-                 help=f"stop after S seconds and report what was done, exit 3 ({default})")
-  p.add_argument("--max-memory", type=memory_arg, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
-                 help=f"stop when resident memory exceeds SIZE (512M, 2G; 0: no bound; default {memory_text(DEFAULT_MAX_MEMORY)})")
-
-
-def natural_int(text: str) -> int:
-  """argparse type for a count that may be 0."""
-  return integer_arg(text, 0)
-
-
-class ParamLiteral(NamedTuple):
-  """One ``--param`` element as the ``.uir`` parser reads it: its value, its dtype, its text."""
-  value: Any
-  dtype: DType
-  text: str
-
-
-_VALUE_TOKEN = re.compile(r"\s*(\[|\]|,|[^\[\],\s]+)")
-MAX_NESTING = 32   # no PARAM has more dims than this; a deeper list is a typo
-
-
-def param_arg(text: str) -> tuple[int, Any]:
-  """argparse type for ``--param SLOT=VALUE``: VALUE is a ``.uir`` literal (``uir.parse_literal``) or nested lists of them.
-
-  >>> param_arg("0=[1, 2.5]")
-  (0, [ParamLiteral(value=1, dtype=dtypes.i32, text='1'), ParamLiteral(value=2.5, dtype=dtypes.f32, text='2.5')])
-  """
-  slot, eq, value = text.partition("=")
-  if not eq or not slot.strip().isdigit() or len(slot) > 12: raise argparse.ArgumentTypeError(f"expected SLOT=VALUE, got {text!r}")
-  try: return int(slot), _parse_value(value)
-  except ValueError as e: raise argparse.ArgumentTypeError(f"bad value for slot {int(slot)}: {e}") from None
-
-
-def _parse_value(text: str) -> Any:
-  """A literal, or a (nested) list of them: ``[[1, 2], [3, 4]]``. Iterative: a deep list is an error, not a crash."""
-  stack: list[list] = [[]]
-  pos, expect_item = 0, True
-  while pos < len(text.rstrip()):
-    if (m := _VALUE_TOKEN.match(text, pos)) is None: break
-    tok, pos = m.group(1), m.end()
-    if tok == "[" and expect_item:
-      if len(stack) > MAX_NESTING: raise ValueError(f"lists nested more than {MAX_NESTING} deep")
-      stack.append([])
-    elif tok == "]" and len(stack) > 1 and (not expect_item or not stack[-1]):
-      done = stack.pop()
-      stack[-1].append(done)
-      expect_item = False
-    elif tok == "," and not expect_item and len(stack) > 1: expect_item = True
-    elif tok not in ("[", "]", ",") and expect_item:
-      stack[-1].append(ParamLiteral(*parse_literal(tok), tok))
-      expect_item = False
-    else: raise ValueError(f"unexpected {tok!r} in {text.strip()!r}")
-  if len(stack) != 1 or len(stack[0]) != 1: raise ValueError(f"expected one literal or one list, got {text.strip()!r}")
-  return stack[0][0]
-
-
-def _fit(value: Any, dtype: DType, slot: int, path: str) -> Any:
-  """``value`` (``ParamLiteral``s in lists) as Python values of ``dtype``: the ``.uir`` rule, an int literal may stand for an f32."""
-  if isinstance(value, list): return [_fit(v, dtype, slot, path) for v in value]   # depth <= MAX_NESTING
-  if value.dtype is dtype: return value.value
-  if value.dtype is dtypes.i32 and dtype is dtypes.f32: return float(value.value)
-  article = "a" if dtype is dtypes.bool else "an"
-  raise CLIError(f"{path}: --param {slot}: expected {article} {dtype.name} literal, got {value.text}")   # as the .uir parser says
-
-
-def fit_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> dict[int, Any]:
-  """The ``--param`` values as Python values of their PARAMs' dtypes; an unbound PARAM, or a value for none, is an error."""
-  values = dict(params)
-  free = {p.arg.slot: p for p in call_params(prog)}
-  if missing := sorted(set(free) - set(values)):
-    p = free[missing[0]]
-    raise CLIError(f"{path}: PARAM slot {p.arg.slot} ({p.dtype.name}{list(p.shape) if p.shape else ''}) is not bound: "
-                   f"pass --param {p.arg.slot}=VALUE")
-  if extra := sorted(set(values) - set(free)): raise CLIError(f"{path}: the program has no PARAM slot {extra[0]}")
-  return {slot: _fit(v, free[slot].dtype, slot, path) for slot, v in values.items()}
-
-
-def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
-  """Bind ``--param`` values (``fit_params``) to the program's free PARAMs."""
-  try: return bind_params(prog, fit_params(prog, params, path))
-  except (ValueError, UOpError) as e: raise CLIError(f"{path}: --param: {e}") from None
-
-
-def write_out(text: str) -> None:
-  """A command's result to stdout, never interrupted by its budget: a signal during a large
-  write to a pipe can make CPython drop the rest of it (see ``uopc.budget``)."""
-  with shielded(): sys.stdout.write(text)
-
-
-def max_steps_for(prog: UOp, requested: int | None) -> int:
-  """``--max-steps``, or a default that grows with the program: a looping rule set fails fast."""
-  return requested if requested is not None else 1_000_000 + 100 * len(prog.toposort())
-
-
-def program_failed(path: str, e: Exception) -> CLIError:
-  """The one-line report (exit 1) of a program that fails: ``prog.uir: IndexError: index 5 out of bounds ...``."""
-  name = next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins" or c is RewriteLoopError)
-  return CLIError(f"{path}: {name}: {e}", EXIT_FAILED)
-
 
 def cmd_run(args: argparse.Namespace) -> int:
   if args.backend == "c":
@@ -291,12 +81,6 @@ def add_rewrite_formats(p: argparse.ArgumentParser, first: str) -> None:
   p.add_argument("--format", choices=(first, "json", "html"), default=first,
                  help=f"output format (default {first}); json and html: every firing with the graph before and after")
   p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE (default stdout)")
-
-
-def add_max_steps(p: argparse.ArgumentParser) -> None:
-  """The ``--max-steps`` option of every command that runs the canonical engine."""
-  p.add_argument("--max-steps", type=positive_int, default=None, metavar="N",
-                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
 
 
 def build_parser() -> argparse.ArgumentParser:

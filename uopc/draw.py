@@ -13,10 +13,11 @@ box with several edges in. Labels are the node's head in the one-line term form
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 from uopc.ops import Ops
 from uopc.term import arg_text, leaf_text, printable, show
-from uopc.uop import UOp
+if TYPE_CHECKING: from uopc.uop import UOp   # annotations only: uop.py imports this module for UOp._repr_svg_
 
 MAX_NODES = 400   # beyond this a drawing is unreadable: the term is shown instead
 H, GAP, VGAP, CHAR = 20, 10, 26, 7

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-_F32 = struct.Struct("<f")
+_F32_BITS = struct.Struct("<f")
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,6 +62,8 @@ class dtypes:
 
 
 dtypes.all = (dtypes.bool, dtypes.i32, dtypes.f32)
+# Each dtype as a module-level name, for hot paths (as ``uopc.ops`` does for ops): a class attribute is a lookup per use.
+BOOL, I32, F32 = dtypes.bool, dtypes.i32, dtypes.f32
 _BY_NAME = {d.name: d for d in dtypes.all}
 _MIN = {dtypes.bool: False, dtypes.i32: -2**31, dtypes.f32: -math.inf}
 _MAX = {dtypes.bool: True, dtypes.i32: 2**31 - 1, dtypes.f32: math.inf}
@@ -74,7 +76,7 @@ def f32_round(v: float) -> float:
   hash-cons to one node and print as one literal.
   """
   if v != v: return math.nan
-  try: return _F32.unpack(_F32.pack(v))[0]
+  try: return _F32_BITS.unpack(_F32_BITS.pack(v))[0]
   except OverflowError: return math.copysign(math.inf, v)   # rounds past FLT_MAX
 
 

@@ -8,6 +8,15 @@ normal form of a closed program is a CONST/STACK tree: rewriting is the interpre
 >>> a, b = UOp.stack(1, 2, 3), UOp.stack(10, 20, 30)
 >>> to_python(run(a * b + a))
 [11, 42, 93]
+
+The package binds the name ``uopc.evaluate`` to the rule set, not to this module
+(``uopc/__init__.py`` does ``from uopc.evaluate import evaluate``), so ``from uopc import evaluate``,
+``from uopc.evaluate import evaluate`` and ``import uopc.evaluate as m`` all give the
+``PatternMatcher`` (``import a.b as m`` reads the attribute ``b`` of ``a``). The module
+itself is ``sys.modules["uopc.evaluate"]`` (``importlib.import_module``, as ``--rules
+uopc.evaluate:evaluate`` loads it). This is kept on purpose: the rule set is what every caller
+wants, and renaming the module would break the chapter's ``from uopc.evaluate import ...``
+and every ``module:attr`` rule spec that names it. ``tests/test_evaluate.py`` pins it down.
 """
 from __future__ import annotations
 
@@ -16,7 +25,7 @@ from typing import Any
 from uopc.alu import exec_alu, undefined_message
 from uopc.dtype import DType
 from uopc.matcher import PatternMatcher
-from uopc.ops import ALU, Ops
+from uopc.ops import ALU, CONST, STACK, Ops
 from uopc.rewrite import ProgramError, graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.upat import UPat
@@ -27,9 +36,9 @@ def _push_stack(x: UOp) -> UOp | None:
   """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed (row i of each column)."""
   if not x.shape: return None
   for s in x.src:
-    if s.op is _STACK: break
+    if s.op is STACK: break
   else: return None
-  return stack_rows(x.op, [s.src if s.op is _STACK else tuple(s.index(i) for i in range(x.shape[0])) for s in x.src], x.arg, x.dtype)
+  return stack_rows(x.op, [s.src if s.op is STACK else tuple(s.index(i) for i in range(x.shape[0])) for s in x.src], x.arg, x.dtype)
 
 
 MAX_ELEMENTS = 1 << 20
@@ -200,8 +209,8 @@ def to_python(u: UOp) -> Any:
     ...
   uopc.evaluate.UndefinedError: division by zero: 7 // 0
   """
-  if u.op is _CONST: return u.arg
-  if u.op is _STACK: return [s.arg if s.op is _CONST else to_python(s) for s in u.src]   # a stuck element raises
+  if u.op is CONST: return u.arg
+  if u.op is STACK: return [s.arg if s.op is CONST else to_python(s) for s in u.src]   # a stuck element raises
   for n in u.toposort():   # leaves first: the innermost undefined operation is the one to name
     if (why := _undefined(n)) is not None: raise UndefinedError(why)
   raise ValueError(f"program did not evaluate to a value, stuck at {u.op}")
@@ -209,11 +218,10 @@ def to_python(u: UOp) -> Any:
 
 def _undefined(n: UOp) -> str | None:
   """Why node ``n``, whose sources are values, has no value itself (None if it has, or they are not values)."""
-  if n.op is Ops.INDEX and len(n.src) > 1 and n.src[0].op is _STACK and n.src[1].op is _CONST:
+  if n.op is Ops.INDEX and len(n.src) > 1 and n.src[0].op is STACK and n.src[1].op is CONST:
     i, size = n.src[1].arg, len(n.src[0].src)
     return None if 0 <= i < size else f"index {i} out of bounds for axis 0 of size {size}"
-  if n.op in ALU and n.src and all(s.op is _CONST for s in n.src): return undefined_message(n.op, [s.arg for s in n.src])
+  if n.op in ALU and n.src and all(s.op is CONST for s in n.src): return undefined_message(n.op, [s.arg for s in n.src])
   return None
 
 
-_CONST, _STACK = Ops.CONST, Ops.STACK   # module globals: a class attribute lookup per element costs more than to_python

@@ -49,6 +49,14 @@ for _value, _name in enumerate(_NAMES, 1):
   Ops._by_name[_name] = _member
 del _value, _name, _member
 
+# Every op as a module-level name: ``from uopc.ops import ADD`` binds a global of the importing
+# module, one cached load on a hot path, where ``Ops.ADD`` is a class attribute lookup (a
+# dictionary walk on every use in CPython 3.11). The one spelling for every module.
+CONST, PARAM, RANGE, STACK, CALL, INDEX, CAST, RECIP = Ops.CONST, Ops.PARAM, Ops.RANGE, Ops.STACK, Ops.CALL, Ops.INDEX, Ops.CAST, Ops.RECIP
+ADD, MUL, CMPLT, FLOORDIV, FLOORMOD, WHERE, CMPNE, MAX = Ops.ADD, Ops.MUL, Ops.CMPLT, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE, Ops.CMPNE, Ops.MAX
+EXP2, LOG2, SQRT, SIN, RESHAPE, EXPAND, PERMUTE, SHRINK, REDUCE = (Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE,
+                                                                   Ops.SHRINK, Ops.REDUCE)
+
 UNARY = frozenset({Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN})
 BINARY = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD})
 ALU = frozenset(UNARY | BINARY | {Ops.WHERE, Ops.CAST})

@@ -8,6 +8,15 @@ The order of ``symbolic``'s rules is part of its meaning (rule order is priority
 0.0
 >>> graph_rewrite(e, PatternMatcher(symbolic.rules[1:] + symbolic.rules[:1])).arg
 -0.0
+
+The package binds the name ``uopc.symbolic`` to the rule set, not to this module
+(``uopc/__init__.py`` does ``from uopc.symbolic import symbolic``), so ``from uopc import symbolic``,
+``from uopc.symbolic import symbolic`` and ``import uopc.symbolic as m`` all give the
+``PatternMatcher`` (``import a.b as m`` reads the attribute ``b`` of ``a``). The module
+itself is ``sys.modules["uopc.symbolic"]`` (``importlib.import_module``, as ``--rules
+uopc.symbolic:symbolic`` loads it). This is kept on purpose: the rule set is what every caller
+wants, and renaming the module would break the chapter's ``from uopc.symbolic import ...``
+and every ``module:attr`` rule spec that names it. ``tests/test_symbolic.py`` pins it down.
 """
 from __future__ import annotations
 
@@ -15,13 +24,12 @@ from uopc.alu import exec_alu, exec_binary
 from uopc.bounds import bounds, vmax, vmin
 from uopc.dtype import dtypes, truncate
 from uopc.matcher import PatternMatcher
-from uopc.ops import ALU, Ops
+from uopc.ops import ALU, CONST, Ops
 from uopc.rewrite import graph_rewrite
 from uopc.upat import UPat
 from uopc.uop import UOp, make_const, node_memo
 
 
-_CONST = Ops.CONST   # a module global: Ops.CONST is a class attribute lookup on every use
 
 
 def _fold(x: UOp) -> UOp | None:
@@ -32,11 +40,11 @@ def _fold(x: UOp) -> UOp | None:
   src = x.src
   if len(src) == 2:   # binary: the common case, without a list
     a, b = src
-    if a.op is not _CONST or b.op is not _CONST: return None
+    if a.op is not CONST or b.op is not CONST: return None
     r = exec_binary(x.op, x.dtype, a.arg, b.arg)
   else:
     for s in src:
-      if s.op is not _CONST: return None
+      if s.op is not CONST: return None
     r = exec_alu(x.op, x.dtype, [s.arg for s in src])
   return None if r is None else make_const(r, x.dtype)
 
@@ -44,7 +52,7 @@ def _fold(x: UOp) -> UOp | None:
 fold = PatternMatcher([(UPat(ALU, name="x"), _fold)], name="fold")
 
 
-def _i32(v: int) -> int: return truncate(dtypes.i32, v)   # int32 arithmetic wraps, so folded constants must too
+def _wrap_i32(v: int) -> int: return truncate(dtypes.i32, v)   # int32 arithmetic wraps, so folded constants must too
 
 
 def _divides(u: UOp, c: int) -> UOp | None:
@@ -118,14 +126,14 @@ symbolic = PatternMatcher(fold.rules + [
   (xi + xi, lambda x: x * 2),
   (xi + xi * -1, lambda x: x.const_like(0)),
   # reassociate constants outward, so that they meet and fold (ints only: float + isn't associative)
-  ((xi + c1) + c2, lambda x, c1, c2: x + _i32(c1.arg + c2.arg)),
-  ((xi * c1) * c2, lambda x, c1, c2: x * _i32(c1.arg * c2.arg)),
-  ((xi + c1) * c2, lambda x, c1, c2: x * c2 + _i32(c1.arg * c2.arg)),
+  ((xi + c1) + c2, lambda x, c1, c2: x + _wrap_i32(c1.arg + c2.arg)),
+  ((xi * c1) * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg * c2.arg)),
+  ((xi + c1) * c2, lambda x, c1, c2: x * c2 + _wrap_i32(c1.arg * c2.arg)),
   # distribute constants over sums so that div/mod see every term: (a + b) * c -> a*c + b*c
   (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y), name="s"), UPat.cvar("c"))), lambda x, y, s, c: x * c + y * c),
   (UPat(Ops.ADD, src=[xi + c1, y]), lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None),
-  (xi * c1 + xi * c2, lambda x, c1, c2: x * _i32(c1.arg + c2.arg)),
-  (xi * c1 + xi, lambda x, c1: x * _i32(c1.arg + 1)),
+  (xi * c1 + xi * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg + c2.arg)),
+  (xi * c1 + xi, lambda x, c1: x * _wrap_i32(c1.arg + 1)),
   # division and modulo (floor semantics make these unconditional)
   ((xi // c1) // c2, lambda x, c1, c2: x // (c1.arg * c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg * c2.arg < 2**31 else None),
   ((xi % c1) % c2, lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None),

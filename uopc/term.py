@@ -13,11 +13,11 @@ after that many characters with an ellipsis.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from uopc.dtype import DType
 from uopc.ops import MOVEMENT, Ops
-from uopc.uop import UOp
+if TYPE_CHECKING: from uopc.uop import UOp   # annotations only: uop.py imports this module for UOp.__repr__
 
 ELLIPSIS = "…"
 

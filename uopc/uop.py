@@ -18,8 +18,9 @@ import struct
 import sys
 from typing import Any, Callable, Iterable, NamedTuple
 
-from uopc.dtype import DType, dtypes, truncate
-from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops
+from uopc.dtype import BOOL, F32, I32, DType, dtypes, truncate
+from uopc.ops import (ADD, BINARY, CAST, CMPLT, CMPNE, COMPARISON, CONST, FLOORDIV, FLOORMOD, MAX, MOVEMENT, MUL, PARAM, RANGE, REDUCE_OPS,
+                      STACK, UNARY, WHERE, Ops)
 
 Shape = tuple[int, ...]
 _F64 = struct.Struct("<d")
@@ -152,7 +153,7 @@ class UOp:
     if not _fits(v, self.dtype):
       got = f"{dtypes.of(v).name} literal" if isinstance(v, (int, float)) else type(v).__name__
       raise UOpError(f"expected {'a' if self.dtype is dtypes.bool else 'an'} {self.dtype.name} constant, got {got} {v!r}")
-    c = make_uop(_CONST, (), v, self.dtype)
+    c = make_uop(CONST, (), v, self.dtype)
     return c.broadcast(self.shape) if self.shape else c
 
   def broadcast(self, shape: Shape) -> UOp:
@@ -171,18 +172,18 @@ class UOp:
   def alu(self, op: Ops, *others: Any) -> UOp:
     """``self`` op ``others``, with Python numbers turned into constants of ``self``'s dtype."""
     return make_uop(op, (self, *[self._operand(o) for o in others]))
-  def __add__(self, o: Any) -> UOp: return make_uop(_ADD, (self, o if isinstance(o, UOp) else self.const_like(o)))
-  def __radd__(self, o: Any) -> UOp: return make_uop(_ADD, (self._operand(o), self))
-  def __mul__(self, o: Any) -> UOp: return make_uop(_MUL, (self, o if isinstance(o, UOp) else self.const_like(o)))
-  def __rmul__(self, o: Any) -> UOp: return make_uop(_MUL, (self._operand(o), self))
+  def __add__(self, o: Any) -> UOp: return make_uop(ADD, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __radd__(self, o: Any) -> UOp: return make_uop(ADD, (self._operand(o), self))
+  def __mul__(self, o: Any) -> UOp: return make_uop(MUL, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __rmul__(self, o: Any) -> UOp: return make_uop(MUL, (self._operand(o), self))
   def __sub__(self, o: Any) -> UOp: return self + self._operand(o) * -1
   def __neg__(self) -> UOp: return self * -1
-  def __floordiv__(self, o: Any) -> UOp: return make_uop(_FLOORDIV, (self, o if isinstance(o, UOp) else self.const_like(o)))
-  def __mod__(self, o: Any) -> UOp: return make_uop(_FLOORMOD, (self, o if isinstance(o, UOp) else self.const_like(o)))
-  def __lt__(self, o: Any) -> UOp: return make_uop(_CMPLT, (self, o if isinstance(o, UOp) else self.const_like(o)))
-  def __gt__(self, o: Any) -> UOp: return make_uop(_CMPLT, (self._operand(o), self))
-  def ne(self, o: Any) -> UOp: return make_uop(_CMPNE, (self, o if isinstance(o, UOp) else self.const_like(o)))
-  def max(self, o: Any) -> UOp: return make_uop(_MAX, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __floordiv__(self, o: Any) -> UOp: return make_uop(FLOORDIV, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __mod__(self, o: Any) -> UOp: return make_uop(FLOORMOD, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __lt__(self, o: Any) -> UOp: return make_uop(CMPLT, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def __gt__(self, o: Any) -> UOp: return make_uop(CMPLT, (self._operand(o), self))
+  def ne(self, o: Any) -> UOp: return make_uop(CMPNE, (self, o if isinstance(o, UOp) else self.const_like(o)))
+  def max(self, o: Any) -> UOp: return make_uop(MAX, (self, o if isinstance(o, UOp) else self.const_like(o)))
   def where(self, a: Any, b: Any) -> UOp:
     """``self ? a : b``; a Python number takes the dtype of the other branch."""
     if not isinstance(a, UOp) and not isinstance(b, UOp): a = UOp.const(a).broadcast(self.shape)
@@ -252,8 +253,8 @@ def call_params(body: UOp) -> list[UOp]:
 def _fits(v: Any, dtype: DType) -> bool:
   """Whether ``v`` is a value of ``dtype`` as it is (no rounding to an int, no wrapping, no truth test)."""
   t = type(v)
-  if dtype is _f32: return t is float or t is int
-  if dtype is _i32: return t is int and -0x80000000 <= v <= 0x7FFFFFFF
+  if dtype is F32: return t is float or t is int
+  if dtype is I32: return t is int and -0x80000000 <= v <= 0x7FFFFFFF
   return t is bool or (t is int and v in (0, 1))
 
 
@@ -265,23 +266,23 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   are checked inline, everything else (and every error) by ``_check``.
   """
   if type(src) is not tuple: src = tuple(src)
-  if op is _CONST and not src:
+  if op is CONST and not src:
     if dtype is None: dtype = _literal_dtype(arg)
-    if dtype is not _i32 or type(arg) is not int or not -0x80000000 <= arg <= 0x7FFFFFFF:   # else arg is an i32 already
+    if dtype is not I32 or type(arg) is not int or not -0x80000000 <= arg <= 0x7FFFFFFF:   # else arg is an i32 already
       try: arg = truncate(dtype, arg)
       except (TypeError, ValueError): raise UOpError(f"CONST: {arg!r} is not a valid {getattr(dtype, 'name', dtype)} value") from None
     return make_const(arg, dtype)   # truncate accepted dtype: it is a DType
   shape: Shape | None = None   # None: _check decides
-  if len(src) == 2 and op in _BINARY_OPS:
+  if len(src) == 2 and op in BINARY:
     try:
       a, b = src
       dt = a.dtype
-      if op in _COMPARISON:   # operands of one dtype, a bool result
-        if dtype is None: dtype = _bool
-        if dtype is _bool and b.dtype is dt and a.shape == b.shape: shape = a.shape
+      if op in COMPARISON:   # operands of one dtype, a bool result
+        if dtype is None: dtype = BOOL
+        if dtype is BOOL and b.dtype is dt and a.shape == b.shape: shape = a.shape
       else:                   # operands and result of one dtype
         if dtype is None: dtype = dt
-        if dt is dtype and b.dtype is dt and (dt is _i32 or op not in _DIVMOD) and a.shape == b.shape: shape = a.shape
+        if dt is dtype and b.dtype is dt and (dt is I32 or op not in _DIVMOD) and a.shape == b.shape: shape = a.shape
     except AttributeError:   # not UOps: _check says so
       if dtype is None: dtype = _infer_dtype(op, src, arg)
   elif dtype is None: dtype = _infer_dtype(op, src, arg)
@@ -292,6 +293,23 @@ def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType |
   if table is None: table = _tables[key] = {}
   return _intern(table, op, dtype, src, arg, shape)
 
+
+_NO_NODES: dict[tuple, UOp] = {}   # the table of an (op, dtype, arg) nothing was made with (shared; never written)
+
+
+def existing_nodes(op: Ops, dtype: DType, arg: Any) -> Callable[[tuple[UOp, ...]], UOp | None]:
+  """Look up nodes without making any: ``existing_nodes(op, dtype, arg)(src)`` is the node that
+  ``make_uop(op, src, arg, dtype)`` would return if it already exists, else None.
+
+  For callers that rebuild many graphs most of whose nodes exist (the explorer's steps): one
+  dict lookup instead of a constructor call. Constants are not in these tables (``UOp.const``
+  finds them by value), so they are always None here. An unhashable ``arg`` raises TypeError.
+
+  >>> x = UOp.param(0) + 1
+  >>> existing_nodes(x.op, x.dtype, x.arg)(x.src) is x, existing_nodes(x.op, x.dtype, x.arg)((x, x))
+  (True, None)
+  """
+  return (_tables_get((op, dtype, arg)) or _NO_NODES).get
 
 def _intern(table: dict[tuple, UOp], op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: Shape) -> UOp:
   """A new node, type-checked already, into its table and the log."""
@@ -312,10 +330,10 @@ def make_const(value: Any, dtype: DType) -> UOp:
   (True, False)
   """
   table = _consts[dtype]
-  key = _F64.pack(value) if dtype is _f32 else value
+  key = _F64.pack(value) if dtype is F32 else value
   if (u := table.get(key)) is not None: return u
   u = _new_uop(UOp)
-  u.op = _CONST; u.dtype = dtype; u.src = (); u.arg = value; u.shape = (); u._bounds = None  # noqa: E702
+  u.op = CONST; u.dtype = dtype; u.src = (); u.arg = value; u.shape = (); u._bounds = None  # noqa: E702
   table[key] = u
   if len(table) > _cache_limit: _collect()
   return u
@@ -344,17 +362,13 @@ def stack_rows(op: Ops, columns: list[tuple[UOp, ...]], arg: Any = None, dtype: 
       log_append(u)
     out.append(u)
   elems = tuple(out)
-  if (stacks := _tables_get(key := (_STACK, dtype, None))) is None: stacks = _tables[key] = {}
+  if (stacks := _tables_get(key := (STACK, dtype, None))) is None: stacks = _tables[key] = {}
   elif (stack := stacks.get(elems)) is not None: return stack
-  return _intern(stacks, _STACK, dtype, elems, None, (len(elems), *shape))   # collects, if due, with every new node held
+  return _intern(stacks, STACK, dtype, elems, None, (len(elems), *shape))   # collects, if due, with every new node held
 
 
 # Module globals for hot paths: in CPython 3.11 a class attribute (Ops.CONST, dtypes.i32)
 # is a dictionary walk on every use, a module global is a cached load.
-_CONST, _PARAM, _RANGE, _CAST, _STACK, _WHERE = Ops.CONST, Ops.PARAM, Ops.RANGE, Ops.CAST, Ops.STACK, Ops.WHERE
-_f32, _i32, _bool = dtypes.f32, dtypes.i32, dtypes.bool
-_ADD, _MUL, _FLOORDIV, _FLOORMOD, _CMPLT, _CMPNE, _MAX = Ops.ADD, Ops.MUL, Ops.FLOORDIV, Ops.FLOORMOD, Ops.CMPLT, Ops.CMPNE, Ops.MAX
-_BINARY_OPS, _COMPARISON = BINARY, COMPARISON   # make_uop checks well-typed binary nodes inline
 _new_uop, _tables_get = object.__new__, _tables.get   # bound once: a method lookup per node costs more than the lookup
 
 
@@ -366,14 +380,14 @@ def _literal_dtype(arg: Any) -> DType:
 
 
 def _infer_dtype(op: Ops, src: tuple[UOp, ...], arg: Any) -> DType:
-  if op is _PARAM:
+  if op is PARAM:
     if not isinstance(arg, ParamArg): raise UOpError(f"PARAM: arg must be a ParamArg, got {arg!r}")
     return arg.dtype
-  if op in _COMPARISON: return _bool
-  if op is _RANGE: return _i32
-  if op is _CAST: raise UOpError("CAST: needs a dtype")
-  if not src: raise UOpError(f"{op.name}: needs at least one {'element' if op is _STACK else 'source'}")
-  return src[1].dtype if op is _WHERE and len(src) == 3 else src[0].dtype
+  if op in COMPARISON: return BOOL
+  if op is RANGE: return I32
+  if op is CAST: raise UOpError("CAST: needs a dtype")
+  if not src: raise UOpError(f"{op.name}: needs at least one {'element' if op is STACK else 'source'}")
+  return src[1].dtype if op is WHERE and len(src) == 3 else src[0].dtype
 
 
 def _arity(op: Ops, src: tuple, n: int) -> None:

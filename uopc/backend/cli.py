@@ -20,8 +20,8 @@ import sys
 import threading
 from typing import Any, Iterator
 
-from uopc.cli import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, fit_params, integer_arg,
-                      load_program, positive_int, progress_bar, rules_arg, write_out)
+from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, fit_params, integer_arg,
+                              load_program, positive_int, progress_bar, rules_arg, write_out)
 from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
 

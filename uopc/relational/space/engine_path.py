@@ -26,14 +26,15 @@ the engine's own earlier steps on that node, until the recorded firing applies a
 """
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.stream import Exploration
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.trace import Firing, RecordingMatcher
 from uopc.uop import UOp
+
+if TYPE_CHECKING: from uopc.relational.space.stream import Exploration   # annotations only: the stream's reduction imports this module
 
 __all__ = ["CanonicalPath", "Firing", "RecordingMatcher", "canonical_path", "record"]
 

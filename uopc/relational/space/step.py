@@ -39,35 +39,13 @@ from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
 from uopc.rewrite import rewrite_problem
 from uopc.term import show
-from uopc.uop import UOp, UOpError
+from uopc.uop import UOp, UOpError, existing_nodes
 
 try: from uopc.uop import make_uop   # the engine's fast constructor, where it has one
 except ImportError: make_uop = UOp
 
 
-def _node_tables_get() -> Any:
-  """``get`` of the engine's tables of nodes, if it keeps one per ``(op, dtype, arg)`` keyed by the sources.
-
-  Most nodes a step builds already exist (the same graph is reached many ways), and a
-  direct lookup is much cheaper than a constructor call. This peeks at an engine
-  internal, so it checks the format first and falls back to the constructor.
-  """
-  import uopc.uop as engine
-  tables = getattr(engine, "_tables", None)
-  if not isinstance(tables, dict): return None
-  probe = UOp.param(0) + 1
-  try: ok = tables.get((probe.op, probe.dtype, probe.arg), {}).get(probe.src) is probe
-  except (TypeError, AttributeError): ok = False
-  return tables.get if ok else None
-
-
-_tables_get = _node_tables_get()
-_EMPTY: dict = {}        # the map of every node with no redex below it, and the table of no nodes (shared; never mutated)
-
-
-def _existing(op: Ops, dtype: Any, arg: Any) -> Any:
-  """``get`` of the existing nodes of ``(op, dtype, arg)`` by their sources (None for every source tuple, without a table)."""
-  return ((_tables_get((op, dtype, arg)) if _tables_get is not None else None) or _EMPTY).get
+_EMPTY: dict = {}        # the map of every node with no redex below it (shared; never mutated)
 
 
 _BIG = object()          # marks a node whose map is not materialized
@@ -105,7 +83,7 @@ def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: 
   """``out[r]`` for each redex ``r`` below one source of the binary node ``op(a, b)``.
 
   ``cm[r]`` is what that source (``a`` if ``left``, else ``b``) becomes; the node on it
-  is found with ``get`` (``_existing``) when it exists (most do), else made; a Stuck
+  is found with ``get`` (``existing_nodes``) when it exists (most do), else made; a Stuck
   (or a node that does not type-check) leaves the successor stuck.
   """
   for r, c in cm.items():
@@ -263,7 +241,7 @@ class Stepper:
               try: out[r] = make_uop(op, (c, c), arg, dtype)
               except UOpError as e: out[r] = Stuck(r, _error_text(e))
             else: out[r] = c
-        else: _fill_half(out, cm, _existing(op, dtype, arg), op, arg, dtype, a, b, i == 0)
+        else: _fill_half(out, cm, existing_nodes(op, dtype, arg), op, arg, dtype, a, b, i == 0)
       else:
         pre, post = src[:i], src[i + 1:]
         for r, c in cm.items():
@@ -301,7 +279,7 @@ class Stepper:
     out = {r: r.value for r in local} if local else {}
     op, arg, dtype = x.op, x.arg, x.dtype
     a, b = x.src
-    get = _existing(op, dtype, arg)
+    get = existing_nodes(op, dtype, arg)
     if ma.keys().isdisjoint(mb):   # the usual case: no node below both sources
       _fill_half(out, ma, get, op, arg, dtype, a, b, True)
       _fill_half(out, mb, get, op, arg, dtype, a, b, False)
@@ -309,7 +287,8 @@ class Stepper:
     for r, c in ma.items():
       d = mb.get(r, b)   # a redex below both sources (a shared node) is rewritten in both
       if c.__class__ is UOp and d.__class__ is UOp:
-        if (n := get((c, d))) is None:
+        n: UOp | Stuck | None = get((c, d))
+        if n is None:
           try: n = make_uop(op, (c, d), arg, dtype)
           except UOpError as e: n = Stuck(r, _error_text(e))
         out[r] = n

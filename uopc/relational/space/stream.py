@@ -279,8 +279,3 @@ class Exploration:
         if s.normal: normals.append(s)
       if dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
     if cut: self._bound = "max_depth"
-
-
-def explore_stream(root: UOp, pm: PatternMatcher, **kw: Any) -> Exploration:
-  """``Exploration(root, pm, **kw)``: the lazy stream of states (see ``Exploration``)."""
-  return Exploration(root, pm, **kw)

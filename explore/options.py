@@ -1,0 +1,70 @@
+"""The options and helpers every ``uopc explore`` subcommand shares: the bounds and output
+flags, the progress bar of an exploration, the canonical engine's result and the exit code.
+
+``explore/cli.py`` registers the subcommands, which live in ``explore/*_cli.py``; all of
+them import what they share from here, so none imports another back.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+from typing import Any, Iterator
+
+from uopc.budget import bounded, stopped_text
+from uopc.cli_support import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, max_steps_for, natural_int, positive_int,
+                              progress_bar, rules_arg)
+
+DEFAULT_MAX_STATES = 10_000
+DEFAULT_MAX_DEPTH = 50
+DEFAULT_TIMEOUT = 30.0
+
+
+def common_options(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: bool = True) -> None:
+  """The options every exploring subcommand shares; ``canonical``: it also runs the canonical engine (``--max-steps``)."""
+  p.add_argument("file", help=".uir program (- for stdin)")
+  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
+                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr (a rules file is code: it runs)")
+  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
+                 help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
+  p.add_argument("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
+                 help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
+  add_bounds(p, DEFAULT_TIMEOUT)
+  if canonical: add_max_steps(p)
+  p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
+  if "html" in formats: add_output(p)
+  if "dot" in formats:
+    p.add_argument("--dot-max-nodes", type=positive_int, default=None, metavar="N",
+                   help="--format dot: draw at most N states (the program, the canonical path and the normal forms first)")
+    p.add_argument("--dot-paths", action="store_true", help="--format dot: only the normal forms and the paths to them")
+
+
+def add_output(p: argparse.ArgumentParser) -> None:
+  """``-o FILE``: where ``--format json`` and ``html`` write (default stdout)."""
+  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE, whole or not at all (default stdout)")
+
+
+def no_reduce_arg(p: argparse.ArgumentParser) -> None:
+  """``--no-reduce``: visit every reachable graph instead of a reduced set that keeps every normal form."""
+  p.add_argument("--no-reduce", dest="reduce", action="store_false",
+                 help="explore every reachable graph (default: skip orderings that reach no other normal form; "
+                      "see docs/reduction.md)")
+
+
+@contextlib.contextmanager
+def exploration_progress(ex: Any, what: str) -> Iterator[Any]:
+  """The progress bar of an exploration (``uopc.cli_support.progress_bar``)."""
+  bar = progress_bar(ex.max_states, "state", what)
+  try: yield bar
+  finally: bar.close()
+
+
+def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]:
+  """The canonical engine's result (or None and why), bounded by ``--max-steps`` and the command's budget."""
+  from uopc.relational import canonical
+  return bounded(lambda: canonical(prog, args.rules.pm, max_steps_for(prog, args.max_steps)),
+                 (None, f"not computed: {stopped_text()}"), grace=True)
+
+
+def exit_code(ex: Any) -> int:
+  """1 if a rule raised (a stuck step: found something), else 3 if a bound was hit, else 0."""
+  return EXIT_FAILED if ex.stuck else EXIT_OK if ex.complete else EXIT_BOUND

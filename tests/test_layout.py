@@ -1,0 +1,117 @@
+"""The package's import graph: every module imports on its own, and no two modules import each other.
+
+A cycle between modules (``a`` imports ``b`` which imports ``a``, even lazily inside a
+function) means neither can be read or changed alone; ``uopc.cli_support`` and
+``uopc.explore.options`` exist so that the command modules need not import each other.
+Imports under ``if TYPE_CHECKING:`` are for annotations only and never run.
+"""
+import ast
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = {"uopc": ROOT / "uopc", "uopc.explore": ROOT / "explore"}   # explore/ installs as uopc.explore
+
+# the one cycle left: ``UOPC_TRACE=1`` makes ``graph_rewrite`` wrap its matcher in ``trace.TracingMatcher``
+KNOWN_CYCLES = [["uopc.rewrite", "uopc.trace"]]
+
+
+def modules() -> dict[str, pathlib.Path]:
+  out = {}
+  for package, folder in PACKAGES.items():
+    for path in sorted(folder.rglob("*.py")):
+      parts = [package, *path.relative_to(folder).with_suffix("").parts]
+      out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+  return out
+
+
+def runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+  """Every import statement of a module, at any depth, except those under ``if TYPE_CHECKING:``."""
+  out, todo = [], list(tree.body)
+  while todo:
+    node = todo.pop()
+    if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+      todo.extend(node.orelse); continue  # noqa: E702
+    if isinstance(node, (ast.Import, ast.ImportFrom)): out.append(node)
+    todo.extend(ast.iter_child_nodes(node))
+  return out
+
+
+def import_graph() -> dict[str, set[str]]:
+  """module -> the package modules it imports (``from pkg import name`` counts as ``pkg.name`` if that is a module)."""
+  mods = modules()
+  def owner(name: str) -> str | None:
+    while name and name not in mods: name = name.rpartition(".")[0]
+    return name or None
+  graph: dict[str, set[str]] = {m: set() for m in mods}
+  for m, path in mods.items():
+    package = m if path.name == "__init__.py" else m.rpartition(".")[0]
+    for node in runtime_imports(ast.parse(path.read_text())):
+      if isinstance(node, ast.Import): names = [a.name for a in node.names]
+      else:
+        base = node.module or ""
+        if node.level: base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+        names = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+      graph[m].update(o for n in names if (o := owner(n)) is not None and o != m)
+  return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+  """The strongly connected components with more than one module (Tarjan, iterative), each sorted."""
+  index: dict[str, int] = {}
+  low: dict[str, int] = {}
+  stack: list[str] = []
+  on_stack: set[str] = set()
+  out = []
+  for root in graph:
+    if root in index: continue
+    work = [(root, iter(sorted(graph[root])))]
+    index[root] = low[root] = len(index); stack.append(root); on_stack.add(root)  # noqa: E702
+    while work:
+      v, it = work[-1]
+      w = next(it, None)
+      if w is not None:
+        if w not in index:
+          index[w] = low[w] = len(index); stack.append(w); on_stack.add(w)  # noqa: E702
+          work.append((w, iter(sorted(graph[w]))))
+        elif w in on_stack: low[v] = min(low[v], index[w])
+        continue
+      work.pop()
+      if work: low[work[-1][0]] = min(low[work[-1][0]], low[v])
+      if low[v] == index[v]:
+        component = []
+        while True:
+          w = stack.pop(); on_stack.discard(w); component.append(w)  # noqa: E702
+          if w == v: break
+        if len(component) > 1: out.append(sorted(component))
+  return sorted(out)
+
+
+def test_cycles_finds_a_cycle_and_nothing_else():
+  assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+  assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_graph_sees_lazy_imports_but_not_type_checking_ones():
+  graph = import_graph()
+  assert "uopc.backend.cli" in graph["uopc.cli"]   # cmd_run imports it inside the function
+  assert "uopc.uop" not in graph["uopc.term"]       # only under TYPE_CHECKING
+  assert "uopc.cli_support" in graph["uopc.explore.order_cli"]
+
+
+def test_no_module_imports_itself_back():
+  assert cycles(import_graph()) == KNOWN_CYCLES
+
+
+def test_every_module_imports_on_its_own():
+  """Each module first, in an interpreter where no other uopc module is loaded yet: no import-order dependence."""
+  names = sorted(m for m in modules() if not m.endswith("__main__"))   # __main__ runs the command line
+  code = ("import importlib, sys\n"
+          "for name in sys.argv[1:]:\n"
+          "  for m in [m for m in sys.modules if m == 'uopc' or m.startswith('uopc.')]: del sys.modules[m]\n"
+          "  importlib.import_module(name)\n"
+          "print(len(sys.argv) - 1)\n")
+  done = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, cwd=ROOT)
+  assert done.returncode == 0, done.stderr[-2000:]
+  assert done.stdout.strip() == str(len(names))
