@@ -9,10 +9,10 @@ from kanren import conde, eq, lall, run, var
 from tests.strategies import graphs
 from tests.test_relational_explore import COMMUTE, UNITS, small_programs
 from tests.test_relational_step import brute_force
-from uopc import Ops, PatternMatcher, UOp, UPat, symbolic
+from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, symbolic
 from uopc.relational import (NotGroundError, etuplize, explore, normalo, pat, predecessors, reacho, rule_patterns,
                              rule_relation, stepo, successors, term_pattern)
-from uopc.relational.bridge import show_pattern
+from uopc.relational.bridge import head_of, show_pattern
 from uopc.rulesets import resolve_rules
 from uopc.termparse import parse_term
 
@@ -127,6 +127,18 @@ def test_neither_side_ground_is_a_clear_error():
     with pytest.raises(NotGroundError, match="ground"): run(1, x, goal)
   # grounding g first in a conjunction is fine
   assert run(0, y, eq(x, p0 + 0), stepo(UNITS, x, y)) == (p0,)
+
+
+def test_a_ground_non_graph_makes_every_relation_fail():
+  q = var()
+  plus0 = rule_relation(UNITS, 0)
+  for thing in (5, head_of(p0), (p0, 1), "p0", pat.add(p0, 1, dtype=dtypes.f32)):   # the last is ill-typed
+    for goal in (stepo(UNITS, thing, q), reacho(UNITS, thing, q), normalo(UNITS, thing, q), plus0(thing, q),
+                 stepo(UNITS, q, thing), reacho(UNITS, q, thing), normalo(UNITS, q, thing), plus0(q, thing),
+                 reacho(UNITS, p0 + 0, thing)):
+      assert run(0, q, goal) == ()
+  # in a disjunction, the failing branch is just empty
+  assert run(0, q, conde([stepo(UNITS, 5, q)], [stepo(UNITS, p0 + 0, q)])) == (p0,)
 
 
 def test_rule_patterns_as_etuples():

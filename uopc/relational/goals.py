@@ -20,7 +20,8 @@ When only the second one is ground, ``stepo``/``reacho``/``normalo`` and rule
 relations run backwards: candidates come from unifying the rule patterns (as
 etuples) with the target's nodes, and are checked by stepping forwards (see
 ``uopc.relational.patterns`` for what that can and cannot find). When neither is
-ground the goal raises ``NotGroundError``: put a goal that grounds one side first.
+ground the goal raises ``NotGroundError``: put a goal that grounds one side first. A
+ground argument that is not a graph (``5``, a ``Head``, a tuple) makes the goal fail.
 
 A step whose rule raises is not a step of these relations (it reaches no graph);
 ``Exploration`` reports those as stuck states.
@@ -28,12 +29,12 @@ A step whose rule raises is not a step of these relations (it reaches no graph);
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Iterator, Literal, Mapping
+from typing import Any, Callable, Iterator, Literal, Mapping, NamedTuple
 
 from unification import reify, unify
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.bridge import as_node
+from uopc.relational.bridge import as_node, isground_term
 from uopc.relational.patterns import predecessors, redexes_producing, rule_patterns
 from uopc.relational.step import stepper_for
 from uopc.relational.stream import Exploration
@@ -48,9 +49,29 @@ class NotGroundError(ValueError):
   """A relation was asked to enumerate with neither graph known."""
 
 
-def _node_in(term: Any, S: State) -> tuple[Any, UOp | None]:
-  t = reify(term, S)
-  return t, as_node(t)
+class _Sides(NamedTuple):
+  """The two graph arguments of a relation, reified: ``gt``/``ht`` the terms, ``gn``/``hn`` their nodes (or None)."""
+  gt: Any
+  gn: UOp | None
+  ht: Any
+  hn: UOp | None
+
+
+def _sides(who: str, g: Any, h: Any, S: State) -> _Sides | None:
+  """The mode switch of every relation here: the reified sides, or None when the relation fails.
+
+  A ground argument that is not a graph (``5``, a ``Head``, a tuple, an ill-typed
+  etuple) relates to nothing: the relation fails (an empty stream). With neither side
+  ground there is nothing to enumerate from: ``NotGroundError``.
+  """
+  gt = reify(g, S)
+  gn = as_node(gt)
+  if gn is None and isground_term(gt): return None
+  ht = reify(h, S)
+  hn = as_node(ht)
+  if hn is None and isground_term(ht): return None
+  if gn is None and hn is None: raise NotGroundError(f"{who}: neither graph is ground; ground one with an earlier goal")
+  return _Sides(gt, gn, ht, hn)
 
 
 def _unify_each(term: Any, nodes: Iterator[UOp], S: State) -> Iterator[State]:
@@ -78,14 +99,11 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
   (``x + 0`` has list sources, so it matches ``0 + x`` too.)
   """
   def stepo_goal(S: State) -> Iterator[State]:
+    if (sides := _sides("stepo", g, h, S)) is None: return
     stepper = stepper_for(pm, ctx)
-    gt, gn = _node_in(g, S)
-    if gn is not None:
-      yield from _unify_each(h, (t for _, t in stepper.successors(gn) if type(t) is UOp), S)
-      return
-    ht, hn = _node_in(h, S)
-    if hn is None: raise NotGroundError("stepo: neither graph is ground; ground g or h with an earlier goal")
-    yield from _unify_each(gt, (p for p, _ in predecessors(pm, hn, stepper)), S)
+    if sides.gn is not None:
+      yield from _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
+    else: yield from _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.hn, stepper)), S)
   return stepo_goal
 
 
@@ -121,18 +139,16 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   ['add(p0, p1)', 'add(p1, p0)']
   """
   def reacho_goal(S: State) -> Iterator[State]:
-    gt, gn = _node_in(g, S)
-    if gn is not None:
-      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx)
-      ht, hn = _node_in(h, S)
-      if hn is not None:   # a membership question: each graph is reached once, so stop at the first hit
-        if any(s.graph is hn and s.error is None for s in ex): yield S
-        return
-      yield from _unify_each(h, (s.graph for s in ex if s.error is None), S)
+    if (sides := _sides("reacho", g, h, S)) is None: return
+    gn, hn = sides.gn, sides.hn
+    if gn is None:
+      yield from _unify_each(sides.gt, _backward_reach(pm, hn, ctx), S)
       return
-    ht, hn = _node_in(h, S)
-    if hn is None: raise NotGroundError("reacho: neither graph is ground; ground g or h with an earlier goal")
-    yield from _unify_each(gt, _backward_reach(pm, hn, ctx), S)
+    ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx)
+    if hn is not None:   # a membership question: each graph is reached once, so stop at the first hit
+      if any(s.graph is hn and s.error is None for s in ex): yield S
+      return
+    yield from _unify_each(sides.ht, (s.graph for s in ex if s.error is None), S)
   return reacho_goal
 
 
@@ -147,15 +163,11 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   [0.0, -0.0]
   """
   def normalo_goal(S: State) -> Iterator[State]:
-    gt, gn = _node_in(g, S)
-    if gn is not None:
-      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
-      yield from _unify_each(h, (s.graph for s in ex.iter_normal_forms()), S)
-      return
-    ht, hn = _node_in(h, S)
-    if hn is None: raise NotGroundError("normalo: neither graph is ground; ground g or h with an earlier goal")
-    if not stepper_for(pm, ctx).is_normal(hn): return
-    yield from _unify_each(gt, _backward_reach(pm, hn, ctx), S)
+    if (sides := _sides("normalo", g, h, S)) is None: return
+    if sides.gn is not None:
+      ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+      yield from _unify_each(sides.ht, (s.graph for s in ex.iter_normal_forms()), S)
+    elif stepper_for(pm, ctx).is_normal(sides.hn): yield from _unify_each(sides.gt, _backward_reach(pm, sides.hn, ctx), S)
   return normalo_goal
 
 
@@ -175,14 +187,12 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
 
   def relation(n: Any, m: Any) -> Goal:
     def rule_goal(S: State) -> Iterator[State]:
+      if (sides := _sides(f"rule {index}", n, m, S)) is None: return
       stepper = stepper_for(pm, ctx)
-      nt, nn = _node_in(n, S)
+      nn, mn = sides.gn, sides.hn
       if nn is not None:
-        yield from _unify_each(m, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None), S)
-        return
-      mt, mn = _node_in(m, S)
-      if mn is None: raise NotGroundError(f"rule {index}: neither node is ground; ground n or m with an earlier goal")
-      yield from _unify_each(nt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
+        yield from _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None), S)
+      else: yield from _unify_each(sides.gt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
     return rule_goal
   relation.__name__ = f"rule{index}o"
   relation.__doc__ = f"rule {pm.name_of(pm.rules[index])} as a relation (n, m)"
