@@ -5,7 +5,7 @@
 import importlib
 import sys
 
-BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.pairs"]
+BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs"]
 
 
 def main(names: list[str]) -> None:

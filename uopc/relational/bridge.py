@@ -32,7 +32,7 @@ from etuples import etuple
 from etuples import etuplize as _etuples_etuplize
 from etuples.core import ExpressionTuple
 from unification import isvar, reify, unify, var
-from unification.core import _reify, _unify, construction_sentinel
+from unification.core import _reify, _unify, assoc, construction_sentinel, stream_eval
 from unification.variable import Var
 
 from uopc.dtype import dtypes
@@ -398,6 +398,8 @@ def _unify_expr_node(e: ExpressionTuple, u: UOp, s: Mapping) -> Any:
   if e._evaled_obj is not _NOT_SET: return s if e._evaled_obj is u else False
   t = e._tuple
   if len(t) != len(u.src) + 1: return False
+  h = t[0]
+  if type(h) is Head and h.op is not u.op and type(h.op) is Ops: return False   # most nodes fail here, cheaply
   return _unify(t, (head_of(u), *u.src), s)
 
 
@@ -450,6 +452,26 @@ def _rebuild(res: list[Any]) -> Any:
   return UExpr(res)
 
 
+def _unify_top(u: Any, v: Any, s: Mapping) -> Any:
+  """``unify(u, v, s)`` when one side is a node or one of our etuples: the common cases without the generic machinery.
+
+  A goal like ``eq(q, pattern)`` runs once per reachable graph, so its cost is the
+  explorer's cost per state: a variable already bound to a node is looked up and the
+  node compared with the pattern directly. Anything else takes the generic path.
+  """
+  if u is v: return s
+  while type(u) is Var and (w := s.get(u, u)) is not u: u = w   # walk, without unification's try/except
+  while type(v) is Var and (w := s.get(v, v)) is not v: v = w
+  if type(u) is UOp:
+    if type(v) is UOp: return s if u is v else False
+    if type(v) is UExpr: return stream_eval(_unify_expr_node(v, u, s))
+  elif type(v) is UOp and type(u) is UExpr: return stream_eval(_unify_expr_node(u, v, s))
+  if type(u) is Var or type(v) is Var:   # a fresh variable meets a node or an etuple: bind it (what ``assoc`` does)
+    if type(u) is not Var: u, v = v, u
+    return s if u is v else assoc(s, u, v)
+  return stream_eval(_unify(u, v, s))
+
+
 _unify.add((UOp, UOp, Mapping), _unify_nodes)
 _unify.add((Head, Head, Mapping), _unify_heads)
 _unify.add((ExpressionTuple, UOp, Mapping), _unify_expr_node)
@@ -458,6 +480,8 @@ _unify.add((UExpr, UExpr, Mapping), _unify_uexprs)
 _reify.add((UOp, Mapping), lambda u, s: u)
 _reify.add((Head, Mapping), _reify_head)
 _reify.add((UExpr, Mapping), _reify_uexpr)
+for _a, _b in ((Var, UOp), (UOp, Var), (Var, UExpr), (UExpr, Var), (UOp, UExpr), (UExpr, UOp), (UOp, UOp)):
+  unify.add((_a, _b, Mapping), _unify_top)
 _car.add((UOp,), head_of)
 _cdr.add((UOp,), lambda u: sources_of(u))
 

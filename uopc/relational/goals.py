@@ -31,9 +31,11 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable, Iterator, Literal, Mapping, NamedTuple
 
-from unification import reify, unify
+from unification import isvar, reify, unify
+from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
+from uopc.relational import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
 from uopc.relational.bridge import as_node, isground_term
 from uopc.relational.patterns import predecessors, redexes_producing, rule_patterns
 from uopc.relational.step import stepper_for
@@ -57,6 +59,12 @@ class _Sides(NamedTuple):
   hn: UOp | None
 
 
+def _resolve(term: Any, S: State) -> Any:
+  """``reify(term, S)``, with the usual cases (a node, a variable bound to one) first: goals run once per state."""
+  while type(term) is Var and (w := S.get(term, term)) is not term: term = w
+  return term if type(term) is UOp else reify(term, S)
+
+
 def _sides(who: str, g: Any, h: Any, S: State) -> _Sides | None:
   """The mode switch of every relation here: the reified sides, or None when the relation fails.
 
@@ -64,23 +72,29 @@ def _sides(who: str, g: Any, h: Any, S: State) -> _Sides | None:
   etuple) relates to nothing: the relation fails (an empty stream). With neither side
   ground there is nothing to enumerate from: ``NotGroundError``.
   """
-  gt = reify(g, S)
+  gt = _resolve(g, S)
   gn = as_node(gt)
   if gn is None and isground_term(gt): return None
-  ht = reify(h, S)
+  ht = _resolve(h, S)
   hn = as_node(ht)
   if hn is None and isground_term(ht): return None
   if gn is None and hn is None: raise NotGroundError(f"{who}: neither graph is ground; ground one with an earlier goal")
   return _Sides(gt, gn, ht, hn)
 
 
-def _unify_each(term: Any, nodes: Iterator[UOp], S: State) -> Iterator[State]:
+def _unify_each(term: Any, nodes: Iterator[UOp], S: State, distinct: bool = False) -> Iterator[State]:
+  """``S`` with ``term`` unified with each node in turn, each node once (``distinct``: the nodes already are)."""
   seen: set[UOp] = set()
+  fresh = isvar(term)   # the usual case: binding a fresh variable is a copy, not a unification
   for n in nodes:
-    if n in seen: continue   # a relation between graphs: each answer once, however many edges lead there
-    seen.add(n)
-    S2 = unify(term, n, S)
-    if S2 is not False: yield S2
+    if not distinct:
+      if n in seen: continue   # a relation between graphs: each answer once, however many edges lead there
+      seen.add(n)
+    if fresh:
+      S2 = S.copy()
+      S2[term] = n
+      yield S2
+    elif (S2 := unify(term, n, S)) is not False: yield S2
 
 
 def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
@@ -138,17 +152,25 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   >>> [show(h) for h in run(0, q, reacho(comm, p0 + p1, q))]
   ['add(p0, p1)', 'add(p1, p0)']
   """
+  # Every call of this goal from the same program shares one lazy exploration (replayed, then continued), so a
+  # conjunction that binds h first and asks "is h reachable?" once per candidate explores once, not once per candidate.
+  shared: dict[UOp, Exploration] = {}
+
   def reacho_goal(S: State) -> Iterator[State]:
     if (sides := _sides("reacho", g, h, S)) is None: return
     gn, hn = sides.gn, sides.hn
     if gn is None:
       yield from _unify_each(sides.gt, _backward_reach(pm, hn, ctx), S)
       return
-    ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx)
-    if hn is not None:   # a membership question: each graph is reached once, so stop at the first hit
-      if any(s.graph is hn and s.error is None for s in ex): yield S
+    ex = shared.get(gn)
+    if ex is None:
+      shared.clear()   # one exploration at a time: memory stays that of the states of one program
+      ex = shared[gn] = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order,
+                                    ctx=ctx)
+    if hn is not None:   # a membership question, asked of the one exploration: it goes on only until hn is found
+      if ex.reaches(hn): yield S
       return
-    yield from _unify_each(sides.ht, (s.graph for s in ex if s.error is None), S)
+    yield from _unify_each(sides.ht, (s.graph for s in ex.iter_ahead() if s.error is None), S, distinct=True)   # one state a graph
   return reacho_goal
 
 
@@ -166,7 +188,7 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
     if (sides := _sides("normalo", g, h, S)) is None: return
     if sides.gn is not None:
       ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
-      yield from _unify_each(sides.ht, (s.graph for s in ex.iter_normal_forms()), S)
+      yield from _unify_each(sides.ht, (s.graph for s in ex.iter_normal_forms()), S, distinct=True)
     elif stepper_for(pm, ctx).is_normal(sides.hn): yield from _unify_each(sides.gt, _backward_reach(pm, sides.hn, ctx), S)
   return normalo_goal
 

@@ -81,33 +81,69 @@ class Exploration:
     except BoundHit as e: self._stop(e)
     finally: self.elapsed += time.perf_counter() - t0
 
+  def reaches(self, graph: UOp) -> bool:
+    """True if ``graph`` is reachable (within the bounds), exploring only until it is found."""
+    seen = self._seen
+    while graph not in seen:
+      if self._driver is None: return False
+      self._advance_batch()
+    return True
+
+  def iter_ahead(self) -> Iterator[State]:
+    """The states, like iterating, but explored ahead in batches (as many states again as exist, 16 to 4,096).
+
+    For consumers that will most likely take many states (the kanren goals): each batch
+    is explored the way ``run`` explores, with the cycle collector paused, so the
+    collector's passes over the exploration's long-lived objects stay rare. It explores
+    at most about twice the states taken, plus 16.
+    """
+    return self._batched(self._states)
+
   def iter_normal_forms(self) -> Iterator[State]:
-    """Normal forms as soon as they are known (a state is known normal once expanded)."""
+    """Normal forms as soon as they are known (a state is known normal once expanded), explored ahead in batches."""
+    return self._batched(self._normals)
+
+  def _batched(self, items: list[State]) -> Iterator[State]:
     i = 0
     while True:
-      while i < len(self._normals):
-        yield self._normals[i]
+      while i < len(items):
+        yield items[i]
         i += 1
       if self._driver is None: return
-      self._step()
+      self._advance_batch()
+
+  def _advance_batch(self) -> None:
+    """Explore one batch ahead: as many states again as exist, between 16 and 4,096."""
+    n = len(self._states)
+    self._advance(n + min(max(n, 16), 4096))
 
   def run(self) -> Exploration:
     """Explore until done or a bound is hit; returns self."""
-    if self._driver is not None:
-      # An exploration makes many small long-lived containers and no reference cycles:
-      # CPython's cycle collector would only rescan them, over and over (~15% of the
-      # time), so it pauses while no user code runs, and is restored after.
-      paused = gc.isenabled()
-      if paused: gc.disable()
-      t0 = time.perf_counter()
-      try:
-        for _ in self._driver: pass
-      except BoundHit as e: self._stop(e)
-      finally:
-        self._driver = None
-        self.elapsed += time.perf_counter() - t0
-        if paused: gc.enable()
+    self._advance(None)
     return self
+
+  def _advance(self, until: int | None) -> None:
+    """Explore until there are ``until`` states (None: to the end), with the cycle collector paused."""
+    if self._driver is None: return
+    # An exploration makes many small long-lived containers and no reference cycles:
+    # CPython's cycle collector would only rescan them, over and over (~15% of the
+    # time, more in a big process), so it pauses while no user code runs, and is restored after.
+    paused = gc.isenabled()
+    if paused: gc.disable()
+    t0 = time.perf_counter()
+    states, driver = self._states, self._driver
+    try:
+      if until is None:
+        for _ in driver: pass
+      else:
+        while len(states) < until: next(driver)
+        return
+    except StopIteration: pass
+    except BoundHit as e: self._stop(e)
+    finally:
+      self.elapsed += time.perf_counter() - t0
+      if paused: gc.enable()
+    self._driver = None
 
   def _stop(self, e: BoundHit) -> None:
     """A command's bound interrupted a step (maybe inside a rule): keep what was reached, as for any bound."""
