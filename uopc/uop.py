@@ -19,7 +19,7 @@ import sys
 from typing import Any, Callable, Iterable, NamedTuple
 
 from uopc.dtype import DType, dtypes, truncate
-from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops
+from uopc.ops import ALU, BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops  # noqa: F401  (ALU: the chapter imports it from here)
 
 Shape = tuple[int, ...]
 _F64 = struct.Struct("<d")
