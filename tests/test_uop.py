@@ -156,7 +156,11 @@ def test_collecting_drops_a_dead_graph_in_one_pass_whatever_tables_its_nodes_are
 def test_the_explorer_finds_existing_nodes_in_the_engine_tables():
   from uopc.relational import step
   assert step._tables_get is not None   # the check of the table format passed: steps look nodes up directly
-  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is p0 + 1
+  # the node must exist (and be held) before its table is asked: an earlier test may have left no live i32 ADD,
+  # and then the engine dropped that table, so asking first would see no table at all (this made the test order-dependent)
+  u = p0 + 1
+  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is u
+  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(987_654_321))) is None   # a node nobody made
 
 
 def test_collecting_works_from_a_fresh_start_and_leaves_no_empty_tables():
