@@ -17,6 +17,8 @@ demo: $(STAMP)
 	$(BIN)/uopc run examples/affine.uir --param 0=5
 	$(BIN)/uopc trace examples/affine.uir
 	$(BIN)/uopc explore normal-forms examples/order.uir
+	@echo
+	@echo "uopc is in $(BIN), not on your PATH: run $(BIN)/uopc, or 'source $(BIN)/activate' first."
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2

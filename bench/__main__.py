@@ -5,7 +5,8 @@
 import importlib
 import sys
 
-BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs"]
+BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs",
+              "bench.saturate"]
 
 
 def main(names: list[str]) -> None:

@@ -8,9 +8,10 @@ canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
 (default 30 s), ``--max-memory`` (``uopc.budget``), ``--max-steps`` (the canonical
 engine's) and ``--format text|json|dot``.
 
-Exit codes: 0 the space was explored completely, 3 a bound was hit (the partial
-result is still printed), 130/143 interrupted by SIGINT/SIGTERM (the partial result
-is still printed), 2 bad input. Progress goes to stderr, only when it is a
+Exit codes: 0 the space was explored completely, 1 a rule raised (its stuck steps
+are printed), 3 a bound was hit (the partial result is still printed), 130/143
+interrupted by SIGINT/SIGTERM (the partial result is still printed), 2 bad input.
+Progress goes to stderr, only when it is a
 terminal and the run takes more than a second.
 
 >>> import argparse
@@ -24,41 +25,25 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator
 
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_OK, add_bounds, add_max_steps, load_program, max_steps_for, positive_int, rules_arg
+from uopc.cli import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, bar_is_up, isatty, load_program, max_steps_for,
+                      natural_int, positive_int, progress_bar, rules_arg)
 
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 30.0
-PROGRESS_DELAY = 1.0   # seconds before a progress bar appears: short runs print none
-
-
-class NamedRules(NamedTuple):
-  """A ``--rules`` value: what the user typed, and the matcher it names."""
-  spec: str
-  pm: Any
-
-
-def _rules(spec: str) -> NamedRules: return NamedRules(spec, rules_arg(spec))
-
-
-def _depth(text: str) -> int:
-  try: n = int(text)
-  except ValueError: n = -1
-  if n < 0: raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-  return n
 
 
 def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: bool = True) -> None:
   """The options every exploring subcommand shares; ``canonical``: it also runs the canonical engine (``--max-steps``)."""
   p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=_rules, default="symbolic", metavar="NAME",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
+  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
+                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr (a rules file is code: it runs)")
   p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
                  help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
-  p.add_argument("--max-depth", type=_depth, default=DEFAULT_MAX_DEPTH, metavar="D",
+  p.add_argument("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
                  help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
   add_bounds(p, DEFAULT_TIMEOUT)
   if canonical: add_max_steps(p)
@@ -68,8 +53,7 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: boo
 def register(sub: Any) -> None:
   """Add ``explore`` (with ``reachable`` and ``normal-forms``) to the ``uopc`` subcommands."""
   p = sub.add_parser("explore", help="the relational explorer: every rewrite ordering",
-                     description="Explore every graph that any ordering of rewrites reaches. Exit codes: 0 complete, "
-                                 "3 a bound was hit (partial output), 2 bad input.")
+                     description="Explore every graph that any ordering of rewrites reaches.")
   esub = p.add_subparsers(dest="explore_command", required=True, metavar="SUBCOMMAND")
 
   r = esub.add_parser("reachable", help="every reachable graph (bounded, streamed)",
@@ -88,21 +72,16 @@ def register(sub: Any) -> None:
   search_cli.register(esub)
   from explore import order_cli, pairs_cli   # uopc explore order / pairs (issue 4)
   order_cli.register(esub); pairs_cli.register(esub)  # noqa: E702
+  from explore import best_cli   # uopc explore best (issue 13)
+  best_cli.register(esub)
 
 
 @contextlib.contextmanager
 def _progress(ex: Any, what: str) -> Iterator[Any]:
-  """A tqdm bar on stderr: only on a terminal, and only once a run has taken a second."""
-  from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
-  bar = tqdm(total=ex.max_states, unit="state", desc=what, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
-             disable=not _isatty(sys.stderr), dynamic_ncols=True)
+  """The progress bar of an exploration (``uopc.cli.progress_bar``)."""
+  bar = progress_bar(ex.max_states, "state", what)
   try: yield bar
   finally: bar.close()
-
-
-def _isatty(f: Any) -> bool:
-  try: return bool(f.isatty())
-  except (AttributeError, ValueError): return False
 
 
 def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool) -> Any:
@@ -112,14 +91,18 @@ def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool)
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order)
   out = sys.stdout
   with _progress(ex, "exploring") as bar:
+    # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
+    # draws the bar (before its delay too) and redraws it after every line
+    terminal = isatty(out)
+
     def stream() -> None:
       for s in ex:
         if not bar.disable: bar.update()
         if stream_text:
           line = state_line(s)
           with shielded():   # a line is printed whole
-            if bar.disable: print(line, file=out)
-            else: bar.write(line, file=out)
+            if terminal and bar_is_up(bar): bar.write(line, file=out)
+            else: print(line, file=out)
     bounded(stream, None, grace=True)
   return ex
 
@@ -149,7 +132,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
   elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
   else: print(report.to_dot(ex, canon, args.rules.spec), end="")
-  return EXIT_OK if ex.complete else EXIT_BOUND
+  return exit_code(ex)
 
 
 def cmd_normal_forms(args: argparse.Namespace) -> int:
@@ -166,4 +149,9 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   elif args.format == "json":
     print(report.json_text(report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)))
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec), end="")
-  return EXIT_OK if nf.complete else EXIT_BOUND
+  return exit_code(ex)
+
+
+def exit_code(ex: Any) -> int:
+  """1 if a rule raised (a stuck step: found something), else 3 if a bound was hit, else 0."""
+  return EXIT_FAILED if ex.stuck else EXIT_OK if ex.complete else EXIT_BOUND

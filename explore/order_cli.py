@@ -15,7 +15,8 @@ change the result and the rules whose relative order matters.
 
 Exit codes: 0 the space was explored completely (one normal form or several), 3 a
 bound was hit (partial output), 1 the canonical engine failed (a rule raised, or it
-did not converge within ``--max-steps``), 130/143 interrupted (partial output), 2 bad input.
+did not converge within ``--max-steps``) or a step of the exploration is stuck (a rule
+raised), 130/143 interrupted (partial output), 2 bad input.
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -30,7 +31,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, load_program, max_steps_for, positive_int
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, integer_arg, load_program, max_steps_for, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -48,7 +49,7 @@ def register(esub: Any) -> None:
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
   p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
                  help="random bindings of free PARAMs for comparing values (default 8)")
-  p.add_argument("--seed", type=int, default=0, help="seed of the random bindings (default 0)")
+  p.add_argument("--seed", type=integer_arg, default=0, help="seed of the random bindings (default 0)")
   p.set_defaults(func=cmd_order)
 
 
@@ -58,7 +59,7 @@ def cmd_order(args: argparse.Namespace) -> int:
 
 
 def _order(prog: Any, args: argparse.Namespace) -> int:
-  from explore.cli import _progress
+  from explore.cli import _progress, exit_code
   from uopc.relational import explore
   from uopc.relational.order import diagnose_order, permutation_trials
   pm = args.rules.pm
@@ -86,8 +87,8 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   else:
     write_text(report, args.rules.spec, pm, sys.stdout, trials)
     if cut and trials is None and args.permutations: print(f"other rule orders: not tried ({stopped_text()})")
-  if cut or report.bound is not None: return EXIT_BOUND
-  return EXIT_OK if report.canonical is not None else EXIT_FAILED
+  if cut: return EXIT_BOUND
+  return EXIT_FAILED if report.canonical is None else exit_code(ex)
 
 
 def _show(u: Any, limit: int = TEXT_TERM_LIMIT) -> str:
@@ -104,7 +105,7 @@ def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None) -> None:
   """The text report of ``uopc explore order``."""
-  from explore.report import bound_text
+  from explore.report import bound_text, stuck_lines
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
   print(f"rules: {spec}", file=out)
@@ -120,6 +121,7 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
     print(f"  [{k}] {s.term(TEXT_TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
   if report.canonical is not None and report.canonical_state is None:
     print("  (the canonical result was not reached within the bounds)", file=out)
+  for line in stuck_lines(ex.stuck): print(line, file=out)
   if not report.forks:
     if report.canonical is not None and len(forms) <= 1:
       qual = "" if report.complete else " within the bounds"

@@ -23,7 +23,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, positive_int
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -31,13 +31,12 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``pairs`` to the ``uopc explore`` subcommands."""
-  from explore.cli import _rules
   p = esub.add_parser("pairs", help="critical pairs of a rule set, joinable or not, with witnesses",
                       description="Unify every rule's pattern with every non-variable position of every rule's pattern, "
                                   "instantiate each overlap (fresh PARAMs, edge constants), apply both rules and check "
                                   "that the results join. Exit codes: 0 all joinable, 1 some pair not joinable or a rule "
                                   "raised, 3 undecided (a bound was hit), 2 bad input.")
-  p.add_argument("ruleset", nargs="?", type=_rules, default="symbolic", metavar="RULESET",
+  p.add_argument("ruleset", nargs="?", type=rules_arg, default="symbolic", metavar="RULESET",
                  help="symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, or file.py:attr")
   p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
   p.add_argument("--all", action="store_true", help="also list the joinable pairs (text)")
@@ -56,11 +55,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 
 def _pairs(args: argparse.Namespace) -> int:
   from uopc.relational.pairs import critical_pairs
-  from explore.cli import _isatty
-  bar = None
-  if _isatty(sys.stderr):
-    from tqdm import tqdm
-    bar = tqdm(total=None, unit="pair", desc="critical pairs", file=sys.stderr, delay=1.0, leave=False, dynamic_ncols=True)
+  bar = progress_bar(None, "pair", "critical pairs") if isatty(sys.stderr) else None
   def progress(done: int, total: int) -> None:
     if bar is not None:
       bar.total = total

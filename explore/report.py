@@ -64,7 +64,7 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
       out.append(f"  #{s.id:<5} {s.term(TEXT_TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else ""))
   if stuck:
     out.append("stuck steps:")
-    out.extend(f"  #{s.id:<5} {s.rule} @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}" for s in stuck)
+    out.extend(f"  #{s.id:<5} {s.rule} ({s.rule_location}) @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}" for s in stuck)
   out.append(canonical_line(canonical, canonical_error, canon_state))
   return out
 
@@ -73,6 +73,13 @@ def canonical_line(canonical: Any, canonical_error: str | None, canon_state: Sta
   if canonical is None: return f"canonical: none ({canonical_error})"
   where = f"state #{canon_state.id}" if canon_state is not None else "not reached within the bounds"
   return f"canonical (graph_rewrite): {show(canonical, TEXT_TERM_LIMIT)} ({where})"
+
+
+def stuck_lines(stuck: list[Any]) -> list[str]:
+  """The stuck steps of an exploration (each names its rule, the node and the error), or no lines."""
+  if not stuck: return []
+  head = f"{len(stuck)} stuck step{'s' * (len(stuck) != 1)} (a rule raised):"
+  return [head, *(f"  {s.rule} ({s.rule_location}) @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}" for s in stuck)]
 
 
 def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
@@ -90,9 +97,7 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
     path = nf.path(s)
     print(f"    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
     for j, e in enumerate(path, 1): print(f"      {j}. {step_line(e)}", file=out)
-  if nf.stuck:
-    print(f"{len(nf.stuck)} stuck step{'s' * (len(nf.stuck) != 1)} (a rule raised):", file=out)
-    for s in nf.stuck: print(f"  {s.rule} @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}", file=out)
+  for line in stuck_lines(nf.stuck): print(line, file=out)
   canon = None if nf.canonical is None else show(nf.canonical, TEXT_TERM_LIMIT)
   if nf.canonical is None: print(f"canonical: none ({nf.canonical_error})", file=out)
   elif nf.canonical_state in nf.forms: print(f"canonical: {canon} = normal form [{nf.forms.index(nf.canonical_state) + 1}]", file=out)

@@ -26,9 +26,9 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
-from explore.cli import _common, _isatty
+from explore.cli import _common
 from uopc.budget import bounded, shielded, stopped
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, load_program
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
 
 TEXT_LIMIT = 160    # characters of a term in text output (terms expand sharing)
@@ -56,11 +56,10 @@ def register(sub: Any) -> None:
 @contextlib.contextmanager
 def _progress(total: int | None, what: str) -> Iterator[Callable[[int], None] | None]:
   """A progress callback drawing a tqdm bar on stderr, or None when stderr is not a terminal."""
-  if not _isatty(sys.stderr):
+  if not isatty(sys.stderr):
     yield None
     return
-  from tqdm import tqdm   # deferred: only a terminal pays for it
-  bar = tqdm(total=total, unit="graph", desc=what, file=sys.stderr, delay=1.0, leave=False, dynamic_ncols=True)
+  bar = progress_bar(total, "graph", what)
   try: yield lambda n: bar.update(n - bar.n)
   finally: bar.close()
 
@@ -95,7 +94,7 @@ def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
   if args.format == "json": _print_json(search_json(r, prog, args))
   else:
     for line in search_text(r, prog, args): print(line)
-  return _exit_code(r.found, r.bound)
+  return _exit_code(r.found, r.bound, r.stuck)
 
 
 def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
@@ -117,15 +116,17 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     n = len(matches)
     print(f"{n} match{'es' * (n != 1)}; searched {stream.searched} graph{'s' * (stream.searched != 1)}; "
           f"{_bound_text(bound, args)}")
+    from explore.report import stuck_lines   # deferred: it imports the explorer
+    for line in stuck_lines(stream.stuck): print(line)
   else:
     data = {"program": _term(prog, JSON_LIMIT), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": _steps(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
             "matches": [{"graph": _term(m.graph, JSON_LIMIT), "length": m.length, "bindings": _bindings(m.bindings),
                          "searched": m.searched, "path": _steps(m.path)} for m in matches],
             "searched": stream.searched, "bound": bound, "complete": bound is None,
-            "elapsed": round(stream.elapsed, 4)}
+            "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
     _print_json(data)
-  return _exit_code(bool(matches), bound)
+  return _exit_code(bool(matches), bound, stream.stuck)
 
 
 def _stream_bound(stream: Any) -> str | None:
@@ -142,10 +143,12 @@ def _cmd_meet(a: Any, b: Any, args: argparse.Namespace) -> int:
   if args.format == "json": _print_json(meet_json(r, a, b, args))
   else:
     for line in meet_text(r, a, b, args): print(line)
-  return _exit_code(r.found, r.bound)
+  return _exit_code(r.found, r.bound, r.stuck)
 
 
-def _exit_code(found: bool, bound: str | None) -> int:
+def _exit_code(found: bool, bound: str | None, stuck: list[Any]) -> int:
+  """1 if a rule raised (found something) or the whole space holds no match; else 0 found, 3 a bound stopped it."""
+  if stuck: return EXIT_FAILED
   return EXIT_OK if found else EXIT_FAILED if bound is None else EXIT_BOUND
 
 
@@ -188,7 +191,8 @@ def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
   else: out.append("not found within the bounds")
   out.append(f"searched: {r.searched} graph{'s' * (r.searched != 1)}"
              + ("" if r.found else f"; {_bound_text(r.bound, args)}"))
-  return out
+  from explore.report import stuck_lines   # deferred: it imports the explorer
+  return out + stuck_lines(r.stuck)
 
 
 def match_text(i: int, m: Any) -> list[str]:
@@ -209,7 +213,8 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
   else: out.append("no common graph within the bounds")
   out.append(f"searched: {r.searched} graphs (a: {r.searched_a}, b: {r.searched_b})"
              + ("" if r.found or r.bound is None else f"; {_bound_text(r.bound, args)}"))
-  return out
+  from explore.report import stuck_lines   # deferred: it imports the explorer
+  return out + stuck_lines(r.stuck)
 
 
 # ---- JSON
@@ -217,6 +222,11 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
 def _steps(path: list[Any]) -> list[dict[str, Any]]:
   return [{"rule": e.rule, "rule_index": e.rule_index, "node": _term(e.node, JSON_LIMIT),
            "before": _term(e.source.graph, JSON_LIMIT), "after": _term(e.target.graph, JSON_LIMIT)} for e in path]
+
+
+def _stuck(stuck: list[Any]) -> list[dict[str, Any]]:
+  """The stuck steps (a rule raised) as JSON: the rule, the node, the error."""
+  return [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node, JSON_LIMIT), "error": s.error} for s in stuck]
 
 
 def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v, JSON_LIMIT) for k, v in bindings.items()}
@@ -227,7 +237,7 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   return {"program": _term(prog, JSON_LIMIT), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
           "graph": None if r.graph is None else _term(r.graph, JSON_LIMIT), "length": r.length,
           "path": _steps(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
-          "complete": r.complete, "elapsed": round(r.elapsed, 4)}
+          "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -237,7 +247,7 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
           "meeting": None if r.meeting is None else _term(r.meeting, JSON_LIMIT), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
-          "complete": r.complete, "elapsed": round(r.elapsed, 4)}
+          "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
 
 
 def _print_json(data: dict[str, Any]) -> None:

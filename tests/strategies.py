@@ -146,3 +146,16 @@ def graphs(draw: st.DrawFn, max_ops: int = 10, max_params: int = 3, names: st.Se
     if u is not None: pool.append(u)
     if u is not None and u.src: root = u   # the newest op, so a late leaf does not make a tiny graph
   return root
+
+
+@st.composite
+def arith_programs(draw: st.DrawFn, max_ops: int = 5, consts: tuple[int, ...] = (0, 1, 2, 3, -1)) -> UOp:
+  """A small i32 DAG of ADD and MUL over PARAMs 0 and 1 and a few constants (exercise 9's world)."""
+  pool = [UOp.param(0), UOp.param(1)]
+  def operand() -> UOp:
+    return pool[-1 - draw(st.integers(0, len(pool) - 1))] if draw(st.booleans()) else UOp.const(draw(st.sampled_from(consts)))
+  for _ in range(draw(st.integers(1, max_ops))):
+    a = pool[-1 - draw(st.integers(0, len(pool) - 1))]
+    b = operand()
+    pool.append(UOp(draw(st.sampled_from([Ops.ADD, Ops.MUL])), (a, b) if draw(st.booleans()) else (b, a)))
+  return pool[-1]

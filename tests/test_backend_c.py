@@ -240,6 +240,13 @@ def test_cache_and_no_temporary_files(tmp_path, monkeypatch, private_tmp):
   assert list(private_tmp.iterdir()) == []
 
 
+def test_a_cache_dir_that_is_a_file_means_no_cache(tmp_path, monkeypatch, private_tmp):
+  (tmp_path / "file").write_text("not a directory")
+  monkeypatch.setenv("UOPC_CACHE_DIR", str(tmp_path / "file"))
+  assert run_c(UOp.param(0) * 41 + 2, {0: 1}) == 43   # built in a temporary directory, as without a cache
+  assert (tmp_path / "file").read_text() == "not a directory" and list(private_tmp.iterdir()) == []
+
+
 def test_compiler_selection_and_failure(tmp_path, monkeypatch, private_tmp):
   monkeypatch.setenv("CC", "no-such-compiler-xyz")
   with pytest.raises(CompileError, match="not an executable"): toolchain.find_cc()

@@ -90,7 +90,7 @@ def test_student_rules_are_caught():
   assert mul0.verdict == "unsound"
   bad = mul0.counterexample.before_out.value
   assert isinstance(bad, float) and (math.isinf(bad) or math.isnan(bad) or bad == 0.0)
-  assert b2i.verdict == "unsound" and b2i.counterexample.static.endswith("into i32[]")   # bool or f32 where(c, 1, 0)
+  assert b2i.verdict == "unsound" and b2i.counterexample.static.endswith("into CAST i32[]")   # bool or f32 where(c, 1, 0)
   assert add0.verdict == "sound" and add0.declined > 0
 
 
@@ -120,9 +120,10 @@ def test_cli_check_rules():
   assert code == 1 and err == "" and "unsound: test_backend_rules#0 x * 0  (test_backend_rules.py:" in out
   code, out, _ = uopc("check-rules", "fold", "--samples", "10")
   assert code == 0 and "fold#0 x=alu" in out and " sound " in out
-  for bad in (["nonsense"], ["fold", "--samples", "0"]):
-    with pytest.raises(SystemExit) as e: uopc("check-rules", *bad)   # argparse: usage on stderr, exit 2
-    assert e.value.code == 2
+  with pytest.raises(SystemExit) as e: uopc("check-rules", "fold", "--samples", "0")   # argparse: usage on stderr, exit 2
+  assert e.value.code == 2
+  code, out, err = uopc("check-rules", "nonsense")   # a rule set is loaded after parsing: one line, exit 2
+  assert (code, out) == (2, "") and err.startswith("uopc: --rules: unknown rule set 'nonsense'")
 
 
 def test_const_args_match_like_upat():
@@ -130,3 +131,16 @@ def test_const_args_match_like_upat():
   s = Synth(random.Random(5))
   seen = {repr(s.instance(UPat(Ops.CONST, arg=0)).arg) for _ in range(200)}
   assert seen == {"0", "0.0", "-0.0", "False"}
+
+
+def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
+  import sys
+  import uopc.cli
+  class FakeTTY(io.StringIO):
+    def isatty(self): return True
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0.0)
+  err, out = FakeTTY(), io.StringIO()
+  monkeypatch.setattr(sys, "stderr", err)
+  monkeypatch.setattr(sys, "stdout", out)
+  assert main(["check-rules", "fold", "--samples", "2", "--inputs", "1"]) == 0
+  assert "check-rules:" in err.getvalue() and f"/{len(fold.rules)} [" in err.getvalue() and "verdict" in out.getvalue()

@@ -1,9 +1,12 @@
 """The uopc command line: run, simplify, trace; exit codes and one-line errors."""
+import argparse
 import pathlib
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from uopc.cli import main
 
@@ -42,7 +45,7 @@ def test_run_values_keep_their_type(capsys, tmp_path):
 @pytest.mark.parametrize("argv, code, message", [
   (["run", "affine.uir"], 2, "affine.uir: PARAM slot 0 (i32) is not bound: pass --param 0=VALUE"),
   (["run", "affine.uir", "--param", "0=5", "--param", "3=1"], 2, "affine.uir: the program has no PARAM slot 3"),
-  (["run", "affine.uir", "--param", "0=1.5"], 2, "affine.uir: --param: expected an i32, got 1.5"),
+  (["run", "affine.uir", "--param", "0=1.5"], 2, "affine.uir: --param 0: expected an i32 literal, got 1.5"),
   (["run", "missing.uir"], 2, "missing.uir: cannot read: No such file or directory"),
 ])
 def test_bad_runs_exit_with_one_line(capsys, monkeypatch, argv, code, message):
@@ -76,9 +79,8 @@ def test_simplify_prints_uir(capsys):
 def test_simplify_with_another_rule_set_and_a_bad_one(capsys):
   code, out, _ = uopc(capsys, "simplify", EXAMPLES / "vector.uir", "--rules", "symbolic+evaluate")
   assert (code, out) == (0, "%0 = stack 11, 42, 93\n")
-  with pytest.raises(SystemExit) as e:
-    main(["simplify", str(EXAMPLES / "affine.uir"), "--rules", "nope"])
-  assert e.value.code == 2 and "unknown rule set 'nope'" in capsys.readouterr().err
+  code, out, err = uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", "nope")
+  assert (code, out) == (2, "") and err.startswith("uopc: --rules: unknown rule set 'nope'") and err.count("\n") == 1
 
 
 def test_simplify_reports_a_looping_rule_set(capsys, tmp_path, monkeypatch):
@@ -150,3 +152,135 @@ def test_console_script_never_prints_a_traceback(tmp_path):
   bad = write(tmp_path, "%0 = add 1, 2.0\n")
   proc = subprocess.run([sys.executable, "-m", "uopc", "run", str(bad)], capture_output=True, text=True)
   assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+# ---- the failure contract (docs/failure-contract.md): flags, --param literals, rules files
+
+@pytest.mark.parametrize("dtype, value, out", [
+  ("i32", "2147483647", "2147483647"), ("i32", "-0000000000001", "-1"), ("i32", "0000000000001", "1"),
+  ("f32", "3", "3.0"), ("f32", "-inf", "-inf"), ("bool", "True", "True"),
+])
+def test_param_accepts_what_uir_literals_accept(capsys, tmp_path, dtype, value, out):
+  prog = write(tmp_path, f"%0 = param : slot=0 dtype={dtype}\n")
+  assert uopc(capsys, "run", prog, "--param", f"0={value}") == (0, out + "\n", "")
+
+
+@pytest.mark.parametrize("dtype, value, message", [
+  ("i32", "2147483648", "integer literal 2147483648 is out of the i32 range"),
+  ("f32", "9" * 400, "integer literal " + "9" * 40 + "... is out of the i32 range"),
+  ("bool", "2", "--param 0: expected a bool literal, got 2"),
+  ("bool", "0.5", "--param 0: expected a bool literal, got 0.5"),
+  ("bool", "nan", "--param 0: expected a bool literal, got nan"),
+  ("i32", "True", "--param 0: expected an i32 literal, got True"),
+  ("i32", "[1, 2]", "--param: expected a scalar i32, got a list"),
+  ("i32", "[" * 100 + "1" + "]" * 100, "lists nested more than 32 deep"),
+  ("i32", "1 2", "unexpected '2'"),
+])
+def test_param_rejects_what_uir_literals_reject(capsys, tmp_path, dtype, value, message):
+  prog = write(tmp_path, f"%0 = param : slot=0 dtype={dtype}\n")
+  try: code = main(["run", str(prog), "--param", f"0={value}"])
+  except SystemExit as e: code = e.code   # rejected by argparse, as a bad flag
+  out, err = capsys.readouterr()
+  assert (code, out) == (2, "") and message in err and err.count("\n") <= 2, err
+
+
+@pytest.mark.parametrize("flag", ["10,000", "10_000", "10000"])
+def test_integer_flags_take_the_default_as_help_prints_it(capsys, flag):
+  assert uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--max-steps", flag)[0] == 0
+  assert uopc(capsys, "explore", "reachable", EXAMPLES / "affine.uir", "--max-states", flag)[0] == 0
+
+
+@pytest.mark.parametrize("flag", ["-5", "0", "1,00,", "1e3", "ten"])
+def test_a_bad_max_steps_is_a_bad_flag(capsys, flag):
+  with pytest.raises(SystemExit) as e: main(["simplify", str(EXAMPLES / "affine.uir"), "--max-steps", flag])
+  assert e.value.code == 2 and "--max-steps" in capsys.readouterr().err
+
+
+def test_version_comes_from_the_package_metadata(capsys):
+  import importlib.metadata
+  with pytest.raises(SystemExit) as e: main(["--version"])
+  assert e.value.code == 0 and capsys.readouterr().out == f"uopc {importlib.metadata.version('uopc')}\n"
+
+
+def test_every_help_says_what_the_exit_codes_mean(capsys):
+  for argv in (["--help"], ["run", "--help"], ["explore", "pairs", "--help"], ["check-rules", "--help"]):
+    with pytest.raises(SystemExit): main(argv)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "1 the program failed, or the command found something" in out and "docs/failure-contract.md" in out, argv
+
+
+RULES_HEAD = "from uopc import PatternMatcher, UPat, UOp\nx = UPat.var('x')\n"
+
+
+@pytest.mark.parametrize("body, message", [
+  ("import sys\nsys.exit(7)\n", "rules.py:4: bad rules file: loading it exited (sys.exit(7))"),
+  ("rules = undefined_name\n", "rules.py:3: bad rules file: loading it raised NameError: name 'undefined_name' is not defined"),
+  ("def f(:\n", "rules.py:3: bad rules file: loading it raised SyntaxError"),
+  ("rules = 3\n", "rules.py:rules is a int, not a PatternMatcher"),
+])
+def test_a_bad_rules_file_is_exit_2_naming_the_file(capsys, monkeypatch, tmp_path, body, message):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "rules.py").write_text(RULES_HEAD + body)
+  for argv in (["simplify", "p.uir"], ["trace", "p.uir"], ["explore", "normal-forms", "p.uir"], ["explore", "pairs"]):
+    write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n", "p.uir")
+    code, out, err = uopc(capsys, *argv, *(["rules.py:rules"] if argv[1:] == ["pairs"] else ["--rules", "rules.py:rules"]))
+    assert (code, out) == (2, "") and err.startswith(f"uopc: --rules: {message}") and err.count("\n") == 1, (argv, err)
+
+
+def test_a_rules_file_is_not_run_by_help_or_a_bad_flag(capsys, tmp_path):
+  rules = tmp_path / "rules.py"
+  rules.write_text(f"open({str(tmp_path / 'ran')!r}, 'w').close()\n" + RULES_HEAD + "rules = PatternMatcher([])\n")
+  for extra in (["--help"], ["--max-steps", "-1"]):
+    with pytest.raises(SystemExit): main(["simplify", str(EXAMPLES / "affine.uir"), "--rules", f"{rules}:rules", *extra])
+  assert not (tmp_path / "ran").exists()
+  assert uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", f"{rules}:rules")[0] == 0
+  assert (tmp_path / "ran").exists()
+
+
+def test_rule_set_sums_take_files(capsys, tmp_path):
+  (tmp_path / "mine.py").write_text(RULES_HEAD + "rules = PatternMatcher([(x * 3, lambda x: x * 4)])\n")   # three is four
+  code, out, _ = uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", f"symbolic+{tmp_path / 'mine.py'}:rules")
+  assert code == 0 and out.splitlines()[1:] == ["%1 = mul %0, 4", "%2 = add %1, 11"]
+
+
+BAD_RULES = RULES_HEAD + """def add_zero(x): return undefined_name + x
+raises = PatternMatcher([(x + 0, add_zero)])
+returns_int = PatternMatcher([(x + 0, lambda x: 5)])
+wrong_dtype = PatternMatcher([(x + 0, lambda x: UOp.const(1.0))])
+"""
+
+
+@pytest.mark.parametrize("name, message", [
+  ("raises", "uopc: rule bad_rules#0 x + 0 (bad_rules.py:3) raised NameError: name 'undefined_name' is not defined"),
+  ("returns_int", "uopc: rule bad_rules#0 x + 0 (bad_rules.py:5) returned int 5, not a UOp"),
+  ("wrong_dtype", "uopc: rule bad_rules#0 x + 0 (bad_rules.py:6) changed ADD i32[] into CONST f32[]"),
+])
+def test_a_bad_rule_is_exit_2_naming_the_rule_its_location_and_what_it_did(capsys, monkeypatch, tmp_path, name, message):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "bad_rules.py").write_text(BAD_RULES)
+  write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 3\n")
+  for extra in ([], ["--stats"]):
+    code, _, err = uopc(capsys, "trace", "prog.uir", "--rules", f"bad_rules.py:{name}", *extra)
+    assert (code, err) == (2, message + "\n")
+  assert uopc(capsys, "simplify", "prog.uir", "--rules", f"bad_rules.py:{name}") == (2, "", message + "\n")
+
+
+def test_a_value_too_large_for_the_interpreter_is_a_program_failure(capsys, tmp_path):
+  prog = write(tmp_path, "%0 = const 1\n%1 = reshape %0, (1, 1)\n%2 = expand %1, (100000, 100000)\n")
+  code, out, err = uopc(capsys, "run", prog)
+  assert (code, out) == (1, "") and "makes 10,000,000,000 elements, more than the interpreter materializes" in err
+
+
+@given(st.text(max_size=40))
+def test_param_arg_never_fails_but_as_a_bad_flag(text):
+  from uopc.cli import param_arg
+  try: param_arg("0=" + text)
+  except argparse.ArgumentTypeError: pass
+
+
+@given(st.integers(-2**31, 2**31 - 1), st.integers(0, 12))
+def test_param_ints_are_read_as_uir_reads_them(v, zeros):
+  from uopc.cli import ParamLiteral, param_arg
+  from uopc.dtype import dtypes
+  text = ("-" if v < 0 else "") + "0" * zeros + str(abs(v))
+  assert param_arg(f"3={text}") == (3, ParamLiteral(v, dtypes.i32, text))

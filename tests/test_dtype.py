@@ -4,7 +4,7 @@ import struct
 
 from hypothesis import given, strategies as st
 
-from uopc.dtype import dtypes, f32_round, truncate
+from uopc.dtype import dtypes, f32_round, same_value, truncate, value_key
 
 
 def test_limits_and_names():
@@ -35,3 +35,12 @@ def test_f32_round_matches_a_struct_round_trip(v):
 def test_i32_wraps_modulo_2_32(v):
   r = truncate(dtypes.i32, v)
   assert -2**31 <= r < 2**31 and (r - v) % 2**32 == 0
+
+
+@given(st.floats(width=32) | st.integers(-2**31, 2**31 - 1) | st.booleans(), st.floats(width=32) | st.integers(-2**31, 2**31 - 1) | st.booleans())
+def test_same_value_is_bit_exact_with_one_nan(a, b):
+  """The one value equality (constants, results, args): same type, same bits, every NaN one value."""
+  bits = lambda v: ("nan" if v != v else struct.pack("<d", v)) if type(v) is float else v   # noqa: E731
+  expected = type(a) is type(b) and bits(a) == bits(b)
+  assert same_value(a, b) == expected == (value_key(a) == value_key(b))
+  assert same_value([a, (b,)], [a, (b,)]) and same_value([a], (a,)) is False   # lists and tuples element-wise, kinds apart

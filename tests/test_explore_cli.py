@@ -139,11 +139,12 @@ def test_dfs_and_custom_rules(capsys, prog, rules_module):
   assert data["canonical"] is None and "fixed point" in data["canonical_error"]
 
 
-def test_a_raising_rule_is_reported_not_fatal(capsys, prog, rules_module):
-  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--rules", f"{rules_module}:raising")
-  assert code == 0 and err == ""
-  assert "stuck steps (a rule raised):" in out and "ValueError: no MUL today" in out
-  assert "canonical: none (ValueError: no MUL today)" in out
+def test_a_raising_rule_is_reported_and_exits_1(capsys, prog, rules_module):
+  for command in ("normal-forms", "reachable"):
+    code, out, err = run_cli(capsys, "explore", command, prog, "--rules", f"{rules_module}:raising")
+    assert code == 1 and err == "", command   # found something: a rule that raises
+    assert "cli_test_rules#0 x=mul (cli_test_rules.py:2) @ mul(add(p0, 0), 1): ValueError: no MUL today" in out
+    assert "canonical: none (rule cli_test_rules#0 x=mul (cli_test_rules.py:2) raised ValueError: no MUL today)" in out
 
 
 def test_bad_input_is_one_line_exit_2(capsys, tmp_path):
@@ -155,12 +156,16 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path):
   assert code == 2 and "cannot read" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("flags", [["--max-states", "0"], ["--max-depth", "-1"], ["--timeout", "nan"], ["--rules", "nope"],
+@pytest.mark.parametrize("flags", [["--max-states", "0"], ["--max-depth", "-1"], ["--timeout", "nan"],
                                    ["--format", "html"]])
 def test_bad_flags_exit_2(capsys, prog, flags):
   with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, *flags])
   assert e.value.code == 2
   assert "error:" in capsys.readouterr().err
+
+
+def test_a_bad_rule_set_exits_2_after_parsing(capsys, prog):
+  assert run_cli(capsys, "explore", "reachable", prog, "--rules", "nope")[:2] == (2, "")
 
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys, prog):
@@ -181,8 +186,8 @@ class FakeTTY(io.StringIO):
 
 
 def test_progress_bar_on_a_terminal_stays_off_stdout(capsys, prog, monkeypatch):
-  import explore.cli
-  monkeypatch.setattr(explore.cli, "PROGRESS_DELAY", 0)
+  import uopc.cli
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0)
   tty = FakeTTY()
   monkeypatch.setattr(sys, "stderr", tty)
   code = main(["explore", "reachable", prog])
@@ -208,3 +213,44 @@ def test_max_steps_is_the_canonical_engines_budget(capsys, prog, rules_module):
   assert code == 0 and out.splitlines()[-1] == "canonical: none (the canonical engine did not reach a fixed point within 77 rule lookups)"
   code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--format", "json")   # the default grows with the program
   assert json.loads(out)["canonical"] == "add(p0, p1)"
+
+def wide_program(tmp_path) -> str:
+  """(((p0 + 0) * 1) * 1 + (p1 + 0) * 1) + (p2 + 0) * 1: thousands of states."""
+  lines = []
+  for i in range(3):
+    lines += [f"%{4 * i} = param : slot={i} dtype=i32", f"%{4 * i + 1} = add %{4 * i}, 0", f"%{4 * i + 2} = mul %{4 * i + 1}, 1"]
+    lines.append(f"%{4 * i + 3} = add %{4 * i - 1}, %{4 * i + 2}" if i else "%3 = mul %2, 1")
+  path = tmp_path / "wide.uir"
+  path.write_text("\n".join(lines) + "\n")
+  return str(path)
+
+
+def run_on_terminals(monkeypatch, prog, stdout):
+  err = FakeTTY()
+  monkeypatch.setattr(sys, "stdout", stdout)
+  monkeypatch.setattr(sys, "stderr", err)
+  assert main(["explore", "reachable", prog]) == 0
+  monkeypatch.undo()
+  return untimed(stdout.getvalue()), err.getvalue()
+
+
+def untimed(text: str) -> str: return re.sub(r"[0-9.]+ s\b", "T s", text)
+
+
+@pytest.mark.parametrize("stdout", [FakeTTY, io.StringIO])
+def test_no_progress_bar_before_its_delay(capsys, monkeypatch, tmp_path, stdout):
+  import uopc.cli
+  prog = wide_program(tmp_path)
+  plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
+  assert run_on_terminals(monkeypatch, prog, stdout()) == (plain, "")
+
+
+def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch, tmp_path):
+  import uopc.cli
+  prog = wide_program(tmp_path)
+  plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
+  monkeypatch.setattr(uopc.cli, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
+  monkeypatch.setattr(uopc.cli, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
+  out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
+  assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3

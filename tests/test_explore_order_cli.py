@@ -66,7 +66,7 @@ def test_exit_1_when_the_canonical_engine_fails(capsys, tmp_path):
   prog = tmp_path / "p.uir"
   prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 1\n")
   code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
-  assert code == 1 and "canonical: none (ValueError: no)" in out
+  assert code == 1 and "canonical: none (rule rules_under_test#0 x * 1 (rules_under_test.py:3) raised ValueError: no)" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -94,3 +94,13 @@ def test_max_steps_bounds_the_canonical_engine(capsys):
   assert data["canonical_error"] == "the canonical engine did not reach a fixed point within 2 rule lookups"
   code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--max-steps", "20", "--format", "json")
   assert code == 0 and json.loads(out)["canonical"] == "mul(p0, 0.0)"
+def test_exit_1_when_a_rule_raises_off_the_canonical_path(capsys, tmp_path):
+  # the engine fires x * 1 on mul(p0, 1) first; the explorer also tries the raising rule there
+  spec = write_rules(tmp_path, "def boom(x, c):\n  raise ValueError('no')\n"
+                               "rules = PatternMatcher([(x * 1, lambda x: x), (x + 0, lambda x: x),\n"
+                               "                        (UPat(Ops.MUL, src=(UPat(Ops.PARAM, name='x'), UPat.cvar('c'))), boom)])\n")
+  prog = tmp_path / "p.uir"
+  prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 1\n")
+  code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
+  assert code == 1 and "canonical (graph_rewrite): p0" in out
+  assert "1 stuck step (a rule raised):\n  rules_under_test#2 x=param * const(c) (rules_under_test.py:3) @ mul(p0, 1): ValueError: no\n" in out

@@ -213,3 +213,24 @@ def test_a_20000_node_chain_on_the_command_line(capsys, tmp_path):
   code, out, err = uopc(capsys, "explore", "search", prog, "--target", "add(?x, 0)")
   assert code == 0 and err == "" and "length: 0 steps" in out and max(map(len, out.splitlines())) < 400
   assert out.splitlines()[-3].startswith("bindings: ?x = add(add(") and out.splitlines()[-3].endswith("…")
+RAISING_RULES = """from uopc import PatternMatcher, UPat
+from uopc.symbolic import symbolic
+def add_zero(x): return undefined_name + x
+rules = PatternMatcher([(UPat.var("x") + 0, add_zero)]) + symbolic
+"""
+
+
+@pytest.mark.parametrize("extra", [["--target", "mul(p0, 3)"], ["--target", "mul(p0, 3)", "--all"], ["--to", "to.uir"],
+                                   ["--target", "mul(p0, 3)", "--format", "json"]])
+def test_a_rule_that_raises_is_reported_and_exits_1_even_when_found(capsys, monkeypatch, tmp_path, extra):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "raising.py").write_text(RAISING_RULES)
+  write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 3\n")
+  write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = mul %0, 3\n", "to.uir")
+  code, out, err = uopc(capsys, "explore", "search", "prog.uir", "--rules", "raising.py:rules", *extra)
+  assert code == 1 and err == ""
+  if "json" in extra:
+    data = json.loads(out)
+    assert data["found"] and data["stuck"][0] == {"rule": "raising#0 x + 0", "location": "raising.py:3", "node": "add(p0, 0)",
+                                                   "error": "NameError: name 'undefined_name' is not defined"}
+  else: assert "raising#0 x + 0 (raising.py:3) @ add(p0, 0): NameError: name 'undefined_name' is not defined" in out

@@ -70,3 +70,13 @@ def test_ctx_reaches_rules_through_the_fast_loop():
   pm = PatternMatcher([(UPat(Ops.PARAM, name="x"), bump)])
   ctx = {"left": 1}
   assert graph_rewrite(p0 + 1, pm, ctx=ctx) is p0 * 2 + 1 and seen == [ctx, ctx]
+
+
+def test_candidate_tables_stay_bounded(monkeypatch):
+  """Signatures of wide nodes are (op, width): any number of them in a long-lived process."""
+  from uopc import matcher
+  monkeypatch.setattr(matcher, "SIGNATURE_LIMIT", 8)
+  pm = PatternMatcher([(UPat(Ops.STACK, name="s"), lambda s: None)])
+  for n in range(5, 40): pm.candidates(UOp.stack(*range(n)))
+  assert len(pm._candidates) <= 8
+  assert len(pm.candidates(UOp.stack(*range(41)))) == 1   # still right after a drop

@@ -226,3 +226,33 @@ def test_issue_edit_a_states_logic_variable_and_reify_a_new_graph():
     if v is p_head: new_state[k] = head_of(p1)
   assert reify(res_lv, new_state).evaled_obj is p1 * 4 + 11
   assert reify(res_lv, deepest).evaled_obj is g   # the original state is unchanged
+
+
+def test_heads_of_dead_etuples_are_given_back():
+  """issue 16: 20,000 etuplized constants left 20,001 heads interned with no node alive."""
+  from uopc.relational.bridge import live_heads
+  p0 = UOp.param(0)
+  anchor = etuplize(p0 + 1)   # holds the heads of add and p0
+  before = live_heads()
+  for i in range(20_000): etuplize(p0 + (700_000 + i))
+  assert len(Head._interned) < before + 20_000   # swept as it grew, not only when asked
+  assert live_heads() == before
+  kept = etuplize(p0 + 699_999)
+  assert live_heads() == before + 1 and head_of(kept.evaled_obj.src[1]) is Head(Ops.CONST, dtypes.i32, 699_999)   # still interned
+  assert anchor.evaled_obj is p0 + 1
+
+
+@pytest.mark.parametrize("node", [UOp.param(0, dtypes.i32, (3,)).reduce(Ops.ADD), UOp.param(0).cast(dtypes.f32),
+                                  UOp.param(0, dtypes.i32, (2, 3)).reshape((3, 2)), (UOp.param(0) * UOp.param(0)).call(UOp.param(0), name="f"),
+                                  UOp.param(0).max(UOp.param(0))])
+def test_terms_and_patterns_print_alike(node):
+  """issue 15: the pattern printers dropped a CAST's dtype and printed REDUCE args as (Ops.ADD, 1)."""
+  from uopc import UPat
+  from uopc.relational.overlaps import forms_of, pattern_text
+  from uopc.relational.patterns import upat_etuples
+  x = UPat.var("x")
+  def upat(u: UOp) -> UPat:   # the node's pattern, its PARAM a hole ~x (patterns are two levels deep here)
+    return x if u.op is Ops.PARAM else UPat(u.op, dtype=u.dtype, arg=u.arg, src=tuple(upat(s) for s in u.src))
+  want = show(node).replace("p0", "~x")
+  assert show_pattern(upat_etuples(upat(node))[0][0]) == want
+  assert pattern_text(forms_of(upat(node))[0].term) == want

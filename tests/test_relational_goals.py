@@ -169,3 +169,17 @@ def test_reacho_membership_stops_at_the_first_hit():
   q = var()
   assert run(0, q, reacho(grow, p0 + 1, p0 + 1 + 0 + 0), eq(q, 1)) == (1,)
   assert run(0, q, reacho(UNITS, (p0 + 0) * 1, p1), eq(q, 1)) == ()
+
+
+def test_rule_patterns_and_overlaps_share_one_encoding():
+  """issue 15: patterns' own converter ignored allow_any_len (and kept leaves as UPats); now both use overlaps.encode."""
+  from uopc.relational.overlaps import Domain, forms_of
+  from uopc.relational.patterns import upat_etuples
+  x = UPat.var("x", dtype=(dtypes.i32, dtypes.bool))
+  any_len = UPat(Ops.STACK, src=(x,), allow_any_len=True)
+  forms = upat_etuples(any_len)
+  assert [len(t._tuple) - 1 for t, _ in forms] == [1, 2, 3] == [len(f.term._tuple) - 1 for f in forms_of(any_len)]
+  (t, leaves), = upat_etuples(x + 0)[:1]
+  assert show_pattern(t) == "add(~x, 0)" and leaves == {var("x"): Domain(None, frozenset({dtypes.i32, dtypes.bool}), ())}
+  (t, leaves), = upat_etuples(x + 0, literal_holes=True)[:1]   # the constant as a hole with UPat's == on its arg
+  assert [d.args for d in leaves.values()] == [(), (0,)]

@@ -163,6 +163,16 @@ def test_join_same_normal_form_and_meet():
   assert j.status == "joinable" and j.meet is p0 * 2 and j.steps == (1, 0) and j.how == "meet at mul(p0, 2) after 1/0 steps"
 
 
+def test_join_where_the_canonical_engine_loops_reports_the_explored_normal_form():
+  # const 1 -> 2 -> 1 loops in the canonical engine; the explorer also finds 1 -> 3, normal
+  c = UOp.const
+  pm = PatternMatcher([(UPat(Ops.CONST, arg=1), lambda: c(2)), (UPat(Ops.CONST, arg=2), lambda: c(1)),
+                       (UPat(Ops.CONST, arg=1), lambda: c(3))])
+  assert normalize(pm, c(1), max_steps=100) is None
+  j = join(pm, c(1), c(4), max_steps=100)
+  assert j.status == "not-joinable" and j.normal_forms == (c(3), c(4))   # graphs, not the explorer's states
+
+
 def test_join_reports_undecided_when_a_bound_stops_it():
   grow = PatternMatcher([(UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=2)), name="m"), lambda x, m: m * 1),
                          (UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=3))), lambda x: x + x + x)])
@@ -244,3 +254,17 @@ def test_symbolic_plus_evaluate_has_no_error_pairs():
   report = critical_pairs(pm, max_instances=16)
   assert report.count("error") == 0 and report.count("joinable") > 0
   assert any(p.short_rules == ("x=alu", "x + 0.0") and p.status == "not-joinable" for p in report.pairs)
+
+
+def _raises(x):
+  raise ValueError("no")
+
+
+def test_join_when_the_canonical_engine_fails_on_one_side():
+  """issue 16: the fallback normal form was a State, and `explore pairs` died on `'State' object has no attribute 'op'`."""
+  pm = PatternMatcher([(x + 0, _raises), (x + 0, lambda x: x)])   # the engine fires the raising rule first; the explorer goes on
+  assert normalize(pm, p0 + 0) is None
+  j = join(pm, p0 + 0, p1)
+  assert (j.status, j.normal_forms) == ("not-joinable", (p0, p1))
+  report = critical_pairs(pm)
+  assert all(isinstance(h, UOp) for r in report.pairs for h in r.normal_forms if h is not None)

@@ -100,3 +100,16 @@ def test_deep_chain_of_redexes_is_linear_and_lazy():
   assert r.node is g and h is g.src[0]
   r, h = next(it)
   assert r.node is g.src[0] and h.src[0] is g.src[0].src[0] and h.op is Ops.ADD
+
+
+def test_the_shared_stepper_lives_as_long_as_its_users():
+  import gc
+  from uopc.relational import step, stepper_for
+  pm = PatternMatcher([(UPat.var("x") + 0, lambda x: x)])
+  s = stepper_for(pm)
+  assert stepper_for(pm) is s   # shared while held
+  s.successors(UOp.param(0) + 0)
+  del s
+  gc.collect()
+  assert id(pm) not in step._steppers   # its memo tables went with it
+  assert stepper_for(pm).pm is pm

@@ -1,11 +1,12 @@
 """graph_rewrite: the chapter's traces, stage-2 re-normalization, loop detection, depth, memoization."""
 import io
+import re
 
 import pytest
 
 from tests.helpers import param
 from uopc import Ops, PatternMatcher, UOp, UPat, graph_rewrite, symbolic, to_uir
-from uopc.rewrite import RewriteLoopError, RewriteTypeError
+from uopc.rewrite import ProgramError, RewriteLoopError, RewriteTypeError, RuleError, rewrite_problem
 from uopc.term import show
 from uopc.trace import TracingMatcher
 
@@ -120,15 +121,10 @@ def test_where_1_0_dtype_bug_and_its_fix():
   c = p0 < p1
   wb = c.where(True, False)
   assert wb.dtype is dtypes.bool
-  assert graph_rewrite(wb, B2I_BUGGY).dtype is dtypes.i32           # the bug: a bool node became i32
-  with pytest.raises(RewriteTypeError, match=r"rule test_rewrite#0 where\(c, 1, 0\) changed WHERE bool\[\] into CAST i32\[\]"):
-    graph_rewrite(wb, B2I_BUGGY, check=True)                       # exercise 4 catches it, naming the rule
-  assert graph_rewrite(wb, B2I_FIXED, check=True) is wb             # the fix: constrain the dtype
-  assert graph_rewrite(c.where(1, 0), B2I_FIXED, check=True) is c.cast(dtypes.i32)
-
-
-def test_check_mode_passes_on_symbolic_rewrites():
-  assert graph_rewrite(chapter_program(), symbolic, check=True) is p0 * 3 + 11
+  with pytest.raises(RewriteTypeError, match=r"rule test_rewrite#0 where\(c, 1, 0\) \(test_rewrite\.py:\d+\) changed WHERE bool\[\] into CAST i32\[\]"):
+    graph_rewrite(wb, B2I_BUGGY)                                   # the bug (a bool node became i32), caught naming the rule
+  assert graph_rewrite(wb, B2I_FIXED) is wb                         # the fix: constrain the dtype
+  assert graph_rewrite(c.where(1, 0), B2I_FIXED) is c.cast(dtypes.i32)
 
 
 def rewrite_rec(u, pm, counter):
@@ -202,7 +198,41 @@ def test_the_collector_is_paused_during_a_rewrite_and_left_as_it_was(enabled):
     (gc.enable if enabled else gc.disable)()
     graph_rewrite(p0 + 0, pm)
     assert seen == [False] and gc.isenabled() is enabled
-    with pytest.raises(ZeroDivisionError): graph_rewrite(p0 * 0, pm)
+    with pytest.raises(RuleError) as e: graph_rewrite(p0 * 0, pm)
+    assert isinstance(e.value.__cause__, ZeroDivisionError)
     assert gc.isenabled() is enabled   # restored on the way out of an error too
   finally:
     (gc.enable if was else gc.disable)()
+
+
+# ---- a rule's bug is a RuleError naming the rule and where it is defined
+
+def _undefined_name(x): return undefined_name + x  # noqa: F821
+
+RAISES = PatternMatcher([(UPat.var("x") + 0, _undefined_name)])
+LINE = _undefined_name.__code__.co_firstlineno
+
+
+@pytest.mark.parametrize("pm", [RAISES, RAISES + PatternMatcher([], compiled=False), TracingMatcher(RAISES, out=io.StringIO())])
+def test_a_rule_that_raises_is_named_with_its_location_and_the_exception(pm):
+  with pytest.raises(RuleError) as e: graph_rewrite((p0 + 0) * 3, pm)
+  assert str(e.value) == (f"rule test_rewrite#0 x + 0 (test_rewrite.py:{LINE}) raised NameError: "
+                          "name 'undefined_name' is not defined")
+
+
+@pytest.mark.parametrize("ret, problem", [(5, "returned int 5, not a UOp"), (None, None),
+                                          (UOp.const(1.0), "changed ADD i32[] into CONST f32[]"),
+                                          (UOp.stack(1, 2), "changed ADD i32[] into STACK i32[2]")])
+def test_a_rule_result_that_cannot_replace_the_node_is_a_rule_error(ret, problem):
+  pm = PatternMatcher([(UPat.var("x") + 0, lambda x: ret)])
+  assert rewrite_problem(p0 + 0, ret if ret is not None else p0) == problem
+  if problem is None: return
+  with pytest.raises(RewriteTypeError, match=rf"^rule test_rewrite#0 x \+ 0 \(test_rewrite\.py:\d+\) {re.escape(problem)}$"):
+    graph_rewrite((p0 + 0) * 3, pm)
+
+
+def test_a_program_error_passes_through_as_the_program_failing():
+  class Fails(ProgramError): pass
+  def fails(x): raise Fails("the program fails")
+  with pytest.raises(Fails): graph_rewrite(p0 + 0, PatternMatcher([(UPat.var("x") + 0, fails)]))
+

@@ -13,7 +13,7 @@ def test_names_sums_and_module_attributes():
 
 
 @pytest.mark.parametrize("spec, message", [
-  ("symbolc", "unknown rule set 'symbolc'"), ("nosuch.module:x", "cannot load rule set"),
+  ("symbolc", "unknown rule set 'symbolc'"), ("nosuch.module:x", "no module named 'nosuch.module'"),
   ("uopc.symbolic:simplify", "is a function, not a PatternMatcher"),
 ])
 def test_bad_names(spec, message):
@@ -26,3 +26,13 @@ def test_a_rules_file_loads_by_path(tmp_path):
   assert len(resolve_rules(f"{tmp_path / 'mine.py'}:rules").rules) == 1
   with pytest.raises(RuleSetError, match="no file"):
     resolve_rules(f"{tmp_path / 'other.py'}:rules")
+
+
+def test_a_sum_is_shared_while_used_and_dropped_after():
+  import gc
+  from uopc import rulesets
+  pm = resolve_rules("fold+evaluate+fold")
+  assert resolve_rules("fold+evaluate+fold") is pm
+  del pm
+  gc.collect()
+  assert "fold+evaluate+fold" not in rulesets._sums

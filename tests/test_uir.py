@@ -255,6 +255,7 @@ def test_random_graphs_round_trip(u):
   ("%0 = const 1.2.3", "t.uir:1:12: bad literal '1.2.3': expected an int (3), a float (3.0, inf, nan) or True/False"),
   ("%0 = const 2147483648", "t.uir:1:12: integer literal 2147483648 is out of the i32 range"),
   ("%0 = const " + "9" * 5000, "t.uir:1:12: integer literal " + "9" * 40 + "... is out of the i32 range"),
+  ("%0 = const -" + "0" * 5000 + "12345678901", "t.uir:1:12: integer literal -" + "0" * 39 + "... is out of the i32 range"),
   ("%0 = add %1, 2", "t.uir:1:10: undefined %1"),
   ("%0 = const 1\n%0 = const 2", "t.uir:2:1: %0 is already defined on line 1"),
   ("%0 = add 1", "t.uir:1:6: add takes 2 operands, got 1"),
@@ -419,3 +420,9 @@ def test_doc_error_blocks():
   assert len(pairs) == text.count("\n```uir-error\n") >= 5
   for program, message in pairs:
     assert err(program, "example.uir") == message
+
+
+@pytest.mark.parametrize("text, value", [("0000000000001", 1), ("-0000000000001", -1), ("0" * 5000, 0),
+                                         ("-0002147483648", -2**31), ("00002147483647", 2**31 - 1)])
+def test_leading_zeros_do_not_count_against_the_range(text, value):
+  assert parse_uir(f"%0 = const {text}\n").arg == value

@@ -1,16 +1,17 @@
 """UOp: hash consing (with the numeric-tower traps), shapes, type errors, walks."""
 import math
 import pickle
+import re
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import param
-from tests.strategies import values
+from tests.strategies import graphs, values
 from uopc import Ops, ParamArg, UOp, UOpError, dtypes
 from uopc.dtype import truncate
-from uopc.ops import BINARY
+from uopc.ops import ARGLESS, BINARY
 from uopc.uop import call_params, live_nodes, make_const, make_uop, stack_rows
 
 p0, p1 = param(0), param(1)
@@ -156,11 +157,8 @@ def test_collecting_drops_a_dead_graph_in_one_pass_whatever_tables_its_nodes_are
 def test_the_explorer_finds_existing_nodes_in_the_engine_tables():
   from uopc.relational import step
   assert step._tables_get is not None   # the check of the table format passed: steps look nodes up directly
-  # the node must exist (and be held) before its table is asked: an earlier test may have left no live i32 ADD,
-  # and then the engine dropped that table, so asking first would see no table at all (this made the test order-dependent)
-  u = p0 + 1
-  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is u
-  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(987_654_321))) is None   # a node nobody made
+  node = p0 + 1   # alive while it is looked up: the tables are weak
+  assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is node
 
 
 def test_collecting_works_from_a_fresh_start_and_leaves_no_empty_tables():
@@ -177,3 +175,35 @@ def test_collecting_works_from_a_fresh_start_and_leaves_no_empty_tables():
           "live_nodes()\n"
           "assert all(_tables.values()), 'empty tables left'\n")
   subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("make, message", [
+  (lambda: UOp.param(0) * 2.5, "expected an i32 constant, got f32 literal 2.5"),
+  (lambda: 2.5 * UOp.param(0), "expected an i32 constant, got f32 literal 2.5"),
+  (lambda: UOp.param(0) + 2**31, "expected an i32 constant, got i32 literal 2147483648"),
+  (lambda: (UOp.param(0) < 1).ne(2), "expected a bool constant, got i32 literal 2"),
+  (lambda: UOp.param(0) + "1", "expected an i32 constant, got str '1'"),
+])
+def test_a_python_number_that_is_not_a_value_of_the_dtype_is_an_error_as_in_uir(make, message):
+  with pytest.raises(UOpError, match=f"^{re.escape(message)}$"): make()
+
+
+def test_a_python_number_that_is_a_value_of_the_dtype_is_a_constant_of_it():
+  f = UOp.param(0, dtypes.f32)
+  assert (f * 2).src[1] is UOp.const(2.0) and (f * 0.1).src[1].dtype is dtypes.f32
+  b = UOp.param(0) < 1
+  assert b.ne(1).src[1] is UOp.const(True) and b.ne(False).src[1] is UOp.const(False)
+def test_a_node_memo_keeps_no_node_alive_past_a_collection():
+  from uopc.uop import node_memo
+  from uopc.symbolic import simplify
+  before = live_nodes()
+  memo = node_memo()
+  memo[UOp.param(0) * 777_777] = True
+  simplify((UOp.param(0) + 888_888) * 1)   # simplify's memo is one too
+  assert live_nodes() == before and memo == {}
+
+
+@given(graphs(max_ops=12))
+def test_argless_ops_have_no_arg(g):
+  """``ARGLESS`` is what patterns of these ops may assume: their nodes never carry an arg."""
+  assert all(u.arg is None for u in g.toposort() if u.op in ARGLESS)

@@ -242,3 +242,31 @@ def test_patterns_pickle_and_copy_without_their_generated_code():
   compile_match(pat)
   for other in (pickle.loads(pickle.dumps(pat)), copy.deepcopy(pat)):
     assert other._compiled is None and compile_match(other)(p0 + 3) == pat.match(p0 + 3, {})
+
+
+def test_generated_source_leaves_linecache_with_its_function():
+  import gc
+  import linecache
+  pm = PatternMatcher([(UPat.var("x") * 123_457, lambda x: x)], compiled=True)
+  p0 = param(0)
+  assert graph_rewrite(p0 * 123_457, pm) is p0
+  names = [n for n in linecache.cache if n.startswith("<upat_compile") and "123457" in "".join(linecache.cache[n][2])]
+  assert names
+  del pm
+  gc.collect()
+  assert not any(n in linecache.cache for n in names)
+
+
+def test_rule_results_is_the_one_way_rules_are_called():
+  """Bindings as keywords, ``ctx=`` only when given, None and the node itself skipped, lazily."""
+  from uopc.upat_compile import rule_results
+  x, y = UPat.var("x"), UPat.var("y")
+  p0, p1 = param(0), param(1)
+  calls = []
+  def fn(x, y, ctx=None):
+    calls.append(ctx)
+    return None if ctx == "none" else y + x
+  assert list(rule_results(x + y, fn, p0 + p1)) == [p1 + p0] and calls == [None, None]
+  assert list(rule_results(x + y, fn, p0 + p1, ctx="none")) == [] and calls[2:] == ["none", "none"]
+  first = next(rule_results(x + y, fn, p0 + p1, ctx=7))
+  assert first is p1 + p0 and calls[4:] == [7]   # the second binding is not tried until asked for

@@ -1,33 +1,45 @@
 """The ``uopc`` command line: ``run``, ``simplify``, ``trace``, and the ``explore`` family.
 
-Exit codes: 0 success, 1 the program failed (out-of-bounds index, did not evaluate,
-rules loop), 2 bad input (unreadable file, parse or type error, bad flag), 3 a search
-bound was hit before the work was complete. Errors are one line on stderr, never a
-traceback.
+Exit codes (``docs/failure-contract.md``): 0 success, 1 the program failed (out-of-bounds
+index, did not evaluate, rules loop) or the command found something (a non-joinable pair,
+an unsound rule), 2 bad input (unreadable file, parse or type error, bad flag, a bad rule
+or rules file), 3 a bound was hit before the work was complete. Errors are one line on
+stderr, never a traceback.
 """
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib
 import signal
+import importlib.metadata
+import re
 import sys
-from typing import Any, Callable, Sequence
+import time
+from typing import Any, Callable, NamedTuple, Sequence
 
 from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit, memory_text, parse_memory, shielded
+from uopc.dtype import DType, dtypes
 from uopc.evaluate import UndefinedError, bind_params, run, to_python
-from uopc.rewrite import RewriteLoopError, graph_rewrite
+from uopc.matcher import PatternMatcher
+from uopc.rewrite import ProgramError, RewriteLoopError, RuleError, graph_rewrite
 from uopc.rulesets import RuleSetError, resolve_rules
 from uopc.term import show
 from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher
-from uopc.uir import UIRError, parse_uir, to_uir
+from uopc.uir import UIRError, parse_literal, parse_uir, to_uir
 from uopc.uop import UOp, UOpError, call_params
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND = 0, 1, 2, 3
+EXIT_CODES = ("Exit codes: 0 success; 1 the program failed, or the command found something (a non-joinable pair, "
+              "an unsound rule, a rule that raised); 2 bad input (a file, a flag, a rule or a rules file); 3 a bound "
+              "was hit (the partial output is marked incomplete). See docs/failure-contract.md.")
+"""The epilog of every ``--help``."""
+
+# what the canonical engine raises when the program (not the rules or the input) fails: exit 1
+PROGRAM_FAILURES = (ProgramError, RewriteLoopError)
 
 # Command groups that live outside the engine register themselves through these modules'
 # ``register(subparsers)``; importing them is cheap (their heavy imports are deferred).
-COMMAND_MODULES: list[str] = ["uopc.backend.cli", "explore.cli"]
+COMMAND_MODULES: list[str] = ["uopc.backend.cli", "explore.cli", "explore.saturate_cli"]
 
 
 class CLIError(Exception):
@@ -35,6 +47,27 @@ class CLIError(Exception):
   def __init__(self, message: str, code: int = EXIT_BAD_INPUT):
     super().__init__(message)
     self.code = code
+
+
+PROGRESS_DELAY = 1.0   # seconds before a progress bar appears: short runs print none
+PROGRESS_INTERVAL = 0.5   # seconds between redraws: a fast run must not spend its time drawing
+
+
+def progress_bar(total: int | None, unit: str, desc: str) -> Any:
+  """The one progress bar of every command: tqdm on stderr, only on a terminal, only once a run has taken a second."""
+  from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
+  return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
+              disable=not isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
+
+
+def bar_is_up(bar: Any) -> bool:
+  """Whether ``bar`` is drawn (enabled and past its delay): only then must lines on its terminal go around it."""
+  return not bar.disable and time.time() >= bar.start_t + bar.delay
+
+
+def isatty(f: Any) -> bool:
+  try: return bool(f.isatty())
+  except (AttributeError, ValueError): return False
 
 
 def load_program(path: str) -> UOp:
@@ -46,42 +79,48 @@ def load_program(path: str) -> UOp:
   except UIRError as e: raise CLIError(str(e)) from None
 
 
-def rules_arg(spec: str):
-  """argparse type for ``--rules``."""
-  try: return resolve_rules(spec)
-  except RuleSetError as e: raise argparse.ArgumentTypeError(str(e)) from None
+class NamedRules(NamedTuple):
+  """A loaded ``--rules`` value: what the user typed, and the matcher it names."""
+  spec: str
+  pm: PatternMatcher
 
 
-_NAMES = {"inf": float("inf"), "nan": float("nan"), "True": True, "False": False}
+class RulesSpec(str):
+  """A ``--rules`` value as typed. A rules file is code: it is loaded (run) only after the
+  arguments are parsed (``load_rules``), so ``--help`` and a bad flag never run it."""
 
 
-def _literal(node: ast.AST) -> Any:
-  """A number, True/False, inf/nan, a sign, or a (nested) list of those."""
-  if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)): return node.value
-  if isinstance(node, ast.Name) and node.id in _NAMES: return _NAMES[node.id]
-  if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-    v = _literal(node.operand)
-    if isinstance(v, (int, float)) and not isinstance(v, bool): return -v if isinstance(node.op, ast.USub) else v
-  if isinstance(node, (ast.List, ast.Tuple)): return [_literal(e) for e in node.elts]
-  raise ValueError
+def rules_arg(spec: str) -> RulesSpec:
+  """argparse type for ``--rules``: the spec, loaded later by ``load_rules``."""
+  return RulesSpec(spec)
 
 
-def param_arg(text: str) -> tuple[int, Any]:
-  """argparse type for ``--param SLOT=VALUE``: VALUE is a number, True/False, inf, nan or nested lists."""
-  slot, eq, value = text.partition("=")
-  if not eq or not slot.strip().isdigit(): raise argparse.ArgumentTypeError(f"expected SLOT=VALUE, got {text!r}")
-  try: return int(slot), _literal(ast.parse(value.strip(), mode="eval").body)
-  except (ValueError, SyntaxError, RecursionError, MemoryError):
-    raise argparse.ArgumentTypeError(f"bad value {value!r} for slot {slot}: expected a number, True/False, inf, nan "
-                                     "or a nested list of those") from None
+def load_rules(args: argparse.Namespace) -> None:
+  """Replace every ``RulesSpec`` in ``args`` by its ``NamedRules``; a bad one is a ``CLIError`` (exit 2)."""
+  for key, value in list(vars(args).items()):
+    if not isinstance(value, RulesSpec): continue
+    try: setattr(args, key, NamedRules(str(value), resolve_rules(value)))
+    except RuleSetError as e: raise CLIError(f"uopc: --rules: {e}") from None
+
+
+def integer_arg(text: str, minimum: int | None = None) -> int:
+  """An integer flag's value: ``10000``, ``10,000`` or ``10_000`` (as ``--help`` prints defaults), at least ``minimum``.
+
+  >>> integer_arg("10,000"), integer_arg("10_000"), integer_arg("-3")
+  (10000, 10000, -3)
+  """
+  if not re.fullmatch(r"[+-]?[0-9]+(?:[,_][0-9]+)*", text.strip()) or len(text) > 40:
+    raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}")
+  n = int(re.sub(r"[,_]", "", text))
+  if minimum is not None and n < minimum:
+    what = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
+    raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+  return n
 
 
 def positive_int(text: str) -> int:
   """argparse type for a count that must be at least 1."""
-  try: n = int(text)
-  except ValueError: n = 0
-  if n <= 0: raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-  return n
+  return integer_arg(text, 1)
 
 
 def seconds_arg(text: str) -> float:
@@ -107,8 +146,68 @@ def add_bounds(p: argparse.ArgumentParser, timeout: float | None = None) -> None
                  help=f"stop when resident memory exceeds SIZE (512M, 2G; 0: no bound; default {memory_text(DEFAULT_MAX_MEMORY)})")
 
 
-def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
-  """Bind ``--param`` values to the program's free PARAMs; an unbound one is an error."""
+def natural_int(text: str) -> int:
+  """argparse type for a count that may be 0."""
+  return integer_arg(text, 0)
+
+
+class ParamLiteral(NamedTuple):
+  """One ``--param`` element as the ``.uir`` parser reads it: its value, its dtype, its text."""
+  value: Any
+  dtype: DType
+  text: str
+
+
+_VALUE_TOKEN = re.compile(r"\s*(\[|\]|,|[^\[\],\s]+)")
+MAX_NESTING = 32   # no PARAM has more dims than this; a deeper list is a typo
+
+
+def param_arg(text: str) -> tuple[int, Any]:
+  """argparse type for ``--param SLOT=VALUE``: VALUE is a ``.uir`` literal (``uir.parse_literal``) or nested lists of them.
+
+  >>> param_arg("0=[1, 2.5]")
+  (0, [ParamLiteral(value=1, dtype=dtypes.i32, text='1'), ParamLiteral(value=2.5, dtype=dtypes.f32, text='2.5')])
+  """
+  slot, eq, value = text.partition("=")
+  if not eq or not slot.strip().isdigit() or len(slot) > 12: raise argparse.ArgumentTypeError(f"expected SLOT=VALUE, got {text!r}")
+  try: return int(slot), _parse_value(value)
+  except ValueError as e: raise argparse.ArgumentTypeError(f"bad value for slot {int(slot)}: {e}") from None
+
+
+def _parse_value(text: str) -> Any:
+  """A literal, or a (nested) list of them: ``[[1, 2], [3, 4]]``. Iterative: a deep list is an error, not a crash."""
+  stack: list[list] = [[]]
+  pos, expect_item = 0, True
+  while pos < len(text.rstrip()):
+    if (m := _VALUE_TOKEN.match(text, pos)) is None: break
+    tok, pos = m.group(1), m.end()
+    if tok == "[" and expect_item:
+      if len(stack) > MAX_NESTING: raise ValueError(f"lists nested more than {MAX_NESTING} deep")
+      stack.append([])
+    elif tok == "]" and len(stack) > 1 and (not expect_item or not stack[-1]):
+      done = stack.pop()
+      stack[-1].append(done)
+      expect_item = False
+    elif tok == "," and not expect_item and len(stack) > 1: expect_item = True
+    elif tok not in ("[", "]", ",") and expect_item:
+      stack[-1].append(ParamLiteral(*parse_literal(tok), tok))
+      expect_item = False
+    else: raise ValueError(f"unexpected {tok!r} in {text.strip()!r}")
+  if len(stack) != 1 or len(stack[0]) != 1: raise ValueError(f"expected one literal or one list, got {text.strip()!r}")
+  return stack[0][0]
+
+
+def _fit(value: Any, dtype: DType, slot: int, path: str) -> Any:
+  """``value`` (``ParamLiteral``s in lists) as Python values of ``dtype``: the ``.uir`` rule, an int literal may stand for an f32."""
+  if isinstance(value, list): return [_fit(v, dtype, slot, path) for v in value]   # depth <= MAX_NESTING
+  if value.dtype is dtype: return value.value
+  if value.dtype is dtypes.i32 and dtype is dtypes.f32: return float(value.value)
+  article = "a" if dtype is dtypes.bool else "an"
+  raise CLIError(f"{path}: --param {slot}: expected {article} {dtype.name} literal, got {value.text}")   # as the .uir parser says
+
+
+def fit_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> dict[int, Any]:
+  """The ``--param`` values as Python values of their PARAMs' dtypes; an unbound PARAM, or a value for none, is an error."""
   values = dict(params)
   free = {p.arg.slot: p for p in call_params(prog)}
   if missing := sorted(set(free) - set(values)):
@@ -116,7 +215,12 @@ def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
     raise CLIError(f"{path}: PARAM slot {p.arg.slot} ({p.dtype.name}{list(p.shape) if p.shape else ''}) is not bound: "
                    f"pass --param {p.arg.slot}=VALUE")
   if extra := sorted(set(values) - set(free)): raise CLIError(f"{path}: the program has no PARAM slot {extra[0]}")
-  try: return bind_params(prog, values)
+  return {slot: _fit(v, free[slot].dtype, slot, path) for slot, v in values.items()}
+
+
+def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
+  """Bind ``--param`` values (``fit_params``) to the program's free PARAMs."""
+  try: return bind_params(prog, fit_params(prog, params, path))
   except (ValueError, UOpError) as e: raise CLIError(f"{path}: --param: {e}") from None
 
 
@@ -131,6 +235,12 @@ def max_steps_for(prog: UOp, requested: int | None) -> int:
   return requested if requested is not None else 1_000_000 + 100 * len(prog.toposort())
 
 
+def program_failed(path: str, e: Exception) -> CLIError:
+  """The one-line report (exit 1) of a program that fails: ``prog.uir: IndexError: index 5 out of bounds ...``."""
+  name = next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins" or c is RewriteLoopError)
+  return CLIError(f"{path}: {name}: {e}", EXIT_FAILED)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
   if args.backend == "c":
     from uopc.backend.cli import cmd_run_c   # lazy: the engine never imports the backend
@@ -138,15 +248,15 @@ def cmd_run(args: argparse.Namespace) -> int:
   prog = bind_cli_params(load_program(args.file), args.param, args.file)
   try: value = to_python(run(prog, max_steps_for(prog, args.max_steps)))
   except UndefinedError as e: raise CLIError(f"{args.file}: runtime error: {e}", EXIT_FAILED) from None   # as --backend c says it
-  except (ValueError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
+  except (*PROGRAM_FAILURES, ValueError) as e: raise program_failed(args.file, e) from None
   write_out(repr(value) + "\n")   # a Python literal: [11, 42, 93], -0.0, nan
   return EXIT_OK
 
 
 def cmd_simplify(args: argparse.Namespace) -> int:
   prog = load_program(args.file)
-  try: out = graph_rewrite(prog, args.rules, max_steps=max_steps_for(prog, args.max_steps))
-  except (IndexError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
+  try: out = graph_rewrite(prog, args.rules.pm, max_steps=max_steps_for(prog, args.max_steps))
+  except PROGRAM_FAILURES as e: raise program_failed(args.file, e) from None
   write_out(to_uir(out))
   return EXIT_OK
 
@@ -154,22 +264,23 @@ def cmd_simplify(args: argparse.Namespace) -> int:
 def cmd_trace(args: argparse.Namespace) -> int:
   prog = load_program(args.file)
   if args.param: prog = bind_cli_params(prog, args.param, args.file)
-  pm = StatsMatcher(args.rules) if args.stats else TracingMatcher(args.rules, out=sys.stdout)
+  pm = StatsMatcher(args.rules.pm) if args.stats else TracingMatcher(args.rules.pm, out=sys.stdout)
   print(f"program: {show(prog, TERM_LIMIT)}")
   try: out = graph_rewrite(prog, pm, max_steps=max_steps_for(prog, args.max_steps))
-  except (IndexError, RewriteLoopError) as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
+  except PROGRAM_FAILURES as e: raise program_failed(args.file, e) from None
   write_out(f"result: {show(out, TERM_LIMIT)}\n" + (pm.table() + "\n" if args.stats else ""))
   return EXIT_OK
 
 
 def add_max_steps(p: argparse.ArgumentParser) -> None:
   """The ``--max-steps`` option of every command that runs the canonical engine."""
-  p.add_argument("--max-steps", type=int, default=None, metavar="N",
+  p.add_argument("--max-steps", type=positive_int, default=None, metavar="N",
                  help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(prog="uopc", description="A tinygrad-style UOp compiler with a relational rewrite explorer.")
+  parser = OneLineErrorParser(prog="uopc", description="A tinygrad-style UOp compiler with a relational rewrite explorer.")
+  parser.add_argument("--version", action="version", version=f"uopc {_version()}")
   sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
   p = sub.add_parser("run", help="value of a closed program", description="Evaluate a program by rewriting and print its value.")
@@ -183,7 +294,8 @@ def build_parser() -> argparse.ArgumentParser:
 
   p = sub.add_parser("simplify", help="canonical normal form, as .uir", description="Rewrite a program to its canonical normal form.")
   p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, file.py:attr")
+  p.add_argument("--rules", type=rules_arg, default="symbolic",
+                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, file.py:attr (a rules file is code: it runs)")
   add_max_steps(p)
   add_bounds(p)
   p.set_defaults(func=cmd_simplify)
@@ -198,7 +310,28 @@ def build_parser() -> argparse.ArgumentParser:
   p.set_defaults(func=cmd_trace)
 
   for module in COMMAND_MODULES: importlib.import_module(module).register(sub)
+  _set_epilog(parser)
   return parser
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+  """argparse, but a bad flag is one line (exit 2), as every other bad input; subcommands inherit it."""
+  def error(self, message: str) -> Any:
+    self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _version() -> str:
+  try: return importlib.metadata.version("uopc")
+  except importlib.metadata.PackageNotFoundError: return "(not installed)"
+
+
+def _set_epilog(parser: argparse.ArgumentParser) -> None:
+  """``EXIT_CODES`` as the epilog of ``parser`` and of every (sub)command under it."""
+  todo = [parser]
+  while todo:
+    p = todo.pop()
+    p.epilog = p.epilog or EXIT_CODES
+    todo.extend(c for a in p._actions if isinstance(a, argparse._SubParsersAction) for c in a.choices.values())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -207,9 +340,12 @@ def main(argv: Sequence[str] | None = None) -> int:
   func: Callable[[argparse.Namespace], int] = args.func
   budget = Budget(getattr(args, "timeout", None), getattr(args, "max_memory", DEFAULT_MAX_MEMORY))
   try:
-    with budget: code = func(args)
+    with budget:
+      load_rules(args)   # inside the budget: a rules file that hangs at import is bounded too
+      code = func(args)
   except BoundHit: code = EXIT_BOUND   # stopped before the command had anything to report
   except CLIError as e: return _fail(str(e), e.code)
+  except RuleError as e: return _fail(f"uopc: {e}", EXIT_BAD_INPUT)
   except KeyboardInterrupt: return _fail("uopc: interrupted", 130)
   except BrokenPipeError: return EXIT_OK
   except RecursionError: return _fail("uopc: internal error: recursion too deep (please report this)", 4)

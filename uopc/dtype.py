@@ -90,3 +90,35 @@ def truncate(dtype: DType, v: Any) -> Any:
   if dtype is dtypes.f32: return f32_round(float(v))
   if dtype is dtypes.bool: return bool(v)
   raise TypeError(f"unknown dtype {dtype!r}")
+
+
+_F64 = struct.Struct("<d")
+
+
+def value_key(v: Any) -> Any:
+  """A key equal for two values iff they are the same value bit for bit.
+
+  The same type (``1`` is not ``True`` nor ``1.0``), floats by their bits (``0.0`` is not
+  ``-0.0``) with every NaN one value (the engine keeps one NaN: f32 rounding makes it so),
+  lists and tuples element by element. Hashable when the values are.
+
+  >>> value_key(0.0) == value_key(-0.0), value_key(math.nan) == value_key(-math.nan), value_key(1) == value_key(True)
+  (False, True, False)
+  >>> value_key([1, (2.0, -0.0)]) == value_key([1, (2.0, 0.0)])
+  False
+  """
+  t = type(v)
+  if t is float: return (float, _F64.pack(v) if v == v else "nan")
+  if t is list or t is tuple: return (t, tuple(value_key(x) for x in v))
+  return (t, v)
+
+
+def same_value(a: Any, b: Any) -> bool:
+  """Bit-exact equality of two values (``value_key``): the one equality of values and constant args everywhere.
+
+  >>> same_value([1.0, -0.0], [1.0, 0.0]), same_value(math.nan, -math.nan), same_value(1, True)
+  (False, True, False)
+  """
+  if a is b: return True
+  try: return bool(value_key(a) == value_key(b))
+  except Exception: return False   # an arg whose == raises is equal to nothing else

@@ -17,7 +17,7 @@ from uopc.alu import exec_alu, undefined_message
 from uopc.dtype import DType
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
-from uopc.rewrite import graph_rewrite
+from uopc.rewrite import ProgramError, graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.upat import UPat
 from uopc.uop import UOp, call_body_scope, call_params, make_uop, prod, stack_rows
@@ -30,6 +30,14 @@ def _push_stack(x: UOp) -> UOp | None:
     if s.op is _STACK: break
   else: return None
   return stack_rows(x.op, [s.src if s.op is _STACK else [s.index(i) for i in range(x.shape[0])] for s in x.src], x.arg, x.dtype)
+
+
+MAX_ELEMENTS = 1 << 20
+"""The most elements the interpreter materializes in one value: a node is a few hundred bytes."""
+
+
+class TooLarge(ProgramError, MemoryError):
+  """A value with more elements than the interpreter materializes (``MAX_ELEMENTS``)."""
 
 
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp | None:
@@ -106,6 +114,9 @@ def _eval_movement(u: UOp) -> UOp | None:
   if (lit := _literal(u.src[0])) is None: return None
   flat, ishape = lit
   oshape, n_out = u.shape, prod(u.shape)
+  if n_out > MAX_ELEMENTS:
+    raise TooLarge(f"{u.op.name.lower()} to shape {oshape} makes {n_out:,} elements, more than the interpreter "
+                   f"materializes ({MAX_ELEMENTS:,}); the C backend (--backend c) does not materialize them")
   if u.op is Ops.RESHAPE: out = flat
   elif u.op is Ops.EXPAND:
     out = [flat[_ravel([0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape)], ishape)] for i in range(n_out)]

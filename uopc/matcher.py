@@ -54,6 +54,10 @@ class Rule(tuple):
 
   def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name)
 
+  def describe(self) -> str:
+    """The name and, beside it, where the function is: ``symbolic#2 x + 0 (symbolic.py:97)``."""
+    return f"{self.name} ({self.location})"
+
   @property
   def location(self) -> str:
     """``file.py:line`` of the rule's function (its class, for a callable object)."""
@@ -112,6 +116,11 @@ def may_match(pat: UPat, src_ops: tuple[Ops, ...] | None, n: int) -> bool:
     if len(order) != n and not (pat.allow_any_len and len(order) <= n): continue
     if src_ops is None or all(p.op is None or o in p.op for p, o in zip(order, src_ops)): return True
   return False
+
+
+# Signatures past 4 sources are (op, count): any number of them. The tables of candidate
+# rules are dropped whole when they hold this many, so a long-lived matcher stays small.
+SIGNATURE_LIMIT = 4096
 
 
 def signature(u: UOp) -> tuple:
@@ -182,6 +191,7 @@ class PatternMatcher:
     """
     key = signature(u)
     if (cands := self._candidates.get(key)) is None:
+      if len(self._candidates) >= SIGNATURE_LIMIT: self._candidates.clear(); self._plain.clear()  # noqa: E702
       src_ops = key[1:] if len(u.src) <= 4 else None
       cands = self._candidates[key] = tuple((rule, self._rule_fire(rule)) for rule in self.by_op.get(u.op, ())
                                             if may_match(rule[0], src_ops, len(u.src)))

@@ -50,6 +50,7 @@ del _value, _name, _member
 UNARY = frozenset({Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN})
 BINARY = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD})
 ALU = frozenset(UNARY | BINARY | {Ops.WHERE, Ops.CAST})
+ARGLESS = frozenset(ALU | {Ops.STACK, Ops.INDEX, Ops.RANGE})   # ops whose arg is always None (a CAST's dtype is its dtype)
 COMMUTATIVE = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE})
 COMPARISON = frozenset({Ops.CMPLT, Ops.CMPNE})
 MOVEMENT = frozenset({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK})

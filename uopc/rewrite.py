@@ -35,8 +35,8 @@ def env_flag(name: str) -> bool:
 
 
 # read once, when uopc is imported (a lookup in os.environ costs a microsecond: more than
-# a small rewrite's rule calls); tests and callers may set these module attributes instead
-CHECK, TRACE = env_flag("UOPC_CHECK"), env_flag("UOPC_TRACE")
+# a small rewrite's rule calls); tests and callers may set this module attribute instead
+TRACE = env_flag("UOPC_TRACE")
 
 
 def rebuild(u: UOp, src: tuple[UOp, ...]) -> UOp:
@@ -56,38 +56,79 @@ class RewriteLoopError(RuntimeError):
   """The rules did not reach a fixed point within ``max_steps``."""
 
 
-class RewriteTypeError(UOpError):
-  """A rule replaced a node by one of another dtype or shape (checked mode)."""
+class ProgramError(Exception):
+  """The program itself fails (an index out of bounds): a rule that finds so raises this (or a subclass).
+
+  ``graph_rewrite`` passes it through; any other exception out of a rule is the rule's bug (``RuleError``).
+  """
 
 
-def check_preserves_type(pm: PatternMatcher, n: UOp, m: UOp, ctx: Any = None) -> None:
-  """Raise ``RewriteTypeError`` naming the rule if ``m`` cannot stand in for ``n``."""
-  if not isinstance(m, UOp):
-    raise RewriteTypeError(f"{_culprit(pm, n, ctx)} returned a {type(m).__name__}, not a UOp")
+class RuleError(Exception):
+  """A rule raised, or returned something that cannot replace the node it matched: a bug in the rule.
+
+  The message names the rule and where its function is (``Rule.describe``: ``symbolic#2 x + 0 (symbolic.py:97)``).
+  """
+
+
+class RewriteTypeError(RuleError, UOpError):
+  """A rule replaced a node by something that is not a node, or a node of another dtype or shape."""
+
+
+def rewrite_problem(n: UOp, m: Any) -> str | None:
+  """Why ``m`` cannot replace ``n`` (not a UOp, another dtype or shape), or None if it can.
+
+  The one check of a rule's result, shared by the engine, the explorer and ``check-rules``.
+
+  >>> p0 = UOp.param(0)
+  >>> rewrite_problem(p0 + 0, p0), rewrite_problem(p0 + 0, 5), rewrite_problem(p0 + 0, UOp.const(1.0))
+  (None, 'returned int 5, not a UOp', 'changed ADD i32[] into CONST f32[]')
+  """
+  if type(m) is not UOp: return f"returned {type(m).__name__} {_clip(repr(m))}, not a UOp"
   if m.dtype is not n.dtype or m.shape != n.shape:
-    raise RewriteTypeError(f"{_culprit(pm, n, ctx)} changed {n.op.name} {n.dtype.name}{list(n.shape)} "
-                           f"into {m.op.name} {m.dtype.name}{list(m.shape)}")
+    return f"changed {n.op.name} {n.dtype.name}{list(n.shape)} into {m.op.name} {m.dtype.name}{list(m.shape)}"
+  return None
+
+
+def failure_text(e: BaseException) -> str:
+  """One line for a failed ``graph_rewrite``: a ``RuleError`` names its rule already, others get their type."""
+  return str(e) if isinstance(e, RuleError) else f"{type(e).__name__}: {e}"
+
+
+def _clip(text: str, n: int = 60) -> str: return text if len(text) <= n else text[:n] + "..."
+
+
+def check_preserves_type(pm: PatternMatcher, n: UOp, m: Any, ctx: Any = None) -> None:
+  """Raise ``RewriteTypeError`` naming the rule if ``m`` cannot stand in for ``n``."""
+  if (problem := rewrite_problem(n, m)) is not None: raise RewriteTypeError(f"{_culprit(pm, n, ctx)} {problem}")
 
 
 def _culprit(pm: PatternMatcher, n: UOp, ctx: Any) -> str:
   fired = pm.fire(n, ctx)   # rules are pure, so firing again finds the same rule
-  return f"rule {pm.name_of(fired[0])}" if fired is not None else "a rule"
+  return f"rule {fired[0].describe()}" if fired is not None else "a rule"
 
 
-def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int = 10_000_000,
-                  check: bool | None = None) -> UOp:
+def _raising_rule(pm: PatternMatcher, e: BaseException) -> Any:
+  """The rule of ``pm`` whose function is on ``e``'s traceback (the outermost one), or None."""
+  codes = {code: rule for rule in pm.rules if (code := getattr(rule[1], "__code__", None)) is not None}
+  tb = e.__traceback__
+  while tb is not None:
+    if (rule := codes.get(tb.tb_frame.f_code)) is not None: return rule
+    tb = tb.tb_next
+  return None
+
+
+def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int = 10_000_000) -> UOp:
   """Rewrite ``root`` bottom-up with ``pm`` to a fixed point.
 
   ``ctx`` is passed to every rule as a keyword argument. More than ``max_steps`` rule
-  lookups raise ``RewriteLoopError``. ``check`` (default: env ``UOPC_CHECK=1`` when
-  uopc was imported) makes every rewrite prove it preserves dtype and shape. Env
-  ``UOPC_TRACE=1`` prints each rule that fires on stderr. Python's cycle collector is
-  paused while it runs.
+  lookups raise ``RewriteLoopError``. A rule that raises, or returns something that
+  cannot replace its node (``rewrite_problem``), raises ``RuleError`` naming the rule;
+  a ``ProgramError`` (the program fails) passes through. Env ``UOPC_TRACE=1`` prints
+  each rule that fires on stderr. Python's cycle collector is paused while it runs.
 
   Stage 0 schedules a node's sources, stage 1 rebuilds it from their normal forms and
   tries the rules, stage 2 records the normal form of what a rule returned.
   """
-  if check is None: check = CHECK
   if TRACE:
     from uopc.trace import TracingMatcher   # deferred: the hot path never needs it
     pm = TracingMatcher(pm, firings_only=True)
@@ -99,12 +140,16 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
   # paused collector still counts them: its next pass, after the rewrite, sees them once.
   paused = gc.isenabled()
   if paused: gc.disable()
-  try: return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps, check)
+  try: return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps)
+  except (RewriteLoopError, RuleError, ProgramError): raise
+  except Exception as e:   # a rule raised: found on the traceback, so the loops need no try block
+    if (rule := _raising_rule(pm, e)) is None: raise
+    raise RuleError(f"rule {rule.describe()} raised {type(e).__name__}: {e}") from e
   finally:
     if paused: gc.enable()
 
 
-def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: bool) -> UOp:
+def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   """The reference loop: every node, leaves included, goes through ``pm.rewrite``."""
   rewrite = pm.rewrite
   done: dict[UOp, UOp] = {}
@@ -129,13 +174,13 @@ def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: b
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
     if (m := rewrite(n, ctx)) is None: done[u] = n
     else:
-      if check: check_preserves_type(pm, n, m, ctx)
+      if type(m) is not UOp or m.dtype is not n.dtype or m.shape != n.shape: check_preserves_type(pm, n, m, ctx)
       if m in done: done[u] = done[m]
       else: stack.extend(((u, 2, m), (m, 0, None)))
   return done[root]
 
 
-def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: bool) -> UOp:
+def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   """The fast loop: the same rule calls in the same order as ``_visit_all``, less work around them.
 
   A leaf that no rule is filed under is normal as it is: it is marked done where it is
@@ -194,7 +239,7 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
               else:
                 done[s] = s
                 continue
-              if check: check_preserves_type(pm, s, m, ctx)
+              if type(m) is not UOp or m.dtype is not s.dtype or m.shape != s.shape: check_preserves_type(pm, s, m, ctx)
               if not m.src and m.op not in by_op:
                 steps += 1
                 done[s] = done[m] = m
@@ -215,7 +260,7 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int, check: boo
     else:   # no rule applies (or none is filed under n.op): n is normal
       done[u] = n
       continue
-    if check: check_preserves_type(pm, n, m, ctx)
+    if type(m) is not UOp or m.dtype is not n.dtype or m.shape != n.shape: check_preserves_type(pm, n, m, ctx)
     if not m.src and m.op not in by_op:   # a plain leaf is normal already
       steps += 1
       done[u] = done[m] = m

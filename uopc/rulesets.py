@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import weakref
 from types import ModuleType
 
 from uopc.evaluate import evaluate
@@ -21,33 +22,70 @@ NAMED: dict[str, PatternMatcher] = {"fold": fold, "symbolic": symbolic, "evaluat
 
 
 class RuleSetError(ValueError):
-  """A ``--rules`` value that names no rule set."""
+  """A ``--rules`` value that names no rule set, or whose code fails to load."""
 
 
 def resolve_rules(spec: str) -> PatternMatcher:
-  """``symbolic``, ``fold``, ``evaluate``, sums of them (``symbolic+evaluate``), ``module:attr`` or ``file.py:attr``."""
+  """``symbolic``, ``fold``, ``evaluate``, ``module:attr``, ``file.py:attr``, or a sum of those (``symbolic+my_rules.py:rules``).
+
+  A rules file is code: loading it runs it. One that raises or exits while it loads is a ``RuleSetError``.
+  """
+  parts = [p.strip() for p in spec.split("+")]
+  if len(parts) == 1: return _resolve_one(parts[0])
+  if (pm := _sums.get(spec)) is None:
+    pm = _sums[spec] = PatternMatcher([r for p in parts for r in _resolve_one(p).rules])
+  return pm
+
+
+# A sum is shared while something uses it (one matcher, one set of compiled rules), and
+# dropped with its last user: a long-lived process may resolve any number of them.
+_sums: weakref.WeakValueDictionary[str, PatternMatcher] = weakref.WeakValueDictionary()
+
+
+def _resolve_one(spec: str) -> PatternMatcher:
   if ":" in spec:
     module, _, attr = spec.rpartition(":")
-    try: obj = getattr(_load_file(module) if module.endswith(".py") else importlib.import_module(module), attr)
-    except Exception as e: raise RuleSetError(f"cannot load rule set {spec!r}: {type(e).__name__}: {e}") from None
+    mod = _load_file(module) if module.endswith(".py") else _import(module)
+    if not hasattr(mod, attr): raise RuleSetError(f"{module} has no attribute {attr!r}")
+    obj = getattr(mod, attr)
     if not isinstance(obj, PatternMatcher): raise RuleSetError(f"{spec} is a {type(obj).__name__}, not a PatternMatcher")
     return obj
-  parts = [p.strip() for p in spec.split("+")]
-  if unknown := [p for p in parts if p not in NAMED]:
-    raise RuleSetError(f"unknown rule set {unknown[0]!r}: expected one of {', '.join(NAMED)}, a sum like symbolic+evaluate, or module:attr")
-  if len(parts) == 1: return NAMED[parts[0]]
-  return _sums.setdefault(spec, PatternMatcher([r for p in parts for r in NAMED[p].rules]))
+  if spec not in NAMED:
+    raise RuleSetError(f"unknown rule set {spec!r}: expected one of {', '.join(NAMED)}, a sum like symbolic+evaluate, "
+                       "module:attr or file.py:attr")
+  return NAMED[spec]
 
 
-_sums: dict[str, PatternMatcher] = {}
+def _import(module: str) -> ModuleType:
+  try: return importlib.import_module(module)
+  except ModuleNotFoundError as e:
+    if e.name is not None and module.startswith(e.name): raise RuleSetError(f"no module named {module!r}") from None
+    raise _bad_code(module, e) from None
+  except (Exception, SystemExit) as e: raise _bad_code(module, e) from None
 
 
 def _load_file(path: str) -> ModuleType:
   """The module of a rules file, run once under a name of its own."""
-  if not os.path.isfile(path): raise FileNotFoundError(f"no file {path}")
+  if not os.path.isfile(path): raise RuleSetError(f"no file {path}")
   name = "uopc_rules." + os.path.splitext(os.path.basename(path))[0]   # rules are named after the file
   spec = importlib.util.spec_from_file_location(name, path)
+  if spec is None or spec.loader is None: raise RuleSetError(f"{path}: not a Python file")
   module = importlib.util.module_from_spec(spec)
   sys.modules[name] = module   # the rules' module is importable by name while it runs (dataclasses, pickling)
-  spec.loader.exec_module(module)
+  try: spec.loader.exec_module(module)
+  except (Exception, SystemExit) as e:   # SystemExit too: a rules file does not decide uopc's exit code
+    del sys.modules[name]
+    raise _bad_code(path, e) from None
   return module
+
+
+def _bad_code(where: str, e: BaseException) -> RuleSetError:
+  """``file:line: bad rules file: it raised ...``, at the deepest line of the rules' own code (or the file)."""
+  site = where
+  tb = e.__traceback__
+  while tb is not None:   # the innermost frame in the rules file itself
+    if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(where): site = f"{where}:{tb.tb_lineno}"
+    tb = tb.tb_next
+  if isinstance(e, SyntaxError) and e.lineno: site = f"{where}:{e.lineno}"
+  what = f"exited (sys.exit({e.code!r}))" if isinstance(e, SystemExit) else f"raised {type(e).__name__}: {e}"
+  return RuleSetError(f"{site}: bad rules file: loading it {what}")

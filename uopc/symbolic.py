@@ -21,7 +21,7 @@ from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
 from uopc.rewrite import graph_rewrite
 from uopc.upat import UPat
-from uopc.uop import UOp, make_const
+from uopc.uop import UOp, make_const, node_memo
 
 
 _CONST = Ops.CONST   # a module global: Ops.CONST is a class attribute lookup on every use
@@ -146,7 +146,7 @@ symbolic = PatternMatcher(fold.rules + [
 ], name="symbolic")
 
 
-_simplified: dict[UOp, UOp] = {}
+_simplified: dict[UOp, UOp] = node_memo()   # emptied when the node tables are collected
 
 
 def simplify(u: UOp) -> UOp:

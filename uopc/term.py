@@ -13,6 +13,9 @@ after that many characters with an ellipsis.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
+from uopc.dtype import DType
 from uopc.ops import MOVEMENT, Ops
 from uopc.uop import UOp
 
@@ -40,9 +43,22 @@ def leaf_text(u: UOp) -> str | None:
 
 def arg_text(u: UOp) -> str | None:
   """The trailing argument a node prints after its sources, if any."""
-  if u.op in MOVEMENT: return repr(u.arg)
-  if u.op is Ops.REDUCE: return f"{u.arg[0].name.lower()}, {u.arg[1]}"
-  if u.op is Ops.CAST: return u.dtype.name
+  return head_arg_text(u.op, u.dtype, u.arg)
+
+
+def head_arg_text(op: Ops, dtype: Any, arg: Any, field: Callable[[Any], str] = repr) -> str | None:
+  """The trailing argument of a node (or a pattern of one) with this op, dtype and arg, if it prints one.
+
+  A movement op's arg, a REDUCE's op and axis count, a CAST's dtype: the one text terms
+  and patterns share. ``field`` prints a field that is no value (a pattern's variable).
+
+  >>> from uopc.dtype import dtypes
+  >>> head_arg_text(Ops.REDUCE, None, (Ops.ADD, 1)), head_arg_text(Ops.CAST, dtypes.f32, None), head_arg_text(Ops.ADD, None, None)
+  ('add, 1', 'f32', None)
+  """
+  if op in MOVEMENT: return field(arg)
+  if op is Ops.REDUCE: return f"{arg[0].name.lower()}, {arg[1]}" if isinstance(arg, tuple) else field(arg)
+  if op is Ops.CAST: return dtype.name if isinstance(dtype, DType) else field(dtype)
   return None
 
 

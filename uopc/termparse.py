@@ -16,11 +16,10 @@ printing are iterative, so a deep term is fine.
 from __future__ import annotations
 
 import re
-import struct
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
-from uopc.dtype import DType, dtypes, truncate
+from uopc.dtype import DType, dtypes, same_value, truncate, value_key
 from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, UNARY, Ops
 from uopc.uir import Token, TokenCursor, UIRError, arity, parse_literal, tokenize, unknown_op_message
 from uopc.uop import ParamArg, UOp, UOpError, call_params
@@ -119,7 +118,7 @@ class TermConst(Term):
   col: int = field(default=0, compare=False)
 
   def __post_init__(self) -> None: object.__setattr__(self, "value", truncate(self.dtype, self.value))
-  def key(self) -> tuple: return (self.dtype, _value_key(self.dtype, self.value))
+  def key(self) -> tuple: return (self.dtype, value_key(self.value))
   def __eq__(self, other: object) -> bool: return isinstance(other, TermConst) and self.key() == other.key()
   def __hash__(self) -> int: return hash(self.key())
 
@@ -135,14 +134,6 @@ class TermNode(Term):
   args: tuple[Term, ...]
   arg: Any = None
   col: int = field(default=0, compare=False)
-
-
-_F64 = struct.Struct("<d")
-
-
-def _value_key(dtype: DType, v: Any) -> Any:
-  # -0.0 == 0.0 and nan != nan, so floats compare by their bits
-  return _F64.pack(v) if dtype is dtypes.f32 else v
 
 
 def _has_any(arg: Any) -> bool: return arg is ANY_ARG or isinstance(arg, tuple) and any(a is ANY_ARG for a in arg)
@@ -181,7 +172,7 @@ def _match(term: Term, u: UOp) -> dict[str, UOp] | None:
     elif isinstance(t, TermParam):
       if n.op is not Ops.PARAM or n.arg.slot != t.slot: return None
     elif isinstance(t, TermConst):
-      if n.op is not Ops.CONST or n.dtype is not t.dtype or _value_key(n.dtype, n.arg) != _value_key(t.dtype, t.value): return None
+      if n.op is not Ops.CONST or n.dtype is not t.dtype or not same_value(n.arg, t.value): return None
     elif isinstance(t, TermNode):
       if n.op is not t.op or len(n.src) != len(t.args) or not _arg_matches(t, n): return None
       stack.extend(zip(t.args, n.src))

@@ -23,9 +23,10 @@ from functools import partial
 from typing import Any, Callable, TextIO
 
 from uopc.matcher import PatternMatcher, Rule
+from uopc.rewrite import check_preserves_type
 from uopc.term import show
 from uopc.upat import Bindings, UPat
-from uopc.upat_compile import compile_match
+from uopc.upat_compile import call_rule, compile_match
 from uopc.uop import UOp
 
 TERM_LIMIT = 2000   # a term expands sharing; keep trace lines readable on big graphs
@@ -46,6 +47,7 @@ class TracingMatcher(PatternMatcher):
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
     fired = self.inner.fire(u, ctx)
+    if fired is not None: check_preserves_type(self.inner, u, fired[1], ctx)   # before printing what cannot be printed
     out = self.out if self.out is not None else sys.stderr
     if fired is None:
       if not self.firings_only: print(visit_line(u, None), file=out)
@@ -89,7 +91,7 @@ class StatsMatcher(PatternMatcher):
         fn = rule[1]
         for binding in self._match[id(rule)](u):
           st.matches += 1
-          ret = fn(**binding, ctx=ctx) if ctx is not None else fn(**binding)
+          ret = call_rule(fn, binding, ctx)
           if ret is not None and ret is not u:
             st.fires += 1
             return rule, ret

@@ -92,14 +92,15 @@ def _surrogate_message(c: str) -> str: return f"lone surrogate U+{ord(c):04X} is
 def parse_literal(text: str) -> tuple[Any, DType]:
   """The value and dtype of a literal; ``ValueError`` (with a message) if it is none.
 
-  >>> parse_literal("3"), parse_literal("-0.0"), parse_literal("True")
-  ((3, dtypes.i32), (-0.0, dtypes.f32), (True, dtypes.bool))
+  >>> parse_literal("3"), parse_literal("-0.0"), parse_literal("True"), parse_literal("-0000000000001")
+  ((3, dtypes.i32), (-0.0, dtypes.f32), (True, dtypes.bool), (-1, dtypes.i32))
   """
   if text in ("True", "False"): return text == "True", dtypes.bool
   if text in ("inf", "-inf", "nan"): return float(text), dtypes.f32
   if _INT.fullmatch(text):
-    # int() of a huge digit string is slow or refused, and anything that long is out of range
-    v = int(text) if len(text) <= 12 else None
+    # int() of a huge digit string is slow or refused, and past 10 significant digits it is out of range
+    digits = text.lstrip("-").lstrip("0") or "0"
+    v = (-1 if text[0] == "-" else 1) * int(digits) if len(digits) <= 10 else None
     if v is None or not dtypes.min(dtypes.i32) <= v <= dtypes.max(dtypes.i32):
       raise ValueError(f"integer literal {_clip(text)} is out of the i32 range")
     return v, dtypes.i32

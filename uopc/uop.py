@@ -54,11 +54,31 @@ _tables: dict[tuple, dict[tuple, UOp]] = {}
 _consts: dict[DType, dict[Any, UOp]] = {d: {} for d in dtypes.all}
 _log: list[UOp] = []
 _cache_limit = 100_000   # a log or constant table this big triggers _collect
+_memos: list[dict] = []   # memo tables keyed by nodes (node_memo): emptied by _collect, so they never keep a node alive
+
+
+def node_memo() -> dict:
+  """A new memo table keyed by nodes that each collection of the node tables empties.
+
+  A module-level memo would otherwise keep every node it ever saw alive (and so every
+  node below it) for as long as the process runs; emptied here, it lives no longer than
+  the nodes the tables would keep anyway.
+
+  >>> memo = node_memo()
+  >>> memo[UOp.param(0) + 12345] = True
+  >>> _ = live_nodes()   # collects
+  >>> memo
+  {}
+  """
+  memo: dict = {}
+  _memos.append(memo)
+  return memo
 
 
 def _collect() -> None:
   """Drop the nodes that only the tables refer to; users first (newest first), so their sources go too."""
   global _cache_limit, _log
+  for memo in _memos: memo.clear()
   log, tables, refcount, keep, u = _log, _tables, sys.getrefcount, [], None   # locals: this loop visits every node
   while log:
     u = log.pop()   # popped: the log no longer holds it, so a dropped node is freed before its sources are looked at
@@ -118,7 +138,14 @@ class UOp:
     return UOp(Ops.PARAM, (), ParamArg(slot, dtype, tuple(shape), addrspace))
 
   def const_like(self, v: Any) -> UOp:
-    """A constant of this node's dtype, broadcast to this node's shape."""
+    """A constant of this node's dtype, broadcast to this node's shape.
+
+    ``v`` must be a value of that dtype, as a ``.uir`` literal is (an int may stand for
+    an f32, 0 and 1 for a bool): ``UOp.param(0) * 2.5`` is an error, not ``mul(p0, 2)``.
+    """
+    if not _fits(v, self.dtype):
+      got = f"{dtypes.of(v).name} literal" if isinstance(v, (int, float)) else type(v).__name__
+      raise UOpError(f"expected {'a' if self.dtype is dtypes.bool else 'an'} {self.dtype.name} constant, got {got} {v!r}")
     c = make_uop(_CONST, (), v, self.dtype)
     return c.broadcast(self.shape) if self.shape else c
 
@@ -214,6 +241,14 @@ def call_body_scope(u: UOp) -> tuple[UOp, ...]:
 def call_params(body: UOp) -> list[UOp]:
   """The PARAMs of a function body, not descending into nested CALL bodies."""
   return [u for u in body.toposort(call_body_scope) if u.op is Ops.PARAM]
+
+
+def _fits(v: Any, dtype: DType) -> bool:
+  """Whether ``v`` is a value of ``dtype`` as it is (no rounding to an int, no wrapping, no truth test)."""
+  t = type(v)
+  if dtype is _f32: return t is float or t is int
+  if dtype is _i32: return t is int and -0x80000000 <= v <= 0x7FFFFFFF
+  return t is bool or (t is int and v in (0, 1))
 
 
 def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:

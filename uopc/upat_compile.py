@@ -47,7 +47,8 @@ import inspect
 import itertools
 import keyword
 import linecache
-from typing import Any, Callable
+import weakref
+from typing import Any, Callable, Iterator
 
 from uopc.dtype import DType
 from uopc.ops import Ops
@@ -173,12 +174,14 @@ def _rule_source(pat: UPat, what: str) -> tuple[str, dict[str, Any]]:
 
 
 def _exec(source: str, names: dict[str, Any], entry: str) -> Callable:
-  """Run the generated source; linecache keeps it, so tracebacks through it show the lines."""
+  """Run the generated source; linecache keeps it while the function lives, so tracebacks through it show the lines."""
   filename = f"<upat_compile {next(_counter)}>"
   linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
   namespace = dict(names)
   exec(compile(source, filename, "exec"), namespace)
-  return namespace[entry]
+  fn = namespace[entry]
+  weakref.finalize(fn, linecache.cache.pop, filename, None)   # linecache never drops an entry it did not read from disk
+  return fn
 
 
 def _compiled(pat: UPat, kind: str) -> tuple[str, Callable | None]:
@@ -228,6 +231,25 @@ def compile_match(pat: UPat) -> MatchFn:
   return fn if fn is not None else (lambda u: pat.match(u, {}))
 
 
+def call_rule(fn: Callable, binding: Bindings, ctx: Any = None) -> Any:
+  """A rule's function on one binding: the bound names as keyword arguments, and ``ctx=`` when there is one."""
+  return fn(**binding) if ctx is None else fn(**binding, ctx=ctx)
+
+
+def rule_results(pat: UPat, fn: Callable, u: UOp, ctx: Any = None) -> Iterator[Any]:
+  """What ``fn`` returns on each binding of ``pat`` at ``u``, in binding order, lazily; None and ``u`` itself left out.
+
+  >>> from uopc.uop import UOp
+  >>> x, y = UPat.var("x"), UPat.var("y")
+  >>> p0, p1 = UOp.param(0), UOp.param(1)
+  >>> list(rule_results(x + y, lambda x, y: y + x, p0 + p1)) == [p1 + p0]   # the second binding gives u itself
+  True
+  """
+  for binding in pat.match(u, {}):
+    ret = call_rule(fn, binding, ctx)
+    if ret is not None and ret is not u: yield ret
+
+
 def interpreted_rule(pat: UPat, fn: Callable) -> RuleFire:
   """One rule by the interpreter: ``fn`` on each binding of ``pat.match``; the first new node it returns, else None.
 
@@ -236,11 +258,7 @@ def interpreted_rule(pat: UPat, fn: Callable) -> RuleFire:
   >>> interpreted_rule(UPat.var("x") * 1, lambda x: x)(x * 1, None) is x
   True
   """
-  def fire(u: UOp, ctx: Any = None) -> UOp | None:
-    for binding in pat.match(u, {}):
-      ret = fn(**binding, ctx=ctx) if ctx is not None else fn(**binding)
-      if ret is not None and ret is not u: return ret
-    return None
+  def fire(u: UOp, ctx: Any = None) -> UOp | None: return next(rule_results(pat, fn, u, ctx), None)
   return fire
 
 

@@ -2,8 +2,8 @@
 
 ``uopc.cli`` imports this module lazily (``COMMAND_MODULES``, and ``cmd_run`` for
 ``--backend c``), so the engine never depends on the backend. Exit codes follow
-``uopc.cli``: 0 success, 1 the program failed (runtime error, compiler failure, an
-unsound rule found), 2 bad input.
+``uopc.cli`` (``docs/failure-contract.md``): 0 success, 1 the program failed (runtime
+error, compiler failure) or an unsound rule was found, 2 bad input (a bad rule too).
 
 >>> import argparse
 >>> sub = argparse.ArgumentParser().add_subparsers()
@@ -20,8 +20,8 @@ import sys
 import threading
 from typing import Any, Iterator
 
-from uopc.cli import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, load_program, positive_int,
-                      rules_arg, write_out)
+from uopc.cli import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, fit_params, integer_arg,
+                      load_program, positive_int, progress_bar, rules_arg, write_out)
 from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
 
@@ -39,13 +39,13 @@ def register(sub: Any) -> None:
 
   p = sub.add_parser("check-rules", help="test each rule's soundness against compiled C",
                      description="Build random instances of every rule's pattern, rewrite them, compile both sides to C "
-                                 "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound.")
+                                 "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound or raises.")
   p.add_argument("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET",
-                 help="rule set: symbolic (default), fold, evaluate, symbolic+evaluate, module:attr")
+                 help="rule set: symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, file.py:attr")
   p.add_argument("--samples", type=positive_int, default=100, metavar="N", help="rewritten instances per rule (default 100)")
   p.add_argument("--inputs", type=positive_int, default=24, metavar="K",
                  help="inputs per instance (default 24): half walk through edge values, half random")
-  p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+  p.add_argument("--seed", type=integer_arg, default=0, help="random seed (default 0)")
   add_bounds(p)
   p.set_defaults(func=cmd_check_rules)
 
@@ -81,7 +81,7 @@ def cmd_run_c(args: argparse.Namespace) -> int:
   prog = load_program(args.file)
   bind_cli_params(prog, args.param, args.file)   # the same checks (and messages) as the Python backend
   try:
-    with sigterm_cleans_up(): value = run_c(prog, dict(args.param))
+    with sigterm_cleans_up(): value = run_c(prog, fit_params(prog, args.param, args.file))
   except BackendError as e: raise _backend_error(args.file, e) from None
   except RewriteLoopError as e: raise CLIError(f"{args.file}: {type(e).__name__}: {e}", EXIT_FAILED) from None
   write_out(repr(value) + "\n")
@@ -106,20 +106,18 @@ def cmd_emit_c(args: argparse.Namespace) -> int:
 def cmd_check_rules(args: argparse.Namespace) -> int:
   from uopc.backend.errors import BackendError
   from uopc.backend.soundness import check_rules
-  tty = sys.stderr.isatty()
-  n = len(args.rules.rules)
-  seen = [0]
+  pm = args.rules.pm
+  n = len(pm.rules)
+  bar = progress_bar(n, "rule", "check-rules")
 
-  def progress(what: str) -> None:
-    if not tty: return
-    seen[0] += 1
-    print(f"\r\033[K[{min(seen[0], n)}/{n}] {what[:100]}", end="", file=sys.stderr, flush=True)
+  def progress(what: str) -> None:   # called with each rule's name, then with each later stage
+    if bar.n < n: bar.update()
+    bar.set_postfix_str(what[:60], refresh=False)
 
   try:
     with sigterm_cleans_up():
-      report = check_rules(args.rules, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
+      report = check_rules(pm, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
-  finally:
-    if tty: print("\r\033[K", end="", file=sys.stderr, flush=True)
+  finally: bar.close()
   write_out(report.table() + "\n")
-  return EXIT_FAILED if report.unsound else EXIT_OK
+  return EXIT_FAILED if report.unsound or report.bad else EXIT_OK

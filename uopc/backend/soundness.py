@@ -33,12 +33,15 @@ from typing import Any, Callable
 from uopc.dtype import dtypes
 from uopc.matcher import PatternMatcher, Rule
 from uopc.ops import Ops
+from uopc.rewrite import ProgramError, rewrite_problem
 from uopc.term import show
+from uopc.upat_compile import rule_results
 from uopc.uop import UOp, call_params
 
 from uopc.backend.driver import Batch, Outcome
 from uopc.backend.errors import RenderError
 from uopc.backend.instances import NoInstance, Synth, random_input
+from uopc.backend.shrink import shrink_all
 from uopc.backend.values import same_value
 
 ACCEPTED = "x + 0.0 -> x at x = -0.0 (the chapter accepts it)"
@@ -71,7 +74,9 @@ class RuleReport:
   built: int = 0          # distinct instances of the pattern
   applied: int = 0        # ... on which the rule rewrote
   declined: int = 0       # ... on which it returned None (does not apply)
-  raised: collections.Counter = field(default_factory=collections.Counter)   # exception type -> count
+  raised: collections.Counter = field(default_factory=collections.Counter)   # ProgramError type -> count
+  error: str = ""         # the first exception of another kind: the rule's bug
+  errors: int = 0         # ... and how many instances raised one
   evals: int = 0          # (instance, input) pairs compared
   refined: int = 0        # the instance trapped, its rewrite did not
   trapped: int = 0        # both trapped
@@ -83,7 +88,8 @@ class RuleReport:
 
   @property
   def verdict(self) -> str:
-    """``unsound``, ``accepted``, ``sound``, ``no instances`` or ``never applied``."""
+    """``raises``, ``unsound``, ``accepted``, ``sound``, ``no instances`` or ``never applied``."""
+    if self.error: return "raises"
     if self.mismatches > self.accepted: return "unsound"
     if self.accepted: return "accepted"
     if self.evals: return "sound"
@@ -93,6 +99,7 @@ class RuleReport:
     out = []
     if self.verdict == "no instances": out.append(self.reason)
     if self.declined: out.append(f"declined {self.declined}")
+    if self.error: out.append(f"raised {self.error} ({self.errors}x)")
     out += [f"{n} raised {k}" for k, n in sorted(self.raised.items())]
     if self.refined: out.append(f"removed a trap {self.refined}x")
     if self.trapped: out.append(f"both trapped {self.trapped}x")
@@ -112,6 +119,10 @@ class Report:
 
   @property
   def unsound(self) -> list[RuleReport]: return [r for r in self.rules if r.verdict == "unsound"]
+  @property
+  def bad(self) -> list[RuleReport]:
+    """The rules that raised something other than a ``ProgramError``: bugs, whatever the instance."""
+    return [r for r in self.rules if r.verdict == "raises"]
 
   def table(self) -> str:
     """The report as text: one row per rule, then each counterexample."""
@@ -147,11 +158,7 @@ def is_accepted(before: UOp, b: Outcome, a: Outcome) -> bool:
 
 def _apply(rule: Rule, u: UOp) -> UOp | None:
   """What the rule rewrites ``u`` to, as ``PatternMatcher.fire`` would; exceptions propagate."""
-  pat, fn = rule
-  for binding in pat.match(u, {}):
-    ret = fn(**binding)
-    if ret is not None and ret is not u: return ret
-  return None
+  return next(rule_results(*rule, u), None)
 
 
 def _needs_ctx(fn: Callable) -> bool:
@@ -190,8 +197,12 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
       seen.add(u)
       r.built += 1
       try: m = _apply(rule, u)
-      except Exception as e:   # a rule that raises: UOpError (bad node), IndexError (bad program), ...
+      except ProgramError as e:   # the instance is a program that fails (an index out of bounds): not the rule's fault
         r.raised[type(e).__name__] += 1
+        continue
+      except Exception as e:   # anything else (NameError, UOpError: a bad node, ...) is a bug in the rule
+        r.errors += 1
+        r.error = r.error or f"{type(e).__name__}: {e}"
         continue
       if m is None:
         r.declined += 1
@@ -229,14 +240,39 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
       r.accepted += 1
       r.accepted_example = r.accepted_example or cx
     elif r.counterexample is None: r.counterexample = cx
+  if progress: progress("shrinking the counterexamples")
+  _shrink_counterexamples(reports)
   return Report(reports, samples, inputs, seed, time.perf_counter() - t0, len(batch.kernels))
+
+
+def _shrink_counterexamples(reports: list[RuleReport]) -> None:
+  """Each run counterexample with the simplest inputs on which the rewrite still fails (``shrink``)."""
+  todo = [r for r in reports if r.counterexample is not None and not r.counterexample.static and r.counterexample.inputs]
+  if not todo: return
+  batch = Batch()   # just these kernels: a round compiles them once
+  kernels = [(batch.add(r.counterexample.before), batch.add(r.counterexample.after)) for r in todo]
+
+  def runs(queries: list[tuple[int, dict[int, Any]]]) -> list[tuple[Outcome, Outcome]]:
+    outs = batch.run([(k, values) for i, values in queries for k in kernels[i]])
+    return [(outs[2 * j], outs[2 * j + 1]) for j in range(len(queries))]
+
+  def still_fails(cands: list[tuple[int, dict[int, Any]]]) -> list[bool]:
+    return [_fails(todo[i].counterexample.before, b, a) for (i, _), (b, a) in zip(cands, runs(cands))]
+
+  shrunk = shrink_all([r.counterexample.inputs for r in todo], still_fails)
+  for r, values, (b, a) in zip(todo, shrunk, runs(list(enumerate(shrunk)))):
+    cx = r.counterexample
+    r.counterexample = Counterexample(cx.before, cx.after, values, b, a)
+
+
+def _fails(before: UOp, b: Outcome, a: Outcome) -> bool:
+  """The instance ran and its rewrite did not give the same value (bit for bit), and not in the accepted way."""
+  return b.ok and not (a.ok and same_value(a.value, b.value)) and not is_accepted(before, b, a)
 
 
 def _static_problem(u: UOp, m: Any) -> str:
   """A rewrite that is wrong before running anything: not a node, another type, a new PARAM."""
-  if not isinstance(m, UOp): return f"the rule returned a {type(m).__name__}, not a UOp"
-  if m.dtype is not u.dtype or m.shape != u.shape:
-    return f"the rewrite changed {u.dtype.name}{list(u.shape)} into {m.dtype.name}{list(m.shape)}"
+  if (problem := rewrite_problem(u, m)) is not None: return f"the rule {problem}"
   if extra := {p.arg.slot for p in call_params(m)} - {p.arg.slot for p in call_params(u)}:
     return f"the rewrite uses PARAM slot {min(extra)}, which the instance does not have"
   return ""

@@ -9,8 +9,6 @@ NaN comes back as ``math.nan``, like Python's own f32 rounding.
 ['0.10000000149011612', '-0.0']
 >>> decode(["3f800000", "80000000", "7fc00001"], dtypes.f32, (3,))
 [1.0, -0.0, nan]
->>> same_value([1.0, -0.0], [1.0, 0.0]), same_value(float("nan"), float("nan")), same_value(1, True)
-(False, True, False)
 """
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ import math
 import struct
 from typing import Any
 
-from uopc.dtype import DType, dtypes, truncate
+from uopc.dtype import DType, dtypes, same_value, truncate   # noqa: F401 (same_value: re-exported, the backend's name for it)
 from uopc.evaluate import from_python
 from uopc.ops import Ops
 from uopc.uop import Shape, UOp, prod
@@ -97,14 +95,3 @@ def decode(tokens: list[str], dtype: DType, shape: Shape) -> Any:
     step = prod(dims[1:])
     return [nest(at + i * step, dims[1:]) for i in range(dims[0])]
   return nest(0, shape)
-
-
-def same_value(a: Any, b: Any) -> bool:
-  """Bit-exact equality of two values: types must match, -0.0 differs from 0.0, NaN equals NaN."""
-  if isinstance(a, list) or isinstance(b, list):
-    return isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and all(map(same_value, a, b))
-  if type(a) is not type(b): return False
-  if isinstance(a, float):
-    if a != a or b != b: return a != a and b != b
-    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-  return a == b

@@ -23,7 +23,8 @@ reification, hashing and repr of the etuples made here are iterative.
 """
 from __future__ import annotations
 
-import struct
+import gc
+import sys
 from collections.abc import Generator, Mapping
 from typing import Any, Iterable
 
@@ -35,30 +36,12 @@ from unification import isvar, reify, unify, var
 from unification.core import _reify, _unify, assoc, construction_sentinel, stream_eval
 from unification.variable import Var
 
-from uopc.dtype import dtypes
-from uopc.ops import Ops
-from uopc.term import ELLIPSIS, show
+from uopc.dtype import dtypes, same_value, value_key
+from uopc.ops import ARGLESS, Ops
+from uopc.term import ELLIPSIS, head_arg_text, show
 from uopc.uop import UOp, UOpError
 
-_F64 = struct.Struct("<d")
 _NOT_SET = ExpressionTuple.null
-
-
-def _arg_key(arg: Any) -> Any:
-  """A key under which two args are equal iff they are the same constant.
-
-  Python's ``==`` says ``0 == 0.0 == -0.0 == False``, but those are four different
-  constants (and ``nan != nan`` although it is one), so floats compare by their bits
-  and every arg by its type too.
-  """
-  if type(arg) is float: return (float, _F64.pack(arg))
-  return (type(arg), arg)
-
-
-def _args_equal(a: Any, b: Any) -> bool:
-  if a is b: return True
-  try: return _arg_key(a) == _arg_key(b)
-  except TypeError: return False
 
 
 class Head:
@@ -68,22 +51,29 @@ class Head:
   variables (an *open* head, in patterns): it unifies field by field. An open ``dtype``
   is inferred from the sources when the head is called.
 
+  The intern table holds heads strongly (a lookup is a plain dict get, on every node
+  etuplized) and drops the ones nothing else holds when it has doubled (``_sweep``), as
+  the node tables do: a long-lived process keeps the heads of its live etuples only.
+
   >>> h = Head(Ops.ADD, dtypes.i32)
   >>> h is Head(Ops.ADD, dtypes.i32), h(UOp.param(0), UOp.const(1)) is UOp.param(0) + 1
   (True, True)
   """
   __slots__ = ("op", "dtype", "arg", "ground", "__weakref__")
   _interned: dict[tuple, Head] = {}
+  _sweep_at = 10_000   # an intern table this big is swept
 
   def __new__(cls, op: Any, dtype: Any = None, arg: Any = None) -> Head:
     ground = not (isvar(op) or isvar(dtype) or isvar(arg))
     if ground:
-      try: key = (op, dtype, _arg_key(arg))
+      try: key = (op, dtype, value_key(arg))   # 0, 0.0, -0.0 and False are four constants (Python's == says one)
       except TypeError: key = None
       if key is not None and (h := cls._interned.get(key)) is not None: return h
     h = object.__new__(cls)
     h.op, h.dtype, h.arg, h.ground = op, dtype, arg, ground
-    if ground and key is not None: cls._interned[key] = h
+    if ground and key is not None:
+      if len(cls._interned) >= cls._sweep_at: _sweep_heads()
+      cls._interned[key] = h
     return h
 
   def __call__(self, *src: UOp) -> UOp:
@@ -102,12 +92,38 @@ class Head:
 def head_of(u: UOp) -> Head:
   """The (interned) head of a node: ``car`` of the node's S-expression."""
   arg = u.arg
-  try: h = _INTERNED.get((u.op, u.dtype, (float, _F64.pack(arg)) if type(arg) is float else (type(arg), arg)))
+  try: h = _INTERNED.get((u.op, u.dtype, value_key(arg)))
   except TypeError: h = None
   return h if h is not None else Head(u.op, u.dtype, arg)   # a node's fields are never logic variables
 
 
 _INTERNED = Head._interned
+
+
+def _sweep_heads() -> None:
+  """Drop the interned heads nothing but the table holds; sweep again when the table has doubled."""
+  refcount = sys.getrefcount
+  table = _INTERNED
+  for key in [key for key in table if refcount(table[key]) <= 2]: del table[key]   # held by the table and refcount's argument only
+  Head._sweep_at = max(10_000, 2 * len(_INTERNED))
+
+
+def live_heads() -> int:
+  """How many heads are interned now (after collecting garbage and dropping unused heads).
+
+  >>> from uopc.relational.bridge import etuplize
+  >>> keep = etuplize(UOp.param(0) + 1)
+  >>> before = live_heads()
+  >>> t = etuplize(UOp.param(0) + 98765)
+  >>> live_heads() - before    # the head of the new constant
+  1
+  >>> del t
+  >>> live_heads() - before
+  0
+  """
+  gc.collect()   # an etuple may be part of a reference cycle
+  _sweep_heads()
+  return len(_INTERNED)
 
 
 # ---- etuples of nodes
@@ -263,12 +279,9 @@ class _Patterns:
   >>> unify(pat.mul(UOp.param(0), pat.const(c)), UOp.param(0) * 7, {})[c]
   7
   """
-  _ARGLESS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE,
-                        Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.CAST, Ops.STACK, Ops.INDEX, Ops.RANGE})
-
   def node(self, op: Ops, *src: Any, dtype: Any = None, arg: Any = ...) -> UExpr:
     """A pattern of an ``op`` node with these sources."""
-    if arg is ...: arg = None if op in self._ARGLESS else var()
+    if arg is ...: arg = None if op in ARGLESS else var()
     return UExpr((Head(op, var() if dtype is None else dtype, arg), *(_operand(s, dtype) for s in src)))
 
   def const(self, value: Any, dtype: Any = None) -> Any:
@@ -357,7 +370,7 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
         for i, a in enumerate(args):
           if i: parts.append(_Text(", "))
           parts.append(a)
-        if h.arg is not None and h.op is not Ops.CALL: parts.append(_Text(f"{', ' if args else ''}{h.arg!r}"))
+        if (trailing := _trailing_arg(h)) is not None: parts.append(_Text(f"{', ' if args else ''}{trailing}"))
         parts.append(_Text(")"))
         stack.extend(reversed(parts))
     else: text = str(item)
@@ -365,6 +378,13 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
     size += len(text)
     if limit is not None and size > limit: return "".join(out)[:limit] + ELLIPSIS
   return "".join(out)
+
+
+def _trailing_arg(h: Any) -> str | None:
+  """What a pattern head prints after its sources: as ``show`` prints the node (``reduce(~x, add, 1)``, ``cast(~x, f32)``)."""
+  if type(h) is not Head: return None
+  if isinstance(h.op, Ops) and (text := head_arg_text(h.op, h.dtype, h.arg)) is not None: return text
+  return None if h.arg is None or h.op is Ops.CALL else repr(h.arg)
 
 
 class _Text:
@@ -391,7 +411,7 @@ def _unify_open_heads(u: Head, v: Head, s: Mapping) -> Any:
   if s is False: return
   a, b = u.arg, v.arg
   if isvar(a) or isvar(b) or isinstance(a, tuple) or isinstance(b, tuple): yield _unify(a, b, s)
-  else: yield s if _args_equal(a, b) else False
+  else: yield s if same_value(a, b) else False
 
 
 def _unify_expr_node(e: ExpressionTuple, u: UOp, s: Mapping) -> Any:

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from uopc.matcher import PatternMatcher, Rule
 from uopc.relational.states import Edge, State
 from uopc.relational.stream import Exploration
-from uopc.rewrite import RewriteLoopError, graph_rewrite
+from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp
 
 __all__ = ["CanonicalPath", "Firing", "RecordingMatcher", "canonical_path", "record"]
@@ -73,7 +73,7 @@ def record(prog: UOp, pm: PatternMatcher, max_steps: int | None = None) -> tuple
   if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
   try: return graph_rewrite(prog, rec, max_steps=max_steps), None, rec.firings
   except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups", rec.firings
-  except Exception as e: return None, f"{type(e).__name__}: {e}", rec.firings
+  except Exception as e: return None, failure_text(e), rec.firings
 
 
 class CanonicalPath(NamedTuple):

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge, State
 from uopc.relational.stream import Bound, Exploration
-from uopc.rewrite import RewriteLoopError, graph_rewrite
+from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
@@ -60,7 +60,7 @@ def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = 
   if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
   try: return graph_rewrite(prog, pm, ctx=ctx, max_steps=max_steps), None
   except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups"
-  except Exception as e: return None, f"{type(e).__name__}: {e}"   # a rule raised: the engine fails, the explorer shows a stuck state
+  except Exception as e: return None, failure_text(e)   # a rule raised: the engine fails, the explorer shows a stuck state
 
 
 class NormalForms:

@@ -38,7 +38,7 @@ from uopc.matcher import PatternMatcher
 from uopc.relational import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
 from uopc.relational.bridge import as_node, isground_term
 from uopc.relational.patterns import predecessors, redexes_producing, rule_patterns
-from uopc.relational.step import stepper_for
+from uopc.relational.step import Stepper, stepper_for
 from uopc.relational.stream import Exploration
 from uopc.term import show
 from uopc.uop import UOp
@@ -112,18 +112,18 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
 
   (``x + 0`` has list sources, so it matches ``0 + x`` too.)
   """
+  stepper = stepper_for(pm, ctx)   # held by the goal: its memo serves every state the goal sees
+
   def stepo_goal(S: State) -> Iterator[State]:
     if (sides := _sides("stepo", g, h, S)) is None: return
-    stepper = stepper_for(pm, ctx)
     if sides.gn is not None:
       yield from _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
     else: yield from _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.hn, stepper)), S)
   return stepo_goal
 
 
-def _backward_reach(pm: PatternMatcher, h: UOp, ctx: Any) -> Iterator[UOp]:
+def _backward_reach(pm: PatternMatcher, h: UOp, stepper: Stepper) -> Iterator[UOp]:
   """``h`` and every graph that reaches it, breadth first (usually infinite: lazy)."""
-  stepper = stepper_for(pm, ctx)
   seen = {h}
   frontier = deque([h])
   while frontier:
@@ -152,6 +152,7 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   >>> [show(h) for h in run(0, q, reacho(comm, p0 + p1, q))]
   ['add(p0, p1)', 'add(p1, p0)']
   """
+  stepper = stepper_for(pm, ctx)
   # Every call of this goal from the same program shares one lazy exploration (replayed, then continued), so a
   # conjunction that binds h first and asks "is h reachable?" once per candidate explores once, not once per candidate.
   shared: dict[UOp, Exploration] = {}
@@ -160,13 +161,13 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
     if (sides := _sides("reacho", g, h, S)) is None: return
     gn, hn = sides.gn, sides.hn
     if gn is None:
-      yield from _unify_each(sides.gt, _backward_reach(pm, hn, ctx), S)
+      yield from _unify_each(sides.gt, _backward_reach(pm, hn, stepper), S)
       return
     ex = shared.get(gn)
     if ex is None:
       shared.clear()   # one exploration at a time: memory stays that of the states of one program
       ex = shared[gn] = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order,
-                                    ctx=ctx)
+                                    ctx=ctx, stepper=stepper)
     if hn is not None:   # a membership question, asked of the one exploration: it goes on only until hn is found
       if ex.reaches(hn): yield S
       return
@@ -184,12 +185,14 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   >>> [h.arg for h in run(0, q, normalo(symbolic, e, q))]      # fold first, or x + 0.0 -> x
   [0.0, -0.0]
   """
+  stepper = stepper_for(pm, ctx)
+
   def normalo_goal(S: State) -> Iterator[State]:
     if (sides := _sides("normalo", g, h, S)) is None: return
     if sides.gn is not None:
-      ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+      ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
       yield from _unify_each(sides.ht, (s.graph for s in ex.iter_normal_forms()), S, distinct=True)
-    elif stepper_for(pm, ctx).is_normal(sides.hn): yield from _unify_each(sides.gt, _backward_reach(pm, sides.hn, ctx), S)
+    elif stepper.is_normal(sides.hn): yield from _unify_each(sides.gt, _backward_reach(pm, sides.hn, stepper), S)
   return normalo_goal
 
 
@@ -208,9 +211,10 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
   if not 0 <= index < len(pm.rules): raise IndexError(f"rule {index} out of range: the matcher has {len(pm.rules)} rules")
 
   def relation(n: Any, m: Any) -> Goal:
+    stepper = stepper_for(pm, ctx)
+
     def rule_goal(S: State) -> Iterator[State]:
       if (sides := _sides(f"rule {index}", n, m, S)) is None: return
-      stepper = stepper_for(pm, ctx)
       nn, mn = sides.gn, sides.hn
       if nn is not None:
         yield from _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None), S)

@@ -26,22 +26,20 @@ from __future__ import annotations
 
 import itertools
 import math
-import struct
 from typing import Any, Iterator
 
 from unification.variable import Var
 
-from uopc.dtype import DType, dtypes, truncate
+from uopc.dtype import DType, dtypes, truncate, value_key
 from uopc.evaluate import substitute_scoped
 from uopc.ops import BINARY, COMPARISON, Ops, UNARY
 from uopc.relational.bridge import Head, UExpr
-from uopc.relational.overlaps import Domain, term_vars
+from uopc.relational.overlaps import Domain, args_match, term_vars
 from uopc.term import show
-from uopc.uop import UOp, UOpError, call_params, make_uop
+from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 
 __all__ = ["EDGE_CONSTANTS", "Instances", "renumber", "renumbering"]
 
-_F64 = struct.Struct("<d")
 EDGE_CONSTANTS: tuple = (0, 1, -1, 2, 2**31 - 1, -2**31, 0.0, -0.0, 1.0, math.inf, -math.inf, math.nan, True, False)
 ALL_DTYPES = (dtypes.bool, dtypes.i32, dtypes.f32)
 INEXACT_ARG_COST = 3          # a constant that only == the pattern's arg comes after the written one
@@ -49,18 +47,12 @@ MAX_ASSIGNMENTS = 512         # dtype (and op) combinations tried per overlap
 TRIES_PER_INSTANCE = 16       # builds tried per instance wanted (most failures are ill-typed combinations)
 
 
-def _bits(v: Any) -> Any:
-  """A key that tells apart values ``==`` confuses: ``0``, ``0.0``, ``-0.0``, ``False`` (and keeps one NaN)."""
-  if type(v) is float: return (float, _F64.pack(v) if v == v else "nan")
-  return (type(v), v)
-
-
-_const_cache: dict[tuple, list[tuple[int, UOp]]] = {}
+_const_cache: dict[tuple, list[tuple[int, UOp]]] = node_memo()   # holds constants: emptied when the node tables are collected
 
 
 def _consts(dt: DType, args: tuple) -> list[tuple[int, UOp]]:
   """(cost, constant) of dtype ``dt`` equal (``==``) to every one of ``args``; the written values first."""
-  try: key: Any = (dt, tuple(_bits(a) for a in args))
+  try: key: Any = (dt, tuple(value_key(a) for a in args))
   except TypeError: key = None
   if key is not None and (hit := _const_cache.get(key)) is not None: return hit
   out = _make_consts(dt, args)
@@ -73,19 +65,14 @@ def _make_consts(dt: DType, args: tuple) -> list[tuple[int, UOp]]:
   for a in args:   # the pattern's own value, in this dtype, if it stays == to it
     try: v = truncate(dt, a)
     except (TypeError, ValueError, OverflowError): continue
-    if all(_eq(v, b) for b in args) and _bits(v) not in {_bits(e) for e in exact}: exact.append(v)
+    if all(args_match(v, b) for b in args) and value_key(v) not in {value_key(e) for e in exact}: exact.append(v)
   out = [(0, UOp.const(v, dt)) for v in exact]
-  seen = {_bits(v) for v in exact}
+  seen = {value_key(v) for v in exact}
   for k, v in enumerate(c for c in EDGE_CONSTANTS if dtypes.of(c) is dt):
-    if _bits(v) in seen or not all(_eq(v, a) for a in args): continue
-    seen.add(_bits(v))
+    if value_key(v) in seen or not all(args_match(v, a) for a in args): continue
+    seen.add(value_key(v))
     out.append((len(exact) + k + (INEXACT_ARG_COST if args else 0), UOp.const(v, dt)))
   return out
-
-
-def _eq(a: Any, b: Any) -> bool:
-  try: return bool(a == b)
-  except Exception: return False
 
 
 class _Params:

@@ -1,9 +1,9 @@
 """Joinability: do two graphs rewrite to a common graph?
 
 First the canonical engine normalizes both (bounded by ``max_steps``): the same normal
-form joins them. Otherwise both are explored breadth first, side by side, until a
-graph reached from one is reached from the other (they *meet*), or both explorations
-end without one (not joinable), or a bound stops them first (undecided).
+form joins them. Otherwise ``meet`` searches from both, breadth first, until a graph
+reached from one is reached from the other (they *meet*), or both explorations end
+without one (not joinable), or a bound stops them first (undecided).
 
 >>> from uopc import UOp, symbolic
 >>> p0 = UOp.param(0)
@@ -15,12 +15,11 @@ end without one (not joinable), or a bound stops them first (undecided).
 """
 from __future__ import annotations
 
-import time
-from typing import Iterator, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.step import Stepper, stepper_for
-from uopc.relational.stream import Exploration
+from uopc.relational.meet import meet
+from uopc.relational.step import Stepper
 from uopc.rewrite import RewriteLoopError, graph_rewrite
 from uopc.term import show
 from uopc.uop import UOp
@@ -66,41 +65,13 @@ def join(pm: PatternMatcher, a: UOp, b: UOp, *, max_steps: int = 10_000, max_sta
   if a is b: return Join("joinable", "same result", a, (0, 0), (None, None))
   na, nb = normalize(pm, a, max_steps, memo), normalize(pm, b, max_steps, memo)
   if na is not None and na is nb: return Join("joinable", "same normal form", na, (-1, -1), (na, nb))
-  stepper = stepper or stepper_for(pm)
-  ea = Exploration(a, pm, max_states=max_states, timeout=timeout, stepper=stepper)
-  eb = Exploration(b, pm, max_states=max_states, timeout=timeout, stepper=stepper)
-  meet = _meet(ea, eb, timeout)
-  if meet is not None:
-    g, k, l = meet
-    return Join("joinable", f"meet at {show(g, 200)} after {k}/{l} steps", g, (k, l), (na, nb))
-  na = na if na is not None else next(iter(ea.normal_forms), None) if ea.complete else None
-  nb = nb if nb is not None else next(iter(eb.normal_forms), None) if eb.complete else None
-  if ea.complete and eb.complete: return Join("not-joinable", "no common reduct", None, (-1, -1), (na, nb))
-  bound = ea.bound or eb.bound
-  return Join("undecided", f"no common reduct found before the {bound} bound", None, (-1, -1), (na, nb))
-
-
-def _meet(ea: Exploration, eb: Exploration, timeout: float | None) -> tuple[UOp, int, int] | None:
-  """A graph both explorations reach (fewest steps in total among the first found), alternating one state each."""
-  depth_a: dict[UOp, int] = {}
-  depth_b: dict[UOp, int] = {}
-  ia: Iterator | None = iter(ea)
-  ib: Iterator | None = iter(eb)
-  deadline = None if timeout is None else time.perf_counter() + timeout
-  while ia is not None or ib is not None:
-    for side in (0, 1):
-      it = ia if side == 0 else ib
-      if it is None: continue
-      s = next(it, None)
-      if s is None:
-        if side == 0: ia = None
-        else: ib = None
-        continue
-      if s.error is not None: continue   # a stuck step reaches no graph
-      mine, other = (depth_a, depth_b) if side == 0 else (depth_b, depth_a)
-      if s.graph in mine: continue
-      mine[s.graph] = s.depth
-      if (d := other.get(s.graph)) is not None:
-        return (s.graph, s.depth, d) if side == 0 else (s.graph, d, s.depth)
-    if deadline is not None and time.perf_counter() > deadline: break
-  return None
+  r = meet(a, b, pm, max_states=2 * max_states, timeout=timeout, stepper=stepper)   # max_states is per side here
+  if r.found:
+    g, (sa, sb) = r.meeting, r.states
+    return Join("joinable", f"meet at {show(g, 200)} after {sa.depth}/{sb.depth} steps", g, (sa.depth, sb.depth), (na, nb))
+  if r.complete:   # both spaces searched to their end: the canonical engine failed on a side whose space has a normal form
+    ea, eb = r.explorations
+    na = na if na is not None else next((s.graph for s in ea.normal_forms), None)
+    nb = nb if nb is not None else next((s.graph for s in eb.normal_forms), None)
+    return Join("not-joinable", "no common reduct", None, (-1, -1), (na, nb))
+  return Join("undecided", f"no common reduct found before the {r.bound} bound", None, (-1, -1), (na, nb))

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge, State
-from uopc.relational.step import stepper_for
+from uopc.relational.step import Stepper, stepper_for
 from uopc.relational.stream import Bound, Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
@@ -41,12 +41,15 @@ class MeetResult:
   steps to it; ``path`` is ``from_a``); ``searched`` (graphs reached, both sides;
   ``searched_a``/``searched_b`` per side); ``bound`` (the bound that stopped a search
   that found nothing, else None); ``complete`` (the answer is definitive: a meeting,
-  or both reachable spaces searched to their end and disjoint); ``elapsed`` seconds.
+  or both reachable spaces searched to their end and disjoint); ``elapsed`` seconds;
+  ``stuck``, the stuck states met on either side (a rule raised).
   """
 
   def __init__(self, meeting: tuple[State, State] | None, searched_a: int, searched_b: int, bound: Bound | None,
-               elapsed: float) -> None:
+               elapsed: float, explorations: tuple[Exploration, Exploration], stuck: list[State] | None = None) -> None:
     self._meeting, self.searched_a, self.searched_b, self.bound, self.elapsed = meeting, searched_a, searched_b, bound, elapsed
+    self.explorations = explorations   # each side's, as far as the search read it (unbounded: do not run them on)
+    self.stuck: list[State] = stuck or []
 
   @property
   def found(self) -> bool: return self._meeting is not None
@@ -111,12 +114,13 @@ class _Side:
 
 
 def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
-         timeout: float | None = None, ctx: Any = None, progress: Progress | None = None) -> MeetResult:
+         timeout: float | None = None, ctx: Any = None, progress: Progress | None = None,
+         stepper: Stepper | None = None) -> MeetResult:
   """A graph that both ``a`` and ``b`` rewrite to under ``pm``, with each one's path to it.
 
   ``max_states`` bounds the states made on both sides together, ``max_depth`` the
   steps on each side, ``timeout`` the whole search. ``progress(n)`` is called with the
-  number of graphs reached so far.
+  number of graphs reached so far. ``stepper`` (of ``pm``) lends its memo tables.
 
   >>> from uopc import UOp, symbolic
   >>> r = meet(UOp.param(0) + 1, UOp.param(0) + 2, symbolic)
@@ -127,12 +131,13 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
   if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
   t0 = time.perf_counter()
   deadline = None if timeout is None else t0 + timeout
-  stepper = stepper_for(pm, ctx)   # one memo table serves both sides
+  stepper = stepper or stepper_for(pm, ctx)   # one memo table serves both sides
   sides = [_Side(Exploration(root, pm, max_states=None, max_depth=max_depth, timeout=timeout, stepper=stepper))
            for root in (a, b)]
   limit = max_states if max_states is not None else float("inf")
   bound: Bound | None = None
   meetings: list[tuple[State, State]] = []
+  stuck: list[State] = []
   turn = 0
   while not meetings:
     # grow the side with the smaller frontier (the shallower one on a tie, then alternating)
@@ -150,7 +155,9 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
       if s is None: break
       if fresh and side.pulled + other.pulled > limit: side.pending, bound = s, "max_states"; break  # noqa: E702
       if s.depth > want: side.pending = s; break  # noqa: E702
-      if s.error is not None: continue
+      if s.error is not None:
+        stuck.append(s)
+        continue
       side.seen[s.graph] = s
       side.searched += 1
       count += 1
@@ -161,11 +168,12 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
     side.depth, side.layer = want, count
     if bound is not None: break
   elapsed = time.perf_counter() - t0
+  explorations = (sides[0].ex, sides[1].ex)
   if meetings:
     best = min(meetings, key=lambda m: m[0].depth + m[1].depth)   # min keeps discovery order on ties
-    return MeetResult(best, sides[0].searched, sides[1].searched, None, elapsed)
+    return MeetResult(best, sides[0].searched, sides[1].searched, None, elapsed, explorations, stuck)
   if bound is None: bound = next((s.ex.bound for s in sides if s.done and s.ex.bound is not None), None)
-  return MeetResult(None, sides[0].searched, sides[1].searched, bound, elapsed)
+  return MeetResult(None, sides[0].searched, sides[1].searched, bound, elapsed, explorations, stuck)
 
 
 __all__ = ["MeetResult", "meet"]

@@ -35,7 +35,7 @@ from uopc.relational.canonical_path import CanonicalPath, canonical_path, record
 from uopc.relational.states import Edge, State
 from uopc.relational.stream import Bound, Exploration
 from uopc.relational.values import Verdict, compare
-from uopc.rewrite import RewriteLoopError, graph_rewrite
+from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.term import show
 from uopc.uop import UOp, call_params
 
@@ -228,7 +228,7 @@ def permutation_trials(prog: UOp, pm: PatternMatcher, report: OrderReport, max_o
   for label, order, first in orders[:max_orders]:
     try: result, error = graph_rewrite(prog, PatternMatcher([pm.rules[k] for k in order]), max_steps=max_steps), None
     except RewriteLoopError: result, error = None, f"no fixed point within {max_steps} rule lookups"
-    except Exception as e: result, error = None, f"{type(e).__name__}: {e}"
+    except Exception as e: result, error = None, failure_text(e)
     flipped = _flipped(order, pairs)
     if first is not None: flipped = first + tuple(p for p in flipped if p != first[0])
     out.append(OrderTrial(label, order, result, error, result is not report.canonical, flipped))

@@ -26,17 +26,17 @@ term that ``outer`` matches at its root while ``inner`` matches its subterm at `
 from __future__ import annotations
 
 import itertools
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Collection, Iterator, NamedTuple
 
 from unification import reify, unify, var
 from unification.core import walk
 from unification.variable import Var
 
-from uopc.dtype import DType
+from uopc.dtype import DType, same_value
 from uopc.matcher import PatternMatcher
-from uopc.ops import Ops
+from uopc.ops import ARGLESS, Ops
 from uopc.relational.bridge import Head, UExpr
-from uopc.term import show
+from uopc.term import head_arg_text, show
 from uopc.upat import UPat
 from uopc.uop import UOp
 
@@ -44,9 +44,7 @@ __all__ = ["Domain", "Form", "Overlap", "Position", "forms_of", "overlaps", "pat
 
 # extra sources tried for an ``allow_any_len`` pattern (its prefix plus 0, 1 or 2 more)
 ANY_LEN_EXTRA = 2
-# ops whose arg is always None (any other op with an unspecified arg gets a variable arg)
-_ARGLESS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE,
-                      Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.CAST, Ops.STACK, Ops.INDEX, Ops.RANGE})
+_CONST = frozenset([Ops.CONST])
 
 
 class Domain(NamedTuple):
@@ -60,15 +58,13 @@ class Domain(NamedTuple):
     ops = self.ops if other.ops is None else other.ops if self.ops is None else self.ops & other.ops
     dts = self.dtypes if other.dtypes is None else other.dtypes if self.dtypes is None else self.dtypes & other.dtypes
     if ops is not None and not ops or dts is not None and not dts: return None
-    args = self.args + tuple(a for a in other.args if not any(_same(a, b) for b in self.args))
-    if not all(_eq(a, b) for a, b in itertools.combinations(args, 2)): return None
+    args = self.args + tuple(a for a in other.args if not any(same_value(a, b) for b in self.args))
+    if not all(args_match(a, b) for a, b in itertools.combinations(args, 2)): return None
     return Domain(ops, dts, args)
 
 
-def _same(a: Any, b: Any) -> bool: return type(a) is type(b) and (a == b or a != a and b != b)
-
-
-def _eq(a: Any, b: Any) -> bool:
+def args_match(a: Any, b: Any) -> bool:
+  """Equal as ``UPat`` compares a pattern's arg with a node's (Python's ``==``: ``0 == 0.0 == -0.0``), not bit-exact."""
   try: return bool(a == b)
   except Exception: return False
 
@@ -129,7 +125,7 @@ def forms_of(p: UPat, rule_index: int = 0) -> list[Form]:
   # a name given to a node pattern and used again elsewhere stands for the same node: an equation
   shared = {k for k, c in _name_counts(p).items() if c > 1}
   out = []
-  for term, positions, equations in _encode(p, names, domains, shared, (), ()):
+  for term, positions, equations in encode(p, names, domains, shared):
     if equations:
       s = unify(tuple(v for v, _ in equations), tuple(t for _, t in equations), {})
       if s is False or _cyclic(s): continue
@@ -151,11 +147,23 @@ def _name_var(names: dict[str, Var], name: str) -> Var:
   return v
 
 
-def _encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: set[str], path: tuple,
-            actual: tuple) -> list[Encoded]:
+def encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: Collection[str] = (), path: tuple = (),
+           actual: tuple = (), literal_consts: bool = False, name_var: Callable[[dict[str, Var], str], Var] = _name_var) -> list[Encoded]:
+  """Every etuple form of ``p`` (the one translation of a ``UPat`` into kanren patterns): ``(term, positions, equations)``.
+
+  Each leaf becomes a variable whose constraints (op, dtype, arg) go into ``domains``, a
+  node pattern a term per op in its op set, per order of a list (commutative) source and
+  per number of extra sources ``allow_any_len`` allows (up to ``ANY_LEN_EXTRA``); a dtype
+  set is the domain of a dtype variable. A name used in ``shared`` (a node pattern named
+  twice) gives an equation. ``literal_consts`` makes a literal constant (the ``0`` of
+  ``x + 0``) that exact constant instead of a hole; ``name_var`` gives a name its variable.
+  """
   # patterns are a few levels deep: plain recursion is fine here
   if p.src is None:
-    v = _name_var(names, p.name) if p.name is not None else var()
+    if literal_consts and p.name is None and p.op == _CONST and p.arg is not None:
+      dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
+      return [(UExpr((Head(Ops.CONST, dtype, p.arg),)), [], [])]
+    v = name_var(names, p.name) if p.name is not None else var()
     d = _leaf_domain(p)
     old = domains.get(v)
     merged = d if old is None else old.merge(d)
@@ -169,21 +177,21 @@ def _encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: 
   for op in (sorted(p.op, key=lambda o: o.value) if p.op is not None else [None]):
     for order in orders:
       for extra in extras:
-        kid_alts = [_encode(q, names, domains, shared, path + (i,), actual + (j,)) for j, (i, q) in enumerate(order)]
+        kid_alts = [encode(q, names, domains, shared, path + (i,), actual + (j,), literal_consts, name_var) for j, (i, q) in enumerate(order)]
         for kids in itertools.product(*kid_alts):
           # each form gets its own head variables: forms are alternatives, never unified with each other
           if op is None:
             opv: Any = var()
             domains[opv] = Domain()
             arg: Any = p.arg if p.arg is not None else var()
-          else: opv, arg = op, p.arg if p.arg is not None else None if op in _ARGLESS else var()
+          else: opv, arg = op, p.arg if p.arg is not None else None if op in ARGLESS else var()
           if p.dtype is not None and len(p.dtype) == 1: dtype: Any = next(iter(p.dtype))
           else:
             dtype = var()
             domains[dtype] = Domain(dtypes=p.dtype)
           term = UExpr((Head(opv, dtype, arg), *[k[0] for k in kids], *[var() for _ in range(extra)]))
           equations = [e for k in kids for e in k[2]]
-          if p.name is not None and p.name in shared: equations.append((_name_var(names, p.name), term))
+          if p.name is not None and p.name in shared: equations.append((name_var(names, p.name), term))
           positions = [Position(path, actual, term)] + [pos for k in kids for pos in k[1]]
           out.append((term, positions, equations))
   return out
@@ -251,20 +259,21 @@ def solve(s: dict, domains: dict[Var, Domain]) -> dict[Var, Domain] | None:
       if d.dtypes is not None: todo.append((h.dtype, Domain(dtypes=d.dtypes)))
       if d.args: todo.append((h.arg, Domain(args=d.args)))
     elif type(w) is UOp:   # a ground node (a fully bound subpattern)
-      if not _node_ok(w, d): return None
+      if not node_fits(w, d): return None
     elif not _value_ok(w, d): return None   # a ground op, dtype or arg
   return out
 
 
-def _node_ok(u: UOp, d: Domain) -> bool:
-  return (d.ops is None or u.op in d.ops) and (d.dtypes is None or u.dtype in d.dtypes) and all(_eq(u.arg, a) for a in d.args)
+def node_fits(u: UOp, d: Domain) -> bool:
+  """``u`` is in domain ``d``: its op in the op set, its dtype in the dtype set, its arg ``==`` each arg."""
+  return (d.ops is None or u.op in d.ops) and (d.dtypes is None or u.dtype in d.dtypes) and all(args_match(u.arg, a) for a in d.args)
 
 
 def _value_ok(w: Any, d: Domain) -> bool:
   """A ground head field against a domain: an op against its op set, a dtype against its dtype set, an arg against its args."""
   if isinstance(w, Ops): return d.ops is None or w in d.ops
   if isinstance(w, DType): return d.dtypes is None or w in d.dtypes
-  return all(_eq(w, a) for a in d.args)
+  return all(args_match(w, a) for a in d.args)
 
 
 def _ops(t: Any, domains: dict[Var, Domain]) -> frozenset | None:
@@ -324,13 +333,19 @@ def pattern_text(t: Any, s: dict | None = None, exact: bool = False) -> str:
     elif type(x) is UExpr:
       h = x._tuple[0]
       op, dtype, arg = walk(h.op, s), walk(h.dtype, s), walk(h.arg, s)
+      args = list(x._tuple[1:])
       parts: list[Any] = [op.name.lower() if type(op) is not Var else op]
       if exact: parts += [":", dtype.name if type(dtype) is not Var else dtype]
+      elif op is Ops.CALL and args and type(arg) is not Var:   # as show prints a call: name[body](args)
+        parts = [arg or "call", "[", args[0], "]"]
+        args, arg = args[1:], None
       parts.append("(")
-      for k, a in enumerate(x._tuple[1:]):
+      for k, a in enumerate(args):
         if k: parts.append(", ")
         parts.append(a)
-      if arg is not None: parts += [", " if len(x._tuple) > 1 else "", arg if type(arg) is Var else repr(arg)]
+      trailing = head_arg_text(op, dtype, arg, lambda v: v) if not exact and type(op) is not Var else None
+      if trailing is None and arg is not None: trailing = arg if type(arg) is Var else repr(arg)
+      if trailing is not None: parts += [", " if args else "", trailing]
       parts.append(")")
       stack.extend(reversed(parts))
     else: out.append(repr(x))

@@ -26,6 +26,7 @@ meant for small terms: its cost grows like (nodes of the target) ** (holes of a 
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any, Iterator, NamedTuple
 
 from unification import var
@@ -33,7 +34,8 @@ from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
-from uopc.relational.bridge import Head, UExpr, show_pattern
+from uopc.relational.bridge import UExpr, show_pattern
+from uopc.relational.overlaps import Domain, encode, node_fits
 from uopc.relational.step import Redex, Stepper, stepper_for
 from uopc.term import show
 from uopc.upat import UPat
@@ -45,83 +47,74 @@ MAX_CANDIDATES = 20_000   # per (position, rule pattern): more is skipped (backw
 MAX_OCCURRENCE_SUBSETS = 64
 
 _CONST = frozenset([Ops.CONST])
-_ARGLESS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.FLOORDIV, Ops.FLOORMOD, Ops.WHERE,
-                      Ops.RECIP, Ops.EXP2, Ops.LOG2, Ops.SQRT, Ops.SIN, Ops.CAST, Ops.STACK, Ops.INDEX, Ops.RANGE})
+_ANY = Domain()
 
 
 class RulePattern(NamedTuple):
   """One etuple form of a rule's pattern.
 
   ``term`` is a ``UExpr`` (or a bare variable for a pattern without sources);
-  ``leaves`` maps each variable to the ``UPat`` leaf it stands for (its op, dtype and
-  arg constraints); ``names`` maps the rule's binding names to variables.
+  ``leaves`` maps each variable that stands for a node to its ``Domain`` (the op, dtype
+  and arg constraints of its leaf); ``names`` maps the rule's binding names to variables.
   """
   rule_index: int
   term: Any
-  leaves: dict[Var, UPat]
+  leaves: dict[Var, Domain]
   names: dict[str, Var]
 
 
-def upat_etuples(p: UPat, names: dict[str, Var] | None = None, literal_holes: bool = False) -> list[tuple[Any, dict[Var, UPat]]]:
-  """Every etuple form of ``p``: ``(term, {variable: leaf pattern})``.
+def upat_etuples(p: UPat, names: dict[str, Var] | None = None, literal_holes: bool = False) -> list[tuple[Any, dict[Var, Domain]]]:
+  """Every etuple form of ``p`` (``overlaps.encode``): ``(term, {leaf variable: its domain})``.
 
   A literal constant (the ``0`` of ``x + 0``) becomes a constant pattern of exactly
   that value, which is stricter than ``UPat`` (it compares with ``==``, so it also
   takes ``0.0`` and ``False``); ``literal_holes`` makes it a constrained hole instead.
+  A name is the one variable ``var(name)``, so patterns print with their rule's names.
 
   >>> [show_pattern(t) for t, _ in upat_etuples(UPat(Ops.MAX, src=(UPat.var("x"), UPat.var("x"))))]
   ['max(~x, ~x)']
   """
   names = {} if names is None else names
-  return _convert(p, names, literal_holes)
-
-
-def _convert(p: UPat, names: dict[str, Var], literal_holes: bool) -> list[tuple[Any, dict[Var, UPat]]]:
-  # patterns are a handful of levels deep, so plain recursion is fine here
-  if p.src is None and p.name is None and p.op == _CONST and p.arg is not None and not literal_holes:
-    # a literal constant (the 0 of x + 0): stricter than UPat, which compares args with ==
-    dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
-    return [(UExpr((Head(Ops.CONST, dtype, p.arg),)), {})]
-  if p.src is None:
-    v = names.setdefault(p.name, var(p.name)) if p.name is not None else var()
-    return [(v, {v: p})]
-  ops = sorted(p.op, key=lambda o: o.value) if p.op is not None else [var()]
-  orders = [tuple(p.src)] if isinstance(p.src, tuple) else [tuple(o) for o in itertools.permutations(p.src)]
-  dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
-  out: list[tuple[Any, dict[Var, UPat]]] = []
+  domains: dict[Var, Domain] = {}
+  out: list[tuple[Any, dict[Var, Domain]]] = []
   seen: set = set()
-  for op in ops:
-    arg = p.arg if p.arg is not None else None if op in _ARGLESS else var()
-    for order in orders:
-      for kids in itertools.product(*[_convert(q, names, literal_holes) for q in order]):
-        term = UExpr((Head(op, dtype, arg), *[k[0] for k in kids]))
-        if term in seen: continue   # e.g. both orders of [x, x]
-        seen.add(term)
-        leaves: dict[Var, UPat] = {}
-        for k in kids: leaves.update(k[1])
-        out.append((term, leaves))
+  for term, _, _ in encode(p, names, domains, literal_consts=not literal_holes, name_var=_named):
+    if term in seen: continue   # e.g. both orders of [x, x]
+    seen.add(term)
+    out.append((term, {v: domains.get(v, _ANY) for v in _leaf_vars(term)}))   # an allow_any_len extra source: any node
   return out
 
 
-_cache: dict[tuple[int, bool], tuple[PatternMatcher, list[RulePattern]]] = {}
+def _named(names: dict[str, Var], name: str) -> Var: return names.setdefault(name, var(name))
+
+
+def _leaf_vars(term: Any) -> list[Var]:
+  """The variables of a pattern term that stand for nodes (not head fields), in order of first appearance."""
+  out: list[Var] = []
+  stack = [term]
+  while stack:
+    t = stack.pop()
+    if type(t) is Var:
+      if t not in out: out.append(t)
+    elif type(t) is UExpr: stack.extend(reversed(t._tuple[1:]))
+  return out
+
+
+# matcher -> {literal_holes: its rule patterns}; weakly keyed, so the patterns go with the matcher
+_cache: weakref.WeakKeyDictionary[PatternMatcher, dict[bool, list[RulePattern]]] = weakref.WeakKeyDictionary()
 
 
 def rule_patterns(pm: PatternMatcher, literal_holes: bool = False) -> list[RulePattern]:
   """The etuple patterns of every rule of ``pm``, in rule order (cached per matcher)."""
-  hit = _cache.get((id(pm), literal_holes))
-  if hit is not None and hit[0] is pm: return hit[1]
+  by_flag = _cache.get(pm)
+  if by_flag is None: by_flag = _cache[pm] = {}
+  if (hit := by_flag.get(literal_holes)) is not None: return hit
   out = []
   for i, (p, _) in enumerate(pm.rules):
     names: dict[str, Var] = {}
     out.extend(RulePattern(i, t, leaves, names) for t, leaves in upat_etuples(p, names, literal_holes))
-  _cache[(id(pm), literal_holes)] = (pm, out)
+  by_flag[literal_holes] = out
   return out
-
-
-def _leaf_ok(leaf: UPat, u: UOp) -> bool:
-  if leaf.op is not None and u.op not in leaf.op: return False
-  if leaf.dtype is not None and u.dtype not in leaf.dtype: return False
-  return leaf.arg is None or u.arg == leaf.arg
 
 
 def _build(term: Any, env: dict[Var, UOp]) -> UOp | None:
@@ -161,9 +154,8 @@ def redexes_producing(pm: PatternMatcher, target: UOp, pool: list[UOp], stepper:
     vs = list(rp.leaves)
     domains = []
     for v in vs:
-      leaf = rp.leaves[v]
-      cands = consts if leaf.op is not None and leaf.op == frozenset([Ops.CONST]) else pool
-      domains.append([c for c in cands if _leaf_ok(leaf, c)])
+      d = rp.leaves[v]
+      domains.append([c for c in (consts if d.ops == _CONST else pool) if node_fits(c, d)])
     size = 1
     for d in domains: size *= len(d)
     if size == 0 or size > MAX_CANDIDATES: continue

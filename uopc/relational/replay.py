@@ -20,6 +20,7 @@ from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge
 from uopc.symbolic import symbolic
 from uopc.term import ELLIPSIS, show
+from uopc.upat_compile import rule_results
 from uopc.uop import UOp
 
 
@@ -35,11 +36,9 @@ def _shows_as(u: UOp, text: str) -> bool:
 
 def _rule_results(pm: PatternMatcher, index: int, n: UOp, ctx: Any) -> list[UOp]:
   """What rule ``index`` rewrites ``n`` into, one entry per distinct result (bindings may differ)."""
-  pattern, fn = pm.rules[index]
   out: list[UOp] = []
-  for b in pattern.match(n, {}):
-    m = fn(**b) if ctx is None else fn(**b, ctx=ctx)
-    if type(m) is UOp and m is not n and m not in out: out.append(m)
+  for m in rule_results(*pm.rules[index], n, ctx):
+    if type(m) is UOp and m not in out: out.append(m)
   return out
 
 

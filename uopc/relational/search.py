@@ -103,6 +103,7 @@ class SearchStream:
     self.searched = 0
     self.elapsed = 0.0
     self.done = False
+    self.stuck: list[State] = []   # the stuck states met so far (a rule raised)
     self._progress = progress
     self._states = iter(self.exploration)
 
@@ -113,7 +114,9 @@ class SearchStream:
     try:
       target, progress = self.target, self._progress
       for s in self._states:
-        if s.error is not None: continue   # a stuck state repeats its parent's graph
+        if s.error is not None:   # a stuck state repeats its parent's graph
+          self.stuck.append(s)
+          continue
         self.searched += 1
         if progress is not None: progress(self.searched)
         bindings = target.match(s.graph)
@@ -140,11 +143,13 @@ class SearchResult:
   it), ``bindings`` (hole name to node) and ``length`` when found; ``searched`` (graphs
   looked at); ``bound`` (the bound that stopped a search that found nothing, else
   None); ``complete`` (the answer is definitive: found, or not found in the whole
-  reachable space); ``elapsed`` seconds.
+  reachable space); ``elapsed`` seconds; ``stuck``, the stuck states met (a rule raised).
   """
 
-  def __init__(self, target: Target, match: Match | None, searched: int, bound: Bound | None, elapsed: float) -> None:
+  def __init__(self, target: Target, match: Match | None, searched: int, bound: Bound | None, elapsed: float,
+               stuck: list[State] | None = None) -> None:
     self.target, self.match, self.searched, self.bound, self.elapsed = target, match, searched, bound, elapsed
+    self.stuck: list[State] = stuck or []
 
   @property
   def found(self) -> bool: return self.match is not None
@@ -211,7 +216,8 @@ def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states:
   stream = search_all(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
                       progress=progress)
   m = next(stream, None)
-  return SearchResult(stream.target, m, stream.searched, None if m is not None else stream.bound, stream.elapsed)
+  return SearchResult(stream.target, m, stream.searched, None if m is not None else stream.bound, stream.elapsed,
+                      stream.stuck)
 
 
 def target_goal(prog: Any, target: Any, q: Any, pm: PatternMatcher = symbolic, **bounds: Any) -> Goal:

@@ -47,6 +47,11 @@ class State:
     return None if self.redex is None else self._stepper.rule_name(self.redex.rule_index)
 
   @property
+  def rule_location(self) -> str | None:
+    """``file:line`` of that rule's function (None for the program)."""
+    return None if self.redex is None else self._stepper.pm.rules[self.redex.rule_index].location
+
+  @property
   def rule_index(self) -> int | None:
     """The index in ``pm.rules`` of that rule."""
     return None if self.redex is None else self.redex.rule_index
@@ -91,6 +96,11 @@ class Edge(NamedTuple):
   def of(source: State, target: State, redex: Redex) -> Edge:
     return Edge(source, target, source._stepper.rule_name(redex.rule_index), redex.rule_index, redex.node,
                 redex.result, target.error)
+
+  @property
+  def rule_location(self) -> str:
+    """``file:line`` of the rule's function."""
+    return self.source._stepper.pm.rules[self.rule_index].location
 
   def describe(self, limit: int = 200) -> str:
     """``rule @ node: before -> after``, graphs in the one-line term form."""

@@ -37,6 +37,7 @@ from typing import Any, Iterable, Iterator
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
+from uopc.rewrite import rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, UOpError
 
@@ -194,8 +195,8 @@ class Stepper:
           if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
           continue
         if m is None or m is u: continue
-        if type(m) is not UOp:
-          key = (i, f"the rule returned a {type(m).__name__}, not a UOp")
+        if (problem := rewrite_problem(u, m)) is not None:   # the engine's check of a rule's result
+          key = (i, f"the rule {problem}")
           if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
           continue
         if (i, m) not in seen:   # different bindings may give the same result: one edge
@@ -383,13 +384,17 @@ class Stepper:
     return memo[root]
 
 
-_steppers: weakref.WeakKeyDictionary[PatternMatcher, Stepper] = weakref.WeakKeyDictionary()
+# id(pm) -> its stepper, while something (an exploration, a goal) holds it: its memo
+# tables go with their last user. (Keyed weakly by pm they would live as long as pm,
+# forever for a module's rule set, since the stepper holds pm.) The id is pm's own as
+# long as the stepper, which holds pm, is alive.
+_steppers: weakref.WeakValueDictionary[int, Stepper] = weakref.WeakValueDictionary()
 
 
 def stepper_for(pm: PatternMatcher, ctx: Any = None) -> Stepper:
-  """The shared stepper of ``pm`` (a fresh one when a ``ctx`` is given)."""
+  """The stepper of ``pm`` shared by everything using it now (a fresh one when a ``ctx`` is given)."""
   if ctx is not None: return Stepper(pm, ctx)
-  if (s := _steppers.get(pm)) is None: s = _steppers[pm] = Stepper(pm)
+  if (s := _steppers.get(id(pm))) is None: s = _steppers[id(pm)] = Stepper(pm)
   return s
 
 

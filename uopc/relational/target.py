@@ -19,7 +19,6 @@ True
 """
 from __future__ import annotations
 
-import struct
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from etuples.core import ExpressionTuple
@@ -27,6 +26,7 @@ from kanren import eq
 from unification import isvar, reify, var
 from unification.variable import Var
 
+from uopc.dtype import same_value
 from uopc.relational.bridge import Head, UExpr, show_pattern, term_pattern
 from uopc.term import show
 from uopc.termparse import Term, parse_term
@@ -34,7 +34,6 @@ from uopc.uop import UOp
 
 Goal = Callable[[Mapping], Iterator[Mapping]]
 
-_F64 = struct.Struct("<d")
 _NOT_SET = ExpressionTuple.null
 
 
@@ -124,15 +123,6 @@ def matcho(g: Any, target: Any) -> Goal:
 
 # ---- the pre-check
 
-def _same_arg(a: Any, b: Any) -> bool:
-  """``bridge``'s notion of equal node args: same type, floats by their bits."""
-  if a is b: return True
-  try:
-    if type(a) is float and type(b) is float: return _F64.pack(a) == _F64.pack(b)
-    return type(a) is type(b) and a == b
-  except TypeError: return False
-
-
 _ANY = object()   # a compiled arg check that accepts anything
 
 
@@ -150,7 +140,7 @@ def _compile_arg(a: Any) -> Any:
 
 def _arg_ok(check: Any, arg: Any) -> bool:
   if check is _ANY: return True
-  if check[0] == "value": return not isinstance(arg, tuple) and _same_arg(check[1], arg)
+  if check[0] == "value": return not isinstance(arg, tuple) and same_value(check[1], arg)
   if not isinstance(arg, tuple) or len(arg) != check[1]: return False
   return all(not isinstance(arg[i], tuple) and arg[i] == x for i, x in check[2])
 

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import math
 import random
-import struct
 from typing import Any, NamedTuple
 
-from uopc.dtype import DType, dtypes
+from uopc.dtype import DType, dtypes, value_key
 from uopc.evaluate import bind_params, evaluate, to_python
 from uopc.rewrite import graph_rewrite
 from uopc.symbolic import symbolic
@@ -30,21 +29,9 @@ from uopc.uop import UOp, call_params
 
 __all__ = ["Verdict", "compare", "evaluate_value", "random_bindings", "value_key"]
 
-_F64 = struct.Struct("<d")
 _RUN = symbolic + evaluate
 _EDGE = {dtypes.i32: [0, 1, -1, 2, 2**31 - 1, -2**31], dtypes.f32: [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan],
          dtypes.bool: [True, False]}
-
-
-def value_key(v: Any) -> Any:
-  """A key equal for two values iff they are the same bits of the same type (nested lists too).
-
-  >>> value_key(0.0) == value_key(-0.0), value_key(float("nan")) == value_key(float("nan")), value_key(1) == value_key(True)
-  (False, True, False)
-  """
-  if type(v) is float: return ("f", _F64.pack(v) if v == v else "nan")   # the engine keeps one NaN: f32 rounding canonicalizes it
-  if type(v) is list: return ("l", tuple(value_key(x) for x in v))
-  return (type(v).__name__, v)
 
 
 def evaluate_value(u: UOp, values: dict[int, Any] | None = None, max_steps: int = 200_000) -> tuple[bool, Any]:

@@ -1,0 +1,140 @@
+"""Equality saturation and best-first search benchmarks: ``python -m bench saturate``.
+
+1. Saturation of a 101-node program (a sum of 20 ``(p_i * 4 + 8) // 4``) under
+   ``symbolic`` plus commutativity of ``+`` and ``*``, 5 s (wall) each, with egg's backoff
+   scheduler and without bans: how far each gets, and the cost extracted.
+2. Best-first search against exhaustive exploration on the same programs: graphs
+   made (states visited) and expanded; both must find the same minimum cost.
+3. egglog (PyPI ``egglog``, Python 3.12+, run in a bench-only venv ``.bench-venv``) on
+   exercise 9's pure-pattern rule set: both must extract the same cost (egglog's
+   default tree cost: 1 per constructor and per literal; uopc with the same cost
+   function); CPU time of each, and the ratio, in one run. Skipped, with a message
+   in the table, when ``.bench-venv/bin/python`` cannot import egglog. Set up with:
+   ``~/.pyenv/versions/3.12.1/bin/python -m venv .bench-venv && .bench-venv/bin/pip install egglog``
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+
+from uopc import Ops, PatternMatcher, UOp, UPat, graph_rewrite, symbolic
+from uopc.cost import Cost
+from uopc.egraph import BackoffScheduler, saturate
+from uopc.relational.best import best
+from uopc.relational.stream import Exploration
+from uopc.rewrite import RewriteLoopError
+from uopc.rulesets import resolve_rules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEER_PYTHON = os.path.join(ROOT, ".bench-venv", "bin", "python")
+a, b = UPat.var("a"), UPat.var("b")
+COMMUTATIVITY = PatternMatcher([(UPat(Ops.ADD, src=(a, b)), lambda a, b: b + a), (UPat(Ops.MUL, src=(a, b)), lambda a, b: b * a)])
+EGGLOG_COST = Cost.function(lambda u, cs: (2 if not u.src else 1) + sum(cs), name="egglog")   # Math(0), Math.var("p0"): 2
+
+
+def ex9() -> PatternMatcher: return resolve_rules(os.path.join(ROOT, "examples", "saturation_rules.py") + ":rules")
+
+
+def hundred_nodes() -> UOp:
+  prog = None
+  for i in range(20):
+    t = (UOp.param(i) * 4 + 8) // 4
+    prog = t if prog is None else prog + t
+  return prog
+
+
+def canonical_cost(prog: UOp, pm: PatternMatcher) -> str:
+  try: return str(Cost.nodes().of(graph_rewrite(prog, pm, max_steps=200_000)))
+  except RewriteLoopError: return "loops"
+
+
+def saturation_rows(seconds: float = 5.0) -> list[tuple]:
+  prog, pm = hundred_nodes(), symbolic + COMMUTATIVITY
+  out = []
+  for name, sched in (("backoff", BackoffScheduler()), ("no bans", BackoffScheduler(match_limit=10**12))):
+    t0 = time.process_time()
+    r = saturate(prog, pm, max_iterations=100, max_enodes=100_000, timeout=seconds, scheduler=sched)
+    out.append((name, r.iterations, r.enodes, r.eclasses, r.applied, r.stop, Cost.nodes().of(prog),
+                canonical_cost(prog, symbolic), r.cost, time.process_time() - t0))
+  return out
+
+
+def unit_sum(k: int) -> UOp:
+  prog = None
+  for i in range(k):
+    t = (UOp.param(i) * 2 + 0) * 1
+    prog = t if prog is None else prog + t
+  return prog
+
+
+def search_programs() -> list[tuple[str, UOp, PatternMatcher, str]]:
+  p0 = UOp.param(0)
+  return [("affine", (p0 + 2) * 3 + (UOp.const(1) + 4), symbolic, "symbolic"),
+          ("to a leaf", ((p0 + 0) * 1 + 0) * (UOp.const(2) + -1), symbolic, "symbolic"),
+          ("saturation.uir", ((p0 * 2) + 0) * 1 + (UOp.param(1) + 0), ex9(), "exercise 9"),
+          ("exercise 9, k=2", unit_sum(2), ex9(), "exercise 9")]
+
+
+def search_rows() -> list[tuple]:
+  out = []
+  for name, prog, pm, rules in search_programs():
+    ex = Exploration(prog, pm, max_states=200_000).run()
+    lowest = min(Cost.nodes().of(s.graph) for s in ex.states if not s.stuck)
+    r = best(prog, pm, max_states=200_000)
+    out.append((name, rules, len(ex.states), r.seen, r.expanded, lowest, r.cost, ex.complete and r.complete))
+  return out
+
+
+def egglog_term(u: UOp) -> list:
+  terms: dict[UOp, list] = {}
+  for v in u.toposort():
+    if v.op is Ops.PARAM: terms[v] = ["var", f"p{v.arg.slot}"]
+    elif v.op is Ops.CONST: terms[v] = ["num", v.arg]
+    else: terms[v] = ["add" if v.op is Ops.ADD else "mul", terms[v.src[0]], terms[v.src[1]]]
+  return terms[u]
+
+
+def egglog_rows() -> tuple[list[tuple], str | None]:
+  progs = [("examples/saturation.uir", ((UOp.param(0) * 2) + 0) * 1 + (UOp.param(1) + 0))] + \
+    [(f"sum of k={k} (p*2+0)*1", unit_sum(k)) for k in (2, 3, 4)]
+  if not os.path.exists(PEER_PYTHON): return [], "skipped: no .bench-venv (see the module docstring to set it up)"
+  try:
+    done = subprocess.run([PEER_PYTHON, os.path.join(ROOT, "bench", "egglog_peer.py")], capture_output=True, text=True,
+                          input=json.dumps([egglog_term(p) for _, p in progs]), timeout=600)
+    peer = json.loads(done.stdout)
+  except (OSError, ValueError, subprocess.TimeoutExpired):
+    return [], "skipped: egglog is not importable in .bench-venv" + (f" ({done.stderr.strip().splitlines()[-1]})" if done.stderr.strip() else "")
+  out = []
+  pm = ex9()
+  for (name, prog), theirs in zip(progs, peer):
+    t0 = time.process_time()
+    r = saturate(prog, pm, EGGLOG_COST, max_iterations=30, max_enodes=200_000, timeout=120)
+    ours = time.process_time() - t0
+    out.append((name, Cost.nodes().of(prog), r.stop, r.cost, theirs["cost"], ours, theirs["seconds"]))
+  return out, None
+
+
+def main() -> None:
+  print("saturation of a 101-node program under symbolic + commutativity (stopped after 5 s of wall time each; costs: distinct nodes)")
+  print(f"{'scheduler':10s} {'iterations':>10s} {'e-nodes':>8s} {'e-classes':>9s} {'applied':>8s} {'stop':>10s} "
+        f"{'program':>7s} {'canonical':>9s} {'best':>5s} {'CPU s':>6s}")
+  for name, it, en, ec, ap, stop, pc, cc, bc, t in saturation_rows():
+    print(f"{name:10s} {it:10d} {en:8d} {ec:9d} {ap:8d} {stop:>10s} {pc:7d} {cc:>9s} {bc:5d} {t:6.2f}")
+  print()
+  print("best-first search against exhaustive exploration (graphs made; costs: distinct nodes)")
+  print(f"{'program':18s} {'rules':11s} {'exhaustive':>10s} {'best-first':>10s} {'expanded':>8s} {'min cost':>8s} {'found':>5s} {'complete':>8s}")
+  for name, rules, n_ex, seen, expanded, low, found, complete in search_rows():
+    print(f"{name:18s} {rules:11s} {n_ex:10d} {seen:10d} {expanded:8d} {low:8d} {found:5d} {str(complete):>8s}")
+  print()
+  print("uopc saturate against egglog on exercise 9's rules (egglog's tree cost; CPU time of saturation + extraction)")
+  rows, skipped = egglog_rows()
+  print(f"{'program':26s} {'nodes':>5s} {'uopc stop':>10s} {'uopc cost':>9s} {'egglog cost':>11s} {'uopc s':>8s} {'egglog s':>8s} {'uopc/egglog':>11s}")
+  if skipped: print(skipped)
+  for name, n, stop, ours, theirs, t_ours, t_theirs in rows:
+    print(f"{name:26s} {n:5d} {stop:>10s} {ours:9g} {theirs:11g} {t_ours:8.3f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):10.0f}x")
+
+
+if __name__ == "__main__":
+  main()

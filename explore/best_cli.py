@@ -1,0 +1,105 @@
+"""``uopc explore best``: the cheapest graph reachable by directed rewriting, with its path.
+
+``uopc explore best prog.uir [--cost C]`` searches best first (``uopc.relational.best``)
+and prints the cheapest reachable graph, its cost, the rewrite path to it, and the
+canonical engine's result and its cost. ``--cost`` is ``nodes`` (distinct nodes, the
+default), ``OP=W,...`` (op weights; ``*=W`` for the others) or ``file.py:fn``
+(``fn(node, src_costs)``). The same cost reporting serves ``uopc saturate``.
+
+Exit codes: 0 the answer is proven cheapest, 3 a bound was hit (the best graph found
+is still printed), 2 bad input.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['best']
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from explore.cli import _common, canonical_for
+from explore.search_cli import JSON_LIMIT, TEXT_LIMIT, _bound_text, _step_lines, _steps, _steps_word
+from uopc.budget import bounded, shielded, stopped_text
+from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, load_program
+from uopc.term import show
+
+
+def cost_arg(spec: str) -> Any:
+  """argparse type for ``--cost``."""
+  from uopc.cost import Cost, CostError
+  try: return Cost.parse(spec)
+  except CostError as e: raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_cost(p: argparse.ArgumentParser) -> None:
+  p.add_argument("--cost", type=cost_arg, default="nodes", metavar="C",
+                 help="nodes (distinct nodes, default), OP=W,... (op weights, *=W for the rest), or file.py:fn (fn(node, src_costs))")
+
+
+def register(sub: Any) -> None:
+  """Add ``best`` to the ``uopc explore`` subcommands."""
+  p = sub.add_parser("best", help="the cheapest graph reachable by rewriting, with its path",
+                     description="Search best first for the cheapest graph the rules reach from the program (directed "
+                                 "rewriting; cycles are fine). Exit codes: 0 proven cheapest, 3 a bound was hit, 2 bad input.")
+  _common(p, ("text", "json"))
+  add_cost(p)
+  p.set_defaults(func=cmd_best)
+
+
+def canonical_of(prog: Any, args: argparse.Namespace, cost: Any) -> tuple[Any, Any, str | None]:
+  """The canonical engine's result (``--max-steps``, the command's budget), its cost, and why there is none."""
+  graph, error = canonical_for(prog, args)
+  try: return graph, None if graph is None else cost.of(graph), error
+  except Exception as e: raise CLIError(str(e)) from None   # a user cost function that fails
+
+
+def term(u: Any, limit: int) -> str | None: return None if u is None else show(u, limit)
+
+
+def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
+  return f"canonical: {term(graph, TEXT_LIMIT)}   (cost {cost:g})" if graph is not None else f"canonical: none ({error})"
+
+
+def print_json(data: dict[str, Any]) -> None: print(json.dumps(data, indent=1, ensure_ascii=False))
+
+
+def cmd_best(args: argparse.Namespace) -> int:
+  from uopc.cost import CostError
+  from uopc.relational.best import best
+  prog = load_program(args.file)
+  with shielded():   # only the bounded search can be interrupted: the report is whole
+    try:
+      r = bounded(lambda: best(prog, args.rules.pm, args.cost, max_states=args.max_states, timeout=args.timeout), None, grace=True)
+      if r is None:   # a rule call that never returned
+        print(f"best: none found ({stopped_text()})")
+        return EXIT_BOUND
+      canon, canon_cost, error = canonical_of(prog, args, args.cost)
+    except CostError as e: raise CLIError(str(e)) from None
+    return _report(prog, args, r, canon, canon_cost, error)
+
+
+def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None) -> int:
+  from uopc.relational.best import lower_bound
+  if args.format == "json":
+    print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": args.cost.name,
+                "best": term(r.graph, JSON_LIMIT), "cost": r.cost, "path": _steps(r.path),
+                "canonical": term(canon, JSON_LIMIT), "canonical_cost": canon_cost, "canonical_error": error,
+                "complete": r.complete, "bound": r.bound, "seen": r.seen, "expanded": r.expanded,
+                "elapsed": round(r.elapsed, 4)})
+  else:
+    print(f"program: {term(prog, TEXT_LIMIT)}   (cost {args.cost.of(prog):g})")
+    print(f"rules: {args.rules.spec}; cost: {args.cost.name}")
+    print(f"best: {term(r.graph, TEXT_LIMIT)}   (cost {r.cost:g})")
+    print(f"path ({_steps_word(len(r.path))}):" if r.path else "path: none (the program is the cheapest)")
+    for line in _step_lines(r.path): print(line)
+    print(canonical_line(canon, canon_cost, error))
+    proven = "proven cheapest: " + ("no graph costs less" if r.cost <= lower_bound(args.cost) else "every reachable graph was seen")
+    print(f"searched: {r.seen} graph{'s' * (r.seen != 1)} ({r.expanded} expanded); "
+          f"{proven if r.complete else _bound_text(r.bound, args)}")
+  sys.stdout.flush()
+  return EXIT_OK if r.complete else EXIT_BOUND

@@ -1,0 +1,99 @@
+"""``uopc saturate``: the cheapest graph equal to a program under the rules (equality saturation).
+
+``uopc saturate prog.uir [--rules R] [--cost C] [--format text|json]`` saturates the
+program's e-graph with the rules (``uopc.egraph``), extracts the cheapest graph under
+the cost, and prints it with its cost, the canonical engine's result and its cost,
+the saturation statistics, and whether directed rewriting reaches the best graph
+(``reachable``: yes with a path, no, or unknown when the search hit its bound): the
+e-graph proves equalities, it does not promise a rewrite sequence.
+
+Exit codes: 0 saturated, 3 a bound (``--max-iterations``, ``--max-enodes``,
+``--timeout``) cut saturation short (the best graph so far is still printed), 2 bad input.
+
+>>> import argparse
+>>> sub = argparse.ArgumentParser().add_subparsers()
+>>> register(sub)
+>>> sorted(sub.choices)
+['saturate']
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
+from explore.cli import DEFAULT_MAX_STATES
+from explore.search_cli import _step_lines, _steps, _steps_word
+from uopc.budget import bounded, shielded, stopped_text
+from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
+
+
+def register(sub: Any) -> None:
+  """Add ``saturate`` to the ``uopc`` commands."""
+  p = sub.add_parser("saturate", help="the cheapest equal graph, by equality saturation",
+                     description="Apply every rule in every way in an e-graph, then extract the cheapest graph under a "
+                                 "cost. Exit codes: 0 saturated, 3 a bound cut saturation short, 2 bad input.")
+  p.add_argument("file", help=".uir program (- for stdin)")
+  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
+                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
+  add_cost(p)
+  p.add_argument("--max-iterations", type=positive_int, default=30, metavar="N", help="saturation iterations (default 30)")
+  p.add_argument("--max-enodes", type=positive_int, default=10_000, metavar="N", help="e-nodes (default 10,000)")
+  add_bounds(p, 10.0)
+  add_max_steps(p)
+  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
+                 help=f"graphs the reachability search may look at (default {DEFAULT_MAX_STATES:,})")
+  p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+  p.set_defaults(func=cmd_saturate)
+
+
+def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
+  """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""
+  from uopc.relational.search import Target, search
+  r = search(prog, Target.graph(graph), pm, max_states=max_states)
+  return (True if r.found else None if r.bound is not None else False), r.path, r.searched
+
+
+def cmd_saturate(args: argparse.Namespace) -> int:
+  from uopc.cost import CostError
+  from uopc.egraph import saturate
+  prog, pm, cost = load_program(args.file), args.rules.pm, args.cost
+  with shielded():   # only the bounded work can be interrupted: the report is whole
+    try:
+      r = bounded(lambda: saturate(prog, pm, cost, max_iterations=args.max_iterations, max_enodes=args.max_enodes,
+                                   timeout=args.timeout), None, grace=True)
+      if r is None:   # a rule call that never returned
+        print(f"best: none ({stopped_text()})")
+        return EXIT_BOUND
+      canon, canon_cost, error = canonical_of(prog, args, cost)
+    except CostError as e: raise CLIError(str(e)) from None
+    reachable, path, searched = bounded(lambda: reachability(prog, r.best, pm, args.max_states), (None, [], 0), grace=True)
+    return _report(prog, args, r, canon, canon_cost, error, reachable, path, searched)
+
+
+def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None,
+            reachable: bool | None, path: list[Any], searched: int) -> int:
+  cost = args.cost
+  conflicts = [f"{term(a, TEXT_LIMIT)} = {term(b, TEXT_LIMIT)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
+  if args.format == "json":
+    print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": cost.name,
+                "best": term(r.best, JSON_LIMIT), "cost": r.cost, "canonical": term(canon, JSON_LIMIT),
+                "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
+                "reachable": reachable, "path": _steps(path) if reachable else None, "reach_searched": searched,
+                "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
+                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)})
+  else:
+    print(f"program: {term(prog, TEXT_LIMIT)}   (cost {cost.of(prog):g})")
+    print(f"rules: {args.rules.spec}; cost: {cost.name}")
+    print(f"best: {term(r.best, TEXT_LIMIT)}   (cost {r.cost:g})")
+    print(canonical_line(canon, canon_cost, error))
+    if reachable: print(f"reachable: yes, by rewriting ({_steps_word(len(path))}){':' if path else ''}")
+    elif reachable is False: print(f"reachable: no, only equal (all {searched} reachable graphs searched)")
+    else: print(f"reachable: unknown (not among the first {searched} graphs; --max-states {args.max_states})")
+    for line in _step_lines(path): print(line)
+    stop = "saturated" if r.complete else f"stopped by --{r.stop.replace('enodes', 'max-enodes').replace('iterations', 'max-iterations')}"
+    print(f"saturation: {stop} after {r.iterations} iteration{'s' * (r.iterations != 1)}; {r.enodes} e-nodes in "
+          f"{r.eclasses} e-classes; {r.applied} rule results added ({r.matches} matches, {r.rejected} rejected)")
+    if conflicts: print(f"conflicts: the rules claim {', '.join(conflicts)}; refused (constants are compared bit for bit)")
+  return EXIT_OK if r.complete else EXIT_BOUND
+
