@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import graphs
 from tests.test_relational_step import brute_force
-from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, fold, graph_rewrite, simplify, symbolic
+from uopc import Ops, PatternMatcher, UOp, UPat, call_params, dtypes, fold, graph_rewrite, simplify, symbolic
 from uopc.relational import Exploration, Stepper, etuplize, explore, normal_forms, stepo
 from uopc.relational.bridge import live_heads
 from uopc.uop import live_nodes
@@ -184,6 +184,37 @@ def test_the_canonical_result_is_one_of_the_normal_forms(prog, name):
   if not nf.complete: return
   assert nf.canonical is not None and nf.canonical_state is not None
   assert nf.canonical_state.normal and nf.canonical_state in nf.forms
+
+
+@st.composite
+def programs_with_calls(draw):
+  """A small program whose part is a CALL: its body is a small program over the PARAMs, its arguments others."""
+  body = draw(small_programs(max_ops=4))
+  dt = body.dtype
+  slots = sorted({u.arg.slot for u in call_params(body)})
+  args = [draw(small_programs(max_ops=2).filter(lambda a: a.dtype is dt)) for _ in slots]
+  call = body.call(*args, name=draw(st.sampled_from([None, "f"]))) if slots == list(range(len(slots))) else body
+  other = draw(small_programs(max_ops=2).filter(lambda a: a.dtype is dt))
+  return UOp(draw(st.sampled_from([Ops.ADD, Ops.MUL])), (call, other) if draw(st.booleans()) else (other, call))
+
+
+@given(programs_with_calls(), st.sampled_from(["symbolic", "symbolic+evaluate", "units"]))
+@settings(max_examples=30)
+def test_the_canonical_result_is_one_of_the_normal_forms_with_calls(prog, name):
+  pm = UNITS if name == "units" else resolve_rules(name)
+  nf = normal_forms(prog, pm, max_states=3000, timeout=10)
+  if not nf.complete: return
+  assert nf.canonical is not None and nf.canonical_state is not None
+  assert nf.canonical_state.normal and nf.canonical_state in nf.forms
+
+
+def test_a_call_whose_body_loses_its_param_keeps_the_body_as_the_engine_does():
+  p1 = UOp.param(1)
+  prog = (p0 * 0).call(p1, name="f") + 1   # mul(p0, 0) -> 0 would leave the CALL without its PARAM
+  nf = normal_forms(prog, symbolic)
+  assert nf.complete and nf.canonical is prog and [s.graph for s in nf.forms] == [prog] and nf.exploration.stuck == []
+  nf = normal_forms((p0 * 0).call(p1 + 0, name="f") + 1, symbolic)   # the argument still simplifies
+  assert [s.graph for s in nf.forms] == [prog] and nf.canonical_state is nf.forms[0]
 
 
 @given(graphs(max_ops=4))

@@ -101,6 +101,21 @@ class Stuck:
 def _error_text(e: BaseException) -> str: return f"{type(e).__name__}: {e}"
 
 
+def _ill_typed(op: Ops, src: tuple, arg: Any, dtype: Any, old: tuple, r: Redex, e: UOpError) -> UOp | Stuck | None:
+  """What a node becomes when ``op(*src)`` (its sources after the step ``r``) does not type-check.
+
+  A CALL whose rewritten body lost a PARAM keeps the body as written, as the canonical
+  engine's ``rebuild`` does: None if nothing else changed (the step does not go through
+  this node), else the CALL on its new arguments. Anything else is a stuck step.
+  """
+  if op is Ops.CALL and src[0] is not old[0]:
+    kept = (old[0], *src[1:])
+    if all(a is b for a, b in zip(kept, old)): return None
+    try: return make_uop(op, kept, arg, dtype)
+    except UOpError: pass
+  return Stuck(r, _error_text(e))
+
+
 def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: UOp, b: UOp, left: bool) -> None:
   """``out[r]`` for each redex ``r`` below one source of the binary node ``op(a, b)``.
 
@@ -112,7 +127,8 @@ def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: 
     if c.__class__ is UOp:
       if (n := get(src := (c, b) if left else (a, c))) is None:
         try: n = make_uop(op, src, arg, dtype)
-        except UOpError as e: n = Stuck(r, _error_text(e))
+        except UOpError as e:
+          if (n := _ill_typed(op, src, arg, dtype, (a, b), r, e)) is None: continue
       out[r] = n
     else: out[r] = c
 
@@ -257,7 +273,8 @@ class Stepper:
           for r, c in cm.items():
             if c.__class__ is UOp:
               try: out[r] = make_uop(op, (c, c), arg, dtype)
-              except UOpError as e: out[r] = Stuck(r, _error_text(e))
+              except UOpError as e:
+                if (n := _ill_typed(op, (c, c), arg, dtype, src, r, e)) is not None: out[r] = n
             else: out[r] = c
         else: _fill_half(out, cm, _existing(op, dtype, arg), op, arg, dtype, a, b, i == 0)
       else:
@@ -265,7 +282,8 @@ class Stepper:
         for r, c in cm.items():
           if c.__class__ is UOp:
             try: out[r] = make_uop(op, (*pre, c, *post), arg, dtype)
-            except UOpError as e: out[r] = Stuck(r, _error_text(e))
+            except UOpError as e:
+              if (n := _ill_typed(op, (*pre, c, *post), arg, dtype, src, r, e)) is not None: out[r] = n
           else: out[r] = c
       return out
     cmaps = [maps[s] for s in src]
@@ -289,7 +307,8 @@ class Stepper:
           new_src.append(c)
         if stuck is not None: out[r] = stuck; continue
         try: out[r] = make_uop(op, tuple(new_src), arg, dtype)
-        except UOpError as e: out[r] = Stuck(r, _error_text(e))
+        except UOpError as e:
+          if (n := _ill_typed(op, tuple(new_src), arg, dtype, src, r, e)) is not None: out[r] = n
     return out
 
   def _both(self, x: UOp, local: tuple[Redex, ...], ma: dict, mb: dict) -> dict:
@@ -307,7 +326,8 @@ class Stepper:
       if c.__class__ is UOp and d.__class__ is UOp:
         if (n := get((c, d))) is None:
           try: n = make_uop(op, (c, d), arg, dtype)
-          except UOpError as e: n = Stuck(r, _error_text(e))
+          except UOpError as e:
+            if (n := _ill_typed(op, (c, d), arg, dtype, (a, b), r, e)) is None: continue
         out[r] = n
       else: out[r] = d if c.__class__ is UOp else c
     _fill_half(out, {r: d for r, d in mb.items() if r not in ma}, get, op, arg, dtype, a, b, False)
@@ -358,7 +378,7 @@ class Stepper:
         for r in local:
           if r not in seen:
             seen.add(r)
-            yield r, self._rebuild(root, r)
+            if (h := self._rebuild(root, r)) is not root: yield r, h   # not a step: a CALL kept its body
     finally: self._pinned -= 1
 
   def _rebuild(self, root: UOp, r: Redex) -> UOp | Stuck:
@@ -380,7 +400,9 @@ class Stepper:
       if (stuck := next((c for c in new_src if type(c) is not UOp), None)) is not None: memo[u] = stuck; continue
       if all(a is b for a, b in zip(new_src, u.src)): memo[u] = u; continue
       try: memo[u] = UOp(u.op, tuple(new_src), u.arg, u.dtype)
-      except UOpError as e: memo[u] = Stuck(r, _error_text(e))
+      except UOpError as e:
+        n = _ill_typed(u.op, tuple(new_src), u.arg, u.dtype, u.src, r, e)
+        memo[u] = u if n is None else n
     return memo[root]
 
 
