@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge, State
+from uopc.relational.step import Semantics
 from uopc.relational.stream import Bound, Exploration
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.symbolic import symbolic
@@ -30,13 +31,15 @@ from uopc.uop import UOp
 
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
-            timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None) -> Exploration:
+            timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
+            semantics: Semantics = "graph") -> Exploration:
   """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
 
   Nothing is computed until you iterate (states stream as they are found) or ask for
   a result (``.states``, ``.edges``, ``.normal_forms``, ``.complete``, ``.bound``,
   ``.path_to(state)``), which explores up to the bounds. ``max_states=None`` and
   ``max_depth=None`` lift those bounds; an infinite space then needs a ``timeout``.
+  ``semantics="tree"`` rewrites one occurrence of a node per step (see ``docs/relational.md``).
 
   >>> from uopc import UOp
   >>> ex = explore((UOp.param(0) + 0) * 1)
@@ -47,7 +50,8 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   >>> [e.rule.split(" ", 1)[1] for e in ex.path_to(ex.normal_forms[0])]
   ['x * 1', 'x + 0']
   """
-  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx)
+  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx,
+                     semantics=semantics)
 
 
 def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = None,
@@ -103,7 +107,7 @@ class NormalForms:
 
 
 def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
-                 timeout: float | None = None, ctx: Any = None) -> NormalForms:
+                 timeout: float | None = None, ctx: Any = None, semantics: Semantics = "graph") -> NormalForms:
   """Every normal form reachable from ``prog`` (breadth first, so each has a shortest path).
 
   >>> from uopc import UOp, symbolic
@@ -111,5 +115,6 @@ def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | 
   >>> [s.term() for s in nf.forms], show(nf.canonical)
   (['0.0', '-0.0'], '0.0')
   """
-  ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx).run()
+  ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx,
+               semantics=semantics).run()
   return NormalForms(ex, *canonical(prog, pm, ctx=ctx))

@@ -33,7 +33,7 @@ canonical engine already assumes.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Literal
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
@@ -96,6 +96,33 @@ class Stuck:
 
   def __init__(self, redex: Redex, error: str) -> None: self.redex, self.error = redex, error
   def __repr__(self) -> str: return f"Stuck({self.error!r})"
+
+
+class At:
+  """Tree semantics: the redex ``redex`` at source ``index`` of a node (nested ``At``s spell its position).
+
+  It reads like the ``Redex`` it wraps (``node``, ``rule_index``, ``result``, ``error``,
+  ``value``), so states and edges need not know which semantics made them.
+  """
+  __slots__ = ("index", "inner", "redex")
+
+  def __init__(self, index: int, inner: Any) -> None:
+    self.index, self.inner = index, inner
+    self.redex: Redex = inner.redex if type(inner) is At else inner
+
+  def __getattr__(self, name: str) -> Any: return getattr(self.redex, name)
+
+  @property
+  def position(self) -> tuple[int, ...]:
+    """The source indices from the root down to the rewritten occurrence."""
+    out, k = [], self
+    while type(k) is At: out.append(k.index); k = k.inner  # noqa: E702
+    return tuple(out)
+
+  def __repr__(self) -> str: return f"At({self.position}, {self.redex!r})"
+
+
+Semantics = Literal["graph", "tree"]
 
 
 def _error_text(e: BaseException) -> str: return f"{type(e).__name__}: {e}"
@@ -161,8 +188,12 @@ class Stepper:
   identity, so a redex from before a drop is not found in maps made after it.
   """
 
-  def __init__(self, pm: PatternMatcher, ctx: Any = None, map_limit: int = 256, cache_limit: int = 500_000) -> None:
-    self.pm, self.ctx, self.map_limit, self.cache_limit = pm, ctx, map_limit, cache_limit
+  def __init__(self, pm: PatternMatcher, ctx: Any = None, map_limit: int = 256, cache_limit: int = 500_000,
+               semantics: Semantics = "graph") -> None:
+    if semantics not in ("graph", "tree"): raise ValueError(f"semantics must be 'graph' or 'tree', got {semantics!r}")
+    self.pm, self.ctx, self.map_limit, self.cache_limit, self.semantics = pm, ctx, map_limit, cache_limit, semantics
+    # the one place the two semantics differ: how a node's map is made from its sources' maps
+    self._compute_map = self._compute if semantics == "graph" else self._compute_tree
     # (index, pattern, function) per root op, in rule order; a pattern without an op is tried on every op
     self._by_op: dict[Ops, list[tuple[int, Any, Any, Any]]] = {}
     for i, (p, fn) in enumerate(pm.rules):
@@ -230,7 +261,7 @@ class Stepper:
     for s in u.src:
       if s not in maps: break
     else:   # the common case: a new root over known sources
-      m = maps[u] = self._compute(u)
+      m = maps[u] = self._compute_map(u)
       return m
     stack = [u]
     while stack:   # post-order over the nodes without a map yet: iterative, graphs may be deep
@@ -239,7 +270,7 @@ class Stepper:
       pending = [s for s in x.src if s not in maps]
       if pending: stack.extend(pending); continue
       stack.pop()
-      maps[x] = self._compute(x)
+      maps[x] = self._compute_map(x)
     return maps[u]
 
   def _compute(self, x: UOp) -> Any:
@@ -333,6 +364,67 @@ class Stepper:
     _fill_half(out, {r: d for r, d in mb.items() if r not in ma}, get, op, arg, dtype, a, b, False)
     return out
 
+  def _compute_tree(self, x: UOp) -> Any:
+    """Tree semantics: one entry per *occurrence* of a redex below ``x``, the others left as they are.
+
+    A source's entries become ``At(i, entry)`` here, so a node used twice (``a + a``,
+    or a subterm shared by hash consing) gives two steps, each rewriting one use.
+    """
+    local = self._local.get(x) if self._local else None
+    if local is None: local = self._match(x)
+    maps, src = self._maps, x.src
+    cmaps = [maps[s] for s in src]
+    if any(c is _BIG for c in cmaps) or len(local) + sum(len(c) for c in cmaps) > self.map_limit:
+      return self._make_big(x, local)
+    if not any(cmaps): return {r: r.value for r in local} if local else _EMPTY
+    out: dict[Any, Any] = {r: r.value for r in local}
+    op, arg, dtype = x.op, x.arg, x.dtype
+    for i, cm in enumerate(cmaps):
+      for k, c in cm.items():
+        key = At(i, k)
+        if c.__class__ is not UOp: out[key] = c; continue  # noqa: E702
+        new_src = (*src[:i], c, *src[i + 1:])
+        try: out[key] = make_uop(op, new_src, arg, dtype)
+        except UOpError as e:
+          if (n := _ill_typed(op, new_src, arg, dtype, src, k.redex if type(k) is At else k, e)) is not None: out[key] = n
+    return out
+
+  def _iter_big_tree(self, root: UOp) -> Iterator[tuple[Any, UOp | Stuck]]:
+    """Tree semantics, a big root: every occurrence of a redex, depth first, its spine rebuilt (iterative)."""
+    maps, big = self._maps, self._big
+    stack: list[tuple[UOp, Any]] = [(root, None)]   # a node and its path from the root: (index, parent path) or None
+    while stack:
+      u, path = stack.pop()
+      m = maps[u]
+      if m is _BIG:
+        own: Any = [(r, r.value) for r in big[u]]
+        stack.extend((s, (i, path)) for i, s in reversed(list(enumerate(u.src))) if maps[s])
+      else: own = m.items()
+      for k, c in own:
+        key, p = k, path
+        while p is not None:   # up the path: the key's position and the rebuilt spine
+          i, p = p
+          key = At(i, key)
+        yield key, (self._rebuild_path(root, path, c, k) if c.__class__ is UOp else c)
+
+  def _rebuild_path(self, root: UOp, path: Any, new: UOp, k: Any) -> UOp | Stuck:
+    """``root`` with the node at ``path`` replaced by ``new``, the spine above it rebuilt."""
+    spine: list[tuple[UOp, int]] = []
+    u, steps = root, []
+    p = path
+    while p is not None: steps.append(p[0]); p = p[1]  # noqa: E702
+    for i in reversed(steps): spine.append((u, i)); u = u.src[i]  # noqa: E702
+    c: UOp | Stuck = new
+    for u, i in reversed(spine):
+      if c.__class__ is not UOp: return c
+      new_src = (*u.src[:i], c, *u.src[i + 1:])
+      try: c = make_uop(u.op, new_src, u.arg, u.dtype)
+      except UOpError as e:
+        n = _ill_typed(u.op, new_src, u.arg, u.dtype, u.src, k.redex if type(k) is At else k, e)
+        if n is None: return root   # a CALL kept its body: not a step
+        c = n
+    return c
+
   def _make_big(self, x: UOp, local: tuple[Redex, ...]) -> Any:
     self._big[x] = local
     return _BIG
@@ -342,7 +434,7 @@ class Stepper:
   def successors(self, g: UOp) -> Iterable[tuple[Redex, UOp | Stuck]]:
     """``(redex, new root or Stuck)`` for each step from ``g``; lazy when ``g`` is big."""
     m = self.map_of(g)
-    return m.items() if m is not _BIG else self._iter_big(g)
+    return m.items() if m is not _BIG else self.iter_big(g)
 
   def step_map(self, g: UOp) -> dict[Redex, UOp | Stuck] | None:
     """``{redex: new root or Stuck}`` for every step from ``g`` (do not modify it); None if ``g`` is big."""
@@ -351,6 +443,7 @@ class Stepper:
 
   def iter_big(self, g: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
     """The steps from a big ``g``, one at a time."""
+    if self.semantics == "tree": return (kh for kh in self._iter_big_tree(g) if kh[1] is not g)
     return self._iter_big(g)
 
   def is_normal(self, g: UOp) -> bool:
@@ -406,17 +499,17 @@ class Stepper:
     return memo[root]
 
 
-# id(pm) -> its stepper, while something (an exploration, a goal) holds it: its memo
+# (id(pm), semantics) -> its stepper, while something (an exploration, a goal) holds it: its memo
 # tables go with their last user. (Keyed weakly by pm they would live as long as pm,
 # forever for a module's rule set, since the stepper holds pm.) The id is pm's own as
 # long as the stepper, which holds pm, is alive.
-_steppers: weakref.WeakValueDictionary[int, Stepper] = weakref.WeakValueDictionary()
+_steppers: weakref.WeakValueDictionary[tuple[int, str], Stepper] = weakref.WeakValueDictionary()
 
 
-def stepper_for(pm: PatternMatcher, ctx: Any = None) -> Stepper:
-  """The stepper of ``pm`` shared by everything using it now (a fresh one when a ``ctx`` is given)."""
-  if ctx is not None: return Stepper(pm, ctx)
-  if (s := _steppers.get(id(pm))) is None: s = _steppers[id(pm)] = Stepper(pm)
+def stepper_for(pm: PatternMatcher, ctx: Any = None, semantics: Semantics = "graph") -> Stepper:
+  """The stepper of ``pm`` (and ``semantics``) shared by everything using it now (a fresh one when a ``ctx`` is given)."""
+  if ctx is not None: return Stepper(pm, ctx, semantics=semantics)
+  if (s := _steppers.get((id(pm), semantics))) is None: s = _steppers[id(pm), semantics] = Stepper(pm, semantics=semantics)
   return s
 
 

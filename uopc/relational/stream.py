@@ -30,7 +30,7 @@ from typing import Any, Iterator, Literal
 from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge, State
-from uopc.relational.step import Stepper, Stuck, stepper_for
+from uopc.relational.step import Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
 
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
@@ -47,13 +47,13 @@ class Exploration:
 
   def __init__(self, root: UOp, pm: PatternMatcher, *, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-               stepper: Stepper | None = None) -> None:
+               stepper: Stepper | None = None, semantics: Semantics = "graph") -> None:
     if order not in ("bfs", "dfs"): raise ValueError(f"order must be 'bfs' or 'dfs', got {order!r}")
     if max_states is not None and max_states < 1: raise ValueError("max_states must be at least 1")
     if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
     self.root, self.pm = root, pm
     self.max_states, self.max_depth, self.timeout, self.order = max_states, max_depth, timeout, order
-    self.stepper = stepper if stepper is not None else stepper_for(pm, ctx)
+    self.stepper = stepper if stepper is not None else stepper_for(pm, ctx, semantics)
     self._states: list[State] = []
     self._normals: list[State] = []
     self._seen: dict[UOp, State] = {}
