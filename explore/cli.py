@@ -50,6 +50,12 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: boo
   p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
 
 
+def _semantics(p: argparse.ArgumentParser) -> None:
+  p.add_argument("--semantics", choices=("graph", "tree"), default="graph",
+                 help="graph (default): a step rewrites a node at every use, as graph_rewrite does; "
+                      "tree: a step rewrites one occurrence (docs/relational.md)")
+
+
 def register(sub: Any) -> None:
   """Add ``explore`` (with ``reachable`` and ``normal-forms``) to the ``uopc`` subcommands."""
   p = sub.add_parser("explore", help="the relational explorer: every rewrite ordering",
@@ -60,12 +66,14 @@ def register(sub: Any) -> None:
                       description="Stream every graph reachable from the program, with the step that first reached it.")
   _common(r, ("text", "json", "dot"))
   r.add_argument("--dfs", action="store_true", help="depth first instead of breadth first")
+  _semantics(r)
   r.set_defaults(func=cmd_reachable)
 
   n = esub.add_parser("normal-forms", help="every normal form, with a path to each",
                       description="Every normal form of the program with one shortest rewrite path, and which one "
                                   "the canonical engine (graph_rewrite) produces.")
   _common(n, ("text", "json", "dot"))
+  _semantics(n)
   n.set_defaults(func=cmd_normal_forms)
 
   from explore import search_cli   # uopc explore search (issue 5)
@@ -88,7 +96,8 @@ def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool)
   """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from explore.report import state_line
-  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order)
+  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
+               semantics=args.semantics)
   out = sys.stdout
   with _progress(ex, "exploring") as bar:
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
@@ -125,7 +134,8 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
     print(f"program: {show(prog, report.TEXT_TERM_LIMIT)}")
-    print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first")
+    print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first"
+          + ("; tree semantics" if args.semantics == "tree" else ""))
   ex = _explore(prog, args, "dfs" if args.dfs else "bfs", stream_text=text)
   canon, err = canonical_for(prog, args)
   if text:
@@ -145,7 +155,8 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   from uopc.relational import NormalForms
   ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
-  if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)
+  if args.format == "text":
+    report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout)
   elif args.format == "json":
     print(report.json_text(report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)))
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec), end="")

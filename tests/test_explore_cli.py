@@ -254,3 +254,16 @@ def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch,
   monkeypatch.setattr(uopc.cli, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
   out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
   assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3
+
+
+def test_semantics_tree_flag(capsys):
+  prog, rules = str(ROOT / "examples" / "aesara.uir"), str(ROOT / "examples" / "aesara_rules.py") + ":rules"
+  code, out, err = run_cli(capsys, "explore", "reachable", prog, "--rules", rules, "--semantics", "tree", "--format", "json")
+  tree = json.loads(out)
+  code2, out2, _ = run_cli(capsys, "explore", "reachable", prog, "--rules", rules, "--format", "json")
+  assert code == code2 == 0 and err == ""
+  assert len(tree["states"]) == 21 and len(json.loads(out2)["states"]) == 19
+  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--rules", rules, "--semantics", "tree")
+  assert code == 0 and out.splitlines()[1] == f"rules: {rules}; tree semantics"
+  with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, "--semantics", "forest"])
+  assert e.value.code == 2

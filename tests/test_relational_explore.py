@@ -277,3 +277,29 @@ def test_exploring_gives_its_memory_back():
     kept = tracemalloc.get_traced_memory()[0] - before
   finally: tracemalloc.stop()
   assert kept < 256 * 1024, f"{kept} bytes kept by 10 dropped explorations"
+
+
+# ---- tree semantics: the Aesara issue's running example (examples/aesara.uir)
+
+def test_the_aesara_example_reaches_the_eight_anticipated_graphs_under_tree_semantics():
+  from pathlib import Path
+  from uopc import parse_uir
+  from uopc.rulesets import resolve_rules
+  root = Path(__file__).resolve().parent.parent
+  prog = parse_uir((root / "examples" / "aesara.uir").read_text())
+  rules = resolve_rules(str(root / "examples" / "aesara_rules.py") + ":rules")
+  # the anticipated graphs, with binary adds: log exp(x + x) + x + x, log exp(2x) + x + x, 2x + x + x,
+  # 2x + 2x, log exp(x + x) + 2x, x + x + 2x, x + x + x + x, 4x
+  anticipated = ["add(add(log2(exp2(add(p0, p0))), p0), p0)", "add(add(log2(exp2(mul(p0, 2.0))), p0), p0)",
+                 "add(add(mul(p0, 2.0), p0), p0)", "add(mul(p0, 2.0), mul(p0, 2.0))",
+                 "add(log2(exp2(add(p0, p0))), mul(p0, 2.0))", "add(add(p0, p0), mul(p0, 2.0))",
+                 "add(add(add(p0, p0), p0), p0)", "mul(p0, 4.0)"]
+  tree = explore(prog, rules, semantics="tree")
+  graph = explore(prog, rules)
+  assert tree.complete and graph.complete
+  reached_tree, reached_graph = {s.term() for s in tree.states}, {s.term() for s in graph.states}
+  assert set(anticipated) <= reached_tree
+  # under graph semantics x + x is one node, inside exp and beside it: rewriting it rewrites both uses
+  assert set(anticipated) - reached_graph == {"add(log2(exp2(add(p0, p0))), mul(p0, 2.0))", "add(add(p0, p0), mul(p0, 2.0))"}
+  assert reached_graph < reached_tree
+  assert [s.term() for s in tree.normal_forms] == [s.term() for s in graph.normal_forms]

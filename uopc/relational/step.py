@@ -80,6 +80,7 @@ class Redex:
   ``error`` says what happened. Redexes are made once per node and compared by identity.
   """
   __slots__ = ("node", "rule_index", "result", "error", "value")
+  position: tuple[int, ...] = ()   # tree semantics: the occurrence rewritten, as source indices (here: the node itself)
 
   def __init__(self, node: UOp, rule_index: int, result: UOp | None, error: str | None = None) -> None:
     self.node, self.rule_index, self.result, self.error = node, rule_index, result, error
