@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import graphs
-from uopc import Ops, PatternMatcher, UOp, UPat, fold, symbolic
+from uopc import Ops, PatternMatcher, UOp, UPat, fold, graph_rewrite, symbolic
 from uopc.relational import Stepper, Stuck, successors
 from uopc.rulesets import resolve_rules
 from uopc.rewrite import rebuild
@@ -21,7 +21,8 @@ def brute_force(pm: PatternMatcher, g: UOp) -> tuple[set, set]:
   Returns ({(node, rule index, result, new root)}, {(node, rule index)} of failing steps).
   """
   steps, failures = set(), set()
-  for n in g.toposort():
+  enter = outside_kept_bodies(pm)
+  for n in g.toposort(enter):
     for i, (p, fn) in enumerate(pm.rules):
       for b in p.match(n, {}):
         try: m = fn(**b)
@@ -30,19 +31,32 @@ def brute_force(pm: PatternMatcher, g: UOp) -> tuple[set, set]:
           continue
         if m is None or m is n: continue
         if not isinstance(m, UOp): failures.add((n, i)); continue  # noqa: E702
-        try: h = replace_all(g, n, m)
+        try: h = replace_all(g, n, m, enter)
         except UOpError: failures.add((n, i)); continue  # noqa: E702
         if h is not g: steps.add((n, i, m, h))
   return steps, failures
 
 
-def replace_all(g: UOp, n: UOp, m: UOp) -> UOp:
+def outside_kept_bodies(pm: PatternMatcher):
+  """A ``toposort`` enter function that skips the bodies ``graph_rewrite`` keeps as written: a CALL whose body's
+  normal form would not type-check in it (such a body is not rewritten at all)."""
+  def kept(u: UOp) -> bool:
+    if u.op is not Ops.CALL: return False
+    try: nf = graph_rewrite(u.src[0], pm)
+    except Exception: return False   # the engine fails on the body: no opinion
+    try: UOp(Ops.CALL, (nf, *u.src[1:]), u.arg)
+    except UOpError: return True
+    return False
+  return lambda u: u.src[1:] if kept(u) else u.src
+
+
+def replace_all(g: UOp, n: UOp, m: UOp, enter) -> UOp:
   """``g`` with every use of ``n`` seeing ``m``, each user rebuilt as the canonical engine rebuilds (a CALL whose
-  new body does not type-check keeps its body)."""
+  new body does not type-check keeps its body); kept bodies are left alone."""
   memo: dict[UOp, UOp] = {n: m}
-  for u in g.toposort():
+  for u in g.toposort(enter):
     if u in memo: continue
-    src = tuple(memo[s] for s in u.src)
+    src = tuple(memo.get(s, s) for s in u.src)
     memo[u] = u if all(a is b for a, b in zip(src, u.src)) else rebuild(u, src)
   return memo[g]
 
@@ -50,9 +64,12 @@ def replace_all(g: UOp, n: UOp, m: UOp) -> UOp:
 def tree_brute_force(pm: PatternMatcher, g: UOp) -> set:
   """Every step under tree semantics: each occurrence (path) of each node, each rule, each binding."""
   steps = set()
+  enter = outside_kept_bodies(pm)
   def positions(u: UOp, path: tuple):
     yield u, path
-    for i, s in enumerate(u.src): yield from positions(s, path + (i,))
+    skip = len(u.src) - len(enter(u))
+    for i, s in enumerate(u.src):
+      if i >= skip: yield from positions(s, path + (i,))
   for n, path in positions(g, ()):
     for i, (p, fn) in enumerate(pm.rules):
       for b in p.match(n, {}):

@@ -37,7 +37,7 @@ from typing import Any, Iterable, Iterator, Literal
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
-from uopc.rewrite import rewrite_problem
+from uopc.rewrite import graph_rewrite, rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, UOpError
 
@@ -203,6 +203,7 @@ class Stepper:
     self._maps: dict[UOp, Any] = {}      # node -> {Redex: rewritten node | Stuck}, _EMPTY, or _BIG
     self._big: dict[UOp, tuple[Redex, ...]] = {}   # big node -> its own redexes
     self._local: dict[UOp, tuple[Redex, ...]] = {}   # own redexes, for nodes asked about directly
+    self._frozen: dict[UOp, bool] = {}   # CALL -> its body is kept as written (see frozen)
     self._pinned = 0   # lazy successor streams in progress: the tables must not be dropped under them
 
   def rule_name(self, index: int) -> str:
@@ -211,7 +212,7 @@ class Stepper:
 
   def clear(self) -> None:
     """Forget every memoized node."""
-    self._maps.clear(); self._big.clear(); self._local.clear()  # noqa: E702
+    self._maps.clear(); self._big.clear(); self._local.clear(); self._frozen.clear()  # noqa: E702
 
   # ---- a node's own redexes
 
@@ -280,6 +281,7 @@ class Stepper:
     src = x.src
     if not src: return {r: r.value for r in local} if local else _EMPTY
     maps = self._maps
+    if x.op is Ops.CALL and self.frozen(x): return self._from_sources(x, local, [_EMPTY, *(maps[s] for s in src[1:])])
     if len(src) == 2:   # the hot path (no comprehensions: each is a function call)
       a, b = src
       ma, mb = maps[a], maps[b]
@@ -318,7 +320,11 @@ class Stepper:
               if (n := _ill_typed(op, (*pre, c, *post), arg, dtype, src, r, e)) is not None: out[r] = n
           else: out[r] = c
       return out
-    cmaps = [maps[s] for s in src]
+    return self._from_sources(x, local, [maps[s] for s in src])
+
+  def _from_sources(self, x: UOp, local: tuple[Redex, ...], cmaps: list[Any]) -> Any:
+    """The map of ``x`` from its sources' maps ``cmaps`` (the general case: any number of sources with redexes)."""
+    src = x.src
     live = [j for j, c in enumerate(cmaps) if c]
     if any(cmaps[j] is _BIG for j in live): return self._make_big(x, local)
     if len(local) + sum(len(cmaps[j]) for j in live) > self.map_limit:
@@ -375,6 +381,7 @@ class Stepper:
     if local is None: local = self._match(x)
     maps, src = self._maps, x.src
     cmaps = [maps[s] for s in src]
+    if x.op is Ops.CALL and self.frozen(x): cmaps[0] = _EMPTY
     if any(c is _BIG for c in cmaps) or len(local) + sum(len(c) for c in cmaps) > self.map_limit:
       return self._make_big(x, local)
     if not any(cmaps): return {r: r.value for r in local} if local else _EMPTY
@@ -399,7 +406,8 @@ class Stepper:
       m = maps[u]
       if m is _BIG:
         own: Any = [(r, r.value) for r in big[u]]
-        stack.extend((s, (i, path)) for i, s in reversed(list(enumerate(u.src))) if maps[s])
+        skip = 1 if u.op is Ops.CALL and self.frozen(u) else 0
+        stack.extend((s, (i, path)) for i, s in reversed(list(enumerate(u.src))) if i >= skip and maps[s])
       else: own = m.items()
       for k, c in own:
         key, p = k, path
@@ -425,6 +433,25 @@ class Stepper:
         if n is None: return root   # a CALL kept its body: not a step
         c = n
     return c
+
+  def frozen(self, call: UOp) -> bool:
+    """True if no step rewrites inside this CALL's body: the canonical engine keeps it as written.
+
+    ``graph_rewrite`` rewrites a CALL's body to its normal form, and when that normal form
+    lost a PARAM (the CALL would no longer type-check) it keeps the body *as written*
+    (``uopc.rewrite.rebuild``). The explorer does the same, so that the canonical
+    result is one of its normal forms: such a body is not rewritten at all.
+    """
+    if (f := self._frozen.get(call)) is None:
+      body = call.src[0]
+      try: nf = graph_rewrite(body, self.pm, ctx=self.ctx, max_steps=200_000 + 20 * len(body.toposort()))
+      except Exception: nf = body   # the engine fails on this body: no opinion, the steps stay
+      f = False
+      if nf is not body:
+        try: make_uop(Ops.CALL, (nf, *call.src[1:]), call.arg, call.dtype)
+        except UOpError: f = True
+      self._frozen[call] = f
+    return f
 
   def _make_big(self, x: UOp, local: tuple[Redex, ...]) -> Any:
     self._big[x] = local
@@ -467,7 +494,7 @@ class Stepper:
         m = maps[u]
         if m is _BIG:
           local = big[u]
-          stack.extend(s for s in reversed(u.src) if maps[s])
+          stack.extend(s for s in reversed(u.src[1:] if u.op is Ops.CALL and self.frozen(u) else u.src) if maps[s])
         else: local = m
         for r in local:
           if r not in seen:
@@ -491,6 +518,7 @@ class Stepper:
         stack.extend((s, False) for s in u.src if s not in memo)
         continue
       new_src = [memo[s] for s in u.src]
+      if u.op is Ops.CALL and self.frozen(u): new_src[0] = u.src[0]
       if (stuck := next((c for c in new_src if type(c) is not UOp), None)) is not None: memo[u] = stuck; continue
       if all(a is b for a, b in zip(new_src, u.src)): memo[u] = u; continue
       try: memo[u] = UOp(u.op, tuple(new_src), u.arg, u.dtype)
