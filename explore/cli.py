@@ -6,7 +6,7 @@ prints every normal form with one shortest rewrite path and marks the one the
 canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
 ``--max-states`` (default 10,000), ``--max-depth`` (default 50), ``--timeout``
 (default 30 s), ``--max-memory`` (``uopc.budget``), ``--max-steps`` (the canonical
-engine's) and ``--format text|json|dot``.
+engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json and html).
 
 Exit codes: 0 the space was explored completely, 1 a rule raised (its stuck steps
 are printed), 3 a bound was hit (the partial result is still printed), 130/143
@@ -48,6 +48,16 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: boo
   add_bounds(p, DEFAULT_TIMEOUT)
   if canonical: add_max_steps(p)
   p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
+  if "html" in formats: add_output(p)
+  if "dot" in formats:
+    p.add_argument("--dot-max-nodes", type=positive_int, default=None, metavar="N",
+                   help="--format dot: draw at most N states (the program, the canonical path and the normal forms first)")
+    p.add_argument("--dot-paths", action="store_true", help="--format dot: only the normal forms and the paths to them")
+
+
+def add_output(p: argparse.ArgumentParser) -> None:
+  """``-o FILE``: where ``--format json`` and ``html`` write (default stdout)."""
+  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE, whole or not at all (default stdout)")
 
 
 def _semantics(p: argparse.ArgumentParser) -> None:
@@ -64,7 +74,7 @@ def register(sub: Any) -> None:
 
   r = esub.add_parser("reachable", help="every reachable graph (bounded, streamed)",
                       description="Stream every graph reachable from the program, with the step that first reached it.")
-  _common(r, ("text", "json", "dot"))
+  _common(r, ("text", "json", "dot", "html"))
   r.add_argument("--dfs", action="store_true", help="depth first instead of breadth first")
   _semantics(r)
   r.set_defaults(func=cmd_reachable)
@@ -72,7 +82,7 @@ def register(sub: Any) -> None:
   n = esub.add_parser("normal-forms", help="every normal form, with a path to each",
                       description="Every normal form of the program with one shortest rewrite path, and which one "
                                   "the canonical engine (graph_rewrite) produces.")
-  _common(n, ("text", "json", "dot"))
+  _common(n, ("text", "json", "dot", "html"))
   _semantics(n)
   n.set_defaults(func=cmd_normal_forms)
 
@@ -82,6 +92,8 @@ def register(sub: Any) -> None:
   order_cli.register(esub); pairs_cli.register(esub)  # noqa: E702
   from explore import best_cli   # uopc explore best (issue 13)
   best_cli.register(esub)
+  from explore import html   # uopc explore view saved.json (issue 14)
+  html.register(esub)
 
 
 @contextlib.contextmanager
@@ -129,7 +141,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 
 
 def _reachable(prog: Any, args: argparse.Namespace) -> int:
-  from explore import report
+  from explore import html, report
   from uopc.term import show
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
@@ -140,8 +152,8 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   canon, err = canonical_for(prog, args)
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
-  elif args.format == "json": print(report.json_text(report.to_json(ex, prog, args.rules.spec, canon, err)))
-  else: print(report.to_dot(ex, canon, args.rules.spec), end="")
+  elif args.format in ("json", "html"): html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err), "reachable")
+  else: print(report.to_dot(ex, canon, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 
 
@@ -151,15 +163,15 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
 
 
 def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
-  from explore import report
+  from explore import html, report
   from uopc.relational import NormalForms
   ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
   if args.format == "text":
     report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout)
-  elif args.format == "json":
-    print(report.json_text(report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)))
-  else: print(report.to_dot(ex, nf.canonical, args.rules.spec), end="")
+  elif args.format in ("json", "html"):
+    html.emit(args, report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True), "normal-forms")
+  else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 
 

@@ -44,7 +44,7 @@ def register(esub: Any) -> None:
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
                                   "was hit, 1 the canonical engine failed, 2 bad input.")
-  _common(p, ("text", "json"))
+  _common(p, ("text", "json", "html"))
   p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
   p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
@@ -79,11 +79,11 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   if args.permutations:
     trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps), None, grace=True)
     cut = cut or trials is None
-  if args.format == "json":
-    from explore.report import json_text
+  if args.format in ("json", "html"):
+    from explore import html
     data = to_json(report, args.rules.spec, pm, trials)
     if cut: data.update(complete=False, bound=stopped())
-    print(json_text(data))
+    html.emit(args, data, "order")
   else:
     write_text(report, args.rules.spec, pm, sys.stdout, trials)
     if cut and trials is None and args.permutations: print(f"other rule orders: not tried ({stopped_text()})")

@@ -38,7 +38,9 @@ def register(esub: Any) -> None:
                                   "raised, 3 undecided (a bound was hit), 2 bad input.")
   p.add_argument("ruleset", nargs="?", type=rules_arg, default="symbolic", metavar="RULESET",
                  help="symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, or file.py:attr")
-  p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+  p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (default text)")
+  from explore.cli import add_output
+  add_output(p)
   p.add_argument("--all", action="store_true", help="also list the joinable pairs (text)")
   p.add_argument("--max-instances", type=positive_int, default=64, metavar="N", help="instances tried per pair (default 64)")
   p.add_argument("--max-states", type=positive_int, default=2_000, metavar="N",
@@ -68,9 +70,9 @@ def _pairs(args: argparse.Namespace) -> int:
   if report is None:   # stopped while the overlaps were computed, before any pair
     print(f"no pair checked: {stopped_text()}")
     return EXIT_BOUND
-  if args.format == "json":
-    from explore.report import json_text
-    print(json_text(to_json(report, args.ruleset.spec)))
+  if args.format in ("json", "html"):
+    from explore import html
+    html.emit(args, to_json(report, args.ruleset.spec), "pairs")
   else: write_text(report, args.ruleset.spec, sys.stdout, show_all=args.all)
   return exit_code(report)
 

@@ -138,15 +138,29 @@ def json_text(data: dict[str, Any]) -> str:
   return json.dumps(data, indent=1, ensure_ascii=False)
 
 
-def to_dot(ex: Exploration, canonical: Any, rules: str) -> str:
-  """The state graph as Graphviz DOT source: rule-labelled edges, normal forms doubled, the canonical one filled."""
+def dot_states(ex: Exploration, canonical: Any, max_nodes: int | None = None, paths_only: bool = False) -> list[State]:
+  """The states a DOT drawing keeps: with ``paths_only`` the normal forms and the paths to them (and to the
+  canonical result); at most ``max_nodes``, the program, the canonical path and the normal forms first."""
+  canon_state = None if canonical is None else ex.state_of(canonical)
+  ends = ([canon_state] if canon_state is not None else []) + ex.normal_forms
+  on_paths = [t for s in ends for t in [*(e.source for e in s.path()), s]]
+  wanted = on_paths if paths_only else [*on_paths, *ex.states]
+  keep = list({s.id: s for s in ([ex.states[0]] if ex.states else []) + wanted}.values())
+  return sorted(keep if max_nodes is None else keep[:max_nodes], key=lambda s: s.id)
+
+
+def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = None, paths_only: bool = False) -> Any:
+  """The state graph as a ``graphviz.Digraph`` (Jupyter renders it; ``.source`` is the DOT text): rule-labelled edges,
+  normal forms doubled, the canonical one filled. ``max_nodes`` and ``paths_only`` (``dot_states``) keep large spaces legible."""
   import graphviz   # deferred: only DOT output needs it
   canon_state = None if canonical is None else ex.state_of(canonical)
+  states = dot_states(ex, canonical, max_nodes, paths_only)
+  drawn = f"{len(states)} of {len(ex.states)} states drawn" if len(states) < len(ex.states) else f"{len(ex.states)} states"
   dot = graphviz.Digraph("states", comment=f"uopc explore, rules {rules}: {bound_text(ex)}",
-                         graph_attr={"rankdir": "TB", "label": f"rules {rules}: {len(ex.states)} states, {bound_text(ex)}"},
+                         graph_attr={"rankdir": "TB", "label": f"rules {rules}: {drawn}, {bound_text(ex)}"},
                          node_attr={"shape": "box", "fontname": "monospace", "fontsize": "10"},
                          edge_attr={"fontname": "monospace", "fontsize": "8"})
-  for s in ex.states:
+  for s in states:
     attrs: dict[str, str] = {}
     label = f"#{s.id} {s.term(DOT_TERM_LIMIT)}"
     if s.error is not None:
@@ -156,6 +170,8 @@ def to_dot(ex: Exploration, canonical: Any, rules: str) -> str:
     if s is canon_state: attrs.update(style="filled", fillcolor="palegreen")
     if s.id == 0: attrs["penwidth"] = "2"
     dot.node(str(s.id), label, **attrs)
+  ids = {s.id for s in states}
   for e in ex.edges:
-    dot.edge(str(e.source.id), str(e.target.id), label=short_rule(e.rule), **({"color": "red"} if e.error else {}))
-  return dot.source
+    if e.source.id in ids and e.target.id in ids:
+      dot.edge(str(e.source.id), str(e.target.id), label=short_rule(e.rule), **({"color": "red"} if e.error else {}))
+  return dot

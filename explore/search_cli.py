@@ -42,7 +42,7 @@ def register(sub: Any) -> None:
                                  "(?x binds a hole, the same name twice binds one node, _ matches anything), or with --to a "
                                  "graph both programs rewrite to. Exit codes: 0 found, 1 not found (the whole space was "
                                  "searched), 3 not found before a bound, 2 bad input.")
-  _common(p, ("text", "json"), canonical=False)
+  _common(p, ("text", "json", "html"), canonical=False)
   what = p.add_mutually_exclusive_group(required=True)
   what.add_argument("--target", metavar="TERM", help="a term with holes, e.g. 'add(mul(p0, 3), ?c)'")
   what.add_argument("--target-file", metavar="FILE", help="a .uir program: search for exactly this graph")
@@ -91,7 +91,7 @@ def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
   with _progress(args.max_states, "searching") as progress:
     r = bounded(lambda: search(prog, target, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
       or SearchResult(target, None, 0, stopped(), 0.0)   # interrupted outside its exploration: nothing to keep
-  if args.format == "json": _print_json(search_json(r, prog, args))
+  if args.format != "text": _print_json(search_json(r, prog, args), args)
   else:
     for line in search_text(r, prog, args): print(line)
   return _exit_code(r.found, r.bound, r.stuck)
@@ -125,7 +125,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
                          "searched": m.searched, "path": _steps(m.path)} for m in matches],
             "searched": stream.searched, "bound": bound, "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
-    _print_json(data)
+    _print_json(data, args)
   return _exit_code(bool(matches), bound, stream.stuck)
 
 
@@ -140,7 +140,7 @@ def _cmd_meet(a: Any, b: Any, args: argparse.Namespace) -> int:
   with _progress(args.max_states, "meeting") as progress:
     r = bounded(lambda: meet(a, b, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
       or MeetResult(None, 0, 0, stopped(), 0.0)   # interrupted outside its explorations: nothing to keep
-  if args.format == "json": _print_json(meet_json(r, a, b, args))
+  if args.format != "text": _print_json(meet_json(r, a, b, args), args)
   else:
     for line in meet_text(r, a, b, args): print(line)
   return _exit_code(r.found, r.bound, r.stuck)
@@ -250,6 +250,7 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
 
 
-def _print_json(data: dict[str, Any]) -> None:
-  import json
-  print(json.dumps(data, indent=1, ensure_ascii=False))
+def _print_json(data: dict[str, Any], args: argparse.Namespace) -> None:
+  """``--format json`` or ``html`` of the dict, to stdout or ``-o FILE``."""
+  from explore import html
+  html.emit(args, data, "search")

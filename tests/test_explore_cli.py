@@ -157,7 +157,7 @@ def test_bad_input_is_one_line_exit_2(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("flags", [["--max-states", "0"], ["--max-depth", "-1"], ["--timeout", "nan"],
-                                   ["--format", "html"]])
+                                   ["--format", "svg"]])
 def test_bad_flags_exit_2(capsys, prog, flags):
   with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, *flags])
   assert e.value.code == 2
@@ -254,6 +254,27 @@ def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch,
   monkeypatch.setattr(uopc.cli, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
   out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
   assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3
+
+
+def test_dot_for_python_is_a_digraph_and_large_spaces_can_be_cut(capsys, prog):
+  import graphviz
+  from explore.report import dot_states, to_dot
+  from uopc.relational import canonical, explore
+  from uopc.symbolic import symbolic
+  from uopc.uir import parse_uir
+  g = parse_uir(SUM)
+  ex = explore(g, symbolic).run()
+  canon, _ = canonical(g, symbolic)
+  dot = to_dot(ex, canon, "symbolic")
+  assert isinstance(dot, graphviz.Digraph) and dot.source.count(" -> ") == len(ex.edges)
+  paths = dot_states(ex, canon, paths_only=True)
+  on_paths = {s.id for nf in ex.normal_forms for s in [*(e.source for e in nf.path()), nf]}
+  assert {s.id for s in paths} == on_paths and len(paths) < len(ex.states)
+  assert [s.id for s in dot_states(ex, canon, max_nodes=3)][:1] == [0] and len(dot_states(ex, canon, max_nodes=3)) == 3
+  code, out, _ = run_cli(capsys, "explore", "reachable", prog, "--format", "dot", "--dot-max-nodes", "5")
+  assert code == 0 and out.count("label=\"#") == 5 and f"5 of {len(ex.states)} states drawn" in out
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--format", "dot", "--dot-paths")
+  assert code == 0 and out.count("label=\"#") == len(on_paths)
 
 
 def test_semantics_tree_flag(capsys):

@@ -45,3 +45,17 @@ def test_the_trace_variable_is_read_when_uopc_is_imported():
     err = subprocess.run([sys.executable, "-c", code], env={**__import__("os").environ, "UOPC_TRACE": value},
                          capture_output=True, text=True, check=True).stderr
     assert (": add(1, 4) -> 5" in err) is traced, (value, err)
+
+
+def test_rewrite_json_steps_chain_from_the_program_to_the_result():
+  from uopc.symbolic import symbolic
+  from uopc.trace import rewrite_json
+  from uopc.uop import UOp
+  p0, p1 = UOp.param(0), UOp.param(1)
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0) * (UOp.const(2) + UOp.const(3))
+  d = rewrite_json(prog, symbolic, 10_000)
+  steps = d["steps"]
+  assert d["error"] is None and len(steps) >= 4
+  assert steps[0]["before"] == d["program"] and steps[-1]["after"] == d["result"] == "add(p0, mul(p1, 5))"
+  assert all(a["after"] == b["before"] for a, b in zip(steps, steps[1:]))
+  assert all(s["node"] in s["before"] for s in steps)

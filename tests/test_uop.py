@@ -209,3 +209,11 @@ def test_a_node_memo_keeps_no_node_alive_past_a_collection():
 def test_argless_ops_have_no_arg(g):
   """``ARGLESS`` is what patterns of these ops may assume: their nodes never carry an arg."""
   assert all(u.arg is None for u in g.toposort() if u.op in ARGLESS)
+
+
+@pytest.mark.parametrize("make", [lambda s: UOp.param(0).call(UOp.param(0), name=s), lambda s: UOp.param(0, addrspace=s)])
+def test_a_name_must_be_text(make):
+  """A lone surrogate is no character: refused when the node is made (the .uir parser refuses it where it is written)."""
+  for bad in ("\ud800", "a\udfffb", "\ud800\udfff"):   # the last is two lone surrogates, not one astral character
+    with pytest.raises(UOpError, match="is not text: lone surrogate U\\+D"): make(bad)
+  assert make("\U000103ff ok").op in (Ops.CALL, Ops.PARAM)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import signal
 import importlib.metadata
 import re
@@ -24,7 +25,7 @@ from uopc.matcher import PatternMatcher
 from uopc.rewrite import ProgramError, RewriteLoopError, RuleError, graph_rewrite
 from uopc.rulesets import RuleSetError, resolve_rules
 from uopc.term import show
-from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher
+from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher, rewrite_json
 from uopc.uir import UIRError, parse_literal, parse_uir, to_uir
 from uopc.uop import UOp, UOpError, call_params
 
@@ -255,6 +256,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_simplify(args: argparse.Namespace) -> int:
   prog = load_program(args.file)
+  if args.format != "uir": return rewrite_report(prog, args, "simplify")
   try: out = graph_rewrite(prog, args.rules.pm, max_steps=max_steps_for(prog, args.max_steps))
   except PROGRAM_FAILURES as e: raise program_failed(args.file, e) from None
   write_out(to_uir(out))
@@ -264,12 +266,29 @@ def cmd_simplify(args: argparse.Namespace) -> int:
 def cmd_trace(args: argparse.Namespace) -> int:
   prog = load_program(args.file)
   if args.param: prog = bind_cli_params(prog, args.param, args.file)
+  if args.format != "text": return rewrite_report(prog, args, "trace")
   pm = StatsMatcher(args.rules.pm) if args.stats else TracingMatcher(args.rules.pm, out=sys.stdout)
   print(f"program: {show(prog, TERM_LIMIT)}")
   try: out = graph_rewrite(prog, pm, max_steps=max_steps_for(prog, args.max_steps))
   except PROGRAM_FAILURES as e: raise program_failed(args.file, e) from None
   write_out(f"result: {show(out, TERM_LIMIT)}\n" + (pm.table() + "\n" if args.stats else ""))
   return EXIT_OK
+
+
+def rewrite_report(prog: UOp, args: argparse.Namespace, command: str) -> int:
+  """``--format json|html`` of ``simplify`` and ``trace``: every firing of the canonical engine with the graph before and after."""
+  data = rewrite_json(prog, args.rules.pm, max_steps_for(prog, args.max_steps), args.rules.spec)
+  from explore.html import write_page, write_text   # lazy: the page's viewer is the explorer's (the engine never imports it)
+  if args.format == "json": write_text(args.output, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+  else: write_page(args.output, data, "trace", f"uopc {command}: {args.file}")
+  return EXIT_OK if data["error"] is None else EXIT_FAILED
+
+
+def add_rewrite_formats(p: argparse.ArgumentParser, first: str) -> None:
+  """``--format`` (``first``, json or html) and ``-o`` of ``simplify`` and ``trace``."""
+  p.add_argument("--format", choices=(first, "json", "html"), default=first,
+                 help=f"output format (default {first}); json and html: every firing with the graph before and after")
+  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE (default stdout)")
 
 
 def add_max_steps(p: argparse.ArgumentParser) -> None:
@@ -298,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
                  help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, file.py:attr (a rules file is code: it runs)")
   add_max_steps(p)
   add_bounds(p)
+  add_rewrite_formats(p, "uir")
   p.set_defaults(func=cmd_simplify)
 
   p = sub.add_parser("trace", help="each rule firing of the canonical engine", description="Print every rule lookup of graph_rewrite.")
@@ -307,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
   p.add_argument("--stats", action="store_true", help="per-rule tries/matches/fires/time instead of the trace")
   add_max_steps(p)
   add_bounds(p)
+  add_rewrite_formats(p, "text")
   p.set_defaults(func=cmd_trace)
 
   for module in COMMAND_MODULES: importlib.import_module(module).register(sub)

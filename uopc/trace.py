@@ -20,16 +20,17 @@ import sys
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, NamedTuple, TextIO
 
 from uopc.matcher import PatternMatcher, Rule
-from uopc.rewrite import check_preserves_type
+from uopc.rewrite import ProgramError, RewriteLoopError, check_preserves_type, graph_rewrite
 from uopc.term import show
 from uopc.upat import Bindings, UPat
 from uopc.upat_compile import call_rule, compile_match
 from uopc.uop import UOp
 
 TERM_LIMIT = 2000   # a term expands sharing; keep trace lines readable on big graphs
+MAX_GRAPH_STEPS = 1000   # firings whose whole graph before and after is recorded (each costs a walk of the graph)
 
 
 def visit_line(u: UOp, result: UOp | None, rule: str | None = None) -> str:
@@ -105,3 +106,59 @@ class StatsMatcher(PatternMatcher):
     lines = [f"{'tries':>8} {'matches':>8} {'fires':>8} {'time ms':>9}  {'where':{w}}  rule"]
     lines += [f"{s.tries:8d} {s.matches:8d} {s.fires:8d} {s.seconds * 1e3:9.3f}  {s.location:{w}}  {s.name}" for s in rows]
     return "\n".join(lines)
+
+
+class Firing(NamedTuple):
+  """One rule firing of the canonical engine: rule ``rule_index`` rewrote ``node`` into ``result``."""
+  node: UOp
+  rule_index: int
+  result: UOp
+
+
+class RecordingMatcher(PatternMatcher):
+  """``pm``'s rules, recording every firing of ``graph_rewrite`` in ``firings``."""
+
+  def __init__(self, pm: PatternMatcher) -> None:
+    super().__init__(pm.rules, compiled=pm.compiled)
+    self.firings: list[Firing] = []
+    self.index: dict[int, int] = {}
+    for i, rule in enumerate(pm.rules): self.index.setdefault(id(rule), i)   # the first copy is the one fire() finds
+
+  def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
+    fired = super().fire(u, ctx)
+    if fired is not None: self.firings.append(Firing(u, self.index[id(fired[0])], fired[1]))
+    return fired
+
+
+def rules_label(pm: PatternMatcher) -> str:
+  """The rule sets a matcher's rules come from, as ``--rules`` names them: ``symbolic+evaluate``."""
+  return "+".join(dict.fromkeys(pm.name_of(r).split("#", 1)[0] for r in pm.rules))
+
+
+def rewrite_json(prog: UOp, pm: PatternMatcher, max_steps: int, rules: str | None = None) -> dict[str, Any]:
+  """``graph_rewrite(prog, pm)`` step by step, as a JSON-ready dict (what ``uopc trace --format json`` prints).
+
+  Each firing has the whole graph before and after it: the program with every earlier
+  firing applied (``after`` is ``before`` when the engine rewrote a node it had already
+  replaced, reusing its memo). The first ``MAX_GRAPH_STEPS`` firings carry graphs.
+
+  >>> from uopc.symbolic import symbolic
+  >>> d = rewrite_json(UOp.param(0) * 1 + 0, symbolic, 1000)
+  >>> d["result"], [(s["node"], s["before"], s["after"]) for s in d["steps"]]
+  ('p0', [('mul(p0, 1)', 'add(mul(p0, 1), 0)', 'add(p0, 0)'), ('add(p0, 0)', 'add(p0, 0)', 'p0')])
+  """
+  rec = RecordingMatcher(pm)
+  result, error = None, None
+  try: result = graph_rewrite(prog, rec, max_steps=max_steps)
+  except (ProgramError, RewriteLoopError) as e: error = f"{type(e).__name__}: {e}"
+  steps: list[dict[str, Any]] = []
+  graph = prog
+  for k, f in enumerate(rec.firings):
+    step = {"rule": pm.name_of(pm.rules[f.rule_index]), "node": show(f.node, TERM_LIMIT), "result": show(f.result, TERM_LIMIT)}
+    if k < MAX_GRAPH_STEPS:
+      before = graph
+      if f.node in set(graph.toposort()): graph = graph.substitute({f.node: f.result})
+      step.update(before=show(before, TERM_LIMIT), after=show(graph, TERM_LIMIT))
+    steps.append(step)
+  return {"program": show(prog, TERM_LIMIT), "rules": rules or rules_label(pm), "result": None if result is None else show(result, TERM_LIMIT),
+          "error": error, "steps": steps}

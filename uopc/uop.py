@@ -126,6 +126,11 @@ class UOp:
     from uopc.term import show
     return f"UOp({self.op!r}, {self.dtype!r}, {show(self, limit=200)})"
 
+  def _repr_svg_(self) -> str:
+    """Jupyter draws a UOp as its DAG (``uopc.draw``: each shared node once)."""
+    from uopc.draw import dag_svg
+    return dag_svg(self)
+
   # ---- constructors
   @staticmethod
   def const(v: Any, dtype: DType | None = None) -> UOp:
@@ -399,9 +404,17 @@ def _same_shape(op: Ops, src: tuple[UOp, ...]) -> Shape:
 # distinct node (hash-consing hits skip them), but a rewrite creates many nodes, so the
 # common ALU cases are kept short.
 
+def _text(what: str, s: Any) -> None:
+  """A name must be text: a lone surrogate ("\\ud800") is no character, and no output could hold it."""
+  if not isinstance(s, str): raise UOpError(f"{what} must be a string, got {s!r}")
+  try: s.encode("utf-8")
+  except UnicodeEncodeError as e: raise UOpError(f"{what} is not text: lone surrogate U+{ord(s[e.start]):04X}") from None
+
+
 def _check_leaf(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
   _arity(op, src, 0)
   if op is Ops.CONST: return ()
+  if arg.addrspace is not None: _text("PARAM: addrspace", arg.addrspace)
   if type(arg.slot) is not int or arg.slot < 0: raise UOpError(f"PARAM: slot must be a non-negative int, got {arg.slot!r}")
   if arg.dtype is not dtype: raise UOpError(f"PARAM: dtype {dtype.name} differs from its arg's {arg.dtype.name}")
   return _dims(op, arg.shape, "shape")
@@ -473,7 +486,7 @@ def _check_index(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape
 
 def _check_call(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any) -> Shape:
   if not src: raise UOpError("CALL: needs a body")
-  if arg is not None and not isinstance(arg, str): raise UOpError(f"CALL: name must be a string, got {arg!r}")
+  if arg is not None: _text("CALL: name", arg)
   body, args = src[0], src[1:]
   params: dict[int, UOp] = {}
   for p in call_params(body):

@@ -28,6 +28,7 @@ from uopc.relational.step import Redex, Stepper, Stuck, stepper_for, successors
 from uopc.relational.stream import Bound, Exploration
 from uopc.relational.order import Fork, OrderReport, diagnose_order, permutation_trials
 from uopc.relational.pairs import PairResult, PairsReport, critical_pairs
+from uopc.relational.saved import Saved, load
 from uopc.relational.search import (Match, MeetResult, ReplayError, SearchResult, SearchStream, Target, matcho, meet, replay,
                                     search, search_all, target_goal)
 from uopc.term import show
@@ -36,5 +37,5 @@ __all__ = ["Bound", "Edge", "Exploration", "Fork", "Head", "Match", "MeetResult"
            "PairResult", "PairsReport", "Redex", "ReplayError", "RulePattern", "SearchResult", "SearchStream", "State", "Stepper",
            "Stuck", "Target", "UExpr", "as_node", "canonical", "critical_pairs", "diagnose_order", "etuplize", "explore", "head_of",
            "matcho", "meet", "normal_forms", "normalo", "pat", "permutation_trials", "predecessors", "reacho", "replay",
-           "rule_patterns", "rule_relation", "rule_relations", "search", "search_all", "show", "show_pattern", "stepo",
+           "rule_patterns", "rule_relation", "rule_relations", "Saved", "load", "search", "search_all", "show", "show_pattern", "stepo",
            "stepper_for", "successors", "target_goal", "term_pattern"]

@@ -28,37 +28,16 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from uopc.matcher import PatternMatcher, Rule
+from uopc.matcher import PatternMatcher
 from uopc.relational.states import Edge, State
 from uopc.relational.stream import Exploration
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
+from uopc.trace import Firing, RecordingMatcher
 from uopc.uop import UOp
 
 __all__ = ["CanonicalPath", "Firing", "RecordingMatcher", "canonical_path", "record"]
 
 MAX_CATCH_UP = 10_000   # restart-strategy steps allowed in one replay
-
-
-class Firing(NamedTuple):
-  """One rule firing of the canonical engine: rule ``rule_index`` rewrote ``node`` into ``result``."""
-  node: UOp
-  rule_index: int
-  result: UOp
-
-
-class RecordingMatcher(PatternMatcher):
-  """``pm``'s rules, recording every firing of ``graph_rewrite`` in ``firings``."""
-
-  def __init__(self, pm: PatternMatcher) -> None:
-    super().__init__(pm.rules, compiled=pm.compiled)
-    self.firings: list[Firing] = []
-    self.index: dict[int, int] = {}
-    for i, rule in enumerate(pm.rules): self.index.setdefault(id(rule), i)   # the first copy is the one fire() finds
-
-  def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
-    fired = super().fire(u, ctx)
-    if fired is not None: self.firings.append(Firing(u, self.index[id(fired[0])], fired[1]))
-    return fired
 
 
 def record(prog: UOp, pm: PatternMatcher, max_steps: int | None = None) -> tuple[UOp | None, str | None, list[Firing]]:

@@ -105,6 +105,10 @@ class NormalForms:
     forms = ", ".join(show(s.graph, 60) for s in self.forms[:5]) + (", ..." if len(self.forms) > 5 else "")
     return f"NormalForms([{forms}], complete={self.complete})"
 
+  def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
+    from uopc.relational.notebook import normal_forms_html
+    return normal_forms_html(self)
+
 
 def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
                  timeout: float | None = None, ctx: Any = None, semantics: Semantics = "graph") -> NormalForms:

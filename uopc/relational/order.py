@@ -86,6 +86,10 @@ class OrderReport(NamedTuple):
   def bound(self) -> Bound | None:
     return self.exploration.bound
 
+  def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
+    from uopc.relational.notebook import order_html
+    return order_html(self)
+
 
 def _adjacency(ex: Exploration) -> tuple[dict[int, list[Edge]], dict[int, list[Edge]]]:
   succ: dict[int, list[Edge]] = {}

@@ -99,6 +99,10 @@ class PairsReport(NamedTuple):
             f"{self.count('not-joinable')} not joinable, {self.count('error')} errors, "
             f"{self.count('undecided')} undecided ({self.elapsed:.2f} s)")
 
+  def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
+    from uopc.relational.notebook import pairs_html
+    return pairs_html(self)
+
 
 def critical_pairs(pm: PatternMatcher, *, max_instances: int = 64, max_steps: int = 10_000, max_states: int = 2_000,
                    join_timeout: float = 1.0, timeout: float | None = None,

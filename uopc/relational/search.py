@@ -178,6 +178,10 @@ class SearchResult:
       return f"SearchResult(not found: {self.searched} graphs, {why})"
     return f"SearchResult(found {show(self.graph, 80)} in {self.length} steps, {self.searched} graphs)"
 
+  def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
+    from uopc.relational.notebook import search_html
+    return search_html(self)
+
 
 def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,

@@ -204,6 +204,10 @@ class Exploration:
     status = "running" if self._driver is not None else "complete" if self._bound is None else f"stopped by {self._bound}"
     return f"Exploration({len(self._states)} states, {status})"
 
+  def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
+    from uopc.relational.notebook import exploration_html
+    return exploration_html(self)
+
   # ---- the search
 
   def _stuck_state(self, s: State, r: Any, h: Stuck) -> State | None:

@@ -1,0 +1,479 @@
+// uopc viewer: renders the JSON a `uopc ... --format json` command prints (embedded in the page as
+// the element with id uopc-data) with plain DOM and SVG. No library, nothing fetched: the page works offline.
+// The data is never changed here; everything shown is read from it.
+(function () {
+  "use strict";
+  const DATA = JSON.parse(document.getElementById("uopc-data").textContent);
+  const KIND = document.body.dataset.kind;
+  const LIST_CAP = 200;      // states listed at once in a depth group or a search result
+  const DAG_CAP = 400;       // nodes drawn in one DAG; a bigger graph is shown as text only
+
+  // ---- DOM helpers
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "onclick" || k === "oninput" || k === "onchange") e.addEventListener(k.slice(2), v);
+      else if (k === "class") e.className = v;
+      else if (v !== null && v !== undefined) e.setAttribute(k, v);
+    }
+    for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
+    return e;
+  }
+  function put(parent, ...kids) { parent.append(...kids.flat().filter((k) => k !== null && k !== undefined)); }
+  function section(title, ...kids) { return el("section", {}, el("h2", {}, title), ...kids); }
+  function termText(t, cls) { return el("div", { class: "term" + (cls ? " " + cls : "") }, t === null ? "(none)" : t); }
+  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  function shortRule(rule) { if (!rule) return ""; const i = rule.indexOf(" "); return i < 0 ? rule : rule.slice(i + 1); }
+
+  // ---- terms: the one-line form parsed into a hash-consed DAG (equal text = one node, drawn once)
+  function parseTerm(text) {
+    if (typeof text !== "string" || text.includes("\u2026")) return null;   // cut at the JSON's limit: text only
+    const nodes = [], byKey = new Map();
+    let i = 0;
+    const n = text.length;
+    function skip() { while (i < n && text[i] === " ") i++; }
+    function balanced(open, close) {   // a literal tuple or list argument, kept as one leaf
+      let d = 0;
+      do { if (text[i] === open) d++; else if (text[i] === close) d--; i++; } while (i < n && d > 0);
+    }
+    function intern(start, label, kids) {
+      const key = text.slice(start, i);
+      let id = byKey.get(key);
+      if (id === undefined) { id = nodes.length; nodes.push({ id, key, label, kids }); byKey.set(key, id); }
+      return id;
+    }
+    function node() {
+      skip();
+      const start = i;
+      if (text[i] === "(") { balanced("(", ")"); return intern(start, text.slice(start, i), []); }
+      if (text[i] === "'" || text[i] === '"') {
+        const q = text[i++];
+        while (i < n && text[i] !== q) i += text[i] === "\\" ? 2 : 1;
+        i++;
+        return intern(start, text.slice(start, i), []);
+      }
+      while (i < n && !"()[], ".includes(text[i])) i++;
+      const label = text.slice(start, i);
+      if (!label) throw new Error("term: expected a node at " + i);
+      const kids = [];
+      if (text[i] === "[") { i++; kids.push(node()); skip(); if (text[i++] !== "]") throw new Error("term: expected ]"); }
+      if (text[i] === "(") {
+        i++;
+        skip();
+        while (i < n && text[i] !== ")") { kids.push(node()); skip(); if (text[i] === ",") i++; skip(); }
+        if (text[i++] !== ")") throw new Error("term: expected )");
+      } else if (kids.length) throw new Error("term: expected (");
+      return intern(start, label, kids);
+    }
+    try {
+      const root = node();
+      skip();
+      return i === n ? { root, nodes, byKey } : null;
+    } catch (e) { return null; }
+  }
+
+  // A layered drawing: each node one box, on the layer of its longest distance from the root.
+  function dagSvg(text, opts) {
+    opts = opts || {};
+    const g = parseTerm(text);
+    if (!g) return el("div", { class: "muted" }, "(graph not drawn: the term is cut at the JSON's length limit, or not in the one-line term form)");
+    if (g.nodes.length > DAG_CAP) return el("div", { class: "muted" }, "(graph not drawn: " + g.nodes.length + " nodes)");
+    const hl = new Set(), mark = new Map();
+    if (opts.highlight && g.byKey.has(opts.highlight)) hl.add(g.byKey.get(opts.highlight));
+    if (opts.other) {   // the difference: nodes not in the other graph
+      const o = parseTerm(opts.other);
+      if (o) for (const nd of g.nodes) if (!o.byKey.has(nd.key)) mark.set(nd.id, opts.otherClass);
+    }
+    const layer = new Array(g.nodes.length).fill(0);
+    const order = topoFromRoot(g);
+    for (const id of order) for (const k of g.nodes[id].kids) layer[k] = Math.max(layer[k], layer[id] + 1);
+    const rows = [];
+    for (const id of order) (rows[layer[id]] = rows[layer[id]] || []).push(id);
+    const W = (id) => Math.min(160, 8 + 7 * g.nodes[id].label.length), H = 20, GAP = 10, VGAP = 26;
+    const pos = new Map(), users = new Map();
+    for (const nd of g.nodes) for (const k of nd.kids) (users.get(k) || users.set(k, []).get(k)).push(nd.id);
+    let width = 0;
+    rows.forEach((row, r) => {
+      // each row ordered by where its users sit (the rows above are placed): fewer crossing edges
+      const key = (id) => { const us = users.get(id) || []; return us.reduce((a, u) => a + pos.get(u).x, 0) / Math.max(1, us.length); };
+      if (r) row.sort((a, b) => key(a) - key(b));
+      let x = GAP;
+      for (const id of row) { pos.set(id, { x, y: GAP + r * (H + VGAP), w: W(id) }); x += W(id) + GAP; }
+      width = Math.max(width, x);
+    });
+    const height = GAP + rows.length * (H + VGAP);
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("class", "dag");
+    svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.setAttribute("width", width);
+    svg.setAttribute("role", "img");
+    svg.setAttribute("aria-label", text);
+    for (const nd of g.nodes) for (const k of nd.kids) {
+      const a = pos.get(nd.id), b = pos.get(k), line = document.createElementNS(ns, "line");
+      line.setAttribute("x1", a.x + a.w / 2); line.setAttribute("y1", a.y + H);
+      line.setAttribute("x2", b.x + b.w / 2); line.setAttribute("y2", b.y);
+      svg.append(line);
+    }
+    for (const nd of g.nodes) {
+      const p = pos.get(nd.id), grp = document.createElementNS(ns, "g");
+      grp.setAttribute("class", hl.has(nd.id) ? "hl" : (mark.get(nd.id) || ""));
+      const rect = document.createElementNS(ns, "rect");
+      rect.setAttribute("x", p.x); rect.setAttribute("y", p.y); rect.setAttribute("width", p.w); rect.setAttribute("height", H);
+      rect.setAttribute("rx", 4);
+      const t = document.createElementNS(ns, "text");
+      t.setAttribute("x", p.x + 4); t.setAttribute("y", p.y + 14);
+      t.textContent = nd.label.length > 21 ? nd.label.slice(0, 20) + "\u2026" : nd.label;
+      const title = document.createElementNS(ns, "title");
+      title.textContent = nd.key;
+      grp.append(rect, t, title);
+      svg.append(grp);
+    }
+    return svg;
+  }
+  function topoFromRoot(g) {   // users before sources (iterative: deep graphs)
+    const out = [], seen = new Set(), stack = [[g.root, false]];
+    while (stack.length) {
+      const [id, done] = stack.pop();
+      if (done) { out.push(id); continue; }
+      if (seen.has(id)) continue;
+      seen.add(id);
+      stack.push([id, true]);
+      for (const k of g.nodes[id].kids) if (!seen.has(k)) stack.push([k, false]);
+    }
+    return out.reverse();
+  }
+
+  // ---- a path, step by step: a slider, the rule, before (rewritten node highlighted) and after (what is new)
+  function stepper(steps, title, start) {
+    const box = el("div", { class: "stepper" });
+    if (!steps.length) { box.append(el("div", { class: "muted" }, "no steps")); return box; }
+    const label = el("div", { class: "term stepinfo" });
+    const sides = el("div", { class: "sides" });
+    const slider = el("input", { type: "range", min: 1, max: steps.length, value: start || 1, class: "stepslider",
+                                 "aria-label": (title || "path") + ": step" });
+    function show() {
+      const k = Number(slider.value), s = steps[k - 1];
+      label.textContent = "step " + k + " of " + steps.length + ": " + (s.rule || "") + (s.node ? " @ " + s.node : "") +
+                          (s.error ? "  ERROR: " + s.error : "");
+      sides.replaceChildren(
+        el("div", {}, el("div", { class: "muted" }, "before"), termText(s.before, "before"),
+           dagSvg(s.before, { highlight: s.node, other: s.after, otherClass: "gone" })),
+        el("div", {}, el("div", { class: "muted" }, "after"), termText(s.after, "after"),
+           s.after ? dagSvg(s.after, { highlight: s.result, other: s.before, otherClass: "new" }) : null));
+    }
+    slider.addEventListener("input", show);
+    box.append(slider, label, sides);
+    show();
+    return box;
+  }
+
+  // ---- explorations (reachable, normal-forms): states and edges
+  function explorationView(d) {
+    const states = d.states, byId = new Map(states.map((s) => [s.id, s]));
+    const out = new Map(), inc = new Map();
+    for (const e of d.edges) {
+      (out.get(e.from) || out.set(e.from, []).get(e.from)).push(e);
+      (inc.get(e.to) || inc.set(e.to, []).get(e.to)).push(e);
+    }
+    const normal = new Set(d.normal_form_ids || []), stuck = new Set((d.stuck || []).map((s) => s.id));
+    const cyc = cycles(states, out);
+    const inspector = document.getElementById("inspector");
+    const chips = new Map();
+    let selected = null;
+
+    function chip(id) {
+      const s = byId.get(id);
+      const cls = ["chip", normal.has(id) ? "normal" : "", id === d.canonical_state ? "canonical" : "",
+                   stuck.has(id) ? "stuck" : "", id === selected ? "selected" : ""].join(" ");
+      const c = el("span", { class: cls, "data-state": id, title: s ? s.term : "", role: "button", tabindex: 0,
+                             onclick: () => select(id) }, "#" + id);
+      c.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(id); } });
+      (chips.get(id) || chips.set(id, []).get(id)).push(c);
+      return c;
+    }
+    function pathTo(id) {   // the path through the states' parents: the first way each was reached
+      const ids = [];
+      for (let s = byId.get(id); s; s = s.parent === null ? null : byId.get(s.parent)) ids.push(s.id);
+      return ids.reverse();
+    }
+    function edgeInto(id) {
+      const s = byId.get(id);
+      return (inc.get(id) || []).find((e) => e.from === s.parent) || null;
+    }
+    function stepsTo(id) {
+      const ids = pathTo(id);
+      return ids.slice(1).map((to, k) => {
+        const e = edgeInto(to), s = byId.get(to);
+        return { rule: s.rule, node: s.node, result: e ? e.result : null, before: byId.get(ids[k]).term,
+                 after: s.error ? null : s.term, error: s.error };
+      });
+    }
+    function select(id) {
+      for (const c of chips.get(selected) || []) c.classList.remove("selected");
+      selected = id;
+      for (const c of chips.get(id) || []) c.classList.add("selected");
+      const s = byId.get(id), e = edgeInto(id);
+      const succ = collapse(out.get(id) || []);
+      inspector.replaceChildren(
+        section("state #" + id,
+          el("div", { class: "muted" }, "depth " + s.depth + (normal.has(id) ? ", normal form" : "") +
+             (id === d.canonical_state ? ", the canonical engine's result" : "") + (s.error ? ", stuck: " + s.error : "")),
+          termText(s.term, "selected-term"),
+          s.parent === null ? el("div", { class: "muted" }, "the program") :
+            el("div", { class: "term" }, "reached from ", chip(s.parent), " by ", s.rule, " @ ", s.node),
+          dagSvg(s.term, { highlight: e ? e.result : null, other: s.parent === null ? null : byId.get(s.parent).term,
+                           otherClass: "new" })),
+        section("path from the program (" + plural(s.depth, "step") + ")", el("div", {}, pathTo(id).map(chip)),
+                stepper(stepsTo(id), "path to #" + id, s.depth)),   // opens on the step that reached the state
+        section("next steps (" + plural(succ.length, "target") + ")",
+                succ.map(([to, rules]) => el("div", { class: "row" }, chip(to), " by ",
+                  rules.map(shortRule).join("; ")))));
+    }
+    function collapse(edges) {   // parallel edges (same target) shown once, with every rule
+      const m = new Map();
+      for (const e of edges) (m.get(e.to) || m.set(e.to, []).get(e.to)).push(e.rule);
+      return [...m.entries()];
+    }
+
+    // the overview: grouped by depth; a group lists its states only when opened
+    const filterBox = el("input", { type: "search", id: "search", placeholder: "search: a term, a pattern with ?holes, or /regex/",
+                                    "aria-label": "search states" });
+    const rules = [...new Set(states.map((s) => s.rule).filter((r) => r))].sort();
+    const ruleSel = el("select", { id: "rule-filter", "aria-label": "filter by rule" }, el("option", { value: "" }, "every rule"),
+                       rules.map((r) => el("option", { value: r }, r)));
+    const results = el("div", { id: "search-results" });
+    function matching() {
+      const test = patternTest(filterBox.value), rule = ruleSel.value;
+      return states.filter((s) => (!rule || s.rule === rule) && (!test || test(s.term)));
+    }
+    function refresh() {
+      for (const [id, list] of chips) {   // forget the chips the last refresh removed
+        const live = list.filter((c) => c.isConnected);
+        if (live.length) chips.set(id, live); else chips.delete(id);
+      }
+      if (!filterBox.value && !ruleSel.value) { results.replaceChildren(); depthView(states); return; }
+      const found = matching();
+      results.replaceChildren();
+      put(results, el("div", { class: "muted" }, plural(found.length, "matching state") +
+                              (found.length > LIST_CAP ? " (the first " + LIST_CAP + " listed)" : "")),
+                              found.slice(0, LIST_CAP).map((s) => el("div", { class: "row" }, chip(s.id), " ", s.term)));
+      depthView(found);
+    }
+    filterBox.addEventListener("input", refresh);
+    ruleSel.addEventListener("change", refresh);
+    const depths = el("div", { id: "depths" });
+    function depthView(subset) {
+      const groups = [];
+      for (const s of subset) (groups[s.depth] = groups[s.depth] || []).push(s);
+      const most = Math.max(1, ...groups.map((g) => (g ? g.length : 0)));
+      depths.replaceChildren();
+      put(depths, [...groups].map((g, depth) => {
+        if (!g) return null;
+        const nf = g.filter((s) => normal.has(s.id)).length, forks = g.filter((s) => collapse(out.get(s.id) || []).length > 1).length;
+        const list = el("div", { class: "states", hidden: "" });
+        const row = el("div", { class: "depthrow", "data-depth": depth, onclick: () => {
+          if (list.hidden && !list.childElementCount) {
+            list.append(...g.slice(0, LIST_CAP).map((s) => chip(s.id)));
+            if (g.length > LIST_CAP) list.append(el("span", { class: "muted" }, " and " + (g.length - LIST_CAP) + " more (search to narrow)"));
+          }
+          list.hidden = !list.hidden;
+        } }, el("span", { class: "label" }, "depth " + depth + ": " + plural(g.length, "state") + (nf ? ", " + nf + " normal" : "") +
+               (forks ? ", " + plural(forks, "fork") : "")),
+          el("span", { class: "bar", style: "width:" + Math.max(2, Math.round(200 * g.length / most)) + "px" }));
+        return el("div", {}, row, list);
+      }));
+    }
+    depthView(states);
+
+    const canonPath = d.canonical_state === null || d.canonical_state === undefined ? null : pathTo(d.canonical_state);
+    const overview = document.getElementById("overview");
+    put(overview, 
+      section("program", termText(d.program, "program"), chip(0)),
+      section("normal forms (" + (d.normal_forms || []).length + ")",
+        (d.normal_form_ids || []).map((id, k) => el("div", { class: "row" }, chip(id), " ",
+          el("span", { class: "term nf" }, d.normal_forms[k]), id === d.canonical_state ? "   \u2190 canonical" : ""))),
+      section("canonical result", termText(d.canonical === null ? "none (" + d.canonical_error + ")" : d.canonical),
+        canonPath ? el("div", {}, el("span", { class: "muted" }, "a shortest path to it: "), canonPath.map(chip))
+                  : el("div", { class: "muted" }, "not reached within the bounds")),
+      cyc.length ? section("cycles (" + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
+        plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : ""))) : null,
+      (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
+        chip(s.id), " " + s.rule + " @ " + s.node + ": " + s.error))) : null,
+      section("all states by depth", el("div", { class: "controls" }, filterBox, ruleSel),
+        el("div", { class: "muted" }, "search: a term with ?holes (add(?x, 0); _ matches anything, the same ?name twice one node) finds the " +
+           "states with a subterm of that shape; other text matches a substring of the term; /.../ is a regular expression"), results, depths));
+    select(0);
+  }
+
+  // The cycles: strongly connected components with more than one state, or a state with a step to itself.
+  function cycles(states, out) {
+    const index = new Map(), low = new Map(), onStack = new Set(), stack = [], comps = [];
+    let next = 0;
+    for (const s of states) {
+      if (index.has(s.id)) continue;
+      const work = [[s.id, 0]];
+      index.set(s.id, next); low.set(s.id, next); next++; stack.push(s.id); onStack.add(s.id);
+      while (work.length) {
+        const top = work[work.length - 1], [v, i] = top, es = out.get(v) || [];
+        if (i < es.length) {
+          top[1]++;
+          const w = es[i].to;
+          if (!index.has(w)) { index.set(w, next); low.set(w, next); next++; stack.push(w); onStack.add(w); work.push([w, 0]); }
+          else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+          continue;
+        }
+        work.pop();
+        if (work.length) { const u = work[work.length - 1][0]; low.set(u, Math.min(low.get(u), low.get(v))); }
+        if (low.get(v) === index.get(v)) {
+          const comp = [];
+          let w;
+          do { w = stack.pop(); onStack.delete(w); comp.push(w); } while (w !== v);
+          if (comp.length > 1 || es.some((e) => e.to === v)) comps.push(comp.sort((a, b) => a - b));
+        }
+      }
+    }
+    return comps;
+  }
+
+  // A search box's text as a test of a term: "/re/" a regular expression; a term with ?holes (or _) that parses,
+  // a structural match of any subterm (the same ?name twice: one node); else a plain substring (or, with holes that
+  // do not parse yet, the text with each hole matching any text).
+  const parsed = new Map();   // term text -> its DAG, parsed once
+  function parsedTerm(text) { if (!parsed.has(text)) parsed.set(text, parseTerm(text)); return parsed.get(text); }
+  function patternTest(text) {
+    text = text.trim();
+    if (!text) return null;
+    const m = /^\/(.*)\/$/.exec(text);
+    if (m) { let re; try { re = new RegExp(m[1]); } catch (e) { re = /$^/; } return (t) => re.test(t); }
+    const holes = /\?\w+|\b_\b/.test(text), pat = holes ? parseTerm(text) : null;
+    if (pat) return (t) => { const g = parsedTerm(t); return g ? g.nodes.some((nd) => matchAt(pat, pat.root, g, nd.id, new Map())) : false; };
+    if (!holes) return (t) => t.includes(text);
+    const parts = text.split(/(\?\w+|\b_\b)/);
+    const re = new RegExp(parts.map((p, k) => (k % 2 ? ".+?" : p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))).join(""));
+    return (t) => re.test(t);
+  }
+  function matchAt(pat, pid, g, gid, binds) {   // iterative: a pattern can be as deep as its text
+    const work = [[pid, gid]];
+    while (work.length) {
+      const [p, n] = work.pop(), pn = pat.nodes[p], gn = g.nodes[n];
+      if (pn.label === "_") continue;
+      if (pn.label[0] === "?") {
+        if (binds.has(pn.label) && binds.get(pn.label) !== n) return false;
+        binds.set(pn.label, n);
+        continue;
+      }
+      if (pn.label !== gn.label || pn.kids.length !== gn.kids.length) return false;
+      pn.kids.forEach((k, i) => work.push([k, gn.kids[i]]));
+    }
+    return true;
+  }
+
+  // ---- the other reports
+  function orderView(d) {
+    const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
+    put(ov, 
+      section("program", termText(d.program, "program"), dagSvg(d.program)),
+      section("normal forms (" + d.normal_forms.length + ")", d.normal_forms.map((t, k) =>
+        el("div", { class: "row" }, "[" + (k + 1) + "] ", el("span", { class: "term nf" }, t), k === d.canonical_index ? "   \u2190 canonical" : ""))),
+      section("canonical path (" + plural(d.canonical_path.length, "step") + (d.canonical_path_complete ? "" : ", incomplete") + ")",
+        stepper(d.canonical_path, "canonical path")),
+      d.permutations ? section("other rule orders: " + d.permutations.tried + " tried, " + d.permutations.changed.length + " change the result",
+        d.permutations.changed.map((t) => el("div", { class: "term" }, t.label + " \u2192 " + (t.result || "error: " + t.error)))) : null);
+    const forks = d.forks || [];
+    function showFork(k) {
+      const f = forks[k];
+      insp.replaceChildren(section("fork to [" + (f.normal_form_index + 1) + "]: " + f.kind + " (" + f.detail + ")",
+        el("div", { class: "muted" }, "at state #" + f.fork_state), termText(f.fork_term, "fork-term"),
+        dagSvg(f.fork_term, { highlight: f.node }),
+        el("div", { class: "term" }, "node: " + f.node),
+        el("div", { class: "sides" },
+          el("div", {}, el("h2", {}, "canonical: " + (f.canonical_rule || "(cut short by a bound)")),
+             stepper(f.canonical_path, "canonical path from the fork")),
+          el("div", {}, el("h2", {}, "competing: " + f.competing_rule), stepper(f.competing_path, "competing path from the fork")))));
+    }
+    put(ov, section("forks (" + forks.length + ")", forks.length ? forks.map((f, k) => el("div", { class: "row fork", onclick: () => showFork(k) },
+      "[" + (f.normal_form_index + 1) + "] " + f.kind + ": ", el("span", { class: "term" }, f.normal_form)))
+      : el("div", { class: "muted" }, "the result does not depend on rule order (within the bounds)")));
+    if (forks.length) showFork(0);
+  }
+
+  function searchView(d) {
+    const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
+    put(ov, section(d.to !== undefined ? "programs" : "program", termText(d.program, "program"),
+                      d.to !== undefined ? termText(d.to, "program") : null),
+              section(d.target !== undefined ? "target" : "meeting", termText(d.target !== undefined ? d.target : d.meeting)),
+              section("result", el("div", {}, d.found ? "found (" + plural(d.length ?? d.path.length, "step") + ")" : "not found" +
+                      (d.bound ? " (stopped by " + d.bound + ")" : "")), el("div", { class: "muted" }, "searched " + d.searched + " graphs"),
+                      Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))));
+    if (d.paths) put(insp, section("from a", stepper(d.paths.from_a, "from a")), section("from b", stepper(d.paths.from_b, "from b")));
+    else if (d.matches) put(insp, d.matches.slice(0, 50).map((m, k) => section("match " + (k + 1) + ": " + m.graph, stepper(m.path, "match " + (k + 1)))),
+                            d.matches.length > 50 ? el("div", { class: "muted" }, "and " + (d.matches.length - 50) + " more matches (in the JSON)") : null);
+    else put(insp, section("path", d.graph ? termText(d.graph) : null, stepper(d.path, "path")));
+  }
+
+  function pairsView(d) {
+    const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
+    function showPair(k) {
+      const p = d.pairs[k];
+      insp.replaceChildren(section(p.rules.join("  \u00d7  "),
+        el("div", { class: "status-" + p.status }, p.status + ": " + p.how),
+        el("div", { class: "term" }, "overlap: " + p.overlap), el("div", { class: "muted" }, "witness"), termText(p.witness, "witness"),
+        p.witness ? dagSvg(p.witness) : null,
+        p.error ? el("div", { class: "term" }, p.error_rule + " raised " + p.error) : null,
+        el("div", { class: "sides" }, p.results.map((r, i) => el("div", {}, el("div", { class: "muted" }, "by " + p.rules[i]),
+          termText(r), r ? dagSvg(r, { other: p.results[1 - i], otherClass: "new" }) : null,
+          p.normal_forms[i] && p.normal_forms[i] !== r ? el("div", { class: "term" }, "normal form: " + p.normal_forms[i]) : null)))));
+    }
+    const statuses = [...new Set(d.pairs.map((p) => p.status))];
+    const sel = el("select", { id: "rule-filter", "aria-label": "filter by status" }, el("option", { value: "" }, "every status"),
+                   statuses.map((s) => el("option", { value: s }, s)));
+    const search = el("input", { type: "search", id: "search", placeholder: "search rules, overlaps, witnesses", "aria-label": "search pairs" });
+    const body = el("tbody");
+    function refresh() {
+      const test = patternTest(search.value);
+      body.replaceChildren(...d.pairs.map((p, k) => [p, k]).filter(([p]) => (!sel.value || p.status === sel.value) &&
+        (!test || test(p.rules.join(" ") + " " + p.overlap + " " + (p.witness || "")))).map(([p, k]) =>
+        el("tr", { class: "clickable", onclick: () => showPair(k) }, el("td", { class: "status-" + p.status }, p.status),
+           el("td", {}, p.rules.map(shortRule).join(" \u00d7 ")), el("td", { class: "term" }, p.overlap))));
+    }
+    search.addEventListener("input", refresh);
+    sel.addEventListener("change", refresh);
+    put(ov, section("summary", el("div", {}, d.summary.line)),
+              section("pairs", el("div", { class: "controls" }, search, sel), el("table", {}, body)));
+    refresh();
+    const first = d.pairs.findIndex((p) => p.status !== "joinable");
+    if (d.pairs.length) showPair(first < 0 ? 0 : first);
+  }
+
+  function traceView(d) {
+    const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
+    put(ov, section("program", termText(d.program, "program"), dagSvg(d.program)),
+              section("result" + (d.error ? " (failed)" : ""), termText(d.result === null ? "none (" + d.error + ")" : d.result, "result"),
+                      d.result ? dagSvg(d.result) : null),
+              section("firings (" + d.steps.length + ")", d.steps.map((s, k) =>
+                el("div", { class: "term" }, k + 1 + ". " + s.rule + ": " + s.node + " \u2192 " + s.result))));
+    put(insp, section("each rewrite of graph_rewrite, step by step", stepper(d.steps, "canonical engine")));
+  }
+
+  const summary = document.getElementById("summary");
+  summary.textContent = [DATA.rules || DATA.ruleset ? "rules " + (DATA.rules || DATA.ruleset) : "",
+    Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural(DATA.edges.length, "edge") : "",
+    DATA.complete === false ? "incomplete: stopped by " + DATA.bound +
+      (DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
+    typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
+  const views = { reachable: explorationView, "normal-forms": explorationView, order: orderView, search: searchView,
+                  pairs: pairsView, trace: traceView };
+  (views[KIND] || explorationView)(DATA);
+  // the keys no view draws (a newer command's, say) are still shown, as JSON
+  const DRAWN = ["program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
+                 "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",
+                 "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
+                 "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds"];
+  const extra = Object.keys(DATA).filter((k) => !DRAWN.includes(k));
+  if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) => {
+    const text = JSON.stringify(DATA[k]);
+    return el("div", { class: "term extra", "data-key": k }, k + ": " + (text.length > 2000 ? text.slice(0, 2000) + "\u2026" : text));
+  })));
+  document.body.dataset.ready = "1";
+})();

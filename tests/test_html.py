@@ -1,0 +1,93 @@
+"""``explore/html.py``: the page embeds exactly the JSON the command prints, for every command with ``--format html``."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from explore.html import KINDS, embedded_json, page
+from uopc.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EX = ROOT / "examples"
+MY_RULES = f"{EX / 'my_rules.py'}:rules"
+
+# each command once: the argv after the subcommand's file, and its page kind
+COMMANDS = [
+  (["explore", "reachable", str(EX / "order.uir")], "reachable"),
+  (["explore", "normal-forms", str(EX / "fork.uir"), "--rules", MY_RULES], "normal-forms"),
+  (["explore", "order", str(EX / "fork.uir"), "--rules", MY_RULES], "order"),
+  (["explore", "search", str(EX / "affine.uir"), "--target", "add(mul(p0, 3), ?c)"], "search"),
+  (["explore", "search", str(EX / "equal_a.uir"), "--to", str(EX / "equal_b.uir")], "search"),
+  (["explore", "pairs", "fold", "--max-instances", "4"], "pairs"),
+  (["trace", str(EX / "affine.uir")], "trace"),
+  (["simplify", str(EX / "affine.uir")], "trace"),
+]
+
+
+def embedded(text: str) -> dict:
+  m = re.search(r'<script type="application/json" id="uopc-data">(.*?)</script>', text, re.S)
+  assert m is not None
+  return json.loads(m.group(1))
+
+
+def without_timing(d: dict) -> dict:
+  """The JSON minus wall-clock fields, which differ between two runs."""
+  def strip(x):
+    if isinstance(x, dict): return {k: strip(v) for k, v in x.items() if k not in ("elapsed", "seconds", "line")}
+    if isinstance(x, list): return [strip(v) for v in x]
+    return x
+  return strip(d)
+
+
+@pytest.mark.parametrize("argv,kind", COMMANDS, ids=[" ".join(a[:2]) + (" --to" if "--to" in a else "") for a, _ in COMMANDS])
+def test_the_page_embeds_the_json_the_command_prints(capsys, tmp_path, argv, kind):
+  code_json = main([*argv, "--format", "json"])
+  printed = json.loads(capsys.readouterr().out)
+  out = tmp_path / "page.html"
+  code_html = main([*argv, "--format", "html", "-o", str(out)])
+  assert capsys.readouterr().out == ""   # the page went to the file
+  text = out.read_text()
+  assert code_html == code_json
+  assert f'data-kind="{kind}"' in text
+  assert without_timing(embedded(text)) == without_timing(printed)
+
+
+def test_the_page_is_self_contained():
+  text = page({"program": "p0"}, "trace", "t")
+  assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)   # nothing fetched at view time
+  assert "fetch(" not in text and "XMLHttpRequest" not in text
+  assert text.count("<script") == 2 and "<style>" in text
+
+
+def test_html_goes_to_stdout_without_o(capsys):
+  assert main(["trace", str(EX / "affine.uir"), "--format", "html"]) == 0
+  out = capsys.readouterr().out
+  assert out.startswith("<!doctype html>") and embedded(out)["result"] == "add(mul(p0, 3), 11)"
+
+
+def test_an_unwritable_output_is_one_line_exit_2(capsys, tmp_path):
+  code = main(["explore", "reachable", str(EX / "order.uir"), "--format", "html", "-o", str(tmp_path / "no" / "page.html")])
+  err = capsys.readouterr().err
+  assert code == 2 and err.count("\n") == 1 and "cannot write" in err
+
+
+def test_embedded_json_cannot_close_its_script_element():
+  data = {"t": "</script><!-- <script>"}
+  text = embedded_json(data)
+  assert "<" not in text and json.loads(text) == data
+
+
+def test_an_unknown_kind_is_refused():
+  with pytest.raises(ValueError): page({}, "nope", "t")
+  assert "reachable" in KINDS
+
+
+@pytest.mark.parametrize("argv", [a for a, _ in COMMANDS], ids=[" ".join(a[:2]) + (" --to" if "--to" in a else "") for a, _ in COMMANDS])
+def test_json_to_a_file_is_what_stdout_gets(capsys, tmp_path, argv):
+  main([*argv, "--format", "json"])
+  printed = capsys.readouterr().out
+  out = tmp_path / "saved.json"
+  main([*argv, "--format", "json", "-o", str(out)])
+  assert capsys.readouterr().out == ""
+  assert without_timing(json.loads(out.read_text())) == without_timing(json.loads(printed))

@@ -1,0 +1,71 @@
+"""``uopc.relational.saved``: a ``--format json`` output loads back (``load``), and ``uopc explore view`` makes its page."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from explore.report import to_json
+from uopc.cli import main
+from uopc.relational import canonical, explore, load
+from uopc.symbolic import symbolic
+from uopc.uop import UOp
+
+ROOT = Path(__file__).resolve().parent.parent
+EX = ROOT / "examples"
+
+
+def saved_exploration(tmp_path, paths):
+  p0, p1 = UOp.param(0), UOp.param(1)
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+  ex = explore(prog, symbolic).run()
+  path = tmp_path / "saved.json"
+  path.write_text(json.dumps(to_json(ex, prog, "symbolic", *canonical(prog, symbolic), paths=paths)))
+  return ex, load(str(path))
+
+
+@pytest.mark.parametrize("paths", [False, True], ids=["reachable", "normal-forms"])
+def test_round_trip_keeps_states_edges_normal_forms_and_paths(tmp_path, paths):
+  ex, saved = saved_exploration(tmp_path, paths)
+  assert saved.kind == ("normal-forms" if paths else "reachable")
+  assert [(s.id, s.depth, s.term(None), s.normal) for s in ex.states] == \
+         [(s.id, s.depth, s.term, s.normal) for s in saved.states]
+  assert [(s.id, None if s.parent is None else s.parent.id, s.rule) for s in ex.states] == \
+         [(s.id, s.parent, s.rule) for s in saved.states]
+  assert [(e.source.id, e.target.id, e.rule) for e in ex.edges] == [(e.source, e.target, e.rule) for e in saved.edges]
+  assert [s.id for s in ex.normal_forms] == [s.id for s in saved.normal_forms] and len(saved.normal_forms) == 2
+  for live, back in zip(ex.normal_forms, saved.normal_forms):
+    assert [s.id for s in [live.path()[0].source, *(e.target for e in live.path())]] == [s.id for s in saved.path_to(back)]
+
+
+def test_view_writes_the_page_of_a_saved_output(capsys, tmp_path):
+  prog = str(EX / "order.uir")
+  assert main(["explore", "normal-forms", prog, "--format", "json"]) == 0
+  saved = tmp_path / "saved.json"
+  saved.write_text(capsys.readouterr().out)
+  page = tmp_path / "page.html"
+  assert main(["explore", "view", str(saved), "-o", str(page)]) == 0
+  text = page.read_text()
+  embedded = re.search(r'id="uopc-data">(.*?)</script>', text, re.S).group(1)
+  assert json.loads(embedded) == json.loads(saved.read_text()) and 'data-kind="normal-forms"' in text
+
+
+@pytest.mark.parametrize("argv", [["explore", "order", str(EX / "order.uir")], ["explore", "pairs", "fold", "--max-instances", "2"],
+                                  ["explore", "search", str(EX / "affine.uir"), "--target", "add(?x, 11)"], ["trace", str(EX / "affine.uir")]],
+                         ids=["order", "pairs", "search", "trace"])
+def test_every_json_output_loads_as_its_kind(capsys, tmp_path, argv):
+  main([*argv, "--format", "json"])
+  path = tmp_path / "saved.json"
+  path.write_text(capsys.readouterr().out)
+  assert load(str(path)).kind == argv[1 if argv[0] == "explore" else 0]
+
+
+@pytest.mark.parametrize("text,message", [("{\n \"states\": [,]}", r"saved\.json:2:13: not JSON: "),
+                                          ('{"x": 1}', r"saved\.json: not the --format json output"),
+                                          ('{"states": [{"id": 0}], "edges": []}', r"saved\.json: a state or edge is malformed")])
+def test_view_of_bad_input_is_one_line_exit_2(capsys, tmp_path, text, message):
+  path = tmp_path / "saved.json"
+  path.write_text(text)
+  assert main(["explore", "view", str(path)]) == 2
+  err = capsys.readouterr().err
+  assert err.count("\n") == 1 and re.search(message, err)

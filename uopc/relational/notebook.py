@@ -1,0 +1,86 @@
+"""Notebook display of the explorer's results: the ``_repr_html_`` of ``Exploration``,
+``NormalForms``, ``OrderReport``, ``SearchResult`` and ``PairsReport``.
+
+Static HTML (no script: notebooks may not run one): a summary line, graphs as SVG
+(``uopc.draw``: each shared node once, the rewritten node highlighted) and terms as
+text. The interactive page is ``--format html`` on the command line.
+
+>>> from uopc import UOp, symbolic
+>>> from uopc.relational import normal_forms
+>>> nf = normal_forms(UOp.const(-0.0) + UOp.const(0.0), symbolic)
+>>> page = nf._repr_html_()
+>>> page.count("<svg"), "<code>0.0</code>" in page, "canonical" in page
+(2, True, True)
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from uopc.draw import dag_svg
+from uopc.term import show
+
+LIMIT = 400     # characters of a term
+SHOWN = 20      # normal forms, forks or pairs listed before "and N more"
+
+
+def code(u: Any) -> str:
+  return f"<code>{escape(u if isinstance(u, str) else show(u, LIMIT))}</code>"
+
+
+def _more(n: int) -> str: return f"<li>… and {n - SHOWN} more</li>" if n > SHOWN else ""
+
+
+def _steps(edges: list[Any]) -> str:
+  return "<ol>" + "".join(f"<li>{escape(e.rule)} @ {code(e.node)}</li>" for e in edges) + "</ol>"
+
+
+def _counts(ex: Any) -> str:
+  done = "complete" if ex.bound is None else f"stopped by {ex.bound}"
+  return f"{len(ex.states)} states, {len(ex.edges)} edges, {len(ex.normal_forms)} normal forms; {done}"
+
+
+def _box(title: str, *parts: str) -> str:
+  return f'<div class="uopc"><b>{escape(title)}</b>{"".join(parts)}</div>'
+
+
+def exploration_html(ex: Any) -> str:
+  forms = ex.normal_forms
+  items = "".join(f"<li>#{s.id} {code(s.graph)}</li>" for s in forms[:SHOWN]) + _more(len(forms))
+  return _box(f"exploration: {_counts(ex)}", f"<p>program {code(ex.root)}</p>", dag_svg(ex.root),
+              f"<p>normal forms:</p><ul>{items}</ul>")
+
+
+def normal_forms_html(nf: Any) -> str:
+  items = []
+  for s in nf.forms[:SHOWN]:
+    mark = " ← canonical" if s is nf.canonical_state else ""
+    items.append(f"<li>{code(s.graph)}{mark}{dag_svg(s.graph)}{_steps(nf.path(s))}</li>")
+  return _box(f"{len(nf.forms)} normal forms ({_counts(nf.exploration)})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
+
+
+def order_html(r: Any) -> str:
+  forks = "".join(f"<li>to {code(f.normal_form.graph)}: {escape(f.kind)} ({escape(f.detail)})<br>at {code(f.fork.graph)}"
+                  f"{dag_svg(f.fork.graph, f.node)}canonical {escape(f.canonical_step.rule if f.canonical_step else '(cut short)')}"
+                  f"{_steps(f.canonical_path)}competing {escape(f.competing_step.rule)}{_steps(f.competing_path)}</li>"
+                  for f in r.forks[:SHOWN])
+  canon = code(r.canonical) if r.canonical is not None else escape(f"none ({r.canonical_error})")
+  verdict = "depends on rule order" if r.forks else "does not depend on rule order (within the bounds)"
+  return _box(f"the result {verdict}", f"<p>program {code(r.program)}; canonical {canon}</p>",
+              f"<ol>{forks}{_more(len(r.forks))}</ol>")
+
+
+def search_html(r: Any) -> str:
+  if not r.found: return _box(f"{escape(r.target.text)}: not found" + (f" (stopped by {r.bound})" if r.bound else ""),
+                              f"<p>searched {r.searched} graphs</p>")
+  binds = ", ".join(f"?{escape(k)} = {code(v)}" for k, v in r.bindings.items())
+  return _box(f"found {r.target.text} in {r.length} steps", f"<p>{code(r.graph)} {binds}</p>", dag_svg(r.graph), _steps(r.path))
+
+
+def pairs_html(r: Any) -> str:
+  rows = "".join(f"<tr><td>{escape(p.status)}</td><td>{escape(' × '.join(p.short_rules))}</td><td>{code(p.overlap)}</td>"
+                 f"<td>{code(p.witness) if p.witness is not None else ''}</td>"
+                 f"<td>{'<br>'.join(code(x) for x in p.results if x is not None)}</td></tr>"
+                 for p in [p for p in r.pairs if p.status != "joinable"][:SHOWN])
+  return _box(r.summary(), "<table><tr><th>status</th><th>rules</th><th>overlap</th><th>witness</th><th>results</th></tr>"
+              f"{rows}</table>")

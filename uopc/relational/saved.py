@@ -1,0 +1,108 @@
+"""Saved explorations: the ``--format json`` output of an explorer command, loaded back.
+
+``load(path)`` reads what ``uopc explore reachable|normal-forms|order|search|pairs``
+or ``uopc trace|simplify`` printed with ``--format json`` and returns a ``Saved``:
+the command's dict (``data``), which command wrote it (``kind``) and, for an
+exploration, its states, edges, normal forms and paths as records. Graphs stay in the
+one-line term form (the JSON's text, cut at its length limit); nothing is re-explored.
+
+>>> import json, tempfile
+>>> d = {"program": "add(p0, 0)", "states": [
+...   {"id": 0, "depth": 0, "parent": None, "rule": None, "node": None, "term": "add(p0, 0)", "normal": False, "error": None},
+...   {"id": 1, "depth": 1, "parent": 0, "rule": "x + 0", "node": "add(p0, 0)", "term": "p0", "normal": True, "error": None}],
+...   "edges": [{"from": 0, "to": 1, "rule": "x + 0", "node": "add(p0, 0)", "result": "p0"}], "normal_form_ids": [1]}
+>>> with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f: json.dump(d, f)
+>>> saved = load(f.name)
+>>> saved.kind, [s.term for s in saved.normal_forms], [s.term for s in saved.path_to(saved.normal_forms[0])]
+('reachable', ['p0'], ['add(p0, 0)', 'p0'])
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LoadError", "Saved", "SavedEdge", "SavedState", "kind_of", "load"]
+
+
+class LoadError(ValueError):
+  """A file that is not the JSON of an explorer command; the message is ``file:line:col: why`` or ``file: why``."""
+
+
+@dataclass(frozen=True)
+class SavedState:
+  """One state of a saved exploration (the JSON's ``states`` entry)."""
+  id: int
+  depth: int
+  parent: int | None
+  rule: str | None
+  node: str | None
+  term: str
+  normal: bool | None
+  error: str | None
+
+
+@dataclass(frozen=True)
+class SavedEdge:
+  """One step of a saved exploration: ``source`` to ``target`` (state ids) by ``rule`` rewriting ``node`` into ``result``."""
+  source: int
+  target: int
+  rule: str
+  rule_index: int | None
+  node: str
+  result: str | None
+  error: str | None
+
+
+@dataclass
+class Saved:
+  """A loaded ``--format json`` output. ``states``, ``edges`` and ``normal_forms`` are empty unless it is an exploration."""
+  kind: str
+  data: dict[str, Any]
+  states: list[SavedState] = field(default_factory=list)
+  edges: list[SavedEdge] = field(default_factory=list)
+
+  @property
+  def normal_forms(self) -> list[SavedState]:
+    return [self.states_by_id[i] for i in self.data.get("normal_form_ids", [])]
+
+  @property
+  def states_by_id(self) -> dict[int, SavedState]:
+    return {s.id: s for s in self.states}
+
+  def path_to(self, state: SavedState) -> list[SavedState]:
+    """The states from the program to ``state`` through parents (the first way each was reached)."""
+    by_id, out = self.states_by_id, [state]
+    while out[-1].parent is not None: out.append(by_id[out[-1].parent])
+    return out[::-1]
+
+
+# the keys that tell the commands' JSON apart, most specific first
+KINDS = (("pairs", ("pairs", "summary")), ("order", ("forks", "canonical_path")), ("trace", ("steps", "result")),
+         ("normal-forms", ("states", "edges", "paths")), ("reachable", ("states", "edges")), ("search", ("found", "path")))
+
+
+def kind_of(data: Any) -> str | None:
+  """Which command printed ``data`` (a page kind of ``explore.html``), or None."""
+  if not isinstance(data, dict): return None
+  return next((kind for kind, keys in KINDS if all(k in data for k in keys)), None)
+
+
+def load(path: str) -> Saved:
+  """Read a saved ``--format json`` output; ``LoadError`` for anything else."""
+  try:
+    with open(path, encoding="utf-8") as f: text = f.read()
+  except (OSError, UnicodeError) as e: raise LoadError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+  try: data = json.loads(text)
+  except json.JSONDecodeError as e: raise LoadError(f"{path}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+  kind = kind_of(data)
+  if kind is None: raise LoadError(f"{path}: not the --format json output of a uopc explorer command")
+  saved = Saved(kind, data)
+  if kind in ("reachable", "normal-forms"):
+    try:
+      saved.states = [SavedState(**s) for s in data["states"]]
+      saved.edges = [SavedEdge(e["from"], e["to"], e["rule"], e.get("rule_index"), e["node"], e.get("result"), e.get("error"))
+                     for e in data["edges"]]
+      saved.normal_forms   # every normal form id names a state
+    except (TypeError, KeyError) as e: raise LoadError(f"{path}: a state or edge is malformed ({type(e).__name__}: {e})") from None
+  return saved
