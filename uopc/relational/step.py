@@ -4,7 +4,9 @@ Step semantics (term graph rewriting, as ``graph_rewrite`` does it): a step pick
 node ``n`` of the graph and a rule whose pattern matches ``n`` and whose function
 returns ``m`` (not None, not ``n``); every use of ``n`` sees ``m``, so the users of
 ``n`` are rebuilt up to the root and hash consing shares everything else. Each
-distinct ``(n, rule, m)`` is a ``Redex``: one edge of the state graph.
+distinct ``(n, rule, m)`` is a ``Redex``: one edge of the state graph. Under the
+``semantics="tree"`` policy a step rewrites one occurrence of ``n`` instead (the edge is
+an ``At`` naming its position); only how a node's map is made differs.
 
 >>> from uopc import UOp, UPat, PatternMatcher
 >>> x = UPat.var("x")
