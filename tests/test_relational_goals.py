@@ -183,3 +183,15 @@ def test_rule_patterns_and_overlaps_share_one_encoding():
   assert show_pattern(t) == "add(~x, 0)" and leaves == {var("x"): Domain(None, frozenset({dtypes.i32, dtypes.bool}), ())}
   (t, leaves), = upat_etuples(x + 0, literal_holes=True)[:1]   # the constant as a hole with UPat's == on its arg
   assert [d.args for d in leaves.values()] == [(), (0,)]
+
+
+def test_goals_under_tree_semantics():
+  q = var()
+  shared = p0 + 0
+  g = shared * shared
+  assert sorted(show_pattern(h) for h in run(0, q, stepo(UNITS, g, q, semantics="tree"))) == \
+    ["mul(add(p0, 0), p0)", "mul(p0, add(p0, 0))"]
+  assert run(0, q, stepo(UNITS, g, q)) == (p0 * p0,)
+  assert len(run(0, q, reacho(UNITS, g, q, semantics="tree"))) == 4 and len(run(0, q, reacho(UNITS, g, q))) == 2
+  assert run(0, q, normalo(UNITS, g, q, semantics="tree")) == (p0 * p0,)
+  assert p0 * shared in run(0, q, stepo(UNITS, q, p0 * p0, semantics="tree"))   # backwards: one occurrence put back

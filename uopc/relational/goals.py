@@ -23,6 +23,8 @@ etuples) with the target's nodes, and are checked by stepping forwards (see
 ground the goal raises ``NotGroundError``: put a goal that grounds one side first. A
 ground argument that is not a graph (``5``, a ``Head``, a tuple) makes the goal fail.
 
+``semantics="tree"`` makes a step rewrite one occurrence of a node (see ``Stepper``).
+
 A step whose rule raises is not a step of these relations (it reaches no graph);
 ``Exploration`` reports those as stuck states.
 """
@@ -38,7 +40,7 @@ from uopc.matcher import PatternMatcher
 from uopc.relational import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
 from uopc.relational.bridge import as_node, isground_term
 from uopc.relational.patterns import predecessors, redexes_producing, rule_patterns
-from uopc.relational.step import Stepper, stepper_for
+from uopc.relational.step import Semantics, Stepper, stepper_for
 from uopc.relational.stream import Exploration
 from uopc.term import show
 from uopc.uop import UOp
@@ -97,7 +99,7 @@ def _unify_each(term: Any, nodes: Iterator[UOp], S: State, distinct: bool = Fals
     elif (S2 := unify(term, n, S)) is not False: yield S2
 
 
-def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
+def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Semantics = "graph") -> Goal:
   """A goal: ``h`` is one rewrite step from ``g`` under ``pm`` (each such graph once).
 
   >>> from kanren import run, var
@@ -112,7 +114,7 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
 
   (``x + 0`` has list sources, so it matches ``0 + x`` too.)
   """
-  stepper = stepper_for(pm, ctx)   # held by the goal: its memo serves every state the goal sees
+  stepper = stepper_for(pm, ctx, semantics)   # held by the goal: its memo serves every state the goal sees
 
   def stepo_goal(S: State) -> Iterator[State]:
     if (sides := _sides("stepo", g, h, S)) is None: return
@@ -136,7 +138,8 @@ def _backward_reach(pm: PatternMatcher, h: UOp, stepper: Stepper) -> Iterator[UO
 
 
 def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None, max_depth: int | None = None,
-           timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None) -> Goal:
+           timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
+           semantics: Semantics = "graph") -> Goal:
   """A goal: ``h`` is reachable from ``g`` in zero or more steps (each graph once).
 
   Forwards it streams an ``Exploration`` (breadth first: fair; it ends when the space
@@ -152,7 +155,7 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   >>> [show(h) for h in run(0, q, reacho(comm, p0 + p1, q))]
   ['add(p0, p1)', 'add(p1, p0)']
   """
-  stepper = stepper_for(pm, ctx)
+  stepper = stepper_for(pm, ctx, semantics)
   # Every call of this goal from the same program shares one lazy exploration (replayed, then continued), so a
   # conjunction that binds h first and asks "is h reachable?" once per candidate explores once, not once per candidate.
   shared: dict[UOp, Exploration] = {}
@@ -176,7 +179,7 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
 
 
 def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None, max_depth: int | None = None,
-            timeout: float | None = None, ctx: Any = None) -> Goal:
+            timeout: float | None = None, ctx: Any = None, semantics: Semantics = "graph") -> Goal:
   """A goal: ``h`` is a normal form reachable from ``g`` (no rule rewrites any node of ``h``).
 
   >>> from kanren import run, var
@@ -185,7 +188,7 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   >>> [h.arg for h in run(0, q, normalo(symbolic, e, q))]      # fold first, or x + 0.0 -> x
   [0.0, -0.0]
   """
-  stepper = stepper_for(pm, ctx)
+  stepper = stepper_for(pm, ctx, semantics)
 
   def normalo_goal(S: State) -> Iterator[State]:
     if (sides := _sides("normalo", g, h, S)) is None: return
