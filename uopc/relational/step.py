@@ -113,7 +113,9 @@ class At:
     self.index, self.inner = index, inner
     self.redex: Redex = inner.redex if type(inner) is At else inner
 
-  def __getattr__(self, name: str) -> Any: return getattr(self.redex, name)
+  def __getattr__(self, name: str) -> Any:
+    if name in At.__slots__: raise AttributeError(name)   # not set yet (copy, pickle): never recurse
+    return getattr(self.redex, name)
 
   @property
   def position(self) -> tuple[int, ...]:
