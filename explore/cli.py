@@ -27,7 +27,7 @@ import contextlib
 import sys
 from typing import Any, Iterator
 
-from uopc.budget import bounded, shielded, stopped_text
+from uopc.budget import bounded, shielded, stopped, stopped_text
 from uopc.cli import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, bar_is_up, isatty, load_program, max_steps_for,
                       natural_int, positive_int, progress_bar, rules_arg)
 
@@ -60,6 +60,13 @@ def add_output(p: argparse.ArgumentParser) -> None:
   p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE, whole or not at all (default stdout)")
 
 
+def no_reduce_arg(p: argparse.ArgumentParser) -> None:
+  """``--no-reduce``: visit every reachable graph instead of a reduced set that keeps every normal form."""
+  p.add_argument("--no-reduce", dest="reduce", action="store_false",
+                 help="explore every reachable graph (default: skip orderings that reach no other normal form; "
+                      "see docs/reduction.md)")
+
+
 def _semantics(p: argparse.ArgumentParser) -> None:
   p.add_argument("--semantics", choices=("graph", "tree"), default="graph",
                  help="graph (default): a step rewrites a node at every use, as graph_rewrite does; "
@@ -83,6 +90,7 @@ def register(sub: Any) -> None:
                       description="Every normal form of the program with one shortest rewrite path, and which one "
                                   "the canonical engine (graph_rewrite) produces.")
   _common(n, ("text", "json", "dot", "html"))
+  no_reduce_arg(n)
   _semantics(n)
   n.set_defaults(func=cmd_normal_forms)
 
@@ -109,7 +117,7 @@ def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool)
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from explore.report import state_line
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
-               semantics=args.semantics)
+               reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"))
   out = sys.stdout
   with _progress(ex, "exploring") as bar:
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
@@ -165,7 +173,11 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
 def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   from explore import html, report
   from uopc.relational import NormalForms
+  from uopc.relational.cycles import unsure_cycles
   ex = _explore(prog, args, "bfs", stream_text=False)
+  if ex.reduced and unsure_cycles(ex) and not stopped():   # a cycle through a reduced state may have an exit: explore every graph
+    args.reduce = False
+    ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
   if args.format == "text":
     report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout)

@@ -39,12 +39,13 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``order`` to the ``uopc explore`` subcommands."""
-  from explore.cli import _common
+  from explore.cli import _common, no_reduce_arg
   p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
                                   "was hit, 1 the canonical engine failed, 2 bad input.")
   _common(p, ("text", "json", "html"))
+  no_reduce_arg(p)
   p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
   p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
@@ -60,16 +61,25 @@ def cmd_order(args: argparse.Namespace) -> int:
 
 def _order(prog: Any, args: argparse.Namespace) -> int:
   from explore.cli import _progress, exit_code
-  from uopc.relational import explore
-  from uopc.relational.order import diagnose_order, permutation_trials
+  from uopc.relational.cycles import unsure_cycles
+  from uopc.relational.order import diagnose_order, order_exploration, permutation_trials
   pm = args.rules.pm
   max_steps = max_steps_for(prog, args.max_steps)
-  ex = explore(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order="bfs")
-  with _progress(ex, "exploring") as bar:
-    def run() -> None:
-      for _ in ex:
-        if not bar.disable: bar.update()
-    bounded(run, None, grace=True)
+
+  def explore_order(reduce: bool) -> Any:
+    def make(reduce: bool) -> Any:
+      return order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, reduce=reduce)
+    # the reduction replays the canonical engine first (its path is expanded fully): a bound there means no reduction
+    ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
+    with _progress(ex, "exploring") as bar:
+      def run() -> None:
+        for _ in ex:
+          if not bar.disable: bar.update()
+      bounded(run, None, grace=True)
+    return ex
+  ex = explore_order(args.reduce)
+  if ex.reduced and unsure_cycles(ex) and not stopped():   # a cycle through a reduced state may have an exit: explore every graph
+    ex = explore_order(False)
   report = bounded(lambda: diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex, max_steps=max_steps),
                    None, grace=True)
   cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
@@ -105,20 +115,22 @@ def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None) -> None:
   """The text report of ``uopc explore order``."""
-  from explore.report import bound_text, stuck_lines
+  from explore.report import bound_text, cycles_text, reduced_text, stuck_lines
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
   print(f"rules: {spec}", file=out)
-  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s)", file=out)
+  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
+        file=out)
   if report.canonical is None: print(f"canonical: none ({report.canonical_error})", file=out)
   else:
     steps = "" if not report.path.complete else f" ({_plural(len(report.path.edges), 'step')})"
     print(f"canonical (graph_rewrite): {_show(report.canonical)}{steps}", file=out)
     if report.path.note: print(f"  canonical path: {report.path.note}", file=out)
   forms = report.normal_forms
-  print(f"{_plural(len(forms), 'normal form')}{'' if report.complete else ' found so far'}:", file=out)
+  print(f"{_plural(len(forms), 'normal form')}{'' if report.complete else ' found so far'}{':' if forms else ''}", file=out)
   for k, s in enumerate(forms, 1):
     print(f"  [{k}] {s.term(TEXT_TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
+  cycles_text(ex, out)
   if report.canonical is not None and report.canonical_state is None:
     print("  (the canonical result was not reached within the bounds)", file=out)
   for line in stuck_lines(ex.stuck): print(line, file=out)
@@ -170,6 +182,7 @@ def _steps_json(edges: list[Any]) -> list[dict[str, Any]]:
 
 def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms``, ``forks`` (and ``permutations``)."""
+  from explore.report import cycles_json
   def term(u: Any) -> str | None: return None if u is None else _show(u, JSON_TERM_LIMIT)
   ex = report.exploration
   forms = report.normal_forms
@@ -178,7 +191,8 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) ->
     "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
     "canonical_path": _steps_json(report.path.edges), "canonical_path_complete": report.path.complete,
-    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in forms], "basis": report.basis,
+    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,
+    "basis": report.basis,
     "forks": [{"normal_form": f.normal_form.term(JSON_TERM_LIMIT), "normal_form_index": forms.index(f.normal_form),
                "fork_term": f.fork.term(JSON_TERM_LIMIT), "fork_state": f.fork.id, "node": term(f.node),
                "canonical_rule": None if f.canonical_step is None else f.canonical_step.rule,

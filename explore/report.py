@@ -44,6 +44,11 @@ def bound_flag(bound: str, max_states: int | None, max_depth: int | None, timeou
   return b.flag_text(bound) if b is not None else bound
 
 
+def reduced_text(ex: Exploration) -> str:
+  """``, reduced`` when a reduction skipped orderings (docs/reduction.md), else nothing."""
+  return "; reduced (--no-reduce visits every graph)" if ex.reduced else ""
+
+
 def state_line(s: State, limit: int = TEXT_TERM_LIMIT) -> str:
   """One streamed line per state: id, depth, term, and the step that first reached it."""
   line = f"#{s.id:<5} d={s.depth:<3} {s.term(limit)}"
@@ -87,16 +92,18 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
   ex = nf.exploration
   print(f"program: {show(program, TEXT_TERM_LIMIT)}", file=out)
   print(f"rules: {rules}", file=out)
-  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s)", file=out)
+  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
+        file=out)
   n = len(nf.forms)
   qual = "" if nf.complete else " found so far"
-  print(f"{n} normal form{'s' * (n != 1)}{qual}:", file=out)
+  print(f"{n} normal form{'s' * (n != 1)}{qual}{':' if n else ''}", file=out)
   for i, s in enumerate(nf.forms, 1):
     mark = "   <- canonical (graph_rewrite gives this one)" if s is nf.canonical_state else ""
     print(f"[{i}] {s.term(TEXT_TERM_LIMIT)}{mark}", file=out)
     path = nf.path(s)
     print(f"    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
     for j, e in enumerate(path, 1): print(f"      {j}. {step_line(e)}", file=out)
+  cycles_text(ex, out)
   for line in stuck_lines(nf.stuck): print(line, file=out)
   canon = None if nf.canonical is None else show(nf.canonical, TEXT_TERM_LIMIT)
   if nf.canonical is None: print(f"canonical: none ({nf.canonical_error})", file=out)
@@ -104,6 +111,23 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
   elif nf.canonical_state is not None:   # reached, but a bound stopped the search before it was expanded
     print(f"canonical: {canon} (state #{nf.canonical_state.id}, not expanded within the bounds)", file=out)
   else: print(f"canonical: {canon} (not reached within the bounds)", file=out)
+
+
+def cycles_json(ex: Exploration) -> list[dict[str, Any]]:
+  """The normal-form classes that are cycles: ``{"terms": [...], "rules": [...]}`` each (empty when none)."""
+  from uopc.relational.cycles import terminal_cycles
+  return [{"terms": [s.term(JSON_TERM_LIMIT) for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)]
+
+
+def cycles_text(ex: Exploration, out: TextIO) -> None:
+  """Each cycle that the rewriting cannot leave, with the rules on its steps (nothing when none)."""
+  from uopc.relational.cycles import terminal_cycles
+  cycles = terminal_cycles(ex)
+  if not cycles: return
+  print(f"{len(cycles)} cycle{'s' * (len(cycles) != 1)} (graphs that rewrite only among themselves: normal-form classes):", file=out)
+  for i, c in enumerate(cycles, 1):
+    print(f"(c{i}) {len(c.states)} graphs, rules: {'; '.join(short_rule(r) for r in c.rules)}", file=out)
+    for s in c.states: print(f"    #{s.id:<5} {s.term(TEXT_TERM_LIMIT)}", file=out)
 
 
 def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
@@ -119,8 +143,8 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
   out: dict[str, Any] = {
     "program": term(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
-    "elapsed": round(ex.elapsed, 4), "states": states, "edges": edges,
-    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in ex.normal_forms],
+    "elapsed": round(ex.elapsed, 4), "reduced": ex.reduced, "states": states, "edges": edges,
+    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in ex.normal_forms], "cycles": cycles_json(ex),
     "normal_form_ids": [s.id for s in ex.normal_forms],
     "stuck": [{"id": s.id, "rule": s.rule, "node": term(s.node), "error": s.error} for s in ex.stuck],
     "canonical": None if canonical is None else term(canonical),

@@ -89,7 +89,8 @@ def test_simplify_reports_a_looping_rule_set(capsys, tmp_path, monkeypatch):
     "swap = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var('x'), UPat.var('y'))), lambda x, y: UOp(Ops.ADD, (y, x)))])\n")
   monkeypatch.syspath_prepend(str(tmp_path))
   code, out, err = uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", "loopy_rules:swap", "--max-steps", "10000")
-  assert code == 1 and err.endswith("RewriteLoopError: graph_rewrite did not converge (a rule loops?)\n")
+  assert code == 1 and err.endswith("RewriteLoopError: graph_rewrite did not converge: a cycle of 2 rewrites: "
+                                    "loopy_rules#0 x + y @ add(p0, 2) -> loopy_rules#0 x + y @ add(2, p0)\n")
 
 
 def test_trace_prints_the_chapter_trace_with_rule_names(capsys):
@@ -284,3 +285,13 @@ def test_param_ints_are_read_as_uir_reads_them(v, zeros):
   from uopc.dtype import dtypes
   text = ("-" if v < 0 else "") + "0" * zeros + str(abs(v))
   assert param_arg(f"3={text}") == (3, ParamLiteral(v, dtypes.i32, text))
+def test_trace_stats_prints_its_table_when_the_rewrite_loops(capsys, tmp_path):
+  (tmp_path / "loop.py").write_text("from uopc import PatternMatcher, UPat\nx = UPat.var('x')\n"
+                                    "rules = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2)])\n")
+  (tmp_path / "loop.uir").write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n")
+  code, out, err = uopc(capsys, "trace", "--stats", tmp_path / "loop.uir", "--rules", f"{tmp_path / 'loop.py'}:rules",
+                        "--max-steps", "1000")
+  lines = out.splitlines()
+  assert code == 1 and lines[1].split() == ["tries", "matches", "fires", "time", "ms", "where", "rule"]
+  assert sorted((line.split()[2], line.split(None, 5)[5]) for line in lines[2:]) == [("499", "loop#0 x * 2"), ("499", "loop#1 x + x")]
+  assert "a cycle of 2 rewrites: loop#0 x * 2 @ mul(p0, 2) -> loop#1 x + x @ add(p0, p0)" in err

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import os
+from collections import deque
 from functools import partial
 from typing import Any, Callable
 
@@ -141,12 +142,53 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
   paused = gc.isenabled()
   if paused: gc.disable()
   try: return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps)
-  except (RewriteLoopError, RuleError, ProgramError): raise
+  except RewriteLoopError:
+    if isinstance(pm, _LoopRecorder): raise
+    raise RewriteLoopError(f"graph_rewrite did not converge: {_loop_text(root, pm, ctx)}") from None
+  except (RuleError, ProgramError): raise
   except Exception as e:   # a rule raised: found on the traceback, so the loops need no try block
     if (rule := _raising_rule(pm, e)) is None: raise
     raise RuleError(f"rule {rule.describe()} raised {type(e).__name__}: {e}") from e
   finally:
     if paused: gc.enable()
+
+
+class _LoopRecorder(PatternMatcher):
+  """``pm``'s rules, keeping the last firings (rule, node): what a loop goes round."""
+
+  def __init__(self, pm: PatternMatcher) -> None:
+    super().__init__(pm.rules, compiled=pm.compiled)
+    self.firings: deque[tuple[Any, UOp]] = deque(maxlen=LOOP_WINDOW)
+
+  def fire(self, u: UOp, ctx: Any = None) -> tuple[Any, UOp] | None:
+    fired = super().fire(u, ctx)
+    if fired is not None: self.firings.append((fired[0], u))
+    return fired
+
+
+LOOP_WINDOW = 64        # firings kept to find the loop in
+LOOP_REPLAY = 20_000    # rule lookups of the replay that finds it
+
+
+def _loop_text(root: UOp, pm: PatternMatcher, ctx: Any) -> str:
+  """The rules (and nodes) a looping rewrite goes round, found by replaying it with a recorder.
+
+  Run only once a loop was detected: the fast loop records nothing. A cycle is the
+  shortest period with which the last firings repeat; without one (a rule that grows
+  the graph) the rules of the last firings are named instead.
+  """
+  from uopc.term import show   # deferred: only the error message needs it
+  rec = _LoopRecorder(pm)
+  try: _visit_all(root, rec, ctx, LOOP_REPLAY)
+  except RewriteLoopError: pass
+  except Exception: return "a rule loops (it could not be replayed)"
+  f = list(rec.firings)
+  for period in range(1, len(f) // 2 + 1):
+    if all(f[-1 - k][0] is f[-1 - k - period][0] and f[-1 - k][1] is f[-1 - k - period][1] for k in range(period)):
+      steps = " -> ".join(f"{pm.name_of(rule)} @ {show(node, 60)}" for rule, node in f[-period:])
+      return f"a cycle of {period} rewrite{'s' * (period != 1)}: {steps}"
+  names = list(dict.fromkeys(pm.name_of(rule) for rule, _ in f))
+  return f"no cycle, the graph keeps changing; the last {len(f)} rewrites use: {'; '.join(names)}" if f else "a rule loops?"
 
 
 def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:

@@ -32,14 +32,17 @@ from uopc.uop import UOp
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-            semantics: Semantics = "graph") -> Exploration:
+            reduce: bool = False, semantics: Semantics = "graph") -> Exploration:
   """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
 
   Nothing is computed until you iterate (states stream as they are found) or ask for
   a result (``.states``, ``.edges``, ``.normal_forms``, ``.complete``, ``.bound``,
   ``.path_to(state)``), which explores up to the bounds. ``max_states=None`` and
   ``max_depth=None`` lift those bounds; an infinite space then needs a ``timeout``.
-  ``semantics="tree"`` rewrites one occurrence of a node per step (see ``docs/relational.md``).
+  ``reduce=True`` explores a persistent set of steps where one is known: every normal
+  form is still reached, but not every graph (``docs/reduction.md``).
+  ``semantics="tree"`` rewrites one occurrence of a node per step (see ``docs/relational.md``;
+  it explores every graph, without reduction).
 
   >>> from uopc import UOp
   >>> ex = explore((UOp.param(0) + 0) * 1)
@@ -50,7 +53,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   >>> [e.rule.split(" ", 1)[1] for e in ex.path_to(ex.normal_forms[0])]
   ['x * 1', 'x + 0']
   """
-  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx,
+  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
                      semantics=semantics)
 
 
@@ -63,7 +66,8 @@ def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = 
   """
   if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
   try: return graph_rewrite(prog, pm, ctx=ctx, max_steps=max_steps), None
-  except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups"
+  except RewriteLoopError as e:
+    return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups ({str(e).partition(': ')[2]})"
   except Exception as e: return None, failure_text(e)   # a rule raised: the engine fails, the explorer shows a stuck state
 
 
@@ -111,14 +115,18 @@ class NormalForms:
 
 
 def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
-                 timeout: float | None = None, ctx: Any = None, semantics: Semantics = "graph") -> NormalForms:
+                 timeout: float | None = None, ctx: Any = None, reduce: bool = True,
+                 semantics: Semantics = "graph") -> NormalForms:
   """Every normal form reachable from ``prog`` (breadth first, so each has a shortest path).
+
+  ``reduce`` (default) skips orderings that cannot lead to another normal form
+  (``docs/reduction.md``); ``reduce=False`` visits every reachable graph.
 
   >>> from uopc import UOp, symbolic
   >>> nf = normal_forms(UOp.const(-0.0) + UOp.const(0.0), symbolic)
   >>> [s.term() for s in nf.forms], show(nf.canonical)
   (['0.0', '-0.0'], '0.0')
   """
-  ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx,
+  ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx, reduce=reduce,
                semantics=semantics).run()
   return NormalForms(ex, *canonical(prog, pm, ctx=ctx))

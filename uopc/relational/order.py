@@ -32,14 +32,17 @@ from typing import NamedTuple
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.canonical_path import CanonicalPath, canonical_path, record
+from uopc.relational.reduction import order_keep_full
 from uopc.relational.states import Edge, State
+from uopc.relational.step import stepper_for
 from uopc.relational.stream import Bound, Exploration
 from uopc.relational.values import Verdict, compare
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.term import show
 from uopc.uop import UOp, call_params
 
-__all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_matters", "permutation_trials"]
+__all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_exploration", "order_matters",
+           "permutation_trials"]
 
 
 class Fork(NamedTuple):
@@ -141,17 +144,18 @@ def _basis(prog: UOp, bindings: int) -> str:
 def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
                    timeout: float | None = 30.0, bindings: int = 8, seed: int = 0,
                    exploration: Exploration | None = None, max_steps: int | None = None,
-                   recorded: tuple[UOp | None, str | None, list] | None = None) -> OrderReport:
+                   recorded: tuple[UOp | None, str | None, list] | None = None, reduce: bool = True) -> OrderReport:
   """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result.
 
   ``exploration`` may be one already run (it must be of ``prog`` under ``pm``); else
-  one is made with the bounds given. ``bindings`` random bindings (``seed``) decide
+  one is made with the bounds given (``order_exploration``; ``reduce``: with the reduction
+  that keeps every normal form). ``bindings`` random bindings (``seed``) decide
   semantic vs syntactic for programs with free PARAMs. ``max_steps`` bounds the
   canonical engine (see ``record``), unless ``recorded`` gives its outcome already
   (``(None, why, [])``: no canonical result, so no forks).
   """
   ex = exploration if exploration is not None else \
-    Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs")
+    order_exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, reduce=reduce)
   ex.run()
   canonical, error, firings = recorded if recorded is not None else record(prog, pm, max_steps)
   path = canonical_path(ex, pm, firings, canonical, error)
@@ -172,6 +176,19 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
       forks.append(Fork(nf, fork, path.edges[j] if j < len(path.edges) else None, competing[0], path.edges[j:],
                         competing, verdict.kind, verdict.detail))
   return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, _basis(prog, bindings))
+
+
+def order_exploration(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
+                      timeout: float | None = 30.0, reduce: bool = True) -> Exploration:
+  """The exploration ``diagnose_order`` needs: breadth first, reduced (if ``reduce``) everywhere but on
+  the canonical engine's path, whose states are expanded fully so that every fork on it is found
+  (``docs/reduction.md``); fully explored if that path cannot be replayed."""
+  keep_full = None
+  if reduce:
+    stepper = stepper_for(pm)
+    keep_full = order_keep_full(prog, pm, stepper)
+  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs",
+                     reduce=keep_full is not None, keep_full=keep_full or ())
 
 
 # ---- other rule orders

@@ -214,6 +214,10 @@ class Stepper:
     """The readable name of rule ``index`` (``symbolic#2 x + 0``)."""
     return self.pm.name_of(self.pm.rules[index])
 
+  def can_match(self, op: Ops) -> bool:
+    """False if no rule's pattern can match a node of ``op``: such a node is never a redex, whatever its sources."""
+    return op in self._by_op
+
   def clear(self) -> None:
     """Forget every memoized node."""
     self._maps.clear(); self._big.clear(); self._local.clear(); self._frozen.clear()  # noqa: E702

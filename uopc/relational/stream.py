@@ -25,10 +25,11 @@ from __future__ import annotations
 import gc
 import time
 from collections import deque
-from typing import Any, Iterator, Literal
+from typing import Any, Collection, Iterator, Literal
 
 from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
+from uopc.relational.reduction import IslandReduction
 from uopc.relational.states import Edge, State
 from uopc.relational.step import Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
@@ -47,13 +48,18 @@ class Exploration:
 
   def __init__(self, root: UOp, pm: PatternMatcher, *, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-               stepper: Stepper | None = None, semantics: Semantics = "graph") -> None:
+               stepper: Stepper | None = None, reduce: bool = False, keep_full: Collection[UOp] = (),
+               semantics: Semantics = "graph") -> None:
     if order not in ("bfs", "dfs"): raise ValueError(f"order must be 'bfs' or 'dfs', got {order!r}")
     if max_states is not None and max_states < 1: raise ValueError("max_states must be at least 1")
     if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
     self.root, self.pm = root, pm
     self.max_states, self.max_depth, self.timeout, self.order = max_states, max_depth, timeout, order
     self.stepper = stepper if stepper is not None else stepper_for(pm, ctx, semantics)
+    # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md); the
+    # reduction reasons about graph steps, so tree semantics explores every graph
+    self.reduction = IslandReduction(self.stepper, keep_full) if reduce and self.stepper.semantics == "graph" else None
+    self._reduced: set[State] = set()   # states expanded by a persistent set, not fully
     self._states: list[State] = []
     self._normals: list[State] = []
     self._seen: dict[UOp, State] = {}
@@ -187,6 +193,15 @@ class Exploration:
         if t is not None: out.append(Edge.of(s, t, r))
     return out
 
+  @property
+  def reduced(self) -> bool:
+    """True if some state was expanded by a persistent set only (so ``states`` is not every reachable graph)."""
+    return bool(self.run()._reduced)
+
+  def fully_expanded(self, s: State) -> bool:
+    """True if every step out of ``s`` was explored (False for a state expanded by a persistent set, or never expanded)."""
+    return s.out is not None and s not in self._reduced
+
   def state_of(self, graph: UOp) -> State | None:
     """The state of a graph, if it was reached."""
     self.run()
@@ -219,7 +234,7 @@ class Exploration:
     return t
 
   def _drive(self) -> Iterator[None]:
-    stepper, seen, states, normals = self.stepper, self._seen, self._states, self._normals
+    stepper, seen, states, normals, reduction = self.stepper, self._seen, self._states, self._normals, self.reduction
     max_states = self.max_states if self.max_states is not None else float("inf")
     max_depth = self.max_depth if self.max_depth is not None else float("inf")
     deadline = None if self.timeout is None else time.perf_counter() + self.timeout
@@ -240,6 +255,13 @@ class Exploration:
       s = frontier.pop() if dfs else frontier.popleft()
       if s.out is not None: continue   # stuck states, and states queued twice by depth first
       m = stepper.step_map(s.graph)
+      if reduction is not None and m:
+        # a persistent set, unless one of its successors was expanded already: the cycle proviso, so
+        # that every cycle of the reduced graph has a fully expanded state (the one expanded last)
+        if (p := reduction.persistent(s.graph, m)) is not None and \
+           not any((t := seen.get(h)) is not None and t.out is not None for h in p.values()):
+          m = p
+          self._reduced.add(s)
       lazy = m is None   # a big graph's successors come one by one
       s.out = out = [] if lazy else m
       items = stepper.iter_big(s.graph) if lazy else m.items()

@@ -1,0 +1,168 @@
+"""The reduction keeps every normal form: reduced against full exploration, on random and example programs.
+
+``--slow`` (UOPC_SLOW=1) runs each property on 2,000 programs instead of 60.
+"""
+from __future__ import annotations
+
+import glob
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.strategies import graphs
+from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, symbolic
+from uopc.relational import Exploration, normal_forms
+from uopc.relational.order import diagnose_order
+from uopc.relational.reduction import IslandReduction, canonical_graphs
+from uopc.relational.canonical_path import record
+from uopc.relational.cycles import terminal_cycles
+from uopc.relational.step import stepper_for
+from uopc.rulesets import resolve_rules
+from uopc.uir import parse_uir
+
+x = UPat.var("x")
+LOOPS = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2), (x + 0, lambda x: x)])
+RULE_SETS = {"symbolic": symbolic, "symbolic+evaluate": resolve_rules("symbolic+evaluate"), "fold": resolve_rules("fold"),
+             "my_rules": resolve_rules("examples/my_rules.py:rules"), "loops": LOOPS}
+MAX_STATES = 3000
+
+
+@st.composite
+def stacked(draw: st.DrawFn) -> UOp:
+  """A STACK of 2-4 scalar expressions over a shared pool: islands that share subgraphs (hash consing)."""
+  dtype = draw(st.sampled_from([dtypes.i32, dtypes.f32]))
+  pool = [UOp.param(k, dtype) for k in range(draw(st.integers(1, 3)))]
+  consts = [UOp.const(v, dtype) for v in ((0, 1, 2, -1) if dtype is dtypes.i32 else (0.0, -0.0, 1.0, 2.0))]
+  for _ in range(draw(st.integers(1, 6))):
+    a = draw(st.sampled_from(pool))
+    b = draw(st.sampled_from(pool + consts))
+    op = draw(st.sampled_from([Ops.ADD, Ops.ADD, Ops.MUL, Ops.MAX]))
+    pool.append(UOp(op, (a, b) if draw(st.booleans()) else (b, a)))
+  return UOp.stack(*(draw(st.sampled_from(pool)) for _ in range(draw(st.integers(2, 4)))))
+
+
+@st.composite
+def stacked_graphs(draw: st.DrawFn) -> UOp:
+  """A random graph of any ops (``graphs()``), stacked with itself under redexes, when its type allows."""
+  g = draw(graphs(max_ops=6))
+  if g.dtype not in (dtypes.i32, dtypes.f32): return UOp.stack(g, g)
+  zero, one = UOp.const(0, g.dtype).broadcast(g.shape), UOp.const(1, g.dtype).broadcast(g.shape)
+  return UOp.stack(g, g + zero, g * one)
+
+
+def programs() -> st.SearchStrategy[UOp]:
+  return st.one_of(stacked(), stacked_graphs(), graphs(max_ops=6))
+
+
+def explorations(prog: UOp, pm: PatternMatcher) -> tuple[Exploration, Exploration] | None:
+  full = Exploration(prog, pm, max_states=MAX_STATES).run()
+  if not full.complete: return None
+  return full, Exploration(prog, pm, max_states=MAX_STATES, reduce=True).run()
+
+
+def check_same_normal_forms(prog: UOp, pm: PatternMatcher) -> None:
+  pair = explorations(prog, pm)
+  if pair is None: return
+  full, reduced = pair
+  assert reduced.complete
+  assert {s.graph for s in reduced.normal_forms} == {s.graph for s in full.normal_forms}
+  assert len(reduced.states) <= len(full.states)
+  if len(reduced.states) < len(full.states): assert reduced.reduced
+  # breadth first still finds a shortest path to each normal form
+  depth = {s.graph: s.depth for s in full.normal_forms}
+  assert all(s.depth == depth[s.graph] for s in reduced.normal_forms)
+  # the canonical engine's verdict: the same normal form is (or is not) its result
+  canonical = record(prog, pm)[0]
+  assert (reduced.state_of(canonical) is not None) == (full.state_of(canonical) is not None) if canonical is not None else True
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+@given(prog=programs())
+def test_reduced_exploration_keeps_every_normal_form(name: str, prog: UOp) -> None:
+  check_same_normal_forms(prog, RULE_SETS[name])
+
+
+def fork_verdicts(prog: UOp, pm: PatternMatcher, reduce: bool) -> tuple[set, dict]:
+  report = diagnose_order(prog, pm, max_states=MAX_STATES, max_depth=None, timeout=None, reduce=reduce)
+  return report, {f.normal_form.graph: (f.fork.graph, f.kind) for f in report.forks}
+
+
+@pytest.mark.parametrize("name", ["symbolic", "symbolic+evaluate", "my_rules"])
+@given(prog=programs())
+def test_reduced_order_finds_the_same_forks(name: str, prog: UOp) -> None:
+  pm = RULE_SETS[name]
+  full, full_forks = fork_verdicts(prog, pm, False)
+  if not full.complete: return
+  reduced, reduced_forks = fork_verdicts(prog, pm, True)
+  assert reduced.complete
+  assert {s.graph for s in reduced.normal_forms} == {s.graph for s in full.normal_forms}
+  assert reduced_forks == full_forks   # the same fork state and the same verdict for every other normal form
+
+
+EXAMPLES = sorted(glob.glob("examples/*.uir"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES)
+@pytest.mark.parametrize("name", ["symbolic", "symbolic+evaluate", "my_rules"])
+def test_every_example_keeps_its_normal_forms(path: str, name: str) -> None:
+  check_same_normal_forms(parse_uir(open(path).read(), path), RULE_SETS[name])
+
+
+def test_independent_islands_are_taken_one_at_a_time() -> None:
+  p = [UOp.param(k) for k in range(20)]
+  prog = UOp.stack(*(pk + 0 for pk in p))   # 2**20 graphs in full
+  nf = normal_forms(prog, symbolic, max_states=None)
+  assert nf.complete and nf.exploration.reduced
+  assert [s.graph for s in nf.forms] == [UOp.stack(*p)]
+  assert len(nf.exploration.states) == 21   # one step per island, one island at a time
+  assert nf.forms[0].depth == 20
+
+
+def test_an_island_below_an_alu_node_is_not_reduced() -> None:
+  # the sum's ADDs can be rewritten (reassociation reads add(p0, 0)), so no step commutes with all others
+  p0, p1 = UOp.param(0), UOp.param(1)
+  ex = Exploration((p0 + 0) + (p1 + 0), symbolic, reduce=True).run()
+  assert not ex.reduced
+  assert len(ex.states) == len(Exploration((p0 + 0) + (p1 + 0), symbolic).run().states)
+
+
+def test_shared_islands_are_rewritten_everywhere_at_once() -> None:
+  p0, p1 = UOp.param(0), UOp.param(1)
+  a, b = p0 + 0, p1 * 1
+  prog = UOp.stack(a, b, a, b + a)   # a appears as an island and inside b + a: not independent
+  pair = explorations(prog, symbolic)
+  assert pair is not None
+  full, reduced = pair
+  assert {s.graph for s in reduced.normal_forms} == {s.graph for s in full.normal_forms}
+  pol = IslandReduction(stepper_for(symbolic))
+  chosen = pol.persistent(prog, stepper_for(symbolic).step_map(prog))
+  assert chosen is None or all(r.node is not a for r in chosen)   # a is below the island b + a
+
+
+def test_a_step_whose_result_has_a_new_redex_is_not_chosen() -> None:
+  p0, p1 = UOp.param(0), UOp.param(1)
+  prog = UOp.stack(p0 * 2, p1 + 0)   # x*2 -> x+x makes a new redex (x+x -> x*2): p1 + 0 is chosen instead
+  pol = IslandReduction(stepper_for(LOOPS))
+  chosen = pol.persistent(prog, stepper_for(LOOPS).step_map(prog))
+  assert chosen is not None and [r.node for r in chosen] == [p1 + 0]
+
+
+def test_a_loop_is_still_found_under_the_proviso() -> None:
+  p0, p1 = UOp.param(0), UOp.param(1)
+  prog = UOp.stack(p0 * 2, p1 + 0)
+  full, reduced = explorations(prog, LOOPS)
+  assert reduced.complete and reduced.reduced and not reduced.normal_forms and not full.normal_forms
+  assert len(reduced.states) < len(full.states)
+  loop = {UOp.stack(p0 * 2, p1), UOp.stack(p0 + p0, p1)}
+  assert [{s.graph for s in c.states} for c in terminal_cycles(full)] == [loop]
+  assert [{s.graph for s in c.states} for c in terminal_cycles(reduced)] == [loop]
+
+
+def test_canonical_graphs_replay_the_engine() -> None:
+  p0, p1 = UOp.param(0), UOp.param(1)
+  prog = UOp.stack((p0 + 0) * 1, p1 * 1)
+  canonical, _, firings = record(prog, symbolic)
+  graphs_ = canonical_graphs(prog, stepper_for(symbolic), firings)
+  assert graphs_ is not None and prog in graphs_ and canonical in graphs_
+  assert len(graphs_) == len(firings) + 1

@@ -1,0 +1,103 @@
+"""Cycles are answers too: the terminal strongly connected components of an exploration.
+
+A rule set that loops (``x*2 -> x+x`` with ``x+x -> x*2``, or commutativity) may have
+no normal form at all: every rewrite sequence ends going round a set of graphs that
+rewrite only among themselves. That set, a *terminal* strongly connected component of
+the state graph with more than one graph, is the answer in place of a normal form: a
+*normal-form class*. ``terminal_cycles`` finds them (iterative Tarjan: explorations are
+deep) and names the rules on their edges.
+
+>>> from uopc import UOp, UPat, PatternMatcher
+>>> from uopc.matcher import short_name
+>>> from uopc.relational.stream import Exploration
+>>> x = UPat.var("x")
+>>> loops = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2)])
+>>> ex = Exploration(UOp.param(0) * 2, loops).run()
+>>> [([s.term() for s in c.states], [short_name(r) for r in c.rules]) for c in terminal_cycles(ex)]
+[(['mul(p0, 2)', 'add(p0, p0)'], ['x * 2', 'x + x'])]
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from uopc.relational.states import State
+from uopc.relational.stream import Exploration
+
+__all__ = ["Cycle", "terminal_cycles"]
+
+
+class Cycle(NamedTuple):
+  """A normal-form class: graphs that rewrite only among themselves (in discovery order), and the rules
+  of the steps between them (by first use)."""
+  states: list[State]
+  rules: list[str]
+
+
+def _components(ex: Exploration, succ: dict[int, list[int]]) -> list[list[int]]:
+  """Tarjan's strongly connected components of the explored states, iteratively."""
+  index: dict[int, int] = {}
+  low: dict[int, int] = {}
+  on_stack: set[int] = set()
+  stack: list[int] = []
+  out: list[list[int]] = []
+  for root in (s.id for s in ex.states):
+    if root in index: continue
+    work = [(root, 0)]
+    while work:
+      v, i = work.pop()
+      if i == 0:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+      targets = succ.get(v, ())
+      if i < len(targets):
+        work.append((v, i + 1))
+        w = targets[i]
+        if w not in index: work.append((w, 0))
+        elif w in on_stack: low[v] = min(low[v], index[w])
+        continue
+      if low[v] == index[v]:
+        comp = []
+        while True:
+          w = stack.pop()
+          on_stack.discard(w)
+          comp.append(w)
+          if w == v: break
+        out.append(comp)
+      if work: low[work[-1][0]] = min(low[work[-1][0]], low[v])
+  return out
+
+
+def terminal_cycles(ex: Exploration) -> list[Cycle]:
+  """The terminal components of more than one graph whose every state was expanded fully.
+
+  A component with a state never expanded (a bound) or expanded by a persistent set
+  only (a reduction) is not reported: a step not taken could leave it. Use
+  ``unsure_cycles`` to learn whether such a component exists.
+  """
+  return _classes(ex)[0]
+
+
+def unsure_cycles(ex: Exploration) -> bool:
+  """True if some component closed under the explored steps has a state that was not expanded fully."""
+  return _classes(ex)[1]
+
+
+def _classes(ex: Exploration) -> tuple[list[Cycle], bool]:
+  states = ex.states
+  succ: dict[int, list[int]] = {}
+  edges = [e for e in ex.edges if e.target.error is None]
+  for e in edges: succ.setdefault(e.source.id, []).append(e.target.id)
+  cycles, unsure = [], False
+  for comp in _components(ex, succ):
+    members = set(comp)
+    if len(comp) < 2 or any(t not in members for v in comp for t in succ.get(v, ())): continue
+    if not all(ex.fully_expanded(states[v]) for v in comp):
+      unsure = True
+      continue
+    rules: list[str] = []
+    for e in edges:
+      if e.source.id in members and e.rule not in rules: rules.append(e.rule)
+    cycles.append(Cycle([states[v] for v in sorted(comp)], rules))
+  cycles.sort(key=lambda c: c.states[0].id)
+  return cycles, unsure

@@ -1,0 +1,132 @@
+"""Partial-order reduction: explore the steps of one group of *islands* of a state, keeping every normal form.
+
+The argument is in ``docs/reduction.md``. A node is *inert* if no rule's pattern can
+match its op (under ``symbolic``: STACK, INDEX, CALL, movement ops, ...), so it is never
+a redex whatever its sources, and it keeps its op when a step rebuilds it. An *island*
+is a non-inert node reached from the root through inert nodes only; islands that share
+a redex (a shared node is rewritten in all of them at once) form one *group*. The steps
+inside a group are a *persistent set* of the state when
+
+  (a) the group is inside no other island (its redexes are in no other island's subgraph),
+  (b) none of its steps fails (in the island or in the whole graph), and
+  (c) each step removes its node and makes no redex the group did not already have.
+
+Every other step then happens outside the group's subgraphs, never above them (their
+ancestors are inert), and commutes with the group's steps; so every normal form reachable
+from the state is reachable through one of them, by a path no longer (up to one step per
+subgraph a later step builds again by hash consing). The cycle proviso (a state with a
+reduced successor that was already expanded is expanded fully) makes every cycle of the
+reduced graph pass through a fully expanded state, so the argument holds across the whole
+exploration.
+
+>>> from uopc import UOp, symbolic
+>>> from uopc.relational.stream import Exploration
+>>> p = [UOp.param(k) for k in range(6)]
+>>> prog = UOp.stack(*(pk + 0 for pk in p))                # six independent redexes: 2**6 graphs
+>>> full, reduced = Exploration(prog, symbolic).run(), Exploration(prog, symbolic, reduce=True).run()
+>>> len(full.states), len(reduced.states), [s.term() for s in reduced.normal_forms] == [s.term() for s in full.normal_forms]
+(64, 7, True)
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Collection
+
+from uopc.matcher import PatternMatcher
+from uopc.relational.step import Redex, Stepper, Stuck
+from uopc.uop import UOp
+
+if TYPE_CHECKING:
+  from uopc.relational.canonical_path import Firing
+
+__all__ = ["IslandReduction", "canonical_graphs", "order_keep_full"]
+
+
+class IslandReduction:
+  """The reduction policy of an ``Exploration``: ``persistent(g, steps)`` picks the steps to explore.
+
+  A root that is not inert is the only island: such graphs (a sum, a product) are
+  explored fully. See ``docs/reduction.md`` for why no sound reduction is known there.
+
+  ``keep_full``: graphs that are always expanded fully (``order`` passes the canonical
+  engine's path, so the forks on it are found exactly as without the reduction).
+  """
+
+  def __init__(self, stepper: Stepper, keep_full: Collection[UOp] = ()) -> None:
+    self.stepper = stepper
+    self.keep_full = frozenset(keep_full)
+
+  def persistent(self, g: UOp, steps: dict[Redex, UOp | Stuck]) -> dict[Redex, UOp] | None:
+    """Every step inside the first group of islands that satisfies (a)-(c), or None: explore every step of ``g``."""
+    stepper = self.stepper
+    if stepper.can_match(g.op) or g in self.keep_full: return None   # the root is the only island
+    islands = self._islands(g)
+    if len(islands) < 2: return None
+    maps = [stepper.step_map(n) for n in islands]
+    if any(m is None for m in maps): return None   # a big island: its redexes are not listed
+    groups = _groups(maps)
+    if len(groups) < 2: return None
+    for i, group in enumerate(groups):
+      redexes = {r: None for k in group for r in maps[k]}
+      if all(self._closed(r, h, redexes) for k in group for r, h in maps[k].items()):
+        chosen = {r: steps.get(r) for r in redexes}
+        if all(h.__class__ is UOp for h in chosen.values()): return chosen   # (b) for the whole graph too
+    return None
+
+  def _closed(self, r: Redex, h: UOp | Stuck, redexes: dict) -> bool:
+    """(b) and (c) for the step ``r`` of an island (``h``: the island it makes) in a group whose redexes are
+    ``redexes``: it does not fail, removes its own node, and the island it makes has no redex the group had not."""
+    if h.__class__ is not UOp: return False
+    m2 = self.stepper.step_map(h)
+    return m2 is not None and r not in m2 and m2.keys() <= redexes.keys()
+
+  def _islands(self, g: UOp) -> list[UOp]:
+    """The islands of ``g`` with a redex in their subgraph, in a fixed order (depth first, left to right)."""
+    can_match, step_map = self.stepper.can_match, self.stepper.step_map
+    out: list[UOp] = []
+    seen: set[UOp] = set()
+    stack = [g]
+    while stack:
+      u = stack.pop()
+      if u in seen: continue
+      seen.add(u)
+      if not can_match(u.op): stack.extend(reversed(u.src))
+      elif (m := step_map(u)) is None or m: out.append(u)   # a big subgraph (None) may hold redexes
+    return out
+
+
+def _groups(maps: list[dict]) -> list[list[int]]:
+  """The islands (indices into ``maps``) grouped where they share a redex: a shared node is rewritten in
+  all of them at once."""
+  groups: list[tuple[list[int], set]] = []
+  for i, m in enumerate(maps):
+    members, keys = [i], set(m)
+    keep = []
+    for grp, gkeys in groups:
+      if gkeys.isdisjoint(keys): keep.append((grp, gkeys))
+      else: members, keys = grp + members, keys | gkeys
+    groups = keep + [(sorted(members), keys)]
+  return [grp for grp, _ in groups]
+
+
+def canonical_graphs(root: UOp, stepper: Stepper, firings: list[Firing]) -> set[UOp] | None:
+  """The graphs of the canonical engine's path (its firings replayed as steps), or None if they do not replay.
+
+  (They do not when the engine reused a memoized result: ``canonical_path`` then catches
+  up with extra steps, which this does not attempt; the caller explores fully instead.)
+  """
+  g, out = root, {root}
+  for f in firings:
+    m = stepper.step_map(g)
+    if m is None: return None
+    h = next((h for r, h in m.items() if r.node is f.node and r.rule_index == f.rule_index and r.result is f.result), None)
+    if h.__class__ is not UOp: return None
+    g = h
+    out.add(g)
+  return out
+
+
+def order_keep_full(root: UOp, pm: PatternMatcher, stepper: Stepper) -> set[UOp] | None:
+  """``canonical_graphs`` of ``graph_rewrite(root, pm)``'s recorded firings (None: explore fully)."""
+  from uopc.relational.canonical_path import record   # deferred: canonical_path imports the stream, which imports this
+  canonical, _, firings = record(root, pm)
+  return None if canonical is None else canonical_graphs(root, stepper, firings)
