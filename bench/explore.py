@@ -1,6 +1,6 @@
 """Relational explorer benchmarks: ``python -m bench explore``.
 
-Three tables, all through the public API (``uopc.relational.explore``):
+Three tables, all through the public API (``uopc.relational.space.explore``):
 
 1. throughput on the sharing-free sum ``sum_i (p_i + 0) * 1`` under ``x+0, 0+x, x*1, 1*x``
    (ordered sources): 4**k graphs, k = 4..8. Each state has about k out-edges, so
@@ -85,7 +85,7 @@ def throughput_rows(ks: range = range(4, 9)) -> list[tuple[int, int, int, float]
 
 def _table_growth_lines() -> set[tuple[str, int]]:
   """Source lines where the two long-lived node tables grow (their resizes are attributed there)."""
-  from uopc.relational import step
+  from uopc.relational.space import step
   out = set()
   for fn, needle in ((uopc.uop._intern, "table[src] = u"), (uopc.uop._intern, "_log.append(u)"),
                      (uopc.uop.make_uop, "table = _tables[key] = {}"),

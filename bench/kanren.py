@@ -35,7 +35,7 @@ from unification import unify
 
 from uopc import Ops, PatternMatcher, UOp, UPat
 from uopc.relational import explore, normalo, pat, reacho
-from uopc.relational.conjunction import fair_bind
+from uopc.relational.logic.conjunction import fair_bind
 
 _fresh = itertools.count(1)
 

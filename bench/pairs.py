@@ -12,8 +12,8 @@ import os
 import time
 
 from uopc import PatternMatcher
-from uopc.relational.overlaps import overlaps
-from uopc.relational.pairs import critical_pairs
+from uopc.relational.analyses.overlaps import overlaps
+from uopc.relational.analyses.pairs import critical_pairs
 from uopc.rulesets import resolve_rules
 
 _EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "my_rules.py")

@@ -22,8 +22,8 @@ import time
 from uopc import Ops, PatternMatcher, UOp, UPat, graph_rewrite, symbolic
 from uopc.cost import Cost
 from uopc.egraph import BackoffScheduler, saturate
-from uopc.relational.best import best
-from uopc.relational.stream import Exploration
+from uopc.relational.analyses.best import best
+from uopc.relational.space.stream import Exploration
 from uopc.rewrite import RewriteLoopError
 from uopc.rulesets import resolve_rules
 

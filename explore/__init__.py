@@ -1,6 +1,8 @@
-"""The explorer's command-line front end (``uopc explore ...``) and its reports.
+"""The explorer's command-line front end (``uopc explore ...``, ``uopc saturate``) and its reports.
 
-``explore.cli`` registers the ``explore`` command with ``uopc.cli``; ``explore.report``
-formats explorations as text, JSON and Graphviz DOT. The explorer itself is
-``uopc.relational``, which never imports this package.
+The folder ``explore/`` installs as the package ``uopc.explore`` (never as a top-level
+``explore``). ``uopc.explore.cli`` registers the ``explore`` command with ``uopc.cli``;
+``uopc.explore.report`` formats explorations as text, JSON and Graphviz DOT, and
+``uopc.explore.html`` as pages. The explorer itself is ``uopc.relational``, which never
+imports this package.
 """

@@ -1,6 +1,6 @@
 """``uopc explore best``: the cheapest graph reachable by directed rewriting, with its path.
 
-``uopc explore best prog.uir [--cost C]`` searches best first (``uopc.relational.best``)
+``uopc explore best prog.uir [--cost C]`` searches best first (``uopc.relational.analyses.best``)
 and prints the cheapest reachable graph, its cost, the rewrite path to it, and the
 canonical engine's result and its cost. ``--cost`` is ``nodes`` (distinct nodes, the
 default), ``OP=W,...`` (op weights; ``*=W`` for the others) or ``file.py:fn``
@@ -18,12 +18,11 @@ is still printed), 2 bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from explore.cli import _common, canonical_for
-from explore.search_cli import JSON_LIMIT, TEXT_LIMIT, _bound_text, _step_lines, _steps, _steps_word
+from uopc.explore.cli import _common, canonical_for
+from uopc.explore.search_cli import JSON_LIMIT, TEXT_LIMIT, _bound_text, _step_lines, _steps, _steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.term import show
@@ -46,7 +45,7 @@ def register(sub: Any) -> None:
   p = sub.add_parser("best", help="the cheapest graph reachable by rewriting, with its path",
                      description="Search best first for the cheapest graph the rules reach from the program (directed "
                                  "rewriting; cycles are fine). Exit codes: 0 proven cheapest, 3 a bound was hit, 2 bad input.")
-  _common(p, ("text", "json"))
+  _common(p, ("text", "json", "html"))
   add_cost(p)
   p.set_defaults(func=cmd_best)
 
@@ -65,12 +64,15 @@ def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
   return f"canonical: {term(graph, TEXT_LIMIT)}   (cost {cost:g})" if graph is not None else f"canonical: none ({error})"
 
 
-def print_json(data: dict[str, Any]) -> None: print(json.dumps(data, indent=1, ensure_ascii=False))
+def print_json(data: dict[str, Any], args: argparse.Namespace, kind: str) -> None:
+  """``--format json`` (the dict) or ``--format html`` (its page), to ``-o FILE`` or stdout."""
+  from uopc.explore import html
+  html.emit(args, data, kind)
 
 
 def cmd_best(args: argparse.Namespace) -> int:
   from uopc.cost import CostError
-  from uopc.relational.best import best
+  from uopc.relational.analyses.best import best
   prog = load_program(args.file)
   with shielded():   # only the bounded search can be interrupted: the report is whole
     try:
@@ -84,13 +86,13 @@ def cmd_best(args: argparse.Namespace) -> int:
 
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None) -> int:
-  from uopc.relational.best import lower_bound
-  if args.format == "json":
+  from uopc.relational.analyses.best import lower_bound
+  if args.format in ("json", "html"):
     print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": args.cost.name,
                 "best": term(r.graph, JSON_LIMIT), "cost": r.cost, "path": _steps(r.path),
                 "canonical": term(canon, JSON_LIMIT), "canonical_cost": canon_cost, "canonical_error": error,
                 "complete": r.complete, "bound": r.bound, "seen": r.seen, "expanded": r.expanded,
-                "elapsed": round(r.elapsed, 4)})
+                "elapsed": round(r.elapsed, 4)}, args, "best")
   else:
     print(f"program: {term(prog, TEXT_LIMIT)}   (cost {args.cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {args.cost.name}")

@@ -94,13 +94,13 @@ def register(sub: Any) -> None:
   _semantics(n)
   n.set_defaults(func=cmd_normal_forms)
 
-  from explore import search_cli   # uopc explore search (issue 5)
+  from uopc.explore import search_cli   # uopc explore search (issue 5)
   search_cli.register(esub)
-  from explore import order_cli, pairs_cli   # uopc explore order / pairs (issue 4)
+  from uopc.explore import order_cli, pairs_cli   # uopc explore order / pairs (issue 4)
   order_cli.register(esub); pairs_cli.register(esub)  # noqa: E702
-  from explore import best_cli   # uopc explore best (issue 13)
+  from uopc.explore import best_cli   # uopc explore best (issue 13)
   best_cli.register(esub)
-  from explore import html   # uopc explore view saved.json (issue 14)
+  from uopc.explore import html   # uopc explore view saved.json (issue 14)
   html.register(esub)
 
 
@@ -115,7 +115,7 @@ def _progress(ex: Any, what: str) -> Iterator[Any]:
 def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool) -> Any:
   """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
-  from explore.report import state_line
+  from uopc.explore.report import state_line
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
                reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"))
   out = sys.stdout
@@ -149,7 +149,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 
 
 def _reachable(prog: Any, args: argparse.Namespace) -> int:
-  from explore import html, report
+  from uopc.explore import html, report
   from uopc.term import show
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
@@ -171,9 +171,9 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
 
 
 def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
-  from explore import html, report
+  from uopc.explore import html, report
   from uopc.relational import NormalForms
-  from uopc.relational.cycles import unsure_cycles
+  from uopc.relational.space.cycles import unsure_cycles
   ex = _explore(prog, args, "bfs", stream_text=False)
   if ex.reduced and unsure_cycles(ex) and not stopped():   # a cycle through a reduced state may have an exit: explore every graph
     args.reduce = False

@@ -16,11 +16,11 @@ import json
 from importlib import resources
 from typing import Any
 
-KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace")
+KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace", "saturate", "best")
 
 
 def _asset(name: str) -> str:
-  return resources.files("explore").joinpath("static", name).read_text(encoding="utf-8")
+  return resources.files("uopc.explore").joinpath("static", name).read_text(encoding="utf-8")
 
 
 def embedded_json(data: dict[str, Any]) -> str:
@@ -55,7 +55,7 @@ def page(data: dict[str, Any], kind: str, title: str) -> str:
 def emit(args: Any, data: dict[str, Any], kind: str) -> None:
   """A command's ``--format json`` (the dict) or ``--format html`` (its page, titled by the command) to ``-o FILE``, else stdout."""
   if args.format == "json":
-    from explore.report import json_text
+    from uopc.explore.report import json_text
     write_text(getattr(args, "output", None), json_text(data) + "\n")
     return
   source = getattr(args, "file", None) or getattr(getattr(args, "ruleset", None), "spec", "")
@@ -75,7 +75,7 @@ def register(esub: Any) -> None:
 
 def cmd_view(args: Any) -> int:
   from uopc.cli import EXIT_OK, CLIError
-  from uopc.relational.saved import LoadError, load
+  from uopc.relational.space.saved import LoadError, load
   try: saved = load(args.file)
   except LoadError as e: raise CLIError(str(e)) from None
   write_page(args.output, saved.data, saved.kind, f"uopc {saved.kind}: {args.file}")

@@ -39,7 +39,7 @@ JSON_TERM_LIMIT = 2000
 
 def register(esub: Any) -> None:
   """Add ``order`` to the ``uopc explore`` subcommands."""
-  from explore.cli import _common, no_reduce_arg
+  from uopc.explore.cli import _common, no_reduce_arg
   p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
@@ -60,9 +60,9 @@ def cmd_order(args: argparse.Namespace) -> int:
 
 
 def _order(prog: Any, args: argparse.Namespace) -> int:
-  from explore.cli import _progress, exit_code
-  from uopc.relational.cycles import unsure_cycles
-  from uopc.relational.order import diagnose_order, order_exploration, permutation_trials
+  from uopc.explore.cli import _progress, exit_code
+  from uopc.relational.space.cycles import unsure_cycles
+  from uopc.relational.analyses.order import diagnose_order, order_exploration, permutation_trials
   pm = args.rules.pm
   max_steps = max_steps_for(prog, args.max_steps)
 
@@ -90,7 +90,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
     trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps), None, grace=True)
     cut = cut or trials is None
   if args.format in ("json", "html"):
-    from explore import html
+    from uopc.explore import html
     data = to_json(report, args.rules.spec, pm, trials)
     if cut: data.update(complete=False, bound=stopped())
     html.emit(args, data, "order")
@@ -115,7 +115,7 @@ def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None) -> None:
   """The text report of ``uopc explore order``."""
-  from explore.report import bound_text, cycles_text, reduced_text, stuck_lines
+  from uopc.explore.report import bound_text, cycles_text, reduced_text, stuck_lines
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
   print(f"rules: {spec}", file=out)
@@ -160,7 +160,7 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
 
 
 def _trials_text(trials: list[Any], pm: Any, out: TextIO) -> None:
-  from uopc.relational.order import order_matters
+  from uopc.relational.analyses.order import order_matters
   changed = [t for t in trials if t.changed]
   print(f"other rule orders: {len(trials)} tried, {len(changed)} change the result", file=out)
   width = max((len(t.label) for t in changed), default=0)
@@ -182,7 +182,7 @@ def _steps_json(edges: list[Any]) -> list[dict[str, Any]]:
 
 def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms``, ``forks`` (and ``permutations``)."""
-  from explore.report import cycles_json
+  from uopc.explore.report import cycles_json
   def term(u: Any) -> str | None: return None if u is None else _show(u, JSON_TERM_LIMIT)
   ex = report.exploration
   forms = report.normal_forms
@@ -201,7 +201,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) ->
                "competing_path": _steps_json(f.competing_path)} for f in report.forks],
   }
   if trials is not None:
-    from uopc.relational.order import order_matters
+    from uopc.relational.analyses.order import order_matters
     data["permutations"] = {
       "tried": len(trials),
       "changed": [{"label": t.label, "order": list(t.order), "result": term(t.result), "error": t.error,

@@ -39,7 +39,7 @@ def register(esub: Any) -> None:
   p.add_argument("ruleset", nargs="?", type=rules_arg, default="symbolic", metavar="RULESET",
                  help="symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, or file.py:attr")
   p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (default text)")
-  from explore.cli import add_output
+  from uopc.explore.cli import add_output
   add_output(p)
   p.add_argument("--all", action="store_true", help="also list the joinable pairs (text)")
   p.add_argument("--max-instances", type=positive_int, default=64, metavar="N", help="instances tried per pair (default 64)")
@@ -56,7 +56,7 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 
 
 def _pairs(args: argparse.Namespace) -> int:
-  from uopc.relational.pairs import critical_pairs
+  from uopc.relational.analyses.pairs import critical_pairs
   bar = progress_bar(None, "pair", "critical pairs") if isatty(sys.stderr) else None
   def progress(done: int, total: int) -> None:
     if bar is not None:
@@ -71,7 +71,7 @@ def _pairs(args: argparse.Namespace) -> int:
     print(f"no pair checked: {stopped_text()}")
     return EXIT_BOUND
   if args.format in ("json", "html"):
-    from explore import html
+    from uopc.explore import html
     html.emit(args, to_json(report, args.ruleset.spec), "pairs")
   else: write_text(report, args.ruleset.spec, sys.stdout, show_all=args.all)
   return exit_code(report)

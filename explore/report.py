@@ -115,13 +115,13 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
 
 def cycles_json(ex: Exploration) -> list[dict[str, Any]]:
   """The normal-form classes that are cycles: ``{"terms": [...], "rules": [...]}`` each (empty when none)."""
-  from uopc.relational.cycles import terminal_cycles
+  from uopc.relational.space.cycles import terminal_cycles
   return [{"terms": [s.term(JSON_TERM_LIMIT) for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)]
 
 
 def cycles_text(ex: Exploration, out: TextIO) -> None:
   """Each cycle that the rewriting cannot leave, with the rules on its steps (nothing when none)."""
-  from uopc.relational.cycles import terminal_cycles
+  from uopc.relational.space.cycles import terminal_cycles
   cycles = terminal_cycles(ex)
   if not cycles: return
   print(f"{len(cycles)} cycle{'s' * (len(cycles) != 1)} (graphs that rewrite only among themselves: normal-form classes):", file=out)

@@ -21,9 +21,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
-from explore.cli import DEFAULT_MAX_STATES
-from explore.search_cli import _step_lines, _steps, _steps_word
+from uopc.explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
+from uopc.explore.cli import DEFAULT_MAX_STATES, add_output
+from uopc.explore.search_cli import _step_lines, _steps, _steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
 
@@ -43,13 +43,14 @@ def register(sub: Any) -> None:
   add_max_steps(p)
   p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
                  help=f"graphs the reachability search may look at (default {DEFAULT_MAX_STATES:,})")
-  p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+  p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (default text)")
+  add_output(p)
   p.set_defaults(func=cmd_saturate)
 
 
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""
-  from uopc.relational.search import Target, search
+  from uopc.relational.analyses.search import Target, search
   r = search(prog, Target.graph(graph), pm, max_states=max_states)
   return (True if r.found else None if r.bound is not None else False), r.path, r.searched
 
@@ -75,13 +76,13 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
             reachable: bool | None, path: list[Any], searched: int) -> int:
   cost = args.cost
   conflicts = [f"{term(a, TEXT_LIMIT)} = {term(b, TEXT_LIMIT)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
-  if args.format == "json":
+  if args.format in ("json", "html"):
     print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": cost.name,
                 "best": term(r.best, JSON_LIMIT), "cost": r.cost, "canonical": term(canon, JSON_LIMIT),
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
                 "reachable": reachable, "path": _steps(path) if reachable else None, "reach_searched": searched,
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
-                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)})
+                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, args, "saturate")
   else:
     print(f"program: {term(prog, TEXT_LIMIT)}   (cost {cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {cost.name}")

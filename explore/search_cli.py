@@ -6,7 +6,7 @@ length and how many graphs were searched; ``--target-file t.uir`` takes a concre
 graph instead, and ``--all`` streams every match, nearest first. ``--to b.uir``
 searches from both programs at once for a graph they both rewrite to.
 
-Everything here formats what ``uopc.relational.search`` computes (``search``,
+Everything here formats what ``uopc.relational.analyses.search`` computes (``search``,
 ``search_all``, ``meet``): the command line and the Python API run the same code.
 
 Exit codes: 0 found, 1 not found in a space searched to its end, 3 not found before
@@ -26,7 +26,7 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
-from explore.cli import _common
+from uopc.explore.cli import _common
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
@@ -69,7 +69,7 @@ def _bounds(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _target(args: argparse.Namespace) -> Any:
-  from uopc.relational.search import Target
+  from uopc.relational.analyses.search import Target
   from uopc.uir import UIRError
   if args.target_file is not None: return Target.graph(load_program(args.target_file))
   try: return Target.parse(args.target, "<target>")
@@ -87,7 +87,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
-  from uopc.relational.search import SearchResult, search
+  from uopc.relational.analyses.search import SearchResult, search
   with _progress(args.max_states, "searching") as progress:
     r = bounded(lambda: search(prog, target, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
       or SearchResult(target, None, 0, stopped(), 0.0)   # interrupted outside its exploration: nothing to keep
@@ -98,7 +98,7 @@ def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
-  from uopc.relational.search import search_all
+  from uopc.relational.analyses.search import search_all
   text = args.format == "text"
   matches: list[Any] = []
   if text: print(*_header(prog, target.text, args), sep="\n")
@@ -116,7 +116,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     n = len(matches)
     print(f"{n} match{'es' * (n != 1)}; searched {stream.searched} graph{'s' * (stream.searched != 1)}; "
           f"{_bound_text(bound, args)}")
-    from explore.report import stuck_lines   # deferred: it imports the explorer
+    from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
     data = {"program": _term(prog, JSON_LIMIT), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
@@ -135,8 +135,8 @@ def _stream_bound(stream: Any) -> str | None:
 
 
 def _cmd_meet(a: Any, b: Any, args: argparse.Namespace) -> int:
-  from uopc.relational.meet import MeetResult
-  from uopc.relational.search import meet
+  from uopc.relational.analyses.meet import MeetResult
+  from uopc.relational.analyses.search import meet
   with _progress(args.max_states, "meeting") as progress:
     r = bounded(lambda: meet(a, b, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
       or MeetResult(None, 0, 0, stopped(), 0.0)   # interrupted outside its explorations: nothing to keep
@@ -159,7 +159,7 @@ def _term(u: Any, limit: int = TEXT_LIMIT) -> str: return show(u, limit)
 
 def _bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
   if bound is None: return complete
-  from explore.report import bound_flag
+  from uopc.explore.report import bound_flag
   return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
 
 
@@ -191,7 +191,7 @@ def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
   else: out.append("not found within the bounds")
   out.append(f"searched: {r.searched} graph{'s' * (r.searched != 1)}"
              + ("" if r.found else f"; {_bound_text(r.bound, args)}"))
-  from explore.report import stuck_lines   # deferred: it imports the explorer
+  from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
   return out + stuck_lines(r.stuck)
 
 
@@ -213,7 +213,7 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
   else: out.append("no common graph within the bounds")
   out.append(f"searched: {r.searched} graphs (a: {r.searched_a}, b: {r.searched_b})"
              + ("" if r.found or r.bound is None else f"; {_bound_text(r.bound, args)}"))
-  from explore.report import stuck_lines   # deferred: it imports the explorer
+  from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
   return out + stuck_lines(r.stuck)
 
 
@@ -252,5 +252,5 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
 
 def _print_json(data: dict[str, Any], args: argparse.Namespace) -> None:
   """``--format json`` or ``html`` of the dict, to stdout or ``-o FILE``."""
-  from explore import html
+  from uopc.explore import html
   html.emit(args, data, "search")

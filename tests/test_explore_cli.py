@@ -258,7 +258,7 @@ def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch,
 
 def test_dot_for_python_is_a_digraph_and_large_spaces_can_be_cut(capsys, prog):
   import graphviz
-  from explore.report import dot_states, to_dot
+  from uopc.explore.report import dot_states, to_dot
   from uopc.relational import canonical, explore
   from uopc.symbolic import symbolic
   from uopc.uir import parse_uir
@@ -293,10 +293,22 @@ def test_a_looping_rule_set_reports_its_cycle(capsys, tmp_path):
   code, out, _ = run_cli(capsys, "explore", "normal-forms", str(tmp_path / "loop.uir"), "--rules", f"{tmp_path / 'loop.py'}:rules")
   assert code == 0 and "0 normal forms\n1 cycle" in out and "rules: x * 2; x + x" in out
   code, out, _ = run_cli(capsys, "explore", "order", str(tmp_path / "loop.uir"), "--rules", f"{tmp_path / 'loop.py'}:rules",
-                         "--format", "json")
+                         "--format", "json", "--max-steps", "1000")   # the engine's loop is found in 1,000 lookups, not 1,000,000
   data = json.loads(out)
   assert data["normal_forms"] == [] and [c["terms"] for c in data["cycles"]] == [["mul(p0, 2)", "add(p0, p0)"]]
   assert [r.split(" ", 1)[1] for r in data["cycles"][0]["rules"]] == ["x * 2", "x + x"]
+
+
+def test_the_package_installs_no_top_level_explore_and_pages_work_outside_the_repo(tmp_path):
+  """explore/ is uopc.explore (pyproject package-dir): run where the repository is not on sys.path."""
+  import subprocess
+  code = "import importlib.util, sys; print(importlib.util.find_spec('explore') is None, importlib.util.find_spec('uopc.explore') is not None)"
+  out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True).stdout
+  assert out.split() == ["True", "True"]
+  (tmp_path / "p.uir").write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n")
+  proc = subprocess.run([sys.executable, "-m", "uopc", "explore", "normal-forms", "p.uir", "--format", "html", "-o", "p.html"],
+                        cwd=tmp_path, capture_output=True, text=True)
+  assert proc.returncode == 0 and "<script>" in (tmp_path / "p.html").read_text()
 
 
 def test_semantics_tree_flag(capsys):

@@ -7,11 +7,11 @@ import pytest
 
 from uopc import UOp, symbolic
 from uopc.cli import main
-from uopc.relational.search import meet, replay, search
+from uopc.relational.analyses.search import meet, replay, search
 from uopc.term import show
 from uopc.uir import parse_uir
 
-search_module = importlib.import_module("uopc.relational.search")   # the package exports a function of that name
+search_module = importlib.import_module("uopc.relational.analyses.search")   # the package exports a function of that name
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

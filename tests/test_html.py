@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from explore.html import KINDS, embedded_json, page
+from uopc.explore.html import KINDS, embedded_json, page
 from uopc.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

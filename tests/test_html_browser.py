@@ -220,7 +220,7 @@ def test_cycles_are_listed(driver, capsys, tmp_path):
 
 
 def test_keys_no_view_draws_are_shown(driver, tmp_path):
-  from explore.html import page
+  from uopc.explore.html import page
   path = tmp_path / "extra.html"
   path.write_text(page({"program": "p0", "rules": "r", "result": "p0", "error": None, "steps": [], "reduced": 42,
                         "cycles": [[1, 2]]}, "trace", "t"))
@@ -249,4 +249,18 @@ def test_search_all_shows_each_match_with_its_path(driver, capsys, tmp_path):
   assert css(driver, "#overview section")[2].text.startswith(f"result\nfound ({len(data['path'])} step")
   heads = [h.text for h in css(driver, "#inspector h2")]
   assert heads == [f"match {k}: {m['graph']}" for k, m in enumerate(data["matches"][:50], 1)] and len(heads) > 1
+  assert console_errors(driver) == []
+
+
+@pytest.mark.parametrize("argv", [
+  ["saturate", str(EX / "saturation.uir"), "--rules", f"{EX / 'saturation_rules.py'}:rules"],
+  ["explore", "best", str(EX / "only_equal.uir"), "--rules", f"{EX / 'only_equal_rules.py'}:rules"],
+])
+def test_the_best_graph_pages_show_the_best_graph_its_cost_and_its_path(driver, capsys, tmp_path, argv):
+  path, data = page_and_json(capsys, tmp_path, argv)
+  open_page(driver, path)
+  text = css(driver, "body")[0].text
+  assert data["program"] in text and data["best"] in text and f"cost {data['cost']}" in text
+  assert len(data["path"] or []) == 0 or css(driver, "input[type=range]")
+  assert css(driver, ".extra") == []   # every key of the JSON is drawn by the view
   assert console_errors(driver) == []

@@ -5,9 +5,9 @@ from tests.helpers import param
 from tests.strategies import arith_programs
 from uopc import UOp, symbolic
 from uopc.cost import Cost
-from uopc.relational.best import best, lower_bound
-from uopc.relational.replay import replay
-from uopc.relational.stream import Exploration
+from uopc.relational.analyses.best import best, lower_bound
+from uopc.relational.analyses.replay import replay
+from uopc.relational.space.stream import Exploration
 from uopc.rulesets import resolve_rules
 
 p0, p1 = param(0), param(1)

@@ -17,8 +17,8 @@ from unification.core import isground
 
 from tests.strategies import graphs
 from uopc import Ops, UOp, dtypes
-from uopc.relational import bridge
-from uopc.relational.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
+from uopc.relational.logic import bridge
+from uopc.relational.logic.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
 from uopc.term import show
 
 p0, p1 = UOp.param(0), UOp.param(1)
@@ -230,7 +230,7 @@ def test_issue_edit_a_states_logic_variable_and_reify_a_new_graph():
 
 def test_heads_of_dead_etuples_are_given_back():
   """issue 16: 20,000 etuplized constants left 20,001 heads interned with no node alive."""
-  from uopc.relational.bridge import live_heads
+  from uopc.relational.logic.bridge import live_heads
   p0 = UOp.param(0)
   anchor = etuplize(p0 + 1)   # holds the heads of add and p0
   before = live_heads()
@@ -248,8 +248,8 @@ def test_heads_of_dead_etuples_are_given_back():
 def test_terms_and_patterns_print_alike(node):
   """issue 15: the pattern printers dropped a CAST's dtype and printed REDUCE args as (Ops.ADD, 1)."""
   from uopc import UPat
-  from uopc.relational.overlaps import forms_of, pattern_text
-  from uopc.relational.patterns import upat_etuples
+  from uopc.relational.analyses.overlaps import forms_of, pattern_text
+  from uopc.relational.logic.patterns import upat_etuples
   x = UPat.var("x")
   def upat(u: UOp) -> UPat:   # the node's pattern, its PARAM a hole ~x (patterns are two levels deep here)
     return x if u.op is Ops.PARAM else UPat(u.op, dtype=u.dtype, arg=u.arg, src=tuple(upat(s) for s in u.src))

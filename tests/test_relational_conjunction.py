@@ -10,8 +10,8 @@ from unification import unify
 
 from uopc import Ops, PatternMatcher, UOp, UPat
 from uopc.relational import explore, normalo, pat, reacho
-from uopc.relational import goals as goals_module
-from uopc.relational.conjunction import fair_bind
+from uopc.relational.logic import goals as goals_module
+from uopc.relational.logic.conjunction import fair_bind
 
 x = UPat.var("x")
 PLUS0 = PatternMatcher([(UPat(Ops.ADD, src=(x, UPat(Ops.CONST, arg=0))), lambda x: x)])

@@ -10,7 +10,7 @@ from tests.strategies import graphs
 from tests.test_relational_step import brute_force
 from uopc import Ops, PatternMatcher, UOp, UPat, call_params, dtypes, fold, graph_rewrite, simplify, symbolic
 from uopc.relational import Exploration, Stepper, etuplize, explore, normal_forms, stepo
-from uopc.relational.bridge import live_heads
+from uopc.relational.logic.bridge import live_heads
 from uopc.uop import live_nodes
 from uopc.rulesets import resolve_rules
 

@@ -12,7 +12,7 @@ from tests.test_relational_step import brute_force
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, symbolic
 from uopc.relational import (NotGroundError, etuplize, explore, normalo, pat, predecessors, reacho, rule_patterns,
                              rule_relation, stepo, successors, term_pattern)
-from uopc.relational.bridge import head_of, show_pattern
+from uopc.relational.logic.bridge import head_of, show_pattern
 from uopc.rulesets import resolve_rules
 from uopc.termparse import parse_term
 
@@ -173,8 +173,8 @@ def test_reacho_membership_stops_at_the_first_hit():
 
 def test_rule_patterns_and_overlaps_share_one_encoding():
   """issue 15: patterns' own converter ignored allow_any_len (and kept leaves as UPats); now both use overlaps.encode."""
-  from uopc.relational.overlaps import Domain, forms_of
-  from uopc.relational.patterns import upat_etuples
+  from uopc.relational.analyses.overlaps import Domain, forms_of
+  from uopc.relational.logic.patterns import upat_etuples
   x = UPat.var("x", dtype=(dtypes.i32, dtypes.bool))
   any_len = UPat(Ops.STACK, src=(x,), allow_any_len=True)
   forms = upat_etuples(any_len)

@@ -6,10 +6,10 @@ from hypothesis import given
 
 from tests.strategies import graphs
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, graph_rewrite, symbolic
-from uopc.relational.canonical_path import canonical_path, record
-from uopc.relational.order import competing_rules, diagnose_order, order_matters, permutation_trials
-from uopc.relational.stream import Exploration
-from uopc.relational.values import compare, random_bindings, value_key
+from uopc.relational.space.engine_path import canonical_path, record
+from uopc.relational.analyses.order import competing_rules, diagnose_order, order_matters, permutation_trials
+from uopc.relational.space.stream import Exploration
+from uopc.relational.analyses.verdicts import compare, random_bindings, value_key
 from uopc.term import show
 from uopc.uir import parse_uir
 

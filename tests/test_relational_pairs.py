@@ -7,10 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, symbolic
-from uopc.relational.instances import EDGE_CONSTANTS, Instances, renumber, renumbering
-from uopc.relational.joinable import join, normalize
-from uopc.relational.overlaps import Domain, forms_of, overlaps, pattern_text
-from uopc.relational.pairs import critical_pairs
+from uopc.relational.analyses.pair_instances import EDGE_CONSTANTS, Instances, renumber, renumbering
+from uopc.relational.analyses.joinable import join, normalize
+from uopc.relational.analyses.overlaps import Domain, forms_of, overlaps, pattern_text
+from uopc.relational.analyses.pairs import critical_pairs
 from uopc.rulesets import resolve_rules
 from uopc.term import show
 

@@ -1,11 +1,11 @@
-"""``uopc.relational.saved``: a ``--format json`` output loads back (``load``), and ``uopc explore view`` makes its page."""
+"""``uopc.relational.space.saved``: a ``--format json`` output loads back (``load``), and ``uopc explore view`` makes its page."""
 import json
 import re
 from pathlib import Path
 
 import pytest
 
-from explore.report import to_json
+from uopc.explore.report import to_json
 from uopc.cli import main
 from uopc.relational import canonical, explore, load
 from uopc.symbolic import symbolic

@@ -12,7 +12,7 @@ from tests.strategies import graphs
 from tests.test_relational_step import brute_force
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, graph_rewrite, symbolic
 from uopc.relational import explore, reacho, term_pattern
-from uopc.relational.search import (ReplayError, Target, matcho, meet, replay, search, search_all, target_goal,
+from uopc.relational.analyses.search import (ReplayError, Target, matcho, meet, replay, search, search_all, target_goal,
                                     target_pattern)
 from uopc.term import show
 from uopc.termparse import parse_term

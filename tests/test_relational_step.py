@@ -193,7 +193,8 @@ def test_deep_chain_of_redexes_is_linear_and_lazy():
 
 def test_the_shared_stepper_lives_as_long_as_its_users():
   import gc
-  from uopc.relational import step, stepper_for
+  from uopc.relational import stepper_for
+  from uopc.relational.space import step
   pm = PatternMatcher([(UPat.var("x") + 0, lambda x: x)])
   s = stepper_for(pm)
   assert stepper_for(pm) is s   # shared while held

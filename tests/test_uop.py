@@ -157,7 +157,7 @@ def test_collecting_drops_a_dead_graph_in_one_pass_whatever_tables_its_nodes_are
 
 
 def test_the_explorer_finds_existing_nodes_in_the_engine_tables():
-  from uopc.relational import step
+  from uopc.relational.space import step
   assert step._tables_get is not None   # the check of the table format passed: steps look nodes up directly
   node = p0 + 1   # alive while it is looked up: the tables are weak
   assert step._existing(Ops.ADD, dtypes.i32, None)((p0, UOp.const(1))) is node

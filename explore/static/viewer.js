@@ -456,6 +456,24 @@
     put(insp, section("each rewrite of graph_rewrite, step by step", stepper(d.steps, "canonical engine")));
   }
 
+  function bestView(d) {   // uopc saturate and uopc explore best: the cheapest graph, its cost, and how it is reached
+    const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
+    const stats = d.iterations !== undefined
+      ? "saturation: " + (d.complete ? "saturated" : "stopped by " + d.stop) + " after " + plural(d.iterations, "iteration") + "; " +
+        d.enodes + " e-nodes in " + d.eclasses + " e-classes; " + d.applied + " rule results added (" + d.matches + " matches, " +
+        d.rejected + " rejected); reachability searched " + plural(d.reach_searched, "graph")
+      : "searched " + plural(d.seen, "graph") + " (" + d.expanded + " expanded)" + (d.complete ? "" : "; stopped by " + d.bound);
+    const reach = d.reachable === undefined ? null
+      : el("div", {}, "reachable by rewriting: " + (d.reachable === true ? "yes" : d.reachable === false ? "no, only equal" : "unknown"));
+    put(ov, section("program", termText(d.program, "program"), dagSvg(d.program)),
+              section("best (cost " + d.cost + ", " + d.cost_function + ")", termText(d.best, "normal-form"), dagSvg(d.best, { other: d.program, otherClass: "new" })),
+              section("canonical (cost " + (d.canonical_cost ?? "none") + ")", termText(d.canonical === null ? "none (" + d.canonical_error + ")" : d.canonical),
+                      d.canonical ? dagSvg(d.canonical) : null),
+              section("search", el("div", { class: "muted" }, stats), reach,
+                      (d.conflicts || []).map((c) => el("div", { class: "term" }, "refused: " + c))));
+    put(insp, section("path to the best graph", d.path && d.path.length ? stepper(d.path, "path") : el("div", { class: "muted" }, "no path")));
+  }
+
   const summary = document.getElementById("summary");
   summary.textContent = [DATA.rules || DATA.ruleset ? "rules " + (DATA.rules || DATA.ruleset) : "",
     Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural(DATA.edges.length, "edge") : "",
@@ -463,13 +481,15 @@
       (DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
     typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
   const views = { reachable: explorationView, "normal-forms": explorationView, order: orderView, search: searchView,
-                  pairs: pairsView, trace: traceView };
+                  pairs: pairsView, trace: traceView, saturate: bestView, best: bestView };
   (views[KIND] || explorationView)(DATA);
   // the keys no view draws (a newer command's, say) are still shown, as JSON
   const DRAWN = ["program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
                  "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",
                  "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
-                 "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds"];
+                 "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds",
+                 "best", "cost", "cost_function", "canonical_cost", "reachable", "stop", "iterations", "enodes", "eclasses",
+                 "conflicts", "seen", "expanded", "applied", "rejected", "reach_searched"];
   const extra = Object.keys(DATA).filter((k) => !DRAWN.includes(k));
   if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) => {
     const text = JSON.stringify(DATA[k]);

@@ -19,17 +19,17 @@ True
 
 Docs: ``docs/relational.md``.
 """
-from uopc.relational.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
-from uopc.relational.explore import NormalForms, canonical, explore, normal_forms
-from uopc.relational.goals import NotGroundError, normalo, reacho, rule_relation, rule_relations, stepo
-from uopc.relational.patterns import RulePattern, predecessors, rule_patterns
-from uopc.relational.states import Edge, State
-from uopc.relational.step import Redex, Stepper, Stuck, stepper_for, successors
-from uopc.relational.stream import Bound, Exploration
-from uopc.relational.order import Fork, OrderReport, diagnose_order, permutation_trials
-from uopc.relational.pairs import PairResult, PairsReport, critical_pairs
-from uopc.relational.saved import Saved, load
-from uopc.relational.search import (Match, MeetResult, ReplayError, SearchResult, SearchStream, Target, matcho, meet, replay,
+from uopc.relational.logic.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
+from uopc.relational.space.explore import NormalForms, canonical, explore, normal_forms
+from uopc.relational.logic.goals import NotGroundError, normalo, reacho, rule_relation, rule_relations, stepo
+from uopc.relational.logic.patterns import RulePattern, predecessors, rule_patterns
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import Redex, Stepper, Stuck, stepper_for, successors
+from uopc.relational.space.stream import Bound, Exploration
+from uopc.relational.analyses.order import Fork, OrderReport, diagnose_order, permutation_trials
+from uopc.relational.analyses.pairs import PairResult, PairsReport, critical_pairs
+from uopc.relational.space.saved import Saved, load
+from uopc.relational.analyses.search import (Match, MeetResult, ReplayError, SearchResult, SearchStream, Target, matcho, meet, replay,
                                     search, search_all, target_goal)
 from uopc.term import show
 

@@ -29,9 +29,9 @@ from typing import Any, Collection, Iterator, Literal
 
 from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
-from uopc.relational.reduction import IslandReduction
-from uopc.relational.states import Edge, State
-from uopc.relational.step import Semantics, Stepper, Stuck, stepper_for
+from uopc.relational.space.reduction import IslandReduction
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
 
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]

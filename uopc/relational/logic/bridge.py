@@ -111,7 +111,7 @@ def _sweep_heads() -> None:
 def live_heads() -> int:
   """How many heads are interned now (after collecting garbage and dropping unused heads).
 
-  >>> from uopc.relational.bridge import etuplize
+  >>> from uopc.relational.logic.bridge import etuplize
   >>> keep = etuplize(UOp.param(0) + 1)
   >>> before = live_heads()
   >>> t = etuplize(UOp.param(0) + 98765)

@@ -15,7 +15,7 @@ skipped and counted. Fresh PARAMs have arbitrary slots: ``renumbering`` and ``re
 number them in order of appearance for reports.
 
 >>> from uopc import UPat, PatternMatcher, symbolic
->>> from uopc.relational.overlaps import overlaps
+>>> from uopc.relational.analyses.overlaps import overlaps
 >>> o = next(o for o in overlaps(symbolic) if (o.outer, o.inner, o.path) == (3, 0, ()))   # fold vs x + 0.0
 >>> gen = Instances(o.term, o.domains, max_instances=64)
 >>> insts = [show(renumber(u, renumbering(u))) for u in gen]
@@ -33,8 +33,8 @@ from unification.variable import Var
 from uopc.dtype import DType, dtypes, truncate, value_key
 from uopc.evaluate import substitute_scoped
 from uopc.ops import BINARY, COMPARISON, Ops, UNARY
-from uopc.relational.bridge import Head, UExpr
-from uopc.relational.overlaps import Domain, args_match, term_vars
+from uopc.relational.logic.bridge import Head, UExpr
+from uopc.relational.analyses.overlaps import Domain, args_match, term_vars
 from uopc.term import show
 from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 

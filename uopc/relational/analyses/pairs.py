@@ -1,12 +1,12 @@
 """Critical pairs of a rule set: where two rules overlap, and whether their results join.
 
 For every ordered pair of rules ``(a, b)`` and every non-variable position of ``a``'s
-pattern, the overlap (``uopc.relational.overlaps``: etuple unification with op, dtype
+pattern, the overlap (``uopc.relational.analyses.overlaps``: etuple unification with op, dtype
 and arg domains) is instantiated with fresh PARAMs and edge constants
-(``uopc.relational.instances``). On each instance ``a`` is applied at the root and
+(``uopc.relational.analyses.pair_instances``). On each instance ``a`` is applied at the root and
 ``b`` at the position, each by calling its function with the bindings its pattern
 makes (every binding, as the explorer does), and every two different one-step results
-(a *peak*) are joined (``uopc.relational.joinable``). A pair is
+(a *peak*) are joined (``uopc.relational.analyses.joinable``). A pair is
 
 - ``not-joinable``: some peak has no common reduct (the first such instance is the witness);
 - ``error``: a rule raised on an instance (no non-joinable peak was found);
@@ -31,10 +31,10 @@ from typing import Any, Callable, Literal, NamedTuple
 
 from uopc.budget import BoundHit, stopped_text
 from uopc.matcher import PatternMatcher, short_name
-from uopc.relational.instances import Instances, renumber, renumbering
-from uopc.relational.joinable import join
-from uopc.relational.overlaps import Overlap, overlaps, pattern_text
-from uopc.relational.step import Stepper, Stuck, stepper_for
+from uopc.relational.analyses.pair_instances import Instances, renumber, renumbering
+from uopc.relational.analyses.joinable import join
+from uopc.relational.analyses.overlaps import Overlap, overlaps, pattern_text
+from uopc.relational.space.step import Stepper, Stuck, stepper_for
 from uopc.term import show
 from uopc.uop import UOp
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import Literal, NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.meet import meet
-from uopc.relational.step import Stepper
+from uopc.relational.analyses.meet import meet
+from uopc.relational.space.step import Stepper
 from uopc.rewrite import RewriteLoopError, graph_rewrite
 from uopc.term import show
 from uopc.uop import UOp

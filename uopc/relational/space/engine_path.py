@@ -17,7 +17,7 @@ post-order that ``pm.fire`` rewrites, with the rule ``fire`` picks), which repea
 the engine's own earlier steps on that node, until the recorded firing applies again.
 
 >>> from uopc import UOp, dtypes, symbolic
->>> from uopc.relational.stream import Exploration
+>>> from uopc.relational.space.stream import Exploration
 >>> prog = (UOp.const(-0.0) + UOp.const(0.0)) * UOp.param(0, dtypes.f32)
 >>> ex = Exploration(prog, symbolic).run()
 >>> path = canonical_path(ex, symbolic)
@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.states import Edge, State
-from uopc.relational.stream import Exploration
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.stream import Exploration
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.trace import Firing, RecordingMatcher
 from uopc.uop import UOp

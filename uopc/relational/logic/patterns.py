@@ -34,9 +34,9 @@ from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
-from uopc.relational.bridge import UExpr, show_pattern
-from uopc.relational.overlaps import Domain, encode, node_fits
-from uopc.relational.step import Redex, Stepper, stepper_for
+from uopc.relational.logic.bridge import UExpr, show_pattern
+from uopc.relational.analyses.overlaps import Domain, encode, node_fits
+from uopc.relational.space.step import Redex, Stepper, stepper_for
 from uopc.term import show
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError

@@ -27,7 +27,7 @@ from unification import isvar, reify, var
 from unification.variable import Var
 
 from uopc.dtype import same_value
-from uopc.relational.bridge import Head, UExpr, show_pattern, term_pattern
+from uopc.relational.logic.bridge import Head, UExpr, show_pattern, term_pattern
 from uopc.term import show
 from uopc.termparse import Term, parse_term
 from uopc.uop import UOp

@@ -7,7 +7,7 @@ result, finds the **fork**: the last state of the canonical path from which that
 form is still reachable. There the canonical engine applied one rule and lost the other
 normal form; the first step of a shortest path from the fork to it is the competing
 step. Each fork is *semantic* if the two results compute different values (bit for
-bit), *syntactic* if the same, or *unknown* (``uopc.relational.values``).
+bit), *syntactic* if the same, or *unknown* (``uopc.relational.analyses.verdicts``).
 
 >>> from uopc import UOp, dtypes, symbolic
 >>> prog = (UOp.const(-0.0) + UOp.const(0.0)) * UOp.param(0, dtypes.f32)
@@ -31,12 +31,12 @@ from collections import deque
 from typing import NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.canonical_path import CanonicalPath, canonical_path, record
-from uopc.relational.reduction import order_keep_full
-from uopc.relational.states import Edge, State
-from uopc.relational.step import stepper_for
-from uopc.relational.stream import Bound, Exploration
-from uopc.relational.values import Verdict, compare
+from uopc.relational.space.engine_path import CanonicalPath, canonical_path, record
+from uopc.relational.space.reduction import order_keep_full
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import stepper_for
+from uopc.relational.space.stream import Bound, Exploration
+from uopc.relational.analyses.verdicts import Verdict, compare
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.term import show
 from uopc.uop import UOp, call_params
@@ -212,7 +212,7 @@ def competing_rules(ex: Exploration) -> set[tuple[int, int]]:
   """Pairs ``(i, j)``, ``i < j``, of rules that both rewrite one node of some explored graph.
 
   >>> from uopc import UOp, symbolic
-  >>> from uopc.relational.stream import Exploration
+  >>> from uopc.relational.space.stream import Exploration
   >>> [[symbolic.name_of(symbolic.rules[k]).split(" ", 1)[1] for k in p] for p in competing_rules(Exploration(UOp.param(0) + 0, symbolic))]
   [['x + 0', 'x + 0.0']]
   """

@@ -19,7 +19,7 @@ argument may be anything that unifies (a variable, a node, a pattern with holes)
 When only the second one is ground, ``stepo``/``reacho``/``normalo`` and rule
 relations run backwards: candidates come from unifying the rule patterns (as
 etuples) with the target's nodes, and are checked by stepping forwards (see
-``uopc.relational.patterns`` for what that can and cannot find). When neither is
+``uopc.relational.logic.patterns`` for what that can and cannot find). When neither is
 ground the goal raises ``NotGroundError``: put a goal that grounds one side first. A
 ground argument that is not a graph (``5``, a ``Head``, a tuple) makes the goal fail.
 
@@ -37,11 +37,11 @@ from unification import isvar, reify, unify
 from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
-from uopc.relational import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
-from uopc.relational.bridge import as_node, isground_term
-from uopc.relational.patterns import predecessors, redexes_producing, rule_patterns
-from uopc.relational.step import Semantics, Stepper, stepper_for
-from uopc.relational.stream import Exploration
+from uopc.relational.logic import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
+from uopc.relational.logic.bridge import as_node, isground_term
+from uopc.relational.logic.patterns import predecessors, redexes_producing, rule_patterns
+from uopc.relational.space.step import Semantics, Stepper, stepper_for
+from uopc.relational.space.stream import Exploration
 from uopc.term import show
 from uopc.uop import UOp
 

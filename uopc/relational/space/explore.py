@@ -21,9 +21,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.states import Edge, State
-from uopc.relational.step import Semantics
-from uopc.relational.stream import Bound, Exploration
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import Semantics
+from uopc.relational.space.stream import Bound, Exploration
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.term import show

@@ -24,9 +24,9 @@ import time
 from typing import Any, Callable, Iterator
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.states import Edge, State
-from uopc.relational.step import Stepper, stepper_for
-from uopc.relational.stream import Bound, Exploration
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import Stepper, stepper_for
+from uopc.relational.space.stream import Bound, Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp

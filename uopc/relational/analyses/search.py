@@ -38,8 +38,8 @@ True
 Bounds (``max_states``, ``max_depth``, ``timeout``) are those of ``explore``; a result
 says which one stopped a search that found nothing (``bound``), and ``complete`` is
 True when the answer is definitive. ``meet`` (two programs, one common graph) and
-``replay`` (re-apply a printed path) live in ``uopc.relational.meet`` and
-``uopc.relational.replay`` and are re-exported here.
+``replay`` (re-apply a printed path) live in ``uopc.relational.analyses.meet`` and
+``uopc.relational.analyses.replay`` and are re-exported here.
 """
 from __future__ import annotations
 
@@ -47,12 +47,12 @@ import time
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.goals import reacho
-from uopc.relational.meet import MeetResult, meet
-from uopc.relational.replay import ReplayError, replay
-from uopc.relational.states import Edge, State
-from uopc.relational.stream import Bound, Exploration
-from uopc.relational.target import Target, matcho, target_pattern
+from uopc.relational.logic.goals import reacho
+from uopc.relational.analyses.meet import MeetResult, meet
+from uopc.relational.analyses.replay import ReplayError, replay
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.stream import Bound, Exploration
+from uopc.relational.logic.target import Target, matcho, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp

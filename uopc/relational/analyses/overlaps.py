@@ -35,7 +35,7 @@ from unification.variable import Var
 from uopc.dtype import DType, same_value
 from uopc.matcher import PatternMatcher
 from uopc.ops import ARGLESS, Ops
-from uopc.relational.bridge import Head, UExpr
+from uopc.relational.logic.bridge import Head, UExpr
 from uopc.term import head_arg_text, show
 from uopc.upat import UPat
 from uopc.uop import UOp

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.states import Edge
+from uopc.relational.space.states import Edge
 from uopc.symbolic import symbolic
 from uopc.term import ELLIPSIS, show
 from uopc.upat_compile import rule_results

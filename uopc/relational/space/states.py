@@ -15,7 +15,7 @@ from uopc.term import show
 from uopc.uop import UOp
 
 if TYPE_CHECKING:
-  from uopc.relational.step import Redex, Stepper
+  from uopc.relational.space.step import Redex, Stepper
 
 TERM_LIMIT = 2000   # terms expand sharing: cut them in reports
 

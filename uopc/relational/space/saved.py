@@ -79,11 +79,12 @@ class Saved:
 
 # the keys that tell the commands' JSON apart, most specific first
 KINDS = (("pairs", ("pairs", "summary")), ("order", ("forks", "canonical_path")), ("trace", ("steps", "result")),
+         ("saturate", ("best", "cost", "iterations")), ("best", ("best", "cost", "seen")),
          ("normal-forms", ("states", "edges", "paths")), ("reachable", ("states", "edges")), ("search", ("found", "path")))
 
 
 def kind_of(data: Any) -> str | None:
-  """Which command printed ``data`` (a page kind of ``explore.html``), or None."""
+  """Which command printed ``data`` (a page kind of ``uopc.explore.html``), or None."""
   if not isinstance(data, dict): return None
   return next((kind for kind, keys in KINDS if all(k in data for k in keys)), None)
 

@@ -9,7 +9,7 @@ deep) and names the rules on their edges.
 
 >>> from uopc import UOp, UPat, PatternMatcher
 >>> from uopc.matcher import short_name
->>> from uopc.relational.stream import Exploration
+>>> from uopc.relational.space.stream import Exploration
 >>> x = UPat.var("x")
 >>> loops = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2)])
 >>> ex = Exploration(UOp.param(0) * 2, loops).run()
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from uopc.relational.states import State
-from uopc.relational.stream import Exploration
+from uopc.relational.space.states import State
+from uopc.relational.space.stream import Exploration
 
 __all__ = ["Cycle", "terminal_cycles"]
 

@@ -27,9 +27,9 @@ from typing import Any, NamedTuple
 from uopc.cost import Cost, as_cost
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
-from uopc.relational.states import Edge, State
-from uopc.relational.step import stepper_for
-from uopc.relational.stream import Bound
+from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import stepper_for
+from uopc.relational.space.stream import Bound
 from uopc.uop import UOp
 
 

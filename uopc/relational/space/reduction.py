@@ -20,7 +20,7 @@ reduced graph pass through a fully expanded state, so the argument holds across 
 exploration.
 
 >>> from uopc import UOp, symbolic
->>> from uopc.relational.stream import Exploration
+>>> from uopc.relational.space.stream import Exploration
 >>> p = [UOp.param(k) for k in range(6)]
 >>> prog = UOp.stack(*(pk + 0 for pk in p))                # six independent redexes: 2**6 graphs
 >>> full, reduced = Exploration(prog, symbolic).run(), Exploration(prog, symbolic, reduce=True).run()
@@ -32,11 +32,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Collection
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.step import Redex, Stepper, Stuck
+from uopc.relational.space.step import Redex, Stepper, Stuck
 from uopc.uop import UOp
 
 if TYPE_CHECKING:
-  from uopc.relational.canonical_path import Firing
+  from uopc.relational.space.engine_path import Firing
 
 __all__ = ["IslandReduction", "canonical_graphs", "order_keep_full"]
 
@@ -127,6 +127,6 @@ def canonical_graphs(root: UOp, stepper: Stepper, firings: list[Firing]) -> set[
 
 def order_keep_full(root: UOp, pm: PatternMatcher, stepper: Stepper) -> set[UOp] | None:
   """``canonical_graphs`` of ``graph_rewrite(root, pm)``'s recorded firings (None: explore fully)."""
-  from uopc.relational.canonical_path import record   # deferred: canonical_path imports the stream, which imports this
+  from uopc.relational.space.engine_path import record   # deferred: canonical_path imports the stream, which imports this
   canonical, _, firings = record(root, pm)
   return None if canonical is None else canonical_graphs(root, stepper, firings)
