@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+.PHONY: demo test static bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,11 +20,16 @@ demo: $(STAMP)
 	@echo
 	@echo "uopc is in $(BIN), not on your PATH: run $(BIN)/uopc, or 'source $(BIN)/activate' first."
 
-test: $(STAMP)
+test: $(STAMP) static
 	$(BIN)/python -m pytest -n 2
+
+# The static gate (configured in pyproject.toml): lint, then types; either failing stops `make test` before pytest.
+static: $(STAMP)
+	$(BIN)/ruff check uopc explore tests bench
+	$(BIN)/mypy uopc explore
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache .ruff_cache

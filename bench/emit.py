@@ -55,8 +55,8 @@ def main() -> None:
   for name, prog in programs():
     safe = raw = float("inf")
     for _ in range(7):   # alternate, so that load on the machine hits both alike
-      safe = min(safe, _best(lambda: program_source(prog, simplify=False), repeats=1))
-      with _unchecked(): raw = min(raw, _best(lambda: program_source(prog, simplify=False), repeats=1))
+      safe = min(safe, _best(lambda prog=prog: program_source(prog, simplify=False), repeats=1))
+      with _unchecked(): raw = min(raw, _best(lambda prog=prog: program_source(prog, simplify=False), repeats=1))
     rows.append((name, safe * 1e3, raw * 1e3))
   w = max(len(r[0]) for r in rows)
   print(f"{'program':{w}}  {'safe':>9}  {'unchecked':>9}  {'overhead':>8}")

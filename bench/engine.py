@@ -107,7 +107,7 @@ def rows(explorer: bool = True) -> list[tuple[str, dict[bool, float], str]]:
   """(benchmark, {compiled: seconds}, note) for every row of the table."""
   out = []
   for n, reps in ((10, 200), (100, 50), (1000, 15)):
-    t = _best_each(lambda mode: run_vectors(n, mode), reps)
+    t = _best_each(lambda mode, n=n: run_vectors(n, mode), reps)
     out.append((f"run() a*b + a, n = {n}", t, f"{t[True] / n * 1e6:.1f} µs/element"))
   out.append(("symbolic, 200-term sum", _best_each(lambda mode: sum_of_terms(compiled=mode), 15), "((v_i*4 + 8)//4) % 16"))
   out.append(("symbolic, 20,000-ADD chain", _best_each(lambda mode: add_chain(compiled=mode), 3), "p0 + 1 + 1 + ..."))

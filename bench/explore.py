@@ -74,7 +74,7 @@ def throughput_rows(ks: range = range(4, 9)) -> list[tuple[int, int, int, float]
   """(k, states, edges, seconds) for the sharing-free sum."""
   rows = []
   for k in ks:
-    def make() -> Callable[[], object]:
+    def make(k: int = k) -> Callable[[], object]:
       prog, pm = sharing_free_sum(k), unit_rules()
       return lambda: explore(prog, pm, max_states=None).run()
     secs, ex = _best(make, 5 if k < 8 else 2)

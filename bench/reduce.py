@@ -26,7 +26,8 @@ def _run(prog, reduce: bool):
 
 def main() -> None:
   print(f"reduced vs full exploration (normal_forms, symbolic; caps {MAX_STATES:,} states, {TIMEOUT:g} s)")
-  head = f"{'program':<18} {'reduced: states':>15} {'nf':>4} {'status':>10} {'s':>7}  {'full: states':>12} {'nf':>4} {'status':>10} {'s':>7}  {'full/red':>8}"
+  head = (f"{'program':<18} {'reduced: states':>15} {'nf':>4} {'status':>10} {'s':>7}  "
+          f"{'full: states':>12} {'nf':>4} {'status':>10} {'s':>7}  {'full/red':>8}")
   print(head)
   print("-" * len(head))
   for name in PROGRAMS:

@@ -130,7 +130,8 @@ def main() -> None:
   print()
   print("uopc saturate against egglog on exercise 9's rules (egglog's tree cost; CPU time of saturation + extraction)")
   rows, skipped = egglog_rows()
-  print(f"{'program':26s} {'nodes':>5s} {'uopc stop':>10s} {'uopc cost':>9s} {'egglog cost':>11s} {'uopc s':>8s} {'egglog s':>8s} {'uopc/egglog':>11s}")
+  print(f"{'program':26s} {'nodes':>5s} {'uopc stop':>10s} {'uopc cost':>9s} {'egglog cost':>11s} "
+        f"{'uopc s':>8s} {'egglog s':>8s} {'uopc/egglog':>11s}")
   if skipped: print(skipped)
   for name, n, stop, ours, theirs, t_ours, t_theirs in rows:
     print(f"{name:26s} {n:5d} {stop:>10s} {ours:9g} {theirs:11g} {t_ours:8.3f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):10.0f}x")

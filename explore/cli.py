@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Any, Iterator
+from typing import Any, Iterator, Literal
 
 from uopc.budget import bounded, shielded, stopped, stopped_text
 from uopc.cli import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, bar_is_up, isatty, load_program, max_steps_for,
@@ -112,7 +112,7 @@ def _progress(ex: Any, what: str) -> Iterator[Any]:
   finally: bar.close()
 
 
-def _explore(prog: Any, args: argparse.Namespace, order: str, stream_text: bool) -> Any:
+def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool) -> Any:
   """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.explore.report import state_line

@@ -20,7 +20,8 @@ KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace", "satu
 
 
 def _asset(name: str) -> str:
-  return resources.files("uopc.explore").joinpath("static", name).read_text(encoding="utf-8")
+  # by its installed name: `explore` is importable only from the repository's root
+  return resources.files("uopc.explore").joinpath("static").joinpath(name).read_text(encoding="utf-8")
 
 
 def embedded_json(data: dict[str, Any]) -> str:

@@ -31,7 +31,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli import EXIT_BOUND, EXIT_FAILED, EXIT_OK, integer_arg, load_program, max_steps_for, positive_int
+from uopc.cli import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int
 
 TEXT_TERM_LIMIT = 160
 JSON_TERM_LIMIT = 2000
@@ -83,8 +83,8 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   report = bounded(lambda: diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex, max_steps=max_steps),
                    None, grace=True)
   cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
-  if cut: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
-                                  recorded=(None, f"not computed: {stopped_text()}", []))
+  if report is None: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
+                                            recorded=(None, f"not computed: {stopped_text()}", []))
   trials = None
   if args.permutations:
     trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps), None, grace=True)

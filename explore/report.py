@@ -7,7 +7,7 @@ none explores by itself. Terms are the one-line form, cut at ``limit`` character
 from __future__ import annotations
 
 import json
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from uopc.matcher import short_name
 from uopc.relational import Edge, Exploration, State
@@ -39,9 +39,9 @@ def bound_flag(bound: str, max_states: int | None, max_depth: int | None, timeou
   if bound == "max_states": return f"--max-states {max_states}"
   if bound == "max_depth": return f"--max-depth {max_depth}"
   if bound == "timeout" and timeout is not None: return f"--timeout {timeout:g} s"
-  from uopc.budget import current   # the command's budget stopped it
+  from uopc.budget import Reason, current   # the command's budget stopped it
   b = current()
-  return b.flag_text(bound) if b is not None else bound
+  return b.flag_text(cast(Reason, bound)) if b is not None else bound   # what is left is the budget's
 
 
 def reduced_text(ex: Exploration) -> str:
@@ -52,7 +52,7 @@ def reduced_text(ex: Exploration) -> str:
 def state_line(s: State, limit: int = TEXT_TERM_LIMIT) -> str:
   """One streamed line per state: id, depth, term, and the step that first reached it."""
   line = f"#{s.id:<5} d={s.depth:<3} {s.term(limit)}"
-  if s.parent is None: return line
+  if s.parent is None or s.node is None: return line   # the program: no step reached it
   via = f"   <- #{s.parent.id} by {s.rule} @ {show(s.node, limit)}"
   return line + via + (f"   STUCK: {s.error}" if s.error else "")
 
@@ -69,7 +69,8 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
       out.append(f"  #{s.id:<5} {s.term(TEXT_TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else ""))
   if stuck:
     out.append("stuck steps:")
-    out.extend(f"  #{s.id:<5} {s.rule} ({s.rule_location}) @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}" for s in stuck)
+    out.extend(f"  #{s.id:<5} {s.rule} ({s.rule_location}) @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}"  # type: ignore[arg-type]
+               for s in stuck)   # a stuck state is reached by a step, so it has a node
   out.append(canonical_line(canonical, canonical_error, canon_state))
   return out
 

@@ -202,9 +202,8 @@ def shared_graphs(draw: st.DrawFn) -> tuple[UOp, dict[int, Any]]:
   g = draw(graphs())
   assume(not any(n.op is Ops.RANGE for n in g.toposort()) and not has_zero_dim(g))
   values = {}
-  for p in call_params(g):
-    def fill(shape: Shape) -> Any: return draw(graph_values(p.dtype)) if not shape else [fill(shape[1:]) for _ in range(shape[0])]
-    values[p.arg.slot] = fill(p.shape)
+  def fill(dtype: DType, shape: Shape) -> Any: return draw(graph_values(dtype)) if not shape else [fill(dtype, shape[1:]) for _ in range(shape[0])]
+  for p in call_params(g): values[p.arg.slot] = fill(p.dtype, p.shape)
   return g, values
 
 

@@ -66,7 +66,6 @@ def test_rules_that_raise_or_change_the_type_add_nothing():
 
 
 def test_a_ctx_reaches_the_rules():
-  x = UPat.var("x")
   pm = PatternMatcher([(UPat(Ops.PARAM, name="x"), lambda x, ctx: UOp.const(ctx[x.arg.slot]))])
   r = saturate(p0 + p1, pm, cost="param=5", ctx={0: 2, 1: 3})
   assert r.best is UOp.const(2) + 3 and r.applied == 2

@@ -8,7 +8,6 @@ import pytest
 from uopc import UOp, symbolic
 from uopc.cli import main
 from uopc.relational.analyses.search import meet, replay, search
-from uopc.term import show
 from uopc.uir import parse_uir
 
 search_module = importlib.import_module("uopc.relational.analyses.search")   # the package exports a function of that name

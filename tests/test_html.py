@@ -1,6 +1,8 @@
 """``explore/html.py``: the page embeds exactly the JSON the command prints, for every command with ``--format html``."""
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,14 @@ def test_the_page_is_self_contained():
   assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)   # nothing fetched at view time
   assert "fetch(" not in text and "XMLHttpRequest" not in text
   assert text.count("<script") == 2 and "<style>" in text
+
+
+def test_the_page_builds_outside_the_repository(tmp_path):
+  # the viewer is package data of uopc.explore: found from any directory, not only where explore/ is importable
+  code = "from uopc.explore.html import page; print(len(page({'program': 'p0'}, 'trace', 't')))"
+  out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+  assert out.returncode == 0, out.stderr
+  assert int(out.stdout) > 1000
 
 
 def test_html_goes_to_stdout_without_o(capsys):

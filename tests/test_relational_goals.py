@@ -149,7 +149,6 @@ def test_rule_patterns_as_etuples():
   comm = [show_pattern(rp.term) for rp in sym if rp.rule_index == 1]     # an op set and a list: several forms
   assert len(comm) == 4 and all(t.endswith("(~c, ~y)") for t in comm)
   # every pattern form unifies with a node the UPat matches
-  x = var()
   from unification import unify
   [(_, t)] = [(rp.rule_index, rp.term) for rp in rule_patterns(UNITS)][:1]
   assert unify(t, p0 + 0, {}) is not False and unify(t, p0 + 1, {}) is False

@@ -122,7 +122,8 @@ def test_where_1_0_dtype_bug_and_its_fix():
   c = p0 < p1
   wb = c.where(True, False)
   assert wb.dtype is dtypes.bool
-  with pytest.raises(RewriteTypeError, match=r"rule test_rewrite#0 where\(c, 1, 0\) \(test_rewrite\.py:\d+\) changed WHERE bool\[\] into CAST i32\[\]"):
+  with pytest.raises(RewriteTypeError,
+                     match=r"rule test_rewrite#0 where\(c, 1, 0\) \(test_rewrite\.py:\d+\) changed WHERE bool\[\] into CAST i32\[\]"):
     graph_rewrite(wb, B2I_BUGGY)                                   # the bug (a bool node became i32), caught naming the rule
   assert graph_rewrite(wb, B2I_FIXED) is wb                         # the fix: constrain the dtype
   assert graph_rewrite(c.where(1, 0), B2I_FIXED) is c.cast(dtypes.i32)

@@ -2,7 +2,7 @@
 import math
 
 import pytest
-from hypothesis import assume, given, strategies as st
+from hypothesis import given, strategies as st
 
 from tests.helpers import param
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, evaluate, fold, graph_rewrite, simplify, symbolic, to_uir
@@ -95,7 +95,6 @@ def test_sum_of_200_terms_simplifies():
 
 
 # ---- property: symbolic preserves the value of random programs, up to the named exceptions
-from hypothesis import strategies as st  # noqa: E402
 
 from tests.reference import F32, I32, Undefined, build, consts, evaluate as reference_value, programs, same_value  # noqa: E402
 from uopc import to_python  # noqa: E402

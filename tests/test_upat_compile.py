@@ -11,7 +11,7 @@ import pathlib
 from typing import Any
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
 
 from tests.helpers import param
 from tests.reference import build, programs

@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterator, Literal, TypeVar
 
 Reason = Literal["timeout", "max_memory", "interrupted"]
 T = TypeVar("T")
+D = TypeVar("D")   # the default of `bounded`, often None where T is not
 
 TICK = 0.05     # seconds between two checks of the clock and the memory
 GRACE = 0.5     # seconds a report's derived work may run after a bound was hit
@@ -174,10 +175,10 @@ def stopped() -> Reason | None:
 
 def stopped_text() -> str | None:
   """``stopped by --timeout 5 s`` once a bound stopped the command, else None (as ``stopped``)."""
-  return None if stopped() is None else f"stopped by {_current.flag_text()}"
+  return None if stopped() is None or _current is None else f"stopped by {_current.flag_text()}"
 
 
-def bounded(fn: Callable[[], T], default: T, *, grace: bool = False) -> T:
+def bounded(fn: Callable[[], T], default: D, *, grace: bool = False) -> T | D:
   """``fn()``, or ``default`` if a bound stops it. With ``grace``, ``fn`` may run ``GRACE``
   seconds past the bound (and does not start once they are over)."""
   b = _current

@@ -271,9 +271,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
   print(f"program: {show(prog, TERM_LIMIT)}")
   try: out = graph_rewrite(prog, pm, max_steps=max_steps_for(prog, args.max_steps))
   except PROGRAM_FAILURES as e:
-    if args.stats: write_out(pm.table() + "\n")   # where a looping rewrite spent its rule lookups
+    if isinstance(pm, StatsMatcher): write_out(pm.table() + "\n")   # where a looping rewrite spent its rule lookups
     raise program_failed(args.file, e) from None
-  write_out(f"result: {show(out, TERM_LIMIT)}\n" + (pm.table() + "\n" if args.stats else ""))
+  write_out(f"result: {show(out, TERM_LIMIT)}\n" + (pm.table() + "\n" if isinstance(pm, StatsMatcher) else ""))
   return EXIT_OK
 
 

@@ -84,7 +84,7 @@ class Cost:
   @staticmethod
   def function(fn: CostFn, name: str | None = None) -> Cost:
     """``fn(node, src_costs)``, bottom-up."""
-    return Cost(name or getattr(fn, "__name__", "function"), fn=fn)
+    return Cost(name if name else getattr(fn, "__name__", "function"), fn=fn)
 
   @staticmethod
   def parse(spec: str) -> Cost:
@@ -121,6 +121,7 @@ def _load(spec: str) -> Cost:
     if module.endswith(".py"):
       if not os.path.isfile(module): raise FileNotFoundError(f"no file {module}")
       mspec = importlib.util.spec_from_file_location("uopc_cost_" + os.path.splitext(os.path.basename(module))[0], module)
+      if mspec is None or mspec.loader is None: raise ImportError(f"{module} is not a Python module")
       mod = importlib.util.module_from_spec(mspec)
       mspec.loader.exec_module(mod)
     else: mod = importlib.import_module(module)

@@ -20,7 +20,7 @@ from uopc.ops import ALU, Ops
 from uopc.rewrite import ProgramError, graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.upat import UPat
-from uopc.uop import UOp, call_body_scope, call_params, make_uop, prod, stack_rows
+from uopc.uop import UOp, call_body_scope, call_params, prod, stack_rows
 
 
 def _push_stack(x: UOp) -> UOp | None:
@@ -29,7 +29,7 @@ def _push_stack(x: UOp) -> UOp | None:
   for s in x.src:
     if s.op is _STACK: break
   else: return None
-  return stack_rows(x.op, [s.src if s.op is _STACK else [s.index(i) for i in range(x.shape[0])] for s in x.src], x.arg, x.dtype)
+  return stack_rows(x.op, [s.src if s.op is _STACK else tuple(s.index(i) for i in range(x.shape[0])) for s in x.src], x.arg, x.dtype)
 
 
 MAX_ELEMENTS = 1 << 20
@@ -122,7 +122,7 @@ def _eval_movement(u: UOp) -> UOp | None:
     out = [flat[_ravel([0 if s == 1 else x for x, s in zip(_unravel(i, oshape), ishape)], ishape)] for i in range(n_out)]
   elif u.op is Ops.PERMUTE:
     inv = [u.arg.index(k) for k in range(len(ishape))]
-    out = [flat[_ravel([(o := _unravel(i, oshape))[inv[k]] for k in range(len(ishape))], ishape)] for i in range(n_out)]
+    out = [flat[_ravel([o[inv[k]] for k in range(len(ishape))], ishape)] for o in (_unravel(i, oshape) for i in range(n_out))]
   elif u.op is Ops.SHRINK:
     out = [flat[_ravel([x + b for x, (b, _) in zip(_unravel(i, oshape), u.arg)], ishape)] for i in range(n_out)]
   else:   # REDUCE

@@ -28,7 +28,7 @@ from uopc.uop import UOp
 RuleFn = Callable[..., "UOp | None"]
 
 
-class Rule(tuple):
+class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
   """One rule: the pair ``(pattern, function)``, with a name that stays put when the code moves.
 
   A rule set lists rules as ``(pattern, function)`` or ``(pattern, function, "name")``;

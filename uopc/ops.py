@@ -17,6 +17,8 @@ _NAMES = ("CONST PARAM RANGE STACK CALL INDEX CAST RECIP ADD MUL CMPLT FLOORDIV 
 
 
 class _OpsMeta(type):
+  _members: list[Ops]         # set on Ops below: the members in order
+  _by_name: dict[str, Ops]
   def __iter__(cls) -> Iterator[Ops]: return iter(cls._members)
   def __len__(cls) -> int: return len(cls._members)
   def __getitem__(cls, name: str) -> Ops: return cls._by_name[name]

@@ -200,7 +200,7 @@ def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   while stack:
     u, stage, aux = stack.pop()
     if stage == 2:
-      done[u] = done[aux]
+      done[u] = done[aux]  # type: ignore[index]  # stage 2's aux is the node whose result this is
       continue
     if u in done: continue
     if stage == 0 and u.src:
@@ -237,8 +237,8 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   if ctx is None: known, firing = pm._plain, pm.plain_candidates
   else:   # each rule's firing function with ctx bound, per call
     known = {}
-    def firing(n: UOp) -> tuple[Callable[[UOp], UOp | None], ...]:
-      fires = known[signature(n)] = tuple([partial(f, ctx=ctx) for _, f in pm.candidates(n)])
+    def firing(u: UOp) -> tuple[Callable[[UOp], UOp | None], ...]:
+      fires = known[signature(u)] = tuple([partial(f, ctx=ctx) for _, f in pm.candidates(u)])
       return fires
   done: dict[UOp, UOp] = {}
   normal_form, done_get = done.__getitem__, done.get
@@ -260,7 +260,7 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
       if u in done: continue
       n, usrc = u, u.src
       if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
-        key = (u.op, a.op, b.op)   # the common case: binary, sources normal; signature(u), spelled out
+        key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
       else:
         if usrc:
           todo = pending = None   # sources to do later (a list once anything waits); a rule result to normalize first
@@ -275,7 +275,7 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
             else:   # binary, sources normal, and its turn is now: visit it here, as a trip through the stack would
               steps += 1
               if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
-              if (cands := known.get((s.op, a.op, b.op))) is None: cands = firing(s)
+              if (cands := known.get((s.op, a.op, b.op))) is None: cands = firing(s)  # type: ignore[union-attr]  # `is` narrowed a, b to UOp | None
               for f in cands:
                 if (m := f(s)) is not None and m is not s: break
               else:

@@ -48,7 +48,7 @@ def graph_rewrite_topdown(root: UOp, pm: PatternMatcher, ctx: Any = None, max_st
   while stack:
     u, stage, aux = stack.pop()
     if stage == _RESULT:
-      done[u] = done[aux]
+      done[u] = done[aux]  # type: ignore[index]  # stage 2's aux is the node whose result this is
       continue
     if u in done: continue
     if stage == _TRY:

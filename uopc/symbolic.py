@@ -71,12 +71,15 @@ def _split_terms(u: UOp) -> list[UOp]:
 def _div_sum(x: UOp, c: UOp, mod: bool) -> UOp | None:
   """(a*c + b) // c == a + b//c  and  (a*c + b) % c == b % c: always true for *floor* division."""
   if c.arg <= 0: return None
-  quot, rest = [], []
-  for t in _split_terms(x): (quot if _divides(t, c.arg) is not None else rest).append(t)
+  quot: list[UOp] = []   # the terms c divides, divided
+  rest: list[UOp] = []
+  for t in _split_terms(x):
+    if (d := _divides(t, c.arg)) is not None: quot.append(d)
+    else: rest.append(t)
   if not quot: return None
   r = sum(rest[1:], rest[0]) if rest else x.const_like(0)
   if mod: return r % c
-  return sum((_divides(t, c.arg) for t in quot[1:]), _divides(quot[0], c.arg)) + r // c
+  return sum(quot[1:], quot[0]) + r // c
 
 
 def _const_bounds(x: UOp) -> UOp | None:

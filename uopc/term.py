@@ -70,7 +70,8 @@ def show(root: UOp, limit: int | None = None) -> str:
   while stack:
     item = stack.pop()
     if isinstance(item, str): text = item
-    elif (text := leaf_text(item)) is None:
+    elif (leaf := leaf_text(item)) is not None: text = leaf
+    else:
       u, text = item, item.op.name.lower()
       parts: list[UOp | str] = []
       if u.op is Ops.CALL:

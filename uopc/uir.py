@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from uopc.dtype import DType, dtypes
 from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, Ops
@@ -78,7 +78,7 @@ def tokenize(line: str, lineno: int, filename: str) -> list[Token]:
     if m is None:
       ch = line[pos]
       raise UIRError(filename, lineno, pos + 1, "unterminated string" if ch == '"' else f"unexpected character {ch!r}")
-    kind = m.lastgroup
+    kind = cast(str, m.lastgroup)   # every alternative of the token pattern is a named group
     if kind == "comment": break
     if kind != "space": out.append(Token(m.group() if kind == "punct" else kind, m.group(), pos + 1))
     pos = m.end()

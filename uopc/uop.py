@@ -111,6 +111,7 @@ class UOp:
   src: tuple[UOp, ...]
   arg: Any
   shape: Shape
+  _bounds: Any   # bounds.py's cache of the node's value range, None until asked
 
   def __new__(cls, op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:
     return make_uop(op, src, arg, dtype)

@@ -48,7 +48,7 @@ import itertools
 import keyword
 import linecache
 import weakref
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 from uopc.dtype import DType
 from uopc.ops import Ops
@@ -56,8 +56,13 @@ from uopc.upat import Bindings, UPat
 from uopc.uop import UOp
 
 MatchFn = Callable[[UOp], "list[Bindings]"]
-RuleFire = Callable[[UOp, Any], "UOp | None"]
 PlainFire = Callable[[UOp], "UOp | None"]
+
+
+class RuleFire(Protocol):
+  """A rule as one function ``fire(u, ctx=None)``; the ctx defaults to None, so it is a ``PlainFire`` too."""
+  def __call__(self, u: UOp, ctx: Any = None) -> UOp | None: ...
+
 
 MAX_LEAVES = 256   # unrolled match paths per pattern; past this, the interpreter is smaller and as fast
 MAX_DEPTH = 60     # nested ifs; CPython's parser stops at 100 levels of indentation

@@ -108,7 +108,8 @@ class Synth:
     for _ in range(self.tries):
       mode = self.rng.choice(("params", "consts", "mixed"))
       self.const_p, self.expr_p = {"params": (0.0, 0.25), "consts": (1.0, 0.0), "mixed": (0.4, 0.2)}[mode]
-      self.slot, self.env = 0, {}
+      self.slot = 0
+      self.env: dict[str, Any] = {}
       try:
         u = self.node(pat, None, None)
         if not pat.match(u, {}): raise _Retry("built a node the pattern does not match")
@@ -119,8 +120,9 @@ class Synth:
 
   def _static_check(self, pat: UPat) -> None:
     """Fail fast, with a clear reason, on patterns whose root no dtype or op can satisfy."""
-    for op in (pat.op or ()):
-      if op in _MAKES and pat.dtype is not None and not set(_MAKES[op]) & pat.dtype and len(pat.op) == 1:
+    ops = pat.op or frozenset()
+    for op in ops:
+      if op in _MAKES and pat.dtype is not None and not set(_MAKES[op]) & pat.dtype and len(ops) == 1:
         raise NoInstance(f"no dtype fits: the pattern wants {_dt(pat.dtype)}, {op.name} makes {_dt(frozenset(_MAKES[op]))}")
     if pat.op is not None and pat.op <= {Ops.RANGE}: raise NoInstance("RANGE has no value outside a loop: nothing to compare")
 
@@ -257,12 +259,15 @@ class Synth:
   def alu(self, op: Ops, dtype: DType, srcs: list[UPat | None], shape: Shape) -> UOp:
     n = _ARITY[op][0]
     srcs = (srcs + [None] * n)[:n]
+    want: list[DType | None]   # None: any dtype (a CAST whose source no dtype fits)
     if op in COMPARISON:
       common = self.possible(srcs[0]) & self.possible(srcs[1])
       if not common: raise _Retry("the compared sources can have no dtype in common")
       want = [self.rng.choice(sorted(common, key=lambda d: d.name))] * 2
     elif op is Ops.WHERE: want = [dtypes.bool, dtype, dtype]
-    elif op is Ops.CAST: want = [self.rng.choice(sorted(self.possible(srcs[0]), key=lambda d: d.name) or [None])]
+    elif op is Ops.CAST:
+      fits = sorted(self.possible(srcs[0]), key=lambda d: d.name)
+      want = [self.rng.choice(fits or [None])]
     elif op in UNARY: want = [dtypes.f32]
     else: want = [dtype, dtype]
     src = tuple(self.node(p, d, shape) for p, d in zip(srcs, want))
@@ -315,9 +320,9 @@ class Synth:
     if op is Ops.PERMUTE:
       order = list(range(len(shape)))
       rng.shuffle(order)
-      ishape = [0] * len(shape)
-      for k, a in enumerate(order): ishape[a] = shape[k]
-      return self.node(sp, dtype, tuple(ishape)).permute(tuple(order))
+      inner = [0] * len(shape)
+      for k, a in enumerate(order): inner[a] = shape[k]
+      return self.node(sp, dtype, tuple(inner)).permute(tuple(order))
     if op is Ops.SHRINK:
       extra = [rng.randint(0, 2) for _ in shape]
       begin = [rng.randint(0, e) for e in extra]

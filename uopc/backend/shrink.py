@@ -39,7 +39,7 @@ def simpler_values(v: Any) -> list[Any]:
   """
   if isinstance(v, bool): return [False] if v else []
   if isinstance(v, int):   # and ladders from v toward 0, each 64 times finer: a round narrows the gap to the edge of the failing range 64-fold
-    cands = [0, 1, -1, v - (v > 0) + (v < 0), *(int(v / 2**k) for k in range(1, 32)),
+    cands: list[Any] = [0, 1, -1, v - (v > 0) + (v < 0), *(int(v / 2**k) for k in range(1, 32)),
              *(v - int(v * j / LADDER**k) for k in range(1, 6) for j in range(1, LADDER))]
   elif math.isfinite(v): cands = [0.0, -0.0, 1.0, -1.0, float(math.trunc(v)), float(math.floor(v)), *(v / 2**k for k in range(1, 4))]
   else: cands = [0.0, -0.0, 1.0, -1.0, math.copysign(3.4028234663852886e38, v)]   # nan, inf: the largest f32
@@ -49,7 +49,8 @@ def simpler_values(v: Any) -> list[Any]:
 
 def _scalars(value: Any) -> list[tuple[int, ...]]:
   """The positions of the scalars in a (nested list) value."""
-  out, stack = [], [((), value)]
+  out: list[tuple[int, ...]] = []
+  stack: list[tuple[tuple[int, ...], Any]] = [((), value)]
   while stack:
     pos, v = stack.pop()
     if isinstance(v, list): stack.extend(((*pos, i), e) for i, e in reversed(list(enumerate(v))))

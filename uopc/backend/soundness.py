@@ -247,21 +247,20 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
 
 def _shrink_counterexamples(reports: list[RuleReport]) -> None:
   """Each run counterexample with the simplest inputs on which the rewrite still fails (``shrink``)."""
-  todo = [r for r in reports if r.counterexample is not None and not r.counterexample.static and r.counterexample.inputs]
+  todo = [(r, cx) for r in reports if (cx := r.counterexample) is not None and not cx.static and cx.inputs]
   if not todo: return
   batch = Batch()   # just these kernels: a round compiles them once
-  kernels = [(batch.add(r.counterexample.before), batch.add(r.counterexample.after)) for r in todo]
+  kernels = [(batch.add(cx.before), batch.add(cx.after)) for _, cx in todo]
 
   def runs(queries: list[tuple[int, dict[int, Any]]]) -> list[tuple[Outcome, Outcome]]:
     outs = batch.run([(k, values) for i, values in queries for k in kernels[i]])
     return [(outs[2 * j], outs[2 * j + 1]) for j in range(len(queries))]
 
   def still_fails(cands: list[tuple[int, dict[int, Any]]]) -> list[bool]:
-    return [_fails(todo[i].counterexample.before, b, a) for (i, _), (b, a) in zip(cands, runs(cands))]
+    return [_fails(todo[i][1].before, b, a) for (i, _), (b, a) in zip(cands, runs(cands))]
 
-  shrunk = shrink_all([r.counterexample.inputs for r in todo], still_fails)
-  for r, values, (b, a) in zip(todo, shrunk, runs(list(enumerate(shrunk)))):
-    cx = r.counterexample
+  shrunk = shrink_all([cx.inputs for _, cx in todo], still_fails)
+  for (r, cx), values, (b, a) in zip(todo, shrunk, runs(list(enumerate(shrunk)))):
     r.counterexample = Counterexample(cx.before, cx.after, values, b, a)
 
 

@@ -95,8 +95,8 @@ def _match_enode(eg: EGraph, p: UPat, n: tuple, reps: dict[int, UOp], memo: Memo
   kids = [eg.find(k) for k in n[3]]
   done: list[tuple[Env, list[UOp]]] = []   # (bindings, the graphs of the e-node's children)
   if p.src is None:   # the pattern stops at this node: its children are their classes' representatives
-    src = [reps.get(k) for k in kids]
-    if None not in src: done.append(({}, src))
+    src = [reps[k] for k in kids if k in reps]
+    if len(src) == len(kids): done.append(({}, src))
   else:
     for order in p._orders:
       if len(order) != len(kids) and not (p.allow_any_len and len(order) <= len(kids)): continue
@@ -105,8 +105,8 @@ def _match_enode(eg: EGraph, p: UPat, n: tuple, reps: dict[int, UOp], memo: Memo
         partial = [(m, us + [u]) for e, us in partial for e2, u in _match(eg, sp, k, reps, memo)
                    if (m := _merge(e, e2)) is not None]
         if not partial: break
-      rest = [reps.get(k) for k in kids[len(order):]]   # the sources allow_any_len lets through
-      if None not in rest: done.extend((e, us + rest) for e, us in partial)
+      rest = [reps[k] for k in kids[len(order):] if k in reps]   # the sources allow_any_len lets through
+      if len(rest) == len(kids) - len(order): done.extend((e, us + rest) for e, us in partial)
   out: list[tuple[Env, UOp]] = []
   for e, src in done:
     try: out.append((e, to_uop(n, src)))

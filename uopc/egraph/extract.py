@@ -61,8 +61,8 @@ def extract_all(eg: EGraph, cost: Cost, sharing: bool | None = None) -> dict[int
     cur = best.get(c)
     improved = False
     for n in classes[c].nodes:
-      kids = [best.get(find(k)) for k in n[3]]
-      if None in kids: continue
+      kids = [b for k in n[3] if (b := best.get(find(k))) is not None]
+      if len(kids) != len(n[3]): continue   # a child class has no graph yet
       try: u = to_uop(n, [k.graph for k in kids])
       except UOpError: continue   # an e-node on these graphs is not well-formed (a CALL whose body lost a PARAM)
       if dag:

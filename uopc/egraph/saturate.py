@@ -123,7 +123,7 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
     elif eg.enode_count > max_enodes: stop = "enodes"
     elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
   best = extract_all(eg, cost)[eg.find(root)].graph
-  if (c := cost.of(best)) < out.cost: out.best, out.cost = best, c   # greedy extraction can miss the program's sharing
+  if (best_cost := cost.of(best)) < out.cost: out.best, out.cost = best, best_cost   # greedy extraction can miss the program's sharing
   out.root, out.stop = eg.find(root), stop
   out.elapsed = time.perf_counter() - t0
   return out

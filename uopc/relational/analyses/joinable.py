@@ -66,10 +66,12 @@ def join(pm: PatternMatcher, a: UOp, b: UOp, *, max_steps: int = 10_000, max_sta
   na, nb = normalize(pm, a, max_steps, memo), normalize(pm, b, max_steps, memo)
   if na is not None and na is nb: return Join("joinable", "same normal form", na, (-1, -1), (na, nb))
   r = meet(a, b, pm, max_states=2 * max_states, timeout=timeout, stepper=stepper)   # max_states is per side here
-  if r.found:
-    g, (sa, sb) = r.meeting, r.states
+  if r.states is not None:   # found
+    sa, sb = r.states
+    g = sa.graph
     return Join("joinable", f"meet at {show(g, 200)} after {sa.depth}/{sb.depth} steps", g, (sa.depth, sb.depth), (na, nb))
-  if r.complete:   # both spaces searched to their end: the canonical engine failed on a side whose space has a normal form
+  # both spaces searched to their end: the canonical engine failed on a side whose space has a normal form
+  if r.complete and r.explorations is not None:
     ea, eb = r.explorations
     na = na if na is not None else next((s.graph for s in ea.normal_forms), None)
     nb = nb if nb is not None else next((s.graph for s in eb.normal_forms), None)

@@ -46,9 +46,9 @@ class MeetResult:
   """
 
   def __init__(self, meeting: tuple[State, State] | None, searched_a: int, searched_b: int, bound: Bound | None,
-               elapsed: float, explorations: tuple[Exploration, Exploration], stuck: list[State] | None = None) -> None:
+               elapsed: float, explorations: tuple[Exploration, Exploration] | None = None, stuck: list[State] | None = None) -> None:
     self._meeting, self.searched_a, self.searched_b, self.bound, self.elapsed = meeting, searched_a, searched_b, bound, elapsed
-    self.explorations = explorations   # each side's, as far as the search read it (unbounded: do not run them on)
+    self.explorations = explorations   # each side's, as far as the search read it (unbounded: do not run them on); None if none started
     self.stuck: list[State] = stuck or []
 
   @property
@@ -86,7 +86,7 @@ class MeetResult:
     if self._meeting is None:
       why = "both spaces searched" if self.bound is None else f"stopped by {self.bound}"
       return f"MeetResult(no common graph: {self.searched} graphs, {why})"
-    return f"MeetResult(meet at {show(self.meeting, 80)} in {len(self.from_a)} + {len(self.from_b)} steps)"
+    return f"MeetResult(meet at {show(self._meeting[0].graph, 80)} in {len(self.from_a)} + {len(self.from_b)} steps)"
 
 
 class _Side:
@@ -105,8 +105,9 @@ class _Side:
     self.done = False
 
   def next(self) -> State | None:
-    if self.pending is not None:
-      s, self.pending = self.pending, None
+    s = self.pending
+    if s is not None:
+      self.pending = None
       return s
     s = next(self.states, None)
     if s is None: self.done = True

@@ -9,7 +9,7 @@ normal form; the first step of a shortest path from the fork to it is the compet
 step. Each fork is *semantic* if the two results compute different values (bit for
 bit), *syntactic* if the same, or *unknown* (``uopc.relational.analyses.verdicts``).
 
->>> from uopc import UOp, dtypes, symbolic
+>>> from uopc import UOp, dtypes, show, symbolic
 >>> prog = (UOp.const(-0.0) + UOp.const(0.0)) * UOp.param(0, dtypes.f32)
 >>> report = diagnose_order(prog, symbolic)
 >>> [s.term() for s in report.normal_forms], show(report.canonical)
@@ -38,7 +38,6 @@ from uopc.relational.space.step import stepper_for
 from uopc.relational.space.stream import Bound, Exploration
 from uopc.relational.analyses.verdicts import Verdict, compare
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
-from uopc.term import show
 from uopc.uop import UOp, call_params
 
 __all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_exploration", "order_matters",
@@ -128,9 +127,9 @@ def _shortest(start: State, target: State, succ: dict[int, list[Edge]], allowed:
         todo.append(e.target.id)
   path: list[Edge] = []
   sid = target.id
-  while (e := parent.get(sid)) is not None:
-    path.append(e)
-    sid = e.source.id
+  while (step := parent.get(sid)) is not None:
+    path.append(step)
+    sid = step.source.id
   return path[::-1]
 
 

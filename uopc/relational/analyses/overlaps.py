@@ -161,8 +161,8 @@ def encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: C
   # patterns are a few levels deep: plain recursion is fine here
   if p.src is None:
     if literal_consts and p.name is None and p.op == _CONST and p.arg is not None:
-      dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
-      return [(UExpr((Head(Ops.CONST, dtype, p.arg),)), [], [])]
+      const_dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
+      return [(UExpr((Head(Ops.CONST, const_dtype, p.arg),)), [], [])]
     v = name_var(names, p.name) if p.name is not None else var()
     d = _leaf_domain(p)
     old = domains.get(v)
@@ -293,7 +293,7 @@ def _may_unify(a: Any, b: Any) -> bool:
     if type(x) is not UExpr or type(y) is not UExpr: continue
     if len(x._tuple) != len(y._tuple): return False
     ox, oy = x._tuple[0].op, y._tuple[0].op
-    if not type(ox) is Var and not type(oy) is Var and ox is not oy: return False
+    if type(ox) is not Var and type(oy) is not Var and ox is not oy: return False
     stack.extend(zip(x._tuple[1:], y._tuple[1:]))
   return True
 

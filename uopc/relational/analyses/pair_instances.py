@@ -14,7 +14,7 @@ plainest instances come first. Ill-typed combinations raise ``UOpError`` and are
 skipped and counted. Fresh PARAMs have arbitrary slots: ``renumbering`` and ``renumber``
 number them in order of appearance for reports.
 
->>> from uopc import UPat, PatternMatcher, symbolic
+>>> from uopc import UPat, PatternMatcher, show, symbolic
 >>> from uopc.relational.analyses.overlaps import overlaps
 >>> o = next(o for o in overlaps(symbolic) if (o.outer, o.inner, o.path) == (3, 0, ()))   # fold vs x + 0.0
 >>> gen = Instances(o.term, o.domains, max_instances=64)
@@ -35,7 +35,6 @@ from uopc.evaluate import substitute_scoped
 from uopc.ops import BINARY, COMPARISON, Ops, UNARY
 from uopc.relational.logic.bridge import Head, UExpr
 from uopc.relational.analyses.overlaps import Domain, args_match, term_vars
-from uopc.term import show
 from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 
 __all__ = ["EDGE_CONSTANTS", "Instances", "renumber", "renumbering"]
@@ -61,7 +60,7 @@ def _consts(dt: DType, args: tuple) -> list[tuple[int, UOp]]:
 
 
 def _make_consts(dt: DType, args: tuple) -> list[tuple[int, UOp]]:
-  exact = []
+  exact: list[Any] = []   # values
   for a in args:   # the pattern's own value, in this dtype, if it stays == to it
     try: v = truncate(dt, a)
     except (TypeError, ValueError, OverflowError): continue
@@ -124,7 +123,7 @@ def _hole_groups(v: Var, d: Domain, p: _Params) -> list[tuple[Any, list[tuple[in
 
 def _by_cost(groups: list[list[tuple[int, Any]]]) -> Iterator[tuple[Any, ...]]:
   """Every combination of one candidate per group, in order of increasing total cost."""
-  levels = [{} for _ in groups]
+  levels: list[dict[int, list[Any]]] = [{} for _ in groups]   # per group: cost -> its candidates
   for lv, g in zip(levels, groups):
     for c, x in g: lv.setdefault(c, []).append(x)
   costs = [sorted(lv) for lv in levels]
@@ -200,6 +199,7 @@ class Instances:
     kids, heads = self._roles()
     for v in term_vars(self.term):
       d = self.domains.get(v, Domain())
+      groups: list[tuple[Any, list[tuple[int, Any]]]]   # (value, [(cost, candidate)])
       if v in kids: groups = _hole_groups(v, d, params)
       elif v in heads["op"]:
         ops = sorted(d.ops, key=lambda o: o.value) if d.ops is not None else [o for o in Ops if o not in (Ops.CONST, Ops.PARAM)]

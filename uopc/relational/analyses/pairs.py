@@ -16,7 +16,7 @@ makes (every binding, as the explorer does), and every two different one-step re
 At the root, ``a`` is the earlier rule of the two, and a rule is also paired with
 itself (a list pattern may match one node in several ways, with different results).
 
->>> from uopc import PatternMatcher, symbolic
+>>> from uopc import PatternMatcher, show, symbolic
 >>> fold, x_plus_0 = symbolic.rules[0], next(r for r in symbolic.rules if symbolic.name_of(r).endswith(" x + 0.0"))
 >>> report = critical_pairs(PatternMatcher([fold, x_plus_0]))
 >>> p = next(p for p in report.pairs if p.short_rules == ("x=alu", "x + 0.0"))
@@ -35,7 +35,6 @@ from uopc.relational.analyses.pair_instances import Instances, renumber, renumbe
 from uopc.relational.analyses.joinable import join
 from uopc.relational.analyses.overlaps import Overlap, overlaps, pattern_text
 from uopc.relational.space.step import Stepper, Stuck, stepper_for
-from uopc.term import show
 from uopc.uop import UOp
 
 __all__ = ["PairResult", "PairStatus", "PairsReport", "critical_pairs"]
@@ -199,6 +198,7 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
   best: tuple | None = None   # (rank, fields...) of the most serious finding so far
   first_join: tuple | None = None
   both = 0
+  u: UOp | None   # each instance in turn; after the loop, the witness reported
   for u, o in insts:
     node = _node_at(u, o.actual)
     ra = _results(stepper, u, u if a == outer else node, a)
@@ -215,8 +215,9 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
       for _, ha in ra:
         for _, hb in rb:
           if ha is hb or (hb, ha) in done: continue
-          done.add((ha, hb))
-          j = join(pm, ha, hb, max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
+          done.add((ha, hb))  # type: ignore[arg-type]  # no result is Stuck here (the for-else above)
+          j = join(pm, ha, hb,  # type: ignore[arg-type]
+                    max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
           if j.status == "joinable":
             if first_join is None: first_join = (j.how, u, (ha, hb), j.normal_forms)
             continue
@@ -243,5 +244,5 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
     u = renumber(u, m)
     results = tuple(None if x is None else renumber(x, m) for x in results)
     nfs = tuple(None if x is None else renumber(x, m) for x in nfs)
-  return PairResult((names[a], names[b]), (a, b), path, overlap, status, how, u, results, nfs, err, err_rule,  # type: ignore[arg-type]
+  return PairResult((names[a], names[b]), (a, b), path, overlap, status, how, u, results, nfs, err, err_rule,
                     len(insts), ill, both), ill

@@ -176,7 +176,7 @@ class SearchResult:
     if self.match is None:
       why = "the whole space" if self.bound is None else f"stopped by {self.bound}"
       return f"SearchResult(not found: {self.searched} graphs, {why})"
-    return f"SearchResult(found {show(self.graph, 80)} in {self.length} steps, {self.searched} graphs)"
+    return f"SearchResult(found {show(self.match.graph, 80)} in {self.length} steps, {self.searched} graphs)"
 
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
     from uopc.relational.notebook import search_html
@@ -190,8 +190,9 @@ def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_sta
 
   >>> from uopc import UOp, symbolic
   >>> p0, p1 = UOp.param(0), UOp.param(1)
-  >>> [(m.length, show(m.graph)) for m in search_all((p0 + 0) + (p1 * 1), "add(_, _)", symbolic)]
-  [(0, 'add(add(p0, 0), mul(p1, 1))'), (1, 'add(add(p0, mul(p1, 1)), 0)'), (1, 'add(p0, mul(p1, 1))'), (1, 'add(add(p0, 0), p1)'), (2, 'add(add(p0, p1), 0)'), (2, 'add(p0, p1)')]
+  >>> [(m.length, show(m.graph)) for m in search_all((p0 + 0) + (p1 * 1), "add(_, _)", symbolic)]  # doctest: +NORMALIZE_WHITESPACE
+  [(0, 'add(add(p0, 0), mul(p1, 1))'), (1, 'add(add(p0, mul(p1, 1)), 0)'), (1, 'add(p0, mul(p1, 1))'),
+   (1, 'add(add(p0, 0), p1)'), (2, 'add(add(p0, p1), 0)'), (2, 'add(p0, p1)')]
 
   (``(x + 0) + y`` reassociates to ``(x + y) + 0``, hence the graphs ending in ``+ 0``.)
   """
@@ -244,7 +245,7 @@ def target_goal(prog: Any, target: Any, q: Any, pm: PatternMatcher = symbolic, *
   return _in_sequence(reacho(pm, prog, q, **bounds), matcho(q, target))
 
 
-def _in_sequence(first: Goal, then: Goal) -> Goal:
+def _in_sequence(first: Callable[[Any], Iterator[Any]], then: Callable[[Any], Iterator[Any]]) -> Goal:   # ours or kanren's goals
   """A conjunction that runs ``then`` on each answer of ``first`` in turn (fair when ``then`` is finite)."""
   def in_sequence_goal(S: Mapping) -> Iterator[Mapping]:
     for S1 in first(S): yield from then(S1)

@@ -30,7 +30,7 @@ from uopc.uop import UOp, call_params
 __all__ = ["Verdict", "compare", "evaluate_value", "random_bindings", "value_key"]
 
 _RUN = symbolic + evaluate
-_EDGE = {dtypes.i32: [0, 1, -1, 2, 2**31 - 1, -2**31], dtypes.f32: [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan],
+_EDGE: dict[DType, list[Any]] = {dtypes.i32: [0, 1, -1, 2, 2**31 - 1, -2**31], dtypes.f32: [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan],
          dtypes.bool: [True, False]}
 
 

@@ -60,6 +60,10 @@ class Head:
   (True, True)
   """
   __slots__ = ("op", "dtype", "arg", "ground", "__weakref__")
+  op: Any      # an Ops, or a logic variable in an open head
+  dtype: Any   # a DType, None, or a logic variable
+  arg: Any
+  ground: bool
   _interned: dict[tuple, Head] = {}
   _sweep_at = 10_000   # an intern table this big is swept
 
@@ -140,9 +144,9 @@ class UExpr(ExpressionTuple):
   __slots__ = ("_hash",)
 
   def __init__(self, seq: Iterable[Any] = (), evaled_obj: Any = _NOT_SET) -> None:
-    self._tuple = tuple(seq)
-    self._evaled_obj = evaled_obj
-    self._parent = None
+    self._tuple = tuple(seq)  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
+    self._evaled_obj = evaled_obj  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
+    self._parent = None  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
     self._hash = hash(self._tuple)   # children are UExprs with a cached hash, or nodes, heads, vars
 
   def __hash__(self) -> int: return self._hash
@@ -295,7 +299,7 @@ class _Patterns:
     return UExpr((Head(Ops.PARAM, dtype, var()),))
 
   def __getattr__(self, name: str) -> Any:
-    try: op = Ops[name.upper()]
+    try: op: Ops = Ops[name.upper()]   # annotated, or mypy reads Ops[...] as a type alias
     except KeyError: raise AttributeError(f"no op named {name!r}") from None
     return lambda *src, dtype=None, arg=...: self.node(op, *src, dtype=dtype, arg=arg)
 
@@ -349,7 +353,8 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
     item = stack.pop()
     if isinstance(item, _Text): text = item.s
     elif type(item) is UOp or (isinstance(item, ExpressionTuple) and item._evaled_obj is not _NOT_SET):
-      text = show(item if type(item) is UOp else item._evaled_obj, None if limit is None else max(limit - size, 0) + 1)
+      text = show(item if type(item) is UOp else item._evaled_obj,  # type: ignore[union-attr]  # not a UOp: an evaluated etuple
+                  None if limit is None else max(limit - size, 0) + 1)
     elif isinstance(item, ExpressionTuple) and (not item._tuple or type(item._tuple[0]) is not Head):
       text = "e("   # not a node: an operand list (a ``cdr``), empty at a leaf
       stack.append(_Text(")"))

@@ -22,17 +22,14 @@ the streams that already ended. Importing ``uopc.relational`` installs it as
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import kanren.core
-
-State = Mapping
-Goal = Callable[[State], Iterator[State]]
+from kanren.core import GoalType, StateStreamType
 
 
-def fair_bind(z: Iterable[Any], g: Goal) -> Iterator[Any]:
+def fair_bind(z: StateStreamType, g: GoalType) -> StateStreamType:
   """Every answer of ``g`` on every state of ``z``, round robin: linear in the states and answers."""
-  live: deque[Iterator[Any]] = deque()
+  live: deque[StateStreamType] = deque()
   for S in z:   # the first round opens each state's stream as the state arrives
     it = iter(g(S))
     for answer in it:

@@ -5,7 +5,7 @@ substitutions), so it composes with ``run``, ``eq``, ``conde``, ``lall`` and you
 goals. "Every graph reachable from ``g`` of the form ``add(?x, 11)``":
 
 >>> from kanren import run, eq, var
->>> from uopc import UOp, symbolic
+>>> from uopc import UOp, show, symbolic
 >>> from uopc.relational import pat
 >>> p0 = UOp.param(0)
 >>> g = (p0 + 2) * 3 + 5
@@ -42,7 +42,6 @@ from uopc.relational.logic.bridge import as_node, isground_term
 from uopc.relational.logic.patterns import predecessors, redexes_producing, rule_patterns
 from uopc.relational.space.step import Semantics, Stepper, stepper_for
 from uopc.relational.space.stream import Exploration
-from uopc.term import show
 from uopc.uop import UOp
 
 State = Mapping
@@ -59,6 +58,12 @@ class _Sides(NamedTuple):
   gn: UOp | None
   ht: Any
   hn: UOp | None
+
+  @property
+  def h_node(self) -> UOp:
+    """``hn``, where ``gn`` is None: ``_sides`` makes sure one of the two is a node."""
+    assert self.hn is not None
+    return self.hn
 
 
 def _resolve(term: Any, S: State) -> Any:
@@ -93,7 +98,7 @@ def _unify_each(term: Any, nodes: Iterator[UOp], S: State, distinct: bool = Fals
       if n in seen: continue   # a relation between graphs: each answer once, however many edges lead there
       seen.add(n)
     if fresh:
-      S2 = S.copy()
+      S2 = dict(S)
       S2[term] = n
       yield S2
     elif (S2 := unify(term, n, S)) is not False: yield S2
@@ -103,14 +108,15 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Sem
   """A goal: ``h`` is one rewrite step from ``g`` under ``pm`` (each such graph once).
 
   >>> from kanren import run, var
-  >>> from uopc import UOp, UPat, PatternMatcher
+  >>> from uopc import UOp, UPat, PatternMatcher, show
   >>> x = UPat.var("x")
   >>> pm = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x)])
   >>> p0, q = UOp.param(0), var()
   >>> sorted(show(h) for h in run(0, q, stepo(pm, (p0 + 0) * 1, q)))
   ['add(p0, 0)', 'mul(p0, 1)']
-  >>> sorted(show(g) for g in run(0, q, stepo(pm, q, p0 * 1)))    # backwards
-  ['add(0, mul(p0, 1))', 'add(mul(p0, 1), 0)', 'mul(1, mul(p0, 1))', 'mul(add(0, p0), 1)', 'mul(add(p0, 0), 1)', 'mul(mul(1, p0), 1)', 'mul(mul(p0, 1), 1)', 'mul(p0, add(0, 1))', 'mul(p0, add(1, 0))', 'mul(p0, mul(1, 1))']
+  >>> sorted(show(g) for g in run(0, q, stepo(pm, q, p0 * 1)))    # backwards  # doctest: +NORMALIZE_WHITESPACE
+  ['add(0, mul(p0, 1))', 'add(mul(p0, 1), 0)', 'mul(1, mul(p0, 1))', 'mul(add(0, p0), 1)', 'mul(add(p0, 0), 1)',
+   'mul(mul(1, p0), 1)', 'mul(mul(p0, 1), 1)', 'mul(p0, add(0, 1))', 'mul(p0, add(1, 0))', 'mul(p0, mul(1, 1))']
 
   (``x + 0`` has list sources, so it matches ``0 + x`` too.)
   """
@@ -120,7 +126,7 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Sem
     if (sides := _sides("stepo", g, h, S)) is None: return
     if sides.gn is not None:
       yield from _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
-    else: yield from _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.hn, stepper)), S)
+    else: yield from _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.h_node, stepper)), S)
   return stepo_goal
 
 
@@ -148,7 +154,7 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   ``run(n, ...)``.
 
   >>> from kanren import run, var
-  >>> from uopc import Ops, UOp, UPat, PatternMatcher
+  >>> from uopc import Ops, UOp, UPat, PatternMatcher, show
   >>> x, y = UPat.var("x"), UPat.var("y")
   >>> comm = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x)])   # loops
   >>> p0, p1, q = UOp.param(0), UOp.param(1), var()
@@ -164,7 +170,7 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
     if (sides := _sides("reacho", g, h, S)) is None: return
     gn, hn = sides.gn, sides.hn
     if gn is None:
-      yield from _unify_each(sides.gt, _backward_reach(pm, hn, stepper), S)
+      yield from _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
       return
     ex = shared.get(gn)
     if ex is None:
@@ -195,7 +201,7 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
     if sides.gn is not None:
       ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
       yield from _unify_each(sides.ht, (s.graph for s in ex.iter_normal_forms()), S, distinct=True)
-    elif stepper.is_normal(sides.hn): yield from _unify_each(sides.gt, _backward_reach(pm, sides.hn, stepper), S)
+    elif stepper.is_normal(sides.h_node): yield from _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
   return normalo_goal
 
 
@@ -203,7 +209,7 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
   """Rule ``index`` of ``pm`` as a relation ``rule(n, m)``: the rule rewrites node ``n`` into ``m``.
 
   >>> from kanren import run, var
-  >>> from uopc import UOp, symbolic
+  >>> from uopc import UOp, show, symbolic
   >>> plus0 = rule_relation(symbolic, 2)          # symbolic.py: x + 0 -> x
   >>> q, p0 = var(), UOp.param(0)
   >>> [show(m) for m in run(0, q, plus0(p0 + 0, q))]
@@ -218,10 +224,13 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
 
     def rule_goal(S: State) -> Iterator[State]:
       if (sides := _sides(f"rule {index}", n, m, S)) is None: return
-      nn, mn = sides.gn, sides.hn
+      nn = sides.gn
       if nn is not None:
-        yield from _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None), S)
-      else: yield from _unify_each(sides.gt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
+        yield from _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn)  # type: ignore[misc]
+                                          if r.rule_index == index and r.error is None), S)   # a step without an error has a result
+      else:
+        mn = sides.h_node
+        yield from _unify_each(sides.gt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
     return rule_goal
   relation.__name__ = f"rule{index}o"
   relation.__doc__ = f"rule {pm.name_of(pm.rules[index])} as a relation (n, m)"

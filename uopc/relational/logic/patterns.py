@@ -4,7 +4,8 @@
 variables: one variable per bound name, a fresh one per anonymous leaf, one
 alternative per op of an op set and per order of a list (commutative) source list.
 
->>> from uopc import UOp, UPat, PatternMatcher
+>>> from uopc import UOp, UPat, PatternMatcher, show
+>>> from uopc.relational import show_pattern
 >>> x = UPat.var("x")
 >>> pm = PatternMatcher([(x + 0, lambda x: x)])
 >>> [show_pattern(rp.term) for rp in rule_patterns(pm)]
@@ -34,10 +35,9 @@ from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
-from uopc.relational.logic.bridge import UExpr, show_pattern
+from uopc.relational.logic.bridge import UExpr
 from uopc.relational.analyses.overlaps import Domain, encode, node_fits
 from uopc.relational.space.step import Redex, Stepper, stepper_for
-from uopc.term import show
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
 
@@ -71,6 +71,7 @@ def upat_etuples(p: UPat, names: dict[str, Var] | None = None, literal_holes: bo
   takes ``0.0`` and ``False``); ``literal_holes`` makes it a constrained hole instead.
   A name is the one variable ``var(name)``, so patterns print with their rule's names.
 
+  >>> from uopc.relational import show_pattern
   >>> [show_pattern(t) for t, _ in upat_etuples(UPat(Ops.MAX, src=(UPat.var("x"), UPat.var("x"))))]
   ['max(~x, ~x)']
   """
@@ -109,7 +110,7 @@ def rule_patterns(pm: PatternMatcher, literal_holes: bool = False) -> list[RuleP
   by_flag = _cache.get(pm)
   if by_flag is None: by_flag = _cache[pm] = {}
   if (hit := by_flag.get(literal_holes)) is not None: return hit
-  out = []
+  out: list[RulePattern] = []
   for i, (p, _) in enumerate(pm.rules):
     names: dict[str, Var] = {}
     out.extend(RulePattern(i, t, leaves, names) for t, leaves in upat_etuples(p, names, literal_holes))
@@ -152,12 +153,12 @@ def redexes_producing(pm: PatternMatcher, target: UOp, pool: list[UOp], stepper:
   for rp in rule_patterns(pm, literal_holes=True):   # literal constants as holes: UPat's == semantics
     if rule_index is not None and rp.rule_index != rule_index: continue
     vs = list(rp.leaves)
-    domains = []
+    domains: list[list[UOp]] = []   # each hole's candidates
     for v in vs:
       d = rp.leaves[v]
       domains.append([c for c in (consts if d.ops == _CONST else pool) if node_fits(c, d)])
     size = 1
-    for d in domains: size *= len(d)
+    for cands in domains: size *= len(cands)
     if size == 0 or size > MAX_CANDIDATES: continue
     for combo in itertools.product(*domains):
       n = _build(rp.term, dict(zip(vs, combo)))

@@ -19,10 +19,11 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple
 
 from etuples.core import ExpressionTuple
 from kanren import eq
+from kanren.core import GoalType
 from unification import isvar, reify, var
 from unification.variable import Var
 
@@ -32,7 +33,7 @@ from uopc.term import show
 from uopc.termparse import Term, parse_term
 from uopc.uop import UOp
 
-Goal = Callable[[Mapping], Iterator[Mapping]]
+Goal = GoalType   # kanren's: a state (substitution, or False for none) to a stream of states
 
 _NOT_SET = ExpressionTuple.null
 
@@ -94,7 +95,7 @@ class Target:
     """The hole bindings if ``g`` matches (by the goal ``eq(g, pattern)``), else None."""
     if not self._check(g): return None
     S = next(iter(eq(g, self.pattern)({})), None)
-    return None if S is None else self.bindings(S)
+    return None if S is None or S is False else self.bindings(S)
 
   def __repr__(self) -> str: return f"Target({self.text!r})"
 

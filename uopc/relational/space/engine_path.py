@@ -26,7 +26,7 @@ the engine's own earlier steps on that node, until the recorded firing applies a
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import Edge, State
@@ -68,7 +68,7 @@ class CanonicalPath(NamedTuple):
   catch_up: int
 
 
-def _edge(ex: Exploration, s: State, node: UOp, rule_index: int, result: UOp) -> Edge | None | bool:
+def _edge(ex: Exploration, s: State, node: UOp, rule_index: int, result: UOp) -> Edge | None | Literal[False]:
   """The edge of ``s`` for this firing; None if ``s`` has no such step, False if its target was never made."""
   if s.out is None: return False
   for r, h in (s.out.items() if type(s.out) is dict else s.out):
@@ -97,12 +97,13 @@ def canonical_path(ex: Exploration, pm: PatternMatcher, firings: list[Firing] | 
   if firings is None: canonical, error, firings = record(ex.root, pm)
   ex.run()
   s = ex.states[0]
-  states, edges = [s], []
+  states: list[State] = [s]
+  edges: list[Edge] = []
   cache: dict[UOp, Any] = {}
   i = catch_up = 0
   note = None
   while True:
-    e: Edge | None | bool = None
+    e: Edge | None | Literal[False] = None
     if i < len(firings):
       f = firings[i]
       e = _edge(ex, s, f.node, f.rule_index, f.result)

@@ -61,15 +61,15 @@ class IslandReduction:
     if stepper.can_match(g.op) or g in self.keep_full: return None   # the root is the only island
     islands = self._islands(g)
     if len(islands) < 2: return None
-    maps = [stepper.step_map(n) for n in islands]
-    if any(m is None for m in maps): return None   # a big island: its redexes are not listed
+    maps = [m for n in islands if (m := stepper.step_map(n)) is not None]
+    if len(maps) != len(islands): return None   # a big island: its redexes are not listed
     groups = _groups(maps)
     if len(groups) < 2: return None
-    for i, group in enumerate(groups):
+    for group in groups:
       redexes = {r: None for k in group for r in maps[k]}
       if all(self._closed(r, h, redexes) for k in group for r, h in maps[k].items()):
-        chosen = {r: steps.get(r) for r in redexes}
-        if all(h.__class__ is UOp for h in chosen.values()): return chosen   # (b) for the whole graph too
+        chosen = {r: h for r in redexes if isinstance(h := steps.get(r), UOp)}
+        if len(chosen) == len(redexes): return chosen   # (b) for the whole graph too
     return None
 
   def _closed(self, r: Redex, h: UOp | Stuck, redexes: dict) -> bool:

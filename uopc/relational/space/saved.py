@@ -104,6 +104,6 @@ def load(path: str) -> Saved:
       saved.states = [SavedState(**s) for s in data["states"]]
       saved.edges = [SavedEdge(e["from"], e["to"], e["rule"], e.get("rule_index"), e["node"], e.get("result"), e.get("error"))
                      for e in data["edges"]]
-      saved.normal_forms   # every normal form id names a state
+      _ = saved.normal_forms   # every normal form id names a state (the property raises on a dangling id)
     except (TypeError, KeyError) as e: raise LoadError(f"{path}: a state or edge is malformed ({type(e).__name__}: {e})") from None
   return saved

@@ -70,7 +70,7 @@ class State:
     edges: list[Edge] = []
     s = self
     while s.parent is not None:
-      edges.append(Edge.of(s.parent, s, s.redex))
+      edges.append(Edge.of(s.parent, s, s.redex))  # type: ignore[arg-type]  # a state with a parent has its redex
       s = s.parent
     return edges[::-1]
 

@@ -86,10 +86,10 @@ class Redex:
 
   def __init__(self, node: UOp, rule_index: int, result: UOp | None, error: str | None = None) -> None:
     self.node, self.rule_index, self.result, self.error = node, rule_index, result, error
-    self.value: UOp | Stuck = result if error is None else Stuck(self, error)   # what the node becomes
+    self.value: UOp | Stuck = result if error is None else Stuck(self, error)  # type: ignore[assignment]  # what the node becomes: no error, a result
 
   def __repr__(self) -> str:
-    what = show(self.result, 60) if self.error is None else f"error {self.error!r}"
+    what = show(self.result, 60) if self.error is None else f"error {self.error!r}"  # type: ignore[arg-type]  # no error: a result
     return f"Redex(rule {self.rule_index} @ {show(self.node, 60)} -> {what})"
 
 
