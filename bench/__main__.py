@@ -5,8 +5,8 @@
 import importlib
 import sys
 
-BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.pairs", "bench.reduce",
-              "bench.saturate", "bench.html"]
+BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs",
+              "bench.reduce", "bench.saturate", "bench.html"]
 
 
 def main(names: list[str]) -> None:

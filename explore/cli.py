@@ -31,6 +31,12 @@ from uopc.cli_support import bar_is_up, isatty, load_program
 from uopc.explore.options import canonical_for, common_options, exit_code, exploration_progress, no_reduce_arg
 
 
+def _semantics(p: argparse.ArgumentParser) -> None:
+  p.add_argument("--semantics", choices=("graph", "tree"), default="graph",
+                 help="graph (default): a step rewrites a node at every use, as graph_rewrite does; "
+                      "tree: a step rewrites one occurrence (docs/relational.md)")
+
+
 def register(sub: Any) -> None:
   """Add ``explore`` (with ``reachable`` and ``normal-forms``) to the ``uopc`` subcommands."""
   p = sub.add_parser("explore", help="the relational explorer: every rewrite ordering",
@@ -41,6 +47,7 @@ def register(sub: Any) -> None:
                       description="Stream every graph reachable from the program, with the step that first reached it.")
   common_options(r, ("text", "json", "dot", "html"))
   r.add_argument("--dfs", action="store_true", help="depth first instead of breadth first")
+  _semantics(r)
   r.set_defaults(func=cmd_reachable)
 
   n = esub.add_parser("normal-forms", help="every normal form, with a path to each",
@@ -48,6 +55,7 @@ def register(sub: Any) -> None:
                                   "the canonical engine (graph_rewrite) produces.")
   common_options(n, ("text", "json", "dot", "html"))
   no_reduce_arg(n)
+  _semantics(n)
   n.set_defaults(func=cmd_normal_forms)
 
   from uopc.explore import search_cli   # uopc explore search (issue 5)
@@ -65,7 +73,7 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.explore.report import state_line
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
-               reduce=getattr(args, "reduce", False))
+               reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"))
   out = sys.stdout
   with exploration_progress(ex, "exploring") as bar:
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
@@ -95,7 +103,8 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
     print(f"program: {show(prog, report.TEXT_TERM_LIMIT)}")
-    print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first")
+    print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first"
+          + ("; tree semantics" if args.semantics == "tree" else ""))
   ex = _explore(prog, args, "dfs" if args.dfs else "bfs", stream_text=text)
   canon, err = canonical_for(prog, args)
   if text:
@@ -119,7 +128,8 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
     args.reduce = False
     ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
-  if args.format == "text": report.normal_forms_text(nf, prog, args.rules.spec, sys.stdout)
+  if args.format == "text":
+    report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout)
   elif args.format in ("json", "html"):
     html.emit(args, report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True), "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")

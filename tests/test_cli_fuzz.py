@@ -20,7 +20,7 @@ import tempfile
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from tests.reference import build, programs
+from tests.reference import build, evaluate, f32, programs
 from tests.strategies import graphs
 from uopc import Ops, dtypes, parse_uir, to_uir
 from uopc.cli import main
@@ -152,6 +152,10 @@ def test_fuzz_run_of_simplify_is_run_bit_exact(tree, i: int, f: float) -> None:
   if scode != 0: return
   code2, value2, err2 = uopc("run", write("simplified.uir", simplified), *_param_flags(simplified, values))
   assert_contract(code2, err2, {0, 1})
+  # symbolic's x + 0.0 -> x is not exact at x = -0.0, and the chapter accepts that: such runs may differ in the zero's sign
+  events: set = set()
+  with contextlib.suppress(Exception): evaluate(tree, {0: i, 1: f32(f)}, events)
+  if "negzero" in events or (f == 0 and math.copysign(1.0, f) < 0): return
   if code == 0: assert (code2, value2) == (0, value), f"{to_uir(build(tree))}\nsimplified:\n{simplified}"
 
 

@@ -255,6 +255,7 @@ def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch,
   out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
   assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3
 
+
 def test_dot_for_python_is_a_digraph_and_large_spaces_can_be_cut(capsys, prog):
   import graphviz
   from uopc.explore.report import dot_states, to_dot
@@ -308,3 +309,16 @@ def test_the_package_installs_no_top_level_explore_and_pages_work_outside_the_re
   proc = subprocess.run([sys.executable, "-m", "uopc", "explore", "normal-forms", "p.uir", "--format", "html", "-o", "p.html"],
                         cwd=tmp_path, capture_output=True, text=True)
   assert proc.returncode == 0 and "<script>" in (tmp_path / "p.html").read_text()
+
+
+def test_semantics_tree_flag(capsys):
+  prog, rules = str(ROOT / "examples" / "aesara.uir"), str(ROOT / "examples" / "aesara_rules.py") + ":rules"
+  code, out, err = run_cli(capsys, "explore", "reachable", prog, "--rules", rules, "--semantics", "tree", "--format", "json")
+  tree = json.loads(out)
+  code2, out2, _ = run_cli(capsys, "explore", "reachable", prog, "--rules", rules, "--format", "json")
+  assert code == code2 == 0 and err == ""
+  assert len(tree["states"]) == 21 and len(json.loads(out2)["states"]) == 19
+  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--rules", rules, "--semantics", "tree")
+  assert code == 0 and out.splitlines()[1] == f"rules: {rules}; tree semantics"
+  with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, "--semantics", "forest"])
+  assert e.value.code == 2

@@ -2,12 +2,14 @@
 import math
 
 import pytest
-from cons import car, cdr
+from cons import car, cdr, cons
 from etuples import etuple
 from etuples import etuplize as etuples_etuplize
 from hypothesis import given
 from hypothesis import strategies as st
 from kanren import conde, eq, lall, run, var
+from kanren import vars as kanren_vars
+from kanren.graph import walko
 from kanren.goals import conso
 from kanren.term import applyo
 from unification import reify, unify
@@ -159,6 +161,71 @@ def test_self_check_fails_loudly_without_etuples_unification(monkeypatch):
 def test_self_check_passes_here():
   bridge._self_check()
   assert unify(etuple(abs, var()), etuple(abs, 1), {}) is not False
+
+
+# ---- the Aesara issue's snippets ("Construct graphs resulting from arbitrary applications of
+# rewrites", the section on miniKanren), replayed on a uopc graph: log(exp(x + x)) + x + x
+
+x_f = UOp.param(0, dtypes.f32)
+Z = (x_f + x_f).exp2().log2() + x_f + x_f
+
+
+def test_issue_etuplize_car_cdr_cons():
+  z_et = etuplize(Z)
+  assert z_et.evaled_obj is Z
+  assert car(z_et) is head_of(Z)
+  assert str(cdr(z_et)) == "e(add(log2(exp2(add(p0, p0))), p0), p0)"
+  assert z_et == cons(car(z_et), cdr(z_et))
+  assert cons(car(z_et), cdr(z_et)).evaled_obj is Z
+  # the same on the node itself: cons(car(u), cdr(u)) stands for u again
+  for u in Z.toposort():
+    assert cons(car(u), cdr(u)).evaled_obj is u
+
+
+def test_issue_conso_and_lall_states():
+  z_et = etuplize(Z)
+  car_lv, cdr_lv = kanren_vars(2)
+  res = run(0, (car_lv, cdr_lv), conso(car_lv, cdr_lv, z_et))
+  assert len(res) == 1 and res[0][0] == car(z_et) and res[0][1] == cdr(z_et)
+  next_state = next(lall(conso(car_lv, cdr_lv, z_et))({}))
+  assert next_state[car_lv] is head_of(Z) and next_state[cdr_lv] == cdr(z_et)
+  with pytest.raises(StopIteration): next(lall(conso(car_lv, cdr_lv, z_et))({car_lv: 1}))
+  # conso on the node itself, without etuplizing it
+  assert run(0, car_lv, conso(car_lv, cdr_lv, Z)) == (head_of(Z),)
+
+
+def test_empty_etuple_of_a_leaf_prints_and_reifies():
+  leaf = cdr(etuplize(p0))
+  assert len(leaf) == 0 and str(leaf) == "e()" and repr(leaf) == "e⟨e()⟩"
+  assert reify(leaf, {}) is leaf
+  assert str(cdr(p0 + 1)) == "e(p0, 1)"
+  y = var()
+  assert str(reify(UExpr((p0, y)), {y: UOp.const(2)})) == "e(p0, 2)"   # an operand list stays one
+
+
+def test_issue_walko_on_a_uopc_graph():
+  z_et, res_lv = etuplize(Z), var()
+  answers = run(0, res_lv, walko(eq, z_et, res_lv))
+  # walko relates every subset of positions by eq: all answers are the graph itself
+  assert len(answers) > 1 and all(a.evaled_obj is Z for a in answers)
+  states = list(lall(walko(eq, z_et, res_lv))({}))
+  assert len(states) == len(answers)
+  assert all(reify(res_lv, s).evaled_obj is Z for s in states)
+
+
+def test_issue_edit_a_states_logic_variable_and_reify_a_new_graph():
+  g, res_lv = p0 * 3 + 11, var()
+  deepest = max(lall(walko(eq, etuplize(g), res_lv))({}), key=len)   # the graph taken apart down to its leaves
+  three, four = head_of(UOp.const(3)), head_of(UOp.const(4))
+  new_state = dict(deepest)
+  for k, v in deepest.items():
+    if v is three: new_state[k] = four
+  assert reify(res_lv, new_state).evaled_obj is p0 * 4 + 11
+  p_head = head_of(p0)
+  for k, v in deepest.items():
+    if v is p_head: new_state[k] = head_of(p1)
+  assert reify(res_lv, new_state).evaled_obj is p1 * 4 + 11
+  assert reify(res_lv, deepest).evaled_obj is g   # the original state is unchanged
 
 
 def test_heads_of_dead_etuples_are_given_back():

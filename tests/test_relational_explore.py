@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import graphs
 from tests.test_relational_step import brute_force
-from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, fold, graph_rewrite, simplify, symbolic
+from uopc import Ops, PatternMatcher, UOp, UPat, call_params, dtypes, fold, graph_rewrite, simplify, symbolic
 from uopc.relational import Exploration, Stepper, etuplize, explore, normal_forms, stepo
 from uopc.relational.logic.bridge import live_heads
 from uopc.uop import live_nodes
@@ -176,14 +176,39 @@ def small_programs(draw, max_ops=6):
   return pool[-1]
 
 
-@given(small_programs(), st.sampled_from(["symbolic", "fold", "units"]))
-@settings(max_examples=40)
+@st.composite
+def programs_with_calls(draw):
+  """A small program whose part is a CALL: its body is a small program over the PARAMs, its arguments others."""
+  body = draw(small_programs(max_ops=4))
+  dt = body.dtype
+  slots = sorted({u.arg.slot for u in call_params(body)})
+  args = [draw(small_programs(max_ops=2).filter(lambda a: a.dtype is dt)) for _ in slots]
+  call = body.call(*args, name=draw(st.sampled_from([None, "f"]))) if slots == list(range(len(slots))) else body
+  other = draw(small_programs(max_ops=2).filter(lambda a: a.dtype is dt))
+  return UOp(draw(st.sampled_from([Ops.ADD, Ops.MUL])), (call, other) if draw(st.booleans()) else (other, call))
+
+
+@given(st.one_of(small_programs(), programs_with_calls()), st.sampled_from(["symbolic", "fold", "symbolic+evaluate", "units"]))
+@settings(max_examples=60)
 def test_the_canonical_result_is_one_of_the_normal_forms(prog, name):
   pm = UNITS if name == "units" else resolve_rules(name)
   nf = normal_forms(prog, pm, max_states=3000, timeout=10)
   if not nf.complete: return
   assert nf.canonical is not None and nf.canonical_state is not None
   assert nf.canonical_state.normal and nf.canonical_state in nf.forms
+
+
+def test_a_call_whose_body_loses_its_param_keeps_the_body_as_the_engine_does():
+  p1 = UOp.param(1)
+  prog = (p0 * 0).call(p1, name="f") + 1   # mul(p0, 0) -> 0 would leave the CALL without its PARAM
+  nf = normal_forms(prog, symbolic)
+  assert nf.complete and nf.canonical is prog and [s.graph for s in nf.forms] == [prog] and nf.exploration.stuck == []
+  nf = normal_forms((p0 * 0).call(p1 + 0, name="f") + 1, symbolic)   # the argument still simplifies
+  assert [s.graph for s in nf.forms] == [prog] and nf.canonical_state is nf.forms[0]
+  # the engine keeps such a body as written, not half rewritten: no step goes inside it (mul(0, p0) stays)
+  a = UOp.const(0) + p0
+  nf = normal_forms(a + (UOp.const(0) * p0).call(a), symbolic)
+  assert [s.term() for s in nf.forms] == ["add(p0, call[mul(0, p0)](p0))"] and nf.canonical_state is nf.forms[0]
 
 
 @given(graphs(max_ops=4))
@@ -246,3 +271,29 @@ def test_exploring_gives_its_memory_back():
     kept = tracemalloc.get_traced_memory()[0] - before
   finally: tracemalloc.stop()
   assert kept < 256 * 1024, f"{kept} bytes kept by 10 dropped explorations"
+
+
+# ---- tree semantics: the Aesara issue's running example (examples/aesara.uir)
+
+def test_the_aesara_example_reaches_the_eight_anticipated_graphs_under_tree_semantics():
+  from pathlib import Path
+  from uopc import parse_uir
+  from uopc.rulesets import resolve_rules
+  root = Path(__file__).resolve().parent.parent
+  prog = parse_uir((root / "examples" / "aesara.uir").read_text())
+  rules = resolve_rules(str(root / "examples" / "aesara_rules.py") + ":rules")
+  # the issue's anticipated graphs, with binary adds: log exp(x + x) + x + x, log exp(2x) + x + x, 2x + x + x,
+  # 2x + 2x, log exp(x + x) + 2x, x + x + 2x, x + x + x + x, 4x
+  anticipated = ["add(add(log2(exp2(add(p0, p0))), p0), p0)", "add(add(log2(exp2(mul(p0, 2.0))), p0), p0)",
+                 "add(add(mul(p0, 2.0), p0), p0)", "add(mul(p0, 2.0), mul(p0, 2.0))",
+                 "add(log2(exp2(add(p0, p0))), mul(p0, 2.0))", "add(add(p0, p0), mul(p0, 2.0))",
+                 "add(add(add(p0, p0), p0), p0)", "mul(p0, 4.0)"]
+  tree = explore(prog, rules, semantics="tree")
+  graph = explore(prog, rules)
+  assert tree.complete and graph.complete
+  reached_tree, reached_graph = {s.term() for s in tree.states}, {s.term() for s in graph.states}
+  assert set(anticipated) <= reached_tree
+  # under graph semantics x + x is one node, inside exp and beside it: rewriting it rewrites both uses
+  assert set(anticipated) - reached_graph == {"add(log2(exp2(add(p0, p0))), mul(p0, 2.0))", "add(add(p0, p0), mul(p0, 2.0))"}
+  assert reached_graph < reached_tree
+  assert [s.term() for s in tree.normal_forms] == [s.term() for s in graph.normal_forms]

@@ -12,7 +12,7 @@ from tests.test_relational_step import brute_force
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, symbolic
 from uopc.relational import (NotGroundError, etuplize, explore, normalo, pat, predecessors, reacho, rule_patterns,
                              rule_relation, stepo, successors, term_pattern)
-from uopc.relational.logic.bridge import show_pattern
+from uopc.relational.logic.bridge import head_of, show_pattern
 from uopc.rulesets import resolve_rules
 from uopc.termparse import parse_term
 
@@ -129,6 +129,18 @@ def test_neither_side_ground_is_a_clear_error():
   assert run(0, y, eq(x, p0 + 0), stepo(UNITS, x, y)) == (p0,)
 
 
+def test_a_ground_non_graph_makes_every_relation_fail():
+  q = var()
+  plus0 = rule_relation(UNITS, 0)
+  for thing in (5, head_of(p0), (p0, 1), "p0", pat.add(p0, 1, dtype=dtypes.f32)):   # the last is ill-typed
+    for goal in (stepo(UNITS, thing, q), reacho(UNITS, thing, q), normalo(UNITS, thing, q), plus0(thing, q),
+                 stepo(UNITS, q, thing), reacho(UNITS, q, thing), normalo(UNITS, q, thing), plus0(q, thing),
+                 reacho(UNITS, p0 + 0, thing)):
+      assert run(0, q, goal) == ()
+  # in a disjunction, the failing branch is just empty
+  assert run(0, q, conde([stepo(UNITS, 5, q)], [stepo(UNITS, p0 + 0, q)])) == (p0,)
+
+
 def test_rule_patterns_as_etuples():
   texts = [(rp.rule_index, show_pattern(rp.term)) for rp in rule_patterns(UNITS)]
   assert texts == [(0, "add(~x, 0)"), (1, "add(0, ~x)"), (2, "mul(~x, 1)"), (3, "mul(1, ~x)")]
@@ -170,3 +182,15 @@ def test_rule_patterns_and_overlaps_share_one_encoding():
   assert show_pattern(t) == "add(~x, 0)" and leaves == {var("x"): Domain(None, frozenset({dtypes.i32, dtypes.bool}), ())}
   (t, leaves), = upat_etuples(x + 0, literal_holes=True)[:1]   # the constant as a hole with UPat's == on its arg
   assert [d.args for d in leaves.values()] == [(), (0,)]
+
+
+def test_goals_under_tree_semantics():
+  q = var()
+  shared = p0 + 0
+  g = shared * shared
+  assert sorted(show_pattern(h) for h in run(0, q, stepo(UNITS, g, q, semantics="tree"))) == \
+    ["mul(add(p0, 0), p0)", "mul(p0, add(p0, 0))"]
+  assert run(0, q, stepo(UNITS, g, q)) == (p0 * p0,)
+  assert len(run(0, q, reacho(UNITS, g, q, semantics="tree"))) == 4 and len(run(0, q, reacho(UNITS, g, q))) == 2
+  assert run(0, q, normalo(UNITS, g, q, semantics="tree")) == (p0 * p0,)
+  assert p0 * shared in run(0, q, stepo(UNITS, q, p0 * p0, semantics="tree"))   # backwards: one occurrence put back

@@ -10,7 +10,7 @@ from kanren import eq, run, var
 from tests.reference import build, programs
 from tests.strategies import graphs
 from tests.test_relational_step import brute_force
-from uopc import Ops, PatternMatcher, UOp, UPat, graph_rewrite, symbolic
+from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, graph_rewrite, symbolic
 from uopc.relational import explore, reacho, term_pattern
 from uopc.relational.analyses.search import (ReplayError, Target, matcho, meet, replay, search, search_all, target_goal,
                                     target_pattern)
@@ -252,6 +252,17 @@ def test_meet_of_a_program_with_itself_or_its_normal_form():
   canon = graph_rewrite(CHAPTER, symbolic)
   r = meet(CHAPTER, canon, symbolic)
   assert r.found and r.meeting is canon and r.from_b == [] and len(r.from_a) == bfs_distances(symbolic, CHAPTER)[canon]
+
+
+def test_meet_keeps_going_until_its_meeting_is_a_shortest_one():
+  # found by hypothesis: a meeting 2 + 2 steps away turned up before the second graph itself, 3 + 0 steps away
+  # (rewriting is directed: the other root is reached from the first a layer later)
+  f0 = UOp.const(0.0, dtypes.f32)
+  prog = UOp.const(1).cast(dtypes.bool).where(f0, UOp(Ops.RECIP, (f0,)) + (f0 + f0))
+  target = UOp.const(1).cast(dtypes.bool).where(f0, f0 + UOp.const(float("inf"), dtypes.f32))
+  assert explore(prog, symbolic).state_of(target).depth == 3
+  m = meet(prog, target, symbolic, max_states=400)
+  assert m.found and m.length == 3 and m.meeting is target
 
 
 def test_meet_grows_the_smaller_frontier():

@@ -1,11 +1,14 @@
 """One rewrite step: the memoized Stepper against an independent brute force."""
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import graphs
-from uopc import Ops, PatternMatcher, UOp, UPat, fold, symbolic
+from uopc import Ops, PatternMatcher, UOp, UPat, fold, graph_rewrite, symbolic
 from uopc.relational import Stepper, Stuck, successors
 from uopc.rulesets import resolve_rules
+from uopc.rewrite import rebuild
+from uopc.term import show
 from uopc.uop import UOpError
 
 p0, p1 = UOp.param(0), UOp.param(1)
@@ -18,7 +21,8 @@ def brute_force(pm: PatternMatcher, g: UOp) -> tuple[set, set]:
   Returns ({(node, rule index, result, new root)}, {(node, rule index)} of failing steps).
   """
   steps, failures = set(), set()
-  for n in g.toposort():
+  enter = outside_kept_bodies(pm)
+  for n in g.toposort(enter):
     for i, (p, fn) in enumerate(pm.rules):
       for b in p.match(n, {}):
         try: m = fn(**b)
@@ -27,9 +31,61 @@ def brute_force(pm: PatternMatcher, g: UOp) -> tuple[set, set]:
           continue
         if m is None or m is n: continue
         if not isinstance(m, UOp): failures.add((n, i)); continue  # noqa: E702
-        try: steps.add((n, i, m, g.substitute({n: m})))
-        except UOpError: failures.add((n, i))
+        try: h = replace_all(g, n, m, enter)
+        except UOpError: failures.add((n, i)); continue  # noqa: E702
+        if h is not g: steps.add((n, i, m, h))
   return steps, failures
+
+
+def outside_kept_bodies(pm: PatternMatcher):
+  """A ``toposort`` enter function that skips the bodies ``graph_rewrite`` keeps as written: a CALL whose body's
+  normal form would not type-check in it (such a body is not rewritten at all)."""
+  def kept(u: UOp) -> bool:
+    if u.op is not Ops.CALL: return False
+    try: nf = graph_rewrite(u.src[0], pm)
+    except Exception: return False   # the engine fails on the body: no opinion
+    try: UOp(Ops.CALL, (nf, *u.src[1:]), u.arg)
+    except UOpError: return True
+    return False
+  return lambda u: u.src[1:] if kept(u) else u.src
+
+
+def replace_all(g: UOp, n: UOp, m: UOp, enter) -> UOp:
+  """``g`` with every use of ``n`` seeing ``m``, each user rebuilt as the canonical engine rebuilds (a CALL whose
+  new body does not type-check keeps its body); kept bodies are left alone."""
+  memo: dict[UOp, UOp] = {n: m}
+  for u in g.toposort(enter):
+    if u in memo: continue
+    src = tuple(memo.get(s, s) for s in u.src)
+    memo[u] = u if all(a is b for a, b in zip(src, u.src)) else rebuild(u, src)
+  return memo[g]
+
+
+def tree_brute_force(pm: PatternMatcher, g: UOp) -> set:
+  """Every step under tree semantics: each occurrence (path) of each node, each rule, each binding."""
+  steps = set()
+  enter = outside_kept_bodies(pm)
+  def positions(u: UOp, path: tuple):
+    yield u, path
+    skip = len(u.src) - len(enter(u))
+    for i, s in enumerate(u.src):
+      if i >= skip: yield from positions(s, path + (i,))
+  for n, path in positions(g, ()):
+    for i, (p, fn) in enumerate(pm.rules):
+      for b in p.match(n, {}):
+        try: m = fn(**b)
+        except Exception: continue
+        if m is None or m is n or not isinstance(m, UOp): continue
+        try: h = replace_at(g, path, m)
+        except UOpError: continue
+        if h is not g: steps.add((path, i, m, h))
+  return steps
+
+
+def replace_at(g: UOp, path: tuple, m: UOp) -> UOp:
+  if not path: return m
+  i = path[0]
+  return rebuild(g, (*g.src[:i], replace_at(g.src[i], path[1:], m), *g.src[i + 1:]))
 
 
 def stepper_view(stepper: Stepper, g: UOp) -> tuple[set, set]:
@@ -52,6 +108,39 @@ def test_big_nodes_give_the_same_steps(g, name):
   # map_limit=1 makes nearly every node "big": successors are then rebuilt lazily along spines
   pm = RULESETS[name]
   assert stepper_view(Stepper(pm, map_limit=1), g) == stepper_view(Stepper(pm), g)
+
+
+@given(graphs(max_ops=6), st.sampled_from(sorted(RULESETS)), st.sampled_from([256, 1]))
+@settings(max_examples=40)
+def test_tree_successors_equal_the_tree_brute_force(g, name, map_limit):
+  pm = RULESETS[name]
+  got = {(r.position, r.rule_index, r.result, h) for r, h in Stepper(pm, map_limit=map_limit, semantics="tree").successors(g)
+         if type(h) is UOp}
+  assert got == tree_brute_force(pm, g)
+
+
+@given(graphs(max_ops=6), st.sampled_from(sorted(RULESETS)))
+@settings(max_examples=40)
+def test_without_sharing_tree_and_graph_steps_reach_the_same_graphs(g, name):
+  uses: dict = {}
+  for u in g.toposort():
+    for s in u.src: uses[s] = uses.get(s, 0) + 1
+  if any(k > 1 for k in uses.values()): return   # a shared node: the semantics differ there (tested below)
+  pm = RULESETS[name]
+  graph = {h for _, h in Stepper(pm).successors(g)}
+  assert {h for _, h in Stepper(pm, semantics="tree").successors(g)} == graph
+
+
+def test_tree_semantics_rewrites_one_use_of_a_shared_node():
+  x = UPat.var("x")
+  pm = PatternMatcher([(x + 0, lambda x: x)])
+  shared = p0 + 0
+  steps = Stepper(pm, semantics="tree").successors(shared * shared + shared)
+  assert sorted((r.position, show(h)) for r, h in steps) == [
+    ((0, 0), "add(mul(p0, add(p0, 0)), add(p0, 0))"), ((0, 1), "add(mul(add(p0, 0), p0), add(p0, 0))"),
+    ((1,), "add(mul(add(p0, 0), add(p0, 0)), p0)")]
+  assert all(r.node is shared and r.rule_index == 0 for r, _ in steps)
+  with pytest.raises(ValueError, match="semantics"): Stepper(pm, semantics="forest")
 
 
 def test_distinct_bindings_are_distinct_edges():

@@ -1,4 +1,5 @@
 """UOp: hash consing (with the numeric-tower traps), shapes, type errors, walks."""
+import gc
 import math
 import pickle
 import re
@@ -113,6 +114,7 @@ def test_nodes_are_values_for_copy_and_pickle():
 
 
 def test_unused_nodes_are_collected():
+  gc.collect()   # nodes held only by an earlier test's garbage cycles would die mid-test and be counted out
   before = live_nodes()
   junk = [UOp.param(10_000 + i) for i in range(1000)]
   assert live_nodes() >= before + 1000

@@ -21,8 +21,9 @@ from collections import deque
 from functools import partial
 from typing import Any, Callable
 
-from uopc.matcher import PatternMatcher, signature
+from uopc.matcher import PatternMatcher, Rule, signature  # noqa: F401  (Rule, and UPat below: the chapter's rewrite.py has them)
 from uopc.ops import Ops
+from uopc.upat import UPat  # noqa: F401
 from uopc.uop import UOp, UOpError, make_uop
 
 

@@ -20,6 +20,9 @@ and every ``module:attr`` rule spec that names it. ``tests/test_symbolic.py`` pi
 """
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 from uopc.alu import exec_alu, exec_binary
 from uopc.bounds import bounds, vmax, vmin
 from uopc.dtype import dtypes, truncate
@@ -169,3 +172,14 @@ def simplify(u: UOp) -> UOp:
   r = _simplified[u] = graph_rewrite(u, symbolic)
   _simplified[r] = r
   return r
+
+
+_FROM_EVALUATE = ("evaluate", "inline_call", "run", "to_python")
+
+
+def __getattr__(name: str) -> Any:
+  """The chapter's symbolic.py also holds ``evaluate``, ``inline_call``, ``run`` and ``to_python``; here they live in
+  ``uopc.evaluate`` (which builds on this module, hence the deferred import), and ``from uopc.symbolic import run`` works."""
+  if name in _FROM_EVALUATE:
+    return getattr(importlib.import_module("uopc.evaluate"), name)   # not ``import``: the package's ``evaluate`` is the rule set
+  raise AttributeError(f"module 'uopc.symbolic' has no attribute {name!r}")

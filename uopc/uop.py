@@ -19,8 +19,8 @@ import sys
 from typing import Any, Callable, Iterable, NamedTuple
 
 from uopc.dtype import BOOL, F32, I32, DType, dtypes, truncate
-from uopc.ops import (ADD, BINARY, CAST, CMPLT, CMPNE, COMPARISON, CONST, FLOORDIV, FLOORMOD, MAX, MOVEMENT, MUL, PARAM, RANGE, REDUCE_OPS,
-                      STACK, UNARY, WHERE, Ops)
+from uopc.ops import (ADD, ALU, BINARY, CAST, CMPLT, CMPNE, COMPARISON, CONST, FLOORDIV, FLOORMOD, MAX, MOVEMENT, MUL, PARAM, RANGE,  # noqa: F401
+                      REDUCE_OPS, STACK, UNARY, WHERE, Ops)   # (ALU: the chapter imports it from here)
 
 Shape = tuple[int, ...]
 _F64 = struct.Struct("<d")

@@ -97,6 +97,7 @@ class _Side:
     self.states: Iterator[State] = iter(ex)
     self.seen: dict[UOp, State] = {}
     self.depth = -1            # the deepest layer read so far
+    self.complete = -1         # the deepest layer read to its end
     self.layer = 0             # graphs in that layer: the frontier the next layer grows from
     self.pending: State | None = None   # read ahead: the first state of the next layer
     self.pulled = 0            # states taken from the exploration (stuck ones too)
@@ -112,6 +113,20 @@ class _Side:
     if s is None: self.done = True
     else: self.pulled += 1
     return s
+
+
+def _proven(meetings: list[tuple[State, State]], sides: list[_Side]) -> bool:
+  """True once the best meeting found is a shortest one.
+
+  Every graph at most ``complete`` steps from a side's root has been seen on that side
+  (every graph, once the side is done), so a meeting not found yet is more than that
+  many steps from one of the roots: it takes at least ``min(complete) + 1`` steps in
+  all. Rewriting is directed, so a meeting found early can be longer than one found a
+  layer later (the other root itself, reached from the first one).
+  """
+  if not meetings: return False
+  best = min(m[0].depth + m[1].depth for m in meetings)
+  return best <= min(s.complete if not s.done else float("inf") for s in sides) + 1
 
 
 def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
@@ -140,7 +155,7 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
   meetings: list[tuple[State, State]] = []
   stuck: list[State] = []
   turn = 0
-  while not meetings:
+  while not _proven(meetings, sides):
     # grow the side with the smaller frontier (the shallower one on a tie, then alternating)
     live = [i for i in (turn, 1 - turn) if not sides[i].done]
     if not live: break
@@ -149,6 +164,7 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
     side, other = sides[i], sides[1 - i]
     want = side.depth + 1
     count = 0
+    full = True   # the layer was read to its end
     while True:
       if deadline is not None and time.perf_counter() > deadline: bound = "timeout"; break  # noqa: E702
       fresh = side.pending is None
@@ -165,8 +181,9 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
       if progress is not None: progress(sides[0].searched + sides[1].searched)
       if (t := other.seen.get(s.graph)) is not None:
         meetings.append((s, t) if i == 0 else (t, s))
-        if t.depth == 0: break   # nothing later in this layer can have fewer steps in total
+        if t.depth == 0: full = False; break   # nothing later in this layer can have fewer steps in total  # noqa: E702
     side.depth, side.layer = want, count
+    side.complete = want if full else want - 1
     if bound is not None: break
   elapsed = time.perf_counter() - t0
   explorations = (sides[0].ex, sides[1].ex)

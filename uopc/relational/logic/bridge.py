@@ -28,12 +28,12 @@ import sys
 from collections.abc import Generator, Mapping
 from typing import Any, Iterable
 
-from cons.core import _car, _cdr
+from cons.core import ConsPair, _car, _cdr
 from etuples import etuple
 from etuples import etuplize as _etuples_etuplize
 from etuples.core import ExpressionTuple
 from unification import isvar, reify, unify, var
-from unification.core import _reify, _unify, construction_sentinel
+from unification.core import _reify, _unify, assoc, construction_sentinel, stream_eval
 from unification.variable import Var
 
 from uopc.dtype import dtypes, same_value, value_key
@@ -215,7 +215,22 @@ def etuplize(u: UOp, holes: Mapping[UOp, Any] | None = None) -> UExpr:
   return memo[u]
 
 
-_etuples_etuplize.add((UOp,), lambda u, **kw: etuplize(u))   # etuples.etuplize(node) is ours too
+_etuples_etuplize.add((UOp,), lambda u, **kw: etuplize(u))
+
+
+def sources_of(u: UOp) -> UExpr:
+  """``cdr`` of a node: its sources as an etuple, so that ``cons(car(u), cdr(u))`` evaluates to ``u``.
+
+  Shallow (the sources stay nodes) and O(number of sources): the etuple remembers the
+  node's one-level etuple as its parent, and etuples' ``cons`` gives that parent back.
+
+  >>> from cons import car, cdr, cons
+  >>> u = UOp.param(0) + 1
+  >>> str(cdr(u)), cons(car(u), cdr(u)).evaled_obj is u
+  ('e(p0, 1)', True)
+  """
+  whole = UExpr((head_of(u), *u.src), evaled_obj=u)
+  return whole[1:]   # etuples.etuplize(node) is ours too
 
 
 def as_node(x: Any) -> UOp | None:
@@ -243,6 +258,7 @@ def isground_term(x: Any) -> bool:
       seen.add(id(t))
       stack.extend(t._tuple)
     elif isinstance(t, (tuple, list)): stack.extend(t)
+    elif type(t) is ConsPair: stack.extend((t.car, t.cdr))
   return True
 
 
@@ -339,17 +355,23 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
     elif type(item) is UOp or (isinstance(item, ExpressionTuple) and item._evaled_obj is not _NOT_SET):
       text = show(item if type(item) is UOp else item._evaled_obj,  # type: ignore[union-attr]  # not a UOp: an evaluated etuple
                   None if limit is None else max(limit - size, 0) + 1)
-    elif isinstance(item, ExpressionTuple) and item._tuple:
+    elif isinstance(item, ExpressionTuple) and (not item._tuple or type(item._tuple[0]) is not Head):
+      text = "e("   # not a node: an operand list (a ``cdr``), empty at a leaf
+      stack.append(_Text(")"))
+      for i, a in reversed(list(enumerate(item._tuple))):
+        stack.append(a)
+        if i: stack.append(_Text(", "))
+    elif isinstance(item, ExpressionTuple):
       h, args = item._tuple[0], list(item._tuple[1:])
-      if type(h) is Head and h.op is Ops.CONST and not args: text = repr(h.arg)
-      elif type(h) is Head and h.op is Ops.PARAM and not args and not isvar(h.arg) and not isvar(h.arg[0]): text = f"p{h.arg[0]}"
+      if h.op is Ops.CONST and not args: text = repr(h.arg)
+      elif h.op is Ops.PARAM and not args and not isvar(h.arg) and not isvar(h.arg[0]): text = f"p{h.arg[0]}"
       else:
         parts: list[Any] = []
-        if type(h) is Head and h.op is Ops.CALL and args:
+        if h.op is Ops.CALL and args:
           text = f"{h.arg if isinstance(h.arg, str) and h.arg else 'call'}["
           parts += [args[0], _Text("](")]
           args = args[1:]
-        else: text = (h.op.name.lower() if type(h) is Head and isinstance(h.op, Ops) else str(h)) + "("
+        else: text = (h.op.name.lower() if isinstance(h.op, Ops) else str(h)) + "("
         for i, a in enumerate(args):
           if i: parts.append(_Text(", "))
           parts.append(a)
@@ -401,6 +423,8 @@ def _unify_expr_node(e: ExpressionTuple, u: UOp, s: Mapping) -> Any:
   if e._evaled_obj is not _NOT_SET: return s if e._evaled_obj is u else False
   t = e._tuple
   if len(t) != len(u.src) + 1: return False
+  h = t[0]
+  if type(h) is Head and h.op is not u.op and type(h.op) is Ops: return False   # most nodes fail here, cheaply
   return _unify(t, (head_of(u), *u.src), s)
 
 
@@ -438,17 +462,39 @@ def _reify_pattern(e: UExpr, s: Mapping) -> Any:
     if isinstance(r, Generator): r = yield r   # trampolined by unification's stream_eval: no recursion
     res.append(r)
   yield construction_sentinel
-  yield _rebuild(res)
+  # nothing was bound: the etuple itself, which keeps its parent (``cons(car(e), cdr(e))`` gives ``e`` back)
+  yield e if all(r is a for r, a in zip(res, e._tuple)) else _rebuild(res)
 
 
 def _rebuild(res: list[Any]) -> Any:
-  """A reified etuple: the node itself when everything is ground, else a new pattern."""
+  """A reified etuple: the node itself when everything is ground, else a new pattern (or operand list)."""
+  if not res or type(res[0]) is not Head: return UExpr(res)   # a ``cdr``: the sources, not a node
   h = res[0]
   src = [a._evaled_obj if type(a) is UExpr and a._evaled_obj is not _NOT_SET else a for a in res[1:]]
   if type(h) is Head and not isvar(h.op) and not isvar(h.arg) and all(type(a) is UOp for a in src):
     try: return h(*src)
     except (UOpError, ValueError): pass   # an ill-typed instance stays an etuple
   return UExpr(res)
+
+
+def _unify_top(u: Any, v: Any, s: Mapping) -> Any:
+  """``unify(u, v, s)`` when one side is a node or one of our etuples: the common cases without the generic machinery.
+
+  A goal like ``eq(q, pattern)`` runs once per reachable graph, so its cost is the
+  explorer's cost per state: a variable already bound to a node is looked up and the
+  node compared with the pattern directly. Anything else takes the generic path.
+  """
+  if u is v: return s
+  while type(u) is Var and (w := s.get(u, u)) is not u: u = w   # walk, without unification's try/except
+  while type(v) is Var and (w := s.get(v, v)) is not v: v = w
+  if type(u) is UOp:
+    if type(v) is UOp: return s if u is v else False
+    if type(v) is UExpr: return stream_eval(_unify_expr_node(v, u, s))
+  elif type(v) is UOp and type(u) is UExpr: return stream_eval(_unify_expr_node(u, v, s))
+  if type(u) is Var or type(v) is Var:   # a fresh variable meets a node or an etuple: bind it (what ``assoc`` does)
+    if type(u) is not Var: u, v = v, u
+    return s if u is v else assoc(s, u, v)
+  return stream_eval(_unify(u, v, s))
 
 
 _unify.add((UOp, UOp, Mapping), _unify_nodes)
@@ -459,8 +505,10 @@ _unify.add((UExpr, UExpr, Mapping), _unify_uexprs)
 _reify.add((UOp, Mapping), lambda u, s: u)
 _reify.add((Head, Mapping), _reify_head)
 _reify.add((UExpr, Mapping), _reify_uexpr)
+for _a, _b in ((Var, UOp), (UOp, Var), (Var, UExpr), (UExpr, Var), (UOp, UExpr), (UExpr, UOp), (UOp, UOp)):
+  unify.add((_a, _b, Mapping), _unify_top)
 _car.add((UOp,), head_of)
-_cdr.add((UOp,), lambda u: u.src)
+_cdr.add((UOp,), lambda u: sources_of(u))
 
 
 def _self_check() -> None:

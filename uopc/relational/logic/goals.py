@@ -20,7 +20,10 @@ When only the second one is ground, ``stepo``/``reacho``/``normalo`` and rule
 relations run backwards: candidates come from unifying the rule patterns (as
 etuples) with the target's nodes, and are checked by stepping forwards (see
 ``uopc.relational.logic.patterns`` for what that can and cannot find). When neither is
-ground the goal raises ``NotGroundError``: put a goal that grounds one side first.
+ground the goal raises ``NotGroundError``: put a goal that grounds one side first. A
+ground argument that is not a graph (``5``, a ``Head``, a tuple) makes the goal fail.
+
+``semantics="tree"`` makes a step rewrite one occurrence of a node (see ``Stepper``).
 
 A step whose rule raises is not a step of these relations (it reaches no graph);
 ``Exploration`` reports those as stuck states.
@@ -28,14 +31,16 @@ A step whose rule raises is not a step of these relations (it reaches no graph);
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Iterator, Literal, Mapping
+from typing import Any, Callable, Iterator, Literal, Mapping, NamedTuple
 
-from unification import reify, unify
+from unification import isvar, reify, unify
+from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.logic.bridge import as_node
+from uopc.relational.logic import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
+from uopc.relational.logic.bridge import as_node, isground_term
 from uopc.relational.logic.patterns import predecessors, redexes_producing, rule_patterns
-from uopc.relational.space.step import Stepper, stepper_for
+from uopc.relational.space.step import Semantics, Stepper, stepper_for
 from uopc.relational.space.stream import Exploration
 from uopc.uop import UOp
 
@@ -47,21 +52,59 @@ class NotGroundError(ValueError):
   """A relation was asked to enumerate with neither graph known."""
 
 
-def _node_in(term: Any, S: State) -> tuple[Any, UOp | None]:
-  t = reify(term, S)
-  return t, as_node(t)
+class _Sides(NamedTuple):
+  """The two graph arguments of a relation, reified: ``gt``/``ht`` the terms, ``gn``/``hn`` their nodes (or None)."""
+  gt: Any
+  gn: UOp | None
+  ht: Any
+  hn: UOp | None
+
+  @property
+  def h_node(self) -> UOp:
+    """``hn``, where ``gn`` is None: ``_sides`` makes sure one of the two is a node."""
+    assert self.hn is not None
+    return self.hn
 
 
-def _unify_each(term: Any, nodes: Iterator[UOp], S: State) -> Iterator[State]:
+def _resolve(term: Any, S: State) -> Any:
+  """``reify(term, S)``, with the usual cases (a node, a variable bound to one) first: goals run once per state."""
+  while type(term) is Var and (w := S.get(term, term)) is not term: term = w
+  return term if type(term) is UOp else reify(term, S)
+
+
+def _sides(who: str, g: Any, h: Any, S: State) -> _Sides | None:
+  """The mode switch of every relation here: the reified sides, or None when the relation fails.
+
+  A ground argument that is not a graph (``5``, a ``Head``, a tuple, an ill-typed
+  etuple) relates to nothing: the relation fails (an empty stream). With neither side
+  ground there is nothing to enumerate from: ``NotGroundError``.
+  """
+  gt = _resolve(g, S)
+  gn = as_node(gt)
+  if gn is None and isground_term(gt): return None
+  ht = _resolve(h, S)
+  hn = as_node(ht)
+  if hn is None and isground_term(ht): return None
+  if gn is None and hn is None: raise NotGroundError(f"{who}: neither graph is ground; ground one with an earlier goal")
+  return _Sides(gt, gn, ht, hn)
+
+
+def _unify_each(term: Any, nodes: Iterator[UOp], S: State, distinct: bool = False) -> Iterator[State]:
+  """``S`` with ``term`` unified with each node in turn, each node once (``distinct``: the nodes already are)."""
   seen: set[UOp] = set()
+  fresh = isvar(term)   # the usual case: binding a fresh variable is a copy, not a unification
   for n in nodes:
-    if n in seen: continue   # a relation between graphs: each answer once, however many edges lead there
-    seen.add(n)
-    S2 = unify(term, n, S)
-    if S2 is not False: yield S2
+    if not distinct:
+      if n in seen: continue   # a relation between graphs: each answer once, however many edges lead there
+      seen.add(n)
+    if fresh:
+      S2 = dict(S)
+      S2[term] = n
+      yield S2
+    elif (S2 := unify(term, n, S)) is not False: yield S2
 
 
-def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
+def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Semantics = "graph") -> Goal:
   """A goal: ``h`` is one rewrite step from ``g`` under ``pm`` (each such graph once).
 
   >>> from kanren import run, var
@@ -77,16 +120,13 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None) -> Goal:
 
   (``x + 0`` has list sources, so it matches ``0 + x`` too.)
   """
-  stepper = stepper_for(pm, ctx)   # held by the goal: its memo serves every state the goal sees
+  stepper = stepper_for(pm, ctx, semantics)   # held by the goal: its memo serves every state the goal sees
 
   def stepo_goal(S: State) -> Iterator[State]:
-    gt, gn = _node_in(g, S)
-    if gn is not None:
-      yield from _unify_each(h, (t for _, t in stepper.successors(gn) if type(t) is UOp), S)
-      return
-    ht, hn = _node_in(h, S)
-    if hn is None: raise NotGroundError("stepo: neither graph is ground; ground g or h with an earlier goal")
-    yield from _unify_each(gt, (p for p, _ in predecessors(pm, hn, stepper)), S)
+    if (sides := _sides("stepo", g, h, S)) is None: return
+    if sides.gn is not None:
+      yield from _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
+    else: yield from _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.h_node, stepper)), S)
   return stepo_goal
 
 
@@ -104,7 +144,8 @@ def _backward_reach(pm: PatternMatcher, h: UOp, stepper: Stepper) -> Iterator[UO
 
 
 def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None, max_depth: int | None = None,
-           timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None) -> Goal:
+           timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
+           semantics: Semantics = "graph") -> Goal:
   """A goal: ``h`` is reachable from ``g`` in zero or more steps (each graph once).
 
   Forwards it streams an ``Exploration`` (breadth first: fair; it ends when the space
@@ -120,26 +161,31 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   >>> [show(h) for h in run(0, q, reacho(comm, p0 + p1, q))]
   ['add(p0, p1)', 'add(p1, p0)']
   """
-  stepper = stepper_for(pm, ctx)
+  stepper = stepper_for(pm, ctx, semantics)
+  # Every call of this goal from the same program shares one lazy exploration (replayed, then continued), so a
+  # conjunction that binds h first and asks "is h reachable?" once per candidate explores once, not once per candidate.
+  shared: dict[UOp, Exploration] = {}
 
   def reacho_goal(S: State) -> Iterator[State]:
-    gt, gn = _node_in(g, S)
-    if gn is not None:
-      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, stepper=stepper)
-      ht, hn = _node_in(h, S)
-      if hn is not None:   # a membership question: each graph is reached once, so stop at the first hit
-        if any(s.graph is hn and s.error is None for s in ex): yield S
-        return
-      yield from _unify_each(h, (s.graph for s in ex if s.error is None), S)
+    if (sides := _sides("reacho", g, h, S)) is None: return
+    gn, hn = sides.gn, sides.hn
+    if gn is None:
+      yield from _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
       return
-    ht, hn = _node_in(h, S)
-    if hn is None: raise NotGroundError("reacho: neither graph is ground; ground g or h with an earlier goal")
-    yield from _unify_each(gt, _backward_reach(pm, hn, stepper), S)
+    ex = shared.get(gn)
+    if ex is None:
+      shared.clear()   # one exploration at a time: memory stays that of the states of one program
+      ex = shared[gn] = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order,
+                                    ctx=ctx, stepper=stepper)
+    if hn is not None:   # a membership question, asked of the one exploration: it goes on only until hn is found
+      if ex.reaches(hn): yield S
+      return
+    yield from _unify_each(sides.ht, (s.graph for s in ex.iter_ahead() if s.error is None), S, distinct=True)   # one state a graph
   return reacho_goal
 
 
 def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None, max_depth: int | None = None,
-            timeout: float | None = None, ctx: Any = None) -> Goal:
+            timeout: float | None = None, ctx: Any = None, semantics: Semantics = "graph") -> Goal:
   """A goal: ``h`` is a normal form reachable from ``g`` (no rule rewrites any node of ``h``).
 
   >>> from kanren import run, var
@@ -148,18 +194,14 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   >>> [h.arg for h in run(0, q, normalo(symbolic, e, q))]      # fold first, or x + 0.0 -> x
   [0.0, -0.0]
   """
-  stepper = stepper_for(pm, ctx)
+  stepper = stepper_for(pm, ctx, semantics)
 
   def normalo_goal(S: State) -> Iterator[State]:
-    gt, gn = _node_in(g, S)
-    if gn is not None:
-      ex = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
-      yield from _unify_each(h, (s.graph for s in ex.iter_normal_forms()), S)
-      return
-    ht, hn = _node_in(h, S)
-    if hn is None: raise NotGroundError("normalo: neither graph is ground; ground g or h with an earlier goal")
-    if not stepper.is_normal(hn): return
-    yield from _unify_each(gt, _backward_reach(pm, hn, stepper), S)
+    if (sides := _sides("normalo", g, h, S)) is None: return
+    if sides.gn is not None:
+      ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
+      yield from _unify_each(sides.ht, (s.graph for s in ex.iter_normal_forms()), S, distinct=True)
+    elif stepper.is_normal(sides.h_node): yield from _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
   return normalo_goal
 
 
@@ -181,14 +223,14 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
     stepper = stepper_for(pm, ctx)
 
     def rule_goal(S: State) -> Iterator[State]:
-      nt, nn = _node_in(n, S)
+      if (sides := _sides(f"rule {index}", n, m, S)) is None: return
+      nn = sides.gn
       if nn is not None:
-        yield from _unify_each(m, (r.result for r in stepper.redexes_at(nn) if r.rule_index == index and r.error is None),  # type: ignore[misc]
-                               S)   # a step without an error has a result
-        return
-      mt, mn = _node_in(m, S)
-      if mn is None: raise NotGroundError(f"rule {index}: neither node is ground; ground n or m with an earlier goal")
-      yield from _unify_each(nt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
+        yield from _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn)  # type: ignore[misc]
+                                          if r.rule_index == index and r.error is None), S)   # a step without an error has a result
+      else:
+        mn = sides.h_node
+        yield from _unify_each(sides.gt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
     return rule_goal
   relation.__name__ = f"rule{index}o"
   relation.__doc__ = f"rule {pm.name_of(pm.rules[index])} as a relation (n, m)"

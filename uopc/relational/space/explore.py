@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import Semantics
 from uopc.relational.space.stream import Bound, Exploration
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.symbolic import symbolic
@@ -31,7 +32,7 @@ from uopc.uop import UOp
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-            reduce: bool = False) -> Exploration:
+            reduce: bool = False, semantics: Semantics = "graph") -> Exploration:
   """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
 
   Nothing is computed until you iterate (states stream as they are found) or ask for
@@ -40,6 +41,8 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   ``max_depth=None`` lift those bounds; an infinite space then needs a ``timeout``.
   ``reduce=True`` explores a persistent set of steps where one is known: every normal
   form is still reached, but not every graph (``docs/reduction.md``).
+  ``semantics="tree"`` rewrites one occurrence of a node per step (see ``docs/relational.md``;
+  it explores every graph, without reduction).
 
   >>> from uopc import UOp
   >>> ex = explore((UOp.param(0) + 0) * 1)
@@ -50,7 +53,8 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   >>> [e.rule.split(" ", 1)[1] for e in ex.path_to(ex.normal_forms[0])]
   ['x * 1', 'x + 0']
   """
-  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce)
+  return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
+                     semantics=semantics)
 
 
 def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = None,
@@ -111,7 +115,8 @@ class NormalForms:
 
 
 def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
-                 timeout: float | None = None, ctx: Any = None, reduce: bool = True) -> NormalForms:
+                 timeout: float | None = None, ctx: Any = None, reduce: bool = True,
+                 semantics: Semantics = "graph") -> NormalForms:
   """Every normal form reachable from ``prog`` (breadth first, so each has a shortest path).
 
   ``reduce`` (default) skips orderings that cannot lead to another normal form
@@ -122,5 +127,6 @@ def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | 
   >>> [s.term() for s in nf.forms], show(nf.canonical)
   (['0.0', '-0.0'], '0.0')
   """
-  ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx, reduce=reduce).run()
+  ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx, reduce=reduce,
+               semantics=semantics).run()
   return NormalForms(ex, *canonical(prog, pm, ctx=ctx))

@@ -4,7 +4,9 @@ Step semantics (term graph rewriting, as ``graph_rewrite`` does it): a step pick
 node ``n`` of the graph and a rule whose pattern matches ``n`` and whose function
 returns ``m`` (not None, not ``n``); every use of ``n`` sees ``m``, so the users of
 ``n`` are rebuilt up to the root and hash consing shares everything else. Each
-distinct ``(n, rule, m)`` is a ``Redex``: one edge of the state graph.
+distinct ``(n, rule, m)`` is a ``Redex``: one edge of the state graph. Under the
+``semantics="tree"`` policy a step rewrites one occurrence of ``n`` instead (the edge is
+an ``At`` naming its position); only how a node's map is made differs.
 
 >>> from uopc import UOp, UPat, PatternMatcher
 >>> x = UPat.var("x")
@@ -33,11 +35,11 @@ canonical engine already assumes.
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Literal
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
-from uopc.rewrite import rewrite_problem
+from uopc.rewrite import graph_rewrite, rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, UOpError, existing_nodes
 
@@ -58,6 +60,7 @@ class Redex:
   ``error`` says what happened. Redexes are made once per node and compared by identity.
   """
   __slots__ = ("node", "rule_index", "result", "error", "value")
+  position: tuple[int, ...] = ()   # tree semantics: the occurrence rewritten, as source indices (here: the node itself)
 
   def __init__(self, node: UOp, rule_index: int, result: UOp | None, error: str | None = None) -> None:
     self.node, self.rule_index, self.result, self.error = node, rule_index, result, error
@@ -76,7 +79,51 @@ class Stuck:
   def __repr__(self) -> str: return f"Stuck({self.error!r})"
 
 
+class At:
+  """Tree semantics: the redex ``redex`` at source ``index`` of a node (nested ``At``s spell its position).
+
+  It reads like the ``Redex`` it wraps (``node``, ``rule_index``, ``result``, ``error``,
+  ``value``), so states and edges need not know which semantics made them.
+  """
+  __slots__ = ("index", "inner", "redex")
+
+  def __init__(self, index: int, inner: Any) -> None:
+    self.index, self.inner = index, inner
+    self.redex: Redex = inner.redex if type(inner) is At else inner
+
+  def __getattr__(self, name: str) -> Any:
+    if name in At.__slots__: raise AttributeError(name)   # not set yet (copy, pickle): never recurse
+    return getattr(self.redex, name)
+
+  @property
+  def position(self) -> tuple[int, ...]:
+    """The source indices from the root down to the rewritten occurrence."""
+    out, k = [], self
+    while type(k) is At: out.append(k.index); k = k.inner  # noqa: E702
+    return tuple(out)
+
+  def __repr__(self) -> str: return f"At({self.position}, {self.redex!r})"
+
+
+Semantics = Literal["graph", "tree"]
+
+
 def _error_text(e: BaseException) -> str: return f"{type(e).__name__}: {e}"
+
+
+def _ill_typed(op: Ops, src: tuple, arg: Any, dtype: Any, old: tuple, r: Redex, e: UOpError) -> UOp | Stuck | None:
+  """What a node becomes when ``op(*src)`` (its sources after the step ``r``) does not type-check.
+
+  A CALL whose rewritten body lost a PARAM keeps the body as written, as the canonical
+  engine's ``rebuild`` does: None if nothing else changed (the step does not go through
+  this node), else the CALL on its new arguments. Anything else is a stuck step.
+  """
+  if op is Ops.CALL and src[0] is not old[0]:
+    kept = (old[0], *src[1:])
+    if all(a is b for a, b in zip(kept, old)): return None
+    try: return make_uop(op, kept, arg, dtype)
+    except UOpError: pass
+  return Stuck(r, _error_text(e))
 
 
 def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: UOp, b: UOp, left: bool) -> None:
@@ -90,7 +137,8 @@ def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: 
     if c.__class__ is UOp:
       if (n := get(src := (c, b) if left else (a, c))) is None:
         try: n = make_uop(op, src, arg, dtype)
-        except UOpError as e: n = Stuck(r, _error_text(e))
+        except UOpError as e:
+          if (n := _ill_typed(op, src, arg, dtype, (a, b), r, e)) is None: continue
       out[r] = n
     else: out[r] = c
 
@@ -123,8 +171,12 @@ class Stepper:
   identity, so a redex from before a drop is not found in maps made after it.
   """
 
-  def __init__(self, pm: PatternMatcher, ctx: Any = None, map_limit: int = 256, cache_limit: int = 500_000) -> None:
-    self.pm, self.ctx, self.map_limit, self.cache_limit = pm, ctx, map_limit, cache_limit
+  def __init__(self, pm: PatternMatcher, ctx: Any = None, map_limit: int = 256, cache_limit: int = 500_000,
+               semantics: Semantics = "graph") -> None:
+    if semantics not in ("graph", "tree"): raise ValueError(f"semantics must be 'graph' or 'tree', got {semantics!r}")
+    self.pm, self.ctx, self.map_limit, self.cache_limit, self.semantics = pm, ctx, map_limit, cache_limit, semantics
+    # the one place the two semantics differ: how a node's map is made from its sources' maps
+    self._compute_map = self._compute if semantics == "graph" else self._compute_tree
     # (index, pattern, function) per root op, in rule order; a pattern without an op is tried on every op
     self._by_op: dict[Ops, list[tuple[int, Any, Any, Any]]] = {}
     for i, (p, fn) in enumerate(pm.rules):
@@ -133,6 +185,7 @@ class Stepper:
     self._maps: dict[UOp, Any] = {}      # node -> {Redex: rewritten node | Stuck}, _EMPTY, or _BIG
     self._big: dict[UOp, tuple[Redex, ...]] = {}   # big node -> its own redexes
     self._local: dict[UOp, tuple[Redex, ...]] = {}   # own redexes, for nodes asked about directly
+    self._frozen: dict[UOp, bool] = {}   # CALL -> its body is kept as written (see frozen)
     self._pinned = 0   # lazy successor streams in progress: the tables must not be dropped under them
 
   def rule_name(self, index: int) -> str:
@@ -145,7 +198,7 @@ class Stepper:
 
   def clear(self) -> None:
     """Forget every memoized node."""
-    self._maps.clear(); self._big.clear(); self._local.clear()  # noqa: E702
+    self._maps.clear(); self._big.clear(); self._local.clear(); self._frozen.clear()  # noqa: E702
 
   # ---- a node's own redexes
 
@@ -196,7 +249,7 @@ class Stepper:
     for s in u.src:
       if s not in maps: break
     else:   # the common case: a new root over known sources
-      m = maps[u] = self._compute(u)
+      m = maps[u] = self._compute_map(u)
       return m
     stack = [u]
     while stack:   # post-order over the nodes without a map yet: iterative, graphs may be deep
@@ -205,7 +258,7 @@ class Stepper:
       pending = [s for s in x.src if s not in maps]
       if pending: stack.extend(pending); continue
       stack.pop()
-      maps[x] = self._compute(x)
+      maps[x] = self._compute_map(x)
     return maps[u]
 
   def _compute(self, x: UOp) -> Any:
@@ -214,6 +267,7 @@ class Stepper:
     src = x.src
     if not src: return {r: r.value for r in local} if local else _EMPTY
     maps = self._maps
+    if x.op is Ops.CALL and self.frozen(x): return self._from_sources(x, local, [_EMPTY, *(maps[s] for s in src[1:])])
     if len(src) == 2:   # the hot path (no comprehensions: each is a function call)
       a, b = src
       ma, mb = maps[a], maps[b]
@@ -239,7 +293,8 @@ class Stepper:
           for r, c in cm.items():
             if c.__class__ is UOp:
               try: out[r] = make_uop(op, (c, c), arg, dtype)
-              except UOpError as e: out[r] = Stuck(r, _error_text(e))
+              except UOpError as e:
+                if (n := _ill_typed(op, (c, c), arg, dtype, src, r, e)) is not None: out[r] = n
             else: out[r] = c
         else: _fill_half(out, cm, existing_nodes(op, dtype, arg), op, arg, dtype, a, b, i == 0)
       else:
@@ -247,10 +302,15 @@ class Stepper:
         for r, c in cm.items():
           if c.__class__ is UOp:
             try: out[r] = make_uop(op, (*pre, c, *post), arg, dtype)
-            except UOpError as e: out[r] = Stuck(r, _error_text(e))
+            except UOpError as e:
+              if (n := _ill_typed(op, (*pre, c, *post), arg, dtype, src, r, e)) is not None: out[r] = n
           else: out[r] = c
       return out
-    cmaps = [maps[s] for s in src]
+    return self._from_sources(x, local, [maps[s] for s in src])
+
+  def _from_sources(self, x: UOp, local: tuple[Redex, ...], cmaps: list[Any]) -> Any:
+    """The map of ``x`` from its sources' maps ``cmaps`` (the general case: any number of sources with redexes)."""
+    src = x.src
     live = [j for j, c in enumerate(cmaps) if c]
     if any(cmaps[j] is _BIG for j in live): return self._make_big(x, local)
     if len(local) + sum(len(cmaps[j]) for j in live) > self.map_limit:
@@ -271,7 +331,8 @@ class Stepper:
           new_src.append(c)
         if stuck is not None: out[r] = stuck; continue
         try: out[r] = make_uop(op, tuple(new_src), arg, dtype)
-        except UOpError as e: out[r] = Stuck(r, _error_text(e))
+        except UOpError as e:
+          if (n := _ill_typed(op, tuple(new_src), arg, dtype, src, r, e)) is not None: out[r] = n
     return out
 
   def _both(self, x: UOp, local: tuple[Redex, ...], ma: dict, mb: dict) -> dict:
@@ -290,11 +351,94 @@ class Stepper:
         n: UOp | Stuck | None = get((c, d))
         if n is None:
           try: n = make_uop(op, (c, d), arg, dtype)
-          except UOpError as e: n = Stuck(r, _error_text(e))
+          except UOpError as e:
+            if (n := _ill_typed(op, (c, d), arg, dtype, (a, b), r, e)) is None: continue
         out[r] = n
       else: out[r] = d if c.__class__ is UOp else c
     _fill_half(out, {r: d for r, d in mb.items() if r not in ma}, get, op, arg, dtype, a, b, False)
     return out
+
+  def _compute_tree(self, x: UOp) -> Any:
+    """Tree semantics: one entry per *occurrence* of a redex below ``x``, the others left as they are.
+
+    A source's entries become ``At(i, entry)`` here, so a node used twice (``a + a``,
+    or a subterm shared by hash consing) gives two steps, each rewriting one use.
+    """
+    local = self._local.get(x) if self._local else None
+    if local is None: local = self._match(x)
+    maps, src = self._maps, x.src
+    cmaps = [maps[s] for s in src]
+    if x.op is Ops.CALL and self.frozen(x): cmaps[0] = _EMPTY
+    if any(c is _BIG for c in cmaps) or len(local) + sum(len(c) for c in cmaps) > self.map_limit:
+      return self._make_big(x, local)
+    if not any(cmaps): return {r: r.value for r in local} if local else _EMPTY
+    out: dict[Any, Any] = {r: r.value for r in local}
+    op, arg, dtype = x.op, x.arg, x.dtype
+    for i, cm in enumerate(cmaps):
+      for k, c in cm.items():
+        key = At(i, k)
+        if c.__class__ is not UOp: out[key] = c; continue  # noqa: E702
+        new_src = (*src[:i], c, *src[i + 1:])
+        try: out[key] = make_uop(op, new_src, arg, dtype)
+        except UOpError as e:
+          if (n := _ill_typed(op, new_src, arg, dtype, src, k.redex if type(k) is At else k, e)) is not None: out[key] = n
+    return out
+
+  def _iter_big_tree(self, root: UOp) -> Iterator[tuple[Any, UOp | Stuck]]:
+    """Tree semantics, a big root: every occurrence of a redex, depth first, its spine rebuilt (iterative)."""
+    maps, big = self._maps, self._big
+    stack: list[tuple[UOp, Any]] = [(root, None)]   # a node and its path from the root: (index, parent path) or None
+    while stack:
+      u, path = stack.pop()
+      m = maps[u]
+      if m is _BIG:
+        own: Any = [(r, r.value) for r in big[u]]
+        skip = 1 if u.op is Ops.CALL and self.frozen(u) else 0
+        stack.extend((s, (i, path)) for i, s in reversed(list(enumerate(u.src))) if i >= skip and maps[s])
+      else: own = m.items()
+      for k, c in own:
+        key, p = k, path
+        while p is not None:   # up the path: the key's position and the rebuilt spine
+          i, p = p
+          key = At(i, key)
+        yield key, (self._rebuild_path(root, path, c, k) if c.__class__ is UOp else c)
+
+  def _rebuild_path(self, root: UOp, path: Any, new: UOp, k: Any) -> UOp | Stuck:
+    """``root`` with the node at ``path`` replaced by ``new``, the spine above it rebuilt."""
+    spine: list[tuple[UOp, int]] = []
+    u, steps = root, []
+    p = path
+    while p is not None: steps.append(p[0]); p = p[1]  # noqa: E702
+    for i in reversed(steps): spine.append((u, i)); u = u.src[i]  # noqa: E702
+    c: UOp | Stuck = new
+    for u, i in reversed(spine):
+      if c.__class__ is not UOp: return c
+      new_src = (*u.src[:i], c, *u.src[i + 1:])
+      try: c = make_uop(u.op, new_src, u.arg, u.dtype)
+      except UOpError as e:
+        n = _ill_typed(u.op, new_src, u.arg, u.dtype, u.src, k.redex if type(k) is At else k, e)
+        if n is None: return root   # a CALL kept its body: not a step
+        c = n
+    return c
+
+  def frozen(self, call: UOp) -> bool:
+    """True if no step rewrites inside this CALL's body: the canonical engine keeps it as written.
+
+    ``graph_rewrite`` rewrites a CALL's body to its normal form, and when that normal form
+    lost a PARAM (the CALL would no longer type-check) it keeps the body *as written*
+    (``uopc.rewrite.rebuild``). The explorer does the same, so that the canonical
+    result is one of its normal forms: such a body is not rewritten at all.
+    """
+    if (f := self._frozen.get(call)) is None:
+      body = call.src[0]
+      try: nf = graph_rewrite(body, self.pm, ctx=self.ctx, max_steps=200_000 + 20 * len(body.toposort()))
+      except Exception: nf = body   # the engine fails on this body: no opinion, the steps stay
+      f = False
+      if nf is not body:
+        try: make_uop(Ops.CALL, (nf, *call.src[1:]), call.arg, call.dtype)
+        except UOpError: f = True
+      self._frozen[call] = f
+    return f
 
   def _make_big(self, x: UOp, local: tuple[Redex, ...]) -> Any:
     self._big[x] = local
@@ -305,7 +449,7 @@ class Stepper:
   def successors(self, g: UOp) -> Iterable[tuple[Redex, UOp | Stuck]]:
     """``(redex, new root or Stuck)`` for each step from ``g``; lazy when ``g`` is big."""
     m = self.map_of(g)
-    return m.items() if m is not _BIG else self._iter_big(g)
+    return m.items() if m is not _BIG else self.iter_big(g)
 
   def step_map(self, g: UOp) -> dict[Redex, UOp | Stuck] | None:
     """``{redex: new root or Stuck}`` for every step from ``g`` (do not modify it); None if ``g`` is big."""
@@ -314,6 +458,7 @@ class Stepper:
 
   def iter_big(self, g: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
     """The steps from a big ``g``, one at a time."""
+    if self.semantics == "tree": return (kh for kh in self._iter_big_tree(g) if kh[1] is not g)
     return self._iter_big(g)
 
   def is_normal(self, g: UOp) -> bool:
@@ -336,12 +481,12 @@ class Stepper:
         m = maps[u]
         if m is _BIG:
           local = big[u]
-          stack.extend(s for s in reversed(u.src) if maps[s])
+          stack.extend(s for s in reversed(u.src[1:] if u.op is Ops.CALL and self.frozen(u) else u.src) if maps[s])
         else: local = m
         for r in local:
           if r not in seen:
             seen.add(r)
-            yield r, self._rebuild(root, r)
+            if (h := self._rebuild(root, r)) is not root: yield r, h   # not a step: a CALL kept its body
     finally: self._pinned -= 1
 
   def _rebuild(self, root: UOp, r: Redex) -> UOp | Stuck:
@@ -360,24 +505,27 @@ class Stepper:
         stack.extend((s, False) for s in u.src if s not in memo)
         continue
       new_src = [memo[s] for s in u.src]
+      if u.op is Ops.CALL and self.frozen(u): new_src[0] = u.src[0]
       if (stuck := next((c for c in new_src if type(c) is not UOp), None)) is not None: memo[u] = stuck; continue
       if all(a is b for a, b in zip(new_src, u.src)): memo[u] = u; continue
       try: memo[u] = UOp(u.op, tuple(new_src), u.arg, u.dtype)
-      except UOpError as e: memo[u] = Stuck(r, _error_text(e))
+      except UOpError as e:
+        n = _ill_typed(u.op, tuple(new_src), u.arg, u.dtype, u.src, r, e)
+        memo[u] = u if n is None else n
     return memo[root]
 
 
-# id(pm) -> its stepper, while something (an exploration, a goal) holds it: its memo
+# (id(pm), semantics) -> its stepper, while something (an exploration, a goal) holds it: its memo
 # tables go with their last user. (Keyed weakly by pm they would live as long as pm,
 # forever for a module's rule set, since the stepper holds pm.) The id is pm's own as
 # long as the stepper, which holds pm, is alive.
-_steppers: weakref.WeakValueDictionary[int, Stepper] = weakref.WeakValueDictionary()
+_steppers: weakref.WeakValueDictionary[tuple[int, str], Stepper] = weakref.WeakValueDictionary()
 
 
-def stepper_for(pm: PatternMatcher, ctx: Any = None) -> Stepper:
-  """The stepper of ``pm`` shared by everything using it now (a fresh one when a ``ctx`` is given)."""
-  if ctx is not None: return Stepper(pm, ctx)
-  if (s := _steppers.get(id(pm))) is None: s = _steppers[id(pm)] = Stepper(pm)
+def stepper_for(pm: PatternMatcher, ctx: Any = None, semantics: Semantics = "graph") -> Stepper:
+  """The stepper of ``pm`` (and ``semantics``) shared by everything using it now (a fresh one when a ``ctx`` is given)."""
+  if ctx is not None: return Stepper(pm, ctx, semantics=semantics)
+  if (s := _steppers.get((id(pm), semantics))) is None: s = _steppers[id(pm), semantics] = Stepper(pm, semantics=semantics)
   return s
 
 

@@ -31,7 +31,7 @@ from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.reduction import IslandReduction
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.step import Stepper, Stuck, stepper_for
+from uopc.relational.space.step import Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
 
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
@@ -48,15 +48,17 @@ class Exploration:
 
   def __init__(self, root: UOp, pm: PatternMatcher, *, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-               stepper: Stepper | None = None, reduce: bool = False, keep_full: Collection[UOp] = ()) -> None:
+               stepper: Stepper | None = None, reduce: bool = False, keep_full: Collection[UOp] = (),
+               semantics: Semantics = "graph") -> None:
     if order not in ("bfs", "dfs"): raise ValueError(f"order must be 'bfs' or 'dfs', got {order!r}")
     if max_states is not None and max_states < 1: raise ValueError("max_states must be at least 1")
     if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
     self.root, self.pm = root, pm
     self.max_states, self.max_depth, self.timeout, self.order = max_states, max_depth, timeout, order
-    self.stepper = stepper if stepper is not None else stepper_for(pm, ctx)
-    # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md)
-    self.reduction = IslandReduction(self.stepper, keep_full) if reduce else None
+    self.stepper = stepper if stepper is not None else stepper_for(pm, ctx, semantics)
+    # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md); the
+    # reduction reasons about graph steps, so tree semantics explores every graph
+    self.reduction = IslandReduction(self.stepper, keep_full) if reduce and self.stepper.semantics == "graph" else None
     self._reduced: set[State] = set()   # states expanded by a persistent set, not fully
     self._states: list[State] = []
     self._normals: list[State] = []
@@ -85,33 +87,69 @@ class Exploration:
     except BoundHit as e: self._stop(e)
     finally: self.elapsed += time.perf_counter() - t0
 
+  def reaches(self, graph: UOp) -> bool:
+    """True if ``graph`` is reachable (within the bounds), exploring only until it is found."""
+    seen = self._seen
+    while graph not in seen:
+      if self._driver is None: return False
+      self._advance_batch()
+    return True
+
+  def iter_ahead(self) -> Iterator[State]:
+    """The states, like iterating, but explored ahead in batches (as many states again as exist, 16 to 4,096).
+
+    For consumers that will most likely take many states (the kanren goals): each batch
+    is explored the way ``run`` explores, with the cycle collector paused, so the
+    collector's passes over the exploration's long-lived objects stay rare. It explores
+    at most about twice the states taken, plus 16.
+    """
+    return self._batched(self._states)
+
   def iter_normal_forms(self) -> Iterator[State]:
-    """Normal forms as soon as they are known (a state is known normal once expanded)."""
+    """Normal forms as soon as they are known (a state is known normal once expanded), explored ahead in batches."""
+    return self._batched(self._normals)
+
+  def _batched(self, items: list[State]) -> Iterator[State]:
     i = 0
     while True:
-      while i < len(self._normals):
-        yield self._normals[i]
+      while i < len(items):
+        yield items[i]
         i += 1
       if self._driver is None: return
-      self._step()
+      self._advance_batch()
+
+  def _advance_batch(self) -> None:
+    """Explore one batch ahead: as many states again as exist, between 16 and 4,096."""
+    n = len(self._states)
+    self._advance(n + min(max(n, 16), 4096))
 
   def run(self) -> Exploration:
     """Explore until done or a bound is hit; returns self."""
-    if self._driver is not None:
-      # An exploration makes many small long-lived containers and no reference cycles:
-      # CPython's cycle collector would only rescan them, over and over (~15% of the
-      # time), so it pauses while no user code runs, and is restored after.
-      paused = gc.isenabled()
-      if paused: gc.disable()
-      t0 = time.perf_counter()
-      try:
-        for _ in self._driver: pass
-      except BoundHit as e: self._stop(e)
-      finally:
-        self._driver = None
-        self.elapsed += time.perf_counter() - t0
-        if paused: gc.enable()
+    self._advance(None)
     return self
+
+  def _advance(self, until: int | None) -> None:
+    """Explore until there are ``until`` states (None: to the end), with the cycle collector paused."""
+    if self._driver is None: return
+    # An exploration makes many small long-lived containers and no reference cycles:
+    # CPython's cycle collector would only rescan them, over and over (~15% of the
+    # time, more in a big process), so it pauses while no user code runs, and is restored after.
+    paused = gc.isenabled()
+    if paused: gc.disable()
+    t0 = time.perf_counter()
+    states, driver = self._states, self._driver
+    try:
+      if until is None:
+        for _ in driver: pass
+      else:
+        while len(states) < until: next(driver)
+        return
+    except StopIteration: pass
+    except BoundHit as e: self._stop(e)
+    finally:
+      self.elapsed += time.perf_counter() - t0
+      if paused: gc.enable()
+    self._driver = None
 
   def _stop(self, e: BoundHit) -> None:
     """A command's bound interrupted a step (maybe inside a rule): keep what was reached, as for any bound."""

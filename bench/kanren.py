@@ -1,0 +1,147 @@
+"""Conjunctions of relational goals against ``explore()``: ``python -m bench kanren``.
+
+The program is a product of k terms ``(p_i + 0) + 0`` under the one rule ``x + 0 -> x``
+(ordered sources): each term reaches 3 forms, so the program reaches 3**k graphs
+(k = 11: 177,147). The kanren queries are written the way ``docs/relational.md`` shows
+them, and no reachable graph matches the pattern, so every state is visited and fails:
+
+- ``reacho, eq``:   ``run(0, q, reacho(pm, prog, q), eq(q, pat.max(y, y)))``
+- ``eq, reacho``:   ``run(0, q, eq(q, pat.max(y, y)), reacho(pm, prog, q))``
+- ``normalo, eq``:  ``run(0, q, normalo(pm, prog, q), eq(q, pat.max(y, y)))`` (one normal form)
+- ``member, reacho``: ``run(0, q, oneof(q, graphs), reacho(pm, prog, q))`` where ``graphs`` are
+  all the reachable graphs and ``oneof`` binds ``q`` to each in turn (kanren's ``membero``
+  recurses once per element): one membership question per graph, bound first.
+
+Times are CPU seconds (the machine is shared), the best of two runs, each in a fresh
+interpreter (see ``in_fresh_process``), as ratios to ``explore(prog).states`` measured
+in the same run. ``kanren's bind`` is the first query with kanren's own ``bind``
+(quadratic), at the small sizes only. Memory: peak bytes per state under tracemalloc,
+at k = 9.
+"""
+from __future__ import annotations
+
+import gc
+import itertools
+import subprocess
+import sys
+import time
+import tracemalloc
+from typing import Any, Callable, Iterator, Mapping
+
+import kanren.core
+import toolz
+from kanren import eq, run, var
+from unification import unify
+
+from uopc import Ops, PatternMatcher, UOp, UPat
+from uopc.relational import explore, normalo, pat, reacho
+from uopc.relational.logic.conjunction import fair_bind
+
+_fresh = itertools.count(1)
+
+
+def plus_zero() -> PatternMatcher:
+  """x + 0 -> x with ordered sources; a new object each call (so no memo survives)."""
+  x = UPat.var("x")
+  return PatternMatcher([(UPat(Ops.ADD, src=(x, UPat(Ops.CONST, arg=0))), lambda x: x)])
+
+
+def program(k: int) -> UOp:
+  """The product over i < k of ``(p_i + 0) + 0``, with PARAM slots nobody used before: 3**k graphs."""
+  base = next(_fresh) * 1000
+  terms = [(UOp.param(base + i) + 0) + 0 for i in range(k)]
+  prog = terms[0]
+  for t in terms[1:]: prog = prog * t
+  return prog
+
+
+def _explore(prog: UOp, pm: PatternMatcher) -> int: return len(explore(prog, pm, max_states=None).states)
+
+
+def _reacho_eq(prog: UOp, pm: PatternMatcher) -> int:
+  q, y = var(), var()
+  return len(run(0, q, reacho(pm, prog, q), eq(q, pat.max(y, y))))
+
+
+def _eq_reacho(prog: UOp, pm: PatternMatcher) -> int:
+  q, y = var(), var()
+  return len(run(0, q, eq(q, pat.max(y, y)), reacho(pm, prog, q)))
+
+
+def _normalo_eq(prog: UOp, pm: PatternMatcher) -> int:
+  q, y = var(), var()
+  return len(run(0, q, normalo(pm, prog, q), eq(q, pat.max(y, y))))
+
+
+def _membership(prog: UOp, pm: PatternMatcher) -> float:
+  """The CPU seconds of the membership query alone (listing the graphs to ask about is not timed)."""
+  graphs = [s.graph for s in explore(prog, plus_zero(), max_states=None).states]   # not timed: see measure()
+  q = var()
+  t0 = time.process_time()
+  n = len(run(0, q, oneof(q, graphs), reacho(pm, prog, q)))
+  assert n == len(graphs)
+  return time.process_time() - t0
+
+
+def oneof(q: Any, items: list[Any]) -> Callable[[Mapping], Iterator[Mapping]]:
+  """A goal: ``q`` is one of ``items`` (a flat ``membero``)."""
+  def oneof_goal(S: Mapping) -> Iterator[Mapping]:
+    for item in items:
+      if (S2 := unify(q, item, S)) is not False: yield S2
+  return oneof_goal
+
+
+def _kanren_bind(prog: UOp, pm: PatternMatcher) -> int:
+  """The first query with kanren's own ``bind`` (``toolz.interleave`` of one stream per state)."""
+  kanren.core.bind = lambda z, g: toolz.interleave(map(g, z))
+  try: return _reacho_eq(prog, pm)
+  finally: kanren.core.bind = fair_bind
+
+
+QUERIES: dict[str, Callable[[UOp, PatternMatcher], Any]] = {
+  "explore": _explore, "reacho, eq": _reacho_eq, "eq, reacho": _eq_reacho, "normalo, eq": _normalo_eq,
+  "member, reacho": _membership, "kanren's bind": _kanren_bind}
+
+
+def measure(name: str, k: int, what: str) -> float:
+  """CPU seconds (``what="time"``) or peak traced bytes (``"memory"``) of one query, in this process."""
+  prog, pm = program(k), plus_zero()
+  query = QUERIES[name]
+  gc.collect()
+  if what == "memory":
+    tracemalloc.start()
+    try: query(prog, pm)
+    finally:
+      peak = tracemalloc.get_traced_memory()[1]
+      tracemalloc.stop()
+    return peak
+  t0 = time.process_time()
+  r = query(prog, pm)
+  return r if name == "member, reacho" else time.process_time() - t0
+
+
+def in_fresh_process(name: str, k: int, what: str = "time", repeats: int = 2) -> float:
+  """The best of ``repeats`` measurements, each in a new interpreter: a rule set's memo outlives it in a
+  process, and a bigger heap makes the cycle collector's passes dearer, which would favour whichever ran first."""
+  code = f"import bench.kanren as b; print(b.measure({name!r}, {k}, {what!r}))"
+  return min(float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+             for _ in range(repeats))
+
+
+def main() -> None:
+  print("kanren conjunctions vs explore(): product of k terms (p_i + 0) + 0 under x + 0 -> x, 3**k graphs")
+  names = [n for n in QUERIES if n != "explore"]
+  print(f"{'k':>3s} {'graphs':>8s} {'explore s':>10s}" + "".join(f" {n:>15s}" for n in names))
+  for k in (7, 9, 11):
+    base = in_fresh_process("explore", k)
+    cells = [f"{in_fresh_process(n, k) / base:14.2f}x" if n != "kanren's bind" or k <= 8 else f"{'-':>15s}" for n in names]
+    print(f"{k:3d} {3 ** k:8,d} {base:10.2f}" + "".join(f" {c}" for c in cells))
+  print()
+  k = 9
+  print(f"peak memory per state (tracemalloc, k = {k}, {3 ** k:,} graphs)")
+  for name in ("explore", "reacho, eq", "eq, reacho", "normalo, eq"):
+    print(f"{name:>12s} {in_fresh_process(name, k, 'memory', repeats=1) / 3 ** k:8,.0f} bytes")
+
+
+if __name__ == "__main__":
+  main()
