@@ -44,8 +44,8 @@ from uopc.relational.space.step import Semantics, Stepper, stepper_for
 from uopc.relational.space.stream import Exploration
 from uopc.uop import UOp
 
-State = Mapping
-Goal = Callable[[State], Iterator[State]]
+Substitution = Mapping   # a kanren state: logic variables to values (not space.states.State, a graph in a space)
+Goal = Callable[[Substitution], Iterator[Substitution]]
 
 
 class NotGroundError(ValueError):
@@ -66,13 +66,13 @@ class _Sides(NamedTuple):
     return self.hn
 
 
-def _resolve(term: Any, S: State) -> Any:
+def _resolve(term: Any, S: Substitution) -> Any:
   """``reify(term, S)``, with the usual cases (a node, a variable bound to one) first: goals run once per state."""
   while type(term) is Var and (w := S.get(term, term)) is not term: term = w
   return term if type(term) is UOp else reify(term, S)
 
 
-def _sides(who: str, g: Any, h: Any, S: State) -> _Sides | None:
+def _sides(who: str, g: Any, h: Any, S: Substitution) -> _Sides | None:
   """The mode switch of every relation here: the reified sides, or None when the relation fails.
 
   A ground argument that is not a graph (``5``, a ``Head``, a tuple, an ill-typed
@@ -89,7 +89,7 @@ def _sides(who: str, g: Any, h: Any, S: State) -> _Sides | None:
   return _Sides(gt, gn, ht, hn)
 
 
-def _unify_each(term: Any, nodes: Iterator[UOp], S: State, distinct: bool = False) -> Iterator[State]:
+def _unify_each(term: Any, nodes: Iterator[UOp], S: Substitution, distinct: bool = False) -> Iterator[Substitution]:
   """``S`` with ``term`` unified with each node in turn, each node once (``distinct``: the nodes already are)."""
   seen: set[UOp] = set()
   fresh = isvar(term)   # the usual case: binding a fresh variable is a copy, not a unification
@@ -122,7 +122,7 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Sem
   """
   stepper = stepper_for(pm, ctx, semantics)   # held by the goal: its memo serves every state the goal sees
 
-  def stepo_goal(S: State) -> Iterator[State]:
+  def stepo_goal(S: Substitution) -> Iterator[Substitution]:
     if (sides := _sides("stepo", g, h, S)) is None: return
     if sides.gn is not None:
       yield from _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
@@ -166,7 +166,7 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   # conjunction that binds h first and asks "is h reachable?" once per candidate explores once, not once per candidate.
   shared: dict[UOp, Exploration] = {}
 
-  def reacho_goal(S: State) -> Iterator[State]:
+  def reacho_goal(S: Substitution) -> Iterator[Substitution]:
     if (sides := _sides("reacho", g, h, S)) is None: return
     gn, hn = sides.gn, sides.hn
     if gn is None:
@@ -196,7 +196,7 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   """
   stepper = stepper_for(pm, ctx, semantics)
 
-  def normalo_goal(S: State) -> Iterator[State]:
+  def normalo_goal(S: Substitution) -> Iterator[Substitution]:
     if (sides := _sides("normalo", g, h, S)) is None: return
     if sides.gn is not None:
       ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
@@ -222,7 +222,7 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
   def relation(n: Any, m: Any) -> Goal:
     stepper = stepper_for(pm, ctx)
 
-    def rule_goal(S: State) -> Iterator[State]:
+    def rule_goal(S: Substitution) -> Iterator[Substitution]:
       if (sides := _sides(f"rule {index}", n, m, S)) is None: return
       nn = sides.gn
       if nn is not None:
