@@ -13,8 +13,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGES = {"uopc": ROOT / "uopc", "uopc.explore": ROOT / "explore"}   # explore/ installs as uopc.explore
 
-# the one cycle left: ``UOPC_TRACE=1`` makes ``graph_rewrite`` wrap its matcher in ``trace.TracingMatcher``
-KNOWN_CYCLES = [["uopc.rewrite", "uopc.trace"]]
+KNOWN_CYCLES: list[list[str]] = []   # none left: keep it so
 
 
 def modules() -> dict[str, pathlib.Path]:

@@ -202,6 +202,7 @@ def _show(root: Term) -> str:
     elif isinstance(t, TermParam): out.append(f"p{t.slot}")
     elif isinstance(t, TermConst): out.append(repr(t.value))
     else:
+      assert isinstance(t, TermNode)   # the last kind of term
       parts: list[Term | str] = []
       args = t.args
       if t.op is Ops.CALL:
@@ -211,7 +212,7 @@ def _show(root: Term) -> str:
       for i, a in enumerate(args):
         if i: parts.append(", ")
         parts.append(a)
-      if (a := _arg_text(t)) is not None: parts.append(f", {a}" if args else a)
+      if (text := _arg_text(t)) is not None: parts.append(f", {text}" if args else text)
       parts.append(")")
       stack.extend(reversed(parts))
   return "".join(out)
@@ -276,7 +277,9 @@ def _term_item(cur: TokenCursor, item: Any) -> Term:
 def _close(cur: TokenCursor, f: _Frame) -> Term:
   """Check an op's operands and make its TermNode."""
   op, items, name = f.op, f.items, f.tok.text
-  if op is Ops.CALL: return TermNode(op, (f.body, *(_term_item(cur, i) for i in items)), f.name, f.tok.col)
+  if op is Ops.CALL:
+    assert f.body is not None   # a call's frame takes its body before its args
+    return TermNode(op, (f.body, *(_term_item(cur, i) for i in items)), f.name, f.tok.col)
   n_arg = 2 if op is Ops.REDUCE else 1 if op in MOVEMENT or op is Ops.CAST else 0
   lo, hi = arity(op)
   lo, hi = lo + n_arg, None if hi is None else hi + n_arg
@@ -430,7 +433,9 @@ class _Builder:
       before = {k: tuple(v) for k, v in self.table.items()}
       if isinstance(root := self.run(final=False), UOp): return root   # every PARAM was typed: done
       if {k: tuple(v) for k, v in self.table.items()} == before: break
-    return self.run(final=True)
+    root = self.run(final=True)
+    assert root is not None   # a final pass builds every node or raises
+    return root
 
   def param(self, scope: int, slot: int) -> UOp | _Pending:
     if scope == 0 and slot in self.given: return self.given[slot]
@@ -477,16 +482,17 @@ class _Builder:
 
   def run(self, final: bool) -> UOp | None:
     """One bottom-up pass; None (only when not ``final``) if some node could not be built yet."""
-    self.vals = vals = [None] * len(self.items)
+    vals: list[UOp | _Pending | None] = [None] * len(self.items)
+    self.vals = vals
     for i, (t, scope, kids_at, _) in enumerate(self.items):
       if isinstance(t, TermConst): vals[i] = UOp.const(t.value, t.dtype)
       elif isinstance(t, TermParam): vals[i] = self.param(scope, t.slot)
       elif isinstance(t, TermNode):
         kids = [vals[k] for k in kids_at]
         self.learn(t.op, kids)
-        kids = [self.resolve(k, final) for k in kids]
-        if not all(isinstance(k, UOp) for k in kids): continue
-        try: vals[i] = _construct(t, tuple(kids))
+        resolved = [self.resolve(k, final) for k in kids]
+        if not all(isinstance(k, UOp) for k in resolved): continue
+        try: vals[i] = _construct(t, tuple(resolved))
         except UOpError as e:
           if final: raise UIRError(self.filename, 1, t.col, str(e)) from None
       else: raise TypeError(f"not a term: {t!r}")

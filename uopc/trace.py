@@ -16,45 +16,20 @@
 """
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, NamedTuple, TextIO
+from typing import Any, Callable, NamedTuple
 
 from uopc.matcher import PatternMatcher, Rule
-from uopc.rewrite import ProgramError, RewriteLoopError, check_preserves_type, graph_rewrite
+from uopc.rewrite import ProgramError, RewriteLoopError, graph_rewrite
 from uopc.term import show
+from uopc.trace_matcher import TERM_LIMIT, TracingMatcher, visit_line  # noqa: F401  (the CLI and the doctest find them here)
 from uopc.upat import Bindings, UPat
 from uopc.upat_compile import call_rule, compile_match
 from uopc.uop import UOp
 
-TERM_LIMIT = 2000   # a term expands sharing; keep trace lines readable on big graphs
 MAX_GRAPH_STEPS = 1000   # firings whose whole graph before and after is recorded (each costs a walk of the graph)
-
-
-def visit_line(u: UOp, result: UOp | None, rule: str | None = None) -> str:
-  """One line of a trace: ``  visit add(1, 4)                    -> 5``, plus the rule's name."""
-  line = f"  visit {show(u, TERM_LIMIT):28s} -> {show(result, TERM_LIMIT) if result is not None else '.'}"
-  return line if rule is None else f"{line}   [{rule}]"
-
-
-class TracingMatcher(PatternMatcher):
-  """``pm``, printing every lookup (or, with ``firings_only``, every firing) to ``out``."""
-
-  def __init__(self, pm: PatternMatcher, out: TextIO | None = None, names: bool = True, firings_only: bool = False):
-    super().__init__(pm.rules)
-    self.inner, self.out, self.names, self.firings_only = pm, out, names, firings_only
-
-  def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
-    fired = self.inner.fire(u, ctx)
-    if fired is not None: check_preserves_type(self.inner, u, fired[1], ctx)   # before printing what cannot be printed
-    out = self.out if self.out is not None else sys.stderr
-    if fired is None:
-      if not self.firings_only: print(visit_line(u, None), file=out)
-    elif self.firings_only: print(f"{self.inner.name_of(fired[0])}: {show(u, TERM_LIMIT)} -> {show(fired[1], TERM_LIMIT)}", file=out)
-    else: print(visit_line(u, fired[1], self.inner.name_of(fired[0]) if self.names else None), file=out)
-    return fired
 
 
 @dataclass

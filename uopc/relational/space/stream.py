@@ -25,13 +25,13 @@ from __future__ import annotations
 import gc
 import time
 from collections import deque
-from typing import Any, Collection, Iterator, Literal
+from typing import Any, Collection, Iterable, Iterator, Literal, Mapping
 
 from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.reduction import IslandReduction
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.step import Semantics, Stepper, Stuck, stepper_for
+from uopc.relational.space.step import Redex, Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
 
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
@@ -81,6 +81,7 @@ class Exploration:
 
   def _step(self) -> None:
     """Advance until one more state exists, or the exploration is over."""
+    assert self._driver is not None   # callers step only a running exploration
     t0 = time.perf_counter()
     try: next(self._driver)
     except StopIteration: self._driver = None
@@ -225,8 +226,9 @@ class Exploration:
 
   # ---- the search
 
-  def _stuck_state(self, s: State, r: Any, h: Stuck) -> State | None:
+  def _stuck_state(self, s: State, r: Any, h: UOp | Stuck) -> State | None:
     """The stuck state of a failed step from ``s`` (None if already made): one per graph and failing redex."""
+    assert isinstance(h, Stuck)   # called for the steps that are not a root
     key = (s.graph, h)
     if key in self._stuck: return None
     t = self._stuck[key] = State(len(self._states), s.graph, s.depth + 1, s, r, self.stepper, error=h.error)
@@ -254,21 +256,22 @@ class Exploration:
         return
       s = frontier.pop() if dfs else frontier.popleft()
       if s.out is not None: continue   # stuck states, and states queued twice by depth first
-      m = stepper.step_map(s.graph)
-      if reduction is not None and m:
+      m: Mapping[Redex, UOp | Stuck] | None = (full := stepper.step_map(s.graph))
+      if reduction is not None and full:
         # a persistent set, unless one of its successors was expanded already: the cycle proviso, so
         # that every cycle of the reduced graph has a fully expanded state (the one expanded last)
-        if (p := reduction.persistent(s.graph, m)) is not None and \
+        if (p := reduction.persistent(s.graph, full)) is not None and \
            not any((t := seen.get(h)) is not None and t.out is not None for h in p.values()):
           m = p
           self._reduced.add(s)
       lazy = m is None   # a big graph's successors come one by one
-      s.out = out = [] if lazy else m
-      items = stepper.iter_big(s.graph) if lazy else m.items()
+      big: list[tuple[Redex, UOp | Stuck]] = []
+      s.out = out = big if m is None else m
+      items: Iterable[tuple[Redex, UOp | Stuck]] = stepper.iter_big(s.graph) if m is None else m.items()
       last = s.depth >= max_depth
       child_depth = s.depth + 1
       fresh: list[State] = []
-      if not lazy and not dfs and not last and len(states) + len(m) < max_states:
+      if m is not None and not dfs and not last and len(states) + len(m) < max_states:
         # the common case, without the checks below: breadth first, far from every bound
         for r, h in items:
           if h.__class__ is UOp:
@@ -281,7 +284,7 @@ class Exploration:
         items = ()
       for r, h in items:
         if lazy:
-          out.append((r, h))
+          big.append((r, h))
           if deadline is not None and time.perf_counter() > deadline:
             s.normal = False
             self._bound = "timeout"
@@ -308,6 +311,7 @@ class Exploration:
             self._bound = "max_states"
             return
           t = self._stuck_state(s, r, h)
+          assert t is not None   # not made yet: checked above
         states.append(t)
         if dfs: fresh.append(t)
         else: frontier.append(t)
