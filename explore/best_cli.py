@@ -21,6 +21,7 @@ import argparse
 import sys
 from typing import Any
 
+from uopc.explore.html import emit
 from uopc.explore.options import canonical_for, common_options
 from uopc.explore.search_cli import JSON_LIMIT, TEXT_LIMIT, search_bound_text, step_lines, steps_json, steps_word
 from uopc.budget import bounded, shielded, stopped_text
@@ -64,12 +65,6 @@ def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
   return f"canonical: {term(graph, TEXT_LIMIT)}   (cost {cost:g})" if graph is not None else f"canonical: none ({error})"
 
 
-def print_json(data: dict[str, Any], args: argparse.Namespace, kind: str) -> None:
-  """``--format json`` (the dict) or ``--format html`` (its page), to ``-o FILE`` or stdout."""
-  from uopc.explore import html
-  html.emit(args, data, kind)
-
-
 def cmd_best(args: argparse.Namespace) -> int:
   from uopc.cost import CostError
   from uopc.relational.analyses.best import best
@@ -88,11 +83,11 @@ def cmd_best(args: argparse.Namespace) -> int:
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None) -> int:
   from uopc.relational.analyses.best import lower_bound
   if args.format in ("json", "html"):
-    print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": args.cost.name,
+    emit(args, {"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": args.cost.name,
                 "best": term(r.graph, JSON_LIMIT), "cost": r.cost, "path": steps_json(r.path),
                 "canonical": term(canon, JSON_LIMIT), "canonical_cost": canon_cost, "canonical_error": error,
                 "complete": r.complete, "bound": r.bound, "seen": r.seen, "expanded": r.expanded,
-                "elapsed": round(r.elapsed, 4)}, args, "best")
+                "elapsed": round(r.elapsed, 4)}, "best")
   else:
     print(f"program: {term(prog, TEXT_LIMIT)}   (cost {args.cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {args.cost.name}")

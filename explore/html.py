@@ -67,7 +67,7 @@ def register(esub: Any) -> None:
   """Add ``view`` (a saved ``--format json`` output as a page) to the ``uopc explore`` subcommands."""
   p = esub.add_parser("view", help="the page of a saved --format json output",
                       description="Write the --format html page of a saved --format json output of an explorer command "
-                                  "(reachable, normal-forms, order, search, pairs) or of trace/simplify. Exit codes: 0 "
+                                  "(reachable, normal-forms, order, search, pairs, best), of saturate or of trace/simplify. Exit codes: 0 "
                                   "written, 2 bad input.")
   p.add_argument("file", help="the saved JSON")
   p.add_argument("-o", "--output", metavar="FILE", help="write the page to FILE (default stdout)")

@@ -21,7 +21,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uopc.explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, print_json, term
+from uopc.explore.best_cli import JSON_LIMIT, TEXT_LIMIT, add_cost, canonical_line, canonical_of, term
+from uopc.explore.html import emit
 from uopc.explore.options import DEFAULT_MAX_STATES, add_output
 from uopc.explore.search_cli import step_lines, steps_json, steps_word
 from uopc.budget import bounded, shielded, stopped_text
@@ -77,12 +78,12 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
   cost = args.cost
   conflicts = [f"{term(a, TEXT_LIMIT)} = {term(b, TEXT_LIMIT)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
   if args.format in ("json", "html"):
-    print_json({"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": cost.name,
+    emit(args, {"program": term(prog, JSON_LIMIT), "rules": args.rules.spec, "cost_function": cost.name,
                 "best": term(r.best, JSON_LIMIT), "cost": r.cost, "canonical": term(canon, JSON_LIMIT),
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
                 "reachable": reachable, "path": steps_json(path) if reachable else None, "reach_searched": searched,
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
-                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, args, "saturate")
+                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, "saturate")
   else:
     print(f"program: {term(prog, TEXT_LIMIT)}   (cost {cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {cost.name}")

@@ -26,6 +26,7 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
+from uopc.explore.html import emit
 from uopc.explore.options import common_options
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
@@ -91,7 +92,7 @@ def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
   with _progress(args.max_states, "searching") as progress:
     r = bounded(lambda: search(prog, target, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
       or SearchResult(target, None, 0, stopped(), 0.0)   # interrupted outside its exploration: nothing to keep
-  if args.format != "text": _print_json(search_json(r, prog, args), args)
+  if args.format != "text": emit(args, search_json(r, prog, args), "search")
   else:
     for line in search_text(r, prog, args): print(line)
   return _exit_code(r.found, r.bound, r.stuck)
@@ -125,7 +126,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
                          "searched": m.searched, "path": steps_json(m.path)} for m in matches],
             "searched": stream.searched, "bound": bound, "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
-    _print_json(data, args)
+    emit(args, data, "search")
   return _exit_code(bool(matches), bound, stream.stuck)
 
 
@@ -140,7 +141,7 @@ def _cmd_meet(a: Any, b: Any, args: argparse.Namespace) -> int:
   with _progress(args.max_states, "meeting") as progress:
     r = bounded(lambda: meet(a, b, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
       or MeetResult(None, 0, 0, stopped(), 0.0)   # interrupted outside its explorations: nothing to keep
-  if args.format != "text": _print_json(meet_json(r, a, b, args), args)
+  if args.format != "text": emit(args, meet_json(r, a, b, args), "search")
   else:
     for line in meet_text(r, a, b, args): print(line)
   return _exit_code(r.found, r.bound, r.stuck)
@@ -248,9 +249,3 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
-
-
-def _print_json(data: dict[str, Any], args: argparse.Namespace) -> None:
-  """``--format json`` or ``html`` of the dict, to stdout or ``-o FILE``."""
-  from uopc.explore import html
-  html.emit(args, data, "search")

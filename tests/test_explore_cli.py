@@ -9,19 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import SUM_UIR as SUM
 from uopc.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-SUM = """\
-# (p0 + 0) * 1 + (p1 * 1 + 0)
-%0 = param : slot=0 dtype=i32
-%1 = add %0, 0
-%2 = mul %1, 1
-%3 = param : slot=1 dtype=i32
-%4 = mul %3, 1
-%5 = add %4, 0
-%6 = add %2, %5
-"""
 # x + 0 -> x (ordered) and a rule that always raises on MUL, as a module:attr rule set
 RULES_MODULE = """\
 from uopc import Ops, PatternMatcher, UPat

@@ -11,19 +11,11 @@ from pathlib import Path
 import pytest
 
 from tests.browser import chromium, console_errors
+from tests.helpers import SUM_UIR as SUM
 from uopc.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
-SUM = """\
-%0 = param : slot=0 dtype=i32
-%1 = add %0, 0
-%2 = mul %1, 1
-%3 = param : slot=1 dtype=i32
-%4 = mul %3, 1
-%5 = add %4, 0
-%6 = add %2, %5
-"""
 
 
 @pytest.fixture(scope="module")
