@@ -9,14 +9,9 @@ normal form of a closed program is a CONST/STACK tree: rewriting is the interpre
 >>> to_python(run(a * b + a))
 [11, 42, 93]
 
-The package binds the name ``uopc.evaluate`` to the rule set, not to this module
-(``uopc/__init__.py`` does ``from uopc.evaluate import evaluate``), so ``from uopc import evaluate``,
-``from uopc.evaluate import evaluate`` and ``import uopc.evaluate as m`` all give the
-``PatternMatcher`` (``import a.b as m`` reads the attribute ``b`` of ``a``). The module
-itself is ``sys.modules["uopc.evaluate"]`` (``importlib.import_module``, as ``--rules
-uopc.evaluate:evaluate`` loads it). This is kept on purpose: the rule set is what every caller
-wants, and renaming the module would break the chapter's ``from uopc.evaluate import ...``
-and every ``module:attr`` rule spec that names it. ``tests/test_evaluate.py`` pins it down.
+``uopc.evaluate`` names the rule set, not this module, as ``uopc.symbolic`` does (its
+docstring says why); the module is ``sys.modules["uopc.evaluate"]``. ``tests/test_evaluate.py``
+pins it down.
 """
 from __future__ import annotations
 
