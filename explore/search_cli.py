@@ -27,13 +27,11 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.explore.html import emit
-from uopc.explore.options import common_options
+from uopc.explore.options import TERM_LIMIT, common_options
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
 
-TEXT_LIMIT = 160    # characters of a term in text output (terms expand sharing)
-JSON_LIMIT = 2000
 
 
 def register(sub: Any) -> None:
@@ -120,9 +118,9 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
-    data = {"program": _term(prog, JSON_LIMIT), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
+    data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": steps_json(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
-            "matches": [{"graph": _term(m.graph, JSON_LIMIT), "length": m.length, "bindings": _bindings(m.bindings),
+            "matches": [{"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings),
                          "searched": m.searched, "path": steps_json(m.path)} for m in matches],
             "searched": stream.searched, "bound": bound, "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
@@ -155,7 +153,7 @@ def _exit_code(found: bool, bound: str | None, stuck: list[Any]) -> int:
 
 # ---- text
 
-def _term(u: Any, limit: int = TEXT_LIMIT) -> str: return show(u, limit)
+def _term(u: Any) -> str: return show(u, TERM_LIMIT)
 
 
 def search_bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
@@ -169,7 +167,8 @@ def _header(prog: Any, target: str, args: argparse.Namespace) -> list[str]:
 
 
 def step_lines(path: list[Any], indent: str = "  ") -> list[str]:
-  return [f"{indent}{i}. {e.describe(TEXT_LIMIT)}" for i, e in enumerate(path, 1)]
+  """A path's steps, numbered: ``rule: node -> result`` each."""
+  return [f"{indent}{i}. {e.describe(TERM_LIMIT)}" for i, e in enumerate(path, 1)]
 
 
 def _bindings_text(bindings: dict[str, Any]) -> str:
@@ -221,22 +220,25 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
 # ---- JSON
 
 def steps_json(path: list[Any]) -> list[dict[str, Any]]:
-  return [{"rule": e.rule, "rule_index": e.rule_index, "node": _term(e.node, JSON_LIMIT),
-           "before": _term(e.source.graph, JSON_LIMIT), "after": _term(e.target.graph, JSON_LIMIT)} for e in path]
+  """A path's steps as JSON: the rule, the node it rewrote and its ``result``, and the whole graph ``before`` and ``after``
+  (``result`` and ``after`` are null after a step that failed, and ``error`` says why)."""
+  return [{"rule": e.rule, "rule_index": e.rule_index, "node": _term(e.node), "result": None if e.result is None else _term(e.result),
+           "before": _term(e.source.graph), "after": _term(e.target.graph) if e.error is None else None, "error": e.error}
+          for e in path]
 
 
 def _stuck(stuck: list[Any]) -> list[dict[str, Any]]:
   """The stuck steps (a rule raised) as JSON: the rule, the node, the error."""
-  return [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node, JSON_LIMIT), "error": s.error} for s in stuck]
+  return [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node), "error": s.error} for s in stuck]
 
 
-def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v, JSON_LIMIT) for k, v in bindings.items()}
+def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v) for k, v in bindings.items()}
 
 
 def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   """One search as a JSON-ready dict."""
-  return {"program": _term(prog, JSON_LIMIT), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
-          "graph": None if r.graph is None else _term(r.graph, JSON_LIMIT), "length": r.length,
+  return {"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
+          "graph": None if r.graph is None else _term(r.graph), "length": r.length,
           "path": steps_json(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
 
@@ -244,8 +246,8 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
   """``--to`` as a JSON-ready dict; ``path`` is the first program's steps (``paths.from_a``)."""
   from_a, from_b = steps_json(r.from_a), steps_json(r.from_b)
-  return {"program": _term(a, JSON_LIMIT), "to": _term(b, JSON_LIMIT), "rules": args.rules.spec, "found": r.found,
-          "meeting": None if r.meeting is None else _term(r.meeting, JSON_LIMIT), "length": r.length,
+  return {"program": _term(a), "to": _term(b), "rules": args.rules.spec, "found": r.found,
+          "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}

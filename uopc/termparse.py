@@ -362,8 +362,8 @@ def parse_term(text: str, filename: str = "<target>") -> TermPattern:
       raise cur.error(t.col, f"expected ',' or 'in' after a let definition, got {t.describe()}")
   root = _read_term(cur)
   if (t := cur.peek()).kind != "end": raise cur.error(t.col, f"expected end of term, got {t.describe()}")
-  for name, let in cur.lets.items():
-    if not let.used: raise cur.error(let.col, f"let name {name!r} is never used")
+  for text, let in cur.lets.items():
+    if not let.used: raise cur.error(let.col, f"let name {text!r} is never used")
   return root
 
 
