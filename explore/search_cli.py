@@ -4,6 +4,7 @@
 the program to the nearest graph matching the target, the holes' bindings, the
 length and how many graphs were searched; ``--target-file t.uir`` takes a concrete
 graph instead, and ``--all`` streams every match, nearest first. ``--to b.uir``
+(or ``--to-term TERM``: the second program as a term, in the let form the explorer prints)
 searches from both programs at once for a graph they both rewrite to.
 
 Everything here formats what ``uopc.relational.analyses.search`` computes (``search``,
@@ -46,6 +47,8 @@ def register(sub: Any) -> None:
   what.add_argument("--target", metavar="TERM", help="a term with holes, e.g. 'add(mul(p0, 3), ?c)'")
   what.add_argument("--target-file", metavar="FILE", help="a .uir program: search for exactly this graph")
   what.add_argument("--to", metavar="FILE", help="a second .uir program: search for a graph both rewrite to")
+  what.add_argument("--to-term", metavar="TERM", help="--to with the second program as a term without holes, as the explorer "
+                                                      "prints one (e.g. 'let a = add(p0, 0) in add(a, a)')")
   p.add_argument("--all", action="store_true", help="stream every match, nearest first (not with --to)")
   p.set_defaults(func=cmd_search)
 
@@ -75,11 +78,20 @@ def _target(args: argparse.Namespace) -> Any:
   except UIRError as e: raise CLIError(str(e)) from None
 
 
+def _term_program(text: str, prog: Any) -> Any:
+  """The graph of ``--to-term``: its PARAMs take the program's types (a term does not print them)."""
+  from uopc.termparse import parse_term
+  from uopc.uir import UIRError
+  from uopc.uop import call_params
+  try: return parse_term(text, "<to-term>").to_uop({p.arg.slot: p for p in call_params(prog)}, "<to-term>")
+  except UIRError as e: raise CLIError(str(e)) from None
+
+
 def cmd_search(args: argparse.Namespace) -> int:
   prog = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
-  if args.to is not None:
-    if args.all: raise CLIError("--all does not apply to --to (a proof needs one meeting graph)")
-    other = load_program(args.to)
+  if args.to is not None or args.to_term is not None:
+    if args.all: raise CLIError(f"--all does not apply to {'--to' if args.to is not None else '--to-term'} (a proof needs one meeting graph)")
+    other = load_program(args.to) if args.to is not None else _term_program(args.to_term, prog)
     with shielded(): return _cmd_meet(prog, other, args)   # only the search can be interrupted: the report is whole
   target = _target(args)
   with shielded(): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)

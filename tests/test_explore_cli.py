@@ -313,3 +313,37 @@ def test_semantics_tree_flag(capsys):
   assert code == 0 and out.splitlines()[1] == f"rules: {rules}; tree semantics"
   with pytest.raises(SystemExit) as e: main(["explore", "reachable", prog, "--semantics", "forest"])
   assert e.value.code == 2
+
+
+# ---- output at the size of the DAG
+
+def fibonacci_program(levels: int):
+  """Each level ``mul(add(x, y), 1)`` of the two before it: every node used twice, so the tree form is exponential."""
+  from uopc import UOp
+  a, b = UOp.param(0), UOp.param(1)
+  for _ in range(levels): a, b = b, (a + b) * 1
+  return b
+
+
+def test_a_100_node_program_explores_at_the_size_of_its_dag(capsys, tmp_path):
+  from uopc.termparse import parse_term
+  from uopc.uir import to_uir
+  u = fibonacci_program(48)
+  nodes = len(u.toposort())
+  assert nodes == 99
+  path = tmp_path / "fib.uir"
+  path.write_text(to_uir(u))
+  code, out, err = run_cli(capsys, "explore", "reachable", str(path), "--max-states", "60")
+  assert code == 3 and err == ""
+  lines = out.splitlines()
+  states = [line for line in lines if line.startswith("#")]
+  assert len(states) == 60
+  # a state line is the graph and the step that reached it (node and replacement): each at most the DAG, named once
+  assert max(map(len, lines)) <= 40 * nodes
+  assert len(out) <= 40 * nodes * (len(states) + 5)
+  code, out, err = run_cli(capsys, "explore", "reachable", str(path), "--max-states", "60", "--format", "json")
+  data = json.loads(out)
+  for s in data["states"]:
+    assert len(s["term"]) <= 15 * nodes
+    assert str(parse_term(s["term"])) == s["term"]   # what is printed parses, and prints the same again
+  assert parse_term(data["program"]).to_uop() is u

@@ -86,6 +86,10 @@ def test_a_bound_hit_before_a_match_exits_3(capsys, flags, said):
   ("add(p0, ?)", 9, None),
   ("frob(p0, 1)", 1, None),
   ("", 1, None),
+  ("let a = p0 in add(b, b)", 19, "unknown name 'b': expected ?hole, _, pN, a literal, op(...) or a let name"),
+  ("let a = add(b, 0), b = p0 in a", 13, "let name 'b' is used before its definition (column 20)"),
+  ("let a = p0, a = p1 in add(a, a)", 13, "let name 'a' is defined twice (first at column 5)"),
+  ("let a = add(p0, 0) in p0", 5, "let name 'a' is never used"),
 ])
 def test_a_bad_target_is_one_located_line_and_exit_2(capsys, target, col, message):
   code, out, err = uopc(capsys, "explore", "search", AFFINE, "--target", target)
@@ -105,6 +109,31 @@ def test_bad_files_and_flags_exit_2(capsys, tmp_path):
   assert e.value.code == 2
   with pytest.raises(SystemExit) as e: main(["explore", "search", str(AFFINE)])    # no target at all
   assert e.value.code == 2
+
+
+DOUBLING = "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = add %1, %1\n%3 = add %2, %2\n"
+
+
+def test_the_let_form_printed_is_a_target_and_a_to_term(capsys, tmp_path):
+  prog = write(tmp_path, DOUBLING)
+  code, out, err = uopc(capsys, "explore", "search", prog, "--target", "let a = add(p0, p0) in add(a, a)")
+  assert code == 0 and err == ""
+  assert out.splitlines()[:5] == ["program: let a = add(p0, 0), b = add(a, a) in add(b, b)", "target: let a = add(p0, p0) in add(a, a)",
+                                  "rules: symbolic", "found: let a = add(p0, p0) in add(a, a)", "path (1 step):"]
+  assert out.splitlines()[5] == "  1. symbolic#2 x + 0: add(p0, 0) -> p0"   # the node and its replacement, not the graph twice
+  found = out.splitlines()[3].removeprefix("found: ")
+  code, out, err = uopc(capsys, "explore", "search", prog, "--to-term", found)   # what was printed, read back
+  assert code == 0 and err == "" and "equal: both rewrite to let a = add(p0, p0) in add(a, a)" in out
+  assert "from b (0 steps)" in out
+
+
+@pytest.mark.parametrize("term, message", [
+  ("add(?x, 1)", "<to-term>:1:5: cannot build a graph from a term with holes: ?x"),
+  ("let a = p0 in add(a, b)", "<to-term>:1:22: unknown name 'b': expected ?hole, _, pN, a literal, op(...) or a let name"),
+])
+def test_a_bad_to_term_is_one_located_line_and_exit_2(capsys, term, message):
+  code, out, err = uopc(capsys, "explore", "search", AFFINE, "--to-term", term)
+  assert (code, out, err) == (2, "", message + "\n")
 
 
 def test_holes_and_wildcards_on_the_command_line(capsys, tmp_path):
