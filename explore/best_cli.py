@@ -23,7 +23,7 @@ from typing import Any
 
 from uopc.explore.html import emit
 from uopc.explore.options import TERM_LIMIT, canonical_for, common_options
-from uopc.explore.search_cli import search_bound_text, step_lines, steps_json, steps_word
+from uopc.explore.search_cli import search_bound_text, step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.term import show
@@ -81,6 +81,7 @@ def cmd_best(args: argparse.Namespace) -> int:
 
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None) -> int:
+  from uopc.explore.report import steps_json
   from uopc.relational.analyses.best import lower_bound
   if args.format in ("json", "html"):
     emit(args, {"program": term(prog), "rules": args.rules.spec, "cost_function": args.cost.name,

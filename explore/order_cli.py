@@ -174,8 +174,7 @@ def _trials_text(trials: list[Any], pm: Any, out: TextIO) -> None:
 
 def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms``, ``forks`` (and ``permutations``)."""
-  from uopc.explore.report import cycles_json
-  from uopc.explore.search_cli import steps_json
+  from uopc.explore.report import cycles_json, steps_json
   def term(u: Any) -> str | None: return None if u is None else _show(u)
   ex = report.exploration
   forms = report.normal_forms

@@ -154,11 +154,16 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
     "canonical_error": canonical_error,
   }
   if paths:
-    from uopc.explore.search_cli import steps_json
     out["paths"] = {str(s.id): steps_json(s.path()) for s in ex.normal_forms}
   return out
 
 
+def steps_json(path: list[Edge]) -> list[dict[str, Any]]:
+  """A path's steps as JSON: the rule, the node it rewrote and its ``result``, and the whole graph ``before`` and ``after``
+  (``result`` and ``after`` are null after a step that failed, and ``error`` says why)."""
+  return [{"rule": e.rule, "rule_index": e.rule_index, "node": show(e.node, TERM_LIMIT),
+           "result": None if e.result is None else show(e.result, TERM_LIMIT), "before": show(e.source.graph, TERM_LIMIT),
+           "after": show(e.target.graph, TERM_LIMIT) if e.error is None else None, "error": e.error} for e in path]
 def json_text(data: dict[str, Any]) -> str:
   """JSON text; non-finite floats never occur (terms are strings)."""
   return json.dumps(data, indent=1, ensure_ascii=False)

@@ -24,7 +24,7 @@ from typing import Any
 from uopc.explore.best_cli import add_cost, canonical_line, canonical_of, term
 from uopc.explore.html import emit
 from uopc.explore.options import DEFAULT_MAX_STATES, add_output
-from uopc.explore.search_cli import step_lines, steps_json, steps_word
+from uopc.explore.search_cli import step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
 
@@ -75,6 +75,7 @@ def cmd_saturate(args: argparse.Namespace) -> int:
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None,
             reachable: bool | None, path: list[Any], searched: int) -> int:
+  from uopc.explore.report import steps_json   # deferred: it imports the explorer
   cost = args.cost
   conflicts = [f"{term(a)} = {term(b)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
   if args.format in ("json", "html"):

@@ -130,6 +130,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
+    from uopc.explore.report import steps_json   # deferred: it imports the explorer
     data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": steps_json(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
             "matches": [{"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings),
@@ -231,14 +232,6 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
 
 # ---- JSON
 
-def steps_json(path: list[Any]) -> list[dict[str, Any]]:
-  """A path's steps as JSON: the rule, the node it rewrote and its ``result``, and the whole graph ``before`` and ``after``
-  (``result`` and ``after`` are null after a step that failed, and ``error`` says why)."""
-  return [{"rule": e.rule, "rule_index": e.rule_index, "node": _term(e.node), "result": None if e.result is None else _term(e.result),
-           "before": _term(e.source.graph), "after": _term(e.target.graph) if e.error is None else None, "error": e.error}
-          for e in path]
-
-
 def _stuck(stuck: list[Any]) -> list[dict[str, Any]]:
   """The stuck steps (a rule raised) as JSON: the rule, the node, the error."""
   return [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node), "error": s.error} for s in stuck]
@@ -249,6 +242,7 @@ def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v) f
 
 def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   """One search as a JSON-ready dict."""
+  from uopc.explore.report import steps_json   # deferred: it imports the explorer
   return {"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
           "graph": None if r.graph is None else _term(r.graph), "length": r.length,
           "path": steps_json(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
@@ -257,6 +251,7 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
   """``--to`` as a JSON-ready dict; ``path`` is the first program's steps (``paths.from_a``)."""
+  from uopc.explore.report import steps_json   # deferred: it imports the explorer
   from_a, from_b = steps_json(r.from_a), steps_json(r.from_b)
   return {"program": _term(a), "to": _term(b), "rules": args.rules.spec, "found": r.found,
           "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
