@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from itertools import count, product
 from string import ascii_lowercase
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar, cast
 
 from uopc.dtype import DType, dtypes
 from uopc.ops import MOVEMENT, Ops
@@ -73,15 +73,21 @@ def node_parts(u: UOp) -> str | list[UOp | str]:
   (True, '2')
   """
   if (leaf := leaf_text(u)) is not None: return leaf
-  parts: list[UOp | str]
-  if u.op is Ops.CALL:
-    parts = [f"{printable(u.arg) if u.arg else 'call'}[", u.src[0], "]("]
-    args = u.src[1:]
-  else: parts, args = [f"{u.op.name.lower()}("], u.src
-  for i, s in enumerate(args):
+  if u.op is Ops.CALL: return op_parts(printable(u.arg) if u.arg else "call", u.src[1:], None, u.src[0])
+  return op_parts(u.op.name.lower(), u.src, arg_text(u))
+
+
+def op_parts(name: str, args: Sequence[N], trailing: str | None, body: N | None = None) -> list[N | str]:
+  """The pieces of ``name(args..., trailing)``, or of ``name[body](args...)`` for a CALL: one layout for graphs and parsed terms.
+
+  >>> op_parts("reduce", ["x"], "add, 1"), op_parts("sq", ["7"], None, "b")
+  (['reduce(', 'x', ', add, 1', ')'], ['sq[', 'b', '](', '7', ')'])
+  """
+  parts: list[N | str] = [f"{name}("] if body is None else [f"{name}[", body, "]("]
+  for i, a in enumerate(args):
     if i: parts.append(", ")
-    parts.append(s)
-  if (a := arg_text(u)) is not None: parts.append(f", {a}" if args else a)
+    parts.append(a)
+  if trailing is not None: parts.append(f", {trailing}" if args else trailing)
   parts.append(")")
   return parts
 

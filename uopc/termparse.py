@@ -22,7 +22,7 @@ from typing import Any, Mapping, NamedTuple, cast
 from uopc.dtype import DType, dtypes, same_value, truncate, value_key
 from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, UNARY, Ops
 from uopc.uir import Token, TokenCursor, UIRError, arity, parse_literal, tokenize, unknown_op_message
-from uopc.term import RESERVED_NAMES, let_form
+from uopc.term import RESERVED_NAMES, let_form, op_parts
 from uopc.uop import ParamArg, UOp, UOpError, call_params
 
 
@@ -207,18 +207,8 @@ def _term_parts(t: Term) -> str | list[Term | str]:
   if isinstance(t, TermParam): return f"p{t.slot}"
   if isinstance(t, TermConst): return repr(t.value)
   assert isinstance(t, TermNode)   # the last kind of term
-  parts: list[Term | str] = []
-  args = t.args
-  if t.op is Ops.CALL:
-    parts += [f"{t.arg or 'call'}[", args[0], "]("]
-    args = args[1:]
-  else: parts.append(f"{t.op.name.lower()}(")
-  for i, a in enumerate(args):
-    if i: parts.append(", ")
-    parts.append(a)
-  if (text := _arg_text(t)) is not None: parts.append(f", {text}" if args else text)
-  parts.append(")")
-  return parts
+  if t.op is Ops.CALL: return op_parts(t.arg or "call", t.args[1:], None, t.args[0])
+  return op_parts(t.op.name.lower(), t.args, _arg_text(t))
 
 
 def _show(root: Term) -> str:
