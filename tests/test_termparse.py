@@ -309,6 +309,7 @@ def test_match_agrees_with_uir():
   ("let a p0 in a", "<target>:1:7: expected '=' after the let name 'a', got 'p0'"),
   ("let ?a = p0 in ?a", "<target>:1:5: expected a let name, got '?a'"),
   ("let a = p0 in a a", "<target>:1:17: expected end of term, got 'a'"),
+  ("add(add(p0, 1…", "<target>:1:14: a term cut short with '…' is a label, not a term: it cannot be read back"),
   ("add(let a = p0 in a, 1)", "<target>:1:5: 'let' only begins a whole term: let a = ..., b = ... in term"),
 ])
 def test_error_messages(text, message):

@@ -22,7 +22,7 @@ from typing import Any, Mapping, NamedTuple, cast
 from uopc.dtype import DType, dtypes, same_value, truncate, value_key
 from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, UNARY, Ops
 from uopc.uir import Token, TokenCursor, UIRError, arity, parse_literal, tokenize, unknown_op_message
-from uopc.term import RESERVED_NAMES, let_form, op_parts
+from uopc.term import ELLIPSIS, RESERVED_NAMES, let_form, op_parts
 from uopc.uop import ParamArg, UOp, UOpError, call_params
 
 
@@ -336,6 +336,8 @@ def parse_term(text: str, filename: str = "<target>") -> TermPattern:
   <target>:1:10: expected ',' or ')', got end of line
   """
   if not isinstance(text, str): raise TypeError(f"parse_term needs a str, got {type(text).__name__}")
+  if (cut := text.find(ELLIPSIS)) >= 0:
+    raise UIRError(filename, 1, cut + 1, "a term cut short with '…' is a label, not a term: it cannot be read back")
   cur = _TermCursor(tokenize(text, 1, filename), 1, filename)
   if cur.peek().kind == "word" and cur.peek().text == "let":
     cur.next()
