@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import bar_is_up, isatty, load_program
-from uopc.explore.options import canonical_for, common_options, exit_code, exploration_progress, no_reduce_arg
+from uopc.explore.options import TERM_LIMIT, canonical_for, common_options, exit_code, exploration_progress, no_reduce_arg
 
 
 def _semantics(p: argparse.ArgumentParser) -> None:
@@ -102,7 +102,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   from uopc.term import show
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
-    print(f"program: {show(prog, report.TEXT_TERM_LIMIT)}")
+    print(f"program: {show(prog, TERM_LIMIT)}")
     print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first"
           + ("; tree semantics" if args.semantics == "tree" else ""))
   ex = _explore(prog, args, "dfs" if args.dfs else "bfs", stream_text=text)

@@ -14,6 +14,11 @@ from uopc.budget import bounded, stopped_text
 from uopc.cli_support import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, max_steps_for, natural_int, positive_int,
                               progress_bar, rules_arg)
 
+# A term is printed whole up to this many characters, text and JSON alike: the let form is as long as its DAG
+# (10-15 characters a node), so programs of several hundred nodes print whole and parse back (--target, --to).
+# Past it a term is a label (``uopc.term.show``: the tree's first characters and an ellipsis), so a 20,000-node
+# program cannot flood an exploration's output, where every state prints its graph.
+TERM_LIMIT = 10_000
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 30.0

@@ -30,11 +30,9 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from uopc.explore.options import TERM_LIMIT
 from uopc.budget import bounded, shielded, stopped, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int
-
-TEXT_TERM_LIMIT = 160
-JSON_TERM_LIMIT = 2000
 
 
 def register(esub: Any) -> None:
@@ -101,13 +99,13 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   return EXIT_FAILED if report.canonical is None else exit_code(ex)
 
 
-def _show(u: Any, limit: int = TEXT_TERM_LIMIT) -> str:
+def _show(u: Any) -> str:
   from uopc.term import show
-  return show(u, limit)
+  return show(u, TERM_LIMIT)
 
 
 def _steps(edges: list[Any], out: TextIO, indent: str = "    ") -> None:
-  for k, e in enumerate(edges, 1): print(f"{indent}{k}. {e.describe(TEXT_TERM_LIMIT)}", file=out)
+  for k, e in enumerate(edges, 1): print(f"{indent}{k}. {e.describe(TERM_LIMIT)}", file=out)
 
 
 def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
@@ -129,7 +127,7 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
   forms = report.normal_forms
   print(f"{_plural(len(forms), 'normal form')}{'' if report.complete else ' found so far'}{':' if forms else ''}", file=out)
   for k, s in enumerate(forms, 1):
-    print(f"  [{k}] {s.term(TEXT_TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
+    print(f"  [{k}] {s.term(TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
   cycles_text(ex, out)
   if report.canonical is not None and report.canonical_state is None:
     print("  (the canonical result was not reached within the bounds)", file=out)
@@ -145,8 +143,8 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
     print(f"values: {report.basis}", file=out)
     for f in report.forks:
       k = forms.index(f.normal_form) + 1
-      print(f"fork to [{k}] {f.normal_form.term(TEXT_TERM_LIMIT)}: {f.kind} ({f.detail})", file=out)
-      print(f"  at state #{f.fork.id}: {f.fork.term(TEXT_TERM_LIMIT)}", file=out)
+      print(f"fork to [{k}] {f.normal_form.term(TERM_LIMIT)}: {f.kind} ({f.detail})", file=out)
+      print(f"  at state #{f.fork.id}: {f.fork.term(TERM_LIMIT)}", file=out)
       print(f"  node: {_show(f.node)}", file=out)
       if f.canonical_step is not None: print(f"  canonical rule: {f.canonical_step.rule}", file=out)
       else: print("  canonical rule: (the canonical path is cut short here by a bound)", file=out)
@@ -174,31 +172,25 @@ def _trials_text(trials: list[Any], pm: Any, out: TextIO) -> None:
   elif not changed: print("no order tried changes the result", file=out)
 
 
-def _steps_json(edges: list[Any]) -> list[dict[str, Any]]:
-  def term(u: Any) -> str: return _show(u, JSON_TERM_LIMIT)
-  return [{"rule": e.rule, "node": term(e.node), "before": term(e.source.graph),
-           "after": term(e.target.graph) if e.error is None else None, "error": e.error} for e in edges]
-
-
 def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms``, ``forks`` (and ``permutations``)."""
-  from uopc.explore.report import cycles_json
-  def term(u: Any) -> str | None: return None if u is None else _show(u, JSON_TERM_LIMIT)
+  from uopc.explore.report import cycles_json, steps_json
+  def term(u: Any) -> str | None: return None if u is None else _show(u)
   ex = report.exploration
   forms = report.normal_forms
   data: dict[str, Any] = {
     "program": term(report.program), "rules": spec, "complete": report.complete, "bound": report.bound,
     "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
-    "canonical_path": _steps_json(report.path.edges), "canonical_path_complete": report.path.complete,
-    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,
+    "canonical_path": steps_json(report.path.edges), "canonical_path_complete": report.path.complete,
+    "normal_forms": [s.term(TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,
     "basis": report.basis,
-    "forks": [{"normal_form": f.normal_form.term(JSON_TERM_LIMIT), "normal_form_index": forms.index(f.normal_form),
-               "fork_term": f.fork.term(JSON_TERM_LIMIT), "fork_state": f.fork.id, "node": term(f.node),
+    "forks": [{"normal_form": f.normal_form.term(TERM_LIMIT), "normal_form_index": forms.index(f.normal_form),
+               "fork_term": f.fork.term(TERM_LIMIT), "fork_state": f.fork.id, "node": term(f.node),
                "canonical_rule": None if f.canonical_step is None else f.canonical_step.rule,
                "competing_rule": f.competing_step.rule, "competing_node": term(f.competing_step.node),
-               "kind": f.kind, "detail": f.detail, "canonical_path": _steps_json(f.canonical_path),
-               "competing_path": _steps_json(f.competing_path)} for f in report.forks],
+               "kind": f.kind, "detail": f.detail, "canonical_path": steps_json(f.canonical_path),
+               "competing_path": steps_json(f.competing_path)} for f in report.forks],
   }
   if trials is not None:
     from uopc.relational.analyses.order import order_matters

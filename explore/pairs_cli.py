@@ -22,11 +22,10 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from uopc.explore.options import TERM_LIMIT
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
 
-TEXT_TERM_LIMIT = 160
-JSON_TERM_LIMIT = 2000
 
 
 def register(esub: Any) -> None:
@@ -84,9 +83,9 @@ def exit_code(report: Any) -> int:
   return EXIT_OK
 
 
-def _term(u: Any, limit: int) -> str | None:
+def _term(u: Any) -> str | None:
   from uopc.term import show
-  return None if u is None else show(u, limit)
+  return None if u is None else show(u, TERM_LIMIT)
 
 
 def position_text(position: tuple[int, ...]) -> str:
@@ -98,7 +97,7 @@ def position_text(position: tuple[int, ...]) -> str:
   return "root" if not position else ".".join(map(str, position))
 
 
-def pair_lines(p: Any, limit: int = TEXT_TERM_LIMIT) -> list[str]:
+def pair_lines(p: Any) -> list[str]:
   """The text block of one pair."""
   a, b = p.rules
   where = "both at the root" if not p.position else f"the second at position {position_text(p.position)} of the first's pattern"
@@ -106,16 +105,16 @@ def pair_lines(p: Any, limit: int = TEXT_TERM_LIMIT) -> list[str]:
   if p.status == "joinable":
     return [f"{head}: {a}  |  {b}  ({where}): {p.how} (both apply on {p.applied} of {p.instances} instance{'s' * (p.instances != 1)})"]
   out = [f"{head}: {a}  |  {b}  ({where})", f"  overlap: {p.overlap}"]
-  if p.witness is not None: out.append(f"  witness: {_term(p.witness, limit)}")
+  if p.witness is not None: out.append(f"  witness: {_term(p.witness)}")
   if p.status == "error":
     out.append(f"  {p.error_rule} raised {p.error}")
     return out
-  ra, rb = (_term(r, limit) for r in p.results)
+  ra, rb = (_term(r) for r in p.results)
   if ra is not None:
     width = max(len(ra), len(rb or ""))
     out.append(f"  -> {ra:<{width}}  by {a}")
     out.append(f"  -> {rb:<{width}}  by {b}")
-    na, nb = (_term(n, limit) for n in p.normal_forms)
+    na, nb = (_term(n) for n in p.normal_forms)
     if (na, nb) != (ra, rb) and na is not None and nb is not None: out.append(f"  normal forms: {na}  and  {nb}")
   out.append(f"  {p.how}")
   return out
@@ -146,10 +145,9 @@ def _bound(report: Any) -> str | None:
 
 def to_json(report: Any, spec: str) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``pairs`` and ``summary``."""
-  def term(u: Any) -> str | None: return _term(u, JSON_TERM_LIMIT)
   pairs = [{"rules": list(p.rules), "rule_indices": list(p.rule_indices), "position": list(p.position),
-            "overlap": p.overlap, "status": p.status, "how": p.how, "witness": term(p.witness),
-            "results": [term(r) for r in p.results], "normal_forms": [term(n) for n in p.normal_forms],
+            "overlap": p.overlap, "status": p.status, "how": p.how, "witness": _term(p.witness),
+            "results": [_term(r) for r in p.results], "normal_forms": [_term(n) for n in p.normal_forms],
             "error": p.error, "error_rule": p.error_rule, "instances": p.instances, "applied": p.applied,
             "ill_typed": p.ill_typed}
            for p in report.pairs]

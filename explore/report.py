@@ -1,8 +1,10 @@
 """Reports of an exploration: plain text, JSON and Graphviz DOT.
 
 Each function takes what ``uopc.relational`` computed and returns (or writes) text;
-none explores by itself. Terms are the one-line form, cut at ``limit`` characters
-(a term expands sharing, so a DAG's term can be huge).
+none explores by itself. Terms are the one-line form: ``show`` names each shared subterm
+once, so a term is as long as its DAG (whole up to ``TERM_LIMIT`` characters, then a label),
+and a step is its rule, the node it rewrote and its replacement (``step_text``), never
+the whole graph twice.
 """
 from __future__ import annotations
 
@@ -10,12 +12,12 @@ import json
 from typing import Any, TextIO, cast
 
 from uopc.matcher import short_name
+from uopc.explore.options import TERM_LIMIT
 from uopc.relational import Edge, Exploration, State
+from uopc.relational.space.states import step_text
 from uopc.term import show
 
-JSON_TERM_LIMIT = 2000
-TEXT_TERM_LIMIT = 160
-DOT_TERM_LIMIT = 60
+DOT_TERM_LIMIT = 60   # characters of a DOT label: a box in a drawing
 
 
 def short_rule(rule: str | None) -> str:
@@ -23,9 +25,9 @@ def short_rule(rule: str | None) -> str:
   return "" if rule is None else short_name(rule)
 
 
-def step_line(e: Edge, limit: int = TEXT_TERM_LIMIT) -> str:
-  """``rule @ node: before -> after`` (the whole graph before and after the step)."""
-  return e.describe(limit)
+def step_line(e: Edge) -> str:
+  """``rule: node -> result``: the rule, the node it rewrote and its replacement."""
+  return e.describe(TERM_LIMIT)
 
 
 def bound_text(ex: Exploration) -> str:
@@ -49,12 +51,11 @@ def reduced_text(ex: Exploration) -> str:
   return "; reduced (--no-reduce visits every graph)" if ex.reduced else ""
 
 
-def state_line(s: State, limit: int = TEXT_TERM_LIMIT) -> str:
-  """One streamed line per state: id, depth, term, and the step that first reached it."""
-  line = f"#{s.id:<5} d={s.depth:<3} {s.term(limit)}"
-  if s.parent is None or s.node is None: return line   # the program: no step reached it
-  via = f"   <- #{s.parent.id} by {s.rule} @ {show(s.node, limit)}"
-  return line + via + (f"   STUCK: {s.error}" if s.error else "")
+def state_line(s: State) -> str:
+  """One streamed line per state: id, depth, term, and the step that first reached it (``rule: node -> result``)."""
+  line = f"#{s.id:<5} d={s.depth:<3} {s.term(TERM_LIMIT)}"
+  if s.parent is None or s.redex is None: return line   # the program: no step reached it
+  return f"{line}   <- #{s.parent.id} by {step_text(s.rule, s.redex.node, s.redex.result, s.error, TERM_LIMIT)}"
 
 
 def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, rules: str) -> list[str]:
@@ -66,10 +67,10 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
   if normals:
     out.append("normal forms:")
     for s in normals:
-      out.append(f"  #{s.id:<5} {s.term(TEXT_TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else ""))
+      out.append(f"  #{s.id:<5} {s.term(TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else ""))
   if stuck:
     out.append("stuck steps:")
-    out.extend(f"  #{s.id:<5} {s.rule} ({s.rule_location}) @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}"  # type: ignore[arg-type]
+    out.extend(f"  #{s.id:<5} {s.rule} ({s.rule_location}) @ {show(s.node, TERM_LIMIT)}: {s.error}"  # type: ignore[arg-type]
                for s in stuck)   # a stuck state is reached by a step, so it has a node
   out.append(canonical_line(canonical, canonical_error, canon_state))
   return out
@@ -78,20 +79,20 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
 def canonical_line(canonical: Any, canonical_error: str | None, canon_state: State | None) -> str:
   if canonical is None: return f"canonical: none ({canonical_error})"
   where = f"state #{canon_state.id}" if canon_state is not None else "not reached within the bounds"
-  return f"canonical (graph_rewrite): {show(canonical, TEXT_TERM_LIMIT)} ({where})"
+  return f"canonical (graph_rewrite): {show(canonical, TERM_LIMIT)} ({where})"
 
 
 def stuck_lines(stuck: list[Any]) -> list[str]:
   """The stuck steps of an exploration (each names its rule, the node and the error), or no lines."""
   if not stuck: return []
   head = f"{len(stuck)} stuck step{'s' * (len(stuck) != 1)} (a rule raised):"
-  return [head, *(f"  {s.rule} ({s.rule_location}) @ {show(s.node, TEXT_TERM_LIMIT)}: {s.error}" for s in stuck)]
+  return [head, *(f"  {s.rule} ({s.rule_location}) @ {show(s.node, TERM_LIMIT)}: {s.error}" for s in stuck)]
 
 
 def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
   """The ``normal-forms`` report: each normal form with one shortest path, and the canonical choice."""
   ex = nf.exploration
-  print(f"program: {show(program, TEXT_TERM_LIMIT)}", file=out)
+  print(f"program: {show(program, TERM_LIMIT)}", file=out)
   print(f"rules: {rules}", file=out)
   print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
         file=out)
@@ -100,13 +101,13 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
   print(f"{n} normal form{'s' * (n != 1)}{qual}{':' if n else ''}", file=out)
   for i, s in enumerate(nf.forms, 1):
     mark = "   <- canonical (graph_rewrite gives this one)" if s is nf.canonical_state else ""
-    print(f"[{i}] {s.term(TEXT_TERM_LIMIT)}{mark}", file=out)
+    print(f"[{i}] {s.term(TERM_LIMIT)}{mark}", file=out)
     path = nf.path(s)
     print(f"    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
     for j, e in enumerate(path, 1): print(f"      {j}. {step_line(e)}", file=out)
   cycles_text(ex, out)
   for line in stuck_lines(nf.stuck): print(line, file=out)
-  canon = None if nf.canonical is None else show(nf.canonical, TEXT_TERM_LIMIT)
+  canon = None if nf.canonical is None else show(nf.canonical, TERM_LIMIT)
   if nf.canonical is None: print(f"canonical: none ({nf.canonical_error})", file=out)
   elif nf.canonical_state in nf.forms: print(f"canonical: {canon} = normal form [{nf.forms.index(nf.canonical_state) + 1}]", file=out)
   elif nf.canonical_state is not None:   # reached, but a bound stopped the search before it was expanded
@@ -117,7 +118,7 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
 def cycles_json(ex: Exploration) -> list[dict[str, Any]]:
   """The normal-form classes that are cycles: ``{"terms": [...], "rules": [...]}`` each (empty when none)."""
   from uopc.relational.space.cycles import terminal_cycles
-  return [{"terms": [s.term(JSON_TERM_LIMIT) for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)]
+  return [{"terms": [s.term(TERM_LIMIT) for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)]
 
 
 def cycles_text(ex: Exploration, out: TextIO) -> None:
@@ -128,24 +129,24 @@ def cycles_text(ex: Exploration, out: TextIO) -> None:
   print(f"{len(cycles)} cycle{'s' * (len(cycles) != 1)} (graphs that rewrite only among themselves: normal-form classes):", file=out)
   for i, c in enumerate(cycles, 1):
     print(f"(c{i}) {len(c.states)} graphs, rules: {'; '.join(short_rule(r) for r in c.rules)}", file=out)
-    for s in c.states: print(f"    #{s.id:<5} {s.term(TEXT_TERM_LIMIT)}", file=out)
+    for s in c.states: print(f"    #{s.id:<5} {s.term(TERM_LIMIT)}", file=out)
 
 
 def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
             paths: bool = False) -> dict[str, Any]:
   """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form)."""
-  def term(u: Any) -> str: return show(u, JSON_TERM_LIMIT)
+  def term(u: Any) -> str | None: return None if u is None else show(u, TERM_LIMIT)
   canon_state = None if canonical is None else ex.state_of(canonical)
   states = [{"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
-             "node": None if s.node is None else term(s.node), "term": s.term(JSON_TERM_LIMIT), "normal": s.normal,
-             "error": s.error} for s in ex.states]
+             "node": term(s.node), "result": None if s.redex is None else term(s.redex.result), "term": s.term(TERM_LIMIT),
+             "normal": s.normal, "error": s.error} for s in ex.states]
   edges = [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": term(e.node),
             "result": None if e.result is None else term(e.result), "error": e.error} for e in ex.edges]
   out: dict[str, Any] = {
     "program": term(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
     "elapsed": round(ex.elapsed, 4), "reduced": ex.reduced, "states": states, "edges": edges,
-    "normal_forms": [s.term(JSON_TERM_LIMIT) for s in ex.normal_forms], "cycles": cycles_json(ex),
+    "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms], "cycles": cycles_json(ex),
     "normal_form_ids": [s.id for s in ex.normal_forms],
     "stuck": [{"id": s.id, "rule": s.rule, "node": term(s.node), "error": s.error} for s in ex.stuck],
     "canonical": None if canonical is None else term(canonical),
@@ -153,11 +154,16 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
     "canonical_error": canonical_error,
   }
   if paths:
-    out["paths"] = {str(s.id): [{"rule": e.rule, "node": term(e.node), "before": term(e.source.graph),
-                                 "after": term(e.target.graph)} for e in s.path()] for s in ex.normal_forms}
+    out["paths"] = {str(s.id): steps_json(s.path()) for s in ex.normal_forms}
   return out
 
 
+def steps_json(path: list[Edge]) -> list[dict[str, Any]]:
+  """A path's steps as JSON: the rule, the node it rewrote and its ``result``, and the whole graph ``before`` and ``after``
+  (``result`` and ``after`` are null after a step that failed, and ``error`` says why)."""
+  return [{"rule": e.rule, "rule_index": e.rule_index, "node": show(e.node, TERM_LIMIT),
+           "result": None if e.result is None else show(e.result, TERM_LIMIT), "before": show(e.source.graph, TERM_LIMIT),
+           "after": show(e.target.graph, TERM_LIMIT) if e.error is None else None, "error": e.error} for e in path]
 def json_text(data: dict[str, Any]) -> str:
   """JSON text; non-finite floats never occur (terms are strings)."""
   return json.dumps(data, indent=1, ensure_ascii=False)

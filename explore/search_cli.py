@@ -4,6 +4,7 @@
 the program to the nearest graph matching the target, the holes' bindings, the
 length and how many graphs were searched; ``--target-file t.uir`` takes a concrete
 graph instead, and ``--all`` streams every match, nearest first. ``--to b.uir``
+(or ``--to-term TERM``: the second program as a term, in the let form the explorer prints)
 searches from both programs at once for a graph they both rewrite to.
 
 Everything here formats what ``uopc.relational.analyses.search`` computes (``search``,
@@ -27,13 +28,11 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.explore.html import emit
-from uopc.explore.options import common_options
+from uopc.explore.options import TERM_LIMIT, common_options
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
 
-TEXT_LIMIT = 160    # characters of a term in text output (terms expand sharing)
-JSON_LIMIT = 2000
 
 
 def register(sub: Any) -> None:
@@ -48,6 +47,8 @@ def register(sub: Any) -> None:
   what.add_argument("--target", metavar="TERM", help="a term with holes, e.g. 'add(mul(p0, 3), ?c)'")
   what.add_argument("--target-file", metavar="FILE", help="a .uir program: search for exactly this graph")
   what.add_argument("--to", metavar="FILE", help="a second .uir program: search for a graph both rewrite to")
+  what.add_argument("--to-term", metavar="TERM", help="--to with the second program as a term without holes, as the explorer "
+                                                      "prints one (e.g. 'let a = add(p0, 0) in add(a, a)')")
   p.add_argument("--all", action="store_true", help="stream every match, nearest first (not with --to)")
   p.set_defaults(func=cmd_search)
 
@@ -77,11 +78,20 @@ def _target(args: argparse.Namespace) -> Any:
   except UIRError as e: raise CLIError(str(e)) from None
 
 
+def _term_program(text: str, prog: Any) -> Any:
+  """The graph of ``--to-term``: its PARAMs take the program's types (a term does not print them)."""
+  from uopc.termparse import parse_term
+  from uopc.uir import UIRError
+  from uopc.uop import call_params
+  try: return parse_term(text, "<to-term>").to_uop({p.arg.slot: p for p in call_params(prog)}, "<to-term>")
+  except UIRError as e: raise CLIError(str(e)) from None
+
+
 def cmd_search(args: argparse.Namespace) -> int:
   prog = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
-  if args.to is not None:
-    if args.all: raise CLIError("--all does not apply to --to (a proof needs one meeting graph)")
-    other = load_program(args.to)
+  if args.to is not None or args.to_term is not None:
+    if args.all: raise CLIError(f"--all does not apply to {'--to' if args.to is not None else '--to-term'} (a proof needs one meeting graph)")
+    other = load_program(args.to) if args.to is not None else _term_program(args.to_term, prog)
     with shielded(): return _cmd_meet(prog, other, args)   # only the search can be interrupted: the report is whole
   target = _target(args)
   with shielded(): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
@@ -120,9 +130,10 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
-    data = {"program": _term(prog, JSON_LIMIT), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
+    from uopc.explore.report import steps_json   # deferred: it imports the explorer
+    data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": steps_json(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
-            "matches": [{"graph": _term(m.graph, JSON_LIMIT), "length": m.length, "bindings": _bindings(m.bindings),
+            "matches": [{"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings),
                          "searched": m.searched, "path": steps_json(m.path)} for m in matches],
             "searched": stream.searched, "bound": bound, "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
@@ -155,7 +166,7 @@ def _exit_code(found: bool, bound: str | None, stuck: list[Any]) -> int:
 
 # ---- text
 
-def _term(u: Any, limit: int = TEXT_LIMIT) -> str: return show(u, limit)
+def _term(u: Any) -> str: return show(u, TERM_LIMIT)
 
 
 def search_bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
@@ -169,7 +180,8 @@ def _header(prog: Any, target: str, args: argparse.Namespace) -> list[str]:
 
 
 def step_lines(path: list[Any], indent: str = "  ") -> list[str]:
-  return [f"{indent}{i}. {e.describe(TEXT_LIMIT)}" for i, e in enumerate(path, 1)]
+  """A path's steps, numbered: ``rule: node -> result`` each."""
+  return [f"{indent}{i}. {e.describe(TERM_LIMIT)}" for i, e in enumerate(path, 1)]
 
 
 def _bindings_text(bindings: dict[str, Any]) -> str:
@@ -220,32 +232,29 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
 
 # ---- JSON
 
-def steps_json(path: list[Any]) -> list[dict[str, Any]]:
-  return [{"rule": e.rule, "rule_index": e.rule_index, "node": _term(e.node, JSON_LIMIT),
-           "before": _term(e.source.graph, JSON_LIMIT), "after": _term(e.target.graph, JSON_LIMIT)} for e in path]
-
-
 def _stuck(stuck: list[Any]) -> list[dict[str, Any]]:
   """The stuck steps (a rule raised) as JSON: the rule, the node, the error."""
-  return [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node, JSON_LIMIT), "error": s.error} for s in stuck]
+  return [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node), "error": s.error} for s in stuck]
 
 
-def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v, JSON_LIMIT) for k, v in bindings.items()}
+def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v) for k, v in bindings.items()}
 
 
 def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   """One search as a JSON-ready dict."""
-  return {"program": _term(prog, JSON_LIMIT), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
-          "graph": None if r.graph is None else _term(r.graph, JSON_LIMIT), "length": r.length,
+  from uopc.explore.report import steps_json   # deferred: it imports the explorer
+  return {"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
+          "graph": None if r.graph is None else _term(r.graph), "length": r.length,
           "path": steps_json(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
   """``--to`` as a JSON-ready dict; ``path`` is the first program's steps (``paths.from_a``)."""
+  from uopc.explore.report import steps_json   # deferred: it imports the explorer
   from_a, from_b = steps_json(r.from_a), steps_json(r.from_b)
-  return {"program": _term(a, JSON_LIMIT), "to": _term(b, JSON_LIMIT), "rules": args.rules.spec, "found": r.found,
-          "meeting": None if r.meeting is None else _term(r.meeting, JSON_LIMIT), "length": r.length,
+  return {"program": _term(a), "to": _term(b), "rules": args.rules.spec, "found": r.found,
+          "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}

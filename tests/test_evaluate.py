@@ -111,9 +111,9 @@ def test_movement_ops_on_constant_data():
   reshape(2.0, (1, 1))
       => stack(stack(2.0))
   expand(stack(stack(2.0)), (2, 3))
-      => stack(stack(2.0, 2.0, 2.0), stack(2.0, 2.0, 2.0))
-  mul(stack(stack(1.0, 2.0, 3.0), stack(1.0, 2.0, 3.0)), stack(stack(2.0, 2.0, 2.0), stack(2.0, 2.0, 2.0)))
-      => stack(mul(stack(1.0, 2.0, 3.0), stack(2.0, 2.0, 2.0)), mul(stack(1.0, 2.0, 3.0), stack(2.0, 2.0, 2.0)))
+      => let a = stack(2.0, 2.0, 2.0) in stack(a, a)
+  let a = stack(1.0, 2.0, 3.0), b = stack(2.0, 2.0, 2.0) in mul(stack(a, a), stack(b, b))
+      => let a = mul(stack(1.0, 2.0, 3.0), stack(2.0, 2.0, 2.0)) in stack(a, a)
   mul(stack(1.0, 2.0, 3.0), stack(2.0, 2.0, 2.0))
       => stack(mul(1.0, 2.0), mul(2.0, 2.0), mul(3.0, 2.0))
   mul(1.0, 2.0)
@@ -122,7 +122,7 @@ def test_movement_ops_on_constant_data():
       => 4.0
   mul(3.0, 2.0)
       => 6.0
-  permute(stack(stack(2.0, 4.0, 6.0), stack(2.0, 4.0, 6.0)), (1, 0))
+  let a = stack(2.0, 4.0, 6.0) in permute(stack(a, a), (1, 0))
       => stack(stack(2.0, 2.0), stack(4.0, 4.0), stack(6.0, 6.0))
   reduce(stack(stack(2.0, 2.0), stack(4.0, 4.0), stack(6.0, 6.0)), add, 1)
       => stack(4.0, 8.0, 12.0)
@@ -157,7 +157,7 @@ def test_nested_calls_scoping():
   g, f = nested_f()
   assert show(f) == "f[g[mul(sq[mul(p0, p0)](p0), 2)](add(p0, 1))](5)"
   assert to_python(run(f)) == 72
-  assert show(naive_inline(g)) == "mul(sq[mul(add(p0, 1), add(p0, 1))](add(p0, 1)), 2)"
+  assert show(naive_inline(g)) == "let a = add(p0, 1) in mul(sq[mul(a, a)](a), 2)"
   assert show(inline_call(g)) == "mul(sq[mul(p0, p0)](add(p0, 1)), 2)"
   assert to_python(run(naive_inline(g).call(5))) == 98   # the argument was incremented twice
   assert to_python(run(inline_call(g).call(5))) == 72

@@ -48,12 +48,12 @@ def test_the_chapter_search_prints_path_bindings_length_and_count(capsys):
     "rules: symbolic",
     "found: add(mul(p0, 3), 11)",
     "path (3 steps):",
-    *[f"  {i}. {e.describe(160)}" for i, e in enumerate(r.path, 1)],
+    *[f"  {i}. {e.describe()}" for i, e in enumerate(r.path, 1)],
     "bindings: ?c = 11",
     "length: 3 steps",
     "searched: 25 graphs",
   ]
-  assert out.splitlines()[6].endswith(" @ add(1, 4): add(add(mul(p0, 3), 6), add(1, 4)) -> add(add(mul(p0, 3), 6), 5)")
+  assert out.splitlines()[6].endswith(" x=alu: add(1, 4) -> 5")   # the rewritten node and its replacement
 
 
 def test_the_command_line_runs_the_python_api(capsys, monkeypatch):
@@ -86,6 +86,10 @@ def test_a_bound_hit_before_a_match_exits_3(capsys, flags, said):
   ("add(p0, ?)", 9, None),
   ("frob(p0, 1)", 1, None),
   ("", 1, None),
+  ("let a = p0 in add(b, b)", 19, "unknown name 'b': expected ?hole, _, pN, a literal, op(...) or a let name"),
+  ("let a = add(b, 0), b = p0 in a", 13, "let name 'b' is used before its definition (column 20)"),
+  ("let a = p0, a = p1 in add(a, a)", 13, "let name 'a' is defined twice (first at column 5)"),
+  ("let a = add(p0, 0) in p0", 5, "let name 'a' is never used"),
 ])
 def test_a_bad_target_is_one_located_line_and_exit_2(capsys, target, col, message):
   code, out, err = uopc(capsys, "explore", "search", AFFINE, "--target", target)
@@ -105,6 +109,31 @@ def test_bad_files_and_flags_exit_2(capsys, tmp_path):
   assert e.value.code == 2
   with pytest.raises(SystemExit) as e: main(["explore", "search", str(AFFINE)])    # no target at all
   assert e.value.code == 2
+
+
+DOUBLING = "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = add %1, %1\n%3 = add %2, %2\n"
+
+
+def test_the_let_form_printed_is_a_target_and_a_to_term(capsys, tmp_path):
+  prog = write(tmp_path, DOUBLING)
+  code, out, err = uopc(capsys, "explore", "search", prog, "--target", "let a = add(p0, p0) in add(a, a)")
+  assert code == 0 and err == ""
+  assert out.splitlines()[:5] == ["program: let a = add(p0, 0), b = add(a, a) in add(b, b)", "target: let a = add(p0, p0) in add(a, a)",
+                                  "rules: symbolic", "found: let a = add(p0, p0) in add(a, a)", "path (1 step):"]
+  assert out.splitlines()[5] == "  1. symbolic#2 x + 0: add(p0, 0) -> p0"   # the node and its replacement, not the graph twice
+  found = out.splitlines()[3].removeprefix("found: ")
+  code, out, err = uopc(capsys, "explore", "search", prog, "--to-term", found)   # what was printed, read back
+  assert code == 0 and err == "" and "equal: both rewrite to let a = add(p0, p0) in add(a, a)" in out
+  assert "from b (0 steps)" in out
+
+
+@pytest.mark.parametrize("term, message", [
+  ("add(?x, 1)", "<to-term>:1:5: cannot build a graph from a term with holes: ?x"),
+  ("let a = p0 in add(a, b)", "<to-term>:1:22: unknown name 'b': expected ?hole, _, pN, a literal, op(...) or a let name"),
+])
+def test_a_bad_to_term_is_one_located_line_and_exit_2(capsys, term, message):
+  code, out, err = uopc(capsys, "explore", "search", AFFINE, "--to-term", term)
+  assert (code, out, err) == (2, "", message + "\n")
 
 
 def test_holes_and_wildcards_on_the_command_line(capsys, tmp_path):
@@ -145,7 +174,8 @@ def test_json_fields_and_the_printed_path_replays(capsys):
   assert code == 0
   assert data["found"] is True and data["bindings"] == {"c": "11"} and data["searched"] == 25 and data["bound"] is None
   assert data["graph"] == "add(mul(p0, 3), 11)" and data["length"] == 3 and data["complete"] is True
-  assert [set(s) for s in data["path"]] == [{"rule", "rule_index", "node", "before", "after"}] * 3
+  assert [set(s) for s in data["path"]] == [{"rule", "rule_index", "node", "result", "before", "after", "error"}] * 3
+  assert [s["result"] for s in data["path"]] == ["add(mul(p0, 3), 6)", "5", "add(mul(p0, 3), 11)"]
   assert [s["node"] for s in data["path"]] == ["mul(add(p0, 2), 3)", "add(1, 4)", "add(add(mul(p0, 3), 6), 5)"]
   assert data["path"][0]["before"] == "add(mul(add(p0, 2), 3), add(1, 4))" and data["path"][-1]["after"] == "add(mul(p0, 3), 11)"
   for a, b in zip(data["path"], data["path"][1:]): assert a["after"] == b["before"]
@@ -182,8 +212,8 @@ def test_to_proves_the_bundled_pair_equal(capsys):
   assert out.splitlines() == [
     "program a: add(add(p0, 0), p1)", "program b: add(p0, mul(p1, 1))", "rules: symbolic",
     "equal: both rewrite to add(p0, p1)",
-    "from a (1 step):", f"  1. {r.from_a[0].describe(160)}",
-    "from b (1 step):", f"  1. {r.from_b[0].describe(160)}",
+    "from a (1 step):", "  1. symbolic#2 x + 0: add(p0, 0) -> p0",
+    "from b (1 step):", f"  1. {r.from_b[0].describe()}",
     "searched: 5 graphs (a: 3, b: 2)"]
   code, data = search_json(capsys, a, "--to", b)
   assert code == 0 and data["found"] and data["meeting"] == "add(p0, p1)" and data["bound"] is None
@@ -210,7 +240,7 @@ def test_a_20000_node_chain_on_the_command_line(capsys, tmp_path):
   lines = ["%0 = param : slot=0 dtype=i32"] + [f"%{i} = add %{i - 1}, 0" for i in range(1, 20_001)]
   prog = write(tmp_path, "\n".join(lines) + "\n", "deep.uir")
   code, out, err = uopc(capsys, "explore", "search", prog, "--target", "add(?x, 0)")
-  assert code == 0 and err == "" and "length: 0 steps" in out and max(map(len, out.splitlines())) < 400
+  assert code == 0 and err == "" and "length: 0 steps" in out and max(map(len, out.splitlines())) < 10_100   # terms past TERM_LIMIT are cut
   assert out.splitlines()[-3].startswith("bindings: ?x = add(add(") and out.splitlines()[-3].endswith("…")
 RAISING_RULES = """from uopc import PatternMatcher, UPat
 from uopc.symbolic import symbolic

@@ -256,3 +256,19 @@ def test_the_best_graph_pages_show_the_best_graph_its_cost_and_its_path(driver, 
   assert len(data["path"] or []) == 0 or css(driver, "input[type=range]")
   assert css(driver, ".extra") == []   # every key of the JSON is drawn by the view
   assert console_errors(driver) == []
+
+
+def test_a_let_form_term_is_drawn_as_its_dag(driver, capsys, tmp_path):
+  prog = tmp_path / "doubling.uir"
+  prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = add %1, %1\n%3 = add %2, %2\n")
+  path, data = page_and_json(capsys, tmp_path, ["explore", "search", str(prog), "--target", "let a = add(p0, p0) in add(a, a)"])
+  assert data["program"] == "let a = add(p0, 0), b = add(a, a) in add(b, b)" and len(data["path"]) == 1
+  open_page(driver, path)
+  before, after = css(driver, "#inspector .stepper svg.dag")[:2]
+  boxes = lambda svg: svg.find_elements("css selector", "g")   # noqa: E731
+  # one box per distinct node, the names read back as the nodes they stand for: p0, 0, add(p0, 0), a + a, b + b
+  assert len(boxes(before)) == 5 and len(boxes(after)) == 3   # after: p0, add(p0, p0), a + a
+  # the rewritten node add(p0, 0) is highlighted before, its replacement p0 after, though the page has both as let terms
+  assert [g.text for g in before.find_elements("css selector", "g.hl")] == ["add"]
+  assert [g.text for g in after.find_elements("css selector", "g.hl")] == ["p0"]
+  assert console_errors(driver) == []

@@ -1,7 +1,12 @@
 """The one-line term form."""
+from hypothesis import given, settings, strategies as st
+
 from tests.helpers import param
 from uopc import Ops, UOp, dtypes
-from uopc.term import show
+from uopc.term import ELLIPSIS, let_names, show
+
+try: from strategies import graphs   # tests/ on sys.path (rootdir-style test layout)
+except ImportError: from tests.strategies import graphs
 
 
 def test_terms_of_every_kind_of_node():
@@ -27,3 +32,35 @@ def test_names_reach_a_terminal_escaped():
                      ("\x9b31m", "\\x9b31m"), ("x\\y", "x\\\\y"), ("\u2028", "\\u2028"), ("é ok", "é ok")]:
     assert show(p0.call(1, name=raw)) == f"{shown}[p0](1)"
   assert all(c.isprintable() for c in show(p0.call(1, name="".join(map(chr, range(0x20))))))
+
+
+def test_shared_subterms_are_named_once_and_leaves_never():
+  p0, p1 = param(0), param(1)
+  a = p0 * p1
+  assert show(a + a) == "let a = mul(p0, p1) in add(a, a)"
+  assert show(p0 + p0) == "add(p0, p0)" and show(a + 1) == "add(mul(p0, p1), 1)"
+  assert show((a + a) * a) == "let a = mul(p0, p1) in mul(add(a, a), a)"   # names come sources first
+  assert show((a + 1) * (a + 1) + a) == "let a = mul(p0, p1), b = add(a, 1) in add(mul(b, b), a)"
+
+
+def test_let_names_skip_reserved_words():
+  names = let_names()
+  first = [next(names) for _ in range(26 + 26 * 26 + 26 ** 3)]
+  assert first[:3] == ["a", "b", "c"] and len(set(first)) == len(first)
+  assert not {"add", "mul", "max", "sin", "inf", "nan", "in", "let", "bool", "call"} & set(first)
+
+
+@settings(deadline=None)   # example count: the conftest profile (--slow for many)
+@given(graphs(addrspaces=st.none()), st.integers(0, 120))
+def test_a_label_is_the_term_when_it_fits(u, limit):
+  full, label = show(u), show(u, limit)
+  if len(full) <= limit: assert label == full
+  else: assert len(label) == limit + 1 and label.endswith(ELLIPSIS)
+
+
+def test_labels_of_a_20000_node_dag_cost_their_limit():
+  u = param(0)
+  for _ in range(20_000): u = u + u
+  assert show(u, 50) == ("add(" * 13)[:50] + ELLIPSIS   # the root first, not the whole let form
+  text = show(u)
+  assert text.startswith("let a = add(p0, p0), b = add(a, a), ") and text.count("=") == 19_999 and len(text) < 25 * 20_000

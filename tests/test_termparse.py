@@ -108,6 +108,57 @@ def test_random_graphs_without_params_given(u):
     assert parse_term(show(u)).to_uop() is u
 
 
+@st.composite
+def shared_dags(draw: st.DrawFn, max_ops: int = 30) -> UOp:
+  """A DAG of binary ops over two PARAMs and a constant, each op's operands any earlier nodes: heavy sharing."""
+  pool = [p0, p1, UOp.const(2)]
+  for _ in range(draw(st.integers(1, max_ops))):
+    a, b = (pool[draw(st.integers(0, len(pool) - 1))] for _ in range(2))
+    pool.append(UOp(draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.MAX])), (a, b)))
+  return pool[-1]
+
+
+@settings(deadline=None)   # example count: the conftest profile (--slow for many)
+@given(shared_dags())
+def test_shared_dags_round_trip_at_their_size(u):
+  s = show(u)
+  t = parse_term(s)
+  assert t.to_uop() is u and str(t) == s and t.match(u) == {}
+  # each distinct node is printed once: name, definition and references cost a bounded number of characters
+  assert len(s) <= 30 * len(u.toposort())
+
+
+def test_doubling_chain_prints_at_dag_size():
+  a = p0 + 0
+  for _ in range(12): a = a + a
+  s = show(a)
+  assert s == ("let a = add(p0, 0), b = add(a, a), c = add(b, b), d = add(c, c), e = add(d, d), f = add(e, e), g = add(f, f), "
+               "h = add(g, g), i = add(h, h), j = add(i, i), k = add(j, j), l = add(k, k) in add(l, l)")
+  assert parse_term(s).to_uop() is a
+
+
+def test_let_names_are_one_node_when_matching():
+  x = p0 + 0
+  assert parse_term("let a = add(_, 0) in mul(a, a)").match(x * x) == {}
+  assert parse_term("let a = add(_, 0) in mul(a, a)").match(x * (p1 + 0)) is None   # one name, one node
+  assert parse_term("mul(add(_, 0), add(_, 0))").match(x * (p1 + 0)) == {}         # written out: two wildcards
+  assert parse_term("let a = add(?x, 0) in mul(a, a)").match(x * x) == {"x": p0}
+
+
+def test_let_names_in_a_call_body_are_built_in_its_scope():
+  body = UOp.param(0, dtypes.f32) * UOp.param(0, dtypes.f32)
+  u = body.call(UOp.const(2.0), name="sq") + body.call(UOp.const(3.0), name="sq")
+  assert show(u) == "let a = mul(p0, p0) in add(sq[a](2.0), sq[a](3.0))"
+  assert parse_term(show(u)).to_uop() is u
+
+
+def test_a_20000_node_dag_round_trips():
+  a = p0
+  for i in range(20_000): a = a + a if i % 3 else a * 2   # sharing at every third level
+  s = show(a)
+  assert parse_term(s).to_uop() is a and len(s) < 20 * 20_000
+
+
 # ---- building: PARAM types
 
 def test_to_uop_param_types():
@@ -238,7 +289,7 @@ def test_match_agrees_with_uir():
   ("cast(p0, i64)", "<target>:1:10: expected a dtype (bool, i32, f32) or _ as cast's last operand, got 'i64'"),
   ("reduce(p0, sub, 1)", "<target>:1:12: expected add, mul, max or _ as reduce's op, got 'sub'"),
   ("reduce(p0, add, 1.0)", "<target>:1:17: expected an integer or _ as reduce's count, got '1.0'"),
-  ("add(foo, 1)", "<target>:1:5: expected a term (?hole, _, pN, a literal or op(...)), got 'foo'"),
+  ("add(foo, 1)", "<target>:1:5: unknown name 'foo': expected ?hole, _, pN, a literal, op(...) or a let name"),
   ("add(p0, (1,))", "<target>:1:9: expected a term (?hole, _, pN, a literal or op(...)), got a tuple"),
   ("add(p0, 2x)", "<target>:1:9: bad literal '2x': expected an int (3), a float (3.0, inf, nan) or True/False"),
   ("add(p0, 9999999999999)", "<target>:1:9: integer literal 9999999999999 is out of the i32 range"),
@@ -247,6 +298,19 @@ def test_match_agrees_with_uir():
   ("sq[p0", "<target>:1:6: expected ']' after the call body, got end of line"),
   ("sq[p0]", "<target>:1:7: expected '(' after the call body, got end of line"),
   ("1[p0](2)", "<target>:1:1: expected a call name before '[', got '1'"),
+  ("let a = add(p0, 0) in p0", "<target>:1:5: let name 'a' is never used"),
+  ("let a = add(b, 0), b = p0 in a", "<target>:1:13: let name 'b' is used before its definition (column 20)"),
+  ("let a = add(a, 1) in a", "<target>:1:13: let name 'a' is used in its own definition"),
+  ("let a = p0, a = p1 in add(a, a)", "<target>:1:13: let name 'a' is defined twice (first at column 5)"),
+  ("let add = p0 in add", "<target>:1:5: 'add' cannot be a let name: it already means an op, a dtype, a PARAM, a literal or _"),
+  ("let p1 = p0 in p1", "<target>:1:5: 'p1' cannot be a let name: it already means an op, a dtype, a PARAM, a literal or _"),
+  ("let a = p0 in add(a, b)", "<target>:1:22: unknown name 'b': expected ?hole, _, pN, a literal, op(...) or a let name"),
+  ("let a = p0 add(a, a)", "<target>:1:12: expected ',' or 'in' after a let definition, got 'add'"),
+  ("let a p0 in a", "<target>:1:7: expected '=' after the let name 'a', got 'p0'"),
+  ("let ?a = p0 in ?a", "<target>:1:5: expected a let name, got '?a'"),
+  ("let a = p0 in a a", "<target>:1:17: expected end of term, got 'a'"),
+  ("add(add(p0, 1…", "<target>:1:14: a term cut short with '…' is a label, not a term: it cannot be read back"),
+  ("add(let a = p0 in a, 1)", "<target>:1:5: 'let' only begins a whole term: let a = ..., b = ... in term"),
 ])
 def test_error_messages(text, message):
   assert err(text) == message

@@ -13,13 +13,16 @@ after that many characters with an ellipsis.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from itertools import count, product
+from string import ascii_lowercase
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar, cast
 
-from uopc.dtype import DType
+from uopc.dtype import DType, dtypes
 from uopc.ops import MOVEMENT, Ops
 if TYPE_CHECKING: from uopc.uop import UOp   # annotations only: uop.py imports this module for UOp.__repr__
 
 ELLIPSIS = "…"
+N = TypeVar("N")   # a node of any kind the let form prints: a UOp, a parsed term
 
 
 def printable(name: str) -> str:
@@ -62,32 +65,117 @@ def head_arg_text(op: Ops, dtype: Any, arg: Any, field: Callable[[Any], str] = r
   return None
 
 
-def show(root: UOp, limit: int | None = None) -> str:
-  """``root`` in the one-line term form, cut at ``limit`` characters."""
+def node_parts(u: UOp) -> str | list[UOp | str]:
+  """A leaf's text, or a node's text as pieces: strings, and its sources where they print.
+
+  >>> from uopc.uop import UOp
+  >>> node_parts(UOp.param(0) + 2) == ["add(", UOp.param(0), ", ", UOp.const(2), ")"], node_parts(UOp.const(2))
+  (True, '2')
+  """
+  if (leaf := leaf_text(u)) is not None: return leaf
+  if u.op is Ops.CALL: return op_parts(printable(u.arg) if u.arg else "call", u.src[1:], None, u.src[0])
+  return op_parts(u.op.name.lower(), u.src, arg_text(u))
+
+
+def op_parts(name: str, args: Sequence[N], trailing: str | None, body: N | None = None) -> list[N | str]:
+  """The pieces of ``name(args..., trailing)``, or of ``name[body](args...)`` for a CALL: one layout for graphs and parsed terms.
+
+  >>> op_parts("reduce", ["x"], "add, 1"), op_parts("sq", ["7"], None, "b")
+  (['reduce(', 'x', ', add, 1', ')'], ['sq[', 'b', '](', '7', ')'])
+  """
+  parts: list[N | str] = [f"{name}("] if body is None else [f"{name}[", body, "]("]
+  for i, a in enumerate(args):
+    if i: parts.append(", ")
+    parts.append(a)
+  if trailing is not None: parts.append(f", {trailing}" if args else trailing)
+  parts.append(")")
+  return parts
+
+
+# words a let name must not be: they read as an op, a dtype, a literal or the let form itself
+RESERVED_NAMES = frozenset({op.name.lower() for op in Ops} | {d.name for d in dtypes.all} | {"call", "let", "in", "inf", "nan"})
+
+
+def let_names() -> Iterator[str]:
+  """The names the let form gives shared subterms: ``a`` ... ``z``, ``aa``, ``ab`` ..., never a reserved word.
+
+  >>> names = let_names(); [next(names) for _ in range(28)][-3:]
+  ['z', 'aa', 'ab']
+  """
+  for n in count(1):
+    for letters in product(ascii_lowercase, repeat=n):
+      if (name := "".join(letters)) not in RESERVED_NAMES: yield name
+
+
+def let_form(root: N, parts: Callable[[N], str | list[N | str]], max_nodes: int | None = None) -> str | None:
+  """``root`` with each shared subterm named once: ``let a = add(p0, 0), b = add(a, a) in add(b, b)``.
+
+  ``parts`` gives a leaf's text or a node's pieces (strings and children, as ``node_parts``).
+  A subterm is shared when its parents use it more than once (``add(a, a)`` counts twice);
+  leaves are never named, and a subterm used once stays inline. Definitions come sources
+  first, so a name is defined before it is used. Linear in the number of distinct nodes,
+  iterative; None when there are more than ``max_nodes`` of them.
+  """
+  pieces: dict[int, str | list] = {}
+  uses: dict[int, int] = {}
+  order: list[Any] = []   # distinct nodes, sources first, left to right
+  stack: list[tuple[Any, bool]] = [(root, False)]
+  while stack:
+    x, ready = stack.pop()
+    if ready:
+      order.append(x)
+      continue
+    if id(x) in pieces: continue
+    if max_nodes is not None and len(pieces) >= max_nodes: return None
+    pieces[id(x)] = p = parts(x)
+    stack.append((x, True))
+    if isinstance(p, str): continue
+    kids = [c for c in p if not isinstance(c, str)]
+    for c in kids: uses[id(c)] = uses.get(id(c), 0) + 1
+    stack.extend((c, False) for c in reversed(kids))
+  names = let_names()
+  named = {id(x): next(names) for x in order if uses.get(id(x), 0) > 1 and not isinstance(pieces[id(x)], str)}
+  def parts_of(x: Any) -> Any: return pieces[id(x)]
+  text = _inline(root, parts_of, named)
+  if not named: return text
+  defs = ", ".join(f"{named[id(x)]} = {_inline(x, parts_of, named, top=True)}" for x in order if id(x) in named)
+  return f"let {defs} in {text}"
+
+
+def _inline(x: Any, parts: Callable[[Any], Any], named: dict[int, str], top: bool = False, limit: int | None = None) -> str:
+  """``x`` written out, a named subterm as its name (``x`` itself too unless ``top``), cut at ``limit`` characters."""
   out: list[str] = []
   size = 0
-  stack: list[UOp | str] = [root]
+  stack: list[Any] = [x]
   while stack:
     item = stack.pop()
     if isinstance(item, str): text = item
-    elif (leaf := leaf_text(item)) is not None: text = leaf
+    elif id(item) in named and not (top and item is x): text = named[id(item)]
+    elif isinstance(p := parts(item), str): text = p
     else:
-      u, text = item, item.op.name.lower()
-      parts: list[UOp | str] = []
-      if u.op is Ops.CALL:
-        text = printable(u.arg) if u.arg else "call"
-        parts += ["[", u.src[0], "]"]
-        args = u.src[1:]
-      else: args = u.src
-      parts.append("(")
-      for i, s in enumerate(args):
-        if i: parts.append(", ")
-        parts.append(s)
-      if (a := arg_text(u)) is not None: parts.append(f", {a}" if args else a)
-      parts.append(")")
-      stack.extend(reversed(parts))
+      stack.extend(reversed(p))
+      continue
     out.append(text)
     size += len(text)
-    if limit is not None and size > limit:
-      return "".join(out)[:limit] + ELLIPSIS
+    if limit is not None and size > limit: return "".join(out)[:limit] + ELLIPSIS
   return "".join(out)
+
+
+def show(root: UOp, limit: int | None = None) -> str:
+  """``root`` in the one-line term form, each shared subterm named once (``let_form``).
+
+  With ``limit`` it is a label of at most ``limit`` characters: the same text when it
+  fits, else the first ``limit`` characters of the tree form (sharing written out, so the
+  root's op comes first) and an ellipsis. A label costs O(``limit``), however big the graph.
+
+  >>> from uopc.uop import UOp
+  >>> a = UOp.param(0) + 0
+  >>> show((a + a) + (a + a))
+  'let a = add(p0, 0), b = add(a, a) in add(b, b)'
+  >>> show((a + a) + (a + a), limit=30)
+  'add(add(add(p0, 0), add(p0, 0)…'
+  """
+  if limit is None: return cast(str, let_form(root, node_parts))
+  # every distinct node prints at least one character, so more than ``limit`` of them cannot fit
+  if (text := let_form(root, node_parts, max_nodes=limit)) is not None and len(text) <= limit: return text
+  return _inline(root, node_parts, {}, limit=limit)

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple, cast
 
 from uopc.dtype import DType, dtypes, same_value, truncate, value_key
 from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, UNARY, Ops
 from uopc.uir import Token, TokenCursor, UIRError, arity, parse_literal, tokenize, unknown_op_message
+from uopc.term import ELLIPSIS, RESERVED_NAMES, let_form, op_parts
 from uopc.uop import ParamArg, UOp, UOpError, call_params
 
 
@@ -140,9 +141,12 @@ def _has_any(arg: Any) -> bool: return arg is ANY_ARG or isinstance(arg, tuple) 
 
 
 def _walk(t: Term) -> list[Term]:
-  out, stack = [], [t]
+  """Every subterm once (a let name's term is one object however often it is used), root first."""
+  out, stack, seen = [], [t], set()
   while stack:
     t = stack.pop()
+    if id(t) in seen: continue
+    seen.add(id(t))
     out.append(t)
     if isinstance(t, TermNode): stack.extend(reversed(t.args))
   return out
@@ -163,9 +167,14 @@ def _arg_matches(t: TermNode, u: UOp) -> bool:
 
 def _match(term: Term, u: UOp) -> dict[str, UOp] | None:
   binds: dict[str, UOp] = {}
+  at: dict[int, UOp] = {}   # the node each subterm met: a let name is one node, and a shared subterm is matched once
   stack: list[tuple[Term, UOp]] = [(term, u)]   # never deeper into u than the term goes
   while stack:
     t, n = stack.pop()
+    if id(t) in at:
+      if at[id(t)] is not n: return None
+      continue
+    at[id(t)] = n
     if isinstance(t, Wild): continue
     if isinstance(t, Hole):
       if binds.setdefault(t.name, n) is not n: return None
@@ -191,31 +200,20 @@ def _arg_text(t: TermNode) -> str | None:
   return None
 
 
+def _term_parts(t: Term) -> str | list[Term | str]:
+  """A term as the let form prints it (``uopc.term.node_parts`` for a parsed term)."""
+  if isinstance(t, Hole): return f"?{t.name}"
+  if isinstance(t, Wild): return "_"
+  if isinstance(t, TermParam): return f"p{t.slot}"
+  if isinstance(t, TermConst): return repr(t.value)
+  assert isinstance(t, TermNode)   # the last kind of term
+  if t.op is Ops.CALL: return op_parts(t.arg or "call", t.args[1:], None, t.args[0])
+  return op_parts(t.op.name.lower(), t.args, _arg_text(t))
+
+
 def _show(root: Term) -> str:
-  out: list[str] = []
-  stack: list[Term | str] = [root]
-  while stack:
-    t = stack.pop()
-    if isinstance(t, str): out.append(t)
-    elif isinstance(t, Hole): out.append(f"?{t.name}")
-    elif isinstance(t, Wild): out.append("_")
-    elif isinstance(t, TermParam): out.append(f"p{t.slot}")
-    elif isinstance(t, TermConst): out.append(repr(t.value))
-    else:
-      assert isinstance(t, TermNode)   # the last kind of term
-      parts: list[Term | str] = []
-      args = t.args
-      if t.op is Ops.CALL:
-        parts += [f"{t.arg or 'call'}[", args[0], "]("]
-        args = args[1:]
-      else: parts.append(f"{t.op.name.lower()}(")
-      for i, a in enumerate(args):
-        if i: parts.append(", ")
-        parts.append(a)
-      if (text := _arg_text(t)) is not None: parts.append(f", {text}" if args else text)
-      parts.append(")")
-      stack.extend(reversed(parts))
-  return "".join(out)
+  """The term as ``show`` prints graphs: a subterm a let name shares is named once."""
+  return cast(str, let_form(root, _term_parts))
 
 
 # ---- parsing
@@ -248,7 +246,7 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PARAM = re.compile(r"p([0-9]{1,9})")
 
 
-def _leaf(cur: TokenCursor, tok: Token) -> Any:
+def _leaf(cur: _TermCursor, tok: Token) -> Any:
   text = tok.text
   if text == "_": return Wild(tok.col)
   if m := _PARAM.fullmatch(text): return TermParam(int(m.group(1)), tok.col)
@@ -256,6 +254,7 @@ def _leaf(cur: TokenCursor, tok: Token) -> Any:
     value, dtype = parse_literal(text)
     return TermConst(value, dtype, tok.col)
   except ValueError as e:
+    if (let := cur.use(text)) is not None: return let
     if _NAME.fullmatch(text): return _Bare(text, tok.col)
     raise cur.error(tok.col, str(e)) from None
 
@@ -269,12 +268,18 @@ def _describe(item: Any) -> str:
 def _item_col(item: Any) -> int: return item.col
 
 
-def _term_item(cur: TokenCursor, item: Any) -> Term:
+def _term_item(cur: _TermCursor, item: Any) -> Term:
   if isinstance(item, Term): return item
+  if isinstance(item, _Bare) and item.text == cur.defining:
+    raise cur.error(item.col, f"let name {item.text!r} is used in its own definition")
+  if isinstance(item, _Bare) and item.text in cur.defined_at:
+    raise cur.error(item.col, f"let name {item.text!r} is used before its definition (column {cur.defined_at[item.text]})")
+  if isinstance(item, _Bare) and _NAME.fullmatch(item.text) and item.text not in RESERVED_NAMES:
+    raise cur.error(item.col, f"unknown name {item.text!r}: expected ?hole, _, pN, a literal, op(...) or a let name")
   raise cur.error(item.col, f"expected a term (?hole, _, pN, a literal or op(...)), got {_describe(item)}")
 
 
-def _close(cur: TokenCursor, f: _Frame) -> Term:
+def _close(cur: _TermCursor, f: _Frame) -> Term:
   """Check an op's operands and make its TermNode."""
   op, items, name = f.op, f.items, f.tok.text
   if op is Ops.CALL:
@@ -318,14 +323,81 @@ def _close(cur: TokenCursor, f: _Frame) -> Term:
 def parse_term(text: str, filename: str = "<target>") -> TermPattern:
   """Parse a term such as ``add(mul(p0, 3), ?c)``; errors are ``UIRError`` at line 1.
 
+  The let form ``show`` prints parses too: ``let a = add(p0, 0) in mul(a, a)`` (a name
+  is one node; see docs/uir-format.md).
+
   >>> parse_term("sq[mul(p0, p0)](7)")
   parse_term('sq[mul(p0, p0)](7)')
+  >>> t = parse_term("let a = add(p0, 0) in mul(a, a)")
+  >>> t, t.to_uop() is (UOp.param(0) + 0) * (UOp.param(0) + 0)
+  (parse_term('let a = add(p0, 0) in mul(a, a)'), True)
   >>> try: parse_term("add(p0, 1")
   ... except UIRError as e: print(e)
   <target>:1:10: expected ',' or ')', got end of line
   """
   if not isinstance(text, str): raise TypeError(f"parse_term needs a str, got {type(text).__name__}")
-  cur = TokenCursor(tokenize(text, 1, filename), 1, filename)
+  if (cut := text.find(ELLIPSIS)) >= 0:
+    raise UIRError(filename, 1, cut + 1, "a term cut short with '…' is a label, not a term: it cannot be read back")
+  cur = _TermCursor(tokenize(text, 1, filename), 1, filename)
+  if cur.peek().kind == "word" and cur.peek().text == "let":
+    cur.next()
+    while True:
+      name = cur.next()
+      cur.define(name)
+      cur.expect("=", f"'=' after the let name {name.text!r}")
+      cur.defining = name.text
+      cur.lets[name.text] = _Let(_read_term(cur), name.col)   # defined after its term: it cannot use itself
+      cur.defining = None
+      t = cur.next()
+      if t.kind == ",": continue
+      if t.kind == "word" and t.text == "in": break
+      raise cur.error(t.col, f"expected ',' or 'in' after a let definition, got {t.describe()}")
+  root = _read_term(cur)
+  if (t := cur.peek()).kind != "end": raise cur.error(t.col, f"expected end of term, got {t.describe()}")
+  for text, let in cur.lets.items():
+    if not let.used: raise cur.error(let.col, f"let name {text!r} is never used")
+  return root
+
+
+class _Let:
+  """A let name's term, where it is defined, and whether anything used it."""
+  __slots__ = ("term", "col", "used")
+
+  def __init__(self, term: Term, col: int) -> None: self.term, self.col, self.used = term, col, False
+
+
+class _TermCursor(TokenCursor):
+  """A term's tokens, and the let names defined so far."""
+
+  def __init__(self, toks: list[Token], lineno: int, filename: str) -> None:
+    super().__init__(toks, lineno, filename)
+    self.lets: dict[str, _Let] = {}
+    self.defining: str | None = None   # the let name whose term is being read
+    # every name the let part defines, known up front so a use before its definition says so
+    self.defined_at = {t.text: t.col for t, after in zip(toks, toks[1:]) if t.kind == "word" and after.kind == "="}
+
+  def define(self, tok: Token) -> None:
+    """Check that ``tok`` may be a new let name."""
+    if tok.kind != "word" or not _NAME.fullmatch(tok.text): raise self.error(tok.col, f"expected a let name, got {tok.describe()}")
+    if tok.text in self.lets: raise self.error(tok.col, f"let name {tok.text!r} is defined twice (first at column {self.lets[tok.text].col})")
+    if tok.text in RESERVED_NAMES or tok.text == "_" or _PARAM.fullmatch(tok.text) or _is_literal(tok.text):
+      raise self.error(tok.col, f"{tok.text!r} cannot be a let name: it already means an op, a dtype, a PARAM, a literal or _")
+
+  def use(self, name: str) -> Term | None:
+    """The term of the let name ``name``, if one is defined."""
+    if (let := self.lets.get(name)) is None: return None
+    let.used = True
+    return let.term
+
+
+def _is_literal(text: str) -> bool:
+  try: parse_literal(text)
+  except ValueError: return False
+  return True
+
+
+def _read_term(cur: _TermCursor) -> Term:
+  """One term, up to the token after it (which the caller checks)."""
   frames: list[_Frame] = []   # the open ops, innermost last: iterative, so any depth parses
   while True:
     # read one operand, or open an op or call and go read its first operand
@@ -347,13 +419,12 @@ def parse_term(text: str, filename: str = "<target>") -> TermPattern:
       cur.next()
       frames.append(_Frame(tok, Ops.CALL, None if tok.text == "call" else tok.text, in_body=True))
       continue
+    elif tok.kind == "word" and tok.text == "let": raise cur.error(tok.col, "'let' only begins a whole term: let a = ..., b = ... in term")
     elif tok.kind == "word": item = _leaf(cur, tok)
     else: raise cur.error(tok.col, f"expected a term, got {tok.describe()}")
     # hand the operand to the innermost open op; each ')' closes one and hands it on
     while True:
-      if not frames:
-        if (t := cur.peek()).kind != "end": raise cur.error(t.col, f"expected end of term, got {t.describe()}")
-        return _term_item(cur, item)
+      if not frames: return _term_item(cur, item)
       f = frames[-1]
       if f.in_body:
         f.body, f.in_body = _term_item(cur, item), False
@@ -390,11 +461,13 @@ def _flatten(root: Term) -> tuple[list[_Item], dict[int, tuple[int, ...]]]:
   scope_args: dict[int, tuple[int, ...]] = {}
   done: list[int] = []
   n_scopes = 1
+  at: dict[tuple[int, int], int] = {}   # (term, scope) -> its item: a let name's term is built once a scope
   stack: list[tuple[Term, int, int, bool]] = [(root, 0, 0, False)]
   while stack:
     t, scope, inner, leaving = stack.pop()
-    if not isinstance(t, TermNode):
-      items.append(_Item(t, scope, (), 0)); done.append(len(items) - 1)
+    if not leaving and (id(t), scope) in at: done.append(at[id(t), scope])
+    elif not isinstance(t, TermNode):
+      items.append(_Item(t, scope, (), 0)); done.append(at.setdefault((id(t), scope), len(items) - 1))
     elif not leaving:
       if t.op is Ops.CALL and t.args:
         inner, n_scopes = n_scopes, n_scopes + 1
@@ -411,7 +484,7 @@ def _flatten(root: Term) -> tuple[list[_Item], dict[int, tuple[int, ...]]]:
       if t.op is Ops.CALL and kids:
         kids = (kids[-1], *kids[:-1])
         scope_args[inner] = kids[1:]
-      items.append(_Item(t, scope, kids, inner)); done.append(len(items) - 1)
+      items.append(_Item(t, scope, kids, inner)); done.append(at.setdefault((id(t), scope), len(items) - 1))
   return items, scope_args
 
 

@@ -25,10 +25,17 @@
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   function shortRule(rule) { if (!rule) return ""; const i = rule.indexOf(" "); return i < 0 ? rule : rule.slice(i + 1); }
 
-  // ---- terms: the one-line form parsed into a hash-consed DAG (equal text = one node, drawn once)
+  // ---- terms: the one-line form (with its let names) parsed into a hash-consed DAG: one node per distinct subterm
+  const INTERN = new Map();   // label and the keys of its sources -> a key shared by every term on the page
+  function internKey(label, kidKeys) {
+    const k = label + "\u0000" + kidKeys.join(",");
+    let v = INTERN.get(k);
+    if (v === undefined) { v = INTERN.size; INTERN.set(k, v); }
+    return v;
+  }
   function parseTerm(text) {
-    if (typeof text !== "string" || text.includes("\u2026")) return null;   // cut at the JSON's limit: text only
-    const nodes = [], byKey = new Map();
+    if (typeof text !== "string" || text.includes("\u2026")) return null;   // a cut term: text only
+    const nodes = [], byKey = new Map(), names = new Map();
     let i = 0;
     const n = text.length;
     function skip() { while (i < n && text[i] === " ") i++; }
@@ -36,8 +43,8 @@
       let d = 0;
       do { if (text[i] === open) d++; else if (text[i] === close) d--; i++; } while (i < n && d > 0);
     }
-    function intern(start, label, kids) {
-      const key = text.slice(start, i);
+    function intern(label, kids) {
+      const key = internKey(label, kids.map((k) => nodes[k].key));
       let id = byKey.get(key);
       if (id === undefined) { id = nodes.length; nodes.push({ id, key, label, kids }); byKey.set(key, id); }
       return id;
@@ -45,16 +52,17 @@
     function node() {
       skip();
       const start = i;
-      if (text[i] === "(") { balanced("(", ")"); return intern(start, text.slice(start, i), []); }
+      if (text[i] === "(") { balanced("(", ")"); return intern(text.slice(start, i), []); }
       if (text[i] === "'" || text[i] === '"') {
         const q = text[i++];
         while (i < n && text[i] !== q) i += text[i] === "\\" ? 2 : 1;
         i++;
-        return intern(start, text.slice(start, i), []);
+        return intern(text.slice(start, i), []);
       }
       while (i < n && !"()[], ".includes(text[i])) i++;
       const label = text.slice(start, i);
       if (!label) throw new Error("term: expected a node at " + i);
+      if (text[i] !== "[" && text[i] !== "(" && names.has(label)) return names.get(label);   // a let name: its node
       const kids = [];
       if (text[i] === "[") { i++; kids.push(node()); skip(); if (text[i++] !== "]") throw new Error("term: expected ]"); }
       if (text[i] === "(") {
@@ -63,23 +71,58 @@
         while (i < n && text[i] !== ")") { kids.push(node()); skip(); if (text[i] === ",") i++; skip(); }
         if (text[i++] !== ")") throw new Error("term: expected )");
       } else if (kids.length) throw new Error("term: expected (");
-      return intern(start, label, kids);
+      return intern(label, kids);
+    }
+    function letNames() {   // let a = term, b = term in ...: each name its node
+      if (!text.startsWith("let ")) return;
+      i = 4;
+      for (;;) {
+        skip();
+        const start = i;
+        while (i < n && text[i] !== " " && text[i] !== "=") i++;
+        const name = text.slice(start, i);
+        skip();
+        if (!name || text[i++] !== "=") throw new Error("term: expected name =");
+        names.set(name, node());
+        skip();
+        if (text[i] === ",") { i++; continue; }
+        if (text.startsWith("in ", i)) { i += 3; return; }
+        throw new Error("term: expected , or in");
+      }
     }
     try {
+      letNames();
       const root = node();
       skip();
       return i === n ? { root, nodes, byKey } : null;
     } catch (e) { return null; }
+  }
+  function rootKey(text) { const g = text ? parseTerm(text) : null; return g ? g.nodes[g.root].key : null; }
+  function treeText(g, id, limit) {   // a node's subterm written out, cut at limit characters (a tooltip)
+    let out = "";
+    const stack = [id];
+    while (stack.length && out.length <= limit) {
+      const x = stack.pop();
+      if (typeof x === "string") { out += x; continue; }
+      const nd = g.nodes[x];
+      if (!nd.kids.length) { out += nd.label; continue; }
+      const parts = [nd.label + "("];
+      nd.kids.forEach((k, j) => { if (j) parts.push(", "); parts.push(k); });
+      parts.push(")");
+      for (let j = parts.length - 1; j >= 0; j--) stack.push(parts[j]);
+    }
+    return out.length > limit ? out.slice(0, limit) + "\u2026" : out;
   }
 
   // A layered drawing: each node one box, on the layer of its longest distance from the root.
   function dagSvg(text, opts) {
     opts = opts || {};
     const g = parseTerm(text);
-    if (!g) return el("div", { class: "muted" }, "(graph not drawn: the term is cut at the JSON's length limit, or not in the one-line term form)");
+    if (!g) return el("div", { class: "muted" }, "(graph not drawn: the term is cut, or not in the one-line term form)");
     if (g.nodes.length > DAG_CAP) return el("div", { class: "muted" }, "(graph not drawn: " + g.nodes.length + " nodes)");
     const hl = new Set(), mark = new Map();
-    if (opts.highlight && g.byKey.has(opts.highlight)) hl.add(g.byKey.get(opts.highlight));
+    const hk = rootKey(opts.highlight);
+    if (hk !== null && g.byKey.has(hk)) hl.add(g.byKey.get(hk));
     if (opts.other) {   // the difference: nodes not in the other graph
       const o = parseTerm(opts.other);
       if (o) for (const nd of g.nodes) if (!o.byKey.has(nd.key)) mark.set(nd.id, opts.otherClass);
@@ -125,7 +168,7 @@
       t.setAttribute("x", p.x + 4); t.setAttribute("y", p.y + 14);
       t.textContent = nd.label.length > 21 ? nd.label.slice(0, 20) + "\u2026" : nd.label;
       const title = document.createElementNS(ns, "title");
-      title.textContent = nd.key;
+      title.textContent = treeText(g, nd.id, 200);
       grp.append(rect, t, title);
       svg.append(grp);
     }

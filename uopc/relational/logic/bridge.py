@@ -325,6 +325,7 @@ def term_pattern(text: str) -> Any:
   stack: list[tuple[Any, bool]] = [(root, False)]
   while stack:
     t, ready = stack.pop()
+    if id(t) in memo: continue   # a let name's term: one pattern, so one node wherever the name is used
     if isinstance(t, tp.TermNode) and not ready:
       stack.append((t, True))
       stack.extend((a, False) for a in t.args)

@@ -40,6 +40,7 @@ class SavedState:
   term: str
   normal: bool | None
   error: str | None
+  result: str | None = None   # what the step that reached it made of its node (absent in files saved before it was printed)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,17 @@ from uopc.uop import UOp
 if TYPE_CHECKING:
   from uopc.relational.space.step import Redex, Stepper
 
-TERM_LIMIT = 2000   # terms expand sharing: cut them in reports
+
+
+def step_text(rule: str | None, node: UOp, result: UOp | None, error: str | None = None, limit: int | None = None) -> str:
+  """``rule: node -> result``: one step as the node it rewrote and its replacement, each term at its DAG size
+  (or a label of ``limit`` characters, ``uopc.term.show``).
+
+  >>> from uopc import UOp
+  >>> step_text("symbolic#2 x + 0", UOp.param(0) + 0, UOp.param(0))
+  'symbolic#2 x + 0: add(p0, 0) -> p0'
+  """
+  return f"{rule}: {show(node, limit)} -> {show(result, limit) if error is None else f'error: {error}'}"  # type: ignore[arg-type]  # no error: a result
 
 
 class State:
@@ -61,8 +71,8 @@ class State:
     """The node of the parent's graph that the step rewrote."""
     return None if self.redex is None else self.redex.node
 
-  def term(self, limit: int | None = TERM_LIMIT) -> str:
-    """The graph in the one-line term form."""
+  def term(self, limit: int | None = None) -> str:
+    """The graph in the one-line term form (``uopc.term.show``: whole, or a label of at most ``limit`` characters)."""
     return show(self.graph, limit)
 
   def path(self) -> list[Edge]:
@@ -102,7 +112,6 @@ class Edge(NamedTuple):
     """``file:line`` of the rule's function."""
     return self.source._stepper.pm.rules[self.rule_index].location
 
-  def describe(self, limit: int = 200) -> str:
-    """``rule @ node: before -> after``, graphs in the one-line term form."""
-    after = f"error: {self.error}" if self.error is not None else show(self.target.graph, limit)
-    return f"{self.rule} @ {show(self.node, limit)}: {show(self.source.graph, limit)} -> {after}"
+  def describe(self, limit: int | None = None) -> str:
+    """``rule: node -> result``: the rule, the node it rewrote and its replacement (``step_text``), not the whole graph."""
+    return step_text(self.rule, self.node, self.result, self.error, limit)
