@@ -25,6 +25,8 @@ set, so no memo carries over):
   nodes, indexing them included
 - ``(i) 16 pK + 0``: ``sum_k (p_k + 0)`` under ``x + 0``, 16 independent redexes, 65,536 graphs
 - ``(ii) comm + x+0, 7 terms``: ``sum_k (p_k + 0)`` under ``x + 0`` and ``x + y -> y + x``, 139,968 graphs
+
+docs/native.md has a run of it, and why no compiled core was adopted.
 """
 from __future__ import annotations
 
