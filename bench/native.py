@@ -127,7 +127,10 @@ def build_mypyc(into: Path) -> str | None:
     f = into / name
     text = f.read_text()
     if cls not in text: return f"{cls!r} not found in {name}"
-    f.write_text("from mypy_extensions import mypyc_attr\n" + text.replace(cls, f"@mypyc_attr(native_class=False)\n{cls}", 1))
+    future = "from __future__ import annotations\n"   # the first statement: the import goes after it
+    if future not in text: return f"{future.strip()!r} not found in {name}"
+    text = text.replace(future, future + "from mypy_extensions import mypyc_attr\n", 1)
+    f.write_text(text.replace(cls, f"@mypyc_attr(native_class=False)\n{cls}", 1))
   return _run([sys.executable, "-m", "mypyc", *CORE], into)
 
 
