@@ -13,9 +13,9 @@ temporary copy of ``uopc``, with each compiler that is installed:
 - **Cython** (PyPI ``cython``, if installed): the same ``.py`` files, unchanged.
 
 Then it explores the same shapes with the pure modules and with each compiled copy,
-each in a worker process of its own taking turns (the machine's speed drifts by tens of
-percent from minute to minute), and prints states per second of CPU time (the best
-turn) and compiled/pure. A row also says whether the compiled exploration is the same
+each in a worker process of its own (``bench.workers``) taking turns (the machine's
+speed drifts by tens of percent from minute to minute), and prints states per second
+of CPU time (the best turn) and compiled/pure. A row also says whether the compiled exploration is the same
 as the pure one: the same states in the same order, each with the same depth, parent,
 rule and number of steps out. Shapes (each turn uses fresh PARAM slots and a fresh rule
 set, so no memo carries over):
@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -41,7 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from bench.workers import REPO, Worker, serve
+
 CORE = ["uopc/uop.py", "uopc/relational/space/step.py", "uopc/relational/space/states.py", "uopc/relational/space/stream.py"]
 PYTHON_CLASSES = {"uopc/uop.py": "class UOp:", "uopc/relational/space/step.py": "class Stepper:"}   # for mypyc: see above
 SHAPES = {"bench explore, k = 8": ("unit_sum", 8), "bench explore, 10k beside": ("beside", 10_000),
@@ -74,12 +74,12 @@ def _fingerprint(states: list) -> str:
 
 
 def worker() -> None:
-  """``kind size`` in, ``{"cpu", "states", "fingerprint"}`` out; first line: where uopc and its core came from."""
-  import uopc.relational.space.step
+  """Serve explorations with whichever uopc is first on the path: ``kind size`` in, ``{"cpu", "states", "fingerprint"}`` out."""
   from uopc.relational import explore
-  print(json.dumps([uopc.relational.space.step.__file__, uopc.uop.__file__]), flush=True)
   fresh = 0
-  for line in sys.stdin:
+
+  def run(line: str) -> str:
+    nonlocal fresh
     kind, size = line.split()
     fresh += 1
     prog, pm = _exploration(kind, int(size), fresh)
@@ -87,29 +87,17 @@ def worker() -> None:
     ex = explore(prog, pm, max_states=None).run()
     cpu = time.process_time() - t0
     assert ex.complete
-    print(json.dumps({"cpu": cpu, "states": len(ex.states), "fingerprint": _fingerprint(ex.states)}), flush=True)
+    return json.dumps({"cpu": cpu, "states": len(ex.states), "fingerprint": _fingerprint(ex.states)})
+  serve(["uopc.relational.space.step", "uopc.uop"], run)
 
 
-class _Worker:
-  def __init__(self, path: Path, compiled: bool):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), str(REPO)])}
-    self.proc = subprocess.Popen([sys.executable, "-m", "bench.native", "--worker"], env=env, cwd=path,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert self.proc.stdin is not None and self.proc.stdout is not None
-    self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
-    files = [Path(f) for f in json.loads(self.stdout.readline())]
-    if not all(f.resolve().is_relative_to(path.resolve()) and (f.suffix == ".so") == compiled for f in files):
-      self.close()
-      raise RuntimeError(f"the worker for {path} imported {files}")
-
-  def explore(self, kind: str, size: int) -> dict:
-    self.stdin.write(f"{kind} {size}\n")
-    self.stdin.flush()
-    return json.loads(self.stdout.readline())
-
-  def close(self) -> None:
-    self.stdin.close()
-    self.proc.wait()
+def _worker(path: Path, compiled: bool) -> Worker:
+  """A worker on the build at ``path``, checked to run its core compiled (or not)."""
+  w = Worker("bench.native", path)
+  if not all((f.suffix == ".so") == compiled for f in w.files):
+    w.close()
+    raise RuntimeError(f"the worker for {path} imported {w.files}")
+  return w
 
 
 # ---- the builds
@@ -150,14 +138,14 @@ def _run(cmd: list[str], cwd: Path) -> str | None:
 
 def measure(builds: dict[str, Path]) -> dict[str, dict[str, dict]]:
   """{shape: {build: best reply}}: each build's best turn (least CPU time), the builds taking turns."""
-  workers = {name: _Worker(path, name != "pure") for name, path in builds.items()}
+  workers = {name: _worker(path, name != "pure") for name, path in builds.items()}
   try:
     best: dict[str, dict[str, dict]] = {}
     for shape, (kind, size) in SHAPES.items():
       best[shape] = {}
       for _ in range(TURNS):
         for name, w in workers.items():
-          r = w.explore(kind, size)
+          r = json.loads(w.ask(f"{kind} {size}"))
           if name not in best[shape] or r["cpu"] < best[shape][name]["cpu"]: best[shape][name] = r
     return best
   finally:
