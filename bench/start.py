@@ -5,18 +5,15 @@ its ratio to a live number is only as good as that moment. This benchmark measur
 the starting point again, now: the engine as it was at ``START_COMMIT`` (the commit
 before the fast engine, extracted with ``git archive``) against the engine as it is.
 
-Each engine runs in a worker process of its own (two engines in one process would
-share one heap and one garbage collector, and each one's collections would walk the
-other's nodes), and the two workers take turns, so that both see the machine in the
-same state: its speed drifts by tens of percent from minute to minute. A turn is a few
-repeats, because the first run after the other worker's turn starts with cold caches.
+Each engine runs in a worker process of its own (``bench.workers``), and the two
+workers take turns, so that both see the machine in the same state: its speed drifts
+by tens of percent from minute to minute. A turn is a few repeats, because the first run after the other worker's turn starts with cold caches.
 A row's figure is each engine's best run. Both workers run the same code on the API
 the two engines share: ``run()`` and ``graph_rewrite(.., symbolic)``, each with its
 engine's defaults.
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tarfile
@@ -26,8 +23,9 @@ from io import BytesIO
 from pathlib import Path
 from typing import Callable
 
+from bench.workers import REPO, Worker, serve
+
 START_COMMIT = "ff4e37d14080720ba218518b723977fc32c6db9b"   # the last commit before the fast engine (issue 6)
-REPO = Path(__file__).resolve().parent.parent
 TURNS = 8   # turns of each engine per row
 # (row, what to build, repeats in one turn: enough that the first, cold one does not decide)
 ROWS = [("run() a*b + a, n = 10", ("run", 10), 100), ("run() a*b + a, n = 100", ("run", 100), 20),
@@ -65,10 +63,10 @@ def _work(kind: str, size: int, fresh: int) -> Callable[[], object]:
 
 def worker() -> None:
   """Serve turns with whichever ``uopc`` is first on the path: ``kind size repeats`` in, the best seconds out."""
-  import uopc
-  print(uopc.__file__, flush=True)
   fresh = 1
-  for line in sys.stdin:
+
+  def turn(line: str) -> str:
+    nonlocal fresh
     kind, size, repeats = line.split()
     best = float("inf")
     for _ in range(int(repeats)):
@@ -77,43 +75,21 @@ def worker() -> None:
       t0 = time.perf_counter()
       work()
       best = min(best, time.perf_counter() - t0)
-    print(best, flush=True)
-
-
-class _Worker:
-  """A worker process for the engine at ``path``, checked to have imported that engine."""
-
-  def __init__(self, path: Path):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(path), str(REPO)])}
-    self.proc = subprocess.Popen([sys.executable, "-m", "bench.start", "--worker"], env=env, cwd=path,   # -m puts cwd first
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    engine = self.proc.stdout.readline().strip()
-    if not Path(engine).resolve().is_relative_to(path.resolve()):   # an installed uopc shadowed the one asked for
-      self.close()
-      raise RuntimeError(f"worker for {path} imported {engine or 'nothing'}")
-
-  def turn(self, kind: str, size: int, repeats: int) -> float:
-    """The best of ``repeats`` runs of one row."""
-    self.proc.stdin.write(f"{kind} {size} {repeats}\n")
-    self.proc.stdin.flush()
-    return float(self.proc.stdout.readline())
-
-  def close(self) -> None:
-    self.proc.stdin.close()
-    self.proc.wait()
+    return str(best)
+  serve(["uopc"], turn)
 
 
 def measure() -> dict[str, dict[str, float]] | None:
   """{row: {"start": s, "now": s}}: each engine's best run, the engines taking turns; None without the start."""
   with tempfile.TemporaryDirectory(prefix="uopc-start-") as tmp:
     if (start := extract_start(Path(tmp))) is None: return None
-    workers = {"start": _Worker(start), "now": _Worker(REPO)}
+    workers = {"start": Worker("bench.start", start), "now": Worker("bench.start", REPO)}
     try:
       best = {}
       for name, (kind, size), repeats in ROWS:
         best[name] = {engine: float("inf") for engine in workers}
         for _ in range(TURNS):
-          for engine, w in workers.items(): best[name][engine] = min(best[name][engine], w.turn(kind, size, repeats))
+          for engine, w in workers.items(): best[name][engine] = min(best[name][engine], float(w.ask(f"{kind} {size} {repeats}")))
       return best
     finally:
       for w in workers.values(): w.close()

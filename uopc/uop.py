@@ -89,9 +89,9 @@ def _collect() -> None:
   keep.reverse()
   _log = log = keep   # (built by appends, it has room to grow)
   for key in [key for key, table in tables.items() if not table]: del tables[key]   # a PARAM's, say, once it is gone
-  for table in _consts.values():   # constants last: they have no sources, but users hold them
-    for key in list(table):
-      if refcount(table[key]) <= 2: del table[key]
+  for consts in _consts.values():   # constants last: they have no sources, but users hold them
+    for value in list(consts):
+      if refcount(consts[value]) <= 2: del consts[value]
   _cache_limit = max(100_000, 2 * len(log), *(2 * len(t) for t in _consts.values()))
 
 

@@ -92,7 +92,7 @@ class At:
     self.redex: Redex = inner.redex if type(inner) is At else inner
 
   def __getattr__(self, name: str) -> Any:
-    if name in At.__slots__: raise AttributeError(name)   # not set yet (copy, pickle): never recurse
+    if name in ("index", "inner", "redex"): raise AttributeError(name)   # its own slots, not set yet (copy, pickle): never recurse
     return getattr(self.redex, name)
 
   @property
@@ -406,7 +406,8 @@ class Stepper:
   def _rebuild_path(self, root: UOp, path: Any, new: UOp, k: Any) -> UOp | Stuck:
     """``root`` with the node at ``path`` replaced by ``new``, the spine above it rebuilt."""
     spine: list[tuple[UOp, int]] = []
-    u, steps = root, []
+    u = root
+    steps: list[int] = []   # typed: mypyc cannot compile a loop over an empty list's unknown items
     p = path
     while p is not None: steps.append(p[0]); p = p[1]  # noqa: E702
     for i in reversed(steps): spine.append((u, i)); u = u.src[i]  # noqa: E702
