@@ -13,9 +13,10 @@
     it does not own to its owner (once: it remembers what it sent), as a delta, one
     message a level. Wall time against the one-process explorer, both from scratch.
 
-Two programs: the sum of k ``p_i + 0`` under ``x + 0`` (shape (i) of ``bench/maude.py``),
+Workloads: the sum of 12 ``p_i + 0`` under ``x + 0`` (shape (i) of ``bench/maude.py``),
 alone and beside 1,000 nodes no rule touches (whole-graph pickles grow with the graph,
-deltas do not). The receiver is forked before the states exist, so it really decodes.
+deltas do not), and the sum of 4 ``(p_i + 0) * 1`` under ``symbolic`` (the real rule set:
+more work a state). The receiver is forked before the states exist, so it really decodes.
 The break-even arithmetic at the end uses the numbers just measured.
 """
 from __future__ import annotations
@@ -29,19 +30,35 @@ from typing import Any, Callable, NamedTuple
 
 from bench.maude import big_sum, sum_of_add0
 from bench.maude_gen import Term, matcher, uir_text
-from uopc import UOp
+from uopc import PatternMatcher, UOp, symbolic
 from uopc.relational import Exploration, Stepper
 from uopc.uir import parse_uir
 
 _slots = iter(range(500_000_000, 10**9, 200_000))   # fresh PARAM slots per program (hash consing would reuse nodes)
-RULES = ["add0"]
 
 
-def program(k: int, beside: int) -> UOp:
+def add0_sum(k: int, beside: int) -> UOp:
   """The sum of k ``p_i + 0``, plus a balanced sum of ``beside`` nodes without a redex, parsed from its .uir text."""
   t: Term = sum_of_add0(k, next(_slots))
   if beside: t = ("add", t, big_sum(beside, next(_slots), redexes=0))
   return parse_uir(uir_text(t))
+
+
+def unit_sum(k: int) -> UOp:
+  """The sum of k ``(p_i + 0) * 1``: under ``symbolic`` its rules (folding, both orders of + 0 and * 1) all try every node."""
+  base = next(_slots)
+  return sum(((UOp.param(base + i) + 0) * 1 for i in range(1, k)), (UOp.param(base) + 0) * 1)
+
+
+class Workload(NamedTuple):
+  name: str
+  program: Callable[[], UOp]     # a new program each call (fresh PARAM slots)
+  rules: Callable[[], PatternMatcher]
+
+
+WORKLOADS = [Workload("x + 0, 12 terms", lambda: add0_sum(12, 0), lambda: matcher(["add0"])),
+             Workload("x + 0, 12 terms + 1,000", lambda: add0_sum(12, 1000), lambda: matcher(["add0"])),
+             Workload("symbolic, 4 terms", lambda: unit_sum(4), lambda: symbolic)]
 
 
 # ---- fingerprints and deltas
@@ -101,10 +118,10 @@ class Generation(NamedTuple):
   graphs: list[UOp]
 
 
-def generate(k: int, beside: int) -> Generation:
-  root, pm = program(k, beside), matcher(RULES)
+def generate(work: Workload) -> Generation:
+  root, pm = work.program(), work.rules()
   t0 = time.process_time()
-  ex = Exploration(root, pm, max_states=None).run()
+  ex = Exploration(root, pm, max_states=None, stepper=Stepper(pm)).run()
   secs = time.process_time() - t0
   return Generation(len(ex.states), len(ex.edges), secs, [s.graph for s in ex.states])
 
@@ -148,9 +165,8 @@ def send_cost(graphs: list[UOp], shared: UOp, mode: str, batch: int) -> tuple[fl
 
 # ---- (c) two processes
 
-def _owner_loop(rank: int, procs: int, root: UOp, conn: Connection | None, start: Any, out: Connection) -> None:
+def _owner_loop(rank: int, procs: int, root: UOp, pm: PatternMatcher, conn: Connection | None, start: Any, out: Connection) -> None:
   """Expand the states this rank owns, level by level; send each foreign successor to its owner once."""
-  pm = matcher(RULES)
   stepper, fps = Stepper(pm), Fingerprints()
   encoder, decoder = DeltaEncoder(root), DeltaDecoder(root)
   seen: set[UOp] = set()
@@ -185,14 +201,14 @@ def _owner_loop(rank: int, procs: int, root: UOp, conn: Connection | None, start
   out.send((len(seen), expanded, messages, time.perf_counter() - t0, time.process_time() - c0))
 
 
-def two_processes(k: int, beside: int, procs: int = 2) -> tuple[int, int, float, float]:
+def partitioned(work: Workload, procs: int = 2) -> tuple[int, int, float, float]:
   """(states, states sent, wall seconds, CPU seconds of the busier process) of the hash-partitioned prototype with ``procs`` (1 or 2) processes."""
-  root = program(k, beside)
+  root, pm = work.program(), work.rules()
   ctx = mp.get_context("fork")
   start = ctx.Event()
   pipes = ctx.Pipe() if procs == 2 else (None, None)
   results = [ctx.Pipe(duplex=False) for _ in range(procs)]
-  workers = [ctx.Process(target=_owner_loop, args=(r, procs, root, pipes[r], start, results[r][1])) for r in range(procs)]
+  workers = [ctx.Process(target=_owner_loop, args=(r, procs, root, pm, pipes[r], start, results[r][1])) for r in range(procs)]
   for w in workers: w.start()
   time.sleep(0.2)   # let both start: process start-up is not part of the exploration
   start.set()
@@ -201,11 +217,11 @@ def two_processes(k: int, beside: int, procs: int = 2) -> tuple[int, int, float,
   return sum(g[0] for g in got), sum(g[2] for g in got), max(g[3] for g in got), max(g[4] for g in got)
 
 
-def serial(k: int, beside: int) -> tuple[float, float]:
+def serial(work: Workload) -> tuple[float, float]:
   """(wall, CPU) seconds of the one-process explorer."""
-  root, pm = program(k, beside), matcher(RULES)
+  root, pm = work.program(), work.rules()
   t0, c0 = time.perf_counter(), time.process_time()
-  Exploration(root, pm, max_states=None).run()
+  Exploration(root, pm, max_states=None, stepper=Stepper(pm)).run()
   return time.perf_counter() - t0, time.process_time() - c0
 
 
@@ -215,43 +231,42 @@ def _best(key: Callable[[Any], float], fn: Callable[..., Any], *args: Any, repea
 
 
 def main() -> None:
-  k = 12
-  print(f"(a) generating a state: the sum of {k} p_i + 0 under x + 0 (4,096 states), process CPU time, best of 3")
-  print(f"{'beside':>7s} {'states':>7s} {'edges/state':>11s} {'µs/state':>9s}")
+  print("(a) generating a state: one whole exploration, process CPU time, best of 3")
+  print(f"{'workload':24s} {'states':>7s} {'edges/state':>11s} {'µs/state':>9s}")
   gens = {}
-  for beside in (0, 1000):
-    g = gens[beside] = _best(lambda g: g.seconds, generate, k, beside)
-    print(f"{beside:7,d} {g.states:7,d} {g.edges / g.states:11.1f} {g.seconds / g.states * 1e6:9.1f}")
+  for work in WORKLOADS:
+    g = gens[work.name] = _best(lambda g: g.seconds, generate, work)
+    print(f"{work.name:24s} {g.states:7,d} {g.edges / g.states:11.1f} {g.seconds / g.states * 1e6:9.1f}")
   print()
   print("(b) sending a state to another process (multiprocessing pipe): CPU µs per state, best of 3")
-  print(f"{'beside':>7s} {'encoding':>9s} {'batch':>6s} {'sender µs':>10s} {'receiver µs':>12s} {'total µs':>9s} {'bytes':>6s}")
+  print(f"{'workload':24s} {'encoding':>9s} {'batch':>6s} {'sender µs':>10s} {'receiver µs':>12s} {'total µs':>9s} {'bytes':>6s}")
   costs = {}
-  for beside in (0, 1000):
-    graphs = gens[beside].graphs
-    shared = graphs[0]
+  for work in WORKLOADS[:2]:
+    graphs = gens[work.name].graphs
     for mode in ("pickle", "delta"):
       for batch in (1, 256):
-        s, r, nbytes = _best(lambda c: c[0] + c[1], send_cost, graphs, shared, mode, batch)
-        costs[beside, mode, batch] = s + r
-        print(f"{beside:7,d} {mode:>9s} {batch:6d} {s:10.1f} {r:12.1f} {s + r:9.1f} {nbytes:6,d}")
+        s, r, nbytes = _best(lambda c: c[0] + c[1], send_cost, graphs, graphs[0], mode, batch)
+        costs[work.name, mode, batch] = s + r
+        print(f"{work.name:24s} {mode:>9s} {batch:6d} {s:10.1f} {r:12.1f} {s + r:9.1f} {nbytes:6,d}")
   print()
-  print(f"(c) states partitioned by fingerprint % 2, level-synchronous, deltas (sum of {k} p_i + 0), best of 3: "
-        "wall ms, and CPU ms of the busier process (what wall time would be on two idle cores, waits aside)")
-  print(f"{'beside':>7s} {'explorer':>15s} {'prototype, 1 proc':>18s} {'prototype, 2 procs':>19s} {'sent/state':>11s} "
+  print("(c) states partitioned by fingerprint % 2, level-synchronous, deltas, best of 3: wall ms / CPU ms of the busier process "
+        "(what wall time would be on two idle cores, waits aside)")
+  print(f"{'workload':24s} {'explorer':>15s} {'prototype, 1 proc':>18s} {'prototype, 2 procs':>19s} {'sent/state':>11s} "
         f"{'speed-up, wall':>15s} {'speed-up, CPU':>14s}")
-  for beside in (0, 1000):
-    ser = _best(lambda t: t[1], serial, k, beside)
-    one = _best(lambda r: r[3], two_processes, k, beside, 1)
-    two = _best(lambda r: r[3], two_processes, k, beside, 2)
-    assert one[0] == two[0] == gens[beside].states
-    print(f"{beside:7,d} {ser[0] * 1e3:7.0f} / {ser[1] * 1e3:5.0f} {one[2] * 1e3:9.0f} / {one[3] * 1e3:6.0f} "
+  for work in WORKLOADS:
+    ser = _best(lambda t: t[1], serial, work)
+    one = _best(lambda r: r[3], partitioned, work, 1)
+    two = _best(lambda r: r[3], partitioned, work, 2)
+    assert one[0] == two[0] == gens[work.name].states
+    print(f"{work.name:24s} {ser[0] * 1e3:7.0f} / {ser[1] * 1e3:5.0f} {one[2] * 1e3:9.0f} / {one[3] * 1e3:6.0f} "
           f"{two[2] * 1e3:10.0f} / {two[3] * 1e3:6.0f} {two[1] / two[0]:11.2f} {ser[0] / two[2]:14.2f}x {ser[1] / two[3]:13.2f}x")
   print()
-  g = gens[0].seconds / gens[0].states * 1e6
-  s = costs[0, "delta", 256]
-  print(f"break-even: with g = {g:.1f} µs to generate a state and s = {s:.1f} µs to move one (delta, batched), two processes "
-        f"each generate half and move about half of what they find: speed-up = 2g / (g + f*s), f = states sent per state (<= 1); "
-        f"it pays (speed-up > 1) when g > f*s, that is g > {s:.1f} µs at f = 1")
+  s = costs[WORKLOADS[0].name, "delta", 256]
+  print(f"break-even: two processes each generate half the states (g µs each) and move about one state in two, f <= 1 of them, "
+        f"at s = {s:.1f} µs each (delta, batched; both ends): speed-up = 2g / (g + f*s), above 1 when g > f*s = {s:.1f} µs at f = 1")
+  for work in WORKLOADS:
+    g = gens[work.name].seconds / gens[work.name].states * 1e6
+    print(f"  {work.name:24s} g = {g:5.1f} µs: predicted speed-up at f = 1: {2 * g / (g + s):.2f}x")
 
 
 if __name__ == "__main__":
