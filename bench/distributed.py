@@ -253,21 +253,29 @@ def main() -> None:
         "(what wall time would be on two idle cores, waits aside)")
   print(f"{'workload':24s} {'explorer':>15s} {'prototype, 1 proc':>18s} {'prototype, 2 procs':>19s} {'sent/state':>11s} "
         f"{'speed-up, wall':>15s} {'speed-up, CPU':>14s}")
+  protos = {}
   for work in WORKLOADS:
     ser = _best(lambda t: t[1], serial, work)
     one = _best(lambda r: r[3], partitioned, work, 1)
     two = _best(lambda r: r[3], partitioned, work, 2)
     assert one[0] == two[0] == gens[work.name].states
+    protos[work.name] = (ser, one, two)
     print(f"{work.name:24s} {ser[0] * 1e3:7.0f} / {ser[1] * 1e3:5.0f} {one[2] * 1e3:9.0f} / {one[3] * 1e3:6.0f} "
           f"{two[2] * 1e3:10.0f} / {two[3] * 1e3:6.0f} {two[1] / two[0]:11.2f} {ser[0] / two[2]:14.2f}x {ser[1] / two[3]:13.2f}x")
   print()
   s = costs[WORKLOADS[0].name, "delta", 256]
-  print(f"break-even: two processes each generate half the states (g µs each) and move about one state in two, f <= 1 of them, "
-        f"at s = {s:.1f} µs each (delta, batched; both ends): speed-up = 2g / (g + f*s), above 1 when g > f*s = {s:.1f} µs at f = 1")
+  print("break-even: each of two processes generates half the states (g µs each, the explorer's) and moves f of them "
+        "(f <= 1: sent/state) at m µs each, sender and receiver together: speed-up = 2g / (g + f*m), above 1 when g > f*m.")
+  print(f"m is measured in (c): (busier process's CPU - half the 1-process CPU) / states it sent; moving alone "
+        f"(encode, pipe, decode: (b), delta, batched) is s = {s:.1f} µs of it,\nthe rest is the prototype's own "
+        "(fingerprints; the receiver indexing nodes again)")
+  print(f"{'workload':24s} {'g µs':>6s} {'m µs':>6s} {'f':>5s} {'f*m µs':>7s} {'model':>6s} {'measured':>9s}")
   for work in WORKLOADS:
     g = gens[work.name].seconds / gens[work.name].states * 1e6
-    print(f"  {work.name:24s} g = {g:5.1f} µs: predicted speed-up at f = 1: {2 * g / (g + s):.2f}x")
-
+    ser, one, two = protos[work.name]
+    f = two[1] / two[0]
+    m = (two[3] - one[3] / 2) / (two[1] / 2) * 1e6
+    print(f"{work.name:24s} {g:6.1f} {m:6.1f} {f:5.2f} {f * m:7.1f} {2 * g / (g + f * m):5.2f}x {ser[1] / two[3]:8.2f}x")
 
 if __name__ == "__main__":
   main()
