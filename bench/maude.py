@@ -2,8 +2,8 @@
 
 The same rewrite systems, the same programs, the same state counts. Each program is
 written once as a term (``bench/maude_gen.py``) and both engines get what is generated
-from it: uopc parses its ``.uir`` text and explores it (``explore(..., semantics="tree")``,
-so a step rewrites one occurrence, as Maude's rules do), Maude parses its term and
+from it: uopc parses its ``.uir`` text and explores it with a ``Stepper(..., semantics="tree")``
+(a step rewrites one occurrence, as Maude's rules do), Maude parses its term and
 enumerates every reachable state (``search =>* X:E``). The shapes (issue 17):
 
 - (i)   k independent ``p_i + 0`` redexes summed: 2**k states, under ``x + 0``;
@@ -12,7 +12,8 @@ enumerates every reachable state (``search =>* X:E``). The shapes (issue 17):
         ``+ 0`` climbs one level a step, one redex per state, n + 1 states;
 - (iii') a chain of n ``+ 0`` nodes under ``x + 0``: n redexes, one successor graph, n + 1 states;
 - (iv)  a balanced sum of 10,000 or 100,000 nodes with 5 ``p_i + 0`` in it: 32 states;
-        "(iv) per state" times the same runs after uopc indexed the program (``Stepper.map_of``).
+        "(iv) per state" times the same runs after uopc indexed the program (``Stepper.map_of``;
+        Maude has no such step: its two rows are the same measure).
 
 Timing is process CPU time of one whole exploration from the parsed program (uopc's
 first indexing of it included), the minimum of a few repeats with the engines
