@@ -205,13 +205,12 @@ def partitioned(work: Workload, procs: int = 2) -> tuple[int, int, float, float]
   """(states, states sent, wall seconds, CPU seconds of the busier process) of the hash-partitioned prototype with ``procs`` (1 or 2) processes."""
   root, pm = work.program(), work.rules()
   ctx = mp.get_context("fork")
-  start = ctx.Event()
+  start = ctx.Barrier(procs + 1)   # every worker set up, and this process: process start-up is not part of the exploration
   pipes = ctx.Pipe() if procs == 2 else (None, None)
   results = [ctx.Pipe(duplex=False) for _ in range(procs)]
   workers = [ctx.Process(target=_owner_loop, args=(r, procs, root, pm, pipes[r], start, results[r][1])) for r in range(procs)]
   for w in workers: w.start()
-  time.sleep(0.2)   # let both start: process start-up is not part of the exploration
-  start.set()
+  start.wait()
   got = [results[r][0].recv() for r in range(procs)]
   for w in workers: w.join()
   return sum(g[0] for g in got), sum(g[2] for g in got), max(g[3] for g in got), max(g[4] for g in got)
