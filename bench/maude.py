@@ -1,0 +1,223 @@
+"""uopc's explorer against Maude 3.5 (PyPI ``maude``): ``python -m bench maude``.
+
+The same rewrite systems, the same programs, the same state counts. Each program is
+written once as a term (``bench/maude_gen.py``) and both engines get what is generated
+from it: uopc parses its ``.uir`` text and explores it with a ``Stepper(..., semantics="tree")``
+(a step rewrites one occurrence, as Maude's rules do), Maude parses its term and
+enumerates every reachable state (``search =>* X:E``). The shapes (issue 17):
+
+- (i)   k independent ``p_i + 0`` redexes summed: 2**k states, under ``x + 0``;
+- (ii)  the same sum of m terms under ``x + 0`` and commutativity of ``+``: 3**m * 2**(m-1);
+- (iii) a chain ``((p0 + 0) * p1) * ... * pn`` under ``(x + 0) * y -> (x * y) + 0``: the
+        ``+ 0`` climbs one level a step, one redex per state, n + 1 states;
+- (iii') a chain of n ``+ 0`` nodes under ``x + 0``: n redexes, one successor graph, n + 1 states;
+- (iv)  a balanced sum of 10,000 or 100,000 nodes with 5 ``p_i + 0`` in it: 32 states;
+        "(iv) per state" times the same runs after uopc indexed the program (``Stepper.map_of``;
+        Maude has no such step: its two rows are the same measure).
+
+Timing is process CPU time of one whole exploration from the parsed program (uopc's
+first indexing of it included), the minimum of a few repeats with the engines
+alternating; parsing the text is timed apart and printed after the table for (iv).
+Memory per state is the growth of the resident set (``/proc/self/statm``) during the
+exploration, with every state still held, in a fresh process per engine (the only
+measure that sees Maude's C++ heap; the same one for uopc, for a fair comparison),
+shown where it grew by at least 64 KiB (below that, pages make it too coarse).
+uopc runs with a cap (``CAP_SECONDS``): a run that hits it shows the rate of its
+partial run, marked ``*`` (its state count is not compared).
+
+Without the ``maude`` package (``pip install -e '.[bench]'``) the Maude columns say so.
+"""
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import Any, Callable, NamedTuple
+
+from bench.maude_gen import Term, maude_module, maude_term, matcher, uir_text
+from uopc.relational import Exploration, Stepper
+from uopc.uir import parse_uir
+
+CAP_SECONDS = 60.0   # wall seconds (the explorer's timeout): only (iii') at n = 1000 comes near it today
+MIN_GROWTH = 64 * 1024   # resident growth below this is within a few pages: too coarse to divide by the states
+_slots = iter(range(0, 10**9, 200_000))   # fresh PARAM slots per run: hash consing would hand back last run's nodes
+
+
+def sum_of_add0(k: int, base: int) -> Term:
+  """(p0 + 0) + (p1 + 0) + ... + (p{k-1} + 0), nested to the left."""
+  t: Term = ("add", ("p", base), 0)
+  for i in range(1, k): t = ("add", t, ("add", ("p", base + i), 0))
+  return t
+
+
+def push_chain(n: int, base: int) -> Term:
+  """((p0 + 0) * p1) * ... * pn: one redex, n levels below the root."""
+  t: Term = ("add", ("p", base), 0)
+  for i in range(1, n + 1): t = ("mul", t, ("p", base + i))
+  return t
+
+
+def zero_chain(n: int, base: int) -> Term:
+  """((p0 + 0) + 0) ... + 0, n times."""
+  t: Term = ("p", base)
+  for _ in range(n): t = ("add", t, 0)
+  return t
+
+
+def big_sum(nodes: int, base: int, redexes: int = 5) -> Term:
+  """A balanced sum of about ``nodes`` nodes whose first ``redexes`` leaves are ``p_i + 0``."""
+  leaves = (nodes + 1) // 2 - redexes
+  level: list[Term] = [("add", ("p", base + i), 0) if i < redexes else ("p", base + i) for i in range(leaves)]
+  while len(level) > 1:
+    level = [("add", level[i], level[i + 1]) if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
+  return level[0]
+
+
+class Shape(NamedTuple):
+  name: str
+  sizes: tuple[int, ...]
+  program: Callable[[int, int], Term]
+  rules: tuple[str, ...]
+  indexed: bool = False   # time after indexing
+
+
+SHAPES = [Shape("(i) k x (p+0)", (6, 8, 10, 12, 14, 16), sum_of_add0, ("add0",)),
+          Shape("(ii) comm, m", (3, 4, 5, 6, 7), sum_of_add0, ("add0", "comm")),
+          Shape("(iii) chain", (10, 100, 1000), push_chain, ("push0",)),
+          Shape("(iii') +0 chain", (16, 64, 256, 1000), zero_chain, ("add0",)),
+          Shape("(iv) big", (10_000, 100_000), big_sum, ("add0",)),
+          Shape("(iv) per state", (10_000, 100_000), big_sum, ("add0",), indexed=True)]
+
+
+def rss() -> int:
+  """Resident set size of this process, in bytes."""
+  with open("/proc/self/statm") as f: return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class Run(NamedTuple):
+  states: int
+  seconds: float   # exploring (with uopc's first indexing of the program, except on "(iv) per state")
+  parse: float     # parsing the program's text (and, on "(iv) per state", indexing it)
+  complete: bool
+  held: Any = None   # what keeps the states alive (for the memory measure)
+
+
+def run_uopc(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
+  """Parse the program's .uir text and explore it; (run, resident bytes grown while exploring)."""
+  text, pm = uir_text(shape.program(size, next(_slots))), matcher(list(shape.rules))
+  gc.collect()
+  t0 = time.process_time()
+  root = parse_uir(text)
+  t1 = time.process_time()
+  stepper = Stepper(pm, semantics="tree")
+  if shape.indexed:
+    stepper.map_of(root)
+    t1 = time.process_time()
+  before = rss() if memory else 0
+  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=stepper).run()
+  secs = time.process_time() - t1
+  return Run(len(ex.states), secs, t1 - t0, ex.complete, ex), (rss() - before if memory else 0)
+
+
+_maude: Any = None
+_modules: dict[tuple[str, ...], Any] = {}
+
+
+def maude_available() -> bool:
+  """True if the ``maude`` package imports (and is initialized here)."""
+  global _maude
+  if _maude is None:
+    try: import maude
+    except ImportError: _maude = False; return False  # noqa: E702
+    maude.init(advise=False)
+    _maude = maude
+  return _maude is not False
+
+
+def _module(rules: tuple[str, ...]) -> Any:
+  if rules not in _modules:
+    name = "BENCH-" + "-".join(r.upper() for r in rules)
+    _maude.input(maude_module(list(rules), name))
+    _modules[rules] = _maude.getModule(name)
+  return _modules[rules]
+
+
+def run_maude(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
+  """Parse the program's Maude term and enumerate every state it reaches; (run, resident bytes grown)."""
+  m = _module(shape.rules)
+  text, anything = maude_term(shape.program(size, next(_slots))), m.parseTerm("X:E")
+  gc.collect()
+  t0 = time.process_time()
+  term = m.parseTerm(text)
+  t1 = time.process_time()
+  before = rss() if memory else 0
+  found = term.search(_maude.ANY_STEPS, anything)
+  states = sum(1 for _ in found)
+  secs = time.process_time() - t1
+  return Run(states, secs, t1 - t0, True, found), (rss() - before if memory else 0)
+
+
+def best_of(shape: Shape, size: int, with_maude: bool, repeats: int) -> tuple[Run, Run | None]:
+  """The fastest of ``repeats`` runs of each engine, alternating which goes first."""
+  best: dict[str, Run] = {}
+  engines = [("uopc", run_uopc)] + ([("maude", run_maude)] if with_maude else [])
+  for rep in range(repeats):
+    for name, fn in engines if rep % 2 == 0 else engines[::-1]:
+      if name == "uopc" and "uopc" in best and not best["uopc"].complete: continue   # hit the cap once: enough
+      r, _ = fn(shape, size)
+      if name not in best or r.seconds < best[name].seconds: best[name] = r._replace(held=None)
+  return best["uopc"], best.get("maude")
+
+
+def memory_per_state(engine: str, shape: Shape, size: int) -> float | None:
+  """Bytes per state the resident set grew by, exploring in a fresh process (None if that run failed or grew too little)."""
+  cmd = [sys.executable, "-m", "bench.maude", "--memory", engine, shape.name, str(size)]
+  out = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  if out.returncode != 0: return None
+  got = json.loads(out.stdout)
+  return got["bytes"] / got["states"] if got["complete"] and got["bytes"] >= MIN_GROWTH else None
+
+
+def _memory_main(engine: str, shape_name: str, size: int) -> None:
+  shape = next(s for s in SHAPES if s.name == shape_name)
+  if engine == "maude" and not maude_available(): sys.exit(1)
+  r, grown = (run_uopc if engine == "uopc" else run_maude)(shape, size, memory=True)
+  print(json.dumps({"states": r.states, "bytes": grown, "complete": r.complete}))
+
+
+def _cell(x: float | None, fmt: str, width: int) -> str:
+  return f"{'-' if x is None else format(x, fmt):>{width}s}"
+
+
+def main() -> None:
+  with_maude = maude_available()
+  print("uopc's explorer against Maude 3.5: states/s over one whole exploration from the parsed program "
+        f"(process CPU time, best of 3, engines alternating; uopc capped at {CAP_SECONDS:.0f} s, * = partial)")
+  if not with_maude: print("(the `maude` package is not installed: pip install -e '.[bench]'; Maude columns skipped)")
+  print(f"{'shape':16s} {'size':>7s} {'states':>8s} {'uopc st/s':>10s} {'Maude st/s':>10s} {'uopc/Maude':>10s} "
+        f"{'uopc B/st':>9s} {'Maude B/st':>10s}")
+  parses = []
+  for shape in SHAPES:
+    for size in shape.sizes:
+      ours, theirs = best_of(shape, size, with_maude, repeats=3)
+      if theirs is not None and ours.complete and ours.states != theirs.states:
+        raise AssertionError(f"{shape.name} {size}: uopc found {ours.states} states, Maude {theirs.states}")
+      rate = ours.states / ours.seconds
+      their_rate = theirs.states / theirs.seconds if theirs else None
+      mem = memory_per_state("uopc", shape, size) if ours.complete else None
+      their_mem = memory_per_state("maude", shape, size) if with_maude else None
+      print(f"{shape.name:16s} {size:7,d} {ours.states:8,d} {rate:9,.0f}{' ' if ours.complete else '*'} {_cell(their_rate, ',.0f', 10)} "
+            f"{_cell(rate / their_rate if their_rate else None, '.2f', 10)} {_cell(mem, ',.0f', 9)} {_cell(their_mem, ',.0f', 10)}")
+      sys.stdout.flush()
+      if shape.name.startswith("(iv)") and not shape.indexed: parses.append((size, ours.parse, theirs.parse if theirs else None))
+  for size, ours_parse, their_parse in parses:
+    print(f"parsing the (iv) program of {size:,d} nodes (not in the rates): uopc {ours_parse * 1e3:.0f} ms (.uir)"
+          + (f", Maude {their_parse * 1e3:.0f} ms (parseTerm)" if their_parse is not None else ""))
+
+
+if __name__ == "__main__":
+  if sys.argv[1:2] == ["--memory"]: _memory_main(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+  else: main()

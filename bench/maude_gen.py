@@ -1,0 +1,117 @@
+"""One program, two engines: the term language of ``bench/maude.py`` and what it generates.
+
+A term is written once, as data, and everything each engine reads is generated from it:
+its ``.uir`` text (uopc parses it, as a user's program is), its Maude term, and, for
+rules, a ``PatternMatcher`` and a Maude module. Nothing is written twice by hand, so
+both engines explore the same rewrite system from the same program.
+
+Terms: ``("add", a, b)`` and ``("mul", a, b)`` (i32), ``("p", slot)`` a PARAM, an ``int``
+a constant (0 or more: Maude's constants are ``c(N)`` with ``N : Nat``), and, in rules
+only, a ``str`` for a pattern variable. Every walk is iterative (100,000-node programs).
+
+>>> print(maude_term(("add", ("p", 0), 0)))
+add(p(0), c(0))
+>>> print(uir_text(("add", ("p", 0), 0)), end="")
+%0 = param : slot=0 dtype=i32
+%1 = add %0, 0
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Union
+
+from uopc import Ops, PatternMatcher, UOp, UPat
+
+Term = Union[tuple, int, str]
+BINARY = {"add": Ops.ADD, "mul": Ops.MUL}
+
+# The rewrite rules of the bench, as data: name -> (left side, right side)
+RULES: dict[str, tuple[Term, Term]] = {
+  "add0": (("add", "x", 0), "x"),                                     # x + 0 -> x
+  "comm": (("add", "a", "b"), ("add", "b", "a")),                     # a + b -> b + a
+  "push0": (("mul", ("add", "x", 0), "y"), ("add", ("mul", "x", "y"), 0)),   # (x + 0) * y -> (x * y) + 0
+}
+
+
+def postorder(t: Term) -> Iterator[Term]:
+  """Every node of ``t``, sources before users (a node met twice is yielded twice: terms are trees)."""
+  stack: list[tuple[Term, bool]] = [(t, False)]
+  while stack:
+    node, ready = stack.pop()
+    if ready or not isinstance(node, tuple) or node[0] == "p": yield node; continue  # noqa: E702
+    stack.append((node, True))
+    stack.extend((s, False) for s in reversed(node[1:]))
+
+
+def _fold(t: Term, leaf: Callable[[Term], Any], node: Callable[[str, list], Any]) -> Any:
+  """``t`` evaluated bottom-up: ``leaf`` on leaves, ``node(op, source values)`` on the rest."""
+  out: list[Any] = []
+  for n in postorder(t):
+    if isinstance(n, tuple) and n[0] in BINARY:
+      args = out[-2:]
+      del out[-2:]
+      out.append(node(n[0], args))
+    else: out.append(leaf(n))
+  return out[0]
+
+
+def size(t: Term) -> int:
+  """Nodes of ``t`` as a tree."""
+  return sum(1 for _ in postorder(t))
+
+
+def maude_term(t: Term) -> str:
+  """``t`` in the Maude module's syntax: ``add(p(0), c(0))``; a pattern variable ``x`` is ``X``."""
+  def leaf(n: Term) -> str:
+    if isinstance(n, str): return n.upper()
+    if isinstance(n, int): return f"c({n})"
+    return f"p({n[1]})"
+  return _fold(t, leaf, lambda op, a: f"{op}({a[0]}, {a[1]})")
+
+
+def uir_text(t: Term) -> str:
+  """``t`` as a ``.uir`` program: one line a PARAM or binary node, constants inline."""
+  lines: list[str] = []
+  def leaf(n: Term) -> str:
+    if isinstance(n, int): return str(n)
+    assert isinstance(n, tuple), f"a program has no pattern variables: {n!r}"
+    lines.append(f"%{len(lines)} = param : slot={n[1]} dtype=i32")
+    return f"%{len(lines) - 1}"
+  def node(op: str, a: list[str]) -> str:
+    lines.append(f"%{len(lines)} = {op} {a[0]}, {a[1]}")
+    return f"%{len(lines) - 1}"
+  _fold(t, leaf, node)
+  return "".join(line + "\n" for line in lines)
+
+
+def maude_module(rules: list[str], name: str = "BENCH") -> str:
+  """A Maude system module with the bench's constructors and ``rules`` (rules, not equations: each is one step)."""
+  variables = sorted({n.upper() for r in rules for side in RULES[r] for n in postorder(side) if isinstance(n, str)})
+  lines = [f"mod {name} is", "  protecting NAT .", "  sort E .",
+           "  op p : Nat -> E [ctor] .", "  op c : Nat -> E [ctor] .",
+           *(f"  op {op} : E E -> E [ctor] ." for op in BINARY)]
+  if variables: lines.append(f"  var{'s' if len(variables) > 1 else ''} {' '.join(variables)} : E .")
+  lines += [f"  rl [{r}] : {maude_term(RULES[r][0])} => {maude_term(RULES[r][1])} ." for r in rules]
+  return "\n".join(lines + ["endm"]) + "\n"
+
+
+def upat(t: Term) -> UPat:
+  """The pattern of a rule's left side (sources in order)."""
+  def leaf(n: Term) -> UPat:
+    if isinstance(n, str): return UPat.var(n)
+    if isinstance(n, int): return UPat(Ops.CONST, arg=n)
+    raise ValueError(f"a rule pattern has no PARAM: {n!r}")
+  return _fold(t, leaf, lambda op, a: UPat(BINARY[op], src=tuple(a)))
+
+
+def build(t: Term, env: dict[str, UOp]) -> UOp:
+  """A rule's right side, with its variables bound by ``env``."""
+  def leaf(n: Term) -> Any:
+    if isinstance(n, str): return env[n]
+    if isinstance(n, int): return n
+    return UOp.param(n[1])
+  return _fold(t, leaf, lambda op, a: a[0] + a[1] if op == "add" else a[0] * a[1])
+
+
+def matcher(rules: list[str]) -> PatternMatcher:
+  """The ``PatternMatcher`` of ``rules`` (a new object each call, so no stepper memo carries over)."""
+  return PatternMatcher([(upat(RULES[r][0]), lambda _rhs=RULES[r][1], **env: build(_rhs, env)) for r in rules])

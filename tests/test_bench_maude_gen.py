@@ -1,0 +1,54 @@
+"""bench/maude_gen.py: one term, and what each engine is given from it (the Maude module, its term, the .uir text, the rules)."""
+from bench.maude import SHAPES, big_sum, push_chain, sum_of_add0, zero_chain
+from bench.maude_gen import maude_module, maude_term, matcher, size, uir_text
+from uopc import UOp
+from uopc.relational import explore
+from uopc.uir import parse_uir
+
+
+def test_maude_module_of_two_rules():
+  assert maude_module(["add0", "push0"], "T") == """\
+mod T is
+  protecting NAT .
+  sort E .
+  op p : Nat -> E [ctor] .
+  op c : Nat -> E [ctor] .
+  op add : E E -> E [ctor] .
+  op mul : E E -> E [ctor] .
+  vars X Y : E .
+  rl [add0] : add(X, c(0)) => X .
+  rl [push0] : mul(add(X, c(0)), Y) => add(mul(X, Y), c(0)) .
+endm
+"""
+
+
+def test_one_term_three_texts():
+  t = ("mul", ("add", ("p", 0), 0), ("p", 7))
+  assert maude_term(t) == "mul(add(p(0), c(0)), p(7))"
+  assert uir_text(t) == "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = param : slot=7 dtype=i32\n%3 = mul %1, %2\n"
+  assert parse_uir(uir_text(t)) is (UOp.param(0) + 0) * UOp.param(7)
+
+
+def test_generated_rules_rewrite_as_written():
+  p0, p1 = UOp.param(0), UOp.param(1)
+  ex = explore((p0 + 0) * p1, matcher(["push0", "add0"]), max_states=None)
+  assert sorted(s.term() for s in ex.states) == ["add(mul(p0, p1), 0)", "mul(add(p0, 0), p1)", "mul(p0, p1)"]
+  assert [s.term() for s in explore(p0 + p1, matcher(["comm"]), max_states=None).states] == ["add(p0, p1)", "add(p1, p0)"]
+
+
+def test_state_counts_of_the_shapes():
+  """The counts the bench checks Maude against: 2**k, 3**m * 2**(m-1), n + 1, n + 1, 32."""
+  def states(t, rules): return len(explore(parse_uir(uir_text(t)), matcher(rules), max_states=None, semantics="tree").states)
+  assert states(sum_of_add0(5, 100), ["add0"]) == 2 ** 5
+  assert states(sum_of_add0(3, 100), ["add0", "comm"]) == 3 ** 3 * 2 ** 2
+  assert states(push_chain(30, 100), ["push0"]) == 31
+  assert states(zero_chain(30, 100), ["add0"]) == 31
+  assert states(big_sum(1000, 100), ["add0"]) == 32
+  assert {s.rules for s in SHAPES} == {("add0",), ("add0", "comm"), ("push0",)}
+
+
+def test_big_programs_without_recursion():
+  assert size(big_sum(100_000, 0)) in range(99_990, 100_001)
+  deep = zero_chain(20_000, 0)
+  assert maude_term(deep).count("add(") == 20_000
+  assert parse_uir(uir_text(deep)).src[1].arg == 0
