@@ -143,24 +143,6 @@ def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: 
     else: out[r] = c
 
 
-def _shallow_check(p: Any) -> Any:
-  """A cheap necessary condition for ``p.match(u)`` to succeed, or None.
-
-  Most nodes match no rule, and a full ``UPat.match`` builds lists to say so. This
-  looks one level down only: the number of sources and each source's op, for
-  patterns with ordered sources.
-  """
-  src = getattr(p, "src", None)
-  if not isinstance(src, tuple) or getattr(p, "allow_any_len", True): return None
-  n = len(src)
-  ops = tuple((j, q.op) for j, q in enumerate(src) if getattr(q, "op", None) is not None)
-  if not ops: return lambda u: len(u.src) == n
-  if len(ops) == 1:
-    (j, opset), = ops
-    return lambda u: len(u.src) == n and u.src[j].op in opset
-  return lambda u: len(u.src) == n and all(u.src[j].op in opset for j, opset in ops)
-
-
 class Stepper:
   """The one-step relation of a ``PatternMatcher``, memoized per node.
 
@@ -177,11 +159,7 @@ class Stepper:
     self.pm, self.ctx, self.map_limit, self.cache_limit, self.semantics = pm, ctx, map_limit, cache_limit, semantics
     # the one place the two semantics differ: how a node's map is made from its sources' maps
     self._compute_map = self._compute if semantics == "graph" else self._compute_tree
-    # (index, pattern, function) per root op, in rule order; a pattern without an op is tried on every op
-    self._by_op: dict[Ops, list[tuple[int, Any, Any, Any]]] = {}
-    for i, (p, fn) in enumerate(pm.rules):
-      check = _shallow_check(p)
-      for op in (p.op if p.op is not None else Ops): self._by_op.setdefault(op, []).append((i, p, fn, check))
+    self._by_op = pm.by_op   # the ops some rule is filed under
     self._maps: dict[UOp, Any] = {}      # node -> {Redex: rewritten node | Stuck}, _EMPTY, or _BIG
     self._big: dict[UOp, tuple[Redex, ...]] = {}   # big node -> its own redexes
     self._local: dict[UOp, tuple[Redex, ...]] = {}   # own redexes, for nodes asked about directly
@@ -213,14 +191,13 @@ class Stepper:
     return r
 
   def _match(self, u: UOp) -> tuple[Redex, ...]:
-    rules = self._by_op.get(u.op)
-    if not rules: return ()
+    # the canonical engine's matching: its early rejection and its compiled patterns (or the interpreter, as pm says)
+    if u.op not in self._by_op or not (rules := self.pm.every_candidate(u)): return ()
     out: list[Redex] = []
     seen: set = set()
     ctx = self.ctx
-    for i, p, fn, check in rules:
-      if check is not None and not check(u): continue
-      try: bindings = p.match(u, {})
+    for i, match, fn in rules:
+      try: bindings = match(u)
       except Exception as e:   # a broken pattern is a stuck step, not a dead stream
         out.append(Redex(u, i, None, f"matching raised {_error_text(e)}")); continue
       for b in bindings:
