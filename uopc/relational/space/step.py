@@ -301,8 +301,10 @@ class Stepper:
     while stack:   # post-order over the nodes without a map yet: iterative, graphs may be deep
       x = stack[-1]
       if x in maps: stack.pop(); continue
-      pending = [s for s in x.src if s not in maps]
-      if pending: stack.extend(pending); continue
+      depth = len(stack)
+      for s in x.src:   # (a loop, not a comprehension: on a new spine this runs once or twice per node)
+        if s not in maps: stack.append(s)
+      if len(stack) > depth: continue
       stack.pop()
       m = maps[x] = self._compute_map(x)
       self._entries += 1 if m is _BIG else len(m) + 1
