@@ -1,6 +1,6 @@
 """Relational explorer benchmarks: ``python -m bench explore``.
 
-Three tables, all through the public API (``uopc.relational.space.explore``):
+Six tables, all through the public API (``uopc.relational.space.explore``):
 
 1. throughput on the sharing-free sum ``sum_i (p_i + 0) * 1`` under ``x+0, 0+x, x*1, 1*x``
    (ordered sources): 4**k graphs, k = 4..8. Each state has about k out-edges, so
@@ -14,6 +14,16 @@ Three tables, all through the public API (``uopc.relational.space.explore``):
    different moments when they start from different sizes.
 3. shared states vs copied ones: the explorer against a naive BFS that rescans and
    rebuilds the whole graph for every state, on the region beside 1,000 nodes.
+4. a chain of n ``+ 0`` nodes (issue 17's shape iii'): n states of 1 to n redexes,
+   every redex of a state making the same graph. States/s must stay flat in n (the
+   stepper groups a big node's steps by the graph they make); n(n+1)/2 edges.
+5. a chain of n folds ``((1 + 1) + 1) + ...`` under ``fold`` (shape iii): one redex per
+   state, at the bottom, so each state's new graph has a new spine of up to n nodes
+   (hash consing cannot share it): quadratic in n by the model; the cost per spine node
+   is the figure that should stay flat.
+6. the real ``symbolic`` rules on a 5-term sum (20,000 states): the explorer with the
+   engine's compiled matchers against the same matcher interpreting its patterns
+   (``PatternMatcher(..., compiled=False)``), alternated in one run.
 
 Every row uses fresh PARAM slots (hash consing would otherwise hand back last
 round's graphs) and a fresh rule set object (so no memo survives), and reports the
@@ -29,7 +39,7 @@ import tracemalloc
 from typing import Callable
 
 import uopc.uop
-from uopc import Ops, PatternMatcher, UOp, UPat
+from uopc import Ops, PatternMatcher, UOp, UPat, fold, symbolic
 from uopc.relational import Exploration, Stepper, explore
 
 _fresh = itertools.count(1)
@@ -160,6 +170,49 @@ def ratio_row(n_other: int = 1000, region_terms: int = 4) -> tuple[int, float, f
   return n1, t_naive, t_ours
 
 
+def zero_chain(n: int) -> UOp:
+  """add(add(...add(p, 0)..., 0), 0): n nodes, each a redex of x + 0, over a PARAM nobody used before."""
+  g = UOp.param(next(_fresh) * 1000)
+  for _ in range(n): g = g + 0
+  return g
+
+
+def fold_chain(n: int) -> UOp:
+  """((1 + 1) + 1) + ... with n additions: one foldable node at a time, at the bottom."""
+  g = UOp.const(1)
+  for _ in range(n): g = g + 1
+  return g
+
+
+def chain_rows(make: Callable[[int], UOp], pm_of: Callable[[], PatternMatcher], sizes: tuple[int, ...],
+               repeats: int = 3) -> list[tuple[int, int, int, float]]:
+  """(n, states, edges, seconds) of exploring ``make(n)`` completely, best of ``repeats``."""
+  rows = []
+  for n in sizes:
+    def work(n: int = n) -> Callable[[], object]:
+      prog, pm = make(n), pm_of()
+      return lambda: explore(prog, pm, max_states=None).run()
+    secs, ex = _best(work, repeats)
+    assert isinstance(ex, Exploration) and ex.complete and len(ex.states) == n + 1
+    rows.append((n, len(ex.states), sum(len(s.out) for s in ex.states), secs))
+  return rows
+
+
+def matcher_rows(repeats: int = 3, terms: int = 5, states: int = 20_000) -> tuple[int, float, float]:
+  """(states, seconds interpreted, seconds compiled): ``symbolic`` on a sum, alternating the two matchers."""
+  best = {False: float("inf"), True: float("inf")}
+  for _ in range(repeats):
+    for compiled in (False, True):
+      pm = PatternMatcher(symbolic.rules, compiled=compiled)
+      prog = sharing_free_sum(terms)
+      gc.collect()
+      t0 = time.perf_counter()
+      ex = explore(prog, pm, max_states=states).run()
+      best[compiled] = min(best[compiled], time.perf_counter() - t0)
+      assert len(ex.states) == states
+  return states, best[False], best[True]
+
+
 def main() -> None:
   print("relational explorer: sum_i (p_i + 0) * 1 under x+0, 0+x, x*1, 1*x (best of repeats)")
   print(f"{'k':>3s} {'graphs':>8s} {'edges':>9s} {'ms':>9s} {'graphs/s':>10s} {'µs/state':>9s} {'µs/edge':>8s}")
@@ -174,6 +227,24 @@ def main() -> None:
   states, t_naive, t_ours = ratio_row()
   print(f"shared states vs copied graphs (256 graphs beside 1,000 nodes): naive {t_naive * 1e3:.0f} ms, "
         f"explorer {t_ours * 1e3:.1f} ms: {t_naive / t_ours:.0f}x")
+  print()
+  print("a chain of n + 0 nodes under x+0 (iii'): n states, every redex of a state makes the same graph")
+  print(f"{'n':>6s} {'states':>7s} {'edges':>11s} {'ms':>8s} {'states/s':>9s} {'vs n=256':>8s}")
+  rows = chain_rows(zero_chain, unit_rules, (256, 1000, 4000, 10_000))
+  first = rows[0][1] / rows[0][3]
+  for n, states, edges, secs in rows:
+    print(f"{n:6,d} {states:7,d} {edges:11,d} {secs * 1e3:8.1f} {states / secs:9,.0f} {states / secs / first:7.2f}x")
+  print()
+  print("a chain of n folds ((1 + 1) + 1) + ... under fold (iii): one redex per state, a new spine of up to n nodes each")
+  print(f"{'n':>6s} {'states':>7s} {'ms':>8s} {'states/s':>9s} {'µs/spine node':>13s} {'vs n=250':>8s}")
+  rows = chain_rows(fold_chain, lambda: PatternMatcher(fold.rules), (250, 500, 1000), repeats=2)
+  per_node = [secs / (n * (n + 1) / 2) for n, _, _, secs in rows]   # state k rebuilds a spine of n - k nodes
+  for (n, states, _, secs), c in zip(rows, per_node):
+    print(f"{n:6,d} {states:7,d} {secs * 1e3:8.1f} {states / secs:9,.0f} {c * 1e6:13.2f} {per_node[0] / c:7.2f}x")
+  print()
+  states, interpreted, compiled = matcher_rows()
+  print(f"symbolic on a 5-term sum, {states:,d} states: interpreted patterns {interpreted * 1e3:.0f} ms, "
+        f"the engine's compiled matchers {compiled * 1e3:.0f} ms: {interpreted / compiled:.2f}x")
 
 
 if __name__ == "__main__":

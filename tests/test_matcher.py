@@ -1,6 +1,10 @@
 """PatternMatcher: priority, indexing by op, composition, the None escape hatch, rule names."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.helpers import param
-from uopc import Ops, PatternMatcher, UOp, UPat, symbolic
+from tests.strategies import graphs
+from uopc import Ops, PatternMatcher, UOp, UPat, evaluate, symbolic
 from uopc.matcher import rule_name
 
 x = UPat.var("x")
@@ -80,3 +84,20 @@ def test_candidate_tables_stay_bounded(monkeypatch):
   for n in range(5, 40): pm.candidates(UOp.stack(*range(n)))
   assert len(pm._candidates) <= 8
   assert len(pm.candidates(UOp.stack(*range(41)))) == 1   # still right after a drop
+
+
+@given(graphs(max_ops=8), st.booleans())
+@settings(max_examples=40)
+def test_every_candidate_gives_every_binding_of_every_rule(g, compiled):
+  # the explorer's view of a matcher: no rule that matches is dropped, each rule's bindings are UPat.match's, in order
+  pm = PatternMatcher((symbolic + evaluate).rules, compiled=compiled)
+  for u in g.toposort():
+    want = [(i, b) for i, (p, _) in enumerate(pm.rules) for b in p.match(u, {})]
+    got = [(i, b) for i, match, fn in pm.every_candidate(u) for b in match(u)]
+    assert got == want
+    assert all(fn is pm.rules[i][1] for i, _, fn in pm.every_candidate(u))
+
+
+def test_every_candidate_keeps_a_rule_listed_twice_at_both_indices():
+  pm = PatternMatcher([(x + 0, lambda x: x)])
+  assert [i for i, _, _ in (pm + pm).every_candidate(p0 + 0)] == [0, 1]

@@ -1,6 +1,7 @@
 """Explorations: every reachable graph, bounds, normal forms, paths, cost per state."""
 import itertools
 import time
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -236,6 +237,46 @@ def test_memo_limits_do_not_change_the_answer():
     assert sorted((e.source.id, e.target.id, e.rule_index) for e in ex.edges) == \
       sorted((e.source.id, e.target.id, e.rule_index) for e in ref.edges)
     assert [s.graph for s in ex.normal_forms] == [p0 + p1, p1 + p0]
+
+
+@st.composite
+def chains(draw):
+  """A chain of ``+ 0``, ``* 1`` and ``+ p1`` nodes over ``p0``, some levels repeated: redexes at many depths,
+  often making the same graph (``map_limit`` small makes most of its nodes big)."""
+  g = p0
+  for _ in range(draw(st.integers(1, 24))):
+    kind = draw(st.sampled_from(["add0", "add0", "mul1", "addp1", "twice"]))
+    g = g + 0 if kind == "add0" else g * 1 if kind == "mul1" else g + p1 if kind == "addp1" else g + g
+  return g
+
+
+@given(st.one_of(small_programs(), programs_with_calls(), chains()),
+       st.sampled_from(["symbolic", "fold", "symbolic+evaluate", "units", "commute"]), st.sampled_from(["bfs", "dfs"]))
+@settings(max_examples=50)
+def test_tiny_and_huge_memo_budgets_explore_the_same_space(prog, name, order):
+  # the old behaviour (every map materialized, never dropped) against the forms the budgets choose: steps grouped
+  # by graph, enumerated lazily, tables dropped between states
+  pm = UNITS if name == "units" else COMMUTE + UNITS if name == "commute" else resolve_rules(name)
+  def run(stepper: Stepper) -> Exploration: return Exploration(prog, pm, stepper=stepper, max_states=400, order=order).run()
+  def edges(ex: Exploration) -> Counter: return Counter((e.source.id, e.target.id, e.rule_index, e.node, e.result) for e in ex.edges)
+  ref = run(Stepper(pm, map_limit=10**9, cache_limit=10**9))
+  for stepper in (Stepper(pm, map_limit=1), Stepper(pm, map_limit=3, cache_limit=4)):
+    ex = run(stepper)
+    assert [s.graph for s in ex.states] == [s.graph for s in ref.states]
+    assert [(s.depth, s.parent and s.parent.id, s.node, s.rule_index, s.error) for s in ex.states] == \
+      [(s.depth, s.parent and s.parent.id, s.node, s.rule_index, s.error) for s in ref.states]
+    assert (ex.bound, [s.id for s in ex.normal_forms]) == (ref.bound, [s.id for s in ref.normal_forms])
+    if ref.complete: assert edges(ex) == edges(ref)   # under a bound the last state's steps are partly listed when lazy
+
+
+def test_a_chain_of_zeros_makes_one_graph_per_state_and_every_edge():
+  g = p0
+  for _ in range(3000): g = g + 0
+  ex = explore(g, UNITS).run()
+  assert ex.complete and len(ex.states) == 3001 and ex.states[-1].graph is p0
+  assert [s.graph for s in ex.states[:3]] == [g, g.src[0], g.src[0].src[0]]
+  assert sum(len(s.out) for s in ex.states) == 3000 * 3001 // 2   # every redex is an edge, each counted once
+  assert {r.node for r, _ in ex.states[1].out} == set(g.src[0].toposort()) - {p0, UOp.const(0)}
 
 
 def _explore_everything_once(c: int) -> None:

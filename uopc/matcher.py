@@ -22,7 +22,8 @@ from typing import Any, Callable
 
 from uopc.ops import Ops
 from uopc.upat import UPat
-from uopc.upat_compile import PlainFire, RuleFire, compile_rule, interpreted_rule, plain_rule
+from uopc.upat import Bindings
+from uopc.upat_compile import MatchFn, PlainFire, RuleFire, compile_match, compile_rule, interpreted_rule, plain_rule
 from uopc.uop import UOp
 
 RuleFn = Callable[..., "UOp | None"]
@@ -90,6 +91,9 @@ def _as_rule(entry: tuple, set_name: str, index: int) -> Rule:
   if len(entry) == 3: return Rule(entry[0], entry[1], entry[2])
   pattern, fn = entry
   return Rule(pattern, fn, f"{set_name}#{index} {pattern.pretty()}")
+
+
+def _interpret(pat: UPat, u: UOp) -> list[Bindings]: return pat.match(u, {})
 
 
 def compile_default() -> bool:
@@ -162,6 +166,8 @@ class PatternMatcher:
     # the same for rewrites without a ctx: signature(u) -> one-argument firing functions
     self._plain: dict[tuple, tuple[PlainFire, ...]] = {}
     self._plain_firing: dict[int, PlainFire] = {}
+    # the same for callers that want every binding (the explorer): signature(u) -> (rule index, match, function)
+    self._every: dict[tuple, tuple[tuple[int, MatchFn, RuleFn], ...]] = {}
 
   def __add__(self, other: PatternMatcher) -> PatternMatcher:
     return PatternMatcher(self.rules + other.rules, compiled=self.compiled and other.compiled)
@@ -191,7 +197,7 @@ class PatternMatcher:
     """
     key = signature(u)
     if (cands := self._candidates.get(key)) is None:
-      if len(self._candidates) >= SIGNATURE_LIMIT: self._candidates.clear(); self._plain.clear()  # noqa: E702
+      if len(self._candidates) >= SIGNATURE_LIMIT: self._candidates.clear(); self._plain.clear(); self._every.clear()  # noqa: E702
       src_ops = key[1:] if len(u.src) <= 4 else None
       cands = self._candidates[key] = tuple((rule, self._rule_fire(rule)) for rule in self.by_op.get(u.op, ())
                                             if may_match(rule[0], src_ops, len(u.src)))
@@ -217,6 +223,30 @@ class PatternMatcher:
     if (f := self._plain_firing.get(id(rule))) is None:
       f = self._plain_firing[id(rule)] = plain_rule(*rule) if self.compiled else interpreted_rule(*rule)
     return f
+
+  def match_fn(self, pat: UPat) -> MatchFn:
+    """``u -> pat.match(u, {})`` as this matcher matches: compiled (``uopc.upat_compile``), or by the interpreter."""
+    return compile_match(pat) if self.compiled else lambda u: _interpret(pat, u)
+
+  def every_candidate(self, u: UOp) -> tuple[tuple[int, MatchFn, RuleFn], ...]:
+    """``(rule index, match, function)`` for each rule that may rewrite ``u``, in order, for callers that want every binding.
+
+    The rules are ``candidates(u)``'s (early rejection included), and ``match(u)`` gives
+    the bindings as ``UPat.match`` does; the explorer calls each rule on each of them.
+
+    >>> x = UPat.var("x")
+    >>> pm = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x), (x + x, lambda x: x * 2)])
+    >>> p0 = UOp.param(0)
+    >>> [(i, match(p0 + 0) == [{'x': p0}]) for i, match, _ in pm.every_candidate(p0 + 0)]   # x * 1 is ruled out by the op
+    [(0, True), (2, False)]
+    """
+    key = signature(u)
+    if (every := self._every.get(key)) is None:
+      if len(self._every) >= SIGNATURE_LIMIT: self._every.clear()
+      src_ops = key[1:] if len(u.src) <= 4 else None
+      every = self._every[key] = tuple((i, self.match_fn(rule[0]), rule[1]) for i, rule in enumerate(self.rules)
+                                       if (rule[0].op is None or u.op in rule[0].op) and may_match(rule[0], src_ops, len(u.src)))
+    return every
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
     """The first rule that rewrites ``u``, and what it returns; None if no rule does."""

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from uopc.matcher import PatternMatcher, Rule
 from uopc.rewrite import ProgramError, RewriteLoopError, graph_rewrite
 from uopc.term import show
 from uopc.trace_matcher import TERM_LIMIT, TracingMatcher, visit_line  # noqa: F401  (the CLI and the doctest find them here)
-from uopc.upat import Bindings, UPat
-from uopc.upat_compile import call_rule, compile_match
+from uopc.upat_compile import call_rule
 from uopc.uop import UOp
 
 MAX_GRAPH_STEPS = 1000   # firings whose whole graph before and after is recorded (each costs a walk of the graph)
@@ -43,9 +41,6 @@ class RuleStats:
   seconds: float = 0.0
 
 
-def _interpret(pat: UPat, u: UOp) -> list[Bindings]: return pat.match(u, {})
-
-
 class StatsMatcher(PatternMatcher):
   """``pm``, counting per rule: tries (pattern attempted), matches (bindings found),
   fires (returned a new node), and time spent matching and in the rule's function."""
@@ -54,8 +49,7 @@ class StatsMatcher(PatternMatcher):
     super().__init__(pm.rules, compiled=pm.compiled)
     self.stats: dict[int, RuleStats] = {id(r): RuleStats(pm.name_of(r), r.location) for r in self.rules}
     # the same matching as pm's: compiled patterns (uopc.upat_compile), or the interpreter
-    self._match: dict[int, Callable[[UOp], list]] = {
-      id(r): compile_match(r[0]) if self.compiled else partial(_interpret, r[0]) for r in self.rules}
+    self._match: dict[int, Callable[[UOp], list]] = {id(r): self.match_fn(r[0]) for r in self.rules}
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
     # every rule filed under u's op counts as tried (early rejection is part of the time)

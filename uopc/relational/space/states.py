@@ -43,7 +43,7 @@ class State:
                stepper: Stepper, error: str | None = None) -> None:
     self.id, self.graph, self.depth, self.parent, self.redex, self.error = id, graph, depth, parent, redex, error
     self.normal: bool | None = None
-    self.out: Any = None   # the steps out of this state once expanded: {redex: root | Stuck} or a list of pairs
+    self.out: Any = None   # the steps out once expanded: {redex: root | Stuck}, a list of pairs, or GroupedSteps (iterates pairs)
     self._stepper = stepper
 
   @property

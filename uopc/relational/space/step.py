@@ -23,9 +23,12 @@ only the spine's new nodes need maps: the work per state is proportional to the
 changed spine and the number of redexes, never to the size of the graph.
 
 A node whose map would exceed ``map_limit`` entries (deep chains of redexes) is *big*:
-it keeps only its own redexes, and the successors of a big root are enumerated
-lazily, rebuilding each one along its spine. This keeps a 20,000-node chain of
-redexes linear instead of quadratic.
+it keeps only its own redexes, and, where that is cheap, its steps grouped by the graph
+they make (``GroupedSteps``: in a chain of n ``+ 0`` nodes all n redexes make one graph,
+so each node's groups come from its source's in O(1), and a whole exploration of the
+chain is linear in n). The successors of a big root without groups are enumerated
+lazily, rebuilding each one along its spine. Both keep a 20,000-node chain of redexes
+linear instead of quadratic.
 
 Rules are called as ``fn(**bindings)``, or with ``ctx=ctx`` when the stepper has a
 ``ctx`` (like ``PatternMatcher.fire``); rules that need a ctx fail (a stuck step)
@@ -105,6 +108,55 @@ class At:
   def __repr__(self) -> str: return f"At({self.position}, {self.redex!r})"
 
 
+class _Cat:
+  """Two groups of redexes, one after the other (a group is a ``Redex`` or a ``_Cat``): joining is O(1)."""
+  __slots__ = ("left", "right", "first", "size")
+
+  def __init__(self, left: Any, right: Any) -> None:
+    self.left, self.right = left, right
+    self.first: Redex = left if left.__class__ is Redex else left.first
+    self.size: int = (1 if left.__class__ is Redex else left.size) + (1 if right.__class__ is Redex else right.size)
+
+
+def _join(group: Any, more: Any) -> Any: return more if group is None else _Cat(group, more)
+
+
+def _redexes(group: Any) -> Iterator[Redex]:
+  """The redexes of a group, in order (iterative: a chain of redexes makes a deep group)."""
+  stack = [group]
+  while stack:
+    g = stack.pop()
+    if g.__class__ is Redex: yield g
+    else: stack.append(g.right); stack.append(g.left)  # noqa: E702
+
+
+class GroupedSteps:
+  """The steps out of a big graph, grouped by the graph they make: ``{new root or Stuck: its redexes}``.
+
+  Many redexes may make one graph (in a chain of ``+ 0`` nodes every redex makes the
+  same shorter chain): the explorer looks each new graph up once, with its first redex
+  (``firsts``). Iterating gives every ``(redex, new root)`` pair, as a step map's
+  ``items()`` does, and ``len`` counts them.
+  """
+  __slots__ = ("groups", "size")
+
+  def __init__(self, groups: dict[Any, Any]) -> None:
+    self.groups = groups
+    self.size = sum(1 if g.__class__ is Redex else g.size for g in groups.values())
+
+  def __iter__(self) -> Iterator[tuple[Redex, UOp | Stuck]]:
+    for h, g in self.groups.items():
+      if g.__class__ is Redex: yield g, h
+      else:
+        for r in _redexes(g): yield r, h
+
+  def __len__(self) -> int: return self.size
+
+  def firsts(self) -> Iterator[tuple[Redex, UOp | Stuck]]:
+    """``(first redex, new root or Stuck)`` once per graph made, in the order the pairs first make it."""
+    for h, g in self.groups.items(): yield (g if g.__class__ is Redex else g.first), h
+
+
 Semantics = Literal["graph", "tree"]
 
 
@@ -126,6 +178,15 @@ def _ill_typed(op: Ops, src: tuple, arg: Any, dtype: Any, old: tuple, r: Redex, 
   return Stuck(r, _error_text(e))
 
 
+def _disjoint(maps: list[dict]) -> bool:
+  """True if no redex is in two of these maps (no node with a redex is below two of their sources)."""
+  seen: set = set()
+  for m in maps:
+    if not seen.isdisjoint(m): return False
+    seen.update(m)
+  return True
+
+
 def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: UOp, b: UOp, left: bool) -> None:
   """``out[r]`` for each redex ``r`` below one source of the binary node ``op(a, b)``.
 
@@ -143,50 +204,34 @@ def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: 
     else: out[r] = c
 
 
-def _shallow_check(p: Any) -> Any:
-  """A cheap necessary condition for ``p.match(u)`` to succeed, or None.
-
-  Most nodes match no rule, and a full ``UPat.match`` builds lists to say so. This
-  looks one level down only: the number of sources and each source's op, for
-  patterns with ordered sources.
-  """
-  src = getattr(p, "src", None)
-  if not isinstance(src, tuple) or getattr(p, "allow_any_len", True): return None
-  n = len(src)
-  ops = tuple((j, q.op) for j, q in enumerate(src) if getattr(q, "op", None) is not None)
-  if not ops: return lambda u: len(u.src) == n
-  if len(ops) == 1:
-    (j, opset), = ops
-    return lambda u: len(u.src) == n and u.src[j].op in opset
-  return lambda u: len(u.src) == n and all(u.src[j].op in opset for j, opset in ops)
-
-
 class Stepper:
   """The one-step relation of a ``PatternMatcher``, memoized per node.
 
   ``successors(g)`` gives ``(redex, h)`` for every step from graph ``g``: ``h`` is the
-  new root, or a ``Stuck``. Memo tables hold nodes strongly; they are dropped whole
-  when they pass ``cache_limit`` nodes (between two calls, never during one, nor
-  while a big graph's successors are being streamed). Redexes are compared by
-  identity, so a redex from before a drop is not found in maps made after it.
+  new root, or a ``Stuck``. Memo tables hold nodes strongly. Their budget is one total
+  for all nodes: ``cache_limit`` entries (each node counts one, and one more per entry of
+  its map, per graph its grouped steps make, per redex it keeps when big); past it they are
+  dropped whole (between two calls, never during one, nor while a big graph's successors
+  are being streamed). Redexes are compared by identity, so a redex from before a drop is
+  not found in maps made after it. ``map_limit`` is not a budget but a choice of form: a
+  node whose map would pass it keeps its steps grouped by the graph they make, or
+  enumerates them lazily.
   """
 
-  def __init__(self, pm: PatternMatcher, ctx: Any = None, map_limit: int = 256, cache_limit: int = 500_000,
+  def __init__(self, pm: PatternMatcher, ctx: Any = None, map_limit: int = 256, cache_limit: int = 4_000_000,
                semantics: Semantics = "graph") -> None:
     if semantics not in ("graph", "tree"): raise ValueError(f"semantics must be 'graph' or 'tree', got {semantics!r}")
     self.pm, self.ctx, self.map_limit, self.cache_limit, self.semantics = pm, ctx, map_limit, cache_limit, semantics
     # the one place the two semantics differ: how a node's map is made from its sources' maps
     self._compute_map = self._compute if semantics == "graph" else self._compute_tree
-    # (index, pattern, function) per root op, in rule order; a pattern without an op is tried on every op
-    self._by_op: dict[Ops, list[tuple[int, Any, Any, Any]]] = {}
-    for i, (p, fn) in enumerate(pm.rules):
-      check = _shallow_check(p)
-      for op in (p.op if p.op is not None else Ops): self._by_op.setdefault(op, []).append((i, p, fn, check))
+    self._by_op = pm.by_op   # the ops some rule is filed under
     self._maps: dict[UOp, Any] = {}      # node -> {Redex: rewritten node | Stuck}, _EMPTY, or _BIG
     self._big: dict[UOp, tuple[Redex, ...]] = {}   # big node -> its own redexes
+    self._groups: dict[UOp, GroupedSteps] = {}   # big node -> its steps grouped by the graph they make, where known
     self._local: dict[UOp, tuple[Redex, ...]] = {}   # own redexes, for nodes asked about directly
     self._frozen: dict[UOp, bool] = {}   # CALL -> its body is kept as written (see frozen)
     self._pinned = 0   # lazy successor streams in progress: the tables must not be dropped under them
+    self._entries = 0   # the tables' size, measured against cache_limit
 
   def rule_name(self, index: int) -> str:
     """The readable name of rule ``index`` (``symbolic#2 x + 0``)."""
@@ -198,7 +243,8 @@ class Stepper:
 
   def clear(self) -> None:
     """Forget every memoized node."""
-    self._maps.clear(); self._big.clear(); self._local.clear(); self._frozen.clear()  # noqa: E702
+    self._maps.clear(); self._big.clear(); self._groups.clear(); self._local.clear(); self._frozen.clear()  # noqa: E702
+    self._entries = 0
 
   # ---- a node's own redexes
 
@@ -213,14 +259,13 @@ class Stepper:
     return r
 
   def _match(self, u: UOp) -> tuple[Redex, ...]:
-    rules = self._by_op.get(u.op)
-    if not rules: return ()
+    # the canonical engine's matching: its early rejection and its compiled patterns (or the interpreter, as pm says)
+    if u.op not in self._by_op or not (rules := self.pm.every_candidate(u)): return ()
     out: list[Redex] = []
     seen: set = set()
     ctx = self.ctx
-    for i, p, fn, check in rules:
-      if check is not None and not check(u): continue
-      try: bindings = p.match(u, {})
+    for i, match, fn in rules:
+      try: bindings = match(u)
       except Exception as e:   # a broken pattern is a stuck step, not a dead stream
         out.append(Redex(u, i, None, f"matching raised {_error_text(e)}")); continue
       for b in bindings:
@@ -245,20 +290,24 @@ class Stepper:
     """``{redex: u with it rewritten}`` for every redex in ``u``'s graph, or ``_BIG``."""
     maps = self._maps
     if (m := maps.get(u)) is not None: return m
-    if len(maps) > self.cache_limit and not self._pinned: self.clear()
+    if self._entries > self.cache_limit and not self._pinned: self.clear()
     for s in u.src:
       if s not in maps: break
     else:   # the common case: a new root over known sources
       m = maps[u] = self._compute_map(u)
+      self._entries += 1 if m is _BIG else len(m) + 1
       return m
     stack = [u]
     while stack:   # post-order over the nodes without a map yet: iterative, graphs may be deep
       x = stack[-1]
       if x in maps: stack.pop(); continue
-      pending = [s for s in x.src if s not in maps]
-      if pending: stack.extend(pending); continue
+      depth = len(stack)
+      for s in x.src:   # (a loop, not a comprehension: on a new spine this runs once or twice per node)
+        if s not in maps: stack.append(s)
+      if len(stack) > depth: continue
       stack.pop()
-      maps[x] = self._compute_map(x)
+      m = maps[x] = self._compute_map(x)
+      self._entries += 1 if m is _BIG else len(m) + 1
     return maps[u]
 
   def _compute(self, x: UOp) -> Any:
@@ -284,7 +333,7 @@ class Stepper:
       if len(live) == 1: i, cm = live[0], cmaps[live[0]]
     if i >= 0:   # at most one source has redexes below it
       if not cm: return {r: r.value for r in local} if local else _EMPTY
-      if cm is _BIG or len(cm) + len(local) > self.map_limit: return self._make_big(x, local)
+      if cm is _BIG or len(cm) + len(local) > self.map_limit: return self._make_grouped(x, local, [maps[s] for s in src])
       out = {r: r.value for r in local} if local else {}
       op, arg, dtype = x.op, x.arg, x.dtype
       if len(src) == 2:   # one new node per redex below: the parent's half of every successor
@@ -312,10 +361,10 @@ class Stepper:
     """The map of ``x`` from its sources' maps ``cmaps`` (the general case: any number of sources with redexes)."""
     src = x.src
     live = [j for j, c in enumerate(cmaps) if c]
-    if any(cmaps[j] is _BIG for j in live): return self._make_big(x, local)
+    if any(cmaps[j] is _BIG for j in live): return self._make_grouped(x, local, cmaps)
     if len(local) + sum(len(cmaps[j]) for j in live) > self.map_limit:
       keys = {r for j in live for r in cmaps[j]}
-      if len(local) + len(keys) > self.map_limit: return self._make_big(x, local)
+      if len(local) + len(keys) > self.map_limit: return self._make_grouped(x, local, cmaps)
     out = {r: r.value for r in local}
     op, arg, dtype = x.op, x.arg, x.dtype
     # several sources have redexes below (maybe the same node twice): a redex below two of
@@ -443,7 +492,44 @@ class Stepper:
 
   def _make_big(self, x: UOp, local: tuple[Redex, ...]) -> Any:
     self._big[x] = local
+    self._entries += len(local)
     return _BIG
+
+  def _make_grouped(self, x: UOp, local: tuple[Redex, ...], cmaps: list[Any]) -> Any:
+    """A node whose map would pass ``map_limit`` entries: big, with its steps grouped by the graph they make where that is cheap.
+
+    Cheap: one source has redexes below it (its steps grouped, or its map small), or several
+    have, in small maps that share no redex, and the steps make at most ``map_limit``
+    graphs. Then each graph is made once, however many redexes make it. Otherwise (a redex
+    below two sources is rewritten in both, or too many graphs) the node is only big: its
+    steps are enumerated lazily, one spine at a time.
+    """
+    live = [j for j, c in enumerate(cmaps) if c]
+    if len(live) > 1 and (any(cmaps[j] is _BIG for j in live) or not _disjoint([cmaps[j] for j in live])):
+      return self._make_big(x, local)
+    out: dict[Any, Any] = {}
+    for r in local: out[r.value] = _join(out.get(r.value), r)
+    src, op, arg, dtype = x.src, x.op, x.arg, x.dtype
+    get = existing_nodes(op, dtype, arg) if len(src) == 2 else None
+    for j in live:
+      if (cm := cmaps[j]) is _BIG:
+        if (below := self._groups.get(src[j])) is None: return self._make_big(x, local)
+        pairs: Iterable[tuple[Any, Any]] = below.groups.items()
+      else: pairs = ((c, r) for r, c in cm.items())
+      for c, group in pairs:   # each graph made below source j, and the redexes that make it
+        if c.__class__ is not UOp: out[c] = group; continue  # noqa: E702   # a Stuck: one per redex
+        new_src = (*src[:j], c, *src[j + 1:])
+        if get is None or (n := get(new_src)) is None:
+          try: n = make_uop(op, new_src, arg, dtype)
+          except UOpError as e:
+            for r in _redexes(group):   # what the node becomes does not type-check: stuck (or no step), per redex
+              if (v := _ill_typed(op, new_src, arg, dtype, src, r, e)) is not None: out[v] = _join(out.get(v), r)
+            continue
+        out[n] = _join(out.get(n), group)
+    if len(out) <= self.map_limit:   # else as many graphs, one spine each: lazily
+      self._groups[x] = GroupedSteps(out)
+      self._entries += len(out)
+    return self._make_big(x, local)
 
   # ---- successors
 
@@ -457,9 +543,15 @@ class Stepper:
     m = self.map_of(g)
     return None if m is _BIG else m
 
+  def grouped_steps(self, g: UOp) -> GroupedSteps | None:
+    """The steps from a big ``g`` grouped by the graph they make (do not modify them); None if ``g`` is not big,
+    or if its steps are only enumerated lazily (``iter_big``)."""
+    return self._groups.get(g) if self.map_of(g) is _BIG else None
+
   def iter_big(self, g: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
     """The steps from a big ``g``, one at a time."""
     if self.semantics == "tree": return (kh for kh in self._iter_big_tree(g) if kh[1] is not g)
+    if (grouped := self.grouped_steps(g)) is not None: return iter(grouped)
     return self._iter_big(g)
 
   def is_normal(self, g: UOp) -> bool:

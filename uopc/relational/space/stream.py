@@ -264,14 +264,19 @@ class Exploration:
            not any((t := seen.get(h)) is not None and t.out is not None for h in p.values()):
           m = p
           self._reduced.add(s)
-      lazy = m is None   # a big graph's successors come one by one
+      # a big graph: its steps grouped by the graph they make (each graph looked up once, with its first
+      # redex), or else enumerated one by one
+      grouped = stepper.grouped_steps(s.graph) if m is None else None
+      lazy = m is None and grouped is None
       big: list[tuple[Redex, UOp | Stuck]] = []
-      s.out = out = big if m is None else m
-      items: Iterable[tuple[Redex, UOp | Stuck]] = stepper.iter_big(s.graph) if m is None else m.items()
+      s.out = out = m if m is not None else grouped if grouped is not None else big
+      items: Iterable[tuple[Redex, UOp | Stuck]] = \
+        m.items() if m is not None else grouped.firsts() if grouped is not None else stepper.iter_big(s.graph)
+      made = len(m) if m is not None else len(grouped.groups) if grouped is not None else None   # graphs at most
       last = s.depth >= max_depth
       child_depth = s.depth + 1
       fresh: list[State] = []
-      if m is not None and not dfs and not last and len(states) + len(m) < max_states:
+      if made is not None and not dfs and not last and len(states) + made < max_states:
         # the common case, without the checks below: breadth first, far from every bound
         for r, h in items:
           if h.__class__ is UOp:
