@@ -32,7 +32,7 @@ from kanren.core import GoalType, StateStreamType
 
 
 # iterators whose length_hint is exact and asking it runs nothing: an ended one can be dropped without a next()
-_SIZED = (type(iter(())), type(iter([])))
+_SIZED: tuple[type, ...] = (type(iter(())), type(iter([])))
 
 
 def fair_bind(z: StateStreamType, g: GoalType) -> StateStreamType:
