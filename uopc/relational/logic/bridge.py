@@ -488,10 +488,12 @@ def _unify_top(u: Any, v: Any, s: Mapping) -> Any:
   if u is v: return s
   while type(u) is Var and (w := s.get(u, u)) is not u: u = w   # walk, without unification's try/except
   while type(v) is Var and (w := s.get(v, v)) is not v: v = w
+  r: Any = None
   if type(u) is UOp:
     if type(v) is UOp: return s if u is v else False
-    if type(v) is UExpr: return stream_eval(_unify_expr_node(v, u, s))
-  elif type(v) is UOp and type(u) is UExpr: return stream_eval(_unify_expr_node(u, v, s))
+    if type(v) is UExpr: r = _unify_expr_node(v, u, s)
+  elif type(v) is UOp and type(u) is UExpr: r = _unify_expr_node(u, v, s)
+  if r is not None: return r if r is False or r is s else stream_eval(r)   # most answers are settled already: no generator to run
   if type(u) is Var or type(v) is Var:   # a fresh variable meets a node or an etuple: bind it (what ``assoc`` does)
     if type(u) is not Var: u, v = v, u
     return s if u is v else assoc(s, u, v)

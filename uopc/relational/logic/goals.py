@@ -81,10 +81,10 @@ def _sides(who: str, g: Any, h: Any, S: Substitution) -> _Sides | None:
   ground there is nothing to enumerate from: ``NotGroundError``.
   """
   gt = _resolve(g, S)
-  gn = as_node(gt)
+  gn = gt if type(gt) is UOp else as_node(gt)   # nodes, the usual case, without a call: a membership question asks per candidate
   if gn is None and isground_term(gt): return None
   ht = _resolve(h, S)
-  hn = as_node(ht)
+  hn = ht if type(ht) is UOp else as_node(ht)
   if hn is None and isground_term(ht): return None
   if gn is None and hn is None: raise NotGroundError(f"{who}: neither graph is ground; ground one with an earlier goal")
   return _Sides(gt, gn, ht, hn)
