@@ -94,6 +94,7 @@ def _eq_normalo(prog: UOp, pm: PatternMatcher) -> int:
 def _membership(prog: UOp, pm: PatternMatcher) -> float:
   """The CPU seconds of the membership query alone (listing the graphs to ask about is not timed)."""
   graphs = [s.graph for s in explore(prog, plus_zero(), max_states=None).states]   # not timed: see measure()
+  gc.collect()   # the candidates are the caller's long-lived data: settled, as measure() settles the heap before each query
   q = var()
   t0 = time.process_time()
   n = len(run(0, q, oneof(q, graphs), reacho(pm, prog, q)))

@@ -37,20 +37,6 @@ from uopc.uop import UOp
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
 
 
-def _promote_to_oldest() -> None:
-  """Move every object the collector tracks to its oldest generation, without scanning any.
-
-  The states a batch just made live as long as the exploration, but the collector would
-  scan them twice more as young objects (generations 0 and 1: a fifth of a kanren goal's
-  time) before it learns that. ``gc.freeze`` then ``gc.unfreeze`` is the documented way to
-  move them all at once; skipped if the program froze objects itself (unfreezing would
-  hand them back to the collector).
-  """
-  if gc.get_freeze_count() == 0:
-    gc.freeze()
-    gc.unfreeze()
-
-
 class Exploration:
   """Every graph reachable from ``root`` under ``pm``, discovered lazily.
 
@@ -163,9 +149,7 @@ class Exploration:
     except BoundHit as e: self._stop(e)
     finally:
       self.elapsed += time.perf_counter() - t0
-      if paused:
-        _promote_to_oldest()
-        gc.enable()
+      if paused: gc.enable()
     self._driver = None
 
   def _stop(self, e: BoundHit) -> None:
