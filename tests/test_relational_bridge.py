@@ -256,3 +256,48 @@ def test_terms_and_patterns_print_alike(node):
   want = show(node).replace("p0", "~x")
   assert show_pattern(upat_etuples(upat(node))[0][0]) == want
   assert pattern_text(forms_of(upat(node))[0].term) == want
+
+
+# ---- the fronts kanren.core calls: the dispatchers' answers without the dispatch
+
+def _generic_unify(u, v, s):
+  """unification's own machinery below the node fast paths: ``_unify`` dispatch, trampolined."""
+  from unification.core import _unify, stream_eval
+  return s if u is v else stream_eval(_unify(u, v, s))
+
+
+def _generic_reify(x, s):
+  from unification.core import _reify, stream_eval
+  return x if not s else stream_eval(_reify(x, s))
+
+
+@given(graphs(max_ops=4), graphs(max_ops=4), st.data())
+def test_unify_and_reify_fronts_agree_with_the_generic_machinery(g, h, data):
+  x, y = var(), var()
+  sub = data.draw(st.sampled_from(list(g.toposort())))
+  pattern = etuplize(g, holes={sub: y})
+  terms = [x, y, g, h, sub, pattern, etuplize(h), (g, x), 5]
+  substitutions = [{}, {x: g}, {x: h}, {x: y, y: sub}, {y: sub}, {x: pattern}]
+  for u in terms:
+    for v in terms:
+      for s in substitutions:
+        assert bridge.unify_nodes(u, v, s) == _generic_unify(u, v, s), (u, v, s)   # the same substitution, or both False
+  for t in terms:
+    for s in substitutions:
+      assert bridge.reify_nodes(t, s) == _generic_reify(t, s)
+  assert bridge.reify_nodes(x, {x: pattern, y: sub}) is g        # bound to a pattern whose hole is bound: the node
+
+
+def test_kanren_core_calls_the_fronts_and_answers_as_the_dispatchers_do(monkeypatch):
+  import kanren.core
+  assert kanren.core.unify is bridge.unify_nodes and kanren.core.reify is bridge.reify_nodes
+  q, x = var("q"), var("x")
+  prog = (p0 + 0) * 1 + (p1 * 1 + 0)
+
+  def query():
+    answers = run(0, (q, x), conde([eq(q, prog)], [eq(q, p0 + 1)], [eq(q, pat.add(x, 1))], [eq(q, 5)]), eq(q, pat.add(x, 1)))
+    return [tuple(show_pattern(t) for t in a) for a in answers]   # an open pattern reifies to a new etuple each time
+  fast = query()
+  monkeypatch.setattr(kanren.core, "unify", unify)
+  monkeypatch.setattr(kanren.core, "reify", reify)
+  assert fast == query() == [("add(p0, 1)", "p0"), ("add(~x, 1)", "~x")]

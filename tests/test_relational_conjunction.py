@@ -90,3 +90,36 @@ def test_membership_questions_share_one_exploration(monkeypatch):
     return goal
   assert run(0, q, oneof([*graphs, outsider]), reacho(PLUS0, prog, q)) == tuple(graphs)
   assert len(made) == 1
+
+
+STREAM_KINDS = {"generator": lambda items: (a for a in items), "tuple": lambda items: iter(tuple(items)),
+                "list": lambda items: iter(list(items))}
+
+
+@given(st.lists(st.tuples(st.sampled_from(sorted(STREAM_KINDS)), st.lists(st.integers(0, 9), max_size=4)), max_size=8))
+def test_fair_bind_drops_sized_streams_early_without_changing_the_order(streams):
+  def g(i):
+    kind, items = streams[i]
+    return STREAM_KINDS[kind](items)
+  assert list(fair_bind(iter(range(len(streams))), g)) == list(kanren_bind(iter(range(len(streams))), g))
+
+
+def test_one_answer_streams_are_not_held_until_the_outer_stream_ends():
+  def peak(stream_of):
+    tracemalloc.start()
+    try:
+      for _ in fair_bind(iter(range(20_000)), stream_of): pass
+      return tracemalloc.get_traced_memory()[1]
+    finally: tracemalloc.stop()
+  def answered(i): return iter((i,))   # what eq and a membership question return
+  def suspended(i): yield i             # a generator cannot say it is done without another turn
+  assert peak(answered) < 20_000
+  assert peak(suspended) > 50 * peak(answered)
+
+
+def test_a_membership_question_answers_with_a_tuple_iterator():
+  prog, q = product(3, 300), var()
+  reachable, outsider = (UOp.param(300) + 0) * ((UOp.param(301) + 0) + 0) * UOp.param(302), UOp.param(399)
+  goal = reacho(PLUS0, prog, q)
+  assert type(goal({q: reachable})) is type(iter(()))
+  assert list(goal({q: reachable})) == [{q: reachable}] and list(goal({q: outsider})) == []

@@ -338,3 +338,18 @@ def test_the_aesara_example_reaches_the_eight_anticipated_graphs_under_tree_sema
   assert set(anticipated) - reached_graph == {"add(log2(exp2(add(p0, p0))), mul(p0, 2.0))", "add(add(p0, p0), mul(p0, 2.0))"}
   assert reached_graph < reached_tree
   assert [s.term() for s in tree.normal_forms] == [s.term() for s in graph.normal_forms]
+
+
+
+@pytest.mark.parametrize("taken", [1, 17, 100, 9_000])
+def test_exploring_ahead_doubles_and_stays_within_twice_the_states_taken(taken):
+  x = UPat.var("x")
+  plus0 = PatternMatcher([(UPat(Ops.ADD, src=(x, UPat(Ops.CONST, arg=0))), lambda x: x)])
+  terms = [(UOp.param(800 + i) + 0) + 0 for i in range(9)]
+  prog = terms[0]
+  for t in terms[1:]: prog = prog * t      # 3**9 = 19,683 graphs
+  ex = Exploration(prog, plus0, max_states=None)
+  assert len(list(itertools.islice(ex.iter_ahead(), taken))) == taken
+  made = int(repr(ex).split("(")[1].split(" ")[0])
+  assert taken <= made <= 2 * taken + 16
+  if taken == 9_000: assert made > taken + 4_096   # doubling, not batches of 4,096: few batches, so few collector passes

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Generator, Mapping
 from typing import Any, Iterable
 
+import kanren.core
 from cons.core import ConsPair, _car, _cdr
 from etuples import etuple
 from etuples import etuplize as _etuples_etuplize
@@ -488,14 +489,47 @@ def _unify_top(u: Any, v: Any, s: Mapping) -> Any:
   if u is v: return s
   while type(u) is Var and (w := s.get(u, u)) is not u: u = w   # walk, without unification's try/except
   while type(v) is Var and (w := s.get(v, v)) is not v: v = w
+  r: Any = None
   if type(u) is UOp:
     if type(v) is UOp: return s if u is v else False
-    if type(v) is UExpr: return stream_eval(_unify_expr_node(v, u, s))
-  elif type(v) is UOp and type(u) is UExpr: return stream_eval(_unify_expr_node(u, v, s))
+    if type(v) is UExpr: r = _unify_expr_node(v, u, s)
+  elif type(v) is UOp and type(u) is UExpr: r = _unify_expr_node(u, v, s)
+  if r is not None: return r if r is False or r is s else stream_eval(r)   # most answers are settled already: no generator to run
   if type(u) is Var or type(v) is Var:   # a fresh variable meets a node or an etuple: bind it (what ``assoc`` does)
     if type(u) is not Var: u, v = v, u
     return s if u is v else assoc(s, u, v)
   return stream_eval(_unify(u, v, s))
+
+
+def _reify_top(x: Any, s: Mapping) -> Any:
+  """``reify(x, s)`` for a variable or a node: walked without unification's generators; a node reifies to itself.
+
+  ``run`` reifies its query variable once per answer, so this is paid once per state a
+  conjunction yields; a variable bound to anything but a node takes the generic path.
+  """
+  while type(x) is Var and (w := s.get(x, x)) is not x: x = w
+  if type(x) is UOp or type(x) is Var or not s: return x
+  return stream_eval(_reify(x, s))
+
+
+# The type pairs ``unify`` sends to ``_unify_top`` (registered below), for ``unify_nodes`` to send them there itself.
+_TOP_PAIRS = frozenset({(Var, UOp), (UOp, Var), (Var, UExpr), (UExpr, Var), (UOp, UExpr), (UExpr, UOp), (UOp, UOp)})
+
+
+def unify_nodes(u: Any, v: Any, s: Mapping) -> Any:
+  """``unify(u, v, s)``: where one side is a node or one of our etuples, straight to what ``unify`` would dispatch to.
+
+  multipledispatch costs about a microsecond a call, as much as the rest of a failing
+  ``eq(q, pattern)`` against a node; conjunctions call it once per reachable graph.
+  """
+  if type(s) is dict and (type(u), type(v)) in _TOP_PAIRS: return _unify_top(u, v, s)
+  return unify(u, v, s)
+
+
+def reify_nodes(x: Any, s: Mapping) -> Any:
+  """``reify(x, s)``: a variable or a node straight to what ``reify`` would dispatch to (see ``unify_nodes``)."""
+  if type(s) is dict and (type(x) is Var or type(x) is UOp): return _reify_top(x, s)
+  return reify(x, s)
 
 
 _unify.add((UOp, UOp, Mapping), _unify_nodes)
@@ -506,10 +540,14 @@ _unify.add((UExpr, UExpr, Mapping), _unify_uexprs)
 _reify.add((UOp, Mapping), lambda u, s: u)
 _reify.add((Head, Mapping), _reify_head)
 _reify.add((UExpr, Mapping), _reify_uexpr)
+reify.add((Var, Mapping), _reify_top)
+reify.add((UOp, Mapping), _reify_top)
 for _a, _b in ((Var, UOp), (UOp, Var), (Var, UExpr), (UExpr, Var), (UOp, UExpr), (UExpr, UOp), (UOp, UOp)):
   unify.add((_a, _b, Mapping), _unify_top)
 _car.add((UOp,), head_of)
 _cdr.add((UOp,), lambda u: sources_of(u))
+# kanren's ``eq`` and ``run`` look ``unify`` and ``reify`` up in kanren.core when they run: the same answers, without the dispatch
+kanren.core.unify, kanren.core.reify = unify_nodes, reify_nodes
 
 
 def _self_check() -> None:
@@ -533,4 +571,5 @@ def _self_check() -> None:
 
 _self_check()
 
-__all__ = ["Head", "UExpr", "as_node", "etuplize", "head_of", "isground_term", "pat", "show_pattern", "term_pattern", "Var"]
+__all__ = ["Head", "UExpr", "as_node", "etuplize", "head_of", "isground_term", "pat", "reify_nodes", "show_pattern", "term_pattern",
+           "unify_nodes", "Var"]

@@ -11,7 +11,10 @@ quadratic time, and memory for every layer (16k states took 10.8 s and 1 GB).
 in turn, in the order the states came, streams are dropped when they end, and a
 stream is opened only when its state arrives (an infinite ``stream`` stays lazy). It
 yields the answers in the same order as kanren's ``bind``; it only stops paying for
-the streams that already ended. Importing ``uopc.relational`` installs it as
+the streams that already ended. A stream that is a tuple or list iterator (``eq``'s
+answer, a membership question's) is dropped as soon as it has none left, without
+another turn: one answer per candidate holds nothing until the outer stream ends.
+Importing ``uopc.relational`` installs it as
 ``kanren.core.bind``, which every ``lall``/``lconj``/``conde``/``run`` uses.
 
 >>> from kanren import run, var, eq, conde, lall
@@ -22,25 +25,31 @@ the streams that already ended. Importing ``uopc.relational`` installs it as
 from __future__ import annotations
 
 from collections import deque
+from operator import length_hint
 
 import kanren.core
 from kanren.core import GoalType, StateStreamType
 
 
+# iterators whose length_hint is exact and asking it runs nothing: an ended one can be dropped without a next()
+_SIZED: tuple[type, ...] = (type(iter(())), type(iter([])))
+
+
 def fair_bind(z: StateStreamType, g: GoalType) -> StateStreamType:
   """Every answer of ``g`` on every state of ``z``, round robin: linear in the states and answers."""
   live: deque[StateStreamType] = deque()
+  sized = _SIZED
   for S in z:   # the first round opens each state's stream as the state arrives
     it = iter(g(S))
     for answer in it:
       yield answer
-      live.append(it)
+      if type(it) not in sized or length_hint(it): live.append(it)
       break
   while live:   # then one answer from each live stream in turn
     it = live.popleft()
     for answer in it:
       yield answer
-      live.append(it)
+      if type(it) not in sized or length_hint(it): live.append(it)
       break
 
 

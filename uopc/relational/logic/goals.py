@@ -33,13 +33,14 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Callable, Iterator, Literal, Mapping, NamedTuple
 
-from unification import isvar, reify, unify
+from unification import isvar, reify
 from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.logic import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
-from uopc.relational.logic.bridge import as_node, isground_term
+from uopc.relational.logic.bridge import as_node, isground_term, unify_nodes
 from uopc.relational.logic.patterns import predecessors, redexes_producing, rule_patterns
+from uopc.relational.space.states import State
 from uopc.relational.space.step import Semantics, Stepper, stepper_for
 from uopc.relational.space.stream import Exploration
 from uopc.uop import UOp
@@ -80,10 +81,10 @@ def _sides(who: str, g: Any, h: Any, S: Substitution) -> _Sides | None:
   ground there is nothing to enumerate from: ``NotGroundError``.
   """
   gt = _resolve(g, S)
-  gn = as_node(gt)
+  gn = gt if type(gt) is UOp else as_node(gt)   # nodes, the usual case, without a call: a membership question asks per candidate
   if gn is None and isground_term(gt): return None
   ht = _resolve(h, S)
-  hn = as_node(ht)
+  hn = ht if type(ht) is UOp else as_node(ht)
   if hn is None and isground_term(ht): return None
   if gn is None and hn is None: raise NotGroundError(f"{who}: neither graph is ground; ground one with an earlier goal")
   return _Sides(gt, gn, ht, hn)
@@ -101,7 +102,29 @@ def _unify_each(term: Any, nodes: Iterator[UOp], S: Substitution, distinct: bool
       S2 = dict(S)
       S2[term] = n
       yield S2
-    elif (S2 := unify(term, n, S)) is not False: yield S2
+    elif (S2 := unify_nodes(term, n, S)) is not False: yield S2
+
+
+def _unify_states(term: Any, states: Iterator[State], S: Substitution) -> Iterator[Substitution]:
+  """``S`` with ``term`` unified with the graph of each state that is not stuck: ``_unify_each`` in one loop.
+
+  The states of one exploration are distinct graphs, so nothing is deduplicated; this
+  loop runs once per reachable graph, so the fresh variable's case is spelled out.
+  """
+  if isvar(term):
+    for s in states:
+      if s.error is None:
+        S2 = dict(S)
+        S2[term] = s.graph
+        yield S2
+    return
+  for s in states:
+    if s.error is None and (S2 := unify_nodes(term, s.graph, S)) is not False: yield S2
+
+
+def _once(S: Substitution, holds: bool) -> Iterator[Substitution]:
+  """The stream of a yes/no question: ``S`` or nothing. A tuple iterator, so ``fair_bind`` drops it once answered."""
+  return iter((S,) if holds else ())
 
 
 def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Semantics = "graph") -> Goal:
@@ -123,10 +146,10 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Sem
   stepper = stepper_for(pm, ctx, semantics)   # held by the goal: its memo serves every state the goal sees
 
   def stepo_goal(S: Substitution) -> Iterator[Substitution]:
-    if (sides := _sides("stepo", g, h, S)) is None: return
+    if (sides := _sides("stepo", g, h, S)) is None: return iter(())
     if sides.gn is not None:
-      yield from _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
-    else: yield from _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.h_node, stepper)), S)
+      return _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
+    return _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.h_node, stepper)), S)
   return stepo_goal
 
 
@@ -167,20 +190,17 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   shared: dict[UOp, Exploration] = {}
 
   def reacho_goal(S: Substitution) -> Iterator[Substitution]:
-    if (sides := _sides("reacho", g, h, S)) is None: return
+    if (sides := _sides("reacho", g, h, S)) is None: return iter(())
     gn, hn = sides.gn, sides.hn
-    if gn is None:
-      yield from _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
-      return
+    if gn is None: return _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
     ex = shared.get(gn)
     if ex is None:
       shared.clear()   # one exploration at a time: memory stays that of the states of one program
       ex = shared[gn] = Exploration(gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order,
                                     ctx=ctx, stepper=stepper)
-    if hn is not None:   # a membership question, asked of the one exploration: it goes on only until hn is found
-      if ex.reaches(hn): yield S
-      return
-    yield from _unify_each(sides.ht, (s.graph for s in ex.iter_ahead() if s.error is None), S, distinct=True)   # one state a graph
+    # a membership question, asked of the one exploration: it goes on only until hn is found
+    if hn is not None: return _once(S, ex.reaches(hn))
+    return _unify_states(sides.ht, ex.iter_ahead(), S)
   return reacho_goal
 
 
@@ -197,11 +217,12 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   stepper = stepper_for(pm, ctx, semantics)
 
   def normalo_goal(S: Substitution) -> Iterator[Substitution]:
-    if (sides := _sides("normalo", g, h, S)) is None: return
+    if (sides := _sides("normalo", g, h, S)) is None: return iter(())
     if sides.gn is not None:
       ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
-      yield from _unify_each(sides.ht, (s.graph for s in ex.iter_normal_forms()), S, distinct=True)
-    elif stepper.is_normal(sides.h_node): yield from _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
+      return _unify_states(sides.ht, ex.iter_normal_forms(), S)
+    if stepper.is_normal(sides.h_node): return _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
+    return iter(())
   return normalo_goal
 
 
@@ -223,14 +244,13 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
     stepper = stepper_for(pm, ctx)
 
     def rule_goal(S: Substitution) -> Iterator[Substitution]:
-      if (sides := _sides(f"rule {index}", n, m, S)) is None: return
+      if (sides := _sides(f"rule {index}", n, m, S)) is None: return iter(())
       nn = sides.gn
       if nn is not None:
-        yield from _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn)  # type: ignore[misc]
-                                          if r.rule_index == index and r.error is None), S)   # a step without an error has a result
-      else:
-        mn = sides.h_node
-        yield from _unify_each(sides.gt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
+        return _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn)  # type: ignore[misc]
+                                      if r.rule_index == index and r.error is None), S)   # a step without an error has a result
+      mn = sides.h_node
+      return _unify_each(sides.gt, (r.node for r in redexes_producing(pm, mn, mn.toposort(), stepper, index)), S)
     return rule_goal
   relation.__name__ = f"rule{index}o"
   relation.__doc__ = f"rule {pm.name_of(pm.rules[index])} as a relation (n, m)"
