@@ -1,6 +1,7 @@
 """pyproject.toml lists every package (explore/ is mapped to uopc.explore, so nothing is found automatically)."""
 import pathlib
-import tomllib
+try: import tomllib
+except ModuleNotFoundError: import tomli as tomllib   # Python 3.10: the same parser, before it joined the standard library
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
