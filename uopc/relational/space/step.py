@@ -455,13 +455,15 @@ class Stepper:
     out: dict[Any, Any] = {r: r.value for r in local}
     op, arg, dtype = x.op, x.arg, x.dtype
     for i, cm in enumerate(cmaps):
+      made: dict[UOp, UOp] = {}   # the node on each graph made below source i (many positions often make one)
       for k, c in cm.items():
         key = At(i, k)
         if c.__class__ is not UOp: out[key] = c; continue  # noqa: E702
+        if (n := made.get(c)) is not None: out[key] = n; continue  # noqa: E702
         new_src = (*src[:i], c, *src[i + 1:])
-        try: out[key] = make_uop(op, new_src, arg, dtype)
+        try: out[key] = made[c] = make_uop(op, new_src, arg, dtype)
         except UOpError as e:
-          if (n := _ill_typed(op, new_src, arg, dtype, src, k.redex if type(k) is At else k, e)) is not None: out[key] = n
+          if (v := _ill_typed(op, new_src, arg, dtype, src, k.redex if type(k) is At else k, e)) is not None: out[key] = v
     return out
 
   def _iter_big_tree(self, root: UOp) -> Iterator[tuple[Any, UOp | Stuck]]:
