@@ -134,6 +134,15 @@ def test_without_sharing_tree_and_graph_steps_reach_the_same_graphs(g, name):
   assert {h for _, h in Stepper(pm, semantics="tree").successors(g)} == graph
 
 
+@given(graphs(max_ops=6), st.sampled_from(sorted(RULESETS)), st.sampled_from(["graph", "tree"]))
+@settings(max_examples=40)
+def test_a_graph_is_normal_when_no_step_leaves_it(g, name, semantics):
+  pm = RULESETS[name]
+  for map_limit in (1, 256):   # big nodes (grouped or lazy) and materialized maps
+    stepper = Stepper(pm, map_limit=map_limit, semantics=semantics)
+    assert stepper.is_normal(g) == (not list(stepper.successors(g)))
+
+
 def test_tree_semantics_rewrites_one_use_of_a_shared_node():
   x = UPat.var("x")
   pm = PatternMatcher([(x + 0, lambda x: x)])

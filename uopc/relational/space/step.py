@@ -26,9 +26,10 @@ A node whose map would exceed ``map_limit`` entries (deep chains of redexes) is 
 it keeps only its own redexes, and, where that is cheap, its steps grouped by the graph
 they make (``GroupedSteps``: in a chain of n ``+ 0`` nodes all n redexes make one graph,
 so each node's groups come from its source's in O(1), and a whole exploration of the
-chain is linear in n). The successors of a big root without groups are enumerated
-lazily, rebuilding each one along its spine. Both keep a 20,000-node chain of redexes
-linear instead of quadratic.
+chain is linear in n). Under tree semantics the groups hold positions: a source's group
+seen from its user is wrapped once (``_Under``), its keys read as ``At`` on demand. The
+successors of a big root without groups are enumerated lazily, rebuilding each one along
+its spine. Both keep a 20,000-node chain of redexes linear instead of quadratic.
 
 Rules are called as ``fn(**bindings)``, or with ``ctx=ctx`` when the stepper has a
 ``ctx`` (like ``PatternMatcher.fire``); rules that need a ctx fail (a stuck step)
@@ -595,7 +596,7 @@ class Stepper:
   def is_normal(self, g: UOp) -> bool:
     """True if no step (not even a failing one) leaves ``g``."""
     m = self.map_of(g)
-    return not m if m is not _BIG else next(iter(self._iter_big(g)), None) is None
+    return not m if m is not _BIG else next(self.iter_big(g), None) is None
 
   def _iter_big(self, root: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
     self.map_of(root)
