@@ -16,7 +16,8 @@ Six tables, all through the public API (``uopc.relational.space.explore``):
    rebuilds the whole graph for every state, on the region beside 1,000 nodes.
 4. a chain of n ``+ 0`` nodes (issue 17's shape iii'): n states of 1 to n redexes,
    every redex of a state making the same graph. States/s must stay flat in n (the
-   stepper groups a big node's steps by the graph they make); n(n+1)/2 edges.
+   stepper groups a big node's steps by the graph they make); n(n+1)/2 edges. Under
+   graph semantics and under tree semantics (a step per position: the same edges here).
 5. a chain of n folds ``((1 + 1) + 1) + ...`` under ``fold`` (shape iii): one redex per
    state, at the bottom, so each state's new graph has a new spine of up to n nodes
    (hash consing cannot share it): quadratic in n by the model; the cost per spine node
@@ -41,6 +42,7 @@ from typing import Callable
 import uopc.uop
 from uopc import Ops, PatternMatcher, UOp, UPat, fold, symbolic
 from uopc.relational import Exploration, Stepper, explore
+from uopc.relational.space.step import Semantics
 
 _fresh = itertools.count(1)
 
@@ -185,13 +187,13 @@ def fold_chain(n: int) -> UOp:
 
 
 def chain_rows(make: Callable[[int], UOp], pm_of: Callable[[], PatternMatcher], sizes: tuple[int, ...],
-               repeats: int = 3) -> list[tuple[int, int, int, float]]:
-  """(n, states, edges, seconds) of exploring ``make(n)`` completely, best of ``repeats``."""
+               repeats: int = 3, semantics: Semantics = "graph") -> list[tuple[int, int, int, float]]:
+  """(n, states, edges, seconds) of exploring ``make(n)`` completely under ``semantics``, best of ``repeats``."""
   rows = []
   for n in sizes:
     def work(n: int = n) -> Callable[[], object]:
       prog, pm = make(n), pm_of()
-      return lambda: explore(prog, pm, max_states=None).run()
+      return lambda: explore(prog, pm, max_states=None, semantics=semantics).run()
     secs, ex = _best(work, repeats)
     assert isinstance(ex, Exploration) and ex.complete and len(ex.states) == n + 1
     rows.append((n, len(ex.states), sum(len(s.out) for s in ex.states), secs))
@@ -229,11 +231,13 @@ def main() -> None:
         f"explorer {t_ours * 1e3:.1f} ms: {t_naive / t_ours:.0f}x")
   print()
   print("a chain of n + 0 nodes under x+0 (iii'): n states, every redex of a state makes the same graph")
-  print(f"{'n':>6s} {'states':>7s} {'edges':>11s} {'ms':>8s} {'states/s':>9s} {'vs n=256':>8s}")
-  rows = chain_rows(zero_chain, unit_rules, (256, 1000, 4000, 10_000))
-  first = rows[0][1] / rows[0][3]
-  for n, states, edges, secs in rows:
-    print(f"{n:6,d} {states:7,d} {edges:11,d} {secs * 1e3:8.1f} {states / secs:9,.0f} {states / secs / first:7.2f}x")
+  print(f"{'semantics':>9s} {'n':>6s} {'states':>7s} {'edges':>11s} {'ms':>8s} {'states/s':>9s} {'vs n=256':>8s}")
+  for semantics in ("graph", "tree"):   # tree: one edge per position, grouped the same way
+    rows = chain_rows(zero_chain, unit_rules, (256, 1000, 4000, 10_000), semantics=semantics)
+    first = rows[0][1] / rows[0][3]
+    for n, states, edges, secs in rows:
+      print(f"{semantics:>9s} {n:6,d} {states:7,d} {edges:11,d} {secs * 1e3:8.1f} {states / secs:9,.0f} "
+            f"{states / secs / first:7.2f}x")
   print()
   print("a chain of n folds ((1 + 1) + 1) + ... under fold (iii): one redex per state, a new spine of up to n nodes each")
   print(f"{'n':>6s} {'states':>7s} {'ms':>8s} {'states/s':>9s} {'µs/spine node':>13s} {'vs n=250':>8s}")

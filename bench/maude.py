@@ -7,8 +7,8 @@ Maude parses its term and enumerates every reachable state (``search =>* X:E``).
 rewrites one occurrence a step (tree semantics); no program here has a node with a redex
 below it twice (only the leaves ``0`` and ``p_i`` repeat), so the two semantics give the
 same states, and the bench stops if the counts differ. (``TREE=1`` runs uopc under
-``semantics="tree"`` instead: the same counts, but its big nodes are not grouped by the
-graph they make, so (iii') has the per-node cliff there.) The shapes (issue 17):
+``semantics="tree"`` instead: the same counts, its big nodes grouped by the graph they
+make as under graph semantics.) The shapes (issue 17):
 
 - (i)   k independent ``p_i + 0`` redexes summed: 2**k states, under ``x + 0``;
 - (ii)  the same sum of m terms under ``x + 0`` and commutativity of ``+``: 3**m * 2**(m-1);

@@ -1,4 +1,7 @@
 """One rewrite step: the memoized Stepper against an independent brute force."""
+import itertools
+from collections import Counter
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -131,6 +134,15 @@ def test_without_sharing_tree_and_graph_steps_reach_the_same_graphs(g, name):
   assert {h for _, h in Stepper(pm, semantics="tree").successors(g)} == graph
 
 
+@given(graphs(max_ops=6), st.sampled_from(sorted(RULESETS)), st.sampled_from(["graph", "tree"]))
+@settings(max_examples=40)
+def test_a_graph_is_normal_when_no_step_leaves_it(g, name, semantics):
+  pm = RULESETS[name]
+  for map_limit in (1, 256):   # big nodes (grouped or lazy) and materialized maps
+    stepper = Stepper(pm, map_limit=map_limit, semantics=semantics)
+    assert stepper.is_normal(g) == (not list(stepper.successors(g)))
+
+
 def test_tree_semantics_rewrites_one_use_of_a_shared_node():
   x = UPat.var("x")
   pm = PatternMatcher([(x + 0, lambda x: x)])
@@ -189,6 +201,39 @@ def test_deep_chain_of_redexes_is_linear_and_lazy():
   assert r.node is g and h is g.src[0]
   r, h = next(it)
   assert r.node is g.src[0] and h.src[0] is g.src[0].src[0] and h.op is Ops.ADD
+
+
+def test_tree_semantics_groups_every_position_of_a_shared_failing_step():
+  # p0 * 1 fails, and is used twice under a chain of + 0: the grouped steps (map_limit=2) list the failure once per
+  # position, sharing one Stuck, as the materialized maps do
+  x = UPat.var("x")
+  def fails(x): raise ValueError("no")
+  pm = PatternMatcher([(x + 0, lambda x: x), (x * 1, fails)])
+  bad = p0 * 1
+  g = bad + bad
+  for _ in range(3): g = g + 0
+  def steps(stepper: Stepper) -> Counter:
+    return Counter((r.position, r.rule_index, h if type(h) is UOp else h.error) for r, h in stepper.successors(g))
+  grouped = Stepper(pm, map_limit=2, semantics="tree")
+  assert grouped.grouped_steps(g) is not None   # grouped (two graphs), not enumerated lazily
+  assert steps(grouped) == steps(Stepper(pm, map_limit=10**9, semantics="tree"))
+  assert steps(grouped)[((0, 0, 0, 0), 1, "ValueError: no")] == 1 and len(grouped.grouped_steps(g)) == 5
+  made = list(grouped.grouped_steps(g).groups)   # every + 0 makes one shorter chain; both positions, one Stuck
+  assert made[0] is g.src[0] and type(made[1]) is Stuck and len(made) == 2
+
+
+def test_a_chain_of_zeros_under_tree_semantics_makes_one_graph_per_state():
+  # each big node's steps are grouped by the graph they make (one here): linear, not one spine per position
+  g = p0
+  for _ in range(300): g = g + 0
+  x = UPat.var("x")
+  stepper = Stepper(PatternMatcher([(x + 0, lambda x: x)]), semantics="tree")   # map_limit 256
+  grouped = stepper.grouped_steps(g)
+  assert grouped is not None and list(grouped.groups) == [g.src[0]] and len(grouped) == 300
+  (first, h), = grouped.firsts()
+  assert first.node is g and h is g.src[0]
+  positions = [r.position for r, _ in itertools.islice(grouped, 3)]
+  assert positions == [(), (0,), (0, 0)]
 
 
 def test_the_shared_stepper_lives_as_long_as_its_users():

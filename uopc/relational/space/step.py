@@ -26,9 +26,10 @@ A node whose map would exceed ``map_limit`` entries (deep chains of redexes) is 
 it keeps only its own redexes, and, where that is cheap, its steps grouped by the graph
 they make (``GroupedSteps``: in a chain of n ``+ 0`` nodes all n redexes make one graph,
 so each node's groups come from its source's in O(1), and a whole exploration of the
-chain is linear in n). The successors of a big root without groups are enumerated
-lazily, rebuilding each one along its spine. Both keep a 20,000-node chain of redexes
-linear instead of quadratic.
+chain is linear in n). Under tree semantics the groups hold positions: a source's group
+seen from its user is wrapped once (``_Under``), its keys read as ``At`` on demand. The
+successors of a big root without groups are enumerated lazily, rebuilding each one along
+its spine. Both keep a 20,000-node chain of redexes linear instead of quadratic.
 
 Rules are called as ``fn(**bindings)``, or with ``ctx=ctx`` when the stepper has a
 ``ctx`` (like ``PatternMatcher.fire``); rules that need a ctx fail (a stuck step)
@@ -109,52 +110,83 @@ class At:
 
 
 class _Cat:
-  """Two groups of redexes, one after the other (a group is a ``Redex`` or a ``_Cat``): joining is O(1)."""
+  """Two groups of steps, one after the other: joining is O(1).
+
+  A group is a key (a ``Redex``, or under tree semantics an ``At``), a ``_Cat``, or an ``_Under``.
+  """
   __slots__ = ("left", "right", "first", "size")
 
   def __init__(self, left: Any, right: Any) -> None:
     self.left, self.right = left, right
-    self.first: Redex = left if left.__class__ is Redex else left.first
-    self.size: int = (1 if left.__class__ is Redex else left.size) + (1 if right.__class__ is Redex else right.size)
+    self.first: Any = _first(left)
+    self.size: int = _size(left) + _size(right)
+
+
+class _Under:
+  """Tree semantics: a group's keys one source down, each key ``k`` read as ``At(index, k)``: wrapping is O(1)."""
+  __slots__ = ("index", "inner", "first", "size")
+
+  def __init__(self, index: int, inner: Any) -> None:
+    self.index, self.inner = index, inner
+    self.first: At = At(index, inner.first)
+    self.size: int = inner.size
+
+
+def _first(group: Any) -> Any:
+  """The first key of a group."""
+  return group.first if group.__class__ is _Cat or group.__class__ is _Under else group
+
+
+def _size(group: Any) -> int:
+  """How many keys a group holds."""
+  return group.size if group.__class__ is _Cat or group.__class__ is _Under else 1
 
 
 def _join(group: Any, more: Any) -> Any: return more if group is None else _Cat(group, more)
 
 
-def _redexes(group: Any) -> Iterator[Redex]:
-  """The redexes of a group, in order (iterative: a chain of redexes makes a deep group)."""
-  stack = [group]
+def _under(index: int, group: Any) -> Any:
+  """The group ``group`` of a node's source ``index``, seen from the node (tree semantics)."""
+  return _Under(index, group) if group.__class__ is _Cat or group.__class__ is _Under else At(index, group)
+
+
+def _keys(group: Any) -> Iterator[Any]:
+  """The keys of a group, in order (iterative: a chain of redexes makes a deep group)."""
+  stack: list[tuple[Any, Any]] = [(group, None)]   # a group and the source indices above it: (index, outer ones) or None
   while stack:
-    g = stack.pop()
-    if g.__class__ is Redex: yield g
-    else: stack.append(g.right); stack.append(g.left)  # noqa: E702
+    g, up = stack.pop()
+    if g.__class__ is _Cat: stack.append((g.right, up)); stack.append((g.left, up))  # noqa: E702
+    elif g.__class__ is _Under: stack.append((g.inner, (g.index, up)))
+    else:
+      while up is not None: g = At(up[0], g); up = up[1]  # noqa: E702
+      yield g
 
 
 class GroupedSteps:
-  """The steps out of a big graph, grouped by the graph they make: ``{new root or Stuck: its redexes}``.
+  """The steps out of a big graph, grouped by the graph they make: ``{new root or Stuck: its keys}``.
 
   Many redexes may make one graph (in a chain of ``+ 0`` nodes every redex makes the
-  same shorter chain): the explorer looks each new graph up once, with its first redex
-  (``firsts``). Iterating gives every ``(redex, new root)`` pair, as a step map's
-  ``items()`` does, and ``len`` counts them.
+  same shorter chain; under tree semantics, every position of one): the explorer looks
+  each new graph up once, with its first key (``firsts``). Iterating gives every
+  ``(key, new root)`` pair, as a step map's ``items()`` does, and ``len`` counts them.
   """
   __slots__ = ("groups", "size")
 
   def __init__(self, groups: dict[Any, Any]) -> None:
     self.groups = groups
-    self.size = sum(1 if g.__class__ is Redex else g.size for g in groups.values())
+    self.size = sum(_size(g) for g in groups.values())
 
-  def __iter__(self) -> Iterator[tuple[Redex, UOp | Stuck]]:
+  def __iter__(self) -> Iterator[tuple[Any, UOp | Stuck]]:
     for h, g in self.groups.items():
-      if g.__class__ is Redex: yield g, h
-      else:
-        for r in _redexes(g): yield r, h
+      if g.__class__ is _Cat or g.__class__ is _Under:
+        for k in _keys(g): yield k, h
+      else: yield g, h
 
   def __len__(self) -> int: return self.size
 
-  def firsts(self) -> Iterator[tuple[Redex, UOp | Stuck]]:
-    """``(first redex, new root or Stuck)`` once per graph made, in the order the pairs first make it."""
-    for h, g in self.groups.items(): yield (g if g.__class__ is Redex else g.first), h
+  def firsts(self) -> Iterator[tuple[Any, UOp | Stuck]]:
+    """``(first key, new root or Stuck)`` once per graph made, in the order the pairs first make it."""
+    for h, g in self.groups.items(): yield _first(g), h
 
 
 Semantics = Literal["graph", "tree"]
@@ -419,18 +451,20 @@ class Stepper:
     cmaps = [maps[s] for s in src]
     if x.op is Ops.CALL and self.frozen(x): cmaps[0] = _EMPTY
     if any(c is _BIG for c in cmaps) or len(local) + sum(len(c) for c in cmaps) > self.map_limit:
-      return self._make_big(x, local)
+      return self._make_grouped(x, local, cmaps)
     if not any(cmaps): return {r: r.value for r in local} if local else _EMPTY
     out: dict[Any, Any] = {r: r.value for r in local}
     op, arg, dtype = x.op, x.arg, x.dtype
     for i, cm in enumerate(cmaps):
+      made: dict[UOp, UOp] = {}   # the node on each graph made below source i (many positions often make one)
       for k, c in cm.items():
         key = At(i, k)
         if c.__class__ is not UOp: out[key] = c; continue  # noqa: E702
+        if (n := made.get(c)) is not None: out[key] = n; continue  # noqa: E702
         new_src = (*src[:i], c, *src[i + 1:])
-        try: out[key] = make_uop(op, new_src, arg, dtype)
+        try: out[key] = made[c] = make_uop(op, new_src, arg, dtype)
         except UOpError as e:
-          if (n := _ill_typed(op, new_src, arg, dtype, src, k.redex if type(k) is At else k, e)) is not None: out[key] = n
+          if (v := _ill_typed(op, new_src, arg, dtype, src, k.redex if type(k) is At else k, e)) is not None: out[key] = v
     return out
 
   def _iter_big_tree(self, root: UOp) -> Iterator[tuple[Any, UOp | Stuck]]:
@@ -502,10 +536,13 @@ class Stepper:
     have, in small maps that share no redex, and the steps make at most ``map_limit``
     graphs. Then each graph is made once, however many redexes make it. Otherwise (a redex
     below two sources is rewritten in both, or too many graphs) the node is only big: its
-    steps are enumerated lazily, one spine at a time.
+    steps are enumerated lazily, one spine at a time. Under tree semantics a step rewrites
+    one occurrence, below one source, so every source's groups are cheap: each is the
+    source's own, its keys read one source down (``_Under``).
     """
     live = [j for j, c in enumerate(cmaps) if c]
-    if len(live) > 1 and (any(cmaps[j] is _BIG for j in live) or not _disjoint([cmaps[j] for j in live])):
+    tree = self.semantics == "tree"
+    if not tree and len(live) > 1 and (any(cmaps[j] is _BIG for j in live) or not _disjoint([cmaps[j] for j in live])):
       return self._make_big(x, local)
     out: dict[Any, Any] = {}
     for r in local: out[r.value] = _join(out.get(r.value), r)
@@ -516,14 +553,16 @@ class Stepper:
         if (below := self._groups.get(src[j])) is None: return self._make_big(x, local)
         pairs: Iterable[tuple[Any, Any]] = below.groups.items()
       else: pairs = ((c, r) for r, c in cm.items())
-      for c, group in pairs:   # each graph made below source j, and the redexes that make it
-        if c.__class__ is not UOp: out[c] = group; continue  # noqa: E702   # a Stuck: one per redex
+      for c, group in pairs:   # each graph made below source j, and the keys that make it
+        if tree: group = _under(j, group)
+        if c.__class__ is not UOp: out[c] = _join(out.get(c), group); continue  # noqa: E702   # a Stuck: one per redex
         new_src = (*src[:j], c, *src[j + 1:])
         if get is None or (n := get(new_src)) is None:
           try: n = make_uop(op, new_src, arg, dtype)
           except UOpError as e:
-            for r in _redexes(group):   # what the node becomes does not type-check: stuck (or no step), per redex
-              if (v := _ill_typed(op, new_src, arg, dtype, src, r, e)) is not None: out[v] = _join(out.get(v), r)
+            for k in _keys(group):   # what the node becomes does not type-check: stuck (or no step), per key
+              r = k.redex if k.__class__ is At else k
+              if (v := _ill_typed(op, new_src, arg, dtype, src, r, e)) is not None: out[v] = _join(out.get(v), k)
             continue
         out[n] = _join(out.get(n), group)
     if len(out) <= self.map_limit:   # else as many graphs, one spine each: lazily
@@ -550,14 +589,14 @@ class Stepper:
 
   def iter_big(self, g: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
     """The steps from a big ``g``, one at a time."""
-    if self.semantics == "tree": return (kh for kh in self._iter_big_tree(g) if kh[1] is not g)
     if (grouped := self.grouped_steps(g)) is not None: return iter(grouped)
+    if self.semantics == "tree": return (kh for kh in self._iter_big_tree(g) if kh[1] is not g)
     return self._iter_big(g)
 
   def is_normal(self, g: UOp) -> bool:
     """True if no step (not even a failing one) leaves ``g``."""
     m = self.map_of(g)
-    return not m if m is not _BIG else next(iter(self._iter_big(g)), None) is None
+    return not m if m is not _BIG else next(self.iter_big(g), None) is None
 
   def _iter_big(self, root: UOp) -> Iterator[tuple[Redex, UOp | Stuck]]:
     self.map_of(root)
