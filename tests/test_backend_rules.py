@@ -17,7 +17,10 @@ from uopc.symbolic import fold, symbolic
 from uopc.upat import UPat
 
 from uopc.backend.instances import NoInstance, Synth
+from uopc.backend import soundness
+from uopc.backend.driver import Batch
 from uopc.backend.soundness import check_rules
+from uopc.budget import BoundHit
 from tests.backend_helpers import ACCEPTED_NAMES, UNSOUND_NAMES, same, strict_outcome
 
 x = UPat.var("x")
@@ -92,6 +95,29 @@ def test_student_rules_are_caught():
   assert isinstance(bad, float) and (math.isinf(bad) or math.isnan(bad) or bad == 0.0)
   assert b2i.verdict == "unsound" and b2i.counterexample.static.endswith("into CAST i32[]")   # bool or f32 where(c, 1, 0)
   assert add0.verdict == "sound" and add0.declined > 0
+
+
+def _stop(*args, **kwargs):
+  raise BoundHit("timeout")   # what the command's budget raises wherever the work is
+
+
+def test_a_bound_while_running_the_instances_leaves_them_not_checked(monkeypatch):
+  monkeypatch.setattr(Batch, "run", _stop)
+  report = check_rules(student_rules, samples=20, seed=0)
+  mul0, b2i, add0 = report.rules
+  assert report.stopped.startswith("compiling ") and report.kernels == 0
+  assert b2i.verdict == "unsound" and b2i.counterexample.static   # found without running: kept
+  assert mul0.verdict == add0.verdict == "not checked" and mul0.built > 0 and mul0.evals == 0
+  assert "\nincomplete: stopped while compiling 0 kernels" not in report.table() and "\nincomplete: stopped while compiling " in report.table()
+
+
+def test_a_bound_while_shrinking_keeps_every_verdict(monkeypatch):
+  whole = check_rules(student_rules, samples=20, seed=0)
+  monkeypatch.setattr(soundness, "_shrink_counterexamples", _stop)
+  cut = check_rules(student_rules, samples=20, seed=0)
+  assert cut.stopped == "shrinking the counterexamples" and whole.stopped == ""
+  assert [r.verdict for r in cut.rules] == [r.verdict for r in whole.rules] == ["unsound", "unsound", "sound"]
+  assert cut.rules[0].counterexample is not None and cut.kernels == whole.kernels > 0
 
 
 def test_rules_without_instances_say_why():

@@ -32,6 +32,7 @@ PROGRAM = """\
 RULES = """\
 import os, time
 from uopc import Ops, PatternMatcher, UPat
+from uopc.dtype import dtypes
 def started():
   path = os.environ.get("UOPC_TEST_STARTED")
   if path and not os.path.exists(path): open(path, "w").close()
@@ -49,6 +50,8 @@ def grow(x):
   return x + 1
 add_zero = UPat(Ops.ADD, src=(UPat.var("x"), UPat(Ops.CONST, arg=0)))
 spin_rules = PatternMatcher([(add_zero, spin)])
+# a rule that is found unsound without running (it changes the dtype), then one that never returns
+cast_then_spin = PatternMatcher([(UPat(Ops.MUL, name="x"), lambda x: x.cast(dtypes.f32), "to_f32"), (add_zero, spin, "spin")])
 hog_rules = PatternMatcher([(UPat(Ops.ADD, name="x"), hog)])
 grow_rules = PatternMatcher([(UPat(Ops.ADD, name="x"), grow)])
 # two rules on one node with results that never join: work for explore pairs
@@ -151,6 +154,15 @@ def test_a_rule_that_never_returns_stops_at_the_timeout(files, argv):
   flag, seconds = total_seconds(r.stderr)
   assert flag == "--timeout 1 s" and 1.0 <= seconds <= 1.0 + MARGIN
   assert "Traceback" not in r.stderr and "internal error" not in r.stderr
+
+
+def test_check_rules_after_a_timeout_prints_what_it_found(files):
+  r = uopc("check-rules", f"{files / 'rules.py'}:cast_then_spin", "--samples", "5", "--timeout", "1")
+  rows = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith(("to_f32", "spin"))}
+  assert r.returncode == 3 and rows["to_f32"].split()[1] == "unsound", r.stdout + r.stderr   # found before the bound: kept
+  assert rows["spin"].split()[1:3] == ["not", "checked"] and "stopped before its instances ran" in rows["spin"]
+  assert "incomplete: stopped while building instances of spin" in r.stdout and "unsound: to_f32" in r.stdout
+  assert total_seconds(r.stderr)[0] == "--timeout 1 s"
 
 
 def test_explorer_output_after_a_timeout_is_the_partial_result(files):

@@ -20,7 +20,8 @@ import sys
 import threading
 from typing import Any, Iterator
 
-from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, fit_params, integer_arg,
+from uopc.budget import shielded
+from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, fit_params, integer_arg,
                               load_program, positive_int, progress_bar, rules_arg, write_out)
 from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
@@ -119,5 +120,6 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
       report = check_rules(pm, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
   finally: bar.close()
-  write_out(report.table() + "\n")
+  with shielded(): write_out(report.table() + "\n")   # printed whole, even after a bound stopped the check
+  if report.stopped: return EXIT_BOUND
   return EXIT_FAILED if report.unsound or report.bad else EXIT_OK

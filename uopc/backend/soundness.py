@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from uopc.budget import BoundHit
 from uopc.dtype import dtypes
 from uopc.matcher import PatternMatcher, Rule
 from uopc.ops import Ops
@@ -85,19 +86,23 @@ class RuleReport:
   counterexample: Counterexample | None = None
   accepted_example: Counterexample | None = None
   reason: str = ""        # why there are no instances
+  cut: bool = False       # a bound stopped the check before this rule's instances ran
 
   @property
   def verdict(self) -> str:
-    """``raises``, ``unsound``, ``accepted``, ``sound``, ``no instances`` or ``never applied``."""
+    """``raises``, ``unsound``, ``accepted``, ``sound``, ``not checked`` (a bound stopped the check first),
+    ``no instances`` or ``never ran``."""
     if self.error: return "raises"
     if self.mismatches > self.accepted: return "unsound"
     if self.accepted: return "accepted"
     if self.evals: return "sound"
+    if self.cut: return "not checked"
     return "no instances" if not self.applied else "never ran"
 
   def notes(self) -> str:
     out = []
     if self.verdict == "no instances": out.append(self.reason)
+    if self.cut: out.append("stopped before its instances ran")
     if self.declined: out.append(f"declined {self.declined}")
     if self.error: out.append(f"raised {self.error} ({self.errors}x)")
     out += [f"{n} raised {k}" for k, n in sorted(self.raised.items())]
@@ -116,6 +121,7 @@ class Report:
   seed: int
   seconds: float = 0.0
   kernels: int = 0
+  stopped: str = ""       # what a bound (--timeout, --max-memory, an interrupt) stopped, if one did: the report is partial
 
   @property
   def unsound(self) -> list[RuleReport]: return [r for r in self.rules if r.verdict == "unsound"]
@@ -135,6 +141,7 @@ class Report:
     rows.append("")
     rows.append(", ".join(f"{n} {v}" for v, n in sorted(counts.items())) +
                 f"  ({self.kernels} kernels compiled and run in {self.seconds:.1f} s; seed {self.seed})")
+    if self.stopped: rows.append(f"incomplete: stopped while {self.stopped}")
     for title, pick in (("unsound", lambda r: r.counterexample if r.verdict == "unsound" else None),
                         ("accepted", lambda r: r.accepted_example)):
       for r in self.rules:
@@ -176,56 +183,79 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
   t0 = time.perf_counter()
   rng = random.Random(seed)
   batch = Batch()
-  reports: list[RuleReport] = []
+  reports = [RuleReport(pm.name_of(rule), rule.location) for rule in pm.rules]
   pending: list[tuple[RuleReport, UOp, UOp, dict[int, Any], int, int]] = []   # (report, before, after, inputs, kb, ka)
-  for rule in pm.rules:
-    r = RuleReport(pm.name_of(rule), rule.location)
-    reports.append(r)
-    if progress: progress(r.name)
-    if _needs_ctx(rule[1]):
-      r.reason = "the rule needs a ctx (a rewrite context)"
+  stopped, judged = "", False
+  # A bound (--timeout, --max-memory, an interrupt) lands as BoundHit wherever the work is; what was found
+  # before it is reported, marked incomplete, instead of nothing.
+  try:
+    for rule, r in zip(pm.rules, reports):
+      stopped = f"building instances of {r.name}"
+      if progress: progress(r.name)
+      _build(rule, r, samples, inputs, rng, batch, pending)
+    queries = [q for (_, _, _, values, kb, ka) in pending for q in ((kb, values), (ka, values))]
+    stopped = f"compiling {len(batch.kernels)} kernels and running {len(queries)} queries"
+    if progress: progress(stopped)
+    outcomes = batch.run(queries) if queries else []
+    _judge(pending, outcomes)
+    judged = True
+    stopped = "shrinking the counterexamples"
+    if progress: progress(stopped)
+    _shrink_counterexamples(reports)
+    stopped = ""
+  except BoundHit:   # the rules whose instances did not all run are not checked (unless already found out)
+    for r in reports: r.cut = not judged and not r.error and not r.mismatches and not r.reason
+  return Report(reports, samples, inputs, seed, time.perf_counter() - t0, len(batch.kernels) if judged else 0, stopped)
+
+
+def _build(rule: Rule, r: RuleReport, samples: int, inputs: int, rng: random.Random, batch: Batch,
+           pending: list[tuple[RuleReport, UOp, UOp, dict[int, Any], int, int]]) -> None:
+  """Build up to ``samples`` rewritten instances of one rule into ``batch``, each with its inputs in ``pending``."""
+  if _needs_ctx(rule[1]):
+    r.reason = "the rule needs a ctx (a rewrite context)"
+    return
+  synth = Synth(random.Random(rng.getrandbits(64)))
+  seen: set[UOp] = set()
+  for _ in range(20 * samples):
+    if r.applied >= samples: break
+    try: u = synth.instance(rule[0])
+    except NoInstance as e:
+      r.reason = f"cannot build one: {e}"
+      break
+    if u in seen: continue
+    seen.add(u)
+    r.built += 1
+    try: m = _apply(rule, u)
+    except ProgramError as e:   # the instance is a program that fails (an index out of bounds): not the rule's fault
+      r.raised[type(e).__name__] += 1
       continue
-    synth = Synth(random.Random(rng.getrandbits(64)))
-    seen: set[UOp] = set()
-    for _ in range(20 * samples):
-      if r.applied >= samples: break
-      try: u = synth.instance(rule[0])
-      except NoInstance as e:
-        r.reason = f"cannot build one: {e}"
-        break
-      if u in seen: continue
-      seen.add(u)
-      r.built += 1
-      try: m = _apply(rule, u)
-      except ProgramError as e:   # the instance is a program that fails (an index out of bounds): not the rule's fault
-        r.raised[type(e).__name__] += 1
-        continue
-      except Exception as e:   # anything else (NameError, UOpError: a bad node, ...) is a bug in the rule
-        r.errors += 1
-        r.error = r.error or f"{type(e).__name__}: {e}"
-        continue
-      if m is None:
-        r.declined += 1
-        continue
-      r.applied += 1
-      if (static := _static_problem(u, m)):
-        r.mismatches += 1
-        r.counterexample = r.counterexample or Counterexample(u, m if isinstance(m, UOp) else u, {}, Outcome(False), Outcome(False), static)
-        continue
-      try: kb, ka = batch.add(u), batch.add(m)
-      except RenderError as e:
-        r.raised[f"RenderError ({e})"] += 1
-        continue
-      params = call_params(u)
-      for k in range(inputs if params else 1):
-        # the first half walks every PARAM through the edge values (offset per PARAM), the rest is random
-        values = {p.arg.slot: random_input(synth.rng, p, k + 5 * j if 2 * k < inputs else None) for j, p in enumerate(params)}
-        pending.append((r, u, m, values, kb, ka))
-    if not r.built and not r.reason: r.reason = "cannot build one"
-    elif not r.applied and not r.reason: r.reason = "the rule declined every instance"
-  queries = [q for (_, _, _, values, kb, ka) in pending for q in ((kb, values), (ka, values))]
-  if progress: progress(f"compiling {len(batch.kernels)} kernels, running {len(queries)} queries")
-  outcomes = batch.run(queries) if queries else []
+    except Exception as e:   # anything else (NameError, UOpError: a bad node, ...) is a bug in the rule
+      r.errors += 1
+      r.error = r.error or f"{type(e).__name__}: {e}"
+      continue
+    if m is None:
+      r.declined += 1
+      continue
+    r.applied += 1
+    if (static := _static_problem(u, m)):
+      r.mismatches += 1
+      r.counterexample = r.counterexample or Counterexample(u, m if isinstance(m, UOp) else u, {}, Outcome(False), Outcome(False), static)
+      continue
+    try: kb, ka = batch.add(u), batch.add(m)
+    except RenderError as e:
+      r.raised[f"RenderError ({e})"] += 1
+      continue
+    params = call_params(u)
+    for k in range(inputs if params else 1):
+      # the first half walks every PARAM through the edge values (offset per PARAM), the rest is random
+      values = {p.arg.slot: random_input(synth.rng, p, k + 5 * j if 2 * k < inputs else None) for j, p in enumerate(params)}
+      pending.append((r, u, m, values, kb, ka))
+  if not r.built and not r.reason: r.reason = "cannot build one"
+  elif not r.applied and not r.reason: r.reason = "the rule declined every instance"
+
+
+def _judge(pending: list[tuple[RuleReport, UOp, UOp, dict[int, Any], int, int]], outcomes: list[Outcome]) -> None:
+  """Compare each instance's outcome with its rewrite's, into the rules' reports."""
   for i, (r, u, m, values, _, _) in enumerate(pending):
     b, a = outcomes[2 * i], outcomes[2 * i + 1]
     r.evals += 1
@@ -240,9 +270,7 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
       r.accepted += 1
       r.accepted_example = r.accepted_example or cx
     elif r.counterexample is None: r.counterexample = cx
-  if progress: progress("shrinking the counterexamples")
-  _shrink_counterexamples(reports)
-  return Report(reports, samples, inputs, seed, time.perf_counter() - t0, len(batch.kernels))
+
 
 
 def _shrink_counterexamples(reports: list[RuleReport]) -> None:
