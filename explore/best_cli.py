@@ -22,11 +22,10 @@ import sys
 from typing import Any
 
 from uopc.explore.html import emit
-from uopc.explore.options import TERM_LIMIT, canonical_for, common_options
+from uopc.explore.options import canonical_for, common_options, term_text
 from uopc.explore.search_cli import search_bound_text, step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
-from uopc.term import show
 
 
 def cost_arg(spec: str) -> Any:
@@ -58,11 +57,8 @@ def canonical_of(prog: Any, args: argparse.Namespace, cost: Any) -> tuple[Any, A
   except Exception as e: raise CLIError(str(e)) from None   # a user cost function that fails
 
 
-def term(u: Any) -> str | None: return None if u is None else show(u, TERM_LIMIT)
-
-
 def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
-  return f"canonical: {term(graph)}   (cost {cost:g})" if graph is not None else f"canonical: none ({error})"
+  return f"canonical: {term_text(graph)}   (cost {cost:g})" if graph is not None else f"canonical: none ({error})"
 
 
 def cmd_best(args: argparse.Namespace) -> int:
@@ -84,15 +80,15 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
   from uopc.explore.report import steps_json
   from uopc.relational.analyses.best import lower_bound
   if args.format in ("json", "html"):
-    emit(args, {"program": term(prog), "rules": args.rules.spec, "cost_function": args.cost.name,
-                "best": term(r.graph), "cost": r.cost, "path": steps_json(r.path),
-                "canonical": term(canon), "canonical_cost": canon_cost, "canonical_error": error,
+    emit(args, {"program": term_text(prog), "rules": args.rules.spec, "cost_function": args.cost.name,
+                "best": term_text(r.graph), "cost": r.cost, "path": steps_json(r.path),
+                "canonical": term_text(canon), "canonical_cost": canon_cost, "canonical_error": error,
                 "complete": r.complete, "bound": r.bound, "seen": r.seen, "expanded": r.expanded,
                 "elapsed": round(r.elapsed, 4)}, "best")
   else:
-    print(f"program: {term(prog)}   (cost {args.cost.of(prog):g})")
+    print(f"program: {term_text(prog)}   (cost {args.cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {args.cost.name}")
-    print(f"best: {term(r.graph)}   (cost {r.cost:g})")
+    print(f"best: {term_text(r.graph)}   (cost {r.cost:g})")
     print(f"path ({steps_word(len(r.path))}):" if r.path else "path: none (the program is the cheapest)")
     for line in step_lines(r.path): print(line)
     print(canonical_line(canon, canon_cost, error))

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 from uopc.budget import bounded, stopped_text
 from uopc.cli_support import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, max_steps_for, natural_int, positive_int,
                               progress_bar, rules_arg)
+from uopc.term import show
 
 # A term is printed whole up to this many characters, text and JSON alike: the let form is as long as its DAG
 # (10-15 characters a node), so programs of several hundred nodes print whole and parse back (--target, --to).
@@ -22,6 +23,11 @@ TERM_LIMIT = 10_000
 DEFAULT_MAX_STATES = 10_000
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 30.0
+
+
+def term_text(u: Any) -> str | None:
+  """A graph as the explorer's outputs print it (``show`` up to ``TERM_LIMIT`` characters); None for no graph."""
+  return None if u is None else show(u, TERM_LIMIT)
 
 
 def common_options(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: bool = True) -> None:

@@ -22,7 +22,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.explore.options import TERM_LIMIT
+from uopc.explore.options import term_text
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
 
@@ -83,11 +83,6 @@ def exit_code(report: Any) -> int:
   return EXIT_OK
 
 
-def _term(u: Any) -> str | None:
-  from uopc.term import show
-  return None if u is None else show(u, TERM_LIMIT)
-
-
 def position_text(position: tuple[int, ...]) -> str:
   """``root``, or the child indices as written in the first rule's pattern: ``0.1``.
 
@@ -105,16 +100,16 @@ def pair_lines(p: Any) -> list[str]:
   if p.status == "joinable":
     return [f"{head}: {a}  |  {b}  ({where}): {p.how} (both apply on {p.applied} of {p.instances} instance{'s' * (p.instances != 1)})"]
   out = [f"{head}: {a}  |  {b}  ({where})", f"  overlap: {p.overlap}"]
-  if p.witness is not None: out.append(f"  witness: {_term(p.witness)}")
+  if p.witness is not None: out.append(f"  witness: {term_text(p.witness)}")
   if p.status == "error":
     out.append(f"  {p.error_rule} raised {p.error}")
     return out
-  ra, rb = (_term(r) for r in p.results)
+  ra, rb = (term_text(r) for r in p.results)
   if ra is not None:
     width = max(len(ra), len(rb or ""))
     out.append(f"  -> {ra:<{width}}  by {a}")
     out.append(f"  -> {rb:<{width}}  by {b}")
-    na, nb = (_term(n) for n in p.normal_forms)
+    na, nb = (term_text(n) for n in p.normal_forms)
     if (na, nb) != (ra, rb) and na is not None and nb is not None: out.append(f"  normal forms: {na}  and  {nb}")
   out.append(f"  {p.how}")
   return out
@@ -146,8 +141,8 @@ def _bound(report: Any) -> str | None:
 def to_json(report: Any, spec: str) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``pairs`` and ``summary``."""
   pairs = [{"rules": list(p.rules), "rule_indices": list(p.rule_indices), "position": list(p.position),
-            "overlap": p.overlap, "status": p.status, "how": p.how, "witness": _term(p.witness),
-            "results": [_term(r) for r in p.results], "normal_forms": [_term(n) for n in p.normal_forms],
+            "overlap": p.overlap, "status": p.status, "how": p.how, "witness": term_text(p.witness),
+            "results": [term_text(r) for r in p.results], "normal_forms": [term_text(n) for n in p.normal_forms],
             "error": p.error, "error_rule": p.error_rule, "instances": p.instances, "applied": p.applied,
             "ill_typed": p.ill_typed}
            for p in report.pairs]

@@ -12,7 +12,7 @@ import json
 from typing import Any, TextIO, cast
 
 from uopc.matcher import short_name
-from uopc.explore.options import TERM_LIMIT
+from uopc.explore.options import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
 from uopc.relational.space.states import step_text
 from uopc.term import show
@@ -70,8 +70,7 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
       out.append(f"  #{s.id:<5} {s.term(TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else ""))
   if stuck:
     out.append("stuck steps:")
-    out.extend(f"  #{s.id:<5} {s.rule} ({s.rule_location}) @ {show(s.node, TERM_LIMIT)}: {s.error}"  # type: ignore[arg-type]
-               for s in stuck)   # a stuck state is reached by a step, so it has a node
+    out.extend(f"  #{s.id:<5} {stuck_text(s)}" for s in stuck)
   out.append(canonical_line(canonical, canonical_error, canon_state))
   return out
 
@@ -86,7 +85,12 @@ def stuck_lines(stuck: list[Any]) -> list[str]:
   """The stuck steps of an exploration (each names its rule, the node and the error), or no lines."""
   if not stuck: return []
   head = f"{len(stuck)} stuck step{'s' * (len(stuck) != 1)} (a rule raised):"
-  return [head, *(f"  {s.rule} ({s.rule_location}) @ {show(s.node, TERM_LIMIT)}: {s.error}" for s in stuck)]
+  return [head, *(f"  {stuck_text(s)}" for s in stuck)]
+
+
+def stuck_text(s: State) -> str:
+  """``rule (file:line) @ node: error``: one stuck step."""
+  return f"{s.rule} ({s.rule_location}) @ {show(s.node, TERM_LIMIT)}: {s.error}"  # type: ignore[arg-type]  # a stuck state is reached by a step: it has a node
 
 
 def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
@@ -107,7 +111,7 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
     for j, e in enumerate(path, 1): print(f"      {j}. {step_line(e)}", file=out)
   cycles_text(ex, out)
   for line in stuck_lines(nf.stuck): print(line, file=out)
-  canon = None if nf.canonical is None else show(nf.canonical, TERM_LIMIT)
+  canon = term_text(nf.canonical)
   if nf.canonical is None: print(f"canonical: none ({nf.canonical_error})", file=out)
   elif nf.canonical_state in nf.forms: print(f"canonical: {canon} = normal form [{nf.forms.index(nf.canonical_state) + 1}]", file=out)
   elif nf.canonical_state is not None:   # reached, but a bound stopped the search before it was expanded
@@ -135,21 +139,20 @@ def cycles_text(ex: Exploration, out: TextIO) -> None:
 def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
             paths: bool = False) -> dict[str, Any]:
   """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form)."""
-  def term(u: Any) -> str | None: return None if u is None else show(u, TERM_LIMIT)
   canon_state = None if canonical is None else ex.state_of(canonical)
   states = [{"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
-             "node": term(s.node), "result": None if s.redex is None else term(s.redex.result), "term": s.term(TERM_LIMIT),
+             "node": term_text(s.node), "result": None if s.redex is None else term_text(s.redex.result), "term": s.term(TERM_LIMIT),
              "normal": s.normal, "error": s.error} for s in ex.states]
-  edges = [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": term(e.node),
-            "result": None if e.result is None else term(e.result), "error": e.error} for e in ex.edges]
+  edges = [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": term_text(e.node),
+            "result": term_text(e.result), "error": e.error} for e in ex.edges]
   out: dict[str, Any] = {
-    "program": term(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
+    "program": term_text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
     "elapsed": round(ex.elapsed, 4), "reduced": ex.reduced, "states": states, "edges": edges,
     "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms], "cycles": cycles_json(ex),
     "normal_form_ids": [s.id for s in ex.normal_forms],
-    "stuck": [{"id": s.id, "rule": s.rule, "node": term(s.node), "error": s.error} for s in ex.stuck],
-    "canonical": None if canonical is None else term(canonical),
+    "stuck": [{"id": s.id, "rule": s.rule, "node": term_text(s.node), "error": s.error} for s in ex.stuck],
+    "canonical": term_text(canonical),
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,
   }
@@ -162,8 +165,10 @@ def steps_json(path: list[Edge]) -> list[dict[str, Any]]:
   """A path's steps as JSON: the rule, the node it rewrote and its ``result``, and the whole graph ``before`` and ``after``
   (``result`` and ``after`` are null after a step that failed, and ``error`` says why)."""
   return [{"rule": e.rule, "rule_index": e.rule_index, "node": show(e.node, TERM_LIMIT),
-           "result": None if e.result is None else show(e.result, TERM_LIMIT), "before": show(e.source.graph, TERM_LIMIT),
+           "result": term_text(e.result), "before": show(e.source.graph, TERM_LIMIT),
            "after": show(e.target.graph, TERM_LIMIT) if e.error is None else None, "error": e.error} for e in path]
+
+
 def json_text(data: dict[str, Any]) -> str:
   """JSON text; non-finite floats never occur (terms are strings)."""
   return json.dumps(data, indent=1, ensure_ascii=False)

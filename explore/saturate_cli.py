@@ -21,9 +21,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uopc.explore.best_cli import add_cost, canonical_line, canonical_of, term
+from uopc.explore.best_cli import add_cost, canonical_line, canonical_of
 from uopc.explore.html import emit
-from uopc.explore.options import DEFAULT_MAX_STATES, add_output
+from uopc.explore.options import DEFAULT_MAX_STATES, add_output, term_text
 from uopc.explore.search_cli import step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
@@ -77,18 +77,18 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
             reachable: bool | None, path: list[Any], searched: int) -> int:
   from uopc.explore.report import steps_json   # deferred: it imports the explorer
   cost = args.cost
-  conflicts = [f"{term(a)} = {term(b)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
+  conflicts = [f"{term_text(a)} = {term_text(b)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
   if args.format in ("json", "html"):
-    emit(args, {"program": term(prog), "rules": args.rules.spec, "cost_function": cost.name,
-                "best": term(r.best), "cost": r.cost, "canonical": term(canon),
+    emit(args, {"program": term_text(prog), "rules": args.rules.spec, "cost_function": cost.name,
+                "best": term_text(r.best), "cost": r.cost, "canonical": term_text(canon),
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
                 "reachable": reachable, "path": steps_json(path) if reachable else None, "reach_searched": searched,
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
                 "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, "saturate")
   else:
-    print(f"program: {term(prog)}   (cost {cost.of(prog):g})")
+    print(f"program: {term_text(prog)}   (cost {cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {cost.name}")
-    print(f"best: {term(r.best)}   (cost {r.cost:g})")
+    print(f"best: {term_text(r.best)}   (cost {r.cost:g})")
     print(canonical_line(canon, canon_cost, error))
     if reachable: print(f"reachable: yes, by rewriting ({steps_word(len(path))}){':' if path else ''}")
     elif reachable is False: print(f"reachable: no, only equal (all {searched} reachable graphs searched)")

@@ -512,7 +512,7 @@ def _reify_top(x: Any, s: Mapping) -> Any:
   return stream_eval(_reify(x, s))
 
 
-# The type pairs ``unify`` sends to ``_unify_top`` (registered below), for ``unify_nodes`` to send them there itself.
+# The type pairs ``unify`` sends to ``_unify_top`` (registered below), and ``unify_nodes`` sends there itself.
 _TOP_PAIRS = frozenset({(Var, UOp), (UOp, Var), (Var, UExpr), (UExpr, Var), (UOp, UExpr), (UExpr, UOp), (UOp, UOp)})
 
 
@@ -542,7 +542,7 @@ _reify.add((Head, Mapping), _reify_head)
 _reify.add((UExpr, Mapping), _reify_uexpr)
 reify.add((Var, Mapping), _reify_top)
 reify.add((UOp, Mapping), _reify_top)
-for _a, _b in ((Var, UOp), (UOp, Var), (Var, UExpr), (UExpr, Var), (UOp, UExpr), (UExpr, UOp), (UOp, UOp)):
+for _a, _b in _TOP_PAIRS:
   unify.add((_a, _b, Mapping), _unify_top)
 _car.add((UOp,), head_of)
 _cdr.add((UOp,), lambda u: sources_of(u))

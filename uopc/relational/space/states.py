@@ -18,7 +18,6 @@ if TYPE_CHECKING:
   from uopc.relational.space.step import Redex, Stepper
 
 
-
 def step_text(rule: str | None, node: UOp, result: UOp | None, error: str | None = None, limit: int | None = None) -> str:
   """``rule: node -> result``: one step as the node it rewrote and its replacement, each term at its DAG size
   (or a label of ``limit`` characters, ``uopc.term.show``).
