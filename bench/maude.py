@@ -8,7 +8,9 @@ rewrites one occurrence a step (tree semantics); no program here has a node with
 below it twice (only the leaves ``0`` and ``p_i`` repeat), so the two semantics give the
 same states, and the bench stops if the counts differ. (``TREE=1`` runs uopc under
 ``semantics="tree"`` instead: the same counts, its big nodes grouped by the graph they
-make as under graph semantics.) The shapes (issue 17):
+make as under graph semantics.) uopc explores with its native core where it applies
+(``uopc.relational.native``; (iii') at n >= 256 passes the core's step-map limit and runs in
+Python); ``UOPC_NATIVE=0`` measures the pure-Python core instead. The shapes (issue 17):
 
 - (i)   k independent ``p_i + 0`` redexes summed: 2**k states, under ``x + 0``;
 - (ii)  the same sum of m terms under ``x + 0`` and commutativity of ``+``: 3**m * 2**(m-1);
@@ -16,7 +18,7 @@ make as under graph semantics.) The shapes (issue 17):
         ``+ 0`` climbs one level a step, one redex per state, n + 1 states;
 - (iii') a chain of n ``+ 0`` nodes under ``x + 0``: n redexes, one successor graph, n + 1 states;
 - (iv)  a balanced sum of 10,000 or 100,000 nodes with 5 ``p_i + 0`` in it: 32 states;
-        "(iv) per state" times the same runs after uopc indexed the program (``Stepper.map_of``;
+        "(iv) per state" times the same runs after uopc indexed the program (``Exploration.prepare``;
         Maude has no such step: its two rows are the same measure).
 
 Timing is process CPU time of one whole exploration from the parsed program (uopc's
@@ -47,6 +49,7 @@ from uopc.relational.space.step import Semantics
 from uopc.uir import parse_uir
 
 SEMANTICS: Semantics = "tree" if os.environ.get("TREE") == "1" else "graph"
+NATIVE = None if os.environ.get("UOPC_NATIVE") != "0" else False   # the native core where it applies, unless UOPC_NATIVE=0
 
 CAP_SECONDS = 60.0   # wall seconds (the explorer's timeout): only (iii') at n = 1000 comes near it today
 MIN_GROWTH = 64 * 1024   # resident growth below this is within a few pages: too coarse to divide by the states
@@ -119,12 +122,12 @@ def run_uopc(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
   t0 = time.process_time()
   root = parse_uir(text)
   t1 = time.process_time()
-  stepper = Stepper(pm, semantics=SEMANTICS)
+  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=SEMANTICS), native=NATIVE)
   if shape.indexed:
-    stepper.map_of(root)
+    ex.prepare()
     t1 = time.process_time()
   before = rss() if memory else 0
-  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=stepper).run()
+  ex.run()
   secs = time.process_time() - t1
   return Run(len(ex.states), secs, t1 - t0, ex.complete, ex), (rss() - before if memory else 0)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Union
 
 from uopc import Ops, PatternMatcher, UOp, UPat
+from uopc.uop import make_uop
 
 Term = Union[tuple, int, str]
 BINARY = {"add": Ops.ADD, "mul": Ops.MUL}
@@ -112,6 +113,25 @@ def build(t: Term, env: dict[str, UOp]) -> UOp:
   return _fold(t, leaf, lambda op, a: a[0] + a[1] if op == "add" else a[0] * a[1])
 
 
+def builder(t: Term) -> Callable[[dict[str, UOp]], UOp]:
+  """``build(t, env)`` as a function of ``env``, its walk done once: a rule calls it on every match, as a
+  hand-written rule (``lambda a, b: b + a``) would build its result.
+
+  >>> p0, p1 = UOp.param(0), UOp.param(1)
+  >>> builder(("add", ("mul", "x", "y"), 0))({"x": p0, "y": p1}) is build(("add", ("mul", "x", "y"), 0), {"x": p0, "y": p1})
+  True
+  """
+  def leaf(n: Term) -> Callable[[dict[str, UOp]], UOp]:
+    if isinstance(n, str): return lambda env: env[n]
+    u = UOp.const(n) if isinstance(n, int) else UOp.param(n[1])
+    return lambda env: u
+  def node(op: str, a: list) -> Callable[[dict[str, UOp]], UOp]:
+    o, f, g = BINARY[op], a[0], a[1]
+    return lambda env: make_uop(o, (f(env), g(env)))
+  return _fold(t, leaf, node)
+
+
 def matcher(rules: list[str]) -> PatternMatcher:
   """The ``PatternMatcher`` of ``rules`` (a new object each call, so no stepper memo carries over)."""
-  return PatternMatcher([(upat(RULES[r][0]), lambda _rhs=RULES[r][1], **env: build(_rhs, env)) for r in rules])
+  def rule(rhs: Callable[[dict[str, UOp]], UOp]) -> Callable[..., UOp]: return lambda **env: rhs(env)
+  return PatternMatcher([(upat(RULES[r][0]), rule(builder(RULES[r][1]))) for r in rules])

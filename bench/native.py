@@ -1,6 +1,9 @@
 """Is a compiled hot core worth it? ``python -m bench native`` (issue 17, part 4).
 
-It compiles the explorer's hot core, the modules every state goes through: ``uopc/uop.py``
+The one adopted: **the C core** (``uopc/relational/native/_space.c``, built at install), which
+keeps nodes in arrays of its own; its column runs the repository as installed with
+``native=True``, the pure column with ``native=False``. The others are not adopted: it also
+compiles the explorer's hot core, the modules every state goes through: ``uopc/uop.py``
 (hash consing), ``space/step.py`` (the per-node maps, spine rebuilding),
 ``space/states.py`` (states) and ``space/stream.py`` (the frontier loop), into a
 temporary copy of ``uopc``, with each compiler that is installed:
@@ -26,7 +29,7 @@ set, so no memo carries over):
 - ``(i) 16 pK + 0``: ``sum_k (p_k + 0)`` under ``x + 0``, 16 independent redexes, 65,536 graphs
 - ``(ii) comm + x+0, 7 terms``: ``sum_k (p_k + 0)`` under ``x + 0`` and ``x + y -> y + x``, 139,968 graphs
 
-docs/native.md has a run of it, and why no compiled core was adopted.
+docs/native.md has a run of it, and why the C core was adopted and mypyc and Cython were not.
 """
 from __future__ import annotations
 
@@ -74,17 +77,17 @@ def _fingerprint(states: list) -> str:
 
 
 def worker() -> None:
-  """Serve explorations with whichever uopc is first on the path: ``kind size`` in, ``{"cpu", "states", "fingerprint"}`` out."""
+  """Serve explorations with whichever uopc is first on the path: ``kind size native`` in, ``{"cpu", "states", "fingerprint"}`` out."""
   from uopc.relational import explore
   fresh = 0
 
   def run(line: str) -> str:
     nonlocal fresh
-    kind, size = line.split()
+    kind, size, native = line.split()
     fresh += 1
     prog, pm = _exploration(kind, int(size), fresh)
     t0 = time.process_time()
-    ex = explore(prog, pm, max_states=None).run()
+    ex = explore(prog, pm, max_states=None, native=native == "1").run()
     cpu = time.process_time() - t0
     assert ex.complete
     return json.dumps({"cpu": cpu, "states": len(ex.states), "fingerprint": _fingerprint(ex.states)})
@@ -136,16 +139,19 @@ def _run(cmd: list[str], cwd: Path) -> str | None:
   return lines[0].strip()
 
 
+C_CORE = "C core"   # the repository as installed, exploring with native=True
+
+
 def measure(builds: dict[str, Path]) -> dict[str, dict[str, dict]]:
   """{shape: {build: best reply}}: each build's best turn (least CPU time), the builds taking turns."""
-  workers = {name: _worker(path, name != "pure") for name, path in builds.items()}
+  workers = {name: _worker(path, name not in ("pure", C_CORE)) for name, path in builds.items()}
   try:
     best: dict[str, dict[str, dict]] = {}
     for shape, (kind, size) in SHAPES.items():
       best[shape] = {}
       for _ in range(TURNS):
         for name, w in workers.items():
-          r = json.loads(w.ask(f"{kind} {size}"))
+          r = json.loads(w.ask(f"{kind} {size} {int(name == C_CORE)}"))
           if name not in best[shape] or r["cpu"] < best[shape][name]["cpu"]: best[shape][name] = r
     return best
   finally:
@@ -153,10 +159,13 @@ def measure(builds: dict[str, Path]) -> dict[str, dict[str, dict]]:
 
 
 def main() -> None:
-  print("a compiled hot core (uop, step, states, stream) against the pure modules: states/s of CPU time, best of "
+  print("compiled hot cores (the C core; uop, step, states, stream by mypyc and Cython) against the pure modules: states/s of CPU time, best of "
         f"{TURNS} turns")
   with tempfile.TemporaryDirectory(prefix="uopc-native-") as tmp:
     builds = {"pure": REPO}
+    from uopc.relational.native import available, missing
+    if available(): builds[C_CORE] = REPO
+    else: print(f"  {C_CORE}: not built: {missing()}")
     for name, build in (("mypyc", build_mypyc), ("cython", build_cython)):
       t0 = time.perf_counter()
       why = build(Path(tmp) / name)

@@ -127,6 +127,10 @@ def may_match(pat: UPat, src_ops: tuple[Ops, ...] | None, n: int) -> bool:
 SIGNATURE_LIMIT = 4096
 
 
+def _may_rewrite(pat: UPat, op: Ops, src_ops: tuple[Ops, ...] | None, n: int) -> bool:
+  return (pat.op is None or op in pat.op) and may_match(pat, src_ops, n)
+
+
 def signature(u: UOp) -> tuple:
   """The key of ``u``'s candidate rules: its op and its sources' ops (their number, past 4 sources).
 
@@ -245,8 +249,19 @@ class PatternMatcher:
       if len(self._every) >= SIGNATURE_LIMIT: self._every.clear()
       src_ops = key[1:] if len(u.src) <= 4 else None
       every = self._every[key] = tuple((i, self.match_fn(rule[0]), rule[1]) for i, rule in enumerate(self.rules)
-                                       if (rule[0].op is None or u.op in rule[0].op) and may_match(rule[0], src_ops, len(u.src)))
+                                       if _may_rewrite(rule[0], u.op, src_ops, len(u.src)))
     return every
+
+  def may_rewrite(self, op: Ops, src_ops: tuple[Ops, ...] | None, n: int) -> bool:
+    """Whether ``every_candidate`` can give a rule for a node of ``op`` with ``n`` sources whose ops are ``src_ops``
+    (None past 4 sources, as ``signature`` keeps them): the explorer's native core asks once per signature.
+
+    >>> x = UPat.var("x")
+    >>> pm = PatternMatcher([(x + 0, lambda x: x)])
+    >>> pm.may_rewrite(Ops.ADD, (Ops.PARAM, Ops.CONST), 2), pm.may_rewrite(Ops.ADD, (Ops.ADD, Ops.ADD), 2)
+    (True, False)
+    """
+    return any(_may_rewrite(rule[0], op, src_ops, n) for rule in self.rules)
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[Rule, UOp] | None:
     """The first rule that rewrites ``u``, and what it returns; None if no rule does."""

@@ -32,7 +32,7 @@ from uopc.uop import UOp
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-            reduce: bool = False, semantics: Semantics = "graph") -> Exploration:
+            reduce: bool = False, semantics: Semantics = "graph", native: bool | None = None) -> Exploration:
   """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
 
   Nothing is computed until you iterate (states stream as they are found) or ask for
@@ -42,7 +42,8 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   ``reduce=True`` explores a persistent set of steps where one is known: every normal
   form is still reached, but not every graph (``docs/reduction.md``).
   ``semantics="tree"`` rewrites one occurrence of a node per step (see ``docs/relational.md``;
-  it explores every graph, without reduction).
+  it explores every graph, without reduction). ``native``: the C core where it applies
+  (default where it is built; ``False`` for the pure-Python core, the same results: ``docs/native.md``).
 
   >>> from uopc import UOp
   >>> ex = explore((UOp.param(0) + 0) * 1)
@@ -54,7 +55,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   ['x * 1', 'x + 0']
   """
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
-                     semantics=semantics)
+                     semantics=semantics, native=native)
 
 
 def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = None,

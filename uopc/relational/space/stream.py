@@ -49,7 +49,7 @@ class Exploration:
   def __init__(self, root: UOp, pm: PatternMatcher, *, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
                stepper: Stepper | None = None, reduce: bool = False, keep_full: Collection[UOp] = (),
-               semantics: Semantics = "graph") -> None:
+               semantics: Semantics = "graph", native: bool | None = None) -> None:
     if order not in ("bfs", "dfs"): raise ValueError(f"order must be 'bfs' or 'dfs', got {order!r}")
     if max_states is not None and max_states < 1: raise ValueError("max_states must be at least 1")
     if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
@@ -62,11 +62,45 @@ class Exploration:
     self._reduced: set[State] = set()   # states expanded by a persistent set, not fully
     self._states: list[State] = []
     self._normals: list[State] = []
-    self._seen: dict[UOp, State] = {}
+    self._seen: Any = {}   # graph -> state: a dict, or a native search's view of its states
     self._stuck: dict[tuple[UOp, Stuck], State] = {}
     self._bound: Bound | None = None
-    self._driver: Iterator[None] | None = self._drive()
+    self._native = self._native_space(native)
+    self._want: int | None = None   # states the consumer wants now (None: all): a batch-wise driver stops there
+    self._driver: Iterator[None] | None
+    if self._native is None: self._driver = self._drive()
+    else:
+      from uopc.relational.native.drive import NativeSeen, drive
+      self._seen, self._driver = NativeSeen(self._native, self._states), drive(self, self._native)
     self.elapsed = 0.0   # seconds spent exploring so far
+
+  def _native_space(self, native: bool | None) -> Any:
+    """The native core for this search where it applies (graph semantics, breadth first, no reduction, no CALL), else None.
+
+    ``native``: None uses it where it is built (``uopc.relational.native.enabled``), False never, True where it
+    applies (an error if it is not built).
+    """
+    from uopc.relational import native as nat
+    if native is None: native = nat.enabled()
+    elif native and not nat.available(): raise RuntimeError(f"native=True, but {nat.missing()}")
+    if not native or self.stepper.semantics != "graph" or self.order != "bfs" or self.reduction is not None: return None
+    from uopc.relational.native.drive import native_space
+    return native_space(self)
+
+  def prepare(self) -> Exploration:
+    """Index the program now (its step maps, which the first state's expansion would make); returns self.
+
+    For timing what follows per state (``bench/maude.py``), and for paying a big program's
+    indexing up front. The states found do not change.
+    """
+    if self._native is not None: self._native.core.prepare(self._native.to_id(self.root))
+    else: self.stepper.map_of(self.root)
+    return self
+
+  @property
+  def native(self) -> bool:
+    """True while the native core runs this search (``docs/native.md``); False for the Python core, or once it took over."""
+    return self._native is not None
 
   # ---- streaming
 
@@ -83,6 +117,7 @@ class Exploration:
     """Advance until one more state exists, or the exploration is over."""
     assert self._driver is not None   # callers step only a running exploration
     t0 = time.perf_counter()
+    self._want = len(self._states) + 1
     try: next(self._driver)
     except StopIteration: self._driver = None
     except BoundHit as e: self._stop(e)
@@ -144,6 +179,7 @@ class Exploration:
     if paused: gc.disable()
     t0 = time.perf_counter()
     states, driver = self._states, self._driver
+    self._want = until
     try:
       if until is None:
         for _ in driver: pass
@@ -191,6 +227,9 @@ class Exploration:
   @property
   def edges(self) -> list[Edge]:
     """Every step between two reached states (several per pair when rules or nodes differ)."""
+    if self._native is not None and self.run()._native is not None:
+      from uopc.relational.native.drive import edges
+      return edges(self, self._native)
     out: list[Edge] = []
     for s in self.states:
       if s.out is None: continue
@@ -240,18 +279,22 @@ class Exploration:
     t.normal, t.out = False, ()
     return t
 
-  def _drive(self) -> Iterator[None]:
+  def _drive(self, resume: tuple[deque[State], bool] | None = None) -> Iterator[None]:
+    """The search; ``resume``: go on from this frontier (and whether a state was cut by max_depth), the states made already."""
     stepper, seen, states, normals, reduction = self.stepper, self._seen, self._states, self._normals, self.reduction
     max_states = self.max_states if self.max_states is not None else float("inf")
     max_depth = self.max_depth if self.max_depth is not None else float("inf")
     deadline = None if self.timeout is None else time.perf_counter() + self.timeout
     dfs = self.order == "dfs"
-    start = State(0, self.root, 0, None, None, stepper)
-    seen[self.root] = start
-    states.append(start)
-    yield
-    frontier = deque([start])
     cut: set[State] = set()   # states at max_depth with a successor that was not made
+    was_cut = False           # ... or before resuming
+    if resume is None:
+      start = State(0, self.root, 0, None, None, stepper)
+      seen[self.root] = start
+      states.append(start)
+      yield
+      frontier = deque([start])
+    else: frontier, was_cut = resume
     while frontier:
       if deadline is not None and time.perf_counter() > deadline:
         self._bound = "timeout"
@@ -330,4 +373,4 @@ class Exploration:
         s.normal = not out
         if s.normal: normals.append(s)
       if dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
-    if cut: self._bound = "max_depth"
+    if cut or was_cut: self._bound = "max_depth"

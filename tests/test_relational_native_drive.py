@@ -1,0 +1,126 @@
+"""The native core against the Python one: the same states, parents, steps, normal forms and edges, in the same order."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.strategies import arith_programs, graphs
+from uopc import PatternMatcher, UOp, UPat, fold, symbolic
+from uopc.budget import BoundHit
+from uopc.relational import Exploration, Stepper
+from uopc.relational.native import available, missing
+from uopc.rulesets import resolve_rules
+
+RULESETS = {"symbolic": symbolic, "fold": fold, "symbolic+evaluate": resolve_rules("symbolic+evaluate")}
+x, y = UPat.var("x"), UPat.var("y")
+ZERO = PatternMatcher([(x + 0, lambda x: x)], name="zero")
+COMM = PatternMatcher([(x + 0, lambda x: x), (x + y, lambda x, y: y + x)], name="comm")
+
+
+def test_the_native_core_is_built():
+  # `pip install` compiles it with the machine's C compiler; CI has one, so not having it is a failure here
+  assert available(), missing()
+
+
+def snapshot(ex: Exploration) -> tuple:
+  """Everything an exploration reports, by value: graphs as nodes (hash consed), states by id."""
+  def redex(r): return None if r is None else (r.node, r.rule_index, r.result, r.error)
+  states = [(s.id, s.graph, s.depth, None if s.parent is None else s.parent.id, redex(s.redex), s.error, s.normal, s.out is not None)
+            for s in ex.states]
+  edges = [(e.source.id, e.target.id, e.rule_index, e.node, e.result, e.error) for e in ex.edges]
+  return states, edges, [s.id for s in ex.normal_forms], ex.complete, ex.bound, [s.id for s in ex.stuck]
+
+
+def both(g: UOp, pm: PatternMatcher, map_limit: int = 256, **bounds) -> tuple[tuple, Exploration]:
+  """The snapshots of the Python and the native search of ``g`` (asserted equal), and the native exploration."""
+  python = Exploration(g, pm, stepper=Stepper(pm, map_limit=map_limit), native=False, **bounds)
+  native = Exploration(g, pm, stepper=Stepper(pm, map_limit=map_limit), native=True, **bounds)
+  a, b = snapshot(python), snapshot(native)
+  assert a == b
+  return b, native
+
+
+@given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)), st.sampled_from([256, 4, 1]))
+@settings(max_examples=60, deadline=None)
+def test_random_graphs_explore_the_same(g, name, map_limit):
+  both(g, RULESETS[name], map_limit, max_states=400)
+
+
+@given(arith_programs(max_ops=6), st.sampled_from(sorted(RULESETS)), st.integers(0, 4) | st.none(), st.integers(1, 60))
+@settings(max_examples=60, deadline=None)
+def test_bounds_stop_both_at_the_same_state(g, name, max_depth, max_states):
+  both(g, RULESETS[name], max_depth=max_depth, max_states=max_states)
+
+
+@given(arith_programs(max_ops=7), st.sampled_from([ZERO, COMM]))
+@settings(max_examples=40, deadline=None)
+def test_shared_subgraphs_are_rewritten_everywhere_alike(g, pm):
+  both(g + g * g, pm, max_states=3000)
+
+
+def test_the_native_core_runs_the_whole_search_where_it_applies():
+  p = [UOp.param(i) for i in range(6)]
+  g = p[0] + 0
+  for q in p[1:]: g = g + (q + 0)
+  (states, edges, normals, complete, _, _), ex = both(g, COMM, max_states=None)
+  assert ex.native and complete and len(states) == 3**6 * 2**5 and normals == []   # commutativity always applies
+  assert len(edges) > len(states)
+
+
+def test_a_failing_rule_hands_the_search_to_python_where_it_fails():
+  boom = PatternMatcher([(x + 0, lambda x: x), (x * 2, lambda x: 1 // 0)], name="boom")
+  p0, p1 = UOp.param(0), UOp.param(1)
+  (states, _, _, _, _, stuck), ex = both((p0 + 0) + (p1 * 2 + 0), boom, max_states=None)
+  # graphs: the program, either + 0 gone, both gone; each has the stuck step of p1 * 2
+  assert not ex.native and len(stuck) == 4 and len(states) == 8
+
+
+def test_a_step_map_past_the_limit_hands_the_search_to_python():
+  g = UOp.param(0)
+  for _ in range(40): g = g + 0
+  (states, _, _, complete, _, _), ex = both(g, ZERO, map_limit=16, max_states=None)
+  assert not ex.native and complete and len(states) == 41
+
+
+def test_a_call_is_left_to_python():
+  from uopc.ops import Ops
+  body = UOp.param(0) + 0
+  (states, _, _, _, _, _), ex = both(UOp(Ops.CALL, (body, UOp.param(1) + 0)), ZERO, max_states=None)
+  assert not ex.native and len(states) >= 2
+
+
+def test_graphs_are_made_only_when_read():
+  p = [UOp.param(100 + i) for i in range(8)]
+  g = p[0] + 0
+  for q in p[1:]: g = g + (q + 0)
+  ex = Exploration(g, ZERO, max_states=None, native=True).run()
+  made = ex._native.core.counts["bound"]
+  assert len(ex.states) == 256 and made < 40   # the program's nodes and the rules' results, not every state's graph
+  last = ex.states[-1]
+  assert last.term() == "add(add(add(add(add(add(add(p100, p101), p102), p103), p104), p105), p106), p107)"
+  assert ex.state_of(last.graph) is last and ex.reaches(last.graph)
+  assert ex.state_of(g + 1) is None
+
+
+def test_an_interrupt_inside_a_rule_stops_both_cores_at_the_same_state():
+  def interrupted_after(n: int) -> PatternMatcher:
+    calls = []
+    def swap(x, y):
+      calls.append(1)
+      if len(calls) == n: raise BoundHit("interrupted")
+      return y + x
+    return PatternMatcher([(x + 0, lambda x: x), (x + y, swap)], name="swap")
+  p = [UOp.param(200 + i) for i in range(6)]
+  g = p[0] + 0
+  for q in p[1:]: g = g + (q + 0)
+  python = Exploration(g, interrupted_after(300), max_states=None, native=False)
+  native = Exploration(g, interrupted_after(300), max_states=None, native=True)
+  a, b = snapshot(python), snapshot(native)
+  assert a == b and native.bound == "interrupted" and 10 < len(native.states) < 3**6 * 2**5
+  assert all((s.out is None) == (s.normal is None) for s in native.states)
+
+
+def test_native_true_without_the_extension_says_why(monkeypatch):
+  import uopc.relational.native as nat
+  monkeypatch.setattr(nat, "Space", None)
+  with pytest.raises(RuntimeError, match="native=True"): Exploration(UOp.param(0) + 0, ZERO, native=True)
+  assert not Exploration(UOp.param(0) + 0, ZERO).native

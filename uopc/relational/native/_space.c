@@ -1,0 +1,793 @@
+/* The explorer's hot core in C: nodes in flat arrays, each node's step map, the breadth-first search.
+ *
+ * The same algorithm as uopc/relational/space/step.py (Stepper, graph semantics) and stream.py
+ * (Exploration._drive, breadth first), on its own node layout: a node is a label (its op, dtype
+ * and arg, or a leaf UOp, numbered by Python) and its sources' ids; hash consing is one open-addressing
+ * table; a state is its root's id. Python is called only to find a node's own redexes (`match`), and
+ * only for nodes whose signature (op and sources' ops) some rule may match (`may`, cached per signature).
+ * Whatever this core does not do the way step.py does (a CALL, a failed step, a step map past
+ * map_limit entries) it stops on ("bail"), and the Python explorer takes over: results are the same.
+ * Why: docs/native.md.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EMPTY_SLOT (-1)
+#define NO_MAP (-1)
+#define SIGNAL_EVERY 4096
+
+enum { ST_DONE = 0, ST_MORE = 1, ST_MAX_STATES = 2, ST_BAIL = 3 };
+
+typedef struct {
+  PyObject_HEAD
+  PyObject *match_cb;   /* match(node) -> [(redex, result node), ...] for its own redexes, or None: bail */
+  PyObject *may_cb;     /* may(op, n, src ops or None) -> bool: may a rule match a node of this signature */
+  int32_t map_limit;
+  int32_t call_op;      /* the op code of CALL: a node the core does not handle */
+  /* nodes */
+  int32_t n_nodes, cap_nodes;
+  int32_t *label, *src_off, *src_n, *map_off, *map_n, *state_of;
+  uint8_t *op;
+  uint64_t *hash;
+  int32_t *srcs; int64_t n_srcs, cap_srcs;
+  int32_t *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
+  /* step maps: (redex, result node) pairs */
+  int32_t *maps; int64_t n_maps, cap_maps;
+  /* signatures: key -> 0 / 1, open addressing */
+  uint64_t *sig_key; int8_t *sig_val; int64_t cap_sig, n_sig;
+  /* redex scratch: generation stamps, for disjointness and lookups */
+  int32_t *stamp, *stamp_val; int32_t cap_stamp, gen;
+  /* states */
+  int32_t n_states, cap_states, next_expand;
+  int32_t entry;   /* the next entry of state next_expand's map to look at: a search stopped mid-state goes on there */
+  int32_t *st_root, *st_parent, *st_depth, *st_redex;
+  int8_t *st_normal;
+  /* the Python side: a node's UOp where one exists (strong references; NULL until made), found by identity */
+  PyObject **obj;
+  PyObject **ptr_key; int32_t *ptr_id; int64_t cap_ptr, n_ptr;
+  PyObject *labeler;    /* labeler(op, dtype, arg) -> label of an inner node; raises for a node the core does not handle */
+  PyObject *op_codes;   /* {Ops member: its code} */
+  PyObject **lab_key; int32_t *lab_val; int32_t *lab_op; int64_t cap_lab, n_lab;   /* (op, dtype, arg) by identity -> label */
+  int32_t n_leaves;
+  int cut;        /* some state at max_depth had a successor that was not made */
+  int64_t ticks;  /* work since the last signal check */
+} Space;
+
+/* ---- growth */
+
+static int grow(void **p, int64_t *cap, int64_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  int64_t c = *cap ? *cap : 64;
+  while (c < need) c *= 2;
+  void *q = PyMem_Realloc(*p, (size_t)c * elem);
+  if (!q) { PyErr_NoMemory(); return -1; }
+  *p = q; *cap = c;
+  return 0;
+}
+
+static int grow32(void **p, int32_t *cap, int64_t need, size_t elem) {
+  int64_t c = *cap;
+  if (need > INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many nodes or states"); return -1; }
+  if (grow(p, &c, need, elem) < 0) return -1;
+  *cap = (int32_t)c;
+  return 0;
+}
+
+static int tick(Space *s, int64_t work) {
+  s->ticks += work;
+  if (s->ticks < SIGNAL_EVERY) return 0;
+  s->ticks = 0;
+  return PyErr_CheckSignals();   /* a budget's handler raises BoundHit here, as between bytecodes */
+}
+
+/* ---- hash consing */
+
+static inline uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+/* A finalizer (murmur3's fmix64): every input bit reaches the low bits the tables index by. */
+static inline uint64_t fmix(uint64_t h) {
+  h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
+  return h;
+}
+
+static uint64_t node_hash(int32_t label, const int32_t *src, int32_t n) {
+  uint64_t h = mix(0x2545f4914f6cdd1dULL, (uint64_t)(uint32_t)label);
+  for (int32_t i = 0; i < n; i++) h = mix(h, (uint64_t)(uint32_t)src[i]);
+  return fmix(h);
+}
+
+static int same_node(Space *s, int32_t id, int32_t label, const int32_t *src, int32_t n) {
+  if (s->label[id] != label || s->src_n[id] != n) return 0;
+  const int32_t *a = s->srcs + s->src_off[id];
+  for (int32_t i = 0; i < n; i++) if (a[i] != src[i]) return 0;
+  return 1;
+}
+
+static int rehash(Space *s, int64_t cap) {
+  int32_t *t = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+  if (!t) { PyErr_NoMemory(); return -1; }
+  for (int64_t i = 0; i < cap; i++) t[i] = EMPTY_SLOT;
+  for (int32_t id = 0; id < s->n_nodes; id++) {
+    int64_t j = (int64_t)(s->hash[id] & (uint64_t)(cap - 1));
+    while (t[j] != EMPTY_SLOT) j = (j + 1) & (cap - 1);
+    t[j] = id;
+  }
+  PyMem_Free(s->table);
+  s->table = t; s->cap_table = cap;
+  return 0;
+}
+
+/* The node (label, src): found, or made if `make`; -1 if absent (not made) or on error (exception set). */
+static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make) {
+  uint64_t h = node_hash(label, src, n);
+  int64_t mask = s->cap_table - 1, j = (int64_t)(h & (uint64_t)mask);
+  for (int32_t id; (id = s->table[j]) != EMPTY_SLOT; j = (j + 1) & mask)
+    if (s->hash[id] == h && same_node(s, id, label, src, n)) return id;
+  if (!make) return -1;
+  int32_t id = s->n_nodes;
+  if (id + 1 > s->cap_nodes) {
+    int32_t c = s->cap_nodes, c2;
+#define GROW_NODE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, id + 1, sizeof(t)) < 0) return -1;
+    GROW_NODE(label, int32_t) GROW_NODE(src_off, int32_t) GROW_NODE(src_n, int32_t) GROW_NODE(map_off, int32_t)
+    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(hash, uint64_t) GROW_NODE(obj, PyObject *)
+#undef GROW_NODE
+    s->cap_nodes = c2;
+  }
+  /* `src` may point into s->srcs: copy it before growing that array */
+  int32_t small[8], *copy = small;
+  if (n > 8 && !(copy = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+  memcpy(copy, src, (size_t)n * sizeof(int32_t));
+  int rc = grow((void **)&s->srcs, &s->cap_srcs, s->n_srcs + n, sizeof(int32_t));
+  if (rc == 0) memcpy(s->srcs + s->n_srcs, copy, (size_t)n * sizeof(int32_t));
+  if (copy != small) PyMem_Free(copy);
+  if (rc < 0) return -1;
+  s->label[id] = label; s->op[id] = op; s->hash[id] = h;
+  s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n; s->n_srcs += n;
+  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL;
+  s->n_nodes = id + 1;
+  if ((int64_t)s->n_nodes * 2 > s->cap_table) { if (rehash(s, s->cap_table * 2) < 0) return -1; }
+  else s->table[j] = id;
+  return id;
+}
+
+/* ---- signatures: may some rule match a node with this op and these sources' ops? */
+
+static int may_match(Space *s, int32_t id) {
+  int32_t n = s->src_n[id];
+  const int32_t *src = s->srcs + s->src_off[id];
+  uint64_t key = (uint64_t)s->op[id] | ((uint64_t)(n > 4 ? 255 : n) << 8);
+  if (n <= 4) for (int32_t i = 0; i < n; i++) key |= (uint64_t)s->op[src[i]] << (16 + 8 * i);
+  else key |= (uint64_t)(uint32_t)n << 32;
+  key += 1;   /* 0 marks an empty slot */
+  int64_t mask = s->cap_sig - 1, j = (int64_t)(fmix(key) & (uint64_t)mask);
+  for (; s->sig_key[j]; j = (j + 1) & mask) if (s->sig_key[j] == key) return s->sig_val[j];
+  PyObject *ops;
+  if (n <= 4) {
+    if (!(ops = PyTuple_New(n))) return -1;
+    for (int32_t i = 0; i < n; i++) PyTuple_SET_ITEM(ops, i, PyLong_FromLong(s->op[src[i]]));
+  } else { ops = Py_None; Py_INCREF(ops); }
+  PyObject *r = PyObject_CallFunction(s->may_cb, "iiN", (int)s->op[id], (int)n, ops);
+  if (!r) return -1;
+  int v = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  if (v < 0) return -1;
+  if ((s->n_sig + 1) * 2 > s->cap_sig) {   /* grow the table, then find the slot again */
+    int64_t cap = s->cap_sig * 2;
+    uint64_t *k = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+    int8_t *val = PyMem_Calloc((size_t)cap, 1);
+    if (!k || !val) { PyMem_Free(k); PyMem_Free(val); PyErr_NoMemory(); return -1; }
+    for (int64_t i = 0; i < s->cap_sig; i++) if (s->sig_key[i]) {
+      int64_t t = (int64_t)(fmix(s->sig_key[i]) & (uint64_t)(cap - 1));
+      while (k[t]) t = (t + 1) & (cap - 1);
+      k[t] = s->sig_key[i]; val[t] = s->sig_val[i];
+    }
+    PyMem_Free(s->sig_key); PyMem_Free(s->sig_val);
+    s->sig_key = k; s->sig_val = val; s->cap_sig = cap; mask = cap - 1;
+    j = (int64_t)(fmix(key) & (uint64_t)mask);
+    while (s->sig_key[j]) j = (j + 1) & mask;
+  }
+  s->sig_key[j] = key; s->sig_val[j] = (int8_t)v; s->n_sig++;
+  return v;
+}
+
+/* ---- step maps (step.py's Stepper._compute, graph semantics) */
+
+static int need_stamps(Space *s, int32_t redex) {
+  if (redex < s->cap_stamp) return 0;
+  int32_t c = s->cap_stamp, c2 = c;
+  if (grow32((void **)&s->stamp, &c, (int64_t)redex + 1, sizeof(int32_t)) < 0) return -1;
+  if (grow32((void **)&s->stamp_val, &c2, (int64_t)redex + 1, sizeof(int32_t)) < 0) return -1;
+  for (int32_t i = s->cap_stamp; i < c; i++) s->stamp[i] = 0;
+  s->cap_stamp = c;
+  return 0;
+}
+
+/* A node's own redexes, appended to the map pool: their count, -1 on error, -2 to bail. */
+static int64_t own_redexes(Space *s, int32_t id) {
+  if (s->op[id] == s->call_op) return -2;
+  int m = may_match(s, id);
+  if (m <= 0) return m;
+  PyObject *r = PyObject_CallFunction(s->match_cb, "i", (int)id);   /* may make nodes: arrays move */
+  if (!r) return -1;
+  if (r == Py_None) { Py_DECREF(r); return -2; }
+  PyObject *seq = PySequence_Fast(r, "match must return a list");
+  Py_DECREF(r);
+  if (!seq) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  if (grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2 * n, sizeof(int32_t)) < 0) { Py_DECREF(seq); return -1; }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    int redex, result;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &redex, &result)) { Py_DECREF(seq); return -1; }
+    if (need_stamps(s, redex) < 0) { Py_DECREF(seq); return -1; }
+    s->maps[s->n_maps + 2 * i] = redex; s->maps[s->n_maps + 2 * i + 1] = result;
+  }
+  Py_DECREF(seq);
+  return n;
+}
+
+/* Append (redex, x with the sources equal to src[j] replaced by c) for every (redex, c) of `from`'s map.
+ * Pool offsets, not pointers: interning may move every array. */
+static int fill_from(Space *s, int32_t x, int32_t from_off, int32_t from_n, int32_t j_node, int32_t other_map) {
+  int32_t n = s->src_n[x], buf_small[8], *buf = buf_small;
+  if (n > 8 && !(buf = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+  int rc = 0;
+  for (int32_t e = 0; e < from_n; e++) {
+    int32_t redex = s->maps[from_off + 2 * e], c = s->maps[from_off + 2 * e + 1];
+    if (other_map >= 0 && s->stamp[redex] == other_map) continue;   /* _both: already made from the left source */
+    const int32_t *src = s->srcs + s->src_off[x];
+    for (int32_t k = 0; k < n; k++) buf[k] = src[k] == j_node ? c : src[k];
+    int32_t h = intern(s, s->label[x], s->op[x], buf, n, 1);
+    if (h < 0) { rc = -1; break; }
+    if (grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) { rc = -1; break; }
+    s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
+  }
+  if (buf != buf_small) PyMem_Free(buf);
+  return rc;
+}
+
+/* The general case: several sources with redexes below them (and a redex below two is rewritten in both). */
+static int fill_general(Space *s, int32_t x, int64_t start) {
+  int32_t n = s->src_n[x];
+  int32_t *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t));
+  if (!buf) { PyErr_NoMemory(); return -1; }
+  int rc = 0;
+  for (int32_t i = 0; i < n && rc == 0; i++) {
+    int32_t si = s->srcs[s->src_off[x] + i];
+    for (int32_t e = 0; e < s->map_n[si] && rc == 0; e++) {
+      int32_t redex = s->maps[s->map_off[si] + 2 * e];
+      int done = 0;
+      for (int64_t q = start; q < s->n_maps; q += 2) if (s->maps[q] == redex) { done = 1; break; }
+      if (done) continue;
+      for (int32_t k = 0; k < n; k++) {
+        int32_t sk = s->srcs[s->src_off[x] + k], v = sk;
+        for (int32_t f = 0; f < s->map_n[sk]; f++) if (s->maps[s->map_off[sk] + 2 * f] == redex) { v = s->maps[s->map_off[sk] + 2 * f + 1]; break; }
+        buf[k] = v;
+      }
+      int32_t h = intern(s, s->label[x], s->op[x], buf, n, 1);
+      if (h < 0 || grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) { rc = -1; break; }
+      s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
+    }
+  }
+  PyMem_Free(buf);
+  return rc;
+}
+
+/* The map of x, whose sources' maps exist: 0, -1 on error, -2 to bail (as step.py would make it big or stuck). */
+static int compute(Space *s, int32_t x) {
+  int64_t start = s->n_maps;
+  if (start > INT32_MAX - 2 * (int64_t)s->map_limit - 2) { PyErr_SetString(PyExc_MemoryError, "native explorer: step maps past 2^31 entries"); return -1; }
+  int64_t local = own_redexes(s, x);
+  if (local < 0) { s->n_maps = start; return (int)local; }
+  s->n_maps += 2 * local;
+  int32_t n = s->src_n[x], limit = s->map_limit, live = 0, single = -1;
+  int64_t total = 0;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t m = s->map_n[s->srcs[s->src_off[x] + i]];
+    if (m) { live++; single = i; total += m; }
+  }
+  int rc = 0;
+  if (live == 0) { /* only its own redexes */ }
+  else {
+    const int32_t *src = s->srcs + s->src_off[x];
+    if (n == 2 && src[0] == src[1]) { live = 1; single = 0; total = s->map_n[src[0]]; }
+    if (live == 1) {
+      int32_t j = src[single];
+      if (total + local > limit) rc = -2;
+      else rc = fill_from(s, x, s->map_off[j], s->map_n[j], j, -1);
+    } else if (n == 2) {
+      int32_t a = src[0], b = src[1];
+      if (total + local > limit) rc = -2;
+      else {
+        int32_t g = ++s->gen, ao = s->map_off[a], an = s->map_n[a], bo = s->map_off[b], bn = s->map_n[b];
+        for (int32_t e = 0; e < an; e++) { s->stamp[s->maps[ao + 2 * e]] = g; s->stamp_val[s->maps[ao + 2 * e]] = s->maps[ao + 2 * e + 1]; }
+        int disjoint = 1;
+        for (int32_t e = 0; e < bn; e++) if (s->stamp[s->maps[bo + 2 * e]] == g) { disjoint = 0; break; }
+        if (disjoint) {
+          rc = fill_from(s, x, ao, an, a, -1);
+          if (rc == 0) rc = fill_from(s, x, bo, bn, b, -1);
+        } else {
+          /* a redex below both sources is rewritten in both: (c, mb.get(r, b)) for ma's, then mb's others */
+          int32_t g2 = ++s->gen;
+          for (int32_t e = 0; e < bn; e++) { s->stamp[s->maps[bo + 2 * e]] = g2; s->stamp_val[s->maps[bo + 2 * e]] = s->maps[bo + 2 * e + 1]; }
+          for (int32_t e = 0; e < an && rc == 0; e++) {
+            int32_t redex = s->maps[ao + 2 * e], pair[2];
+            pair[0] = s->maps[ao + 2 * e + 1];
+            pair[1] = s->stamp[redex] == g2 ? s->stamp_val[redex] : b;
+            int32_t h = intern(s, s->label[x], s->op[x], pair, 2, 1);
+            if (h < 0 || grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) { rc = -1; break; }
+            s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
+          }
+          if (rc == 0) {   /* mark ma's redexes with a third generation, then take mb's others */
+            int32_t g3 = ++s->gen;
+            ao = s->map_off[a];
+            for (int32_t e = 0; e < an; e++) s->stamp[s->maps[ao + 2 * e]] = g3;
+            rc = fill_from(s, x, s->map_off[b], bn, b, g3);
+          }
+        }
+      }
+    } else {
+      /* three or more sources, several with redexes: the union of their redexes, within the limit */
+      int32_t g = ++s->gen;
+      int64_t keys = 0;
+      for (int32_t i = 0; i < n; i++) {
+        int32_t si = src[i];
+        for (int32_t e = 0; e < s->map_n[si]; e++) {
+          int32_t redex = s->maps[s->map_off[si] + 2 * e];
+          if (s->stamp[redex] != g) { s->stamp[redex] = g; keys++; }
+        }
+      }
+      if (keys + local > limit) rc = -2;
+      else rc = fill_general(s, x, start);
+    }
+  }
+  if (rc < 0) { s->n_maps = start; return rc; }
+  s->map_off[x] = (int32_t)start;   /* pool offsets stay below 2^31 entries: checked by grow32 on states and nodes */
+  s->map_n[x] = (int32_t)((s->n_maps - start) / 2);
+  return tick(s, s->map_n[x] + 1);
+}
+
+/* The map of `root` and of every node below it without one: post-order, iterative. */
+static int map_of(Space *s, int32_t root) {
+  if (s->map_off[root] != NO_MAP) return 0;
+  int32_t *stack = NULL; int64_t cap = 0, top = 0;
+  if (grow((void **)&stack, &cap, 16, sizeof(int32_t)) < 0) return -1;
+  stack[top++] = root;
+  int rc = 0;
+  while (top) {
+    int32_t x = stack[top - 1];
+    if (s->map_off[x] != NO_MAP) { top--; continue; }
+    int64_t before = top;
+    int32_t n = s->src_n[x];
+    if (grow((void **)&stack, &cap, top + n, sizeof(int32_t)) < 0) { rc = -1; break; }
+    for (int32_t i = 0; i < n; i++) {
+      int32_t c = s->srcs[s->src_off[x] + i];
+      if (s->map_off[c] == NO_MAP) stack[top++] = c;
+    }
+    if (top > before) continue;
+    top--;
+    if ((rc = compute(s, x)) < 0) break;
+  }
+  PyMem_Free(stack);
+  return rc;
+}
+
+/* ---- the search (stream.py's Exploration._drive, breadth first) */
+
+static int add_state(Space *s, int32_t root, int32_t parent, int32_t depth, int32_t redex) {
+  int32_t i = s->n_states;
+  if (i + 1 > s->cap_states) {
+    int32_t c = s->cap_states, c2;
+#define GROW_STATE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, i + 1, sizeof(t)) < 0) return -1;
+    GROW_STATE(st_root, int32_t) GROW_STATE(st_parent, int32_t) GROW_STATE(st_depth, int32_t) GROW_STATE(st_redex, int32_t)
+    GROW_STATE(st_normal, int8_t)
+#undef GROW_STATE
+    s->cap_states = c2;
+  }
+  s->st_root[i] = root; s->st_parent[i] = parent; s->st_depth[i] = depth; s->st_redex[i] = redex; s->st_normal[i] = -1;
+  s->state_of[root] = i;
+  s->n_states = i + 1;
+  return 0;
+}
+
+static PyObject *Space_start(Space *s, PyObject *args) {
+  int root;
+  if (!PyArg_ParseTuple(args, "i", &root)) return NULL;
+  if (s->n_states) { PyErr_SetString(PyExc_RuntimeError, "the search has started already"); return NULL; }
+  if (root < 0 || root >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  if (add_state(s, root, -1, 0, -1) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* expand(count, max_states, max_depth, until): expand up to `count` states in breadth-first order, stopping
+ * early (mid-state, to go on there) once there are `until` states: a stream takes only what it asks for.
+ * Returns ST_DONE (frontier empty), ST_MORE, ST_MAX_STATES (a new state was needed past max_states:
+ * the state being expanded keeps its map and is not normal), or ST_BAIL (the state at next_expand
+ * was not expanded: the Python explorer goes on from there). */
+static PyObject *Space_expand(Space *s, PyObject *args) {
+  long long count, max_states, max_depth, until;
+  if (!PyArg_ParseTuple(args, "LLLL", &count, &max_states, &max_depth, &until)) return NULL;
+  for (long long k = 0; k < count; k++) {
+    if (s->next_expand >= s->n_states) return PyLong_FromLong(ST_DONE);
+    int32_t i = s->next_expand, root = s->st_root[i];
+    int rc = map_of(s, root);
+    if (rc == -1) return NULL;
+    if (rc == -2) return PyLong_FromLong(ST_BAIL);
+    int32_t off = s->map_off[root], m = s->map_n[root], depth = s->st_depth[i];
+    for (int32_t e = s->entry; e < m; e++) {
+      int32_t h = s->maps[off + 2 * e + 1];
+      if (s->state_of[h] >= 0) continue;
+      if (depth >= max_depth) { s->cut = 1; continue; }
+      if (s->n_states >= max_states) {
+        s->st_normal[i] = 0; s->next_expand = i + 1; s->entry = 0;
+        return PyLong_FromLong(ST_MAX_STATES);
+      }
+      if (add_state(s, h, i, depth + 1, s->maps[off + 2 * e]) < 0) return NULL;
+      if (s->n_states >= until && e + 1 < m) { s->entry = e + 1; return PyLong_FromLong(ST_MORE); }
+    }
+    s->entry = 0;
+    s->st_normal[i] = m == 0;
+    s->next_expand = i + 1;
+    if (tick(s, m + 1) < 0) return NULL;
+    if (s->n_states >= until) break;
+  }
+  return PyLong_FromLong(s->next_expand >= s->n_states ? ST_DONE : ST_MORE);
+}
+
+/* ---- UOps in and out: identity tables */
+
+static inline uint64_t ptr_hash(const void *p) { return fmix((uint64_t)(uintptr_t)p); }
+
+static int32_t ptr_find(Space *s, PyObject *u) {
+  if (!s->cap_ptr) return -1;
+  int64_t mask = s->cap_ptr - 1, j = (int64_t)(ptr_hash(u) & (uint64_t)mask);
+  for (; s->ptr_key[j]; j = (j + 1) & mask) if (s->ptr_key[j] == u) return s->ptr_id[j];
+  return -1;
+}
+
+/* Node `id` is the UOp `u` from now on (a new reference is kept). */
+static int bind(Space *s, int32_t id, PyObject *u) {
+  if (s->obj[id]) return 0;
+  if ((s->n_ptr + 1) * 2 > s->cap_ptr) {
+    int64_t cap = s->cap_ptr ? s->cap_ptr * 2 : 1024;
+    PyObject **k = PyMem_Calloc((size_t)cap, sizeof(PyObject *));
+    int32_t *v = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    if (!k || !v) { PyMem_Free(k); PyMem_Free(v); PyErr_NoMemory(); return -1; }
+    for (int64_t i = 0; i < s->cap_ptr; i++) if (s->ptr_key[i]) {
+      int64_t t = (int64_t)(ptr_hash(s->ptr_key[i]) & (uint64_t)(cap - 1));
+      while (k[t]) t = (t + 1) & (cap - 1);
+      k[t] = s->ptr_key[i]; v[t] = s->ptr_id[i];
+    }
+    PyMem_Free(s->ptr_key); PyMem_Free(s->ptr_id);
+    s->ptr_key = k; s->ptr_id = v; s->cap_ptr = cap;
+  }
+  int64_t mask = s->cap_ptr - 1, j = (int64_t)(ptr_hash(u) & (uint64_t)mask);
+  while (s->ptr_key[j]) j = (j + 1) & mask;
+  Py_INCREF(u);
+  s->ptr_key[j] = u; s->ptr_id[j] = id; s->n_ptr++;
+  s->obj[id] = u;
+  return 0;
+}
+
+/* The label and op code of an inner node's (op, dtype, arg), cached by identity: the UOps holding them are kept
+ * (bind), so an address is never reused while the space lives. */
+static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int32_t *label, int32_t *code) {
+  uint64_t h = fmix(mix(mix((uint64_t)(uintptr_t)op, (uint64_t)(uintptr_t)dtype), (uint64_t)(uintptr_t)arg));
+  int64_t mask = s->cap_lab - 1, j = (int64_t)(h & (uint64_t)mask);
+  for (; s->lab_key[3 * j]; j = (j + 1) & mask)
+    if (s->lab_key[3 * j] == op && s->lab_key[3 * j + 1] == dtype && s->lab_key[3 * j + 2] == arg) {
+      *label = s->lab_val[j]; *code = s->lab_op[j]; return 0;
+    }
+  PyObject *r = PyObject_CallFunctionObjArgs(s->labeler, op, dtype, arg, NULL);
+  if (!r) return -1;
+  long v = PyLong_AsLong(r);
+  Py_DECREF(r);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  PyObject *c = PyDict_GetItemWithError(s->op_codes, op);
+  if (!c) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "an op without a code"); return -1; }
+  *label = (int32_t)v; *code = (int32_t)PyLong_AsLong(c);
+  if ((s->n_lab + 1) * 2 > s->cap_lab) {
+    int64_t cap = s->cap_lab * 2;
+    PyObject **k = PyMem_Calloc((size_t)cap * 3, sizeof(PyObject *));
+    int32_t *lv = PyMem_Malloc((size_t)cap * sizeof(int32_t)), *lo = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    if (!k || !lv || !lo) { PyMem_Free(k); PyMem_Free(lv); PyMem_Free(lo); PyErr_NoMemory(); return -1; }
+    for (int64_t i = 0; i < s->cap_lab; i++) if (s->lab_key[3 * i]) {
+      PyObject **e = s->lab_key + 3 * i;
+      int64_t t = (int64_t)(fmix(mix(mix((uint64_t)(uintptr_t)e[0], (uint64_t)(uintptr_t)e[1]), (uint64_t)(uintptr_t)e[2])) & (uint64_t)(cap - 1));
+      while (k[3 * t]) t = (t + 1) & (cap - 1);
+      memcpy(k + 3 * t, e, 3 * sizeof(PyObject *)); lv[t] = s->lab_val[i]; lo[t] = s->lab_op[i];
+    }
+    PyMem_Free(s->lab_key); PyMem_Free(s->lab_val); PyMem_Free(s->lab_op);
+    s->lab_key = k; s->lab_val = lv; s->lab_op = lo; s->cap_lab = cap; mask = cap - 1;
+    j = (int64_t)(h & (uint64_t)mask);
+    while (s->lab_key[3 * j]) j = (j + 1) & mask;
+  }
+  s->lab_key[3 * j] = op; s->lab_key[3 * j + 1] = dtype; s->lab_key[3 * j + 2] = arg;
+  s->lab_val[j] = *label; s->lab_op[j] = *code; s->n_lab++;
+  return 0;
+}
+
+static PyObject *str_src, *str_op, *str_dtype, *str_arg;
+
+/* index(u) -> the node of UOp u, made with every node below it that is new (post-order, iterative). */
+static PyObject *Space_index(Space *s, PyObject *u) {
+  int32_t found = ptr_find(s, u);
+  if (found >= 0) return PyLong_FromLong(found);
+  PyObject **stack = NULL; int64_t cap = 0, top = 0;
+  int32_t small[8], *buf = small; int64_t cap_buf = 8;
+  if (grow((void **)&stack, &cap, 64, sizeof(PyObject *)) < 0) return NULL;
+  stack[top++] = u;   /* borrowed: each node is held by its user's src tuple, the root by the caller */
+  int ok = 1;
+  while (top && ok) {
+    PyObject *x = stack[top - 1];
+    if (ptr_find(s, x) >= 0) { top--; continue; }
+    PyObject *src = PyObject_GetAttr(x, str_src);
+    if (!src) { ok = 0; break; }
+    if (!PyTuple_Check(src)) { Py_DECREF(src); PyErr_SetString(PyExc_TypeError, "a UOp's src must be a tuple"); ok = 0; break; }
+    Py_ssize_t n = PyTuple_GET_SIZE(src);
+    int64_t before = top;
+    if (grow((void **)&stack, &cap, top + n, sizeof(PyObject *)) < 0) { Py_DECREF(src); ok = 0; break; }
+    for (Py_ssize_t i = 0; i < n; i++) if (ptr_find(s, PyTuple_GET_ITEM(src, i)) < 0) stack[top++] = PyTuple_GET_ITEM(src, i);
+    if (top > before) { Py_DECREF(src); continue; }
+    top--;
+    int32_t label, code;
+    PyObject *op = PyObject_GetAttr(x, str_op);
+    if (!op) { Py_DECREF(src); ok = 0; break; }
+    if (n == 0) {   /* a leaf: a label of its own (negative: apart from inner nodes' labels) */
+      PyObject *c = PyDict_GetItemWithError(s->op_codes, op);
+      if (!c) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "an op without a code"); Py_DECREF(op); Py_DECREF(src); ok = 0; break; }
+      label = -2 - s->n_leaves++; code = (int32_t)PyLong_AsLong(c);
+    } else {
+      PyObject *dtype = PyObject_GetAttr(x, str_dtype), *arg = dtype ? PyObject_GetAttr(x, str_arg) : NULL;
+      int rc = arg ? label_of(s, op, dtype, arg, &label, &code) : -1;
+      Py_XDECREF(dtype); Py_XDECREF(arg);
+      if (rc < 0) { Py_DECREF(op); Py_DECREF(src); ok = 0; break; }
+    }
+    Py_DECREF(op);
+    if (n > cap_buf) {
+      int32_t *nb = PyMem_Malloc((size_t)n * sizeof(int32_t));
+      if (!nb) { Py_DECREF(src); PyErr_NoMemory(); ok = 0; break; }
+      if (buf != small) PyMem_Free(buf);
+      buf = nb; cap_buf = n;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) buf[i] = ptr_find(s, PyTuple_GET_ITEM(src, i));
+    Py_DECREF(src);
+    int32_t id = intern(s, label, (uint8_t)code, buf, (int32_t)n, 1);
+    if (id < 0 || bind(s, id, x) < 0) { ok = 0; break; }
+  }
+  PyMem_Free(stack);
+  if (buf != small) PyMem_Free(buf);
+  return ok ? PyLong_FromLong(ptr_find(s, u)) : NULL;
+}
+
+static PyObject *Space_bind(Space *s, PyObject *args) {
+  int id; PyObject *u;
+  if (!PyArg_ParseTuple(args, "iO", &id, &u)) return NULL;
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  if (bind(s, id, u) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* obj(id) -> the node's UOp, or None if none was made yet. */
+static PyObject *Space_obj(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  PyObject *u = s->obj[id] ? s->obj[id] : Py_None;
+  Py_INCREF(u);
+  return u;
+}
+
+/* parts(id) -> (label, the sources' UOps) if every source has its UOp, else (label, None): making a node's UOp in one call. */
+static PyObject *Space_parts(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  int32_t n = s->src_n[id];
+  const int32_t *src = s->srcs + s->src_off[id];
+  for (int32_t i = 0; i < n; i++) if (!s->obj[src[i]]) return Py_BuildValue("iO", (int)s->label[id], Py_None);
+  PyObject *t = PyTuple_New(n);
+  if (!t) return NULL;
+  for (int32_t i = 0; i < n; i++) { Py_INCREF(s->obj[src[i]]); PyTuple_SET_ITEM(t, i, s->obj[src[i]]); }
+  return Py_BuildValue("iN", (int)s->label[id], t);
+}
+
+/* id_of(u) -> the node bound to UOp u, or -1. */
+static PyObject *Space_id_of(Space *s, PyObject *u) { return PyLong_FromLong(ptr_find(s, u)); }
+
+/* prepare(node): the step map of node and of every node below it (a program's first indexing). */
+static PyObject *Space_prepare(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  int rc = map_of(s, (int32_t)id);
+  if (rc == -1) return NULL;
+  return PyBool_FromLong(rc == 0);
+}
+
+/* ---- access from Python */
+
+static PyObject *Space_find(Space *s, PyObject *args) {
+  int label; PyObject *src;
+  if (!PyArg_ParseTuple(args, "iO!", &label, &PyTuple_Type, &src)) return NULL;
+  Py_ssize_t n = PyTuple_GET_SIZE(src);
+  int32_t *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t));
+  if (!buf) return PyErr_NoMemory();
+  for (Py_ssize_t i = 0; i < n; i++) {
+    long v = PyLong_AsLong(PyTuple_GET_ITEM(src, i));
+    if (v == -1 && PyErr_Occurred()) { PyMem_Free(buf); return NULL; }
+    buf[i] = (int32_t)v;
+  }
+  int32_t id = intern(s, label, 0, buf, (int32_t)n, 0);
+  PyMem_Free(buf);
+  return PyLong_FromLong(id);
+}
+
+static int check_node(Space *s, int id) {
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return -1; }
+  return 0;
+}
+
+static int check_state(Space *s, int i) {
+  if (i < 0 || i >= s->n_states) { PyErr_SetString(PyExc_IndexError, "no such state"); return -1; }
+  return 0;
+}
+
+static PyObject *Space_node(Space *s, PyObject *args) {
+  int id;
+  if (!PyArg_ParseTuple(args, "i", &id) || check_node(s, id) < 0) return NULL;
+  PyObject *src = PyTuple_New(s->src_n[id]);
+  if (!src) return NULL;
+  for (int32_t i = 0; i < s->src_n[id]; i++) PyTuple_SET_ITEM(src, i, PyLong_FromLong(s->srcs[s->src_off[id] + i]));
+  return Py_BuildValue("iN", (int)s->label[id], src);
+}
+
+static PyObject *Space_state(Space *s, PyObject *args) {
+  int i;
+  if (!PyArg_ParseTuple(args, "i", &i) || check_state(s, i) < 0) return NULL;
+  return Py_BuildValue("iiiii", (int)s->st_root[i], (int)s->st_parent[i], (int)s->st_depth[i], (int)s->st_redex[i],
+                       (int)s->st_normal[i]);
+}
+
+/* states(start): (root, parent, depth, redex, normal) lists of the states from `start` on. */
+static PyObject *Space_states(Space *s, PyObject *args) {
+  int start;
+  if (!PyArg_ParseTuple(args, "i", &start)) return NULL;
+  if (start < 0) start = 0;
+  int32_t n = s->n_states > start ? s->n_states - start : 0;
+  PyObject *lists[5];
+  const int32_t *cols[4] = {s->st_root, s->st_parent, s->st_depth, s->st_redex};
+  for (int c = 0; c < 5; c++) {
+    if (!(lists[c] = PyList_New(n))) { for (int d = 0; d < c; d++) Py_DECREF(lists[d]); return NULL; }
+    for (int32_t k = 0; k < n; k++)
+      PyList_SET_ITEM(lists[c], k, PyLong_FromLong(c < 4 ? cols[c][start + k] : s->st_normal[start + k]));
+  }
+  return Py_BuildValue("NNNNN", lists[0], lists[1], lists[2], lists[3], lists[4]);
+}
+
+/* out(i): [(redex, result node, target state or -1)] for the steps out of state i's graph (its map). */
+static PyObject *Space_out(Space *s, PyObject *args) {
+  int i;
+  if (!PyArg_ParseTuple(args, "i", &i) || check_state(s, i) < 0) return NULL;
+  int32_t root = s->st_root[i];
+  if (s->map_off[root] == NO_MAP) Py_RETURN_NONE;
+  int32_t off = s->map_off[root], m = s->map_n[root];
+  PyObject *out = PyList_New(m);
+  if (!out) return NULL;
+  for (int32_t e = 0; e < m; e++) {
+    int32_t h = s->maps[off + 2 * e + 1];
+    PyList_SET_ITEM(out, e, Py_BuildValue("iii", (int)s->maps[off + 2 * e], (int)h, (int)s->state_of[h]));
+  }
+  return out;
+}
+
+static PyObject *Space_state_of(Space *s, PyObject *args) {
+  int id;
+  if (!PyArg_ParseTuple(args, "i", &id)) return NULL;
+  return PyLong_FromLong(id >= 0 && id < s->n_nodes ? s->state_of[id] : -1);
+}
+
+static PyObject *Space_get_counts(Space *s, void *closure) {
+  (void)closure;
+  return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->n_ptr, "states", (int)s->n_states,
+                       "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
+                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 1 + 8 + 8) + s->cap_ptr * 12 + s->cap_srcs * 4 + s->cap_table * 4 +
+                                            s->cap_maps * 4 + s->cap_states * 17 + s->cap_stamp * 8));
+}
+
+/* ---- the type */
+
+static int Space_init(Space *s, PyObject *args, PyObject *kw) {
+  static char *names[] = {"match", "may", "labeler", "op_codes", "map_limit", "call_op", NULL};
+  PyObject *match, *may, *labeler, *op_codes; int limit, call_op;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO!ii", names, &match, &may, &labeler, &PyDict_Type, &op_codes, &limit, &call_op))
+    return -1;
+  if (s->table) { PyErr_SetString(PyExc_RuntimeError, "a Space is made once"); return -1; }
+  Py_INCREF(match); Py_INCREF(may); Py_INCREF(labeler); Py_INCREF(op_codes);
+  s->match_cb = match; s->may_cb = may; s->labeler = labeler; s->op_codes = op_codes; s->map_limit = limit; s->call_op = call_op;
+  s->cap_lab = 64;
+  s->lab_key = PyMem_Calloc((size_t)s->cap_lab * 3, sizeof(PyObject *));
+  s->lab_val = PyMem_Malloc((size_t)s->cap_lab * sizeof(int32_t));
+  s->lab_op = PyMem_Malloc((size_t)s->cap_lab * sizeof(int32_t));
+  if (!s->lab_key || !s->lab_val || !s->lab_op) { PyErr_NoMemory(); return -1; }
+  if (rehash(s, 1024) < 0) return -1;
+  s->cap_sig = 256;
+  s->sig_key = PyMem_Calloc((size_t)s->cap_sig, sizeof(uint64_t));
+  s->sig_val = PyMem_Calloc((size_t)s->cap_sig, 1);
+  if (!s->sig_key || !s->sig_val) { PyErr_NoMemory(); return -1; }
+  return 0;
+}
+
+/* The UOps in obj are not visited: they hold no reference back to a Space, so no cycle goes through them,
+ * and visiting a graph's every node on every collection would cost what the core saves. */
+static int Space_traverse(Space *s, visitproc visit, void *arg) {
+  Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->op_codes);
+  return 0;
+}
+static int Space_clear(Space *s) { Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->op_codes); return 0; }
+
+static void Space_dealloc(Space *s) {
+  PyObject_GC_UnTrack(s);
+  Space_clear(s);
+  for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
+  void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->hash, s->srcs, s->table,
+                    s->maps, s->sig_key, s->sig_val, s->stamp, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
+                    s->st_redex, s->st_normal, s->obj, s->ptr_key, s->ptr_id, s->lab_key, s->lab_val, s->lab_op};
+  for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
+  Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+static PyMethodDef Space_methods[] = {
+  {"index", (PyCFunction)Space_index, METH_O, "index(u) -> the node of UOp u (made, with those below it, where new)."},
+  {"bind", (PyCFunction)Space_bind, METH_VARARGS, "bind(id, u): node id is the UOp u."},
+  {"obj", (PyCFunction)Space_obj, METH_O, "obj(id) -> the node's UOp, or None if none was made yet."},
+  {"parts", (PyCFunction)Space_parts, METH_O, "parts(id) -> (label, the sources' UOps), or (label, None) if one has none yet."},
+  {"id_of", (PyCFunction)Space_id_of, METH_O, "id_of(u) -> the node bound to UOp u, or -1."},
+  {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
+  {"find", (PyCFunction)Space_find, METH_VARARGS, "find(label, src ids) -> the node's id, or -1 if there is none."},
+  {"node", (PyCFunction)Space_node, METH_VARARGS, "node(id) -> (label, src ids)."},
+  {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
+  {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
+  {"state", (PyCFunction)Space_state, METH_VARARGS, "state(i) -> (root, parent, depth, redex, normal)."},
+  {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start) -> five lists: roots, parents, depths, redexes, normal."},
+  {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
+  {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
+  {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Space_getset[] = {
+  {"counts", (getter)Space_get_counts, NULL, "nodes, nodes bound to a UOp, states, expanded, cut, map entries, bytes held", NULL},
+  {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SpaceType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "uopc.relational.native._space.Space",
+  .tp_doc = "Nodes, step maps and a breadth-first search, in flat arrays (see docs/native.md).",
+  .tp_basicsize = sizeof(Space),
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+  .tp_new = PyType_GenericNew,
+  .tp_init = (initproc)Space_init,
+  .tp_dealloc = (destructor)Space_dealloc,
+  .tp_traverse = (traverseproc)Space_traverse,
+  .tp_clear = (inquiry)Space_clear,
+  .tp_methods = Space_methods,
+  .tp_getset = Space_getset,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_space", "The explorer's hot core in C (docs/native.md).", -1, NULL};
+
+PyMODINIT_FUNC PyInit__space(void) {
+  if (PyType_Ready(&SpaceType) < 0) return NULL;
+  if (!(str_src = PyUnicode_InternFromString("src")) || !(str_op = PyUnicode_InternFromString("op")) ||
+      !(str_dtype = PyUnicode_InternFromString("dtype")) || !(str_arg = PyUnicode_InternFromString("arg"))) return NULL;
+  PyObject *m = PyModule_Create(&module);
+  if (!m) return NULL;
+  Py_INCREF(&SpaceType);
+  if (PyModule_AddObject(m, "Space", (PyObject *)&SpaceType) < 0) { Py_DECREF(&SpaceType); Py_DECREF(m); return NULL; }
+  return m;
+}

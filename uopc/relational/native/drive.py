@@ -1,0 +1,144 @@
+"""An exploration driven by the native core: states made in C, seen from Python as ``State``s.
+
+The search itself is ``Exploration._drive``'s breadth-first search, run by ``_space.c`` in
+batches; after each batch the new states become ``NativeState``s whose graphs are made as
+``UOp``s only when asked for. Where the core stops (a CALL, a failed step, a step map past
+``map_limit``) the Python search goes on from the first state the core did not expand, with
+every state so far as it is: the same states, in the same order, as the Python core alone.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any, Iterator
+
+from uopc.budget import stopped
+from uopc.relational.native.space import NativeSpace, NotNative
+from uopc.relational.space.states import Edge, State
+from uopc.uop import UOp
+
+if TYPE_CHECKING:
+  from uopc.relational.space.stream import Exploration
+
+_DONE, _MORE, _MAX_STATES, _BAIL = 0, 1, 2, 3
+_FIRST_BATCH, _LAST_BATCH = 16, 4096   # states expanded per call into C: doubling, so a short search stays lazy
+_UNBOUNDED = 2**62
+
+
+class NativeState(State):
+  """A state whose graph lives in the native core until read (``graph`` makes its ``UOp`` once)."""
+  __slots__ = ("_node", "_space")
+
+  def __init__(self, id: int, node: int, space: NativeSpace, depth: int, parent: State | None, redex: Any) -> None:  # noqa: A002
+    self.id, self._node, self._space, self.depth, self.parent, self.redex = id, node, space, depth, parent, redex
+    self.error, self.normal, self.out, self._stepper = None, None, None, space.stepper
+
+  @property
+  def graph(self) -> UOp: return self._space.uop(self._node)  # type: ignore[override]  # State's slot, read-only here: made on demand
+
+
+class NativeOut:
+  """The steps out of an expanded native state: ``(redex, new root)`` pairs, as ``State.out`` iterates (roots made on demand)."""
+  __slots__ = ("space", "state")
+
+  def __init__(self, space: NativeSpace, state: int) -> None: self.space, self.state = space, state
+  def _steps(self) -> list[tuple[int, int, int]]: return self.space.core.out(self.state)
+  def __len__(self) -> int: return len(self._steps())
+  def __bool__(self) -> bool: return bool(self._steps())
+
+  def __iter__(self) -> Iterator[tuple[Any, UOp]]:
+    redexes, uop = self.space.redexes, self.space.uop
+    for r, h, _ in self._steps(): yield redexes[r], uop(h)
+
+
+class NativeSeen:
+  """``Exploration._seen`` for a native search: graph -> state, without making the graphs of the states."""
+
+  def __init__(self, space: NativeSpace, states: list[State]) -> None: self.space, self.states = space, states
+
+  def get(self, graph: UOp, default: Any = None) -> Any:
+    if (i := self.space.find(graph)) < 0 or (k := self.space.core.state_of(i)) < 0 or k >= len(self.states): return default
+    return self.states[k]
+
+  def __contains__(self, graph: object) -> bool: return type(graph) is UOp and self.get(graph) is not None
+
+  def __getitem__(self, graph: UOp) -> State:
+    if (s := self.get(graph)) is None: raise KeyError(graph)
+    return s
+
+
+def native_space(ex: Exploration) -> NativeSpace | None:
+  """A native core for this exploration's program, or None where the Python core must run it (a CALL in it)."""
+  space = NativeSpace(ex.stepper)
+  try: space.to_id(ex.root)
+  except NotNative: return None
+  return space
+
+
+def edges(ex: Exploration, space: NativeSpace) -> list[Edge]:
+  """``Exploration.edges`` of a native search: from the core's step maps, no graph made."""
+  states, redexes, out = ex.states, space.redexes, space.core.out
+  found: list[Edge] = []
+  for s in states:
+    if s.out is None: continue
+    for r, _, t in out(s.id):
+      if 0 <= t < len(states): found.append(Edge.of(s, states[t], redexes[r]))
+  return found
+
+
+def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
+  """``Exploration._drive`` (breadth first) with the native core doing the search; the Python one where it cannot."""
+  core = space.core
+  max_states = ex.max_states if ex.max_states is not None else _UNBOUNDED
+  max_depth = ex.max_depth if ex.max_depth is not None else _UNBOUNDED
+  deadline = None if ex.timeout is None else time.perf_counter() + ex.timeout
+  core.start(space.to_id(ex.root))
+  _take(ex, space, 0)
+  yield
+  batch = _FIRST_BATCH
+  while True:
+    if deadline is not None and time.perf_counter() > deadline:
+      ex._bound = "timeout"
+      return
+    if (why := stopped()) is not None:
+      ex._bound = why
+      return
+    done_before = core.counts["expanded"]
+    want = ex._want   # how many states the consumer asked for (None: all)
+    try: status = core.expand(batch, max_states, max_depth, _UNBOUNDED if want is None else want)
+    finally: _take(ex, space, done_before)   # an interrupt inside a rule keeps what the batch reached
+    if status == _MAX_STATES:
+      ex._bound = "max_states"
+      return
+    if status == _BAIL:
+      yield from _python_from_here(ex, core.counts)
+      return
+    if status == _DONE:
+      if core.counts["cut"]: ex._bound = "max_depth"
+      return
+    batch = min(batch * 2, _LAST_BATCH)
+    yield
+
+
+def _take(ex: Exploration, space: NativeSpace, expanded_before: int) -> None:
+  """Make the core's new states ``NativeState``s, and mark the ones it expanded since ``expanded_before``."""
+  core, states, normals, redexes = space.core, ex._states, ex._normals, space.redexes
+  start = len(states)
+  roots, parents, depths, rs, _ = core.states(start)
+  for k, (node, parent, depth, r) in enumerate(zip(roots, parents, depths, rs)):
+    states.append(NativeState(start + k, node, space, depth, states[parent] if parent >= 0 else None, redexes[r] if r >= 0 else None))
+  expanded = core.counts["expanded"]
+  if expanded > expanded_before:
+    flags = core.states(expanded_before)[4][:expanded - expanded_before]
+    for i, normal in enumerate(flags, expanded_before):
+      s = states[i]
+      s.out, s.normal = NativeOut(space, i), bool(normal)
+      if normal: normals.append(s)
+
+
+def _python_from_here(ex: Exploration, counts: dict[str, int]) -> Iterator[None]:
+  """The core stopped before expanding state ``counts['expanded']``: the Python search goes on from there."""
+  states = ex._states
+  ex._native = None
+  ex._seen = {s.graph: s for s in states}
+  yield from ex._drive(resume=(deque(states[counts["expanded"]:]), bool(counts["cut"])))

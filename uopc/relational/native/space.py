@@ -1,0 +1,120 @@
+"""The bridge between ``UOp``s and the native core's nodes.
+
+A native node is a *label* and its sources' ids. An inner node's label stands for its
+``(op, dtype, arg)``, the key of ``UOp``'s own hash-consing tables, so a native node and a
+``UOp`` are one-to-one; a leaf has a label of its own (constants are interned by value,
+``-0.0`` apart from ``0.0``). Nodes cross to Python only where Python needs them: a node
+some rule may match (to call the rules), a rule's result (to index it), a state's graph
+when someone asks for it.
+
+>>> from uopc import UOp, symbolic
+>>> from uopc.relational.space.step import Stepper
+>>> if available():
+...   space = NativeSpace(Stepper(symbolic))
+...   g = (UOp.param(0) + 0) * 2
+...   i = space.to_id(g)
+...   space.uop(i) is g, space.to_id(g) == i, space.find(g) == i, space.find(g + 1)
+... else: True, True, True, -1
+(True, True, True, -1)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from uopc.dtype import DType
+from uopc.ops import Ops
+from uopc.relational.native import Space, available
+from uopc.relational.space.step import Redex, Stepper
+from uopc.uop import UOp, make_uop
+
+_CODES: dict[Ops, int] = {op: i for i, op in enumerate(Ops)}   # an op as the core stores it (one byte)
+_OPS: list[Ops] = list(Ops)
+assert len(_OPS) < 256
+
+
+class NotNative(Exception):
+  """The native core does not handle this graph or step (a CALL, a failed step): the Python core takes it."""
+
+
+class NativeSpace:
+  """One exploration's native nodes, states and redexes, and the ``UOp``s made of them so far (held by the core)."""
+
+  def __init__(self, stepper: Stepper) -> None:
+    assert available(), "the native core is not built"
+    self.stepper = stepper
+    self.redexes: list[Redex] = []    # a native redex id -> its Redex (made by the Python Stepper's matching)
+    self._labels: list[tuple] = []    # label -> (op, dtype, arg) of an inner node
+    self._label_of: dict[tuple, int] = {}
+    pm = stepper.pm
+    self.core: Any = Space(self._match, lambda op, n, src: pm.may_rewrite(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n),
+                           self._label, _CODES, stepper.map_limit, _CODES[Ops.CALL])
+
+  def to_id(self, u: UOp) -> int:
+    """The native node of ``u`` (made with those below it where new); NotNative for a graph with a CALL."""
+    return self.core.index(u)
+
+  def _label(self, op: Ops, dtype: DType, arg: Any) -> int:
+    """The core's question for a new (op, dtype, arg): its label."""
+    if op is Ops.CALL: raise NotNative("a CALL")
+    if (label := self._label_of.get(key := (op, dtype, arg))) is None:
+      label = self._label_of[key] = len(self._labels)
+      self._labels.append(key)
+    return label
+
+  def find(self, u: UOp) -> int:
+    """The native node of ``u`` if it exists, else -1 (makes none)."""
+    id_of = self.core.id_of
+    if (i := id_of(u)) >= 0: return i
+    found: dict[UOp, int] = {}
+    stack = [u]
+    while stack:   # post-order over the nodes not bound to a UOp yet: each is found by label and sources, or absent
+      x = stack[-1]
+      if x in found: stack.pop(); continue  # noqa: E702
+      if (i := id_of(x)) >= 0: found[x] = i; stack.pop(); continue  # noqa: E702
+      depth = len(stack)
+      for s in x.src:
+        if s not in found: stack.append(s)
+      if len(stack) > depth: continue
+      stack.pop()
+      if not x.src or (label := self._label_of.get((x.op, x.dtype, x.arg))) is None: return -1   # never seen
+      if (i := self.core.find(label, tuple([found[s] for s in x.src]))) < 0: return -1
+      found[x] = i
+    return found[u]
+
+  def uop(self, i: int) -> UOp:
+    """The ``UOp`` of native node ``i`` (made with those below it the first time)."""
+    obj = self.core.obj
+    if (u := obj(i)) is not None: return u
+    label, src = self.core.parts(i)
+    if src is not None:   # the usual case: a node rebuilt over nodes that have theirs
+      op, dtype, arg = self._labels[label]
+      self.core.bind(i, u := make_uop(op, src, arg, dtype))
+      return u
+    node, bind, labels = self.core.node, self.core.bind, self._labels
+    made: dict[int, UOp] = {}
+    stack = [i]
+    while stack:   # post-order over the nodes without a UOp; leaves always have theirs
+      j = stack[-1]
+      if j in made: stack.pop(); continue  # noqa: E702
+      if (u := obj(j)) is not None: made[j] = u; stack.pop(); continue  # noqa: E702
+      label, src = node(j)
+      depth = len(stack)
+      for s in src:
+        if s not in made: stack.append(s)
+      if len(stack) > depth: continue
+      stack.pop()
+      op, dtype, arg = labels[label]
+      made[j] = u = make_uop(op, tuple([made[s] for s in src]), arg, dtype)
+      bind(j, u)
+    return made[i]
+
+  def _match(self, i: int) -> list[tuple[int, int]] | None:
+    """The core's question: node ``i``'s own redexes as (redex id, result node); None where the Python core must go on."""
+    out = []
+    for r in self.stepper._match(self.uop(i)):
+      if r.error is not None: return None   # a stuck step: the Python core makes stuck states
+      try: h = self.to_id(r.result)  # type: ignore[arg-type]  # no error: a result
+      except NotNative: return None
+      out.append((len(self.redexes), h))
+      self.redexes.append(r)
+    return out
