@@ -124,3 +124,12 @@ def test_native_true_without_the_extension_says_why(monkeypatch):
   monkeypatch.setattr(nat, "Space", None)
   with pytest.raises(RuntimeError, match="native=True"): Exploration(UOp.param(0) + 0, ZERO, native=True)
   assert not Exploration(UOp.param(0) + 0, ZERO).native
+
+
+def test_a_20000_node_chain_is_indexed_and_stepped_without_recursion():
+  mul0 = PatternMatcher([((x + 0) * y, lambda x, y: (x * y) + 0)], name="push")
+  g = UOp.param(0) + 0
+  for i in range(1, 20_001): g = g * UOp.param(i)   # the + 0 climbs one level a step
+  (states, edges, _, complete, bound, _), ex = both(g, mul0, max_states=4)
+  assert ex.native and not complete and bound == "max_states" and len(states) == 4 and len(edges) == 3
+  assert ex.states[3].graph.src[1] is UOp.param(20_000) and ex.states[3].depth == 3
