@@ -122,11 +122,12 @@ def run_uopc(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
   t0 = time.process_time()
   root = parse_uir(text)
   t1 = time.process_time()
+  before = rss() if memory else 0
   ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=SEMANTICS), native=NATIVE)
-  if shape.indexed:
+  if shape.indexed:   # "(iv) per state": indexing the program (time and memory) is left out
     ex.prepare()
     t1 = time.process_time()
-  before = rss() if memory else 0
+    before = rss() if memory else 0
   ex.run()
   secs = time.process_time() - t1
   return Run(len(ex.states), secs, t1 - t0, ex.complete, ex), (rss() - before if memory else 0)

@@ -48,6 +48,7 @@ typedef struct {
   PyObject **obj;
   PyObject **ptr_key; int32_t *ptr_id; int64_t cap_ptr, n_ptr;
   PyObject *labeler;    /* labeler(op, dtype, arg) -> label of an inner node; raises for a node the core does not handle */
+  PyObject *label_finder;   /* label_finder(op, dtype, arg) -> its label, or -1 if it has none (makes none) */
   PyObject *op_codes;   /* {Ops member: its code} */
   PyObject **lab_key; int32_t *lab_val; int32_t *lab_op; int64_t cap_lab, n_lab;   /* (op, dtype, arg) by identity -> label */
   int32_t n_leaves;
@@ -475,21 +476,23 @@ static int bind(Space *s, int32_t id, PyObject *u) {
 
 /* The label and op code of an inner node's (op, dtype, arg), cached by identity: the UOps holding them are kept
  * (bind), so an address is never reused while the space lives. */
-static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int32_t *label, int32_t *code) {
+static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int32_t *label, int32_t *code, int make) {
   uint64_t h = fmix(mix(mix((uint64_t)(uintptr_t)op, (uint64_t)(uintptr_t)dtype), (uint64_t)(uintptr_t)arg));
   int64_t mask = s->cap_lab - 1, j = (int64_t)(h & (uint64_t)mask);
   for (; s->lab_key[3 * j]; j = (j + 1) & mask)
     if (s->lab_key[3 * j] == op && s->lab_key[3 * j + 1] == dtype && s->lab_key[3 * j + 2] == arg) {
       *label = s->lab_val[j]; *code = s->lab_op[j]; return 0;
     }
-  PyObject *r = PyObject_CallFunctionObjArgs(s->labeler, op, dtype, arg, NULL);
+  PyObject *r = PyObject_CallFunctionObjArgs(make ? s->labeler : s->label_finder, op, dtype, arg, NULL);
   if (!r) return -1;
   long v = PyLong_AsLong(r);
   Py_DECREF(r);
   if (v == -1 && PyErr_Occurred()) return -1;
+  if (v < 0) { *label = -1; *code = 0; return 0; }   /* finding only: no node was ever made with this (op, dtype, arg) */
   PyObject *c = PyDict_GetItemWithError(s->op_codes, op);
   if (!c) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "an op without a code"); return -1; }
   *label = (int32_t)v; *code = (int32_t)PyLong_AsLong(c);
+  if (!make) return 0;   /* not cached: the UOp holding these objects may not be kept, and a freed address is reused */
   if ((s->n_lab + 1) * 2 > s->cap_lab) {
     int64_t cap = s->cap_lab * 2;
     PyObject **k = PyMem_Calloc((size_t)cap * 3, sizeof(PyObject *));
@@ -513,15 +516,16 @@ static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int3
 
 static PyObject *str_src, *str_op, *str_dtype, *str_arg;
 
-/* index(u) -> the node of UOp u, made with every node below it that is new (post-order, iterative). */
-static PyObject *Space_index(Space *s, PyObject *u) {
+/* The node of UOp u, made with every node below it that is new if `make` (post-order, iterative); else only
+ * found (-1 if it does not exist). Either way each node found or made is bound to its UOp. -2 on error. */
+static int32_t walk(Space *s, PyObject *u, int make) {
   int32_t found = ptr_find(s, u);
-  if (found >= 0) return PyLong_FromLong(found);
+  if (found >= 0) return found;
   PyObject **stack = NULL; int64_t cap = 0, top = 0;
   int32_t small[8], *buf = small; int64_t cap_buf = 8;
-  if (grow((void **)&stack, &cap, 64, sizeof(PyObject *)) < 0) return NULL;
+  if (grow((void **)&stack, &cap, 64, sizeof(PyObject *)) < 0) return -2;
   stack[top++] = u;   /* borrowed: each node is held by its user's src tuple, the root by the caller */
-  int ok = 1;
+  int ok = 1, absent = 0;
   while (top && ok) {
     PyObject *x = stack[top - 1];
     if (ptr_find(s, x) >= 0) { top--; continue; }
@@ -537,15 +541,17 @@ static PyObject *Space_index(Space *s, PyObject *u) {
     int32_t label, code;
     PyObject *op = PyObject_GetAttr(x, str_op);
     if (!op) { Py_DECREF(src); ok = 0; break; }
+    if (n == 0 && !make) { Py_DECREF(op); Py_DECREF(src); absent = 1; break; }   /* a leaf never seen */
     if (n == 0) {   /* a leaf: a label of its own (negative: apart from inner nodes' labels) */
       PyObject *c = PyDict_GetItemWithError(s->op_codes, op);
       if (!c) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "an op without a code"); Py_DECREF(op); Py_DECREF(src); ok = 0; break; }
       label = -2 - s->n_leaves++; code = (int32_t)PyLong_AsLong(c);
     } else {
       PyObject *dtype = PyObject_GetAttr(x, str_dtype), *arg = dtype ? PyObject_GetAttr(x, str_arg) : NULL;
-      int rc = arg ? label_of(s, op, dtype, arg, &label, &code) : -1;
+      int rc = arg ? label_of(s, op, dtype, arg, &label, &code, make) : -1;
       Py_XDECREF(dtype); Py_XDECREF(arg);
       if (rc < 0) { Py_DECREF(op); Py_DECREF(src); ok = 0; break; }
+      if (label < 0) { Py_DECREF(op); Py_DECREF(src); absent = 1; break; }
     }
     Py_DECREF(op);
     if (n > cap_buf) {
@@ -556,12 +562,25 @@ static PyObject *Space_index(Space *s, PyObject *u) {
     }
     for (Py_ssize_t i = 0; i < n; i++) buf[i] = ptr_find(s, PyTuple_GET_ITEM(src, i));
     Py_DECREF(src);
-    int32_t id = intern(s, label, (uint8_t)code, buf, (int32_t)n, 1);
+    int32_t id = intern(s, label, (uint8_t)code, buf, (int32_t)n, make);
+    if (id < 0 && !make && !PyErr_Occurred()) { absent = 1; break; }
     if (id < 0 || bind(s, id, x) < 0) { ok = 0; break; }
   }
   PyMem_Free(stack);
   if (buf != small) PyMem_Free(buf);
-  return ok ? PyLong_FromLong(ptr_find(s, u)) : NULL;
+  return !ok ? -2 : absent ? -1 : ptr_find(s, u);
+}
+
+/* index(u) -> the node of UOp u, made with every node below it that is new. */
+static PyObject *Space_index(Space *s, PyObject *u) {
+  int32_t id = walk(s, u, 1);
+  return id == -2 ? NULL : PyLong_FromLong(id);
+}
+
+/* lookup(u) -> the node of UOp u if it exists, else -1: nothing is made. */
+static PyObject *Space_lookup(Space *s, PyObject *u) {
+  int32_t id = walk(s, u, 0);
+  return id == -2 ? NULL : PyLong_FromLong(id);
 }
 
 static PyObject *Space_bind(Space *s, PyObject *args) {
@@ -702,13 +721,15 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
 /* ---- the type */
 
 static int Space_init(Space *s, PyObject *args, PyObject *kw) {
-  static char *names[] = {"match", "may", "labeler", "op_codes", "map_limit", "call_op", NULL};
-  PyObject *match, *may, *labeler, *op_codes; int limit, call_op;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO!ii", names, &match, &may, &labeler, &PyDict_Type, &op_codes, &limit, &call_op))
+  static char *names[] = {"match", "may", "labeler", "label_finder", "op_codes", "map_limit", "call_op", NULL};
+  PyObject *match, *may, *labeler, *finder, *op_codes; int limit, call_op;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO!ii", names, &match, &may, &labeler, &finder, &PyDict_Type, &op_codes, &limit,
+                                   &call_op))
     return -1;
   if (s->table) { PyErr_SetString(PyExc_RuntimeError, "a Space is made once"); return -1; }
-  Py_INCREF(match); Py_INCREF(may); Py_INCREF(labeler); Py_INCREF(op_codes);
-  s->match_cb = match; s->may_cb = may; s->labeler = labeler; s->op_codes = op_codes; s->map_limit = limit; s->call_op = call_op;
+  Py_INCREF(match); Py_INCREF(may); Py_INCREF(labeler); Py_INCREF(finder); Py_INCREF(op_codes);
+  s->match_cb = match; s->may_cb = may; s->labeler = labeler; s->label_finder = finder; s->op_codes = op_codes;
+  s->map_limit = limit; s->call_op = call_op;
   s->cap_lab = 64;
   s->lab_key = PyMem_Calloc((size_t)s->cap_lab * 3, sizeof(PyObject *));
   s->lab_val = PyMem_Malloc((size_t)s->cap_lab * sizeof(int32_t));
@@ -725,10 +746,13 @@ static int Space_init(Space *s, PyObject *args, PyObject *kw) {
 /* The UOps in obj are not visited: they hold no reference back to a Space, so no cycle goes through them,
  * and visiting a graph's every node on every collection would cost what the core saves. */
 static int Space_traverse(Space *s, visitproc visit, void *arg) {
-  Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->op_codes);
+  Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes);
   return 0;
 }
-static int Space_clear(Space *s) { Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->op_codes); return 0; }
+static int Space_clear(Space *s) {
+  Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes);
+  return 0;
+}
 
 static void Space_dealloc(Space *s) {
   PyObject_GC_UnTrack(s);
@@ -743,6 +767,7 @@ static void Space_dealloc(Space *s) {
 
 static PyMethodDef Space_methods[] = {
   {"index", (PyCFunction)Space_index, METH_O, "index(u) -> the node of UOp u (made, with those below it, where new)."},
+  {"lookup", (PyCFunction)Space_lookup, METH_O, "lookup(u) -> the node of UOp u if it exists, else -1 (makes none)."},
   {"bind", (PyCFunction)Space_bind, METH_VARARGS, "bind(id, u): node id is the UOp u."},
   {"obj", (PyCFunction)Space_obj, METH_O, "obj(id) -> the node's UOp, or None if none was made yet."},
   {"parts", (PyCFunction)Space_parts, METH_O, "parts(id) -> (label, the sources' UOps), or (label, None) if one has none yet."},

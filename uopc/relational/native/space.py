@@ -47,7 +47,8 @@ class NativeSpace:
     self._label_of: dict[tuple, int] = {}
     pm = stepper.pm
     self.core: Any = Space(self._match, lambda op, n, src: pm.may_rewrite(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n),
-                           self._label, _CODES, stepper.map_limit, _CODES[Ops.CALL])
+                           self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), _CODES, stepper.map_limit,
+                           _CODES[Ops.CALL])
 
   def to_id(self, u: UOp) -> int:
     """The native node of ``u`` (made with those below it where new); NotNative for a graph with a CALL."""
@@ -62,24 +63,8 @@ class NativeSpace:
     return label
 
   def find(self, u: UOp) -> int:
-    """The native node of ``u`` if it exists, else -1 (makes none)."""
-    id_of = self.core.id_of
-    if (i := id_of(u)) >= 0: return i
-    found: dict[UOp, int] = {}
-    stack = [u]
-    while stack:   # post-order over the nodes not bound to a UOp yet: each is found by label and sources, or absent
-      x = stack[-1]
-      if x in found: stack.pop(); continue  # noqa: E702
-      if (i := id_of(x)) >= 0: found[x] = i; stack.pop(); continue  # noqa: E702
-      depth = len(stack)
-      for s in x.src:
-        if s not in found: stack.append(s)
-      if len(stack) > depth: continue
-      stack.pop()
-      if not x.src or (label := self._label_of.get((x.op, x.dtype, x.arg))) is None: return -1   # never seen
-      if (i := self.core.find(label, tuple([found[s] for s in x.src]))) < 0: return -1
-      found[x] = i
-    return found[u]
+    """The native node of ``u`` if it exists, else -1 (makes none; binds ``u``'s nodes that exist, for the next time)."""
+    return self.core.lookup(u)
 
   def uop(self, i: int) -> UOp:
     """The ``UOp`` of native node ``i`` (made with those below it the first time)."""
