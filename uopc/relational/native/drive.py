@@ -52,13 +52,22 @@ class NativeOut:
 
 
 class NativeSeen:
-  """``Exploration._seen`` for a native search: graph -> state, without making the graphs of the states."""
+  """``Exploration._seen`` for a native search: graph -> state, without making the graphs of the states.
 
-  def __init__(self, space: NativeSpace, states: list[State]) -> None: self.space, self.states = space, states
+  Once the Python core has taken over, the states it makes are added here (``more``), so handing
+  over costs nothing per state already found.
+  """
+
+  def __init__(self, space: NativeSpace, states: list[State]) -> None:
+    self.space, self.states = space, states
+    self.more: dict[UOp, State] = {}
 
   def get(self, graph: UOp, default: Any = None) -> Any:
+    if self.more and (s := self.more.get(graph)) is not None: return s
     if (i := self.space.find(graph)) < 0 or (k := self.space.core.state_of(i)) < 0 or k >= len(self.states): return default
     return self.states[k]
+
+  def __setitem__(self, graph: UOp, state: State) -> None: self.more[graph] = state
 
   def __contains__(self, graph: object) -> bool: return type(graph) is UOp and self.get(graph) is not None
 
@@ -139,6 +148,5 @@ def _take(ex: Exploration, space: NativeSpace, expanded_before: int) -> None:
 def _python_from_here(ex: Exploration, counts: dict[str, int]) -> Iterator[None]:
   """The core stopped before expanding state ``counts['expanded']``: the Python search goes on from there."""
   states = ex._states
-  ex._native = None
-  ex._seen = {s.graph: s for s in states}
+  ex._native = None   # ex._seen stays the native view, and takes the Python core's states too
   yield from ex._drive(resume=(deque(states[counts["expanded"]:]), bool(counts["cut"])))
