@@ -20,6 +20,46 @@
 
 enum { ST_DONE = 0, ST_MORE = 1, ST_MAX_STATES = 2, ST_BAIL = 3 };
 
+/* A hash map from nonzero 64-bit keys to 32-bit values: open addressing, power-of-two capacity, at most half full. */
+typedef struct { uint64_t *key; int32_t *val; int64_t cap, n; } U64Map;
+
+/* A finalizer (murmur3's fmix64): every input bit reaches the low bits the tables index by. */
+static inline uint64_t fmix(uint64_t h) {
+  h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
+  return h;
+}
+
+static int32_t map_get(const U64Map *m, uint64_t key, int32_t absent) {
+  if (!m->cap) return absent;
+  int64_t mask = m->cap - 1, j = (int64_t)(fmix(key) & (uint64_t)mask);
+  for (; m->key[j]; j = (j + 1) & mask) if (m->key[j] == key) return m->val[j];
+  return absent;
+}
+
+static void map_place(uint64_t *keys, int32_t *vals, int64_t cap, uint64_t key, int32_t val) {
+  int64_t j = (int64_t)(fmix(key) & (uint64_t)(cap - 1));
+  while (keys[j]) j = (j + 1) & (cap - 1);
+  keys[j] = key; vals[j] = val;
+}
+
+/* Add a key that is not in the map. */
+static int map_put(U64Map *m, uint64_t key, int32_t val) {
+  if ((m->n + 1) * 2 > m->cap) {
+    int64_t cap = m->cap ? m->cap * 2 : 256;
+    uint64_t *k = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+    int32_t *v = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    if (!k || !v) { PyMem_Free(k); PyMem_Free(v); PyErr_NoMemory(); return -1; }
+    for (int64_t i = 0; i < m->cap; i++) if (m->key[i]) map_place(k, v, cap, m->key[i], m->val[i]);
+    PyMem_Free(m->key); PyMem_Free(m->val);
+    m->key = k; m->val = v; m->cap = cap;
+  }
+  map_place(m->key, m->val, m->cap, key, val);
+  m->n++;
+  return 0;
+}
+
+static void map_free(U64Map *m) { PyMem_Free(m->key); PyMem_Free(m->val); }
+
 typedef struct {
   PyObject_HEAD
   PyObject *match_cb;   /* match(node) -> [(redex, result node), ...] for its own redexes, or None: bail */
@@ -36,7 +76,7 @@ typedef struct {
   /* step maps: (redex, result node) pairs */
   int32_t *maps; int64_t n_maps, cap_maps;
   /* signatures: key -> 0 / 1, open addressing */
-  uint64_t *sig_key; int8_t *sig_val; int64_t cap_sig, n_sig;
+  U64Map sigs;   /* signature key -> 0 / 1 */
   /* redex scratch: generation stamps, for disjointness and lookups */
   int32_t *stamp, *stamp_val; int32_t cap_stamp, gen;
   /* states */
@@ -46,7 +86,7 @@ typedef struct {
   int8_t *st_normal;
   /* the Python side: a node's UOp where one exists (strong references; NULL until made), found by identity */
   PyObject **obj;
-  PyObject **ptr_key; int32_t *ptr_id; int64_t cap_ptr, n_ptr;
+  U64Map ptrs;   /* a UOp's address -> its node (the UOp is held in obj, so the address is its own) */
   PyObject *labeler;    /* labeler(op, dtype, arg) -> label of an inner node; raises for a node the core does not handle */
   PyObject *label_finder;   /* label_finder(op, dtype, arg) -> its label, or -1 if it has none (makes none) */
   PyObject *op_codes;   /* {Ops member: its code} */
@@ -88,12 +128,6 @@ static int tick(Space *s, int64_t work) {
 static inline uint64_t mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
   return h * 0xff51afd7ed558ccdULL;
-}
-
-/* A finalizer (murmur3's fmix64): every input bit reaches the low bits the tables index by. */
-static inline uint64_t fmix(uint64_t h) {
-  h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
-  return h;
 }
 
 static uint64_t node_hash(int32_t label, const int32_t *src, int32_t n) {
@@ -165,8 +199,8 @@ static int may_match(Space *s, int32_t id) {
   if (n <= 4) for (int32_t i = 0; i < n; i++) key |= (uint64_t)s->op[src[i]] << (16 + 8 * i);
   else key |= (uint64_t)(uint32_t)n << 32;
   key += 1;   /* 0 marks an empty slot */
-  int64_t mask = s->cap_sig - 1, j = (int64_t)(fmix(key) & (uint64_t)mask);
-  for (; s->sig_key[j]; j = (j + 1) & mask) if (s->sig_key[j] == key) return s->sig_val[j];
+  int32_t known = map_get(&s->sigs, key, -1);
+  if (known >= 0) return known;
   PyObject *ops;
   if (n <= 4) {
     if (!(ops = PyTuple_New(n))) return -1;
@@ -177,22 +211,7 @@ static int may_match(Space *s, int32_t id) {
   int v = PyObject_IsTrue(r);
   Py_DECREF(r);
   if (v < 0) return -1;
-  if ((s->n_sig + 1) * 2 > s->cap_sig) {   /* grow the table, then find the slot again */
-    int64_t cap = s->cap_sig * 2;
-    uint64_t *k = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
-    int8_t *val = PyMem_Calloc((size_t)cap, 1);
-    if (!k || !val) { PyMem_Free(k); PyMem_Free(val); PyErr_NoMemory(); return -1; }
-    for (int64_t i = 0; i < s->cap_sig; i++) if (s->sig_key[i]) {
-      int64_t t = (int64_t)(fmix(s->sig_key[i]) & (uint64_t)(cap - 1));
-      while (k[t]) t = (t + 1) & (cap - 1);
-      k[t] = s->sig_key[i]; val[t] = s->sig_val[i];
-    }
-    PyMem_Free(s->sig_key); PyMem_Free(s->sig_val);
-    s->sig_key = k; s->sig_val = val; s->cap_sig = cap; mask = cap - 1;
-    j = (int64_t)(fmix(key) & (uint64_t)mask);
-    while (s->sig_key[j]) j = (j + 1) & mask;
-  }
-  s->sig_key[j] = key; s->sig_val[j] = (int8_t)v; s->n_sig++;
+  if (map_put(&s->sigs, key, v) < 0) return -1;
   return v;
 }
 
@@ -441,35 +460,13 @@ static PyObject *Space_expand(Space *s, PyObject *args) {
 
 /* ---- UOps in and out: identity tables */
 
-static inline uint64_t ptr_hash(const void *p) { return fmix((uint64_t)(uintptr_t)p); }
-
-static int32_t ptr_find(Space *s, PyObject *u) {
-  if (!s->cap_ptr) return -1;
-  int64_t mask = s->cap_ptr - 1, j = (int64_t)(ptr_hash(u) & (uint64_t)mask);
-  for (; s->ptr_key[j]; j = (j + 1) & mask) if (s->ptr_key[j] == u) return s->ptr_id[j];
-  return -1;
-}
+static int32_t ptr_find(Space *s, PyObject *u) { return map_get(&s->ptrs, (uint64_t)(uintptr_t)u, -1); }
 
 /* Node `id` is the UOp `u` from now on (a new reference is kept). */
 static int bind(Space *s, int32_t id, PyObject *u) {
   if (s->obj[id]) return 0;
-  if ((s->n_ptr + 1) * 2 > s->cap_ptr) {
-    int64_t cap = s->cap_ptr ? s->cap_ptr * 2 : 1024;
-    PyObject **k = PyMem_Calloc((size_t)cap, sizeof(PyObject *));
-    int32_t *v = PyMem_Malloc((size_t)cap * sizeof(int32_t));
-    if (!k || !v) { PyMem_Free(k); PyMem_Free(v); PyErr_NoMemory(); return -1; }
-    for (int64_t i = 0; i < s->cap_ptr; i++) if (s->ptr_key[i]) {
-      int64_t t = (int64_t)(ptr_hash(s->ptr_key[i]) & (uint64_t)(cap - 1));
-      while (k[t]) t = (t + 1) & (cap - 1);
-      k[t] = s->ptr_key[i]; v[t] = s->ptr_id[i];
-    }
-    PyMem_Free(s->ptr_key); PyMem_Free(s->ptr_id);
-    s->ptr_key = k; s->ptr_id = v; s->cap_ptr = cap;
-  }
-  int64_t mask = s->cap_ptr - 1, j = (int64_t)(ptr_hash(u) & (uint64_t)mask);
-  while (s->ptr_key[j]) j = (j + 1) & mask;
+  if (map_put(&s->ptrs, (uint64_t)(uintptr_t)u, id) < 0) return -1;
   Py_INCREF(u);
-  s->ptr_key[j] = u; s->ptr_id[j] = id; s->n_ptr++;
   s->obj[id] = u;
   return 0;
 }
@@ -712,9 +709,9 @@ static PyObject *Space_state_of(Space *s, PyObject *args) {
 
 static PyObject *Space_get_counts(Space *s, void *closure) {
   (void)closure;
-  return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->n_ptr, "states", (int)s->n_states,
+  return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->ptrs.n, "states", (int)s->n_states,
                        "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
-                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 1 + 8 + 8) + s->cap_ptr * 12 + s->cap_srcs * 4 + s->cap_table * 4 +
+                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 1 + 8 + 8) + s->ptrs.cap * 12 + s->sigs.cap * 12 + s->cap_srcs * 4 + s->cap_table * 4 +
                                             s->cap_maps * 4 + s->cap_states * 17 + s->cap_stamp * 8));
 }
 
@@ -736,10 +733,6 @@ static int Space_init(Space *s, PyObject *args, PyObject *kw) {
   s->lab_op = PyMem_Malloc((size_t)s->cap_lab * sizeof(int32_t));
   if (!s->lab_key || !s->lab_val || !s->lab_op) { PyErr_NoMemory(); return -1; }
   if (rehash(s, 1024) < 0) return -1;
-  s->cap_sig = 256;
-  s->sig_key = PyMem_Calloc((size_t)s->cap_sig, sizeof(uint64_t));
-  s->sig_val = PyMem_Calloc((size_t)s->cap_sig, 1);
-  if (!s->sig_key || !s->sig_val) { PyErr_NoMemory(); return -1; }
   return 0;
 }
 
@@ -759,9 +752,10 @@ static void Space_dealloc(Space *s) {
   Space_clear(s);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
   void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->hash, s->srcs, s->table,
-                    s->maps, s->sig_key, s->sig_val, s->stamp, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
-                    s->st_redex, s->st_normal, s->obj, s->ptr_key, s->ptr_id, s->lab_key, s->lab_val, s->lab_op};
+                    s->maps, s->stamp, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
+                    s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
+  map_free(&s->sigs); map_free(&s->ptrs);
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
