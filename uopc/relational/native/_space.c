@@ -580,14 +580,6 @@ static PyObject *Space_lookup(Space *s, PyObject *u) {
   return id == -2 ? NULL : PyLong_FromLong(id);
 }
 
-static PyObject *Space_bind(Space *s, PyObject *args) {
-  int id; PyObject *u;
-  if (!PyArg_ParseTuple(args, "iO", &id, &u)) return NULL;
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
-  if (bind(s, id, u) < 0) return NULL;
-  Py_RETURN_NONE;
-}
-
 /* obj(id) -> the node's UOp, or None if none was made yet. */
 static PyObject *Space_obj(Space *s, PyObject *arg) {
   long id = PyLong_AsLong(arg);
@@ -598,22 +590,40 @@ static PyObject *Space_obj(Space *s, PyObject *arg) {
   return u;
 }
 
-/* parts(id) -> (label, the sources' UOps) if every source has its UOp, else (label, None): making a node's UOp in one call. */
-static PyObject *Space_parts(Space *s, PyObject *arg) {
-  long id = PyLong_AsLong(arg);
-  if (id == -1 && PyErr_Occurred()) return NULL;
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
-  int32_t n = s->src_n[id];
-  const int32_t *src = s->srcs + s->src_off[id];
-  for (int32_t i = 0; i < n; i++) if (!s->obj[src[i]]) return Py_BuildValue("iO", (int)s->label[id], Py_None);
-  PyObject *t = PyTuple_New(n);
-  if (!t) return NULL;
-  for (int32_t i = 0; i < n; i++) { Py_INCREF(s->obj[src[i]]); PyTuple_SET_ITEM(t, i, s->obj[src[i]]); }
-  return Py_BuildValue("iN", (int)s->label[id], t);
+/* materialize(id, make, labels) -> the node's UOp: made, with every node below it that has none, by
+ * make(op, src, arg, dtype) from labels[label] = (op, dtype, arg) (post-order, iterative), and bound. */
+static PyObject *Space_materialize(Space *s, PyObject *args) {
+  int root; PyObject *make, *labels;
+  if (!PyArg_ParseTuple(args, "iOO!", &root, &make, &PyList_Type, &labels)) return NULL;
+  if (root < 0 || root >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  int32_t *stack = NULL; int64_t cap = 0, top = 0;
+  if (grow((void **)&stack, &cap, 64, sizeof(int32_t)) < 0) return NULL;
+  stack[top++] = root;
+  int ok = 1;
+  while (top && ok) {
+    int32_t x = stack[top - 1];
+    if (s->obj[x]) { top--; continue; }
+    int32_t n = s->src_n[x];
+    int64_t before = top;
+    if (grow((void **)&stack, &cap, top + n, sizeof(int32_t)) < 0) { ok = 0; break; }
+    for (int32_t i = 0; i < n; i++) { int32_t c = s->srcs[s->src_off[x] + i]; if (!s->obj[c]) stack[top++] = c; }
+    if (top > before) continue;
+    top--;
+    int32_t label = s->label[x];
+    if (label < 0 || label >= PyList_GET_SIZE(labels)) { PyErr_SetString(PyExc_IndexError, "a node without its label"); ok = 0; break; }
+    PyObject *key = PyList_GET_ITEM(labels, label), *src = PyTuple_New(n);   /* key: (op, dtype, arg) */
+    if (!src) { ok = 0; break; }
+    for (int32_t i = 0; i < n; i++) { PyObject *c = s->obj[s->srcs[s->src_off[x] + i]]; Py_INCREF(c); PyTuple_SET_ITEM(src, i, c); }
+    PyObject *u = PyObject_CallFunctionObjArgs(make, PyTuple_GET_ITEM(key, 0), src, PyTuple_GET_ITEM(key, 2), PyTuple_GET_ITEM(key, 1), NULL);
+    Py_DECREF(src);
+    if (!u || bind(s, x, u) < 0) ok = 0;
+    Py_XDECREF(u);
+  }
+  PyMem_Free(stack);
+  if (!ok) return NULL;
+  Py_INCREF(s->obj[root]);
+  return s->obj[root];
 }
-
-/* id_of(u) -> the node bound to UOp u, or -1. */
-static PyObject *Space_id_of(Space *s, PyObject *u) { return PyLong_FromLong(ptr_find(s, u)); }
 
 /* prepare(node): the step map of node and of every node below it (a program's first indexing). */
 static PyObject *Space_prepare(Space *s, PyObject *arg) {
@@ -627,46 +637,9 @@ static PyObject *Space_prepare(Space *s, PyObject *arg) {
 
 /* ---- access from Python */
 
-static PyObject *Space_find(Space *s, PyObject *args) {
-  int label; PyObject *src;
-  if (!PyArg_ParseTuple(args, "iO!", &label, &PyTuple_Type, &src)) return NULL;
-  Py_ssize_t n = PyTuple_GET_SIZE(src);
-  int32_t *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t));
-  if (!buf) return PyErr_NoMemory();
-  for (Py_ssize_t i = 0; i < n; i++) {
-    long v = PyLong_AsLong(PyTuple_GET_ITEM(src, i));
-    if (v == -1 && PyErr_Occurred()) { PyMem_Free(buf); return NULL; }
-    buf[i] = (int32_t)v;
-  }
-  int32_t id = intern(s, label, 0, buf, (int32_t)n, 0);
-  PyMem_Free(buf);
-  return PyLong_FromLong(id);
-}
-
-static int check_node(Space *s, int id) {
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return -1; }
-  return 0;
-}
-
 static int check_state(Space *s, int i) {
   if (i < 0 || i >= s->n_states) { PyErr_SetString(PyExc_IndexError, "no such state"); return -1; }
   return 0;
-}
-
-static PyObject *Space_node(Space *s, PyObject *args) {
-  int id;
-  if (!PyArg_ParseTuple(args, "i", &id) || check_node(s, id) < 0) return NULL;
-  PyObject *src = PyTuple_New(s->src_n[id]);
-  if (!src) return NULL;
-  for (int32_t i = 0; i < s->src_n[id]; i++) PyTuple_SET_ITEM(src, i, PyLong_FromLong(s->srcs[s->src_off[id] + i]));
-  return Py_BuildValue("iN", (int)s->label[id], src);
-}
-
-static PyObject *Space_state(Space *s, PyObject *args) {
-  int i;
-  if (!PyArg_ParseTuple(args, "i", &i) || check_state(s, i) < 0) return NULL;
-  return Py_BuildValue("iiiii", (int)s->st_root[i], (int)s->st_parent[i], (int)s->st_depth[i], (int)s->st_redex[i],
-                       (int)s->st_normal[i]);
 }
 
 /* states(start): (root, parent, depth, redex, normal) lists of the states from `start` on. */
@@ -762,16 +735,11 @@ static void Space_dealloc(Space *s) {
 static PyMethodDef Space_methods[] = {
   {"index", (PyCFunction)Space_index, METH_O, "index(u) -> the node of UOp u (made, with those below it, where new)."},
   {"lookup", (PyCFunction)Space_lookup, METH_O, "lookup(u) -> the node of UOp u if it exists, else -1 (makes none)."},
-  {"bind", (PyCFunction)Space_bind, METH_VARARGS, "bind(id, u): node id is the UOp u."},
   {"obj", (PyCFunction)Space_obj, METH_O, "obj(id) -> the node's UOp, or None if none was made yet."},
-  {"parts", (PyCFunction)Space_parts, METH_O, "parts(id) -> (label, the sources' UOps), or (label, None) if one has none yet."},
-  {"id_of", (PyCFunction)Space_id_of, METH_O, "id_of(u) -> the node bound to UOp u, or -1."},
+  {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
-  {"find", (PyCFunction)Space_find, METH_VARARGS, "find(label, src ids) -> the node's id, or -1 if there is none."},
-  {"node", (PyCFunction)Space_node, METH_VARARGS, "node(id) -> (label, src ids)."},
   {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
   {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
-  {"state", (PyCFunction)Space_state, METH_VARARGS, "state(i) -> (root, parent, depth, redex, normal)."},
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start) -> five lists: roots, parents, depths, redexes, normal."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},

@@ -67,31 +67,9 @@ class NativeSpace:
     return self.core.lookup(u)
 
   def uop(self, i: int) -> UOp:
-    """The ``UOp`` of native node ``i`` (made with those below it the first time)."""
-    obj = self.core.obj
-    if (u := obj(i)) is not None: return u
-    label, src = self.core.parts(i)
-    if src is not None:   # the usual case: a node rebuilt over nodes that have theirs
-      op, dtype, arg = self._labels[label]
-      self.core.bind(i, u := make_uop(op, src, arg, dtype))
-      return u
-    node, bind, labels = self.core.node, self.core.bind, self._labels
-    made: dict[int, UOp] = {}
-    stack = [i]
-    while stack:   # post-order over the nodes without a UOp; leaves always have theirs
-      j = stack[-1]
-      if j in made: stack.pop(); continue  # noqa: E702
-      if (u := obj(j)) is not None: made[j] = u; stack.pop(); continue  # noqa: E702
-      label, src = node(j)
-      depth = len(stack)
-      for s in src:
-        if s not in made: stack.append(s)
-      if len(stack) > depth: continue
-      stack.pop()
-      op, dtype, arg = labels[label]
-      made[j] = u = make_uop(op, tuple([made[s] for s in src]), arg, dtype)
-      bind(j, u)
-    return made[i]
+    """The ``UOp`` of native node ``i`` (made, with those below it that have none, the first time: in C, by ``make_uop``)."""
+    if (u := self.core.obj(i)) is not None: return u
+    return self.core.materialize(i, make_uop, self._labels)
 
   def _match(self, i: int) -> list[tuple[int, int]] | None:
     """The core's question: node ``i``'s own redexes as (redex id, result node); None where the Python core must go on."""
