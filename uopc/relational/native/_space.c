@@ -642,12 +642,13 @@ static int check_state(Space *s, int i) {
   return 0;
 }
 
-/* states(start): (root, parent, depth, redex, normal) lists of the states from `start` on. */
+/* states(start, end): (root, parent, depth, redex, normal) lists of the states start to end - 1. */
 static PyObject *Space_states(Space *s, PyObject *args) {
-  int start;
-  if (!PyArg_ParseTuple(args, "i", &start)) return NULL;
+  int start, end;
+  if (!PyArg_ParseTuple(args, "ii", &start, &end)) return NULL;
   if (start < 0) start = 0;
-  int32_t n = s->n_states > start ? s->n_states - start : 0;
+  if (end > s->n_states) end = s->n_states;
+  int32_t n = end > start ? end - start : 0;
   PyObject *lists[5];
   const int32_t *cols[4] = {s->st_root, s->st_parent, s->st_depth, s->st_redex};
   for (int c = 0; c < 5; c++) {
@@ -678,6 +679,11 @@ static PyObject *Space_state_of(Space *s, PyObject *args) {
   int id;
   if (!PyArg_ParseTuple(args, "i", &id)) return NULL;
   return PyLong_FromLong(id >= 0 && id < s->n_nodes ? s->state_of[id] : -1);
+}
+
+static PyObject *Space_get_progress(Space *s, void *closure) {
+  (void)closure;
+  return Py_BuildValue("iii", (int)s->n_states, (int)s->next_expand, s->cut);
 }
 
 static PyObject *Space_get_counts(Space *s, void *closure) {
@@ -740,13 +746,14 @@ static PyMethodDef Space_methods[] = {
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
   {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
   {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
-  {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start) -> five lists: roots, parents, depths, redexes, normal."},
+  {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> five lists of the states start to end - 1: roots, parents, depths, redexes, normal."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
   {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef Space_getset[] = {
+  {"progress", (getter)Space_get_progress, NULL, "(states, states expanded, whether max_depth cut a step)", NULL},
   {"counts", (getter)Space_get_counts, NULL, "nodes, nodes bound to a UOp, states, expanded, cut, map entries, bytes held", NULL},
   {NULL, NULL, NULL, NULL, NULL},
 };

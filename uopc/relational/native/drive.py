@@ -112,7 +112,7 @@ def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
     if (why := stopped()) is not None:
       ex._bound = why
       return
-    done_before = core.counts["expanded"]
+    done_before = core.progress[1]
     want = ex._want   # how many states the consumer asked for (None: all)
     try: status = core.expand(batch, max_states, max_depth, _UNBOUNDED if want is None else want)
     finally: _take(ex, space, done_before)   # an interrupt inside a rule keeps what the batch reached
@@ -120,10 +120,10 @@ def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
       ex._bound = "max_states"
       return
     if status == _BAIL:
-      yield from _python_from_here(ex, core.counts)
+      yield from _python_from_here(ex, *core.progress[1:])
       return
     if status == _DONE:
-      if core.counts["cut"]: ex._bound = "max_depth"
+      if core.progress[2]: ex._bound = "max_depth"
       return
     batch = min(batch * 2, _LAST_BATCH)
     yield
@@ -132,21 +132,19 @@ def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
 def _take(ex: Exploration, space: NativeSpace, expanded_before: int) -> None:
   """Make the core's new states ``NativeState``s, and mark the ones it expanded since ``expanded_before``."""
   core, states, normals, redexes = space.core, ex._states, ex._normals, space.redexes
-  start = len(states)
-  roots, parents, depths, rs, _ = core.states(start)
-  for k, (node, parent, depth, r) in enumerate(zip(roots, parents, depths, rs)):
-    states.append(NativeState(start + k, node, space, depth, states[parent] if parent >= 0 else None, redexes[r] if r >= 0 else None))
-  expanded = core.counts["expanded"]
+  made, expanded, _ = core.progress
+  if made > (start := len(states)):
+    roots, parents, depths, rs, _ = core.states(start, made)
+    for k, (node, parent, depth, r) in enumerate(zip(roots, parents, depths, rs)):
+      states.append(NativeState(start + k, node, space, depth, states[parent] if parent >= 0 else None, redexes[r] if r >= 0 else None))
   if expanded > expanded_before:
-    flags = core.states(expanded_before)[4][:expanded - expanded_before]
-    for i, normal in enumerate(flags, expanded_before):
+    for i, normal in enumerate(core.states(expanded_before, expanded)[4], expanded_before):
       s = states[i]
       s.out, s.normal = NativeOut(space, i), bool(normal)
       if normal: normals.append(s)
 
 
-def _python_from_here(ex: Exploration, counts: dict[str, int]) -> Iterator[None]:
-  """The core stopped before expanding state ``counts['expanded']``: the Python search goes on from there."""
-  states = ex._states
+def _python_from_here(ex: Exploration, expanded: int, cut: int) -> Iterator[None]:
+  """The core stopped before expanding state ``expanded``: the Python search goes on from there."""
   ex._native = None   # ex._seen stays the native view, and takes the Python core's states too
-  yield from ex._drive(resume=(deque(states[counts["expanded"]:]), bool(counts["cut"])))
+  yield from ex._drive(resume=(deque(ex._states[expanded:]), bool(cut)))
