@@ -137,6 +137,8 @@ def _take(ex: Exploration, space: NativeSpace, expanded_before: int) -> None:
     roots, parents, depths, rs, _ = core.states(start, made)
     for k, (node, parent, depth, r) in enumerate(zip(roots, parents, depths, rs)):
       states.append(NativeState(start + k, node, space, depth, states[parent] if parent >= 0 else None, redexes[r] if r >= 0 else None))
+    if ex._graphs_ahead:   # here the collector is paused (Exploration._advance): cheaper than as the consumer reads them
+      for node in roots: space.uop(node)
   if expanded > expanded_before:
     for i, normal in enumerate(core.states(expanded_before, expanded)[4], expanded_before):
       s = states[i]

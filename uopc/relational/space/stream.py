@@ -44,6 +44,10 @@ class Exploration:
   goes on where the first stopped). The other accessors finish the exploration first,
   up to the bounds: ``states``, ``edges``, ``normal_forms``, ``stuck``, ``complete``,
   ``bound``, ``state_of(graph)``, ``path_to(state)``.
+
+  The search runs in the native core where it applies (``native``: None where it is
+  built, False never; ``uopc.relational.native``), else in the Python one below: the
+  same states in the same order either way.
   """
 
   def __init__(self, root: UOp, pm: PatternMatcher, *, max_states: int | None = 100_000, max_depth: int | None = None,
@@ -67,6 +71,7 @@ class Exploration:
     self._bound: Bound | None = None
     self._native = self._native_space(native)
     self._want: int | None = None   # states the consumer wants now (None: all): a batch-wise driver stops there
+    self._graphs_ahead = False      # the consumer reads every state's graph (iter_ahead): make them with each batch
     self._driver: Iterator[None] | None
     if self._native is None: self._driver = self._drive()
     else:
@@ -137,8 +142,10 @@ class Exploration:
     For consumers that will most likely take many states (the kanren goals): each batch
     is explored the way ``run`` explores, with the cycle collector paused, so the
     collector's passes over the exploration's long-lived objects stay rare. It explores
-    at most about twice the states taken, plus 16.
+    at most about twice the states taken, plus 16. Such a consumer reads every state's
+    graph, so the native core makes them with the batch, the collector still paused.
     """
+    self._graphs_ahead = True
     return self._batched(self._states)
 
   def iter_normal_forms(self) -> Iterator[State]:
