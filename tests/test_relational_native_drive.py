@@ -1,6 +1,6 @@
 """The native core against the Python one: the same states, parents, steps, normal forms and edges, in the same order."""
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.strategies import arith_programs, graphs
@@ -40,19 +40,16 @@ def both(g: UOp, pm: PatternMatcher, map_limit: int = 256, **bounds) -> tuple[tu
 
 
 @given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)), st.sampled_from([256, 4, 1]))
-@settings(max_examples=60, deadline=None)
 def test_random_graphs_explore_the_same(g, name, map_limit):
   both(g, RULESETS[name], map_limit, max_states=400)
 
 
 @given(arith_programs(max_ops=6), st.sampled_from(sorted(RULESETS)), st.integers(0, 4) | st.none(), st.integers(1, 60))
-@settings(max_examples=60, deadline=None)
 def test_bounds_stop_both_at_the_same_state(g, name, max_depth, max_states):
   both(g, RULESETS[name], max_depth=max_depth, max_states=max_states)
 
 
 @given(arith_programs(max_ops=7), st.sampled_from([ZERO, COMM]))
-@settings(max_examples=40, deadline=None)
 def test_shared_subgraphs_are_rewritten_everywhere_alike(g, pm):
   both(g + g * g, pm, max_states=3000)
 
