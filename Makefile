@@ -25,8 +25,8 @@ test: $(STAMP) static
 
 # The static gate (configured in pyproject.toml): lint, then types; either failing stops `make test` before pytest.
 static: $(STAMP)
-	$(BIN)/ruff check uopc explore tests bench
-	$(BIN)/mypy uopc explore
+	$(BIN)/ruff check uopc explore tests bench dev
+	$(BIN)/python dev/typecheck.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
