@@ -27,7 +27,8 @@ def snapshot(ex: Exploration) -> tuple:
   states = [(s.id, s.graph, s.depth, None if s.parent is None else s.parent.id, redex(s.redex), s.error, s.normal, s.out is not None)
             for s in ex.states]
   edges = [(e.source.id, e.target.id, e.rule_index, e.node, e.result, e.error) for e in ex.edges]
-  return states, edges, [s.id for s in ex.normal_forms], ex.complete, ex.bound, [s.id for s in ex.stuck]
+  return (states, edges, [s.id for s in ex.normal_forms], ex.complete, ex.bound, [s.id for s in ex.stuck],
+          [s.id for s in ex.states if ex.fully_expanded(s)])
 
 
 def both(g: UOp, pm: PatternMatcher, map_limit: int = 256, **bounds) -> tuple[tuple, Exploration]:
@@ -44,6 +45,22 @@ def test_random_graphs_explore_the_same(g, name, map_limit):
   both(g, RULESETS[name], map_limit, max_states=400)
 
 
+@given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)), st.sampled_from([256, 4, 1]), st.integers(1, 400) | st.none())
+def test_reduced_explorations_are_the_same(g, name, map_limit, max_states):
+  both(g, RULESETS[name], map_limit, max_states=max_states, reduce=True)
+
+
+def test_a_reduced_search_runs_in_the_core_and_keeps_every_normal_form():
+  from uopc import Ops
+  p = [UOp.param(300 + k) for k in range(8)]
+  prog = UOp.stack(*(pk * 1 + 0 for pk in p))   # eight independent islands of 4 forms each: 4**8 graphs, one normal form
+  (states, _, normals, complete, _, _, full), ex = both(prog, symbolic, max_states=None, reduce=True)
+  whole = Exploration(prog, symbolic, max_states=None, native=True).run()
+  assert ex.native and ex.reduced and complete and len(whole.states) == 4**8 and len(states) < len(whole.states) // 10
+  assert [ex.states[i].graph for i in normals] == [s.graph for s in whole.normal_forms] and ex.states[normals[0]].graph.op is Ops.STACK
+  assert len(full) < len(states)
+
+
 @given(arith_programs(max_ops=6), st.sampled_from(sorted(RULESETS)), st.integers(0, 4) | st.none(), st.integers(1, 60))
 def test_bounds_stop_both_at_the_same_state(g, name, max_depth, max_states):
   both(g, RULESETS[name], max_depth=max_depth, max_states=max_states)
@@ -58,7 +75,7 @@ def test_the_native_core_runs_the_whole_search_where_it_applies():
   p = [UOp.param(i) for i in range(6)]
   g = p[0] + 0
   for q in p[1:]: g = g + (q + 0)
-  (states, edges, normals, complete, _, _), ex = both(g, COMM, max_states=None)
+  (states, edges, normals, complete, _, _, _), ex = both(g, COMM, max_states=None)
   assert ex.native and complete and len(states) == 3**6 * 2**5 and normals == []   # commutativity always applies
   assert len(edges) > len(states)
 
@@ -66,7 +83,7 @@ def test_the_native_core_runs_the_whole_search_where_it_applies():
 def test_a_failing_rule_hands_the_search_to_python_where_it_fails():
   boom = PatternMatcher([(x + 0, lambda x: x), (x * 2, lambda x: 1 // 0)], name="boom")
   p0, p1 = UOp.param(0), UOp.param(1)
-  (states, _, _, _, _, stuck), ex = both((p0 + 0) + (p1 * 2 + 0), boom, max_states=None)
+  (states, _, _, _, _, stuck, _), ex = both((p0 + 0) + (p1 * 2 + 0), boom, max_states=None)
   # graphs: the program, either + 0 gone, both gone; each has the stuck step of p1 * 2
   assert not ex.native and len(stuck) == 4 and len(states) == 8
 
@@ -74,14 +91,14 @@ def test_a_failing_rule_hands_the_search_to_python_where_it_fails():
 def test_a_step_map_past_the_limit_hands_the_search_to_python():
   g = UOp.param(0)
   for _ in range(40): g = g + 0
-  (states, _, _, complete, _, _), ex = both(g, ZERO, map_limit=16, max_states=None)
+  (states, _, _, complete, _, _, _), ex = both(g, ZERO, map_limit=16, max_states=None)
   assert not ex.native and complete and len(states) == 41
 
 
 def test_a_call_is_left_to_python():
   from uopc.ops import Ops
   body = UOp.param(0) + 0
-  (states, _, _, _, _, _), ex = both(UOp(Ops.CALL, (body, UOp.param(1) + 0)), ZERO, max_states=None)
+  (states, _, _, _, _, _, _), ex = both(UOp(Ops.CALL, (body, UOp.param(1) + 0)), ZERO, max_states=None)
   assert not ex.native and len(states) >= 2
 
 
@@ -127,6 +144,6 @@ def test_a_20000_node_chain_is_indexed_and_stepped_without_recursion():
   mul0 = PatternMatcher([((x + 0) * y, lambda x, y: (x * y) + 0)], name="push")
   g = UOp.param(0) + 0
   for i in range(1, 20_001): g = g * UOp.param(i)   # the + 0 climbs one level a step
-  (states, edges, _, complete, bound, _), ex = both(g, mul0, max_states=4)
+  (states, edges, _, complete, bound, _, _), ex = both(g, mul0, max_states=4)
   assert ex.native and not complete and bound == "max_states" and len(states) == 4 and len(edges) == 3
   assert ex.states[3].graph.src[1] is UOp.param(20_000) and ex.states[3].depth == 3

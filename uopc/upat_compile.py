@@ -178,14 +178,20 @@ def _rule_source(pat: UPat, what: str) -> tuple[str, dict[str, Any]]:
   return "\n".join(gen.lines) + "\n", gen.names
 
 
+# linecache entries of collected functions, dropped at the next _exec: not by the collector itself, which may run
+# inside linecache.checkcache's loop over the cache (doctest and pdb call it), where a vanished key raises KeyError
+_dead: list[str] = []
+
+
 def _exec(source: str, names: dict[str, Any], entry: str) -> Callable:
   """Run the generated source; linecache keeps it while the function lives, so tracebacks through it show the lines."""
+  while _dead: linecache.cache.pop(_dead.pop(), None)
   filename = f"<upat_compile {next(_counter)}>"
   linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
   namespace = dict(names)
   exec(compile(source, filename, "exec"), namespace)
   fn = namespace[entry]
-  weakref.finalize(fn, linecache.cache.pop, filename, None)   # linecache never drops an entry it did not read from disk
+  weakref.finalize(fn, _dead.append, filename)   # linecache never drops an entry it did not read from disk
   return fn
 
 

@@ -79,6 +79,7 @@ typedef struct {
   U64Map sigs;   /* signature key -> 0 / 1 */
   /* redex scratch: generation stamps, for disjointness and lookups */
   int32_t *stamp, *stamp_val; int32_t cap_stamp, gen;
+  int32_t *pstamp, *pstamp_val; int32_t pgen;   /* the same, for persistent sets (making a map inside one uses `stamp`) */
   /* states */
   int32_t n_states, cap_states, next_expand;
   int32_t entry;   /* the next entry of state next_expand's map to look at: a search stopped mid-state goes on there */
@@ -93,6 +94,13 @@ typedef struct {
   PyObject **lab_key; int32_t *lab_val; int32_t *lab_op; int64_t cap_lab, n_lab;   /* (op, dtype, arg) by identity -> label */
   int32_t n_leaves;
   int cut;        /* some state at max_depth had a successor that was not made */
+  /* reduction (reduction.py's IslandReduction): on when `reducing` */
+  int reducing;
+  uint8_t inert[256];           /* ops no rule's pattern can match */
+  U64Map keep_full;             /* node + 1 -> 1: graphs always expanded fully */
+  int32_t *st_out;              /* per state: -1 (its whole map), or where its persistent set is in `chosen` */
+  int32_t *chosen; int64_t n_chosen, cap_chosen;   /* [count, redex, node, redex, node, ...] per reduced state */
+  int32_t *nstamp; int32_t ngen;   /* per node: the walk that last saw it */
   int64_t ticks;  /* work since the last signal check */
 } Space;
 
@@ -170,6 +178,7 @@ static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, i
 #define GROW_NODE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, id + 1, sizeof(t)) < 0) return -1;
     GROW_NODE(label, int32_t) GROW_NODE(src_off, int32_t) GROW_NODE(src_n, int32_t) GROW_NODE(map_off, int32_t)
     GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(hash, uint64_t) GROW_NODE(obj, PyObject *)
+    GROW_NODE(nstamp, int32_t)
 #undef GROW_NODE
     s->cap_nodes = c2;
   }
@@ -183,7 +192,7 @@ static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, i
   if (rc < 0) return -1;
   s->label[id] = label; s->op[id] = op; s->hash[id] = h;
   s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n; s->n_srcs += n;
-  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL;
+  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL; s->nstamp[id] = 0;
   s->n_nodes = id + 1;
   if ((int64_t)s->n_nodes * 2 > s->cap_table) { if (rehash(s, s->cap_table * 2) < 0) return -1; }
   else s->table[j] = id;
@@ -219,10 +228,12 @@ static int may_match(Space *s, int32_t id) {
 
 static int need_stamps(Space *s, int32_t redex) {
   if (redex < s->cap_stamp) return 0;
-  int32_t c = s->cap_stamp, c2 = c;
+  int32_t c = s->cap_stamp, c2 = c, c3 = c, c4 = c;
   if (grow32((void **)&s->stamp, &c, (int64_t)redex + 1, sizeof(int32_t)) < 0) return -1;
   if (grow32((void **)&s->stamp_val, &c2, (int64_t)redex + 1, sizeof(int32_t)) < 0) return -1;
-  for (int32_t i = s->cap_stamp; i < c; i++) s->stamp[i] = 0;
+  if (grow32((void **)&s->pstamp, &c3, (int64_t)redex + 1, sizeof(int32_t)) < 0) return -1;
+  if (grow32((void **)&s->pstamp_val, &c4, (int64_t)redex + 1, sizeof(int32_t)) < 0) return -1;
+  for (int32_t i = s->cap_stamp; i < c; i++) s->stamp[i] = s->pstamp[i] = 0;
   s->cap_stamp = c;
   return 0;
 }
@@ -404,11 +415,11 @@ static int add_state(Space *s, int32_t root, int32_t parent, int32_t depth, int3
     int32_t c = s->cap_states, c2;
 #define GROW_STATE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, i + 1, sizeof(t)) < 0) return -1;
     GROW_STATE(st_root, int32_t) GROW_STATE(st_parent, int32_t) GROW_STATE(st_depth, int32_t) GROW_STATE(st_redex, int32_t)
-    GROW_STATE(st_normal, int8_t)
+    GROW_STATE(st_normal, int8_t) GROW_STATE(st_out, int32_t)
 #undef GROW_STATE
     s->cap_states = c2;
   }
-  s->st_root[i] = root; s->st_parent[i] = parent; s->st_depth[i] = depth; s->st_redex[i] = redex; s->st_normal[i] = -1;
+  s->st_root[i] = root; s->st_parent[i] = parent; s->st_depth[i] = depth; s->st_redex[i] = redex; s->st_normal[i] = -1; s->st_out[i] = -1;
   s->state_of[root] = i;
   s->n_states = i + 1;
   return 0;
@@ -421,6 +432,117 @@ static PyObject *Space_start(Space *s, PyObject *args) {
   if (root < 0 || root >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
   if (add_state(s, root, -1, 0, -1) < 0) return NULL;
   Py_RETURN_NONE;
+}
+
+/* ---- reduction: the persistent set of a state (reduction.py's IslandReduction.persistent, step for step) */
+
+static int push32(int32_t **a, int64_t *n, int64_t *cap, int32_t v) {
+  if (grow((void **)a, cap, *n + 1, sizeof(int32_t)) < 0) return -1;
+  (*a)[(*n)++] = v;
+  return 0;
+}
+
+/* Is the step (redex r, island h) of a group whose redexes are stamped `g` closed: h's map has no r and only
+ * the group's redexes? 1, 0, or <0 (error, bail) from making h's map. */
+static int closed(Space *s, int32_t r, int32_t h, int32_t g) {
+  int rc = map_of(s, h);
+  if (rc < 0) return rc;
+  int32_t off = s->map_off[h], n = s->map_n[h];
+  for (int32_t e = 0; e < n; e++) {
+    int32_t r2 = s->maps[off + 2 * e];
+    if (r2 == r || s->pstamp[r2] != g) return 0;
+  }
+  return 1;
+}
+
+/* The persistent set of state i (its root's map made, not empty) into `chosen`: 1 (st_out[i] set), 0 (explore
+ * every step), -1 error, -2 bail. */
+static int persistent(Space *s, int32_t i) {
+  int32_t root = s->st_root[i];
+  if (!s->inert[s->op[root]] || map_get(&s->keep_full, (uint64_t)root + 1, 0)) return 0;
+  int32_t *isl = NULL, *stack = NULL, *grp = NULL, *order = NULL, *list = NULL;
+  int64_t n_isl = 0, cap_isl = 0, top = 0, cap_stack = 0, n_order = 0, cap_order = 0, n_list = 0, cap_list = 0;
+  int result = 0;
+  /* the islands: non-inert nodes with a redex below, reached through inert nodes, depth first, left to right */
+  int32_t walk = ++s->ngen;
+  if (push32(&stack, &top, &cap_stack, root) < 0) { result = -1; goto done; }
+  while (top) {
+    int32_t u = stack[--top];
+    if (s->nstamp[u] == walk) continue;
+    s->nstamp[u] = walk;
+    if (s->inert[s->op[u]]) {
+      for (int32_t k = s->src_n[u] - 1; k >= 0; k--)
+        if (push32(&stack, &top, &cap_stack, s->srcs[s->src_off[u] + k]) < 0) { result = -1; goto done; }
+    } else if (s->map_n[u] > 0 && push32(&isl, &n_isl, &cap_isl, u) < 0) { result = -1; goto done; }
+  }
+  if (n_isl < 2) goto done;
+  /* the groups: islands that share a redex, merged in reduction._groups' order */
+  if (!(grp = PyMem_Malloc((size_t)n_isl * sizeof(int32_t)))) { PyErr_NoMemory(); result = -1; goto done; }
+  for (int64_t k = 0; k < n_isl; k++) {
+    int32_t g = ++s->pgen;
+    const int32_t *mk = s->maps + s->map_off[isl[k]];
+    for (int32_t e = 0; e < s->map_n[isl[k]]; e++) s->pstamp[mk[2 * e]] = g;
+    int64_t kept = 0;
+    for (int64_t q = 0; q < n_order; q++) {   /* each earlier group, against the keys merged so far */
+      int32_t gid = order[q], hit = 0;
+      for (int64_t j = 0; j < k && !hit; j++) if (grp[j] == gid) {
+        const int32_t *mj = s->maps + s->map_off[isl[j]];
+        for (int32_t e = 0; e < s->map_n[isl[j]]; e++) if (s->pstamp[mj[2 * e]] == g) { hit = 1; break; }
+      }
+      if (!hit) { order[kept++] = gid; continue; }
+      for (int64_t j = 0; j < k; j++) if (grp[j] == gid) {
+        grp[j] = (int32_t)k;
+        const int32_t *mj = s->maps + s->map_off[isl[j]];
+        for (int32_t e = 0; e < s->map_n[isl[j]]; e++) s->pstamp[mj[2 * e]] = g;
+      }
+    }
+    n_order = kept;
+    grp[k] = (int32_t)k;
+    if (push32(&order, &n_order, &cap_order, (int32_t)k) < 0) { result = -1; goto done; }
+  }
+  if (n_order < 2) goto done;
+  for (int64_t q = 0; q < n_order && result == 0; q++) {
+    int32_t gid = order[q], g = ++s->pgen;
+    n_list = 0;   /* the group's redexes, in order, each once */
+    for (int64_t j = 0; j < n_isl; j++) if (grp[j] == gid) {
+      for (int32_t e = 0; e < s->map_n[isl[j]]; e++) {
+        int32_t r = s->maps[s->map_off[isl[j]] + 2 * e];
+        if (s->pstamp[r] != g) { s->pstamp[r] = g; if (push32(&list, &n_list, &cap_list, r) < 0) { result = -1; goto done; } }
+      }
+    }
+    int ok = 1;
+    for (int64_t j = 0; j < n_isl && ok; j++) if (grp[j] == gid) {
+      for (int32_t e = 0; e < s->map_n[isl[j]] && ok; e++) {
+        int32_t r = s->maps[s->map_off[isl[j]] + 2 * e], h = s->maps[s->map_off[isl[j]] + 2 * e + 1];
+        int c = closed(s, r, h, g);   /* may make maps (and call Python): offsets are read again each time */
+        if (c < 0) { result = c; goto done; }
+        ok = c;
+      }
+    }
+    if (!ok) continue;
+    /* every redex of the group is a step of the whole graph too, and no step leads to an expanded state (the
+     * cycle proviso): this is the persistent set */
+    int32_t g2 = ++s->pgen, roff = s->map_off[root], rn = s->map_n[root];
+    for (int32_t e = 0; e < rn; e++) { s->pstamp[s->maps[roff + 2 * e]] = g2; s->pstamp_val[s->maps[roff + 2 * e]] = s->maps[roff + 2 * e + 1]; }
+    int all_steps = 1;
+    for (int64_t e = 0; e < n_list && all_steps; e++) all_steps = s->pstamp[list[e]] == g2;
+    if (!all_steps) continue;   /* as reduction.py: the next closed group may do */
+    for (int64_t e = 0; e < n_list; e++) {   /* the cycle proviso fails: every step is explored */
+      int32_t t = s->state_of[s->pstamp_val[list[e]]];
+      if (t >= 0 && t < i) goto done;
+    }
+    int64_t at = s->n_chosen;
+    if (at > INT32_MAX - 1 - 2 * n_list) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many reduced states"); result = -1; goto done; }
+    if (push32(&s->chosen, &s->n_chosen, &s->cap_chosen, (int32_t)n_list) < 0) { result = -1; goto done; }
+    for (int64_t e = 0; e < n_list; e++)
+      if (push32(&s->chosen, &s->n_chosen, &s->cap_chosen, list[e]) < 0 ||
+          push32(&s->chosen, &s->n_chosen, &s->cap_chosen, s->pstamp_val[list[e]]) < 0) { result = -1; goto done; }
+    s->st_out[i] = (int32_t)at;
+    result = 1;
+  }
+done:
+  PyMem_Free(isl); PyMem_Free(stack); PyMem_Free(grp); PyMem_Free(order); PyMem_Free(list);
+  return result;
 }
 
 /* expand(count, max_states, max_depth, until): expand up to `count` states in breadth-first order, stopping
@@ -437,16 +559,23 @@ static PyObject *Space_expand(Space *s, PyObject *args) {
     int rc = map_of(s, root);
     if (rc == -1) return NULL;
     if (rc == -2) return PyLong_FromLong(ST_BAIL);
-    int32_t off = s->map_off[root], m = s->map_n[root], depth = s->st_depth[i];
+    if (s->reducing && s->entry == 0 && s->map_n[root] > 0) {
+      rc = persistent(s, i);
+      if (rc == -1) return NULL;
+      if (rc == -2) return PyLong_FromLong(ST_BAIL);
+    }
+    /* the steps to follow: the root's map, or the persistent set (no array moves while they are followed) */
+    const int32_t *steps = s->st_out[i] >= 0 ? s->chosen + s->st_out[i] + 1 : s->maps + s->map_off[root];
+    int32_t m = s->st_out[i] >= 0 ? s->chosen[s->st_out[i]] : s->map_n[root], depth = s->st_depth[i];
     for (int32_t e = s->entry; e < m; e++) {
-      int32_t h = s->maps[off + 2 * e + 1];
+      int32_t h = steps[2 * e + 1];
       if (s->state_of[h] >= 0) continue;
       if (depth >= max_depth) { s->cut = 1; continue; }
       if (s->n_states >= max_states) {
         s->st_normal[i] = 0; s->next_expand = i + 1; s->entry = 0;
         return PyLong_FromLong(ST_MAX_STATES);
       }
-      if (add_state(s, h, i, depth + 1, s->maps[off + 2 * e]) < 0) return NULL;
+      if (add_state(s, h, i, depth + 1, steps[2 * e]) < 0) return NULL;
       if (s->n_states >= until && e + 1 < m) { s->entry = e + 1; return PyLong_FromLong(ST_MORE); }
     }
     s->entry = 0;
@@ -635,6 +764,26 @@ static PyObject *Space_prepare(Space *s, PyObject *arg) {
   return PyBool_FromLong(rc == 0);
 }
 
+/* reduce(inert ops, keep_full nodes): explore persistent sets from now on (before the search starts). */
+static PyObject *Space_reduce(Space *s, PyObject *args) {
+  PyObject *ops, *keep;
+  if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &ops, &PyTuple_Type, &keep)) return NULL;
+  if (s->n_states) { PyErr_SetString(PyExc_RuntimeError, "the search has started already"); return NULL; }
+  memset(s->inert, 0, sizeof(s->inert));
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
+    long op = PyLong_AsLong(PyTuple_GET_ITEM(ops, k));
+    if (op < 0 || op > 255) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "an op code is a byte"); return NULL; }
+    s->inert[op] = 1;
+  }
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(keep); k++) {
+    long id = PyLong_AsLong(PyTuple_GET_ITEM(keep, k));
+    if (id < 0 || id >= s->n_nodes) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+    if (!map_get(&s->keep_full, (uint64_t)id + 1, 0) && map_put(&s->keep_full, (uint64_t)id + 1, 1) < 0) return NULL;
+  }
+  s->reducing = 1;
+  Py_RETURN_NONE;
+}
+
 /* ---- access from Python */
 
 static int check_state(Space *s, int i) {
@@ -642,35 +791,38 @@ static int check_state(Space *s, int i) {
   return 0;
 }
 
-/* states(start, end): (root, parent, depth, redex, normal) lists of the states start to end - 1. */
+/* states(start, end): (root, parent, depth, redex, normal, reduced) lists of the states start to end - 1. */
 static PyObject *Space_states(Space *s, PyObject *args) {
   int start, end;
   if (!PyArg_ParseTuple(args, "ii", &start, &end)) return NULL;
   if (start < 0) start = 0;
   if (end > s->n_states) end = s->n_states;
   int32_t n = end > start ? end - start : 0;
-  PyObject *lists[5];
+  PyObject *lists[6];
   const int32_t *cols[4] = {s->st_root, s->st_parent, s->st_depth, s->st_redex};
-  for (int c = 0; c < 5; c++) {
+  for (int c = 0; c < 6; c++) {
     if (!(lists[c] = PyList_New(n))) { for (int d = 0; d < c; d++) Py_DECREF(lists[d]); return NULL; }
     for (int32_t k = 0; k < n; k++)
-      PyList_SET_ITEM(lists[c], k, PyLong_FromLong(c < 4 ? cols[c][start + k] : s->st_normal[start + k]));
+      PyList_SET_ITEM(lists[c], k, PyLong_FromLong(c < 4 ? cols[c][start + k] : c == 4 ? s->st_normal[start + k] : s->st_out[start + k] >= 0));
   }
-  return Py_BuildValue("NNNNN", lists[0], lists[1], lists[2], lists[3], lists[4]);
+  return Py_BuildValue("NNNNNN", lists[0], lists[1], lists[2], lists[3], lists[4], lists[5]);
 }
 
-/* out(i): [(redex, result node, target state or -1)] for the steps out of state i's graph (its map). */
+/* out(i): [(redex, result node, target state or -1)] for the steps out of state i's graph: its map, or its persistent set. */
 static PyObject *Space_out(Space *s, PyObject *args) {
   int i;
   if (!PyArg_ParseTuple(args, "i", &i) || check_state(s, i) < 0) return NULL;
   int32_t root = s->st_root[i];
   if (s->map_off[root] == NO_MAP) Py_RETURN_NONE;
-  int32_t off = s->map_off[root], m = s->map_n[root];
+  const int32_t *steps = s->st_out[i] >= 0 ? s->chosen + s->st_out[i] + 1 : s->maps + s->map_off[root];
+  int32_t m = s->st_out[i] >= 0 ? s->chosen[s->st_out[i]] : s->map_n[root];
   PyObject *out = PyList_New(m);
   if (!out) return NULL;
   for (int32_t e = 0; e < m; e++) {
-    int32_t h = s->maps[off + 2 * e + 1];
-    PyList_SET_ITEM(out, e, Py_BuildValue("iii", (int)s->maps[off + 2 * e], (int)h, (int)s->state_of[h]));
+    int32_t h = steps[2 * e + 1];
+    PyObject *t = Py_BuildValue("iii", (int)steps[2 * e], (int)h, (int)s->state_of[h]);
+    if (!t) { Py_DECREF(out); return NULL; }
+    PyList_SET_ITEM(out, e, t);
   }
   return out;
 }
@@ -731,10 +883,10 @@ static void Space_dealloc(Space *s) {
   Space_clear(s);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
   void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->hash, s->srcs, s->table,
-                    s->maps, s->stamp, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
-                    s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op};
+                    s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
+                    s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
-  map_free(&s->sigs); map_free(&s->ptrs);
+  map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full);
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -744,9 +896,10 @@ static PyMethodDef Space_methods[] = {
   {"obj", (PyCFunction)Space_obj, METH_O, "obj(id) -> the node's UOp, or None if none was made yet."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
+  {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes): explore persistent sets (docs/reduction.md)."},
   {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
   {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
-  {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> five lists of the states start to end - 1: roots, parents, depths, redexes, normal."},
+  {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
   {NULL, NULL, 0, NULL},

@@ -13,7 +13,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Iterator
 
 from uopc.budget import stopped
-from uopc.relational.native.space import NativeSpace, NotNative
+from uopc.relational.native.space import CODES, NativeSpace, NotNative
 from uopc.relational.space.states import Edge, State
 from uopc.uop import UOp
 
@@ -77,9 +77,14 @@ class NativeSeen:
 
 
 def native_space(ex: Exploration) -> NativeSpace | None:
-  """A native core for this exploration's program, or None where the Python core must run it (a CALL in it)."""
+  """A native core for this exploration's program (reducing as its ``IslandReduction`` would), or None where the
+  Python core must run it (a CALL in it, or in a graph the reduction keeps expanded fully)."""
   space = NativeSpace(ex.stepper)
-  try: space.to_id(ex.root)
+  try:
+    space.to_id(ex.root)
+    if (reduction := ex.reduction) is not None:
+      inert = tuple(code for op, code in CODES.items() if not ex.stepper.can_match(op))
+      space.core.reduce(inert, tuple(space.to_id(g) for g in reduction.keep_full))
   except NotNative: return None
   return space
 
@@ -134,16 +139,18 @@ def _take(ex: Exploration, space: NativeSpace, expanded_before: int) -> None:
   core, states, normals, redexes = space.core, ex._states, ex._normals, space.redexes
   made, expanded, _ = core.progress
   if made > (start := len(states)):
-    roots, parents, depths, rs, _ = core.states(start, made)
+    roots, parents, depths, rs, _, _ = core.states(start, made)
     for k, (node, parent, depth, r) in enumerate(zip(roots, parents, depths, rs)):
       states.append(NativeState(start + k, node, space, depth, states[parent] if parent >= 0 else None, redexes[r] if r >= 0 else None))
     if ex._graphs_ahead:   # here the collector is paused (Exploration._advance): cheaper than as the consumer reads them
       for node in roots: space.uop(node)
   if expanded > expanded_before:
-    for i, normal in enumerate(core.states(expanded_before, expanded)[4], expanded_before):
+    _, _, _, _, normal_flags, reduced_flags = core.states(expanded_before, expanded)
+    for i, (normal, reduced) in enumerate(zip(normal_flags, reduced_flags), expanded_before):
       s = states[i]
       s.out, s.normal = NativeOut(space, i), bool(normal)
       if normal: normals.append(s)
+      if reduced: ex._reduced.add(s)
 
 
 def _python_from_here(ex: Exploration, expanded: int, cut: int) -> Iterator[None]:

@@ -27,7 +27,7 @@ from uopc.relational.native import Space, available
 from uopc.relational.space.step import Redex, Stepper
 from uopc.uop import UOp, make_uop
 
-_CODES: dict[Ops, int] = {op: i for i, op in enumerate(Ops)}   # an op as the core stores it (one byte)
+CODES: dict[Ops, int] = {op: i for i, op in enumerate(Ops)}   # an op as the core stores it (one byte)
 _OPS: list[Ops] = list(Ops)
 assert len(_OPS) < 256
 
@@ -47,8 +47,8 @@ class NativeSpace:
     self._label_of: dict[tuple, int] = {}
     pm = stepper.pm
     self.core: Any = Space(self._match, lambda op, n, src: pm.may_rewrite(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n),
-                           self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), _CODES, stepper.map_limit,
-                           _CODES[Ops.CALL])
+                           self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit,
+                           CODES[Ops.CALL])
 
   def to_id(self, u: UOp) -> int:
     """The native node of ``u`` (made with those below it where new); NotNative for a graph with a CALL."""

@@ -80,7 +80,7 @@ class Exploration:
     self.elapsed = 0.0   # seconds spent exploring so far
 
   def _native_space(self, native: bool | None) -> Any:
-    """The native core for this search where it applies (graph semantics, breadth first, no reduction, no CALL), else None.
+    """The native core for this search where it applies (graph semantics, breadth first, no CALL), else None.
 
     ``native``: None uses it where it is built (``uopc.relational.native.enabled``), False never, True where it
     applies (an error if it is not built).
@@ -88,7 +88,7 @@ class Exploration:
     from uopc.relational import native as nat
     if native is None: native = nat.enabled()
     elif native and not nat.available(): raise RuntimeError(f"native=True, but {nat.missing()}")
-    if not native or self.stepper.semantics != "graph" or self.order != "bfs" or self.reduction is not None: return None
+    if not native or self.stepper.semantics != "graph" or self.order != "bfs": return None
     from uopc.relational.native.drive import native_space
     return native_space(self)
 
