@@ -196,9 +196,14 @@ def _owner_loop(rank: int, procs: int, root: UOp, pm: PatternMatcher, conn: Conn
         h = decoder.decode(d)
         if h not in seen: seen.add(h); mine.append(h)  # noqa: E702
     else: got, their_next = [], 0
-    if not mine and not got and their_next == 0: break
+    # done when neither rank has a next frontier: ours (mine, with what we got) and theirs (their own, and what we
+    # just sent them). Leaving while our own message still gives them states would leave them waiting for us forever.
+    if not mine and not got and their_next == 0 and not theirs: break
     frontier = mine
   out.send((len(seen), expanded, messages, time.perf_counter() - t0, time.process_time() - c0))
+
+
+RESULT_TIMEOUT = 300.0   # seconds the prototype's workers get (the bench's runs take well under one)
 
 
 def partitioned(work: Workload, procs: int = 2) -> tuple[int, int, float, float]:
@@ -211,7 +216,12 @@ def partitioned(work: Workload, procs: int = 2) -> tuple[int, int, float, float]
   workers = [ctx.Process(target=_owner_loop, args=(r, procs, root, pm, pipes[r], start, results[r][1])) for r in range(procs)]
   for w in workers: w.start()
   start.wait()
-  got = [results[r][0].recv() for r in range(procs)]
+  got = []
+  for r in range(procs):   # a worker that died sends nothing: fail, never wait forever
+    if not results[r][0].poll(RESULT_TIMEOUT):
+      for w in workers: w.kill()
+      raise RuntimeError(f"rank {r} sent no result within {RESULT_TIMEOUT:.0f} s")
+    got.append(results[r][0].recv())
   for w in workers: w.join()
   return sum(g[0] for g in got), sum(g[2] for g in got), max(g[3] for g in got), max(g[4] for g in got)
 
