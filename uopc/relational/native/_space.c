@@ -709,22 +709,13 @@ static PyObject *Space_lookup(Space *s, PyObject *u) {
   return id == -2 ? NULL : PyLong_FromLong(id);
 }
 
-/* obj(id) -> the node's UOp, or None if none was made yet. */
-static PyObject *Space_obj(Space *s, PyObject *arg) {
-  long id = PyLong_AsLong(arg);
-  if (id == -1 && PyErr_Occurred()) return NULL;
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
-  PyObject *u = s->obj[id] ? s->obj[id] : Py_None;
-  Py_INCREF(u);
-  return u;
-}
-
 /* materialize(id, make, labels) -> the node's UOp: made, with every node below it that has none, by
  * make(op, src, arg, dtype) from labels[label] = (op, dtype, arg) (post-order, iterative), and bound. */
 static PyObject *Space_materialize(Space *s, PyObject *args) {
   int root; PyObject *make, *labels;
   if (!PyArg_ParseTuple(args, "iOO!", &root, &make, &PyList_Type, &labels)) return NULL;
   if (root < 0 || root >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  if (s->obj[root]) { Py_INCREF(s->obj[root]); return s->obj[root]; }   /* made already: the usual case */
   int32_t *stack = NULL; int64_t cap = 0, top = 0;
   if (grow((void **)&stack, &cap, 64, sizeof(int32_t)) < 0) return NULL;
   stack[top++] = root;
@@ -893,7 +884,6 @@ static void Space_dealloc(Space *s) {
 static PyMethodDef Space_methods[] = {
   {"index", (PyCFunction)Space_index, METH_O, "index(u) -> the node of UOp u (made, with those below it, where new)."},
   {"lookup", (PyCFunction)Space_lookup, METH_O, "lookup(u) -> the node of UOp u if it exists, else -1 (makes none)."},
-  {"obj", (PyCFunction)Space_obj, METH_O, "obj(id) -> the node's UOp, or None if none was made yet."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes): explore persistent sets (docs/reduction.md)."},

@@ -68,7 +68,6 @@ class NativeSpace:
 
   def uop(self, i: int) -> UOp:
     """The ``UOp`` of native node ``i`` (made, with those below it that have none, the first time: in C, by ``make_uop``)."""
-    if (u := self.core.obj(i)) is not None: return u
     return self.core.materialize(i, make_uop, self._labels)
 
   def _match(self, i: int) -> list[tuple[int, int]] | None:

@@ -234,7 +234,7 @@ class Exploration:
   @property
   def edges(self) -> list[Edge]:
     """Every step between two reached states (several per pair when rules or nodes differ)."""
-    if self._native is not None and self.run()._native is not None:
+    if self.run()._native is not None:   # the native core ran the whole search: its step maps, no graph made
       from uopc.relational.native.drive import edges
       return edges(self, self._native)
     out: list[Edge] = []
