@@ -201,12 +201,14 @@ def main() -> None:
   base = {k: in_fresh_process("explore, graphs", k) for k in SIZES}
   print(f"{'explore':>15s} {'':>7s}" + "".join(f" {bare[k]:14.2f}s" for k in SIZES) + "  (no graph read)")
   print(f"{'explore, graphs':>15s} {'':>7s}" + "".join(f" {base[k]:14.2f}s" for k in SIZES) + "  (the ratios' base)")
+  times: dict[str, list[float]] = {}
   for name, target in TARGETS.items():
-    ratios = [in_fresh_process(name, k) / base[k] for k in SIZES]
+    times[name] = [in_fresh_process(name, k) for k in SIZES]
+    ratios = [t / base[k] for t, k in zip(times[name], SIZES)]
     print(f"{name:>15s} {target:6.1f}x" + "".join(f" {r:14.2f}x" for r in ratios) + f"  {'within' if ratios[-1] <= target else 'OVER'}")
   k = SIZES[-1]
   python = in_fresh_process("reacho", k, native=False) / in_fresh_process("explore", k, native=False)
-  print(f"at {3 ** k:,} graphs: reacho / explore() with no graph read {in_fresh_process('reacho', k) / bare[k]:.2f}x; "
+  print(f"at {3 ** k:,} graphs: reacho / explore() with no graph read {times['reacho'][-1] / bare[k]:.2f}x; "
         f"on the pure-Python core (UOPC_NATIVE=0, graphs are made as states are) {python:.2f}x")
   k, name = SIZES[0], "kanren's bind"
   print(f"{name:>15s} {'':>7s} {in_fresh_process(name, k) / base[k]:14.2f}x" + f" {'-':>15s}" * (len(SIZES) - 1))
