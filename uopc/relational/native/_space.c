@@ -5,8 +5,9 @@
  * and arg, or a leaf UOp, numbered by Python) and its sources' ids; hash consing is one open-addressing
  * table; a state is its root's id. Python is called only to find a node's own redexes (`match`), and
  * only for nodes whose signature (op and sources' ops) some rule may match (`may`, cached per signature).
- * Whatever this core does not do the way step.py does (a CALL, a failed step, a step map past
- * map_limit entries) it stops on ("bail"), and the Python explorer takes over: results are the same.
+ * Whatever this core does not do the way step.py does (a failed step, a step map past map_limit entries)
+ * it stops on ("bail"), and the Python explorer takes over: results are the same. A CALL never gets in: its
+ * label is refused (NativeSpace._label), where the program or a rule's result enters.
  * Why: docs/native.md.
  */
 #define PY_SSIZE_T_CLEAN
@@ -65,7 +66,6 @@ typedef struct {
   PyObject *match_cb;   /* match(node) -> [(redex, result node), ...] for its own redexes, or None: bail */
   PyObject *may_cb;     /* may(op, n, src ops or None) -> bool: may a rule match a node of this signature */
   int32_t map_limit;
-  int32_t call_op;      /* the op code of CALL: a node the core does not handle */
   /* nodes */
   int32_t n_nodes, cap_nodes;
   int32_t *label, *src_off, *src_n, *map_off, *map_n, *state_of;
@@ -240,7 +240,6 @@ static int need_stamps(Space *s, int32_t redex) {
 
 /* A node's own redexes, appended to the map pool: their count, -1 on error, -2 to bail. */
 static int64_t own_redexes(Space *s, int32_t id) {
-  if (s->op[id] == s->call_op) return -2;
   int m = may_match(s, id);
   if (m <= 0) return m;
   PyObject *r = PyObject_CallFunction(s->match_cb, "i", (int)id);   /* may make nodes: arrays move */
@@ -840,15 +839,14 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
 /* ---- the type */
 
 static int Space_init(Space *s, PyObject *args, PyObject *kw) {
-  static char *names[] = {"match", "may", "labeler", "label_finder", "op_codes", "map_limit", "call_op", NULL};
-  PyObject *match, *may, *labeler, *finder, *op_codes; int limit, call_op;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO!ii", names, &match, &may, &labeler, &finder, &PyDict_Type, &op_codes, &limit,
-                                   &call_op))
+  static char *names[] = {"match", "may", "labeler", "label_finder", "op_codes", "map_limit", NULL};
+  PyObject *match, *may, *labeler, *finder, *op_codes; int limit;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO!i", names, &match, &may, &labeler, &finder, &PyDict_Type, &op_codes, &limit))
     return -1;
   if (s->table) { PyErr_SetString(PyExc_RuntimeError, "a Space is made once"); return -1; }
   Py_INCREF(match); Py_INCREF(may); Py_INCREF(labeler); Py_INCREF(finder); Py_INCREF(op_codes);
   s->match_cb = match; s->may_cb = may; s->labeler = labeler; s->label_finder = finder; s->op_codes = op_codes;
-  s->map_limit = limit; s->call_op = call_op;
+  s->map_limit = limit;
   s->cap_lab = 64;
   s->lab_key = PyMem_Calloc((size_t)s->cap_lab * 3, sizeof(PyObject *));
   s->lab_val = PyMem_Malloc((size_t)s->cap_lab * sizeof(int32_t));

@@ -47,8 +47,7 @@ class NativeSpace:
     self._label_of: dict[tuple, int] = {}
     pm = stepper.pm
     self.core: Any = Space(self._match, lambda op, n, src: pm.may_rewrite(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n),
-                           self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit,
-                           CODES[Ops.CALL])
+                           self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit)
 
   def to_id(self, u: UOp) -> int:
     """The native node of ``u`` (made with those below it where new); NotNative for a graph with a CALL."""
