@@ -102,6 +102,11 @@ class Budget:
     return self
 
   def __exit__(self, *exc: Any) -> None:
+    self.close()
+
+  def close(self) -> None:
+    """Put the handlers and the timer away (again: a tick due as ``with`` ended may have
+    raised before ``__exit__`` ran its first line; it raises once, so this call completes)."""
     global _current
     self._delivered = True   # a tick due now must not raise into the clean-up
     if signal.SIGALRM in self._saved: signal.setitimer(signal.ITIMER_REAL, 0)
@@ -114,9 +119,14 @@ class Budget:
   def _set_shield(self, depth: int) -> None:
     """Block the signals while shielded: a handler run during a write to a pipe can make
     CPython's ``TextIOWrapper`` drop the rest of a large write (the buffered writer
-    returns a short count, which it ignores), so output must not see a signal at all."""
-    if self._saved and (depth > 0) != (self._shielded > 0):
-      signal.pthread_sigmask(signal.SIG_BLOCK if depth > 0 else signal.SIG_UNBLOCK, self._saved)
+    returns a short count, which it ignores), so output must not see a signal at all.
+
+    The handlers read ``_shielded``, so it changes on the shielded side of the mask: set
+    before blocking, after unblocking. A handler that runs in between (its signal came
+    before the mask) then sees itself shielded and does not raise."""
+    change = bool(self._saved) and (depth > 0) != (self._shielded > 0)
+    if depth > 0: self._shielded = depth
+    if change: signal.pthread_sigmask(signal.SIG_BLOCK if depth > 0 else signal.SIG_UNBLOCK, self._saved)
     self._shielded = depth
 
   # ---- the handlers
@@ -187,13 +197,22 @@ def bounded(fn: Callable[[], T], default: D, *, grace: bool = False) -> T | D:
     b.cut = True
     return default
   saved = b._grace, b._shielded, b._delivered
-  b._grace, b._delivered = (GRACE if grace else 0.0), False
-  b._set_shield(0)   # interruptible, even inside ``shielded()``
-  try: return fn()
-  except BoundHit: return default
+  result: T | D = default
+  try:
+    b._grace, b._delivered = (GRACE if grace else 0.0), False
+    b._set_shield(0)   # interruptible, even inside ``shielded()``
+    result = fn()
+  except BoundHit: pass
   finally:
-    b._grace, b._delivered = saved[0], saved[2]
-    b._set_shield(saved[1])
+    # A tick can land after fn returned and before the shield is back (its handler runs at the
+    # next call): what it raises belongs to this call, not to the shielded code around it.
+    while True:
+      try:
+        b._set_shield(saved[1])
+        b._grace, b._delivered = saved[0], saved[2]
+        break
+      except BoundHit: pass   # raised once (``_delivered``), so the second pass restores
+  return result
 
 
 @contextmanager

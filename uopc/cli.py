@@ -146,11 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
   args = build_parser().parse_args(argv)
   func: Callable[[argparse.Namespace], int] = args.func
   budget = Budget(getattr(args, "timeout", None), getattr(args, "max_memory", DEFAULT_MAX_MEMORY))
+  code: int | None = None
   try:
     with budget:
       load_rules(args)   # inside the budget: a rules file that hangs at import is bounded too
       code = func(args)
-  except BoundHit: code = EXIT_BOUND   # stopped before the command had anything to report
+  except BoundHit:
+    budget.close()
+    if code is None: code = EXIT_BOUND   # stopped before the command had anything to report (else: a tick as it ended)
   except CLIError as e: return _fail(str(e), e.code)
   except RuleError as e: return _fail(f"uopc: {e}", EXIT_BAD_INPUT)
   except KeyboardInterrupt: return _fail("uopc: interrupted", 130)
