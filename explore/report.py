@@ -140,19 +140,25 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
             paths: bool = False) -> dict[str, Any]:
   """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form)."""
   canon_state = None if canonical is None else ex.state_of(canonical)
+  # Steps name nodes, and the same (hash-consed) node is the redex of many edges: text each once.
+  # A long chain's edges grow as the square of its states, their nodes' texts as its length.
+  texts: dict[Any, str | None] = {}
+  def text(u: Any) -> str | None:
+    if (t := texts.get(u)) is None: t = texts[u] = term_text(u)
+    return t
   states = [{"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
-             "node": term_text(s.node), "result": None if s.redex is None else term_text(s.redex.result), "term": s.term(TERM_LIMIT),
+             "node": text(s.node), "result": None if s.redex is None else text(s.redex.result), "term": s.term(TERM_LIMIT),
              "normal": s.normal, "error": s.error} for s in ex.states]
-  edges = [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": term_text(e.node),
-            "result": term_text(e.result), "error": e.error} for e in ex.edges]
+  edges = [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": text(e.node),
+            "result": text(e.result), "error": e.error} for e in ex.edges]
   out: dict[str, Any] = {
-    "program": term_text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
+    "program": text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
     "elapsed": round(ex.elapsed, 4), "reduced": ex.reduced, "states": states, "edges": edges,
     "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms], "cycles": cycles_json(ex),
     "normal_form_ids": [s.id for s in ex.normal_forms],
-    "stuck": [{"id": s.id, "rule": s.rule, "node": term_text(s.node), "error": s.error} for s in ex.stuck],
-    "canonical": term_text(canonical),
+    "stuck": [{"id": s.id, "rule": s.rule, "node": text(s.node), "error": s.error} for s in ex.stuck],
+    "canonical": text(canonical),
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,
   }
