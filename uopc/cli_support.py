@@ -48,6 +48,9 @@ PROGRESS_INTERVAL = 0.5   # seconds between redraws: a fast run must not spend i
 def progress_bar(total: int | None, unit: str, desc: str) -> Any:
   """The one progress bar of every command: tqdm on stderr, only on a terminal, only once a run has taken a second."""
   from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
+  # No monitor thread (tqdm starts one even for a disabled bar): a second thread can take the
+  # budget's signals (uopc.budget), and a bar updated every state needs no watching.
+  tqdm.monitor_interval = 0
   return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
               disable=not isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
 
