@@ -426,3 +426,54 @@ def test_doc_error_blocks():
                                          ("-0002147483648", -2**31), ("00002147483647", 2**31 - 1)])
 def test_leading_zeros_do_not_count_against_the_range(text, value):
   assert parse_uir(f"%0 = const {text}\n").arg == value
+
+
+# ---- the plain-line reader (to_uir's common lines, without tokens) says what the general parser says
+
+PLAIN_SEEDS = ["%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = param : slot=1 dtype=f32\n%3 = mul %2, 2.5\n"
+               "%4 = cast %1 : dtype=f32\n%5 = where %0, %3, -1e+30\n%6 = neg %5\n%7 = max %6, %3\n%8 = const 7\n%9 = cmplt %0, %8\n",
+               "%0 = param : slot=1 dtype=i32\n%1 = param : slot=1 dtype=f32\n%2 = cast %1 : dtype=i32\n%3 = add %0, %2\n"]
+
+
+def _general_reading(text):
+  """What the parser says without its plain-line reader: the UOp, or the error's text."""
+  saved = uopc.uir._Parser.plain_line
+  uopc.uir._Parser.plain_line = lambda self, line, lineno, filename: None
+  try: return _reading(text)
+  finally: uopc.uir._Parser.plain_line = saved
+
+
+def _reading(text):
+  try: return parse_uir(text)
+  except UIRError as e: return str(e)
+
+
+def _mutated(rng, text):
+  chars = list(text)
+  for _ in range(rng.randint(1, 3)):
+    pos = rng.randrange(len(chars) + 1)
+    kind = rng.random()
+    if kind < 0.4 and chars: del chars[min(pos, len(chars) - 1)]
+    elif kind < 0.8: chars.insert(pos, rng.choice(ALPHABET + ["%0", "%9", "add", "f32", "bool", "i32", "99999999999", "0x1"]))
+    elif chars: chars[min(pos, len(chars) - 1)] = rng.choice(ALPHABET)
+  return "".join(chars)
+
+
+def test_plain_lines_read_as_the_general_parser_reads_them():
+  rng = random.Random(99)
+  plain = 0
+  for _ in range(3000):
+    text = _mutated(rng, rng.choice(PLAIN_SEEDS + SEEDS))
+    ours, general = _reading(text), _general_reading(text)
+    assert ours is general if isinstance(general, UOp) else ours == general, text
+    plain += isinstance(general, UOp)
+  assert plain > 100   # enough mutants still parse to compare graphs, not only errors
+
+
+@given(graphs(names=NAMES), st.randoms(use_true_random=False))
+def test_plain_lines_on_random_graphs(u, rng):
+  text = to_uir(u)
+  assert _reading(text) is u
+  mutant = _mutated(rng, text)
+  ours, general = _reading(mutant), _general_reading(mutant)
+  assert ours is general if isinstance(general, UOp) else ours == general
