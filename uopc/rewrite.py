@@ -15,12 +15,12 @@ True
 """
 from __future__ import annotations
 
-import gc
 import os
 from collections import deque
 from functools import partial
 from typing import Any, Callable
 
+from uopc import collector
 from uopc.matcher import PatternMatcher, Rule, signature  # noqa: F401  (Rule, and UPat below: the chapter's rewrite.py has them)
 from uopc.ops import Ops
 from uopc.upat import UPat  # noqa: F401
@@ -97,13 +97,9 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
     pm = TracingMatcher(pm, firings_only=True)
   # a subclass that overrides rewrite or fire watches every visit: it gets the reference loop
   watched = type(pm).rewrite is not PatternMatcher.rewrite or type(pm).fire is not PatternMatcher.fire
-  # Pause the cycle collector: a rewrite makes thousands of nodes that all survive (the
-  # hash-consing table holds them) and form a DAG, so its passes over them find nothing,
-  # and each pass promotes them towards the full collections that walk every node. A
-  # paused collector still counts them: its next pass, after the rewrite, sees them once.
-  paused = gc.isenabled()
-  if paused: gc.disable()
-  try: return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps)
+  try:
+    with collector.paused():   # thousands of lasting nodes, no cycle (uopc.collector)
+      return (_visit_all if watched else _rewrite)(root, pm, ctx, max_steps)
   except RewriteLoopError:
     if isinstance(pm, _LoopRecorder): raise
     raise RewriteLoopError(f"graph_rewrite did not converge: {_loop_text(root, pm, ctx)}") from None
@@ -111,8 +107,6 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
   except Exception as e:   # a rule raised: found on the traceback, so the loops need no try block
     if (rule := _raising_rule(pm, e)) is None: raise
     raise RuleError(f"rule {rule.describe()} raised {type(e).__name__}: {e}") from e
-  finally:
-    if paused: gc.enable()
 
 
 class _LoopRecorder(PatternMatcher):

@@ -19,6 +19,7 @@ import json
 import re
 from typing import Any, NamedTuple, cast
 
+from uopc import collector
 from uopc.dtype import DType, dtypes
 from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, Ops
 from uopc.uop import ParamArg, UOp, UOpError, call_params
@@ -488,10 +489,11 @@ def parse_uir(text: str | bytes, filename: str = "<string>") -> UOp:
   root: UOp | None = None
   # split on "\n" only: str.splitlines would also break at \x0c, \u2028, ... and miscount lines
   lines = text.split("\n")
-  for lineno, line in enumerate(lines, 1):
-    if (u := parser.plain_line(line, lineno, filename)) is None:
-      u = parser.line(TokenCursor(tokenize(line, lineno, filename), lineno, filename))
-    if u is not None: root = u
+  with collector.paused():   # a node a line, all lasting, no cycle (uopc.collector)
+    for lineno, line in enumerate(lines, 1):
+      if (u := parser.plain_line(line, lineno, filename)) is None:
+        u = parser.line(TokenCursor(tokenize(line, lineno, filename), lineno, filename))
+      if u is not None: root = u
   if root is not None: parser.check_slots(root, filename)
   if root is None:
     if len(lines) > 1 and lines[-1] == "": lines.pop()   # the end of a file is the end of its last line

@@ -22,11 +22,11 @@ available, and ``bound`` says which one stopped the search.
 """
 from __future__ import annotations
 
-import gc
 import time
 from collections import deque
 from typing import Any, Collection, Iterable, Iterator, Literal, Mapping
 
+from uopc import collector
 from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.reduction import IslandReduction
@@ -179,25 +179,22 @@ class Exploration:
   def _advance(self, until: int | None) -> None:
     """Explore until there are ``until`` states (None: to the end), with the cycle collector paused."""
     if self._driver is None: return
-    # An exploration makes many small long-lived containers and no reference cycles:
-    # CPython's cycle collector would only rescan them, over and over (~15% of the
-    # time, more in a big process), so it pauses while no user code runs, and is restored after.
-    paused = gc.isenabled()
-    if paused: gc.disable()
+    # An exploration makes many small long-lived containers and no reference cycles: the
+    # collector would only rescan them (~15% of the time, more in a big process), so it
+    # pauses while no user code runs (uopc.collector).
     t0 = time.perf_counter()
     states, driver = self._states, self._driver
     self._want = until
     try:
-      if until is None:
-        for _ in driver: pass
-      else:
-        while len(states) < until: next(driver)
-        return
+      with collector.paused():
+        if until is None:
+          for _ in driver: pass
+        else:
+          while len(states) < until: next(driver)
+          return
     except StopIteration: pass
     except BoundHit as e: self._stop(e)
-    finally:
-      self.elapsed += time.perf_counter() - t0
-      if paused: gc.enable()
+    finally: self.elapsed += time.perf_counter() - t0
     self._driver = None
 
   def _stop(self, e: BoundHit) -> None:
