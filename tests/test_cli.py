@@ -295,3 +295,18 @@ def test_trace_stats_prints_its_table_when_the_rewrite_loops(capsys, tmp_path):
   assert code == 1 and lines[1].split() == ["tries", "matches", "fires", "time", "ms", "where", "rule"]
   assert sorted((line.split()[2], line.split(None, 5)[5]) for line in lines[2:]) == [("499", "loop#0 x * 2"), ("499", "loop#1 x + x")]
   assert "a cycle of 2 rewrites: loop#0 x * 2 @ mul(p0, 2) -> loop#1 x + x @ add(p0, p0)" in err
+
+
+def test_a_tick_as_the_budget_ends_keeps_the_exit_code_and_puts_the_budget_away(capsys, monkeypatch):
+  """A bound's tick may raise before the budget's ``__exit__`` runs its first line: the command
+  had finished, so its exit code stands, and the handlers and the timer are put away all the same."""
+  import signal
+  from uopc import budget
+  def ticked(self, *exc):
+    self.hit("timeout")
+    self._on_tick(signal.SIGALRM, None)   # raises BoundHit, as such a tick does
+  monkeypatch.setattr(budget.Budget, "__exit__", ticked)
+  before = signal.getsignal(signal.SIGINT)
+  assert main(["run", str(EXAMPLES / "affine.uir"), "--param", "0=5", "--timeout", "60"]) == 0
+  assert capsys.readouterr().out == "26\n"
+  assert budget.current() is None and signal.getsignal(signal.SIGINT) is before and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
