@@ -145,7 +145,7 @@ def test_close_puts_the_budget_away_after_a_tick_raised_at_its_end():
 def test_a_tick_as_bounded_work_ends_never_reaches_the_shielded_caller(monkeypatch):
   """Real ticks, 50,000 a second: one that lands after the work returned (or was stopped) and
   before the shield is back belongs to ``bounded``. Once it raised into the report around it,
-  which then printed nothing (about one run in seven here before the fix, 0 of 2,000 after)."""
+  which then printed nothing (here about one call in seven before the fix, none of 2,000 after)."""
   monkeypatch.setattr("uopc.budget.TICK", 0.00002)
   # a tick can reach another thread of this process (pytest-xdist's) and be handled after the
   # budget is gone: a no-op handler under it takes those instead of CPython's "ignored" warning
