@@ -433,6 +433,7 @@ def test_leading_zeros_do_not_count_against_the_range(text, value):
 PLAIN_SEEDS = ["%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = param : slot=1 dtype=f32\n%3 = mul %2, 2.5\n"
                "%4 = cast %1 : dtype=f32\n%5 = where %0, %3, -1e+30\n%6 = neg %5\n%7 = max %6, %3\n%8 = const 7\n%9 = cmplt %0, %8\n",
                "%0 = param : slot=1 dtype=i32\n%1 = param : slot=1 dtype=f32\n%2 = cast %1 : dtype=i32\n%3 = add %0, %2\n"]
+PLAIN_SEEDS += [PLAIN_SEEDS[0].replace("\n", "\r\n"), PLAIN_SEEDS[0].replace("\n", " \t\n")]   # CRLF, trailing blanks
 
 
 def _general_reading(text):

@@ -251,8 +251,9 @@ def unknown_op_message(name: str, valid: list[str]) -> str:
 # The two lines ``to_uir`` prints for most nodes, read by ``_Parser.plain_line`` without tokens
 # (a program of 100,000 nodes parses in a fifth of the time); the tokens' own patterns, one space apart.
 _OPERAND = r"(%[A-Za-z0-9_]+|-?[A-Za-z0-9_.]+(?:(?<=[eE])[+-][0-9]+)?)"
-_PLAIN_NODE = re.compile(rf"(%[A-Za-z0-9_]+) = ([a-z0-9_]+) {_OPERAND}(?:, {_OPERAND})?(?:, {_OPERAND})?")
-_PLAIN_PARAM = re.compile(r"(%[A-Za-z0-9_]+) = (param) : slot=([0-9]+) dtype=([A-Za-z0-9_]+)")
+_LINE_END = r"[ \t\r]*"   # trailing blanks, and the CR of a CRLF file
+_PLAIN_NODE = re.compile(rf"(%[A-Za-z0-9_]+) = ([a-z0-9_]+) {_OPERAND}(?:, {_OPERAND})?(?:, {_OPERAND})?{_LINE_END}")
+_PLAIN_PARAM = re.compile(rf"(%[A-Za-z0-9_]+) = (param) : slot=([0-9]+) dtype=([A-Za-z0-9_]+){_LINE_END}")
 _PLAIN_OPS = {name: op for name, op in _OPS.items() if op not in _ATTRS and op not in MOVEMENT}   # no attributes, no tuple
 
 
