@@ -249,7 +249,7 @@ def unknown_op_message(name: str, valid: list[str]) -> str:
 
 
 # The two lines ``to_uir`` prints for most nodes, read by ``_Parser.plain_line`` without tokens
-# (a program of 100,000 nodes parses in a fifth of the time); the tokens' own patterns, one space apart.
+# (a program of 100,000 nodes parses in about a third of the time); the tokens' own patterns, one space apart.
 _OPERAND = r"(%[A-Za-z0-9_]+|-?[A-Za-z0-9_.]+(?:(?<=[eE])[+-][0-9]+)?)"
 _LINE_END = r"[ \t\r]*"   # trailing blanks, and the CR of a CRLF file
 _PLAIN_NODE = re.compile(rf"(%[A-Za-z0-9_]+) = ([a-z0-9_]+) {_OPERAND}(?:, {_OPERAND})?(?:, {_OPERAND})?{_LINE_END}")
