@@ -260,6 +260,22 @@ static int64_t own_redexes(Space *s, int32_t id) {
   return n;
 }
 
+/* Append (redex, the node x with sources `src`) to the map pool being made. */
+static int add_step(Space *s, int32_t x, int32_t redex, const int32_t *src) {
+  int32_t h = intern(s, s->label[x], s->op[x], src, s->src_n[x], 1);
+  if (h < 0 || grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) return -1;
+  s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
+  return 0;
+}
+
+/* Stamp the redexes of n (redex, node) pairs with generation g, and where `val` is given, each with its node. */
+static void stamp_pairs(int32_t *stamp, int32_t *val, const int32_t *pairs, int32_t n, int32_t g) {
+  for (int32_t e = 0; e < n; e++) {
+    stamp[pairs[2 * e]] = g;
+    if (val) val[pairs[2 * e]] = pairs[2 * e + 1];
+  }
+}
+
 /* Append (redex, x with the sources equal to src[j] replaced by c) for every (redex, c) of `from`'s map.
  * Pool offsets, not pointers: interning may move every array. */
 static int fill_from(Space *s, int32_t x, int32_t from_off, int32_t from_n, int32_t j_node, int32_t other_map) {
@@ -271,10 +287,7 @@ static int fill_from(Space *s, int32_t x, int32_t from_off, int32_t from_n, int3
     if (other_map >= 0 && s->stamp[redex] == other_map) continue;   /* _both: already made from the left source */
     const int32_t *src = s->srcs + s->src_off[x];
     for (int32_t k = 0; k < n; k++) buf[k] = src[k] == j_node ? c : src[k];
-    int32_t h = intern(s, s->label[x], s->op[x], buf, n, 1);
-    if (h < 0) { rc = -1; break; }
-    if (grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) { rc = -1; break; }
-    s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
+    if (add_step(s, x, redex, buf) < 0) { rc = -1; break; }
   }
   if (buf != buf_small) PyMem_Free(buf);
   return rc;
@@ -298,9 +311,7 @@ static int fill_general(Space *s, int32_t x, int64_t start) {
         for (int32_t f = 0; f < s->map_n[sk]; f++) if (s->maps[s->map_off[sk] + 2 * f] == redex) { v = s->maps[s->map_off[sk] + 2 * f + 1]; break; }
         buf[k] = v;
       }
-      int32_t h = intern(s, s->label[x], s->op[x], buf, n, 1);
-      if (h < 0 || grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) { rc = -1; break; }
-      s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
+      if (add_step(s, x, redex, buf) < 0) { rc = -1; break; }
     }
   }
   PyMem_Free(buf);
@@ -334,7 +345,7 @@ static int compute(Space *s, int32_t x) {
       if (total + local > limit) rc = -2;
       else {
         int32_t g = ++s->gen, ao = s->map_off[a], an = s->map_n[a], bo = s->map_off[b], bn = s->map_n[b];
-        for (int32_t e = 0; e < an; e++) { s->stamp[s->maps[ao + 2 * e]] = g; s->stamp_val[s->maps[ao + 2 * e]] = s->maps[ao + 2 * e + 1]; }
+        stamp_pairs(s->stamp, s->stamp_val, s->maps + ao, an, g);
         int disjoint = 1;
         for (int32_t e = 0; e < bn; e++) if (s->stamp[s->maps[bo + 2 * e]] == g) { disjoint = 0; break; }
         if (disjoint) {
@@ -343,20 +354,17 @@ static int compute(Space *s, int32_t x) {
         } else {
           /* a redex below both sources is rewritten in both: (c, mb.get(r, b)) for ma's, then mb's others */
           int32_t g2 = ++s->gen;
-          for (int32_t e = 0; e < bn; e++) { s->stamp[s->maps[bo + 2 * e]] = g2; s->stamp_val[s->maps[bo + 2 * e]] = s->maps[bo + 2 * e + 1]; }
+          stamp_pairs(s->stamp, s->stamp_val, s->maps + bo, bn, g2);
           for (int32_t e = 0; e < an && rc == 0; e++) {
             int32_t redex = s->maps[ao + 2 * e], pair[2];
             pair[0] = s->maps[ao + 2 * e + 1];
             pair[1] = s->stamp[redex] == g2 ? s->stamp_val[redex] : b;
-            int32_t h = intern(s, s->label[x], s->op[x], pair, 2, 1);
-            if (h < 0 || grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) { rc = -1; break; }
-            s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
+            if (add_step(s, x, redex, pair) < 0) { rc = -1; break; }
           }
           if (rc == 0) {   /* mark ma's redexes with a third generation, then take mb's others */
             int32_t g3 = ++s->gen;
-            ao = s->map_off[a];
-            for (int32_t e = 0; e < an; e++) s->stamp[s->maps[ao + 2 * e]] = g3;
-            rc = fill_from(s, x, s->map_off[b], bn, b, g3);
+            stamp_pairs(s->stamp, NULL, s->maps + ao, an, g3);   /* maps may have moved: offsets, not pointers, are kept */
+            rc = fill_from(s, x, bo, bn, b, g3);
           }
         }
       }
@@ -479,8 +487,7 @@ static int persistent(Space *s, int32_t i) {
   if (!(grp = PyMem_Malloc((size_t)n_isl * sizeof(int32_t)))) { PyErr_NoMemory(); result = -1; goto done; }
   for (int64_t k = 0; k < n_isl; k++) {
     int32_t g = ++s->pgen;
-    const int32_t *mk = s->maps + s->map_off[isl[k]];
-    for (int32_t e = 0; e < s->map_n[isl[k]]; e++) s->pstamp[mk[2 * e]] = g;
+    stamp_pairs(s->pstamp, NULL, s->maps + s->map_off[isl[k]], s->map_n[isl[k]], g);
     int64_t kept = 0;
     for (int64_t q = 0; q < n_order; q++) {   /* each earlier group, against the keys merged so far */
       int32_t gid = order[q], hit = 0;
@@ -491,8 +498,7 @@ static int persistent(Space *s, int32_t i) {
       if (!hit) { order[kept++] = gid; continue; }
       for (int64_t j = 0; j < k; j++) if (grp[j] == gid) {
         grp[j] = (int32_t)k;
-        const int32_t *mj = s->maps + s->map_off[isl[j]];
-        for (int32_t e = 0; e < s->map_n[isl[j]]; e++) s->pstamp[mj[2 * e]] = g;
+        stamp_pairs(s->pstamp, NULL, s->maps + s->map_off[isl[j]], s->map_n[isl[j]], g);
       }
     }
     n_order = kept;
@@ -522,7 +528,7 @@ static int persistent(Space *s, int32_t i) {
     /* every redex of the group is a step of the whole graph too, and no step leads to an expanded state (the
      * cycle proviso): this is the persistent set */
     int32_t g2 = ++s->pgen, roff = s->map_off[root], rn = s->map_n[root];
-    for (int32_t e = 0; e < rn; e++) { s->pstamp[s->maps[roff + 2 * e]] = g2; s->pstamp_val[s->maps[roff + 2 * e]] = s->maps[roff + 2 * e + 1]; }
+    stamp_pairs(s->pstamp, s->pstamp_val, s->maps + roff, rn, g2);
     int all_steps = 1;
     for (int64_t e = 0; e < n_list && all_steps; e++) all_steps = s->pstamp[list[e]] == g2;
     if (!all_steps) continue;   /* as reduction.py: the next closed group may do */
@@ -599,10 +605,15 @@ static int bind(Space *s, int32_t id, PyObject *u) {
   return 0;
 }
 
+static uint64_t label_hash(PyObject *const key[3]) {
+  return fmix(mix(mix((uint64_t)(uintptr_t)key[0], (uint64_t)(uintptr_t)key[1]), (uint64_t)(uintptr_t)key[2]));
+}
+
 /* The label and op code of an inner node's (op, dtype, arg), cached by identity: the UOps holding them are kept
  * (bind), so an address is never reused while the space lives. */
 static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int32_t *label, int32_t *code, int make) {
-  uint64_t h = fmix(mix(mix((uint64_t)(uintptr_t)op, (uint64_t)(uintptr_t)dtype), (uint64_t)(uintptr_t)arg));
+  PyObject *const key[3] = {op, dtype, arg};
+  uint64_t h = label_hash(key);
   int64_t mask = s->cap_lab - 1, j = (int64_t)(h & (uint64_t)mask);
   for (; s->lab_key[3 * j]; j = (j + 1) & mask)
     if (s->lab_key[3 * j] == op && s->lab_key[3 * j + 1] == dtype && s->lab_key[3 * j + 2] == arg) {
@@ -625,7 +636,7 @@ static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int3
     if (!k || !lv || !lo) { PyMem_Free(k); PyMem_Free(lv); PyMem_Free(lo); PyErr_NoMemory(); return -1; }
     for (int64_t i = 0; i < s->cap_lab; i++) if (s->lab_key[3 * i]) {
       PyObject **e = s->lab_key + 3 * i;
-      int64_t t = (int64_t)(fmix(mix(mix((uint64_t)(uintptr_t)e[0], (uint64_t)(uintptr_t)e[1]), (uint64_t)(uintptr_t)e[2])) & (uint64_t)(cap - 1));
+      int64_t t = (int64_t)(label_hash(e) & (uint64_t)(cap - 1));
       while (k[3 * t]) t = (t + 1) & (cap - 1);
       memcpy(k + 3 * t, e, 3 * sizeof(PyObject *)); lv[t] = s->lab_val[i]; lo[t] = s->lab_op[i];
     }
@@ -832,8 +843,9 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
   (void)closure;
   return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->ptrs.n, "states", (int)s->n_states,
                        "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
-                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 1 + 8 + 8) + s->ptrs.cap * 12 + s->sigs.cap * 12 + s->cap_srcs * 4 + s->cap_table * 4 +
-                                            s->cap_maps * 4 + s->cap_states * 17 + s->cap_stamp * 8));
+                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 1 + 8 + 8) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap) * 12 +
+                                            s->cap_srcs * 4 + s->cap_table * 4 + s->cap_maps * 4 + s->cap_states * (5 * 4 + 1) +
+                                            s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_lab * (3 * 8 + 4 + 4)));
 }
 
 /* ---- the type */
