@@ -49,7 +49,6 @@ from uopc.relational.space.step import Semantics
 from uopc.uir import parse_uir
 
 SEMANTICS: Semantics = "tree" if os.environ.get("TREE") == "1" else "graph"
-NATIVE = None if os.environ.get("UOPC_NATIVE") != "0" else False   # the native core where it applies, unless UOPC_NATIVE=0
 
 CAP_SECONDS = 60.0   # wall seconds (the explorer's timeout): a guard; every run of the table takes well under a second now
 MIN_GROWTH = 64 * 1024   # resident growth below this is within a few pages: too coarse to divide by the states
@@ -123,7 +122,7 @@ def run_uopc(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
   root = parse_uir(text)
   t1 = time.process_time()
   before = rss() if memory else 0
-  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=SEMANTICS), native=NATIVE)
+  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=SEMANTICS))   # native: UOPC_NATIVE decides
   if shape.indexed:   # "(iv) per state": indexing the program (time and memory) is left out
     ex.prepare()
     t1 = time.process_time()
