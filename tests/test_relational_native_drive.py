@@ -21,6 +21,13 @@ def test_the_native_core_is_built():
   assert available(), missing()
 
 
+def sum_of_add0(first_slot: int, n: int) -> UOp:
+  """``(p_first + 0) + (p_first+1 + 0) + ...``: n independent ``+ 0`` redexes, summed left to right."""
+  g = UOp.param(first_slot) + 0
+  for k in range(1, n): g = g + (UOp.param(first_slot + k) + 0)
+  return g
+
+
 def snapshot(ex: Exploration) -> tuple:
   """Everything an exploration reports, by value: graphs as nodes (hash consed), states by id."""
   def redex(r): return None if r is None else (r.node, r.rule_index, r.result, r.error)
@@ -72,9 +79,7 @@ def test_shared_subgraphs_are_rewritten_everywhere_alike(g, pm):
 
 
 def test_the_native_core_runs_the_whole_search_where_it_applies():
-  p = [UOp.param(i) for i in range(6)]
-  g = p[0] + 0
-  for q in p[1:]: g = g + (q + 0)
+  g = sum_of_add0(0, 6)
   (states, edges, normals, complete, _, _, _), ex = both(g, COMM, max_states=None)
   assert ex.native and complete and len(states) == 3**6 * 2**5 and normals == []   # commutativity always applies
   assert len(edges) > len(states)
@@ -103,9 +108,7 @@ def test_a_call_is_left_to_python():
 
 
 def test_graphs_are_made_only_when_read():
-  p = [UOp.param(100 + i) for i in range(8)]
-  g = p[0] + 0
-  for q in p[1:]: g = g + (q + 0)
+  g = sum_of_add0(100, 8)
   ex = Exploration(g, ZERO, max_states=None, native=True).run()
   made = ex._native.core.counts["bound"]
   assert len(ex.states) == 256 and made < 40   # the program's nodes and the rules' results, not every state's graph
@@ -123,9 +126,7 @@ def test_an_interrupt_inside_a_rule_stops_both_cores_at_the_same_state():
       if len(calls) == n: raise BoundHit("interrupted")
       return y + x
     return PatternMatcher([(x + 0, lambda x: x), (x + y, swap)], name="swap")
-  p = [UOp.param(200 + i) for i in range(6)]
-  g = p[0] + 0
-  for q in p[1:]: g = g + (q + 0)
+  g = sum_of_add0(200, 6)
   python = Exploration(g, interrupted_after(300), max_states=None, native=False)
   native = Exploration(g, interrupted_after(300), max_states=None, native=True)
   a, b = snapshot(python), snapshot(native)
