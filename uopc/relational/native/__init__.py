@@ -4,7 +4,7 @@
 hash-consing table), so a state costs a few machine words per rebuilt node instead of a
 Python object, a table entry and a dict. Python is called only to find a node's own redexes,
 and only for nodes some rule may match. ``Exploration`` uses it by itself where it applies
-(graph semantics, breadth first, no reduction, no CALL) and falls back to the pure-Python
+(graph semantics, breadth first, no CALL; reduced searches too) and falls back to the pure-Python
 Stepper, with the same results, wherever it does not (``docs/native.md``).
 
 >>> from uopc import UOp, UPat, PatternMatcher
@@ -17,7 +17,6 @@ Stepper, with the same results, wherever it does not (``docs/native.md``).
 from __future__ import annotations
 
 import os
-
 from typing import Any
 
 _missing: str | None = None
