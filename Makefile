@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test static bench clean
+.PHONY: demo test static browser bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,12 @@ demo: $(STAMP)
 	@echo
 	@echo "uopc is in $(BIN), not on your PATH: run $(BIN)/uopc, or 'source $(BIN)/activate' first."
 
-test: $(STAMP) static
+test: browser $(STAMP) static
 	$(BIN)/python -m pytest -n 2
+
+# Chromium and its driver for the page tests: installed as root with apt, else one line says how
+browser:
+	@bash dev/browser.sh
 
 # The static gate (configured in pyproject.toml): lint, then types; either failing stops `make test` before pytest.
 static: $(STAMP)
