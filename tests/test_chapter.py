@@ -96,3 +96,9 @@ def test_2_5_a_custom_matcher_and_the_where_cast_bug():
   fixed = PatternMatcher([(UPat(Ops.WHERE, dtype=dtypes.i32, src=(UPat.var("c"), UPat(Ops.CONST, arg=1),
                                                                   UPat(Ops.CONST, arg=0))), lambda c: c.cast(dtypes.i32))])
   assert graph_rewrite(wb, fixed) is wb
+
+
+def test_2_6_an_index_out_of_bounds_is_the_rules_index_error():
+  from uopc.symbolic import run
+  with pytest.raises(IndexError) as e: run(UOp.stack(1, 2, 3).index(5))
+  assert f"IndexError: {e.value}" == "IndexError: index 5 out of bounds for STACK of 3"   # the chapter's output line

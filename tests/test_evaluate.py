@@ -6,7 +6,7 @@ import pytest
 from tests.helpers import param
 from uopc import Ops, PatternMatcher, UOp, UOpError, dtypes, evaluate, inline_call, run, symbolic, to_python
 from uopc.evaluate import UndefinedError, bind_params, from_python
-from uopc.rewrite import graph_rewrite
+from uopc.rewrite import ProgramError, graph_rewrite
 from uopc.term import show
 from uopc.uir import parse_uir
 
@@ -76,13 +76,29 @@ def test_index_of_stack():
   assert to_python(run(m.index())) == [[1, 2, 3], [10, 20, 30]]
 
 
-def test_index_out_of_bounds_is_an_error_only_when_needed():
+def test_a_needed_index_out_of_bounds_raises_the_chapters_index_error():
   oob = UOp.stack(1, 2, 3).index(5)
-  assert run(oob) is oob   # no value: it stays, like 7 // 0
-  with pytest.raises(UndefinedError, match=r"^index 5 out of bounds for axis 0 of size 3$"): to_python(run(oob))
+  # the chapter: "IndexError: index 5 out of bounds for STACK of 3", raised by run, not by to_python later
+  with pytest.raises(IndexError, match=r"^index 5 out of bounds for STACK of 3$") as e: run(oob)
+  assert isinstance(e.value, ProgramError)   # the program fails, not a rule: exit 1, and check-rules blames the instance
+  with pytest.raises(IndexError, match=r"^index -1 out of bounds for STACK of 2$"):
+    run(UOp.stack(UOp.stack(1, 2), UOp.stack(3, 4)).index(1, -1) + 1)
+  with pytest.raises(IndexError, match=r"^index 3 out of bounds for STACK of 3$"): run(p0 + UOp.stack(1, 2, 3).index(3))
+  with pytest.raises(IndexError, match=r"^index 5 out of bounds"): run(UOp.stack(oob, 1))   # an element of the value
+
+
+def test_a_dead_index_out_of_bounds_is_no_error():
+  oob = UOp.stack(1, 2, 3).index(5)
   assert to_python(run(UOp.const(True).where(1, oob))) == 1 and to_python(run(oob * 0)) == 0   # dead: dropped
-  with pytest.raises(UndefinedError, match=r"^index -1 out of bounds for axis 0 of size 2$"):
-    to_python(run(UOp.stack(UOp.stack(1, 2), UOp.stack(3, 4)).index(1, -1) + 1))
+  maybe = (p0 < 1).where(oob, 0)   # needed only if p0 < 1: run leaves it to the binding
+  assert run(maybe) is maybe
+  assert to_python(run(bind_params(maybe, {0: 4}))) == 0
+  with pytest.raises(IndexError, match=r"^index 5 out of bounds for STACK of 3$"): run(bind_params(maybe, {0: 0}))
+  # the innermost undefined operation is the one named, as to_python does
+  with pytest.raises(UndefinedError, match=r"^division by zero: 7 // 0$"): to_python(run(UOp.stack(1, 2).index(UOp.const(7) // 0) + oob))
+  # graph_rewrite itself leaves the INDEX (an error only where the value is needed); to_python names it as the C backend does
+  assert graph_rewrite(oob, symbolic + evaluate) is oob
+  with pytest.raises(UndefinedError, match=r"^index 5 out of bounds for axis 0 of size 3$"): to_python(oob)
 
 
 @pytest.mark.parametrize("prog, message", [

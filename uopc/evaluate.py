@@ -44,8 +44,12 @@ class TooLarge(ProgramError, MemoryError):
   """A value with more elements than the interpreter materializes (``MAX_ELEMENTS``)."""
 
 
+class IndexOutOfBounds(ProgramError, IndexError):
+  """A needed INDEX of a STACK at a constant position outside it: the chapter's ``IndexError``, raised by ``run``."""
+
+
 def _index_stack(s: UOp, i: UOp, rest: tuple[UOp, ...]) -> UOp | None:
-  # out of bounds has no value: the INDEX stays, like 7 // 0, and is an error only if it is still needed at the end
+  # out of bounds has no value: the INDEX stays, like 7 // 0, and is an error only if it is still needed at the end (run)
   if not 0 <= i.arg < len(s.src): return None
   return s.src[i.arg].index(*rest) if rest else s.src[i.arg]
 
@@ -155,8 +159,33 @@ evaluate = PatternMatcher([
 
 
 def run(u: UOp, max_steps: int = 10_000_000) -> UOp:
-  """Evaluate a program by rewriting with ``symbolic + evaluate``; a closed program becomes its value."""
-  return graph_rewrite(u, _run_rules, max_steps=max_steps)
+  """Evaluate a program by rewriting with ``symbolic + evaluate``; a closed program becomes its value.
+
+  An INDEX out of bounds that the result needs raises the chapter's ``IndexError`` (``IndexOutOfBounds``);
+  one in a branch rewriting dropped is no error, and one under a WHERE whose condition is not known stays.
+
+  >>> run(UOp.stack(1, 2, 3).index(5))
+  Traceback (most recent call last):
+    ...
+  uopc.evaluate.IndexOutOfBounds: index 5 out of bounds for STACK of 3
+  """
+  out = graph_rewrite(u, _run_rules, max_steps=max_steps)
+  if out.op is not CONST: _raise_needed_index(out)
+  return out
+
+
+def _needed(u: UOp) -> tuple[UOp, ...]:
+  """The sources whose values ``u``'s value needs whatever the PARAMs are: a WHERE's branches may be dead."""
+  return u.src[:1] if u.op is Ops.WHERE else call_body_scope(u)
+
+
+def _raise_needed_index(out: UOp) -> None:
+  """Raise ``IndexOutOfBounds`` if the first undefined operation ``out`` needs (leaves first, as ``to_python``
+  names them) is an INDEX out of bounds; any other is left for ``to_python`` to name."""
+  for n in out.toposort(_needed):
+    if n.op is CONST or _undefined(n) is None: continue
+    if n.op is Ops.INDEX: raise IndexOutOfBounds(f"index {n.src[1].arg} out of bounds for STACK of {len(n.src[0].src)}")
+    return
 
 
 _run_rules = symbolic + evaluate
