@@ -103,6 +103,23 @@ def test_patterns_unify_in_either_order_and_reify_to_nodes():
   assert run(0, x, eq(pat.add(x, 11), g)) == (p0 * 3,)
 
 
+def test_as_node_gives_the_node_evaluation_builds_or_none_where_evaluation_refuses():
+  # an operand list (a cdr) is not a node, empty or not: None, and evaluating it says so
+  for operands in (cdr(p0), cdr(p0 + 1), cdr(etuplize(p0))):
+    assert as_node(operands) is None
+    with pytest.raises(ValueError, match="not a node"): _ = operands.evaled_obj
+  # an omitted dtype is inferred when a pattern is built, by as_node as by evaluation
+  for e, g in ((pat.add(p0, 1), p0 + 1), (pat.mul(pat.add(p0, 1), 2), (p0 + 1) * 2), (pat.node(Ops.MAX, p0, p1), p0.max(p1)),
+               (pat.add(p0, 1, dtype=dtypes.i32), p0 + 1)):
+    assert e.evaled_obj is g and as_node(e) is g
+  # a hole, an open arg or an ill-typed pattern: both refuse
+  x = var("x")
+  for e, err, match in ((pat.add(x, 1), ValueError, "logic variable ~x"), (pat.mul(pat.add(p0, x), 2), ValueError, "logic variable ~x"),
+                        (pat.node(Ops.ADD, p0, 1, arg=var()), ValueError, "open head"), (pat.add(p0, 1.0), bridge.UOpError, "mismatched")):
+    assert as_node(e) is None
+    with pytest.raises(err, match=match): _ = e.evaled_obj
+
+
 def test_term_pattern_reads_the_one_line_form():
   s = unify(term_pattern("add(mul(?x, 3), ?c)"), p0 * 3 + 11, {})
   assert s[var("x")] is p0 and s[var("c")] is UOp.const(11)

@@ -82,6 +82,12 @@ def test_a_ground_etuple_is_as_good_as_its_node():
   assert set(run(0, q, eq(x, p0 + 0), stepo(UNITS, pat.mul(x, 1), q))) == {p0 + 0, p0 * 1}
 
 
+def test_a_pattern_with_only_its_dtype_open_is_the_node_it_builds():
+  q = var()
+  assert run(0, q, stepo(UNITS, pat.add(p0, 0), q)) == (p0,)        # the dtype is inferred, as evaluation infers it
+  assert run(0, q, reacho(UNITS, pat.mul(pat.add(p0, 0), 1), q)) == run(0, q, reacho(UNITS, (p0 + 0) * 1, q))
+
+
 def test_backward_stepo_finds_true_predecessors():
   q = var()
   preds = set(run(0, q, stepo(UNITS, q, p0 * 1)))

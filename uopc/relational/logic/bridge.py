@@ -184,8 +184,10 @@ def _evaluate(root: UExpr) -> Any:
       stack.extend((k, False) for k in kids if type(k) is UExpr)
       continue
     vals = [a.evaled_obj if isinstance(a, ExpressionTuple) else a for a in e._tuple]
+    if not vals or not callable(vals[0]): raise ValueError(f"cannot evaluate {e!r}: it is not a node (no callable head: an operand list?)")
     op, args = vals[0], vals[1:]
-    if not callable(op): raise ValueError(f"cannot evaluate {e!r}: its head is not callable")
+    if type(op) is Head and (hole := next((a for a in args if isvar(a)), None)) is not None:
+      raise ValueError(f"cannot build a node from {e!r}: it holds the logic variable {hole!r} (reify it first)")
     e._evaled_obj = op(*args)
   return root._evaled_obj
 
@@ -235,24 +237,37 @@ def sources_of(u: UOp) -> UExpr:
 
 
 def as_node(x: Any) -> UOp | None:
-  """``x`` as a node if it stands for one (a node, or a ground etuple of one), else None."""
+  """``x`` as a node if it stands for one, else None: the node ``x.evaled_obj`` builds, None where evaluation refuses.
+
+  A node stands for itself; so does an etuple whose only logic variables are open
+  dtypes (``pat.add(p0, 1)``), which building infers. An operand list (a ``cdr``), a
+  pattern with a hole, an open op or arg, or an ill-typed one is not a node.
+
+  >>> from unification import var
+  >>> from cons import cdr
+  >>> as_node(pat.add(UOp.param(0), 1)) is UOp.param(0) + 1, as_node(pat.add(var(), 1)), as_node(cdr(UOp.param(0)))
+  (True, None, None)
+  """
   if type(x) is UOp: return x
-  if isinstance(x, ExpressionTuple) and isground_term(x):
+  if isinstance(x, ExpressionTuple) and isground_term(x, open_dtypes=True):
     try: v = x.evaled_obj
     except (UOpError, ValueError, TypeError): return None
     return v if type(v) is UOp else None
   return None
 
 
-def isground_term(x: Any) -> bool:
-  """True if ``x`` holds no logic variable (iterative; nodes are always ground)."""
+def isground_term(x: Any, open_dtypes: bool = False) -> bool:
+  """True if ``x`` holds no logic variable (iterative; nodes are always ground).
+
+  ``open_dtypes`` allows a head's open dtype, which building the node infers (``as_node``).
+  """
   stack, seen = [x], set()
   while stack:
     t = stack.pop()
     if type(t) is UOp: continue
     if isvar(t): return False
     if type(t) is Head:
-      if not t.ground: return False
+      if not t.ground and not (open_dtypes and isground_term((t.op, t.arg))): return False
       continue
     if isinstance(t, ExpressionTuple):
       if t._evaled_obj is not _NOT_SET or id(t) in seen: continue
