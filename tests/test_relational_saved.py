@@ -69,3 +69,20 @@ def test_view_of_bad_input_is_one_line_exit_2(capsys, tmp_path, text, message):
   assert main(["explore", "view", str(path)]) == 2
   err = capsys.readouterr().err
   assert err.count("\n") == 1 and re.search(message, err)
+
+
+EXPLORATION = '{"program": "p0", "states": [], "edges": [], "normal_form_ids": []'
+
+
+@pytest.mark.parametrize("text,message", [("[" * 100_000 + "]" * 100_000, r"saved\.json:1:201: nested more than 200 deep"),
+                                          (EXPLORATION + ', "n": ' + "1" * 5000 + "}", r"saved\.json:1:\d+: an integer of 5,000 digits"),
+                                          (EXPLORATION + ', "t": "\\ud800"}', r"saved\.json:1:\d+: \\ud800 is a lone surrogate"),
+                                          (EXPLORATION + ', "n": NaN}', r"saved\.json:1:\d+: NaN is not a JSON number")],
+                         ids=["deep", "long-int", "surrogate", "nan"])
+def test_view_of_json_no_page_can_hold_is_one_line_exit_2(capsys, tmp_path, text, message):
+  # each was exit 4 (a RecursionError, int()'s digit limit, a UTF-8 encode error) or, for NaN, a page the browser cannot parse
+  path, page = tmp_path / "saved.json", tmp_path / "page.html"
+  path.write_text(text)
+  assert main(["explore", "view", str(path), "-o", str(page)]) == 2
+  err = capsys.readouterr().err
+  assert err.count("\n") == 1 and re.search(message, err) and not page.exists()

@@ -18,9 +18,10 @@ one-line term form (the JSON's text, cut at its length limit); nothing is re-exp
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from uopc.json_input import JSONInputError, parse_json
 
 __all__ = ["LoadError", "Saved", "SavedEdge", "SavedState", "kind_of", "load"]
 
@@ -95,8 +96,8 @@ def load(path: str) -> Saved:
   try:
     with open(path, encoding="utf-8") as f: text = f.read()
   except (OSError, UnicodeError) as e: raise LoadError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
-  try: data = json.loads(text)
-  except json.JSONDecodeError as e: raise LoadError(f"{path}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+  try: data = parse_json(text, path)   # NaN, a lone surrogate, a 5,000-digit int or deep nesting: refused, with its place
+  except JSONInputError as e: raise LoadError(str(e)) from None
   kind = kind_of(data)
   if kind is None: raise LoadError(f"{path}: not the --format json output of a uopc explorer command")
   saved = Saved(kind, data)
