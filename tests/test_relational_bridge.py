@@ -318,3 +318,30 @@ def test_kanren_core_calls_the_fronts_and_answers_as_the_dispatchers_do(monkeypa
   monkeypatch.setattr(kanren.core, "unify", unify)
   monkeypatch.setattr(kanren.core, "reify", reify)
   assert fast == query() == [("add(p0, 1)", "p0"), ("add(~x, 1)", "~x")]
+
+
+# kanren.constraints registers unify on (object, object, ConstrainedState); the fast paths here must neither be
+# ambiguous with it (multipledispatch warns at the first unify) nor win over it (a disequality would be skipped)
+_WITH_CONSTRAINTS = """
+from kanren import eq, run, var
+from kanren.assoccomm import commutative, eq_comm
+from kanren.constraints import neq
+from kanren.facts import fact
+from uopc import UOp
+p0, x, y = UOp.param(0), var(), var()
+fact(commutative, "add")
+assert run(0, x, neq(x, p0), eq(x, p0)) == (), "a disequality on a node is skipped"
+assert run(0, x, eq(x, p0), neq(x, p0)) == ()
+assert run(0, x, neq(x, p0), eq(x, p0 + 1)) == (p0 + 1,)
+assert run(0, x, neq(x, 1)) == (x,)
+assert set(run(0, (x, y), eq_comm(("add", 1, 2), ("add", x, y)))) == {(1, 2), (2, 1)}
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("imports", ["import kanren.constraints, uopc.relational", "import uopc.relational, kanren.constraints"])
+def test_beside_kanren_constraints_unify_is_unambiguous_and_honours_disequalities(imports):
+  import subprocess
+  import sys
+  out = subprocess.run([sys.executable, "-W", "error", "-c", imports + "\n" + _WITH_CONSTRAINTS], capture_output=True, text=True)
+  assert (out.returncode, out.stdout, out.stderr) == (0, "ok\n", "")

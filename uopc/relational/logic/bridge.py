@@ -555,10 +555,12 @@ _unify.add((UExpr, UExpr, Mapping), _unify_uexprs)
 _reify.add((UOp, Mapping), lambda u, s: u)
 _reify.add((Head, Mapping), _reify_head)
 _reify.add((UExpr, Mapping), _reify_uexpr)
-reify.add((Var, Mapping), _reify_top)
-reify.add((UOp, Mapping), _reify_top)
+# The fronts take plain dicts (kanren's states) only: a ``Mapping`` would be as specific as kanren.constraints'
+# (object, object, ConstrainedState), an ambiguity multipledispatch warns of, and could win over it (skipping a ``neq``).
+reify.add((Var, dict), _reify_top)
+reify.add((UOp, dict), _reify_top)
 for _a, _b in _TOP_PAIRS:
-  unify.add((_a, _b, Mapping), _unify_top)
+  unify.add((_a, _b, dict), _unify_top)
 _car.add((UOp,), head_of)
 _cdr.add((UOp,), lambda u: sources_of(u))
 # kanren's ``eq`` and ``run`` look ``unify`` and ``reify`` up in kanren.core when they run: the same answers, without the dispatch
