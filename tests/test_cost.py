@@ -40,6 +40,25 @@ def test_bad_specs_say_what_is_wrong(spec, message):
   with pytest.raises(CostError, match=message): Cost.parse(spec)
 
 
+@pytest.mark.parametrize("spec", ["*=1.7976931348623157e308,const=0.5", "mul=1e16"])
+def test_a_weight_too_large_for_a_finite_sum_is_refused(spec):
+  # was an OverflowError (exit 4) once a sum mixed the 1.8e308 int with a float weight
+  with pytest.raises(CostError, match=r"expected nodes, OP=WEIGHT,... \(weights from 0 to 1e\+15\)"): Cost.parse(spec)
+  assert Cost.parse("*=1e15,const=0.5").of(p0 * 3) == 2e15 + 0.5
+
+
+def test_a_weights_table_from_a_file_is_checked(tmp_path):
+  f = tmp_path / "costs.py"
+  f.write_text("TABLE = {'mul': float('inf')}\nWORDS = {'mul': 'four'}\n")
+  with pytest.raises(CostError, match="the weight of mul is inf; a weight is a number"): Cost.parse(f"{f}:TABLE")
+  with pytest.raises(CostError, match="the weight of mul is 'four'"): Cost.parse(f"{f}:WORDS")
+
+
+def test_a_function_that_returns_an_infinite_cost_is_an_error():
+  with pytest.raises(CostError, match="returned inf for PARAM; a cost is a finite number >= 0"):
+    Cost.function(lambda u, cs: float("inf")).of(p0)
+
+
 def test_a_function_that_returns_no_number_is_an_error():
-  with pytest.raises(CostError, match="a cost is a number >= 0"): Cost.function(lambda u, cs: "cheap").of(p0)
+  with pytest.raises(CostError, match="a cost is a finite number >= 0"): Cost.function(lambda u, cs: "cheap").of(p0)
   assert as_cost(None).name == "nodes" and as_cost("mul=2").of(UOp.const(1) * p0) == 4

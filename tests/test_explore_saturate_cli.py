@@ -70,7 +70,9 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path):
   assert e.value.code == 2 and "argument --cost: bad --cost 'frob=1': no op 'frob'" in capsys.readouterr().err
   bad = write(tmp_path, "def bad(u, cs): return 'x'\n", "cost.py")
   code, out, err = uopc(capsys, "saturate", SATURATION, "--cost", f"{bad}:bad")
-  assert code == 2 and len(err.splitlines()) == 1 and "a cost is a number" in err
+  assert code == 2 and len(err.splitlines()) == 1 and "a cost is a finite number" in err
+  with pytest.raises(SystemExit) as e: uopc(capsys, "saturate", SATURATION, "--cost", "*=1.7976931348623157e308,const=0.5")
+  assert e.value.code == 2 and "(weights from 0 to 1e+15)" in capsys.readouterr().err   # was exit 4: an OverflowError summing costs
 
 
 def test_text_output(capsys):

@@ -29,6 +29,7 @@ from uopc.ops import Ops
 from uopc.uop import UOp
 
 CostFn = Callable[[UOp, list[float]], float]
+MAX_WEIGHT = 10**15   # a weight's bound: a sum over any graph stays finite (1.8e308 per node overflowed to inf, exit 4)
 
 
 class CostError(ValueError):
@@ -64,8 +65,8 @@ class Cost:
     assert self.fn is not None
     try: c = self.fn(u, src_costs)
     except Exception as e: raise CostError(f"cost {self.name}: {type(e).__name__}: {e}") from None
-    if isinstance(c, bool) or not isinstance(c, (int, float)) or c != c or c < 0:
-      raise CostError(f"cost {self.name}: returned {c!r} for {u.op.name}; a cost is a number >= 0")
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0 <= c < float("inf"):
+      raise CostError(f"cost {self.name}: returned {c!r} for {u.op.name}; a cost is a finite number >= 0")
     return c
 
   def __repr__(self) -> str: return f"Cost({self.name})"
@@ -79,6 +80,10 @@ class Cost:
   def weights(table: Mapping[Ops, float], default: float = 1, name: str = "weights") -> Cost:
     """A weight per op (``default`` for the others), summed over distinct nodes."""
     table = dict(table)
+    for op, w in [*table.items(), (None, default)]:
+      if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w <= MAX_WEIGHT:
+        raise CostError(f"cost {name}: the weight of {'*' if op is None else op.name.lower()} is {w!r}; a weight is a number "
+                        f"from 0 to {MAX_WEIGHT:.0e}")
     return Cost(name, weight=lambda op: table.get(op, default))
 
   @staticmethod
@@ -102,8 +107,8 @@ class Cost:
       name, eq, w = item.partition("=")
       try: weight = float(w)
       except ValueError: weight = -1.0
-      if not eq or not weight >= 0 or weight == float("inf"):
-        raise CostError(f"bad --cost {spec!r}: expected nodes, OP=WEIGHT,... (weights >= 0), or file.py:fn")
+      if not eq or not 0 <= weight <= MAX_WEIGHT:
+        raise CostError(f"bad --cost {spec!r}: expected nodes, OP=WEIGHT,... (weights from 0 to {MAX_WEIGHT:.0e}), or file.py:fn")
       weight = int(weight) if weight.is_integer() else weight
       if name.strip() == "*": default = weight
       else: table[_op(name, spec)] = weight
