@@ -85,7 +85,8 @@ def cmd_view(args: Any) -> int:
 
 def write_page(path: str | None, data: dict[str, Any], kind: str, title: str) -> None:
   """The page to ``path`` (whole or not at all), or to stdout when ``path`` is None."""
-  write_text(path, page(data, kind, title))
+  from uopc.cli_support import shown_name   # the title names the input file: its name may not be UTF-8
+  write_text(path, page(data, kind, shown_name(title)))
 
 
 def write_text(path: str | None, text: str) -> None:

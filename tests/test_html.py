@@ -101,3 +101,16 @@ def test_json_to_a_file_is_what_stdout_gets(capsys, tmp_path, argv):
   main([*argv, "--format", "json", "-o", str(out)])
   assert capsys.readouterr().out == ""
   assert without_timing(json.loads(out.read_text())) == without_timing(json.loads(printed))
+
+
+@pytest.mark.parametrize("argv", [["simplify"], ["explore", "normal-forms"], ["saturate"]], ids=" ".join)
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(capsys, tmp_path, argv):
+  # argv holds the name's 0xff byte surrogate-escaped ('\udcff'), which UTF-8 cannot encode: the title was exit 4
+  prog, rules, out = tmp_path / "\udcff.uir", tmp_path / "r\udcfe.py", tmp_path / "page.html"
+  prog.write_bytes((EX / "affine.uir").read_bytes())
+  rules.write_text("from uopc.symbolic import symbolic as rules\n")
+  assert main([*argv, str(prog), "--rules", f"{rules}:rules", "--format", "html", "-o", str(out)]) == 0
+  text = out.read_text(encoding="utf-8")
+  assert f"{tmp_path}/\\xff.uir</title>" in text and embedded(text)["rules"] == f"{tmp_path}/r\\xfe.py:rules"
+  assert main([*argv, str(prog), "--rules", f"{rules}:rules", "--format", "json"]) == 0
+  assert json.loads(capsys.readouterr().out)["rules"] == f"{tmp_path}/r\\xfe.py:rules"

@@ -94,8 +94,18 @@ def load_rules(args: argparse.Namespace) -> None:
   """Replace every ``RulesSpec`` in ``args`` by its ``NamedRules``; a bad one is a ``CLIError`` (exit 2)."""
   for key, value in list(vars(args).items()):
     if not isinstance(value, RulesSpec): continue
-    try: setattr(args, key, NamedRules(str(value), resolve_rules(value)))
+    try: setattr(args, key, NamedRules(shown_name(value), resolve_rules(value)))
     except RuleSetError as e: raise CLIError(f"uopc: --rules: {e}") from None
+
+
+def shown_name(name: str) -> str:
+  r"""A file name from argv as text every output can hold: bytes that are not UTF-8 (which Python passes on
+  surrogate-escaped, and UTF-8 cannot encode) written ``\xff``.
+
+  >>> shown_name("prog\udcff.uir"), shown_name("prögram.uir")
+  ('prog\\xff.uir', 'prögram.uir')
+  """
+  return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def integer_arg(text: str, minimum: int | None = None) -> int:
