@@ -76,6 +76,16 @@ def test_exit_3_when_undecided(capsys, tmp_path):
   assert code == 3 and "UNDECIDED: " in out and "no common reduct found before the max_states bound" in out
 
 
+def test_the_overlap_line_shows_the_op_its_witness_uses(capsys, tmp_path):
+  spec = write_rules(tmp_path, "zero = UPat(Ops.CONST, arg=0)\n"
+                               "rules = PatternMatcher([(UPat((Ops.ADD, Ops.MUL), src=(x, zero)), lambda x: x),\n"
+                               "  (UPat((Ops.ADD, Ops.MUL), src=(x, zero), name='e'), lambda e, x: x if e.op is Ops.ADD else x.const_like(0))])\n")
+  code, out, _ = uopc(capsys, "explore", "pairs", spec)
+  lines = out.splitlines()
+  assert code == 1 and lines[:3] == ["NOT JOINABLE: rules_under_test#0 {add,mul}(x, 0)  |  rules_under_test#1 e={add,mul}(x, 0)  (both at the root)",
+                                     "  overlap: mul(~x, ~_)", "  witness: mul(p0, False)"]
+
+
 def test_module_attr_and_sums_are_accepted(capsys):
   code, out, _ = uopc(capsys, "explore", "pairs", "uopc.symbolic:fold")
   assert code == 0 and out.splitlines()[-1].startswith("uopc.symbolic:fold: 1 rules, 1 overlaps")

@@ -239,6 +239,15 @@ def test_a_rule_that_raises_is_an_error_pair():
   assert p.witness is not None and p.witness.src[1].arg == 1
 
 
+def test_the_overlap_of_an_op_set_pattern_is_the_form_its_witness_instantiates():
+  # both rules match add and mul; they join on add(x, 0) (both give x) and not on mul(x, 0): the overlap shown is mul's
+  zero = UPat(Ops.CONST, arg=0)
+  pm = PatternMatcher([(UPat((Ops.ADD, Ops.MUL), src=(x, zero)), lambda x: x),
+                       (UPat((Ops.ADD, Ops.MUL), src=(x, zero), name="e"), lambda e, x: x if e.op is Ops.ADD else x.const_like(0))])
+  p = next(p for p in critical_pairs(pm).pairs if p.rule_indices == (0, 1))
+  assert (p.status, p.overlap, p.witness.op, [show(r) for r in p.results]) == ("not-joinable", "mul(~x, ~_)", Ops.MUL, ["p0", "False"])
+
+
 def test_pairs_undecided_by_bounds_and_timeout():
   grow = PatternMatcher([(UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=2)), name="m"), lambda x, m: m * 1),
                          (UPat(Ops.MUL, src=[x, UPat(Ops.CONST, arg=2)]), lambda x: x + x)])

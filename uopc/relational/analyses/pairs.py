@@ -47,9 +47,10 @@ class PairResult(NamedTuple):
   """One critical pair: rule ``rules[0]`` at the root, ``rules[1]`` at ``position`` (child indices as the
   first rule's pattern is written; ``()`` is the root).
 
-  ``witness`` is the instance that decided the status (None if no instance had a peak),
-  ``results`` the two one-step results there, ``normal_forms`` what the canonical engine
-  makes of them, ``error`` the message of a rule that raised (with ``error_rule``);
+  ``overlap`` is the overlap term the witness instantiates (for an op set or a list of sources, the
+  form the witness has; the first form when there is no witness); ``witness`` the instance that
+  decided the status (None if no instance had a peak), ``results`` the two one-step results there,
+  ``normal_forms`` what the canonical engine makes of them, ``error`` the message of a rule that raised (with ``error_rule``);
   ``instances`` were tried, and on ``applied`` of them both rules applied.
   """
   rules: tuple[str, str]
@@ -195,7 +196,7 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
   a, b = _rule_order(outer, inner, path)
   insts, ill, why = _instances(group, max_instances)
   if not insts and why == {"no well-typed instance"}: return None, ill
-  best: tuple | None = None   # (rank, fields...) of the most serious finding so far
+  best: tuple | None = None   # (rank, fields..., the witness's overlap) of the most serious finding so far
   first_join: tuple | None = None
   both = 0
   u: UOp | None   # each instance in turn; after the loop, the witness reported
@@ -208,7 +209,7 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
     for r, h in ra + rb:
       if type(h) is Stuck:
         if best is None or best[0] > _RANK["error"]:
-          best = (_RANK["error"], "error", h.error, u, (None, None), (None, None), h.error, names[r.rule_index])
+          best = (_RANK["error"], "error", h.error, u, (None, None), (None, None), h.error, names[r.rule_index], o)
         break
     else:
       done: set[tuple[UOp, UOp]] = set()
@@ -219,20 +220,20 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
           j = join(pm, ha, hb,  # type: ignore[arg-type]
                     max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
           if j.status == "joinable":
-            if first_join is None: first_join = (j.how, u, (ha, hb), j.normal_forms)
+            if first_join is None: first_join = (j.how, u, (ha, hb), j.normal_forms, o)
             continue
           rank = _RANK[j.status]
           if best is None or best[0] > rank:
-            best = (rank, j.status, j.how, u, (ha, hb), j.normal_forms, None, None)
+            best = (rank, j.status, j.how, u, (ha, hb), j.normal_forms, None, None, o)
           if j.status == "not-joinable": break
         if best is not None and best[1] == "not-joinable": break
     if best is not None and best[1] == "not-joinable": break
-  overlap = pattern_text(group[0].term)
+  shown = group[0]   # the overlap shown: the one the witness instantiates (a form of an op set or an order of list sources)
   if best is not None:
-    _, status, how, u, results, nfs, err, err_rule = best
+    _, status, how, u, results, nfs, err, err_rule, shown = best
   elif first_join is not None:
     status, err, err_rule = "joinable", None, None
-    how, u, results, nfs = first_join
+    how, u, results, nfs, shown = first_join
   elif not insts:
     status, err, err_rule, u, results, nfs = "undecided", None, None, None, (None, None), (None, None)
     how = "cannot instantiate: " + ", ".join(sorted(w for w in why if w))
@@ -244,5 +245,5 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
     u = renumber(u, m)
     results = tuple(None if x is None else renumber(x, m) for x in results)
     nfs = tuple(None if x is None else renumber(x, m) for x in nfs)
-  return PairResult((names[a], names[b]), (a, b), path, overlap, status, how, u, results, nfs, err, err_rule,
+  return PairResult((names[a], names[b]), (a, b), path, pattern_text(shown.term), status, how, u, results, nfs, err, err_rule,
                     len(insts), ill, both), ill
