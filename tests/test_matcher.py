@@ -101,3 +101,52 @@ def test_every_candidate_gives_every_binding_of_every_rule(g, compiled):
 def test_every_candidate_keeps_a_rule_listed_twice_at_both_indices():
   pm = PatternMatcher([(x + 0, lambda x: x)])
   assert [i for i, _, _ in (pm + pm).every_candidate(p0 + 0)] == [0, 1]
+
+
+# ---- a rule's function must take the names its pattern binds: a RuleError when the rule is made
+
+def _takes_y(y): return y
+
+
+def test_a_function_that_cannot_take_the_patterns_names_is_a_rule_error_when_the_matcher_is_made():
+  import pytest
+
+  from uopc.rule_check import RuleError, RuleSignatureError
+  line = _takes_y.__code__.co_firstlineno
+  for compiled in (True, False):
+    with pytest.raises(RuleSignatureError) as e: PatternMatcher([(x + 0, _takes_y)], compiled=compiled)
+    assert isinstance(e.value, RuleError) and isinstance(e.value, TypeError)   # what the call would have raised
+    assert str(e.value) == (f"rule test_matcher#0 x + 0 (test_matcher.py:{line}): the pattern binds x, but its function "
+                            "takes (y) (a rule's function gets the pattern's names as keyword arguments)")
+  with pytest.raises(RuleError, match=r"^rule mine \(test_matcher\.py:\d+\): the pattern binds x, c, but its function takes \(x, d\) "):
+    PatternMatcher([(x + UPat.cvar("c"), lambda x, d: x, "mine")])
+  with pytest.raises(RuleError, match=r"the pattern binds no name, but its function takes \(x\)"):
+    PatternMatcher([(UPat(Ops.ADD), lambda x: x)])
+  with pytest.raises(RuleError, match=r"the pattern binds x, but its function takes \(x, /\)"):
+    PatternMatcher([(x + 0, lambda x, /: x)])
+
+
+def test_functions_that_can_take_the_patterns_names_are_fine():
+  class Call:
+    def __call__(self, x): return x
+  fine = [lambda x: x, lambda **kw: kw["x"], lambda x, y=None: x, lambda x, ctx: x, lambda x, ctx=None: x,
+          lambda *, x: x, Call(), lambda x, *rest: x]
+  pm = PatternMatcher([(x + 0, fn) for fn in fine], compiled=False) + PatternMatcher([(x + 0, fn) for fn in fine])
+  assert len(pm.rules) == 2 * len(fine) and pm.rewrite(p0 + 0) is p0
+  assert len(PatternMatcher([(x + 0, max)])) == 1   # no signature to read: not checked
+
+
+def test_a_ctx_the_function_does_not_take_or_needs_is_a_rule_error_when_rewriting():
+  import pytest
+
+  from uopc import graph_rewrite
+  from uopc.rule_check import RuleSignatureError
+  for compiled in (True, False):
+    no_ctx = PatternMatcher([(x + 0, lambda x: x)], compiled=compiled)
+    with pytest.raises(RuleSignatureError, match=r"^rule test_matcher#0 x \+ 0 \(test_matcher\.py:\d+\): the pattern binds x "
+                                                 r"and graph_rewrite passes ctx=, but its function takes \(x\)"):
+      graph_rewrite(p0 + 0, no_ctx, ctx={})
+    needs_ctx = PatternMatcher([(x + 0, lambda x, ctx: x)], compiled=compiled)
+    with pytest.raises(RuleSignatureError, match=r"the pattern binds x and graph_rewrite passes no ctx, but its function takes \(x, ctx\)"):
+      graph_rewrite(p0 + 0, needs_ctx)
+    assert graph_rewrite(p0 + 0, needs_ctx, ctx={}) is p0

@@ -21,6 +21,7 @@ import sys
 from typing import Any, Callable
 
 from uopc.ops import Ops
+from uopc.rule_check import RuleSignatureError, signature_problem
 from uopc.upat import UPat
 from uopc.upat import Bindings
 from uopc.upat_compile import MatchFn, PlainFire, RuleFire, compile_match, compile_rule, interpreted_rule, plain_rule
@@ -45,13 +46,26 @@ class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
   >>> symbolic.rules[2].name, symbolic.rules[2].location.startswith("symbolic.py:")
   ('symbolic#2 x + 0', True)
   >>> pattern, fn = pm.rules[1]      # still a pair
+
+  A function that cannot take the names its pattern binds as keyword arguments is a
+  ``RuleSignatureError`` (a ``RuleError`` and a ``TypeError``) when the rule is made:
+
+  >>> Rule(x + 0, lambda y: y, "typo")
+  Traceback (most recent call last):
+    ...
+  uopc.rule_check.RuleSignatureError: rule typo (<doctest ...>:1): the pattern binds x, but its function takes (y) (a rule's function gets ...
   """
   name: str
 
   def __new__(cls, pattern: UPat, fn: RuleFn, name: str) -> Rule:
     rule = tuple.__new__(cls, (pattern, fn))
     rule.name = name
+    if (problem := signature_problem(pattern, fn)) is not None: raise RuleSignatureError(rule.signature_error(problem))
     return rule
+
+  def signature_error(self, problem: str) -> str:
+    """The message of a ``RuleSignatureError`` of this rule: ``problem`` (``signature_problem``'s), named."""
+    return f"rule {self.describe()}: {problem} (a rule's function gets the pattern's names as keyword arguments)"
 
   def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name)
 

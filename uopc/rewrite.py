@@ -24,7 +24,9 @@ from uopc import collector
 from uopc.matcher import PatternMatcher, Rule, signature  # noqa: F401  (Rule, and UPat below: the chapter's rewrite.py has them)
 from uopc.ops import Ops
 from uopc.upat import UPat  # noqa: F401
-from uopc.rule_check import RewriteTypeError, RuleError, check_preserves_type, rewrite_problem  # noqa: F401  (importers find them here)
+from uopc.rule_check import (RewriteTypeError, RuleError, RuleSignatureError, check_preserves_type, rewrite_problem,  # noqa: F401  (importers find them here)
+                             signature_problem)
+from uopc.upat_compile import call_rule
 from uopc.uop import UOp, UOpError, make_uop
 
 
@@ -105,8 +107,24 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
     raise RewriteLoopError(f"graph_rewrite did not converge: {_loop_text(root, pm, ctx)}") from None
   except (RuleError, ProgramError): raise
   except Exception as e:   # a rule raised: found on the traceback, so the loops need no try block
-    if (rule := _raising_rule(pm, e)) is None: raise
+    if (rule := _raising_rule(pm, e)) is None:
+      if (misfit := _misfit_call(pm, e, ctx)) is not None: raise misfit from e
+      raise
     raise RuleError(f"rule {rule.describe()} raised {type(e).__name__}: {e}") from e
+
+
+def _misfit_call(pm: PatternMatcher, e: BaseException, ctx: Any) -> RuleSignatureError | None:
+  """The ``RuleSignatureError`` of a rule whose call raised ``e``: a function that takes no ``ctx`` given one, or
+  needs one given none (``PatternMatcher`` checked the pattern's names already). None if ``e`` is something else."""
+  if not isinstance(e, TypeError): return None
+  tb = e.__traceback__
+  while tb is not None and tb.tb_next is not None: tb = tb.tb_next
+  if tb is None or not (tb.tb_frame.f_code.co_filename.startswith("<upat_compile") or tb.tb_frame.f_code is call_rule.__code__):
+    return None   # not raised by the call of a rule's function
+  for rule in pm.rules:
+    if (problem := signature_problem(rule[0], rule[1], ctx is not None)) is not None:
+      return RuleSignatureError(rule.signature_error(problem))
+  return None
 
 
 class _LoopRecorder(PatternMatcher):

@@ -4,10 +4,13 @@ Below both the engine (``uopc.rewrite``) and its tracer (``uopc.trace_matcher``)
 """
 from __future__ import annotations
 
-from typing import Any
+import inspect
+from typing import TYPE_CHECKING, Any, Callable
 
-from uopc.matcher import PatternMatcher
+from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
+
+if TYPE_CHECKING: from uopc.matcher import PatternMatcher   # which imports this module
 
 
 class RuleError(Exception):
@@ -19,6 +22,50 @@ class RuleError(Exception):
 
 class RewriteTypeError(RuleError, UOpError):
   """A rule replaced a node by something that is not a node, or a node of another dtype or shape."""
+
+
+class RuleSignatureError(RuleError, TypeError):
+  """A rule's function cannot be called with the names its pattern binds (and ``ctx=``): the call's ``TypeError``,
+  naming the rule. ``PatternMatcher`` finds it when it is made; a ctx that does not fit, when rewriting."""
+
+
+def bound_names(pat: UPat) -> list[str]:
+  """The names every match of ``pat`` binds (every name in it: each match binds them all), first seen first.
+
+  >>> bound_names(UPat.var("x") * UPat.cvar("c") + UPat.var("x"))
+  ['x', 'c']
+  """
+  names: dict[str, None] = {}
+  todo = [pat]
+  while todo:
+    p = todo.pop()
+    if p.name is not None: names.setdefault(p.name)
+    if p.src is not None: todo.extend(reversed(p.src))
+  return list(names)
+
+
+def signature_problem(pat: UPat, fn: Callable, ctx: bool | None = None) -> str | None:
+  """Why ``fn`` cannot take the names ``pat`` binds as keyword arguments, or None if it can (or has no signature).
+
+  ``ctx``: True for calls with ``ctx=``, False without, None for either (a rule may be meant for one or the other).
+
+  >>> signature_problem(UPat.var("x") + 0, lambda y: y)
+  'the pattern binds x, but its function takes (y)'
+  >>> signature_problem(UPat.var("x") + 0, lambda x, ctx: x), signature_problem(UPat.var("x") + 0, lambda x, ctx: x, ctx=False)
+  (None, 'the pattern binds x and graph_rewrite passes no ctx, but its function takes (x, ctx)')
+  """
+  try: sig = inspect.signature(fn)
+  except (TypeError, ValueError): return None   # a builtin without one: its call says what is wrong
+  names = bound_names(pat)
+  kwargs: dict[str, Any] = dict.fromkeys(names)
+  for with_ctx in ((False, True) if ctx is None else (ctx,)):
+    try:
+      if with_ctx: sig.bind(**kwargs, ctx=None)
+      else: sig.bind(**kwargs)
+      return None
+    except TypeError: pass
+  passes = "" if ctx is None else " and graph_rewrite passes ctx=" if ctx else " and graph_rewrite passes no ctx"
+  return f"the pattern binds {', '.join(names) or 'no name'}{passes}, but its function takes {sig}"
 
 
 def rewrite_problem(n: UOp, m: Any) -> str | None:

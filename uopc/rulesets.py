@@ -16,6 +16,7 @@ from types import ModuleType
 
 from uopc.evaluate import evaluate
 from uopc.matcher import PatternMatcher
+from uopc.rule_check import RuleError
 from uopc.symbolic import fold, symbolic
 
 NAMED: dict[str, PatternMatcher] = {"fold": fold, "symbolic": symbolic, "evaluate": evaluate}
@@ -87,5 +88,6 @@ def _bad_code(where: str, e: BaseException) -> RuleSetError:
     if os.path.abspath(tb.tb_frame.f_code.co_filename) == os.path.abspath(where): site = f"{where}:{tb.tb_lineno}"
     tb = tb.tb_next
   if isinstance(e, SyntaxError) and e.lineno: site = f"{where}:{e.lineno}"
+  if isinstance(e, RuleError): return RuleSetError(f"{site}: {e}")   # a rule it makes is bad: it names the rule
   what = f"exited (sys.exit({e.code!r}))" if isinstance(e, SystemExit) else f"raised {type(e).__name__}: {e}"
   return RuleSetError(f"{site}: bad rules file: loading it {what}")
