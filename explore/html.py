@@ -91,11 +91,6 @@ def write_page(path: str | None, data: dict[str, Any], kind: str, title: str) ->
 
 def write_text(path: str | None, text: str) -> None:
   """``text`` to ``path`` (whole or not at all), or to stdout when ``path`` is None."""
-  if path is None:
-    from uopc.cli_support import write_out
-    write_out(text)
-    return
-  from uopc.cli_support import CLIError
-  from uopc.files import write_atomically
-  try: write_atomically(path, text)
-  except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
+  from uopc.cli_support import write_file, write_out
+  if path is None: write_out(text)
+  else: write_file(path, text)

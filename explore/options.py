@@ -50,8 +50,8 @@ def common_options(p: argparse.ArgumentParser, formats: tuple[str, ...], canonic
 
 
 def add_output(p: argparse.ArgumentParser) -> None:
-  """``-o FILE``: where ``--format json`` and ``html`` write (default stdout)."""
-  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE, whole or not at all (default stdout)")
+  """``-o FILE``: where the output goes, in every format (default stdout; ``uopc.cli_support.run_command``)."""
+  p.add_argument("-o", "--output", metavar="FILE", help="write to FILE, whole or not at all (default stdout)")
 
 
 def no_reduce_arg(p: argparse.ArgumentParser) -> None:

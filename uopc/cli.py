@@ -20,7 +20,7 @@ from typing import Callable, Sequence, Any
 from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
 from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_CODES, EXIT_BOUND, EXIT_FAILED, EXIT_OK, PROGRAM_FAILURES, CLIError, add_bounds,
                               add_max_steps, bind_cli_params, load_program, load_rules, max_steps_for, param_arg, program_failed,
-                              rules_arg, write_out)
+                              rules_arg, run_command, write_out)
 from uopc.evaluate import UndefinedError, run, to_python
 from uopc.rewrite import RuleError, graph_rewrite
 from uopc.term import show
@@ -80,7 +80,7 @@ def add_rewrite_formats(p: argparse.ArgumentParser, first: str) -> None:
   """``--format`` (``first``, json or html) and ``-o`` of ``simplify`` and ``trace``."""
   p.add_argument("--format", choices=(first, "json", "html"), default=first,
                  help=f"output format (default {first}); json and html: every firing with the graph before and after")
-  p.add_argument("-o", "--output", metavar="FILE", help="--format json or html: write to FILE (default stdout)")
+  p.add_argument("-o", "--output", metavar="FILE", help="write to FILE, whole or not at all (default stdout)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
   try:
     with budget:
       load_rules(args)   # inside the budget: a rules file that hangs at import is bounded too
-      code = func(args)
+      code = run_command(func, args)   # -o FILE for every format
   except BoundHit:
     budget.close()
     if code is None: code = EXIT_BOUND   # stopped before the command had anything to report (else: a tick as it ended)

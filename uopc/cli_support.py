@@ -10,14 +10,16 @@ found something, 2 bad input, 3 a bound was hit.
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import sys
 import time
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from uopc.budget import DEFAULT_MAX_MEMORY, memory_text, parse_memory, shielded
 from uopc.dtype import DType, dtypes
 from uopc.evaluate import bind_params
+from uopc.files import write_atomically
 from uopc.matcher import PatternMatcher
 from uopc.rewrite import ProgramError, RewriteLoopError
 from uopc.rulesets import RuleSetError, resolve_rules
@@ -233,6 +235,25 @@ def write_out(text: str) -> None:
   """A command's result to stdout, never interrupted by its budget: a signal during a large
   write to a pipe can make CPython drop the rest of it (see ``uopc.budget``)."""
   with shielded(): sys.stdout.write(text)
+
+
+def write_file(path: str, text: str) -> None:
+  """``text`` to the file ``path`` (``-o FILE``), whole or not at all; a file that cannot be written is a ``CLIError``."""
+  try:
+    with shielded(): write_atomically(path, text)
+  except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+  """``func(args)``; with ``-o FILE`` and a format the command prints (text, dot, uir), what it prints goes to FILE
+  instead of stdout, whole, once it has returned (``--format json`` and ``html`` write FILE themselves)."""
+  path = getattr(args, "output", None)
+  if path is None or getattr(args, "format", None) in (None, "json", "html"): return func(args)
+  stdout, sys.stdout = sys.stdout, io.StringIO()
+  try: code = func(args)
+  finally: text, sys.stdout = sys.stdout.getvalue(), stdout
+  write_file(path, text)
+  return code
 
 
 def max_steps_for(prog: UOp, requested: int | None) -> int:
