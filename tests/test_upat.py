@@ -57,3 +57,18 @@ def test_pretty_reads_like_the_math():
   assert (UPat.var("x") + 0).pretty() == "x + 0"
   assert UPat(Ops.WHERE, src=(UPat(), UPat.var("x"), UPat.var("x"))).pretty() == "where(_, x, x)"
   assert UPat((Ops.ADD, Ops.MUL), name="u").pretty() == "u={add,mul}"
+
+
+def test_a_name_must_be_an_identifier_it_is_a_rule_functions_parameter():
+  import pytest
+
+  from uopc.upat import UPatError
+  hostile = ["x\nimport os\nos._exit(99)", "x'}); import os; os._exit(99); ({'", 'x"', "class", "lambda", "None", "1x", "",
+             "a b", "x-y", 3, ("x",)]
+  for name in hostile:
+    with pytest.raises(UPatError, match=r"^a UPat name must be a Python identifier \(its rule function's parameter\), got "):
+      UPat(Ops.ADD, name=name)
+    with pytest.raises(UPatError): UPat.var(name)
+    with pytest.raises(UPatError): UPat.cvar(name)
+  assert issubclass(UPatError, ValueError)
+  assert [UPat.var(n).name for n in ("x", "_", "ctx", "match", "type", "x1", "ñ")] == ["x", "_", "ctx", "match", "type", "x1", "ñ"]

@@ -74,7 +74,7 @@ HAND_PATTERNS = [
   UPat(Ops.STACK, src=()), UPat(Ops.STACK, src=[]),
   UPat(Ops.INDEX, src=(UPat(Ops.STACK, name="s"), UPat.cvar("i")), allow_any_len=True, name="u"),
   UPat(Ops.MAX, src=(x, x), name="x"),                                   # the root and a source share a name
-  UPat(Ops.ADD, src=(UPat(name="ctx"), UPat(name="class"))),            # names that are not plain keywords
+  UPat(Ops.ADD, src=(UPat(name="ctx"), UPat(name="match"))),            # ctx= is graph_rewrite's; match a soft keyword
 ]
 s12 = UOp.stack(1, 2)
 HAND_NODES = [
@@ -108,8 +108,8 @@ def test_a_rule_calls_its_function_on_each_binding_until_one_returns_a_new_node(
 
 
 def test_names_that_cannot_be_keywords_fail_like_the_interpreter():
-  pat = UPat(Ops.ADD, src=(UPat(name="ctx"), UPat(name="class")))
-  assert compile_rule(pat, lambda **kw: kw["class"])(p0 + p1, None) is p1
+  pat = UPat(Ops.ADD, src=(UPat(name="ctx"), UPat(name="match")))
+  assert compile_rule(pat, lambda **kw: kw["match"])(p0 + p1, None) is p1 and compile_rule(pat, lambda ctx, match: ctx)(p0 + p1) is p0
   with pytest.raises(TypeError): compile_rule(pat, lambda **kw: None)(p0 + p1, "a ctx")   # ctx given twice, as fn(**b, ctx=ctx)
 
 
@@ -273,3 +273,15 @@ def test_rule_results_is_the_one_way_rules_are_called():
   assert list(rule_results(x + y, fn, p0 + p1, ctx="none")) == [] and calls[2:] == ["none", "none"]
   first = next(rule_results(x + y, fn, p0 + p1, ctx=7))
   assert first is p1 + p0 and calls[4:] == [7]   # the second binding is not tried until asked for
+
+
+def test_the_generated_source_comments_cannot_run_code():
+  class Hostile:   # an arg whose repr, shown in the source's comment line, is code on a line of its own
+    def __repr__(self): return "0\nraise SystemExit(99)\r\nraise SystemExit(98)\u2028x"
+    def __ne__(self, other): return True
+  pat = UPat(Ops.CONST, arg=Hostile())
+  for rule in (False, True):
+    src = compiled_source(pat, rule=rule)
+    assert src.splitlines()[0].startswith("# UPat 0\\nraise SystemExit(99)\\r\\nraise SystemExit(98)\\u2028x")
+    assert "interpreted" not in src
+  assert compile_match(pat)(UOp.const(0)) == [] and compile_rule(pat, lambda: p0)(UOp.const(0), None) is None

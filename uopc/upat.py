@@ -15,6 +15,7 @@ ops). ``match`` returns every binding:
 from __future__ import annotations
 
 import itertools
+import keyword
 from typing import Any
 
 from uopc.dtype import DType
@@ -22,6 +23,16 @@ from uopc.ops import ALU, COMMUTATIVE, Ops
 from uopc.uop import UOp
 
 Bindings = dict[str, UOp]
+
+
+class UPatError(ValueError):
+  """A pattern that cannot be built: a name that is not a Python identifier."""
+
+
+def _check_name(name: Any) -> None:
+  # a name is a keyword argument of the rule's function, and the compiled matcher (uopc.upat_compile) writes it as one
+  if type(name) is not str or not name.isidentifier() or keyword.iskeyword(name):
+    raise UPatError(f"a UPat name must be a Python identifier (its rule function's parameter), got {name!r}")
 
 
 class UPat:
@@ -33,6 +44,7 @@ class UPat:
                dtype: DType | tuple[DType, ...] | None = None, allow_any_len: bool = False):
     self.op: frozenset[Ops] | None = None if op is None else frozenset([op]) if isinstance(op, Ops) else frozenset(op)
     self.dtype: frozenset[DType] | None = None if dtype is None else frozenset([dtype]) if isinstance(dtype, DType) else frozenset(dtype)
+    if name is not None: _check_name(name)
     self.src, self.name, self.arg, self.allow_any_len = src, name, arg, allow_any_len
     # the source orders to try, computed once: every permutation of a list, the tuple itself
     self._orders: tuple[tuple[UPat, ...], ...] = () if src is None else \

@@ -152,9 +152,15 @@ def _kwargs(bound: dict[Any, str], gen: _Gen) -> str:
   return f"**{_dict_literal(bound, gen)}"
 
 
+def _comment(text: str) -> str:
+  """``text`` as one line of a comment: a line break in it (an arg's repr may hold one) would end the comment
+  and make the rest code. Non-printable characters are escaped as in a string literal."""
+  return "# " + "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+
+
 def _match_source(pat: UPat) -> tuple[str, dict[str, Any]]:
   gen = _Gen(lambda bound, depth: gen.emit(depth, f"out.append({_dict_literal(bound, gen)})"))
-  gen.emit(0, f"# UPat {pat.pretty()}")
+  gen.emit(0, _comment(f"UPat {pat.pretty()}"))
   gen.emit(0, "def match(u):")
   gen.emit(1, "out = []")
   gen.node(pat, "u", {}, 1, gen.finish)
@@ -169,7 +175,7 @@ def _rule_source(pat: UPat, what: str) -> tuple[str, dict[str, Any]]:
     gen.emit(depth, f"r = _fn({kw}) if ctx is None else _fn({kw}{sep}ctx=ctx)")
     gen.emit(depth, "if r is not None and r is not u: return r")
   gen = _Gen(leaf)
-  gen.emit(0, f"# UPat {pat.pretty()}  ->  {what}")
+  gen.emit(0, _comment(f"UPat {pat.pretty()}  ->  {what}"))
   gen.emit(0, "def make(_fn):")
   gen.emit(1, "def fire(u, ctx=None):")
   gen.node(pat, "u", {}, 2, gen.finish, op_known=True)
@@ -207,7 +213,7 @@ def _compiled(pat: UPat, kind: str) -> tuple[str, Callable | None]:
     source, names = _match_source(pat) if kind == "match" else _rule_source(pat, "the rule's function")
     fn = _exec(source, names, "match" if kind == "match" else "make")
   except (_TooBig, SyntaxError, RecursionError, MemoryError) as e:
-    source, fn = f"# UPat {pat.pretty()}: interpreted by UPat.match ({type(e).__name__})\n", None
+    source, fn = _comment(f"UPat {pat.pretty()}: interpreted by UPat.match ({type(e).__name__})") + "\n", None
   cache[kind] = (source, fn)
   return cache[kind]
 
