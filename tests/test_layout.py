@@ -103,6 +103,23 @@ def test_no_module_imports_itself_back():
   assert cycles(import_graph()) == KNOWN_CYCLES
 
 
+def package_graph(graph: dict[str, set[str]], packages: list[str]) -> dict[str, set[str]]:
+  """The import graph between ``packages``: one imports another if any of its modules imports one of the other's."""
+  def package_of(m: str) -> str | None: return next((p for p in packages if m == p or m.startswith(p + ".")), None)
+  out: dict[str, set[str]] = {p: set() for p in packages}
+  for m, deps in graph.items():
+    if (p := package_of(m)) is None: continue
+    out[p].update(q for d in deps if (q := package_of(d)) is not None and q != p)
+  return out
+
+
+def test_relational_logic_never_imports_analyses():
+  """analyses builds on logic (the bridge, goals, the rule encoding); logic importing analyses back would tie the two together."""
+  graph = package_graph(import_graph(), ["uopc.relational.logic", "uopc.relational.analyses"])
+  assert graph == {"uopc.relational.logic": set(), "uopc.relational.analyses": {"uopc.relational.logic"}}
+  assert package_graph({"a.x": {"b.y"}, "b.y": {"a.z"}, "a.z": set()}, ["a", "b"]) == {"a": {"b"}, "b": {"a"}}
+
+
 def test_every_module_imports_on_its_own():
   """Each module first, in an interpreter where no other uopc module is loaded yet: no import-order dependence."""
   names = sorted(m for m in modules() if not m.endswith("__main__"))   # __main__ runs the command line

@@ -34,7 +34,7 @@ from uopc.dtype import DType, dtypes, truncate, value_key
 from uopc.evaluate import substitute_scoped
 from uopc.ops import BINARY, COMPARISON, Ops, UNARY
 from uopc.relational.logic.bridge import Head, UExpr
-from uopc.relational.analyses.overlaps import Domain, args_match, term_vars
+from uopc.relational.logic.encoding import Domain, args_match, term_vars
 from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 
 __all__ = ["EDGE_CONSTANTS", "Instances", "renumber", "renumbering"]

@@ -36,7 +36,7 @@ from unification.variable import Var
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
 from uopc.relational.logic.bridge import UExpr
-from uopc.relational.analyses.overlaps import Domain, encode, node_fits
+from uopc.relational.logic.encoding import Domain, encode, node_fits
 from uopc.relational.space.step import Redex, Stepper, stepper_for
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
@@ -64,7 +64,7 @@ class RulePattern(NamedTuple):
 
 
 def upat_etuples(p: UPat, names: dict[str, Var] | None = None, literal_holes: bool = False) -> list[tuple[Any, dict[Var, Domain]]]:
-  """Every etuple form of ``p`` (``overlaps.encode``): ``(term, {leaf variable: its domain})``.
+  """Every etuple form of ``p`` (``encoding.encode``): ``(term, {leaf variable: its domain})``.
 
   A literal constant (the ``0`` of ``x + 0``) becomes a constant pattern of exactly
   that value, which is stricter than ``UPat`` (it compares with ``==``, so it also
