@@ -16,6 +16,8 @@ import json
 from importlib import resources
 from typing import Any
 
+from uopc.term import RESERVED_NAMES   # the words a let name is not: the viewer names shared nodes as show does
+
 KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace", "saturate", "best")
 
 
@@ -41,7 +43,7 @@ def page(data: dict[str, Any], kind: str, title: str) -> str:
 <style>
 {_asset("viewer.css")}</style>
 </head>
-<body data-kind="{kind}">
+<body data-kind="{kind}" data-reserved="{" ".join(sorted(RESERVED_NAMES))}">
 <header><h1>{html.escape(title)}</h1><div class="summary" id="summary"></div></header>
 <noscript>This page draws the embedded JSON with JavaScript; the data is in the element with id uopc-data.</noscript>
 <main><div id="overview"></div><div id="inspector"></div></main>

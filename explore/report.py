@@ -15,7 +15,8 @@ from uopc.matcher import short_name
 from uopc.explore.options import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
 from uopc.relational.space.states import step_text
-from uopc.term import show
+from uopc.relational.space.cycles import terminal_cycles
+from uopc.term import node_parts, show
 
 DOT_TERM_LIMIT = 60   # characters of a DOT label: a box in a drawing
 
@@ -136,35 +137,85 @@ def cycles_text(ex: Exploration, out: TextIO) -> None:
     for s in c.states: print(f"    #{s.id:<5} {s.term(TERM_LIMIT)}", file=out)
 
 
+FORMAT = 2   # the exploration JSON's "format": 2 names each distinct node once (docs/visualize.md); 1 (no key) wrote terms
+
+
+class NodeTable:
+  """Each distinct node of a report once, sources first: a row is a leaf's text (``"p0"``) or the node's pieces, strings
+  and its sources' row ids (``["add(", 0, ", ", 1, ")"]``, as ``uopc.term.node_parts``). Graphs and nodes are then row ids,
+  and the graphs of a report share their nodes: a chain of n states costs O(n) rows, not n terms of length n.
+
+  >>> t = NodeTable()
+  >>> from uopc.uop import UOp
+  >>> a = UOp.param(0) + 0
+  >>> t.id(a + a), t.rows
+  (3, ['p0', '0', ['add(', 0, ', ', 1, ')'], ['add(', 2, ', ', 2, ')']])
+  """
+  def __init__(self) -> None:
+    self.rows: list[Any] = []
+    self._ids: dict[int, int] = {}   # id(node) -> row; the nodes are kept alive in _kept, so an id is never reused
+    self._kept: list[Any] = []
+
+  def id(self, u: Any) -> int | None:
+    """The row of ``u`` (adding it and its sources, iteratively, when new); None for no node."""
+    if u is None: return None
+    ids = self._ids
+    if (known := ids.get(id(u))) is not None: return known
+    stack: list[tuple[Any, bool]] = [(u, False)]
+    while stack:
+      x, ready = stack.pop()
+      if id(x) in ids: continue
+      parts = node_parts(x)
+      if isinstance(parts, str): row: Any = parts
+      else:
+        kids = [c for c in parts if not isinstance(c, str)]
+        if not ready:
+          stack.append((x, True))
+          stack.extend((c, False) for c in reversed(kids) if id(c) not in ids)
+          continue
+        row = [c if isinstance(c, str) else ids[id(c)] for c in parts]
+      ids[id(x)] = len(self.rows)
+      self.rows.append(row)
+      self._kept.append(x)
+    return ids[id(u)]
+
+
 def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
             paths: bool = False) -> dict[str, Any]:
-  """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form)."""
+  """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form).
+
+  Format 2: ``nodes`` holds each distinct node once (``NodeTable``); a state's ``graph`` and a step's ``node`` and ``result``
+  are row ids, so the report grows with the distinct nodes and the steps, never with a graph's text per step. The program,
+  the normal forms and the canonical result are also text. ``uopc.relational.load`` reads the terms back (either format)."""
   canon_state = None if canonical is None else ex.state_of(canonical)
-  # Steps name nodes, and the same (hash-consed) node is the redex of many edges: text each once.
-  # A long chain's edges grow as the square of its states, their nodes' texts as its length.
-  texts: dict[Any, str | None] = {}
-  def text(u: Any) -> str | None:
-    if (t := texts.get(u)) is None: t = texts[u] = term_text(u)
-    return t
+  table = NodeTable()
+  nid = table.id
   states = [{"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
-             "node": text(s.node), "result": None if s.redex is None else text(s.redex.result), "term": s.term(TERM_LIMIT),
+             "graph": nid(s.graph), "node": nid(s.node), "result": None if s.redex is None else nid(s.redex.result),
              "normal": s.normal, "error": s.error} for s in ex.states]
-  edges = [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": text(e.node),
-            "result": text(e.result), "error": e.error} for e in ex.edges]
+  edges = [edge_json(e, nid) for e in ex.edges]
   out: dict[str, Any] = {
-    "program": text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
+    "format": FORMAT, "program": term_text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
     "elapsed": round(ex.elapsed, 4), "reduced": ex.reduced, "states": states, "edges": edges,
-    "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms], "cycles": cycles_json(ex),
+    "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms],
+    "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
     "normal_form_ids": [s.id for s in ex.normal_forms],
-    "stuck": [{"id": s.id, "rule": s.rule, "node": text(s.node), "error": s.error} for s in ex.stuck],
-    "canonical": text(canonical),
+    "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
+    "canonical": term_text(canonical),
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,
   }
   if paths:
-    out["paths"] = {str(s.id): steps_json(s.path()) for s in ex.normal_forms}
+    out["paths"] = {str(s.id): [edge_json(e, nid) for e in s.path()] for s in ex.normal_forms}
+  out["nodes"] = table.rows   # last: every graph above has its rows by now
   return out
+
+
+def edge_json(e: Edge, nid: Any) -> dict[str, Any]:
+  """One step of a format-2 report: state ids, the rule, and the node it rewrote and its result as node rows."""
+  return {"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": nid(e.node),
+          "result": nid(e.result), "error": e.error}
 
 
 def steps_json(path: list[Edge]) -> list[dict[str, Any]]:

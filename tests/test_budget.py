@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from uopc.budget import GRACE, Budget, BoundHit, bounded, current, memory_text, parse_memory, shielded, stopped, stopped_text
+from uopc.relational.space.saved import NodeTexts
 
 ROOT = Path(__file__).resolve().parent.parent
 MARGIN = 3.0      # seconds past --timeout that the command's own clock may show (measured: TICK + GRACE + output)
@@ -217,7 +218,7 @@ def test_explorer_output_after_a_timeout_is_the_partial_result(files):
            "--timeout", "1", "--format", "json")
   data = json.loads(r.stdout)
   assert r.returncode == 3 and data["complete"] is False and data["bound"] == "timeout"
-  assert [s["term"] for s in data["states"]] == ["mul(add(p0, 0), 1)"]   # the program: reached before the stuck rule
+  assert [NodeTexts(data["nodes"])(s["graph"]) for s in data["states"]] == ["mul(add(p0, 0), 1)"]   # the program: reached before the stuck rule
   assert data["canonical"] is None and data["canonical_error"] == "not computed: stopped by --timeout 1 s"
 
 
@@ -288,8 +289,9 @@ def test_sigint_prints_what_was_found_as_valid_json(files, argv, bound):
 
 def test_sigint_keeps_the_states_found(files):
   code, out, err = _interrupt(files, ["explore", "reachable"], signal.SIGINT)
-  states = _report(out, err)["states"]
-  assert code == 130 and len(states) >= 2 and states[1]["term"] == "mul(add(add(p0, 0), 1), 1)", err
+  data = _report(out, err)
+  states = data["states"]
+  assert code == 130 and len(states) >= 2 and NodeTexts(data["nodes"])(states[1]["graph"]) == "mul(add(add(p0, 0), 1), 1)", err
 
 
 def test_sigterm_is_handled_like_sigint(files):

@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers import SUM_UIR as SUM
 from uopc.cli import main
+from uopc.relational.space.saved import NodeTexts
 
 ROOT = Path(__file__).resolve().parent.parent
 # x + 0 -> x (ordered) and a rule that always raises on MUL, as a module:attr rule set
@@ -77,11 +78,14 @@ def test_reachable_json(capsys, prog):
   assert data["normal_forms"] == ["add(p0, p1)", "add(p1, p0)"] and data["canonical"] == "add(p0, p1)"
   assert len(data["states"]) == 72
   s0, s1 = data["states"][:2]
-  assert s0 == {"id": 0, "depth": 0, "parent": None, "rule": None, "node": None, "result": None,
-                "term": "add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))", "normal": False, "error": None}
+  text = NodeTexts(data["nodes"])   # format 2: graphs and nodes are rows of the node table
+  assert data["format"] == 2 and s0 == {"id": 0, "depth": 0, "parent": None, "rule": None, "node": None, "result": None,
+                                        "graph": s0["graph"], "normal": False, "error": None}
+  assert text(s0["graph"]) == data["program"] == "add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))"
   assert s1["parent"] == 0 and s1["depth"] == 1 and s1["rule"] == "symbolic#23 (x:i32 + const(c1)) + y"
-  assert s1["node"] == s0["term"] and s1["result"] == s1["term"] == "add(add(mul(p1, 1), mul(add(p0, 0), 1)), 0)"   # at the root
-  assert data["states"][data["canonical_state"]]["term"] == "add(p0, p1)"
+  assert s1["node"] == s0["graph"] and s1["result"] == s1["graph"]   # at the root
+  assert text(s1["graph"]) == "add(add(mul(p1, 1), mul(add(p0, 0), 1)), 0)"
+  assert text(data["states"][data["canonical_state"]]["graph"]) == "add(p0, p1)"
   assert all({"from", "to", "rule", "node", "result"} <= set(e) for e in data["edges"])
   assert {(e["from"], e["to"]) for e in data["edges"]} >= {(s["parent"], s["id"]) for s in data["states"][1:]}
 
@@ -91,7 +95,10 @@ def test_normal_forms_json_has_paths(capsys, prog):
   data = json.loads(out)
   assert code == 0 and data["normal_forms"] == ["add(p0, p1)", "add(p1, p0)"]
   path = data["paths"][str(data["normal_form_ids"][0])]
-  assert len(path) == 4 and path[0]["before"] == data["program"] and path[-1]["after"] == "add(p0, p1)"
+  graph = {s["id"]: s["graph"] for s in data["states"]}
+  text = NodeTexts(data["nodes"])
+  assert len(path) == 4 and path[0]["from"] == 0 and [a["to"] for a in path[:-1]] == [b["from"] for b in path[1:]]
+  assert text(graph[path[-1]["to"]]) == "add(p0, p1)" and path[-1]["to"] == data["normal_form_ids"][0]
 
 
 def test_dot_marks_normal_forms_and_the_canonical_one(capsys, tmp_path):
@@ -343,7 +350,9 @@ def test_a_100_node_program_explores_at_the_size_of_its_dag(capsys, tmp_path):
   assert len(out) <= 40 * nodes * (len(states) + 5)
   code, out, err = run_cli(capsys, "explore", "reachable", str(path), "--max-states", "60", "--format", "json")
   data = json.loads(out)
+  text = NodeTexts(data["nodes"])
   for s in data["states"]:
-    assert len(s["term"]) <= 15 * nodes
-    assert str(parse_term(s["term"])) == s["term"]   # what is printed parses, and prints the same again
+    term = text(s["graph"])
+    assert len(term) <= 15 * nodes
+    assert str(parse_term(term)) == term   # what is printed parses, and prints the same again
   assert parse_term(data["program"]).to_uop() is u

@@ -1,28 +1,51 @@
 """``uopc.explore.report``: what the explore commands print, from one exploration."""
+from uopc import Ops, PatternMatcher, UPat
 from uopc.explore import report
 from uopc.explore.options import term_text
 from uopc.relational import canonical, explore
+from uopc.relational.space.saved import NodeTexts
 from uopc.symbolic import symbolic
+from uopc.term import show
 from uopc.uop import UOp
 
+# x + 0 -> x * 1 + 0: one step a state, each graph one node bigger than the last (an exploration that never ends)
+LONGER = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var("x"), UPat.cvar("c"))), lambda x, c: x * 1 + c if c.arg == 0 else None)])
+# x + 0 -> (x + 0) + 0 (the issue's chain): state k has k redexes, each step to the same next state
+WIDER = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var("x"), UPat.cvar("c"))), lambda x, c: (x + c) + c if c.arg == 0 else None)])
 
-def test_to_json_texts_each_node_once_and_says_what_term_text_says(monkeypatch):
+
+def chain_json(pm: PatternMatcher, n: int) -> tuple[int, str]:
+  prog = UOp.param(0) + 0
+  ex = explore(prog, pm, max_states=n).run()
+  assert len(ex.states) == n
+  return len(ex.edges), report.json_text(report.to_json(ex, prog, "chain", None, "none", paths=True))
+
+
+def test_a_growing_chain_s_report_is_linear_in_its_states_and_steps():
+  (e1, small), (e2, big) = chain_json(LONGER, 300), chain_json(LONGER, 600)
+  assert (e1, e2) == (299, 599)
+  assert len(big) / len(small) < 2.1   # a term per state or per step: 4x (the graphs grow with the chain)
+  (e1, small), (e2, big) = chain_json(WIDER, 60), chain_json(WIDER, 120)
+  assert e2 / e1 > 3.9   # the steps grow as the square of the states here
+  assert len(big) / len(small) < 1.1 * e2 / e1   # as the steps do: a term per step would be 8x
+
+
+def test_to_json_names_each_node_once_and_the_rows_read_back_as_the_terms():
   p0 = UOp.param(0)
   prog = p0
   for k in range(4): prog = (prog + 0) * 1 if k % 2 else prog + 0   # many redexes, each shared by many edges
   ex = explore(prog, symbolic).run()
   canon, err = canonical(prog, symbolic)
-  calls: list[object] = []
-  def counted(u):
-    calls.append(u)
-    return term_text(u)
-  monkeypatch.setattr(report, "term_text", counted)
-  data = report.to_json(ex, prog, "symbolic", canon, err)
-  nodes = [s.node for s in ex.states] + [s.redex.result for s in ex.states if s.redex is not None]
-  nodes += [e.node for e in ex.edges] + [e.result for e in ex.edges]
-  distinct = {id(u) for u in [*nodes, prog, canon, *(s.node for s in ex.stuck)] if u is not None}
-  assert len(ex.edges) > 2 * len(distinct)   # the memo matters here
-  assert sorted(id(u) for u in calls if u is not None) == sorted(distinct)
-  assert [(e["node"], e["result"]) for e in data["edges"]] == [(term_text(e.node), term_text(e.result)) for e in ex.edges]
-  assert [(s["node"], s["result"]) for s in data["states"]] == \
-         [(term_text(s.node), None if s.redex is None else term_text(s.redex.result)) for s in ex.states]
+  data = report.to_json(ex, prog, "symbolic", canon, err, paths=True)
+  assert data["format"] == 2
+  rows = data["nodes"]
+  assert len(rows) == len({id(u) for s in ex.states for u in s.graph.toposort()})   # each distinct node of every graph once
+  text = NodeTexts(rows)
+  assert [text(s["graph"]) for s in data["states"]] == [show(s.graph) for s in ex.states]
+  assert [(text(e["node"]), text(e["result"])) for e in data["edges"]] == [(show(e.node), show(e.result)) for e in ex.edges]
+  assert [(text(s["node"]), text(s["result"])) for s in data["states"]] == \
+         [(None, None) if s.redex is None else (show(s.node), show(s.redex.result)) for s in ex.states]
+  assert data["program"] == term_text(prog) and data["canonical"] == term_text(canon)
+  assert data["normal_forms"] == [s.term(report.TERM_LIMIT) for s in ex.normal_forms]
+  nf = ex.normal_forms[0]
+  assert [(e["from"], e["to"], e["rule"]) for e in data["paths"][str(nf.id)]] == [(e.source.id, e.target.id, e.rule) for e in nf.path()]

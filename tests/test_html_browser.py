@@ -13,6 +13,7 @@ import pytest
 from tests.browser import chromium, console_errors
 from tests.helpers import SUM_UIR as SUM
 from uopc.cli import main
+from uopc.relational.space.saved import NodeTexts
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
@@ -29,6 +30,12 @@ def page_and_json(capsys, tmp_path, argv):
   """Write the page of ``uopc ARGV`` and return (its path, the JSON the command prints)."""
   main([*argv, "--format", "json"])
   data = json.loads(capsys.readouterr().out)
+  if data.get("format") == 2:   # each state's term as the Python loader reads it back: what the page must show
+    text = NodeTexts(data["nodes"])
+    for s in data["states"]: s["term"] = text(s["graph"])
+    terms = {s["id"]: s["term"] for s in data["states"]}
+    for steps in data.get("paths", {}).values():
+      for e in steps: e.update(before=terms[e["from"]], after=None if e["error"] else terms[e["to"]])
   out = tmp_path / "page.html"
   main([*argv, "--format", "html", "-o", str(out)])
   capsys.readouterr()

@@ -9,30 +9,52 @@ from uopc.explore.report import to_json
 from uopc.cli import main
 from uopc.relational import canonical, explore, load
 from uopc.symbolic import symbolic
+from uopc.term import show
 from uopc.uop import UOp
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
 
 
-def saved_exploration(tmp_path, paths):
+def format_1(ex, prog, paths):
+  """What the explorer wrote before format 2 (each graph as its text, no ``format`` key): files saved then still load."""
+  def steps(path):
+    return [{"rule": e.rule, "rule_index": e.rule_index, "node": show(e.node), "result": show(e.result),
+             "before": show(e.source.graph), "after": show(e.target.graph), "error": e.error} for e in path]
+  out = {"program": show(prog), "rules": "symbolic", "complete": ex.complete, "bound": ex.bound,
+         "states": [{"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
+                     "node": None if s.node is None else show(s.node), "term": s.term(None), "normal": s.normal, "error": s.error}
+                    for s in ex.states],
+         "edges": [{"from": e.source.id, "to": e.target.id, "rule": e.rule, "rule_index": e.rule_index, "node": show(e.node),
+                    "result": show(e.result), "error": e.error} for e in ex.edges],
+         "normal_forms": [s.term(None) for s in ex.normal_forms], "normal_form_ids": [s.id for s in ex.normal_forms]}
+  if paths: out["paths"] = {str(s.id): steps(s.path()) for s in ex.normal_forms}
+  return out
+
+
+def saved_exploration(tmp_path, paths, fmt=2):
   p0, p1 = UOp.param(0), UOp.param(1)
   prog = (p0 + 0) * 1 + (p1 * 1 + 0)
   ex = explore(prog, symbolic).run()
   path = tmp_path / "saved.json"
-  path.write_text(json.dumps(to_json(ex, prog, "symbolic", *canonical(prog, symbolic), paths=paths)))
+  data = to_json(ex, prog, "symbolic", *canonical(prog, symbolic), paths=paths) if fmt == 2 else format_1(ex, prog, paths)
+  assert data.get("format") == (2 if fmt == 2 else None)
+  path.write_text(json.dumps(data))
   return ex, load(str(path))
 
 
+@pytest.mark.parametrize("fmt", [1, 2], ids=["format 1", "format 2"])
 @pytest.mark.parametrize("paths", [False, True], ids=["reachable", "normal-forms"])
-def test_round_trip_keeps_states_edges_normal_forms_and_paths(tmp_path, paths):
-  ex, saved = saved_exploration(tmp_path, paths)
+def test_round_trip_keeps_states_edges_normal_forms_and_paths(tmp_path, paths, fmt):
+  ex, saved = saved_exploration(tmp_path, paths, fmt)
   assert saved.kind == ("normal-forms" if paths else "reachable")
   assert [(s.id, s.depth, s.term(None), s.normal) for s in ex.states] == \
          [(s.id, s.depth, s.term, s.normal) for s in saved.states]
   assert [(s.id, None if s.parent is None else s.parent.id, s.rule) for s in ex.states] == \
          [(s.id, s.parent, s.rule) for s in saved.states]
   assert [(e.source.id, e.target.id, e.rule) for e in ex.edges] == [(e.source, e.target, e.rule) for e in saved.edges]
+  assert [(show(e.node), show(e.result)) for e in ex.edges] == [(e.node, e.result) for e in saved.edges]
+  assert [None if s.node is None else show(s.node) for s in ex.states] == [s.node for s in saved.states]
   assert [s.id for s in ex.normal_forms] == [s.id for s in saved.normal_forms] and len(saved.normal_forms) == 2
   for live, back in zip(ex.normal_forms, saved.normal_forms):
     assert [s.id for s in [live.path()[0].source, *(e.target for e in live.path())]] == [s.id for s in saved.path_to(back)]
@@ -62,7 +84,14 @@ def test_every_json_output_loads_as_its_kind(capsys, tmp_path, argv):
 
 @pytest.mark.parametrize("text,message", [("{\n \"states\": [,]}", r"saved\.json:2:13: not JSON: "),
                                           ('{"x": 1}', r"saved\.json: not the --format json output"),
-                                          ('{"states": [{"id": 0}], "edges": []}', r"saved\.json: a state or edge is malformed")])
+                                          ('{"states": [{"id": 0}], "edges": []}', r"saved\.json: a state or edge is malformed"),
+                                          ('{"format": 2, "nodes": [["add(", 1, ")"], "p0"], "edges": [], "states": [{"id": 0, '
+                                           '"depth": 0, "parent": null, "rule": null, "graph": 0, "node": null, "normal": true, '
+                                           '"error": null}]}', r"saved\.json: a state or edge is malformed .*node 0 is neither"),
+                                          ('{"format": 2, "nodes": ["p0"], "edges": [], "states": [{"id": 0, "depth": 0, '
+                                           '"parent": null, "rule": null, "graph": 7, "node": null, "normal": true, "error": null}]}',
+                                           r"saved\.json: a state or edge is malformed .*no node 7"),
+                                          ('{"format": 3, "states": [], "edges": []}', r"saved\.json: format 3: this uopc reads formats 1 and 2")])
 def test_view_of_bad_input_is_one_line_exit_2(capsys, tmp_path, text, message):
   path = tmp_path / "saved.json"
   path.write_text(text)

@@ -114,6 +114,62 @@
     return out.length > limit ? out.slice(0, limit) + "\u2026" : out;
   }
 
+  // ---- format 2 (docs/visualize.md): each distinct node once in DATA.nodes, a row a leaf's text or its pieces (strings and
+  // the rows of its sources); a graph is a row. nodeTexts(rows)(i) writes row i's graph in the let form, as uopc.term.show
+  // does (the same names, in the same order: the page shows the text the Python loader reads back).
+  const RESERVED = new Set((document.body.dataset.reserved || "").split(" "));
+  function* letNames() {
+    for (let n = 1; ; n++) {
+      const idx = new Array(n).fill(0);
+      for (;;) {
+        const name = idx.map((k) => String.fromCharCode(97 + k)).join("");
+        if (!RESERVED.has(name)) yield name;
+        let j = n - 1;
+        while (j >= 0 && idx[j] === 25) { idx[j] = 0; j--; }
+        if (j < 0) break;
+        idx[j]++;
+      }
+    }
+  }
+  function nodeTexts(rows) {
+    const cache = new Map();
+    function inline(x, named, top) {
+      const out = [], stack = [x];
+      while (stack.length) {
+        const item = stack.pop();
+        if (typeof item === "string") { out.push(item); continue; }
+        if (named.has(item) && !(top && item === x)) { out.push(named.get(item)); continue; }
+        const p = rows[item];
+        if (typeof p === "string") { out.push(p); continue; }
+        for (let j = p.length - 1; j >= 0; j--) stack.push(p[j]);
+      }
+      return out.join("");
+    }
+    return function text(root) {
+      if (root === null || root === undefined) return null;
+      if (cache.has(root)) return cache.get(root);
+      const uses = new Map(), seen = new Set(), order = [], stack = [[root, false]];
+      while (stack.length) {   // the distinct nodes, sources first, left to right; a source counted once per use
+        const [x, ready] = stack.pop();
+        if (ready) { order.push(x); continue; }
+        if (seen.has(x)) continue;
+        seen.add(x);
+        stack.push([x, true]);
+        const p = rows[x];
+        if (typeof p === "string") continue;
+        const kids = p.filter((c) => typeof c === "number");
+        for (const c of kids) uses.set(c, (uses.get(c) || 0) + 1);
+        for (let j = kids.length - 1; j >= 0; j--) stack.push([kids[j], false]);
+      }
+      const names = letNames(), named = new Map();
+      for (const x of order) if ((uses.get(x) || 0) > 1 && typeof rows[x] !== "string") named.set(x, names.next().value);
+      let t = inline(root, named, false);
+      if (named.size) t = "let " + [...named.keys()].map((x) => named.get(x) + " = " + inline(x, named, true)).join(", ") + " in " + t;
+      cache.set(root, t);
+      return t;
+    };
+  }
+
   // A layered drawing: each node one box, on the layer of its longest distance from the root.
   function dagSvg(text, opts) {
     opts = opts || {};
@@ -214,6 +270,9 @@
   // ---- explorations (reachable, normal-forms): states and edges
   function explorationView(d) {
     const states = d.states, byId = new Map(states.map((s) => [s.id, s]));
+    const T = d.format >= 2 ? nodeTexts(d.nodes) : null;
+    const txt = (x) => (T ? T(x) : x);                    // a step's node or result: a row (format 2) or its text
+    const termOf = (s) => (T ? T(s.graph) : s.term);      // a state's graph as text
     const out = new Map(), inc = new Map();
     for (const e of d.edges) {
       (out.get(e.from) || out.set(e.from, []).get(e.from)).push(e);
@@ -229,7 +288,7 @@
       const s = byId.get(id);
       const cls = ["chip", normal.has(id) ? "normal" : "", id === d.canonical_state ? "canonical" : "",
                    stuck.has(id) ? "stuck" : "", id === selected ? "selected" : ""].join(" ");
-      const c = el("span", { class: cls, "data-state": id, title: s ? s.term : "", role: "button", tabindex: 0,
+      const c = el("span", { class: cls, "data-state": id, title: s ? termOf(s) : "", role: "button", tabindex: 0,
                              onclick: () => select(id) }, "#" + id);
       c.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(id); } });
       (chips.get(id) || chips.set(id, []).get(id)).push(c);
@@ -248,8 +307,8 @@
       const ids = pathTo(id);
       return ids.slice(1).map((to, k) => {
         const e = edgeInto(to), s = byId.get(to);
-        return { rule: s.rule, node: s.node, result: e ? e.result : null, before: byId.get(ids[k]).term,
-                 after: s.error ? null : s.term, error: s.error };
+        return { rule: s.rule, node: txt(s.node), result: e ? txt(e.result) : null, before: termOf(byId.get(ids[k])),
+                 after: s.error ? null : termOf(s), error: s.error };
       });
     }
     function select(id) {
@@ -262,10 +321,10 @@
         section("state #" + id,
           el("div", { class: "muted" }, "depth " + s.depth + (normal.has(id) ? ", normal form" : "") +
              (id === d.canonical_state ? ", the canonical engine's result" : "") + (s.error ? ", stuck: " + s.error : "")),
-          termText(s.term, "selected-term"),
+          termText(termOf(s), "selected-term"),
           s.parent === null ? el("div", { class: "muted" }, "the program") :
-            el("div", { class: "term" }, "reached from ", chip(s.parent), " by ", s.rule, " @ ", s.node),
-          dagSvg(s.term, { highlight: e ? e.result : null, other: s.parent === null ? null : byId.get(s.parent).term,
+            el("div", { class: "term" }, "reached from ", chip(s.parent), " by ", s.rule, " @ ", txt(s.node)),
+          dagSvg(termOf(s), { highlight: e ? txt(e.result) : null, other: s.parent === null ? null : termOf(byId.get(s.parent)),
                            otherClass: "new" })),
         section("path from the program (" + plural(s.depth, "step") + ")", el("div", {}, pathTo(id).map(chip)),
                 stepper(stepsTo(id), "path to #" + id, s.depth)),   // opens on the step that reached the state
@@ -288,7 +347,7 @@
     const results = el("div", { id: "search-results" });
     function matching() {
       const test = patternTest(filterBox.value), rule = ruleSel.value;
-      return states.filter((s) => (!rule || s.rule === rule) && (!test || test(s.term)));
+      return states.filter((s) => (!rule || s.rule === rule) && (!test || test(termOf(s))));
     }
     function refresh() {
       for (const [id, list] of chips) {   // forget the chips the last refresh removed
@@ -300,7 +359,7 @@
       results.replaceChildren();
       put(results, el("div", { class: "muted" }, plural(found.length, "matching state") +
                               (found.length > LIST_CAP ? " (the first " + LIST_CAP + " listed)" : "")),
-                              found.slice(0, LIST_CAP).map((s) => el("div", { class: "row" }, chip(s.id), " ", s.term)));
+                              found.slice(0, LIST_CAP).map((s) => el("div", { class: "row" }, chip(s.id), " ", termOf(s))));
       depthView(found);
     }
     filterBox.addEventListener("input", refresh);
@@ -333,16 +392,17 @@
     const overview = document.getElementById("overview");
     put(overview, 
       section("program", termText(d.program, "program"), chip(0)),
-      section("normal forms (" + (d.normal_forms || []).length + ")",
+      section(formsTitle(d, (d.normal_forms || []).length),
         (d.normal_form_ids || []).map((id, k) => el("div", { class: "row" }, chip(id), " ",
           el("span", { class: "term nf" }, d.normal_forms[k]), id === d.canonical_state ? "   \u2190 canonical" : ""))),
       section("canonical result", termText(d.canonical === null ? "none (" + d.canonical_error + ")" : d.canonical),
         canonPath ? el("div", {}, el("span", { class: "muted" }, "a shortest path to it: "), canonPath.map(chip))
                   : el("div", { class: "muted" }, "not reached within the bounds")),
+      sampledSection(d),
       cyc.length ? section("cycles (" + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
         plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : ""))) : null,
       (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
-        chip(s.id), " " + s.rule + " @ " + s.node + ": " + s.error))) : null,
+        chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
       section("all states by depth", el("div", { class: "controls" }, filterBox, ruleSel),
         el("div", { class: "muted" }, "search: a term with ?holes (add(?x, 0); _ matches anything, the same ?name twice one node) finds the " +
            "states with a subterm of that shape; other text matches a substring of the term; /.../ is a regular expression"), results, depths));
@@ -413,11 +473,21 @@
   }
 
   // ---- the other reports
+  // issue 24: a count only where the search was exhaustive, and the forms random runs found after a bound, each with its path
+  function formsTitle(d, n) { return d.complete === false ? "normal forms found (" + n + "; there may be more: the space was not exhausted)" : "normal forms (" + n + ")"; }
+  function sampledSection(d) {
+    const sf = d.sampled_normal_forms || [];
+    if (!d.sampling) return null;
+    return section("sampled normal forms (" + sf.length + " in " + plural(d.sampling.runs, "random run") + ", seed " + d.sampling.seed + ")",
+      sf.length ? sf.slice(0, 50).map((f, k) => el("details", { class: "sampled" }, el("summary", { class: "term nf" }, "[" + (k + 1) + "] " + f.term),
+        stepper(f.path, "sampled run " + (k + 1)))) : el("div", { class: "muted" }, "no run reached a normal form"));
+  }
+
   function orderView(d) {
     const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
     put(ov, 
       section("program", termText(d.program, "program"), dagSvg(d.program)),
-      section("normal forms (" + d.normal_forms.length + ")", d.normal_forms.map((t, k) =>
+      section(formsTitle(d, d.normal_forms.length), d.normal_forms.map((t, k) =>
         el("div", { class: "row" }, "[" + (k + 1) + "] ", el("span", { class: "term nf" }, t), k === d.canonical_index ? "   \u2190 canonical" : ""))),
       section("canonical path (" + plural(d.canonical_path.length, "step") + (d.canonical_path_complete ? "" : ", incomplete") + ")",
         stepper(d.canonical_path, "canonical path")),
@@ -437,7 +507,9 @@
     }
     put(ov, section("forks (" + forks.length + ")", forks.length ? forks.map((f, k) => el("div", { class: "row fork", onclick: () => showFork(k) },
       "[" + (f.normal_form_index + 1) + "] " + f.kind + ": ", el("span", { class: "term" }, f.normal_form)))
-      : el("div", { class: "muted" }, "the result does not depend on rule order (within the bounds)")));
+      : el("div", { class: "muted" }, d.verdict_text || "no fork found")), sampledSection(d),
+      d.sampled_witness ? section("witness (sampled): " + d.sampled_witness.kind + " (" + d.sampled_witness.detail + ")",
+        el("div", { class: "term nf" }, d.sampled_witness.normal_form), stepper(d.sampled_witness.path, "the run")) : null);
     if (forks.length) showFork(0);
   }
 
@@ -527,12 +599,13 @@
                   pairs: pairsView, trace: traceView, saturate: bestView, best: bestView };
   (views[KIND] || explorationView)(DATA);
   // the keys no view draws (a newer command's, say) are still shown, as JSON
-  const DRAWN = ["program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
+  const DRAWN = ["format", "nodes", "program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
                  "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",
                  "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
                  "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds",
                  "best", "cost", "cost_function", "canonical_cost", "reachable", "stop", "iterations", "enodes", "eclasses",
-                 "conflicts", "seen", "expanded", "applied", "rejected", "reach_searched"];
+                 "conflicts", "seen", "expanded", "applied", "rejected", "reach_searched",
+                 "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness", "verdict", "verdict_text"];
   const extra = Object.keys(DATA).filter((k) => !DRAWN.includes(k));
   if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) => {
     const text = JSON.stringify(DATA[k]);

@@ -3,8 +3,10 @@
 ``load(path)`` reads what ``uopc explore reachable|normal-forms|order|search|pairs``
 or ``uopc trace|simplify`` printed with ``--format json`` and returns a ``Saved``:
 the command's dict (``data``), which command wrote it (``kind``) and, for an
-exploration, its states, edges, normal forms and paths as records. Graphs stay in the
-one-line term form (the JSON's text, cut at its length limit); nothing is re-explored.
+exploration, its states, edges, normal forms and paths as records, graphs as one-line terms; nothing is re-explored.
+It reads both formats (docs/visualize.md): format 2 (``"format": 2``) names each distinct node once in ``nodes``
+and refers to graphs by row, and ``NodeTexts`` writes a row back as the term ``uopc.term.show`` gives; the
+files written before it (no ``format`` key) hold each graph as text, cut at 10,000 characters.
 
 >>> import json, tempfile
 >>> d = {"program": "add(p0, 0)", "states": [
@@ -19,11 +21,12 @@ one-line term form (the JSON's text, cut at its length limit); nothing is re-exp
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from uopc.json_input import JSONInputError, parse_json
+from uopc.term import let_form
 
-__all__ = ["LoadError", "Saved", "SavedEdge", "SavedState", "kind_of", "load"]
+__all__ = ["LoadError", "NodeTexts", "Saved", "SavedEdge", "SavedState", "kind_of", "load"]
 
 
 class LoadError(ValueError):
@@ -79,6 +82,36 @@ class Saved:
     return out[::-1]
 
 
+class _Row:
+  """One node of a format-2 table, its pieces holding its sources' ``_Row`` objects (``let_form`` tells nodes apart by identity)."""
+  __slots__ = ("parts",)
+  def __init__(self, parts: Any) -> None: self.parts = parts
+
+
+class NodeTexts:
+  """The terms of a format-2 ``nodes`` table: ``texts(i)`` is row ``i``'s graph in the one-line form (``show``, uncut).
+
+  >>> t = NodeTexts(["p0", "0", ["add(", 0, ", ", 1, ")"], ["add(", 2, ", ", 2, ")"]])
+  >>> t(3), t(None)
+  ('let a = add(p0, 0) in add(a, a)', None)
+  """
+  def __init__(self, rows: Any) -> None:
+    if not isinstance(rows, list): raise ValueError("nodes is not a list")
+    self.rows: list[_Row] = []
+    for i, r in enumerate(rows):
+      if isinstance(r, str): self.rows.append(_Row(r))
+      elif isinstance(r, list) and r and all(isinstance(c, str) or (type(c) is int and 0 <= c < i) for c in r):
+        self.rows.append(_Row([c if isinstance(c, str) else self.rows[c] for c in r]))
+      else: raise ValueError(f"node {i} is neither a text nor pieces naming earlier nodes")
+    self._texts: dict[int, str] = {}
+
+  def __call__(self, i: Any) -> str | None:
+    if i is None: return None
+    if type(i) is not int or not 0 <= i < len(self.rows): raise ValueError(f"no node {i!r}")
+    if (t := self._texts.get(i)) is None: t = self._texts[i] = str(let_form(self.rows[i], lambda r: r.parts))
+    return t
+
+
 # the keys that tell the commands' JSON apart, most specific first
 KINDS = (("pairs", ("pairs", "summary")), ("order", ("forks", "canonical_path")), ("trace", ("steps", "result")),
          ("saturate", ("best", "cost", "iterations")), ("best", ("best", "cost", "seen")),
@@ -100,12 +133,17 @@ def load(path: str) -> Saved:
   except JSONInputError as e: raise LoadError(str(e)) from None
   kind = kind_of(data)
   if kind is None: raise LoadError(f"{path}: not the --format json output of a uopc explorer command")
+  if data.get("format", 1) not in (1, 2): raise LoadError(f"{path}: format {data['format']!r}: this uopc reads formats 1 and 2")
   saved = Saved(kind, data)
   if kind in ("reachable", "normal-forms"):
     try:
-      saved.states = [SavedState(**s) for s in data["states"]]
-      saved.edges = [SavedEdge(e["from"], e["to"], e["rule"], e.get("rule_index"), e["node"], e.get("result"), e.get("error"))
+      texts: Callable[[Any], Any] = NodeTexts(data["nodes"]) if data.get("format") == 2 else lambda t: t   # format 1: texts
+      saved.states = [SavedState(s["id"], s["depth"], s["parent"], s["rule"], texts(s["node"]),
+                                 texts(s["graph"]) if "graph" in s else s["term"], s["normal"], s["error"], texts(s.get("result")))
+                      for s in data["states"]]
+      saved.edges = [SavedEdge(e["from"], e["to"], e["rule"], e.get("rule_index"), texts(e["node"]), texts(e.get("result")), e.get("error"))
                      for e in data["edges"]]
       _ = saved.normal_forms   # every normal form id names a state (the property raises on a dangling id)
-    except (TypeError, KeyError) as e: raise LoadError(f"{path}: a state or edge is malformed ({type(e).__name__}: {e})") from None
+    except (TypeError, KeyError, ValueError) as e:
+      raise LoadError(f"{path}: a state or edge is malformed ({type(e).__name__}: {e})") from None
   return saved
