@@ -170,3 +170,17 @@ def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
   monkeypatch.setattr(sys, "stdout", out)
   assert main(["check-rules", "fold", "--samples", "2", "--inputs", "1"]) == 0
   assert "check-rules:" in err.getvalue() and f"/{len(fold.rules)} [" in err.getvalue() and "verdict" in out.getvalue()
+
+
+# a user's own copy of the chapter's x + 0.0 -> x: the same shape, not the chapter's rule
+own_add_zero = PatternMatcher([(x + 0.0, lambda x: x)])
+
+
+def test_a_users_own_add_zero_is_unsound_not_accepted():
+  # the exemption was by shape: any x + 0.0 -> x was "accepted (the chapter accepts it)", exit 0 (a CI gate passed it)
+  mine = check_rules(own_add_zero, samples=30, seed=0).rules[0]
+  assert mine.verdict == "unsound" and mine.accepted == 0 and math.copysign(1, mine.counterexample.before_out.value) == 1.0
+  both = check_rules(PatternMatcher([*symbolic.rules, *own_add_zero.rules]), samples=30, seed=0).rules
+  assert both[-1].verdict == "unsound" and {r.name for r in both if r.verdict == "accepted"} == ACCEPTED_NAMES
+  code, out, _ = uopc("check-rules", "tests.test_backend_rules:own_add_zero", "--samples", "30")
+  assert code == 1 and " unsound " in out.splitlines()[2] and "the chapter accepts it" not in out
