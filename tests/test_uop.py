@@ -34,7 +34,7 @@ def test_nan_constants_are_one_node_and_keep_their_dtype():
   assert n is UOp.const(-math.nan) is UOp.const(math.inf - math.inf)
   assert n.dtype is dtypes.f32 and math.isnan(n.arg)
   assert UOp.const(0.1).arg == 0.10000000149011612   # f32 rounding at construction
-  assert UOp.const(2**31).arg == -2**31              # i32 wraps
+  assert truncate(dtypes.i32, 2**31) == -2**31 and make_uop(Ops.CONST, (), 2**31).arg == -2**31   # i32 wraps, inside the engine
   assert UOp.const(1, dtypes.f32) is UOp.const(1.0)
 
 
@@ -226,3 +226,36 @@ def test_a_name_must_be_text(make):
   for bad in ("\ud800", "a\udfffb", "\ud800\udfff"):   # the last is two lone surrogates, not one astral character
     with pytest.raises(UOpError, match="is not text: lone surrogate U\\+D"): make(bad)
   assert make("\U000103ff ok").op in (Ops.CALL, Ops.PARAM)
+
+
+@pytest.mark.parametrize("make, message", [
+  (lambda: UOp.const(2**40), "CONST: 1099511627776 is out of range for i32: -2147483648 to 2147483647 "
+                             "(uopc.dtype.truncate(dtypes.i32, v) wraps it)"),
+  (lambda: UOp.const(2**31, dtypes.i32), "CONST: 2147483648 is out of range for i32: -2147483648 to 2147483647"),
+  (lambda: UOp.const(-2**31 - 1), "CONST: -2147483649 is out of range for i32"),
+  (lambda: UOp(Ops.CONST, arg=2**40), "CONST: 1099511627776 is out of range for i32"),   # the class call is UOp.const
+  (lambda: UOp.const(2.5, dtypes.i32), "CONST: 2.5 is not an i32 value: an integer from -2147483648 to 2147483647"),
+  (lambda: UOp.const(float("inf"), dtypes.i32), "CONST: inf is not an i32 value"),
+  (lambda: UOp.const(3, dtypes.bool), "CONST: 3 is not a bool value: True, False, 1 or 0"),
+  (lambda: UOp.const(10**400, dtypes.f32), "CONST: 1000000000000000000000000000000000000000... is out of range for f32"),
+  (lambda: UOp.stack(1, 2**32), "CONST: 4294967296 is out of range for i32"),
+  (lambda: UOp.stack(1, 2).index(2**32), "CONST: 4294967296 is out of range for i32"),
+  (lambda: UOp.param(0).call(2**32), "CONST: 4294967296 is out of range for i32"),
+])
+def test_an_out_of_range_literal_is_an_error_naming_the_range(make, message):
+  with pytest.raises(UOpError, match=f"^{re.escape(message)}"): make()
+
+
+def test_literals_in_range_and_values_the_engine_computes_are_constants():
+  assert UOp.const(2**31 - 1).arg == 2**31 - 1 and UOp.const(-2**31).arg == -2**31 and UOp.const(2.0, dtypes.i32) is UOp.const(2)
+  assert UOp.const(1, dtypes.bool) is UOp.const(True) and UOp.const(0.0, dtypes.bool) is UOp.const(False)
+  assert UOp.const(1e39).arg == float("inf") and UOp.const(2**200, dtypes.f32).arg == float("inf")   # f32 rounds (to inf past its max)
+  big = UOp.const(2**31 - 1)
+  assert (big + 1).src[1] is UOp.const(1)
+  from uopc.evaluate import run
+  assert run(big + 1) is UOp.const(-2**31) and run(UOp.const(-2**31) * -1) is UOp.const(-2**31)   # computed values wrap
+  assert make_uop(Ops.CONST, (), 2**31, dtypes.i32).arg == -2**31   # the engine's internal constructor wraps, on purpose
+
+
+def test_a_huge_literal_is_named_briefly():
+  with pytest.raises(UOpError, match=r"^CONST: a 16610-bit integer is out of range for i32"): UOp.const(10**5000)

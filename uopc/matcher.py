@@ -63,9 +63,11 @@ class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
     if (problem := signature_problem(pattern, fn)) is not None: raise RuleSignatureError(rule.signature_error(problem))
     return rule
 
-  def signature_error(self, problem: str) -> str:
-    """The message of a ``RuleSignatureError`` of this rule: ``problem`` (``signature_problem``'s), named."""
-    return f"rule {self.describe()}: {problem} (a rule's function gets the pattern's names as keyword arguments)"
+  def signature_error(self, problem: str, raised: BaseException | None = None) -> str:
+    """The message of a ``RuleSignatureError`` of this rule: ``problem`` (``signature_problem``'s), named, after
+    the ``TypeError`` its call ``raised``, if it was called."""
+    what = f" raised TypeError: {raised}:" if raised is not None else ":"
+    return f"rule {self.describe()}{what} {problem} (a rule's function gets the pattern's names as keyword arguments)"
 
   def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name)
 

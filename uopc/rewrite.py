@@ -123,7 +123,7 @@ def _misfit_call(pm: PatternMatcher, e: BaseException, ctx: Any) -> RuleSignatur
     return None   # not raised by the call of a rule's function
   for rule in pm.rules:
     if (problem := signature_problem(rule[0], rule[1], ctx is not None)) is not None:
-      return RuleSignatureError(rule.signature_error(problem))
+      return RuleSignatureError(rule.signature_error(problem, e))
   return None
 
 

@@ -65,7 +65,8 @@ def signature_problem(pat: UPat, fn: Callable, ctx: bool | None = None) -> str |
       return None
     except TypeError: pass
   passes = "" if ctx is None else " and graph_rewrite passes ctx=" if ctx else " and graph_rewrite passes no ctx"
-  return f"the pattern binds {', '.join(names) or 'no name'}{passes}, but its function takes {sig}"
+  plain = sig.replace(parameters=[p.replace(annotation=p.empty) for p in sig.parameters.values()], return_annotation=sig.empty)
+  return f"the pattern binds {', '.join(names) or 'no name'}{passes}, but its function takes {plain}"
 
 
 def rewrite_problem(n: UOp, m: Any) -> str | None:

@@ -115,6 +115,7 @@ class UOp:
   _bounds: Any   # bounds.py's cache of the node's value range, None until asked
 
   def __new__(cls, op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:
+    if op is CONST and not src: return UOp.const(arg, dtype)   # a literal, checked as one
     return make_uop(op, src, arg, dtype)
 
   # nodes are values: copying returns the node itself
@@ -136,8 +137,19 @@ class UOp:
   # ---- constructors
   @staticmethod
   def const(v: Any, dtype: DType | None = None) -> UOp:
-    """A scalar constant; its dtype is ``dtype`` or the literal's (3: i32, 3.0: f32, True: bool)."""
-    return make_uop(Ops.CONST, (), v, dtype)
+    """A scalar constant; its dtype is ``dtype`` or the literal's (3: i32, 3.0: f32, True: bool).
+
+    ``v`` must be a value of the dtype (an f32 is rounded to the nearest, past its largest to inf): an
+    out-of-range literal is an error, never wrapped. The engine wraps what it computes, through ``make_uop``.
+
+    >>> UOp.const(2**40)
+    Traceback (most recent call last):
+      ...
+    uopc.uop.UOpError: CONST: 1099511627776 is out of range for i32: -2147483648 to 2147483647 (uopc.dtype.truncate(dtypes.i32, v) wraps it)
+    """
+    if dtype is None: dtype = _literal_dtype(v)
+    if (problem := _literal_problem(v, dtype)) is not None: raise UOpError(f"CONST: {problem}")
+    return make_uop(CONST, (), v, dtype)
 
   @staticmethod
   def param(slot: int, dtype: DType = dtypes.i32, shape: Shape = (), addrspace: str | None = None) -> UOp:
@@ -256,6 +268,33 @@ def _fits(v: Any, dtype: DType) -> bool:
   if dtype is F32: return t is float or t is int
   if dtype is I32: return t is int and -0x80000000 <= v <= 0x7FFFFFFF
   return t is bool or (t is int and v in (0, 1))
+
+
+def _literal_problem(v: Any, dtype: DType) -> str | None:
+  """Why the Python value ``v`` is not a literal of ``dtype`` (one ``truncate`` keeps as it is, or rounds, for f32), or None.
+
+  Values of another kind (a string) are left to ``make_uop``, which names them.
+  """
+  t = type(v)
+  if t is not int and t is not float and t is not bool: return None
+  if dtype is I32:
+    if t is float and not v.is_integer():
+      return f"{_number_text(v)} is not an i32 value: an integer from -2147483648 to 2147483647"
+    if not -0x80000000 <= v <= 0x7FFFFFFF:
+      return f"{_number_text(v)} is out of range for i32: -2147483648 to 2147483647 (uopc.dtype.truncate(dtypes.i32, v) wraps it)"
+  elif dtype is BOOL:
+    if v not in (0, 1): return f"{_number_text(v)} is not a bool value: True, False, 1 or 0"
+  elif dtype is F32 and t is int:
+    try: float(v)
+    except OverflowError: return f"{_number_text(v)} is out of range for f32: it rounds to no f32 value"
+  return None
+
+
+def _number_text(v: Any, n: int = 40) -> str:
+  """A number for a message, its first ``n`` digits if longer (Python refuses to print an int of 4,300 digits or more)."""
+  if type(v) is float or abs(v) < 10**n: return repr(v) if type(v) is float else str(v)
+  try: return str(v)[:n] + "..."
+  except ValueError: return f"a {v.bit_length()}-bit integer"
 
 
 def make_uop(op: Ops, src: tuple[UOp, ...] = (), arg: Any = None, dtype: DType | None = None) -> UOp:
