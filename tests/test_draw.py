@@ -37,3 +37,32 @@ def test_a_huge_graph_is_not_drawn_and_does_not_recurse():
   for i in range(20_000): u = u + i
   svg = dag_svg(u)
   assert "not drawn" in svg and svg.count("<rect") == 0
+
+
+def _rows(svg):
+  """The drawn labels, row by row (top first), each row left to right."""
+  boxes = re.findall(r'<rect x="(\d+)" y="(\d+)"[^>]*/><text[^>]*>([^<]*)</text>', svg)
+  rows = {}
+  for x, y, label in boxes: rows.setdefault(int(y), []).append((int(x), label))
+  return [[label for _, label in sorted(row)] for _, row in sorted(rows.items())]
+
+
+def test_operands_are_drawn_left_to_right_in_their_order():
+  p0, p1 = UOp.param(0), UOp.param(1)
+  assert _rows(dag_svg(p0 + p1)) == [["add"], ["p0", "p1"]]
+  assert _rows(dag_svg(UOp.const(7) // p0)) == [["floordiv"], ["7", "p0"]]
+  assert _rows(dag_svg((p0 + p1) * (p1 // 2))) == [["mul"], ["add", "floordiv"], ["p0", "p1", "2"]]
+  assert _rows((p1 < p0).where(p0, 3)._repr_svg_()) == [["where"], ["cmplt", "3"], ["p1", "p0"]]
+
+
+@given(graphs())
+def test_a_nodes_sources_on_one_row_are_in_their_order_in_a_tree(g):
+  if len(g.toposort()) > MAX_NODES: return
+  rows = layers(g)
+  place = {u: (r, row.index(u)) for r, row in enumerate(rows) for u in row}
+  users = {}
+  for u in place:
+    for s in u.src: users.setdefault(s, set()).add(u)
+  for u in place:   # where each source has this one user, on one row, the sources keep their order
+    if all(len(users[s]) == 1 for s in u.src) and len({place[s][0] for s in u.src}) == 1 and len(set(u.src)) == len(u.src):
+      assert [place[s][1] for s in u.src] == sorted(place[s][1] for s in u.src)

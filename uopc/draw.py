@@ -31,13 +31,19 @@ def head_text(u: UOp) -> str:
 
 
 def layers(root: UOp) -> list[list[UOp]]:
-  """Nodes by layer: each one below its lowest user (longest path from the root)."""
-  order = root.toposort()[::-1]   # users before sources
+  """Nodes by layer: each one below its lowest user (longest path from the root); in a layer, left to right
+  as a walk from the root meets them, sources in their order (``add(p0, p1)`` draws p0 left of p1)."""
   depth: dict[UOp, int] = {root: 0}
-  for u in order:
+  for u in root.toposort()[::-1]:   # users before sources
     for s in u.src: depth[s] = max(depth.get(s, 0), depth[u] + 1)
   rows: list[list[UOp]] = [[] for _ in range(max(depth.values()) + 1)]
-  for u in order: rows[depth[u]].append(u)
+  seen, todo = set(), [root]
+  while todo:   # preorder, sources left to right
+    u = todo.pop()
+    if u in seen: continue
+    seen.add(u)
+    rows[depth[u]].append(u)
+    todo.extend(reversed(u.src))
   return rows
 
 
