@@ -169,7 +169,35 @@ def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
   monkeypatch.setattr(sys, "stderr", err)
   monkeypatch.setattr(sys, "stdout", out)
   assert main(["check-rules", "fold", "--samples", "2", "--inputs", "1"]) == 0
-  assert "check-rules:" in err.getvalue() and f"/{len(fold.rules)} [" in err.getvalue() and "verdict" in out.getvalue()
+  # a step per rule, per C file compiled and run, and the shrinking: building fold's instances takes no time, compiling
+  # takes nearly all of it (symbolic: 0.6 s, then 4.6 s), and the bar was drawn only at a rule, before its delay: never
+  drawn = err.getvalue()
+  assert "check-rules:" in drawn and f"/{len(fold.rules) + 2} [" in drawn and "verdict" in out.getvalue()
+  assert "compiled and ran 1 of 1 C files" in drawn and f"{len(fold.rules) + 1}/{len(fold.rules) + 2} [" in drawn
+
+
+def test_check_rules_draws_the_bar_after_its_delay_at_any_stage(monkeypatch):
+  import sys
+  import uopc.cli_support
+  class FakeTTY(io.StringIO):
+    def isatty(self): return True
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0.0)
+  err, out = FakeTTY(), io.StringIO()
+  monkeypatch.setattr(sys, "stderr", err)
+  monkeypatch.setattr(sys, "stdout", out)
+  seen = []
+  real = soundness.check_rules
+  def check(pm, **kw):
+    progress = kw["progress"]
+    def spy(what, done, total):
+      progress(what, done, total)
+      seen.append((what, done, total, len(err.getvalue())))
+    return real(pm, **{**kw, "progress": spy})
+  monkeypatch.setattr(soundness, "check_rules", check)
+  assert main(["check-rules", "fold", "--samples", "2", "--inputs", "1"]) == 0
+  stages = [(what, done, total) for what, done, total, _ in seen]
+  assert stages[0][1:] == (0, len(fold.rules) + 1) and stages[-1] == ("shrinking the counterexamples", len(fold.rules) + 1, len(fold.rules) + 2)
+  assert all(b[3] > a[3] for a, b in zip(seen, seen[1:]))   # each stage drew the bar: none waited for a later rule
 
 
 # a user's own copy of the chapter's x + 0.0 -> x: the same shape, not the chapter's rule

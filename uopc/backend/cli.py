@@ -21,8 +21,8 @@ import threading
 from typing import Any, Iterator
 
 from uopc.budget import shielded
-from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bind_cli_params, fit_params, integer_arg,
-                              load_program, positive_int, progress_bar, rules_arg, write_out)
+from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bar_is_up, bind_cli_params, fit_params,
+                              integer_arg, load_program, positive_int, progress_bar, rules_arg, write_out)
 from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
 
@@ -108,12 +108,12 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
   from uopc.backend.errors import BackendError
   from uopc.backend.soundness import check_rules
   pm = args.rules.pm
-  n = len(pm.rules)
-  bar = progress_bar(n, "rule", "check-rules")
+  bar = progress_bar(len(pm.rules) + 1, "step", "check-rules")
 
-  def progress(what: str) -> None:   # called with each rule's name, then with each later stage
-    if bar.n < n: bar.update()
+  def progress(what: str, done: int, total: int) -> None:   # a step per rule, per C file, then the shrinking
+    bar.total, bar.n = total, done
     bar.set_postfix_str(what[:60], refresh=False)
+    if bar_is_up(bar): bar.refresh()   # drawn at every step once past its delay: compiling is most of the time
 
   try:
     with sigterm_cleans_up():

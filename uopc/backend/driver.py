@@ -18,7 +18,7 @@ import math
 import os
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from uopc.term import show
 from uopc.uop import UOp
@@ -112,8 +112,9 @@ class Batch:
     self._index[u] = i = len(self.kernels) - 1
     return i
 
-  def run(self, queries: list[tuple[int, dict[int, Any]]]) -> list[Outcome]:
-    """Run each ``(kernel index, PARAM values)`` query; one outcome each, in order."""
+  def run(self, queries: list[tuple[int, dict[int, Any]]], done: Callable[[int, int], None] | None = None) -> list[Outcome]:
+    """Run each ``(kernel index, PARAM values)`` query; one outcome each, in order. ``done(k, m)``, in the calling
+    thread, as the C files are compiled and run: ``k`` of ``m`` (0 first)."""
     n_chunks = max(1, math.ceil(len(self.kernels) / self.chunk))
     per_chunk: list[list[tuple[int, int, str]]] = [[] for _ in range(n_chunks)]   # (query no, local index, tokens)
     for q, (i, values) in enumerate(queries):
@@ -134,7 +135,10 @@ class Batch:
         out[q] = Outcome(True, decode(line.split()[1:], k.dtype, k.shape)) if line.startswith("ok") else Outcome(False, error=line[4:])
 
     pool = ThreadPoolExecutor(self.jobs)
-    try: list(pool.map(work, range(n_chunks)))
+    try:
+      if done: done(0, n_chunks)
+      for finished, _ in enumerate(pool.map(work, range(n_chunks)), 1):
+        if done: done(finished, n_chunks)
     finally: pool.shutdown(cancel_futures=True)   # interrupted: start no more chunks, let running ones clean up
     return out   # type: ignore[return-value]
 

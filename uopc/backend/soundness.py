@@ -182,8 +182,12 @@ def _needs_ctx(fn: Callable) -> bool:
   except (TypeError, ValueError): return False
 
 
-def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: int = 0,
-                progress: Callable[[str], None] | None = None) -> Report:
+Progress = Callable[[str, int, int], None]
+"""``progress(what, done, total)``: the step that starts and how many of ``total`` are done. A step is building one
+rule's instances, compiling and running one C file, or shrinking (``total`` grows once the files are known)."""
+
+
+def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: int = 0, progress: Progress | None = None) -> Report:
   """Test every rule of ``pm`` on up to ``samples`` rewritten instances, each run on ``inputs`` random inputs.
 
   Instances are built until ``samples`` of them were rewritten (at most ``20 * samples``
@@ -198,18 +202,23 @@ def check_rules(pm: PatternMatcher, samples: int = 100, inputs: int = 24, seed: 
   # A bound (--timeout, --max-memory, an interrupt) lands as BoundHit wherever the work is; what was found
   # before it is reported, marked incomplete, instead of nothing.
   try:
-    for rule, r in zip(pm.rules, reports):
+    n, files = len(reports), 0
+    for i, (rule, r) in enumerate(zip(pm.rules, reports)):
       stopped = f"building instances of {r.name}"
-      if progress: progress(r.name)
+      if progress: progress(r.name, i, n + 1)
       _build(rule, r, samples, inputs, rng, batch, pending)
     queries = [q for (_, _, _, values, kb, ka) in pending for q in ((kb, values), (ka, values))]
     stopped = f"compiling {len(batch.kernels)} kernels and running {len(queries)} queries"
-    if progress: progress(stopped)
-    outcomes = batch.run(queries) if queries else []
+
+    def ran(k: int, m: int) -> None:
+      nonlocal files
+      files = m
+      if progress: progress(f"compiled and ran {k} of {m} C files ({len(batch.kernels):,} kernels)", n + k, n + m + 1)
+    outcomes = batch.run(queries, ran) if queries else []
     _judge(pending, outcomes)
     judged = True
     stopped = "shrinking the counterexamples"
-    if progress: progress(stopped)
+    if progress: progress(stopped, n + files, n + files + 1)
     _shrink_counterexamples(reports)
     stopped = ""
   except BoundHit:   # the rules whose instances did not all run are not checked (unless already found out)
