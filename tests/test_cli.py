@@ -317,3 +317,14 @@ def test_a_tick_as_the_budget_ends_keeps_the_exit_code_and_puts_the_budget_away(
   assert main(["run", str(EXAMPLES / "affine.uir"), "--param", "0=5", "--timeout", "60"]) == 0
   assert capsys.readouterr().out == "26\n"
   assert budget.current() is None and signal.getsignal(signal.SIGINT) is before and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("argv,message", [
+  (["simplfy", "prog.uir"], "uopc: unknown command 'simplfy' (did you mean 'simplify'?)"),
+  (["explore", "normal-form", "prog.uir"], "uopc explore: unknown command 'normal-form' (did you mean 'normal-forms'?)"),
+  (["check-rule"], "uopc: unknown command 'check-rule' (did you mean 'check-rules'?)"),
+  (["zzz"], "uopc: unknown command 'zzz' (see uopc --help)"),
+])
+def test_a_mistyped_command_is_one_line_with_a_suggestion(capsys, argv, message):
+  with pytest.raises(SystemExit) as e: main(argv)
+  assert e.value.code == 2 and capsys.readouterr().err == message + "\n"

@@ -10,6 +10,7 @@ stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import importlib.metadata
 import json
@@ -125,6 +126,14 @@ class OneLineErrorParser(argparse.ArgumentParser):
   """argparse, but a bad flag is one line (exit 2), as every other bad input; subcommands inherit it."""
   def error(self, message: str) -> Any:
     self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+  def _check_value(self, action: argparse.Action, value: Any) -> None:
+    # a mistyped command gets the closest one (argparse before 3.14 lists them all)
+    if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+      close = difflib.get_close_matches(value, list(action.choices), n=1)
+      hint = f"did you mean {close[0]!r}?" if close else f"see {self.prog} --help"
+      self.exit(EXIT_BAD_INPUT, f"{self.prog}: unknown command {value!r} ({hint})\n")
+    super()._check_value(action, value)
 
 
 def _version() -> str:
