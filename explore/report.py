@@ -245,11 +245,11 @@ def dot_states(ex: Exploration, canonical: Any, max_nodes: int | None = None, pa
 def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = None, paths_only: bool = False) -> Any:
   """The state graph as a ``graphviz.Digraph`` (Jupyter renders it; ``.source`` is the DOT text): rule-labelled edges,
   normal forms doubled, the canonical one filled. ``max_nodes`` and ``paths_only`` (``dot_states``) keep large spaces legible."""
-  import graphviz   # deferred: only DOT output needs it
+  from uopc.draw import digraph   # a graphviz.Digraph whose notebook rendering does without Graphviz's dot program
   canon_state = None if canonical is None else ex.state_of(canonical)
   states = dot_states(ex, canonical, max_nodes, paths_only)
   drawn = f"{len(states)} of {len(ex.states)} states drawn" if len(states) < len(ex.states) else f"{len(ex.states)} states"
-  dot = graphviz.Digraph("states", comment=f"uopc explore, rules {rules}: {bound_text(ex)}",
+  dot = digraph("states", comment=f"uopc explore, rules {rules}: {bound_text(ex)}",
                          graph_attr={"rankdir": "TB", "label": f"rules {rules}: {drawn}, {bound_text(ex)}"},
                          node_attr={"shape": "box", "fontname": "monospace", "fontsize": "10"},
                          edge_attr={"fontname": "monospace", "fontsize": "8"})

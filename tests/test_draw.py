@@ -66,3 +66,20 @@ def test_a_nodes_sources_on_one_row_are_in_their_order_in_a_tree(g):
   for u in place:   # where each source has this one user, on one row, the sources keep their order
     if all(len(users[s]) == 1 for s in u.src) and len({place[s][0] for s in u.src}) == 1 and len(set(u.src)) == len(u.src):
       assert [place[s][1] for s in u.src] == sorted(place[s][1] for s in u.src)
+
+
+def test_dot_text_never_needs_the_graphviz_binary_and_rendering_without_it_says_so_in_one_line(monkeypatch):
+  from uopc import symbolic
+  from uopc.draw import NO_DOT, digraph
+  from uopc.explore.report import to_dot
+  from uopc.relational import canonical, explore
+  monkeypatch.setenv("PATH", "")   # no dot program to find
+  prog = (UOp.param(0) + 0) * 1
+  d = to_dot(explore(prog, symbolic).run(), canonical(prog, symbolic)[0], "symbolic")
+  assert d.source.startswith("// uopc explore, rules symbolic: complete\ndigraph states {") and '\t0 -> ' in d.source
+  assert d._repr_mimebundle_() == {"text/plain": NO_DOT} and "\n" not in NO_DOT and "dot" in NO_DOT
+  assert d._repr_mimebundle_(include=[]) == {}
+  g = digraph("g")
+  g.edge("a", "b")
+  assert g.source == "digraph g {\n\ta -> b\n}\n" and g._repr_mimebundle_() == {"text/plain": NO_DOT}
+  assert type(g).__name__ == "Digraph" and type(g.copy()) is type(g)

@@ -4,6 +4,9 @@ A node sits one layer below its lowest user (the root on top), so a shared node 
 box with several edges in. Labels are the node's head in the one-line term form
 (``add``, ``p0``, ``3``). No Graphviz: the layout is a few lines, and iterative.
 
+DOT output (``digraph``, the explorer's state graphs) needs the ``graphviz`` Python
+package only; rendering it in a notebook runs Graphviz's ``dot``, and without it says so.
+
 >>> from uopc.uop import UOp
 >>> p0 = UOp.param(0)
 >>> svg = dag_svg((p0 + 1) * (p0 + 1))
@@ -12,8 +15,9 @@ box with several edges in. Labels are the node's head in the one-line term form
 """
 from __future__ import annotations
 
+import functools
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from uopc.ops import Ops
 from uopc.term import arg_text, leaf_text, printable, show
@@ -76,3 +80,27 @@ def dag_svg(root: UOp, highlight: UOp | None = None) -> str:
                f'stroke="{stroke}"/><text x="{x + 4}" y="{y + 14}">{escape(label if len(label) <= 21 else label[:20] + "…")}</text></g>')
   out.append("</svg>")
   return "".join(out)
+
+
+NO_DOT = "(not drawn: Graphviz's dot program is not on PATH; install Graphviz to render it, or read its DOT text, .source)"
+"""What a notebook shows for a ``digraph`` when ``dot`` is missing."""
+
+
+def digraph(*args: Any, **kwargs: Any) -> Any:
+  """A ``graphviz.Digraph`` (arguments as its own) whose notebook rendering falls back to ``NO_DOT`` when
+  Graphviz's ``dot`` program is missing: building it and its DOT text, ``.source``, never run ``dot``."""
+  return _digraph_class()(*args, **kwargs)
+
+
+@functools.cache
+def _digraph_class() -> type:
+  import graphviz   # deferred: only DOT output needs it
+
+  class Digraph(graphviz.Digraph):
+    __module__, __qualname__ = __name__, "Digraph"
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict[str, Any]:
+      try: return super()._repr_mimebundle_(include, exclude, **kwargs)
+      except graphviz.ExecutableNotFound: return {"text/plain": NO_DOT}
+
+  return Digraph
