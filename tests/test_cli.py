@@ -328,3 +328,11 @@ def test_a_tick_as_the_budget_ends_keeps_the_exit_code_and_puts_the_budget_away(
 def test_a_mistyped_command_is_one_line_with_a_suggestion(capsys, argv, message):
   with pytest.raises(SystemExit) as e: main(argv)
   assert e.value.code == 2 and capsys.readouterr().err == message + "\n"
+
+
+def test_a_rules_file_whose_rules_are_a_list_is_one_line_exit_2(capsys, tmp_path, monkeypatch):
+  write(tmp_path, "from uopc.symbolic import symbolic\nrules = list(symbolic.rules)\n", "mine.py")
+  monkeypatch.chdir(tmp_path)
+  code, _, err = uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", "mine.py:rules")
+  assert code == 2 and err == ("uopc: --rules: mine.py:rules is a list, not a uopc PatternMatcher "
+                               "(PatternMatcher([...]) makes one from a list of rules)\n")

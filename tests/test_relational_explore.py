@@ -383,3 +383,8 @@ def test_exploring_ahead_doubles_and_stays_within_twice_the_states_taken(taken):
   made = int(repr(ex).split("(")[1].split(" ")[0])
   assert taken <= made <= 2 * taken + 16
   if taken == 9_000: assert made > taken + 4_096   # doubling, not batches of 4,096: few batches, so few collector passes
+
+
+def test_a_rule_set_that_is_not_a_pattern_matcher_is_a_type_error_at_the_call():
+  # explore(u, 3) was an AttributeError ('int' object has no attribute 'by_op') once something asked for a result
+  with pytest.raises(TypeError, match=r"^explore: pm is an int, not a uopc PatternMatcher$"): explore(UOp.param(0) + 0, 3)

@@ -238,3 +238,9 @@ def test_a_program_error_passes_through_as_the_program_failing():
   def fails(x): raise Fails("the program fails")
   with pytest.raises(Fails): graph_rewrite(p0 + 0, PatternMatcher([(UPat.var("x") + 0, fails)]))
 
+
+
+def test_a_rule_set_that_is_not_a_pattern_matcher_is_a_type_error_naming_it():
+  # graph_rewrite(u, [rule]) was "AttributeError: type object 'list' has no attribute 'rewrite'"
+  with pytest.raises(TypeError, match=r"^graph_rewrite: pm is a list, not a uopc PatternMatcher \(PatternMatcher\(\[\.\.\.\]\) makes one"):
+    graph_rewrite(UOp.param(0) + 0, [symbolic.rules[0]])

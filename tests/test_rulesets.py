@@ -14,7 +14,7 @@ def test_names_sums_and_module_attributes():
 
 @pytest.mark.parametrize("spec, message", [
   ("symbolc", "unknown rule set 'symbolc'"), ("nosuch.module:x", "no module named 'nosuch.module'"),
-  ("uopc.symbolic:simplify", "is a function, not a PatternMatcher"),
+  ("uopc.symbolic:simplify", "uopc.symbolic:simplify is a function, not a uopc PatternMatcher"),
 ])
 def test_bad_names(spec, message):
   with pytest.raises(RuleSetError, match=message):
@@ -36,3 +36,18 @@ def test_a_sum_is_shared_while_used_and_dropped_after():
   del pm
   gc.collect()
   assert "fold+evaluate+fold" not in rulesets._sums
+
+
+@pytest.mark.parametrize("body, message", [
+  ("rules = [1]\n", "rules.py:rules is a list, not a uopc PatternMatcher (PatternMatcher([...]) makes one from a list of rules)"),
+  ("rules = 3\n", "rules.py:rules is an int, not a uopc PatternMatcher"),
+  ("import collections\nrules = collections.OrderedDict()\n", "rules.py:rules is a collections.OrderedDict, not a uopc PatternMatcher"),
+  # a PatternMatcher of another library (tinygrad's): "is a PatternMatcher, not a PatternMatcher" named neither module
+  ("class PatternMatcher: pass\nrules = PatternMatcher()\n",
+   "rules.py:rules is a uopc_rules.rules.PatternMatcher, not a uopc.matcher.PatternMatcher"),
+])
+def test_a_rule_set_of_another_type_names_both_types(tmp_path, monkeypatch, body, message):
+  (tmp_path / "rules.py").write_text(body)
+  monkeypatch.chdir(tmp_path)
+  with pytest.raises(RuleSetError) as e: resolve_rules("symbolic+rules.py:rules")
+  assert str(e.value) == message

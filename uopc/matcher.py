@@ -289,3 +289,22 @@ class PatternMatcher:
     """What the first applicable rule rewrites ``u`` to, or None."""
     fired = self.fire(u, ctx)   # through self.fire: a subclass may watch or replace it
     return None if fired is None else fired[1]
+
+
+def require_matcher(pm: Any, what: str) -> PatternMatcher:
+  """``pm`` itself if it is a ``PatternMatcher``, else a ``TypeError`` naming what ``what`` is instead (a list of rules,
+  an int, another library's ``PatternMatcher``), with its module: a bare ``AttributeError`` said nothing of it.
+
+  >>> require_matcher([], "rules")
+  Traceback (most recent call last):
+  ...
+  TypeError: rules is a list, not a uopc PatternMatcher (PatternMatcher([...]) makes one from a list of rules)
+  """
+  if isinstance(pm, PatternMatcher): return pm
+  t = type(pm)
+  given = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+  same_name = t.__name__ == PatternMatcher.__name__   # tinygrad's: name both modules
+  expected = f"{PatternMatcher.__module__}.PatternMatcher" if same_name else "uopc PatternMatcher"
+  hint = " (PatternMatcher([...]) makes one from a list of rules)" if isinstance(pm, (list, tuple)) else ""
+  article = "an" if given[0] in "aeioAEIO" else "a"   # a uopc_rules..., a list, an int, an OrderedDict
+  raise TypeError(f"{what} is {article} {given}, not a {expected}{hint}")

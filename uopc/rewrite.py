@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any, Callable
 
 from uopc import collector
-from uopc.matcher import PatternMatcher, Rule, signature  # noqa: F401  (Rule, and UPat below: the chapter's rewrite.py has them)
+from uopc.matcher import PatternMatcher, Rule, require_matcher, signature  # noqa: F401  (Rule, and UPat below: the chapter's rewrite.py has them)
 from uopc.ops import Ops
 from uopc.upat import UPat  # noqa: F401
 from uopc.rule_check import (RewriteTypeError, RuleError, RuleSignatureError, check_preserves_type, rewrite_problem,  # noqa: F401  (importers find them here)
@@ -94,6 +94,7 @@ def graph_rewrite(root: UOp, pm: PatternMatcher, ctx: Any = None, max_steps: int
   Stage 0 schedules a node's sources, stage 1 rebuilds it from their normal forms and
   tries the rules, stage 2 records the normal form of what a rule returned.
   """
+  if not isinstance(pm, PatternMatcher): require_matcher(pm, "graph_rewrite: pm")   # a list of rules: a TypeError naming it
   if TRACE:
     from uopc.trace_matcher import TracingMatcher   # deferred: the hot path never needs it
     pm = TracingMatcher(pm, firings_only=True)

@@ -15,7 +15,7 @@ import weakref
 from types import ModuleType
 
 from uopc.evaluate import evaluate
-from uopc.matcher import PatternMatcher
+from uopc.matcher import PatternMatcher, require_matcher
 from uopc.rule_check import RuleError
 from uopc.symbolic import fold, symbolic
 
@@ -49,8 +49,8 @@ def _resolve_one(spec: str) -> PatternMatcher:
     mod = _load_file(module) if module.endswith(".py") else _import(module)
     if not hasattr(mod, attr): raise RuleSetError(f"{module} has no attribute {attr!r}")
     obj = getattr(mod, attr)
-    if not isinstance(obj, PatternMatcher): raise RuleSetError(f"{spec} is a {type(obj).__name__}, not a PatternMatcher")
-    return obj
+    try: return require_matcher(obj, spec)
+    except TypeError as e: raise RuleSetError(str(e)) from None
   if spec not in NAMED:
     raise RuleSetError(f"unknown rule set {spec!r}: expected one of {', '.join(NAMED)}, a sum like symbolic+evaluate, "
                        "module:attr or file.py:attr")

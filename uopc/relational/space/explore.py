@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from uopc.matcher import PatternMatcher
+from uopc.matcher import PatternMatcher, require_matcher
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Semantics
 from uopc.relational.space.stream import Bound, Exploration
@@ -54,6 +54,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   >>> [e.rule.split(" ", 1)[1] for e in ex.path_to(ex.normal_forms[0])]
   ['x * 1', 'x + 0']
   """
+  require_matcher(pm, "explore: pm")   # here, not at the first result: explore(u, 3) was an AttributeError later
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
                      semantics=semantics, native=native)
 
