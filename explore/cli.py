@@ -4,9 +4,11 @@
 (breadth first; ``--dfs`` for depth first); ``uopc explore normal-forms prog.uir``
 prints every normal form with one shortest rewrite path and marks the one the
 canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
-``--max-states`` (default 10,000), ``--max-depth`` (default 50), ``--timeout``
-(default 30 s), ``--max-memory`` (``uopc.budget``), ``--max-steps`` (the canonical
-engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json and html).
+``--max-states`` (default: no count), ``--max-depth`` (default 50), ``--timeout``
+(default 10 s), ``--max-memory`` (default 4 GiB; ``uopc.budget``), ``--max-steps`` (the
+canonical engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json and html).
+When a bound stops ``normal-forms`` before it exhausts the space, random runs sample
+more normal forms in the time left (``explore/sampled.py``; ``--samples``, ``--seed``).
 
 Exit codes: 0 the space was explored completely, 1 a rule raised (its stuck steps
 are printed), 3 a bound was hit (the partial result is still printed), 130/143
@@ -29,6 +31,7 @@ from typing import Any, Literal
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import bar_is_up, isatty, load_program
 from uopc.explore.options import TERM_LIMIT, canonical_for, common_options, exit_code, exploration_progress, no_reduce_arg
+from uopc.explore.sampled import explore_timeout, sample_after, sample_options
 
 
 def _semantics(p: argparse.ArgumentParser) -> None:
@@ -56,6 +59,7 @@ def register(sub: Any) -> None:
   common_options(n, ("text", "json", "dot", "html"))
   no_reduce_arg(n)
   _semantics(n)
+  sample_options(n)
   n.set_defaults(func=cmd_normal_forms)
 
   from uopc.explore import search_cli   # uopc explore search (issue 5)
@@ -72,7 +76,8 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
   """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.explore.report import state_line
-  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
+  timeout = explore_timeout(args) if hasattr(args, "samples") else args.timeout   # sampling may follow: its share
+  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=timeout, order=order,
                reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"))
   out = sys.stdout
   with exploration_progress(ex, "exploring") as bar:
@@ -128,10 +133,14 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
     args.reduce = False
     ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
+  sample = sample_after(prog, ex, args) if args.format != "dot" else None   # a bound stopped it: random runs in the time left
   if args.format == "text":
-    report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout)
+    report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout, sample)
   elif args.format in ("json", "html"):
-    html.emit(args, report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True), "normal-forms")
+    from uopc.explore import sampled
+    data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)
+    data.update(sampled.to_json(sample, ex.complete))
+    html.emit(args, data, "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 

@@ -20,9 +20,11 @@ from uopc.term import show
 # Past it a term is a label (``uopc.term.show``: the tree's first characters and an ellipsis), so a 20,000-node
 # program cannot flood an exploration's output, where every state prints its graph.
 TERM_LIMIT = 10_000
-DEFAULT_MAX_STATES = 10_000
+# A default run is bounded by time and memory, not by a count of states: what a space of 10,000 states
+# takes is nothing, and a count says nothing of how long a big program's states take (issue 24).
+DEFAULT_MAX_STATES: int | None = None
 DEFAULT_MAX_DEPTH = 50
-DEFAULT_TIMEOUT = 30.0
+DEFAULT_TIMEOUT = 10.0
 
 
 def term_text(u: Any) -> str | None:
@@ -36,7 +38,7 @@ def common_options(p: argparse.ArgumentParser, formats: tuple[str, ...], canonic
   p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
                  help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr (a rules file is code: it runs)")
   p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
-                 help=f"stop after N states (default {DEFAULT_MAX_STATES:,})")
+                 help="stop after N states (default: no count; --timeout and --max-memory bound a default run)")
   p.add_argument("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
                  help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
   add_bounds(p, DEFAULT_TIMEOUT)

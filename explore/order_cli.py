@@ -38,6 +38,7 @@ from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program,
 def register(esub: Any) -> None:
   """Add ``order`` to the ``uopc explore`` subcommands."""
   from uopc.explore.options import common_options, no_reduce_arg
+  from uopc.explore.sampled import sample_options
   p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
                       description="The canonical result, every normal form, and for each other normal form the fork "
                                   "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
@@ -48,7 +49,8 @@ def register(esub: Any) -> None:
   p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
   p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
                  help="random bindings of free PARAMs for comparing values (default 8)")
-  p.add_argument("--seed", type=integer_arg, default=0, help="seed of the random bindings (default 0)")
+  p.add_argument("--seed", type=integer_arg, default=0, help="seed of the random bindings and of the sampled runs (default 0)")
+  sample_options(p, seed=False)
   p.set_defaults(func=cmd_order)
 
 
@@ -59,6 +61,7 @@ def cmd_order(args: argparse.Namespace) -> int:
 
 def _order(prog: Any, args: argparse.Namespace) -> int:
   from uopc.explore.options import exit_code, exploration_progress
+  from uopc.explore.sampled import explore_timeout, sample_after
   from uopc.relational.space.cycles import unsure_cycles
   from uopc.relational.analyses.order import diagnose_order, order_exploration, permutation_trials
   pm = args.rules.pm
@@ -66,7 +69,8 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
 
   def explore_order(reduce: bool) -> Any:
     def make(reduce: bool) -> Any:
-      return order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, reduce=reduce)
+      return order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=explore_timeout(args),
+                               reduce=reduce)
     # the reduction replays the canonical engine first (its path is expanded fully): a bound there means no reduction
     ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
     with exploration_progress(ex, "exploring") as bar:
@@ -83,17 +87,22 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
   if report is None: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
                                             recorded=(None, f"not computed: {stopped_text()}", []))
+  sample = sample_after(prog, ex, args)   # a bound stopped the exploration: random runs in the time left
+  witness = None
+  if sample is not None:
+    from uopc.relational.analyses.order import sampled_witness
+    witness = bounded(lambda: sampled_witness(report, sample, args.bindings, args.seed), None, grace=True)
   trials = None
   if args.permutations:
     trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps), None, grace=True)
     cut = cut or trials is None
   if args.format in ("json", "html"):
     from uopc.explore import html
-    data = to_json(report, args.rules.spec, pm, trials)
+    data = to_json(report, args.rules.spec, pm, trials, sample, witness)
     if cut: data.update(complete=False, bound=stopped())
     html.emit(args, data, "order")
   else:
-    write_text(report, args.rules.spec, pm, sys.stdout, trials)
+    write_text(report, args.rules.spec, pm, sys.stdout, trials, sample, witness)
     if cut and trials is None and args.permutations: print(f"other rule orders: not tried ({stopped_text()})")
   if cut: return EXIT_BOUND
   return EXIT_FAILED if report.canonical is None else exit_code(ex)
@@ -111,13 +120,23 @@ def _steps(edges: list[Any], out: TextIO, indent: str = "    ") -> None:
 def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 
-def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None) -> None:
-  """The text report of ``uopc explore order``."""
-  from uopc.explore.report import bound_text, cycles_text, reduced_text, stuck_lines
+def verdict_of(report: Any, sample: Any = None, witness: Any = None) -> Any:
+  """What the search established (``uopc.relational.analyses.verdicts.order_verdict``)."""
+  from uopc.explore.sampled import extra_forms
+  from uopc.relational.analyses.verdicts import order_verdict
+  forms = len(report.normal_forms) + (len(extra_forms(sample, report.normal_forms)) if sample is not None else 0)
+  return order_verdict(report.complete, forms, len(report.forks), witness is not None, sample.runs if sample is not None else 0)
+
+
+def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None, sample: Any = None,
+               witness: Any = None) -> None:
+  """The text report of ``uopc explore order`` (``sample``, ``witness``: what sampled runs found after a bound)."""
+  from uopc.explore import sampled
+  from uopc.explore.report import bound_text, cycles_text, found_text, reduced_text, stuck_lines
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
   print(f"rules: {spec}", file=out)
-  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
+  print(f"explored {len(ex.states)} states, {ex.edge_count} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
         file=out)
   if report.canonical is None: print(f"canonical: none ({report.canonical_error})", file=out)
   else:
@@ -125,21 +144,27 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
     print(f"canonical (graph_rewrite): {_show(report.canonical)}{steps}", file=out)
     if report.path.note: print(f"  canonical path: {report.path.note}", file=out)
   forms = report.normal_forms
-  print(f"{_plural(len(forms), 'normal form')}{'' if report.complete else ' found so far'}{':' if forms else ''}", file=out)
+  print(f"{found_text(len(forms), report.complete)}{':' if forms else ''}", file=out)
   for k, s in enumerate(forms, 1):
     print(f"  [{k}] {s.term(TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
+  extra = sampled.extra_forms(sample, forms) if sample is not None else []
+  if sample is not None:
+    print(sampled.summary(sample, len(extra)) + (":" if extra else ""), file=out)
+    for k, f in enumerate(extra, len(forms) + 1):
+      print(f"  [{k}] {f.term(TERM_LIMIT)}   (sampled)" + ("   <- canonical" if f.graph is report.canonical else ""), file=out)
+    if forms or extra: print(sampled.at_least_line(len(forms) + len(extra)), file=out)
   cycles_text(ex, out)
-  if report.canonical is not None and report.canonical_state is None:
+  if report.canonical is not None and report.canonical_state is None and all(f.graph is not report.canonical for f in extra):
     print("  (the canonical result was not reached within the bounds)", file=out)
   for line in stuck_lines(ex.stuck): print(line, file=out)
+  verdict = verdict_of(report, sample, witness)
   if not report.forks:
-    if report.canonical is not None and len(forms) <= 1:
-      qual = "" if report.complete else " within the bounds"
-      print(f"the result does not depend on rule order{qual}: one normal form", file=out)
+    if report.canonical is not None or verdict.kind != "unknown": print(verdict.text, file=out)
+    if witness is not None: _witness_text(witness, [*forms, *extra], report.basis, out)
   else:
     kinds = [f.kind for f in report.forks]
     counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("semantic", "syntactic", "unknown") if k in kinds)
-    print(f"the result depends on rule order: {_plural(len(report.forks), 'other normal form')} ({counts})", file=out)
+    print(f"{verdict.text} ({counts})", file=out)
     print(f"values: {report.basis}", file=out)
     for f in report.forks:
       k = forms.index(f.normal_form) + 1
@@ -157,6 +182,18 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
   if trials is not None: _trials_text(trials, pm, out)
 
 
+def _witness_text(w: Any, forms: list[Any], basis: str, out: TextIO) -> None:
+  """The sampled witness: which result differs from which, how, and the run's path."""
+  graphs = [s.graph for s in forms]
+  k = graphs.index(w.form.graph) + 1
+  against = "the canonical result" if w.other_state is None else f"[{graphs.index(w.other) + 1}], which another run reaches"
+  print(f"values: {basis}", file=out)
+  print(f"witness (sampled): a run reaches [{k}] {w.form.term(TERM_LIMIT)}, not {against}: {w.kind} ({w.detail})", file=out)
+  path = w.form.path()
+  print(f"  the run's path ({_plural(len(path), 'step')}):", file=out)
+  _steps(path, out)
+
+
 def _trials_text(trials: list[Any], pm: Any, out: TextIO) -> None:
   from uopc.relational.analyses.order import order_matters
   changed = [t for t in trials if t.changed]
@@ -172,8 +209,11 @@ def _trials_text(trials: list[Any], pm: Any, out: TextIO) -> None:
   elif not changed: print("no order tried changes the result", file=out)
 
 
-def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) -> dict[str, Any]:
-  """The report as a JSON-ready dict: ``canonical``, ``normal_forms``, ``forks`` (and ``permutations``)."""
+def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sample: Any = None,
+            witness: Any = None) -> dict[str, Any]:
+  """The report as a JSON-ready dict: ``canonical``, ``normal_forms`` (the exploration's), ``forks``, ``verdict``,
+  ``exhaustive``, ``sampled_normal_forms`` and ``sampled_witness`` (and ``permutations``)."""
+  from uopc.explore import sampled
   from uopc.explore.report import cycles_json, steps_json
   def term(u: Any) -> str | None: return None if u is None else _show(u)
   ex = report.exploration
@@ -192,6 +232,11 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None) ->
                "kind": f.kind, "detail": f.detail, "canonical_path": steps_json(f.canonical_path),
                "competing_path": steps_json(f.competing_path)} for f in report.forks],
   }
+  verdict = verdict_of(report, sample, witness)
+  data.update(sampled.to_json(sample, report.complete), verdict=verdict.kind, verdict_text=verdict.text)
+  data["sampled_witness"] = None if witness is None else {
+    "normal_form": witness.form.term(TERM_LIMIT), "path": steps_json(witness.form.path()), "other": term(witness.other),
+    "other_is_canonical": witness.other_state is None, "kind": witness.kind, "detail": witness.detail}
   if trials is not None:
     from uopc.relational.analyses.order import order_matters
     data["permutations"] = {

@@ -62,7 +62,8 @@ def state_line(s: State) -> str:
 def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, rules: str) -> list[str]:
   """The closing lines of ``reachable``: counts, normal forms, the canonical result."""
   normals, stuck = ex.normal_forms, ex.stuck
-  out = [f"{len(ex.states)} states, {len(ex.edges)} edges, {len(normals)} normal form{'s' * (len(normals) != 1)}, "
+  found = "" if ex.complete else " found (there may be more)"   # a count only where the search was exhaustive
+  out = [f"{len(ex.states)} states, {ex.edge_count} edges, {len(normals)} normal form{'s' * (len(normals) != 1)}{found}, "
          f"{len(stuck)} stuck; {bound_text(ex)} ({ex.elapsed:.2f} s, rules {rules})"]
   canon_state = None if canonical is None else ex.state_of(canonical)
   if normals:
@@ -94,27 +95,42 @@ def stuck_text(s: State) -> str:
   return f"{s.rule} ({s.rule_location}) @ {show(s.node, TERM_LIMIT)}: {s.error}"  # type: ignore[arg-type]  # a stuck state is reached by a step: it has a node
 
 
-def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO) -> None:
-  """The ``normal-forms`` report: each normal form with one shortest path, and the canonical choice."""
+def found_text(n: int, complete: bool, what: str = "normal form") -> str:
+  """``3 normal forms`` when the search was exhaustive; else what it found, and that there may be more."""
+  if complete: return f"{n} {what}{'s' * (n != 1)}"
+  found = f"no {what} found" if n == 0 else f"{n} {what}{'s' * (n != 1)} found"
+  return f"{found} by the exploration (there may be more: it stopped before exhausting the space)"
+
+
+def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO, sample: Any = None) -> None:
+  """The ``normal-forms`` report: each normal form with one shortest path, and the canonical choice
+  (``sample``: the forms random runs found after a bound, ``explore/sampled.py``)."""
+  from uopc.explore import sampled
   ex = nf.exploration
   print(f"program: {show(program, TERM_LIMIT)}", file=out)
   print(f"rules: {rules}", file=out)
-  print(f"explored {len(ex.states)} states, {len(ex.edges)} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
+  print(f"explored {len(ex.states)} states, {ex.edge_count} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
         file=out)
   n = len(nf.forms)
-  qual = "" if nf.complete else " found so far"
-  print(f"{n} normal form{'s' * (n != 1)}{qual}{':' if n else ''}", file=out)
+  print(f"{found_text(n, nf.complete)}{':' if n else ''}", file=out)
   for i, s in enumerate(nf.forms, 1):
     mark = "   <- canonical (graph_rewrite gives this one)" if s is nf.canonical_state else ""
     print(f"[{i}] {s.term(TERM_LIMIT)}{mark}", file=out)
     path = nf.path(s)
     print(f"    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
     for j, e in enumerate(path, 1): print(f"      {j}. {step_line(e)}", file=out)
+  extra = sampled.extra_forms(sample, nf.forms) if sample is not None else []
+  if sample is not None:
+    print(sampled.summary(sample, len(extra)) + (":" if extra else ""), file=out)
+    sampled.write_forms(extra, n + 1, out, nf.canonical)
+    if n + len(extra): print(sampled.at_least_line(n + len(extra)), file=out)
   cycles_text(ex, out)
   for line in stuck_lines(nf.stuck): print(line, file=out)
   canon = term_text(nf.canonical)
+  in_sample = [f.graph for f in extra]
   if nf.canonical is None: print(f"canonical: none ({nf.canonical_error})", file=out)
   elif nf.canonical_state in nf.forms: print(f"canonical: {canon} = normal form [{nf.forms.index(nf.canonical_state) + 1}]", file=out)
+  elif nf.canonical in in_sample: print(f"canonical: {canon} = normal form [{n + 1 + in_sample.index(nf.canonical)}] (sampled)", file=out)
   elif nf.canonical_state is not None:   # reached, but a bound stopped the search before it was expanded
     print(f"canonical: {canon} (state #{nf.canonical_state.id}, not expanded within the bounds)", file=out)
   else: print(f"canonical: {canon} (not reached within the bounds)", file=out)

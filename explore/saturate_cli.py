@@ -23,10 +23,12 @@ from typing import Any
 
 from uopc.explore.best_cli import add_cost, canonical_line, canonical_of
 from uopc.explore.html import emit
-from uopc.explore.options import DEFAULT_MAX_STATES, add_output, term_text
+from uopc.explore.options import add_output, term_text
 from uopc.explore.search_cli import step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
+
+REACH_MAX_STATES = 10_000   # graphs the reachability check of a saturated best looks at: a side question, not the command's search
 
 
 def register(sub: Any) -> None:
@@ -42,8 +44,8 @@ def register(sub: Any) -> None:
   p.add_argument("--max-enodes", type=positive_int, default=10_000, metavar="N", help="e-nodes (default 10,000)")
   add_bounds(p, 10.0)
   add_max_steps(p)
-  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
-                 help=f"graphs the reachability search may look at (default {DEFAULT_MAX_STATES:,})")
+  p.add_argument("--max-states", type=positive_int, default=REACH_MAX_STATES, metavar="N",
+                 help=f"graphs the reachability search may look at (default {REACH_MAX_STATES:,})")
   p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (default text)")
   add_output(p)
   p.set_defaults(func=cmd_saturate)

@@ -126,8 +126,9 @@ def test_a_bound_exits_3_with_partial_output(capsys, prog):
   code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--max-depth", "2", "--format", "json")
   data = json.loads(out)
   assert code == 3 and data["bound"] == "max_depth" and data["complete"] is False and data["normal_forms"] == []
-  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--max-depth", "2")
-  assert code == 3 and "0 normal forms found so far\n" in out and "(not reached within the bounds)" in out
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", prog, "--max-depth", "2", "--samples", "0")
+  assert code == 3 and "no normal form found by the exploration (there may be more: it stopped before exhausting the space)\n" in out
+  assert "(not reached within the bounds)" in out
 
 
 def test_dfs_and_custom_rules(capsys, prog, rules_module):
@@ -197,7 +198,7 @@ def test_progress_bar_on_a_terminal_stays_off_stdout(capsys, prog, monkeypatch):
 
 
 def test_canonical_reached_but_not_expanded(capsys, prog):
-  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--max-states", "67")
+  code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--max-states", "67", "--samples", "0")
   assert code == 3 and err == ""
   assert out.splitlines()[-1] == "canonical: add(p0, p1) (state #66, not expanded within the bounds)"
 
@@ -278,7 +279,7 @@ def test_normal_forms_reduce_by_default_and_no_reduce_visits_every_graph(capsys)
   data = json.loads(out)
   assert code == 0 and data["complete"] and data["reduced"] is True and data["cycles"] == []
   assert len(data["states"]) == 31 and len(data["normal_forms"]) == 1
-  code, out, _ = run_cli(capsys, "explore", "normal-forms", "examples/stack30.uir", "--no-reduce", "--max-states", "500",
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", "examples/stack30.uir", "--no-reduce", "--max-states", "500", "--samples", "0",
                          "--format", "json")
   data = json.loads(out)
   assert code == 3 and data["reduced"] is False and len(data["states"]) == 500

@@ -37,7 +37,8 @@ def _steps(edges: list[Any]) -> str:
 
 def _counts(ex: Any) -> str:
   done = "complete" if ex.bound is None else f"stopped by {ex.bound}"
-  return f"{len(ex.states)} states, {len(ex.edges)} edges, {len(ex.normal_forms)} normal forms; {done}"
+  found = "" if ex.bound is None else " found so far"
+  return f"{len(ex.states)} states, {ex.edge_count} edges, {len(ex.normal_forms)} normal forms{found}; {done}"
 
 
 def _box(title: str, *parts: str) -> str:
@@ -56,7 +57,8 @@ def normal_forms_html(nf: Any) -> str:
   for s in nf.forms[:SHOWN]:
     mark = " ← canonical" if s is nf.canonical_state else ""
     items.append(f"<li>{code(s.graph)}{mark}{dag_svg(s.graph)}{_steps(nf.path(s))}</li>")
-  return _box(f"{len(nf.forms)} normal forms ({_counts(nf.exploration)})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
+  found = "" if nf.complete else " found so far"
+  return _box(f"{len(nf.forms)} normal forms{found} ({_counts(nf.exploration)})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
 
 
 def order_html(r: Any) -> str:
@@ -65,8 +67,9 @@ def order_html(r: Any) -> str:
                   f"{_steps(f.canonical_path)}competing {escape(f.competing_step.rule)}{_steps(f.competing_path)}</li>"
                   for f in r.forks[:SHOWN])
   canon = code(r.canonical) if r.canonical is not None else escape(f"none ({r.canonical_error})")
-  verdict = "depends on rule order" if r.forks else "does not depend on rule order (within the bounds)"
-  return _box(f"the result {verdict}", f"<p>program {code(r.program)}; canonical {canon}</p>",
+  from uopc.relational.analyses.verdicts import order_verdict
+  verdict = order_verdict(r.complete, len(r.normal_forms), len(r.forks)).text   # only what the search established
+  return _box(verdict, f"<p>program {code(r.program)}; canonical {canon}</p>",
               f"<ol>{forks}{_more(len(r.forks))}</ol>")
 
 

@@ -36,12 +36,13 @@ from uopc.relational.space.reduction import order_keep_full
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import stepper_for
 from uopc.relational.space.stream import Bound, Exploration
+from uopc.relational.analyses.sample import Sample
 from uopc.relational.analyses.verdicts import Verdict, compare
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp, call_params
 
 __all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_exploration", "order_matters",
-           "permutation_trials"]
+           "permutation_trials", "SampledWitness", "sampled_witness"]
 
 
 class Fork(NamedTuple):
@@ -262,3 +263,39 @@ def order_matters(trials: list[OrderTrial]) -> list[tuple[int, int]]:
   if swaps: return sorted(set(swaps))
   changed = [set(t.pairs) for t in trials if t.changed]
   return sorted(set.intersection(*changed)) if changed else []
+
+
+# ---- evidence from sampled runs (uopc.relational.analyses.sample), where the exploration stopped at a bound
+
+class SampledWitness(NamedTuple):
+  """Two results that rule order decides between, found by sampled runs: ``form`` (a sampled normal state, its
+  path its run's) and ``other``, the canonical result (``other_state`` None) or a second sampled normal state."""
+  form: State
+  other: UOp
+  other_state: State | None
+  kind: str
+  detail: str
+
+
+def sampled_witness(report: OrderReport, sample: Sample, bindings: int = 8, seed: int = 0) -> SampledWitness | None:
+  """A sampled normal form other than the canonical result (or, without one, two different sampled normal forms), with
+  the semantic/syntactic verdict of the difference; None if every run reached one result.
+
+  >>> from uopc import UOp, show, symbolic
+  >>> from uopc.relational.analyses.sample import sample_normal_forms
+  >>> prog = UOp.const(-0.0) + UOp.const(0.0)
+  >>> w = sampled_witness(diagnose_order(prog, symbolic), sample_normal_forms(prog, symbolic, max_runs=20))
+  >>> w.form.term(), show(w.other), w.kind
+  ('-0.0', '0.0', 'semantic')
+  """
+  params = call_params(report.program)
+  if report.canonical is not None:
+    for f in sample.forms:
+      if f.graph is not report.canonical:
+        v = compare(report.canonical, f.graph, params, bindings, seed)
+        return SampledWitness(f, report.canonical, None, v.kind, v.detail)
+    return None
+  if len(sample.forms) < 2: return None
+  a, b = sample.forms[:2]
+  v = compare(a.graph, b.graph, params, bindings, seed)
+  return SampledWitness(b, a.graph, a, v.kind, v.detail)

@@ -27,7 +27,7 @@ from uopc.rewrite import graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.uop import UOp, call_params
 
-__all__ = ["Verdict", "compare", "evaluate_value", "random_bindings", "value_key"]
+__all__ = ["OrderVerdict", "Verdict", "compare", "evaluate_value", "order_verdict", "random_bindings", "value_key"]
 
 _RUN = symbolic + evaluate
 _EDGE: dict[DType, list[Any]] = {dtypes.i32: [0, 1, -1, 2, 2**31 - 1, -2**31], dtypes.f32: [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan],
@@ -110,3 +110,41 @@ def compare(a: UOp, b: UOp, params: list[UOp] | None = None, n: int = 8, seed: i
     agreed += 1
   if agreed: return Verdict("syntactic", f"the same values on {agreed} random binding{'s' * (agreed != 1)} of {names}")
   return Verdict("unknown", f"could not evaluate on {n} random bindings of {names}: {why}")
+
+
+class OrderVerdict(NamedTuple):
+  """What a search established about rule order: ``kind`` is ``depends``, ``independent``, ``no-normal-form`` or ``unknown``
+  (the search stopped before it could tell); ``text`` says it in words, and says what is not known."""
+  kind: str
+  text: str
+
+
+def order_verdict(complete: bool, forms: int, forks: int, witness: bool = False, runs: int = 0) -> OrderVerdict:
+  """The verdict of ``uopc explore order``, only as far as the search established it.
+
+  ``forms``: the normal forms found (explored and sampled), ``forks``: the explored ones other
+  than the canonical result, ``witness``: a sampled run reached a normal form other than the
+  canonical result (or two runs reached different ones), ``runs``: the sampled runs. Two
+  normal forms prove that the result depends on rule order; that it does not, or that there is
+  no normal form, only an exhaustive search proves.
+
+  >>> order_verdict(True, 1, 0).text
+  'the result does not depend on rule order: one normal form'
+  >>> order_verdict(False, 0, 0, runs=0).kind
+  'unknown'
+  >>> order_verdict(False, 3, 0, witness=True).text
+  'the result depends on rule order: a sampled run reaches a normal form other than the canonical result'
+  """
+  if forks:
+    more = "" if complete else " found (there may be more: the search stopped before exhausting the space)"
+    return OrderVerdict("depends", f"the result depends on rule order: {forks} other normal form{'s' * (forks != 1)}{more}")
+  if witness:
+    return OrderVerdict("depends", "the result depends on rule order: a sampled run reaches a normal form other than the canonical result")
+  if forms >= 2: return OrderVerdict("depends", f"the result depends on rule order: {forms} normal forms")
+  if complete and forms == 1: return OrderVerdict("independent", "the result does not depend on rule order: one normal form")
+  if complete: return OrderVerdict("no-normal-form", "no normal form: every rewrite ordering ends in a cycle or a failing step")
+  seen = "no normal form was found" if forms == 0 else "one normal form was found"
+  if runs: seen += f" ({runs:,} sampled run{'s' * (runs != 1)}{' all' if runs > 1 and forms == 1 else ''}"
+  if runs: seen += " reached it)" if forms == 1 else " reached none)"
+  return OrderVerdict("unknown", f"not established whether the result depends on rule order: the search stopped before exhausting "
+                                 f"the space, and {seen}; there may be normal forms it did not reach")

@@ -100,6 +100,22 @@ def edges(ex: Exploration, space: NativeSpace) -> list[Edge]:
   return found
 
 
+def edge_count(ex: Exploration, space: NativeSpace) -> int:
+  """``len(Exploration.edges)`` of a native search, without making the edges (a report's count: millions take seconds)."""
+  n, out = len(ex.states), space.core.out
+  return sum(sum(1 for _, _, t in steps if 0 <= t < n) for s in ex.states if s.out is not None and (steps := out(s.id)) is not None)
+
+
+def successor_ids(ex: Exploration, space: NativeSpace) -> dict[int, list[int]]:
+  """``Exploration.successor_ids`` of a native search: from the core's step maps, no edge made."""
+  states, out = ex.states, space.core.out
+  n, succ = len(states), {}
+  for s in states:
+    if s.out is not None and (steps := out(s.id)):
+      succ[s.id] = [t for _, _, t in steps if 0 <= t < n and states[t].error is None]
+  return succ
+
+
 def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
   """``Exploration._drive`` (breadth first) with the native core doing the search; the Python one where it cannot."""
   core = space.core

@@ -18,7 +18,7 @@ deep) and names the rules on their edges.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from uopc.relational.space.states import State
 from uopc.relational.space.stream import Exploration
@@ -85,9 +85,8 @@ def unsure_cycles(ex: Exploration) -> bool:
 
 def _classes(ex: Exploration) -> tuple[list[Cycle], bool]:
   states = ex.states
-  succ: dict[int, list[int]] = {}
-  edges = [e for e in ex.edges if e.target.error is None]
-  for e in edges: succ.setdefault(e.source.id, []).append(e.target.id)
+  succ = ex.successor_ids()   # ids, not edges: a report of millions of edges must not make them all
+  edges: list[Any] | None = None   # made only if a cycle is found, for its rules
   cycles, unsure = [], False
   for comp in _components(ex, succ):
     members = set(comp)
@@ -96,6 +95,7 @@ def _classes(ex: Exploration) -> tuple[list[Cycle], bool]:
       unsure = True
       continue
     rules: list[str] = []
+    if edges is None: edges = [e for e in ex.edges if e.target.error is None]
     for e in edges:
       if e.source.id in members and e.rule not in rules: rules.append(e.rule)
     cycles.append(Cycle([states[v] for v in sorted(comp)], rules))

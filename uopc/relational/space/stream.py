@@ -243,6 +243,25 @@ class Exploration:
     return out
 
   @property
+  def edge_count(self) -> int:
+    """``len(self.edges)``, without making them where the native core ran the search (what a summary line prints)."""
+    if self.run()._native is not None:
+      from uopc.relational.native.drive import edge_count
+      return edge_count(self, self._native)
+    return len(self.edges)
+
+  def successor_ids(self) -> dict[int, list[int]]:
+    """The state graph as ids: each state's id -> the ids its explored steps reach (failing steps left out), in the
+    order of ``edges``; without making the edges where the native core ran the search (cycles: ``space/cycles.py``)."""
+    if self.run()._native is not None:
+      from uopc.relational.native.drive import successor_ids
+      return successor_ids(self, self._native)
+    succ: dict[int, list[int]] = {}
+    for e in self.edges:
+      if e.target.error is None: succ.setdefault(e.source.id, []).append(e.target.id)
+    return succ
+
+  @property
   def reduced(self) -> bool:
     """True if some state was expanded by a persistent set only (so ``states`` is not every reachable graph)."""
     return bool(self.run()._reduced)

@@ -1,0 +1,99 @@
+"""``explore/sampled.py`` and the wording of incomplete runs (issue 24): ``normal-forms`` and ``order`` sample normal forms
+after a bound, and no output states a count or a verdict the search did not establish, in text and JSON."""
+import argparse
+import json
+
+from uopc import parse_uir, show, symbolic
+from uopc.relational.analyses.replay import replay
+from tests.test_explore_pairs_cli import ROOT, uopc
+
+FIVE = ROOT / "examples" / "five_params.uir"   # 16 normal forms, 488,511 graphs: far past --max-states 2000
+CUT = ("--max-states", "2000")
+
+
+def test_normal_forms_text_of_an_incomplete_run_says_what_it_knows(capsys):
+  code, out, _ = uopc(capsys, "explore", "normal-forms", FIVE, *CUT, "--samples", "300")
+  lines = out.splitlines()
+  assert code == 3
+  assert "no normal form found by the exploration (there may be more: it stopped before exhausting the space)" in lines
+  assert any(l.startswith("sampled 300 random runs to a normal form (seed 0, ") and l.endswith("11 not found by the exploration:")
+             for l in lines)
+  assert "at least 11 normal forms (sampled: the space was not exhausted)" in lines
+  assert "[1] add(add(add(add(p0, p1), p2), p3), p4)   (sampled)   <- canonical (graph_rewrite gives this one)" in lines
+  assert "canonical: add(add(add(add(p0, p1), p2), p3), p4) = normal form [1] (sampled)" in lines
+  assert "0 normal forms" not in out and "found so far" not in out
+
+
+def test_normal_forms_json_keeps_the_exhaustive_list_apart_and_each_sampled_path_replays(capsys):
+  code, out, _ = uopc(capsys, "explore", "normal-forms", FIVE, *CUT, "--samples", "300", "--format", "json")
+  data = json.loads(out)
+  assert code == 3 and data["exhaustive"] is False and data["complete"] is False and data["normal_forms"] == []
+  assert data["sampling"]["runs"] == 300 and data["sampling"]["seed"] == 0 and data["sampling"]["stopped"] == "--samples runs done"
+  forms = data["sampled_normal_forms"]
+  assert len(forms) == 11 and len({f["term"] for f in forms}) == 11
+  prog = parse_uir(FIVE.read_text())
+  for f in forms: assert show(replay(prog, f["path"], symbolic)) == f["term"]
+
+
+def test_a_complete_run_is_exhaustive_and_samples_nothing(capsys):
+  code, out, _ = uopc(capsys, "explore", "normal-forms", ROOT / "examples" / "order.uir", "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["exhaustive"] is True and data["sampled_normal_forms"] == [] and data["sampling"] is None
+  code, out, _ = uopc(capsys, "explore", "normal-forms", ROOT / "examples" / "order.uir")
+  assert "2 normal forms:" in out.splitlines() and "sampled" not in out
+
+
+def test_order_without_evidence_gives_no_verdict(capsys):
+  code, out, _ = uopc(capsys, "explore", "order", FIVE, *CUT, "--samples", "0")
+  assert code == 3
+  assert "does not depend" not in out and "one normal form" not in out and "0 normal forms" not in out
+  assert ("not established whether the result depends on rule order: the search stopped before exhausting the space, "
+          "and no normal form was found; there may be normal forms it did not reach") in out.splitlines()
+  code, out, _ = uopc(capsys, "explore", "order", FIVE, *CUT, "--samples", "0", "--format", "json")
+  data = json.loads(out)
+  assert data["verdict"] == "unknown" and data["exhaustive"] is False and data["normal_forms"] == [] and data["sampling"] is None
+
+
+def test_order_reports_a_sampled_witness_of_order_dependence(capsys):
+  code, out, _ = uopc(capsys, "explore", "order", FIVE, *CUT, "--samples", "300")
+  lines = out.splitlines()
+  assert code == 3
+  assert "the result depends on rule order: a sampled run reaches a normal form other than the canonical result" in lines
+  assert ("witness (sampled): a run reaches [2] add(add(add(add(p1, p0), p2), p3), p4), not the canonical result: syntactic "
+          "(the same values on 8 random bindings of p0, p1, p2, p3, p4)") in lines
+  code, out, _ = uopc(capsys, "explore", "order", FIVE, *CUT, "--samples", "300", "--format", "json")
+  data = json.loads(out)
+  w = data["sampled_witness"]
+  assert data["verdict"] == "depends" and len(data["sampled_normal_forms"]) == 11
+  assert w["other_is_canonical"] and w["other"] == data["canonical"] and w["kind"] == "syntactic"
+  assert show(replay(parse_uir(FIVE.read_text()), w["path"], symbolic)) == w["normal_form"]
+
+
+def test_order_verdicts_of_complete_runs(capsys, tmp_path):
+  prog = tmp_path / "p.uir"
+  prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 1\n")
+  code, out, _ = uopc(capsys, "explore", "order", prog, "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["verdict"] == "independent" and data["exhaustive"] is True
+  assert data["verdict_text"] == "the result does not depend on rule order: one normal form"
+  code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--format", "json")
+  assert json.loads(out)["verdict"] == "depends"
+
+
+def test_reachable_summary_of_an_incomplete_run_counts_only_what_it_found(capsys):
+  code, out, _ = uopc(capsys, "explore", "reachable", ROOT / "examples" / "order.uir", "--max-states", "3")
+  summary = [l for l in out.splitlines() if " states, " in l][0]
+  assert code == 3 and "0 normal forms found (there may be more)" in summary
+
+
+def test_defaults_are_time_and_memory_and_the_help_says_so(capsys):
+  from uopc.cli import build_parser
+  from uopc.explore.sampled import EXPLORE_SHARE, explore_timeout
+  args = build_parser().parse_args(["explore", "normal-forms", str(FIVE)])
+  assert args.max_states is None and args.timeout == 10.0 and args.max_memory == 4 << 30 and args.samples is None
+  assert explore_timeout(args) == 10.0 * EXPLORE_SHARE == 5.0
+  assert explore_timeout(argparse.Namespace(timeout=10.0, samples=0)) == 10.0   # no sampling: the exploration has it all
+  code, out, _ = uopc(capsys, "explore", "normal-forms", "--help")
+  text = " ".join(out.split())
+  assert code == 0 and "10,000" not in text and "--timeout and --max-memory bound a default run" in text
+  assert "(default 10)" in text and "random rewrite runs" in text

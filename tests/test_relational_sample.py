@@ -1,0 +1,81 @@
+"""``uopc.relational.analyses.sample``: sampled normal forms are real, replay, come from the full space, and repeat by seed."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from uopc import UOp, fold, parse_uir, symbolic
+from uopc.budget import Budget
+from uopc.relational.analyses.replay import replay
+from uopc.relational.analyses.sample import Sample, sample_normal_forms
+from uopc.relational.space.step import stepper_for
+from uopc.relational.space.stream import Exploration
+from tests.strategies import arith_programs, graphs
+from tests.test_explore_pairs_cli import ROOT
+
+
+def full_normal_forms(prog: UOp, pm) -> set[UOp] | None:
+  ex = Exploration(prog, pm, max_states=20_000).run()   # every graph (no reduction)
+  return {s.graph for s in ex.normal_forms} if ex.complete else None
+
+
+def check_sample(prog: UOp, pm, seed: int) -> None:
+  s = sample_normal_forms(prog, pm, seed=seed, max_runs=40, max_steps=500)
+  full = full_normal_forms(prog, pm)
+  stepper = stepper_for(pm)
+  for f in s.forms:
+    assert stepper.is_normal(f.graph)                      # no step leaves it, not even a failing one
+    assert replay(prog, f.path(), pm) is f.graph           # its path is a real rewrite sequence, checked without the stepper
+    assert full is None or f.graph in full                 # and one of the normal forms of full enumeration
+  assert s.runs == 40
+
+
+@settings(max_examples=60, deadline=None)
+@given(arith_programs(max_ops=4), st.integers(0, 3))
+def test_sampled_forms_are_among_full_enumeration_symbolic(prog, seed):
+  check_sample(prog, symbolic, seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(graphs(max_ops=6), st.integers(0, 3))
+def test_sampled_forms_are_among_full_enumeration_on_random_graphs(prog, seed):
+  check_sample(prog, symbolic, seed)
+  check_sample(prog, fold, seed)
+
+
+def test_five_params_all_sixteen_forms_and_the_same_ones_for_a_seed():
+  prog = parse_uir((ROOT / "examples" / "five_params.uir").read_text())
+  a = sample_normal_forms(prog, symbolic, seed=0, max_runs=2_000, patience=None)
+  b = sample_normal_forms(prog, symbolic, seed=0, max_runs=2_000, patience=None)
+  assert len(a.forms) == 16 and a.runs == 2_000 and a.bound is None   # the program has 16 (a full exploration: 488,511 states)
+  assert [f.graph for f in a.forms] == [f.graph for f in b.forms] and a.found_at == b.found_at
+  assert [len(f.path()) for f in a.forms] == [len(f.path()) for f in b.forms]
+  c = sample_normal_forms(prog, symbolic, seed=1, max_runs=2_000, patience=None)
+  assert {f.graph for f in c.forms} == {f.graph for f in a.forms} and c.found_at != a.found_at
+
+
+def test_patience_stops_when_runs_find_nothing_new():
+  p0 = UOp.param(0)
+  s = sample_normal_forms((p0 + 0) * 1, symbolic, patience=100)
+  assert [f.term() for f in s.forms] == ["p0"] and s.runs == 101 and s.bound is None   # run 1 found it, 100 more nothing
+
+
+def test_a_stuck_run_is_no_normal_form_and_a_loop_is_cut():
+  from uopc import PatternMatcher, UPat
+  from uopc.ops import Ops
+  def boom(x): raise ValueError("no")
+  pm = PatternMatcher([(UPat.var("x") + 0, boom)])
+  s = sample_normal_forms(UOp.param(0) + 0, pm, max_runs=5)
+  assert s.forms == [] and s.stuck == 5
+  swap = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var("a"), UPat.var("b"))), lambda a, b: b + a)])
+  s = sample_normal_forms(UOp.param(0) + UOp.param(1), swap, max_runs=3, max_steps=20)
+  assert s.forms == [] and s.cut == 3
+
+
+def test_a_budget_stops_the_runs_and_keeps_what_they_found():
+  prog = parse_uir((ROOT / "examples" / "five_params.uir").read_text())
+  out = Sample(0)
+  with Budget(timeout=60, max_memory=None) as b:
+    sample_normal_forms(prog, symbolic, max_runs=50, into=out)
+    found = len(out.forms)
+    b.hit("timeout")
+    sample_normal_forms(prog, symbolic, max_runs=100, into=out)
+  assert found > 0 and len(out.forms) == found and out.runs == 50 and out.bound == "timeout"
