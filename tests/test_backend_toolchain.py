@@ -96,47 +96,81 @@ class _Entered:
   def __exit__(self, *exc): return self.cm.__exit__(*exc)
 
 
-def test_stale_build_files_are_swept(cache, tmp_path):
+def _killed_build(name: str, age: float = toolchain.STALE_SECONDS + 1, marker: bool = True) -> Path:
+  """A build directory a killed run left in uopc's own directory of builds, ``age`` seconds old."""
+  root = Path(tempfile.gettempdir()) / f"{toolchain.BUILD_ROOT}{os.getuid()}"
+  root.mkdir(mode=0o700, exist_ok=True)
+  d = root / name
+  d.mkdir()
+  (d / "prog.c").write_text("int x;" * 1000)
+  if marker: (d / toolchain.BUILD_MARKER).write_text("")
+  os.utime(d, (time.time() - age,) * 2)
+  return d
+
+
+def test_stale_build_files_are_swept(cache):
   cache.mkdir(mode=0o700)
-  tmp = Path(tempfile.gettempdir())
   old_file, new_file = cache / ".build-old", cache / ".build-new"
-  old_dir, legacy, foreign = tmp / "uopc-build-old", tmp / "uopc-x1", tmp / "uopc-other"
-  for d in (old_dir, legacy, foreign): d.mkdir()
-  (legacy / "prog.c").write_text("x" * 1000)
-  (foreign / "notes.txt").write_text("someone else's")
   for p in (old_file, new_file): p.write_text("half a binary")
-  hour_ago = time.time() - toolchain.STALE_SECONDS - 1
-  for p in (old_file, old_dir, legacy, foreign): os.utime(p, (hour_ago, hour_ago))
+  os.utime(old_file, (time.time() - toolchain.STALE_SECONDS - 1,) * 2)
+  old, new, unmarked = _killed_build("build-old"), _killed_build("build-new", age=10), _killed_build("build-x", marker=False)
   removed = toolchain.sweep_stale(cache)
-  assert sorted(p.name for p in removed) == [".build-old", "uopc-build-old", "uopc-x1"]
-  assert new_file.exists() and foreign.exists() and not legacy.exists()
+  assert sorted(p.name for p in removed) == [".build-old", "build-old"]
+  assert new_file.exists() and new.exists() and unmarked.exists() and not old.exists()
+
+
+def test_the_sweeper_never_touches_a_directory_uopc_did_not_make(cache):
+  # the user's case: directories of their own in $TMPDIR named uopc-*, a hand-written prog.c and notes.txt in them,
+  # were deleted (the sweep took any uopc-build-*, and any uopc-* holding only prog.c and prog)
+  tmp = Path(tempfile.gettempdir())
+  mine = [tmp / "uopc-notes", tmp / "uopc-build-mine", tmp / "uopc-x1", tmp / "uopc-build-", tmp / f"{toolchain.BUILD_ROOT}{os.getuid()}x"]
+  for d in mine:
+    d.mkdir()
+    (d / "prog.c").write_text("int main(void) { return 0; }  /* by hand */\n")
+  (mine[0] / "notes.txt").write_text("unrelated")
+  (mine[1] / "prog").write_text("a binary of mine")
+  for d in mine: os.utime(d, (time.time() - 10 * toolchain.STALE_SECONDS,) * 2)
+  assert toolchain.sweep_stale(None) == [] and run_c(UOp.param(0) * 5 + 3, {0: 1}) == 8
+  assert all((d / "prog.c").read_text().endswith("/* by hand */\n") for d in mine) and (mine[0] / "notes.txt").exists()
 
 
 def test_the_next_build_sweeps(cache, monkeypatch):
   cache.mkdir(mode=0o700)
-  stale = [cache / ".build-killed", Path(tempfile.gettempdir()) / "uopc-build-killed"]
+  stale = [cache / ".build-killed", _killed_build("build-killed")]
   stale[0].write_text("half a binary")
-  stale[1].mkdir()
-  (stale[1] / "prog.c").write_text("int x;" * 1000)
-  for p in stale: os.utime(p, (time.time() - toolchain.STALE_SECONDS - 1,) * 2)
+  os.utime(stale[0], (time.time() - toolchain.STALE_SECONDS - 1,) * 2)
   monkeypatch.setattr(toolchain, "_swept", set())
   assert run_c(UOp.param(0) * 5 + 3, {0: 1}) == 8
   assert not any(p.exists() for p in stale)
+  assert list(Path(tempfile.gettempdir()).iterdir()) == []   # the directory of builds goes too, once empty
+
+
+# A compiler that says it started (its pid and arguments, written whole) and then blocks until it is killed: a signal
+# sent once it has started certainly lands mid-build, however fast the machine.
+BLOCKING_CC = """#!/bin/sh
+printf '%s\\n' "$$" "$@" > "$UOPC_TEST_STARTED.tmp" && mv "$UOPC_TEST_STARTED.tmp" "$UOPC_TEST_STARTED"
+exec sleep 600
+"""
 
 
 def test_sigterm_during_a_build_leaves_nothing_behind(tmp_path):
-  prog = tmp_path / "big.uir"   # a program that takes the compiler a while
-  lines = ["%0 = param : slot=0 dtype=i32"] + [f"%{i} = add %{i - 1}, %{max(0, i - 7)}" for i in range(1, 6000)]
-  prog.write_text("\n".join(lines) + "\n")
-  tmp, cache = tmp_path / "tmp", tmp_path / "cache"
+  tmp, cache, started, cc = tmp_path / "tmp", tmp_path / "cache", tmp_path / "started", tmp_path / "cc"
   tmp.mkdir()
-  env = {**os.environ, "TMPDIR": str(tmp), "UOPC_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
-  proc = subprocess.Popen([sys.executable, "-m", "uopc", "run", "--backend", "c", str(prog), "--param", "0=1"],
+  cc.write_text(BLOCKING_CC)
+  cc.chmod(0o755)
+  env = {**os.environ, "TMPDIR": str(tmp), "UOPC_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT), "CC": str(cc),
+         "UOPC_TEST_STARTED": str(started)}
+  proc = subprocess.Popen([sys.executable, "-m", "uopc", "run", "--backend", "c", str(ROOT / "examples" / "affine.uir"), "--param", "0=1"],
                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
   deadline = time.monotonic() + 60
-  while not list(tmp.glob("uopc-build-*/prog.c")) and proc.poll() is None and time.monotonic() < deadline: time.sleep(0.01)
-  assert proc.poll() is None, "the build ended before it could be interrupted"
+  while not started.exists() and proc.poll() is None and time.monotonic() < deadline: time.sleep(0.01)
+  assert started.exists(), "the compiler never started"
+  pid, *argv = started.read_text().splitlines()
+  source = Path(argv[argv.index("-o") + 2])
+  assert proc.poll() is None and source.name == "prog.c" and source.is_file()   # mid-build: the compiler runs on prog.c
+  assert source.parent.parent == tmp / f"{toolchain.BUILD_ROOT}{os.getuid()}" and (source.parent / toolchain.BUILD_MARKER).is_file()
   proc.send_signal(signal.SIGTERM)
   _, err = proc.communicate(timeout=60)
   assert (proc.returncode, err) == (128 + signal.SIGTERM, "uopc: terminated\n")
   assert list(tmp.iterdir()) == [] and [p.name for p in cache.iterdir()] == []
+  with pytest.raises(ProcessLookupError): os.kill(int(pid), 0)   # the compiler was stopped with it

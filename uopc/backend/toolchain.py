@@ -14,7 +14,8 @@ Binaries are cached by a hash of compiler, flags and source under ``cache_dir()`
 binary is run only if it and the directory are ``ours`` (owned by this user, writable by
 no one else). Nothing else is left behind: sources are written to a temporary directory
 that is removed (on SIGTERM too, see ``uopc.backend.cli``), and what a killed run left
-is swept by the next build (``sweep_stale``).
+is swept by the next build (``sweep_stale``): only what uopc made, build directories
+holding its marker file inside its own directory of builds (``build_dir``).
 
 >>> "-ffp-contract=off" in FLAGS
 True
@@ -39,7 +40,9 @@ from uopc.backend.errors import CompileError
 FLAGS: tuple[str, ...] = ("-std=gnu99", "-fexcess-precision=standard", "-O1", "-fno-fast-math", "-ffp-contract=off",
                           "-fno-builtin-sin", "-fno-builtin-pow", "-fno-builtin-log2")
 LIBS: tuple[str, ...] = ("-lm",)
-BUILD_PREFIX = "uopc-build-"   # private build directories, in the temporary directory
+BUILD_ROOT = "uopc-builds-"   # + the uid: this user's directory of build directories, in the temporary directory
+BUILD_MARKER = ".uopc-build"   # written into each build directory: the sweeper removes only directories holding it
+BUILD_PREFIX = "uopc-build-"   # a build directory outside BUILD_ROOT (when it is not ours to use): never swept
 STALE_SECONDS = 3600.0   # a build file older than this belongs to a killed run: builds take seconds, runs at most minutes
 
 
@@ -91,7 +94,7 @@ def compile_to(source: str, out: Path, cc: list[str] | None = None, opt: str | N
   ``CompileError`` with the compiler's first error line.
   """
   cc = cc or find_cc()
-  with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX) as tmp:
+  with build_dir() as tmp:
     src = Path(tmp) / "prog.c"
     src.write_text(source)
     proc = _run_compiler([*cc, *_flags(opt), "-o", str(out), str(src), *LIBS], tmp)
@@ -100,13 +103,13 @@ def compile_to(source: str, out: Path, cc: list[str] | None = None, opt: str | N
     raise CompileError(f"the C compiler failed (exit {proc.returncode}): {errors[0].replace(str(src), 'prog.c')}")
 
 
-def _run_compiler(cmd: list[str], tmp: str) -> subprocess.CompletedProcess:
+def _run_compiler(cmd: list[str], tmp: Path) -> subprocess.CompletedProcess:
   """Run the compiler with its own temporary files in ``tmp`` (ours to remove), in a
   process group of its own, so an interrupt (Ctrl-C, SIGTERM) can stop all of it
   (driver, cc1, as) before ``tmp`` is removed."""
   try:
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "TMPDIR": tmp}, start_new_session=True)
+                         env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True)
   except OSError as e: raise CompileError(f"cannot run the C compiler {cmd[0]!r}: {e.strerror or e}") from None
   try: out, err = p.communicate()
   except BaseException:
@@ -136,11 +139,35 @@ def built(source: str, cache: bool = True, opt: str | None = None) -> Iterator[P
   if d not in _swept:   # once a process and cache directory: a batch builds many times
     _swept.add(d)
     sweep_stale(d)
-  with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX) as tmp:
-    exe = Path(tmp) / "prog"
+  with build_dir() as tmp:
+    exe = tmp / "prog"
     compile_to(source, exe, cc, opt)
     if target is not None: _install(exe, target)
     yield exe
+
+
+@contextlib.contextmanager
+def build_dir() -> Iterator[Path]:
+  """A private build directory, removed when the ``with`` ends: in ``$TMPDIR/uopc-builds-<uid>/`` (created private,
+  used only if it is ours and no symlink), marked with ``BUILD_MARKER``, the only kind ``sweep_stale`` removes.
+  The directory of builds goes too once empty; a build that finds it just removed makes it again."""
+  root = Path(tempfile.gettempdir()) / f"{BUILD_ROOT}{os.getuid()}"
+  for _ in range(5):
+    with contextlib.suppress(OSError): root.mkdir(mode=0o700)
+    try: st = os.lstat(root)
+    except OSError: continue   # removed by another build ending right now
+    if not (stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077): break   # not ours: see below
+    try: tmp = Path(tempfile.mkdtemp(prefix="build-", dir=root))
+    except FileNotFoundError: continue
+    try:
+      (tmp / BUILD_MARKER).write_text("a uopc build: removed when it ends, or by a later build an hour after a killed one\n")
+      yield tmp
+    finally:
+      shutil.rmtree(tmp, ignore_errors=True)
+      with contextlib.suppress(OSError): root.rmdir()   # only if empty: other builds' directories keep it
+    return
+  with tempfile.TemporaryDirectory(prefix=BUILD_PREFIX) as plain:   # no directory of builds of ours: unmarked, never swept
+    yield Path(plain)
 
 
 def ours(path: Path, directory: bool = False) -> bool:
@@ -181,12 +208,14 @@ _swept: set[Path | None] = set()
 
 def sweep_stale(d: Path | None, now: float | None = None) -> list[Path]:
   """Remove what killed builds left (older than ``STALE_SECONDS``): ``.build-*`` files in
-  the cache ``d`` (if any) and this user's build directories in the temporary directory.
-  Returns them.
+  the cache ``d`` (if any) and the build directories in ``$TMPDIR/uopc-builds-<uid>/`` that
+  hold uopc's marker (``build_dir``); nothing else, whatever its name. Returns them.
   """
   cutoff = (time.time() if now is None else now) - STALE_SECONDS
   found = [p for p in _listdir(d) if p.name.startswith(".build-")] if d is not None else []
-  found += [p for p in _listdir(Path(tempfile.gettempdir())) if _is_build_dir(p)]
+  root = Path(tempfile.gettempdir()) / f"{BUILD_ROOT}{os.getuid()}"
+  if ours(root, directory=True) and not root.is_symlink():
+    found += [p for p in _listdir(root) if os.path.isfile(p / BUILD_MARKER) and not p.is_symlink()]
   removed = []
   for p in found:
     try:
@@ -203,8 +232,3 @@ def _listdir(d: Path) -> list[Path]:
   try: return list(d.iterdir())
   except OSError: return []
 
-
-def _is_build_dir(p: Path) -> bool:
-  """A build directory of ours: ``uopc-build-*``, or an older version's ``uopc-*`` holding only prog.c and prog."""
-  if p.name.startswith(BUILD_PREFIX): return True
-  return p.name.startswith("uopc-") and p.is_dir() and not p.is_symlink() and {q.name for q in _listdir(p)} <= {"prog.c", "prog"}
