@@ -1,4 +1,4 @@
-"""The numbers that decide a multi-machine explorer (``docs/scaling.md``): ``python -m bench distributed``.
+"""The numbers that decide a multi-machine explorer (``docs/scaling.md``): ``python -m bench distributed`` (or by path).
 
 (a) generating a state: one whole exploration (``Exploration.run``), CPU time per state,
     and edges per state (every edge's target is built and looked up);
@@ -23,16 +23,22 @@ from __future__ import annotations
 
 import gc
 import multiprocessing as mp
+import os
 import pickle
+import sys
 import time
 from multiprocessing.connection import Connection
 from typing import Any, Callable, NamedTuple
 
-from bench.maude import big_sum, sum_of_add0
-from bench.maude_gen import Term, matcher, uir_text
-from uopc import PatternMatcher, UOp, symbolic
-from uopc.relational import Exploration, Stepper
-from uopc.uir import parse_uir
+if __package__ in (None, ""):   # run by its path, from any directory: the repository's root first, and
+  _here = os.path.dirname(os.path.abspath(__file__))   # not bench/ itself, whose kanren.py would shadow the kanren package
+  sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
+
+from bench.maude import big_sum, sum_of_add0  # noqa: E402
+from bench.maude_gen import Term, matcher, uir_text  # noqa: E402
+from uopc import PatternMatcher, UOp, symbolic  # noqa: E402
+from uopc.relational import Exploration, Stepper  # noqa: E402
+from uopc.uir import parse_uir  # noqa: E402
 
 _slots = iter(range(500_000_000, 10**9, 200_000))   # fresh PARAM slots per program (hash consing would reuse nodes)
 

@@ -1,4 +1,4 @@
-"""uopc's explorer against Maude 3.5 (PyPI ``maude``): ``python -m bench maude``.
+"""uopc's explorer against Maude 3.5 (PyPI ``maude``): ``python -m bench maude`` (or ``python path/to/bench/maude.py`` from any directory).
 
 The same rewrite systems, the same programs, the same state counts. Each program is
 written once as a term (``bench/maude_gen.py``) and both engines get what is generated
@@ -43,10 +43,14 @@ import sys
 import time
 from typing import Any, Callable, NamedTuple
 
-from bench.maude_gen import Term, maude_module, maude_term, matcher, uir_text
-from uopc.relational import Exploration, Stepper
-from uopc.relational.space.step import Semantics
-from uopc.uir import parse_uir
+if __package__ in (None, ""):   # run by its path (as memory_run does), from any directory: the repository's root first, and
+  _here = os.path.dirname(os.path.abspath(__file__))   # not bench/ itself, whose kanren.py would shadow the kanren package
+  sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
+
+from bench.maude_gen import Term, maude_module, maude_term, matcher, uir_text  # noqa: E402
+from uopc.relational import Exploration, Stepper  # noqa: E402
+from uopc.relational.space.step import Semantics  # noqa: E402
+from uopc.uir import parse_uir  # noqa: E402
 
 SEMANTICS: Semantics = "tree" if os.environ.get("TREE") == "1" else "graph"
 
@@ -184,11 +188,17 @@ def best_of(shape: Shape, size: int, with_maude: bool, repeats: int) -> tuple[Ru
 
 def memory_per_state(engine: str, shape: Shape, size: int) -> float | None:
   """Bytes per state the resident set grew by, exploring in a fresh process (None if that run failed or grew too little)."""
-  cmd = [sys.executable, "-m", "bench.maude", "--memory", engine, shape.name, str(size)]
-  out = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-  if out.returncode != 0: return None
-  got = json.loads(out.stdout)
+  if (got := memory_run(engine, shape, size)) is None: return None
   return got["bytes"] / got["states"] if got["complete"] and got["bytes"] >= MIN_GROWTH else None
+
+
+def memory_run(engine: str, shape: Shape, size: int) -> dict[str, Any] | None:
+  """One exploration in a fresh process: ``{"states", "bytes" (resident growth), "complete"}``, None if it failed.
+
+  The child runs this file by its path, so it finds the repository whatever the working directory and PYTHONPATH."""
+  cmd = [sys.executable, os.path.abspath(__file__), "--memory", engine, shape.name, str(size)]
+  out = subprocess.run(cmd, capture_output=True, text=True)
+  return json.loads(out.stdout) if out.returncode == 0 else None
 
 
 def _memory_main(engine: str, shape_name: str, size: int) -> None:
