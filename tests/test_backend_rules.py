@@ -159,7 +159,9 @@ def test_const_args_match_like_upat():
   assert seen == {"0", "0.0", "-0.0", "False"}
 
 
-def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
+@pytest.fixture
+def terminal(monkeypatch):
+  """stderr a terminal (a bar is drawn, with no delay), stdout captured: (stderr, stdout)."""
   import sys
   import uopc.cli_support
   class FakeTTY(io.StringIO):
@@ -168,6 +170,11 @@ def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
   err, out = FakeTTY(), io.StringIO()
   monkeypatch.setattr(sys, "stderr", err)
   monkeypatch.setattr(sys, "stdout", out)
+  return err, out
+
+
+def test_check_rules_draws_its_progress_with_the_one_progress_bar(terminal):
+  err, out = terminal
   assert main(["check-rules", "fold", "--samples", "2", "--inputs", "1"]) == 0
   # a step per rule, per C file compiled and run, and the shrinking: building fold's instances takes no time, compiling
   # takes nearly all of it (symbolic: 0.6 s, then 4.6 s), and the bar was drawn only at a rule, before its delay: never
@@ -176,15 +183,8 @@ def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
   assert "compiled and ran 1 of 1 C files" in drawn and f"{len(fold.rules) + 1}/{len(fold.rules) + 2} [" in drawn
 
 
-def test_check_rules_draws_the_bar_after_its_delay_at_any_stage(monkeypatch):
-  import sys
-  import uopc.cli_support
-  class FakeTTY(io.StringIO):
-    def isatty(self): return True
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0.0)
-  err, out = FakeTTY(), io.StringIO()
-  monkeypatch.setattr(sys, "stderr", err)
-  monkeypatch.setattr(sys, "stdout", out)
+def test_check_rules_draws_the_bar_after_its_delay_at_any_stage(terminal, monkeypatch):
+  err, _ = terminal
   seen = []
   real = soundness.check_rules
   def check(pm, **kw):
