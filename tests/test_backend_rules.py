@@ -159,9 +159,9 @@ def test_const_args_match_like_upat():
   assert seen == {"0", "0.0", "-0.0", "False"}
 
 
-@pytest.fixture
-def terminal(monkeypatch):
-  """stderr a terminal (a bar is drawn, with no delay), stdout captured: (stderr, stdout)."""
+def on_terminal(monkeypatch):
+  """stderr a terminal (a bar is drawn, with no delay), stdout captured: (stderr, stdout). Called in the test's body:
+  pytest's capture sets sys.stderr again after a fixture's setup."""
   import sys
   import uopc.cli_support
   class FakeTTY(io.StringIO):
@@ -173,8 +173,8 @@ def terminal(monkeypatch):
   return err, out
 
 
-def test_check_rules_draws_its_progress_with_the_one_progress_bar(terminal):
-  err, out = terminal
+def test_check_rules_draws_its_progress_with_the_one_progress_bar(monkeypatch):
+  err, out = on_terminal(monkeypatch)
   assert main(["check-rules", "fold", "--samples", "2", "--inputs", "1"]) == 0
   # a step per rule, per C file compiled and run, and the shrinking: building fold's instances takes no time, compiling
   # takes nearly all of it (symbolic: 0.6 s, then 4.6 s), and the bar was drawn only at a rule, before its delay: never
@@ -183,8 +183,8 @@ def test_check_rules_draws_its_progress_with_the_one_progress_bar(terminal):
   assert "compiled and ran 1 of 1 C files" in drawn and f"{len(fold.rules) + 1}/{len(fold.rules) + 2} [" in drawn
 
 
-def test_check_rules_draws_the_bar_after_its_delay_at_any_stage(terminal, monkeypatch):
-  err, _ = terminal
+def test_check_rules_draws_the_bar_after_its_delay_at_any_stage(monkeypatch):
+  err, _ = on_terminal(monkeypatch)
   seen = []
   real = soundness.check_rules
   def check(pm, **kw):
