@@ -221,7 +221,7 @@ RULES_HEAD = "from uopc import PatternMatcher, UPat, UOp\nx = UPat.var('x')\n"
   ("import sys\nsys.exit(7)\n", "rules.py:4: bad rules file: loading it exited (sys.exit(7))"),
   ("rules = undefined_name\n", "rules.py:3: bad rules file: loading it raised NameError: name 'undefined_name' is not defined"),
   ("def f(:\n", "rules.py:3: bad rules file: loading it raised SyntaxError"),
-  ("rules = 3\n", "rules.py:rules is a int, not a PatternMatcher"),
+  ("rules = 3\n", "rules.py:rules is an int, not a uopc PatternMatcher"),
   ("def f(y): return y\nrules = PatternMatcher([(x + 0, f)])\n",   # the rule writer's commonest slip: a TypeError at the call
    "rules.py:4: rule rules#0 x + 0 (rules.py:3): the pattern binds x, but its function takes (y) (a rule's function gets "
    "the pattern's names as keyword arguments)"),
