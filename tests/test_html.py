@@ -9,6 +9,7 @@ import pytest
 
 from uopc.explore.html import KINDS, embedded_json, page
 from uopc.cli import main
+from tests.helpers import SUM_UIR
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
@@ -114,3 +115,39 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(capsys, tmp_path, argv):
   assert f"{tmp_path}/\\xff.uir</title>" in text and embedded(text)["rules"] == f"{tmp_path}/r\\xfe.py:rules"
   assert main([*argv, str(prog), "--rules", f"{rules}:rules", "--format", "json"]) == 0
   assert json.loads(capsys.readouterr().out)["rules"] == f"{tmp_path}/r\\xfe.py:rules"
+
+
+def chunks_of(text: str) -> list[dict]:
+  return [json.loads(m) for m in re.findall(r'<script type="application/json" id="uopc-chunk-\d+">(.*?)</script>', text, re.S)]
+
+
+def test_a_big_exploration_is_embedded_in_chunks_that_hold_every_state_and_step(capsys, tmp_path):
+  (tmp_path / "sum.uir").write_text(SUM_UIR)
+  assert main(["explore", "reachable", str(tmp_path / "sum.uir"), "--format", "json"]) == 0
+  data = json.loads(capsys.readouterr().out)
+  n = len(data["states"])
+  assert n == 72
+  text = page(data, "reachable", "t", chunk_states=10)
+  main_part, parts = embedded(text), chunks_of(text)
+  assert len(parts) == 8 and "states" not in main_part and "edges" not in main_part
+  assert [s for p in parts for s in p["states"]] == data["states"]
+  assert sorted((e["from"], e["to"], e["rule"]) for p in parts for e in p["edges"]) == \
+         sorted((e["from"], e["to"], e["rule"]) for e in data["edges"])
+  assert all(e["from"] // 10 == k for k, p in enumerate(parts) for e in p["edges"])   # a chunk holds the steps from its states
+  summary = main_part.pop("chunks")
+  assert main_part == {k: v for k, v in data.items() if k not in ("states", "edges")}
+  assert (summary["states"], summary["edges"], summary["count"]) == (n, len(data["edges"]), len(parts))
+  assert [row[1] for row in summary["depths"]] == [sum(s["depth"] == d for s in data["states"]) for d in range(len(summary["depths"]))]
+  assert summary["canonical_path"][0] == 0 and summary["canonical_path"][-1] == data["canonical_state"]
+  assert chunks_of(page(data, "reachable", "t")) == []   # small: one element, the JSON as printed
+
+
+def test_a_page_over_the_size_limit_is_written_with_a_warning(capsys, tmp_path, monkeypatch):
+  from uopc.explore import html
+  out = tmp_path / "page.html"
+  assert main(["explore", "reachable", str(EX / "order.uir"), "--format", "html", "-o", str(out)]) == 0
+  assert capsys.readouterr().err == ""
+  monkeypatch.setattr(html, "WARN_BYTES", 1000)
+  assert main(["explore", "reachable", str(EX / "order.uir"), "--format", "html", "-o", str(out)]) == 0
+  err = capsys.readouterr().err
+  assert err.count("\n") == 1 and err.startswith("uopc: warning: the page is 0 MB: a browser takes long to open it") and out.exists()

@@ -42,11 +42,11 @@ def page_and_json(capsys, tmp_path, argv):
   return out, data
 
 
-def open_page(driver, path):
+def open_page(driver, path, wait=10):
   from selenium.webdriver.common.by import By
   from selenium.webdriver.support.ui import WebDriverWait
   driver.get(path.as_uri())
-  WebDriverWait(driver, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
+  WebDriverWait(driver, wait).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "1")
   assert console_errors(driver) == []
 
 
@@ -278,4 +278,126 @@ def test_a_let_form_term_is_drawn_as_its_dag(driver, capsys, tmp_path):
   # the rewritten node add(p0, 0) is highlighted before, its replacement p0 after, though the page has both as let terms
   assert [g.text for g in before.find_elements("css selector", "g.hl")] == ["add"]
   assert [g.text for g in after.find_elements("css selector", "g.hl")] == ["p0"]
+  assert console_errors(driver) == []
+
+
+def cut(text, n):
+  """The viewer's truncation: at most n characters, the last an ellipsis."""
+  return text if len(text) <= n else text[:n - 1] + "\u2026"
+
+
+def targets(data, source):
+  """The steps from a state grouped by target, in the order the JSON lists them: [(target, [edge, ...]), ...]."""
+  groups = {}
+  for e in data["edges"]:
+    if e["from"] == source: groups.setdefault(e["to"], []).append(e)
+  return list(groups.items())
+
+
+def text_of(element):
+  return element.get_attribute("textContent")
+
+
+def test_a_small_exploration_draws_its_state_graph(driver, exploration):
+  from uopc.matcher import short_name
+  path, data = exploration
+  open_page(driver, path)
+  boxes = css(driver, "svg.states g.state")
+  assert [int(b.get_attribute("data-state")) for b in boxes] == [s["id"] for s in data["states"]] and len(boxes) == 72
+  # each state a box with its id and term (cut at 36 characters)
+  assert [text_of(b.find_element("css selector", "text")) for b in boxes] == [f"#{s['id']} {cut(s['term'], 36)}" for s in data["states"]]
+  # each (state, target) pair one arrow, labelled with its steps' rules (short names)
+  arrows = css(driver, "svg.states g.step")
+  want = {(s["id"], to): "; ".join(dict.fromkeys(short_name(e["rule"]) for e in es)) for s in data["states"] for to, es in targets(data, s["id"])}
+  assert {(int(a.get_attribute("data-from")), int(a.get_attribute("data-to"))): text_of(a.find_element("css selector", "text"))
+          for a in arrows} == {k: cut(v, 40) for k, v in want.items()} and len(arrows) == len(want)
+  # the canonical path's arrows, the normal forms and the canonical result marked
+  canon, ids = data["canonical_state"], []
+  by_id = {s["id"]: s for s in data["states"]}
+  at = canon
+  while at is not None: ids, at = [at, *ids], by_id[at]["parent"]
+  assert sorted((int(a.get_attribute("data-from")), int(a.get_attribute("data-to"))) for a in css(driver, "svg.states g.step.canon")) == \
+         sorted(zip(ids, ids[1:])) and len(ids) > 2
+  assert [int(b.get_attribute("data-state")) for b in css(driver, "svg.states g.state.normal")] == sorted(data["normal_form_ids"])
+  assert [int(b.get_attribute("data-state")) for b in css(driver, "svg.states g.state.canonical")] == [canon]
+  # a box selects its state
+  css(driver, f'svg.states g.state[data-state="{canon}"] rect')[0].click()
+  assert css(driver, "#inspector h2")[0].text == f"state #{canon}"
+  assert css(driver, "svg.states g.state.selected")[0].get_attribute("data-state") == str(canon)
+  assert console_errors(driver) == []
+
+
+def test_depth_rows_show_each_state_s_term_beside_its_chip(driver, exploration):
+  path, data = exploration
+  open_page(driver, path)
+  row = css(driver, '.depthrow[data-depth="3"]')[0]
+  row.click()
+  lines = row.find_element("xpath", "..").find_elements("css selector", ".states .row")
+  assert [line.text for line in lines] == [f"#{s['id']} {cut(s['term'], 100)}" for s in data["states"] if s["depth"] == 3]
+  assert console_errors(driver) == []
+
+
+def test_next_steps_say_which_node_each_rule_rewrites_into_what(driver, exploration):
+  from uopc.matcher import short_name
+  path, data = exploration
+  open_page(driver, path)
+  text = NodeTexts(data["nodes"])
+  nexts = css(driver, "#inspector .row.next")   # the program's next steps: it is selected when the page opens
+  want = targets(data, 0)
+  assert [int(r.find_element("css selector", ".chip").get_attribute("data-state")) for r in nexts] == [to for to, _ in want]
+  for r, (_, es) in zip(nexts, want):
+    assert [x.text for x in r.find_elements("css selector", ".step")] == \
+           [f"{short_name(e['rule'])}: {cut(text(e['node']), 120)} -> {cut(text(e['result']), 120)}" for e in es]
+  assert any(len(es) > 1 for _, es in want)   # parallel steps: each its own line
+  assert console_errors(driver) == []
+
+
+def test_a_page_of_a_format_1_file_still_opens(driver, capsys, tmp_path):
+  from tests.test_relational_saved import format_1
+  from uopc.relational import explore
+  from uopc.termparse import parse_term
+  prog = parse_term("add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))").to_uop()
+  ex = explore(prog).run()
+  saved = tmp_path / "old.json"
+  saved.write_text(json.dumps(format_1(ex, prog, paths=True)))
+  out = tmp_path / "old.html"
+  assert main(["explore", "view", str(saved), "-o", str(out)]) == 0
+  open_page(driver, out)
+  assert [e.text for e in css(driver, ".nf")] == [s.term() for s in ex.normal_forms]
+  nf = ex.normal_forms[1]
+  css(driver, f'#overview [data-state="{nf.id}"]')[0].click()
+  assert css(driver, "#inspector .selected-term")[0].text == nf.term()
+  assert len(css(driver, "svg.states g.state")) == len(ex.states)
+  assert console_errors(driver) == []
+
+
+def test_a_page_of_131072_states_opens_and_shows_its_normal_form(driver, capsys, tmp_path):
+  """17 independent x + 0 redexes: each subset of them rewritten is a state (2**17), 1,114,112 steps; a 141 MB page."""
+  from uopc import UOp
+  from uopc.term import show
+  (tmp_path / "zero.py").write_text("from uopc import Ops, PatternMatcher, UPat\n"
+                                    "rules = PatternMatcher([(UPat(Ops.ADD, src=(UPat.var('x'), UPat.cvar('c'))), "
+                                    "lambda x, c: x if c.arg == 0 else None)])\n")
+  lines = [line for i in range(17) for line in (f"%{2 * i} = param : slot={i} dtype=i32", f"%{2 * i + 1} = add %{2 * i}, 0")]
+  lines += [f"%{34 + i - 1} = add %{1 if i == 1 else 34 + i - 2}, %{2 * i + 1}" for i in range(1, 17)]
+  (tmp_path / "sum17.uir").write_text("\n".join(lines) + "\n")
+  out = tmp_path / "big.html"
+  code = main(["explore", "reachable", str(tmp_path / "sum17.uir"), "--rules", f"{tmp_path / 'zero.py'}:rules", "--max-states", "200000",
+               "--format", "html", "-o", str(out)])
+  err = capsys.readouterr().err
+  assert code == 0 and err.startswith("uopc: warning: the page is 14") and out.stat().st_size > 100_000_000
+  normal = UOp.param(0)
+  for i in range(1, 17): normal = normal + UOp.param(i)
+  open_page(driver, out, wait=60)
+  assert css(driver, "#summary")[0].text.startswith("rules ") and "131072 states, 1114112 edges" in css(driver, "#summary")[0].text
+  assert [e.text for e in css(driver, ".nf")] == [show(normal)]
+  assert css(driver, "#chunked")[0].text.startswith("131072 states and 1114112 steps in 7 chunks of 20000 states")
+  row = css(driver, '.depthrow[data-depth="17"]')[0]
+  assert row.text == "depth 17: 1 state, 1 normal"
+  row.click()
+  chip = row.find_element("xpath", "..").find_element("css selector", ".states .chip")
+  assert chip.get_attribute("data-state") == "131071"
+  chip.click()
+  assert css(driver, "#inspector .selected-term")[0].text == show(normal)
+  assert css(driver, "#inspector h2")[-1].text == "next steps (0 targets)"
   assert console_errors(driver) == []

@@ -7,6 +7,7 @@
   const KIND = document.body.dataset.kind;
   const LIST_CAP = 200;      // states listed at once in a depth group or a search result
   const DAG_CAP = 400;       // nodes drawn in one DAG; a bigger graph is shown as text only
+  const GRAPH_CAP = 200;     // states drawn in the state graph; a bigger exploration is listed by depth only
 
   // ---- DOM helpers
   function el(tag, attrs, ...kids) {
@@ -269,23 +270,42 @@
 
   // ---- explorations (reachable, normal-forms): states and edges
   function explorationView(d) {
-    const states = d.states, byId = new Map(states.map((s) => [s.id, s]));
+    // A page of many states holds them in chunks (d.chunks, explore/html.py): each parsed the first time one of its states,
+    // or their steps, are needed; the overview is drawn from the chunks' summary. A small page holds them all in d.
+    const lazy = d.chunks || null;
+    const byId = new Map(), out = new Map(), loaded = new Set();
+    function add(ss, es) {
+      for (const s of ss) byId.set(s.id, s);
+      for (const e of es) (out.get(e.from) || out.set(e.from, []).get(e.from)).push(e);
+    }
+    function loadChunk(k) {
+      if (loaded.has(k)) return;
+      loaded.add(k);
+      const c = JSON.parse(document.getElementById("uopc-chunk-" + k).textContent);
+      add(c.states, c.edges);
+    }
+    function state(id) { if (lazy) loadChunk(Math.floor(id / lazy.size)); return byId.get(id); }
+    function stepsFrom(id) { state(id); return out.get(id) || []; }
+    let all = null;
+    function allStates() {   // every state, in id order (a page in chunks parses them all: a search, a rule filter)
+      if (all) return all;
+      if (lazy) for (let k = 0; k < lazy.count; k++) loadChunk(k);
+      all = [...byId.values()].sort((a, b) => a.id - b.id);
+      return all;
+    }
+    if (!lazy) add(d.states, d.edges);
     const T = d.format >= 2 ? nodeTexts(d.nodes) : null;
     const txt = (x) => (T ? T(x) : x);                    // a step's node or result: a row (format 2) or its text
     const termOf = (s) => (T ? T(s.graph) : s.term);      // a state's graph as text
-    const out = new Map(), inc = new Map();
-    for (const e of d.edges) {
-      (out.get(e.from) || out.set(e.from, []).get(e.from)).push(e);
-      (inc.get(e.to) || inc.set(e.to, []).get(e.to)).push(e);
-    }
+    const cut = (t, n) => (t === null ? "(none)" : t.length > n ? t.slice(0, n - 1) + "\u2026" : t);
     const normal = new Set(d.normal_form_ids || []), stuck = new Set((d.stuck || []).map((s) => s.id));
-    const cyc = cycles(states, out);
+    const cyc = lazy ? (d.cycles || []).map((c) => c.states) : cycles(allStates(), out);
     const inspector = document.getElementById("inspector");
     const chips = new Map();
     let selected = null;
 
     function chip(id) {
-      const s = byId.get(id);
+      const s = lazy ? null : byId.get(id);   // a page in chunks: no term as a tooltip (it would parse the chunk)
       const cls = ["chip", normal.has(id) ? "normal" : "", id === d.canonical_state ? "canonical" : "",
                    stuck.has(id) ? "stuck" : "", id === selected ? "selected" : ""].join(" ");
       const c = el("span", { class: cls, "data-state": id, title: s ? termOf(s) : "", role: "button", tabindex: 0,
@@ -296,27 +316,29 @@
     }
     function pathTo(id) {   // the path through the states' parents: the first way each was reached
       const ids = [];
-      for (let s = byId.get(id); s; s = s.parent === null ? null : byId.get(s.parent)) ids.push(s.id);
+      for (let s = state(id); s; s = s.parent === null ? null : state(s.parent)) ids.push(s.id);
       return ids.reverse();
     }
     function edgeInto(id) {
-      const s = byId.get(id);
-      return (inc.get(id) || []).find((e) => e.from === s.parent) || null;
+      const s = state(id);
+      return s.parent === null ? null : stepsFrom(s.parent).find((e) => e.to === id) || null;
     }
     function stepsTo(id) {
       const ids = pathTo(id);
       return ids.slice(1).map((to, k) => {
-        const e = edgeInto(to), s = byId.get(to);
-        return { rule: s.rule, node: txt(s.node), result: e ? txt(e.result) : null, before: termOf(byId.get(ids[k])),
+        const e = edgeInto(to), s = state(to);
+        return { rule: s.rule, node: txt(s.node), result: e ? txt(e.result) : null, before: termOf(state(ids[k])),
                  after: s.error ? null : termOf(s), error: s.error };
       });
     }
+    function stepText(e) { return shortRule(e.rule) + ": " + cut(txt(e.node), 120) + " -> " + (e.error ? "error: " + e.error : cut(txt(e.result), 120)); }
     function select(id) {
       for (const c of chips.get(selected) || []) c.classList.remove("selected");
       selected = id;
       for (const c of chips.get(id) || []) c.classList.add("selected");
-      const s = byId.get(id), e = edgeInto(id);
-      const succ = collapse(out.get(id) || []);
+      for (const b of document.querySelectorAll("svg.states g.state")) b.classList.toggle("selected", Number(b.dataset.state) === id);
+      const s = state(id), e = edgeInto(id);
+      const succ = collapse(stepsFrom(id));
       inspector.replaceChildren(
         section("state #" + id,
           el("div", { class: "muted" }, "depth " + s.depth + (normal.has(id) ? ", normal form" : "") +
@@ -324,37 +346,37 @@
           termText(termOf(s), "selected-term"),
           s.parent === null ? el("div", { class: "muted" }, "the program") :
             el("div", { class: "term" }, "reached from ", chip(s.parent), " by ", s.rule, " @ ", txt(s.node)),
-          dagSvg(termOf(s), { highlight: e ? txt(e.result) : null, other: s.parent === null ? null : termOf(byId.get(s.parent)),
-                           otherClass: "new" })),
+          dagSvg(termOf(s), { highlight: e ? txt(e.result) : null, other: s.parent === null ? null : termOf(state(s.parent)),
+                              otherClass: "new" })),
         section("path from the program (" + plural(s.depth, "step") + ")", el("div", {}, pathTo(id).map(chip)),
                 stepper(stepsTo(id), "path to #" + id, s.depth)),   // opens on the step that reached the state
         section("next steps (" + plural(succ.length, "target") + ")",
-                succ.map(([to, rules]) => el("div", { class: "row" }, chip(to), " by ",
-                  rules.map(shortRule).join("; ")))));
+                succ.map(([to, es]) => el("div", { class: "row next" }, chip(to), " by ",
+                  es.map((x, k) => el("div", { class: "term step" + (k ? "" : " first") }, stepText(x)))))));
     }
-    function collapse(edges) {   // parallel edges (same target) shown once, with every rule
+    function collapse(edges) {   // parallel edges (same target) grouped, each step kept (its rule, node and result)
       const m = new Map();
-      for (const e of edges) (m.get(e.to) || m.set(e.to, []).get(e.to)).push(e.rule);
+      for (const e of edges) (m.get(e.to) || m.set(e.to, []).get(e.to)).push(e);
       return [...m.entries()];
     }
 
-    // the overview: grouped by depth; a group lists its states only when opened
+    // the overview: grouped by depth; a group lists its states (chip and term) only when opened
     const filterBox = el("input", { type: "search", id: "search", placeholder: "search: a term, a pattern with ?holes, or /regex/",
                                     "aria-label": "search states" });
-    const rules = [...new Set(states.map((s) => s.rule).filter((r) => r))].sort();
+    const rules = lazy ? lazy.rules : [...new Set(allStates().map((s) => s.rule).filter((r) => r))].sort();
     const ruleSel = el("select", { id: "rule-filter", "aria-label": "filter by rule" }, el("option", { value: "" }, "every rule"),
                        rules.map((r) => el("option", { value: r }, r)));
     const results = el("div", { id: "search-results" });
     function matching() {
       const test = patternTest(filterBox.value), rule = ruleSel.value;
-      return states.filter((s) => (!rule || s.rule === rule) && (!test || test(termOf(s))));
+      return allStates().filter((s) => (!rule || s.rule === rule) && (!test || test(termOf(s))));
     }
     function refresh() {
       for (const [id, list] of chips) {   // forget the chips the last refresh removed
         const live = list.filter((c) => c.isConnected);
         if (live.length) chips.set(id, live); else chips.delete(id);
       }
-      if (!filterBox.value && !ruleSel.value) { results.replaceChildren(); depthView(states); return; }
+      if (!filterBox.value && !ruleSel.value) { results.replaceChildren(); depthView(null); return; }
       const found = matching();
       results.replaceChildren();
       put(results, el("div", { class: "muted" }, plural(found.length, "matching state") +
@@ -365,41 +387,54 @@
     filterBox.addEventListener("input", refresh);
     ruleSel.addEventListener("change", refresh);
     const depths = el("div", { id: "depths" });
-    function depthView(subset) {
+    function depthGroups(subset) {   // [depth, states, normal forms, forks, the states (a function: parsed when opened)]
+      if (!subset && lazy) return lazy.depths.map(([depth, n, nf, forks, first, last]) => [depth, n, nf, forks, () => {
+        const ss = [];
+        for (let id = first; id <= last && ss.length < LIST_CAP; id++) { const s = state(id); if (s.depth === depth) ss.push(s); }
+        return ss;
+      }]);
       const groups = [];
-      for (const s of subset) (groups[s.depth] = groups[s.depth] || []).push(s);
-      const most = Math.max(1, ...groups.map((g) => (g ? g.length : 0)));
+      for (const s of subset || allStates()) (groups[s.depth] = groups[s.depth] || []).push(s);
+      return groups.map((g, depth) => g && [depth, g.length, g.filter((s) => normal.has(s.id)).length,
+                                            g.filter((s) => collapse(out.get(s.id) || []).length > 1).length, () => g.slice(0, LIST_CAP)])
+                   .filter((g) => g);
+    }
+    function depthView(subset) {
+      const groups = depthGroups(subset);
+      const most = Math.max(1, ...groups.map((g) => g[1]));
       depths.replaceChildren();
-      put(depths, [...groups].map((g, depth) => {
-        if (!g) return null;
-        const nf = g.filter((s) => normal.has(s.id)).length, forks = g.filter((s) => collapse(out.get(s.id) || []).length > 1).length;
-        const list = el("div", { class: "states", hidden: "" });
+      put(depths, groups.map(([depth, n, nf, forks, list]) => {
+        const box = el("div", { class: "states", hidden: "" });
         const row = el("div", { class: "depthrow", "data-depth": depth, onclick: () => {
-          if (list.hidden && !list.childElementCount) {
-            list.append(...g.slice(0, LIST_CAP).map((s) => chip(s.id)));
-            if (g.length > LIST_CAP) list.append(el("span", { class: "muted" }, " and " + (g.length - LIST_CAP) + " more (search to narrow)"));
+          if (box.hidden && !box.childElementCount) {
+            box.append(...list().map((s) => el("div", { class: "row" }, chip(s.id), " ", el("span", { class: "term" }, cut(termOf(s), 100)))));
+            if (n > LIST_CAP) box.append(el("span", { class: "muted" }, " and " + (n - LIST_CAP) + " more (search to narrow)"));
           }
-          list.hidden = !list.hidden;
-        } }, el("span", { class: "label" }, "depth " + depth + ": " + plural(g.length, "state") + (nf ? ", " + nf + " normal" : "") +
+          box.hidden = !box.hidden;
+        } }, el("span", { class: "label" }, "depth " + depth + ": " + plural(n, "state") + (nf ? ", " + nf + " normal" : "") +
                (forks ? ", " + plural(forks, "fork") : "")),
-          el("span", { class: "bar", style: "width:" + Math.max(2, Math.round(200 * g.length / most)) + "px" }));
-        return el("div", {}, row, list);
+          el("span", { class: "bar", style: "width:" + Math.max(2, Math.round(200 * n / most)) + "px" }));
+        return el("div", {}, row, box);
       }));
     }
-    depthView(states);
+    depthView(null);
 
-    const canonPath = d.canonical_state === null || d.canonical_state === undefined ? null : pathTo(d.canonical_state);
+    const canonPath = d.canonical_state === null || d.canonical_state === undefined ? null
+      : lazy ? lazy.canonical_path : pathTo(d.canonical_state);
     const overview = document.getElementById("overview");
-    put(overview, 
+    put(overview,
+      lazy ? section("a large exploration", el("div", { class: "muted", id: "chunked" }, plural(lazy.states, "state") + " and " +
+        plural(lazy.edges, "step") + " in " + plural(lazy.count, "chunk") + " of " + lazy.size + " states, each read when one of " +
+        "its states is shown; a search or a rule filter reads them all")) : null,
       section("program", termText(d.program, "program"), chip(0)),
-      section(formsTitle(d, (d.normal_forms || []).length),
+      section("normal forms (" + (d.normal_forms || []).length + ")",
         (d.normal_form_ids || []).map((id, k) => el("div", { class: "row" }, chip(id), " ",
           el("span", { class: "term nf" }, d.normal_forms[k]), id === d.canonical_state ? "   \u2190 canonical" : ""))),
       section("canonical result", termText(d.canonical === null ? "none (" + d.canonical_error + ")" : d.canonical),
         canonPath ? el("div", {}, el("span", { class: "muted" }, "a shortest path to it: "), canonPath.map(chip))
                   : el("div", { class: "muted" }, "not reached within the bounds")),
-      sampledSection(d),
-      cyc.length ? section("cycles (" + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
+      !lazy && byId.size <= GRAPH_CAP ? section("state graph", stateGraph()) : null,
+      cyc.length ? section((lazy ? "terminal cycles (" : "cycles (") + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
         plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : ""))) : null,
       (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
         chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
@@ -407,6 +442,86 @@
         el("div", { class: "muted" }, "search: a term with ?holes (add(?x, 0); _ matches anything, the same ?name twice one node) finds the " +
            "states with a subterm of that shape; other text matches a substring of the term; /.../ is a regular expression"), results, depths));
     select(0);
+
+    // The state graph of a small exploration, as Redex's traces draws it: a box per state (its term), an arrow per step
+    // (parallel steps one arrow, their rules' short names as its label), layered by depth; the canonical path, the normal
+    // forms and the canonical result marked. A box selects its state.
+    function stateGraph() {
+      const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
+      const mk = (tag, attrs, text) => {
+        const e = document.createElementNS(ns, tag);
+        for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+        if (text !== undefined) e.textContent = text;
+        return e;
+      };
+      const ss = allStates(), rows = [], pos = new Map(), H = 22, GAP = 14, VGAP = 46, M = 10;
+      for (const s of ss) (rows[s.depth] = rows[s.depth] || []).push(s);
+      const label = (s) => "#" + s.id + " " + cut(s.error ? "stuck: " + s.error : termOf(s), 36);
+      const width = (s) => 10 + 6.6 * label(s).length;
+      let W = 0;
+      rows.forEach((row, r) => {   // each row in the order of its parents' places: fewer crossing arrows
+        if (!row) return;
+        const key = (s) => (s.parent === null || !pos.has(s.parent) ? 0 : pos.get(s.parent).x);
+        if (r) row.sort((a, b) => key(a) - key(b) || a.id - b.id);
+        let x = M;
+        for (const s of row) { pos.set(s.id, { x, y: M + r * (H + VGAP), w: width(s) }); x += width(s) + GAP; }
+        W = Math.max(W, x);
+      });
+      const Hh = M + rows.length * (H + VGAP);
+      svg.setAttribute("class", "states");
+      svg.setAttribute("viewBox", "0 0 " + W + " " + Hh);
+      svg.setAttribute("width", W);
+      svg.setAttribute("height", Hh);
+      svg.setAttribute("role", "img");
+      svg.setAttribute("aria-label", "the state graph: " + plural(ss.length, "state"));
+      const defs = mk("defs", {});
+      for (const [id, cls] of [["uopc-arrow", "head"], ["uopc-arrow-canon", "head canon"]]) {
+        const m = mk("marker", { id, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+        m.append(mk("path", { d: "M 0 0 L 10 5 L 0 10 z", class: cls }));
+        defs.append(m);
+      }
+      svg.append(defs);
+      const canon = new Set();
+      if (canonPath) canonPath.slice(1).forEach((to, k) => canon.add(canonPath[k] + ">" + to));
+      for (const s of ss) for (const [to, es] of collapse(out.get(s.id) || [])) {
+        const a = pos.get(s.id), b = pos.get(to);
+        if (!b) continue;
+        const onCanon = canon.has(s.id + ">" + to), g = mk("g", { class: "step" + (onCanon ? " canon" : "") + (es.some((e) => e.error) ? " error" : ""),
+                                                               "data-from": s.id, "data-to": to });
+        let dpath, lx, ly;
+        if (to === s.id) {   // a step to itself: a loop on the right
+          const x = a.x + a.w, y = a.y + H / 2;
+          dpath = "M " + x + " " + (y - 5) + " C " + (x + 30) + " " + (y - 25) + ", " + (x + 30) + " " + (y + 25) + ", " + x + " " + (y + 5);
+          lx = x + 26; ly = y;
+        } else if (b.y > a.y) {   // down a layer or more
+          const x1 = a.x + a.w / 2, y1 = a.y + H, x2 = b.x + b.w / 2, y2 = b.y;
+          dpath = "M " + x1 + " " + y1 + " C " + x1 + " " + (y1 + VGAP / 2) + ", " + x2 + " " + (y2 - VGAP / 2) + ", " + x2 + " " + y2;
+          lx = (x1 + x2) / 2; ly = (y1 + y2) / 2;
+        } else {   // back up (a cycle) or sideways: a curve beside the boxes
+          const x1 = a.x + a.w, y1 = a.y + H / 2, x2 = b.x + b.w, y2 = b.y + H / 2, bend = Math.max(x1, x2) + 40;
+          dpath = "M " + x1 + " " + y1 + " C " + bend + " " + y1 + ", " + bend + " " + y2 + ", " + x2 + " " + y2;
+          lx = bend - 10; ly = (y1 + y2) / 2;
+        }
+        const rulesText = [...new Set(es.map((e) => shortRule(e.rule)))].join("; ");
+        g.append(mk("path", { d: dpath, "marker-end": "url(#" + (onCanon ? "uopc-arrow-canon" : "uopc-arrow") + ")" }),
+                 mk("text", { x: lx + 3, y: ly, class: "rule" }, cut(rulesText, 40)),
+                 mk("title", {}, es.map(stepText).join("\n")));
+        svg.append(g);
+      }
+      for (const s of ss) {
+        const p = pos.get(s.id);
+        const cls = ["state", normal.has(s.id) ? "normal" : "", s.id === d.canonical_state ? "canonical" : "", stuck.has(s.id) ? "stuck" : "",
+                     canonPath && canonPath.includes(s.id) ? "on-canon" : "", s.id === 0 ? "program" : ""].join(" ");
+        const g = mk("g", { class: cls, "data-state": s.id, role: "button", tabindex: 0 });
+        g.append(mk("rect", { x: p.x, y: p.y, width: p.w, height: H, rx: 4 }),
+                 mk("text", { x: p.x + 5, y: p.y + 15 }, label(s)), mk("title", {}, "#" + s.id + " " + termOf(s)));
+        g.addEventListener("click", () => select(s.id));
+        g.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(s.id); } });
+        svg.append(g);
+      }
+      return el("div", { class: "stategraph" }, el("div", { class: "muted" }, "normal forms doubled, the canonical result filled, " +
+        "the canonical path in green; click a state"), svg);
+    }
   }
 
   // The cycles: strongly connected components with more than one state, or a state with a step to itself.
@@ -591,7 +706,8 @@
 
   const summary = document.getElementById("summary");
   summary.textContent = [DATA.rules || DATA.ruleset ? "rules " + (DATA.rules || DATA.ruleset) : "",
-    Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural(DATA.edges.length, "edge") : "",
+    Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural(DATA.edges.length, "edge") :
+      DATA.chunks ? plural(DATA.chunks.states, "state") + ", " + plural(DATA.chunks.edges, "edge") : "",
     DATA.complete === false ? "incomplete: stopped by " + DATA.bound +
       (DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
     typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
@@ -599,7 +715,7 @@
                   pairs: pairsView, trace: traceView, saturate: bestView, best: bestView };
   (views[KIND] || explorationView)(DATA);
   // the keys no view draws (a newer command's, say) are still shown, as JSON
-  const DRAWN = ["format", "nodes", "program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
+  const DRAWN = ["format", "nodes", "chunks", "program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
                  "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",
                  "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
                  "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds",
