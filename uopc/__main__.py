@@ -1,6 +1,6 @@
-"""``python -m uopc``: the ``uopc`` command line."""
+"""``python -m uopc``: the ``uopc`` command line, under its supervisor (``uopc_launch``)."""
 import sys
 
-from uopc.cli import main
+from uopc_launch import main
 
 sys.exit(main())

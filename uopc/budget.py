@@ -13,6 +13,14 @@ lands exactly where the work is, without ``PyThreadState_SetAsyncExc`` and witho
 second thread; and a tick that reads the clock and ``/proc/self/statm`` costs about
 20 microseconds, 20 times a second.
 
+What a handler cannot stop (a rule stuck in one long C call, a loop that catches every
+exception, output to a pipe nobody reads) the console script's supervisor stops from
+outside (``uopc_launch``): the budget tells it, through ``set_supervisor``'s pipe, when
+each bound falls. The tick counts memory by its peak (``peak_memory``) as soon as the peak
+rose during the budget, so memory taken and given back between two ticks still counts;
+the supervisor adds the command's child processes (the C compiler, a compiled program),
+and says so with ``SIGUSR1``.
+
 A command that reports partial results runs ``shielded()`` (never interrupted) and
 does its work through ``bounded(fn, default)``: ``fn`` can be interrupted, and a
 ``BoundHit`` from it gives ``default``. With ``grace=True`` the interruption waits
@@ -37,6 +45,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -50,6 +59,9 @@ TICK = 0.05     # seconds between two checks of the clock and the memory
 GRACE = 0.5     # seconds a report's derived work may run after a bound was hit
 DEFAULT_MAX_MEMORY = 4 << 30   # bytes of resident memory (4 GiB)
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_MEMORY_SIGNAL = signal.SIGUSR1   # the supervisor's word: the command's child processes took it past --max-memory
+_supervisor: int | None = None   # the pipe to the supervisor, in a command run by the console script
+_children: set[int] = set()      # adopted child processes still running (``adopt_child``)
 
 
 class BoundHit(BaseException):
@@ -65,11 +77,68 @@ def resident_memory() -> int:
   """Resident set size of this process in bytes (peak RSS where ``/proc`` is missing)."""
   try:
     with open("/proc/self/statm", "rb") as f: return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-  except (OSError, ValueError, IndexError):
-    import resource
-    import sys
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
+  except (OSError, ValueError, IndexError): return peak_memory()
+
+
+def peak_memory() -> int:
+  """The most resident memory this process has held since ``reset_peak_memory`` (or since it started), in bytes:
+  the kernel's high-water mark, which sees what was taken and given back between two looks."""
+  try:
+    with open("/proc/self/status", "rb") as f:
+      for line in f:
+        if line.startswith(b"VmHWM:"): return int(line.split()[1]) * 1024
+  except (OSError, ValueError, IndexError): pass
+  import resource
+  peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+  return peak if sys.platform == "darwin" else peak * 1024
+
+
+def reset_peak_memory() -> None:
+  """Start ``peak_memory`` again from the level now (Linux: ``/proc/self/clear_refs``; elsewhere it cannot be)."""
+  try:
+    with open("/proc/self/clear_refs", "w") as f: f.write("5")
+  except OSError: pass
+
+
+def adopt_child(pid: int) -> None:
+  """A child process the command started (the C compiler, a compiled program): held to the command's
+  ``--max-memory`` of address space, it and what it starts, and stopped by ``stop_children`` when a bound
+  stops the command. The limit is set from outside (``prlimit``) right after the child starts, not by a
+  ``preexec_fn``, which is not safe in a process with threads (check-rules has them)."""
+  _children.add(pid)
+  b = _current
+  if b is None or b.max_memory is None: return
+  import resource
+  try: resource.prlimit(pid, resource.RLIMIT_AS, (b.max_memory, b.max_memory))
+  except (OSError, ValueError, AttributeError): pass   # gone already, or not Linux: the supervisor still counts it
+
+
+def release_child(pid: int) -> None:
+  """The child ``pid`` was waited for: nothing left to stop."""
+  _children.discard(pid)
+
+
+def stop_children() -> None:
+  """SIGKILL every adopted child still running, with its process group where it leads one: what worker
+  threads run (check-rules' compilers) ends at once, so the threads can be joined."""
+  for pid in list(_children):
+    try: os.killpg(pid, signal.SIGKILL)
+    except OSError:
+      try: os.kill(pid, signal.SIGKILL)
+      except OSError: pass
+
+
+def set_supervisor(fd: int | None) -> None:
+  """The pipe to the supervisor process (``uopc_launch``), told of each budget's bounds and of each bound hit."""
+  global _supervisor
+  _supervisor = fd
+
+
+def _tell_supervisor(code: int, bound_at: float, memory: int | None, why: str) -> None:
+  """One line to the supervisor: the exit code of a bound, when it falls (``time.monotonic``), the memory bound, the flag."""
+  if _supervisor is None: return
+  try: os.write(_supervisor, f"{code} {bound_at!r} {memory or 0} {why}\n".encode())
+  except OSError: pass   # the supervisor is gone: nothing to tell
 
 
 class Budget:
@@ -86,6 +155,7 @@ class Budget:
     self._shielded = 0                # depth of ``shielded()``: while above 0 the signals are blocked
     self._delivered = False           # a BoundHit was raised in the current ``bounded`` call
     self._saved: dict[int, Any] = {}
+    self._peak_before = 0             # ``peak_memory()`` as the budget began
 
   # ---- installing
 
@@ -96,9 +166,14 @@ class Budget:
     self._shielded = 0
     if threading.current_thread() is threading.main_thread():
       self._saved = {s: signal.signal(s, self._on_signal) for s in _SIGNALS}
+      self._saved[_MEMORY_SIGNAL] = signal.signal(_MEMORY_SIGNAL, self._on_children_memory)
       if self.timeout is not None or self.max_memory is not None:
         self._saved[signal.SIGALRM] = signal.signal(signal.SIGALRM, self._on_tick)
         signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
+    if self.max_memory is not None: reset_peak_memory()
+    self._peak_before = peak_memory()
+    bound_at = self.started + self.timeout if self.timeout is not None else float("inf")
+    _tell_supervisor(3, bound_at, self.max_memory, self.flag_text("timeout") if self.timeout is not None else "")
     return self
 
   def __exit__(self, *exc: Any) -> None:
@@ -134,7 +209,17 @@ class Budget:
   def _on_tick(self, signum: int, frame: Any) -> None:
     if self.reason is None:
       if self.timeout is not None and time.monotonic() - self.started >= self.timeout: self.hit("timeout")
-      elif self.max_memory is not None and resident_memory() > self.max_memory: self.hit("max_memory")
+      elif self.max_memory is not None and self.memory() > self.max_memory: self.hit("max_memory")
+    self._raise_if_due()
+
+  def memory(self) -> int:
+    """The memory the bound counts: the peak since the budget began (a bound crossed and given back inside
+    one rule call is still crossed), or the level now where the peak could not be reset and has not risen."""
+    peak = peak_memory()
+    return peak if peak > self._peak_before else resident_memory()
+
+  def _on_children_memory(self, signum: int, frame: Any) -> None:
+    if self.max_memory is not None: self.hit("max_memory")
     self._raise_if_due()
 
   def _on_signal(self, signum: int, frame: Any) -> None:
@@ -145,7 +230,10 @@ class Budget:
 
   def hit(self, reason: Reason) -> None:
     """Record that ``reason`` stopped the command (an interrupt overrides an earlier bound)."""
-    if self.reason is None or reason == "interrupted": self.reason, self.hit_at = reason, time.monotonic()
+    if self.reason is None or reason == "interrupted":
+      self.reason, self.hit_at = reason, time.monotonic()
+      if _supervisor is not None:
+        _tell_supervisor(128 + (self.signum or signal.SIGINT) if reason == "interrupted" else 3, self.hit_at, self.max_memory, self.flag_text())
 
   def _raise_if_due(self) -> None:
     if self.reason is not None and not self._shielded and not self._delivered and time.monotonic() >= self.hit_at + self._grace:

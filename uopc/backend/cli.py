@@ -115,9 +115,7 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
     bar.set_postfix_str(what[:60], refresh=False)
     if bar_is_up(bar): bar.refresh()   # drawn at every step once past its delay: compiling is most of the time
 
-  try:
-    with sigterm_cleans_up():
-      report = check_rules(pm, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)
+  try: report = check_rules(pm, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)   # SIGTERM: the budget's
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
   finally: bar.close()
   with shielded(): write_out(report.table() + "\n")   # printed whole, even after a bound stopped the check

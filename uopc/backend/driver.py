@@ -30,6 +30,7 @@ from uopc.backend.lower import prepare
 from uopc.backend.program import batch_source, standalone_source
 from uopc.backend.toolchain import built
 from uopc.backend.values import decode, params_tokens
+from uopc.budget import adopt_child, release_child, stop_children
 
 TIMEOUT = 120.0   # seconds a compiled program may run (they are straight-line code: generous)
 
@@ -63,10 +64,21 @@ class _Vanished(CompileError):
 
 
 def _execute(cmd: list[str], stdin: str) -> subprocess.CompletedProcess:
-  try: return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=TIMEOUT)
-  except subprocess.TimeoutExpired: raise CRuntimeError(f"the compiled program ran longer than {TIMEOUT:g} s") from None
+  try: p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
   except FileNotFoundError: raise _Vanished(f"the compiled program {cmd[0]} vanished before it ran") from None
   except OSError as e: raise CompileError(f"cannot run the compiled program: {e.strerror or e}") from None
+  adopt_child(p.pid)   # the command's --max-memory, and stopped with the command
+  try: out, err = p.communicate(stdin, timeout=TIMEOUT)
+  except subprocess.TimeoutExpired:
+    p.kill()
+    p.communicate()
+    raise CRuntimeError(f"the compiled program ran longer than {TIMEOUT:g} s") from None
+  except BaseException:   # an interrupt: the program must not outlive the command
+    p.kill()
+    p.wait()
+    raise
+  finally: release_child(p.pid)
+  return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
 def _parse_line(line: str, k: Kernel, proc: subprocess.CompletedProcess | None = None) -> Any:
@@ -139,7 +151,10 @@ class Batch:
       if done: done(0, n_chunks)
       for finished, _ in enumerate(pool.map(work, range(n_chunks)), 1):
         if done: done(finished, n_chunks)
-    finally: pool.shutdown(cancel_futures=True)   # interrupted: start no more chunks, let running ones clean up
+    except BaseException:   # a bound: the chunks being compiled and run stop now, not when they are done
+      stop_children()
+      raise
+    finally: pool.shutdown(cancel_futures=True)   # start no more chunks; the running ones clean up
     return out   # type: ignore[return-value]
 
 

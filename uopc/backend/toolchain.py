@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from uopc.backend.errors import CompileError
+from uopc.budget import adopt_child, release_child
 
 FLAGS: tuple[str, ...] = ("-std=gnu99", "-fexcess-precision=standard", "-O1", "-fno-fast-math", "-ffp-contract=off",
                           "-fno-builtin-sin", "-fno-builtin-pow", "-fno-builtin-log2")
@@ -111,11 +112,13 @@ def _run_compiler(cmd: list[str], tmp: Path) -> subprocess.CompletedProcess:
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "TMPDIR": str(tmp)}, start_new_session=True)
   except OSError as e: raise CompileError(f"cannot run the C compiler {cmd[0]!r}: {e.strerror or e}") from None
+  adopt_child(p.pid)
   try: out, err = p.communicate()
   except BaseException:
     with contextlib.suppress(OSError): os.killpg(p.pid, signal.SIGKILL)
     p.wait()
     raise
+  finally: release_child(p.pid)
   return subprocess.CompletedProcess(cmd, p.returncode, out, err)
 
 
