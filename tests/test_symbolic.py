@@ -169,3 +169,10 @@ def test_uopc_symbolic_is_the_rule_set_and_the_module_is_in_sys_modules():
   assert isinstance(m, PatternMatcher) and m is from_package is from_module is uopc.symbolic
   assert module is sys.modules["uopc.symbolic"] and module is not m and module.symbolic is m
   assert resolve_rules("uopc.symbolic:symbolic") is m
+
+
+def test_const_bounds_wraps_the_bound_of_a_bool_sum_as_folding_does():
+  """bounds(add(True, True)) is (2, 2): the node's value is True, not a bool CONST of 2 (check-rules found it raising)."""
+  from uopc.symbolic import _const_bounds
+  two_trues = UOp.const(True) + UOp.const(True)
+  assert _const_bounds(two_trues) is UOp.const(True)

@@ -92,7 +92,8 @@ def _div_sum(x: UOp, c: UOp, mod: bool) -> UOp | None:
 
 def _const_bounds(x: UOp) -> UOp | None:
   """An int or bool expression whose bounds pin it to one value *is* that value."""
-  if x.shape == () and not x.dtype.is_float and (b := bounds(x))[0] == b[1]: return UOp.const(b[0], x.dtype)
+  # bounds are exact integers (a bool ADD of two Trues is 2): the node's value is their wrap, as folding makes it
+  if x.shape == () and not x.dtype.is_float and (b := bounds(x))[0] == b[1]: return make_const(truncate(x.dtype, b[0]), x.dtype)
   return None
 
 
