@@ -77,14 +77,15 @@ def cmd_best(args: argparse.Namespace) -> int:
 
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None) -> int:
-  from uopc.explore.report import steps_json
+  from uopc.explore.report import NodeTable, steps_json, with_nodes
   from uopc.relational.analyses.best import lower_bound
   if args.format in ("json", "html"):
-    emit(args, {"program": term_text(prog), "rules": args.rules.spec, "cost_function": args.cost.name,
-                "best": term_text(r.graph), "cost": r.cost, "path": steps_json(r.path),
+    table = NodeTable()   # the path's graphs, each distinct node once (format 2)
+    emit(args, with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": args.cost.name,
+                "best": term_text(r.graph), "cost": r.cost, "path": steps_json(r.path, table),
                 "canonical": term_text(canon), "canonical_cost": canon_cost, "canonical_error": error,
                 "complete": r.complete, "bound": r.bound, "seen": r.seen, "expanded": r.expanded,
-                "elapsed": round(r.elapsed, 4)}, "best")
+                "elapsed": round(r.elapsed, 4)}, table), "best")
   else:
     print(f"program: {term_text(prog)}   (cost {args.cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {args.cost.name}")

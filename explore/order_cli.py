@@ -214,23 +214,25 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms`` (the exploration's), ``forks``, ``verdict``,
   ``exhaustive``, ``sampled_normal_forms`` and ``sampled_witness`` (and ``permutations``)."""
   from uopc.explore import sampled
-  from uopc.explore.report import cycles_json, steps_json
+  from uopc.explore.report import NodeTable, cycles_json, steps_json, with_nodes
   def term(u: Any) -> str | None: return None if u is None else _show(u)
+  table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
+  def steps(path: list[Any]) -> list[dict[str, Any]]: return steps_json(path, table)
   ex = report.exploration
   forms = report.normal_forms
   data: dict[str, Any] = {
     "program": term(report.program), "rules": spec, "complete": report.complete, "bound": report.bound,
     "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
-    "canonical_path": steps_json(report.path.edges), "canonical_path_complete": report.path.complete,
+    "canonical_path": steps(report.path.edges), "canonical_path_complete": report.path.complete,
     "normal_forms": [s.term(TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,
     "basis": report.basis,
     "forks": [{"normal_form": f.normal_form.term(TERM_LIMIT), "normal_form_index": forms.index(f.normal_form),
                "fork_term": f.fork.term(TERM_LIMIT), "fork_state": f.fork.id, "node": term(f.node),
                "canonical_rule": None if f.canonical_step is None else f.canonical_step.rule,
                "competing_rule": f.competing_step.rule, "competing_node": term(f.competing_step.node),
-               "kind": f.kind, "detail": f.detail, "canonical_path": steps_json(f.canonical_path),
-               "competing_path": steps_json(f.competing_path)} for f in report.forks],
+               "kind": f.kind, "detail": f.detail, "canonical_path": steps(f.canonical_path),
+               "competing_path": steps(f.competing_path)} for f in report.forks],
   }
   verdict = verdict_of(report, sample, witness)
   data.update(sampled.to_json(sample, report.complete), verdict=verdict.kind, verdict_text=verdict.text)
@@ -246,4 +248,4 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
                   for t in trials if t.changed],
       "order_matters": [[pm.name_of(pm.rules[i]), pm.name_of(pm.rules[j])] for i, j in order_matters(trials)],
     }
-  return data
+  return with_nodes(data, table)

@@ -234,12 +234,24 @@ def edge_json(e: Edge, nid: Any) -> dict[str, Any]:
           "result": nid(e.result), "error": e.error}
 
 
-def steps_json(path: list[Edge]) -> list[dict[str, Any]]:
-  """A path's steps as JSON: the rule, the node it rewrote and its ``result``, and the whole graph ``before`` and ``after``
-  (``result`` and ``after`` are null after a step that failed, and ``error`` says why)."""
-  return [{"rule": e.rule, "rule_index": e.rule_index, "node": show(e.node, TERM_LIMIT),
-           "result": term_text(e.result), "before": show(e.source.graph, TERM_LIMIT),
-           "after": show(e.target.graph, TERM_LIMIT) if e.error is None else None, "error": e.error} for e in path]
+def steps_json(path: list[Edge], table: NodeTable | None = None) -> list[dict[str, Any]]:
+  """A path's steps as JSON: the rule, the ``node`` it rewrote and its ``result``, and the whole graph ``before`` and ``after``
+  (``result`` and ``after`` are null after a step that failed, and ``error`` says why). Graphs are rows of ``table`` (the
+  command's ``nodes``, format 2: a path of n steps costs its distinct nodes, not 2n graphs' texts), or texts without one."""
+  if table is None:
+    return [{"rule": e.rule, "rule_index": e.rule_index, "node": show(e.node, TERM_LIMIT), "result": term_text(e.result),
+             "before": show(e.source.graph, TERM_LIMIT), "after": show(e.target.graph, TERM_LIMIT) if e.error is None else None,
+             "error": e.error} for e in path]
+  nid = table.id
+  return [{"rule": e.rule, "rule_index": e.rule_index, "node": nid(e.node), "result": nid(e.result), "before": nid(e.source.graph),
+           "after": nid(e.target.graph) if e.error is None else None, "error": e.error} for e in path]
+
+
+def with_nodes(data: dict[str, Any], table: NodeTable) -> dict[str, Any]:
+  """``data`` marked format 2, with the node table its steps name (``steps_json``) as its last key."""
+  data["format"] = FORMAT
+  data["nodes"] = table.rows
+  return data
 
 
 def json_text(data: dict[str, Any]) -> str:

@@ -77,16 +77,17 @@ def cmd_saturate(args: argparse.Namespace) -> int:
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None,
             reachable: bool | None, path: list[Any], searched: int) -> int:
-  from uopc.explore.report import steps_json   # deferred: it imports the explorer
+  from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
   cost = args.cost
   conflicts = [f"{term_text(a)} = {term_text(b)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
   if args.format in ("json", "html"):
-    emit(args, {"program": term_text(prog), "rules": args.rules.spec, "cost_function": cost.name,
+    table = NodeTable()   # the path's graphs, each distinct node once (format 2)
+    emit(args, with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": cost.name,
                 "best": term_text(r.best), "cost": r.cost, "canonical": term_text(canon),
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
-                "reachable": reachable, "path": steps_json(path) if reachable else None, "reach_searched": searched,
+                "reachable": reachable, "path": steps_json(path, table) if reachable else None, "reach_searched": searched,
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
-                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, "saturate")
+                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, table), "saturate")
   else:
     print(f"program: {term_text(prog)}   (cost {cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {cost.name}")

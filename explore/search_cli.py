@@ -130,14 +130,16 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
-    from uopc.explore.report import steps_json   # deferred: it imports the explorer
+    from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+    table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
     data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
-            "path": steps_json(matches[0].path) if matches else [], "bindings": _bindings(matches[0].bindings) if matches else {},
+            "path": steps_json(matches[0].path, table) if matches else [],
+            "bindings": _bindings(matches[0].bindings) if matches else {},
             "matches": [{"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings),
-                         "searched": m.searched, "path": steps_json(m.path)} for m in matches],
+                         "searched": m.searched, "path": steps_json(m.path, table)} for m in matches],
             "searched": stream.searched, "bound": bound, "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
-    emit(args, data, "search")
+    emit(args, with_nodes(data, table), "search")
   return _exit_code(bool(matches), bound, stream.stuck)
 
 
@@ -242,19 +244,21 @@ def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v) f
 
 def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   """One search as a JSON-ready dict."""
-  from uopc.explore.report import steps_json   # deferred: it imports the explorer
-  return {"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
-          "graph": None if r.graph is None else _term(r.graph), "length": r.length,
-          "path": steps_json(r.path), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
-          "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
+  from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+  table = NodeTable()
+  return with_nodes({"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
+                     "graph": None if r.graph is None else _term(r.graph), "length": r.length,
+                     "path": steps_json(r.path, table), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
+                     "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
   """``--to`` as a JSON-ready dict; ``path`` is the first program's steps (``paths.from_a``)."""
-  from uopc.explore.report import steps_json   # deferred: it imports the explorer
-  from_a, from_b = steps_json(r.from_a), steps_json(r.from_b)
-  return {"program": _term(a), "to": _term(b), "rules": args.rules.spec, "found": r.found,
+  from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+  table = NodeTable()
+  from_a, from_b = steps_json(r.from_a, table), steps_json(r.from_b, table)
+  return with_nodes({"program": _term(a), "to": _term(b), "rules": args.rules.spec, "found": r.found,
           "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
-          "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}
+          "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)

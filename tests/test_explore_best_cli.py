@@ -3,6 +3,7 @@ import json
 import pathlib
 
 from tests.test_explore_search_cli import uopc
+from uopc.relational.space.saved import step_texts
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EX9 = ["--rules", str(ROOT / "examples" / "saturation_rules.py") + ":rules"]
@@ -17,7 +18,8 @@ def best_json(capsys, *argv):
 def test_json_fields_with_a_looping_rule_set(capsys):
   code, data = best_json(capsys, SATURATION, *EX9)
   assert code == 0 and data["complete"] is True and data["best"] == "add(add(p0, p0), p1)" and data["cost"] == 4
-  assert len(data["path"]) == 4 and data["path"][0]["before"] == data["program"] and data["path"][-1]["after"] == data["best"]
+  path = step_texts(data, data["path"])
+  assert len(path) == 4 and path[0]["before"] == data["program"] and path[-1]["after"] == data["best"]
   assert data["canonical"] is None and data["canonical_cost"] is None and data["seen"] == 998
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from uopc import symbolic
 from tests.test_explore_pairs_cli import MY_RULES, ROOT, uopc, write_rules
+from uopc.relational.space.saved import step_texts
 
 def test_text_report_of_the_chapters_program(capsys):
   code, out, err = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir")
@@ -33,8 +34,9 @@ def test_json_report(capsys):
   (f,) = data["forks"]
   assert (f["normal_form"], f["fork_term"], f["node"], f["kind"]) == ("mul(p0, -0.0)", "mul(add(-0.0, 0.0), p0)", "add(-0.0, 0.0)", "semantic")
   assert f["canonical_rule"].endswith(" x=alu") and f["competing_rule"].endswith(" x + 0")
-  assert [s["after"] for s in f["canonical_path"]] == ["mul(0.0, p0)", "mul(p0, 0.0)"]
-  assert [s["after"] for s in f["competing_path"]] == ["mul(-0.0, p0)", "mul(p0, -0.0)"]
+  assert data["format"] == 2   # the paths name graphs by row of data["nodes"]
+  assert [s["after"] for s in step_texts(data, f["canonical_path"])] == ["mul(0.0, p0)", "mul(p0, 0.0)"]
+  assert [s["after"] for s in step_texts(data, f["competing_path"])] == ["mul(-0.0, p0)", "mul(p0, -0.0)"]
   perms = data["permutations"]
   assert perms["tried"] == 1 + 3 + len(symbolic.rules) - 1 and len(perms["changed"]) == 6   # reversed, 3 swaps, rotations
   assert [[r.split(" ", 1)[1] for r in pair] for pair in perms["order_matters"]] == [["x=alu", "x + 0"], ["x=alu", "x + 0.0"]]

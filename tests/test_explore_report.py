@@ -1,9 +1,11 @@
 """``uopc.explore.report``: what the explore commands print, from one exploration."""
+import json
+
 from uopc import Ops, PatternMatcher, UPat
 from uopc.explore import report
 from uopc.explore.options import term_text
 from uopc.relational import canonical, explore
-from uopc.relational.space.saved import NodeTexts
+from uopc.relational.space.saved import NodeTexts, step_texts
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
@@ -49,3 +51,21 @@ def test_to_json_names_each_node_once_and_the_rows_read_back_as_the_terms():
   assert data["normal_forms"] == [s.term(report.TERM_LIMIT) for s in ex.normal_forms]
   nf = ex.normal_forms[0]
   assert [(e["from"], e["to"], e["rule"]) for e in data["paths"][str(nf.id)]] == [(e.source.id, e.target.id, e.rule) for e in nf.path()]
+
+
+def test_a_path_s_steps_name_rows_so_a_long_path_is_linear():
+  def path_json(n: int, table: bool) -> tuple[str, list]:
+    prog = UOp.param(0) + 0
+    ex = explore(prog, LONGER, max_states=n).run()
+    path = ex.states[-1].path()
+    t = report.NodeTable() if table else None
+    data = report.with_nodes({"path": report.steps_json(path, t)}, t) if t is not None else {"path": report.steps_json(path)}
+    return report.json_text(data), path
+  (small, _), (big, path) = path_json(300, True), path_json(600, True)
+  assert len(path) == 599 and len(big) / len(small) < 2.1
+  (old_small, _), (old_big, _) = path_json(300, False), path_json(600, False)
+  assert len(old_big) / len(old_small) > 3.5   # each step's graphs as text: the square of the path's length
+  data = json.loads(big)
+  steps = step_texts(data, data["path"])
+  assert [(s["node"], s["result"], s["before"], s["after"]) for s in steps] == \
+         [(show(e.node), show(e.result), show(e.source.graph), show(e.target.graph)) for e in path]

@@ -8,6 +8,7 @@ from tests.test_explore_search_cli import uopc, write
 from uopc import UOp, parse_uir, run
 from uopc.evaluate import bind_params
 from uopc.termparse import parse_term
+from uopc.relational.space.saved import step_texts
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EX9 = ["--rules", str(ROOT / "examples" / "saturation_rules.py") + ":rules"]
@@ -25,7 +26,7 @@ def test_json_fields(capsys):
   assert code == 0
   assert data["best"] == "add(add(p0, p0), p1)" and data["cost"] == 4 and data["complete"] is True
   assert data["canonical"] is None and data["canonical_cost"] is None and "fixed point" in data["canonical_error"]
-  assert data["reachable"] is True and len(data["path"]) == 4 and data["path"][-1]["after"] == data["best"]
+  assert data["reachable"] is True and len(data["path"]) == 4 and step_texts(data, data["path"])[-1]["after"] == data["best"]
   assert (data["iterations"], data["enodes"], data["eclasses"], data["stop"]) == (6, 27, 8, "saturated")
 
 

@@ -8,6 +8,7 @@ import pytest
 from uopc import UOp, symbolic
 from uopc.cli import main
 from uopc.relational.analyses.search import meet, replay, search
+from uopc.relational.space.saved import step_texts
 from uopc.uir import parse_uir
 
 search_module = importlib.import_module("uopc.relational.analyses.search")   # the package exports a function of that name
@@ -175,12 +176,14 @@ def test_json_fields_and_the_printed_path_replays(capsys):
   assert data["found"] is True and data["bindings"] == {"c": "11"} and data["searched"] == 25 and data["bound"] is None
   assert data["graph"] == "add(mul(p0, 3), 11)" and data["length"] == 3 and data["complete"] is True
   assert [set(s) for s in data["path"]] == [{"rule", "rule_index", "node", "result", "before", "after", "error"}] * 3
-  assert [s["result"] for s in data["path"]] == ["add(mul(p0, 3), 6)", "5", "add(mul(p0, 3), 11)"]
-  assert [s["node"] for s in data["path"]] == ["mul(add(p0, 2), 3)", "add(1, 4)", "add(add(mul(p0, 3), 6), 5)"]
-  assert data["path"][0]["before"] == "add(mul(add(p0, 2), 3), add(1, 4))" and data["path"][-1]["after"] == "add(mul(p0, 3), 11)"
-  for a, b in zip(data["path"], data["path"][1:]): assert a["after"] == b["before"]
+  assert data["format"] == 2 and all(type(s[k]) is int for s in data["path"] for k in ("node", "result", "before", "after"))
+  path = step_texts(data, data["path"])   # the graphs are rows of data["nodes"]
+  assert [s["result"] for s in path] == ["add(mul(p0, 3), 6)", "5", "add(mul(p0, 3), 11)"]
+  assert [s["node"] for s in path] == ["mul(add(p0, 2), 3)", "add(1, 4)", "add(add(mul(p0, 3), 6), 5)"]
+  assert path[0]["before"] == "add(mul(add(p0, 2), 3), add(1, 4))" and path[-1]["after"] == "add(mul(p0, 3), 11)"
+  for a, b in zip(data["path"], data["path"][1:]): assert a["after"] == b["before"]   # one row: the same graph
   prog = parse_uir(AFFINE.read_text())
-  assert replay(prog, data["path"], symbolic) is p0 * 3 + 11      # the printed steps, as text, replay
+  assert replay(prog, path, symbolic) is p0 * 3 + 11      # the printed steps, as text, replay
 
 
 def test_json_when_nothing_is_found(capsys):
@@ -218,8 +221,8 @@ def test_to_proves_the_bundled_pair_equal(capsys):
   code, data = search_json(capsys, a, "--to", b)
   assert code == 0 and data["found"] and data["meeting"] == "add(p0, p1)" and data["bound"] is None
   assert data["path"] == data["paths"]["from_a"] and data["bindings"] == {} and data["searched"] == 5
-  assert replay((p0 + 0) + p1, data["paths"]["from_a"], symbolic) is p0 + p1
-  assert replay(p0 + p1 * 1, data["paths"]["from_b"], symbolic) is p0 + p1
+  assert replay((p0 + 0) + p1, step_texts(data, data["paths"]["from_a"]), symbolic) is p0 + p1
+  assert replay(p0 + p1 * 1, step_texts(data, data["paths"]["from_b"]), symbolic) is p0 + p1
 
 
 def test_to_reports_no_common_graph_honestly(capsys):

@@ -13,7 +13,7 @@ import pytest
 from tests.browser import chromium, console_errors
 from tests.helpers import SUM_UIR as SUM
 from uopc.cli import main
-from uopc.relational.space.saved import NodeTexts
+from uopc.relational.space.saved import NodeTexts, step_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 EX = ROOT / "examples"
@@ -30,7 +30,13 @@ def page_and_json(capsys, tmp_path, argv):
   """Write the page of ``uopc ARGV`` and return (its path, the JSON the command prints)."""
   main([*argv, "--format", "json"])
   data = json.loads(capsys.readouterr().out)
-  if data.get("format") == 2:   # each state's term as the Python loader reads it back: what the page must show
+  if data.get("format") == 2 and not isinstance(data.get("states"), list):   # a path's graphs as terms: what the page shows
+    matches = data.get("matches") if isinstance(data.get("matches"), list) else []   # saturate's is a count
+    for d in [data, *data.get("forks", []), *matches]:
+      for k in ("path", "canonical_path", "competing_path"):
+        if d.get(k): d[k] = step_texts(data, d[k])
+    if data.get("paths"): data["paths"] = {k: step_texts(data, v) for k, v in data["paths"].items()}
+  elif data.get("format") == 2:   # each state's term as the Python loader reads it back: what the page must show
     text = NodeTexts(data["nodes"])
     for s in data["states"]: s["term"] = text(s["graph"])
     terms = {s["id"]: s["term"] for s in data["states"]}

@@ -427,12 +427,13 @@
         plural(lazy.edges, "step") + " in " + plural(lazy.count, "chunk") + " of " + lazy.size + " states, each read when one of " +
         "its states is shown; a search or a rule filter reads them all")) : null,
       section("program", termText(d.program, "program"), chip(0)),
-      section("normal forms (" + (d.normal_forms || []).length + ")",
+      section(formsTitle(d, (d.normal_forms || []).length),
         (d.normal_form_ids || []).map((id, k) => el("div", { class: "row" }, chip(id), " ",
           el("span", { class: "term nf" }, d.normal_forms[k]), id === d.canonical_state ? "   \u2190 canonical" : ""))),
       section("canonical result", termText(d.canonical === null ? "none (" + d.canonical_error + ")" : d.canonical),
         canonPath ? el("div", {}, el("span", { class: "muted" }, "a shortest path to it: "), canonPath.map(chip))
                   : el("div", { class: "muted" }, "not reached within the bounds")),
+      sampledSection(d),
       !lazy && byId.size <= GRAPH_CAP ? section("state graph", stateGraph()) : null,
       cyc.length ? section((lazy ? "terminal cycles (" : "cycles (") + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
         plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : ""))) : null,
@@ -711,9 +712,22 @@
     DATA.complete === false ? "incomplete: stopped by " + DATA.bound +
       (DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
     typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
+  // The paths of order, search, best and saturate (format 2) name graphs by row: the views read a copy with their texts
+  // (the sampled runs' paths, explore/sampled.py, are texts).
+  function pathTexts(d) {
+    if (!(d.format >= 2) || !Array.isArray(d.nodes) || KIND === "reachable" || KIND === "normal-forms") return d;
+    const T = nodeTexts(d.nodes);
+    const steps = (p) => (Array.isArray(p) ? p.map((x) => Object.assign({}, x, { node: T(x.node), result: T(x.result),
+                                                                                 before: T(x.before), after: T(x.after) })) : p);
+    const v = Object.assign({}, d, { canonical_path: steps(d.canonical_path), path: steps(d.path) });
+    if (Array.isArray(d.forks)) v.forks = d.forks.map((f) => Object.assign({}, f, { canonical_path: steps(f.canonical_path), competing_path: steps(f.competing_path) }));
+    if (Array.isArray(d.matches)) v.matches = d.matches.map((m) => Object.assign({}, m, { path: steps(m.path) }));
+    if (d.paths && d.paths.from_a) v.paths = { from_a: steps(d.paths.from_a), from_b: steps(d.paths.from_b) };
+    return v;
+  }
   const views = { reachable: explorationView, "normal-forms": explorationView, order: orderView, search: searchView,
                   pairs: pairsView, trace: traceView, saturate: bestView, best: bestView };
-  (views[KIND] || explorationView)(DATA);
+  (views[KIND] || explorationView)(pathTexts(DATA));
   // the keys no view draws (a newer command's, say) are still shown, as JSON
   const DRAWN = ["format", "nodes", "chunks", "program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
                  "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",

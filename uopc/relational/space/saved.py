@@ -26,7 +26,7 @@ from typing import Any, Callable
 from uopc.json_input import JSONInputError, parse_json
 from uopc.term import let_form
 
-__all__ = ["LoadError", "NodeTexts", "Saved", "SavedEdge", "SavedState", "kind_of", "load"]
+__all__ = ["LoadError", "NodeTexts", "Saved", "SavedEdge", "SavedState", "kind_of", "load", "step_texts", "texts_of"]
 
 
 class LoadError(ValueError):
@@ -112,6 +112,23 @@ class NodeTexts:
     return t
 
 
+def texts_of(data: dict[str, Any]) -> Callable[[Any], Any]:
+  """What turns a graph field of ``data`` into its term: a row's text (``NodeTexts``) in format 2, the field itself in format 1."""
+  return NodeTexts(data["nodes"]) if data.get("format") == 2 else lambda t: t
+
+
+def step_texts(data: dict[str, Any], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+  """A path of ``data`` (``order``'s, ``search``'s, ``best``'s, ``saturate``'s ``path`` ...) with its graphs as terms, in
+  either format: each step's ``node``, ``result``, ``before`` and ``after`` (what ``uopc.relational.replay`` reads).
+
+  >>> step_texts({"format": 2, "nodes": ["p0", "0", ["add(", 0, ", ", 1, ")"]]},
+  ...            [{"rule_index": 2, "node": 2, "result": 0, "before": 2, "after": 0}])
+  [{'rule_index': 2, 'node': 'add(p0, 0)', 'result': 'p0', 'before': 'add(p0, 0)', 'after': 'p0'}]
+  """
+  text = texts_of(data)
+  return [{**s, **{k: text(s[k]) for k in ("node", "result", "before", "after") if k in s}} for s in steps]
+
+
 # the keys that tell the commands' JSON apart, most specific first
 KINDS = (("pairs", ("pairs", "summary")), ("order", ("forks", "canonical_path")), ("trace", ("steps", "result")),
          ("saturate", ("best", "cost", "iterations")), ("best", ("best", "cost", "seen")),
@@ -137,7 +154,7 @@ def load(path: str) -> Saved:
   saved = Saved(kind, data)
   if kind in ("reachable", "normal-forms"):
     try:
-      texts: Callable[[Any], Any] = NodeTexts(data["nodes"]) if data.get("format") == 2 else lambda t: t   # format 1: texts
+      texts = texts_of(data)
       saved.states = [SavedState(s["id"], s["depth"], s["parent"], s["rule"], texts(s["node"]),
                                  texts(s["graph"]) if "graph" in s else s["term"], s["normal"], s["error"], texts(s.get("result")))
                       for s in data["states"]]
