@@ -59,6 +59,9 @@ class EGraph:
     self._added: dict[UOp, int] = {}       # graphs added already (their class, maybe not canonical)
     self.consts: dict[int, UOp] = {}       # canonical id -> the CONST in that class
     self.conflicts: list[tuple[UOp, UOp]] = []   # refused unions of two different constants
+    self.touched: set[int] = set()         # classes made or merged since the last take_touched (semi-naive e-matching)
+    self.unions: list[tuple[int, int]] = []   # (kept, gone) of every merge since the last take_touched, in order
+    self._stale: set[int] = set()          # classes whose e-node lists may hold non-canonical e-nodes (rebuild fixes them)
 
   def find(self, c: int) -> int: return self.uf.find(c)
 
@@ -75,6 +78,7 @@ class EGraph:
     c = self.uf.make()
     self.memo[n] = c
     self.classes[c] = EClass([n], [], dtype, shape)
+    self.touched.add(c)
     if n[0] is Ops.CONST: self.consts[c] = n[2]
     for child in set(n[3]): self.classes[child].parents.append((n, c))
     return c
@@ -113,9 +117,13 @@ class EGraph:
     keep, gone = (ca, cb) if root == a else (cb, ca)
     keep.nodes.extend(gone.nodes)
     keep.parents.extend(gone.parents)
-    del self.classes[b if root == a else a]
-    if (k := self.consts.pop(b if root == a else a, None)) is not None: self.consts[root] = k
+    gone_id = b if root == a else a
+    del self.classes[gone_id]
+    if (k := self.consts.pop(gone_id, None)) is not None: self.consts[root] = k
     self.pending.append(root)
+    self.touched.add(root)
+    self.unions.append((root, gone_id))
+    self._stale.add(root)
     return True
 
   def rebuild(self) -> None:
@@ -124,8 +132,17 @@ class EGraph:
       todo = {self.uf.find(c) for c in self.pending}
       self.pending = []
       for c in todo: self._repair(self.uf.find(c))
-    for cls in self.classes.values():
+    # only the merged classes and the users of merged classes can hold a non-canonical or repeated e-node
+    stale, self._stale = {self.uf.find(c) for c in self._stale}, set()
+    for c in stale:
+      cls = self.classes[c]
       cls.nodes[:] = dict.fromkeys(self.canonical(n) for n in cls.nodes)
+
+  def take_touched(self) -> tuple[set[int], list[tuple[int, int]]]:
+    """The canonical classes made or merged since the last call, and the merges (kept, gone) in order; both are reset."""
+    touched, unions = {self.uf.find(c) for c in self.touched}, self.unions
+    self.touched, self.unions = set(), []
+    return touched, unions
 
   def _repair(self, c: int) -> None:
     memo, find = self.memo, self.uf.find
@@ -133,7 +150,9 @@ class EGraph:
     for n, _ in cls.parents: memo.pop(n, None)
     users: dict[ENode, int] = {}
     congruent: list[tuple[int, int]] = []
+    stale = self._stale
     for n, pc in cls.parents:
+      stale.add(pc)
       n = self.canonical(n)
       if n in users: congruent.append((pc, users[n]))   # two users became the same e-node
       else: users[n] = memo[n] = find(pc)

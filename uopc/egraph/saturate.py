@@ -16,8 +16,7 @@ e-graph can prove equal what no directed rewriting reaches.
 >>> from uopc.upat import UPat
 >>> from uopc.matcher import PatternMatcher
 >>> x, y = UPat.var("x"), UPat.var("y")
->>> from uopc.ops import Ops
->>> comm = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x), (x + 0, lambda x: x)])
+>>> >>> comm = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x), (x + 0, lambda x: x)])
 >>> p0, p1 = UOp.param(0), UOp.param(1)
 >>> from uopc.term import show
 >>> r = saturate((p0 + 0) + p1, comm)     # graph_rewrite loops on commutativity; saturation does not
@@ -32,11 +31,11 @@ from typing import Any, Literal
 
 from uopc.cost import Cost, as_cost
 from uopc.egraph.egraph import EGraph
-from uopc.egraph.ematch import instances, results
-from uopc.egraph.extract import extract_all
+from uopc.egraph.ematch import MAX_INSTANCES
+from uopc.egraph.extract import Representatives, extract_all
 from uopc.egraph.schedule import BackoffScheduler
+from uopc.egraph.seminaive import SemiNaive, height, names
 from uopc.matcher import PatternMatcher
-from uopc.ops import Ops
 from uopc.uop import UOp
 
 Stop = Literal["saturated", "iterations", "enodes", "timeout"]
@@ -79,41 +78,54 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
   eg = EGraph()
   root = eg.add(prog)
   out = Saturation(eg, root, prog, cost.of(prog), "iterations")
-  fired: set[tuple[int, UOp]] = set()
-  by_root_op = _rules_by_op(pm)
-  tree_size = Cost.nodes()   # representatives: the smallest graph as a tree (linear to extract)
+  rules = pm.rules
+  heights, rule_names = [height(pat) for pat, _ in rules], [names(pat) for pat, _ in rules]
+  since = [-1] * len(rules)   # the iteration each rule last ran in (its matches applied): older matches are not new to it
+  fired: dict[tuple, int] = {}   # (rule, its bindings) -> the class it was applied to: rules are pure, once is enough
+  reps = Representatives()   # each class's smallest graph as a tree: what a variable stands for
+  stamp: dict[int, int] = {}   # class -> the iteration it last changed in
   stop: Stop | None = None
   while stop is None:
     if out.iterations >= max_iterations: stop = "iterations"; break  # noqa: E702
     it = out.iterations
-    reps = {c: b.graph for c, b in extract_all(eg, tree_size, sharing=False).items()}
-    classes_of = _classes_by_op(eg)
-    todo: list[tuple[int, int, UOp]] = []   # (rule, class, matched graph)
-    memo: dict = {}   # sub-pattern matches per class, for this iteration
-    for i, (pat, _) in enumerate(pm.rules):
+    touched, unions = eg.take_touched()
+    for c in touched | reps.update(eg, touched, unions): stamp[eg.find(c)] = it
+    matchers: dict[int, SemiNaive] = {}   # by since: one memo for the rules that last ran together
+    roots: dict[tuple[int, int], set[int]] = {}
+    todo: list[tuple[int, int, dict[str, UOp]]] = []   # (rule, class, bindings)
+    for i, (pat, _) in enumerate(rules):
       if not scheduler.can_run(i, it): continue
-      found = [(c, u) for op in by_root_op[i] for c in classes_of.get(op, ()) for u in instances(eg, pat, c, reps, memo)]
-      found = [(c, u) for c, u in found if (i, u) not in fired]
-      if scheduler.admit(i, it, len(found)): todo.extend((i, c, u) for c, u in found)
+      if (m := matchers.get(since[i])) is None: m = matchers[since[i]] = SemiNaive(eg, reps.graph, stamp, since[i])
+      if (cands := roots.get(rk := (since[i], heights[i]))) is None: cands = roots[rk] = m.roots(heights[i])
+      found: dict[tuple, tuple[int, dict[str, UOp]]] = {}
+      for c in cands:
+        for env in m.matches(pat, c)[:MAX_INSTANCES]:
+          b = m.bindings(env)
+          key = (i, tuple([b[k] for k in rule_names[i]]))
+          if (prev := fired.get(key)) is not None and eg.find(prev) == c: continue
+          found[(c, key)] = (c, b)
+      if scheduler.admit(i, it, len(found)):
+        since[i] = it
+        todo.extend((i, c, b) for c, b in found.values())
     changed = False
-    for i, c, u in todo:
+    for i, c, b in todo:
       if len(eg.memo) > max_enodes: stop = "enodes"; break  # noqa: E702   (memo: the e-nodes, and a few stale keys)
       if timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"; break  # noqa: E702
-      fired.add((i, u))
+      fired[(i, tuple([b[k] for k in rule_names[i]]))] = c
       out.matches += 1
-      pat, fn = pm.rules[i]
-      try: made = results(pat, fn, u, ctx)
-      except Exception: made = None   # a rule that raises on this graph proves nothing
-      if made is None: out.rejected += 1; continue  # noqa: E702
-      for r in made:
-        if type(r) is not UOp or r.dtype is not u.dtype or r.shape != u.shape:
-          out.rejected += 1
-          continue
-        before = len(eg.uf)
-        if eg.union(c, eg.add(r)) or len(eg.uf) != before:
-          changed = True
-          out.applied += 1
-          out.per_rule[i] = out.per_rule.get(i, 0) + 1
+      fn = rules[i][1]
+      try: r = fn(**b) if ctx is None else fn(**b, ctx=ctx)
+      except Exception: out.rejected += 1; continue  # noqa: E702   (a rule that raises on this graph proves nothing)
+      if r is None: continue
+      cls = eg.classes[eg.find(c)]
+      if type(r) is not UOp or r.dtype is not cls.dtype or r.shape != cls.shape:
+        out.rejected += 1
+        continue
+      before = len(eg.uf)
+      if eg.union(c, eg.add(r)) or len(eg.uf) != before:
+        changed = True
+        out.applied += 1
+        out.per_rule[i] = out.per_rule.get(i, 0) + 1
     eg.rebuild()
     out.iterations += 1
     if stop is not None: break
@@ -122,21 +134,16 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
       else: scheduler.lift_bans()
     elif eg.enode_count > max_enodes: stop = "enodes"
     elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
-  best = extract_all(eg, cost)[eg.find(root)].graph
-  if (best_cost := cost.of(best)) < out.cost: out.best, out.cost = best, best_cost   # greedy extraction can miss the program's sharing
+  out.best, out.cost = _extract(eg, eg.find(root), cost, prog, out.cost)
   out.root, out.stop = eg.find(root), stop
   out.elapsed = time.perf_counter() - t0
   return out
 
 
-def _rules_by_op(pm: PatternMatcher) -> list[tuple[Ops, ...]]:
-  return [tuple(pat.op) if pat.op is not None else tuple(Ops) for pat, _ in pm.rules]
-
-
-def _classes_by_op(eg: EGraph) -> dict[Ops, list[int]]:
-  out: dict[Ops, list[int]] = {}
-  for c, cls in eg.classes.items():
-    for op in {n[0] for n in cls.nodes}: out.setdefault(op, []).append(c)
-  return out
-
-
+def _extract(eg: EGraph, root: int, cost: Cost, prog: UOp, prog_cost: float) -> tuple[UOp, float]:
+  """The cheapest of: the extracted graph with sharing, without (DAG costs), and the program (greedy can miss its sharing)."""
+  best, best_cost = prog, prog_cost
+  for sharing in ((True, False) if cost.dag else (True,)):
+    g = extract_all(eg, cost, sharing=sharing)[root].graph
+    if (gc := cost.of(g)) < best_cost: best, best_cost = g, gc
+  return best, best_cost
