@@ -398,6 +398,7 @@ def test_a_page_of_131072_states_opens_and_shows_its_normal_form(driver, capsys,
   assert css(driver, "#summary")[0].text.startswith("rules ") and "131072 states, 1114112 edges" in css(driver, "#summary")[0].text
   assert [e.text for e in css(driver, ".nf")] == [show(normal)]
   assert css(driver, "#chunked")[0].text.startswith("131072 states and 1114112 steps in 7 chunks of 20000 states")
+  assert css(driver, "#no-state-graph")[0].text.startswith("not drawn: 131072 states (up to 200 are)") and not css(driver, "svg.states")
   row = css(driver, '.depthrow[data-depth="17"]')[0]
   assert row.text == "depth 17: 1 state, 1 normal"
   row.click()

@@ -434,7 +434,8 @@
         canonPath ? el("div", {}, el("span", { class: "muted" }, "a shortest path to it: "), canonPath.map(chip))
                   : el("div", { class: "muted" }, "not reached within the bounds")),
       sampledSection(d),
-      !lazy && byId.size <= GRAPH_CAP ? section("state graph", stateGraph()) : null,
+      section("state graph", !lazy && byId.size <= GRAPH_CAP ? stateGraph() : el("div", { class: "muted", id: "no-state-graph" },
+        "not drawn: " + plural(lazy ? lazy.states : byId.size, "state") + " (up to " + GRAPH_CAP + " are); the depth rows below list them")),
       cyc.length ? section((lazy ? "terminal cycles (" : "cycles (") + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
         plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : ""))) : null,
       (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
