@@ -57,6 +57,33 @@ def test_reduced_explorations_are_the_same(g, name, map_limit, max_states):
   both(g, RULESETS[name], map_limit, max_states=max_states, reduce=True)
 
 
+OPAQUE = PatternMatcher([(x + 0, lambda x: x), (x * 0, lambda x: x.const_like(0)), (x * 1, lambda x: x),
+                         ((x + UPat.cvar("c1")) + UPat.cvar("c2"), lambda x, c1, c2: x + 0 if c1.arg + c2.arg == 0 else None)], name="opaque")
+
+
+@st.composite
+def sums_of_terms(draw: st.DrawFn) -> UOp:
+  """A random tree of + and * over `pK`, `pK + 0`, `pK * 0`, `pK * 1`, `(pK + c) + c'`: inert spines or not, per rule set."""
+  p = [UOp.param(k) for k in range(3)]
+  leaves = draw(st.lists(st.sampled_from(p), min_size=1, max_size=7))
+  terms = [draw(st.sampled_from([a, a + 0, a * 0, a * 1, (a + 1) + -1, (a + 2) + 0])) for a in leaves]
+  while len(terms) > 1:
+    i = draw(st.integers(0, len(terms) - 2))
+    terms[i:i + 2] = [terms[i] + terms[i + 1] if draw(st.integers(0, 3)) else terms[i] * terms[i + 1]]
+  return terms[0]
+
+
+@given(arith_programs(max_ops=7) | sums_of_terms(), st.sampled_from([ZERO, COMM, OPAQUE]), st.sampled_from([256, 4]), st.integers(1, 400))
+def test_reduced_explorations_under_user_rules_are_the_same(g, pm, map_limit, max_states):
+  # the core asks Python which nodes are inert (read from the patterns, forms.py): the same persistent sets
+  both(g, pm, map_limit, max_states=max_states, reduce=True)
+
+
+def test_a_sum_of_add_zero_terms_is_reduced_in_the_core():
+  (states, _, normals, complete, _, _, full), ex = both(sum_of_add0(0, 30), ZERO, max_states=None, reduce=True)
+  assert ex.native and ex.reduced and complete and len(states) == 31 and normals == [30] and full == [29, 30]   # one island left: all its steps
+
+
 def test_a_reduced_search_runs_in_the_core_and_keeps_every_normal_form():
   from uopc import Ops
   p = [UOp.param(300 + k) for k in range(8)]

@@ -21,10 +21,24 @@ from uopc.relational.space.step import stepper_for
 from uopc.rulesets import resolve_rules
 from uopc.uir import parse_uir
 
-x = UPat.var("x")
+x, y = UPat.var("x"), UPat.var("y")
 LOOPS = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2), (x + 0, lambda x: x)])
+ADD_ZERO = resolve_rules("examples/add_zero_rules.py:rules")
+
+
+def _same_or_none(x: UOp, y: UOp) -> UOp | None: return x if x is y else None   # equal names, read by the function
+
+
+def _reassociate(x: UOp, c1: UOp, c2: UOp) -> UOp | None:
+  return x + (c1.arg + c2.arg) if c1.arg + c2.arg in (0, 1) else None   # makes a new `+ 0`, or a new `+ 1`, or nothing
+
+
+# opaque functions whose results make new redexes above them: `x * 0` makes a 0 that a `+` above can match
+OPAQUE = PatternMatcher([(x + 0, lambda x: x), (x * 0, lambda x: x.const_like(0)), (x * 1, lambda x: x),
+                         (UPat(Ops.MAX, src=(x, y)), _same_or_none), ((x + UPat.cvar("c1")) + UPat.cvar("c2"), _reassociate),
+                         (x + 1, lambda x: x * 1 + 0)], name="opaque")
 RULE_SETS = {"symbolic": symbolic, "symbolic+evaluate": resolve_rules("symbolic+evaluate"), "fold": resolve_rules("fold"),
-             "my_rules": resolve_rules("examples/my_rules.py:rules"), "loops": LOOPS}
+             "my_rules": resolve_rules("examples/my_rules.py:rules"), "loops": LOOPS, "add_zero": ADD_ZERO, "opaque": OPAQUE}
 MAX_STATES = 3000
 
 
@@ -51,18 +65,34 @@ def stacked_graphs(draw: st.DrawFn) -> UOp:
   return UOp.stack(g, g + zero, g * one)
 
 
+@st.composite
+def sums(draw: st.DrawFn) -> UOp:
+  """Sums and products (any shape, maybe under a STACK) of small terms with and without redexes: `pK + 0`, `pK * 0`, ..."""
+  p = [UOp.param(k) for k in range(draw(st.integers(1, 4)))]
+  def term() -> UOp:
+    a = draw(st.sampled_from(p))
+    return draw(st.sampled_from([a, a + 0, a * 1, a * 0, a + 1, (a + 1) + 0, UOp(Ops.MAX, (a, a)), UOp.const(draw(st.sampled_from([0, 1, 2])))]))
+  def tree() -> UOp:
+    terms = [term() for _ in range(draw(st.integers(1, 6)))]
+    while len(terms) > 1:   # join two neighbours: any tree shape
+      i = draw(st.integers(0, len(terms) - 2))
+      terms[i:i + 2] = [UOp(draw(st.sampled_from([Ops.ADD, Ops.ADD, Ops.MUL, Ops.MAX])), (terms[i], terms[i + 1]))]
+    return terms[0]
+  return UOp.stack(tree(), tree()) if draw(st.integers(0, 4)) == 0 else tree()
+
+
 def programs() -> st.SearchStrategy[UOp]:
-  return st.one_of(stacked(), stacked_graphs(), graphs(max_ops=6))
+  return st.one_of(stacked(), stacked_graphs(), graphs(max_ops=6), sums())
 
 
-def explorations(prog: UOp, pm: PatternMatcher) -> tuple[Exploration, Exploration] | None:
-  full = Exploration(prog, pm, max_states=MAX_STATES).run()
+def explorations(prog: UOp, pm: PatternMatcher, semantics: str = "graph") -> tuple[Exploration, Exploration] | None:
+  full = Exploration(prog, pm, max_states=MAX_STATES, semantics=semantics).run()  # type: ignore[arg-type]
   if not full.complete: return None
-  return full, Exploration(prog, pm, max_states=MAX_STATES, reduce=True).run()
+  return full, Exploration(prog, pm, max_states=MAX_STATES, reduce=True, semantics=semantics).run()  # type: ignore[arg-type]
 
 
-def check_same_normal_forms(prog: UOp, pm: PatternMatcher) -> None:
-  pair = explorations(prog, pm)
+def check_same_normal_forms(prog: UOp, pm: PatternMatcher, semantics: str = "graph") -> None:
+  pair = explorations(prog, pm, semantics)
   if pair is None: return
   full, reduced = pair
   assert reduced.complete
@@ -81,6 +111,12 @@ def check_same_normal_forms(prog: UOp, pm: PatternMatcher) -> None:
 @given(prog=programs())
 def test_reduced_exploration_keeps_every_normal_form(name: str, prog: UOp) -> None:
   check_same_normal_forms(prog, RULE_SETS[name])
+
+
+@pytest.mark.parametrize("name", ["symbolic", "fold", "add_zero", "opaque", "loops"])
+@given(prog=programs())
+def test_reduced_tree_exploration_keeps_every_normal_form(name: str, prog: UOp) -> None:
+  check_same_normal_forms(prog, RULE_SETS[name], "tree")
 
 
 def fork_verdicts(prog: UOp, pm: PatternMatcher, reduce: bool) -> tuple[set, dict]:
@@ -117,6 +153,38 @@ def test_independent_islands_are_taken_one_at_a_time() -> None:
   assert [s.graph for s in nf.forms] == [UOp.stack(*p)]
   assert len(nf.exploration.states) == 21   # one step per island, one island at a time
   assert nf.forms[0].depth == 20
+
+
+def left_sum(terms: list[UOp]) -> UOp:
+  g = terms[0]
+  for t in terms[1:]: g = g + t
+  return g
+
+
+def balanced_sum(terms: list[UOp]) -> UOp:
+  while len(terms) > 1: terms = [terms[i] + terms[i + 1] if i + 1 < len(terms) else terms[i] for i in range(0, len(terms), 2)]
+  return terms[0]
+
+
+@pytest.mark.parametrize("semantics", ["graph", "tree"])
+@pytest.mark.parametrize("shape, n", [(left_sum, 30), (balanced_sum, 24)])
+def test_a_sum_of_independent_add_zero_redexes_is_a_line(shape, n: int, semantics: str) -> None:
+  # no + above the leaves can become x + 0 (nothing turns a sum or a pK into the constant 0): the spine is inert
+  p = [UOp.param(k) for k in range(n)]
+  ex = Exploration(shape([pk + 0 for pk in p]), ADD_ZERO, max_states=None, reduce=True, semantics=semantics).run()  # type: ignore[arg-type]
+  assert ex.complete and ex.reduced and [s.graph for s in ex.normal_forms] == [shape(p)]
+  assert len(ex.states) == n + 1 and ex.normal_forms[0].depth == n
+
+
+def test_a_sum_that_a_rule_below_can_make_a_redex_is_not_reduced() -> None:
+  # p1 * 0 becomes 0, and then the sum above it is p0 + 0: a redex, so the sum is not inert
+  p0, p1, p2 = UOp.param(0), UOp.param(1), UOp.param(2)
+  prog = (p0 + 0) + (p1 * 0) + (p2 + 0)
+  pol = IslandReduction(stepper_for(OPAQUE))
+  assert not pol.forms.inert(prog.src[0]) and not pol.forms.inert(prog) and pol.forms.inert((p0 + 0) + (p2 + 0))
+  check_same_normal_forms(prog, OPAQUE)
+  ex = Exploration(prog, OPAQUE, reduce=True).run()
+  assert ex.fully_expanded(ex.states[0]) and len(ex.states[0].out) == 3
 
 
 def test_an_island_below_an_alu_node_is_not_reduced() -> None:

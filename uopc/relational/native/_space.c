@@ -96,7 +96,11 @@ typedef struct {
   int cut;        /* some state at max_depth had a successor that was not made */
   /* reduction (reduction.py's IslandReduction): on when `reducing` */
   int reducing;
-  uint8_t inert[256];           /* ops no rule's pattern can match */
+  uint8_t inert[256];           /* ops no rule's pattern can match: their nodes are inert */
+  PyObject *inert_cb;           /* inert(node, label) -> 1 / 0, for a node of another op (forms.py's Forms.inert); 2: 0,
+                                   and so for every node of this label (a head some pattern matches whatever the sources) */
+  int8_t *ninert;               /* per node: -1 not asked yet, else what inert_cb said */
+  uint8_t *lab_never; int64_t cap_never;   /* per label: 1 if inert_cb said 2 for a node of it */
   U64Map keep_full;             /* node + 1 -> 1: graphs always expanded fully */
   int32_t *st_out;              /* per state: -1 (its whole map), or where its persistent set is in `chosen` */
   int32_t *chosen; int64_t n_chosen, cap_chosen;   /* [count, redex, node, redex, node, ...] per reduced state */
@@ -178,7 +182,7 @@ static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, i
 #define GROW_NODE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, id + 1, sizeof(t)) < 0) return -1;
     GROW_NODE(label, int32_t) GROW_NODE(src_off, int32_t) GROW_NODE(src_n, int32_t) GROW_NODE(map_off, int32_t)
     GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(hash, uint64_t) GROW_NODE(obj, PyObject *)
-    GROW_NODE(nstamp, int32_t)
+    GROW_NODE(nstamp, int32_t) GROW_NODE(ninert, int8_t)
 #undef GROW_NODE
     s->cap_nodes = c2;
   }
@@ -192,7 +196,7 @@ static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, i
   if (rc < 0) return -1;
   s->label[id] = label; s->op[id] = op; s->hash[id] = h;
   s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n; s->n_srcs += n;
-  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL; s->nstamp[id] = 0;
+  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL; s->nstamp[id] = 0; s->ninert[id] = -1;
   s->n_nodes = id + 1;
   if ((int64_t)s->n_nodes * 2 > s->cap_table) { if (rehash(s, s->cap_table * 2) < 0) return -1; }
   else s->table[j] = id;
@@ -462,11 +466,35 @@ static int closed(Space *s, int32_t r, int32_t h, int32_t g) {
   return 1;
 }
 
+/* Is node u inert (reduction.py: IslandReduction.forms.inert)? 1, 0, or -1 on error. Asked once per node of an op
+ * some rule may match: Python reads the rules' patterns against what u's sources can become. */
+static int node_inert(Space *s, int32_t u) {
+  if (s->inert[s->op[u]]) return 1;
+  if (s->ninert[u] >= 0) return s->ninert[u];
+  int32_t label = s->label[u];
+  if (!s->inert_cb || (label >= 0 && label < s->cap_never && s->lab_never[label])) return 0;
+  PyObject *r = PyObject_CallFunction(s->inert_cb, "ii", (int)u, (int)label);   /* may make UOps: arrays may move */
+  if (!r) return -1;
+  long v = PyLong_AsLong(r);
+  Py_DECREF(r);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (v == 2 && label >= 0) {
+    int64_t cap = s->cap_never;
+    if (grow((void **)&s->lab_never, &s->cap_never, (int64_t)label + 1, sizeof(uint8_t)) < 0) return -1;
+    memset(s->lab_never + cap, 0, (size_t)(s->cap_never - cap));
+    s->lab_never[label] = 1;
+  }
+  s->ninert[u] = v == 1;
+  return v == 1;
+}
+
 /* The persistent set of state i (its root's map made, not empty) into `chosen`: 1 (st_out[i] set), 0 (explore
  * every step), -1 error, -2 bail. */
 static int persistent(Space *s, int32_t i) {
   int32_t root = s->st_root[i];
-  if (!s->inert[s->op[root]] || map_get(&s->keep_full, (uint64_t)root + 1, 0)) return 0;
+  if (map_get(&s->keep_full, (uint64_t)root + 1, 0)) return 0;
+  int root_inert = node_inert(s, root);
+  if (root_inert <= 0) return root_inert;
   int32_t *isl = NULL, *stack = NULL, *grp = NULL, *order = NULL, *list = NULL;
   int64_t n_isl = 0, cap_isl = 0, top = 0, cap_stack = 0, n_order = 0, cap_order = 0, n_list = 0, cap_list = 0;
   int result = 0;
@@ -477,7 +505,9 @@ static int persistent(Space *s, int32_t i) {
     int32_t u = stack[--top];
     if (s->nstamp[u] == walk) continue;
     s->nstamp[u] = walk;
-    if (s->inert[s->op[u]]) {
+    int in = node_inert(s, u);
+    if (in < 0) { result = -1; goto done; }
+    if (in) {
       for (int32_t k = s->src_n[u] - 1; k >= 0; k--)
         if (push32(&stack, &top, &cap_stack, s->srcs[s->src_off[u] + k]) < 0) { result = -1; goto done; }
     } else if (s->map_n[u] > 0 && push32(&isl, &n_isl, &cap_isl, u) < 0) { result = -1; goto done; }
@@ -765,10 +795,11 @@ static PyObject *Space_prepare(Space *s, PyObject *arg) {
   return PyBool_FromLong(rc == 0);
 }
 
-/* reduce(inert ops, keep_full nodes): explore persistent sets from now on (before the search starts). */
+/* reduce(inert ops, keep_full nodes, inert): explore persistent sets from now on (before the search starts); a node
+ * of an op not in `inert ops` is inert if inert(node, label) says so. */
 static PyObject *Space_reduce(Space *s, PyObject *args) {
-  PyObject *ops, *keep;
-  if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &ops, &PyTuple_Type, &keep)) return NULL;
+  PyObject *ops, *keep, *cb;
+  if (!PyArg_ParseTuple(args, "O!O!O", &PyTuple_Type, &ops, &PyTuple_Type, &keep, &cb)) return NULL;
   if (s->n_states) { PyErr_SetString(PyExc_RuntimeError, "the search has started already"); return NULL; }
   memset(s->inert, 0, sizeof(s->inert));
   for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
@@ -781,6 +812,8 @@ static PyObject *Space_reduce(Space *s, PyObject *args) {
     if (id < 0 || id >= s->n_nodes) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
     if (!map_get(&s->keep_full, (uint64_t)id + 1, 0) && map_put(&s->keep_full, (uint64_t)id + 1, 1) < 0) return NULL;
   }
+  Py_INCREF(cb);
+  Py_XSETREF(s->inert_cb, cb);
   s->reducing = 1;
   Py_RETURN_NONE;
 }
@@ -843,9 +876,9 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
   (void)closure;
   return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->ptrs.n, "states", (int)s->n_states,
                        "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
-                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 1 + 8 + 8) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap) * 12 +
+                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 2 + 8 + 8) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap) * 12 +
                                             s->cap_srcs * 4 + s->cap_table * 4 + s->cap_maps * 4 + s->cap_states * (5 * 4 + 1) +
-                                            s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_lab * (3 * 8 + 4 + 4)));
+                                            s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4)));
 }
 
 /* ---- the type */
@@ -871,11 +904,11 @@ static int Space_init(Space *s, PyObject *args, PyObject *kw) {
 /* The UOps in obj are not visited: they hold no reference back to a Space, so no cycle goes through them,
  * and visiting a graph's every node on every collection would cost what the core saves. */
 static int Space_traverse(Space *s, visitproc visit, void *arg) {
-  Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes);
+  Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes); Py_VISIT(s->inert_cb);
   return 0;
 }
 static int Space_clear(Space *s) {
-  Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes);
+  Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes); Py_CLEAR(s->inert_cb);
   return 0;
 }
 
@@ -885,7 +918,7 @@ static void Space_dealloc(Space *s) {
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
   void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->hash, s->srcs, s->table,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
-                    s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp};
+                    s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full);
   Py_TYPE(s)->tp_free((PyObject *)s);
@@ -896,7 +929,7 @@ static PyMethodDef Space_methods[] = {
   {"lookup", (PyCFunction)Space_lookup, METH_O, "lookup(u) -> the node of UOp u if it exists, else -1 (makes none)."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
-  {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes): explore persistent sets (docs/reduction.md)."},
+  {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label)): explore persistent sets (docs/reduction.md)."},
   {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
   {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},

@@ -84,7 +84,7 @@ def native_space(ex: Exploration) -> NativeSpace | None:
     space.to_id(ex.root)
     if (reduction := ex.reduction) is not None:
       inert = tuple(code for op, code in CODES.items() if not ex.stepper.can_match(op))
-      space.core.reduce(inert, tuple(space.to_id(g) for g in reduction.keep_full))
+      space.core.reduce(inert, tuple(space.to_id(g) for g in reduction.keep_full), space.inert_asker(reduction.forms))
   except NotNative: return None
   return space
 

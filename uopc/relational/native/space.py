@@ -19,13 +19,16 @@ when someone asks for it.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from uopc.dtype import DType
 from uopc.ops import Ops
 from uopc.relational.native import Space, available
 from uopc.relational.space.step import Redex, Stepper
 from uopc.uop import UOp, make_uop
+
+if TYPE_CHECKING:
+  from uopc.relational.space.forms import Forms
 
 CODES: dict[Ops, int] = {op: i for i, op in enumerate(Ops)}   # an op as the core stores it (one byte)
 _OPS: list[Ops] = list(Ops)
@@ -60,6 +63,17 @@ class NativeSpace:
       label = self._label_of[key] = len(self._labels)
       self._labels.append(key)
     return label
+
+  def inert_asker(self, forms: Forms) -> Callable[[int, int], int]:
+    """The core's question for a node of an op some rule may match: is it inert (``forms.inert``)? 1 or 0; 2 for
+    0 and so for every node of its label, a head some pattern matches whatever the sources (``x=alu``: no ``UOp``
+    is made, and the core does not ask again)."""
+    labels, always, inert, uop = self._labels, forms.always_matched, forms.inert, self.uop
+
+    def ask(i: int, label: int) -> int:
+      if label >= 0 and always(*labels[label]): return 2
+      return int(inert(uop(i)))
+    return ask
 
   def find(self, u: UOp) -> int:
     """The native node of ``u`` if it exists, else -1 (makes none; binds ``u``'s nodes that exist, for the next time)."""

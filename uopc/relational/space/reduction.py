@@ -1,8 +1,9 @@
 """Partial-order reduction: explore the steps of one group of *islands* of a state, keeping every normal form.
 
 The argument is in ``docs/reduction.md``. A node is *inert* if no rule's pattern can
-match its op (under ``symbolic``: STACK, INDEX, CALL, movement ops, ...), so it is never
-a redex whatever its sources, and it keeps its op when a step rebuilds it. An *island*
+match any form it can take (``forms.py``: its op, or its op and what its sources can
+become; under ``symbolic``: STACK, INDEX, movement ops, ...), so it is never a redex,
+and a step that rebuilds it makes another inert node. An *island*
 is a non-inert node reached from the root through inert nodes only; islands that share
 a redex (a shared node is rewritten in all of them at once) form one *group*. The steps
 inside a group are a *persistent set* of the state when
@@ -26,12 +27,25 @@ exploration.
 >>> full, reduced = Exploration(prog, symbolic).run(), Exploration(prog, symbolic, reduce=True).run()
 >>> len(full.states), len(reduced.states), [s.term() for s in reduced.normal_forms] == [s.term() for s in full.normal_forms]
 (64, 7, True)
+
+Summed instead, under ``x + 0 -> x`` alone, no ``+`` above the leaves can become ``x + 0``:
+the sum's spine is inert, and its leaves are the islands.
+
+>>> from uopc import UPat, PatternMatcher
+>>> add_zero = PatternMatcher([(UPat.var("x") + 0, lambda x: x)])
+>>> total = sum((pk + 0 for pk in p[1:]), p[0] + 0)
+>>> len(Exploration(total, add_zero).run().states), len(Exploration(total, add_zero, reduce=True).run().states)
+(64, 7)
+
+Under tree semantics an island is a position: the steps inside one of them are a persistent set
+(steps at disjoint positions commute, and hash consing cannot merge two positions).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Collection
+from typing import TYPE_CHECKING, Any, Collection
 
 from uopc.matcher import PatternMatcher
+from uopc.relational.space.forms import Forms
 from uopc.relational.space.step import Redex, Stepper, Stuck
 from uopc.uop import UOp
 
@@ -40,12 +54,15 @@ if TYPE_CHECKING:
 
 __all__ = ["IslandReduction", "canonical_graphs", "order_keep_full"]
 
+_MAX_POSITIONS = 4096   # tree semantics: islands looked at per state, at most
+
 
 class IslandReduction:
   """The reduction policy of an ``Exploration``: ``persistent(g, steps)`` picks the steps to explore.
 
-  A root that is not inert is the only island: such graphs (a sum, a product) are
-  explored fully. See ``docs/reduction.md`` for why no sound reduction is known there.
+  A root that is not inert is the only island: such graphs (a sum under ``symbolic``, whose
+  ``x=alu`` rule may match every ALU node) are explored fully. See ``docs/reduction.md`` for
+  why no sound reduction is known there.
 
   ``keep_full``: graphs that are always expanded fully (``order`` passes the canonical
   engine's path, so the forks on it are found exactly as without the reduction).
@@ -54,11 +71,13 @@ class IslandReduction:
   def __init__(self, stepper: Stepper, keep_full: Collection[UOp] = ()) -> None:
     self.stepper = stepper
     self.keep_full = frozenset(keep_full)
+    self.forms = Forms(stepper)   # which nodes are inert (the native core asks it too)
 
-  def persistent(self, g: UOp, steps: dict[Redex, UOp | Stuck]) -> dict[Redex, UOp] | None:
+  def persistent(self, g: UOp, steps: dict[Any, UOp | Stuck]) -> dict[Any, UOp] | None:
     """Every step inside the first group of islands that satisfies (a)-(c), or None: explore every step of ``g``."""
     stepper = self.stepper
-    if stepper.can_match(g.op) or g in self.keep_full: return None   # the root is the only island
+    if g in self.keep_full or not self.forms.inert(g): return None   # the root is the only island
+    if stepper.semantics == "tree": return self._persistent_tree(g, steps)
     islands = self._islands(g)
     if len(islands) < 2: return None
     maps = [m for n in islands if (m := stepper.step_map(n)) is not None]
@@ -79,9 +98,30 @@ class IslandReduction:
     m2 = self.stepper.step_map(h)
     return m2 is not None and r not in m2 and m2.keys() <= redexes.keys()
 
+  def _persistent_tree(self, g: UOp, steps: dict[Any, UOp | Stuck]) -> dict[Any, UOp] | None:
+    """Tree semantics: every step at a position inside the first island (by position) whose steps do not fail."""
+    inert, step_map = self.forms.inert, self.stepper.step_map
+    islands: dict[tuple[int, ...], dict[Any, UOp]] = {}   # position -> the root's steps inside it
+    stack: list[tuple[UOp, tuple[int, ...]]] = [(g, ())]
+    for _ in range(_MAX_POSITIONS):   # a DAG shared through inert nodes can have too many positions
+      if not stack: break
+      u, pos = stack.pop()
+      if inert(u): stack.extend((s, (*pos, i)) for i, s in reversed(list(enumerate(u.src))))
+      elif (m := step_map(u)) is None or m: islands[pos] = {}
+    else: return None
+    if len(islands) < 2: return None
+    failing: set[tuple[int, ...]] = set()
+    for k, h in steps.items():
+      p = k.position
+      at = next((p[:n] for n in range(len(p) + 1) if p[:n] in islands), None)
+      if at is None: return None   # not below an island (it cannot be: the islands hold every redex)
+      if isinstance(h, UOp): islands[at][k] = h
+      else: failing.add(at)
+    return next((chosen for pos, chosen in islands.items() if chosen and pos not in failing), None)
+
   def _islands(self, g: UOp) -> list[UOp]:
     """The islands of ``g`` with a redex in their subgraph, in a fixed order (depth first, left to right)."""
-    can_match, step_map = self.stepper.can_match, self.stepper.step_map
+    inert, step_map = self.forms.inert, self.stepper.step_map
     out: list[UOp] = []
     seen: set[UOp] = set()
     stack = [g]
@@ -89,7 +129,7 @@ class IslandReduction:
       u = stack.pop()
       if u in seen: continue
       seen.add(u)
-      if not can_match(u.op): stack.extend(reversed(u.src))
+      if inert(u): stack.extend(reversed(u.src))
       elif (m := step_map(u)) is None or m: out.append(u)   # a big subgraph (None) may hold redexes
     return out
 

@@ -60,9 +60,8 @@ class Exploration:
     self.root, self.pm = root, pm
     self.max_states, self.max_depth, self.timeout, self.order = max_states, max_depth, timeout, order
     self.stepper = stepper if stepper is not None else stepper_for(pm, ctx, semantics)
-    # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md); the
-    # reduction reasons about graph steps, so tree semantics explores every graph
-    self.reduction = IslandReduction(self.stepper, keep_full) if reduce and self.stepper.semantics == "graph" else None
+    # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md)
+    self.reduction = IslandReduction(self.stepper, keep_full) if reduce else None
     self._reduced: set[State] = set()   # states expanded by a persistent set, not fully
     self._states: list[State] = []
     self._normals: list[State] = []

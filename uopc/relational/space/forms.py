@@ -1,0 +1,136 @@
+"""What a node can become: a sound over-approximation of its reachable forms, read from the rules' patterns.
+
+The reduction (``reduction.py``, ``docs/reduction.md``) needs to know which nodes are
+*inert*: never a redex at their own position, whatever steps happen below them. Looking at
+the op alone (``Stepper.can_match``) calls every ``+`` of a sum live under ``x + 0``; the
+patterns say more. No ``+`` above the leaves of ``sum(pK + 0)`` can ever match ``x + 0``,
+because nothing turns a sum, or a ``pK``, into the constant 0.
+
+The abstraction (a cheap cousin of tree-automata completion): the forms of a node are a
+union of *shapes*, each a node ``v`` whose sources range over the forms of ``v``'s sources,
+or TOP (anything). Bottom up, for a node ``u`` whose sources have forms ``F1 .. Fn``:
+
+- no rule's pattern can match a term of ``u``'s head with sources in ``F1 .. Fn``
+  (ops, dtypes, args and source structure, patterns read to their full depth): ``u`` is
+  *stable*, and its forms are its own shape;
+- some pattern may match, but every source is *frozen* (its only form is itself): the only
+  form a rule ever sees is ``u``, so its results are known (the rules are called on ``u``,
+  as the explorer calls them anyway); the forms are ``u`` and the results' forms (each
+  result read without looking at *its* results, so the analysis is a function of the node);
+  with no result at all, ``u`` is stable;
+- else TOP: an opaque function applied to an unknown form can return anything.
+
+What it loses: what a rule's function returns on forms not seen (TOP), equalities between
+pattern variables (``x + x`` is read as ``x + y``), and results of results. A ``CALL`` is never
+inert: whether steps inside its body are steps at all depends on the ``CALL`` itself.
+
+>>> from uopc import UOp, UPat, PatternMatcher, symbolic
+>>> from uopc.relational.space.step import Stepper
+>>> x = UPat.var("x")
+>>> forms = Forms(Stepper(PatternMatcher([(x + 0, lambda x: x)])))
+>>> p0, p1 = UOp.param(0), UOp.param(1)
+>>> forms.inert((p0 + 0) + (p1 + 0)), forms.inert(p0 + 0), forms.inert((p0 + 0) + 0)
+(True, False, False)
+>>> Forms(Stepper(symbolic)).inert((p0 + 0) + (p1 + 0))   # x=alu -> _const_bounds may match any sum
+False
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from uopc.ops import Ops
+from uopc.relational.space.step import Stepper
+from uopc.upat import UPat
+from uopc.uop import UOp
+
+__all__ = ["Forms"]
+
+# A node's forms: None (TOP), or shapes ``(v, (forms of v's sources, ...))``.
+Shapes = Optional[tuple]
+
+_MAX_SHAPES = 32   # past this many shapes a node's forms are TOP: the analysis stays linear in the graph
+
+
+class Forms:
+  """The forms analysis of one rule set (a ``Stepper``'s), memoized per node: ``inert(u)``, ``forms(u)``."""
+
+  def __init__(self, stepper: Stepper) -> None:
+    self.stepper = stepper
+    by_op = stepper.pm.by_op
+    self._patterns: dict[Ops, tuple[UPat, ...]] = {op: tuple(rule[0] for rule in rules) for op, rules in by_op.items()}
+    self._info: dict[UOp, tuple[Shapes, bool, bool]] = {}      # node -> (forms, frozen, stable)
+    self._shallow: dict[UOp, tuple[Shapes, bool, bool]] = {}   # the same, results of rules not expanded
+    self._always: dict[tuple, bool] = {}   # (op, dtype, arg) -> some pattern matches every node with it
+
+  def inert(self, u: UOp) -> bool:
+    """True if no form of ``u`` is ever a redex at its own position (so no step is ever taken there)."""
+    if u.op not in self._patterns: return u.op is not Ops.CALL
+    if u.op is Ops.CALL or self.always_matched(u.op, u.dtype, u.arg): return False
+    return self._of(u, self._info, True)[2]
+
+  def always_matched(self, op: Ops, dtype: Any, arg: Any) -> bool:
+    """True if some rule's pattern matches every node with this head, whatever its sources (``x=alu`` under
+    ``symbolic``): such a node is never inert, and ``inert`` answers without looking below it."""
+    key = (op, dtype, arg)
+    if (v := self._always.get(key)) is None:
+      v = self._always[key] = any(p.src is None and _head(p, op, dtype, arg) for p in self._patterns.get(op, ()))
+    return v
+
+  def forms(self, u: UOp) -> Shapes:
+    """``u``'s forms (None: TOP), as shapes ``(node, (forms of its sources, ...))``."""
+    return self._of(u, self._info, True)[0]
+
+  def _of(self, root: UOp, memo: dict, expand: bool) -> tuple[Shapes, bool, bool]:
+    """(forms, frozen, stable) of ``root``, and of every node below it without them (post-order, iterative)."""
+    if (got := memo.get(root)) is not None: return got
+    stack = [root]
+    while stack:
+      u = stack[-1]
+      if u in memo: stack.pop(); continue  # noqa: E702
+      todo = [s for s in u.src if s not in memo]
+      if todo: stack.extend(todo); continue  # noqa: E702
+      stack.pop()
+      memo[u] = self._node(u, [memo[s] for s in u.src], expand)
+    return memo[root]
+
+  def _node(self, u: UOp, srcs: list[tuple[Shapes, bool, bool]], expand: bool) -> tuple[Shapes, bool, bool]:
+    """(forms, frozen, stable) of ``u`` from its sources'."""
+    src_forms = tuple(f for f, _, _ in srcs)
+    frozen_src = all(fr for _, fr, _ in srcs)
+    own = ((u, src_forms),)
+    if u.op is not Ops.CALL and not any(_may(p, own) for p in self._patterns.get(u.op, ())): return own, frozen_src, True
+    if not frozen_src: return None, False, False
+    redexes = self.stepper.redexes_at(u)
+    if not redexes: return own, True, u.op is not Ops.CALL   # the rules looked and returned nothing: u stays u
+    if not expand: return None, False, False
+    shapes, seen = list(own), {(id(u), id(src_forms))}
+    for r in redexes:
+      if r.error is not None: continue   # a step that fails makes no form (a stuck state)
+      f = self._of(r.result, self._shallow, False)[0]  # type: ignore[arg-type]  # no error: a result
+      if f is None: return None, False, False
+      for sh in f:
+        if (key := (id(sh[0]), id(sh[1]))) not in seen: seen.add(key); shapes.append(sh)  # noqa: E702
+    return (tuple(shapes) if len(shapes) <= _MAX_SHAPES else None), False, False
+
+
+def _head(p: UPat, op: Ops, dtype: Any, arg: Any) -> bool:
+  """Whether the pattern's own constraints (op, dtype, arg) accept this head, as ``UPat.match`` checks them."""
+  if p.op is not None and op not in p.op: return False
+  if p.dtype is not None and dtype not in p.dtype: return False
+  if p.arg is not None:
+    try: return not (arg != p.arg)
+    except Exception: return True   # a comparison that raises: it may match, for all this knows
+  return True
+
+
+def _may(p: UPat, forms: Shapes) -> bool:
+  """Whether ``p`` may match some term of ``forms`` (equal names are not required to bind equal nodes)."""
+  if forms is None: return True
+  for v, src_forms in forms:
+    if not _head(p, v.op, v.dtype, v.arg): continue
+    if p.src is None: return True
+    n = len(src_forms)
+    for order in p._orders:
+      if len(order) != n and not (p.allow_any_len and len(order) <= n): continue
+      if all(_may(q, f) for q, f in zip(order, src_forms)): return True
+  return False
