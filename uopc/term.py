@@ -161,6 +161,10 @@ def _inline(x: Any, parts: Callable[[Any], Any], named: dict[int, str], top: boo
   return "".join(out)
 
 
+# node type -> its ``node_parts``, for nodes of another IR the explorer shows (uopc.relational.ir registers them)
+PARTS: dict[type, Callable[[Any], Any]] = {}
+
+
 def show(root: UOp, limit: int | None = None) -> str:
   """``root`` in the one-line term form, each shared subterm named once (``let_form``).
 
@@ -175,7 +179,8 @@ def show(root: UOp, limit: int | None = None) -> str:
   >>> show((a + a) + (a + a), limit=30)
   'add(add(add(p0, 0), add(p0, 0)…'
   """
-  if limit is None: return cast(str, let_form(root, node_parts))
+  parts = PARTS.get(type(root), node_parts) if PARTS else node_parts
+  if limit is None: return cast(str, let_form(root, parts))
   # every distinct node prints at least one character, so more than ``limit`` of them cannot fit
-  if (text := let_form(root, node_parts, max_nodes=limit)) is not None and len(text) <= limit: return text
-  return _inline(root, node_parts, {}, limit=limit)
+  if (text := let_form(root, parts, max_nodes=limit)) is not None and len(text) <= limit: return text
+  return _inline(root, parts, {}, limit=limit)

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from uopc.matcher import PatternMatcher, require_matcher
+from uopc.matcher import PatternMatcher
+from uopc.relational.ir import ir_of, rules_for
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Semantics
 from uopc.relational.space.stream import Bound, Exploration
-from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
@@ -54,7 +54,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   >>> [e.rule.split(" ", 1)[1] for e in ex.path_to(ex.normal_forms[0])]
   ['x * 1', 'x + 0']
   """
-  require_matcher(pm, "explore: pm")   # here, not at the first result: explore(u, 3) was an AttributeError later
+  rules_for(prog, pm, "explore: pm")   # here, not at the first result: explore(u, 3) was an AttributeError later
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
                      semantics=semantics, native=native)
 
@@ -63,14 +63,11 @@ def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = 
               ctx: Any = None) -> tuple[UOp | None, str | None]:
   """What the canonical engine makes of ``prog``: ``(graph_rewrite(prog, pm), None)`` or ``(None, error)``.
 
+  The engine is that of ``prog``'s IR (``uopc.relational.ir``): uopc's, or tinygrad's own ``graph_rewrite``.
   ``max_steps`` (default: 200,000 plus 20 per node) keeps a looping rule set from
-  spinning for long.
+  spinning for long (uopc's engine).
   """
-  if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
-  try: return graph_rewrite(prog, pm, ctx=ctx, max_steps=max_steps), None
-  except RewriteLoopError as e:
-    return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups ({str(e).partition(': ')[2]})"
-  except Exception as e: return None, failure_text(e)   # a rule raised: the engine fails, the explorer shows a stuck state
+  return ir_of(prog).canonical(prog, pm, ctx, max_steps)
 
 
 class NormalForms:
@@ -80,13 +77,17 @@ class NormalForms:
   ``canonical``: ``graph_rewrite(prog, pm)`` (None if it failed: see ``canonical_error``);
   ``canonical_state``: the form it equals, if the exploration reached it.
   ``path(form)``: one shortest sequence of steps from the program to ``form``.
+  ``variants``: the IR engine's other choices where they differ from ``canonical`` (tinygrad:
+  ``graph_rewrite(bottom_up=True)``), as ``(label, result or None, error or None)``.
   """
 
-  def __init__(self, exploration: Exploration, canonical: UOp | None, canonical_error: str | None) -> None:
+  def __init__(self, exploration: Exploration, canonical: UOp | None, canonical_error: str | None,
+               variants: list[tuple[str, Any, str | None]] | None = None) -> None:
     self.exploration = exploration
     self.forms: list[State] = exploration.normal_forms
     self.canonical, self.canonical_error = canonical, canonical_error
     self.canonical_state: State | None = None if canonical is None else exploration.state_of(canonical)
+    self.variants = [v for v in variants or () if v[1] is not canonical or v[2] != canonical_error]
 
   @property
   def complete(self) -> bool:
@@ -131,4 +132,4 @@ def normal_forms(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | 
   """
   ex = explore(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs", ctx=ctx, reduce=reduce,
                semantics=semantics).run()
-  return NormalForms(ex, *canonical(prog, pm, ctx=ctx))
+  return NormalForms(ex, *canonical(prog, pm, ctx=ctx), ir_of(prog).canonical_variants(prog, pm, ctx))

@@ -43,6 +43,7 @@ from typing import Any, Iterable, Iterator, Literal
 
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
+from uopc.relational.ir import IR, UOPC
 from uopc.rewrite import graph_rewrite, rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, UOpError, existing_nodes
@@ -219,18 +220,20 @@ def _disjoint(maps: list[dict]) -> bool:
   return True
 
 
-def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: UOp, b: UOp, left: bool) -> None:
+def _fill_half(out: dict, cm: dict, get: Any, op: Ops, arg: Any, dtype: Any, a: UOp, b: UOp, left: bool,
+               make: Any = make_uop, err: Any = UOpError) -> None:
   """``out[r]`` for each redex ``r`` below one source of the binary node ``op(a, b)``.
 
   ``cm[r]`` is what that source (``a`` if ``left``, else ``b``) becomes; the node on it
-  is found with ``get`` (``existing_nodes``) when it exists (most do), else made; a Stuck
+  is found with ``get`` (``existing_nodes``) when it exists (most do), else made (``make``, the IR's; ``err``: what it
+  raises for an ill-typed node); a Stuck
   (or a node that does not type-check) leaves the successor stuck.
   """
   for r, c in cm.items():
-    if c.__class__ is UOp:
+    if c.__class__ is not Stuck:
       if (n := get(src := (c, b) if left else (a, c))) is None:
-        try: n = make_uop(op, src, arg, dtype)
-        except UOpError as e:
+        try: n = make(op, src, arg, dtype)
+        except err as e:
           if (n := _ill_typed(op, src, arg, dtype, (a, b), r, e)) is None: continue
       out[r] = n
     else: out[r] = c
@@ -257,6 +260,13 @@ class Stepper:
     # the one place the two semantics differ: how a node's map is made from its sources' maps
     self._compute_map = self._compute if semantics == "graph" else self._compute_tree
     self._by_op = pm.by_op   # the ops some rule is filed under
+    # the node protocol of the rules' IR (docs/ir-protocol.md): uopc's own constructor, tables and check, called directly
+    self.ir: IR = getattr(pm, "ir", UOPC)
+    own = self.ir is UOPC
+    self._make: Any = make_uop if own else self.ir.make
+    self._existing: Any = existing_nodes if own else self.ir.existing
+    self._error: Any = UOpError if own else self.ir.build_error
+    self._problem: Any = rewrite_problem if own else self.ir.result_problem
     self._maps: dict[UOp, Any] = {}      # node -> {Redex: rewritten node | Stuck}, _EMPTY, or _BIG
     self._big: dict[UOp, tuple[Redex, ...]] = {}   # big node -> its own redexes
     self._groups: dict[UOp, GroupedSteps] = {}   # big node -> its steps grouped by the graph they make, where known
@@ -307,7 +317,7 @@ class Stepper:
           if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
           continue
         if m is None or m is u: continue
-        if (problem := rewrite_problem(u, m)) is not None:   # the engine's check of a rule's result
+        if (problem := self._problem(u, m)) is not None:   # the IR's check of a rule's result (uopc: the engine's)
           key = (i, f"the rule {problem}")
           if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
           continue
@@ -368,22 +378,23 @@ class Stepper:
       if cm is _BIG or len(cm) + len(local) > self.map_limit: return self._make_grouped(x, local, [maps[s] for s in src])
       out = {r: r.value for r in local} if local else {}
       op, arg, dtype = x.op, x.arg, x.dtype
+      make, err = self._make, self._error
       if len(src) == 2:   # one new node per redex below: the parent's half of every successor
         a, b = src
         if a is b:
           for r, c in cm.items():
-            if c.__class__ is UOp:
-              try: out[r] = make_uop(op, (c, c), arg, dtype)
-              except UOpError as e:
+            if c.__class__ is not Stuck:
+              try: out[r] = make(op, (c, c), arg, dtype)
+              except err as e:
                 if (n := _ill_typed(op, (c, c), arg, dtype, src, r, e)) is not None: out[r] = n
             else: out[r] = c
-        else: _fill_half(out, cm, existing_nodes(op, dtype, arg), op, arg, dtype, a, b, i == 0)
+        else: _fill_half(out, cm, self._existing(op, dtype, arg), op, arg, dtype, a, b, i == 0, make, err)
       else:
         pre, post = src[:i], src[i + 1:]
         for r, c in cm.items():
-          if c.__class__ is UOp:
-            try: out[r] = make_uop(op, (*pre, c, *post), arg, dtype)
-            except UOpError as e:
+          if c.__class__ is not Stuck:
+            try: out[r] = make(op, (*pre, c, *post), arg, dtype)
+            except err as e:
               if (n := _ill_typed(op, (*pre, c, *post), arg, dtype, src, r, e)) is not None: out[r] = n
           else: out[r] = c
       return out
@@ -399,6 +410,7 @@ class Stepper:
       if len(local) + len(keys) > self.map_limit: return self._make_grouped(x, local, cmaps)
     out = {r: r.value for r in local}
     op, arg, dtype = x.op, x.arg, x.dtype
+    make, err = self._make, self._error
     # several sources have redexes below (maybe the same node twice): a redex below two of
     # them is rewritten in both, since every use of the rewritten node sees the result
     for i in live:
@@ -408,11 +420,11 @@ class Stepper:
         stuck = None
         for s, cm in zip(src, cmaps):
           c = cm.get(r, s)
-          if type(c) is not UOp: stuck = c; break
+          if type(c) is Stuck: stuck = c; break
           new_src.append(c)
         if stuck is not None: out[r] = stuck; continue
-        try: out[r] = make_uop(op, tuple(new_src), arg, dtype)
-        except UOpError as e:
+        try: out[r] = make(op, tuple(new_src), arg, dtype)
+        except err as e:
           if (n := _ill_typed(op, tuple(new_src), arg, dtype, src, r, e)) is not None: out[r] = n
     return out
 
@@ -420,23 +432,24 @@ class Stepper:
     """The map of a two-source node with redexes below both sources."""
     out = {r: r.value for r in local} if local else {}
     op, arg, dtype = x.op, x.arg, x.dtype
+    make, err = self._make, self._error
     a, b = x.src
-    get = existing_nodes(op, dtype, arg)
+    get = self._existing(op, dtype, arg)
     if ma.keys().isdisjoint(mb):   # the usual case: no node below both sources
-      _fill_half(out, ma, get, op, arg, dtype, a, b, True)
-      _fill_half(out, mb, get, op, arg, dtype, a, b, False)
+      _fill_half(out, ma, get, op, arg, dtype, a, b, True, make, err)
+      _fill_half(out, mb, get, op, arg, dtype, a, b, False, make, err)
       return out
     for r, c in ma.items():
       d = mb.get(r, b)   # a redex below both sources (a shared node) is rewritten in both
-      if c.__class__ is UOp and d.__class__ is UOp:
+      if c.__class__ is not Stuck and d.__class__ is not Stuck:
         n: UOp | Stuck | None = get((c, d))
         if n is None:
-          try: n = make_uop(op, (c, d), arg, dtype)
-          except UOpError as e:
+          try: n = make(op, (c, d), arg, dtype)
+          except err as e:
             if (n := _ill_typed(op, (c, d), arg, dtype, (a, b), r, e)) is None: continue
         out[r] = n
-      else: out[r] = d if c.__class__ is UOp else c
-    _fill_half(out, {r: d for r, d in mb.items() if r not in ma}, get, op, arg, dtype, a, b, False)
+      else: out[r] = d if c.__class__ is not Stuck else c
+    _fill_half(out, {r: d for r, d in mb.items() if r not in ma}, get, op, arg, dtype, a, b, False, make, err)
     return out
 
   def _compute_tree(self, x: UOp) -> Any:
@@ -455,15 +468,16 @@ class Stepper:
     if not any(cmaps): return {r: r.value for r in local} if local else _EMPTY
     out: dict[Any, Any] = {r: r.value for r in local}
     op, arg, dtype = x.op, x.arg, x.dtype
+    make, err = self._make, self._error
     for i, cm in enumerate(cmaps):
       made: dict[UOp, UOp] = {}   # the node on each graph made below source i (many positions often make one)
       for k, c in cm.items():
         key = At(i, k)
-        if c.__class__ is not UOp: out[key] = c; continue  # noqa: E702
+        if c.__class__ is Stuck: out[key] = c; continue  # noqa: E702
         if (n := made.get(c)) is not None: out[key] = n; continue  # noqa: E702
         new_src = (*src[:i], c, *src[i + 1:])
-        try: out[key] = made[c] = make_uop(op, new_src, arg, dtype)
-        except UOpError as e:
+        try: out[key] = made[c] = make(op, new_src, arg, dtype)
+        except err as e:
           if (v := _ill_typed(op, new_src, arg, dtype, src, k.redex if type(k) is At else k, e)) is not None: out[key] = v
     return out
 
@@ -484,7 +498,7 @@ class Stepper:
         while p is not None:   # up the path: the key's position and the rebuilt spine
           i, p = p
           key = At(i, key)
-        yield key, (self._rebuild_path(root, path, c, k) if c.__class__ is UOp else c)
+        yield key, (self._rebuild_path(root, path, c, k) if c.__class__ is not Stuck else c)
 
   def _rebuild_path(self, root: UOp, path: Any, new: UOp, k: Any) -> UOp | Stuck:
     """``root`` with the node at ``path`` replaced by ``new``, the spine above it rebuilt."""
@@ -495,11 +509,12 @@ class Stepper:
     while p is not None: steps.append(p[0]); p = p[1]  # noqa: E702
     for i in reversed(steps): spine.append((u, i)); u = u.src[i]  # noqa: E702
     c: UOp | Stuck = new
+    make, err = self._make, self._error
     for u, i in reversed(spine):
-      if c.__class__ is not UOp: return c
+      if c.__class__ is Stuck: return c
       new_src = (*u.src[:i], c, *u.src[i + 1:])
-      try: c = make_uop(u.op, new_src, u.arg, u.dtype)
-      except UOpError as e:
+      try: c = make(u.op, new_src, u.arg, u.dtype)
+      except err as e:
         n = _ill_typed(u.op, new_src, u.arg, u.dtype, u.src, k.redex if type(k) is At else k, e)
         if n is None: return root   # a CALL kept its body: not a step
         c = n
@@ -547,7 +562,8 @@ class Stepper:
     out: dict[Any, Any] = {}
     for r in local: out[r.value] = _join(out.get(r.value), r)
     src, op, arg, dtype = x.src, x.op, x.arg, x.dtype
-    get = existing_nodes(op, dtype, arg) if len(src) == 2 else None
+    make, err = self._make, self._error
+    get = self._existing(op, dtype, arg) if len(src) == 2 else None
     for j in live:
       if (cm := cmaps[j]) is _BIG:
         if (below := self._groups.get(src[j])) is None: return self._make_big(x, local)
@@ -555,11 +571,11 @@ class Stepper:
       else: pairs = ((c, r) for r, c in cm.items())
       for c, group in pairs:   # each graph made below source j, and the keys that make it
         if tree: group = _under(j, group)
-        if c.__class__ is not UOp: out[c] = _join(out.get(c), group); continue  # noqa: E702   # a Stuck: one per redex
+        if c.__class__ is Stuck: out[c] = _join(out.get(c), group); continue  # noqa: E702   # a Stuck: one per redex
         new_src = (*src[:j], c, *src[j + 1:])
         if get is None or (n := get(new_src)) is None:
-          try: n = make_uop(op, new_src, arg, dtype)
-          except UOpError as e:
+          try: n = make(op, new_src, arg, dtype)
+          except err as e:
             for k in _keys(group):   # what the node becomes does not type-check: stuck (or no step), per key
               r = k.redex if k.__class__ is At else k
               if (v := _ill_typed(op, new_src, arg, dtype, src, r, e)) is not None: out[v] = _join(out.get(v), k)
@@ -623,7 +639,7 @@ class Stepper:
 
   def _rebuild(self, root: UOp, r: Redex) -> UOp | Stuck:
     """``root`` with ``r.node`` replaced by ``r.result`` everywhere (iterative, memoized per call)."""
-    maps = self._maps
+    maps, make, err = self._maps, self._make, self._error
     memo: dict[UOp, Any] = {}
     stack: list[tuple[UOp, bool]] = [(root, False)]
     while stack:
@@ -638,10 +654,10 @@ class Stepper:
         continue
       new_src = [memo[s] for s in u.src]
       if u.op is Ops.CALL and self.frozen(u): new_src[0] = u.src[0]
-      if (stuck := next((c for c in new_src if type(c) is not UOp), None)) is not None: memo[u] = stuck; continue
+      if (stuck := next((c for c in new_src if type(c) is Stuck), None)) is not None: memo[u] = stuck; continue
       if all(a is b for a, b in zip(new_src, u.src)): memo[u] = u; continue
-      try: memo[u] = UOp(u.op, tuple(new_src), u.arg, u.dtype)
-      except UOpError as e:
+      try: memo[u] = make(u.op, tuple(new_src), u.arg, u.dtype)
+      except err as e:
         n = _ill_typed(u.op, tuple(new_src), u.arg, u.dtype, u.src, r, e)
         memo[u] = u if n is None else n
     return memo[root]

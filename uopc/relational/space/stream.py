@@ -29,6 +29,7 @@ from typing import Any, Collection, Iterable, Iterator, Literal, Mapping
 from uopc import collector
 from uopc.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
+from uopc.relational.ir import rules_for
 from uopc.relational.space.reduction import IslandReduction
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Redex, Semantics, Stepper, Stuck, stepper_for
@@ -59,9 +60,11 @@ class Exploration:
     if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
     self.root, self.pm = root, pm
     self.max_states, self.max_depth, self.timeout, self.order = max_states, max_depth, timeout, order
-    self.stepper = stepper if stepper is not None else stepper_for(pm, ctx, semantics)
-    # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md)
-    self.reduction = IslandReduction(self.stepper, keep_full) if reduce else None
+    # the IR is chosen once, from the root's type: uopc's PatternMatcher is its own rule protocol, another IR's is adapted
+    self.stepper = stepper if stepper is not None else stepper_for(rules_for(root, pm, "pm"), ctx, semantics)
+    # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md); the
+    # reduction reads uopc's patterns, so another IR's rules explore every graph
+    self.reduction = IslandReduction(self.stepper, keep_full) if reduce and self.stepper.ir.reducible else None
     self._reduced: set[State] = set()   # states expanded by a persistent set, not fully
     self._states: list[State] = []
     self._normals: list[State] = []
@@ -87,7 +90,7 @@ class Exploration:
     from uopc.relational import native as nat
     if native is None: native = nat.enabled()
     elif native and not nat.available(): raise RuntimeError(f"native=True, but {nat.missing()}")
-    if not native or self.stepper.semantics != "graph" or self.order != "bfs": return None
+    if not native or self.stepper.semantics != "graph" or self.order != "bfs" or not self.stepper.ir.native: return None
     from uopc.relational.native.drive import native_space
     return native_space(self)
 
@@ -237,7 +240,7 @@ class Exploration:
     for s in self.states:
       if s.out is None: continue
       for r, h in (s.out.items() if type(s.out) is dict else s.out):
-        t = self._seen.get(h) if type(h) is UOp else self._stuck.get((s.graph, h))
+        t = self._seen.get(h) if type(h) is not Stuck else self._stuck.get((s.graph, h))
         if t is not None: out.append(Edge.of(s, t, r))
     return out
 
@@ -276,7 +279,7 @@ class Exploration:
 
   def path_to(self, state: State | UOp) -> list[Edge]:
     """The steps from the program to ``state`` (a state or a reached graph); shortest in BFS order."""
-    if isinstance(state, UOp):
+    if not isinstance(state, State):
       s = self.state_of(state)
       if s is None: raise KeyError("that graph was not reached")
       state = s
@@ -349,9 +352,9 @@ class Exploration:
       if made is not None and not dfs and not last and len(states) + made < max_states:
         # the common case, without the checks below: breadth first, far from every bound
         for r, h in items:
-          if h.__class__ is UOp:
+          if h.__class__ is not Stuck:
             if h in seen: continue
-            t = seen[h] = State(len(states), h, child_depth, s, r, stepper)
+            t = seen[h] = State(len(states), h, child_depth, s, r, stepper)  # type: ignore[arg-type]  # not a Stuck: a node
           elif (t := self._stuck_state(s, r, h)) is None: continue
           states.append(t)
           frontier.append(t)
@@ -364,7 +367,7 @@ class Exploration:
             s.normal = False
             self._bound = "timeout"
             return
-        if type(h) is UOp:
+        if type(h) is not Stuck:
           t = seen.get(h)
           if t is not None:
             if dfs and t.depth > child_depth:
@@ -377,7 +380,7 @@ class Exploration:
             s.normal = False
             self._bound = "max_states"
             return
-          t = State(len(states), h, child_depth, s, r, stepper)
+          t = State(len(states), h, child_depth, s, r, stepper)  # type: ignore[arg-type]  # not a Stuck: a node
           seen[h] = t
         else:
           if (s.graph, h) in self._stuck: continue

@@ -1,0 +1,88 @@
+"""tinygrad's own UOps and PatternMatchers explored as they are (uopc/relational/ir/tinygrad.py, issue 25).
+
+tinygrad is imported at the top on purpose: without it (the ``tinygrad`` extra) these tests fail, never skip.
+"""
+from __future__ import annotations
+
+import pytest
+from tinygrad.dtype import dtypes
+from tinygrad.uop.ops import Ops, PatternMatcher, UOp, UPat, graph_rewrite
+from tinygrad.uop.symbolic import sym, symbolic, symbolic_simple
+
+import uopc
+from uopc.relational import explore, normal_forms
+from uopc.relational.ir import ir_of
+from uopc.relational.ir.tinygrad import TINYGRAD, adapt
+
+a, b = UOp.variable("a", 0, 10), UOp.variable("b", 0, 10)
+
+
+def test_a_tinygrad_node_finds_its_ir_by_type():
+  assert ir_of(a) is TINYGRAD and ir_of(uopc.UOp.param(0)).name == "uopc"
+
+
+def test_symbolic_simple_every_ordering_of_unit_rules():
+  prog = (a + 0) * 1 + (b * 1 + 0)
+  ex = explore(prog, symbolic_simple)
+  assert ex.complete and len(ex.states) == 16 and not ex.native   # 2**4 orderings' graphs; the Python core
+  assert [s.term() for s in ex.normal_forms] == ["add(a, b)"]
+  assert ex.normal_forms[0].graph is graph_rewrite(prog, symbolic_simple)   # tinygrad's own nodes, hash-consed
+  s = ex.states[1]
+  assert s.rule.startswith("symbolic_simple#") and s.rule_location.startswith("symbolic.py:")
+
+
+def test_every_binding_of_a_rule_is_a_step():
+  pm = PatternMatcher([(UPat(Ops.ADD, src=[UPat.var("x"), UPat.var("y")]), lambda x, y: x)])   # a commutative source list
+  ex = explore(a + b, pm)
+  assert sorted(s.term() for s in ex.normal_forms) == ["a", "b"]
+  assert [e.rule_index for e in ex.edges] == [0, 0]
+  assert graph_rewrite(a + b, pm) is a   # tinygrad takes the first binding only
+
+
+def _explode(x: UOp) -> UOp: raise ValueError("no")
+
+
+def test_a_raising_rule_is_a_stuck_state_naming_it_by_file_line():
+  pm = PatternMatcher([(UPat(Ops.MUL, name="x"), _explode)])
+  ex = explore(a * 2, pm)
+  [stuck] = ex.stuck
+  assert stuck.error == "ValueError: no" and stuck.rule_location.startswith("test_relational_tinygrad.py:")
+  assert stuck.rule == f"rules#0 {stuck.rule_location}"
+
+
+def test_zero_by_zero_depends_on_rule_order_in_symbolic():
+  z = UOp.const(0, dtypes.weakint)
+  nf = normal_forms(z // z, symbolic)
+  assert sorted(s.term() for s in nf.forms) == ["0", "1"] and nf.canonical.arg == 1 and nf.canonical_state is not None
+  [stuck] = nf.stuck   # divandmod's rule divides by zero
+  assert stuck.error.startswith("ZeroDivisionError") and stuck.rule_location.startswith("divandmod.py:")
+
+
+def test_bottom_up_is_reported_where_it_differs():
+  prog = (a + b) * -1 + (a + b) * 1
+  nf = normal_forms(prog, sym, max_states=20_000)
+  assert nf.complete and not nf.exploration.reduced   # tinygrad's rules: no reduction, every graph
+  assert nf.canonical_state is not None and nf.canonical.op is Ops.ADD
+  [(label, up, err)] = nf.variants
+  assert label == "graph_rewrite(bottom_up=True)" and err is None and up.op is Ops.CONST and up.arg == 0
+  assert nf.exploration.state_of(up) in nf.forms
+
+
+def test_ctx_reaches_the_rules_that_take_it():
+  pm = PatternMatcher([(UPat(Ops.ADD, name="x"), lambda ctx, x: x.src[0] if ctx else None)])
+  assert [s.term() for s in explore(a + b, pm, ctx=True).normal_forms] == ["a"]
+  assert [s.term() for s in explore(a + b, pm).normal_forms] == ["add(a, b)"]   # ctx=None, as tinygrad passes it
+
+
+def test_one_adapter_per_matcher():
+  assert adapt(symbolic) is adapt(symbolic) and len(adapt(symbolic).rules) == len(symbolic.patterns)
+
+
+@pytest.mark.parametrize("prog, pm, said", [
+  (uopc.UOp.param(0), symbolic, "explore: pm is a tinygrad.uop.ops.PatternMatcher, but the program is a uopc.uop.UOp"),
+  (a, uopc.symbolic, "explore: pm is a uopc.matcher.PatternMatcher, but the program is a tinygrad.uop.ops.UOp"),
+  (a, 3, "explore: pm is an int, not a tinygrad.uop.ops.PatternMatcher (the program is a tinygrad.uop.ops.UOp)"),
+])
+def test_rules_and_program_of_different_irs_are_one_line_errors(prog, pm, said):
+  with pytest.raises(TypeError) as e: explore(prog, pm)
+  assert str(e.value).startswith(said) and "\n" not in str(e.value)

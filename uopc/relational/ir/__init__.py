@@ -1,0 +1,55 @@
+"""The IRs the explorer works on: a node protocol and a rule protocol, one implementation per node type.
+
+The explorer core (the Stepper, ``Exploration``, normal forms, the reports) reaches nodes and
+rules only through an ``IR`` (``uopc.relational.ir.protocol``). Each node type registers one,
+as kanren registers term types: ``ir_of(node)`` finds it by the node's type, once per
+exploration. uopc's own ``UOp`` is the default; tinygrad's ``UOp`` registers lazily, by name,
+so nothing here imports tinygrad until a tinygrad node shows up (``docs/ir-protocol.md``).
+
+>>> from uopc import UOp
+>>> ir_of(UOp.param(0)).name
+'uopc'
+>>> ir_of(3)
+Traceback (most recent call last):
+...
+TypeError: an int is not a node of any IR the explorer knows (uopc.uop.UOp, tinygrad.uop.ops.UOp)
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from uopc.relational.ir.protocol import IR, type_name
+from uopc.relational.ir.uopc_ir import UOPC
+
+_registry: dict[type, IR] = {UOPC.node_type: UOPC}
+# node types that register themselves when their module is imported: "module.qualname" -> the module to import
+_lazy: dict[str, str] = {"tinygrad.uop.ops.UOp": "uopc.relational.ir.tinygrad"}
+
+
+def register(ir: IR) -> IR:
+  """Make ``ir`` the IR of its ``node_type`` (a third IR calls this once, at import)."""
+  _registry[ir.node_type] = ir
+  return ir
+
+
+def ir_of(node: Any) -> IR:
+  """The IR of ``node``, found by its type; a TypeError for an object of no known IR."""
+  t = type(node)
+  if (ir := _registry.get(t)) is not None: return ir
+  if (module := _lazy.get(type_name(t))) is not None:
+    importlib.import_module(module)   # registers it
+    if (ir := _registry.get(t)) is not None: return ir
+  known = ", ".join([type_name(k) for k in _registry] + [k for k in _lazy if k not in {type_name(t) for t in _registry}])
+  given = type_name(t)
+  article = "an" if given[0] in "aeioAEIO" else "a"
+  raise TypeError(f"{article} {given} is not a node of any IR the explorer knows ({known})")
+
+
+def rules_for(node: Any, pm: Any, what: str = "pm") -> Any:
+  """``pm`` as the rule protocol of ``node``'s IR (uopc's ``PatternMatcher`` is its own); a one-line TypeError naming
+  both types, with their modules, when they are of different IRs."""
+  return ir_of(node).rules(pm, what, node)
+
+
+__all__ = ["IR", "ir_of", "register", "rules_for", "type_name", "UOPC"]

@@ -1,0 +1,85 @@
+"""The node and rule protocols: what the explorer needs of an IR.
+
+**Nodes.** A node has ``op``, ``dtype``, ``arg`` and ``src`` (a tuple of nodes); nodes are
+hash-consed, so identity is equality and a node is its own dictionary key. An IR makes a
+node from those four fields (``make``), may look one up without making it (``existing``),
+and says which exception a node that does not type-check raises (``build_error``).
+
+**Rules.** The rule set an IR hands the explorer (``rules(pm, ...)``) has ``rules`` (each
+with a stable ``name`` and a ``location``, ``file.py:line``), ``name_of(rule)``, ``by_op``
+(the ops some rule may match) and ``every_candidate(node)``: ``(rule index, match, fn)`` for
+each rule that may rewrite the node, where ``match(node)`` is the list of every binding (not
+only the first) and ``fn(**binding)`` (``fn(**binding, ctx=ctx)`` with a ctx) the rule's
+result: a node, or None. ``result_problem(node, result)`` says why a result cannot replace
+the node (None if it can). Every ``(rule, result)`` of a node is one step.
+
+**The canonical result** is the IR's own rewrite engine (``canonical``); ``canonical_variants``
+gives its other documented choices (tinygrad's ``bottom_up=True``) for reports to compare.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+
+def type_name(t: type) -> str:
+  """``module.qualname`` of a type (just the name for a builtin).
+
+  >>> type_name(int), type_name(type_name.__class__)
+  ('int', 'function')
+  """
+  return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+# the rule-set types of the IRs the explorer knows, by name (so telling one from another imports neither)
+RULE_TYPES = {"uopc.matcher.PatternMatcher": "uopc", "tinygrad.uop.ops.PatternMatcher": "tinygrad"}
+
+
+def other_ir_rules(pm: Any, ir_name: str) -> str | None:
+  """The name of the IR ``pm`` is a rule set of, when that is another IR than ``ir_name``; else None."""
+  other = RULE_TYPES.get(type_name(type(pm)))
+  return other if other is not None and other != ir_name else None
+
+
+def mismatch(what: str, pm: Any, node: Any) -> TypeError:
+  """The one-line error of a rule set and a program of different IRs, naming both types with their modules."""
+  return TypeError(f"{what} is a {type_name(type(pm))}, but the program is a {type_name(type(node))}: "
+                   "a rule set rewrites only the nodes of its own IR")
+
+
+class IR:
+  """One implementation of the node and rule protocols (the defaults describe what each member is)."""
+  name: str = "?"
+  node_type: type = object
+  native: bool = False      # the native core (_space.c) can hold its nodes
+  reducible: bool = False   # the partial-order reduction can read its rules' patterns (uopc UPats)
+  build_error: type[BaseException] = Exception   # what make raises for a node that does not type-check
+
+  def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> Any:
+    """The node ``op(*src)`` with this arg and dtype (hash-consed: the same fields give the same node)."""
+    raise NotImplementedError
+
+  def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], Any]:
+    """``get(src)``: the node of these fields on ``src`` if it exists (or cheaply made), else None."""
+    return lambda src: self.make(op, src, arg, dtype)
+
+  def result_problem(self, node: Any, result: Any) -> str | None:
+    """Why ``result`` cannot replace ``node`` (not a node of this IR, ...), or None if it can."""
+    return None if type(result) is self.node_type else f"returned {type(result).__name__}, not a {type_name(self.node_type)}"
+
+  def rules(self, pm: Any, what: str, node: Any) -> Any:
+    """``pm`` as this IR's rule protocol; a TypeError naming both types when it is not one of this IR's rule sets."""
+    raise NotImplementedError
+
+  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[Any, str | None]:
+    """What this IR's own rewrite engine makes of ``prog``: ``(result, None)`` or ``(None, error)``."""
+    raise NotImplementedError
+
+  def canonical_variants(self, prog: Any, pm: Any, ctx: Any = None) -> list[tuple[str, Any, str | None]]:
+    """The engine's other choices, ``(label, result, error)``, for reports to set beside ``canonical``."""
+    return []
+
+  def parts(self, node: Any) -> Any:
+    """A leaf's text, or the pieces of a node's one-line term (``uopc.term.node_parts``)."""
+    raise NotImplementedError
+
+  def __repr__(self) -> str: return f"<IR {self.name}: {type_name(self.node_type)}>"

@@ -1,0 +1,157 @@
+"""tinygrad's ``UOp`` and ``PatternMatcher`` as an implementation of the node and rule protocols.
+
+Imported only when a tinygrad node reaches the explorer (``uopc.relational.ir.ir_of``); it needs
+tinygrad installed (``pip install -e '.[tinygrad]'``). Nothing of tinygrad is translated:
+the states are tinygrad's own hash-consed ``UOp``s, a rule's every binding comes from
+tinygrad's ``UPat.match`` (which lists them all: ``UPat.any``, commutative source lists,
+repeated names, ``allow_any_len``), candidates are filtered by its ``early_reject`` as
+``PatternMatcher.rewrite`` filters them, and tinygrad's own functions are called unchanged,
+with ``ctx`` when they take one. A rule that raises is a stuck state naming the rule
+(``symbolic#12 symbolic.py:97``: the set, the index, where its ``UPat`` is written).
+
+The canonical result is tinygrad's ``graph_rewrite(prog, pm)``; ``canonical_variants`` adds
+``bottom_up=True``. A node is rebuilt on new sources as tinygrad's rewrite rebuilds it: its
+dtype derived again (``dtype_from_uop``) where one is derived. Tags are not kept (no rule of
+the symbolic sets reads or sets one).
+"""
+from __future__ import annotations
+
+import os
+import weakref
+from typing import Any, Callable
+
+from tinygrad.uop.ops import Ops, PatternMatcher, UOp, dtype_from_uop, graph_rewrite
+
+from uopc.relational.ir import register
+from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
+from uopc.term import PARTS, op_parts
+
+
+class TinygradRule:
+  """One rule of a tinygrad ``PatternMatcher``: its ``UPat``, its function, a stable name and the location of its ``UPat``."""
+  __slots__ = ("pattern", "fn", "name", "location")
+
+  def __init__(self, pattern: Any, fn: Callable, name: str, location: str) -> None:
+    self.pattern, self.fn, self.name, self.location = pattern, fn, name, location
+
+  def describe(self) -> str: return f"{self.name} ({self.location})"
+  def __repr__(self) -> str: return f"TinygradRule({self.describe()})"
+
+
+def _location(pattern: Any, fn: Callable) -> str:
+  """``file.py:line`` where the rule is written: its ``UPat``'s location (tinygrad's own), else its function's."""
+  loc = getattr(pattern, "location", None)
+  if isinstance(loc, tuple) and len(loc) == 2: return f"{os.path.basename(str(loc[0]))}:{loc[1]}"
+  code = getattr(fn, "__code__", None)
+  return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else type(fn).__name__
+
+
+def _caller(fn: Callable) -> Callable:
+  """``fn`` called as tinygrad calls it: with ``ctx`` only if it takes one (``upat_interpret``)."""
+  code = getattr(fn, "__code__", None)
+  takes_ctx = code is not None and "ctx" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+  if takes_ctx:
+    def with_ctx(ctx: Any = None, **b: Any) -> Any: return fn(ctx=ctx, **b)
+    return with_ctx
+  def without_ctx(ctx: Any = None, **b: Any) -> Any: return fn(**b)
+  return without_ctx
+
+
+class TinygradRules:
+  """A tinygrad ``PatternMatcher`` as the rule protocol (``uopc.relational.ir.protocol``); ``pm`` is the matcher itself."""
+
+  def __init__(self, pm: PatternMatcher, name: str) -> None:
+    self.pm, self.set_name, self.ir = pm, name, TINYGRAD
+    self.rules = [TinygradRule(p, fn, f"{name}#{i} {(loc := _location(p, fn))}", loc) for i, (p, fn) in enumerate(pm.patterns)]
+    self.by_op: dict[Any, list[int]] = {}   # op -> the indices of the rules filed under it, in order (tinygrad's pdict)
+    for i, (p, _) in enumerate(pm.patterns):
+      for op in p.op or (): self.by_op.setdefault(op, []).append(i)
+    self._calls = [_caller(fn) for _, fn in pm.patterns]
+    self._matches = [(lambda u, p=p: p.match(u, {})) for p, _ in pm.patterns]
+    self._every: dict[tuple, tuple] = {}   # (op, source ops) -> the candidates
+
+  def __len__(self) -> int: return len(self.rules)
+  def name_of(self, rule: TinygradRule) -> str: return rule.name
+
+  def every_candidate(self, u: UOp) -> tuple[tuple[int, Callable, Callable], ...]:
+    """``(rule index, match, fn)`` for the rules filed under ``u.op`` whose early rejects ``u``'s source ops pass."""
+    key = (u.op, *[s.op for s in u.src])
+    if (every := self._every.get(key)) is None:
+      ops = set(key[1:])
+      pats = self.pm.patterns
+      every = self._every[key] = tuple((i, self._matches[i], self._calls[i]) for i in self.by_op.get(u.op, ())
+                                       if pats[i][0].early_reject.issubset(ops))
+    return every
+
+
+# the adapter of each tinygrad matcher while something uses it (keyed by id: tinygrad's matchers are not weakly hashable
+# by value, and a module's rule set lives forever anyway); the adapter holds its matcher, so the id stays its own
+_adapters: weakref.WeakValueDictionary[int, TinygradRules] = weakref.WeakValueDictionary()
+_known_names: dict[int, str] = {}
+
+
+def set_name(pm: PatternMatcher) -> str:
+  """A name for a tinygrad rule set: ``symbolic``, ``symbolic_simple`` or ``sym`` for tinygrad's own, else ``rules``."""
+  if not _known_names:
+    from tinygrad.uop import symbolic as s
+    for n in ("symbolic_simple", "symbolic", "sym", "commutative", "symbolic_flat"):
+      if isinstance(getattr(s, n, None), PatternMatcher): _known_names.setdefault(id(getattr(s, n)), n)
+  return _known_names.get(id(pm), "rules")
+
+
+def adapt(pm: PatternMatcher, name: str | None = None) -> TinygradRules:
+  """The rule protocol of tinygrad matcher ``pm`` (one adapter per matcher while it is used, so memos are shared)."""
+  if (a := _adapters.get(id(pm))) is None or a.pm is not pm:
+    a = _adapters[id(pm)] = TinygradRules(pm, name or set_name(pm))
+  return a
+
+
+class TinygradIR(IR):
+  name, node_type, native, reducible = "tinygrad", UOp, False, False
+
+  class build_error(Exception):   # tinygrad's constructor does not type-check: nothing to catch
+    pass
+
+  def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
+    return UOp(op, dtype_from_uop(op, src, arg) or dtype, src, arg)
+
+  def rules(self, pm: Any, what: str, node: Any) -> TinygradRules:
+    if isinstance(pm, TinygradRules): return pm
+    if isinstance(pm, PatternMatcher): return adapt(pm)
+    if other_ir_rules(pm, self.name) is not None: raise mismatch(what, pm, node)
+    given = type_name(type(pm))
+    article = "an" if given[0] in "aeioAEIO" else "a"
+    raise TypeError(f"{what} is {article} {given}, not a {type_name(PatternMatcher)} (the program is a {type_name(UOp)})")
+
+  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None,
+                bottom_up: bool = False) -> tuple[UOp | None, str | None]:
+    pm = pm.pm if isinstance(pm, TinygradRules) else pm
+    try: return graph_rewrite(prog, pm, ctx=ctx, bottom_up=bottom_up), None
+    except Exception as e: return None, f"tinygrad's graph_rewrite raised {type(e).__name__}: {e}"
+
+  def canonical_variants(self, prog: Any, pm: Any, ctx: Any = None) -> list[tuple[str, Any, str | None]]:
+    return [("graph_rewrite(bottom_up=True)", *self.canonical(prog, pm, ctx, bottom_up=True))]
+
+  def parts(self, node: Any) -> Any: return node_parts(node)
+
+
+_NAMED = {op for op in Ops if op.name in ("BUFFER", "PARAM", "DEFINE_VAR")}
+
+
+def node_parts(u: UOp) -> Any:
+  """A tinygrad node's one-line term: a constant's value, a variable's name, else ``op(sources..., arg)``.
+
+  >>> from tinygrad.uop.ops import UOp
+  >>> from uopc.term import let_form
+  >>> a = UOp.variable("a", 0, 10)
+  >>> let_form((a + 3) * 2, node_parts)
+  'mul(add(a, 3), 2)'
+  """
+  if u.op is Ops.CONST: return repr(u.arg)
+  if isinstance(name := getattr(u.arg, "name", None), str) and u.op in _NAMED: return name   # a variable (UOp.variable)
+  trailing = u.dtype.name if u.op in (Ops.CAST, Ops.BITCAST) else None if u.arg is None else repr(u.arg)
+  return op_parts(u.op.name.lower(), u.src, trailing)
+
+
+TINYGRAD = register(TinygradIR())
+PARTS[UOp] = node_parts   # uopc.term.show prints tinygrad nodes in the one-line term form

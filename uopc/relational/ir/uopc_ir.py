@@ -1,0 +1,46 @@
+"""uopc's own IR as an implementation of the protocols: the engine's constructor, tables and checks, unchanged.
+
+Its ``PatternMatcher`` already is the rule protocol, so ``rules`` hands it over as it is (the
+explorer's fast paths and the native core stay exactly those of uopc's nodes).
+
+>>> from uopc import UOp, symbolic
+>>> p0 = UOp.param(0)
+>>> UOPC.rules(symbolic, "pm", p0) is symbolic, UOPC.make(p0.op, (), p0.arg, p0.dtype) is p0
+(True, True)
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from uopc.matcher import PatternMatcher, require_matcher
+from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules
+from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
+from uopc.rule_check import rewrite_problem
+from uopc.term import node_parts
+from uopc.uop import UOp, UOpError, existing_nodes
+
+try: from uopc.uop import make_uop   # the engine's fast constructor, where it has one
+except ImportError: make_uop = UOp
+
+
+class UopcIR(IR):
+  name, node_type, native, reducible, build_error = "uopc", UOp, True, True, UOpError
+
+  def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp: return make_uop(op, src, arg, dtype)
+  def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]: return existing_nodes(op, dtype, arg)
+  def result_problem(self, node: Any, result: Any) -> str | None: return rewrite_problem(node, result)
+  def parts(self, node: Any) -> Any: return node_parts(node)
+
+  def rules(self, pm: Any, what: str, node: Any) -> PatternMatcher:
+    if not isinstance(pm, PatternMatcher) and other_ir_rules(pm, self.name) is not None: raise mismatch(what, pm, node)
+    return require_matcher(pm, what)
+
+  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[UOp | None, str | None]:
+    if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
+    try: return graph_rewrite(prog, pm, ctx=ctx, max_steps=max_steps), None
+    except RewriteLoopError as e:
+      return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups ({str(e).partition(': ')[2]})"
+    except Exception as e: return None, failure_text(e)   # a rule raised: the engine fails, the explorer shows a stuck state
+
+
+UOPC = UopcIR()
