@@ -433,15 +433,61 @@ def test_leading_zeros_do_not_count_against_the_range(text, value):
 PLAIN_SEEDS = ["%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = param : slot=1 dtype=f32\n%3 = mul %2, 2.5\n"
                "%4 = cast %1 : dtype=f32\n%5 = where %0, %3, -1e+30\n%6 = neg %5\n%7 = max %6, %3\n%8 = const 7\n%9 = cmplt %0, %8\n",
                "%0 = param : slot=1 dtype=i32\n%1 = param : slot=1 dtype=f32\n%2 = cast %1 : dtype=i32\n%3 = add %0, %2\n"]
+# plain_lines' loop: literals on either side, one literal beside i32, f32, bool and shaped nodes, comparisons, floordiv
+PLAIN_SEEDS += ["%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=f32\n%2 = add 1, %0\n%3 = mul %1, 1\n%4 = floordiv %2, 1\n"
+                "%5 = cmplt %1, 1\n%6 = cmpne %5, True\n%7 = param : slot=2 dtype=f32 shape=(2,)\n%8 = max 1, %7\n%9 = add %0, 1\n"
+                "%10 = add %8, %7\n%11 = cmpne %2, %9\n"]
 PLAIN_SEEDS += [PLAIN_SEEDS[0].replace("\n", "\r\n"), PLAIN_SEEDS[0].replace("\n", " \t\n")]   # CRLF, trailing blanks
 
 
 def _general_reading(text):
-  """What the parser says without its plain-line reader: the UOp, or the error's text."""
-  saved = uopc.uir._Parser.plain_line
+  """What the parser says without its plain-line readers (plain_lines' loop and plain_line): the UOp, or the error's text."""
+  saved = uopc.uir._Parser.plain_lines, uopc.uir._Parser.plain_line
+  uopc.uir._Parser.plain_lines = lambda self, lines, i: i
   uopc.uir._Parser.plain_line = lambda self, line, lineno, filename: None
   try: return _reading(text)
-  finally: uopc.uir._Parser.plain_line = saved
+  finally: uopc.uir._Parser.plain_lines, uopc.uir._Parser.plain_line = saved
+
+
+def test_plain_lines_read_a_printed_program_without_the_general_parser(monkeypatch):
+  # to_uir's PARAM and binary lines are read by plain_lines' loop alone: the general readers see only the last, empty line
+  p2 = UOp.param(2, dtypes.f32)
+  u = ((p0 + 1) * (2 + p1)).ne(p0).where(p2 * 3, p2 + p2.cast(dtypes.i32).cast(dtypes.f32))
+  program = ((p0 + 1) * (2 + p1) + p0 // 3).max(p1) < p0 * 0
+  seen = []
+  def counted(name):
+    method = getattr(uopc.uir._Parser, name)
+    def run(self, *args):
+      seen.append(name)
+      return method(self, *args)
+    monkeypatch.setattr(uopc.uir._Parser, name, run)
+  counted("plain_line")
+  counted("line")
+  assert parse_uir(to_uir(program)) is program
+  assert seen == ["plain_line", "line"]
+  seen.clear()
+  assert parse_uir(to_uir(u)) is u   # the where line goes to plain_line, the two casts (attributes) on to line
+  assert seen.count("plain_line") == 4 and seen.count("line") == 3
+
+
+def test_plain_lines_literals_take_their_neighbours_type():
+  # one literal text beside nodes of three types: each reading makes its own constant, as the general parser does
+  text = ("%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=f32 shape=(2,)\n%2 = param : slot=2 dtype=f32\n"
+          "%3 = add %0, 1\n%4 = mul 1, %1\n%5 = add %2, 1\n%6 = add %0, 1\n%7 = cmplt 1, %2\n")
+  p1s, p2 = UOp.param(1, dtypes.f32, (2,)), UOp.param(2, dtypes.f32)
+  assert parse_uir(text) is (UOp.const(1.0) < p2)
+  for k, u in [(4, p0 + 1), (5, UOp.const(1.0).broadcast((2,)) * p1s), (6, p2 + 1.0), (7, p0 + 1)]:
+    assert parse_uir("\n".join(text.splitlines()[:k])) is u
+
+
+def test_plain_lines_stop_at_what_they_do_not_read():
+  # the line the loop stops at is the general parser's, with the loop's definitions (and their lines) in place
+  assert err("# c\n\n%0 = param : slot=0 dtype=i32\n%1 = add %0, 1\n%1 = add %0, 2\n") == "t.uir:5:1: %1 is already defined on line 4"
+  assert err("%0 = param : slot=0 dtype=f32\n%1 = floordiv %0, 2\n") == "t.uir:2:6: FLOORDIV: needs i32 operands, got f32"
+  assert err("%0 = param : slot=0 dtype=f32\n%1 = param : slot=1 dtype=i32\n%2 = add %0, %1\n") == "t.uir:3:6: ADD: mismatched dtypes f32, i32"
+  assert err("%0 = param : slot=0 dtype=bool\n%1 = add %0, 1\n") == "t.uir:2:14: expected a bool literal here, got an i32 literal 1"
+  assert err("%0 = param : slot=0 dtype=i32\n%1 = add %0, %2\n") == "t.uir:2:14: undefined %2"
+  assert parse_uir("%0 = param : slot=0 dtype=i32\n%1 = add %0, 1 # one\n%2 = mul %1, %0\n") is (p0 + 1) * p0
 
 
 def _reading(text):

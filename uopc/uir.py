@@ -20,9 +20,9 @@ import re
 from typing import Any, NamedTuple, cast
 
 from uopc import collector
-from uopc.dtype import DType, dtypes
-from uopc.ops import BINARY, MOVEMENT, REDUCE_OPS, Ops
-from uopc.uop import ParamArg, UOp, UOpError, call_params
+from uopc.dtype import BOOL, I32, DType, dtypes
+from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, Ops
+from uopc.uop import ParamArg, UOp, UOpError, call_params, make_checked
 
 
 class UIRError(Exception):
@@ -255,6 +255,12 @@ _LINE_END = r"[ \t\r]*"   # trailing blanks, and the CR of a CRLF file
 _PLAIN_NODE = re.compile(rf"(%[A-Za-z0-9_]+) = ([a-z0-9_]+) {_OPERAND}(?:, {_OPERAND})?(?:, {_OPERAND})?{_LINE_END}")
 _PLAIN_PARAM = re.compile(rf"(%[A-Za-z0-9_]+) = (param) : slot=([0-9]+) dtype=([A-Za-z0-9_]+){_LINE_END}")
 _PLAIN_OPS = {name: op for name, op in _OPS.items() if op not in _ATTRS and op not in MOVEMENT}   # no attributes, no tuple
+# The two commonest of those, a binary node and a scalar PARAM, in one pattern for ``_Parser.plain_lines``'s loop
+# (a slot of at most 9 digits is an i32 as int() reads it)
+_PLAIN_LINE = re.compile(rf"(%[A-Za-z0-9_]+) = (?:([a-z0-9_]+) {_OPERAND}, {_OPERAND}|param : slot=([0-9]{{1,9}}) dtype=([A-Za-z0-9_]+)){_LINE_END}")
+_BINARY_OPS = {name: op for name, op in _OPS.items() if op in BINARY}
+_DIVMOD = frozenset({Ops.FLOORDIV, Ops.FLOORMOD})
+_DTYPES = {d.name: d for d in dtypes.all}
 
 
 class _Operand(NamedTuple):
@@ -268,14 +274,16 @@ class _Parser:
 
   def __init__(self) -> None:
     self.refs: dict[str, UOp] = {}
-    self.defined_at: dict[str, int] = {}
+    self.lines_of: list[int] = []   # the line of each of refs, in its order (a list: cheaper to fill than a dict)
     self.params: dict[UOp, tuple[int, int]] = {}   # each PARAM node: the (line, col) that first defines it
+    self.root: UOp | None = None   # the last node defined
+    self.literals: dict[str, UOp] = {}   # plain_lines' literals: text -> the node last made of it
 
   def line(self, cur: TokenCursor) -> UOp | None:
     if cur.peek().kind == "end": return None
     ref = cur.expect("ref", "a node definition '%N = op ...'")
     if ref.text in self.refs:
-      raise cur.error(ref.col, f"{ref.text} is already defined on line {self.defined_at[ref.text]}")
+      raise cur.error(ref.col, f"{ref.text} is already defined on line {self.lines_of[list(self.refs).index(ref.text)]}")
     cur.expect("=", f"'=' after {ref.text}")
     op_tok = cur.next()
     if op_tok.kind != "word": raise cur.error(op_tok.col, f"expected an op name after '=', got {op_tok.describe()}")
@@ -297,8 +305,59 @@ class _Parser:
     return u
 
   def define(self, ref: str, u: UOp, lineno: int, op_tok: Token) -> None:
-    self.refs[ref], self.defined_at[ref] = u, lineno
+    self.refs[ref], self.root = u, u
+    self.lines_of.append(lineno)
     if u.op is Ops.PARAM: self.params.setdefault(u, (lineno, op_tok.col))
+
+  def plain_lines(self, lines: list[str], i: int) -> int:
+    """Reads ``lines[i:]`` while each is a binary node of two operands or a scalar PARAM as ``to_uir`` prints them,
+    well-typed; the index of the first line that is not (``plain_line`` and ``line`` read it, and say what is wrong).
+
+    The whole of most programs, so a line costs one pattern, a few dict lookups, ``make_uop``'s type check of its
+    common case and one call (``make_checked``), no tokens. A line it stops at has changed nothing.
+    """
+    refs, get, lines_of, params, literals = self.refs, self.refs.get, self.lines_of, self.params, self.literals
+    match, binary, by_name, divmod_ops, comparison = _PLAIN_LINE.fullmatch, _BINARY_OPS, _DTYPES, _DIVMOD, COMPARISON
+    new_param_arg, param, i32, boolean = tuple.__new__, Ops.PARAM, I32, BOOL
+    u = None
+    for lineno, line in enumerate(lines[i:], i + 1):
+      if (m := match(line)) is None: break
+      ref, name, a, b, slot, dname = m.groups()
+      if ref in refs: break
+      if name is None:
+        if (dtype := by_name.get(dname)) is None: break
+        # ParamArg(slot, dtype) without its Python-level __new__; a scalar PARAM of a digit slot needs no check
+        u = make_checked(param, dtype, (), new_param_arg(ParamArg, (int(slot), dtype, (), None)), ())
+        params.setdefault(u, (lineno, len(ref) + 4))   # the op's column: after "%N = "
+      else:
+        if (op := binary.get(name)) is None: break
+        # a literal takes the other operand's dtype and shape (sources); the node last made of its text is reused when
+        # it has them, since the text, dtype and shape decide the node
+        if (x := get(a)) is None:
+          if a[0] == "%" or (y := get(b)) is None: break
+          if (x := literals.get(a)) is None or x.dtype is not y.dtype or x.shape != y.shape:
+            if (x := self.literal(a, y)) is None: break
+        elif (y := get(b)) is None:
+          if b[0] == "%": break
+          if (y := literals.get(b)) is None or y.dtype is not x.dtype or y.shape != x.shape:
+            if (y := self.literal(b, x)) is None: break
+        dtype, shape = x.dtype, x.shape
+        if y.dtype is not dtype or y.shape != shape or op in divmod_ops and dtype is not i32: break   # make_uop says why
+        u = make_checked(op, boolean if op in comparison else dtype, (x, y), None, shape)
+      refs[ref] = u
+      lines_of.append(lineno)
+    else: lineno = len(lines) + 1
+    if u is not None: self.root = u
+    return lineno - 1
+
+  def literal(self, text: str, like: UOp) -> UOp | None:
+    """The literal ``text`` beside the node ``like``, as ``coerce`` makes it (remembered), or None if it is in error."""
+    try: value = parse_literal(text)
+    except ValueError: return None
+    try: c = self.coerce(TokenCursor([], 0, ""), _Operand("lit", value, Token("word", text, 0)), like.dtype, like.shape)
+    except (UIRError, UOpError): return None
+    self.literals[text] = c
+    return c
 
   def plain_line(self, line: str, lineno: int, filename: str) -> UOp | None:
     """A line as ``to_uir`` prints most nodes, read without tokens; None for any other line and
@@ -487,15 +546,15 @@ def parse_uir(text: str | bytes, filename: str = "<string>") -> UOp:
   if not isinstance(text, str): raise TypeError(f"parse_uir needs str or bytes, got {type(text).__name__}")
   if text.startswith("\ufeff"): text = text[1:]   # a byte order mark is not content
   parser = _Parser()
-  root: UOp | None = None
   # split on "\n" only: str.splitlines would also break at \x0c, \u2028, ... and miscount lines
   lines = text.split("\n")
   with collector.paused():   # a node a line, all lasting, no cycle (uopc.collector)
-    for lineno, line in enumerate(lines, 1):
-      if (u := parser.plain_line(line, lineno, filename)) is None:
-        u = parser.line(TokenCursor(tokenize(line, lineno, filename), lineno, filename))
-      if u is not None: root = u
-  if root is not None: parser.check_slots(root, filename)
+    i = 0
+    while (i := parser.plain_lines(lines, i)) < len(lines):
+      line, lineno = lines[i], i + 1
+      if parser.plain_line(line, lineno, filename) is None: parser.line(TokenCursor(tokenize(line, lineno, filename), lineno, filename))
+      i += 1
+  if (root := parser.root) is not None: parser.check_slots(root, filename)
   if root is None:
     if len(lines) > 1 and lines[-1] == "": lines.pop()   # the end of a file is the end of its last line
     raise UIRError(filename, len(lines), len(lines[-1]) + 1, "expected at least one node '%N = op ...'")

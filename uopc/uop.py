@@ -350,6 +350,22 @@ def existing_nodes(op: Ops, dtype: DType, arg: Any) -> Callable[[tuple[UOp, ...]
   """
   return (_tables_get((op, dtype, arg)) or _NO_NODES).get
 
+
+def make_checked(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: Shape) -> UOp:
+  """``make_uop(op, src, arg, dtype)`` for a caller that has type-checked the node itself and knows its ``shape``.
+
+  Trusted, and internal: nothing is checked, so a node ``make_uop`` would refuse must never get
+  here. The ``.uir`` parser's plain lines use it (their well-typed binary nodes and scalar PARAMs,
+  checked as they are read); every user-facing constructor keeps its checks.
+
+  >>> make_checked(Ops.ADD, dtypes.i32, (UOp.param(0), UOp.const(1)), None, ()) is UOp.param(0) + 1
+  True
+  """
+  if (table := _tables_get(key := (op, dtype, arg))) is None: table = _tables[key] = {}
+  elif (u := table.get(src)) is not None: return u
+  return _intern(table, op, dtype, src, arg, shape)
+
+
 def _intern(table: dict[tuple, UOp], op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: Shape) -> UOp:
   """A new node, type-checked already, into its table and the log."""
   u = _new_uop(UOp)
