@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import bar_is_up, isatty, load_program
-from uopc.explore.options import TERM_LIMIT, canonical_for, common_options, exit_code, exploration_progress, no_reduce_arg
+from uopc.explore.options import TERM_LIMIT, canonical_for, check_ir, common_options, exit_code, exploration_progress, no_reduce_arg
 from uopc.explore.sampled import explore_timeout, sample_after, sample_options
 
 
@@ -76,6 +76,7 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
   """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.explore.report import state_line
+  check_ir(prog, args)
   timeout = explore_timeout(args) if hasattr(args, "samples") else args.timeout   # sampling may follow: its share
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=timeout, order=order,
                reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"))

@@ -11,7 +11,7 @@ import contextlib
 from typing import Any, Iterator
 
 from uopc.budget import bounded, stopped_text
-from uopc.cli_support import (EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, max_steps_for, natural_int, positive_int,
+from uopc.cli_support import (CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, max_steps_for, natural_int, positive_int,
                               progress_bar, rules_arg)
 from uopc.term import show
 
@@ -69,6 +69,13 @@ def exploration_progress(ex: Any, what: str) -> Iterator[Any]:
   bar = progress_bar(ex.max_states, "state", what)
   try: yield bar
   finally: bar.close()
+
+
+def check_ir(prog: Any, args: argparse.Namespace) -> None:
+  """A ``--rules`` set and a program of different IRs (uopc's, tinygrad's) are a one-line error naming both types."""
+  from uopc.relational.ir import rules_for
+  try: rules_for(prog, args.rules.pm, f"--rules {args.rules.spec}")
+  except TypeError as e: raise CLIError(f"uopc: {e}") from None
 
 
 def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]:

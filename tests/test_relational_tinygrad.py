@@ -4,6 +4,8 @@ tinygrad is imported at the top on purpose: without it (the ``tinygrad`` extra) 
 """
 from __future__ import annotations
 
+import os
+
 import pytest
 from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import Ops, PatternMatcher, UOp, UPat, graph_rewrite
@@ -86,3 +88,60 @@ def test_one_adapter_per_matcher():
 def test_rules_and_program_of_different_irs_are_one_line_errors(prog, pm, said):
   with pytest.raises(TypeError) as e: explore(prog, pm)
   assert str(e.value).startswith(said) and "\n" not in str(e.value)
+
+
+# ---- the command line: --rules tinygrad:NAME, a program as file.py:attr
+
+PROG = """\
+from tinygrad.dtype import dtypes
+from tinygrad.uop.ops import UOp
+a, b = UOp.variable("a", 0, 10), UOp.variable("b", 0, 10)
+root = (a + 0) * 1 + (b * 1 + 0)
+zero = UOp.const(0, dtypes.weakint) // UOp.const(0, dtypes.weakint)
+notnode = [1]
+"""
+
+
+@pytest.fixture
+def prog_py(tmp_path, monkeypatch):
+  (tmp_path / "prog.py").write_text(PROG)
+  (tmp_path / "p.uir").write_text(open(os.path.join(os.path.dirname(__file__), "..", "examples", "order.uir")).read())
+  monkeypatch.chdir(tmp_path)
+
+
+def run_cli(capsys, *argv):
+  from uopc.cli import main
+  code = main(list(argv))
+  out, err = capsys.readouterr()
+  return code, out, err
+
+
+def test_rules_by_tinygrad_name_are_tinygrads_own():
+  from uopc.rulesets import RuleSetError, resolve_rules
+  assert resolve_rules("tinygrad:symbolic") is symbolic and resolve_rules("tinygrad.uop.symbolic:sym") is sym
+  assert resolve_rules("tinygrad:symbolic_simple+tinygrad:sym").patterns == symbolic_simple.patterns + sym.patterns
+  with pytest.raises(RuleSetError, match="a sum of tinygrad and uopc rule sets"): resolve_rules("symbolic+tinygrad:sym")
+
+
+def test_normal_forms_of_a_tinygrad_program(capsys, prog_py):
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", "prog.py:zero", "--rules", "tinygrad:symbolic")
+  assert code == 1   # a rule raised: a stuck step
+  assert "2 normal forms:" in out and "[1] 1   <- canonical" in out and "ZeroDivisionError" in out and "divandmod.py:" in out
+
+
+def test_reachable_json_of_a_tinygrad_program(capsys, prog_py):
+  import json
+  code, out, _ = run_cli(capsys, "explore", "reachable", "prog.py:root", "--rules", "tinygrad:symbolic_simple", "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["complete"] and len(data["states"]) == 16
+  assert data["states"][1]["rule"].startswith("symbolic_simple#")
+
+
+@pytest.mark.parametrize("argv, said", [
+  (["prog.py:root"], "uopc: --rules symbolic is a uopc.matcher.PatternMatcher, but the program is a tinygrad.uop.ops.UOp:"),
+  (["p.uir", "--rules", "tinygrad:sym"], "uopc: --rules tinygrad:sym is a tinygrad.uop.ops.PatternMatcher, but the program is a uopc.uop.UOp:"),
+  (["prog.py:notnode"], "uopc: prog.py:notnode is a list, not a program (a uopc.uop.UOp or a tinygrad.uop.ops.UOp)"),
+])
+def test_an_ir_mismatch_on_the_command_line_is_one_line_exit_2(capsys, prog_py, argv, said):
+  code, out, err = run_cli(capsys, "explore", "normal-forms", *argv)
+  assert code == 2 and out == "" and err.startswith(said) and err.count("\n") == 1

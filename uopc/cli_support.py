@@ -68,12 +68,29 @@ def isatty(f: Any) -> bool:
 
 
 def load_program(path: str) -> UOp:
-  """Parse a ``.uir`` file (``-`` is stdin); every failure becomes a ``CLIError``."""
+  """Parse a ``.uir`` file (``-`` is stdin), or load ``file.py:attr`` (a uopc or tinygrad ``UOp`` made by Python code,
+  which runs); every failure becomes a ``CLIError``."""
+  if (py := re.fullmatch(r"(.+\.py):([A-Za-z_][A-Za-z0-9_]*)", path)) is not None: return _python_program(*py.groups())
   try:
     data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()
   except OSError as e: raise CLIError(f"{path}: cannot read: {e.strerror or e}") from None
   try: return parse_uir(data, filename="<stdin>" if path == "-" else path)
   except UIRError as e: raise CLIError(str(e)) from None
+
+
+def _python_program(file: str, attr: str) -> Any:
+  """The node ``attr`` of Python file ``file`` (a program as code: ``prog.py:root``)."""
+  from uopc.rulesets import _load_file
+  try: mod = _load_file(file)
+  except RuleSetError as e: raise CLIError(f"uopc: {str(e).replace('bad rules file', 'bad program file')}") from None
+  if not hasattr(mod, attr): raise CLIError(f"uopc: {file} has no attribute {attr!r}")
+  node = getattr(mod, attr)
+  t = type(node)
+  if (t.__module__, t.__qualname__) not in (("uopc.uop", "UOp"), ("tinygrad.uop.ops", "UOp")):
+    given = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    raise CLIError(f"uopc: {file}:{attr} is {'an' if given[0] in 'aeioAEIO' else 'a'} {given}, not a program "
+                   "(a uopc.uop.UOp or a tinygrad.uop.ops.UOp)")
+  return node
 
 
 class NamedRules(NamedTuple):

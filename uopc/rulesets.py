@@ -1,5 +1,8 @@
 """Rule sets by name, as the command line's ``--rules`` takes them.
 
+``tinygrad:NAME`` (``tinygrad:symbolic``, ``tinygrad:sym``, ``tinygrad:symbolic_simple``) and any ``module:attr``
+naming a tinygrad ``PatternMatcher`` give tinygrad's rule set as it is, for the explorer's commands.
+
 >>> len(resolve_rules("symbolic+evaluate").rules)
 44
 >>> resolve_rules("uopc.symbolic:fold") is resolve_rules("fold")
@@ -34,7 +37,14 @@ def resolve_rules(spec: str) -> PatternMatcher:
   parts = [p.strip() for p in spec.split("+")]
   if len(parts) == 1: return _resolve_one(parts[0])
   if (pm := _sums.get(spec)) is None:
-    pm = _sums[spec] = PatternMatcher([r for p in parts for r in _resolve_one(p).rules])
+    sets = [_resolve_one(p) for p in parts]
+    if any(is_tinygrad_matcher(s) for s in sets):   # tinygrad's sum: its own +, of tinygrad's rule sets only
+      if not all(is_tinygrad_matcher(s) for s in sets):
+        raise RuleSetError(f"{spec}: a sum of tinygrad and uopc rule sets (each rewrites only its own IR's nodes)")
+      total = sets[0]
+      for more in sets[1:]: total = total + more
+      return total
+    pm = _sums[spec] = PatternMatcher([r for s in sets for r in s.rules])
   return pm
 
 
@@ -46,9 +56,11 @@ _sums: weakref.WeakValueDictionary[str, PatternMatcher] = weakref.WeakValueDicti
 def _resolve_one(spec: str) -> PatternMatcher:
   if ":" in spec:
     module, _, attr = spec.rpartition(":")
+    if module == "tinygrad": module = "tinygrad.uop.symbolic"   # tinygrad:symbolic, tinygrad:sym, tinygrad:symbolic_simple
     mod = _load_file(module) if module.endswith(".py") else _import(module)
     if not hasattr(mod, attr): raise RuleSetError(f"{module} has no attribute {attr!r}")
     obj = getattr(mod, attr)
+    if is_tinygrad_matcher(obj): return obj   # the explorer's commands take it as it is (uopc.relational.ir.tinygrad)
     try: return require_matcher(obj, spec)
     except TypeError as e: raise RuleSetError(str(e)) from None
   if spec not in NAMED:
@@ -57,9 +69,17 @@ def _resolve_one(spec: str) -> PatternMatcher:
   return NAMED[spec]
 
 
+def is_tinygrad_matcher(obj: object) -> bool:
+  """True for a tinygrad ``PatternMatcher`` (told by its type's name: nothing here imports tinygrad)."""
+  t = type(obj)
+  return t.__module__ == "tinygrad.uop.ops" and t.__qualname__ == "PatternMatcher"
+
+
 def _import(module: str) -> ModuleType:
   try: return importlib.import_module(module)
   except ModuleNotFoundError as e:
+    if e.name == "tinygrad" and module.startswith("tinygrad"):
+      raise RuleSetError(f"{module}: tinygrad is not installed (pip install -e '.[tinygrad]')") from None
     if e.name is not None and module.startswith(e.name): raise RuleSetError(f"no module named {module!r}") from None
     raise _bad_code(module, e) from None
   except (Exception, SystemExit) as e: raise _bad_code(module, e) from None
