@@ -97,7 +97,7 @@ typedef struct {
   /* reduction (reduction.py's IslandReduction): on when `reducing` */
   int reducing;
   uint8_t inert[256];           /* ops no rule's pattern can match: their nodes are inert */
-  PyObject *inert_cb;           /* inert(node, label) -> 1 / 0, for a node of another op (forms.py's Forms.inert); 2: 0,
+  PyObject *inert_cb;           /* inert(node, label, sources) -> 1 / 0, for a node of another op (forms.py's Forms.inert); 2: 0,
                                    and so for every node of this label (a head some pattern matches whatever the sources) */
   int8_t *ninert;               /* per node: -1 not asked yet, else what inert_cb said */
   uint8_t *lab_never; int64_t cap_never;   /* per label: 1 if inert_cb said 2 for a node of it */
@@ -473,7 +473,7 @@ static int node_inert(Space *s, int32_t u) {
   if (s->ninert[u] >= 0) return s->ninert[u];
   int32_t label = s->label[u];
   if (!s->inert_cb || (label >= 0 && label < s->cap_never && s->lab_never[label])) return 0;
-  PyObject *r = PyObject_CallFunction(s->inert_cb, "ii", (int)u, (int)label);   /* may make UOps: arrays may move */
+  PyObject *r = PyObject_CallFunction(s->inert_cb, "iii", (int)u, (int)label, (int)s->src_n[u]);   /* may make UOps */
   if (!r) return -1;
   long v = PyLong_AsLong(r);
   Py_DECREF(r);
@@ -796,7 +796,7 @@ static PyObject *Space_prepare(Space *s, PyObject *arg) {
 }
 
 /* reduce(inert ops, keep_full nodes, inert): explore persistent sets from now on (before the search starts); a node
- * of an op not in `inert ops` is inert if inert(node, label) says so. */
+ * of an op not in `inert ops` is inert if inert(node, label, its number of sources) says so. */
 static PyObject *Space_reduce(Space *s, PyObject *args) {
   PyObject *ops, *keep, *cb;
   if (!PyArg_ParseTuple(args, "O!O!O", &PyTuple_Type, &ops, &PyTuple_Type, &keep, &cb)) return NULL;
@@ -929,7 +929,7 @@ static PyMethodDef Space_methods[] = {
   {"lookup", (PyCFunction)Space_lookup, METH_O, "lookup(u) -> the node of UOp u if it exists, else -1 (makes none)."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
-  {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label)): explore persistent sets (docs/reduction.md)."},
+  {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},
   {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
   {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},

@@ -64,14 +64,17 @@ class NativeSpace:
       self._labels.append(key)
     return label
 
-  def inert_asker(self, forms: Forms) -> Callable[[int, int], int]:
+  def inert_asker(self, forms: Forms) -> Callable[[int, int, int], int]:
     """The core's question for a node of an op some rule may match: is it inert (``forms.inert``)? 1 or 0; 2 for
-    0 and so for every node of its label, a head some pattern matches whatever the sources (``x=alu``: no ``UOp``
-    is made, and the core does not ask again)."""
+    0 and so for every node of its label, a head some pattern matches whatever the sources (``x=alu``: the core
+    does not ask again). A head and source count some pattern always matches (``x + y``) is 0 too: no ``UOp`` made."""
     labels, always, inert, uop = self._labels, forms.always_matched, forms.inert, self.uop
 
-    def ask(i: int, label: int) -> int:
-      if label >= 0 and always(*labels[label]): return 2
+    def ask(i: int, label: int, n: int) -> int:
+      if label >= 0:
+        op, dtype, arg = labels[label]
+        if always(op, dtype, arg): return 2
+        if always(op, dtype, arg, n): return 0
       return int(inert(uop(i)))
     return ask
 

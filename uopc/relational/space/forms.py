@@ -65,15 +65,18 @@ class Forms:
   def inert(self, u: UOp) -> bool:
     """True if no form of ``u`` is ever a redex at its own position (so no step is ever taken there)."""
     if u.op not in self._patterns: return u.op is not Ops.CALL
-    if u.op is Ops.CALL or self.always_matched(u.op, u.dtype, u.arg): return False
+    if u.op is Ops.CALL or self.always_matched(u.op, u.dtype, u.arg, len(u.src)): return False
     return self._of(u, self._info, True)[2]
 
-  def always_matched(self, op: Ops, dtype: Any, arg: Any) -> bool:
+  def always_matched(self, op: Ops, dtype: Any, arg: Any, n: int | None = None) -> bool:
     """True if some rule's pattern matches every node with this head, whatever its sources (``x=alu`` under
-    ``symbolic``): such a node is never inert, and ``inert`` answers without looking below it."""
-    key = (op, dtype, arg)
+    ``symbolic``), or every node with this head and ``n`` sources (``x + y``; None: not known). Such a node is
+    never inert, and ``inert`` answers without looking below it."""
+    key = (op, dtype, arg, n)
     if (v := self._always.get(key)) is None:
-      v = self._always[key] = any(p.src is None and _head(p, op, dtype, arg) for p in self._patterns.get(op, ()))
+      v = self._always[key] = any(_head(p, op, dtype, arg) and (p.src is None or n is not None and any(
+        (len(order) == n or p.allow_any_len and len(order) <= n) and all(_trivial(q) for q in order) for order in p._orders))
+        for p in self._patterns.get(op, ()))
     return v
 
   def forms(self, u: UOp) -> Shapes:
@@ -98,7 +101,10 @@ class Forms:
     src_forms = tuple(f for f, _, _ in srcs)
     frozen_src = all(fr for _, fr, _ in srcs)
     own = ((u, src_forms),)
-    if u.op is not Ops.CALL and not any(_may(p, own) for p in self._patterns.get(u.op, ())): return own, frozen_src, True
+    if u.op is not Ops.CALL:
+      for p in self._patterns.get(u.op, ()):
+        if _may(p, own): break
+      else: return own, frozen_src, True
     if not frozen_src: return None, False, False
     redexes = self.stepper.redexes_at(u)
     if not redexes: return own, True, u.op is not Ops.CALL   # the rules looked and returned nothing: u stays u
@@ -123,14 +129,23 @@ def _head(p: UPat, op: Ops, dtype: Any, arg: Any) -> bool:
   return True
 
 
+def _trivial(p: UPat) -> bool:
+  """A pattern that matches every node (it may bind a name)."""
+  return p.op is None and p.dtype is None and p.arg is None and p.src is None
+
+
 def _may(p: UPat, forms: Shapes) -> bool:
   """Whether ``p`` may match some term of ``forms`` (equal names are not required to bind equal nodes)."""
   if forms is None: return True
+  ops, dts, arg, src = p.op, p.dtype, p.arg, p.src
   for v, src_forms in forms:
-    if not _head(p, v.op, v.dtype, v.arg): continue
-    if p.src is None: return True
+    if (ops is not None and v.op not in ops) or (dts is not None and v.dtype not in dts): continue
+    if arg is not None and not _head(p, v.op, v.dtype, v.arg): continue
+    if src is None: return True
     n = len(src_forms)
     for order in p._orders:
       if len(order) != n and not (p.allow_any_len and len(order) <= n): continue
-      if all(_may(q, f) for q, f in zip(order, src_forms)): return True
+      for q, f in zip(order, src_forms):   # a source pattern without constraints matches anything: not called
+        if f is not None and not _trivial(q) and not _may(q, f): break
+      else: return True
   return False
