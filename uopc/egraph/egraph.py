@@ -60,6 +60,7 @@ class EGraph:
     self.consts: dict[int, UOp] = {}       # canonical id -> the CONST in that class
     self.conflicts: list[tuple[UOp, UOp]] = []   # refused unions of two different constants
     self.touched: set[int] = set()         # classes made or merged since the last take_touched (semi-naive e-matching)
+    self.fresh: list[ENode] = []           # e-nodes made, moved to another class or changed by rebuild since then
     self.unions: list[tuple[int, int]] = []   # (kept, gone) of every merge since the last take_touched, in order
     self._stale: set[int] = set()          # classes whose e-node lists may hold non-canonical e-nodes (rebuild fixes them)
 
@@ -73,12 +74,14 @@ class EGraph:
 
   def add_enode(self, n: ENode, dtype: Any, shape: Shape) -> int:
     """The class of e-node ``n`` (made if new)."""
+    if (c := self.memo.get(n)) is not None: return self.uf.find(c)   # a key not canonical any more still names its class
     n = self.canonical(n)
     if (c := self.memo.get(n)) is not None: return self.uf.find(c)
     c = self.uf.make()
     self.memo[n] = c
     self.classes[c] = EClass([n], [], dtype, shape)
     self.touched.add(c)
+    self.fresh.append(n)
     if n[0] is Ops.CONST: self.consts[c] = n[2]
     for child in set(n[3]): self.classes[child].parents.append((n, c))
     return c
@@ -116,6 +119,7 @@ class EGraph:
     root = self.uf.union(a, b)
     keep, gone = (ca, cb) if root == a else (cb, ca)
     keep.nodes.extend(gone.nodes)
+    self.fresh.extend(gone.nodes)
     keep.parents.extend(gone.parents)
     gone_id = b if root == a else a
     del self.classes[gone_id]
@@ -134,15 +138,20 @@ class EGraph:
       for c in todo: self._repair(self.uf.find(c))
     # only the merged classes and the users of merged classes can hold a non-canonical or repeated e-node
     stale, self._stale = {self.uf.find(c) for c in self._stale}, set()
+    fresh = self.fresh
     for c in stale:
       cls = self.classes[c]
-      cls.nodes[:] = dict.fromkeys(self.canonical(n) for n in cls.nodes)
+      nodes = [self.canonical(n) for n in cls.nodes]
+      fresh.extend(m for n, m in zip(cls.nodes, nodes) if m != n)
+      cls.nodes[:] = dict.fromkeys(nodes)
 
-  def take_touched(self) -> tuple[set[int], list[tuple[int, int]]]:
-    """The canonical classes made or merged since the last call, and the merges (kept, gone) in order; both are reset."""
+  def take_touched(self) -> tuple[set[int], list[tuple[int, int]], set[ENode]]:
+    """Since the last call (after ``rebuild``): the canonical classes made or merged, the merges (kept, gone) in order,
+    and the e-nodes made, moved to another class or changed (canonical); all three are reset."""
     touched, unions = {self.uf.find(c) for c in self.touched}, self.unions
-    self.touched, self.unions = set(), []
-    return touched, unions
+    fresh = {self.canonical(n) for n in self.fresh}
+    self.touched, self.unions, self.fresh = set(), [], []
+    return touched, unions, fresh
 
   def _repair(self, c: int) -> None:
     memo, find = self.memo, self.uf.find

@@ -123,10 +123,12 @@ class Representatives:
     self.graph: dict[int, UOp] = {}
     self.size: dict[int, int] = {}
 
-  def update(self, eg: EGraph, touched: Iterable[int], unions: list[tuple[int, int]]) -> set[int]:
-    """Bring the representatives up to date after ``eg.rebuild()``; the classes whose representative changed."""
+  def update(self, eg: EGraph, touched: Iterable[int], unions: list[tuple[int, int]]) -> tuple[set[int], set[int]]:
+    """Bring the representatives up to date after ``eg.rebuild()``; the classes whose representative changed, and of
+    those the ones that had none."""
     graph, size, classes, find = self.graph, self.size, eg.classes, eg.find
     changed: set[int] = set()
+    fresh: set[int] = set()
     queue = deque(touched)
     for keep, gone in unions:   # a merged class keeps the smaller of its halves' trees
       if (s := size.pop(gone, None)) is None: continue
@@ -151,6 +153,7 @@ class Representatives:
           if cur is not None and total >= cur: continue
           try: u = to_uop(n, [graph[find(k)] for k in n[3]])
           except UOpError: continue
+          if cur is None: fresh.add(c)
           graph[c], size[c], cur, improved = u, total, total, True
       if improved:
         changed.add(c)
@@ -158,4 +161,4 @@ class Representatives:
           if pc not in queued:
             queued.add(pc)
             queue.append(pc)
-    return changed
+    return changed, fresh

@@ -1,20 +1,21 @@
 """Semi-naive e-matching: only the matches that can be new since a rule last ran, as bindings, without building graphs.
 
-A match's *footprint* is the e-classes it looked at: the class of each pattern node and
-the class each variable stands for (a variable stands for its class's representative,
-as in ``uopc.egraph.ematch``). Saturation stamps each class with the iteration it last
-changed in (made, merged, or its representative changed). A match that a rule could
-have seen when it last ran, at iteration ``since``, has a footprint of classes stamped
-``since`` or earlier: so only matches with a class stamped later are new. Those are
-found by trying as roots only the classes within the pattern's height above a changed
-class (``roots``), and keeping only matches whose footprint has a changed class, as
-egglog's relational e-matching keeps only the joins that touch a table's new rows.
+A match's *footprint* is what it read: the e-node each structured pattern node stands on,
+and, when the rule's result depends on them, the representatives its variables stand for
+(as in ``uopc.egraph.ematch``). Saturation stamps each e-node with the iteration it was
+made in, moved to another class in (a merge) or changed in (rebuild, when a child merged),
+and each class with the iteration its representative changed in. A match all of whose
+footprint is stamped ``since`` or earlier existed, with the same root and bindings, when
+the rule last ran at ``since``: only matches with something stamped later are new. Those
+are found by trying as roots only the classes within the pattern's height above a class
+that changed (``roots``), and keeping the matches whose footprint changed, as egglog's
+relational e-matching joins only a table's new rows against the rest.
 
 A match is the rule's bindings: a variable's class (its representative is the graph),
-or for a named pattern node with structure, that node's graph, built only then (and
-for a CALL, which is only well-formed on some bodies); nothing else of a match is built.
-``matches(pat, c, since=-1)`` are every match at ``c`` (all of them count as new), the
-full re-matching that ``uopc.egraph.ematch.instances`` does graph by graph.
+or for a named pattern node with structure, that node's graph, built only then (and for
+a CALL, which is only well-formed on some bodies). With ``since=-1`` everything is new:
+``matches`` are then every match, the full re-matching ``uopc.egraph.ematch.instances``
+does graph by graph.
 
 >>> from uopc.uop import UOp
 >>> from uopc.upat import UPat
@@ -23,10 +24,11 @@ full re-matching that ``uopc.egraph.ematch.instances`` does graph by graph.
 >>> eg = EGraph()
 >>> c = eg.add(p0 * 2)
 >>> reps = {k: v.graph for k, v in extract_all(eg, Cost.nodes()).items()}
->>> m = SemiNaive(eg, reps, {k: 0 for k in eg.classes}, since=-1)
+>>> nstamp = {n: 0 for cls in eg.classes.values() for n in cls.nodes}
+>>> m = SemiNaive(eg, reps, nstamp, {}, since=-1)
 >>> [m.bindings(e) for e in m.matches(UPat.var("x") * 2, c)] == [{"x": p0}]
 True
->>> SemiNaive(eg, reps, {k: 0 for k in eg.classes}, since=0).matches(UPat.var("x") * 2, c)   # nothing changed since 0
+>>> SemiNaive(eg, reps, nstamp, {}, since=0).matches(UPat.var("x") * 2, c)   # nothing changed after iteration 0
 []
 """
 from __future__ import annotations
@@ -61,20 +63,25 @@ def names(p: UPat) -> tuple[str, ...]:
 
 
 class SemiNaive:
-  """Matches against one state of the e-graph, new since iteration ``since`` (memoized: make one per iteration)."""
+  """Matches against one state of the e-graph, new since iteration ``since`` (memoized: make one per iteration).
 
-  def __init__(self, eg: EGraph, reps: dict[int, UOp], stamp: dict[int, int], since: int) -> None:
-    self.eg, self.reps, self.stamp, self.since = eg, reps, stamp, since
+  ``nstamp``: e-node -> the iteration it was made, moved to another class or changed in;
+  ``rstamp``: class -> the iteration its representative changed in, or None when the rule's
+  result depends on the bound classes alone (a template rule), not on their representatives.
+  """
+
+  def __init__(self, eg: EGraph, reps: dict[int, UOp], nstamp: dict, rstamp: dict[int, int] | None, since: int) -> None:
+    self.eg, self.reps, self.nstamp, self.rstamp, self.since = eg, reps, nstamp, rstamp, since
     self.memo: dict[tuple[int, int, bool], Found] = {}
 
-  def changed(self, c: int) -> bool:
-    """Whether class ``c`` changed after iteration ``since``."""
-    return self.stamp.get(c, 0) > self.since
+  def _rep_new(self, c: int) -> bool:
+    return self.rstamp is not None and self.rstamp.get(c, 0) > self.since
 
-  def roots(self, depth: int, among: Any = None) -> set[int]:
-    """The classes a new match of a pattern of height ``depth`` can be rooted at: up to ``depth`` levels above a changed class."""
+  def roots(self, depth: int, base: Any) -> set[int]:
+    """The classes a new match of a pattern of height ``depth`` can be rooted at: up to ``depth`` levels above ``base``,
+    the classes that changed since (a new e-node, or a new representative)."""
     classes, find = self.eg.classes, self.eg.find
-    frontier = {c for c in (classes if among is None else among) if self.changed(c)}
+    frontier = {find(c) for c in base}
     out = set(frontier)
     for _ in range(depth):
       frontier = {p for c in frontier for _, pc in classes[c].parents if (p := find(pc)) not in out}
@@ -109,12 +116,11 @@ class SemiNaive:
     """Every way ``p`` matches class ``c``: bindings, whether new, and (if ``build``) the graph."""
     if (hit := self.memo.get(key := (id(p), c, build))) is not None: return hit
     cls = self.eg.classes[c]
-    new = self.stamp.get(c, 0) > self.since
     out: Found = []
     if p.dtype is not None and cls.dtype not in p.dtype: pass
     elif p.op is None and p.src is None:   # any graph of the class: its representative
       if (u := self.reps.get(c)) is not None and (p.arg is None or not (u.arg != p.arg)):
-        out.append(({} if p.name is None else {p.name: c}, new, u))
+        out.append(({} if p.name is None else {p.name: c}, self._rep_new(c), u))
       self.memo[key] = out
       return out
     else:
@@ -122,17 +128,18 @@ class SemiNaive:
       for n in cls.nodes:
         if p.op is not None and n[0] not in p.op: continue
         if p.arg is not None and enode_arg(n) != p.arg: continue
-        out.extend(self._match_enode(p, n, new, build_here or n[0] is Ops.CALL))
+        out.extend(self._match_enode(p, n, self.nstamp.get(n, 0) > self.since, build_here or n[0] is Ops.CALL))
     if p.name is not None:
       out = [(m, d, g) for e, d, g in out if (m := self._merge(e, {p.name: (c, g)})) is not None]
     self.memo[key] = out
     return out
 
   def _match_enode(self, p: UPat, n: tuple, new: bool, build: bool) -> Found:
-    kids, reps, stamp, since = n[3], self.reps, self.stamp, self.since
+    kids, reps = n[3], self.reps
     if p.src is None:   # the pattern stops at this node: its children are their classes' representatives
       if any(k not in reps for k in kids): return []
-      return self._made(n, [({}, new or any(stamp.get(k, 0) > since for k in kids), [reps[k] for k in kids])], build)
+      new = new or build and any(self._rep_new(k) for k in kids)   # their graphs are part of the match only if built
+      return self._made(n, [({}, new, [reps[k] for k in kids])], build)
     done: list[tuple[Env, bool, list[UOp]]] = []
     for order in p._orders:
       if len(order) != len(kids) and not (p.allow_any_len and len(order) <= len(kids)): continue
@@ -144,7 +151,7 @@ class SemiNaive:
       if not partial: continue
       rest = kids[len(order):]   # the sources allow_any_len lets through: their representatives
       if any(k not in reps for k in rest): continue
-      more = any(stamp.get(k, 0) > since for k in rest)
+      more = build and any(self._rep_new(k) for k in rest)
       done.extend((e, d or more, us + [reps[k] for k in rest]) for e, d, us in partial)
     return self._made(n, done, build)
 
