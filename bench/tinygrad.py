@@ -1,0 +1,79 @@
+"""tinygrad's own nodes and rules in the explorer: ``python bench/tinygrad.py`` (issue 25's target).
+
+One table: the first 20,000 states of the same-shaped ~30-node index expression,
+``sum_i (v_i + 0) * 1`` over 7 variables, explored as tinygrad nodes under tinygrad's
+``symbolic`` and as uopc nodes under uopc's ``symbolic``: states/s, best of 3, each
+round on fresh variables (hash consing would hand back last round's graphs) and a
+fresh stepper. uopc's row runs in its native core (the default) and in the Python
+core; tinygrad's runs in the Python core (its nodes are not the native core's).
+The target: tinygrad's row at no less than half of uopc's Python core.
+"""
+from __future__ import annotations
+
+import gc
+import itertools
+import os
+import sys
+import time
+from typing import Any, Callable
+
+if __name__ == "__main__":   # run by path: the repository's root first, never bench/ (whose kanren.py shadows the package)
+  _here = os.path.dirname(os.path.abspath(__file__))
+  sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
+
+from uopc import PatternMatcher, UOp, symbolic
+from uopc.relational import explore
+
+TERMS, STATES = 7, 20_000
+_fresh = itertools.count(1)
+
+
+def uopc_program() -> tuple[UOp, Any]:
+  base = next(_fresh) * 100
+  terms = [(UOp.param(base + i) + 0) * 1 for i in range(TERMS)]
+  prog = terms[0]
+  for t in terms[1:]: prog = prog + t
+  return prog, PatternMatcher(symbolic.rules)
+
+
+def tinygrad_program() -> tuple[Any, Any]:
+  from tinygrad.uop.ops import PatternMatcher as TPM
+  from tinygrad.uop.ops import UOp as TUOp
+  from tinygrad.uop.symbolic import symbolic as tsym
+  k = next(_fresh)
+  terms = [(TUOp.variable(f"v{k}_{i}", 0, 100) + 0) * 1 for i in range(TERMS)]
+  prog = terms[0]
+  for t in terms[1:]: prog = prog + t
+  return prog, TPM(tsym.patterns)
+
+
+def rate(make: Callable[[], tuple[Any, Any]], **kw: Any) -> tuple[int, int, float, bool]:
+  """(nodes, states, best states/s, native) over 3 rounds."""
+  best, n, nodes, native = float("inf"), 0, 0, False
+  for _ in range(3):
+    prog, pm = make()
+    gc.collect()
+    t0 = time.perf_counter()
+    ex = explore(prog, pm, max_states=STATES, **kw).run()
+    best = min(best, time.perf_counter() - t0)
+    n, nodes, native = len(ex.states), len(prog.toposort()), ex.native
+  return nodes, n, n / best, native
+
+
+def main() -> None:
+  print(f"tinygrad's symbolic vs uopc's symbolic: sum of {TERMS} (v + 0) * 1, first {STATES:,} states")
+  print(f"{'program':34s} {'nodes':>5s} {'states':>7s} {'states/s':>9s}")
+  rows = [("uopc UOp, uopc symbolic, native", lambda: rate(uopc_program)),
+          ("uopc UOp, uopc symbolic, Python", lambda: rate(uopc_program, native=False)),
+          ("tinygrad UOp, tinygrad symbolic", lambda: rate(tinygrad_program))]
+  out = {}
+  for name, run in rows:
+    nodes, n, r, native = run()
+    out[name] = r
+    print(f"{name:34s} {nodes:5d} {n:7,d} {r:9,.0f}" + ("" if native or "native" not in name else "  (native core not used)"))
+  ratio = out["tinygrad UOp, tinygrad symbolic"] / out["uopc UOp, uopc symbolic, Python"]
+  print(f"tinygrad / uopc (Python core): {ratio:.2f}")
+
+
+if __name__ == "__main__":
+  main()
