@@ -548,7 +548,7 @@ def parse_uir(text: str | bytes, filename: str = "<string>") -> UOp:
   parser = _Parser()
   # split on "\n" only: str.splitlines would also break at \x0c, \u2028, ... and miscount lines
   lines = text.split("\n")
-  with collector.paused():   # a node a line, all lasting, no cycle (uopc.collector)
+  with collector.paused(settle=True):   # a node a line, all lasting, no cycle: no pass need ever look at them young
     i = 0
     while (i := parser.plain_lines(lines, i)) < len(lines):
       line, lineno = lines[i], i + 1
