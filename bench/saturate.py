@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import time
+import tracemalloc
 
 from uopc import Ops, PatternMatcher, UOp, UPat, graph_rewrite, symbolic
 from uopc.cost import Cost
@@ -31,6 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER_PYTHON = os.path.join(ROOT, ".bench-venv", "bin", "python")
 a, b = UPat.var("a"), UPat.var("b")
 COMMUTATIVITY = PatternMatcher([(UPat(Ops.ADD, src=(a, b)), lambda a, b: b + a), (UPat(Ops.MUL, src=(a, b)), lambda a, b: b * a)])
+def NO_BANS() -> BackoffScheduler: return BackoffScheduler(match_limit=10**12)   # noqa: E302,N802
 EGGLOG_COST = Cost.function(lambda u, cs: (2 if not u.src else 1) + sum(cs), name="egglog")   # Math(0), Math.var("p0"): 2
 
 
@@ -96,9 +98,28 @@ def egglog_term(u: UOp) -> list:
   return terms[u]
 
 
+def unit_product(k: int) -> UOp:
+  prog = None
+  for i in range(k):
+    t = (UOp.param(i) * 2 + 0) * 1
+    prog = t if prog is None else prog * t
+  return prog
+
+
+def memory_per_enode(prog: UOp, pm: PatternMatcher) -> float:
+  """Bytes of Python memory at the peak of a saturation (tracemalloc, in a run of its own) per e-node."""
+  tracemalloc.start()
+  r = saturate(prog, pm, EGGLOG_COST, max_iterations=30, max_enodes=200_000, timeout=120, scheduler=NO_BANS())
+  peak = tracemalloc.get_traced_memory()[1]
+  tracemalloc.stop()
+  return peak / max(r.enodes, 1)
+
+
 def egglog_rows() -> tuple[list[tuple], str | None]:
+  # sums: commutativity and associativity make 2^k classes; products: mul is only commutative, so they grow linearly
   progs = [("examples/saturation.uir", ((UOp.param(0) * 2) + 0) * 1 + (UOp.param(1) + 0))] + \
-    [(f"sum of k={k} (p*2+0)*1", unit_sum(k)) for k in (2, 3, 4)]
+    [(f"sum of k={k} (p*2+0)*1", unit_sum(k)) for k in (2, 3, 4, 5)] + \
+    [(f"product of k={k} (p*2+0)*1", unit_product(k)) for k in (4, 10, 20, 40)]
   if not os.path.exists(PEER_PYTHON): return [], "skipped: no .bench-venv (see the module docstring to set it up)"
   try:
     done = subprocess.run([PEER_PYTHON, os.path.join(ROOT, "bench", "egglog_peer.py")], capture_output=True, text=True,
@@ -109,10 +130,12 @@ def egglog_rows() -> tuple[list[tuple], str | None]:
   out = []
   pm = ex9()
   for (name, prog), theirs in zip(progs, peer):
-    t0 = time.process_time()
-    r = saturate(prog, pm, EGGLOG_COST, max_iterations=30, max_enodes=200_000, timeout=120)
+    t0 = time.process_time()   # egglog runs every rule every iteration: no bans here either, so both make the same e-graph
+    r = saturate(prog, pm, EGGLOG_COST, max_iterations=30, max_enodes=200_000, timeout=120, scheduler=NO_BANS())
     ours = time.process_time() - t0
-    out.append((name, Cost.nodes().of(prog), r.stop, r.cost, theirs["cost"], ours, theirs["seconds"]))
+    out.append((name, Cost.nodes().of(prog), r.stop, r.iterations, r.enodes, r.eclasses, r.cost, theirs["stop"],
+                theirs["iterations"], theirs["enodes"], theirs["eclasses"], theirs["cost"], ours, theirs["seconds"],
+                memory_per_enode(prog, pm)))
   return out, None
 
 
@@ -128,13 +151,16 @@ def main() -> None:
   for name, rules, n_ex, seen, expanded, low, found, complete in search_rows():
     print(f"{name:18s} {rules:11s} {n_ex:10d} {seen:10d} {expanded:8d} {low:8d} {found:5d} {str(complete):>8s}")
   print()
-  print("uopc saturate against egglog on exercise 9's rules (egglog's tree cost; CPU time of saturation + extraction)")
+  print("uopc saturate against egglog on exercise 9's rules (egglog's tree cost; no bans; CPU time of saturation + extraction;"
+        " B/e-node: uopc's peak Python memory per e-node)")
   rows, skipped = egglog_rows()
-  print(f"{'program':26s} {'nodes':>5s} {'uopc stop':>10s} {'uopc cost':>9s} {'egglog cost':>11s} "
-        f"{'uopc s':>8s} {'egglog s':>8s} {'uopc/egglog':>11s}")
+  print(f"{'program':27s} {'nodes':>5s} {'stop':>10s} {'iter':>4s} {'e-nodes':>7s} {'classes':>7s} {'cost':>4s} | "
+        f"{'egglog':>10s} {'iter':>4s} {'e-nodes':>7s} {'classes':>7s} {'cost':>4s} | {'uopc s':>7s} {'egglog s':>8s} "
+        f"{'ratio':>6s} {'B/e-node':>8s}")
   if skipped: print(skipped)
-  for name, n, stop, ours, theirs, t_ours, t_theirs in rows:
-    print(f"{name:26s} {n:5d} {stop:>10s} {ours:9g} {theirs:11g} {t_ours:8.3f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):10.0f}x")
+  for name, n, stop, it, en, ec, ours, stop2, it2, en2, ec2, theirs, t_ours, t_theirs, mem in rows:
+    print(f"{name:27s} {n:5d} {stop:>10s} {it:4d} {en:7d} {ec:7d} {ours:4g} | {stop2:>10s} {it2:4d} {en2:7d} {ec2:7d} "
+          f"{theirs:4g} | {t_ours:7.3f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):5.1f}x {mem:8.0f}")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,16 @@ def compile_ematch(p: UPat, reads_reps: bool = True) -> Compiled | None:
   As ``SemiNaive``: an e-node is new if ``nstamp`` stamps it after ``since``, a variable if
   ``rstamp`` stamps its class's representative so (only if ``reads_reps``).
   """
-  if not compilable(p): return None
+  if (hit := _CACHE.get((id(p), reads_reps))) is not None and hit[0] is p: return hit[1]
+  fn = _compile(p, reads_reps) if compilable(p) else None
+  _CACHE[(id(p), reads_reps)] = (p, fn)   # the pattern is kept: its id is not reused
+  return fn
+
+
+_CACHE: dict[tuple[int, bool], tuple[UPat, Compiled | None]] = {}
+
+
+def _compile(p: UPat, reads_reps: bool) -> Compiled:
   consts: dict[str, Any] = {"enode_arg": enode_arg}
   counter = [0]
   order = names(p)
