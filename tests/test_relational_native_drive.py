@@ -44,7 +44,13 @@ def both(g: UOp, pm: PatternMatcher, map_limit: int = 256, **bounds) -> tuple[tu
   native = Exploration(g, pm, stepper=Stepper(pm, map_limit=map_limit), native=True, **bounds)
   a, b = snapshot(python), snapshot(native)
   assert a == b
+  assert graph_facts(python) == graph_facts(native)
   return b, native
+
+
+def graph_facts(ex: Exploration) -> tuple:
+  """What a report reads of the state graph without its edges: their count, and the closed components (C in the native core)."""
+  return ex.edge_count, sorted(sorted(c) for c in ex.closed_components())
 
 
 @given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)), st.sampled_from([256, 4, 1]))
@@ -175,3 +181,12 @@ def test_a_20000_node_chain_is_indexed_and_stepped_without_recursion():
   (states, edges, _, complete, bound, _, _), ex = both(g, mul0, max_states=4)
   assert ex.native and not complete and bound == "max_states" and len(states) == 4 and len(edges) == 3
   assert ex.states[3].graph.src[1] is UOp.param(20_000) and ex.states[3].depth == 3
+
+
+def test_cycles_found_in_c_are_the_python_ones():
+  """Commutativity closes every sum into a cycle of its orderings: Tarjan in C finds the same components as in Python."""
+  g = (UOp.param(0) + UOp.param(1)) + (UOp.param(2) + 0)
+  _, native = both(g, COMM, max_states=None)
+  count, closed = graph_facts(native)
+  assert native.native and closed and all(len(c) > 1 for c in closed)
+  assert count == len(native.edges)

@@ -861,6 +861,80 @@ static PyObject *Space_out(Space *s, PyObject *args) {
   return out;
 }
 
+/* The steps out of expanded state i, as `out` reads them: its map, or its persistent set. */
+static const int32_t *state_steps(Space *s, int32_t i, int32_t *m) {
+  if (s->st_out[i] >= 0) { *m = s->chosen[s->st_out[i]]; return s->chosen + s->st_out[i] + 1; }
+  *m = s->map_n[s->st_root[i]];
+  return s->maps + s->map_off[s->st_root[i]];
+}
+
+/* cycles() -> (steps between made states, [closed components]): the strongly connected components of more than one
+   state that no step leaves (Tarjan, iterative), over the expanded states' steps to made states (Exploration.edges'
+   edges). cycles.py keeps those whose states were all expanded fully; the report counts the steps. */
+static PyObject *Space_cycles(Space *s, PyObject *noargs) {
+  int32_t n = s->n_states, done = s->next_expand, counter = 0, top = 0, wtop = 0;
+  long long steps = 0;
+  int32_t *index = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *low = PyMem_Malloc(sizeof(int32_t) * (n + 1));
+  int32_t *stack = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *work = PyMem_Malloc(sizeof(int32_t) * 2 * (n + 1));
+  int8_t *on = PyMem_Calloc(n + 1, 1);
+  PyObject *found = PyList_New(0);
+  if (!index || !low || !stack || !work || !on || !found) { PyErr_NoMemory(); goto fail; }
+  for (int32_t i = 0; i < n; i++) index[i] = -1;
+  for (int32_t i = 0; i < done; i++) {
+    int32_t m;
+    const int32_t *st = state_steps(s, i, &m);
+    for (int32_t e = 0; e < m; e++) steps += s->state_of[st[2 * e + 1]] >= 0;
+  }
+  for (int32_t root = 0; root < n; root++) {
+    if (index[root] >= 0) continue;
+    work[0] = root; work[1] = 0; wtop = 1;
+    while (wtop) {
+      int32_t v = work[2 * (wtop - 1)], e = work[2 * (wtop - 1) + 1];
+      if (e == 0 && index[v] < 0) { index[v] = low[v] = counter++; stack[top++] = v; on[v] = 1; }
+      int32_t m = 0;
+      const int32_t *st = v < done ? state_steps(s, v, &m) : NULL;
+      while (e < m && s->state_of[st[2 * e + 1]] < 0) e++;   /* a step to a graph the bound left unmade */
+      if (e < m) {
+        int32_t w = s->state_of[st[2 * e + 1]];
+        work[2 * (wtop - 1) + 1] = e + 1;
+        if (index[w] < 0) { work[2 * wtop] = w; work[2 * wtop + 1] = 0; wtop++; }
+        else if (on[w] && index[w] < low[v]) low[v] = index[w];
+        if (tick(s, 1) < 0) goto fail;
+        continue;
+      }
+      wtop--;
+      if (low[v] == index[v]) {
+        int32_t start = top;
+        do start--; while (stack[start] != v);
+        int closed = top - start > 1;
+        for (int32_t k = start; k < top; k++) on[stack[k]] = 2;   /* 2: in the component being closed */
+        for (int32_t k = start; k < top && closed; k++) {
+          int32_t u = stack[k], mu = 0;
+          const int32_t *su = u < done ? state_steps(s, u, &mu) : NULL;
+          for (int32_t f = 0; f < mu && closed; f++) { int32_t t = s->state_of[su[2 * f + 1]]; if (t >= 0 && on[t] != 2) closed = 0; }
+        }
+        if (closed) {
+          PyObject *comp = PyList_New(top - start);
+          if (!comp) goto fail;
+          for (int32_t k = start; k < top; k++) PyList_SET_ITEM(comp, k - start, PyLong_FromLong(stack[k]));
+          int bad = PyList_Append(found, comp);
+          Py_DECREF(comp);
+          if (bad < 0) goto fail;
+        }
+        for (int32_t k = start; k < top; k++) on[stack[k]] = 0;
+        top = start;
+      }
+      if (wtop) { int32_t u = work[2 * (wtop - 1)]; if (low[v] < low[u]) low[u] = low[v]; }
+    }
+  }
+  PyMem_Free(index); PyMem_Free(low); PyMem_Free(stack); PyMem_Free(work); PyMem_Free(on);
+  return Py_BuildValue("LN", steps, found);
+fail:
+  PyMem_Free(index); PyMem_Free(low); PyMem_Free(stack); PyMem_Free(work); PyMem_Free(on);
+  Py_XDECREF(found);
+  return NULL;
+}
+
 static PyObject *Space_state_of(Space *s, PyObject *args) {
   int id;
   if (!PyArg_ParseTuple(args, "i", &id)) return NULL;
@@ -935,6 +1009,7 @@ static PyMethodDef Space_methods[] = {
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
+  {"cycles", (PyCFunction)Space_cycles, METH_NOARGS, "cycles() -> (steps between made states, closed components of more than one state)."},
   {NULL, NULL, 0, NULL},
 };
 

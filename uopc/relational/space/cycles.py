@@ -33,7 +33,7 @@ class Cycle(NamedTuple):
   rules: list[str]
 
 
-def _components(ex: Exploration, succ: dict[int, list[int]]) -> list[list[int]]:
+def components(ex: Exploration, succ: dict[int, list[int]]) -> list[list[int]]:
   """Tarjan's strongly connected components of the explored states, iteratively."""
   index: dict[int, int] = {}
   low: dict[int, int] = {}
@@ -85,12 +85,10 @@ def unsure_cycles(ex: Exploration) -> bool:
 
 def _classes(ex: Exploration) -> tuple[list[Cycle], bool]:
   states = ex.states
-  succ = ex.successor_ids()   # ids, not edges: a report of millions of edges must not make them all
   edges: list[Any] | None = None   # made only if a cycle is found, for its rules
   cycles, unsure = [], False
-  for comp in _components(ex, succ):
+  for comp in ex.closed_components():   # ids, not edges: a report of millions of edges must not make them all
     members = set(comp)
-    if len(comp) < 2 or any(t not in members for v in comp for t in succ.get(v, ())): continue
     if not all(ex.fully_expanded(states[v]) for v in comp):
       unsure = True
       continue
