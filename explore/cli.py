@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import Any, Literal
 
 from uopc.budget import bounded, shielded, stopped
@@ -85,16 +86,30 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
     # draws the bar (before its delay too) and redraws it after every line
     terminal = isatty(out)
+    pending: list[str] = []   # lines not yet printed: a few at a time (blocking the signals once a line costs a tenth of it)
+    flushed = [time.monotonic()]
+
+    def flush() -> None:
+      if pending:
+        with shielded():   # whole lines, each once
+          out.write("\n".join(pending) + "\n")
+          pending.clear()
+      flushed[0] = time.monotonic()
 
     def stream() -> None:
       for s in ex:
         if not bar.disable: bar.update()
         if stream_text:
           line = state_line(s)
-          with shielded():   # a line is printed whole
-            if terminal and bar_is_up(bar): bar.write(line, file=out)
-            else: print(line, file=out)
+          if terminal and bar_is_up(bar):
+            flush()
+            with shielded(): bar.write(line, file=out)
+          else:
+            pending.append(line)
+            if len(pending) >= 256 or time.monotonic() - flushed[0] > 0.1: flush()
+      flush()
     bounded(stream, None, grace=True)
+    flush()   # the lines a bound left
   return ex
 
 

@@ -4,6 +4,7 @@ from hypothesis import given, settings, strategies as st
 from tests.helpers import param
 from uopc import Ops, UOp, dtypes
 from uopc.term import ELLIPSIS, let_names, show
+from tests.strategies import graphs
 
 try: from strategies import graphs   # tests/ on sys.path (rootdir-style test layout)
 except ImportError: from tests.strategies import graphs
@@ -64,3 +65,15 @@ def test_labels_of_a_20000_node_dag_cost_their_limit():
   assert show(u, 50) == ("add(" * 13)[:50] + ELLIPSIS   # the root first, not the whole let form
   text = show(u)
   assert text.startswith("let a = add(p0, p0), b = add(a, a), ") and text.count("=") == 19_999 and len(text) < 25 * 20_000
+
+
+@given(st.lists(graphs(max_ops=10), min_size=1, max_size=6), st.sampled_from([None, 1, 5, 12, 40, 200]))
+def test_show_inside_a_memo_is_show(gs, limit):
+  """The memo a report prints under gives exactly show's text, for graphs that share nodes and graphs that do not,
+  asked in any order (each graph's sources too: they are the nodes a step names)."""
+  from uopc.term import memo
+  asks = [u for g in gs for u in (g, *g.src)]
+  expected = [show(u, limit) for u in asks]
+  with memo(max_entries=3):   # tiny: it starts again mid-way too
+    assert [show(u, limit) for u in asks] == expected
+    assert [show(u, limit) for u in reversed(asks)] == expected[::-1]

@@ -24,7 +24,7 @@ from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_CODES, EXIT_BOUND, EXIT_FAILE
                               rules_arg, run_command, write_out)
 from uopc.evaluate import UndefinedError, run, to_python
 from uopc.rewrite import RuleError, graph_rewrite
-from uopc.term import show
+from uopc.term import memo as term_memo, show
 from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher, rewrite_json
 from uopc.uir import to_uir
 from uopc.uop import UOp
@@ -159,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
   try:
     with budget:
       load_rules(args)   # inside the budget: a rules file that hangs at import is bounded too
-      code = run_command(func, args)   # -o FILE for every format
+      with term_memo(): code = run_command(func, args)   # -o FILE for every format; each node's text made once
   except BoundHit:
     budget.close()
     if code is None: code = EXIT_BOUND   # stopped before the command had anything to report (else: a tick as it ended)

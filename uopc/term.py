@@ -13,6 +13,7 @@ after that many characters with an ellipsis.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from itertools import count, product
 from string import ascii_lowercase
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar, cast
@@ -165,6 +166,150 @@ def _inline(x: Any, parts: Callable[[Any], Any], named: dict[int, str], top: boo
 PARTS: dict[type, Callable[[Any], Any]] = {}
 
 
+class _Memo:
+  """What ``show`` remembers inside ``memo()``: each node's pieces, the tree text of each subterm without sharing,
+  and each answer. A report prints graphs that share most of their nodes (a state and its successors), so a term
+  costs a walk over its distinct nodes plus the text of the nodes the step made, not a fresh let form. Graphs of
+  more than ``MAX_NODES`` distinct nodes print as ``show`` prints them: their subterms' texts would not be small."""
+
+  MAX_NODES = 2000
+  MAX_CHARS = 50_000_000   # of remembered text: past it, start again
+
+  MAX_FREE = 64   # inner nodes of a subterm whose set is remembered (``_free``)
+
+  def __init__(self, max_entries: int) -> None:
+    self.max_entries, self.chars = max_entries, 0
+    self.parts: dict[Any, Any] = {}
+    self.plain: dict[Any, str] = {}     # the tree text of a subterm that shares nothing
+    self.free: dict[Any, frozenset | None] = {}   # a small subterm that shares nothing -> its inner nodes; else None
+    self.answers: dict[tuple[Any, int | None], str] = {}
+
+  def show(self, root: Any, limit: int | None) -> str:
+    if (text := self.answers.get((root, limit))) is not None: return text
+    if self.chars > self.MAX_CHARS: self.__init__(self.max_entries)   # type: ignore[misc]  # bounded: start again
+    elif len(self.answers) > self.max_entries: self.answers.clear()   # the subterms' texts stay: they are what new states reuse
+    text = self._plain(root) if self._free(root) is not None else self._let(root)
+    if text is None: text = _show(root, limit)   # too big to remember
+    elif limit is not None and len(text) > limit: text = _inline(root, self._pieces, {}, limit=limit)   # the tree's prefix, as _show
+    self.answers[(root, limit)] = text
+    self.chars += len(text)
+    return text
+
+  def _pieces(self, u: Any) -> Any:
+    if (p := self.parts.get(u)) is None: self.parts[u] = p = _parts_for(u)(u)
+    return p
+
+  def _free(self, root: Any) -> frozenset | None:
+    """The inner nodes of ``root`` if it is small and no subterm of it other than a leaf is used twice, else None:
+    from its sources' answers, so a state whose step made k nodes costs k small set unions, not a walk."""
+    free, pieces = self.free, self._pieces
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+      x, ready = stack.pop()
+      if x in free: continue
+      p = pieces(x)
+      if isinstance(p, str): free[x] = frozenset()
+      elif ready:
+        kids = [k for c in p if not isinstance(c, str) and (k := free[c]) is not None]
+        inner: frozenset | None = None
+        if len(kids) == sum(1 for c in p if not isinstance(c, str)):   # every source small and unshared
+          inner = frozenset().union(*kids)
+          if len(inner) != sum(len(k) for k in kids) or len(inner) >= self.MAX_FREE: inner = None   # two share a node, or big
+        free[x] = None if inner is None else inner | {x}
+      else:
+        stack.append((x, True))
+        stack.extend((c, False) for c in p if not isinstance(c, str) and c not in free)
+    return free[root]
+
+  def _plain(self, root: Any) -> str:
+    """The tree text of a subterm that shares nothing, each of its subterms' remembered."""
+    plain, pieces = self.plain, self._pieces
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+      x, ready = stack.pop()
+      if x in plain: continue
+      p = pieces(x)
+      if isinstance(p, str) or ready:
+        plain[x] = t = p if isinstance(p, str) else "".join(c if isinstance(c, str) else plain[c] for c in p)
+        self.chars += len(t)
+      else:
+        stack.append((x, True))
+        stack.extend((c, False) for c in p if not isinstance(c, str) and c not in plain)
+    return plain[root]
+
+  def _let(self, root: Any) -> str | None:
+    """``let_form(root)`` from remembered pieces and subterm texts, or None past ``MAX_NODES`` distinct nodes."""
+    pieces, plain = self._pieces, self.plain
+    seen: set[Any] = set()
+    uses: dict[Any, int] = {}
+    order: list[Any] = []   # distinct nodes, sources first, left to right: let_form's order
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+      x, ready = stack.pop()
+      if ready:
+        order.append(x)
+        continue
+      if x in seen: continue
+      if len(seen) >= self.MAX_NODES: return None
+      seen.add(x)
+      stack.append((x, True))
+      if isinstance(p := pieces(x), str): continue
+      kids = [c for c in p if not isinstance(c, str)]
+      for c in kids: uses[c] = uses.get(c, 0) + 1
+      stack.extend((c, False) for c in reversed(kids))
+    names = let_names()
+    named = {x: next(names) for x in order if uses.get(x, 0) > 1 and not isinstance(pieces(x), str)}
+    if not named:   # nothing shared: texts bottom up, each subterm's remembered (the step's new nodes are the new work)
+      for x in order:
+        if x not in plain:
+          p = pieces(x)
+          plain[x] = t = p if isinstance(p, str) else "".join(c if isinstance(c, str) else plain[c] for c in p)
+          self.chars += len(t)
+      return plain[root]
+    naming: set[Any] = set()   # the subterms with a named node in them: written piece by piece
+    for x in order:
+      if x in named or (not isinstance(p := pieces(x), str) and any(c in naming for c in p if not isinstance(c, str))): naming.add(x)
+    text = self._inline(root, named, naming)
+    return f"let {', '.join(f'{named[x]} = {self._inline(x, named, naming, top=True)}' for x in order if x in named)} in {text}"
+
+  def _inline(self, x: Any, named: dict[Any, str], naming: set[Any], top: bool = False) -> str:
+    """``_inline`` with names; a subterm without one is its remembered text where there is one."""
+    out: list[str] = []
+    stack: list[Any] = [x]
+    while stack:
+      item = stack.pop()
+      if isinstance(item, str): out.append(item)
+      elif item in named and not (top and item is x): out.append(named[item])
+      elif item not in naming and item in self.plain: out.append(self.plain[item])
+      elif isinstance(p := self._pieces(item), str): out.append(p)
+      else: stack.extend(reversed(p))
+    return "".join(out)
+
+
+_memo: _Memo | None = None
+
+
+@contextmanager
+def memo(max_entries: int = 200_000) -> Iterator[None]:
+  """Within it, ``show`` remembers what it printed (``_Memo``): a report that prints many graphs sharing their
+  nodes (every state of an exploration, each step's node and result) pays for each node's text once. Bounded:
+  past ``max_entries`` answers it starts again. The texts are exactly ``show``'s.
+
+  >>> from uopc.uop import UOp
+  >>> a = UOp.param(0) + 0
+  >>> with memo(): show((a + a) + 1), show(a * 2, 6)
+  ('let a = add(p0, 0) in add(add(a, a), 1)', 'mul(ad…')
+  """
+  global _memo
+  outer, _memo = _memo, _Memo(max_entries)
+  try: yield
+  finally: _memo = outer
+
+
+def _parts_for(root: Any) -> Callable[[Any], Any]:
+  return PARTS.get(type(root), node_parts) if PARTS else node_parts
+
+
 def show(root: UOp, limit: int | None = None) -> str:
   """``root`` in the one-line term form, each shared subterm named once (``let_form``).
 
@@ -179,7 +324,12 @@ def show(root: UOp, limit: int | None = None) -> str:
   >>> show((a + a) + (a + a), limit=30)
   'add(add(add(p0, 0), add(p0, 0)…'
   """
-  parts = PARTS.get(type(root), node_parts) if PARTS else node_parts
+  if _memo is not None: return _memo.show(root, limit)
+  return _show(root, limit)
+
+
+def _show(root: UOp, limit: int | None) -> str:
+  parts = _parts_for(root)
   if limit is None: return cast(str, let_form(root, parts))
   # every distinct node prints at least one character, so more than ``limit`` of them cannot fit
   if (text := let_form(root, parts, max_nodes=limit)) is not None and len(text) <= limit: return text
