@@ -55,7 +55,9 @@ def register(esub: Any) -> None:
 
 
 def cmd_order(args: argparse.Namespace) -> int:
+  from uopc.explore.options import check_ir
   prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
+  check_ir(prog, args)
   with shielded(): return _order(prog, args)   # from here only the bounded work can be interrupted: the report is whole
 
 
@@ -122,7 +124,7 @@ def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 def verdict_of(report: Any, sample: Any = None, witness: Any = None) -> Any:
   """What the search established (``uopc.relational.analyses.verdicts.order_verdict``)."""
-  from uopc.explore.sampled import extra_forms
+  from uopc.explore.report import sampled_extra_forms as extra_forms
   from uopc.relational.analyses.verdicts import order_verdict
   forms = len(report.normal_forms) + (len(extra_forms(sample, report.normal_forms)) if sample is not None else 0)
   return order_verdict(report.complete, forms, len(report.forks), witness is not None, sample.runs if sample is not None else 0)
@@ -131,8 +133,8 @@ def verdict_of(report: Any, sample: Any = None, witness: Any = None) -> Any:
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None, sample: Any = None,
                witness: Any = None) -> None:
   """The text report of ``uopc explore order`` (``sample``, ``witness``: what sampled runs found after a bound)."""
-  from uopc.explore import sampled
-  from uopc.explore.report import bound_text, cycles_text, found_text, reduced_text, stuck_lines
+  from uopc.explore.report import (bound_text, cycles_text, found_text, reduced_text, sampled_at_least_line, sampled_extra_forms,
+                                   sampled_summary, stuck_lines)
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
   print(f"rules: {spec}", file=out)
@@ -147,12 +149,12 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
   print(f"{found_text(len(forms), report.complete)}{':' if forms else ''}", file=out)
   for k, s in enumerate(forms, 1):
     print(f"  [{k}] {s.term(TERM_LIMIT)}" + ("   <- canonical" if s is report.canonical_state else ""), file=out)
-  extra = sampled.extra_forms(sample, forms) if sample is not None else []
+  extra = sampled_extra_forms(sample, forms) if sample is not None else []
   if sample is not None:
-    print(sampled.summary(sample, len(extra)) + (":" if extra else ""), file=out)
+    print(sampled_summary(sample, len(extra)) + (":" if extra else ""), file=out)
     for k, f in enumerate(extra, len(forms) + 1):
       print(f"  [{k}] {f.term(TERM_LIMIT)}   (sampled)" + ("   <- canonical" if f.graph is report.canonical else ""), file=out)
-    if forms or extra: print(sampled.at_least_line(len(forms) + len(extra)), file=out)
+    if forms or extra: print(sampled_at_least_line(len(forms) + len(extra)), file=out)
   cycles_text(ex, out)
   if report.canonical is not None and report.canonical_state is None and all(f.graph is not report.canonical for f in extra):
     print("  (the canonical result was not reached within the bounds)", file=out)

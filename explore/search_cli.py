@@ -70,30 +70,45 @@ def _bounds(args: argparse.Namespace) -> dict[str, Any]:
   return {"max_states": args.max_states, "max_depth": args.max_depth, "timeout": args.timeout}
 
 
-def _target(args: argparse.Namespace) -> Any:
+def _target(args: argparse.Namespace, prog: Any) -> Any:
   from uopc.relational.analyses.search import Target
+  from uopc.relational.ir import UOPC, ir_of
+  from uopc.relational.ir.target import PartsTarget, TargetSyntaxError, target_for
   from uopc.uir import UIRError
-  if args.target_file is not None: return Target.graph(load_program(args.target_file))
-  try: return Target.parse(args.target, "<target>")
-  except UIRError as e: raise CLIError(str(e)) from None
+  own = ir_of(prog) is UOPC
+  if args.target_file is not None:
+    graph = load_program(args.target_file)
+    if type(graph) is not type(prog):
+      raise CLIError(f"uopc: --target-file {args.target_file} is a {_type(graph)}, but the program is a {_type(prog)}")
+    return Target.graph(graph) if own else target_for(prog, graph)
+  try: return Target.parse(args.target, "<target>") if own else PartsTarget.parse(args.target)
+  except (UIRError, TargetSyntaxError) as e: raise CLIError(str(e)) from None
+
+
+def _type(x: Any) -> str:
+  from uopc.relational.ir import type_name
+  return type_name(type(x))
 
 
 def _term_program(text: str, prog: Any) -> Any:
   """The graph of ``--to-term``: its PARAMs take the program's types (a term does not print them)."""
   from uopc.termparse import parse_term
   from uopc.uir import UIRError
-  from uopc.uop import call_params
+  from uopc.uop import UOp, call_params
+  if type(prog) is not UOp: raise CLIError(f"uopc: --to-term is a uopc term, but the program is a {_type(prog)}: give --to file.py:attr")
   try: return parse_term(text, "<to-term>").to_uop({p.arg.slot: p for p in call_params(prog)}, "<to-term>")
   except UIRError as e: raise CLIError(str(e)) from None
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+  from uopc.explore.options import check_ir
   prog = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
+  check_ir(prog, args)
   if args.to is not None or args.to_term is not None:
     if args.all: raise CLIError(f"--all does not apply to {'--to' if args.to is not None else '--to-term'} (a proof needs one meeting graph)")
     other = load_program(args.to) if args.to is not None else _term_program(args.to_term, prog)
     with shielded(): return _cmd_meet(prog, other, args)   # only the search can be interrupted: the report is whole
-  target = _target(args)
+  target = _target(args, prog)
   with shielded(): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
 
 

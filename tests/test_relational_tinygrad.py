@@ -145,3 +145,87 @@ def test_reachable_json_of_a_tinygrad_program(capsys, prog_py):
 def test_an_ir_mismatch_on_the_command_line_is_one_line_exit_2(capsys, prog_py, argv, said):
   code, out, err = run_cli(capsys, "explore", "normal-forms", *argv)
   assert code == 2 and out == "" and err.startswith(said) and err.count("\n") == 1
+
+
+# ---- diagnose_order, search, best and meet on tinygrad nodes
+
+def test_diagnose_order_finds_the_zero_by_zero_fork():
+  from uopc.relational.analyses.order import diagnose_order, order_matters, permutation_trials
+  z = UOp.const(0, dtypes.weakint)
+  r = diagnose_order(z // z, symbolic)
+  assert r.path.complete and r.canonical.arg == 1 and [e.rule for e in r.path.edges] == [r.forks[0].canonical_step.rule]
+  [f] = r.forks
+  assert f.normal_form.graph.arg == 0 and f.kind == "semantic" and f.detail == "the values differ: 1 and 0"
+  assert f.canonical_step.rule_location.startswith("symbolic.py:") and f.competing_step.rule_location.startswith("symbolic.py:")
+  assert "tinygrad's exec_alu" in r.basis
+  trials = permutation_trials(z // z, symbolic, r, max_orders=40)
+  swap = next(t for t in trials if t.label == f"swap #{f.canonical_step.rule_index} and #{f.competing_step.rule_index}")
+  assert swap.changed and swap.result.arg == 0   # tinygrad's graph_rewrite with the two rules swapped
+  assert (f.canonical_step.rule_index, f.competing_step.rule_index) in order_matters(trials)
+
+
+def test_diagnose_order_on_variables_compares_in_tinygrads_semantics():
+  from uopc.relational.analyses.order import diagnose_order
+  r = diagnose_order((a + b) * -1 + (a + b) * 1, sym)
+  [f] = r.forks
+  assert r.path.complete and f.normal_form.graph.arg == 0 and f.kind == "syntactic"
+  assert f.detail == "the same values on 8 random bindings of a, b"
+
+
+def test_tinygrad_values_do_not_wrap():
+  from uopc.relational.ir.tinygrad_values import compare_values, value_of
+  big = UOp.variable("big", 0, 2**40)
+  assert value_of(big * 2, {"big": 2**40}) == (True, 2**41)   # a weak int: no i32 wrap
+  assert compare_values(big + 1, big, big)[0] == "semantic"
+
+
+def test_search_on_tinygrad_nodes_by_term_and_by_graph():
+  from uopc.relational.analyses.search import search
+  prog = (a + 0) * 1
+  r = search(prog, "mul(a, ?c)", symbolic)
+  assert r.found and r.length == 1 and r.bindings["c"].arg == 1 and r.path[0].rule.startswith("symbolic#")
+  r = search(prog, a, symbolic)
+  assert r.found and r.graph is a and r.length == 2 and r.complete
+  assert not search(prog, "add(b, _)", symbolic).found
+
+
+def test_best_and_meet_on_tinygrad_nodes():
+  from uopc.relational.analyses.best import best
+  from uopc.relational.analyses.meet import meet
+  r = best((a + 0) * 1 + (b * 1 + 0), symbolic)
+  assert r.graph is a + b and r.complete
+  m = meet((a + 0) * 1, a * 1, symbolic)
+  assert m.found
+
+
+PROG_ORDER = PROG + "neg = (a + b) * -1 + (a + b) * 1\nab = a + b\n"
+
+
+@pytest.mark.parametrize("argv, code, said", [
+  (["order", "prog.py:zero", "--rules", "tinygrad:symbolic"], 1, "fork to [2] 0: semantic (the values differ: 1 and 0)"),
+  (["search", "prog.py:root", "--target", "add(a, ?y)", "--rules", "tinygrad:symbolic"], 0, "bindings: ?y = add(mul(b, 1), 0)"),
+  (["search", "prog.py:root", "--to", "prog.py:ab", "--rules", "tinygrad:symbolic"], 0, "equal: both rewrite to add(a, b)"),
+  (["best", "prog.py:root", "--rules", "tinygrad:symbolic"], 0, "best: add(a, b)"),
+])
+def test_every_explorer_command_takes_a_tinygrad_program(capsys, tmp_path, monkeypatch, argv, code, said):
+  (tmp_path / "prog.py").write_text(PROG_ORDER)
+  monkeypatch.chdir(tmp_path)
+  got, out, err = run_cli(capsys, "explore", *argv)
+  assert (got, err) == (code, "") and said in out
+
+
+@pytest.mark.parametrize("cmd", [["order"], ["search", "--target", "_"], ["best"]])
+def test_every_explorer_command_checks_the_irs(capsys, prog_py, cmd):
+  code, out, err = run_cli(capsys, "explore", cmd[0], "prog.py:root", *cmd[1:])
+  assert code == 2 and out == "" and err.count("\n") == 1
+  assert err.startswith("uopc: --rules symbolic is a uopc.matcher.PatternMatcher, but the program is a tinygrad.uop.ops.UOp:")
+
+
+@pytest.mark.parametrize("argv, said", [
+  (["--target", "add(a,"], "<target>:1:7: ')' expected"),
+  (["--to-term", "add(a, b)"], "uopc: --to-term is a uopc term, but the program is a tinygrad.uop.ops.UOp: give --to file.py:attr"),
+  (["--target-file", "p.uir"], "uopc: --target-file p.uir is a uopc.uop.UOp, but the program is a tinygrad.uop.ops.UOp"),
+])
+def test_search_targets_of_the_wrong_kind_are_one_line_errors(capsys, prog_py, argv, said):
+  code, out, err = run_cli(capsys, "explore", "search", "prog.py:root", "--rules", "tinygrad:symbolic", *argv)
+  assert code == 2 and out == "" and err.startswith(said) and err.count("\n") == 1

@@ -28,7 +28,8 @@ from uopc.cost import Cost, as_cost
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.step import stepper_for
+from uopc.relational.ir import rules_for
+from uopc.relational.space.step import Stuck, stepper_for
 from uopc.relational.space.stream import Bound
 from uopc.uop import UOp
 
@@ -64,7 +65,7 @@ def best(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, max_s
   """The cheapest graph reachable from ``prog`` under ``pm`` (see the module docstring)."""
   cost = as_cost(cost)
   t0 = time.perf_counter()
-  stepper = stepper_for(pm, ctx)
+  stepper = stepper_for(rules_for(prog, pm, "best: pm"), ctx)   # the rule protocol of the program's IR
   start = State(0, prog, 0, None, None, stepper)
   seen: dict[UOp, State] = {prog: start}
   top, top_cost = start, cost.of(prog)
@@ -77,7 +78,7 @@ def best(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, max_s
     _, _, _, s = heapq.heappop(queue)
     expanded += 1
     for redex, h in stepper.successors(s.graph):
-      if type(h) is not UOp or h in seen: continue   # a failing step (Stuck) reaches no graph
+      if isinstance(h, Stuck) or h in seen: continue   # a failing step reaches no graph
       if max_states is not None and len(seen) >= max_states: bound = "max_states"; break  # noqa: E702
       t = seen[h] = State(len(seen), h, s.depth + 1, s, redex, stepper)
       c = cost.of(h)

@@ -24,6 +24,7 @@ import time
 from typing import Any, Callable, Iterator
 
 from uopc.matcher import PatternMatcher
+from uopc.relational.ir import rules_for, type_name
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Stepper, stepper_for
 from uopc.relational.space.stream import Bound, Exploration
@@ -147,7 +148,8 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
   if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
   t0 = time.perf_counter()
   deadline = None if timeout is None else t0 + timeout
-  stepper = stepper or stepper_for(pm, ctx)   # one memo table serves both sides
+  if type(a) is not type(b): raise TypeError(f"meet: the programs are a {type_name(type(a))} and a {type_name(type(b))}: nodes of two IRs")
+  stepper = stepper or stepper_for(rules_for(a, pm, "meet: pm"), ctx)   # one memo table serves both sides
   sides = [_Side(Exploration(root, pm, max_states=None, max_depth=max_depth, timeout=timeout, stepper=stepper))
            for root in (a, b)]
   limit = max_states if max_states is not None else float("inf")

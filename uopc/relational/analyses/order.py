@@ -31,15 +31,15 @@ from collections import deque
 from typing import NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.space.engine_path import CanonicalPath, canonical_path, record
+from uopc.relational.ir import UOPC, ir_of, rules_for
+from uopc.relational.space.engine_path import CanonicalPath, canonical_path
 from uopc.relational.space.reduction import order_keep_full
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import stepper_for
 from uopc.relational.space.stream import Bound, Exploration
 from uopc.relational.analyses.sample import Sample
-from uopc.relational.analyses.verdicts import Verdict, compare
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
-from uopc.uop import UOp, call_params
+from uopc.uop import UOp
 
 __all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_exploration", "order_matters",
            "permutation_trials", "SampledWitness", "sampled_witness"]
@@ -134,13 +134,6 @@ def _shortest(start: State, target: State, succ: dict[int, list[Edge]], allowed:
   return path[::-1]
 
 
-def _basis(prog: UOp, bindings: int) -> str:
-  params = call_params(prog)
-  if not params: return "the program is closed: results compared by value (run), bit for bit"
-  names = ", ".join(f"p{p.arg.slot}" for p in params)
-  return f"the program has free PARAMs ({names}): results evaluated on {bindings} random bindings, bit for bit"
-
-
 def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
                    timeout: float | None = 30.0, bindings: int = 8, seed: int = 0,
                    exploration: Exploration | None = None, max_steps: int | None = None,
@@ -154,10 +147,12 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   canonical engine (see ``record``), unless ``recorded`` gives its outcome already
   (``(None, why, [])``: no canonical result, so no forks).
   """
+  ir = ir_of(prog)
+  pm = rules_for(prog, pm, "diagnose_order: pm")
   ex = exploration if exploration is not None else \
     order_exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, reduce=reduce)
   ex.run()
-  canonical, error, firings = recorded if recorded is not None else record(prog, pm, max_steps)
+  canonical, error, firings = recorded if recorded is not None else ir.record(prog, pm, max_steps)
   path = canonical_path(ex, pm, firings, canonical, error)
   canon_state = None if canonical is None else ex.state_of(canonical)
   forms = ex.normal_forms
@@ -166,16 +161,15 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   if others and canonical is not None:
     succ, pred = _adjacency(ex)
     on_path = path.states
-    params = call_params(prog)
     for nf in others:
       reach = _reaching(nf, pred)
       j = max(k for k, s in enumerate(on_path) if s.id in reach)   # on_path[0] is the program: always there
       fork = on_path[j]
       competing = _shortest(fork, nf, succ, reach)
-      verdict: Verdict = compare(canonical, nf.graph, params, bindings, seed)
+      kind, detail = ir.compare(canonical, nf.graph, prog, bindings, seed)
       forks.append(Fork(nf, fork, path.edges[j] if j < len(path.edges) else None, competing[0], path.edges[j:],
-                        competing, verdict.kind, verdict.detail))
-  return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, _basis(prog, bindings))
+                        competing, kind, detail))
+  return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, ir.basis(prog, bindings))
 
 
 def order_exploration(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
@@ -184,7 +178,8 @@ def order_exploration(prog: UOp, pm: PatternMatcher, *, max_states: int | None =
   the canonical engine's path, whose states are expanded fully so that every fork on it is found
   (``docs/reduction.md``); fully explored if that path cannot be replayed."""
   keep_full = None
-  if reduce:
+  pm = rules_for(prog, pm, "order_exploration: pm")
+  if reduce and ir_of(prog).reducible:
     stepper = stepper_for(pm)
     keep_full = order_keep_full(prog, pm, stepper)
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs",
@@ -236,6 +231,8 @@ def permutation_trials(prog: UOp, pm: PatternMatcher, report: OrderReport, max_o
                        max_steps: int | None = None) -> list[OrderTrial]:
   """Run the canonical engine with the rules reversed, with each pair of competing rules swapped, and
   rotated by 1, 2, ... (at most ``max_orders`` orders in all, in that order of priority)."""
+  ir = ir_of(prog)
+  pm = rules_for(prog, pm, "permutation_trials: pm")
   n = len(pm.rules)
   pairs = competing_rules(report.exploration)
   orders: list[tuple[str, tuple[int, ...], tuple[tuple[int, int], ...] | None]] = [("reversed", tuple(range(n - 1, -1, -1)), None)]
@@ -247,9 +244,11 @@ def permutation_trials(prog: UOp, pm: PatternMatcher, report: OrderReport, max_o
   if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
   out = []
   for label, order, first in orders[:max_orders]:
-    try: result, error = graph_rewrite(prog, PatternMatcher([pm.rules[k] for k in order]), max_steps=max_steps), None
-    except RewriteLoopError: result, error = None, f"no fixed point within {max_steps} rule lookups"
-    except Exception as e: result, error = None, failure_text(e)
+    if ir is not UOPC: result, error = ir.canonical(prog, ir.reordered(pm, order), max_steps=max_steps)
+    else:   # uopc's engine, its errors worded as before
+      try: result, error = graph_rewrite(prog, PatternMatcher([pm.rules[k] for k in order]), max_steps=max_steps), None
+      except RewriteLoopError: result, error = None, f"no fixed point within {max_steps} rule lookups"
+      except Exception as e: result, error = None, failure_text(e)
     flipped = _flipped(order, pairs)
     if first is not None: flipped = first + tuple(p for p in flipped if p != first[0])
     out.append(OrderTrial(label, order, result, error, result is not report.canonical, flipped))
@@ -288,14 +287,12 @@ def sampled_witness(report: OrderReport, sample: Sample, bindings: int = 8, seed
   >>> w.form.term(), show(w.other), w.kind
   ('-0.0', '0.0', 'semantic')
   """
-  params = call_params(report.program)
+  ir = ir_of(report.program)
   if report.canonical is not None:
     for f in sample.forms:
       if f.graph is not report.canonical:
-        v = compare(report.canonical, f.graph, params, bindings, seed)
-        return SampledWitness(f, report.canonical, None, v.kind, v.detail)
+        return SampledWitness(f, report.canonical, None, *ir.compare(report.canonical, f.graph, report.program, bindings, seed))
     return None
   if len(sample.forms) < 2: return None
   a, b = sample.forms[:2]
-  v = compare(a.graph, b.graph, params, bindings, seed)
-  return SampledWitness(b, a.graph, a, v.kind, v.detail)
+  return SampledWitness(b, a.graph, a, *ir.compare(a.graph, b.graph, report.program, bindings, seed))

@@ -47,6 +47,7 @@ import time
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from uopc.matcher import PatternMatcher
+from uopc.relational.ir.target import target_for
 from uopc.relational.logic.goals import reacho
 from uopc.relational.analyses.meet import MeetResult, meet
 from uopc.relational.analyses.replay import ReplayError, replay
@@ -98,7 +99,7 @@ class SearchStream:
   def __init__(self, prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
                progress: Progress | None = None) -> None:
-    self.prog, self.target, self.pm = prog, Target.of(target), pm
+    self.prog, self.target, self.pm = prog, target_for(prog, target), pm   # another IR's nodes: a PartsTarget
     self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
     self.searched = 0
     self.elapsed = 0.0

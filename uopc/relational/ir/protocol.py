@@ -15,6 +15,9 @@ the node (None if it can). Every ``(rule, result)`` of a node is one step.
 
 **The canonical result** is the IR's own rewrite engine (``canonical``); ``canonical_variants``
 gives its other documented choices (tinygrad's ``bottom_up=True``) for reports to compare.
+``diagnose_order`` also needs the engine's firings (``record``, replayed by the rule set's
+``fire(node)``), the rules in another order (``reordered``) and a comparison of two
+results' values in the IR's semantics (``compare``, ``basis``).
 """
 from __future__ import annotations
 
@@ -77,6 +80,24 @@ class IR:
   def canonical_variants(self, prog: Any, pm: Any, ctx: Any = None) -> list[tuple[str, Any, str | None]]:
     """The engine's other choices, ``(label, result, error)``, for reports to set beside ``canonical``."""
     return []
+
+  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[Any, str | None, list]:
+    """``canonical`` with its firings, ``(result or None, error or None, [uopc.trace.Firing])``: the canonical path of
+    ``diagnose_order``. The rule protocol's ``fire(node)`` (the engine's one choice at a node) replays it."""
+    raise NotImplementedError
+
+  def reordered(self, pm: Any, order: tuple[int, ...]) -> Any:
+    """The rule set with its rules in ``order`` (indices), for ``canonical`` to run: ``permutation_trials``."""
+    raise NotImplementedError
+
+  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+    """``(kind, detail)``: do results ``a`` and ``b`` of ``prog`` compute different values (``semantic``), the same
+    (``syntactic``), or is it not known (``unknown``)? In the IR's own semantics, on ``bindings`` random bindings."""
+    raise NotImplementedError
+
+  def basis(self, prog: Any, bindings: int) -> str:
+    """How ``compare`` decides for ``prog``, in words (a report's ``basis``)."""
+    raise NotImplementedError
 
   def parts(self, node: Any) -> Any:
     """A leaf's text, or the pieces of a node's one-line term (``uopc.term.node_parts``)."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from tinygrad.uop.ops import Ops, PatternMatcher, UOp, dtype_from_uop, graph_rewrite
 
@@ -83,6 +83,36 @@ class TinygradRules:
                                        if pats[i][0].early_reject.issubset(ops))
     return every
 
+  def fire(self, u: UOp, ctx: Any = None) -> tuple[TinygradRule, UOp] | None:
+    """The rule tinygrad's ``PatternMatcher.rewrite`` fires on ``u`` and its result (its own compiled matchers, in its
+    order), or None."""
+    for i in self._entries.get(u.op, ()):
+      _, match, early_reject = self._entry[i]
+      if not early_reject.issubset({s.op for s in u.src}): continue
+      if (ret := match(u, ctx)) is not None and ret is not u: return self.rules[i], ret
+    return None
+
+  @property
+  def _entries(self) -> dict[Any, list[int]]:
+    """op -> the rule indices of tinygrad's ``pdict`` entries for it, in its order (each entry is one rule's, made in
+    rule order and filed under each of its ops)."""
+    if (e := self.__dict__.get("_entries_memo")) is None:
+      index = {id(entry): i for i, entry in self._entry.items()}
+      e = self.__dict__["_entries_memo"] = {op: [index[id(entry)] for entry in entries] for op, entries in self.pm.pdict.items()}
+    return e
+
+  @property
+  def _entry(self) -> dict[int, list]:
+    """rule index -> its ``pdict`` entry ``[UPat, match, early_reject]``."""
+    if (e := self.__dict__.get("_entry_memo")) is None:
+      e, taken = {}, {op: 0 for op in self.pm.pdict}
+      for i, (p, _) in enumerate(self.pm.patterns):
+        op, *others = p.op or ()
+        e[i], taken[op] = self.pm.pdict[op][taken[op]], taken[op] + 1
+        for other in others: taken[other] += 1
+      self.__dict__["_entry_memo"] = e
+    return e
+
 
 # the adapter of each tinygrad matcher while something uses it (keyed by id: tinygrad's matchers are not weakly hashable
 # by value, and a module's rule set lives forever anyway); the adapter holds its matcher, so the id stays its own
@@ -138,6 +168,37 @@ class TinygradIR(IR):
 
   def canonical_variants(self, prog: Any, pm: Any, ctx: Any = None) -> list[tuple[str, Any, str | None]]:
     return [("graph_rewrite(bottom_up=True)", *self.canonical(prog, pm, ctx, bottom_up=True))]
+
+  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[UOp | None, str | None, list]:
+    """tinygrad's ``graph_rewrite(prog, pm)`` with its firings (``uopc.trace.Firing``): the matcher is watched, not
+    changed (each lookup is tinygrad's own ``rewrite``, the firing rule told by its ``pdict`` entry)."""
+    from uopc.trace import Firing
+    rules = self.rules(pm, "pm", prog)
+    firings: list = []
+
+    class Watched:   # graph_rewrite only calls rewrite(uop, ctx)
+      def rewrite(self, u: UOp, ctx: Any = None) -> UOp | None:
+        if (fired := rules.fire(u, ctx)) is None: return None
+        firings.append(Firing(cast(Any, u), rules.rules.index(fired[0]), cast(Any, fired[1])))   # Firing's nodes: any IR's
+        return fired[1]
+    try: return graph_rewrite(prog, cast(Any, Watched()), ctx=None), None, firings
+    except Exception as e: return None, f"tinygrad's graph_rewrite raised {type(e).__name__}: {e}", firings
+
+  def reordered(self, pm: Any, order: tuple[int, ...]) -> PatternMatcher:
+    """The same rules in another order, as a tinygrad ``PatternMatcher``."""
+    pats = self.rules(pm, "pm", None).pm.patterns
+    return PatternMatcher([pats[k] for k in order])
+
+  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+    from uopc.relational.ir.tinygrad_values import compare_values
+    return compare_values(a, b, prog, bindings, seed)
+
+  def basis(self, prog: Any, bindings: int) -> str:
+    from uopc.relational.ir.tinygrad_values import variables
+    if not (vs := variables(prog)): return "the program is closed: results compared by value (tinygrad's exec_alu), bit for bit"
+    names = ", ".join(v.arg.name for v in vs)
+    return f"the program has variables ({names}): results evaluated by tinygrad's exec_alu on {bindings} random bindings within " \
+           "their bounds, bit for bit"
 
   def parts(self, node: Any) -> Any: return node_parts(node)
 

@@ -17,7 +17,7 @@ from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.rule_check import rewrite_problem
 from uopc.term import node_parts
-from uopc.uop import UOp, UOpError, existing_nodes
+from uopc.uop import UOp, UOpError, call_params, existing_nodes
 
 try: from uopc.uop import make_uop   # the engine's fast constructor, where it has one
 except ImportError: make_uop = UOp
@@ -41,6 +41,23 @@ class UopcIR(IR):
     except RewriteLoopError as e:
       return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups ({str(e).partition(': ')[2]})"
     except Exception as e: return None, failure_text(e)   # a rule raised: the engine fails, the explorer shows a stuck state
+
+  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[UOp | None, str | None, list]:
+    from uopc.relational.space.engine_path import record   # deferred: the space imports this module
+    return record(prog, pm, max_steps)
+
+  def reordered(self, pm: Any, order: tuple[int, ...]) -> PatternMatcher: return PatternMatcher([pm.rules[k] for k in order])
+
+  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+    from uopc.relational.analyses.verdicts import compare   # deferred: the analyses import the space, which imports this
+    v = compare(a, b, call_params(prog), bindings, seed)
+    return v.kind, v.detail
+
+  def basis(self, prog: Any, bindings: int) -> str:
+    params = call_params(prog)
+    if not params: return "the program is closed: results compared by value (run), bit for bit"
+    names = ", ".join(f"p{p.arg.slot}" for p in params)
+    return f"the program has free PARAMs ({names}): results evaluated on {bindings} random bindings, bit for bit"
 
 
 UOPC = UopcIR()

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import Edge, State
+from uopc.relational.space.step import Stuck
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.trace import Firing, RecordingMatcher
 from uopc.uop import UOp
@@ -74,7 +75,7 @@ def _edge(ex: Exploration, s: State, node: UOp, rule_index: int, result: UOp) ->
   if s.out is None: return False
   for r, h in (s.out.items() if type(s.out) is dict else s.out):
     if r.node is node and r.rule_index == rule_index and r.result is result:
-      t = ex.state_of(h) if type(h) is UOp else None
+      t = ex.state_of(h) if type(h) is not Stuck else None   # a node of the exploration's IR, or a rule that raised
       return Edge.of(s, t, r) if t is not None else False
   return None
 
