@@ -20,8 +20,14 @@ demo: $(STAMP)
 	@echo
 	@echo "uopc is in $(BIN), not on your PATH: run $(BIN)/uopc, or 'source $(BIN)/activate' first."
 
+# The explorer's tests once more on the pure-Python core (the default run uses the C core wherever it applies);
+# the differential tests are left out, they run both cores by themselves
+EXPLORER_TESTS := $(filter-out tests/test_relational_native_drive.py,$(sort $(wildcard tests/test_relational_*.py tests/test_explore_*.py)))
+
 test: browser $(STAMP) static
 	$(BIN)/python -m pytest -n 2
+	UOPC_NATIVE=0 $(BIN)/python -m pytest -n 2 -p no:cacheprovider -o addopts=-q $(EXPLORER_TESTS)
+	bash dev/asan.sh   # the C core's differential and reduction tests under AddressSanitizer
 
 # Chromium and its driver for the page tests: installed as root with apt, else one line says how
 browser:

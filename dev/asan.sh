@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The native core under AddressSanitizer: _space.c built with -fsanitize=address into a copy of the package, and the
+# differential tests (native against Python) and the reduction's tests run on it with libasan preloaded (docs/native.md).
+# Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
+# capture would swallow what ASan writes to stderr before it ends the process.
+# `dev/asan.sh [pytest arguments]`: without any, the two test files below; `make test` runs it.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PY="${PYTHON:-$ROOT/.venv/bin/python}"
+CC="${CC:-gcc}"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+
+# a copy, not the tree: the installed (editable) package stays as it is, and others' edits during the run do not matter
+mkdir "$WORK/repo"
+cp -r "$ROOT/uopc" "$ROOT/tests" "$ROOT/examples" "$ROOT/conftest.py" "$WORK/repo/"
+cp -r "$ROOT/explore" "$WORK/repo/uopc/explore"   # where it installs (pyproject.toml's package-dir)
+find "$WORK/repo" -name __pycache__ -prune -exec rm -rf {} +
+NATIVE="$WORK/repo/uopc/relational/native"
+rm -f "$NATIVE"/_space*.so
+SUFFIX="$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
+INCLUDE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$NATIVE/_space.c" -o "$NATIVE/_space$SUFFIX"
+
+cd "$WORK/repo"
+export LD_PRELOAD="$("$CC" -print-file-name=libasan.so)"
+export ASAN_OPTIONS="detect_leaks=0:log_path=$WORK/asan"   # CPython keeps objects to the end on purpose: leaks are not bugs here
+# the sanitized build is the one imported, not the installed one
+LOADED="$("$PY" -c 'import uopc.relational.native._space as s; print(s.__file__)')"
+[[ "$LOADED" == "$NATIVE/_space$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
+
+[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_reduction.py
+status=0
+"$PY" -m pytest -p no:cacheprovider -o addopts="-q" "$@" || status=$?
+if compgen -G "$WORK/asan.*" > /dev/null; then
+  cat "$WORK"/asan.* >&2
+  echo "dev/asan.sh: AddressSanitizer reported the above" >&2
+  exit 1
+fi
+exit "$status"
