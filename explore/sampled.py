@@ -1,5 +1,8 @@
 """Sampled normal forms in ``normal-forms`` and ``order``: when a bound stops the exploration, random runs in the time left.
 
+Their text is part of the reports (``explore/report.py``: ``sampled_summary``, ``sampled_forms_text``, ...), which
+this module builds on; the JSON keys are made here.
+
 The exploration gets ``EXPLORE_SHARE`` of ``--timeout`` when it may be followed by
 sampling; if it stops at a bound (any bound: ``--max-states``, ``--max-depth``, the time
 share), ``sample_after`` runs the random strategies of ``uopc.relational.analyses.sample``
@@ -11,9 +14,9 @@ lower bound, "at least N", never a count.
 from __future__ import annotations
 
 import argparse
-from typing import Any, TextIO
+from typing import Any
 
-from uopc.budget import bounded, current, stopped_text
+from uopc.budget import bounded, current
 from uopc.cli_support import integer_arg, natural_int
 from uopc.explore.options import TERM_LIMIT
 
@@ -54,47 +57,12 @@ def sample_after(prog: Any, ex: Any, args: argparse.Namespace) -> Any:
   return out
 
 
-def stopped_why(s: Any) -> str:
-  """Why the sampling stopped, in words."""
-  if s.bound == "timeout": return "the time --timeout left"
-  if s.bound is not None: return stopped_text() or s.bound
-  return "--samples runs done" if s.runs == s.max_runs else "the runs stopped finding new normal forms"
-
-
-def summary(s: Any, new: int) -> str:
-  """``sampled 1,893 random runs (seed 0, 0.41 s, ...): 16 normal forms, 14 not found by the exploration``."""
-  ends = "".join(f", {n:,} {what}" for n, what in ((s.stuck, "ended in a failing step"), (s.cut, f"gave up after {s.max_steps:,} steps")) if n)
-  return (f"sampled {s.runs:,} random run{'s' * (s.runs != 1)} to a normal form (seed {s.seed}, {s.elapsed:.2f} s{ends}; "
-          f"stopped: {stopped_why(s)}): {len(s.forms)} normal form{'s' * (len(s.forms) != 1)}, {new} not found by the exploration")
-
-
-def extra_forms(s: Any, explored: list[Any]) -> list[Any]:
-  """The sampled normal states the exploration did not reach, in the order the runs found them."""
-  known = {st.graph for st in explored}
-  return [f for f in s.forms if f.graph not in known]
-
-
-def at_least_line(total: int) -> str:
-  return f"at least {total} normal form{'s' * (total != 1)} (sampled: the space was not exhausted)"
-
-
-def write_forms(forms: list[Any], first: int, out: TextIO, canonical: Any = None, indent: str = "") -> None:
-  """The sampled forms numbered from ``first``, each with its run's path."""
-  from uopc.explore.report import step_line
-  for k, f in enumerate(forms, first):
-    mark = "   <- canonical (graph_rewrite gives this one)" if canonical is not None and f.graph is canonical else ""
-    print(f"{indent}[{k}] {f.term(TERM_LIMIT)}   (sampled){mark}", file=out)
-    path = f.path()
-    print(f"{indent}    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
-    for j, e in enumerate(path, 1): print(f"{indent}      {j}. {step_line(e)}", file=out)
-
-
 def to_json(s: Any, complete: bool) -> dict[str, Any]:
   """``exhaustive``, ``sampled_normal_forms`` (term, path as ``replay`` takes it, the run) and ``sampling``."""
-  from uopc.explore.report import steps_json
+  from uopc.explore.report import sampled_stopped_why, steps_json
   if s is None: return {"exhaustive": complete, "sampled_normal_forms": [], "sampling": None}
   return {"exhaustive": complete,
           "sampled_normal_forms": [{"term": f.term(TERM_LIMIT), "path": steps_json(f.path()), "run": run, "strategy": how}
                                    for f, run, how in zip(s.forms, s.found_at, s.strategies)],
           "sampling": {"runs": s.runs, "seed": s.seed, "elapsed": round(s.elapsed, 4), "stuck_runs": s.stuck, "cut_runs": s.cut,
-                       "stopped": stopped_why(s)}}
+                       "stopped": sampled_stopped_why(s)}}

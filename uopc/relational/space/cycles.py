@@ -33,41 +33,6 @@ class Cycle(NamedTuple):
   rules: list[str]
 
 
-def components(ex: Exploration, succ: dict[int, list[int]]) -> list[list[int]]:
-  """Tarjan's strongly connected components of the explored states, iteratively."""
-  index: dict[int, int] = {}
-  low: dict[int, int] = {}
-  on_stack: set[int] = set()
-  stack: list[int] = []
-  out: list[list[int]] = []
-  for root in (s.id for s in ex.states):
-    if root in index: continue
-    work = [(root, 0)]
-    while work:
-      v, i = work.pop()
-      if i == 0:
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on_stack.add(v)
-      targets = succ.get(v, ())
-      if i < len(targets):
-        work.append((v, i + 1))
-        w = targets[i]
-        if w not in index: work.append((w, 0))
-        elif w in on_stack: low[v] = min(low[v], index[w])
-        continue
-      if low[v] == index[v]:
-        comp = []
-        while True:
-          w = stack.pop()
-          on_stack.discard(w)
-          comp.append(w)
-          if w == v: break
-        out.append(comp)
-      if work: low[work[-1][0]] = min(low[work[-1][0]], low[v])
-  return out
-
-
 def terminal_cycles(ex: Exploration) -> list[Cycle]:
   """The terminal components of more than one graph whose every state was expanded fully.
 

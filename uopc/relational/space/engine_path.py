@@ -29,8 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.space.states import Edge, State
-from uopc.relational.space.step import Stuck
+from uopc.relational.space.states import Edge, State, Stuck
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.trace import Firing, RecordingMatcher
 from uopc.uop import UOp

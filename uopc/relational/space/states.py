@@ -29,6 +29,15 @@ def step_text(rule: str | None, node: UOp, result: UOp | None, error: str | None
   return f"{rule}: {show(node, limit)} -> {show(result, limit) if error is None else f'error: {error}'}"  # type: ignore[arg-type]  # no error: a result
 
 
+
+class Stuck:
+  """What a graph becomes when a step cannot be taken: the rule raised, or rebuilding a user failed. (Here, beside
+  the states that hold it, so that what reads a step's target needs nothing of the Stepper that makes it.)"""
+  __slots__ = ("redex", "error")
+
+  def __init__(self, redex: Redex, error: str) -> None: self.redex, self.error = redex, error
+  def __repr__(self) -> str: return f"Stuck({self.error!r})"
+
 class State:
   """One reached graph. ``id`` counts from 0 (the program) in discovery order.
 

@@ -44,6 +44,7 @@ from typing import Any, Iterable, Iterator, Literal
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
 from uopc.relational.ir import IR, UOPC
+from uopc.relational.space.states import Stuck
 from uopc.rewrite import graph_rewrite, rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, UOpError, existing_nodes
@@ -74,14 +75,6 @@ class Redex:
   def __repr__(self) -> str:
     what = show(self.result, 60) if self.error is None else f"error {self.error!r}"  # type: ignore[arg-type]  # no error: a result
     return f"Redex(rule {self.rule_index} @ {show(self.node, 60)} -> {what})"
-
-
-class Stuck:
-  """What a graph becomes when a step cannot be taken: the rule raised, or rebuilding a user failed."""
-  __slots__ = ("redex", "error")
-
-  def __init__(self, redex: Redex, error: str) -> None: self.redex, self.error = redex, error
-  def __repr__(self) -> str: return f"Stuck({self.error!r})"
 
 
 class At:

@@ -270,10 +270,10 @@ class Exploration:
     if self.run()._native is not None:
       from uopc.relational.native.drive import closed_components
       return closed_components(self, self._native)
-    from uopc.relational.space.cycles import components
+    from uopc.relational.space.scc import components
     succ = self.successor_ids()
     closed = []
-    for c in components(self, succ):
+    for c in components((s.id for s in self.states), succ):
       members = set(c)
       if len(c) > 1 and all(t in members for v in c for t in succ.get(v, ())): closed.append(c)
     return closed
