@@ -19,6 +19,7 @@ from typing import Any
 
 from uopc.alu import exec_alu, undefined_message
 from uopc.dtype import DType
+from uopc.footprint import reads
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, CONST, STACK, Ops
 from uopc.rewrite import ProgramError, graph_rewrite
@@ -27,6 +28,7 @@ from uopc.upat import UPat
 from uopc.uop import UOp, call_body_scope, call_params, prod, stack_rows
 
 
+@reads("opaque")   # its sources' STACKs and their rows
 def _push_stack(x: UOp) -> UOp | None:
   """f(STACK(a0, a1), STACK(b0, b1)) -> STACK(f(a0, b0), f(a1, b1)); other sources are INDEXed (row i of each column)."""
   if not x.shape: return None
@@ -64,6 +66,7 @@ def substitute_scoped(body: UOp, mapping: dict[UOp, UOp]) -> UOp:
   return new[body]
 
 
+@reads("opaque")   # the whole body
 def inline_call(call: UOp) -> UOp:
   """Beta reduction: the body of ``call`` with each of its PARAMs replaced by its argument.
 
@@ -117,6 +120,7 @@ def _ravel(idx: list[int], shape: tuple[int, ...]) -> int:
   return i
 
 
+@reads("opaque")   # the literal below it
 def _eval_movement(u: UOp) -> UOp | None:
   """Movement ops and REDUCE on fully known values: compute each output element's source."""
   if (lit := _literal(u.src[0])) is None: return None
@@ -155,7 +159,7 @@ evaluate = PatternMatcher([
    lambda s, i, u: _index_stack(s, i, u.src[2:])),
   (UPat(ALU, name="x"), _push_stack),
   (UPat(Ops.CALL, name="call"), inline_call),
-], name="evaluate")
+], name="evaluate", reads="pattern")
 
 
 def run(u: UOp, max_steps: int = 10_000_000) -> UOp:

@@ -20,6 +20,7 @@ import os
 import sys
 from typing import Any, Callable
 
+from uopc.footprint import FOOTPRINTS, footprint_of
 from uopc.ops import Ops
 from uopc.rule_check import RuleSignatureError, signature_problem
 from uopc.upat import UPat
@@ -56,10 +57,12 @@ class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
   uopc.rule_check.RuleSignatureError: rule typo (<doctest ...>:1): the pattern binds x, but its function takes (y) (a rule's function gets ...
   """
   name: str
+  footprint: str   # what the function reads (uopc.footprint): "opaque" unless declared
 
-  def __new__(cls, pattern: UPat, fn: RuleFn, name: str) -> Rule:
+  def __new__(cls, pattern: UPat, fn: RuleFn, name: str, footprint: str = "opaque") -> Rule:
     rule = tuple.__new__(cls, (pattern, fn))
     rule.name = name
+    rule.footprint = footprint_of(fn, footprint)
     if (problem := signature_problem(pattern, fn)) is not None: raise RuleSignatureError(rule.signature_error(problem))
     return rule
 
@@ -69,7 +72,7 @@ class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
     what = f" raised TypeError: {raised}:" if raised is not None else ":"
     return f"rule {self.describe()}{what} {problem} (a rule's function gets the pattern's names as keyword arguments)"
 
-  def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name)
+  def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name, self.footprint)
 
   def describe(self) -> str:
     """The name and, beside it, where the function is: ``symbolic#2 x + 0 (symbolic.py:97)``."""
@@ -102,11 +105,11 @@ def short_name(name: str) -> str:
   return rest if "#" in set_index and rest else name
 
 
-def _as_rule(entry: tuple, set_name: str, index: int) -> Rule:
+def _as_rule(entry: tuple, set_name: str, index: int, footprint: str) -> Rule:
   if isinstance(entry, Rule): return entry
-  if len(entry) == 3: return Rule(entry[0], entry[1], entry[2])
+  if len(entry) == 3: return Rule(entry[0], entry[1], entry[2], footprint)
   pattern, fn = entry
-  return Rule(pattern, fn, f"{set_name}#{index} {pattern.pretty()}")
+  return Rule(pattern, fn, f"{set_name}#{index} {pattern.pretty()}", footprint)
 
 
 def _interpret(pat: UPat, u: UOp) -> list[Bindings]: return pat.match(u, {})
@@ -163,16 +166,21 @@ def signature(u: UOp) -> tuple:
 class PatternMatcher:
   """Ordered rules; ``pm1 + pm2`` has ``pm1``'s rules first.
 
+  ``reads`` declares what the functions of the rules given as tuples read (``uopc.footprint``:
+  "pattern", "bounds", "sources"; default "opaque"), unless a function declares its own with ``@reads``.
+
   ``compiled`` (default: env ``UOPC_COMPILE``, on unless ``0``) chooses how rules match:
   by patterns compiled to Python (``uopc.upat_compile``), or by ``UPat.match``. Both give
   the same bindings in the same order, so the same rules fire with the same results.
   """
 
-  def __init__(self, rules: list, compiled: bool | None = None, name: str | None = None):
+  def __init__(self, rules: list, compiled: bool | None = None, name: str | None = None, reads: str = "opaque"):
     # unnamed rules are named after the rule set: ``name``, else the module that makes it
     set_name = name or sys._getframe(1).f_globals.get("__name__", "__main__").rpartition(".")[2]
     if set_name == "__main__": set_name = "rules"
-    self.rules: list[Rule] = [_as_rule(entry, set_name, i) for i, entry in enumerate(rules)]
+    if reads not in FOOTPRINTS: raise ValueError(f"reads={reads!r}: one of {', '.join(FOOTPRINTS)}")
+    # ``reads``: the footprint of the new rules whose functions declare none (uopc.footprint); a Rule keeps its own
+    self.rules: list[Rule] = [_as_rule(entry, set_name, i, reads) for i, entry in enumerate(rules)]
     self.compiled: bool = compile_default() if compiled is None else compiled
     # index by root op so a node only tries rules that could match it
     self.by_op: dict[Ops, list[Rule]] = {}

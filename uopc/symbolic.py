@@ -26,6 +26,7 @@ from typing import Any
 from uopc.alu import exec_alu, exec_binary
 from uopc.bounds import bounds, vmax, vmin
 from uopc.dtype import dtypes, truncate
+from uopc.footprint import reads
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, CONST, Ops
 from uopc.rewrite import graph_rewrite
@@ -35,6 +36,7 @@ from uopc.uop import UOp, make_const, node_memo
 
 
 
+@reads("sources")   # whether its sources are constants, and their values
 def _fold(x: UOp) -> UOp | None:
   """A scalar ALU op of constants is its value (unless the value is undefined).
 
@@ -76,6 +78,7 @@ def _split_terms(u: UOp) -> list[UOp]:
   return terms
 
 
+@reads("opaque")   # walks the whole sum
 def _div_sum(x: UOp, c: UOp, mod: bool) -> UOp | None:
   """(a*c + b) // c == a + b//c  and  (a*c + b) % c == b % c: always true for *floor* division."""
   if c.arg <= 0: return None
@@ -90,6 +93,7 @@ def _div_sum(x: UOp, c: UOp, mod: bool) -> UOp | None:
   return sum(quot[1:], quot[0]) + r // c
 
 
+@reads("bounds")
 def _const_bounds(x: UOp) -> UOp | None:
   """An int or bool expression whose bounds pin it to one value *is* that value."""
   # bounds are exact integers (a bool ADD of two Trues is 2): the node's value is their wrap, as folding makes it
@@ -117,7 +121,7 @@ ADD_ZERO = (
 symbolic = PatternMatcher(fold.rules + [
   # canonical form: constants on the right of commutative ops
   (UPat((Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE), src=(UPat(Ops.CONST, name="c"), UPat(name="y")), name="u"),
-   lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None),
+   reads("sources")(lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None)),
   # identities
   *ADD_ZERO,
   (x * 1, lambda x: x),
@@ -141,7 +145,7 @@ symbolic = PatternMatcher(fold.rules + [
   ((xi + c1) * c2, lambda x, c1, c2: x * c2 + _wrap_i32(c1.arg * c2.arg)),
   # distribute constants over sums so that div/mod see every term: (a + b) * c -> a*c + b*c
   (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y), name="s"), UPat.cvar("c"))), lambda x, y, s, c: x * c + y * c),
-  (UPat(Ops.ADD, src=[xi + c1, y]), lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None),
+  (UPat(Ops.ADD, src=[xi + c1, y]), reads("sources")(lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None)),
   (xi * c1 + xi * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg + c2.arg)),
   (xi * c1 + xi, lambda x, c1: x * _wrap_i32(c1.arg + 1)),
   # division and modulo (floor semantics make these unconditional)
@@ -149,10 +153,10 @@ symbolic = PatternMatcher(fold.rules + [
   ((xi % c1) % c2, lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None),
   # c1 > 0 too: for c1 < 0, x % c1 lies in (c1, 0] and the identity fails ((1 % -4) // 2 is -2, not 0)
   ((xi % c1) // c2, lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg % c2.arg == 0 else None),
-  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), lambda x, c: _div_sum(x, c, mod=False)),
-  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), lambda x, c: _div_sum(x, c, mod=True)),
-  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None),
-  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), lambda x, c: x if 0 <= vmin(x) and vmax(x) < c.arg else None),
+  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=False))),
+  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=True))),
+  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None)),
+  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x if 0 <= vmin(x) and vmax(x) < c.arg else None)),
   # recombine: (x//c)*c + x%c == x
   (UPat(Ops.ADD, src=[(xi // c1) * c1, xi % c1]), lambda x, c1: x),
   (UPat(Ops.ADD, src=[(xi // c1) * c1 + y, xi % c1]), lambda x, c1, y: x + y),
@@ -161,7 +165,7 @@ symbolic = PatternMatcher(fold.rules + [
   ((xi * c1) < c2, _lt_mul),
   # bounds say this int expression is a constant
   (UPat(ALU, name="x"), _const_bounds),
-], name="symbolic")
+], name="symbolic", reads="pattern")   # a function that reads more says so (@reads; checked by tests/test_footprint.py)
 
 
 _simplified: dict[UOp, UOp] = node_memo()   # emptied when the node tables are collected
