@@ -95,7 +95,7 @@ def test_module_attr_and_sums_are_accepted(capsys):
   ("nonesuch", "unknown rule set 'nonesuch'"),
   ("examples/missing.py:rules", "no file examples/missing.py"),
   ("examples/my_rules.py:nothing", "examples/my_rules.py has no attribute 'nothing'"),
-  ("examples/my_rules.py:fold", "is a function, not a PatternMatcher"),
+  ("examples/my_rules.py:fold", "is a function, not a uopc PatternMatcher"),
 ])
 def test_bad_rule_sets_exit_2(capsys, monkeypatch, spec, message):
   monkeypatch.chdir(ROOT)

@@ -62,8 +62,8 @@ def input_tokens(dtype: DType, shape: Shape, value: Any) -> list[str]:
 def params_tokens(params: tuple[UOp, ...] | list[UOp], values: dict[int, Any]) -> list[str]:
   """The tokens of every PARAM of a kernel, in argument order.
 
-  >>> params_tokens([UOp.param(0, dtypes.f32), UOp.param(1, dtypes.i32, (2,))], {0: 1, 1: [2**32 + 1, True]})
-  ['1.0', '1', '1']
+  >>> params_tokens([UOp.param(0, dtypes.f32), UOp.param(1, dtypes.i32, (2,))], {0: 1, 1: [7, True]})
+  ['1.0', '7', '1']
   """
   out: list[str] = []
   for p in params:
