@@ -1,0 +1,67 @@
+"""Hunt for rule-order dependence in tinygrad's rule sets: small expressions, every normal form (docs/tinygrad.md).
+
+Enumerates expressions of up to two operators over two variables (``UOp.variable`` bounds) and
+the constants 0, 1, -1, 2, explores each under ``symbolic_simple``, ``symbolic`` and ``sym`` with
+``diagnose_order`` and prints one line per (rule set, canonical rule, competing rule) fork found, with
+the first witness, the two results and whether they differ in value; and the rules that raise.
+
+  python examples/tinygrad_hunt.py [stride]   # every stride-th two-operator expression (default 15)
+"""
+from __future__ import annotations
+
+import itertools
+import sys
+
+from tinygrad.dtype import dtypes
+from tinygrad.uop.ops import PatternMatcher, UOp, graph_rewrite
+from tinygrad.uop.symbolic import sym, symbolic, symbolic_simple
+
+from uopc.relational.analyses.order import diagnose_order
+from uopc.term import show
+
+a, b = UOp.variable("a", 0, 10), UOp.variable("b", -5, 5)
+LEAVES = [a, b] + [UOp.const(c, dtypes.weakint) for c in (0, 1, -1, 2)]
+OPS = [("+", lambda x, y: x + y), ("*", lambda x, y: x * y), ("//", lambda x, y: x // y), ("%", lambda x, y: x % y),
+       ("max", lambda x, y: x.maximum(y)), ("<", lambda x, y: (x < y).where(x, y))]
+
+
+def programs(stride: int = 15) -> list[UOp]:
+  """Every one-operator expression, and every ``stride``-th two-operator one."""
+  one = [f(x, y) for (_, f), x, y in itertools.product(OPS, LEAVES, LEAVES)]
+  two = [f(x, y) for (_, f), x, y in itertools.product(OPS, one, LEAVES)] + [f(y, x) for (_, f), x, y in itertools.product(OPS, one, LEAVES)]
+  return list(dict.fromkeys(one + two[::stride]))
+
+
+def _rewrite(prog: UOp, pm: PatternMatcher, bottom_up: bool) -> UOp | None:
+  try: return graph_rewrite(prog, pm, bottom_up=bottom_up)
+  except Exception: return None
+
+
+def main(limit: int | None = None, stride: int = 15) -> None:
+  found: dict[tuple, str] = {}
+  raised: dict[tuple, str] = {}
+  progs = programs(stride)[:limit]
+  for name, pm in (("symbolic_simple", symbolic_simple), ("symbolic", symbolic), ("sym", sym)):
+    for prog in progs:
+      try: r = diagnose_order(prog, pm, max_states=2000, timeout=5)
+      except Exception as e:
+        raised.setdefault((name, type(e).__name__), f"{show(prog)}: {e}")
+        continue
+      for s in r.exploration.stuck:
+        raised.setdefault((name, s.rule_location, (s.error or "").split(":")[0]), show(prog))
+      down, up = r.canonical, _rewrite(prog, pm, True)
+      if down is not None and up is not None and up is not down:
+        key = (name, "bottom_up")
+        if key not in found:
+          found[key] = f"{show(prog)}: graph_rewrite {show(down)}, bottom_up=True {show(up)}"
+          print(*key, "|", found[key], flush=True)
+      for f in r.forks:
+        key = (name, f.canonical_step.rule_location if f.canonical_step else None, f.competing_step.rule_location)
+        if key not in found:
+          found[key] = f"{show(prog)}: canonical {show(r.canonical)}, other {f.normal_form.term()} ({f.kind})"
+          print(*key, "|", found[key], flush=True)
+  print(f"{len(progs)} programs, {len(found)} distinct forks")
+  for key, prog in raised.items(): print("raises:", *key, "|", prog)
+
+
+if __name__ == "__main__": main(None, int(sys.argv[1]) if len(sys.argv) > 1 else 15)
