@@ -34,11 +34,11 @@ if __package__ in (None, ""):   # run by its path, from any directory: the repos
   _here = os.path.dirname(os.path.abspath(__file__))   # not bench/ itself, whose kanren.py would shadow the kanren package
   sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
 
-from bench.maude import big_sum, sum_of_add0  # noqa: E402
-from bench.maude_gen import Term, matcher, uir_text  # noqa: E402
-from uopc import PatternMatcher, UOp, symbolic  # noqa: E402
-from uopc.relational import Exploration, Stepper  # noqa: E402
-from uopc.uir import parse_uir  # noqa: E402
+from bench.maude import big_sum, sum_of_add0
+from bench.maude_gen import Term, matcher, uir_text
+from uopc import PatternMatcher, UOp, symbolic
+from uopc.relational import Exploration, Stepper
+from uopc.uir import parse_uir
 
 _slots = iter(range(500_000_000, 10**9, 200_000))   # fresh PARAM slots per program (hash consing would reuse nodes)
 
@@ -78,9 +78,9 @@ class Fingerprints:
     memo, stack = self.memo, [g]
     while stack:   # iterative: only the nodes not seen before are visited
       u = stack[-1]
-      if u in memo: stack.pop(); continue  # noqa: E702
+      if u in memo: stack.pop(); continue
       missing = [s for s in u.src if s not in memo]
-      if missing: stack.extend(missing); continue  # noqa: E702
+      if missing: stack.extend(missing); continue
       memo[u] = hash((u.op, u.dtype, u.arg, tuple(memo[s] for s in u.src)))
       stack.pop()
     return memo[g]
@@ -95,9 +95,9 @@ class DeltaEncoder:
     ids, new, stack = self.ids, [], [g]
     while stack:
       u = stack[-1]
-      if u in ids: stack.pop(); continue  # noqa: E702
+      if u in ids: stack.pop(); continue
       missing = [s for s in u.src if s not in ids]
-      if missing: stack.extend(missing); continue  # noqa: E702
+      if missing: stack.extend(missing); continue
       ids[u] = len(ids)
       new.append((u.op, u.arg, u.dtype, tuple(ids[s] for s in u.src)))
       stack.pop()
@@ -190,7 +190,7 @@ def _owner_loop(rank: int, procs: int, root: UOp, pm: PatternMatcher, conn: Conn
       for _, h in stepper.successors(g):
         if not isinstance(h, UOp): continue
         if fps.of(h) % procs == rank:
-          if h not in seen: seen.add(h); mine.append(h)  # noqa: E702
+          if h not in seen: seen.add(h); mine.append(h)
         elif h not in sent:
           sent.add(h)
           theirs.append(encoder.encode(h))
@@ -200,7 +200,7 @@ def _owner_loop(rank: int, procs: int, root: UOp, pm: PatternMatcher, conn: Conn
       messages += len(theirs)
       for d in got:
         h = decoder.decode(d)
-        if h not in seen: seen.add(h); mine.append(h)  # noqa: E702
+        if h not in seen: seen.add(h); mine.append(h)
     else: got, their_next = [], 0
     # done when neither rank has a next frontier: ours (mine, with what we got) and theirs (their own, and what we
     # just sent them). Leaving while our own message still gives them states would leave them waiting for us forever.

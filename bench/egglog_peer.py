@@ -28,8 +28,8 @@ def build(t: list) -> Math:
   stack = [(t, False)]
   while stack:   # iterative: deep programs are fine
     node, ready = stack.pop()
-    if node[0] == "num": out[id(node)] = Math(node[1]); continue  # noqa: E702
-    if node[0] == "var": out[id(node)] = Math.var(node[1]); continue  # noqa: E702
+    if node[0] == "num": out[id(node)] = Math(node[1]); continue
+    if node[0] == "var": out[id(node)] = Math.var(node[1]); continue
     if not ready:
       stack.append((node, True))
       stack.extend((k, False) for k in node[1:])

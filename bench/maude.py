@@ -47,10 +47,10 @@ if __package__ in (None, ""):   # run by its path (as memory_run does), from any
   _here = os.path.dirname(os.path.abspath(__file__))   # not bench/ itself, whose kanren.py would shadow the kanren package
   sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
 
-from bench.maude_gen import Term, maude_module, maude_term, matcher, uir_text  # noqa: E402
-from uopc.relational import Exploration, Stepper  # noqa: E402
-from uopc.relational.space.step import Semantics  # noqa: E402
-from uopc.uir import parse_uir  # noqa: E402
+from bench.maude_gen import Term, maude_module, maude_term, matcher, uir_text
+from uopc.relational import Exploration, Stepper
+from uopc.relational.space.step import Semantics
+from uopc.uir import parse_uir
 
 SEMANTICS: Semantics = "tree" if os.environ.get("TREE") == "1" else "graph"
 
@@ -145,7 +145,7 @@ def maude_available() -> bool:
   global _maude
   if _maude is None:
     try: import maude
-    except ImportError: _maude = False; return False  # noqa: E702
+    except ImportError: _maude = False; return False
     maude.init(advise=False)
     _maude = maude
   return _maude is not False

@@ -38,7 +38,7 @@ def postorder(t: Term) -> Iterator[Term]:
   stack: list[tuple[Term, bool]] = [(t, False)]
   while stack:
     node, ready = stack.pop()
-    if ready or not isinstance(node, tuple) or node[0] == "p": yield node; continue  # noqa: E702
+    if ready or not isinstance(node, tuple) or node[0] == "p": yield node; continue
     stack.append((node, True))
     stack.extend((s, False) for s in reversed(node[1:]))
 

@@ -32,7 +32,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEER_PYTHON = os.path.join(ROOT, ".bench-venv", "bin", "python")
 a, b = UPat.var("a"), UPat.var("b")
 COMMUTATIVITY = PatternMatcher([(UPat(Ops.ADD, src=(a, b)), lambda a, b: b + a), (UPat(Ops.MUL, src=(a, b)), lambda a, b: b * a)])
-def NO_BANS() -> BackoffScheduler: return BackoffScheduler(match_limit=10**12)   # noqa: E302,N802
+def NO_BANS() -> BackoffScheduler: return BackoffScheduler(match_limit=10**12)
 EGGLOG_COST = Cost.function(lambda u, cs: (2 if not u.src else 1) + sum(cs), name="egglog")   # Math(0), Math.var("p0"): 2
 
 

@@ -41,8 +41,8 @@ def programs(dtype=None, depth: int = 4, params: int = 0):
   if params: leaves.append(st.integers(0, params - 1).map(lambda s: ("param", s, dtype)))
   leaf = st.one_of(*leaves)
   if depth == 0: return leaf
-  sub = lambda d: programs(d, depth - 1, params)   # noqa: E731
-  same2 = lambda ops: st.tuples(st.sampled_from(ops), sub(dtype), sub(dtype))   # noqa: E731
+  sub = lambda d: programs(d, depth - 1, params)
+  same2 = lambda ops: st.tuples(st.sampled_from(ops), sub(dtype), sub(dtype))
   if dtype is I32:
     nodes = [same2([Ops.ADD, Ops.MUL, Ops.MAX, Ops.FLOORDIV, Ops.FLOORMOD]),
              st.tuples(st.just(Ops.WHERE), sub(BOOL), sub(I32), sub(I32)),

@@ -28,7 +28,7 @@ def test_simpler_values_are_simpler_distinct_and_of_the_same_type(v):
 
 
 def test_every_scalar_of_every_input_shrinks_and_a_passing_input_stays():
-  fails = lambda cands: [(i == 0 and c[0][1] >= 5 and c[1] is True) for i, c in cands]   # noqa: E731
+  fails = lambda cands: [(i == 0 and c[0][1] >= 5 and c[1] is True) for i, c in cands]
   start = [{0: [123, 77, -9], 1: True}, {0: 3}]
   assert shrink_all(start, fails) == [{0: [0, 5, 0], 1: True}, {0: 3}]
   assert shrink({0: math.nan}, lambda cands: [True] * len(cands)) == {0: 0.0}

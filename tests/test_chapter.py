@@ -10,7 +10,7 @@ import importlib
 import pytest
 
 # the import lines of the chapter's two listings, verbatim
-from uopc.uop import UOp, Ops  # noqa: I001
+from uopc.uop import UOp, Ops
 from uopc.dtype import DType  # noqa: F401
 from uopc.uop import UOp, Ops, ALU, call_params, prod  # noqa: F401, F811
 from uopc.dtype import dtypes, truncate  # noqa: F401

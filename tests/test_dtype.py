@@ -40,7 +40,7 @@ def test_i32_wraps_modulo_2_32(v):
 @given(st.floats(width=32) | st.integers(-2**31, 2**31 - 1) | st.booleans(), st.floats(width=32) | st.integers(-2**31, 2**31 - 1) | st.booleans())
 def test_same_value_is_bit_exact_with_one_nan(a, b):
   """The one value equality (constants, results, args): same type, same bits, every NaN one value."""
-  bits = lambda v: ("nan" if v != v else struct.pack("<d", v)) if type(v) is float else v   # noqa: E731
+  bits = lambda v: ("nan" if v != v else struct.pack("<d", v)) if type(v) is float else v
   expected = type(a) is type(b) and bits(a) == bits(b)
   assert same_value(a, b) == expected == (value_key(a) == value_key(b))
   assert same_value([a, (b,)], [a, (b,)]) and same_value([a], (a,)) is False   # lists and tuples element-wise, kinds apart

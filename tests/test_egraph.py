@@ -10,7 +10,7 @@ p0, p1, p2 = param(0), param(1), param(2)
 def test_union_find_merges_sets_and_keeps_others_apart():
   uf = UnionFind()
   ids = [uf.make() for _ in range(6)]
-  uf.union(ids[0], ids[1]); uf.union(ids[2], ids[3]); uf.union(ids[1], ids[3])  # noqa: E702
+  uf.union(ids[0], ids[1]); uf.union(ids[2], ids[3]); uf.union(ids[1], ids[3])
   assert len({uf.find(i) for i in ids[:4]}) == 1
   assert len({uf.find(i) for i in ids}) == 3
 
@@ -55,7 +55,7 @@ def test_constants_stay_bit_exact():
   assert eg.find(zero) != eg.find(negzero) and len(eg.conflicts) == 2
   # and not through congruence either: a class with 0.0 and one with -0.0 stay apart when their users meet
   x, y = eg.add(param(0, dtypes.f32) * 1.0), eg.add(param(1, dtypes.f32) * 1.0)
-  eg.union(x, zero); eg.union(y, negzero)  # noqa: E702
+  eg.union(x, zero); eg.union(y, negzero)
   eg.union(eg.add(param(0, dtypes.f32)), eg.add(param(1, dtypes.f32)))
   eg.rebuild()
   assert eg.find(zero) != eg.find(negzero)

@@ -39,7 +39,7 @@ def test_on_one_graph_e_matching_is_upat_match(g):
 def test_a_match_through_a_merged_class():
   eg = EGraph()
   top = eg.add((p0 * 1) + 3)
-  eg.union(eg.add(p0 * 1), eg.add(p0)); eg.rebuild()  # noqa: E702
+  eg.union(eg.add(p0 * 1), eg.add(p0)); eg.rebuild()
   reps = reps_of(eg)
   pat = UPat(Ops.ADD, src=[UPat(Ops.PARAM, name="x"), c])   # needs the PARAM that p0 * 1 is equal to
   assert instances(eg, pat, top, reps) == [p0 + 3]
@@ -48,7 +48,7 @@ def test_a_match_through_a_merged_class():
 def test_a_var_stands_for_the_cheapest_graph_of_its_class():
   eg = EGraph()
   top = eg.add((p0 * 1 + 0) * p1)
-  eg.union(eg.add(p0 * 1 + 0), eg.add(p0)); eg.rebuild()  # noqa: E702
+  eg.union(eg.add(p0 * 1 + 0), eg.add(p0)); eg.rebuild()
   assert instances(eg, x * y, top, reps_of(eg)) == [p0 * p1]
 
 
@@ -58,7 +58,7 @@ def test_a_repeated_name_needs_one_class():
   reps = reps_of(eg)
   assert instances(eg, UPat(Ops.ADD, src=(x, x)), a, reps) == []
   assert instances(eg, UPat(Ops.ADD, src=(x, x)), b, reps) == [p0 + p0]
-  eg.union(eg.add(p0), eg.add(p1)); eg.rebuild()  # noqa: E702
+  eg.union(eg.add(p0), eg.add(p1)); eg.rebuild()
   assert instances(eg, UPat(Ops.ADD, src=(x, x)), a, reps_of(eg)) == [p0 + p0]
 
 

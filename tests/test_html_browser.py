@@ -278,7 +278,7 @@ def test_a_let_form_term_is_drawn_as_its_dag(driver, capsys, tmp_path):
   assert data["program"] == "let a = add(p0, 0), b = add(a, a) in add(b, b)" and len(data["path"]) == 1
   open_page(driver, path)
   before, after = css(driver, "#inspector .stepper svg.dag")[:2]
-  boxes = lambda svg: svg.find_elements("css selector", "g")   # noqa: E731
+  boxes = lambda svg: svg.find_elements("css selector", "g")
   # one box per distinct node, the names read back as the nodes they stand for: p0, 0, add(p0, 0), a + a, b + b
   assert len(boxes(before)) == 5 and len(boxes(after)) == 3   # after: p0, add(p0, p0), a + a
   # the rewritten node add(p0, 0) is highlighted before, its replacement p0 after, though the page has both as let terms

@@ -31,7 +31,7 @@ def runtime_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
   while todo:
     node = todo.pop()
     if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-      todo.extend(node.orelse); continue  # noqa: E702
+      todo.extend(node.orelse); continue
     if isinstance(node, (ast.Import, ast.ImportFrom)): out.append(node)
     todo.extend(ast.iter_child_nodes(node))
   return out
@@ -66,13 +66,13 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
   for root in graph:
     if root in index: continue
     work = [(root, iter(sorted(graph[root])))]
-    index[root] = low[root] = len(index); stack.append(root); on_stack.add(root)  # noqa: E702
+    index[root] = low[root] = len(index); stack.append(root); on_stack.add(root)
     while work:
       v, it = work[-1]
       w = next(it, None)
       if w is not None:
         if w not in index:
-          index[w] = low[w] = len(index); stack.append(w); on_stack.add(w)  # noqa: E702
+          index[w] = low[w] = len(index); stack.append(w); on_stack.add(w)
           work.append((w, iter(sorted(graph[w]))))
         elif w in on_stack: low[v] = min(low[v], index[w])
         continue
@@ -81,7 +81,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
       if low[v] == index[v]:
         component = []
         while True:
-          w = stack.pop(); on_stack.discard(w); component.append(w)  # noqa: E702
+          w = stack.pop(); on_stack.discard(w); component.append(w)
           if w == v: break
         if len(component) > 1: out.append(sorted(component))
   return sorted(out)

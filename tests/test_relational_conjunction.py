@@ -38,7 +38,7 @@ def test_fair_bind_gives_kanren_binds_answers_in_its_order(streams):
 def test_fair_bind_is_lazy_in_the_outer_stream():
   def naturals():
     n = 0
-    while True: yield n; n += 1  # noqa: E702
+    while True: yield n; n += 1
   out = fair_bind(naturals(), lambda n: iter([n] if n % 3 == 0 else []))
   assert [next(out) for _ in range(4)] == [0, 3, 6, 9]
 

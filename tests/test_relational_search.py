@@ -47,7 +47,7 @@ def nearest(pm: PatternMatcher, g: UOp, target: str) -> int | None:
 
 def assert_path(prog: UOp, path: list, end: UOp, pm: PatternMatcher = symbolic) -> None:
   """``path`` is a chain of steps from ``prog`` to ``end`` that replays to ``end``."""
-  if not path: assert prog is end; return  # noqa: E702
+  if not path: assert prog is end; return
   assert path[0].source.graph is prog and path[-1].target.graph is end
   for a, b in zip(path, path[1:]): assert a.target is b.source
   for e in path:

@@ -33,9 +33,9 @@ def brute_force(pm: PatternMatcher, g: UOp) -> tuple[set, set]:
           failures.add((n, i))
           continue
         if m is None or m is n: continue
-        if not isinstance(m, UOp): failures.add((n, i)); continue  # noqa: E702
+        if not isinstance(m, UOp): failures.add((n, i)); continue
         try: h = replace_all(g, n, m, enter)
-        except UOpError: failures.add((n, i)); continue  # noqa: E702
+        except UOpError: failures.add((n, i)); continue
         if h is not g: steps.add((n, i, m, h))
   return steps, failures
 

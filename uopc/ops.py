@@ -29,9 +29,9 @@ class Ops(metaclass=_OpsMeta):
   __slots__ = ("name", "value")
   _members: list[Ops] = []
   _by_name: dict[str, Ops] = {}
-  CONST: Ops; PARAM: Ops; RANGE: Ops; STACK: Ops; CALL: Ops; INDEX: Ops; CAST: Ops; RECIP: Ops  # noqa: E702
-  ADD: Ops; MUL: Ops; CMPLT: Ops; FLOORDIV: Ops; FLOORMOD: Ops; WHERE: Ops; CMPNE: Ops; MAX: Ops  # noqa: E702
-  EXP2: Ops; LOG2: Ops; SQRT: Ops; SIN: Ops; RESHAPE: Ops; EXPAND: Ops; PERMUTE: Ops; SHRINK: Ops; REDUCE: Ops  # noqa: E702
+  CONST: Ops; PARAM: Ops; RANGE: Ops; STACK: Ops; CALL: Ops; INDEX: Ops; CAST: Ops; RECIP: Ops
+  ADD: Ops; MUL: Ops; CMPLT: Ops; FLOORDIV: Ops; FLOORMOD: Ops; WHERE: Ops; CMPNE: Ops; MAX: Ops
+  EXP2: Ops; LOG2: Ops; SQRT: Ops; SIN: Ops; RESHAPE: Ops; EXPAND: Ops; PERMUTE: Ops; SHRINK: Ops; REDUCE: Ops
 
   def __init__(self, name: str, value: int):
     self.name, self.value = name, value

@@ -369,7 +369,7 @@ def make_checked(op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: S
 def _intern(table: dict[tuple, UOp], op: Ops, dtype: DType, src: tuple[UOp, ...], arg: Any, shape: Shape) -> UOp:
   """A new node, type-checked already, into its table and the log."""
   u = _new_uop(UOp)
-  u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
+  u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None
   table[src] = u
   _log.append(u)
   if len(_log) > _cache_limit: _collect()
@@ -388,7 +388,7 @@ def make_const(value: Any, dtype: DType) -> UOp:
   key = _F64.pack(value) if dtype is F32 else value
   if (u := table.get(key)) is not None: return u
   u = _new_uop(UOp)
-  u.op = CONST; u.dtype = dtype; u.src = (); u.arg = value; u.shape = (); u._bounds = None  # noqa: E702
+  u.op = CONST; u.dtype = dtype; u.src = (); u.arg = value; u.shape = (); u._bounds = None
   table[key] = u
   if len(table) > _cache_limit: _collect()
   return u
@@ -412,7 +412,7 @@ def stack_rows(op: Ops, columns: list[tuple[UOp, ...]], arg: Any = None, dtype: 
   for src in rows:
     if (u := table.get(src)) is None:
       u = _new_uop(UOp)
-      u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None  # noqa: E702
+      u.op = op; u.dtype = dtype; u.src = src; u.arg = arg; u.shape = shape; u._bounds = None
       table[src] = u
       log_append(u)
     out.append(u)

@@ -74,12 +74,12 @@ def best(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, max_s
   expanded = 0
   bound: Bound | None = None
   while queue and top_cost > floor:
-    if timeout is not None and time.perf_counter() - t0 > timeout: bound = "timeout"; break  # noqa: E702
+    if timeout is not None and time.perf_counter() - t0 > timeout: bound = "timeout"; break
     _, _, _, s = heapq.heappop(queue)
     expanded += 1
     for redex, h in stepper.successors(s.graph):
       if isinstance(h, Stuck) or h in seen: continue   # a failing step reaches no graph
-      if max_states is not None and len(seen) >= max_states: bound = "max_states"; break  # noqa: E702
+      if max_states is not None and len(seen) >= max_states: bound = "max_states"; break
       t = seen[h] = State(len(seen), h, s.depth + 1, s, redex, stepper)
       c = cost.of(h)
       if c < top_cost: top, top_cost = t, c

@@ -168,12 +168,12 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
     count = 0
     full = True   # the layer was read to its end
     while True:
-      if deadline is not None and time.perf_counter() > deadline: bound = "timeout"; break  # noqa: E702
+      if deadline is not None and time.perf_counter() > deadline: bound = "timeout"; break
       fresh = side.pending is None
       s = side.next()
       if s is None: break
-      if fresh and side.pulled + other.pulled > limit: side.pending, bound = s, "max_states"; break  # noqa: E702
-      if s.depth > want: side.pending = s; break  # noqa: E702
+      if fresh and side.pulled + other.pulled > limit: side.pending, bound = s, "max_states"; break
+      if s.depth > want: side.pending = s; break
       if s.error is not None:
         stuck.append(s)
         continue
@@ -183,7 +183,7 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
       if progress is not None: progress(sides[0].searched + sides[1].searched)
       if (t := other.seen.get(s.graph)) is not None:
         meetings.append((s, t) if i == 0 else (t, s))
-        if t.depth == 0: full = False; break   # nothing later in this layer can have fewer steps in total  # noqa: E702
+        if t.depth == 0: full = False; break   # nothing later in this layer can have fewer steps in total
     side.depth, side.layer = want, count
     side.complete = want if full else want - 1
     if bound is not None: break

@@ -170,7 +170,7 @@ class Instances:
     for combo in itertools.islice(itertools.product(*[range(len(c)) for c in choices]), MAX_ASSIGNMENTS):
       groups = [choices[h][g][1] for h, g in enumerate(combo)]
       try: self._build(holes, tuple(g[0][1] for g in groups))
-      except UOpError: self.ill_typed += 1; continue  # noqa: E702
+      except UOpError: self.ill_typed += 1; continue
       assignments.append(_by_cost(groups))
     if not assignments:
       self.why_none = "no well-typed instance"
@@ -181,10 +181,10 @@ class Instances:
     while assignments and len(seen) < self.max_instances and budget > 0:
       for gen in list(assignments):
         pick = next(gen, None)
-        if pick is None: assignments.remove(gen); continue  # noqa: E702
+        if pick is None: assignments.remove(gen); continue
         budget -= 1
         try: u = self._build(holes, pick)
-        except UOpError: self.ill_typed += 1; continue  # noqa: E702
+        except UOpError: self.ill_typed += 1; continue
         if u in seen: continue
         seen.add(u)
         self.tried += 1
@@ -264,7 +264,7 @@ class Instances:
   def _build(self, holes: list[Var], values: tuple) -> UOp:
     vals = list(values)
     for op, fixed, src, dtype, arg, allowed in self._plan:
-      if fixed is not None: vals.append(fixed); continue  # noqa: E702
+      if fixed is not None: vals.append(fixed); continue
       if type(op) is tuple: op = vals[op[1]]
       if type(dtype) is tuple: dtype = vals[dtype[1]]
       if type(arg) is tuple and len(arg) == 2 and arg[0] == "hole": arg = vals[arg[1]]

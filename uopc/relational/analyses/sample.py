@@ -111,9 +111,9 @@ def _height(u: UOp, memo: dict[UOp, int]) -> int:
   stack = [u]
   while stack:
     v = stack[-1]
-    if v in memo: stack.pop(); continue  # noqa: E702
+    if v in memo: stack.pop(); continue
     todo = [s for s in v.src if s not in memo]
-    if todo: stack.extend(todo); continue  # noqa: E702
+    if todo: stack.extend(todo); continue
     memo[v] = 1 + max((memo[s] for s in v.src), default=0)
     stack.pop()
   return memo[u]
@@ -170,11 +170,11 @@ def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_run
   last_new = 0
   try:
     while max_runs is None or out.runs < max_runs:
-      if (why := stopped()) is not None: out.bound = why; break  # noqa: E702
-      if deadline is not None and time.perf_counter() > deadline: out.bound = "timeout"; break  # noqa: E702
+      if (why := stopped()) is not None: out.bound = why; break
+      if deadline is not None and time.perf_counter() > deadline: out.bound = "timeout"; break
       if patience is not None and out.runs - last_new >= max(patience, 2 * last_new): break
       run, steps = _one_run(prog, stepper, rng, max_steps, heights)
-      if run.end == "cut" and stopped() is not None: out.bound = stopped(); break  # noqa: E702   # the bound cut the run short: not a run
+      if run.end == "cut" and stopped() is not None: out.bound = stopped(); break  # the bound cut the run short: not a run
       out.runs += 1
       if run.end != "normal":
         if run.end == "stuck": out.stuck += 1

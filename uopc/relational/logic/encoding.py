@@ -185,7 +185,7 @@ def term_vars(t: Any) -> list[Var]:
   while stack:
     x = stack.pop()
     if type(x) is Var:
-      if x not in seen: seen.add(x); out.append(x)  # noqa: E702
+      if x not in seen: seen.add(x); out.append(x)
     elif type(x) is UExpr: stack.extend(reversed(x._tuple))
     elif type(x) is Head: stack.extend((x.arg, x.dtype, x.op))
     elif type(x) is tuple: stack.extend(reversed(x))
@@ -272,7 +272,7 @@ def pattern_text(t: Any, s: dict | None = None, exact: bool = False) -> str:
   stack: list[Any] = [t]
   while stack:
     x = stack.pop()
-    if type(x) is str: out.append(x); continue  # noqa: E702
+    if type(x) is str: out.append(x); continue
     if type(x) is Var: x = walk(x, s)
     if type(x) is Var:
       if (name := names.get(x)) is None:

@@ -29,7 +29,7 @@ class NativeState(State):
   """A state whose graph lives in the native core until read (``graph`` makes its ``UOp`` once)."""
   __slots__ = ("_node", "_space")
 
-  def __init__(self, id: int, node: int, space: NativeSpace, depth: int, parent: State | None, redex: Any) -> None:  # noqa: A002
+  def __init__(self, id: int, node: int, space: NativeSpace, depth: int, parent: State | None, redex: Any) -> None:
     self.id, self._node, self._space, self.depth, self.parent, self.redex = id, node, space, depth, parent, redex
     self.error, self.normal, self.out, self._stepper = None, None, None, space.stepper
 
