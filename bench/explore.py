@@ -14,7 +14,7 @@ Six tables, all through the public API (``uopc.relational.space.explore``):
    different moments when they start from different sizes.
 3. shared states vs copied ones: the explorer against a naive BFS that rescans and
    rebuilds the whole graph for every state, on the region beside 1,000 nodes.
-4. a chain of n ``+ 0`` nodes (issue 17's shape iii'): n states of 1 to n redexes,
+4. a chain of n ``+ 0`` nodes (shape iii' of ``bench/maude.py``): n states of 1 to n redexes,
    every redex of a state making the same graph. States/s must stay flat in n (the
    stepper groups a big node's steps by the graph they make); n(n+1)/2 edges. Under
    graph semantics and under tree semantics (a step per position: the same edges here).

@@ -5,7 +5,7 @@ The program is a product of k terms ``(p_i + 0) + 0`` under the one rule ``x + 0
 (k = 11: 177,147). The kanren queries are written the way ``docs/relational.md`` shows
 them; no reachable graph matches the pattern ``max(y, y)``, so every state is visited:
 
-- ``reacho``:         ``run(0, q, reacho(pm, prog, q))``: every reachable graph (issue 17: within 1.2x)
+- ``reacho``:         ``run(0, q, reacho(pm, prog, q))``: every reachable graph (target: within 1.2x)
 - ``reacho, eq``:     ``run(0, q, reacho(pm, prog, q), eq(q, pat.max(y, y)))``
 - ``eq, reacho``:     ``run(0, q, eq(q, pat.max(y, y)), reacho(pm, prog, q))``
 - ``reacho pattern``: ``run(0, y, reacho(pm, prog, pat.max(y, y)))``
@@ -15,7 +15,7 @@ them; no reachable graph matches the pattern ``max(y, y)``, so every state is vi
   all the reachable graphs and ``oneof`` binds ``q`` to each in turn (kanren's ``membero``
   recurses once per element): one membership question per graph, bound first.
 
-The compositions' target is 1.5x (issue 12). Times are CPU seconds (the machine is
+The compositions' target is 1.5x. Times are CPU seconds (the machine is
 shared), the best of five runs, each in a fresh interpreter (see ``in_fresh_process``),
 as ratios to ``explore(prog).states`` with every state's graph read (the native core makes a
 graph's ``UOp`` only when read, and a goal answers with graphs; the bare ``explore()`` and

@@ -1,4 +1,4 @@
-"""Is a compiled hot core worth it? ``python -m bench native`` (issue 17, part 4).
+"""Is a compiled hot core worth it? ``python -m bench native``.
 
 The one adopted: **the C core** (``uopc/relational/native/_space.c``, built at install), which
 keeps nodes in arrays of its own; its column runs the repository as installed with

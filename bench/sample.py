@@ -1,4 +1,4 @@
-"""Sampled normal forms (issue 24): how many of a program's normal forms random runs find, and how fast.
+"""Sampled normal forms: how many of a program's normal forms random runs find, and how fast.
 
 For each program: its normal forms by exhaustive exploration where that is known (the .uir's header),
 and the runs (seed 0) until the k-th distinct form: ``runs@k`` and the seconds to reach it.

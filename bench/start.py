@@ -25,7 +25,7 @@ from typing import Callable
 
 from bench.workers import REPO, Worker, serve
 
-START_COMMIT = "ff4e37d14080720ba218518b723977fc32c6db9b"   # the last commit before the fast engine (issue 6)
+START_COMMIT = "ff4e37d14080720ba218518b723977fc32c6db9b"   # the last commit before the fast engine: what it is measured against
 TURNS = 8   # turns of each engine per row
 # (row, what to build, repeats in one turn: enough that the first, cold one does not decide)
 ROWS = [("run() a*b + a, n = 10", ("run", 10), 100), ("run() a*b + a, n = 100", ("run", 100), 20),

@@ -1,4 +1,4 @@
-"""tinygrad's own nodes and rules in the explorer: ``python bench/tinygrad.py`` (issue 25's target).
+"""tinygrad's own nodes and rules in the explorer: ``python bench/tinygrad.py``.
 
 One table: the first 20,000 states of the same-shaped ~30-node index expression,
 ``sum_i (v_i + 0) * 1`` over 7 variables, explored as tinygrad nodes under tinygrad's

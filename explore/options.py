@@ -1,8 +1,12 @@
-"""The options and helpers every ``uopc explore`` subcommand shares: the bounds and output
-flags, the progress bar of an exploration, the canonical engine's result and the exit code.
+"""The options and helpers the explorer's commands share: the bounds and output flags, the
+progress bar of an exploration, the canonical engine's result, the exit code, and how much
+of a term the outputs print.
 
-``explore/cli.py`` registers the subcommands, which live in ``explore/*_cli.py``; all of
-them import what they share from here, so none imports another back.
+``explore/cli.py`` registers the ``uopc explore`` subcommands, which live in
+``explore/*_cli.py`` (``saturate_cli.py`` is ``uopc saturate``). This module imports nothing
+of ``explore/``: the command modules, ``report``, ``sampled`` and ``html`` import from it,
+never the other way (the command modules also import each other's pieces: ``best_cli`` and
+``saturate_cli`` print steps with ``search_cli``'s lines).
 """
 from __future__ import annotations
 
@@ -21,7 +25,7 @@ from uopc.term import show
 # program cannot flood an exploration's output, where every state prints its graph.
 TERM_LIMIT = 10_000
 # A default run is bounded by time and memory, not by a count of states: what a space of 10,000 states
-# takes is nothing, and a count says nothing of how long a big program's states take (issue 24).
+# takes is nothing, and a count says nothing of how long a big program's states take.
 DEFAULT_MAX_STATES: int | None = None
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 10.0

@@ -1,4 +1,4 @@
-"""Fuzz targets for the command line's failure contract, one per command family (issue 16).
+"""Fuzz targets for the command line's failure contract, one per command family.
 
 Each calls ``uopc.cli.main`` in process on random or mutated input and checks what the
 README promises: an exit code from the table (never 4, "internal error"), and a bad

@@ -1,4 +1,4 @@
-"""``explore/sampled.py`` and the wording of incomplete runs (issue 24): ``normal-forms`` and ``order`` sample normal forms
+"""``explore/sampled.py`` and the wording of incomplete runs: ``normal-forms`` and ``order`` sample normal forms
 after a bound, and no output states a count or a verdict the search did not establish, in text and JSON."""
 import argparse
 import json

@@ -246,7 +246,7 @@ def test_issue_edit_a_states_logic_variable_and_reify_a_new_graph():
 
 
 def test_heads_of_dead_etuples_are_given_back():
-  """issue 16: 20,000 etuplized constants left 20,001 heads interned with no node alive."""
+  """20,000 etuplized constants once left 20,001 heads interned with no node alive."""
   from uopc.relational.logic.bridge import live_heads
   p0 = UOp.param(0)
   anchor = etuplize(p0 + 1)   # holds the heads of add and p0
@@ -263,7 +263,7 @@ def test_heads_of_dead_etuples_are_given_back():
                                   UOp.param(0, dtypes.i32, (2, 3)).reshape((3, 2)), (UOp.param(0) * UOp.param(0)).call(UOp.param(0), name="f"),
                                   UOp.param(0).max(UOp.param(0))])
 def test_terms_and_patterns_print_alike(node):
-  """issue 15: the pattern printers dropped a CAST's dtype and printed REDUCE args as (Ops.ADD, 1)."""
+  """The pattern printers once dropped a CAST's dtype and printed REDUCE args as (Ops.ADD, 1)."""
   from uopc import UPat
   from uopc.relational.analyses.overlaps import forms_of, pattern_text
   from uopc.relational.logic.patterns import upat_etuples

@@ -177,7 +177,7 @@ def test_reacho_membership_stops_at_the_first_hit():
 
 
 def test_rule_patterns_and_overlaps_share_one_encoding():
-  """issue 15: patterns' own converter ignored allow_any_len (and kept leaves as UPats); now both use overlaps.encode."""
+  """Patterns' own converter once ignored allow_any_len (and kept leaves as UPats); now both use overlaps.encode."""
   from uopc.relational.analyses.overlaps import Domain, forms_of
   from uopc.relational.logic.patterns import upat_etuples
   x = UPat.var("x", dtype=(dtypes.i32, dtypes.bool))

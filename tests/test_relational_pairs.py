@@ -270,7 +270,7 @@ def _raises(x):
 
 
 def test_join_when_the_canonical_engine_fails_on_one_side():
-  """issue 16: the fallback normal form was a State, and `explore pairs` died on `'State' object has no attribute 'op'`."""
+  """The fallback normal form was once a State, and `explore pairs` died on `'State' object has no attribute 'op'`."""
   pm = PatternMatcher([(x + 0, _raises), (x + 0, lambda x: x)])   # the engine fires the raising rule first; the explorer goes on
   assert normalize(pm, p0 + 0) is None
   j = join(pm, p0 + 0, p1)

@@ -590,7 +590,7 @@
   }
 
   // ---- the other reports
-  // issue 24: a count only where the search was exhaustive, and the forms random runs found after a bound, each with its path
+  // a count only where the search was exhaustive (a bounded one may have missed forms), and the forms random runs found after a bound, each with its path
   function formsTitle(d, n) { return d.complete === false ? "normal forms found (" + n + "; there may be more: the space was not exhausted)" : "normal forms (" + n + ")"; }
   function sampledSection(d) {
     const sf = d.sampled_normal_forms || [];
