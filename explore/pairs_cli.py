@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from uopc.explore.options import term_text
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
+from uopc.cli_support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
 
 
 
@@ -56,6 +56,10 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 
 def _pairs(args: argparse.Namespace) -> int:
   from uopc.relational.analyses.pairs import critical_pairs
+  from uopc.relational.ir.protocol import other_ir_rules, type_name
+  if (other := other_ir_rules(args.ruleset.pm, "uopc")) is not None:   # critical pairs read uopc UPats (docs/tinygrad.md)
+    raise CLIError(f"uopc: {args.ruleset.spec} is a {type_name(type(args.ruleset.pm))}: critical pairs of {other} rule sets are not "
+                   "computed yet (uopc rule sets only)")
   bar = progress_bar(None, "pair", "critical pairs") if isatty(sys.stderr) else None
   def progress(done: int, total: int) -> None:
     if bar is not None:
