@@ -10,7 +10,7 @@ same states, and the bench stops if the counts differ. (``TREE=1`` runs uopc und
 ``semantics="tree"`` instead: the same counts, its big nodes grouped by the graph they
 make as under graph semantics.) uopc explores with its native core where it applies
 (``uopc.relational.native``; (iii') at n >= 256 passes the core's step-map limit and runs in
-Python); ``UOPC_NATIVE=0`` measures the pure-Python core instead. The shapes (issue 17):
+Python); ``UOPC_NATIVE=0`` measures the pure-Python core instead. The shapes:
 
 - (i)   k independent ``p_i + 0`` redexes summed: 2**k states, under ``x + 0``;
 - (ii)  the same sum of m terms under ``x + 0`` and commutativity of ``+``: 3**m * 2**(m-1);
