@@ -78,11 +78,13 @@ class NativeSeen:
 
 def native_space(ex: Exploration) -> NativeSpace | None:
   """A native core for this exploration's program (reducing as its ``IslandReduction`` would), or None where the
-  Python core must run it (a CALL in it, or in a graph the reduction keeps expanded fully)."""
+  Python core must run it (a CALL in it, a graph the reduction keeps expanded fully, or rules whose footprints the
+  reduction reads: uopc/relational/space/invisible.py)."""
   space = NativeSpace(ex.stepper)
   try:
     space.to_id(ex.root)
     if (reduction := ex.reduction) is not None:
+      if reduction.invisible.on: return None   # footprint-invisible steps: the Python core's reduction alone
       inert = tuple(code for op, code in CODES.items() if not ex.stepper.can_match(op))
       space.core.reduce(inert, tuple(space.to_id(g) for g in reduction.keep_full), space.inert_asker(reduction.forms))
   except NotNative: return None

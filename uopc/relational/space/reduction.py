@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any, Collection
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.forms import Forms
+from uopc.relational.space.invisible import Invisible
 from uopc.relational.space.step import Redex, Stepper, Stuck
 from uopc.uop import UOp
 
@@ -72,11 +73,14 @@ class IslandReduction:
     self.stepper = stepper
     self.keep_full = frozenset(keep_full)
     self.forms = Forms(stepper)   # which nodes are inert (the native core asks it too)
+    self.invisible = Invisible(stepper.pm)   # steps no rule can see, from declared footprints (Python core only)
 
   def persistent(self, g: UOp, steps: dict[Any, UOp | Stuck]) -> dict[Any, UOp] | None:
     """Every step inside the first group of islands that satisfies (a)-(c), or None: explore every step of ``g``."""
     stepper = self.stepper
-    if g in self.keep_full or not self.forms.inert(g): return None   # the root is the only island
+    if g in self.keep_full: return None
+    if not self.forms.inert(g):   # the root is the only island: unless footprints say a step is invisible
+      return self.invisible.persistent(g, steps) if stepper.semantics == "graph" else None
     if stepper.semantics == "tree": return self._persistent_tree(g, steps)
     islands = self._islands(g)
     if len(islands) < 2: return None
