@@ -3,10 +3,10 @@
 # differential tests (native against Python) and the reduction's tests run on it with libasan preloaded (docs/native.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
 # capture would swallow what ASan writes to stderr before it ends the process.
-# `dev/asan.sh [pytest arguments]`: without any, the two test files below; `make test` runs it.
+# `dev/asan.sh [pytest arguments]`: without any, the two test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-PY="${PYTHON:-$ROOT/.venv/bin/python}"
+PY="${ASAN_PYTHON:-$ROOT/.venv/bin/python}"   # the project's venv (PYTHON is the Makefile's, for making it)
 CC="${CC:-gcc}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT

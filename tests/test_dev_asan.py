@@ -1,4 +1,5 @@
 """dev/asan.sh, the AddressSanitizer run of the native core's tests: it fails when ASan reports, and passes clean tests."""
+import os
 import subprocess
 from pathlib import Path
 
@@ -25,7 +26,9 @@ def test_the_sanitized_core_is_loaded():
 
 def asan(tmp_path: Path, probe: str) -> subprocess.CompletedProcess:
   (tmp_path / "test_probe.py").write_text(probe)
-  return subprocess.run(["bash", str(ROOT / "dev" / "asan.sh"), str(tmp_path / "test_probe.py")], capture_output=True, text=True, timeout=300)
+  env = os.environ | {"PYTHON": "/bin/false"}   # the Makefile's PYTHON (the one that makes the venv) is not the one it runs
+  return subprocess.run(["bash", str(ROOT / "dev" / "asan.sh"), str(tmp_path / "test_probe.py")], capture_output=True, text=True, timeout=300,
+                        env=env)
 
 
 def test_it_fails_when_asan_reports(tmp_path):
