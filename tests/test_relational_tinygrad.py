@@ -1,4 +1,4 @@
-"""tinygrad's own UOps and PatternMatchers explored as they are (uopc/relational/ir/tinygrad.py, issue 25).
+"""tinygrad's own UOps and PatternMatchers explored as they are (uopc/relational/ir/tinygrad.py).
 
 tinygrad is imported at the top on purpose: without it (the ``tinygrad`` extra) these tests fail, never skip.
 """

@@ -225,7 +225,7 @@ class PatternMatcher:
     """
     key = signature(u)
     if (cands := self._candidates.get(key)) is None:
-      if len(self._candidates) >= SIGNATURE_LIMIT: self._candidates.clear(); self._plain.clear(); self._every.clear()  # noqa: E702
+      if len(self._candidates) >= SIGNATURE_LIMIT: self._candidates.clear(); self._plain.clear(); self._every.clear()
       src_ops = key[1:] if len(u.src) <= 4 else None
       cands = self._candidates[key] = tuple((rule, self._rule_fire(rule)) for rule in self.by_op.get(u.op, ())
                                             if may_match(rule[0], src_ops, len(u.src)))

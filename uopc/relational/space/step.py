@@ -97,7 +97,7 @@ class At:
   def position(self) -> tuple[int, ...]:
     """The source indices from the root down to the rewritten occurrence."""
     out, k = [], self
-    while type(k) is At: out.append(k.index); k = k.inner  # noqa: E702
+    while type(k) is At: out.append(k.index); k = k.inner
     return tuple(out)
 
   def __repr__(self) -> str: return f"At({self.position}, {self.redex!r})"
@@ -149,10 +149,10 @@ def _keys(group: Any) -> Iterator[Any]:
   stack: list[tuple[Any, Any]] = [(group, None)]   # a group and the source indices above it: (index, outer ones) or None
   while stack:
     g, up = stack.pop()
-    if g.__class__ is _Cat: stack.append((g.right, up)); stack.append((g.left, up))  # noqa: E702
+    if g.__class__ is _Cat: stack.append((g.right, up)); stack.append((g.left, up))
     elif g.__class__ is _Under: stack.append((g.inner, (g.index, up)))
     else:
-      while up is not None: g = At(up[0], g); up = up[1]  # noqa: E702
+      while up is not None: g = At(up[0], g); up = up[1]
       yield g
 
 
@@ -278,7 +278,7 @@ class Stepper:
 
   def clear(self) -> None:
     """Forget every memoized node."""
-    self._maps.clear(); self._big.clear(); self._groups.clear(); self._local.clear(); self._frozen.clear()  # noqa: E702
+    self._maps.clear(); self._big.clear(); self._groups.clear(); self._local.clear(); self._frozen.clear()
     self._entries = 0
 
   # ---- a node's own redexes
@@ -307,12 +307,12 @@ class Stepper:
         try: m = fn(**b) if ctx is None else fn(**b, ctx=ctx)
         except Exception as e:
           key = (i, _error_text(e))
-          if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
+          if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))
           continue
         if m is None or m is u: continue
         if (problem := self._problem(u, m)) is not None:   # the IR's check of a rule's result (uopc: the engine's)
           key = (i, f"the rule {problem}")
-          if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))  # noqa: E702
+          if key not in seen: seen.add(key); out.append(Redex(u, i, None, key[1]))
           continue
         if (i, m) not in seen:   # different bindings may give the same result: one edge
           seen.add((i, m))
@@ -466,8 +466,8 @@ class Stepper:
       made: dict[UOp, UOp] = {}   # the node on each graph made below source i (many positions often make one)
       for k, c in cm.items():
         key = At(i, k)
-        if c.__class__ is Stuck: out[key] = c; continue  # noqa: E702
-        if (n := made.get(c)) is not None: out[key] = n; continue  # noqa: E702
+        if c.__class__ is Stuck: out[key] = c; continue
+        if (n := made.get(c)) is not None: out[key] = n; continue
         new_src = (*src[:i], c, *src[i + 1:])
         try: out[key] = made[c] = make(op, new_src, arg, dtype)
         except err as e:
@@ -499,8 +499,8 @@ class Stepper:
     u = root
     steps: list[int] = []   # typed: mypyc cannot compile a loop over an empty list's unknown items
     p = path
-    while p is not None: steps.append(p[0]); p = p[1]  # noqa: E702
-    for i in reversed(steps): spine.append((u, i)); u = u.src[i]  # noqa: E702
+    while p is not None: steps.append(p[0]); p = p[1]
+    for i in reversed(steps): spine.append((u, i)); u = u.src[i]
     c: UOp | Stuck = new
     make, err = self._make, self._error
     for u, i in reversed(spine):
@@ -564,7 +564,7 @@ class Stepper:
       else: pairs = ((c, r) for r, c in cm.items())
       for c, group in pairs:   # each graph made below source j, and the keys that make it
         if tree: group = _under(j, group)
-        if c.__class__ is Stuck: out[c] = _join(out.get(c), group); continue  # noqa: E702   # a Stuck: one per redex
+        if c.__class__ is Stuck: out[c] = _join(out.get(c), group); continue  # a Stuck: one per redex
         new_src = (*src[:j], c, *src[j + 1:])
         if get is None or (n := get(new_src)) is None:
           try: n = make(op, new_src, arg, dtype)

@@ -388,9 +388,9 @@ class Exploration:
             if dfs and t.depth > child_depth:
               # depth first found a shorter way: keep it, and expand again a state the depth bound had cut
               t.parent, t.redex, t.depth = s, r, child_depth
-              if t in cut: cut.discard(t); t.out = None; fresh.append(t)  # noqa: E702
+              if t in cut: cut.discard(t); t.out = None; fresh.append(t)
             continue
-          if last: cut.add(s); continue  # noqa: E702
+          if last: cut.add(s); continue
           if len(states) >= max_states:
             s.normal = False
             self._bound = "max_states"
