@@ -30,7 +30,7 @@ import time
 if os.path.basename(sys.argv[0]) == "uopc":   # the console script is importing us: not a moment without the signals blocked
   signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
-HARD = 5.0          # seconds past a bound before the supervisor stops the worker from outside
+HARD = 8.0          # seconds past a bound before the supervisor stops the worker from outside (a report gets 1: budget.REPORT_TIME)
 SECOND = 0.25       # seconds the worker has to end by itself after a second interrupt
 POLL = 0.1          # seconds between two looks at the worker's memory and the deadline
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}

@@ -305,3 +305,22 @@ def test_sigint_on_critical_pairs_keeps_the_pairs(files):
   code, out, err = _interrupt(files, ["explore", "pairs"], signal.SIGINT)
   data = _report(out, err)
   assert code == 130 and data["summary"]["bound"] == "interrupted" and data["pairs"], err
+
+
+def test_an_interrupt_during_a_big_exploration_gets_its_json_within_the_report_time(tmp_path):
+  """Hundreds of thousands of states: the report keeps what a second after the interrupt allows, and says so."""
+  from uopc.budget import REPORT_TIME
+  import uopc_launch
+  p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "normal-forms", "examples/five_params.uir", "--max-states", "10000000",
+                        "--timeout", "600", "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+  time.sleep(4)
+  sent = time.monotonic()
+  p.send_signal(signal.SIGINT)
+  out, err = p.communicate(timeout=HANG)
+  lag = time.monotonic() - sent
+  data = json.loads(out)
+  assert p.returncode == 130 and data["bound"] == "interrupted", err
+  assert lag < uopc_launch.HARD and "stopped from outside" not in err   # the worker ended by itself, with its report
+  cut = data.get("report", {"states": len(data["states"])})
+  assert cut["states"] == len(data["states"]) >= 1
+  assert REPORT_TIME < uopc_launch.HARD

@@ -69,3 +69,22 @@ def test_a_path_s_steps_name_rows_so_a_long_path_is_linear():
   steps = step_texts(data, data["path"])
   assert [(s["node"], s["result"], s["before"], s["after"]) for s in steps] == \
          [(show(e.node), show(e.result), show(e.source.graph), show(e.target.graph)) for e in path]
+
+
+def test_a_report_stops_adding_states_a_second_after_its_bound_and_says_how_many_it_holds():
+  from uopc.budget import REPORT_TIME, Budget
+  from uopc.explore.report import json_text, to_json
+  g = UOp.param(0) + 0
+  for k in range(1, 12): g = g + (UOp.param(k) + 0)   # 2^12 states unreduced
+  zero = PatternMatcher([(UPat.var("x") + 0, lambda x: x)])
+  ex = explore(g, zero, max_states=5000, reduce=False)
+  ex.run()
+  full = to_json(ex, g, "zero", None, None)
+  assert "report" not in full and len(full["states"]) == len(ex.states) == 4096
+  with Budget(timeout=None, max_memory=None) as b:
+    b.hit("interrupted")
+    b.hit_at -= REPORT_TIME + 0.1   # the bound is older than the report's second
+    cut = to_json(ex, g, "zero", None, None)
+  assert cut["report"] == {"complete": False, "states": 0, "edges": 0, "stopped_by": "an interrupt (SIGINT)"}
+  assert cut["normal_forms"] == full["normal_forms"]   # what the search established is still said
+  assert json.loads(json_text(cut))["report"]["complete"] is False

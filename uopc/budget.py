@@ -271,6 +271,25 @@ def stopped() -> Reason | None:
   return _current.reason
 
 
+REPORT_TIME = 1.0   # seconds a report may add detail once a bound was hit (well below the supervisor's 8: it must get out)
+
+
+def report_cut() -> Reason | None:
+  """The bound that ends a report's detail now, or None: a report built item by item asks between items, and once a
+  bound was hit ``REPORT_TIME`` seconds ago (during the search or the report itself) it stops adding items, says how
+  many it kept, and is written as it is."""
+  b = _current
+  if b is None: return None
+  if b._shielded and b._saved:   # no handler runs while shielded: look for what the ticks and the signals would say
+    for sig in signal.sigpending() & set(_SIGNALS):
+      if signal.sigtimedwait([sig], 0) is not None: b._on_signal(sig, None)   # a second interrupt raises KeyboardInterrupt
+    if b.reason is None and b.timeout is not None and b.elapsed >= b.timeout: b.hit("timeout")
+    elif b.reason is None and b.max_memory is not None and b.memory() > b.max_memory: b.hit("max_memory")
+  if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + REPORT_TIME): return None
+  b.cut = True
+  return b.reason
+
+
 def stopped_text() -> str | None:
   """``stopped by --timeout 5 s`` once a bound stopped the command, else None (as ``stopped``)."""
   return None if stopped() is None or _current is None else f"stopped by {_current.flag_text()}"
