@@ -336,3 +336,13 @@ def test_a_rules_file_whose_rules_are_a_list_is_one_line_exit_2(capsys, tmp_path
   code, _, err = uopc(capsys, "simplify", EXAMPLES / "affine.uir", "--rules", "mine.py:rules")
   assert code == 2 and err == ("uopc: --rules: mine.py:rules is a list, not a uopc PatternMatcher "
                                "(PatternMatcher([...]) makes one from a list of rules)\n")
+
+
+def test_a_command_whose_report_a_bound_cut_exits_3_even_when_its_work_was_done(capsys):
+  from uopc.budget import Budget
+  from uopc.cli import _stopped_code
+  b = Budget(timeout=5, max_memory=None)
+  assert _stopped_code(b, 0) == 0
+  b.hit("timeout")
+  b.cut = b.report_cut = True   # what budget.report_cut records once it ends a report's detail
+  assert _stopped_code(b, 0) == 3 and "stopped by --timeout 5 s" in capsys.readouterr().err

@@ -389,7 +389,7 @@ def test_a_page_of_131072_states_opens_and_shows_its_normal_form(driver, capsys,
   (tmp_path / "sum17.uir").write_text("\n".join(lines) + "\n")
   out = tmp_path / "big.html"
   code = main(["explore", "reachable", str(tmp_path / "sum17.uir"), "--rules", f"{tmp_path / 'zero.py'}:rules", "--max-states", "200000",
-               "--format", "html", "-o", str(out)])
+               "--timeout", "600", "--format", "html", "-o", str(out)])   # the whole page, on a loaded machine too
   err = capsys.readouterr().err
   assert code == 0 and err.startswith("uopc: warning: the page is 14") and out.stat().st_size > 100_000_000
   normal = UOp.param(0)

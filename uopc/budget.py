@@ -151,6 +151,7 @@ class Budget:
     self.started = time.monotonic()
     self.hit_at = float("inf")        # when the bound was hit
     self.cut = False                  # the bound cut some work short (not only hit while reporting)
+    self.report_cut = False           # ... the detail of the report itself (``report_cut``): the output is incomplete
     self._grace = 0.0                 # seconds after ``hit_at`` before raising, inside ``bounded(grace=True)``
     self._shielded = 0                # depth of ``shielded()``: while above 0 the signals are blocked
     self._delivered = False           # a BoundHit was raised in the current ``bounded`` call
@@ -286,7 +287,7 @@ def report_cut() -> Reason | None:
     if b.reason is None and b.timeout is not None and b.elapsed >= b.timeout: b.hit("timeout")
     elif b.reason is None and b.max_memory is not None and b.memory() > b.max_memory: b.hit("max_memory")
   if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + REPORT_TIME): return None
-  b.cut = True
+  b.cut = b.report_cut = True
   return b.reason
 
 

@@ -176,6 +176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _stopped_code(budget: Budget, code: int) -> int:
   """A command cut short by its budget: one line on stderr with the time in all, output included;
   exit 3, or 128 + the signal for an interrupt."""
+  if budget.report_cut and code == EXIT_OK: code = EXIT_BOUND   # the work was done, but its report holds part of it
   if not budget.cut or code != EXIT_BOUND: return code   # the bound cut nothing short (or came during the report)
   print(f"uopc: stopped by {budget.flag_text()}; {budget.elapsed:.2f} s in all, output included", file=sys.stderr)
   if budget.reason == "interrupted": return 128 + (budget.signum or signal.SIGINT)
