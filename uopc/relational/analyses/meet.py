@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterator
 
+from uopc.budget import stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for, type_name
 from uopc.relational.space.states import Edge, State
@@ -169,6 +170,7 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
     full = True   # the layer was read to its end
     while True:
       if deadline is not None and time.perf_counter() > deadline: bound = "timeout"; break
+      if (why := stopped()) is not None: bound = why; break   # the command's budget: the other side must not start a rule
       fresh = side.pending is None
       s = side.next()
       if s is None: break
