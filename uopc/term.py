@@ -24,6 +24,7 @@ if TYPE_CHECKING: from uopc.uop import UOp   # annotations only: uop.py imports 
 
 ELLIPSIS = "…"
 N = TypeVar("N")   # a node of any kind the let form prints: a UOp, a parsed term
+T = TypeVar("T")   # what _Memo remembers of a subterm
 
 
 def printable(name: str) -> str:
@@ -174,7 +175,6 @@ class _Memo:
 
   MAX_NODES = 2000
   MAX_CHARS = 50_000_000   # of remembered text: past it, start again
-
   MAX_FREE = 64   # inner nodes of a subterm whose set is remembered (``_free``)
 
   def __init__(self, max_entries: int) -> None:
@@ -199,47 +199,48 @@ class _Memo:
     if (p := self.parts.get(u)) is None: self.parts[u] = p = _parts_for(u)(u)
     return p
 
+  def _bottom_up(self, root: Any, done: dict[Any, T], make: Callable[[Any, Any], T]) -> T:
+    """``done[root]``, filling ``done`` first for each node below ``root`` not in it yet, sources first:
+    ``make(node, its pieces)`` reads its sources' entries (a leaf's pieces are its text)."""
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+      x, ready = stack.pop()
+      if x in done: continue
+      p = self._pieces(x)
+      if isinstance(p, str) or ready: done[x] = make(x, p)
+      else:
+        stack.append((x, True))
+        stack.extend((c, False) for c in p if not isinstance(c, str) and c not in done)
+    return done[root]
+
   def _free(self, root: Any) -> frozenset | None:
     """The inner nodes of ``root`` if it is small and no subterm of it other than a leaf is used twice, else None:
     from its sources' answers, so a state whose step made k nodes costs k small set unions, not a walk."""
-    free, pieces = self.free, self._pieces
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-      x, ready = stack.pop()
-      if x in free: continue
-      p = pieces(x)
-      if isinstance(p, str): free[x] = frozenset()
-      elif ready:
-        kids = [k for c in p if not isinstance(c, str) and (k := free[c]) is not None]
-        inner: frozenset | None = None
-        if len(kids) == sum(1 for c in p if not isinstance(c, str)):   # every source small and unshared
-          inner = frozenset().union(*kids)
-          if len(inner) != sum(len(k) for k in kids) or len(inner) >= self.MAX_FREE: inner = None   # two share a node, or big
-        free[x] = None if inner is None else inner | {x}
-      else:
-        stack.append((x, True))
-        stack.extend((c, False) for c in p if not isinstance(c, str) and c not in free)
-    return free[root]
+    free = self.free
+
+    def make(x: Any, p: Any) -> frozenset | None:
+      if isinstance(p, str): return frozenset()
+      kids = [free[c] for c in p if not isinstance(c, str)]
+      sets = [k for k in kids if k is not None]
+      if len(sets) < len(kids): return None   # a source shares a node, or is big
+      inner = frozenset().union(*sets)
+      if len(inner) != sum(map(len, sets)) or len(inner) >= self.MAX_FREE: return None   # two sources share a node, or big
+      return inner | {x}
+    return self._bottom_up(root, free, make)
 
   def _plain(self, root: Any) -> str:
     """The tree text of a subterm that shares nothing, each of its subterms' remembered."""
-    plain, pieces = self.plain, self._pieces
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-      x, ready = stack.pop()
-      if x in plain: continue
-      p = pieces(x)
-      if isinstance(p, str) or ready:
-        plain[x] = t = p if isinstance(p, str) else "".join(c if isinstance(c, str) else plain[c] for c in p)
-        self.chars += len(t)
-      else:
-        stack.append((x, True))
-        stack.extend((c, False) for c in p if not isinstance(c, str) and c not in plain)
-    return plain[root]
+    plain = self.plain
+
+    def make(x: Any, p: Any) -> str:
+      t = p if isinstance(p, str) else "".join(c if isinstance(c, str) else plain[c] for c in p)
+      self.chars += len(t)
+      return t
+    return self._bottom_up(root, plain, make)
 
   def _let(self, root: Any) -> str | None:
     """``let_form(root)`` from remembered pieces and subterm texts, or None past ``MAX_NODES`` distinct nodes."""
-    pieces, plain = self._pieces, self.plain
+    pieces = self._pieces
     seen: set[Any] = set()
     uses: dict[Any, int] = {}
     order: list[Any] = []   # distinct nodes, sources first, left to right: let_form's order
@@ -259,13 +260,7 @@ class _Memo:
       stack.extend((c, False) for c in reversed(kids))
     names = let_names()
     named = {x: next(names) for x in order if uses.get(x, 0) > 1 and not isinstance(pieces(x), str)}
-    if not named:   # nothing shared: texts bottom up, each subterm's remembered (the step's new nodes are the new work)
-      for x in order:
-        if x not in plain:
-          p = pieces(x)
-          plain[x] = t = p if isinstance(p, str) else "".join(c if isinstance(c, str) else plain[c] for c in p)
-          self.chars += len(t)
-      return plain[root]
+    if not named: return self._plain(root)   # nothing shared, only big: texts bottom up, each subterm's remembered
     naming: set[Any] = set()   # the subterms with a named node in them: written piece by piece
     for x in order:
       if x in named or (not isinstance(p := pieces(x), str) and any(c in naming for c in p if not isinstance(c, str))): naming.add(x)
