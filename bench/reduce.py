@@ -48,6 +48,18 @@ def _run(prog, reduce: bool, pm: PatternMatcher = symbolic):
   return len(ex.states), len(nf.forms), ex.bound or "complete", ex.elapsed, ex.reduced
 
 
+def _both(path: str, pm: PatternMatcher = symbolic) -> tuple[tuple, tuple]:
+  """The reduced and the full run of the program in ``path``."""
+  prog = parse_uir(open(path).read(), path)
+  return _run(prog, True, pm), _run(prog, False, pm)
+
+
+def _cells(reduced: tuple, full: tuple) -> str:
+  """States, normal forms, status and seconds of both runs: the columns the two tables share."""
+  (rs, rn, rb, rt, _), (fs, fn, fb, ft, _) = reduced, full
+  return f"{rs:>15,} {rn:>4} {rb:>10} {rt:>7.2f}  {fs:>12,} {fn:>4} {fb:>10} {ft:>7.2f}"
+
+
 def main() -> None:
   print(f"reduced vs full exploration (normal_forms, symbolic; caps {MAX_STATES:,} states, {TIMEOUT:g} s)")
   head = (f"{'program':<18} {'reduced: states':>15} {'nf':>4} {'status':>10} {'s':>7}  "
@@ -55,13 +67,10 @@ def main() -> None:
   print(head)
   print("-" * len(head))
   for name in PROGRAMS:
-    path = f"examples/{name}.uir"
-    prog = parse_uir(open(path).read(), path)
-    rs, rn, rb, rt, used = _run(prog, True)
-    fs, fn, fb, ft, _ = _run(prog, False)
+    reduced, full = _both(f"examples/{name}.uir")
+    (_, _, rb, rt, used), (_, _, fb, ft, _) = reduced, full
     ratio = f"{ft / rt:8.1f}" if rb == fb == "complete" and rt > 0 else "       -"
-    print(f"{name:<18} {rs:>15,} {rn:>4} {rb:>10} {rt:>7.2f}  {fs:>12,} {fn:>4} {fb:>10} {ft:>7.2f}  {ratio}"
-          + ("" if used else "   (no island: not reduced)"))
+    print(f"{name:<18} {_cells(reduced, full)}  {ratio}" + ("" if used else "   (no island: not reduced)"))
   print()
   pattern_independence()
   print()
@@ -75,12 +84,8 @@ def pattern_independence() -> None:
   print(head)
   print("-" * len(head))
   for name, rules in PATTERN_PROGRAMS:
-    path = f"examples/{name}.uir"
-    prog, pm = parse_uir(open(path).read(), path), resolve_rules(rules)
-    rs, rn, rb, rt, _ = _run(prog, True, pm)
-    fs, fn, fb, ft, _ = _run(prog, False, pm)
     short = rules.rpartition("/")[2].partition(".")[0]
-    print(f"{name:<18} {short:<14} {rs:>15,} {rn:>4} {rb:>10} {rt:>7.2f}  {fs:>12,} {fn:>4} {fb:>10} {ft:>7.2f}")
+    print(f"{name:<18} {short:<14} {_cells(*_both(f'examples/{name}.uir', resolve_rules(rules)))}")
 
 
 def _calls_per_root(roots: list[UOp]) -> tuple[float, float]:
