@@ -16,8 +16,8 @@ second thread; and a tick that reads the clock and ``/proc/self/statm`` costs ab
 What a handler cannot stop (a rule stuck in one long C call, a loop that catches every
 exception, output to a pipe nobody reads) the console script's supervisor stops from
 outside (``uopc_launch``): the budget tells it, through ``set_supervisor``'s pipe, when
-each bound falls. The tick counts memory by its peak (``peak_memory``) as soon as the peak
-rose during the budget, so memory taken and given back between two ticks still counts;
+each bound falls. The tick counts memory by its peak since the budget began (``peak_memory``,
+reset as it begins), so memory taken and given back between two ticks still counts;
 the supervisor adds the command's child processes (the C compiler, a compiled program),
 and says so with ``SIGUSR1``.
 
@@ -208,10 +208,14 @@ class Budget:
   # ---- the handlers
 
   def _on_tick(self, signum: int, frame: Any) -> None:
+    self._check_bounds()
+    self._raise_if_due()
+
+  def _check_bounds(self) -> None:
+    """Record a bound that the clock or the memory has passed (the tick's check; ``report_cut``'s while shielded)."""
     if self.reason is None:
       if self.timeout is not None and time.monotonic() - self.started >= self.timeout: self.hit("timeout")
       elif self.max_memory is not None and self.memory() > self.max_memory: self.hit("max_memory")
-    self._raise_if_due()
 
   def memory(self) -> int:
     """The memory the bound counts: the peak since the budget began (a bound crossed and given back inside
@@ -284,8 +288,7 @@ def report_cut() -> Reason | None:
   if b._shielded and b._saved:   # no handler runs while shielded: look for what the ticks and the signals would say
     for sig in signal.sigpending() & set(_SIGNALS):
       if signal.sigtimedwait([sig], 0) is not None: b._on_signal(sig, None)   # a second interrupt raises KeyboardInterrupt
-    if b.reason is None and b.timeout is not None and b.elapsed >= b.timeout: b.hit("timeout")
-    elif b.reason is None and b.max_memory is not None and b.memory() > b.max_memory: b.hit("max_memory")
+    b._check_bounds()
   if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + REPORT_TIME): return None
   b.cut = b.report_cut = True
   return b.reason
