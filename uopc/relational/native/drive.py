@@ -112,16 +112,6 @@ def closed_components(ex: Exploration, space: NativeSpace) -> list[list[int]]:
   return space.core.cycles()[1]
 
 
-def successor_ids(ex: Exploration, space: NativeSpace) -> dict[int, list[int]]:
-  """``Exploration.successor_ids`` of a native search: from the core's step maps, no edge made."""
-  states, out = ex.states, space.core.out
-  n, succ = len(states), {}
-  for s in states:
-    if s.out is not None and (steps := out(s.id)):
-      succ[s.id] = [t for _, _, t in steps if 0 <= t < n and states[t].error is None]
-  return succ
-
-
 def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
   """``Exploration._drive`` (breadth first) with the native core doing the search; the Python one where it cannot."""
   core = space.core

@@ -252,17 +252,6 @@ class Exploration:
       return edge_count(self, self._native)
     return len(self.edges)
 
-  def successor_ids(self) -> dict[int, list[int]]:
-    """The state graph as ids: each state's id -> the ids its explored steps reach (failing steps left out), in the
-    order of ``edges``; without making the edges where the native core ran the search (cycles: ``space/cycles.py``)."""
-    if self.run()._native is not None:
-      from uopc.relational.native.drive import successor_ids
-      return successor_ids(self, self._native)
-    succ: dict[int, list[int]] = {}
-    for e in self.edges:
-      if e.target.error is None: succ.setdefault(e.source.id, []).append(e.target.id)
-    return succ
-
   def closed_components(self) -> list[list[int]]:
     """The ids of each strongly connected component of more than one state that no explored step leaves (failing
     steps left out), each in no particular order: the candidates for ``space/cycles.py``'s normal-form classes.
@@ -271,7 +260,9 @@ class Exploration:
       from uopc.relational.native.drive import closed_components
       return closed_components(self, self._native)
     from uopc.relational.space.scc import components
-    succ = self.successor_ids()
+    succ: dict[int, list[int]] = {}
+    for e in self.edges:
+      if e.target.error is None: succ.setdefault(e.source.id, []).append(e.target.id)
     closed = []
     for c in components((s.id for s in self.states), succ):
       members = set(c)
