@@ -79,3 +79,11 @@ def test_declarations_are_validated_and_survive_sums():
   both = symbolic + evaluate
   assert [r.footprint for r in both.rules] == [r.footprint for r in symbolic.rules + evaluate.rules]
   assert PatternMatcher([(x + 0, lambda x: x)]).rules[0].footprint == "opaque"   # a user rule says nothing: opaque
+
+
+def test_a_bounds_stand_in_keeps_a_float_constant_s_bounds():
+  # bounds(cmplt(0.0, 0.0)) is (False, False) from the float sources' bounds: a stand-in without them would say (False, True)
+  const_bounds = symbolic.rules[-1]
+  zero = UOp.const(0.0)
+  assert footprint_problem(const_bounds, zero < zero) is None
+  assert footprint_problem(const_bounds, zero < UOp.const(1.0)) is None

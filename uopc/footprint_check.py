@@ -55,7 +55,7 @@ class _Stand:
     if (s := self.of.get(v)) is None:
       s = self.of[v] = UOp.param(_FIRST_SLOT + len(self.of), v.dtype, v.shape)
       self.back[s] = v
-    s._bounds = bounds_module.bounds(v) if self.with_bounds and not v.shape and not v.dtype.is_float else None
+    s._bounds = bounds_module.bounds(v) if self.with_bounds and not v.shape else None   # floats too: a comparison reads a float constant's
     return s
 
 
