@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,tinygrad]'   # tinygrad: tests/test_relational_tinygrad.py needs it (they fail, never skip, without it)
+	$(BIN)/pip install --quiet -e '.[test,tinygrad,pytensor,cluster]'   # the optional IRs' and the cluster's tests need them (they fail, never skip, without)
 	touch $(STAMP)
 
 demo: $(STAMP)
