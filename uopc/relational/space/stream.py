@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any, Collection, Iterable, Iterator, Literal, Mapping
+from typing import Any, Collection, Generator, Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from uopc import collector
 from uopc.budget import BoundHit, stopped
@@ -311,97 +311,119 @@ class Exploration:
     return t
 
   def _drive(self, resume: tuple[deque[State], bool] | None = None) -> Iterator[None]:
-    """The search; ``resume``: go on from this frontier (and whether a state was cut by max_depth), the states made already."""
-    stepper, seen, states, normals, reduction = self.stepper, self._seen, self._states, self._normals, self.reduction
-    max_states = self.max_states if self.max_states is not None else float("inf")
-    max_depth = self.max_depth if self.max_depth is not None else float("inf")
-    deadline = None if self.timeout is None else time.perf_counter() + self.timeout
-    dfs = self.order == "dfs"
+    """The search, one state at a time through three named phases: ``_stop_reason`` (a bound?),
+    ``_steps_of`` (the steps to take: a persistent set, grouped by graph, or one by one) and
+    ``_admit`` (their successors, within the bounds); then the state is normal or not. It yields once a
+    state made. ``resume``: go on from this frontier (and whether a state was cut by max_depth)."""
+    limits = _Limits.of(self)
     cut: set[State] = set()   # states at max_depth with a successor that was not made
     was_cut = False           # ... or before resuming
     if resume is None:
-      start = State(0, self.root, 0, None, None, stepper)
-      seen[self.root] = start
-      states.append(start)
+      start = State(0, self.root, 0, None, None, self.stepper)
+      self._seen[self.root] = start
+      self._states.append(start)
       yield
       frontier = deque([start])
     else: frontier, was_cut = resume
     while frontier:
-      if deadline is not None and time.perf_counter() > deadline:
-        self._bound = "timeout"
-        return
-      if (why := stopped()) is not None:   # the command's bound: stop at this clean point
+      if (why := self._stop_reason(limits)) is not None:
         self._bound = why
         return
-      s = frontier.pop() if dfs else frontier.popleft()
+      s = frontier.pop() if limits.dfs else frontier.popleft()
       if s.out is not None: continue   # stuck states, and states queued twice by depth first
-      m: Mapping[Redex, UOp | Stuck] | None = (full := stepper.step_map(s.graph))
-      if reduction is not None and full:
-        # a persistent set, unless one of its successors was expanded already: the cycle proviso, so
-        # that every cycle of the reduced graph has a fully expanded state (the one expanded last)
-        if (p := reduction.persistent(s.graph, full)) is not None and \
-           not any((t := seen.get(h)) is not None and t.out is not None for h in p.values()):
-          m = p
-          self._reduced.add(s)
-      # a big graph: its steps grouped by the graph they make (each graph looked up once, with its first
-      # redex), or else enumerated one by one
-      grouped = stepper.grouped_steps(s.graph) if m is None else None
-      lazy = m is None and grouped is None
-      big: list[tuple[Redex, UOp | Stuck]] = []
-      s.out = out = m if m is not None else grouped if grouped is not None else big
-      items: Iterable[tuple[Redex, UOp | Stuck]] = \
-        m.items() if m is not None else grouped.firsts() if grouped is not None else stepper.iter_big(s.graph)
-      made = len(m) if m is not None else len(grouped.groups) if grouped is not None else None   # graphs at most
-      last = s.depth >= max_depth
-      child_depth = s.depth + 1
-      fresh: list[State] = []
-      if made is not None and not dfs and not last and len(states) + made < max_states:
-        # the common case, without the checks below: breadth first, far from every bound
-        for r, h in items:
-          if h.__class__ is not Stuck:
-            if h in seen: continue
-            t = seen[h] = State(len(states), h, child_depth, s, r, stepper)  # type: ignore[arg-type]  # not a Stuck: a node
-          elif (t := self._stuck_state(s, r, h)) is None: continue
-          states.append(t)
-          frontier.append(t)
-          yield
-        items = ()
-      for r, h in items:
-        if lazy:
-          big.append((r, h))
-          if deadline is not None and time.perf_counter() > deadline:
-            s.normal = False
-            self._bound = "timeout"
-            return
-        if type(h) is not Stuck:
-          t = seen.get(h)
-          if t is not None:
-            if dfs and t.depth > child_depth:
-              # depth first found a shorter way: keep it, and expand again a state the depth bound had cut
-              t.parent, t.redex, t.depth = s, r, child_depth
-              if t in cut: cut.discard(t); t.out = None; fresh.append(t)
-            continue
-          if last: cut.add(s); continue
-          if len(states) >= max_states:
-            s.normal = False
-            self._bound = "max_states"
-            return
-          t = State(len(states), h, child_depth, s, r, stepper)  # type: ignore[arg-type]  # not a Stuck: a node
-          seen[h] = t
-        else:
-          if (s.graph, h) in self._stuck: continue
-          if len(states) >= max_states:
-            s.normal = False
-            self._bound = "max_states"
-            return
-          t = self._stuck_state(s, r, h)
-          assert t is not None   # not made yet: checked above
-        states.append(t)
-        if dfs: fresh.append(t)
-        else: frontier.append(t)
-        yield
+      items, made, lazy = self._steps_of(s)
+      fresh: list[State] = []   # depth first: the successors to push, in order
+      if (why := (yield from self._admit(s, items, made, lazy, limits, frontier, fresh, cut))) is not None:
+        s.normal = False   # a successor was not made: not known to be normal
+        self._bound = why
+        return
       if s.normal is None:
-        s.normal = not out
-        if s.normal: normals.append(s)
-      if dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
+        s.normal = not s.out
+        if s.normal: self._normals.append(s)
+      if limits.dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
     if cut or was_cut: self._bound = "max_depth"
+
+  def _stop_reason(self, limits: _Limits) -> Bound | None:
+    """The bound that stops the search before the next state, if any: its own timeout, or the command's budget."""
+    if limits.deadline is not None and time.perf_counter() > limits.deadline: return "timeout"
+    return stopped()   # the command's bound: stop at this clean point
+
+  def _steps_of(self, s: State) -> tuple[Iterable[tuple[Redex, UOp | Stuck]], int | None, bool]:
+    """The steps to take from ``s`` (stored as ``s.out``), how many graphs they make at most (None: not known
+    before enumerating them), and whether they are enumerated lazily (a big graph, one redex at a time)."""
+    stepper, reduction = self.stepper, self.reduction
+    m: Mapping[Redex, UOp | Stuck] | None = (full := stepper.step_map(s.graph))
+    if reduction is not None and full:
+      # a persistent set, unless one of its successors was expanded already: the cycle proviso, so
+      # that every cycle of the reduced graph has a fully expanded state (the one expanded last)
+      if (p := reduction.persistent(s.graph, full)) is not None and \
+         not any((t := self._seen.get(h)) is not None and t.out is not None for h in p.values()):
+        m = p
+        self._reduced.add(s)
+    if m is not None:
+      s.out = m
+      return m.items(), len(m), False
+    # a big graph: its steps grouped by the graph they make (each graph looked up once, with its first
+    # redex), or else enumerated one by one into s.out as they come
+    if (grouped := stepper.grouped_steps(s.graph)) is not None:
+      s.out = grouped
+      return grouped.firsts(), len(grouped.groups), False
+    s.out = []
+    return stepper.iter_big(s.graph), None, True
+
+  def _admit(self, s: State, items: Iterable[tuple[Redex, UOp | Stuck]], made: int | None, lazy: bool, limits: _Limits,
+             frontier: deque[State], fresh: list[State], cut: set[State]) -> Generator[None, None, Bound | None]:
+    """Make the successors of ``s`` not seen before, yielding once each; returns the bound that stopped it, if any."""
+    states, seen, child_depth = self._states, self._seen, s.depth + 1
+    last = s.depth >= limits.max_depth
+    t: State | None
+    if made is not None and not limits.dfs and not last and len(states) + made < limits.max_states:
+      # the common case, without the checks below: breadth first, far from every bound
+      for r, h in items:
+        if h.__class__ is not Stuck:
+          if h in seen: continue
+          t = seen[h] = State(len(states), h, child_depth, s, r, self.stepper)  # type: ignore[arg-type]  # not a Stuck: a node
+        elif (t := self._stuck_state(s, r, h)) is None: continue
+        states.append(t)
+        frontier.append(t)
+        yield
+      return None
+    for r, h in items:
+      if lazy:
+        s.out.append((r, h))   # a list: see _steps_of
+        if limits.deadline is not None and time.perf_counter() > limits.deadline: return "timeout"
+      if type(h) is not Stuck:
+        t = seen.get(h)
+        if t is not None:
+          if limits.dfs and t.depth > child_depth:
+            # depth first found a shorter way: keep it, and expand again a state the depth bound had cut
+            t.parent, t.redex, t.depth = s, r, child_depth
+            if t in cut: cut.discard(t); t.out = None; fresh.append(t)
+          continue
+        if last: cut.add(s); continue
+        if len(states) >= limits.max_states: return "max_states"
+        t = seen[h] = State(len(states), h, child_depth, s, r, self.stepper)  # type: ignore[arg-type]  # not a Stuck: a node
+      else:
+        if (s.graph, h) in self._stuck: continue
+        if len(states) >= limits.max_states: return "max_states"
+        t = self._stuck_state(s, r, h)
+        assert t is not None   # not made yet: checked above
+      states.append(t)
+      if limits.dfs: fresh.append(t)
+      else: frontier.append(t)
+      yield
+    return None
+
+
+class _Limits(NamedTuple):
+  """The search's own bounds, read once as it starts (infinite where unset)."""
+  max_states: float
+  max_depth: float
+  deadline: float | None
+  dfs: bool
+
+  @classmethod
+  def of(cls, ex: Exploration) -> _Limits:
+    inf = float("inf")
+    return cls(inf if ex.max_states is None else ex.max_states, inf if ex.max_depth is None else ex.max_depth,
+               None if ex.timeout is None else time.perf_counter() + ex.timeout, ex.order == "dfs")
