@@ -346,6 +346,9 @@ class Stepper:
     return maps[u]
 
   def _compute(self, x: UOp) -> Any:
+    """The step map of ``x`` under graph semantics, in two phases: its own redexes (``local``), then the
+    rebuild above its sources' redexes, chosen by how many sources have any: one (``_above_one``), both of
+    two in a small map (``_both``), or the general case (``_from_sources``)."""
     local = self._local.get(x) if self._local else None
     if local is None: local = self._match(x)
     src = x.src
@@ -355,43 +358,42 @@ class Stepper:
     if len(src) == 2:   # the hot path (no comprehensions: each is a function call)
       a, b = src
       ma, mb = maps[a], maps[b]
-      if not mb or a is b: i, cm = 0, ma
-      elif not ma: i, cm = 1, mb
-      elif ma is not _BIG and mb is not _BIG and len(ma) + len(mb) + len(local) <= self.map_limit:
-        return self._both(x, local, ma, mb)
-      else: i, cm = -1, None
-    elif len(src) == 1: i, cm = 0, maps[src[0]]
-    else: i, cm = -1, None
-    if i < 0:
-      cmaps = [maps[s] for s in src]
-      live = [j for j, c in enumerate(cmaps) if c]
-      if len(live) == 1: i, cm = live[0], cmaps[live[0]]
-    if i >= 0:   # at most one source has redexes below it
-      if not cm: return {r: r.value for r in local} if local else _EMPTY
-      if cm is _BIG or len(cm) + len(local) > self.map_limit: return self._make_grouped(x, local, [maps[s] for s in src])
-      out = {r: r.value for r in local} if local else {}
-      op, arg, dtype = x.op, x.arg, x.dtype
-      make, err = self._make, self._error
-      if len(src) == 2:   # one new node per redex below: the parent's half of every successor
-        a, b = src
-        if a is b:
-          for r, c in cm.items():
-            if c.__class__ is not Stuck:
-              try: out[r] = make(op, (c, c), arg, dtype)
-              except err as e:
-                if (n := _ill_typed(op, (c, c), arg, dtype, src, r, e)) is not None: out[r] = n
-            else: out[r] = c
-        else: _fill_half(out, cm, self._existing(op, dtype, arg), op, arg, dtype, a, b, i == 0, make, err)
-      else:
-        pre, post = src[:i], src[i + 1:]
+      if not mb or a is b: return self._above_one(x, local, 0, ma)
+      if not ma: return self._above_one(x, local, 1, mb)
+      if ma is not _BIG and mb is not _BIG and len(ma) + len(mb) + len(local) <= self.map_limit: return self._both(x, local, ma, mb)
+      return self._from_sources(x, local, [ma, mb])
+    cmaps = [maps[s] for s in src]
+    live = [j for j, c in enumerate(cmaps) if c]
+    if len(live) > 1: return self._from_sources(x, local, cmaps)
+    return self._above_one(x, local, live[0], cmaps[live[0]]) if live else ({r: r.value for r in local} if local else _EMPTY)
+
+  def _above_one(self, x: UOp, local: tuple[Redex, ...], i: int, cm: Any) -> Any:
+    """The map of ``x`` when only source ``i`` has redexes below it (its map ``cm``): one new node per redex below."""
+    if not cm: return {r: r.value for r in local} if local else _EMPTY
+    src = x.src
+    if cm is _BIG or len(cm) + len(local) > self.map_limit: return self._make_grouped(x, local, [self._maps[s] for s in src])
+    out = {r: r.value for r in local} if local else {}
+    op, arg, dtype = x.op, x.arg, x.dtype
+    make, err = self._make, self._error
+    if len(src) == 2:   # the parent's half of every successor
+      a, b = src
+      if a is b:
         for r, c in cm.items():
           if c.__class__ is not Stuck:
-            try: out[r] = make(op, (*pre, c, *post), arg, dtype)
+            try: out[r] = make(op, (c, c), arg, dtype)
             except err as e:
-              if (n := _ill_typed(op, (*pre, c, *post), arg, dtype, src, r, e)) is not None: out[r] = n
+              if (n := _ill_typed(op, (c, c), arg, dtype, src, r, e)) is not None: out[r] = n
           else: out[r] = c
-      return out
-    return self._from_sources(x, local, [maps[s] for s in src])
+      else: _fill_half(out, cm, self._existing(op, dtype, arg), op, arg, dtype, a, b, i == 0, make, err)
+    else:
+      pre, post = src[:i], src[i + 1:]
+      for r, c in cm.items():
+        if c.__class__ is not Stuck:
+          try: out[r] = make(op, (*pre, c, *post), arg, dtype)
+          except err as e:
+            if (n := _ill_typed(op, (*pre, c, *post), arg, dtype, src, r, e)) is not None: out[r] = n
+        else: out[r] = c
+    return out
 
   def _from_sources(self, x: UOp, local: tuple[Redex, ...], cmaps: list[Any]) -> Any:
     """The map of ``x`` from its sources' maps ``cmaps`` (the general case: any number of sources with redexes)."""
