@@ -16,7 +16,7 @@ from typing import Any, Iterator
 
 from uopc.budget import bounded, stopped_text
 from uopc.cli_support import (CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, max_steps_for, natural_int, positive_int,
-                              progress_bar, rules_arg)
+                              progress_bar, add_program, add_rules)
 from uopc.term import show
 
 # A term is printed whole up to this many characters, text and JSON alike: the let form is as long as its DAG
@@ -38,9 +38,8 @@ def term_text(u: Any) -> str | None:
 
 def common_options(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: bool = True) -> None:
   """The options every exploring subcommand shares; ``canonical``: it also runs the canonical engine (``--max-steps``)."""
-  p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr (a rules file is code: it runs)")
+  add_program(p)
+  add_rules(p)
   p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
                  help="stop after N states (default: no count; --timeout and --max-memory bound a default run)")
   p.add_argument("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",

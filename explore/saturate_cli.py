@@ -26,7 +26,7 @@ from uopc.explore.html import emit
 from uopc.explore.options import add_output, term_text
 from uopc.explore.search_cli import step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, rules_arg
+from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, add_program, add_rules
 
 REACH_MAX_STATES = 10_000   # graphs the reachability check of a saturated best looks at: a side question, not the command's search
 
@@ -36,9 +36,8 @@ def register(sub: Any) -> None:
   p = sub.add_parser("saturate", help="the cheapest equal graph, by equality saturation",
                      description="Apply every rule in every way in an e-graph, then extract the cheapest graph under a "
                                  "cost. Exit codes: 0 saturated, 3 a bound cut saturation short, 2 bad input.")
-  p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, or file.py:attr")
+  add_program(p)
+  add_rules(p)
   add_cost(p)
   p.add_argument("--max-iterations", type=positive_int, default=30, metavar="N", help="saturation iterations (default 30)")
   p.add_argument("--max-enodes", type=positive_int, default=10_000, metavar="N", help="e-nodes (default 10,000)")

@@ -21,7 +21,7 @@ from typing import Callable, Sequence, Any
 from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
 from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_CODES, EXIT_BOUND, EXIT_FAILED, EXIT_OK, PROGRAM_FAILURES, CLIError, add_bounds,
                               add_max_steps, bind_cli_params, load_program, load_rules, max_steps_for, param_arg, program_failed,
-                              rules_arg, run_command, write_out)
+                              add_program, add_rules, run_command, write_out)
 from uopc.evaluate import UndefinedError, run, to_python
 from uopc.rewrite import RuleError, graph_rewrite
 from uopc.term import memo as term_memo, show
@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
   sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
   p = sub.add_parser("run", help="value of a closed program", description="Evaluate a program by rewriting and print its value.")
-  p.add_argument("file", help=".uir program (- for stdin)")
+  add_program(p)
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
   p.add_argument("--backend", choices=("python", "c"), default="python",
                  help="python: evaluate by rewriting (default); c: compile the simplified program with the system C compiler and run it")
@@ -99,17 +99,16 @@ def build_parser() -> argparse.ArgumentParser:
   p.set_defaults(func=cmd_run)
 
   p = sub.add_parser("simplify", help="canonical normal form, as .uir", description="Rewrite a program to its canonical normal form.")
-  p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=rules_arg, default="symbolic",
-                 help="rule set: symbolic (default), fold, symbolic+evaluate, module:attr, file.py:attr (a rules file is code: it runs)")
+  add_program(p)
+  add_rules(p)
   add_max_steps(p)
   add_bounds(p)
   add_rewrite_formats(p, "uir")
   p.set_defaults(func=cmd_simplify)
 
   p = sub.add_parser("trace", help="each rule firing of the canonical engine", description="Print every rule lookup of graph_rewrite.")
-  p.add_argument("file", help=".uir program (- for stdin)")
-  p.add_argument("--rules", type=rules_arg, default="symbolic", help="rule set (default: symbolic)")
+  add_program(p)
+  add_rules(p)
   p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM first")
   p.add_argument("--stats", action="store_true", help="per-rule tries/matches/fires/time instead of the trace")
   add_max_steps(p)

@@ -161,6 +161,22 @@ def memory_arg(text: str) -> int | None:
   except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
 
 
+RULES_HELP = ("rule set: symbolic (default), fold, evaluate, symbolic+evaluate, tinygrad:NAME (tinygrad's own: symbolic, "
+              "symbolic_simple, sym), module:attr, or file.py:attr (a rules file is code: it runs)")
+
+
+def add_program(p: argparse.ArgumentParser) -> None:
+  """The program argument every command that reads one takes: a ``.uir`` file, or ``-`` for stdin."""
+  p.add_argument("file", help=".uir program (- for stdin)")
+
+
+def add_rules(p: argparse.ArgumentParser, positional: bool = False) -> None:
+  """The rule set a command rewrites with: ``--rules NAME``, or (``positional``) an optional ``RULESET`` argument,
+  with one help text (``RULES_HELP``); loaded after parsing by ``load_rules``."""
+  if positional: p.add_argument("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET", help=RULES_HELP)
+  else: p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME", help=RULES_HELP)
+
+
 def add_bounds(p: argparse.ArgumentParser, timeout: float | None = None) -> None:
   """``--timeout`` and ``--max-memory``: the bounds of a long-running command (``uopc.budget``)."""
   default = f"default {timeout:g}" if timeout is not None else "default: none"

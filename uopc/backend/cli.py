@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 from uopc.budget import shielded
 from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bar_is_up, bind_cli_params, fit_params,
-                              integer_arg, load_program, positive_int, progress_bar, rules_arg, write_out)
+                              integer_arg, load_program, positive_int, progress_bar, add_program, add_rules, write_out)
 from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
 
@@ -33,7 +33,7 @@ def register(sub: Any) -> None:
                      description="Print the standalone C program of a .uir program (its canonical form, CALLs inlined). "
                                  "Build it with: cc -std=gnu99 -O1 -ffp-contract=off prog.c -lm; run it with the PARAM "
                                  "values as arguments (slot order, row-major) or on stdin.")
-  p.add_argument("file", help=".uir program (- for stdin)")
+  add_program(p)
   p.add_argument("--no-simplify", action="store_true", help="lower the program as written, not simplify(program)")
   p.add_argument("-o", "--output", metavar="FILE", help="write the C source to FILE instead of stdout")
   p.set_defaults(func=cmd_emit_c)
@@ -41,8 +41,7 @@ def register(sub: Any) -> None:
   p = sub.add_parser("check-rules", help="test each rule's soundness against compiled C",
                      description="Build random instances of every rule's pattern, rewrite them, compile both sides to C "
                                  "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound or raises.")
-  p.add_argument("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET",
-                 help="rule set: symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, file.py:attr")
+  add_rules(p, positional=True)
   p.add_argument("--samples", type=positive_int, default=100, metavar="N", help="rewritten instances per rule (default 100)")
   p.add_argument("--inputs", type=positive_int, default=24, metavar="K",
                  help="inputs per instance (default 24): half walk through edge values, half random")
