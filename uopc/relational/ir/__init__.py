@@ -12,7 +12,7 @@ so nothing here imports tinygrad until a tinygrad node shows up (``docs/ir-proto
 >>> ir_of(3)
 Traceback (most recent call last):
 ...
-TypeError: an int is not a node of any IR the explorer knows (uopc.uop.UOp, tinygrad.uop.ops.UOp)
+TypeError: an int is not a node of any IR the explorer knows (uopc.uop.UOp, tinygrad.uop.ops.UOp, uopc.relational.ir.pytensor_nodes.PyTensorNode)
 """
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from uopc.relational.ir.uopc_ir import UOPC
 
 _registry: dict[type, IR] = {UOPC.node_type: UOPC}
 # node types that register themselves when their module is imported: "module.qualname" -> the module to import
-_lazy: dict[str, str] = {"tinygrad.uop.ops.UOp": "uopc.relational.ir.tinygrad"}
+_lazy: dict[str, str] = {"tinygrad.uop.ops.UOp": "uopc.relational.ir.tinygrad",
+                         "uopc.relational.ir.pytensor_nodes.PyTensorNode": "uopc.relational.ir.pytensor"}
 
 
 def register(ir: IR) -> IR:
@@ -40,7 +41,8 @@ def ir_of(node: Any) -> IR:
   if (module := _lazy.get(type_name(t))) is not None:
     importlib.import_module(module)   # registers it
     if (ir := _registry.get(t)) is not None: return ir
-  known = ", ".join([type_name(k) for k in _registry] + [k for k in _lazy if k not in {type_name(t) for t in _registry}])
+  names = [type_name(UOPC.node_type), *_lazy]   # in a fixed order, whichever IRs are imported yet
+  known = ", ".join(names + [n for n in map(type_name, _registry) if n not in names])
   given = type_name(t)
   article = "an" if given[0] in "aeioAEIO" else "a"
   raise TypeError(f"{article} {given} is not a node of any IR the explorer knows ({known})")

@@ -260,6 +260,7 @@ class Stepper:
     self._existing: Any = existing_nodes if own else self.ir.existing
     self._error: Any = UOpError if own else self.ir.build_error
     self._problem: Any = rewrite_problem if own else self.ir.result_problem
+    self._enter: Any = getattr(pm, "enter_state", None)   # rules that read the state's whole graph are told which state
     self._maps: dict[UOp, Any] = {}      # node -> {Redex: rewritten node | Stuck}, _EMPTY, or _BIG
     self._big: dict[UOp, tuple[Redex, ...]] = {}   # big node -> its own redexes
     self._groups: dict[UOp, GroupedSteps] = {}   # big node -> its steps grouped by the graph they make, where known
@@ -325,6 +326,7 @@ class Stepper:
     """``{redex: u with it rewritten}`` for every redex in ``u``'s graph, or ``_BIG``."""
     maps = self._maps
     if (m := maps.get(u)) is not None: return m
+    if self._enter is not None: self._enter(u)
     if self._entries > self.cache_limit and not self._pinned: self.clear()
     for s in u.src:
       if s not in maps: break
