@@ -1,0 +1,217 @@
+"""The coordinator: level-synchronous breadth-first search over S shard actors (``shard.py``).
+
+Level by level: every shard expands its frontier and batches the successors by owner
+(``expand``); each shard takes the batches sent to it and keeps the new graphs
+(``absorb``, the batches moving worker to worker through Ray's object store: the
+coordinator holds only their references); the coordinator ranks every shard's new
+states by (parent id, position), which is one process's discovery order, numbers them,
+cuts them at ``max_states``, and each shard keeps its own (``commit``). Between levels
+it checks ``max_depth``, ``timeout``, the command's budget (``uopc.budget``: its timeout,
+memory and interrupts) and every worker's memory against ``--max-memory``. So the states,
+their ids, depths, first-discovery parents and steps, and the bounds are one process's.
+
+Each commit returns the shard's level record; the coordinator owns it (a task's return
+value is its caller's), so it outlives the worker. A worker that dies mid-level is
+replaced by a new one, rebuilt from its records (``Shard.restore``), and the level's
+calls it missed are run again; a worker that cannot be replaced (``MAX_REVIVALS`` times,
+or no room for it) ends the run with what the finished levels found
+(bound ``"workers_lost"``: exit 3). An interrupt (``BoundHit``) ends it the same way.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from uopc.budget import BoundHit, current, stopped
+from uopc.relational.cluster.codec import Codec
+from uopc.relational.cluster.errors import ClusterError
+from uopc.relational.cluster.session import session
+from uopc.relational.cluster.shard import Shard
+
+MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
+
+
+class WorkersLost(Exception):
+  """A shard's worker died and could not be replaced."""
+
+
+@dataclass
+class Outcome:
+  """What a cluster run found: each level's records (``levels[d]``: one per shard), how many states, why it stopped,
+  and where ``max_states`` cut a level (``cut``: (depth of the parents, id of the parent being expanded))."""
+  levels: list[list[dict[str, Any]]]
+  count: int
+  bound: str | None
+  cut: tuple[int, int] | None
+  matched: bool
+  shards: int
+  stats: list[dict[str, Any]] = field(default_factory=list)
+  revived: int = 0
+  elapsed: float = 0.0
+
+
+def ship(obj: Any, what: str) -> bytes:
+  """``obj`` pickled for the workers, rules files' functions by value (a ``file.py:attr`` module is not importable there)."""
+  from ray import cloudpickle
+  for name, mod in list(sys.modules.items()):
+    if name.startswith("uopc_rules.") and mod is not None: cloudpickle.register_pickle_by_value(mod)
+  try: return cloudpickle.dumps(obj)
+  except Exception as e: raise ClusterError(f"{what} cannot be sent to the workers: {type(e).__name__}: {e}") from None
+
+
+class Coordinator:
+  """One run on the cluster (module doc). ``kill``: a test's hook, called as ``kill(depth, phase, actors)`` before each phase."""
+
+  def __init__(self, root: Any, pm: Any, *, max_states: int | None, max_depth: int | None, timeout: float | None,
+               target: Any = None, stop_at_match: bool = False, measure: bool = False,
+               kill: Callable[[int, str, list[Any]], None] | None = None) -> None:
+    self.root, self.max_states, self.max_depth, self.timeout = root, max_states, max_depth, timeout
+    self.stop_at_match, self.measure, self.kill = stop_at_match, measure, kill
+    self.program = Codec([]).encode([root])
+    self.pm_blob = ship(pm, "the rule set")
+    self.target_blob = ship(target, "the search target") if target is not None else None
+    self.revived = 0
+
+  def run(self, cluster: str) -> Outcome:
+    """Explore on ``cluster`` (``session.parse_cluster``) to the end or a bound."""
+    with session(cluster) as n: return self._run(n)
+
+  def _new_shard(self, j: int) -> Any:
+    import ray
+    cpus = 1 if ray.cluster_resources().get("CPU", 0) >= self.n else 0
+    actor: Any = ray.remote(num_cpus=cpus, max_restarts=0, scheduling_strategy="SPREAD")(Shard).remote(
+      j, self.n, self.program, self.pm_blob, self.target_blob)
+    if (err := ray.get(actor.ready.remote())) is not None: raise ClusterError(err)
+    if self.measure: ray.get(actor.measure_moved.remote())
+    return actor
+
+  def _run(self, n: int) -> Outcome:
+    import ray
+    t0 = time.perf_counter()
+    self.n = n
+    self.shards = [self._new_shard(j) for j in range(n)]
+    self.records: list[list[Any]] = [[] for _ in range(n)]   # each shard's level records (references), oldest first
+    self.revivals = [0] * n
+    deadline = None if self.timeout is None else time.monotonic() + self.timeout
+    bound: str | None = None
+    cut: tuple[int, int] | None = None
+    matched = False
+    count = 1
+    summaries: list[dict[str, Any]] = []
+    try:
+      summaries = self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), commit=True)
+      depth = 0
+      while True:
+        if self.stop_at_match and any(s["matches"] for s in summaries): matched = True; break
+        if not any(s["frontier"] for s in summaries): break
+        if deadline is not None and time.monotonic() > deadline: bound = "timeout"; break
+        if (why := stopped()) is not None: bound = why; break
+        if (b := current()) is not None and b.max_memory is not None and any(s["rss"] > b.max_memory for s in summaries):
+          bound = "max_memory"; break
+        last = self.max_depth is not None and depth >= self.max_depth
+        self._last_expand = (depth, last)
+        self._phase("expand", depth, self._expand)
+        keys = self._phase("absorb", depth, self._absorb)
+        ids, total, dropped_at = self._rank(keys, count)
+        if dropped_at is not None: cut, bound = (depth, dropped_at), "max_states"
+        self._ids = ids
+        summaries = self._phase("commit", depth, self._commit, commit=True)
+        count += total
+        depth += 1
+        if bound is not None: break
+        if last and any(bool(k[2][0]) for k in keys): bound = "max_depth"; break
+    except BoundHit as e: bound = e.reason   # an interrupt or the budget: what the finished levels found
+    except WorkersLost: bound = "workers_lost"
+    levels = self._levels(ray)
+    count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
+    stats = self._stats(ray)
+    for a in self.shards:
+      try: ray.kill(a)
+      except Exception: pass   # already gone
+    return Outcome(levels, count, bound, cut, matched, n, stats, self.revived, time.perf_counter() - t0)
+
+  # ---- the phases of a level
+
+  def _expand(self, j: int) -> list[Any]:
+    """Shard ``j`` expands; its batches stay in the object store (``self.batches[j][i]``: for shard ``i``)."""
+    depth, last = self._last_expand
+    refs = self.shards[j].expand.options(num_returns=self.n + 1).remote(depth, last)
+    self.batches[j] = refs[1:]
+    return refs
+
+  def _commit(self, j: int) -> list[Any]:
+    return self.shards[j].commit.options(num_returns=2).remote(self._ids[j])
+
+  def _absorb(self, j: int) -> list[Any]:
+    return [self.shards[j].absorb.remote(*[self.batches[i][j] for i in range(self.n)])]
+
+  def _phase(self, phase: str, depth: int, call: Callable[[int], list[Any]], commit: bool = False) -> list[Any]:
+    """Run ``call(j)`` on every shard and wait for all (its first reference is what is read; with ``commit`` its second
+    is the level's record, kept); a dead shard is replaced and its missed calls of this level run again."""
+    import ray
+    from ray.exceptions import RayActorError
+    if phase == "expand": self.batches: list[Any] = [None] * self.n
+    if self.kill is not None: self.kill(depth, phase, self.shards)
+    refs = [call(j) for j in range(self.n)]
+    out: list[Any] = [None] * self.n
+    for j in range(self.n):
+      while True:
+        try:
+          out[j] = ray.get(refs[j][0])
+          break
+        except RayActorError:
+          self._revive(j, phase)
+          refs[j] = call(j)
+      if commit: self.records[j].append(refs[j][1])
+    return out
+
+  def _revive(self, j: int, phase: str) -> None:
+    """Replace shard ``j`` by a new worker rebuilt from its records, and bring it to ``phase`` of this level."""
+    import ray
+    self.revivals[j] += 1
+    if self.revivals[j] > MAX_REVIVALS: raise WorkersLost(j)
+    try: ray.kill(self.shards[j])
+    except Exception: pass   # dead already
+    try:
+      self.shards[j] = a = self._new_shard(j)
+      ray.get(a.restore.remote(*self.records[j]))
+    except ClusterError: raise
+    except Exception as e: raise WorkersLost(j) from e
+    self.revived += 1
+    if phase in ("absorb", "commit"):   # its pending expansion again (the batches it sent the others stand: the same)
+      d, last = self._last_expand
+      ray.get(a.expand.options(num_returns=self.n + 1).remote(d, last)[0])
+    if phase == "commit": ray.get(self._absorb(j)[0])
+
+  def _rank(self, keys: list[Any], count: int) -> tuple[list[np.ndarray], int, int | None]:
+    """Number every shard's new states in one process's order (by parent id, then position), cut at ``max_states``:
+    each shard's ids (-1 for a state not made), how many were made, and the parent whose expansion the cut stopped."""
+    par = np.concatenate([k[0] for k in keys])
+    pos = np.concatenate([k[1] for k in keys])
+    order = np.lexsort((pos, par))
+    ids = np.empty(len(par), np.int64)
+    ids[order] = count + np.arange(len(par))
+    room = len(par) if self.max_states is None else max(0, self.max_states - count)
+    dropped_at = None
+    if len(par) > room:
+      ids[order[room:]] = -1
+      dropped_at = int(par[order[room]])
+    split = np.cumsum([len(k[0]) for k in keys])[:-1]
+    return list(np.split(ids, split)), min(room, len(par)), dropped_at
+
+  def _levels(self, ray: Any) -> list[list[dict[str, Any]]]:
+    """The records of every finished level, gathered: ``levels[d]`` holds each shard's."""
+    recs = [ray.get(r) for r in self.records]
+    depth = min(len(r) for r in recs) if recs else 0
+    return [[recs[j][d] for j in range(self.n)] for d in range(depth)]
+
+  def _stats(self, ray: Any) -> list[dict[str, Any]]:
+    out = []
+    for a in self.shards:
+      try: out.append(ray.get(a.stats.remote(), timeout=10))
+      except Exception: out.append({})
+    return out

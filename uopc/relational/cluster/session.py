@@ -1,0 +1,55 @@
+"""Which Ray cluster a run uses: ``local:N`` starts one here and stops it after; an address joins a running one.
+
+``local:N`` is N shards on this machine (``ray.init(num_cpus=N)``, about 3 s to start).
+Any other value is a Ray address (``auto``, ``HOST:6379``, ``ray://HOST:10001``): the
+cluster started with ``ray start --head`` and joined by ``ray start --address=HOST:6379``
+on each other machine (``docs/scaling.md``); its shards are one per CPU it has. A process
+that already called ``ray.init`` (a notebook, the tests) uses that cluster and leaves it up.
+
+>>> parse_cluster("local:4"), parse_cluster("10.0.0.5:6379")
+(('local', 4), ('address', '10.0.0.5:6379'))
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from typing import Iterator
+
+from uopc.relational.cluster.errors import ClusterError
+
+
+def parse_cluster(spec: str) -> tuple[str, int | str]:
+  """``("local", N)`` or ``("address", spec)``; a ``ClusterError`` for ``local:`` with no positive count, or an empty spec."""
+  spec = spec.strip()
+  if spec.startswith("local:"):
+    n = spec[len("local:"):]
+    if not n.isdigit() or int(n) < 1: raise ClusterError(f"--cluster {spec}: expected local:N with N a positive number of workers")
+    return "local", int(n)
+  if not spec: raise ClusterError("--cluster: expected local:N or the address of a Ray cluster")
+  return "address", spec
+
+
+@contextlib.contextmanager
+def session(spec: str) -> Iterator[int]:
+  """Connect (or start) the cluster of ``spec``; yields the number of shards to run."""
+  kind, value = parse_cluster(spec)
+  try: import ray
+  except ImportError: raise ClusterError("--cluster needs Ray: pip install -e '.[cluster]'") from None
+  if ray.is_initialized():
+    yield value if isinstance(value, int) else _cpus(ray)
+    return
+  os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # no usage report from a compiler's exploration
+  quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+  try:
+    if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
+    else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
+  except Exception as e:
+    why = (str(e).splitlines() or [""])[0]
+    raise ClusterError(f"--cluster {spec}: cannot start or join the Ray cluster: {type(e).__name__}: {why}") from None
+  try: yield value if isinstance(value, int) else _cpus(ray)
+  finally: ray.shutdown()
+
+
+def _cpus(ray: object) -> int:
+  return max(1, int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[attr-defined]  # ray, imported by the caller

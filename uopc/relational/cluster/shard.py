@@ -1,0 +1,229 @@
+"""One shard of a cluster exploration: the states whose fingerprint is its index mod S.
+
+A level is three calls from the coordinator (``coordinator.py``), each shard's work run
+on its own worker:
+
+1. ``expand(depth, last)``: every state of its frontier (the states at ``depth`` it
+   owns) is expanded with the explorer's own ``Stepper``; each distinct successor goes,
+   with its parent's id and the step's position among the parent's steps, into the
+   batch of the successor's owner (``Codec`` rows). It returns one batch per shard (its
+   own is kept in memory) and keeps the steps for the level's record.
+2. ``absorb(*batches)``: the candidates sent to it, less the visited ones; a graph
+   reached from several parents keeps the first in breadth-first order, the smallest
+   (parent id, position), as one process would. It returns those keys.
+3. ``commit(ids)``: the coordinator ranked every shard's keys into state ids (one
+   process's discovery order) and cut them at ``max_states``; the kept states join the
+   visited table and the next frontier. It returns a summary and the level's record:
+   the new states (ids, parents, graphs as rows) and the steps of the expanded ones,
+   which is what the coordinator keeps as the checkpoint and builds the result from.
+
+A failed step (a rule raised) makes a stuck state, which never leaves its parent's shard.
+``restore(*records)`` rebuilds a shard from its records: a new worker replaces a dead one.
+Nothing here imports Ray: ``coordinator.py`` runs this class as an actor.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+from typing import Any
+
+import numpy as np
+
+from uopc.relational.cluster.codec import Codec, Encoded
+from uopc.relational.cluster.fingerprint import Fingerprints, owner
+from uopc.relational.cluster.visited import FP, Visited
+from uopc.relational.space.states import Stuck
+
+
+def rss() -> int:
+  """This process's resident memory in bytes."""
+  from uopc.budget import resident_memory
+  return resident_memory()
+
+
+def peak_rss() -> int:
+  """This process's peak resident memory in bytes."""
+  from uopc.budget import peak_memory
+  return peak_memory()
+
+
+def steps_of(stepper: Any, g: Any) -> list[tuple[Any, Any]]:
+  """Every step out of ``g`` as ``(redex, new root or Stuck)``, in the order one process's explorer meets them
+  (``Exploration._drive``: the step map, else the grouped steps, else the lazy enumeration)."""
+  m = stepper.step_map(g)
+  if m is not None: return list(m.items())
+  grouped = stepper.grouped_steps(g)
+  return list(grouped) if grouped is not None else list(stepper.iter_big(g))
+
+
+class Shard:
+  """The states one worker owns, and its part of each level (module doc)."""
+
+  def __init__(self, index: int, count: int, program: Encoded, pm_blob: bytes, target_blob: bytes | None) -> None:
+    self.index, self.count = index, count
+    self._program, self._pm_blob, self._target_blob = program, pm_blob, target_blob
+    self.error: str | None = None
+    self.visited = Visited()
+    self.frontier: list[tuple[int, Any]] = []   # (id, graph) of the states at the current depth, by id
+    self._pending: dict[str, Any] = {}           # what a level's calls hand to each other
+    self.measure = False   # count the bytes sent (pickled again: for the bench only)
+    self.moved = 0   # bytes of the batches this shard sent
+
+  def ready(self) -> str | None:
+    """Load the rules, the program and the target here; the error in one line if they do not load."""
+    from uopc.relational.space.step import stepper_for
+    try: self.pm = pickle.loads(self._pm_blob)
+    except Exception as e: return f"the rule set does not load on the worker (pid {os.getpid()}): {type(e).__name__}: {e}"
+    try: self.target = pickle.loads(self._target_blob) if self._target_blob is not None else None
+    except Exception as e: return f"the search target does not load on the worker: {type(e).__name__}: {e}"
+    self.stepper = stepper_for(self.pm)
+    root = Codec([]).decode(self._program)[0]
+    self.base = root.toposort() if hasattr(root, "toposort") else [root]
+    self.codec = Codec(list(self.base))
+    self.fps = Fingerprints()
+    self.root, self.root_fp = root, self.fps.keep(root)
+    return None
+
+  # ---- a level
+
+  def start(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Level 0: the program, owned by one shard."""
+    mine = owner(self.root_fp, self.count) == self.index
+    graphs = [self.root] if mine else []
+    rec = self._record(0, np.zeros(len(graphs), np.int64), np.array([self.root_fp] if mine else [], FP),
+                       np.full(len(graphs), -1, np.int64), np.zeros(len(graphs), np.int32), graphs, [], [])
+    rec["parent_fps"] = np.array([b""] * len(graphs), FP)
+    if mine:
+      self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), 0)
+      self.frontier = [(0, self.root)]
+    return self._summary(graphs, [0] if mine else []), rec
+
+  def expand(self, depth: int, last: bool) -> list[Any]:
+    """Expand the frontier (states at ``depth``): a summary, then one batch of candidates per shard (None for this one: kept here)."""
+    stepper, fps, count = self.stepper, self.fps, self.count
+    out: list[list[tuple[bytes, int, int, Any, bytes]]] = [[] for _ in range(count)]
+    stuck: list[tuple[int, int]] = []   # (parent id, position) of each failed step: a stuck state made here
+    expanded: list[tuple[int, list[tuple[Any, Any]]]] = []
+    for sid, g in self.frontier:
+      pairs = steps_of(stepper, g)
+      gfp = fps.of(g)
+      expanded.append((sid, pairs))
+      firsts: set[Any] = set()
+      for pos, (_, h) in enumerate(pairs):
+        if h in firsts: continue   # the first step to a graph (or a Stuck) is its candidate
+        firsts.add(h)
+        if h.__class__ is Stuck: stuck.append((sid, pos)); continue
+        fp = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
+        out[owner(fp, count)].append((fp, sid, pos, h, gfp))
+    self._pending = {"expanded": expanded, "stuck": stuck, "depth": depth, "last": last, "own": out[self.index]}
+    batches: list[Any] = []
+    for j, cands in enumerate(out):
+      if j == self.index: batches.append(None); continue
+      enc = self.codec.encode([c[3] for c in cands], fps)
+      b = (np.array([c[0] for c in cands], FP), np.array([c[1] for c in cands], np.int64), np.array([c[2] for c in cands], np.int32),
+           np.array([c[4] for c in cands], FP), enc)
+      if self.measure: self.moved += len(pickle.dumps(b, protocol=5))
+      batches.append(b)
+    return [{"expanded": len(expanded)}, *batches]
+
+  def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged."""
+    p = self._pending
+    fps_l, par_l, pos_l, pfp_l = [], [], [], []
+    graphs: list[Any] = []
+    for j, b in enumerate(batches):
+      if j == self.index or b is None:
+        own = p["own"]
+        fps_l.append(np.array([c[0] for c in own], FP)); par_l.append(np.array([c[1] for c in own], np.int64))
+        pos_l.append(np.array([c[2] for c in own], np.int32)); pfp_l.append(np.array([c[4] for c in own], FP))
+        graphs.extend(c[3] for c in own)
+      else:
+        fps_l.append(b[0]); par_l.append(b[1]); pos_l.append(b[2]); pfp_l.append(b[3]); graphs.extend(self.codec.decode(b[4], self.fps))
+    fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
+    par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)
+    pos = np.concatenate(pos_l) if pos_l else np.empty(0, np.int32)
+    pfp = np.concatenate(pfp_l) if pfp_l else np.empty(0, FP)
+    new = np.flatnonzero(self.visited.find(fps) < 0)
+    # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order
+    order = new[np.lexsort((pos[new], par[new], fps[new]))]
+    if len(order):
+      keep = np.ones(len(order), bool)
+      keep[1:] = fps[order][1:] != fps[order][:-1]
+      order = order[keep]
+    self._pending["cut"] = bool(len(order)) and p["last"]
+    if p["last"]: order = order[:0]   # nothing deeper than max_depth is made; the coordinator notes the cut
+    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], [graphs[i] for i in order])
+    st = p["stuck"]
+    k_par = np.concatenate([par[order], np.array([s[0] for s in st], np.int64)])
+    k_pos = np.concatenate([pos[order], np.array([s[1] for s in st], np.int32)])
+    return k_par, k_pos, np.array([self._pending["cut"]])
+
+  def commit(self, ids: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Keep the candidates the coordinator numbered (-1: cut by max_states), in ``absorb``'s order; the level's record."""
+    p = self._pending
+    fps, par, pos, pfp, graphs = p["new"]
+    n = len(fps)
+    ids_new, ids_stuck = ids[:n], ids[n:]
+    kept = np.flatnonzero(ids_new >= 0)
+    depth = p["depth"] + 1
+    par_fps = pfp[kept]
+    self.visited.add(fps[kept], ids_new[kept], par_fps, depth)
+    st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
+    new_graphs = [graphs[i] for i in kept]
+    rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["expanded"])
+    rec["parent_fps"] = par_fps
+    order = np.argsort(ids_new[kept], kind="stable")
+    self.frontier = [(int(ids_new[kept][i]), new_graphs[i]) for i in order]
+    self._pending = {}
+    return self._summary(new_graphs, ids_new[kept].tolist()), rec
+
+  def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
+    """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
+    matches = [i for i, g in zip(ids, graphs) if self.target is not None and self.target.match(g) is not None]
+    return {"rss": rss(), "peak": peak_rss(), "matches": matches, "visited": len(self.visited), "moved": self.moved, "frontier": len(self.frontier),
+            "table_bytes": self.visited.nbytes()}
+
+  def _record(self, depth: int, ids: np.ndarray, fps: np.ndarray, parents: np.ndarray, pos: np.ndarray, graphs: list[Any],
+              stuck: list[tuple[int, int, int]], expanded: list[tuple[int, list[tuple[Any, Any]]]]) -> dict[str, Any]:
+    """A level's record (the checkpoint): new states with their graphs, stuck states, and the expanded states' steps."""
+    steps: list[tuple[int, list[tuple[int, str | None, Any]]]] = []
+    nodes: list[Any] = []
+    for sid, pairs in expanded:
+      row: list[tuple[int, str | None, Any]] = []
+      firsts: dict[Any, int] = {}
+      for pos_i, (r, h) in enumerate(pairs):
+        nodes.append(r.node); nodes.append(r.result)
+        if h.__class__ is Stuck: target: Any = firsts.setdefault(h, pos_i)   # the stuck state of its first step
+        else: target = self.fps.of(h)
+        row.append((r.rule_index, r.error, target))
+      steps.append((sid, row))
+    return {"depth": depth, "ids": ids, "fps": fps, "parents": parents, "pos": pos, "graphs": self.codec.encode(graphs, self.fps),
+            "stuck": stuck, "steps": steps, "step_nodes": self.codec.encode(nodes)}
+
+  # ---- recovery
+
+  def restore(self, *records: dict[str, Any]) -> None:
+    """Become the shard these records describe (its states, its frontier), as it was at the end of the last one."""
+    self.visited = Visited()
+    last: dict[str, Any] | None = None
+    for rec in records:
+      if not len(rec["ids"]): continue
+      self.visited.add(rec["fps"], rec["ids"], rec["parent_fps"], rec["depth"])
+      last = rec
+    self.frontier = []
+    if last is not None and last is records[-1]:
+      graphs = self.codec.decode(last["graphs"], self.fps)
+      order = np.argsort(last["ids"], kind="stable")
+      self.frontier = [(int(last["ids"][i]), graphs[i]) for i in order]
+
+  def parent_of(self, fp: bytes) -> bytes | None:
+    """The parent's fingerprint of a state this shard owns (``path_to`` walks these across shards)."""
+    return self.visited.parent_of(fp)
+
+  def measure_moved(self) -> None:
+    """Count the bytes of every batch sent from now on (``moved`` in the summaries; the bench's)."""
+    self.measure = True
+
+  def stats(self) -> dict[str, Any]:
+    """Peak memory and bytes sent, for the bench."""
+    return {"peak": peak_rss(), "rss": rss(), "moved": self.moved, "visited": len(self.visited)}
