@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The native core under AddressSanitizer: _space.c built with -fsanitize=address into a copy of the package, and the
-# differential tests (native against Python) and the reduction's tests run on it with libasan preloaded (docs/native.md).
+# differential tests (native against Python, its pattern matcher against UPat.match) and the reduction's tests run on it
+# with libasan preloaded (docs/native.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
 # capture would swallow what ASan writes to stderr before it ends the process.
-# `dev/asan.sh [pytest arguments]`: without any, the two test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
+# `dev/asan.sh [pytest arguments]`: without any, the three test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${ASAN_PYTHON:-$ROOT/.venv/bin/python}"   # the project's venv (PYTHON is the Makefile's, for making it)
@@ -29,7 +30,7 @@ export ASAN_OPTIONS="detect_leaks=0:log_path=$WORK/asan"   # CPython keeps objec
 LOADED="$("$PY" -c 'import uopc.relational.native._space as s; print(s.__file__)')"
 [[ "$LOADED" == "$NATIVE/_space$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 
-[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_reduction.py
+[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py
 status=0
 "$PY" -m pytest -p no:cacheprovider -o addopts="-q" "$@" || status=$?
 if compgen -G "$WORK/asan.*" > /dev/null; then

@@ -4,7 +4,8 @@
  * (Exploration._drive, breadth first), on its own node layout: a node is a label (its op, dtype
  * and arg, or a leaf UOp, numbered by Python) and its sources' ids; hash consing is one open-addressing
  * table; a state is its root's id. Python is called only to find a node's own redexes (`match`), and
- * only for nodes whose signature (op and sources' ops) some rule may match (`may`, cached per signature).
+ * only for nodes some rule's pattern may match: matched whole here where the pattern was compiled to a
+ * table (patterns.py; `Space.patterns`), else by its signature (op and sources' ops: `may`, cached).
  * Whatever this core does not do the way step.py does (a failed step, a step map past map_limit entries)
  * it stops on ("bail"), and the Python explorer takes over: results are the same. A CALL never gets in: its
  * label is refused (NativeSpace._label), where the program or a rule's result enters.
@@ -19,7 +20,22 @@
 #define NO_MAP (-1)
 #define SIGNAL_EVERY 4096
 
+/* What expand() returns; the module exports them by these names (drive.py reads them there). */
 enum { ST_DONE = 0, ST_MORE = 1, ST_MAX_STATES = 2, ST_BAIL = 3 };
+
+/* One node of a compiled pattern (patterns.py's table): what a graph node must be to match it. */
+typedef struct {
+  uint8_t ops[32];     /* a bit per op code; every bit where the pattern names no op */
+  int32_t check;       /* its dtype and arg constraint, asked of Python once per label (check_cb), or -1 */
+  int32_t slot;        /* where its name is bound, or -1 */
+  int32_t n_src;       /* sources the pattern names, or -1: the node's sources are not looked at */
+  int32_t any_len;     /* 1: at least n_src sources (the first n_src are matched), else exactly n_src */
+  int32_t n_orders;    /* orders to try the sources in (a list's permutations) */
+  int32_t kids;        /* offset into pat_kids: n_orders rows of n_src pattern nodes */
+} PatNode;
+
+/* A pair still to match: pattern node `pat` against graph node `node`. */
+typedef struct { int32_t pat, node; } PatGoal;
 
 /* A hash map from nonzero 64-bit keys to 32-bit values: open addressing, power-of-two capacity, at most half full. */
 typedef struct { uint64_t *key; int32_t *val; int64_t cap, n; } U64Map;
@@ -75,8 +91,16 @@ typedef struct {
   int32_t *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
   /* step maps: (redex, result node) pairs */
   int32_t *maps; int64_t n_maps, cap_maps;
-  /* signatures: key -> 0 / 1, open addressing */
+  /* signatures: key -> 0 / 1, open addressing; asked only for the rules not compiled to patterns */
   U64Map sigs;   /* signature key -> 0 / 1 */
+  /* compiled patterns (patterns.py): matched whole on these nodes, so a node goes to Python only where one matches */
+  PatNode *pat; int32_t n_pat;
+  int32_t *pat_kids;
+  int32_t *rule_root, *rule_slots; int32_t n_rules;
+  int32_t op_first[257], *op_rules;   /* the compiled rules whose root may have op o: op_rules[op_first[o] .. op_first[o + 1]) */
+  PyObject *check_cb;   /* check(check, label, node) -> 1 (may pass) / 0 (cannot): a dtype and arg constraint */
+  U64Map checked;       /* (check, label) -> 0 / 1: what check_cb said */
+  PatGoal *goals; int32_t *bind;   /* the matcher's scratch, sized for the largest rule */
   /* redex scratch: generation stamps, for disjointness and lookups */
   int32_t *stamp, *stamp_val; int32_t cap_stamp, gen;
   int32_t *pstamp, *pstamp_val; int32_t pgen;   /* the same, for persistent sets (making a map inside one uses `stamp`) */
@@ -228,6 +252,76 @@ static int may_match(Space *s, int32_t id) {
   return v;
 }
 
+/* ---- compiled patterns: does some rule's pattern match a node, whole (UPat.match, as a yes or no)? */
+
+/* Does node x pass dtype-and-arg check c? 1 or 0, -1 on error. Python answers once per label: an inner node's
+ * label is its (op, dtype, arg), and a leaf's label is its own. */
+static int pat_check(Space *s, int32_t c, int32_t x) {
+  int32_t label = s->label[x];
+  uint64_t key = (((uint64_t)(uint32_t)c << 32) | (uint32_t)label) + 1;   /* 0 marks an empty slot */
+  int32_t known = map_get(&s->checked, key, -1);
+  if (known >= 0) return known;
+  PyObject *r = PyObject_CallFunction(s->check_cb, "iii", (int)c, (int)label, (int)x);   /* may make x's UOp: arrays move */
+  if (!r) return -1;
+  int v = PyObject_IsTrue(r);
+  Py_DECREF(r);
+  if (v < 0 || map_put(&s->checked, key, v) < 0) return -1;
+  return v;
+}
+
+/* Can the last of the n pairs in `goals` and all the others be matched at once, the names in `bind` (slot -> node,
+ * or -1) bound alike? 1 or 0, -1 on error. Depth first with backtracking, as UPat.match joins its sources: each call
+ * takes one pair, so the recursion is as deep as the rule has pattern nodes (patterns.py's MAX_NODES), whatever the
+ * graph. On return goals[0 .. n) and `bind` are as they were: the caller's other orders start from them. */
+static int pat_solve(Space *s, PatGoal *goals, int32_t n, int32_t *bind) {
+  if (n == 0) return 1;
+  PatGoal g = goals[n - 1];
+  const PatNode *p = s->pat + g.pat;   /* patterns are set once: this pointer stays valid */
+  int32_t x = g.node, op = s->op[x];
+  if (!(p->ops[op >> 3] & (1u << (op & 7)))) return 0;
+  if (p->check >= 0) {
+    int c = pat_check(s, p->check, x);
+    if (c <= 0) return c;
+  }
+  int bound_here = 0;
+  if (p->slot >= 0) {
+    if (bind[p->slot] >= 0 && bind[p->slot] != x) return 0;   /* a repeated name: the same node (hash consed: the same id) */
+    if (bind[p->slot] < 0) { bind[p->slot] = x; bound_here = 1; }
+  }
+  int r = 0;
+  if (p->n_src < 0) r = pat_solve(s, goals, n - 1, bind);
+  else if (s->src_n[x] == p->n_src || (p->any_len && s->src_n[x] > p->n_src)) {
+    for (int32_t k = 0; k < p->n_orders && r == 0; k++) {
+      const int32_t *kids = s->pat_kids + p->kids + (int64_t)k * p->n_src;
+      for (int32_t i = 0; i < p->n_src; i++)   /* s->srcs read again each order: a check may have moved it */
+        goals[n - 1 + i] = (PatGoal){kids[i], s->srcs[s->src_off[x] + i]};
+      r = pat_solve(s, goals, n - 1 + p->n_src, bind);
+    }
+  }
+  goals[n - 1] = g;
+  if (bound_here) bind[p->slot] = -1;
+  return r;
+}
+
+/* Does some compiled rule's pattern match node x? 1 or 0, -1 on error. */
+static int pattern_matches(Space *s, int32_t x) {
+  int32_t op = s->op[x];
+  for (int32_t k = s->op_first[op]; k < s->op_first[op + 1]; k++) {
+    int32_t rule = s->op_rules[k];
+    for (int32_t j = 0; j < s->rule_slots[rule]; j++) s->bind[j] = -1;
+    s->goals[0] = (PatGoal){s->rule_root[rule], x};
+    int r = pat_solve(s, s->goals, 1, s->bind);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
+/* May some rule match node x: a compiled pattern matches it whole, or a rule left to Python by its signature? */
+static int asks_python(Space *s, int32_t x) {
+  int m = may_match(s, x);
+  return m != 0 ? m : pattern_matches(s, x);
+}
+
 /* ---- step maps (step.py's Stepper._compute, graph semantics) */
 
 static int need_stamps(Space *s, int32_t redex) {
@@ -244,7 +338,7 @@ static int need_stamps(Space *s, int32_t redex) {
 
 /* A node's own redexes, appended to the map pool: their count, -1 on error, -2 to bail. */
 static int64_t own_redexes(Space *s, int32_t id) {
-  int m = may_match(s, id);
+  int m = asks_python(s, id);
   if (m <= 0) return m;
   PyObject *r = PyObject_CallFunction(s->match_cb, "i", (int)id);   /* may make nodes: arrays move */
   if (!r) return -1;
@@ -795,6 +889,17 @@ static PyObject *Space_prepare(Space *s, PyObject *arg) {
   return PyBool_FromLong(rc == 0);
 }
 
+/* asks(node) -> whether the core would ask Python for the node's own redexes: a compiled pattern matches it, or its
+ * signature lets a rule left to Python match it (the differential tests hold this against UPat.match). */
+static PyObject *Space_asks(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  int m = asks_python(s, (int32_t)id);
+  if (m < 0) return NULL;
+  return PyBool_FromLong(m);
+}
+
 /* reduce(inert ops, keep_full nodes, inert): explore persistent sets from now on (before the search starts); a node
  * of an op not in `inert ops` is inert if inert(node, label, its number of sources) says so. */
 static PyObject *Space_reduce(Space *s, PyObject *args) {
@@ -816,6 +921,107 @@ static PyObject *Space_reduce(Space *s, PyObject *args) {
   Py_XSETREF(s->inert_cb, cb);
   s->reducing = 1;
   Py_RETURN_NONE;
+}
+
+/* Node k of a rule's pattern from patterns.py's tuple (ops or None, check, slot, n_src, any_len, orders), its kids' ids
+ * offset by `base` (the rule's first node) and appended at pat_kids[*n_kids]; 0, or -1 with an exception set. The
+ * pattern must be a tree whose kids come after their parent (`parent`: per node, the one whose source it is, or -1):
+ * then a match holds each pattern node at most once in its goals, and the matcher's scratch is large enough. */
+static int read_pat_node(Space *s, PyObject *t, int32_t k, PatNode *p, int32_t base, int32_t n_nodes, int32_t *parent,
+                         int64_t *n_kids, int64_t *cap_kids) {
+  PyObject *ops, *orders;
+  int check, slot, n_src, any_len;
+  if (!PyArg_ParseTuple(t, "OiiiiO!", &ops, &check, &slot, &n_src, &any_len, &PyTuple_Type, &orders)) return -1;
+  memset(p->ops, ops == Py_None ? 0xff : 0, sizeof(p->ops));
+  if (ops != Py_None) {
+    if (!PyTuple_Check(ops)) { PyErr_SetString(PyExc_TypeError, "a pattern node's ops: a tuple of op codes, or None"); return -1; }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
+      long op = PyLong_AsLong(PyTuple_GET_ITEM(ops, k));
+      if (op < 0 || op > 255) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "an op code is a byte"); return -1; }
+      p->ops[op >> 3] |= (uint8_t)(1u << (op & 7));
+    }
+  }
+  if (slot >= n_nodes || n_src >= n_nodes || (n_src < 0 && PyTuple_GET_SIZE(orders))) {
+    PyErr_SetString(PyExc_ValueError, "a pattern node's slot, sources or orders are out of range"); return -1;
+  }
+  p->check = check < 0 ? -1 : check; p->slot = slot < 0 ? -1 : slot; p->n_src = n_src < 0 ? -1 : n_src; p->any_len = any_len != 0;
+  p->n_orders = (int32_t)PyTuple_GET_SIZE(orders); p->kids = (int32_t)*n_kids;
+  if (n_src > 0 && grow((void **)&s->pat_kids, cap_kids, *n_kids + (int64_t)p->n_orders * n_src, sizeof(int32_t)) < 0) return -1;
+  for (int32_t o = 0; o < p->n_orders; o++) {
+    PyObject *order = PyTuple_GET_ITEM(orders, o);
+    if (!PyTuple_Check(order) || PyTuple_GET_SIZE(order) != n_src) { PyErr_SetString(PyExc_ValueError, "an order names each source once"); return -1; }
+    for (int32_t i = 0; i < n_src; i++) {
+      long kid = PyLong_AsLong(PyTuple_GET_ITEM(order, i));
+      if (kid <= k || kid >= n_nodes || (parent[kid] >= 0 && parent[kid] != k)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a pattern's sources are later nodes, each of one parent");
+        return -1;
+      }
+      parent[kid] = k;
+      s->pat_kids[(*n_kids)++] = base + (int32_t)kid;
+    }
+  }
+  return 0;
+}
+
+/* patterns(tables, check): the rules' compiled patterns (patterns.py), each a tuple of pattern nodes, its root first;
+ * check(check, label, node) -> 1 / 0 answers their dtype and arg constraints. Once, before any node is made: every
+ * node's redexes are then found with them (and with `may` for the rules not among them). */
+static PyObject *Space_patterns(Space *s, PyObject *args) {
+  PyObject *tables, *cb;
+  if (!PyArg_ParseTuple(args, "O!O", &PyTuple_Type, &tables, &cb)) return NULL;
+  if (s->n_nodes || s->n_rules) { PyErr_SetString(PyExc_RuntimeError, "patterns are set once, before the first node"); return NULL; }
+  Py_ssize_t n_rules = PyTuple_GET_SIZE(tables), n_pat = 0;
+  for (Py_ssize_t r = 0; r < n_rules; r++) {
+    PyObject *t = PyTuple_GET_ITEM(tables, r);
+    if (!PyTuple_Check(t) || !PyTuple_GET_SIZE(t)) { PyErr_SetString(PyExc_TypeError, "a rule's pattern: a tuple of its nodes"); return NULL; }
+    n_pat += PyTuple_GET_SIZE(t);
+  }
+  if (n_pat > INT32_MAX / 2) { PyErr_SetString(PyExc_ValueError, "too many pattern nodes"); return NULL; }
+  int64_t n_kids = 0, cap_kids = 0;
+  int32_t *parent = NULL, base = 0, max_nodes = 0, at = 0;
+  PyMem_Free(s->pat); PyMem_Free(s->pat_kids); PyMem_Free(s->rule_root); PyMem_Free(s->rule_slots);   /* a call that failed */
+  PyMem_Free(s->op_rules); PyMem_Free(s->goals); PyMem_Free(s->bind);
+  s->pat_kids = NULL; s->goals = NULL; s->bind = NULL;
+  s->pat = PyMem_Calloc((size_t)(n_pat ? n_pat : 1), sizeof(PatNode));
+  s->rule_root = PyMem_Malloc((size_t)(n_rules ? n_rules : 1) * sizeof(int32_t));
+  s->rule_slots = PyMem_Malloc((size_t)(n_rules ? n_rules : 1) * sizeof(int32_t));
+  s->op_rules = PyMem_Malloc((size_t)(n_rules ? n_rules : 1) * 256 * sizeof(int32_t));
+  parent = PyMem_Malloc((size_t)(n_pat ? n_pat : 1) * sizeof(int32_t));
+  if (!s->pat || !s->rule_root || !s->rule_slots || !s->op_rules || !parent) goto no_memory;
+  for (Py_ssize_t r = 0; r < n_rules; r++) {
+    PyObject *t = PyTuple_GET_ITEM(tables, r);
+    int32_t nodes = (int32_t)PyTuple_GET_SIZE(t), slots = 0;
+    for (int32_t k = 0; k < nodes; k++) parent[k] = -1;
+    for (int32_t k = 0; k < nodes; k++) {
+      if (read_pat_node(s, PyTuple_GET_ITEM(t, k), k, s->pat + base + k, base, nodes, parent, &n_kids, &cap_kids) < 0) goto fail;
+      if (s->pat[base + k].slot >= slots) slots = s->pat[base + k].slot + 1;
+    }
+    s->rule_root[r] = base; s->rule_slots[r] = slots;
+    if (nodes > max_nodes) max_nodes = nodes;
+    base += nodes;
+  }
+  s->goals = PyMem_Malloc((size_t)(max_nodes + 1) * sizeof(PatGoal));
+  s->bind = PyMem_Malloc((size_t)(max_nodes + 1) * sizeof(int32_t));
+  if (!s->goals || !s->bind) goto no_memory;
+  /* each op's rules, in rule order: a rule is under every op its root may have */
+  for (int op = 0; op < 256; op++) {
+    s->op_first[op] = at;
+    for (Py_ssize_t r = 0; r < n_rules; r++) {
+      const PatNode *root = s->pat + s->rule_root[r];
+      if (root->ops[op >> 3] & (1u << (op & 7))) s->op_rules[at++] = (int32_t)r;
+    }
+  }
+  s->op_first[256] = at;
+  PyMem_Free(parent);
+  s->n_pat = (int32_t)n_pat; s->n_rules = (int32_t)n_rules;
+  Py_INCREF(cb);
+  Py_XSETREF(s->check_cb, cb);
+  Py_RETURN_NONE;
+no_memory:
+  PyErr_NoMemory();
+fail:   /* op_first stays all 0 (no rule under any op) until a call succeeds; the arrays are freed by the next call or dealloc */
+  PyMem_Free(parent);
+  return NULL;
 }
 
 /* ---- access from Python */
@@ -950,7 +1156,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
   (void)closure;
   return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->ptrs.n, "states", (int)s->n_states,
                        "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
-                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 2 + 8 + 8) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap) * 12 +
+                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 2 + 8 + 8) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
                                             s->cap_srcs * 4 + s->cap_table * 4 + s->cap_maps * 4 + s->cap_states * (5 * 4 + 1) +
                                             s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4)));
 }
@@ -978,11 +1184,11 @@ static int Space_init(Space *s, PyObject *args, PyObject *kw) {
 /* The UOps in obj are not visited: they hold no reference back to a Space, so no cycle goes through them,
  * and visiting a graph's every node on every collection would cost what the core saves. */
 static int Space_traverse(Space *s, visitproc visit, void *arg) {
-  Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes); Py_VISIT(s->inert_cb);
+  Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes); Py_VISIT(s->inert_cb); Py_VISIT(s->check_cb);
   return 0;
 }
 static int Space_clear(Space *s) {
-  Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes); Py_CLEAR(s->inert_cb);
+  Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes); Py_CLEAR(s->inert_cb); Py_CLEAR(s->check_cb);
   return 0;
 }
 
@@ -992,9 +1198,10 @@ static void Space_dealloc(Space *s) {
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
   void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->hash, s->srcs, s->table,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
-                    s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never};
+                    s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never,
+                    s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
-  map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full);
+  map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked);
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -1003,6 +1210,8 @@ static PyMethodDef Space_methods[] = {
   {"lookup", (PyCFunction)Space_lookup, METH_O, "lookup(u) -> the node of UOp u if it exists, else -1 (makes none)."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
+  {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
+  {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},
   {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
   {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
@@ -1044,5 +1253,9 @@ PyMODINIT_FUNC PyInit__space(void) {
   if (!m) return NULL;
   Py_INCREF(&SpaceType);
   if (PyModule_AddObject(m, "Space", (PyObject *)&SpaceType) < 0) { Py_DECREF(&SpaceType); Py_DECREF(m); return NULL; }
+  if (PyModule_AddIntConstant(m, "ST_DONE", ST_DONE) < 0 || PyModule_AddIntConstant(m, "ST_MORE", ST_MORE) < 0 ||
+      PyModule_AddIntConstant(m, "ST_MAX_STATES", ST_MAX_STATES) < 0 || PyModule_AddIntConstant(m, "ST_BAIL", ST_BAIL) < 0) {
+    Py_DECREF(m); return NULL;
+  }
   return m;
 }

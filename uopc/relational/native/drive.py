@@ -13,6 +13,7 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Iterator
 
 from uopc.budget import stopped
+from uopc.relational.native._space import ST_BAIL, ST_DONE, ST_MAX_STATES   # what expand() returns (else ST_MORE: go on); built, or not imported
 from uopc.relational.native.space import CODES, NativeSpace, NotNative
 from uopc.relational.space.states import Edge, State
 from uopc.uop import UOp
@@ -20,7 +21,6 @@ from uopc.uop import UOp
 if TYPE_CHECKING:
   from uopc.relational.space.stream import Exploration
 
-_DONE, _MORE, _MAX_STATES, _BAIL = 0, 1, 2, 3
 _FIRST_BATCH, _LAST_BATCH = 16, 4096   # states expanded per call into C: doubling, so a short search stays lazy
 _UNBOUNDED = 2**62
 
@@ -133,13 +133,13 @@ def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
     want = ex._want   # how many states the consumer asked for (None: all)
     try: status = core.expand(batch, max_states, max_depth, _UNBOUNDED if want is None else want)
     finally: _take(ex, space, done_before)   # an interrupt inside a rule keeps what the batch reached
-    if status == _MAX_STATES:
+    if status == ST_MAX_STATES:
       ex._bound = "max_states"
       return
-    if status == _BAIL:
+    if status == ST_BAIL:
       yield from _python_from_here(ex, *core.progress[1:])
       return
-    if status == _DONE:
+    if status == ST_DONE:
       if core.progress[2]: ex._bound = "max_depth"
       return
     batch = min(batch * 2, _LAST_BATCH)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from uopc.dtype import DType
 from uopc.ops import Ops
 from uopc.relational.native import Space, available
+from uopc.relational.native.patterns import compile_rules, python_may
 from uopc.relational.space.step import Redex, Stepper
 from uopc.uop import UOp, make_uop
 
@@ -48,13 +49,22 @@ class NativeSpace:
     self.redexes: list[Redex] = []    # a native redex id -> its Redex (made by the Python Stepper's matching)
     self._labels: list[tuple] = []    # label -> (op, dtype, arg) of an inner node
     self._label_of: dict[tuple, int] = {}
-    pm = stepper.pm
-    self.core: Any = Space(self._match, lambda op, n, src: pm.may_rewrite(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n),
+    # the rules' patterns the core matches itself (patterns.py); the others by signature, as may_rewrite does
+    self.patterns = compile_rules(stepper.pm, CODES)
+    may = python_may(stepper.pm, self.patterns.python)
+    self.core: Any = Space(self._match, lambda op, n, src: may(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n),
                            self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit)
+    self.core.patterns(self.patterns.tables, self._check)
 
   def to_id(self, u: UOp) -> int:
     """The native node of ``u`` (made with those below it where new); NotNative for a graph with a CALL."""
     return self.core.index(u)
+
+  def _check(self, c: int, label: int, i: int) -> int:
+    """The core's question for a compiled pattern's dtype and arg constraint ``c`` on node ``i`` of ``label``: 1 may pass, 0 cannot."""
+    if label >= 0: _, dtype, arg = self._labels[label]
+    else: u = self.uop(i); dtype, arg = u.dtype, u.arg   # a leaf: its UOp was made where it came in
+    return self.patterns.check(c, dtype, arg)
 
   def _label(self, op: Ops, dtype: DType, arg: Any) -> int:
     """The core's question for a new (op, dtype, arg): its label."""
