@@ -65,3 +65,16 @@ COMMUTATIVE = frozenset({Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE})
 COMPARISON = frozenset({Ops.CMPLT, Ops.CMPNE})
 MOVEMENT = frozenset({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK})
 REDUCE_OPS = frozenset({Ops.ADD, Ops.MUL, Ops.MAX})
+
+
+def arity(op: Ops) -> tuple[int, int | None]:
+  """How many sources ``op`` takes, as (min, max); max None is unbounded. Movement ops count their source only.
+
+  >>> arity(Ops.WHERE), arity(Ops.STACK)
+  ((3, 3), (1, None))
+  """
+  if op in (Ops.CONST, Ops.PARAM): return (0, 0)
+  if op in (Ops.STACK, Ops.INDEX, Ops.CALL): return (1, None)
+  if op is Ops.WHERE: return (3, 3)
+  if op in BINARY: return (2, 2)
+  return (1, 1)   # unary, CAST, RANGE, movement, REDUCE

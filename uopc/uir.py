@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, cast
 
 from uopc import collector
 from uopc.dtype import BOOL, I32, DType, dtypes
-from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, Ops
+from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, Ops, arity
 from uopc.uop import ParamArg, UOp, UOpError, call_params, make_checked
 
 
@@ -226,19 +226,6 @@ _ATTRS: dict[Ops, tuple[str, ...]] = {Ops.PARAM: ("slot", "dtype", "shape", "add
                                       Ops.REDUCE: ("op", "pop"), Ops.CALL: ("name",)}
 _REQUIRED: dict[Ops, tuple[str, ...]] = {Ops.PARAM: ("slot", "dtype"), Ops.CAST: ("dtype",), Ops.REDUCE: ("op", "pop")}
 _DTYPE_NAMES = ", ".join(d.name for d in dtypes.all)
-
-
-def arity(op: Ops) -> tuple[int, int | None]:
-  """How many sources ``op`` takes, as (min, max); max None is unbounded. Movement ops count their source only.
-
-  >>> arity(Ops.WHERE), arity(Ops.STACK)
-  ((3, 3), (1, None))
-  """
-  if op in (Ops.CONST, Ops.PARAM): return (0, 0)
-  if op in (Ops.STACK, Ops.INDEX, Ops.CALL): return (1, None)
-  if op is Ops.WHERE: return (3, 3)
-  if op in BINARY: return (2, 2)
-  return (1, 1)   # unary, CAST, RANGE, movement, REDUCE
 
 
 def unknown_op_message(name: str, valid: list[str]) -> str:

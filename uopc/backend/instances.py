@@ -34,7 +34,7 @@ import struct
 from typing import Any
 
 from uopc.dtype import DType, dtypes, truncate
-from uopc.ops import ALU, BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops
+from uopc.ops import ALU, BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops, arity
 from uopc.upat import UPat
 from uopc.uop import Shape, UOp, UOpError, prod
 
@@ -47,9 +47,6 @@ EDGE: dict[DType, list[Any]] = {
   dtypes.bool: [True, False],
 }
 
-_ARITY = {**{op: (2, 2) for op in BINARY}, **{op: (1, 1) for op in UNARY}, Ops.CAST: (1, 1), Ops.WHERE: (3, 3),
-          **{op: (1, 1) for op in MOVEMENT}, Ops.REDUCE: (1, 1), Ops.STACK: (1, None), Ops.INDEX: (1, None),
-          Ops.CALL: (1, None), Ops.CONST: (0, 0), Ops.PARAM: (0, 0), Ops.RANGE: (1, 1)}
 _MAKES = {**{op: (dtypes.bool,) for op in COMPARISON}, **{op: (dtypes.f32,) for op in UNARY},
           Ops.FLOORDIV: (dtypes.i32,), Ops.FLOORMOD: (dtypes.i32,), Ops.RANGE: (dtypes.i32,)}
 _SHAPES: list[Shape] = [(2,), (3,), (2, 2), (1, 3), (2, 1, 2)]
@@ -226,7 +223,7 @@ class Synth:
     n = None if pat.src is None else len(pat.src)
     out = []
     for op in ops:
-      lo, hi = _ARITY[op]
+      lo, hi = arity(op)
       # the pattern's sources are all of the node's, or (allow_any_len) a prefix of them
       if n is not None and ((hi is not None and n > hi) or (n < lo and not pat.allow_any_len)): continue
       if want is not None and op in _MAKES and want not in _MAKES[op]: continue
@@ -257,7 +254,7 @@ class Synth:
     return self.movement(op, pat, dtype, srcs, out_shape)
 
   def alu(self, op: Ops, dtype: DType, srcs: list[UPat | None], shape: Shape) -> UOp:
-    n = _ARITY[op][0]
+    n = arity(op)[0]
     srcs = (srcs + [None] * n)[:n]
     want: list[DType | None]   # None: any dtype (a CAST whose source no dtype fits)
     if op in COMPARISON:
