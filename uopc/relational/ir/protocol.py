@@ -34,7 +34,9 @@ def type_name(t: type) -> str:
 
 
 # the rule-set types of the IRs the explorer knows, by name (so telling one from another imports neither)
-RULE_TYPES = {"uopc.matcher.PatternMatcher": "uopc", "tinygrad.uop.ops.PatternMatcher": "tinygrad"}
+RULE_TYPES = {"uopc.matcher.PatternMatcher": "uopc", "tinygrad.uop.ops.PatternMatcher": "tinygrad",
+              **{f"pytensor.graph.rewriting.basic.{t}": "pytensor" for t in ("FromFunctionNodeRewriter", "PatternNodeRewriter",
+                 "SequentialNodeRewriter", "WalkingGraphRewriter", "EquilibriumGraphRewriter")}}
 
 
 def other_ir_rules(pm: Any, ir_name: str) -> str | None:

@@ -1,0 +1,188 @@
+"""PyTensor graphs explored with PyTensor's own node rewriters (uopc.relational.ir.pytensor): hash-consed states shared and
+never cloned, rewriters called unchanged with the state's whole FunctionGraph, the Aesara issue's example end to end.
+
+PyTensor is a declared extra (``.[pytensor]``): these tests fail, never skip, without it. Nothing here compiles C: values
+are compared by PyTensor's Python linker.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytensor
+import pytensor.tensor as pt
+import pytest
+from kanren import run, var
+from pytensor.graph.basic import Apply
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.rewriting.basic import EquilibriumGraphRewriter, MergeOptimizer, PatternNodeRewriter, in2out, node_rewriter
+from pytensor.tensor.rewriting.elemwise import flatten_nested_add_mul
+from pytensor.tensor.rewriting.math import local_exp_log
+
+from uopc import UOp, symbolic
+from uopc.relational import explore, normal_forms
+from uopc.relational.analyses.order import diagnose_order
+from uopc.relational.analyses.search import search
+from uopc.relational.ir import ir_of
+from uopc.relational.ir.pytensor import PYTENSOR, PyTensorRules, adapt, from_pytensor, to_pytensor
+from uopc.relational.ir.pytensor_goals import reacho, stepo
+from uopc.relational.space.step import Stepper, stepper_for
+
+
+@node_rewriter([pt.add])
+def local_reduce_add(fgraph, node):
+  """The Aesara issue's rewriter, as written there: ``x + x`` to ``2 * x``."""
+  unique_inputs = Counter(node.inputs)
+  if all(v == 1 for v in unique_inputs.values()): return None
+  if len(unique_inputs) > 1: res = [pt.add(*(v * k if v > 1 else k for k, v in unique_inputs.items()))]
+  else: res = [v * k for k, v in unique_inputs.items()]
+  return res
+
+
+RULES = [local_reduce_add, local_exp_log, flatten_nested_add_mul]
+x = pt.vector("x")
+
+
+def issue_graph():
+  return pt.log(pt.exp(x + x)) + x + x
+
+
+def test_equal_graphs_are_one_node_and_read_back_as_themselves():
+  z = issue_graph()
+  g = from_pytensor(z)
+  assert from_pytensor(issue_graph()) is g            # built twice by PyTensor: one node
+  assert to_pytensor(g) is z                            # entered with its variables: read back without building
+  assert ir_of(g) is PYTENSOR and g.term() == "add(add(log(exp(add(x, x))), x), x)"
+
+
+def test_constants_of_any_dtype_and_ops_compared_by_props():
+  v = pt.vector("v", dtype="float32")
+  a, b = from_pytensor(v * np.float32(3)), from_pytensor(v * np.float32(3))
+  assert a is b
+  assert from_pytensor(v * np.float32(2)) is not a       # another value, another constant
+  i8, f64 = from_pytensor(pt.constant(2)), from_pytensor(pt.constant(2.0))
+  assert i8 is not f64 and i8.type.dtype == "int8" and f64.type.dtype == "float32"   # PyTensor's smallest dtype for each
+  e1, e2 = from_pytensor(2 * x).src[0], from_pytensor(x * 2).src[1]   # ExpandDims{axis=0}(2), made twice
+  assert e1 is e2 and e1.op is not pt.add and e1.term() == "ExpandDims{axis=0}(2)"
+
+
+def test_a_step_shares_every_unchanged_subgraph_and_clones_nothing():
+  z = issue_graph()
+  g = from_pytensor(z)
+  steps = list(stepper_for(adapt([local_exp_log])).successors(g))
+  assert len(steps) == 1
+  h = steps[0][1]
+  assert h.term() == "add(add(add(x, x), x), x)"
+  inner = g.src[0].src[0].src[0].src[0]                 # the x + x under exp
+  assert h.src[0].src[0] is inner and h.src[1] is g.src[1]
+  hv = to_pytensor(h)                                   # read: only the rebuilt spine is new PyTensor nodes
+  assert hv.owner.inputs[0].owner.inputs[0] is z.owner.inputs[0].owner.inputs[0].owner.inputs[0].owner.inputs[0]
+  assert hv.owner.inputs[1] is x and to_pytensor(h) is hv
+
+
+def test_the_issue_example_reaches_every_graph_the_issue_anticipates():
+  ex = explore(from_pytensor(issue_graph()), RULES)
+  assert ex.complete and not ex.stuck
+  reached = {s.graph for s in ex.states}
+  anticipated = [pt.log(pt.exp(2 * x)) + x + x, 2 * x + x + x, 2 * x + 2 * x, pt.log(pt.exp(x + x)) + 2 * x, x + x + 2 * x,
+                 pt.add(x, x, x, x), 4 * x]
+  for want in anticipated: assert from_pytensor(want) in reached, from_pytensor(want).term()
+  assert len(ex.states) == 19
+
+
+def test_normal_forms_and_the_canonical_result_are_pytensor_own_rewrite():
+  z = issue_graph()
+  nf = normal_forms(from_pytensor(z), RULES)
+  assert sorted(s.term() for s in nf.forms) == ["add(mul(ExpandDims{axis=0}(3), x), x)", "let a = ExpandDims{axis=0}(2) in mul(a, a, x)",
+                                                  "mul(ExpandDims{axis=0}(4), x)"]
+  fg = FunctionGraph([x], [issue_graph()], clone=False)   # PyTensor alone, as the issue runs it (on its own copy: x is shared)
+  EquilibriumGraphRewriter([MergeOptimizer(), *RULES], max_use_ratio=pytensor.config.optdb__max_use_ratio).rewrite(fg)
+  assert nf.canonical is from_pytensor(fg.outputs[0])
+  assert nf.canonical in {s.graph for s in nf.forms}
+
+
+def test_diagnose_order_replays_pytensor_rewrite_and_compares_values():
+  rep = diagnose_order(from_pytensor(issue_graph()), RULES)
+  assert rep.canonical_error is None and rep.path.complete
+  assert rep.path.states[-1].graph is rep.canonical
+  assert rep.forks and {f.kind for f in rep.forks} == {"syntactic"}   # 4x, 3x + x and 2*2*x are equal values
+  assert "random bindings" in rep.basis
+
+
+def test_compare_finds_a_semantic_difference():
+  a, b = from_pytensor(x + x), from_pytensor(x * x)
+  kind, detail = PYTENSOR.compare(a, b, a)
+  assert kind == "semantic" and "differ" in detail
+  assert PYTENSOR.compare(from_pytensor(pt.log(pt.exp(x))), from_pytensor(x), a)[0] == "syntactic"
+
+
+def test_search_finds_the_shortest_path_to_a_term():
+  r = search(from_pytensor(issue_graph()), "mul(_, x)", RULES)
+  assert r.length == 3
+  assert [e.rule.split(" ")[1] for e in r.path] == ["local_exp_log", "flatten_nested_add_mul", "local_reduce_add"]
+
+
+def test_stepo_and_reacho_are_kanren_goals_over_these_states():
+  q = var()
+  z = issue_graph()
+  one = {h.term() for h in run(0, q, stepo(RULES, z, q))}
+  assert one == {"add(add(log(exp(mul(ExpandDims{axis=0}(2), x))), x), x)", "add(log(exp(add(x, x))), x, x)", "add(add(add(x, x), x), x)"}
+  assert len(run(0, q, reacho(RULES, z, q))) == 19
+  assert run(0, q, reacho(RULES, z, 4 * x)) == (q,) and run(0, q, reacho(RULES, z, 5 * x)) == ()
+
+
+def test_the_context_is_the_whole_state_graph():
+  a = x + x
+  fused = list(Stepper(PyTensorRules([flatten_nested_add_mul])).successors(from_pytensor((a + x) * 3)))
+  assert [h.term() for _, h in fused] == ["mul(add(x, x, x), ExpandDims{axis=0}(3))"]
+  # a is used outside a + x too: its clients in the state's FunctionGraph are two, so PyTensor does not fuse it
+  # (a FunctionGraph of the node's own subgraph would say one)
+  rules = PyTensorRules([flatten_nested_add_mul])
+  assert list(Stepper(rules).successors(from_pytensor((a + x) * a))) == []
+  assert rules.contexts.reads == {"flatten_nested_add_mul": 1} and rules.contexts.built == 1
+
+
+def test_contexts_are_made_only_when_a_rewriter_reads_them():
+  rules = adapt([local_exp_log])
+  explore(from_pytensor(pt.log(pt.exp(pt.log(pt.exp(x)) * 2)) + 1), rules)
+  assert rules.calls >= 2 and rules.contexts.built == 0
+
+
+def test_a_rewriter_that_raises_is_a_stuck_state_naming_it():
+  @node_rewriter([pt.exp])
+  def broken(fgraph, node): raise ZeroDivisionError("no")
+  ex = explore(from_pytensor(pt.exp(x) + 1), [broken])
+  assert len(ex.stuck) == 1
+  s = ex.stuck[0]
+  assert s.error == "ZeroDivisionError: no" and "broken" in s.rule
+
+
+def test_pattern_and_in2out_rewriters_are_rules_and_tracks_filter_nodes():
+  pat = PatternNodeRewriter((pt.neg, (pt.neg, "a")), "a")
+  rules = adapt([in2out(local_exp_log), pat])
+  assert len(rules) == 2 and rules.rules[1].name.startswith("rules#1 ")
+  nf = normal_forms(from_pytensor(pt.log(pt.exp(pt.neg(pt.neg(x))))), rules)
+  assert [s.term() for s in nf.forms] == ["x"]
+  assert rules.tracking(from_pytensor(x + x).op) == ()   # neither tracks add: an add is offered to no rule
+
+
+def test_rules_of_another_ir_are_a_one_line_error():
+  with pytest.raises(TypeError, match="^explore: pm is a pytensor.graph.rewriting.basic.FromFunctionNodeRewriter, but the program is a uopc.uop.UOp"):
+    normal_forms(UOp.param(0) + 0, local_exp_log)
+  with pytest.raises(TypeError, match="^explore: pm is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.ir.pyt"):
+    normal_forms(from_pytensor(x + x), symbolic)
+  with pytest.raises(TypeError, match="^explore: pm: int is not a PyTensor node rewriter, in2out, or equilibrium rewriter"):
+    normal_forms(from_pytensor(x + x), 5)
+
+
+def test_deep_graphs_enter_and_are_read_without_recursion():
+  exp = pt.exp(x).owner.op
+  v = x
+  for _ in range(20_000): v = Apply(exp, [v], [v.type()]).outputs[0]   # as pt.exp builds it, without its checks: fast
+  g = from_pytensor(v)
+  assert len(g.toposort()) == 20_001
+  u = g
+  for _ in range(20_000): u = u.src[0]
+  assert u.var is x
+  h = PYTENSOR.make(g.op, (from_pytensor(pt.log(x)),) + g.src[1:], g.arg, g.dtype)
+  assert to_pytensor(h).owner.inputs[0].owner.op == pt.log(x).owner.op

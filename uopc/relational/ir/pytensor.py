@@ -1,0 +1,267 @@
+"""PyTensor graphs and PyTensor's own node rewriters as an implementation of the node and rule protocols.
+
+Imported only when a PyTensor node reaches the explorer (``uopc.relational.ir.ir_of``); it needs
+PyTensor installed (``pip install -e '.[pytensor]'``). A graph enters as hash-consed nodes
+(``uopc.relational.ir.pytensor_nodes``: ``from_pytensor``), every rewrite step shares what it
+does not change, and a state's graph becomes PyTensor's again only when read (``to_pytensor``).
+
+Any node rewriter is a rule, called unchanged: a ``node_rewriter``-decorated function, a
+``PatternNodeRewriter``, the members of a ``SequentialNodeRewriter``, the node rewriters held by
+``in2out``/``out2in`` (``WalkingGraphRewriter``) or an ``EquilibriumGraphRewriter``, or a list of
+them. Which rules a node is offered to is PyTensor's own ``OpToRewriterTracker`` (``tracks``:
+op instances, op types, ``OpPattern``s). A rule is called as PyTensor calls it,
+``rewriter.transform(fgraph, node)``, where ``node`` is the state's ``Apply`` and ``fgraph`` the
+state's context (``uopc.relational.ir.pytensor_context``: a ``FunctionGraph`` of the whole state's
+graph, built when the rewriter first reads it). Its replacement of the node's output, filtered
+to the output's type as ``FunctionGraph.replace`` filters it, is one step; a rewriter that raises
+is a stuck state naming it (``rules#1 local_exp_log (math.py:521)``).
+
+The canonical result is PyTensor's own rewrite: an ``EquilibriumGraphRewriter`` of the same node
+rewriters (and ``MergeOptimizer``, since the explorer's states are merged graphs) on a
+``FunctionGraph`` of the graph, ``max_use_ratio`` PyTensor's ``optdb__max_use_ratio``.
+
+>>> import pytensor.tensor as pt
+>>> from pytensor.tensor.rewriting.math import local_exp_log
+>>> from uopc.relational import normal_forms
+>>> x = pt.vector("x")
+>>> nf = normal_forms(from_pytensor(pt.log(pt.exp(x + x))), [local_exp_log])
+>>> sorted(s.term() for s in nf.forms), nf.canonical is nf.forms[0].graph
+(['add(x, x)'], True)
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Iterable, cast
+
+from pytensor.graph.features import Feature
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.rewriting.basic import (EquilibriumGraphRewriter, MergeOptimizer, NodeRewriter, OpToRewriterTracker,
+                                            SequentialNodeRewriter, WalkingGraphRewriter)
+
+from uopc.relational.ir import register
+from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
+from uopc.relational.ir.pytensor_context import Contexts
+from uopc.relational.ir.pytensor_nodes import INPUT, PyTensorNode, from_pytensor, make, node_parts, to_pytensor
+from uopc.term import PARTS
+
+__all__ = ["PYTENSOR", "PyTensorNode", "PyTensorRules", "from_pytensor", "node_rewriters", "to_pytensor"]
+
+
+def node_rewriters(pm: Any) -> tuple[list[NodeRewriter], list[str]]:
+  """The node rewriters ``pm`` holds, in order, and what was left out (a global rewriter is not a node rewriter)."""
+  out: list[NodeRewriter] = []
+  skipped: list[str] = []
+  todo = [pm]
+  while todo:
+    r = todo.pop()
+    if isinstance(r, (list, tuple)): todo.extend(reversed(r))
+    elif isinstance(r, SequentialNodeRewriter): todo.extend(reversed(r.rewrites))
+    elif isinstance(r, WalkingGraphRewriter): todo.append(r.node_rewriter)
+    elif isinstance(r, EquilibriumGraphRewriter):
+      todo.extend(reversed(list(r.get_node_rewriters())))
+      skipped.extend(f"{g} (a graph rewriter)" for g in [*r.global_rewriters, *r.final_rewriters, *r.cleanup_rewriters])
+    elif isinstance(r, NodeRewriter): out.append(r)
+    else: raise TypeError(f"{type_name(type(r))} is not a PyTensor node rewriter, in2out, or equilibrium rewriter")
+  return out, skipped
+
+
+def rewriter_name(rw: NodeRewriter) -> str:
+  """A rewriter's name as PyTensor prints it (``local_exp_log``; a pattern's ``in -> out``)."""
+  fn = getattr(rw, "fn", None)
+  return getattr(fn, "__name__", None) or getattr(rw, "__name__", None) or str(rw)
+
+
+def rewriter_location(rw: NodeRewriter) -> str:
+  """``file.py:line`` of the rewriter's function, else of its class."""
+  fn = getattr(rw, "fn", None)
+  if (code := getattr(fn, "__code__", None)) is not None: return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+  import inspect
+  try: return f"{os.path.basename(inspect.getfile(type(rw)))}:{inspect.getsourcelines(type(rw))[1]}"
+  except (OSError, TypeError): return type(rw).__name__
+
+
+class PyTensorRule:
+  """One node rewriter as a rule: the rewriter itself, a stable name and where it is written."""
+  __slots__ = ("rewriter", "name", "location")
+
+  def __init__(self, rewriter: NodeRewriter, name: str, location: str) -> None:
+    self.rewriter, self.name, self.location = rewriter, name, location
+
+  def describe(self) -> str: return self.name
+  def __repr__(self) -> str: return f"PyTensorRule({self.name})"
+
+
+class _Tracked:
+  """``op in by_op``: does some rule track ``op`` (PyTensor's ``OpToRewriterTracker``; a leaf's head never)."""
+
+  def __init__(self, rules: PyTensorRules) -> None: self.rules = rules
+  def __contains__(self, op: Any) -> bool: return not isinstance(op, str) and bool(self.rules.tracking(op))
+  def __iter__(self) -> Any: return iter(())
+
+
+class PyTensorRules:
+  """PyTensor node rewriters as the rule protocol (``uopc.relational.ir.protocol``). ``rewriters`` are PyTensor's own;
+  ``contexts`` the states' ``FunctionGraph``s, made on demand (``enter_state``: the Stepper says which state it steps)."""
+
+  def __init__(self, rewriters: list[NodeRewriter], name: str = "rules", skipped: Iterable[str] = ()) -> None:
+    self.rewriters, self.set_name, self.ir, self.skipped = list(rewriters), name, PYTENSOR, list(skipped)
+    self.rules = [PyTensorRule(rw, f"{name}#{i} {rewriter_name(rw)} ({rewriter_location(rw)})", rewriter_location(rw))
+                  for i, rw in enumerate(self.rewriters)]
+    self._index = {id(rw): i for i, rw in reversed(list(enumerate(self.rewriters)))}   # the first copy is the one that fires
+    self._tracker = OpToRewriterTracker()
+    for rw in self.rewriters: self._tracker.add_tracker(rw)
+    self._by_op: dict[Any, tuple[int, ...]] = {}
+    self._every: dict[Any, tuple] = {}
+    self.by_op = _Tracked(self)
+    self.contexts = Contexts()
+    self.state: PyTensorNode | None = None   # the state being stepped (Stepper.map_of says)
+    self.calls = 0
+
+  def __len__(self) -> int: return len(self.rules)
+  def name_of(self, rule: PyTensorRule) -> str: return rule.name
+
+  def tracking(self, op: Any) -> tuple[int, ...]:
+    """The indices of the rules PyTensor would offer a node of ``op`` to, in rule order."""
+    if (t := self._by_op.get(op)) is None:
+      mine = {id(rw) for rw in self._tracker.get_trackers(op)}
+      t = self._by_op[op] = tuple(i for i, rw in enumerate(self.rewriters) if id(rw) in mine)
+    return t
+
+  def enter_state(self, root: PyTensorNode) -> None:
+    """The Stepper is about to step the state whose graph is ``root``: its rules' ``fgraph`` is that state's context."""
+    self.state = root
+
+  def every_candidate(self, u: PyTensorNode) -> tuple[tuple[int, Callable, Callable], ...]:
+    if (every := self._every.get(u.op)) is None:
+      every = self._every[u.op] = tuple((i, _match_node, self._caller(i)) for i in self.tracking(u.op))
+    return every
+
+  def _caller(self, i: int) -> Callable:
+    def fn(u: PyTensorNode, ctx: Any = None) -> PyTensorNode | None: return self.apply(i, u)
+    return fn
+
+  def apply(self, i: int, u: PyTensorNode, state: PyTensorNode | None = None) -> PyTensorNode | None:
+    """Rule ``i`` on node ``u`` of the state ``state`` (default: the state being stepped, else ``u``'s own graph): the node
+    its replacement makes, or None. Raises what the rewriter raises."""
+    rw = self.rewriters[i]
+    var = to_pytensor(u)
+    node = var.owner
+    fgraph = self.contexts.of(state or self.state or u)
+    self.calls += 1
+    self.contexts.running = rewriter_name(rw)
+    try: ret = rw.transform(fgraph, node)
+    finally: self.contexts.running = None
+    if not ret: return None
+    ret = cast(Any, ret)   # a list of replacements, one per output, or a dict of them
+    if isinstance(ret, dict):
+      new = ret.get(var)
+      if extra := [k for k in ret if k != "remove" and k not in node.outputs]:
+        raise ValueError(f"the rewriter replaces {len(extra)} variable(s) other than the node's outputs: not one step")
+    else:
+      if len(ret) != len(node.outputs):
+        raise ValueError(f"the rewriter returned {len(ret)} replacement(s) for a node of {len(node.outputs)} output(s)")
+      new = ret[node.outputs.index(var)]
+    if new is None or new is var: return None
+    return from_pytensor(var.type.filter_variable(new, allow_convert=True))   # as FunctionGraph.replace does
+
+  def fire(self, u: PyTensorNode, ctx: Any = None) -> tuple[PyTensorRule, PyTensorNode] | None:
+    """The first rule (in order) that rewrites ``u``, and its result, or None."""
+    for i in self.tracking(u.op) if not isinstance(u.op, str) else ():
+      if (m := self.apply(i, u)) is not None and m is not u: return self.rules[i], m
+    return None
+
+  def reordered(self, order: tuple[int, ...]) -> PyTensorRules:
+    return PyTensorRules([self.rewriters[k] for k in order], self.set_name, self.skipped)
+
+
+def _match_node(u: PyTensorNode) -> list[dict[str, PyTensorNode]]:
+  return [{"u": u}]   # a node rewriter matches by itself, when called: its one binding is the node
+
+
+# the adapter of each rewriter (or list of them) while something uses it, so one Stepper's memo serves them all
+_adapters: dict[tuple[int, ...], PyTensorRules] = {}
+
+
+def adapt(pm: Any, name: str = "rules") -> PyTensorRules:
+  """The rule protocol of PyTensor rewriter(s) ``pm`` (one adapter per rewriter list, so memos are shared)."""
+  if isinstance(pm, PyTensorRules): return pm
+  rws, skipped = node_rewriters(pm)
+  key = tuple(id(r) for r in rws)
+  if (a := _adapters.get(key)) is None or [id(r) for r in a.rewriters] != list(key):
+    a = _adapters[key] = PyTensorRules(rws, name, skipped)
+  return a
+
+
+class _Firings(Feature):
+  """Notes every replacement a ``FunctionGraph`` makes for one of ``rules``: ``(node, rule index, result)`` as nodes."""
+
+  def __init__(self, rules: PyTensorRules) -> None:
+    self.rules = rules
+    self.firings: list = []
+    self._seen: set = set()
+
+  def on_change_input(self, fgraph: Any, node: Any, i: int, r: Any, new_r: Any, reason: Any = None) -> None:
+    from uopc.trace import Firing
+    k = self.rules._index.get(id(reason))
+    if k is None or (id(r), id(new_r)) in self._seen: return
+    self._seen.add((id(r), id(new_r)))
+    self.firings.append(Firing(cast(Any, from_pytensor(r, adopt=False)), k, cast(Any, from_pytensor(new_r, adopt=False))))
+
+
+def pytensor_rewrite(prog: PyTensorNode, rules: PyTensorRules, watch: Feature | None = None) -> PyTensorNode:
+  """PyTensor's own rewrite of ``prog``: an ``EquilibriumGraphRewriter`` of the rules' node rewriters and
+  ``MergeOptimizer`` on a ``FunctionGraph`` of a copy of the graph (its inputs and constants shared)."""
+  from pytensor import config
+  from pytensor.graph.basic import clone_get_equiv
+  out: Any = to_pytensor(prog)
+  inputs: list[Any] = [n.var for n in prog.toposort() if n.op == INPUT]
+  memo: Any = clone_get_equiv(inputs, [out], copy_inputs=False, copy_orphans=False)
+  fg = FunctionGraph(inputs, [memo[out]], clone=False)
+  if watch is not None: fg.attach_feature(watch)
+  EquilibriumGraphRewriter([MergeOptimizer(), *rules.rewriters], max_use_ratio=config.optdb__max_use_ratio).rewrite(fg)
+  return from_pytensor(fg.outputs[0], adopt=False)
+
+
+class PyTensorIR(IR):
+  name, node_type, native, reducible = "pytensor", PyTensorNode, False, False
+
+  class build_error(Exception):   # a node is rebuilt on its output types, as FunctionGraph.replace keeps them: nothing to catch
+    pass
+
+  def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> PyTensorNode: return make(op, src, arg, dtype)
+
+  def rules(self, pm: Any, what: str, node: Any) -> PyTensorRules:
+    if isinstance(pm, PyTensorRules): return pm
+    if other_ir_rules(pm, self.name) is not None: raise mismatch(what, pm, node)
+    try: return adapt(pm)
+    except TypeError as e: raise TypeError(f"{what}: {e} (the program is a {type_name(PyTensorNode)})") from None
+
+  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[PyTensorNode | None, str | None]:
+    try: return pytensor_rewrite(prog, self.rules(pm, "pm", prog)), None
+    except Exception as e: return None, f"PyTensor's rewrite raised {type(e).__name__}: {e}"
+
+  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[PyTensorNode | None, str | None, list]:
+    """``canonical`` with its firings: every replacement PyTensor's rewrite makes for one of the rules, in order (a
+    ``Feature`` on its ``FunctionGraph`` watches ``on_change_input``; the graph is not changed)."""
+    rules = self.rules(pm, "pm", prog)
+    watch = _Firings(rules)
+    try: return pytensor_rewrite(prog, rules, watch), None, watch.firings
+    except Exception as e: return None, f"PyTensor's rewrite raised {type(e).__name__}: {e}", watch.firings
+
+  def reordered(self, pm: Any, order: tuple[int, ...]) -> PyTensorRules: return self.rules(pm, "pm", None).reordered(order)
+
+  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+    from uopc.relational.ir.pytensor_values import compare_values
+    return compare_values(a, b, prog, bindings, seed)
+
+  def basis(self, prog: Any, bindings: int) -> str:
+    from uopc.relational.ir.pytensor_values import inputs_of
+    if not (vs := inputs_of(prog)): return "the graph has no inputs: results compared by value (PyTensor's Python perform)"
+    return f"the graph has inputs ({', '.join(str(v.name) for v in vs)}): results evaluated by PyTensor's Python perform on " \
+           f"{bindings} random bindings, equal within float tolerance (numpy.allclose)"
+
+  def parts(self, node: Any) -> Any: return node_parts(node)
+
+
+PYTENSOR = register(PyTensorIR())
+PARTS[PyTensorNode] = node_parts   # uopc.term.show prints PyTensor nodes in the one-line term form
