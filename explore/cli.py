@@ -29,9 +29,10 @@ import sys
 import time
 from typing import Any, Literal
 
+from uopc import collector
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import bar_is_up, isatty, load_program
-from uopc.explore.options import TERM_LIMIT, canonical_for, check_ir, common_options, exit_code, exploration_progress, no_reduce_arg
+from uopc.explore.options import STREAM_BATCH, TERM_LIMIT, canonical_for, check_ir, common_options, exit_code, exploration_progress, no_reduce_arg
 from uopc.explore.sampled import explore_timeout, sample_after, sample_options
 
 
@@ -97,17 +98,22 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
       flushed[0] = time.monotonic()
 
     def stream() -> None:
-      for s in ex:
-        if not bar.disable: bar.update()
-        if stream_text:
-          line = state_line(s)
-          if terminal and bar_is_up(bar):
-            flush()
-            with shielded(): bar.write(line, file=out)
-          else:
-            pending.append(line)
-            if len(pending) >= 256 or time.monotonic() - flushed[0] > 0.1: flush()
+      # explored ahead a batch at a time, the collector paused (no user code runs here but the rules): options.STREAM_BATCH
+      with collector.paused():
+        for s in ex.iter_ahead(STREAM_BATCH, graphs=stream_text):
+          line_for(s)
       flush()
+
+    def line_for(s: Any) -> None:
+      if not bar.disable: bar.update()
+      if stream_text:
+        line = state_line(s)
+        if terminal and bar_is_up(bar):
+          flush()
+          with shielded(): bar.write(line, file=out)
+        else:
+          pending.append(line)
+          if len(pending) >= 256 or time.monotonic() - flushed[0] > 0.1: flush()
     bounded(stream, None, grace=True)
     flush()   # the lines a bound left
   return ex

@@ -29,6 +29,9 @@ TERM_LIMIT = 10_000
 DEFAULT_MAX_STATES: int | None = None
 DEFAULT_MAX_DEPTH = 50
 DEFAULT_TIMEOUT = 10.0
+# States explored ahead of what a command reads from the stream (``Exploration.iter_ahead``): the native core's largest
+# batch. A state at a time cost half as much again as the search; a bound still stops within a batch.
+STREAM_BATCH = 4096
 
 
 def term_text(u: Any) -> str | None:

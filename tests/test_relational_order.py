@@ -2,12 +2,13 @@
 import importlib.util
 import pathlib
 
-from hypothesis import given
+from hypothesis import given, strategies as st
 
 from tests.strategies import graphs
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, graph_rewrite, symbolic
 from uopc.relational.space.engine_path import canonical_path, record
 from uopc.relational.analyses.order import competing_rules, diagnose_order, order_matters, permutation_trials
+from uopc.relational.space.step import GroupedSteps
 from uopc.relational.space.stream import Exploration
 from uopc.relational.analyses.verdicts import compare, random_bindings, value_key
 from uopc.term import show
@@ -175,3 +176,52 @@ def test_deep_chains_do_not_recurse():
   for _ in range(10_000): g = (g + 1) * 1   # a 20,000-node chain
   r = diagnose_order(g, symbolic, max_states=20, timeout=10)
   assert not r.complete and r.canonical is not None and not r.path.complete
+
+
+def _forks_by_definition(ex, path):
+  """The forks as the module defined them before it searched once per fork: per normal form, the states that reach it
+  (a search over the predecessors), the last path state among them, and a breadth-first path through those states only."""
+  from collections import deque
+  succ, pred = {}, {}
+  for e in ex.edges:
+    if e.target.error is None:
+      succ.setdefault(e.source.id, []).append(e)
+      pred.setdefault(e.target.id, []).append(e)
+  out = []
+  for nf in ex.normal_forms:
+    reach, todo = {nf.id}, [nf.id]
+    while todo:
+      for e in pred.get(todo.pop(), ()):
+        if e.source.id not in reach: reach.add(e.source.id); todo.append(e.source.id)
+    j = max(k for k, s in enumerate(path.states) if s.id in reach)
+    parent, queue = {path.states[j].id: None}, deque([path.states[j].id])
+    while queue:
+      for e in succ.get(queue.popleft(), ()):
+        if e.target.id in reach and e.target.id not in parent: parent[e.target.id] = e; queue.append(e.target.id)
+    steps, sid = [], nf.id
+    while (e := parent.get(sid)) is not None: steps.append(e); sid = e.source.id
+    out.append((nf.id, path.states[j].id, steps[::-1]))
+  return out
+
+
+@given(graphs(max_ops=6), st.booleans())
+def test_forks_are_the_last_path_state_reaching_each_normal_form_and_a_shortest_path_to_it(g, native):
+  ex = Exploration(g, symbolic, max_states=3000, native=native).run()
+  report = diagnose_order(g, symbolic, exploration=ex)
+  if report.canonical is None: return
+  expected = [t for t in _forks_by_definition(ex, report.path) if t[0] != getattr(report.canonical_state, "id", None)]
+  assert [(f.normal_form.id, f.fork.id, f.competing_path) for f in report.forks] == expected
+  assert all(f.competing_step == f.competing_path[0] for f in report.forks)
+
+
+def test_successor_ids_and_edges_from_are_the_edges_of_each_state():
+  chain = p0
+  for _ in range(120): chain = chain + 0   # past the step maps' limit: the Python core groups a big graph's steps
+  for prog in ((p0 + 0) * 1 + (p1 * 1 + 0), chain):
+    for native in (True, False):
+      ex = Exploration(prog, symbolic, native=native).run()
+      assert [e for s in ex.states for e in ex.edges_from(s)] == ex.edges
+      assert [list(dict.fromkeys(ex.successor_ids(s))) for s in ex.states] == \
+             [list(dict.fromkeys(e.target.id for e in ex.edges_from(s))) for s in ex.states]
+      assert ex.edge_count == len(ex.edges)
+  assert any(type(s.out) is GroupedSteps for s in Exploration(chain, symbolic, native=False).states)

@@ -188,7 +188,8 @@ class _Memo:
     if (text := self.answers.get((root, limit))) is not None: return text
     if self.chars > self.MAX_CHARS: self.__init__(self.max_entries)   # type: ignore[misc]  # bounded: start again
     elif len(self.answers) > self.max_entries: self.answers.clear()   # the subterms' texts stay: they are what new states reuse
-    text = self._plain(root) if self._free(root) is not None else self._let(root)
+    # a subterm of a graph printed before that shares nothing has its text already (a chain's states are each other's subterms)
+    if (text := self.plain.get(root)) is None: text = self._plain(root) if self._free(root) is not None else self._let(root)
     if text is None: text = _show(root, limit)   # too big to remember
     elif limit is not None and len(text) > limit: text = _inline(root, self._pieces, {}, limit=limit)   # the tree's prefix, as _show
     self.answers[(root, limit)] = text

@@ -94,44 +94,47 @@ class OrderReport(NamedTuple):
     return order_html(self)
 
 
-def _adjacency(ex: Exploration) -> tuple[dict[int, list[Edge]], dict[int, list[Edge]]]:
-  succ: dict[int, list[Edge]] = {}
-  pred: dict[int, list[Edge]] = {}
-  for e in ex.edges:
-    if e.target.error is not None: continue   # a stuck step reaches no graph
-    succ.setdefault(e.source.id, []).append(e)
-    pred.setdefault(e.target.id, []).append(e)
-  return succ, pred
+def _last_reaching(ex: Exploration, on_path: list[State]) -> dict[int, int]:
+  """For each state reachable from the canonical path, the index of the last path state that reaches it: one search over
+  the state graph for the whole path (from the path's end backwards, each state labelled by the first search that finds
+  it: a state found from ``on_path[k]`` and not from a later one), not one search per normal form over its predecessors."""
+  label: dict[int, int] = {}
+  for k in range(len(on_path) - 1, -1, -1):
+    start = on_path[k].id
+    if start in label: continue
+    label[start] = k
+    todo = [start]
+    while todo:
+      for t in ex.successor_ids(ex.states[todo.pop()]):
+        if t not in label:
+          label[t] = k
+          todo.append(t)
+  return label
 
 
-def _reaching(target: State, pred: dict[int, list[Edge]]) -> set[int]:
-  """The ids of the states from which ``target`` is reachable (itself included)."""
-  seen, todo = {target.id}, [target.id]
-  while todo:
-    for e in pred.get(todo.pop(), ()):
-      if e.source.id not in seen:
-        seen.add(e.source.id)
-        todo.append(e.source.id)
-  return seen
-
-
-def _shortest(start: State, target: State, succ: dict[int, list[Edge]], allowed: set[int]) -> list[Edge]:
-  """A shortest path of edges from ``start`` to ``target`` through ``allowed`` states (breadth first)."""
-  parent: dict[int, Edge | None] = {start.id: None}
-  todo = deque([start.id])
-  while todo:
+def _shortest(ex: Exploration, start: State, targets: set[int]) -> dict[int, list[Edge]]:
+  """A shortest path of edges from ``start`` to each of ``targets`` (breadth first, the first edge to a state its parent,
+  as the exploration's own search). Every state on a path to a target reaches it, so the search needs no restriction to
+  those states: it finds the same paths."""
+  states = ex.states
+  parent: dict[int, int] = {start.id: -1}
+  todo, left = deque([start.id]), set(targets) - {start.id}
+  while todo and left:
     sid = todo.popleft()
-    if sid == target.id: break
-    for e in succ.get(sid, ()):
-      if e.target.id in allowed and e.target.id not in parent:
-        parent[e.target.id] = e
-        todo.append(e.target.id)
-  path: list[Edge] = []
-  sid = target.id
-  while (step := parent.get(sid)) is not None:
-    path.append(step)
-    sid = step.source.id
-  return path[::-1]
+    for t in ex.successor_ids(states[sid]):
+      if t not in parent:
+        parent[t] = sid
+        todo.append(t)
+        left.discard(t)
+  paths: dict[int, list[Edge]] = {}
+  for target in targets:
+    path: list[Edge] = []
+    t = target
+    while (p := parent.get(t, -1)) >= 0:   # the first edge from the parent to the state: the search's own choice
+      path.append(next(e for e in ex.edges_from(states[p]) if e.target.id == t and e.target.error is None))
+      t = p
+    paths[target] = path[::-1]
+  return paths
 
 
 def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
@@ -159,13 +162,15 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   forks: list[Fork] = []
   others = [s for s in forms if s is not canon_state]
   if others and canonical is not None:
-    succ, pred = _adjacency(ex)
     on_path = path.states
+    last = _last_reaching(ex, on_path)   # on_path[0] is the program: every state has a label
+    at: dict[int, set[int]] = {}
+    for nf in others: at.setdefault(last[nf.id], set()).add(nf.id)
+    paths = {nf: p for j, ids in at.items() for nf, p in _shortest(ex, on_path[j], ids).items()}   # one search per fork
     for nf in others:
-      reach = _reaching(nf, pred)
-      j = max(k for k, s in enumerate(on_path) if s.id in reach)   # on_path[0] is the program: always there
+      j = last[nf.id]
       fork = on_path[j]
-      competing = _shortest(fork, nf, succ, reach)
+      competing = paths[nf.id]
       kind, detail = ir.compare(canonical, nf.graph, prog, bindings, seed)
       forks.append(Fork(nf, fork, path.edges[j] if j < len(path.edges) else None, competing[0], path.edges[j:],
                         competing, kind, detail))

@@ -32,7 +32,7 @@ from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for
 from uopc.relational.space.reduction import IslandReduction
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.step import Redex, Semantics, Stepper, Stuck, stepper_for
+from uopc.relational.space.step import GroupedSteps, Redex, Semantics, Stepper, Stuck, _size, stepper_for
 from uopc.uop import UOp
 
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
@@ -138,32 +138,34 @@ class Exploration:
       self._advance_batch()
     return True
 
-  def iter_ahead(self) -> Iterator[State]:
+  def iter_ahead(self, most: int | None = None, graphs: bool = True) -> Iterator[State]:
     """The states, like iterating, but explored ahead in batches (as many states again as exist, at least 16).
 
     For consumers that will most likely take many states (the kanren goals): each batch
     is explored the way ``run`` explores, with the cycle collector paused, so the
     collector's passes over the exploration's long-lived objects stay rare. It explores
     at most about twice the states taken, plus 16. Such a consumer reads every state's
-    graph, so the native core makes them with the batch, the collector still paused.
+    graph, so the native core makes them with the batch, the collector still paused. ``most``: at most that many states
+    a batch (a command that prints each state as found keeps a stop within one batch's states of its bound); ``graphs``
+    False: a consumer that reads few graphs (a progress bar) does without.
     """
-    self._graphs_ahead = True
-    return self._batched(self._states)
+    if graphs: self._graphs_ahead = True
+    return self._batched(self._states, most)
 
   def iter_normal_forms(self) -> Iterator[State]:
     """Normal forms as soon as they are known (a state is known normal once expanded), explored ahead in batches."""
     return self._batched(self._normals)
 
-  def _batched(self, items: list[State]) -> Iterator[State]:
+  def _batched(self, items: list[State], most: int | None = None) -> Iterator[State]:
     i = 0
     while True:
       while i < len(items):
         yield items[i]
         i += 1
       if self._driver is None: return
-      self._advance_batch()
+      self._advance_batch(most)
 
-  def _advance_batch(self) -> None:
+  def _advance_batch(self, most: int | None = None) -> None:
     """Explore one batch ahead: as many states again as exist, at least 16.
 
     Doubling, not a fixed size: the collector scans young objects once per batch (and
@@ -171,7 +173,7 @@ class Exploration:
     consumer's stream to cost what ``run`` costs; capped at 4,096 they cost 15% at 177,147 states.
     """
     n = len(self._states)
-    self._advance(n + max(n, 16))
+    self._advance(n + min(max(n, 16), most or n + 16))
 
   def run(self) -> Exploration:
     """Explore until done or a bound is hit; returns self."""
@@ -236,13 +238,7 @@ class Exploration:
     if self.run()._native is not None:   # the native core ran the whole search: its step maps, no graph made
       from uopc.relational.native.drive import edges
       return edges(self, self._native)
-    out: list[Edge] = []
-    for s in self.states:
-      if s.out is None: continue
-      for r, h in (s.out.items() if type(s.out) is dict else s.out):
-        t = self._seen.get(h) if type(h) is not Stuck else self._stuck.get((s.graph, h))
-        if t is not None: out.append(Edge.of(s, t, r))
-    return out
+    return [e for s in self.states for e in self.edges_from(s)]
 
   @property
   def edge_count(self) -> int:
@@ -250,7 +246,38 @@ class Exploration:
     if self.run()._native is not None:
       from uopc.relational.native.drive import edge_count
       return edge_count(self, self._native)
-    return len(self.edges)
+    return sum(n for s in self.states for t, n in self._targets(s) if t is not None)
+
+  def successor_ids(self, s: State) -> list[int]:
+    """The ids of the states the explored steps out of ``s`` reach (failing steps, and graphs a bound left unmade, left
+    out), in the order of ``edges`` (a target reached by several steps may be listed more than once): for searches over
+    the state graph that need no ``Edge`` per step (millions of them: ``uopc.relational.analyses.order``)."""
+    if self.run()._native is not None:
+      n = len(self._states)
+      return [t for _, _, t in self._native.core.out(s.id) or () if 0 <= t < n] if s.out is not None else []
+    return [t.id for t, _ in self._targets(s) if t is not None and t.error is None]
+
+  def edges_from(self, s: State) -> list[Edge]:
+    """The edges out of ``s``, as ``edges`` lists them."""
+    if self.run()._native is not None:
+      if s.out is None: return []
+      states, redexes = self._states, self._native.redexes
+      return [Edge.of(s, states[t], redexes[r]) for r, _, t in self._native.core.out(s.id) or () if 0 <= t < len(states)]
+    out: list[Edge] = []
+    if s.out is None: return out
+    for r, h in (s.out.items() if type(s.out) is dict else s.out):
+      t = self._seen.get(h) if type(h) is not Stuck else self._stuck.get((s.graph, h))
+      if t is not None: out.append(Edge.of(s, t, r))
+    return out
+
+  def _targets(self, s: State) -> Iterator[tuple[State | None, int]]:
+    """The states the steps out of ``s`` reach (None where a bound left one unmade), each with how many steps reach it
+    in a row: once per group of a big graph's grouped steps (``GroupedSteps``: a chain's 1.5M steps are 1,000 groups)."""
+    out, seen, stuck = s.out, self._seen, self._stuck
+    if out is None: return
+    if type(out) is GroupedSteps: pairs: Iterable[tuple[Any, int]] = ((h, _size(g)) for h, g in out.groups.items())
+    else: pairs = ((h, 1) for h in (out.values() if type(out) is dict else (h for _, h in out)))
+    for h, n in pairs: yield (seen.get(h) if type(h) is not Stuck else stuck.get((s.graph, h))), n
 
   def closed_components(self) -> list[list[int]]:
     """The ids of each strongly connected component of more than one state that no explored step leaves (failing
@@ -260,9 +287,10 @@ class Exploration:
       from uopc.relational.native.drive import closed_components
       return closed_components(self, self._native)
     from uopc.relational.space.scc import components
-    succ: dict[int, list[int]] = {}
-    for e in self.edges:
-      if e.target.error is None: succ.setdefault(e.source.id, []).append(e.target.id)
+    succ: dict[int, list[int]] = {}   # the same successors in the same first-seen order as the edges', fewer repeats: no Edge made
+    for s in self.states:
+      for t, _ in self._targets(s):
+        if t is not None and t.error is None: succ.setdefault(s.id, []).append(t.id)
     closed = []
     for c in components((s.id for s in self.states), succ):
       members = set(c)
