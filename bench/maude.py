@@ -10,12 +10,20 @@ same states, and the bench stops if the counts differ. (``TREE=1`` runs uopc und
 ``semantics="tree"`` instead: the same counts, its big nodes grouped by the graph they
 make as under graph semantics.) uopc explores with its native core where it applies
 (``uopc.relational.native``; (iii') at n >= 256 passes the core's step-map limit and runs in
-Python); ``UOPC_NATIVE=0`` measures the pure-Python core instead. The shapes:
+Python); ``UOPC_NATIVE=0`` measures the pure-Python core in that column instead. The
+``Py core`` columns run the pure-Python core (``native=False``) in the same turns, so
+``C/Py`` is the native core's gain on each row. ``MAUDE_SHAPES="(iii+),(iii3)"`` runs only the
+shapes whose names start so. The shapes:
 
 - (i)   k independent ``p_i + 0`` redexes summed: 2**k states, under ``x + 0``;
 - (ii)  the same sum of m terms under ``x + 0`` and commutativity of ``+``: 3**m * 2**(m-1);
 - (iii) a chain ``((p0 + 0) * p1) * ... * pn`` under ``(x + 0) * y -> (x * y) + 0``: the
         ``+ 0`` climbs one level a step, one redex per state, n + 1 states;
+- (iii+) the same chain of ``+`` under ``(x + 0) + y -> (x + y) + 0``: every node of the spine has the
+        pattern's root op and a ``+`` first source, so only a matcher that looks two levels down
+        tells the one redex from the rest; n + 1 states;
+- (iii3) that chain under ``((x + 0) + y) + z -> ((x + y) + z) + 0``, a pattern three levels deep:
+        the ``+ 0`` climbs two levels a step, n // 2 + 1 states;
 - (iii') a chain of n ``+ 0`` nodes under ``x + 0``: n redexes, one successor graph, n + 1 states;
 - (iv)  a balanced sum of 10,000 or 100,000 nodes with 5 ``p_i + 0`` in it: 32 states;
         "(iv) per state" times the same runs after uopc indexed the program (``Exploration.prepare``;
@@ -73,6 +81,13 @@ def push_chain(n: int, base: int) -> Term:
   return t
 
 
+def add_chain(n: int, base: int) -> Term:
+  """((p0 + 0) + p1) + ... + pn: one redex, n levels below the root."""
+  t: Term = ("add", ("p", base), 0)
+  for i in range(1, n + 1): t = ("add", t, ("p", base + i))
+  return t
+
+
 def zero_chain(n: int, base: int) -> Term:
   """((p0 + 0) + 0) ... + 0, n times."""
   t: Term = ("p", base)
@@ -100,6 +115,8 @@ class Shape(NamedTuple):
 SHAPES = [Shape("(i) k x (p+0)", (6, 8, 10, 12, 14, 16), sum_of_add0, ("add0",)),
           Shape("(ii) comm, m", (3, 4, 5, 6, 7), sum_of_add0, ("add0", "comm")),
           Shape("(iii) chain", (10, 100, 1000), push_chain, ("push0",)),
+          Shape("(iii+) add chain", (10, 100, 1000), add_chain, ("pushadd",)),
+          Shape("(iii3) 3-deep", (10, 100, 1000), add_chain, ("push3",)),
           Shape("(iii') +0 chain", (16, 64, 256, 1000), zero_chain, ("add0",)),
           Shape("(iv) big", (10_000, 100_000), big_sum, ("add0",)),
           Shape("(iv) per state", (10_000, 100_000), big_sum, ("add0",), indexed=True)]
@@ -118,15 +135,15 @@ class Run(NamedTuple):
   held: Any = None   # what keeps the states alive (for the memory measure)
 
 
-def run_uopc(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
-  """Parse the program's .uir text and explore it; (run, resident bytes grown while exploring)."""
+def run_uopc(shape: Shape, size: int, memory: bool = False, native: bool | None = None) -> tuple[Run, int]:
+  """Parse the program's .uir text and explore it (``native``: as ``Exploration`` takes it); (run, resident bytes grown)."""
   text, pm = uir_text(shape.program(size, next(_slots))), matcher(list(shape.rules))
   gc.collect()
   t0 = time.process_time()
   root = parse_uir(text)
   t1 = time.process_time()
   before = rss() if memory else 0
-  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=SEMANTICS))   # native: UOPC_NATIVE decides
+  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=SEMANTICS), native=native)
   if shape.indexed:   # "(iv) per state": indexing the program (time and memory) is left out
     ex.prepare()
     t1 = time.process_time()
@@ -174,16 +191,21 @@ def run_maude(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
   return Run(states, secs, t1 - t0, True, found), (rss() - before if memory else 0)
 
 
-def best_of(shape: Shape, size: int, with_maude: bool, repeats: int) -> tuple[Run, Run | None]:
-  """The fastest of ``repeats`` runs of each engine, alternating which goes first."""
+def run_python_core(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
+  """``run_uopc`` on the pure-Python core."""
+  return run_uopc(shape, size, memory, native=False)
+
+
+def best_of(shape: Shape, size: int, with_maude: bool, repeats: int) -> tuple[Run, Run, Run | None]:
+  """The fastest of ``repeats`` runs of each engine (uopc, uopc's Python core, Maude), alternating which goes first."""
   best: dict[str, Run] = {}
-  engines = [("uopc", run_uopc)] + ([("maude", run_maude)] if with_maude else [])
+  engines = [("uopc", run_uopc), ("python", run_python_core)] + ([("maude", run_maude)] if with_maude else [])
   for rep in range(repeats):
     for name, fn in engines if rep % 2 == 0 else engines[::-1]:
-      if name == "uopc" and "uopc" in best and not best["uopc"].complete: continue   # hit the cap once: enough
+      if name in best and not best[name].complete: continue   # hit the cap once: enough
       r, _ = fn(shape, size)
       if name not in best or r.seconds < best[name].seconds: best[name] = r._replace(held=None)
-  return best["uopc"], best.get("maude")
+  return best["uopc"], best["python"], best.get("maude")
 
 
 def memory_per_state(engine: str, shape: Shape, size: int) -> float | None:
@@ -218,19 +240,23 @@ def main() -> None:
         f"(process CPU time, best of 3, engines alternating; uopc capped at {CAP_SECONDS:.0f} s, * = partial)")
   if not with_maude: print("(the `maude` package is not installed: pip install -e '.[bench]'; Maude columns skipped)")
   print(f"{'shape':16s} {'size':>7s} {'states':>8s} {'uopc st/s':>10s} {'Maude st/s':>10s} {'uopc/Maude':>10s} "
-        f"{'uopc B/st':>9s} {'Maude B/st':>10s}")
+        f"{'Py core/s':>10s} {'C/Py':>6s} {'uopc B/st':>9s} {'Maude B/st':>10s}")
   parses = []
+  wanted = [w for w in os.environ.get("MAUDE_SHAPES", "").split(",") if w]
   for shape in SHAPES:
+    if wanted and not any(shape.name.startswith(w) for w in wanted): continue
     for size in shape.sizes:
-      ours, theirs = best_of(shape, size, with_maude, repeats=3)
-      if theirs is not None and ours.complete and ours.states != theirs.states:
-        raise AssertionError(f"{shape.name} {size}: uopc found {ours.states} states, Maude {theirs.states}")
-      rate = ours.states / ours.seconds
+      ours, pure, theirs = best_of(shape, size, with_maude, repeats=3)
+      for other, who in ((theirs, "Maude"), (pure, "the Python core")):
+        if other is not None and ours.complete and other.complete and ours.states != other.states:
+          raise AssertionError(f"{shape.name} {size}: uopc found {ours.states} states, {who} {other.states}")
+      rate, pure_rate = ours.states / ours.seconds, pure.states / pure.seconds
       their_rate = theirs.states / theirs.seconds if theirs else None
       mem = memory_per_state("uopc", shape, size) if ours.complete else None
       their_mem = memory_per_state("maude", shape, size) if with_maude else None
       print(f"{shape.name:16s} {size:7,d} {ours.states:8,d} {rate:9,.0f}{' ' if ours.complete else '*'} {_cell(their_rate, ',.0f', 10)} "
-            f"{_cell(rate / their_rate if their_rate else None, '.2f', 10)} {_cell(mem, ',.0f', 9)} {_cell(their_mem, ',.0f', 10)}")
+            f"{_cell(rate / their_rate if their_rate else None, '.2f', 10)} {pure_rate:9,.0f}{' ' if pure.complete else '*'} "
+            f"{rate / pure_rate:6.2f} {_cell(mem, ',.0f', 9)} {_cell(their_mem, ',.0f', 10)}")
       sys.stdout.flush()
       if shape.name.startswith("(iv)") and not shape.indexed: parses.append((size, ours.parse, theirs.parse if theirs else None))
   for size, ours_parse, their_parse in parses:

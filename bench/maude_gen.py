@@ -30,6 +30,8 @@ RULES: dict[str, tuple[Term, Term]] = {
   "add0": (("add", "x", 0), "x"),                                     # x + 0 -> x
   "comm": (("add", "a", "b"), ("add", "b", "a")),                     # a + b -> b + a
   "push0": (("mul", ("add", "x", 0), "y"), ("add", ("mul", "x", "y"), 0)),   # (x + 0) * y -> (x * y) + 0
+  "pushadd": (("add", ("add", "x", 0), "y"), ("add", ("add", "x", "y"), 0)),   # (x + 0) + y -> (x + y) + 0
+  "push3": (("add", ("add", ("add", "x", 0), "y"), "z"), ("add", ("add", ("add", "x", "y"), "z"), 0)),   # three levels deep
 }
 
 
