@@ -98,9 +98,13 @@ class SearchStream:
 
   def __init__(self, prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None) -> None:
+               progress: Progress | None = None, cluster: str | None = None, first: bool = False) -> None:
     self.prog, self.target, self.pm = prog, target_for(prog, target), pm   # another IR's nodes: a PartsTarget
-    self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+    if cluster is None: self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+    else:   # on a Ray cluster (docs/scaling.md); ``first``: it may stop at the level of the first match
+      from uopc.relational.cluster import ClusterExploration
+      self.exploration = ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout,
+                                            target=self.target, stop_at_match=first)
     self.searched = 0
     self.elapsed = 0.0
     self.done = False
@@ -186,7 +190,7 @@ class SearchResult:
 
 def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None) -> SearchStream:
+               progress: Progress | None = None, cluster: str | None = None) -> SearchStream:
   """Every match, lazily, nearest first (each graph once, each with a shortest path).
 
   >>> from uopc import UOp, symbolic
@@ -198,17 +202,17 @@ def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_sta
   (``(x + 0) + y`` reassociates to ``(x + y) + 0``, hence the graphs ending in ``+ 0``.)
   """
   return SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                      progress=progress)
+                      progress=progress, cluster=cluster)
 
 
 def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
            max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-           progress: Progress | None = None) -> SearchResult:
+           progress: Progress | None = None, cluster: str | None = None) -> SearchResult:
   """The shortest rewrite sequence from ``prog`` to a graph matching ``target`` (the first of ``search_all``).
 
   ``target`` is a term string (``"add(?x, ?x)"``), a parsed ``Term``, a node (that exact
   graph), an etuple pattern, or a ``Target``. ``progress(n)`` is called with the number
-  of graphs searched so far, once per graph.
+  of graphs searched so far, once per graph. ``cluster``: search on a Ray cluster (``explore``'s), the same answer.
 
   >>> from uopc import UOp, symbolic
   >>> p0 = UOp.param(0)
@@ -219,8 +223,8 @@ def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states:
   >>> r.found, r.complete, r.bound, r.searched
   (False, True, None, 1)
   """
-  stream = search_all(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                      progress=progress)
+  stream = SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
+                        progress=progress, cluster=cluster, first=True)
   m = next(stream, None)
   return SearchResult(stream.target, m, stream.searched, None if m is not None else stream.bound, stream.elapsed,
                       stream.stuck)

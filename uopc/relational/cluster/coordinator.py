@@ -33,6 +33,7 @@ from uopc.relational.cluster.session import session
 from uopc.relational.cluster.shard import Shard
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
+_idle: dict[str, list[Any]] = {}   # Ray job id -> workers a finished run left, for the next run in the same session
 
 
 class WorkersLost(Exception):
@@ -80,20 +81,36 @@ class Coordinator:
     """Explore on ``cluster`` (``session.parse_cluster``) to the end or a bound."""
     with session(cluster) as n: return self._run(n)
 
-  def _new_shard(self, j: int) -> Any:
+  def _new_shard(self, idle: bool = True) -> Any:
+    """A worker for a shard: an idle one of this Ray session's (``idle``), else a new one; ``_load`` loads it."""
     import ray
-    cpus = 1 if ray.cluster_resources().get("CPU", 0) >= self.n else 0
-    actor: Any = ray.remote(num_cpus=cpus, max_restarts=0, scheduling_strategy="SPREAD")(Shard).remote(
-      j, self.n, self.program, self.pm_blob, self.target_blob)
-    if (err := ray.get(actor.ready.remote())) is not None: raise ClusterError(err)
-    if self.measure: ray.get(actor.measure_moved.remote())
-    return actor
+    job = ray.get_runtime_context().get_job_id()
+    for key in [k for k in _idle if k != job]: del _idle[key]   # another session's: gone with it
+    if idle and _idle.get(job): return _idle[job].pop()
+    cpus = 1 if ray.cluster_resources().get("CPU", 0) >= self.n else 0   # more shards than CPUs (a bench): they share
+    return ray.remote(num_cpus=cpus, max_restarts=0, scheduling_strategy="SPREAD")(Shard).remote()  # type: ignore[union-attr]  # ray's types
+
+  def _load(self, which: list[int]) -> None:
+    """Load shards ``which`` for this run (an idle worker that died since is replaced by a new one)."""
+    import ray
+    from ray.exceptions import RayActorError
+    def load(j: int) -> Any: return self.shards[j].load.remote(j, self.n, self.program, self.pm_blob, self.target_blob, self.measure)
+    for j, ref in [(j, load(j)) for j in which]:
+      try: err = ray.get(ref)
+      except RayActorError:
+        self.shards[j] = self._new_shard(idle=False)
+        err = ray.get(load(j))
+      if err is not None: raise ClusterError(err)
 
   def _run(self, n: int) -> Outcome:
     import ray
     t0 = time.perf_counter()
     self.n = n
-    self.shards = [self._new_shard(j) for j in range(n)]
+    self.shards = [self._new_shard() for _ in range(n)]
+    try: self._load(list(range(n)))
+    except BaseException:   # a rule set the workers cannot load: they hold their CPUs until their handles go, so now
+      for a in self.shards: ray.kill(a)
+      raise
     self.records: list[list[Any]] = [[] for _ in range(n)]   # each shard's level records (references), oldest first
     self.revivals = [0] * n
     deadline = None if self.timeout is None else time.monotonic() + self.timeout
@@ -129,9 +146,7 @@ class Coordinator:
     levels = self._levels(ray)
     count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
     stats = self._stats(ray)
-    for a in self.shards:
-      try: ray.kill(a)
-      except Exception: pass   # already gone
+    _idle.setdefault(ray.get_runtime_context().get_job_id(), []).extend(a for a, st in zip(self.shards, stats) if st)   # the next run's
     return Outcome(levels, count, bound, cut, matched, n, stats, self.revived, time.perf_counter() - t0)
 
   # ---- the phases of a level
@@ -177,7 +192,9 @@ class Coordinator:
     try: ray.kill(self.shards[j])
     except Exception: pass   # dead already
     try:
-      self.shards[j] = a = self._new_shard(j)
+      self.shards[j] = self._new_shard(idle=False)
+      self._load([j])
+      a = self.shards[j]
       ray.get(a.restore.remote(*self.records[j]))
     except ClusterError: raise
     except Exception as e: raise WorkersLost(j) from e

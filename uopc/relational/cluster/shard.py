@@ -59,25 +59,22 @@ def steps_of(stepper: Any, g: Any) -> list[tuple[Any, Any]]:
 class Shard:
   """The states one worker owns, and its part of each level (module doc)."""
 
-  def __init__(self, index: int, count: int, program: Encoded, pm_blob: bytes, target_blob: bytes | None) -> None:
-    self.index, self.count = index, count
-    self._program, self._pm_blob, self._target_blob = program, pm_blob, target_blob
-    self.error: str | None = None
+  def load(self, index: int, count: int, program: Encoded, pm_blob: bytes, target_blob: bytes | None, measure: bool = False) -> str | None:
+    """Become shard ``index`` of ``count`` for a new run: load the rules, the program and the target here (a worker
+    serves one run after another); the error in one line if they do not load. ``measure``: count the bytes of every
+    batch sent (pickled again: the bench's ``moved``)."""
+    from uopc.relational.space.step import stepper_for
+    self.index, self.count, self.measure = index, count, measure
     self.visited = Visited()
     self.frontier: list[tuple[int, Any]] = []   # (id, graph) of the states at the current depth, by id
     self._pending: dict[str, Any] = {}           # what a level's calls hand to each other
-    self.measure = False   # count the bytes sent (pickled again: for the bench only)
     self.moved = 0   # bytes of the batches this shard sent
-
-  def ready(self) -> str | None:
-    """Load the rules, the program and the target here; the error in one line if they do not load."""
-    from uopc.relational.space.step import stepper_for
-    try: self.pm = pickle.loads(self._pm_blob)
+    try: self.pm = pickle.loads(pm_blob)
     except Exception as e: return f"the rule set does not load on the worker (pid {os.getpid()}): {type(e).__name__}: {e}"
-    try: self.target = pickle.loads(self._target_blob) if self._target_blob is not None else None
+    try: self.target = pickle.loads(target_blob) if target_blob is not None else None
     except Exception as e: return f"the search target does not load on the worker: {type(e).__name__}: {e}"
     self.stepper = stepper_for(self.pm)
-    root = Codec([]).decode(self._program)[0]
+    root = Codec([]).decode(program)[0]
     self.base = root.toposort() if hasattr(root, "toposort") else [root]
     self.codec = Codec(list(self.base))
     self.fps = Fingerprints()
@@ -220,10 +217,8 @@ class Shard:
     """The parent's fingerprint of a state this shard owns (``path_to`` walks these across shards)."""
     return self.visited.parent_of(fp)
 
-  def measure_moved(self) -> None:
-    """Count the bytes of every batch sent from now on (``moved`` in the summaries; the bench's)."""
-    self.measure = True
-
   def stats(self) -> dict[str, Any]:
     """Peak memory and bytes sent, for the bench."""
-    return {"peak": peak_rss(), "rss": rss(), "moved": self.moved, "visited": len(self.visited)}
+    self.pm = self.stepper = self.target = None   # the run is over: its rules and memo tables go
+    self.visited, self.frontier, self._pending = Visited(), [], {}
+    return {"peak": peak_rss(), "rss": rss(), "moved": self.moved}

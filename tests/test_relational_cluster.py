@@ -1,0 +1,131 @@
+"""The explorer on a Ray cluster (``uopc.relational.cluster``) against one process: the same states, ids, depths,
+parents, steps, edges, normal forms, cycles and bounds; the same search answers; faults survived.
+
+One local cluster of 2 workers for the module (starting one costs seconds); every run here uses it.
+"""
+import sys
+import textwrap
+
+import pytest
+import ray
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.strategies import graphs
+from tests.test_relational_native_drive import RULESETS, ZERO, graph_facts, snapshot, sum_of_add0
+from uopc import UOp, symbolic
+from uopc.relational import Exploration, explore, search
+from uopc.relational.cluster import ClusterError, ClusterExploration
+from uopc.relational.space.cycles import terminal_cycles
+from uopc.rulesets import resolve_rules
+
+CLUSTER = "local:2"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cluster():
+  ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+  yield
+  ray.shutdown()
+
+
+def one_and_cluster(g: UOp, pm, **bounds) -> tuple[Exploration, ClusterExploration]:
+  """One process's exploration and the cluster's, asserted equal in everything they report."""
+  one = explore(g, pm, **bounds)
+  many = explore(g, pm, cluster=CLUSTER, **bounds)
+  assert isinstance(many, ClusterExploration)
+  assert snapshot(many) == snapshot(one)
+  assert graph_facts(many) == graph_facts(one)
+  assert [[s.id for s in c.states] for c in terminal_cycles(many)] == [[s.id for s in c.states] for c in terminal_cycles(one)]
+  assert [[e.target.id for e in s.path()] for s in many.normal_forms] == [[e.target.id for e in s.path()] for s in one.normal_forms]
+  return one, many
+
+
+@settings(max_examples=12, deadline=None)
+@given(graphs(max_ops=7), st.sampled_from(sorted(RULESETS)),
+       st.sampled_from([{"max_states": 400}, {"max_states": 7}, {"max_states": 1}, {"max_depth": 0}, {"max_depth": 2}]))
+def test_random_programs_explore_the_same_on_the_cluster(g, name, bounds):
+  one_and_cluster(g, RULESETS[name], **bounds)
+
+
+def test_a_space_over_several_levels_with_cycles_and_a_max_states_cut():
+  p0, p1 = UOp.param(0), UOp.param(1)
+  commute = resolve_rules("symbolic")
+  one, many = one_and_cluster((p0 + 0) * 1 + (p1 * 1 + 0) * 1, commute, max_states=None)
+  assert one.complete and len(many.states) == len(one.states) > 50
+  one, many = one_and_cluster(sum_of_add0(0, 6), ZERO, max_states=37)
+  assert many.bound == "max_states" and len(many.states) == 37
+  assert sum(s.normal is None for s in many.states) == sum(s.normal is None for s in one.states) > 0   # states the cut left unexpanded
+
+
+def test_both_shards_own_states_and_the_records_cross():
+  ex = explore(sum_of_add0(0, 7), ZERO, cluster=CLUSTER).run()
+  owners = [sum(len(r["ids"]) for lv in ex.outcome.levels for r in lv[j:j + 1]) for j in range(2)]
+  assert len(ex.states) == 128 and min(owners) > 20, owners   # fingerprints mod 2 split the states
+
+
+def test_search_on_the_cluster_finds_what_one_process_finds():
+  p0 = UOp.param(0)
+  prog = (p0 + 2) * 3 + (UOp.const(1) + 4)
+  a, b = search(prog, "add(mul(p0, 3), ?c)", symbolic), search(prog, "add(mul(p0, 3), ?c)", symbolic, cluster=CLUSTER)
+  assert (b.found, b.graph, b.length, b.searched, [e.target.id for e in b.path]) == \
+         (a.found, a.graph, a.length, a.searched, [e.target.id for e in a.path]) == (True, a.graph, 3, 25, [e.target.id for e in a.path])
+  a, b = search(prog, "mul(_, _)", symbolic, max_depth=1), search(prog, "mul(_, _)", symbolic, max_depth=1, cluster=CLUSTER)
+  assert (b.found, b.searched, b.bound) == (a.found, a.searched, a.bound)
+
+
+def test_a_rules_file_is_shipped_to_the_workers(tmp_path):
+  path = tmp_path / "cluster_rules_shipped.py"
+  path.write_text(textwrap.dedent("""\
+    from uopc import PatternMatcher, UPat
+    x, y = UPat.var("x"), UPat.var("y")
+    def swap(x, y): return y + x
+    rules = PatternMatcher([(x + 0, lambda x: x), (x + y, swap)])
+    """))
+  pm = resolve_rules(f"{path}:rules")
+  one_and_cluster(sum_of_add0(0, 3), pm, max_states=None)
+
+
+def test_a_rules_file_the_workers_cannot_load_is_one_line(tmp_path, monkeypatch):
+  (tmp_path / "cluster_helper_elsewhere.py").write_text("def keep(x): return x\n")
+  monkeypatch.syspath_prepend(str(tmp_path))   # importable here, not on the workers
+  path = tmp_path / "cluster_rules_helper.py"
+  path.write_text("from uopc import PatternMatcher, UPat\nimport cluster_helper_elsewhere as h\n"
+                  "rules = PatternMatcher([(UPat.var('x') + 0, lambda x: h.keep(x))])\n")
+  pm = resolve_rules(f"{path}:rules")
+  with pytest.raises(ClusterError) as e: explore(sum_of_add0(0, 2), pm, cluster=CLUSTER).run()
+  assert "\n" not in str(e.value) and "does not load on the worker" in str(e.value) and "cluster_helper_elsewhere" in str(e.value)
+  sys.modules.pop("cluster_helper_elsewhere", None)
+
+
+def test_a_shard_killed_mid_level_is_replaced_and_the_result_is_the_same():
+  g = sum_of_add0(0, 6)
+  killed: list[str] = []
+
+  def kill(depth, phase, actors):
+    if depth == 3 and phase in ("absorb", "commit") and phase not in killed:   # one kill in each of two phases
+      killed.append(phase)
+      ray.kill(actors[len(killed) - 1])
+  one = explore(g, ZERO, max_states=None)
+  many = ClusterExploration(g, ZERO, cluster=CLUSTER, max_states=None, kill=kill)
+  assert snapshot(many) == snapshot(one)
+  assert killed == ["absorb", "commit"] and many.outcome.revived == 2
+
+
+def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found():
+  g = sum_of_add0(0, 6)
+
+  def kill(depth, phase, actors):
+    if depth >= 2: ray.kill(actors[0])   # every replacement dies too
+  many = ClusterExploration(g, ZERO, cluster=CLUSTER, max_states=None, kill=kill).run()
+  one = explore(g, ZERO, max_states=None).run()
+  n, deepest = len(many.states), many.states[-1].depth
+  assert many.bound == "workers_lost" and not many.complete and many.outcome.revived == 3   # then shard 0 was lost for good
+  assert deepest >= 2 and n == sum(1 for s in one.states if s.depth <= deepest) < len(one.states)   # whole levels, the first ones
+  assert [s.graph for s in many.states] == [s.graph for s in one.states[:n]]
+  assert all(s.normal is None for s in many.states if s.depth == deepest)   # the level being expanded when it was lost
+
+
+def test_options_the_cluster_does_not_run_are_refused():
+  with pytest.raises(ValueError, match="breadth first"): explore(UOp.param(0) + 0, symbolic, cluster=CLUSTER, order="dfs")
+  with pytest.raises(ClusterError, match="local:N"): explore(UOp.param(0) + 0, symbolic, cluster="local:0").run()
