@@ -1,10 +1,12 @@
-"""The one compiled part: the explorer's native core (uopc/relational/native/_space.c, docs/native.md).
+"""The compiled parts: the explorer's native core (uopc/relational/native/_space.c, docs/native.md) and the e-graph's
+(uopc/egraph/_egraph.c, docs/saturation.md).
 
 Everything else is in pyproject.toml. ``optional=True``: without a C compiler the install
-still succeeds and the explorer runs its pure-Python core, with the same results.
+still succeeds and the explorer and saturation run their pure-Python cores, with the same results.
 """
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("uopc.relational.native._space", ["uopc/relational/native/_space.c"], optional=True,
-                             extra_compile_args=["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter",
-                                                 "-Wno-missing-field-initializers", "-Wno-cast-function-type"])])
+FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers", "-Wno-cast-function-type"]
+
+setup(ext_modules=[Extension("uopc.relational.native._space", ["uopc/relational/native/_space.c"], optional=True, extra_compile_args=FLAGS),
+                   Extension("uopc.egraph._egraph", ["uopc/egraph/_egraph.c"], optional=True, extra_compile_args=FLAGS)])

@@ -133,7 +133,7 @@ class EGraph:
   def rebuild(self) -> None:
     """Restore the invariants after unions: canonical hash-cons table, congruent users merged."""
     while self.pending:
-      todo = {self.uf.find(c) for c in self.pending}
+      todo = dict.fromkeys([self.uf.find(c) for c in self.pending])   # in order: the C core repairs them so
       self.pending = []
       for c in todo: self._repair(self.uf.find(c))
     # only the merged classes and the users of merged classes can hold a non-canonical or repeated e-node

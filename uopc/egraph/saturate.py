@@ -38,6 +38,7 @@ from uopc.egraph.egraph import EGraph
 from uopc.egraph.ecompile import compile_ematch
 from uopc.egraph.ematch import MAX_INSTANCES
 from uopc.egraph.extract import Representatives, extract_all
+from uopc.egraph.native import NativeRun, unsupported
 from uopc.egraph.schedule import BackoffScheduler
 from uopc.egraph.seminaive import SemiNaive, height, names
 from uopc.egraph.template import NO_RESULT, Template
@@ -62,6 +63,7 @@ class Saturation:
   rejected: int = 0   # rule results that were dropped (raised, not a graph, another type)
   elapsed: float = 0.0
   per_rule: dict[int, int] = field(default_factory=dict)   # rule index -> results that changed the e-graph
+  native: bool = False   # run by the C core (uopc.egraph.native)
 
   @property
   def complete(self) -> bool:
@@ -77,8 +79,11 @@ class Saturation:
 
 def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, max_iterations: int = 30,
              max_enodes: int = 10_000, timeout: float | None = 10.0, scheduler: BackoffScheduler | None = None,
-             ctx: Any = None) -> Saturation:
-  """Saturate ``prog``'s e-graph with ``pm``'s rules and extract its cheapest graph under ``cost`` (default: nodes)."""
+             ctx: Any = None, native: bool | None = None) -> Saturation:
+  """Saturate ``prog``'s e-graph with ``pm``'s rules and extract its cheapest graph under ``cost`` (default: nodes).
+
+  ``native``: None runs the C core where it applies (``uopc.egraph.native``), False never, True or a ValueError.
+  """
   cost = as_cost(cost)
   scheduler = scheduler if scheduler is not None else BackoffScheduler()
   t0 = time.perf_counter()
@@ -93,6 +98,10 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
   rep_free = [t is not None and not _reads_reps(pat) for t, (pat, _) in zip(templates, rules)]
   compiled = [compile_ematch(pat, not rf) for (pat, _), rf in zip(rules, rep_free)]
   order = [[ns.index(p) for p in t.params] if t is not None else [] for t, ns in zip(templates, rule_names)]   # names -> params
+  why = unsupported(prog, templates, rep_free, compiled) if native is not False else "native=False"
+  if native and why is not None: raise ValueError(f"the native core cannot run this saturation: {why}")
+  if why is None:
+    return _saturate_native(prog, [pat for pat, _ in rules], templates, heights, cost, scheduler, max_iterations, max_enodes, timeout, t0)
   since = [-1] * len(rules)   # the iteration each rule last ran in (its matches applied): older matches are not new to it
   fired: dict[tuple, int] = {}   # (rule, its bindings) -> the class it was applied to: rules are pure, once is enough
   reps = Representatives()   # each class's smallest graph as a tree: what a variable stands for
@@ -110,7 +119,7 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
     for c in rep_changed: rstamp[c] = it
     changed_at.append(({find(memo[n]) for n in fresh}, rep_changed))
     matchers: dict[tuple[int, bool], SemiNaive] = {}   # by (since, rep-free): one memo for the rules that last ran together
-    roots: dict[tuple[int, bool, int], set[int]] = {}
+    roots: dict[tuple[int, bool, int], list[int]] = {}
     todo: list[tuple[int, int, tuple, Any]] = []   # (rule, class, key, bindings)
     for i, (pat, _) in enumerate(rules):
       if not scheduler.can_run(i, it): continue
@@ -119,7 +128,7 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
       if (cands := roots.get(rk := (*mk, heights[i]))) is None:
         base: set[int] = set()
         for new_nodes, new_reps in changed_at[since[i] + 1:]: base |= new_nodes if rep_free[i] else new_nodes | new_reps
-        cands = roots[rk] = m.roots(heights[i], base)
+        cands = roots[rk] = sorted(m.roots(heights[i], base))   # in order: the C core visits them so, and makes the same ids
       found: dict[tuple, tuple[int, Any]] = {}   # (class, key) -> (class, bindings: class ids of the params, or graphs)
       ns, t = rule_names[i], templates[i]
       if (f := compiled[i]) is not None:   # tuples of class ids, in the order of the names
@@ -173,6 +182,32 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
     elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
   out.best, out.cost = _extract(eg, eg.find(root), cost, prog, out.cost)
   out.root, out.stop = eg.find(root), stop
+  out.elapsed = time.perf_counter() - t0
+  return out
+
+
+def _saturate_native(prog: UOp, pats: list[UPat], templates: list, heights: list[int], cost: Cost, scheduler: BackoffScheduler,
+                     max_iterations: int, max_enodes: int, timeout: float | None, t0: float) -> Saturation:
+  """``saturate``'s loop with the C core doing each iteration's matching, applying and rebuild."""
+  run = NativeRun(prog, pats, templates, heights)
+  out = Saturation(EGraph(), run.root, prog, cost.of(prog), "iterations", native=True)
+  deadline = None if timeout is None else t0 + timeout
+  stop: Stop | None = None
+  while stop is None:
+    if out.iterations >= max_iterations: stop = "iterations"; break  # noqa: E702
+    it = out.iterations
+    cut, changed, matches, applied, rejected = run.iteration(it, scheduler, max_enodes, deadline)
+    out.matches, out.applied, out.rejected = out.matches + matches, out.applied + applied, out.rejected + rejected
+    out.iterations += 1
+    if cut: stop = "enodes" if cut == 1 else "timeout"; break  # noqa: E702
+    if not changed:
+      if not scheduler.any_banned(it): stop = "saturated"
+      else: scheduler.lift_bans()
+    elif run.core.enode_count() > max_enodes: stop = "enodes"
+    elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
+  eg, out.per_rule = run.egraph()
+  out.egraph, out.root, out.stop = eg, eg.find(run.root), stop
+  out.best, out.cost = _extract(eg, out.root, cost, prog, out.cost)
   out.elapsed = time.perf_counter() - t0
   return out
 

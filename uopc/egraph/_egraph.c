@@ -1,0 +1,947 @@
+/* The e-graph's hot loop in C: hash consing, union-find, rebuild, semi-naive compiled matching, template rules.
+ *
+ * A transliteration of uopc/egraph/egraph.py (EGraph: add_enode, union, rebuild, take_touched), the compiled loops of
+ * ecompile.py (rep-free patterns), template.py's add_ids and saturate.py's iteration, on flat arrays, step for step
+ * in the same order, so it makes the very same e-graph (the same class ids, e-nodes in the same order) as the Python
+ * path. An e-node value (op, dtype, arg, children) is a *label* (op, dtype, arg, numbered by Python) and children
+ * class ids; every value ever made is interned once ("keys"), and what Python keeps in dicts keyed by an e-node
+ * (the hash-cons table `memo`, the stamps `nstamp`) are fields of its key. Python is called only for what it knows:
+ * a template's steps for a new combination of argument types, and the clock (every 64 matches applied).
+ * Why and when: docs/saturation.md, "## Speed".
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NO_RESULT INT32_MIN   /* a template whose function returned None */
+#define MAX_INSTANCES 1000    /* ematch.MAX_INSTANCES: matches per (rule, root class) */
+#define SIGNAL_EVERY 4096
+
+/* ---- growable arrays of int32 */
+
+typedef struct { int32_t *a; int64_t n, cap; } IVec;
+
+static int iv_reserve(IVec *v, int64_t want) {
+  if (want <= v->cap) return 0;
+  int64_t cap = v->cap ? v->cap : 8;
+  while (cap < want) cap *= 2;
+  int32_t *a = PyMem_Realloc(v->a, (size_t)cap * sizeof(int32_t));
+  if (!a) { PyErr_NoMemory(); return -1; }
+  v->a = a; v->cap = cap;
+  return 0;
+}
+
+static inline int iv_push(IVec *v, int32_t x) {
+  if (v->n == v->cap && iv_reserve(v, v->n + 1) < 0) return -1;
+  v->a[v->n++] = x;
+  return 0;
+}
+
+static int iv_extend(IVec *v, const int32_t *xs, int64_t n) {
+  if (iv_reserve(v, v->n + n) < 0) return -1;
+  if (n) memcpy(v->a + v->n, xs, (size_t)n * sizeof(int32_t));
+  v->n += n;
+  return 0;
+}
+
+static void iv_free(IVec *v) { PyMem_Free(v->a); v->a = NULL; v->n = v->cap = 0; }
+
+static inline uint64_t fmix(uint64_t h) {
+  h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
+  return h;
+}
+
+static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
+  for (int32_t i = 0; i < n; i++) h = fmix(h ^ ((uint64_t)(uint32_t)xs[i] + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
+  return h;
+}
+
+/* ---- a set of fixed-width int tuples, each with a value: open addressing over entry numbers */
+
+typedef struct { int32_t w; int32_t *slots; int64_t cap, n; IVec data, vals, used; } TMap;
+
+static int64_t tm_find(const TMap *m, const int32_t *t) {
+  if (!m->cap) return -1;
+  int64_t mask = m->cap - 1, j = (int64_t)(hash_ints(7, t, m->w) & (uint64_t)mask);
+  for (; m->slots[j] >= 0; j = (j + 1) & mask) {
+    const int32_t *e = m->data.a + (int64_t)m->slots[j] * m->w;
+    if (!memcmp(e, t, (size_t)m->w * sizeof(int32_t))) return m->slots[j];
+  }
+  return -1;
+}
+
+static void tm_place(TMap *m, int64_t e) {
+  int64_t mask = m->cap - 1, j = (int64_t)(hash_ints(7, m->data.a + e * m->w, m->w) & (uint64_t)mask);
+  while (m->slots[j] >= 0) j = (j + 1) & mask;
+  m->slots[j] = (int32_t)e;
+  iv_push(&m->used, (int32_t)j);   /* reserved in tm_add */
+}
+
+/* Add a tuple that is not in the map; its entry number, or -1 (out of memory). */
+static int64_t tm_add(TMap *m, const int32_t *t, int32_t val) {
+  if ((m->n + 1) * 2 > m->cap) {
+    int64_t cap = m->cap ? m->cap * 2 : 64;
+    int32_t *s = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    if (!s) { PyErr_NoMemory(); return -1; }
+    memset(s, 0xff, (size_t)cap * sizeof(int32_t));
+    PyMem_Free(m->slots);
+    m->slots = s; m->cap = cap; m->used.n = 0;
+    if (iv_reserve(&m->used, m->n + 1) < 0) return -1;
+    for (int64_t e = 0; e < m->n; e++) tm_place(m, e);
+  }
+  if (iv_extend(&m->data, t, m->w) < 0 || iv_push(&m->vals, val) < 0 || iv_reserve(&m->used, m->used.n + 1) < 0) return -1;
+  tm_place(m, m->n);
+  return m->n++;
+}
+
+static void tm_clear(TMap *m) {
+  for (int64_t i = 0; i < m->used.n; i++) m->slots[m->used.a[i]] = -1;
+  m->used.n = 0; m->n = 0; m->data.n = 0; m->vals.n = 0;
+}
+
+static void tm_free(TMap *m) { PyMem_Free(m->slots); m->slots = NULL; m->cap = m->n = 0; iv_free(&m->data); iv_free(&m->vals); iv_free(&m->used); }
+
+/* ---- the model */
+
+/* An e-node value, interned: what egraph.py keys its dicts by. */
+typedef struct {
+  int32_t label, nk, kids;   /* kids: offset into Core.kidpool */
+  int32_t stamp;             /* nstamp: the iteration it was made, moved or changed in (0: never) */
+  int32_t memo;              /* memo: its class in the hash-cons table, or -1 (not a key of it) */
+  int32_t mark, tmp;         /* scratch: dedup of a class's e-nodes, a repair's users */
+  uint32_t hash;
+} Key;
+
+typedef struct {
+  IVec nodes;     /* keys */
+  IVec parents;   /* pairs (key, class) */
+  int32_t type, konst;   /* the class's (dtype, shape), numbered by Python; the label of its CONST or -1 */
+  int32_t alive;
+} Class;
+
+/* A pattern node: a variable (its class) or a structured node (a loop over the class's e-nodes). */
+typedef struct { int32_t var, name, ttest, ltest, src_none, norders, len, orders; } PNode;
+
+/* A template's steps for one combination of argument types. */
+typedef struct { int32_t *types; int32_t ok, result, rtype, nsteps; IVec steps; /* per step: label, type, nk, refs */ } TEntry;
+
+typedef struct {
+  PNode *p; int32_t np; IVec opool;   /* opool: the children of each order, pattern node numbers */
+  int32_t nnames, nparams, *order;    /* order: param j -> its position among the sorted names */
+  int32_t height, since;
+  TEntry *t; int32_t nt;
+  TMap fired;    /* ids (sorted names) -> the class the rule was applied to */
+  TMap seen;     /* scratch: the distinct matches at one root */
+  IVec found;    /* per match: root class, then nnames ids */
+  int64_t applied;
+} Rule;
+
+typedef struct {
+  PyObject_HEAD
+  Key *keys; int64_t nkeys, capkeys;
+  IVec kidpool;
+  int32_t *slots; int64_t capslots;   /* the intern table: key numbers */
+  Class *cls; int64_t capcls;
+  IVec parent, size;                  /* the union-find */
+  int64_t memo_len;
+  IVec pending, stale, fresh, conflicts;
+  int32_t nlabels, nltests; IVec label_const; uint8_t *ltest; int64_t capltest;
+  int32_t ntypes, nttests; uint8_t *ttest; int64_t capttest;
+  Rule *rules; int32_t nrules;
+  IVec changed, changed_start;        /* per iteration: the classes of its new e-nodes (changed_at) */
+  IVec mark; int32_t epoch;           /* per class: roots' scratch */
+  int32_t mark_epoch;                 /* keys' scratch epoch */
+  PyObject *steps_fn;
+  /* the matcher's state */
+  int32_t *bound, *goals; int32_t goals_cap;
+  int32_t m_since; Rule *m_rule; int m_full; int m_err;
+  int64_t work;
+} Core;
+
+static inline int32_t find(Core *g, int32_t i) {
+  int32_t *parent = g->parent.a;
+  while (parent[i] != i) { parent[i] = parent[parent[i]]; i = parent[i]; }
+  return i;
+}
+
+static inline const int32_t *kids_of(Core *g, int32_t k) { return g->kidpool.a + g->keys[k].kids; }
+
+static uint32_t key_hash(int32_t label, int32_t nk, const int32_t *kids) {
+  return (uint32_t)hash_ints(fmix((uint64_t)(uint32_t)label + 1), kids, nk);
+}
+
+static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
+  if (!g->capslots) return -1;
+  uint32_t h = key_hash(label, nk, kids);
+  int64_t mask = g->capslots - 1, j = (int64_t)(h & (uint64_t)mask);
+  for (; g->slots[j] >= 0; j = (j + 1) & mask) {
+    Key *k = &g->keys[g->slots[j]];
+    if (k->hash == h && k->label == label && k->nk == nk && !memcmp(g->kidpool.a + k->kids, kids, (size_t)nk * sizeof(int32_t)))
+      return g->slots[j];
+  }
+  return -1;
+}
+
+static void intern_place(Core *g, int32_t k) {
+  int64_t mask = g->capslots - 1, j = (int64_t)(g->keys[k].hash & (uint64_t)mask);
+  while (g->slots[j] >= 0) j = (j + 1) & mask;
+  g->slots[j] = k;
+}
+
+/* The key of value (label, kids), made if new; -1 on error. `kids` must not point into kidpool. */
+static int32_t intern(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
+  int32_t k = intern_find(g, label, nk, kids);
+  if (k >= 0) return k;
+  if ((g->nkeys + 1) * 2 > g->capslots) {
+    int64_t cap = g->capslots ? g->capslots * 2 : 1024;
+    int32_t *s = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    if (!s) { PyErr_NoMemory(); return -1; }
+    memset(s, 0xff, (size_t)cap * sizeof(int32_t));
+    PyMem_Free(g->slots);
+    g->slots = s; g->capslots = cap;
+    for (int64_t i = 0; i < g->nkeys; i++) intern_place(g, (int32_t)i);
+  }
+  if (g->nkeys == g->capkeys) {
+    int64_t cap = g->capkeys ? g->capkeys * 2 : 512;
+    Key *a = PyMem_Realloc(g->keys, (size_t)cap * sizeof(Key));
+    if (!a) { PyErr_NoMemory(); return -1; }
+    g->keys = a; g->capkeys = cap;
+  }
+  int32_t off = (int32_t)g->kidpool.n;
+  if (iv_extend(&g->kidpool, kids, nk) < 0) return -1;
+  k = (int32_t)g->nkeys++;
+  g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids)};
+  intern_place(g, k);
+  return k;
+}
+
+/* canonical(n): n with its children's canonical ids; -1 on error. */
+static int32_t canonical(Core *g, int32_t k) {
+  int32_t nk = g->keys[k].nk;
+  if (!nk) return k;
+  int32_t buf[16], *kids = nk <= 16 ? buf : PyMem_Malloc((size_t)nk * sizeof(int32_t));
+  if (!kids) { PyErr_NoMemory(); return -1; }
+  const int32_t *src = kids_of(g, k);
+  int same = 1;
+  for (int32_t i = 0; i < nk; i++) { kids[i] = find(g, src[i]); same &= kids[i] == src[i]; }
+  int32_t out = same ? k : intern(g, g->keys[k].label, nk, kids);
+  if (kids != buf) PyMem_Free(kids);
+  return out;
+}
+
+static void memo_set(Core *g, int32_t k, int32_t c) { if (g->keys[k].memo < 0) g->memo_len++; g->keys[k].memo = c; }
+static void memo_pop(Core *g, int32_t k) { if (g->keys[k].memo >= 0) { g->memo_len--; g->keys[k].memo = -1; } }
+
+static int32_t make_class(Core *g, int32_t type) {
+  int32_t c = (int32_t)g->parent.n;
+  if (iv_push(&g->parent, c) < 0 || iv_push(&g->size, 1) < 0) return -1;
+  if (c >= g->capcls) {
+    int64_t cap = g->capcls ? g->capcls * 2 : 256;
+    Class *a = PyMem_Realloc(g->cls, (size_t)cap * sizeof(Class));
+    if (!a) { PyErr_NoMemory(); return -1; }
+    g->cls = a; g->capcls = cap;
+  }
+  memset(&g->cls[c], 0, sizeof(Class));
+  g->cls[c].type = type; g->cls[c].konst = -1; g->cls[c].alive = 1;
+  return c;
+}
+
+/* EGraph.add_enode: the class of e-node (label, kids), made if new; -1 on error. */
+static int32_t add_enode(Core *g, int32_t label, int32_t nk, const int32_t *kids, int32_t type) {
+  int32_t k = intern_find(g, label, nk, kids);
+  if (k >= 0 && g->keys[k].memo >= 0) return find(g, g->keys[k].memo);   /* a key not canonical any more still names its class */
+  int32_t buf[16], *ck = nk <= 16 ? buf : PyMem_Malloc((size_t)nk * sizeof(int32_t));
+  if (!ck) { PyErr_NoMemory(); return -1; }
+  for (int32_t i = 0; i < nk; i++) ck[i] = find(g, kids[i]);
+  k = intern(g, label, nk, ck);
+  int32_t c = -1;
+  if (k < 0) goto done;
+  if (g->keys[k].memo >= 0) { c = find(g, g->keys[k].memo); goto done; }
+  if ((c = make_class(g, type)) < 0) goto done;
+  memo_set(g, k, c);
+  if (iv_push(&g->cls[c].nodes, k) < 0 || iv_push(&g->fresh, k) < 0) { c = -1; goto done; }
+  if (label < g->nlabels && g->label_const.a[label]) g->cls[c].konst = label;
+  for (int32_t i = 0; i < nk; i++) {   /* set(n[3]): each child once */
+    int dup = 0;
+    for (int32_t j = 0; j < i; j++) dup |= ck[j] == ck[i];
+    if (dup) continue;
+    IVec *ps = &g->cls[ck[i]].parents;
+    if (iv_push(ps, k) < 0 || iv_push(ps, c) < 0) { c = -1; goto done; }
+  }
+done:
+  if (ck != buf) PyMem_Free(ck);
+  return c;
+}
+
+/* EGraph.union: 1 merged, 0 one already or refused (two constants), -1 error. */
+static int union_(Core *g, int32_t a, int32_t b) {
+  a = find(g, a); b = find(g, b);
+  if (a == b) return 0;
+  Class *ca = &g->cls[a], *cb = &g->cls[b];
+  if (ca->konst >= 0 && cb->konst >= 0) {
+    if (iv_push(&g->conflicts, ca->konst) < 0 || iv_push(&g->conflicts, cb->konst) < 0) return -1;
+    return 0;
+  }
+  if (ca->type != cb->type) { PyErr_SetString(PyExc_ValueError, "cannot merge classes of different dtypes or shapes"); return -1; }
+  int32_t root = a, gone = b;
+  if (g->size.a[a] < g->size.a[b]) { root = b; gone = a; }
+  g->parent.a[gone] = root;
+  g->size.a[root] += g->size.a[gone];
+  Class *keep = &g->cls[root], *gc = &g->cls[gone];
+  if (iv_extend(&keep->nodes, gc->nodes.a, gc->nodes.n) < 0 || iv_extend(&g->fresh, gc->nodes.a, gc->nodes.n) < 0 ||
+      iv_extend(&keep->parents, gc->parents.a, gc->parents.n) < 0) return -1;
+  if (gc->konst >= 0) keep->konst = gc->konst;
+  iv_free(&gc->nodes); iv_free(&gc->parents);
+  gc->alive = 0; gc->konst = -1;
+  if (iv_push(&g->pending, root) < 0 || iv_push(&g->stale, root) < 0) return -1;
+  return 1;
+}
+
+static int repair(Core *g, int32_t c) {
+  IVec ps = g->cls[c].parents;   /* taken: the unions below extend the class's list anew */
+  memset(&g->cls[c].parents, 0, sizeof(IVec));
+  IVec congruent = {0};
+  int rc = -1;
+  for (int64_t i = 0; i < ps.n; i += 2) memo_pop(g, ps.a[i]);
+  int32_t ep = ++g->mark_epoch;
+  IVec users = {0};
+  for (int64_t i = 0; i < ps.n; i += 2) {
+    int32_t pc = ps.a[i + 1];
+    if (iv_push(&g->stale, pc) < 0) goto out;
+    int32_t n = canonical(g, ps.a[i]);
+    if (n < 0) goto out;
+    Key *k = &g->keys[n];
+    if (k->mark == ep) { if (iv_push(&congruent, pc) < 0 || iv_push(&congruent, k->tmp) < 0) goto out; }
+    else {
+      k->mark = ep; k->tmp = find(g, pc);
+      memo_set(g, n, k->tmp);
+      if (iv_push(&users, n) < 0) goto out;
+    }
+  }
+  Class *cl = &g->cls[c];   /* users' items: (n, its class) in first-seen order, then what unions add */
+  IVec np = {0};
+  for (int64_t i = 0; i < users.n; i++) if (iv_push(&np, users.a[i]) < 0 || iv_push(&np, g->keys[users.a[i]].tmp) < 0) { iv_free(&np); goto out; }
+  if (iv_extend(&np, cl->parents.a, cl->parents.n) < 0) { iv_free(&np); goto out; }
+  iv_free(&cl->parents);
+  cl->parents = np;
+  for (int64_t i = 0; i < congruent.n; i += 2) if (union_(g, congruent.a[i], congruent.a[i + 1]) < 0) goto out;
+  rc = 0;
+out:
+  iv_free(&ps); iv_free(&congruent); iv_free(&users);
+  return rc;
+}
+
+/* The classes that go away in a union keep their list until the union: repair() took c's, so a union of c moves none. */
+static int rebuild(Core *g) {
+  while (g->pending.n) {
+    IVec todo = g->pending;
+    memset(&g->pending, 0, sizeof(IVec));
+    int32_t ep = ++g->epoch;   /* dict.fromkeys(find(c) for c in pending): first-seen order */
+    if (iv_reserve(&g->mark, g->parent.n) < 0) { iv_free(&todo); return -1; }
+    for (int64_t i = g->mark.n; i < g->parent.n; i++) g->mark.a[i] = 0;
+    g->mark.n = g->parent.n;
+    int64_t m = 0;
+    for (int64_t i = 0; i < todo.n; i++) {
+      int32_t c = find(g, todo.a[i]);
+      if (g->mark.a[c] == ep) continue;
+      g->mark.a[c] = ep;
+      todo.a[m++] = c;
+    }
+    for (int64_t i = 0; i < m; i++) if (repair(g, find(g, todo.a[i])) < 0) { iv_free(&todo); return -1; }
+    iv_free(&todo);
+  }
+  IVec stale = g->stale;
+  memset(&g->stale, 0, sizeof(IVec));
+  int32_t ep = ++g->epoch;
+  if (iv_reserve(&g->mark, g->parent.n) < 0) { iv_free(&stale); return -1; }
+  for (int64_t i = g->mark.n; i < g->parent.n; i++) g->mark.a[i] = 0;
+  g->mark.n = g->parent.n;
+  for (int64_t i = 0; i < stale.n; i++) {
+    int32_t c = find(g, stale.a[i]);
+    if (g->mark.a[c] == ep) continue;
+    g->mark.a[c] = ep;
+    IVec *nodes = &g->cls[c].nodes;
+    int32_t kep = ++g->mark_epoch;
+    int64_t m = 0;
+    for (int64_t j = 0; j < nodes->n; j++) {   /* dict.fromkeys(canonical nodes): first occurrences, in order */
+      int32_t n = nodes->a[j], cn = canonical(g, n);
+      if (cn < 0) { iv_free(&stale); return -1; }
+      if (cn != n && iv_push(&g->fresh, cn) < 0) { iv_free(&stale); return -1; }
+      if (g->keys[cn].mark == kep) continue;
+      g->keys[cn].mark = kep;
+      nodes->a[m++] = cn;
+    }
+    nodes->n = m;
+  }
+  iv_free(&stale);
+  return 0;
+}
+
+/* take_touched and the stamps of iteration `it`: the fresh e-nodes (canonical) stamped it, their classes logged. */
+static int take(Core *g, int32_t it) {
+  if (iv_push(&g->changed_start, (int32_t)g->changed.n) < 0) return -1;
+  for (int64_t i = 0; i < g->fresh.n; i++) {
+    int32_t n = canonical(g, g->fresh.a[i]);
+    if (n < 0) return -1;
+    g->keys[n].stamp = it;
+    if (g->keys[n].memo >= 0 && iv_push(&g->changed, find(g, g->keys[n].memo)) < 0) return -1;
+  }
+  g->fresh.n = 0;
+  return 0;
+}
+
+/* SemiNaive.roots: the classes up to `height` levels above a class with an e-node stamped after `since`, sorted. */
+static int cmp_i32(const void *a, const void *b) { int32_t x = *(const int32_t *)a, y = *(const int32_t *)b; return (x > y) - (x < y); }
+
+static int roots(Core *g, int32_t since, int32_t height, int32_t it, IVec *out) {
+  out->n = 0;
+  int32_t ep = ++g->epoch;
+  if (iv_reserve(&g->mark, g->parent.n) < 0) return -1;
+  for (int64_t i = g->mark.n; i < g->parent.n; i++) g->mark.a[i] = 0;
+  g->mark.n = g->parent.n;
+  int64_t from = since + 1 <= it ? g->changed_start.a[since + 1] : g->changed.n;   /* changed_at[since + 1:] */
+  for (int64_t i = from; i < g->changed.n; i++) {
+    int32_t c = find(g, g->changed.a[i]);
+    if (g->mark.a[c] != ep) { g->mark.a[c] = ep; if (iv_push(out, c) < 0) return -1; }
+  }
+  int64_t lo = 0;
+  for (int32_t d = 0; d < height; d++) {
+    int64_t hi = out->n;
+    for (int64_t i = lo; i < hi; i++) {
+      IVec *ps = &g->cls[out->a[i]].parents;
+      for (int64_t j = 1; j < ps->n; j += 2) {
+        int32_t p = find(g, ps->a[j]);
+        if (g->mark.a[p] != ep) { g->mark.a[p] = ep; if (iv_push(out, p) < 0) return -1; }
+      }
+    }
+    lo = hi;
+  }
+  qsort(out->a, (size_t)out->n, sizeof(int32_t), cmp_i32);
+  return 0;
+}
+
+/* ---- compiled matching (ecompile's loops for a rep-free pattern): goals on a stack, each restored when done */
+
+static inline int ltest(Core *g, int32_t label, int32_t t) { return label < g->nlabels && g->ltest[(int64_t)label * g->nltests + t]; }
+static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->ntypes && g->ttest[(int64_t)type * g->nttests + t]; }
+
+static void mrun(Core *g, int32_t sp, int d) {
+  Rule *r = g->m_rule;
+  if (g->m_full || g->m_err) return;
+  if (sp == 0) {
+    if (!d) return;
+    if (tm_find(&r->seen, g->bound) >= 0) return;
+    if (tm_add(&r->seen, g->bound, 0) < 0) { g->m_err = 1; return; }
+    if (r->seen.n >= MAX_INSTANCES) g->m_full = 1;
+    return;
+  }
+  int32_t p = g->goals[2 * (sp - 1)], c = g->goals[2 * (sp - 1) + 1];
+  sp--;
+  const PNode *q = &r->p[p];
+  if (q->ttest >= 0 && !ttest(g, g->cls[c].type, q->ttest)) goto restore;
+  if (q->var) {
+    if (q->name >= 0) {
+      int32_t was = g->bound[q->name];
+      if (was >= 0) { if (was == c) mrun(g, sp, d); }
+      else { g->bound[q->name] = c; mrun(g, sp, d); g->bound[q->name] = -1; }
+    } else mrun(g, sp, d);
+    goto restore;
+  }
+  IVec *nodes = &g->cls[c].nodes;
+  for (int64_t i = 0; i < nodes->n; i++) {
+    int32_t n = nodes->a[i];
+    const Key *k = &g->keys[n];
+    if (!ltest(g, k->label, q->ltest)) continue;
+    g->work++;
+    int d2 = d || k->stamp > g->m_since;
+    if (q->src_none) { mrun(g, sp, d2); continue; }
+    if (k->nk != q->len) continue;
+    const int32_t *kids = kids_of(g, n);
+    for (int32_t o = 0; o < q->norders; o++) {
+      const int32_t *sub = r->opool.a + q->orders + o * q->len;
+      for (int32_t j = 0; j < q->len; j++) {   /* the first source on top: matched first, as the loops nest */
+        g->goals[2 * (sp + j)] = sub[q->len - 1 - j];
+        g->goals[2 * (sp + j) + 1] = kids[q->len - 1 - j];
+      }
+      mrun(g, sp + q->len, d2);
+      if (g->m_full || g->m_err) break;
+    }
+    if (g->m_full || g->m_err) break;
+  }
+restore:
+  g->goals[2 * sp] = p; g->goals[2 * sp + 1] = c;
+}
+
+/* ---- the Python type */
+
+static void rule_free(Rule *r) {
+  PyMem_Free(r->p); iv_free(&r->opool); PyMem_Free(r->order);
+  for (int32_t i = 0; i < r->nt; i++) { PyMem_Free(r->t[i].types); iv_free(&r->t[i].steps); }
+  PyMem_Free(r->t);
+  tm_free(&r->fired); tm_free(&r->seen); iv_free(&r->found);
+}
+
+static void core_free(Core *g) {
+  PyMem_Free(g->keys); g->keys = NULL; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
+  for (int64_t c = 0; c < g->parent.n; c++) { iv_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
+  PyMem_Free(g->cls); g->cls = NULL;
+  iv_free(&g->parent); iv_free(&g->size); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts);
+  iv_free(&g->label_const); PyMem_Free(g->ltest); g->ltest = NULL; PyMem_Free(g->ttest); g->ttest = NULL;
+  for (int32_t i = 0; i < g->nrules; i++) rule_free(&g->rules[i]);
+  PyMem_Free(g->rules); g->rules = NULL; g->nrules = 0;
+  iv_free(&g->changed); iv_free(&g->changed_start); iv_free(&g->mark);
+  PyMem_Free(g->bound); g->bound = NULL; PyMem_Free(g->goals); g->goals = NULL;
+}
+
+static int Core_traverse(Core *g, visitproc visit, void *arg) { Py_VISIT(g->steps_fn); return 0; }
+static int Core_clear(Core *g) { Py_CLEAR(g->steps_fn); return 0; }
+static void Core_dealloc(Core *g) {
+  PyObject_GC_UnTrack(g);
+  Core_clear(g);
+  core_free(g);
+  Py_TYPE(g)->tp_free((PyObject *)g);
+}
+
+static int as_i32(PyObject *o, int32_t *out) {
+  long v = PyLong_AsLong(o);
+  if (v == -1 && PyErr_Occurred()) return -1;
+  if (v < INT32_MIN || v > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "not a 32-bit int"); return -1; }
+  *out = (int32_t)v;
+  return 0;
+}
+
+/* A tuple of ints into buf (at most n); its length, or -1. */
+static int32_t ints_of(PyObject *t, int32_t *buf, int32_t n) {
+  PyObject *seq = PySequence_Fast(t, "expected a sequence of ints");
+  if (!seq) return -1;
+  Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+  if (len > n) { Py_DECREF(seq); PyErr_SetString(PyExc_ValueError, "too many ints"); return -1; }
+  for (Py_ssize_t i = 0; i < len; i++) if (as_i32(PySequence_Fast_GET_ITEM(seq, i), &buf[i]) < 0) { Py_DECREF(seq); return -1; }
+  Py_DECREF(seq);
+  return (int32_t)len;
+}
+
+/* Core(rules, n_label_tests, n_type_tests, steps_fn): rules are (pattern nodes, n names, param order, height); a pattern
+ * node is (var, name slot, type test, label test, src_none, orders: tuple of tuples of pattern node numbers). */
+static int Core_init(Core *g, PyObject *args, PyObject *kw) {
+  PyObject *rules, *steps_fn;
+  int nl, nt;
+  if (!PyArg_ParseTuple(args, "O!iiO", &PyList_Type, &rules, &nl, &nt, &steps_fn)) return -1;
+  core_free(g);
+  Py_XSETREF(g->steps_fn, Py_NewRef(steps_fn));
+  g->nltests = nl > 0 ? nl : 1; g->nttests = nt > 0 ? nt : 1;
+  Py_ssize_t nr = PyList_GET_SIZE(rules);
+  g->rules = PyMem_Calloc((size_t)(nr ? nr : 1), sizeof(Rule));
+  if (!g->rules) { PyErr_NoMemory(); return -1; }
+  int32_t maxnames = 1, maxgoals = 4;
+  for (Py_ssize_t i = 0; i < nr; i++) {
+    Rule *r = &g->rules[i];
+    g->nrules = (int32_t)i + 1;
+    PyObject *pats, *order;
+    int nn, h;
+    if (!PyArg_ParseTuple(PyList_GET_ITEM(rules, i), "O!iO!i", &PyTuple_Type, &pats, &nn, &PyTuple_Type, &order, &h)) return -1;
+    r->np = (int32_t)PyTuple_GET_SIZE(pats);
+    r->p = PyMem_Calloc((size_t)(r->np ? r->np : 1), sizeof(PNode));
+    r->nparams = (int32_t)PyTuple_GET_SIZE(order);
+    r->order = PyMem_Calloc((size_t)(r->nparams ? r->nparams : 1), sizeof(int32_t));
+    if (!r->p || !r->order) { PyErr_NoMemory(); return -1; }
+    r->nnames = nn; r->height = h; r->since = -1;
+    r->fired.w = r->seen.w = nn;
+    if (nn > maxnames) maxnames = nn;
+    if (ints_of(order, r->order, r->nparams) < 0) return -1;
+    int32_t total = 0;
+    for (int32_t j = 0; j < r->np; j++) {
+      PNode *q = &r->p[j];
+      PyObject *orders;
+      int var, name, tt, lt, sn;
+      if (!PyArg_ParseTuple(PyTuple_GET_ITEM(pats, j), "iiiiiO!", &var, &name, &tt, &lt, &sn, &PyTuple_Type, &orders)) return -1;
+      if (name >= nn || tt >= g->nttests || lt >= g->nltests || (!var && lt < 0)) { PyErr_SetString(PyExc_ValueError, "bad pattern node"); return -1; }
+      *q = (PNode){var, name, tt, lt, sn, (int32_t)PyTuple_GET_SIZE(orders), 0, (int32_t)r->opool.n};
+      for (int32_t o = 0; o < q->norders; o++) {
+        PyObject *sub = PyTuple_GET_ITEM(orders, o);
+        int32_t buf[64];
+        int32_t len = ints_of(sub, buf, 64);
+        if (len < 0) return -1;
+        if (o && len != q->len) { PyErr_SetString(PyExc_ValueError, "orders of different lengths"); return -1; }
+        q->len = len;
+        for (int32_t x = 0; x < len; x++) if (buf[x] <= j || buf[x] >= r->np) { PyErr_SetString(PyExc_ValueError, "bad child"); return -1; }
+        if (iv_extend(&r->opool, buf, len) < 0) return -1;
+      }
+      total += q->len;
+    }
+    if (total + 1 > maxgoals) maxgoals = total + 1;
+  }
+  g->bound = PyMem_Malloc((size_t)maxnames * sizeof(int32_t));
+  g->goals_cap = maxgoals;
+  g->goals = PyMem_Malloc((size_t)maxgoals * 2 * sizeof(int32_t));
+  if (!g->bound || !g->goals) { PyErr_NoMemory(); return -1; }
+  return 0;
+}
+
+static int grow_bytes(uint8_t **a, int64_t *cap, int64_t want) {
+  if (want <= *cap) return 0;
+  int64_t c = *cap ? *cap : 256;
+  while (c < want) c *= 2;
+  uint8_t *b = PyMem_Realloc(*a, (size_t)c);
+  if (!b) { PyErr_NoMemory(); return -1; }
+  *a = b; *cap = c;
+  return 0;
+}
+
+/* label(is_const, tests) -> the next label's number; tests: a byte per label test (1: passes). */
+static PyObject *Core_label(Core *g, PyObject *args) {
+  int is_const;
+  Py_buffer b;
+  if (!PyArg_ParseTuple(args, "py*", &is_const, &b)) return NULL;
+  int32_t id = g->nlabels;
+  if (grow_bytes(&g->ltest, &g->capltest, (int64_t)(id + 1) * g->nltests) < 0 || iv_push(&g->label_const, is_const) < 0) { PyBuffer_Release(&b); return NULL; }
+  memset(g->ltest + (int64_t)id * g->nltests, 0, (size_t)g->nltests);
+  memcpy(g->ltest + (int64_t)id * g->nltests, b.buf, (size_t)(b.len < g->nltests ? b.len : g->nltests));
+  PyBuffer_Release(&b);
+  g->nlabels++;
+  return PyLong_FromLong(id);
+}
+
+static PyObject *Core_type(Core *g, PyObject *args) {
+  Py_buffer b;
+  if (!PyArg_ParseTuple(args, "y*", &b)) return NULL;
+  int32_t id = g->ntypes;
+  if (grow_bytes(&g->ttest, &g->capttest, (int64_t)(id + 1) * g->nttests) < 0) { PyBuffer_Release(&b); return NULL; }
+  memset(g->ttest + (int64_t)id * g->nttests, 0, (size_t)g->nttests);
+  memcpy(g->ttest + (int64_t)id * g->nttests, b.buf, (size_t)(b.len < g->nttests ? b.len : g->nttests));
+  PyBuffer_Release(&b);
+  g->ntypes++;
+  return PyLong_FromLong(id);
+}
+
+static int check_class(Core *g, int32_t c) {
+  if (c < 0 || c >= g->parent.n) { PyErr_SetString(PyExc_IndexError, "no such class"); return -1; }
+  return 0;
+}
+
+/* add_enode(label, type, kids) -> its class */
+static PyObject *Core_add_enode(Core *g, PyObject *args) {
+  int label, type;
+  PyObject *kt;
+  if (!PyArg_ParseTuple(args, "iiO", &label, &type, &kt)) return NULL;
+  int32_t kids[64];
+  int32_t nk = ints_of(kt, kids, 64);
+  if (nk < 0) return NULL;
+  if (label < 0 || label >= g->nlabels || type < 0 || type >= g->ntypes) { PyErr_SetString(PyExc_ValueError, "unknown label or type"); return NULL; }
+  for (int32_t i = 0; i < nk; i++) if (check_class(g, kids[i]) < 0) return NULL;
+  int32_t c = add_enode(g, label, nk, kids, type);
+  return c < 0 ? NULL : PyLong_FromLong(c);
+}
+
+static PyObject *Core_rebuild(Core *g, PyObject *unused) { if (rebuild(g) < 0) return NULL; Py_RETURN_NONE; }
+
+static PyObject *Core_take(Core *g, PyObject *arg) {
+  int32_t it;
+  if (as_i32(arg, &it) < 0) return NULL;
+  if (it != g->changed_start.n) { PyErr_SetString(PyExc_ValueError, "take(it): iterations 0, 1, 2, ... in turn"); return NULL; }
+  if (take(g, it) < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* match(it, runnable) -> per rule the number of new matches found (-1: not run). */
+static PyObject *Core_match(Core *g, PyObject *args) {
+  int it;
+  PyObject *runnable;
+  if (!PyArg_ParseTuple(args, "iO!", &it, &PyList_Type, &runnable)) return NULL;
+  if (PyList_GET_SIZE(runnable) != g->nrules || it + 1 != g->changed_start.n) { PyErr_SetString(PyExc_ValueError, "one flag per rule, after take"); return NULL; }
+  PyObject *out = PyList_New(g->nrules);
+  if (!out) return NULL;
+  IVec *cache = PyMem_Calloc((size_t)(g->nrules ? g->nrules : 1), sizeof(IVec));
+  int32_t *ck = PyMem_Malloc((size_t)(g->nrules ? g->nrules : 1) * 2 * sizeof(int32_t));
+  int32_t ncache = 0;
+  if (!cache || !ck) { PyErr_NoMemory(); goto fail; }
+  for (int32_t i = 0; i < g->nrules; i++) {
+    Rule *r = &g->rules[i];
+    int run = PyObject_IsTrue(PyList_GET_ITEM(runnable, i));
+    if (run < 0) goto fail;
+    r->found.n = 0;
+    if (!run) { PyList_SET_ITEM(out, i, PyLong_FromLong(-1)); continue; }
+    IVec *cands = NULL;   /* the roots, shared by the rules of one since and height */
+    for (int32_t j = 0; j < ncache; j++) if (ck[2 * j] == r->since && ck[2 * j + 1] == r->height) cands = &cache[j];
+    if (!cands) {
+      cands = &cache[ncache];
+      ck[2 * ncache] = r->since; ck[2 * ncache + 1] = r->height; ncache++;
+      if (roots(g, r->since, r->height, it, cands) < 0) goto fail;
+    }
+    int64_t count = 0;
+    g->m_rule = r; g->m_since = r->since;
+    for (int64_t ci = 0; ci < cands->n; ci++) {
+      int32_t c = cands->a[ci];
+      tm_clear(&r->seen);
+      for (int32_t j = 0; j < r->nnames; j++) g->bound[j] = -1;
+      g->goals[0] = 0; g->goals[1] = c;
+      g->m_full = g->m_err = 0;
+      mrun(g, 1, 0);
+      if (g->m_err) goto fail;
+      for (int64_t e = 0; e < r->seen.n; e++) {
+        const int32_t *ids = r->seen.data.a + e * r->nnames;
+        int64_t f = tm_find(&r->fired, ids);
+        if (f >= 0 && find(g, r->fired.vals.a[f]) == c) continue;
+        if (iv_push(&r->found, c) < 0 || iv_extend(&r->found, ids, r->nnames) < 0) goto fail;
+        count++;
+      }
+      if ((g->work += 64) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) goto fail; }
+    }
+    PyList_SET_ITEM(out, i, PyLong_FromLongLong(count));
+  }
+  for (int32_t j = 0; j < ncache; j++) iv_free(&cache[j]);
+  PyMem_Free(cache); PyMem_Free(ck);
+  return out;
+fail:
+  if (cache) for (int32_t j = 0; j < ncache; j++) iv_free(&cache[j]);
+  PyMem_Free(cache); PyMem_Free(ck);
+  Py_DECREF(out);
+  return NULL;
+}
+
+/* The template entry of rule r for the argument types `types` (asked of Python on first use); NULL on error. */
+static TEntry *template_of(Core *g, int32_t ri, const int32_t *types) {
+  Rule *r = &g->rules[ri];
+  for (int32_t i = 0; i < r->nt; i++) if (!memcmp(r->t[i].types, types, (size_t)r->nparams * sizeof(int32_t))) return &r->t[i];
+  PyObject *tt = PyTuple_New(r->nparams);
+  if (!tt) return NULL;
+  for (int32_t j = 0; j < r->nparams; j++) PyTuple_SET_ITEM(tt, j, PyLong_FromLong(types[j]));
+  PyObject *res = PyObject_CallFunction(g->steps_fn, "iO", ri, tt);
+  Py_DECREF(tt);
+  if (!res) return NULL;
+  TEntry e = {0};
+  e.types = PyMem_Malloc((size_t)(r->nparams ? r->nparams : 1) * sizeof(int32_t));
+  if (!e.types) { Py_DECREF(res); PyErr_NoMemory(); return NULL; }
+  memcpy(e.types, types, (size_t)r->nparams * sizeof(int32_t));
+  if (res != Py_None) {   /* (result, result type, steps: (label, type, refs)) */
+    PyObject *steps;
+    int result, rtype;
+    if (!PyArg_ParseTuple(res, "iiO!", &result, &rtype, &PyList_Type, &steps)) goto bad;
+    e.ok = 1; e.result = result; e.rtype = rtype; e.nsteps = (int32_t)PyList_GET_SIZE(steps);
+    for (int32_t s = 0; s < e.nsteps; s++) {
+      int label, type;
+      PyObject *refs;
+      if (!PyArg_ParseTuple(PyList_GET_ITEM(steps, s), "iiO", &label, &type, &refs)) goto bad;
+      int32_t buf[64];
+      int32_t nk = ints_of(refs, buf, 64);
+      if (nk < 0) goto bad;
+      if (label < 0 || label >= g->nlabels || type < 0 || type >= g->ntypes) { PyErr_SetString(PyExc_ValueError, "unknown label or type"); goto bad; }
+      for (int32_t x = 0; x < nk; x++) if (buf[x] >= s || buf[x] < -r->nparams) { PyErr_SetString(PyExc_ValueError, "bad step"); goto bad; }
+      if (iv_push(&e.steps, label) < 0 || iv_push(&e.steps, type) < 0 || iv_push(&e.steps, nk) < 0 || iv_extend(&e.steps, buf, nk) < 0) goto bad;
+    }
+    if (result != NO_RESULT && (result >= e.nsteps || result < -r->nparams)) { PyErr_SetString(PyExc_ValueError, "bad result"); goto bad; }
+  }
+  Py_DECREF(res);
+  TEntry *t = PyMem_Realloc(r->t, (size_t)(r->nt + 1) * sizeof(TEntry));
+  if (!t) { PyMem_Free(e.types); iv_free(&e.steps); PyErr_NoMemory(); return NULL; }
+  r->t = t;
+  r->t[r->nt] = e;
+  return &r->t[r->nt++];
+bad:
+  Py_DECREF(res);
+  PyMem_Free(e.types); iv_free(&e.steps);
+  return NULL;
+}
+
+/* apply(it, admitted, max_enodes, deadline, clock) -> (stop: 0 none, 1 enodes, 2 timeout; changed, matches, applied, rejected) */
+static PyObject *Core_apply(Core *g, PyObject *args) {
+  int it;
+  long long max_enodes;
+  PyObject *admitted, *deadline, *clock;
+  if (!PyArg_ParseTuple(args, "iO!LOO", &it, &PyList_Type, &admitted, &max_enodes, &deadline, &clock)) return NULL;
+  if (PyList_GET_SIZE(admitted) != g->nrules) { PyErr_SetString(PyExc_ValueError, "one flag per rule"); return NULL; }
+  double until = 0;
+  int timed = deadline != Py_None;
+  if (timed && (until = PyFloat_AsDouble(deadline)) == -1.0 && PyErr_Occurred()) return NULL;
+  int stop = 0, changed = 0;
+  long long matches = 0, applied = 0, rejected = 0, n_done = 0;
+  int32_t types[64], ids[64], outbuf[256], *out = outbuf;
+  int32_t outcap = 256;
+  for (int32_t i = 0; i < g->nrules && !stop; i++) {
+    int ad = PyObject_IsTrue(PyList_GET_ITEM(admitted, i));
+    if (ad < 0) goto fail;
+    if (!ad) continue;
+    Rule *r = &g->rules[i];
+    r->since = it;
+    int32_t w = 1 + r->nnames;
+    if (r->nparams > 64) { PyErr_SetString(PyExc_ValueError, "too many parameters"); goto fail; }
+    for (int64_t f = 0; f < r->found.n; f += w, n_done++) {
+      if (g->memo_len > max_enodes) { stop = 1; break; }
+      if (timed && n_done % 64 == 0) {
+        PyObject *now = PyObject_CallNoArgs(clock);
+        if (!now) goto fail;
+        double t = PyFloat_AsDouble(now);
+        Py_DECREF(now);
+        if (t == -1.0 && PyErr_Occurred()) goto fail;
+        if (t > until) { stop = 2; break; }
+      }
+      if (n_done % SIGNAL_EVERY == SIGNAL_EVERY - 1 && PyErr_CheckSignals() < 0) goto fail;
+      int32_t c = r->found.a[f];
+      const int32_t *key = r->found.a + f + 1;
+      int64_t e = tm_find(&r->fired, key);
+      if (e >= 0) r->fired.vals.a[e] = c;
+      else if (tm_add(&r->fired, key, c) < 0) goto fail;
+      matches++;
+      int64_t before = g->parent.n;
+      for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->cls[find(g, ids[j])].type; }
+      TEntry *t = template_of(g, i, types);
+      if (!t) goto fail;
+      if (!t->ok) { rejected++; continue; }
+      if (t->result == NO_RESULT) continue;
+      if (t->rtype != g->cls[find(g, c)].type) { rejected++; continue; }
+      if (t->nsteps > outcap) {
+        int32_t *o = PyMem_Realloc(out == outbuf ? NULL : out, (size_t)t->nsteps * sizeof(int32_t));
+        if (!o) { PyErr_NoMemory(); goto fail; }
+        out = o; outcap = t->nsteps;
+      }
+      const int32_t *s = t->steps.a;
+      for (int32_t j = 0; j < t->nsteps; j++) {
+        int32_t label = s[0], type = s[1], nk = s[2], kids[64];
+        for (int32_t x = 0; x < nk; x++) kids[x] = s[3 + x] >= 0 ? out[s[3 + x]] : ids[-1 - s[3 + x]];
+        if ((out[j] = add_enode(g, label, nk, kids, type)) < 0) goto fail;
+        s += 3 + nk;
+      }
+      int32_t made = t->result >= 0 ? out[t->result] : find(g, ids[-1 - t->result]);
+      int u = union_(g, c, made);
+      if (u < 0) goto fail;
+      if (u || g->parent.n != before) { changed = 1; applied++; r->applied++; }
+    }
+  }
+  if (out != outbuf) PyMem_Free(out);
+  return Py_BuildValue("iiLLL", stop, changed, matches, applied, rejected);
+fail:
+  if (out != outbuf) PyMem_Free(out);
+  return NULL;
+}
+
+static PyObject *Core_enode_count(Core *g, PyObject *unused) {
+  long long n = 0;
+  for (int64_t c = 0; c < g->parent.n; c++) if (g->cls[c].alive) n += g->cls[c].nodes.n;
+  return PyLong_FromLongLong(n);
+}
+
+static PyObject *Core_find(Core *g, PyObject *arg) {
+  int32_t c;
+  if (as_i32(arg, &c) < 0 || check_class(g, c) < 0) return NULL;
+  return PyLong_FromLong(find(g, c));
+}
+
+/* export(labels) -> (parent, size, classes: [(id, nodes, parents, type, const label)], memo, conflicts, applied per rule);
+ * labels: per label its (op, dtype, arg) as egraph.py's e-nodes hold them. */
+static PyObject *Core_export(Core *g, PyObject *arg) {
+  if (!PyList_Check(arg) || PyList_GET_SIZE(arg) < g->nlabels) { PyErr_SetString(PyExc_ValueError, "a list of every label's (op, dtype, arg)"); return NULL; }
+  PyObject **made = PyMem_Calloc((size_t)(g->nkeys ? g->nkeys : 1), sizeof(PyObject *));
+  PyObject *parent = NULL, *size = NULL, *classes = NULL, *memo = NULL, *conf = NULL, *per = NULL, *res = NULL;
+  if (!made) return PyErr_NoMemory();
+  parent = PyList_New(g->parent.n); size = PyList_New(g->parent.n); classes = PyList_New(0); memo = PyDict_New();
+  conf = PyList_New(0); per = PyList_New(g->nrules);
+  if (!parent || !size || !classes || !memo || !conf || !per) goto out;
+  for (int64_t c = 0; c < g->parent.n; c++) {
+    PyList_SET_ITEM(parent, c, PyLong_FromLong(g->parent.a[c]));
+    PyList_SET_ITEM(size, c, PyLong_FromLong(g->size.a[c]));
+  }
+  for (int32_t i = 0; i < g->nrules; i++) PyList_SET_ITEM(per, i, PyLong_FromLongLong(g->rules[i].applied));
+  for (int64_t k = 0; k < g->nkeys; k++) {
+    {
+      Key *key = &g->keys[k];
+      PyObject *kids = PyTuple_New(key->nk);
+      if (!kids) goto out;
+      for (int32_t j = 0; j < key->nk; j++) PyTuple_SET_ITEM(kids, j, PyLong_FromLong(g->kidpool.a[key->kids + j]));
+      PyObject *lab = PyList_GET_ITEM(arg, key->label);
+      if (!PyTuple_Check(lab) || PyTuple_GET_SIZE(lab) != 3) { Py_DECREF(kids); PyErr_SetString(PyExc_ValueError, "a label is (op, dtype, arg)"); goto out; }
+      made[k] = PyTuple_Pack(4, PyTuple_GET_ITEM(lab, 0), PyTuple_GET_ITEM(lab, 1), PyTuple_GET_ITEM(lab, 2), kids);
+      Py_DECREF(kids);
+      if (!made[k]) goto out;
+    }
+    if (g->keys[k].memo >= 0) {
+      PyObject *v = PyLong_FromLong(g->keys[k].memo);
+      if (!v || PyDict_SetItem(memo, made[k], v) < 0) { Py_XDECREF(v); goto out; }
+      Py_DECREF(v);
+    }
+  }
+  for (int64_t c = 0; c < g->parent.n; c++) {
+    Class *cl = &g->cls[c];
+    if (!cl->alive) continue;
+    PyObject *nodes = PyList_New(cl->nodes.n), *ps = PyList_New(cl->parents.n / 2);
+    if (!nodes || !ps) { Py_XDECREF(nodes); Py_XDECREF(ps); goto out; }
+    for (int64_t j = 0; j < cl->nodes.n; j++) PyList_SET_ITEM(nodes, j, Py_NewRef(made[cl->nodes.a[j]]));
+    for (int64_t j = 0; j < cl->parents.n; j += 2) PyList_SET_ITEM(ps, j / 2, Py_BuildValue("Oi", made[cl->parents.a[j]], cl->parents.a[j + 1]));
+    PyObject *item = Py_BuildValue("(lNNii)", (long)c, nodes, ps, cl->type, cl->konst);
+    if (!item || PyList_Append(classes, item) < 0) { Py_XDECREF(item); goto out; }
+    Py_DECREF(item);
+  }
+  for (int64_t i = 0; i < g->conflicts.n; i += 2) {
+    PyObject *pair = Py_BuildValue("(ii)", g->conflicts.a[i], g->conflicts.a[i + 1]);
+    if (!pair || PyList_Append(conf, pair) < 0) { Py_XDECREF(pair); goto out; }
+    Py_DECREF(pair);
+  }
+  res = Py_BuildValue("(OOOOOO)", parent, size, classes, memo, conf, per);
+out:
+  for (int64_t k = 0; k < g->nkeys; k++) Py_XDECREF(made[k]);
+  PyMem_Free(made);
+  Py_XDECREF(parent); Py_XDECREF(size); Py_XDECREF(classes); Py_XDECREF(memo); Py_XDECREF(conf); Py_XDECREF(per);
+  return res;
+}
+
+static PyObject *Core_counts(Core *g, void *unused) {
+  long long bytes = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 4 + g->capcls * sizeof(Class) +
+                                (g->parent.cap + g->size.cap) * 4);
+  long long enodes = 0, nclasses = 0;
+  for (int64_t c = 0; c < g->parent.n; c++) {
+    Class *cl = &g->cls[c];
+    bytes += (cl->nodes.cap + cl->parents.cap) * 4;
+    if (cl->alive) { enodes += cl->nodes.n; nclasses++; }
+  }
+  for (int32_t i = 0; i < g->nrules; i++) {
+    Rule *r = &g->rules[i];
+    bytes += (r->fired.cap + r->fired.data.cap + r->fired.vals.cap + r->fired.used.cap + r->found.cap) * 4;
+  }
+  return Py_BuildValue("{sLsLsLsLsL}", "enodes", enodes, "classes", nclasses, "memo", (long long)g->memo_len, "keys",
+                       (long long)g->nkeys, "bytes", bytes);
+}
+
+static PyMethodDef Core_methods[] = {
+  {"label", (PyCFunction)Core_label, METH_VARARGS, "label(is_const, tests) -> a new label's number"},
+  {"type", (PyCFunction)Core_type, METH_VARARGS, "type(tests) -> a new (dtype, shape)'s number"},
+  {"add_enode", (PyCFunction)Core_add_enode, METH_VARARGS, "add_enode(label, type, kids) -> its class (EGraph.add_enode)"},
+  {"rebuild", (PyCFunction)Core_rebuild, METH_NOARGS, "EGraph.rebuild"},
+  {"take", (PyCFunction)Core_take, METH_O, "take(it): stamp what changed since the last take with iteration it"},
+  {"match", (PyCFunction)Core_match, METH_VARARGS, "match(it, runnable) -> new matches per rule (-1: not run)"},
+  {"apply", (PyCFunction)Core_apply, METH_VARARGS, "apply(it, admitted, max_enodes, deadline, clock) -> (stop, changed, matches, applied, rejected)"},
+  {"enode_count", (PyCFunction)Core_enode_count, METH_NOARGS, "EGraph.enode_count"},
+  {"find", (PyCFunction)Core_find, METH_O, "the canonical id of a class"},
+  {"export", (PyCFunction)Core_export, METH_O, "export(labels) -> the e-graph as egraph.py holds it"},
+  {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Core_getset[] = {
+  {"counts", (getter)Core_counts, NULL, "enodes, classes, memo (hash-cons entries), keys (e-node values made), bytes", NULL},
+  {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CoreType = {
+  PyVarObject_HEAD_INIT(NULL, 0)
+  .tp_name = "uopc.egraph._egraph.Core",
+  .tp_doc = "An e-graph, its rules and their semi-naive matching in flat arrays (see docs/saturation.md).",
+  .tp_basicsize = sizeof(Core),
+  .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+  .tp_new = PyType_GenericNew,
+  .tp_init = (initproc)Core_init,
+  .tp_dealloc = (destructor)Core_dealloc,
+  .tp_traverse = (traverseproc)Core_traverse,
+  .tp_clear = (inquiry)Core_clear,
+  .tp_methods = Core_methods,
+  .tp_getset = Core_getset,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_egraph", "The e-graph's hot loop in C (docs/saturation.md).", -1, NULL};
+
+PyMODINIT_FUNC PyInit__egraph(void) {
+  if (PyType_Ready(&CoreType) < 0) return NULL;
+  PyObject *m = PyModule_Create(&module);
+  if (!m) return NULL;
+  if (PyModule_AddObjectRef(m, "Core", (PyObject *)&CoreType) < 0 || PyModule_AddIntConstant(m, "NO_RESULT", NO_RESULT) < 0 ||
+      PyModule_AddIntConstant(m, "MAX_INSTANCES", MAX_INSTANCES) < 0) { Py_DECREF(m); return NULL; }
+  return m;
+}
