@@ -6,6 +6,7 @@ are compared by PyTensor's Python linker.
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import numpy as np
@@ -143,9 +144,13 @@ def test_the_context_is_the_whole_state_graph():
 
 
 def test_contexts_are_made_only_when_a_rewriter_reads_them():
-  rules = adapt([local_exp_log])
-  explore(from_pytensor(pt.log(pt.exp(pt.log(pt.exp(x)) * 2)) + 1), rules)
-  assert rules.calls >= 2 and rules.contexts.built == 0
+  rules = PyTensorRules([local_exp_log])   # its own memo: every node is new to it
+  assert len(explore(from_pytensor(pt.log(pt.exp(pt.log(pt.exp(x)) * 2)) + 1), rules).states) == 4
+  assert rules.calls == 6 and rules.contexts.built == 0   # each new log and exp node once: local_exp_log reads no fgraph
+  with_clients = PyTensorRules([local_exp_log, flatten_nested_add_mul])
+  assert len(explore(from_pytensor(pt.log(pt.exp(x + x)) + x + x), with_clients).states) == 6
+  # flatten_nested_add_mul reads fgraph.clients: a context for the 4 states where it met a nested add, not for all 6
+  assert with_clients.contexts.built == 4 and with_clients.contexts.reads == {"flatten_nested_add_mul": 6}
 
 
 def test_a_rewriter_that_raises_is_a_stuck_state_naming_it():
@@ -186,3 +191,35 @@ def test_deep_graphs_enter_and_are_read_without_recursion():
   assert u.var is x
   h = PYTENSOR.make(g.op, (from_pytensor(pt.log(x)),) + g.src[1:], g.arg, g.dtype)
   assert to_pytensor(h).owner.inputs[0].owner.op == pt.log(x).owner.op
+
+
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "pytensor_example.py")
+
+
+def run_cli(capsys, *argv):
+  from uopc.cli import main
+  code = main(list(argv))
+  out, err = capsys.readouterr()
+  return code, out, err
+
+
+def test_the_command_line_takes_pytensor_programs_and_rules(capsys):
+  code, out, _ = run_cli(capsys, "explore", "normal-forms", f"{EXAMPLE}:z", "--rules", f"{EXAMPLE}:rules")
+  assert code == 0 and "explored 19 states, 29 edges: complete" in out and "3 normal forms:" in out
+  assert "[3] let a = ExpandDims{axis=0}(2) in mul(a, a, x)   <- canonical" in out
+  code, out, _ = run_cli(capsys, "explore", "search", f"{EXAMPLE}:z", "--rules", "pytensor:local_exp_log+pytensor:flatten_nested_add_mul",
+                         "--target", "add(x, x, x, x)")
+  assert code == 0 and "length: 2 steps" in out
+  code, _, err = run_cli(capsys, "explore", "normal-forms", f"{EXAMPLE}:z", "--rules", "pytensor:nope")
+  assert code == 2 and err.strip() == ("uopc: --rules: pytensor:nope: not one of canonicalize, stabilize, specialize, "
+                                       "nor a node rewriter in pytensor.tensor.rewriting")
+  code, _, err = run_cli(capsys, "explore", "normal-forms", f"{EXAMPLE}:z")
+  assert code == 2 and "--rules symbolic is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.ir.pytensor_nodes" in err
+
+
+def test_the_example_script_runs():
+  import subprocess
+  import sys
+  out = subprocess.run([sys.executable, EXAMPLE], capture_output=True, text=True, check=True).stdout
+  assert "19 graphs reached" in out and "4x reachable (reacho): True" in out
+  assert "shortest path to mul(_, x), 3 steps: local_exp_log -> flatten_nested_add_mul -> local_reduce_add" in out

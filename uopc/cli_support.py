@@ -86,10 +86,13 @@ def _python_program(file: str, attr: str) -> Any:
   if not hasattr(mod, attr): raise CLIError(f"uopc: {file} has no attribute {attr!r}")
   node = getattr(mod, attr)
   t = type(node)
+  if t.__module__.startswith("pytensor.") and hasattr(node, "owner"):   # a PyTensor variable: its graph as explorer nodes
+    from uopc.relational.ir.pytensor import from_pytensor
+    return from_pytensor(node)
   if (t.__module__, t.__qualname__) not in (("uopc.uop", "UOp"), ("tinygrad.uop.ops", "UOp")):
     given = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
     raise CLIError(f"uopc: {file}:{attr} is {'an' if given[0] in 'aeioAEIO' else 'a'} {given}, not a program "
-                   "(a uopc.uop.UOp or a tinygrad.uop.ops.UOp)")
+                   "(a uopc.uop.UOp, a tinygrad.uop.ops.UOp or a PyTensor variable)")
   return node
 
 

@@ -38,6 +38,10 @@ def resolve_rules(spec: str) -> PatternMatcher:
   if len(parts) == 1: return _resolve_one(parts[0])
   if (pm := _sums.get(spec)) is None:
     sets = [_resolve_one(p) for p in parts]
+    if any(is_pytensor_rules(s) for s in sets):   # PyTensor's sum: its node rewriters, one list
+      if not all(is_pytensor_rules(s) for s in sets): raise RuleSetError(f"{spec}: a sum of PyTensor and other rule sets")
+      from uopc.relational.ir.pytensor import adapt
+      return adapt([rw for s in sets for rw in s.rewriters], spec)  # type: ignore[attr-defined,return-value]  # PyTensorRules
     if any(is_tinygrad_matcher(s) for s in sets):   # tinygrad's sum: its own +, of tinygrad's rule sets only
       if not all(is_tinygrad_matcher(s) for s in sets):
         raise RuleSetError(f"{spec}: a sum of tinygrad and uopc rule sets (each rewrites only its own IR's nodes)")
@@ -57,16 +61,41 @@ def _resolve_one(spec: str) -> PatternMatcher:
   if ":" in spec:
     module, _, attr = spec.rpartition(":")
     if module == "tinygrad": module = "tinygrad.uop.symbolic"   # tinygrad:symbolic, tinygrad:sym, tinygrad:symbolic_simple
+    if module == "pytensor": return _pytensor_named(attr)   # pytensor:canonicalize, pytensor:local_exp_log (docs/pytensor.md)
     mod = _load_file(module) if module.endswith(".py") else _import(module)
     if not hasattr(mod, attr): raise RuleSetError(f"{module} has no attribute {attr!r}")
     obj = getattr(mod, attr)
     if is_tinygrad_matcher(obj): return obj   # the explorer's commands take it as it is (uopc.relational.ir.tinygrad)
+    if is_pytensor_rewriter(obj):   # PyTensor node rewriters, or a list of them: the explorer's commands take them as they are
+      from uopc.relational.ir.pytensor import adapt
+      return adapt(obj)  # type: ignore[return-value]  # another IR's rule protocol, as tinygrad's matcher is
     try: return require_matcher(obj, spec)
     except TypeError as e: raise RuleSetError(str(e)) from None
   if spec not in NAMED:
     raise RuleSetError(f"unknown rule set {spec!r}: expected one of {', '.join(NAMED)}, a sum like symbolic+evaluate, "
                        "module:attr or file.py:attr")
   return NAMED[spec]
+
+
+def is_pytensor_rewriter(obj: object) -> bool:
+  """True for a PyTensor rewriter or a non-empty list of them (told by their types' modules: nothing here imports PyTensor)."""
+  items = obj if isinstance(obj, (list, tuple)) and obj else [obj]
+  return all(type(o).__module__.startswith("pytensor.graph.rewriting") for o in items)
+
+
+def is_pytensor_rules(obj: object) -> bool:
+  """True for PyTensor rewriters as the explorer's rule protocol (``uopc.relational.ir.pytensor.PyTensorRules``)."""
+  return type(obj).__module__ == "uopc.relational.ir.pytensor" and type(obj).__qualname__ == "PyTensorRules"
+
+
+def _pytensor_named(name: str) -> PatternMatcher:
+  try:
+    from uopc.relational.ir.pytensor import named_rules
+    return named_rules(name)  # type: ignore[return-value]  # another IR's rule protocol
+  except ModuleNotFoundError as e:
+    if e.name == "pytensor": raise RuleSetError(f"pytensor:{name}: PyTensor is not installed (pip install -e '.[pytensor]')") from None
+    raise
+  except KeyError as e: raise RuleSetError(str(e.args[0])) from None
 
 
 def is_tinygrad_matcher(obj: object) -> bool:

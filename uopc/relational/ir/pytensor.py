@@ -31,6 +31,7 @@ rewriters (and ``MergeOptimizer``, since the explorer's states are merged graphs
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any, Callable, Iterable, cast
 
 from pytensor.graph.features import Feature
@@ -59,10 +60,34 @@ def node_rewriters(pm: Any) -> tuple[list[NodeRewriter], list[str]]:
     elif isinstance(r, WalkingGraphRewriter): todo.append(r.node_rewriter)
     elif isinstance(r, EquilibriumGraphRewriter):
       todo.extend(reversed(list(r.get_node_rewriters())))
-      skipped.extend(f"{g} (a graph rewriter)" for g in [*r.global_rewriters, *r.final_rewriters, *r.cleanup_rewriters])
+      graph = [*r.global_rewriters, *r.final_rewriters, *r.cleanup_rewriters]
+      todo.extend(reversed([g for g in graph if isinstance(g, WalkingGraphRewriter)]))   # topo_constant_folding: in2out
+      skipped.extend(f"{g} (a graph rewriter)" for g in graph if not isinstance(g, WalkingGraphRewriter))
     elif isinstance(r, NodeRewriter): out.append(r)
     else: raise TypeError(f"{type_name(type(r))} is not a PyTensor node rewriter, in2out, or equilibrium rewriter")
   return out, skipped
+
+
+DATABASES = ("canonicalize", "stabilize", "specialize")   # PyTensor's rewrite databases a name gives
+
+
+def named_rules(name: str) -> PyTensorRules:
+  """``canonicalize``, ``stabilize``, ``specialize``: the node rewriters of PyTensor's database of that name (as its
+  ``FAST_RUN`` mode queries it); any other name: the node rewriter of that name in ``pytensor.tensor.rewriting``.
+
+  >>> len(named_rules("canonicalize")) > 100, named_rules("local_exp_log").rules[0].name
+  (True, 'local_exp_log#0 local_exp_log (math.py:521)')
+  """
+  import importlib
+  import pkgutil
+
+  import pytensor.tensor.rewriting as rewriting
+  from pytensor.compile.mode import optdb
+  if name in DATABASES: return adapt(next(iter(optdb.__db__[name])).query("+fast_run"), name)   # the set holds the one database
+  for m in pkgutil.iter_modules(rewriting.__path__):
+    mod = importlib.import_module(f"{rewriting.__name__}.{m.name}")
+    if isinstance(obj := getattr(mod, name, None), NodeRewriter): return adapt([obj], name)
+  raise KeyError(f"pytensor:{name}: not one of {', '.join(DATABASES)}, nor a node rewriter in pytensor.tensor.rewriting")
 
 
 def rewriter_name(rw: NodeRewriter) -> str:
@@ -178,16 +203,17 @@ def _match_node(u: PyTensorNode) -> list[dict[str, PyTensorNode]]:
   return [{"u": u}]   # a node rewriter matches by itself, when called: its one binding is the node
 
 
-# the adapter of each rewriter (or list of them) while something uses it, so one Stepper's memo serves them all
-_adapters: dict[tuple[int, ...], PyTensorRules] = {}
+# the adapter of each rewriter list while something (an exploration, a goal) uses it, so one Stepper's memo and one set of
+# contexts serve them all; the adapter holds its rewriters, so the ids in its key stay theirs
+_adapters: weakref.WeakValueDictionary[tuple, PyTensorRules] = weakref.WeakValueDictionary()
 
 
 def adapt(pm: Any, name: str = "rules") -> PyTensorRules:
   """The rule protocol of PyTensor rewriter(s) ``pm`` (one adapter per rewriter list, so memos are shared)."""
   if isinstance(pm, PyTensorRules): return pm
   rws, skipped = node_rewriters(pm)
-  key = tuple(id(r) for r in rws)
-  if (a := _adapters.get(key)) is None or [id(r) for r in a.rewriters] != list(key):
+  key = (name, *(id(r) for r in rws))
+  if (a := _adapters.get(key)) is None or [id(r) for r in a.rewriters] != list(key[1:]):
     a = _adapters[key] = PyTensorRules(rws, name, skipped)
   return a
 
