@@ -1,10 +1,12 @@
 """``uopc explore pairs [RULESET]``: the critical pairs of a rule set, joinable or not, with witnesses.
 
 RULESET is ``symbolic`` (default), ``fold``, ``evaluate``, a sum (``symbolic+evaluate``),
-``module:attr`` naming a ``PatternMatcher``, or ``path/to/file.py:attr`` (loaded from
-the file, so your rules need not be importable). Text output lists every pair that is
-not joinable, raised or is undecided, with its witness; ``--all`` adds the joinable
-ones; the last line is the summary. ``--format json`` prints ``pairs`` and ``summary``.
+``module:attr`` naming a ``PatternMatcher`` (uopc's or tinygrad's: ``tinygrad:symbolic``), or
+``path/to/file.py:attr`` (loaded from the file, so your rules need not be importable). Text
+output lists every pair that is not joinable (with the verdict on its two results: semantic or
+syntactic), raised or is undecided, with its witness; ``--all`` adds the joinable ones; then
+the rules that could not be analyzed, with why; the last line is the summary. ``--format json``
+prints ``pairs``, ``skipped_rules`` (``{"rule", "reason"}``) and ``summary``.
 
 Exit codes: 0 every pair is joinable; 1 some pair is not joinable or a rule raised;
 3 some pair is undecided because a bound was hit (and none is worse); 130/143
@@ -56,10 +58,9 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 
 def _pairs(args: argparse.Namespace) -> int:
   from uopc.relational.analyses.pairs import critical_pairs
-  from uopc.relational.ir.protocol import other_ir_rules, type_name
-  if (other := other_ir_rules(args.ruleset.pm, "uopc")) is not None:   # critical pairs read uopc UPats (docs/tinygrad.md)
-    raise CLIError(f"uopc: {args.ruleset.spec} is a {type_name(type(args.ruleset.pm))}: critical pairs of {other} rule sets are not "
-                   "computed yet (uopc rule sets only)")
+  from uopc.relational.ir import IR, ir_of_rules
+  if type(ir := ir_of_rules(args.ruleset.pm, args.ruleset.spec)[0]).overlaps is IR.overlaps:   # the IR has no overlaps of its own
+    raise CLIError(f"uopc: {args.ruleset.spec}: critical pairs of {ir.name} rule sets are not computed")
   bar = progress_bar(None, "pair", "critical pairs") if isatty(sys.stderr) else None
   def progress(done: int, total: int) -> None:
     if bar is not None:
@@ -116,6 +117,7 @@ def pair_lines(p: Any) -> list[str]:
     na, nb = (term_text(n) for n in p.normal_forms)
     if (na, nb) != (ra, rb) and na is not None and nb is not None: out.append(f"  normal forms: {na}  and  {nb}")
   out.append(f"  {p.how}")
+  if p.verdict is not None: out.append(f"  {p.verdict}: {p.verdict_detail}")
   return out
 
 
@@ -126,6 +128,7 @@ def write_text(report: Any, spec: str, out: TextIO, show_all: bool = False) -> N
     for line in pair_lines(p): print(line, file=out)
   joinable = report.count("joinable")
   if joinable and not show_all: print(f"{joinable} joinable pair{'s' * (joinable != 1)} not listed (--all lists them)", file=out)
+  for rule, why in report.skipped: print(f"not analyzed: {rule}: {why}", file=out)
   if report.timed_out: print(f"{_stop_reason(report)}: the pairs not tried are undecided", file=out)
   print(report.summary(spec), file=out)
 
@@ -148,7 +151,7 @@ def to_json(report: Any, spec: str) -> dict[str, Any]:
             "overlap": p.overlap, "status": p.status, "how": p.how, "witness": term_text(p.witness),
             "results": [term_text(r) for r in p.results], "normal_forms": [term_text(n) for n in p.normal_forms],
             "error": p.error, "error_rule": p.error_rule, "instances": p.instances, "applied": p.applied,
-            "ill_typed": p.ill_typed}
+            "ill_typed": p.ill_typed, "verdict": p.verdict, "verdict_detail": p.verdict_detail}
            for p in report.pairs]
   summary = {"rules": report.rules, "overlaps": len(report.pairs), "instances": report.instances,
              "ill_typed": report.ill_typed, "joinable": report.count("joinable"),
@@ -157,4 +160,5 @@ def to_json(report: Any, spec: str) -> dict[str, Any]:
              "seconds": round(report.elapsed, 3), "timed_out": report.timed_out, "complete": not report.timed_out,
              "bound": _bound(report),
              "line": report.summary(spec)}
-  return {"ruleset": spec, "pairs": pairs, "summary": summary}
+  skipped = [{"rule": rule, "reason": why} for rule, why in report.skipped]
+  return {"ruleset": spec, "pairs": pairs, "skipped_rules": skipped, "summary": summary}

@@ -240,9 +240,3 @@ def test_the_tinygrad_order_example_prints_what_the_doc_says():
   assert "  as written: 1\n  symbolic.py:150 moved first: 0\n  divandmod.py:108 moved first: raises ZeroDivisionError" in out
   assert "graph_rewrite(bottom_up=True): 0\n" in out
   assert f"```text\n{out}```" in doc   # the doc's transcript is the script's output, whole
-
-
-def test_pairs_of_a_tinygrad_rule_set_is_a_one_line_error_not_an_internal_one(capsys):
-  code, out, err = run_cli(capsys, "explore", "pairs", "tinygrad:symbolic")
-  assert code == 2 and out == "" and err.count("\n") == 1
-  assert err.startswith("uopc: tinygrad:symbolic is a tinygrad.uop.ops.PatternMatcher: critical pairs of tinygrad rule sets are not computed yet")

@@ -15,14 +15,12 @@ without one (not joinable), or a bound stops them first (undecided).
 """
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from uopc.matcher import PatternMatcher
 from uopc.relational.analyses.meet import meet
+from uopc.relational.ir import UOPC
 from uopc.relational.space.step import Stepper
-from uopc.rewrite import RewriteLoopError, graph_rewrite
 from uopc.term import show
-from uopc.uop import UOp
 
 __all__ = ["Join", "JoinStatus", "join", "normalize"]
 
@@ -34,13 +32,14 @@ class Join(NamedTuple):
   from each side, and the ``normal_forms`` the canonical engine gives each (None where it failed)."""
   status: JoinStatus
   how: str
-  meet: UOp | None
+  meet: Any   # a node of the rule set's IR, or None
   steps: tuple[int, int]
-  normal_forms: tuple[UOp | None, UOp | None]
+  normal_forms: tuple[Any, Any]
 
 
-def normalize(pm: PatternMatcher, u: UOp, max_steps: int = 10_000, memo: dict[UOp, UOp | None] | None = None) -> UOp | None:
-  """``graph_rewrite(u, pm)``, or None if it loops past ``max_steps`` lookups or a rule raises.
+def normalize(pm: Any, u: Any, max_steps: int = 10_000, memo: dict[Any, Any] | None = None) -> Any:
+  """The canonical engine's result for ``u`` (uopc's ``graph_rewrite``; another IR's own, ``IR.canonical``), or None if
+  it loops past ``max_steps`` lookups or a rule raises.
 
   ``memo`` (a dict kept by the caller for one ``pm`` and ``max_steps``) saves normalizing a graph twice.
 
@@ -49,15 +48,13 @@ def normalize(pm: PatternMatcher, u: UOp, max_steps: int = 10_000, memo: dict[UO
   True
   """
   if memo is not None and u in memo: return memo[u]
-  try: r = graph_rewrite(u, pm, max_steps=max_steps)
-  except RewriteLoopError: r = None
-  except Exception: r = None   # a rule raised: the explorer will show where
+  r, _ = getattr(pm, "ir", UOPC).canonical(u, pm, max_steps=max_steps)   # None when a rule raised: the explorer shows where
   if memo is not None: memo[u] = r
   return r
 
 
-def join(pm: PatternMatcher, a: UOp, b: UOp, *, max_steps: int = 10_000, max_states: int = 2_000,
-         timeout: float | None = 1.0, stepper: Stepper | None = None, memo: dict[UOp, UOp | None] | None = None) -> Join:
+def join(pm: Any, a: Any, b: Any, *, max_steps: int = 10_000, max_states: int = 2_000,
+         timeout: float | None = 1.0, stepper: Stepper | None = None, memo: dict[Any, Any] | None = None) -> Join:
   """Whether ``a`` and ``b`` have a common reduct under ``pm`` (see the module doc).
 
   ``memo`` is passed to ``normalize``.

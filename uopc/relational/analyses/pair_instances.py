@@ -37,7 +37,7 @@ from uopc.relational.logic.bridge import Head, UExpr
 from uopc.relational.logic.encoding import Domain, args_match, term_vars
 from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 
-__all__ = ["EDGE_CONSTANTS", "Instances", "renumber", "renumbering"]
+__all__ = ["EDGE_CONSTANTS", "Instances", "UopcOverlaps", "renumber", "renumbering"]
 
 EDGE_CONSTANTS: tuple = (0, 1, -1, 2, 2**31 - 1, -2**31, 0.0, -0.0, 1.0, math.inf, -math.inf, math.nan, True, False)
 ALL_DTYPES = (dtypes.bool, dtypes.i32, dtypes.f32)
@@ -287,3 +287,50 @@ def renumber(u: UOp, mapping: dict[UOp, UOp]) -> UOp:
   """``u`` with PARAMs renamed by ``mapping`` (from ``renumbering``)."""
   if all(a is b for a, b in mapping.items()): return u
   return substitute_scoped(u, mapping)
+
+
+class UopcOverlaps:
+  """uopc's overlaps for ``critical_pairs`` (the ``IR.overlaps`` protocol): etuple unification of its ``UPat``s
+  (``uopc.relational.analyses.overlaps``), instances by ``Instances``; every rule is analyzed (``skipped`` is empty).
+
+  >>> from uopc import symbolic
+  >>> src = UopcOverlaps(symbolic)
+  >>> (3, 0, ()) in src.groups, src.skipped
+  (True, [])
+  """
+
+  def __init__(self, pm: Any) -> None:
+    from collections import defaultdict
+
+    from uopc.relational.analyses.overlaps import overlaps
+    groups: dict[tuple[int, int, tuple[int, ...]], list[Any]] = defaultdict(list)
+    for o in overlaps(pm): groups[(o.outer, o.inner, o.path)].append(o)
+    self.groups = dict(groups)
+    self.skipped: list[tuple[str, str]] = []
+
+  def text(self, o: Any) -> str:
+    from uopc.relational.analyses.overlaps import pattern_text
+    return pattern_text(o.term)
+
+  def instances(self, group: list[Any], max_instances: int) -> tuple[list[tuple[UOp, tuple[int, ...], Any]], int, set[str | None]]:
+    """Distinct instances of a group of overlaps (one pair), taken round robin; the ill-typed count; why there are none."""
+    gens = [(Instances(o.term, o.domains, max_instances), o) for o in group]
+    iters = [(iter(g), g, o) for g, o in gens]
+    seen: set[UOp] = set()
+    out: list[tuple[UOp, tuple[int, ...], Any]] = []
+    while iters and len(out) < max_instances:
+      for item in list(iters):
+        it, _, o = item
+        u = next(it, None)
+        if u is None:
+          iters.remove(item)
+          continue
+        if u in seen: continue
+        seen.add(u)
+        out.append((u, o.actual, o))
+        if len(out) >= max_instances: break
+    return out, sum(g.ill_typed for g, _ in gens), {g.why_none for g, _ in gens}
+
+  def renaming(self, u: UOp) -> Any:
+    m = renumbering(u)
+    return lambda x: renumber(x, m)

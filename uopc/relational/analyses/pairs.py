@@ -26,16 +26,13 @@ itself (a list pattern may match one node in several ways, with different result
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from typing import Any, Callable, Literal, NamedTuple
 
 from uopc.budget import BoundHit, stopped_text
-from uopc.matcher import PatternMatcher, short_name
-from uopc.relational.analyses.pair_instances import Instances, renumber, renumbering
+from uopc.matcher import short_name
 from uopc.relational.analyses.joinable import join
-from uopc.relational.analyses.overlaps import Overlap, overlaps, pattern_text
+from uopc.relational.ir import IR, ir_of_rules
 from uopc.relational.space.step import Stepper, Stuck, stepper_for
-from uopc.uop import UOp
 
 __all__ = ["PairResult", "PairStatus", "PairsReport", "critical_pairs"]
 
@@ -51,7 +48,9 @@ class PairResult(NamedTuple):
   form the witness has; the first form when there is no witness); ``witness`` the instance that
   decided the status (None if no instance had a peak), ``results`` the two one-step results there,
   ``normal_forms`` what the canonical engine makes of them, ``error`` the message of a rule that raised (with ``error_rule``);
-  ``instances`` were tried, and on ``applied`` of them both rules applied.
+  ``instances`` were tried, and on ``applied`` of them both rules applied. A ``not-joinable`` pair's ``verdict`` says
+  whether its two results compute different values (``semantic``), the same (``syntactic``), or ``unknown``, decided
+  in the IR's own semantics on the witness's free variables (``IR.compare``), with ``verdict_detail``.
   """
   rules: tuple[str, str]
   rule_indices: tuple[int, int]
@@ -59,14 +58,16 @@ class PairResult(NamedTuple):
   overlap: str
   status: PairStatus
   how: str
-  witness: UOp | None
-  results: tuple[UOp | None, UOp | None]
-  normal_forms: tuple[UOp | None, UOp | None]
+  witness: Any   # a node of the rule set's IR (uopc's UOp, tinygrad's), or None
+  results: tuple[Any, Any]
+  normal_forms: tuple[Any, Any]
   error: str | None
   error_rule: str | None
   instances: int
   ill_typed: int
   applied: int = 0
+  verdict: str | None = None          # a not-joinable pair's two results: semantic (values differ), syntactic or unknown
+  verdict_detail: str | None = None   # how the IR's compare decided (a binding where the values differ, ...)
 
   @property
   def short_rules(self) -> tuple[str, str]:
@@ -87,6 +88,7 @@ class PairsReport(NamedTuple):
   elapsed: float
   timed_out: bool
   untyped: int = 0
+  skipped: list[tuple[str, str]] = []   # (rule, why): the rules the IR could not analyze (no pattern instance it can build)
 
   def count(self, status: PairStatus) -> int:
     """How many pairs have ``status``."""
@@ -104,44 +106,44 @@ class PairsReport(NamedTuple):
     return pairs_html(self)
 
 
-def critical_pairs(pm: PatternMatcher, *, max_instances: int = 64, max_steps: int = 10_000, max_states: int = 2_000,
+def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000, max_states: int = 2_000,
                    join_timeout: float = 1.0, timeout: float | None = None,
                    progress: Callable[[int, int], Any] | None = None) -> PairsReport:
   """Every critical pair of ``pm``, classified (see the module doc).
 
-  ``max_instances`` bounds the instances per pair; ``max_steps`` each normalization by
-  the canonical engine; ``max_states`` and ``join_timeout`` each search for a common
-  reduct; ``timeout`` the whole run (pairs not reached are ``undecided``), as does the
-  bound of a command's ``uopc.budget``.
-  ``progress(done, total)`` is called after each pair.
+  ``pm`` is a rule set of any IR with overlaps (``IR.overlaps``: uopc's ``PatternMatcher``, tinygrad's). ``max_instances``
+  bounds the instances per pair; ``max_steps`` each normalization by the canonical engine; ``max_states`` and
+  ``join_timeout`` each search for a common reduct; ``timeout`` the whole run (pairs not reached are ``undecided``), as
+  does the bound of a command's ``uopc.budget``. ``progress(done, total)`` is called after each pair.
   """
   t0 = time.perf_counter()
   deadline = None if timeout is None else t0 + timeout
-  groups: dict[tuple[int, int, tuple[int, ...]], list[Overlap]] = defaultdict(list)
-  for o in overlaps(pm): groups[(o.outer, o.inner, o.path)].append(o)
+  ir, pm = ir_of_rules(pm)
+  source = ir.overlaps(pm)
   stepper = stepper_for(pm)
-  memo: dict[UOp, UOp | None] = {}   # normal forms, shared by every pair: instances and results repeat
+  memo: dict[Any, Any] = {}   # normal forms, shared by every pair: instances and results repeat
   names = [pm.name_of(r) for r in pm.rules]
   out: list[PairResult] = []
   total_inst = total_ill = untyped = 0
   timed_out = False
-  for k, ((outer, inner, path), group) in enumerate(groups.items()):
+  for k, ((outer, inner, path), group) in enumerate(source.groups.items()):
     why = "the --timeout of the whole run was reached" if deadline is not None and time.perf_counter() > deadline else stopped_text()
     if why is None:
-      try: res, ill = _check(pm, stepper, memo, names, outer, inner, path, group, max_instances, max_steps, max_states, join_timeout)
+      try: res, ill = _check(ir, source, pm, stepper, memo, names, outer, inner, path, group, max_instances, max_steps, max_states,
+                             join_timeout)
       except BoundHit: why = stopped_text()   # the command's bound interrupted this pair (a rule call that did not return)
     if why is not None:
       timed_out = True
-      out.append(_unreached(names, outer, inner, path, group, why))
+      out.append(_unreached(source, names, outer, inner, path, group, why))
     else:
       total_ill += ill
       if res is None: untyped += 1
       else:
         out.append(res)
         total_inst += res.instances
-    if progress is not None: progress(k + 1, len(groups))
+    if progress is not None: progress(k + 1, len(source.groups))
   out.sort(key=lambda p: (_RANK[p.status], p.rule_indices, p.position))
-  return PairsReport(len(pm.rules), out, total_inst, total_ill, time.perf_counter() - t0, timed_out, untyped)
+  return PairsReport(len(pm.rules), out, total_inst, total_ill, time.perf_counter() - t0, timed_out, untyped, list(source.skipped))
 
 
 def _rule_order(outer: int, inner: int, path: tuple[int, ...]) -> tuple[int, int]:
@@ -149,18 +151,18 @@ def _rule_order(outer: int, inner: int, path: tuple[int, ...]) -> tuple[int, int
   return (inner, outer) if path == () else (outer, inner)
 
 
-def _unreached(names: list[str], outer: int, inner: int, path: tuple, group: list[Overlap], why: str) -> PairResult:
+def _unreached(source: Any, names: list[str], outer: int, inner: int, path: tuple, group: list, why: str) -> PairResult:
   a, b = _rule_order(outer, inner, path)
-  return PairResult((names[a], names[b]), (a, b), path, pattern_text(group[0].term), "undecided",
+  return PairResult((names[a], names[b]), (a, b), path, source.text(group[0]), "undecided",
                     f"not tried: {why}", None, (None, None), (None, None), None, None, 0, 0)
 
 
-def _node_at(u: UOp, actual: tuple[int, ...]) -> UOp:
+def _node_at(u: Any, actual: tuple[int, ...]) -> Any:
   for k in actual: u = u.src[k]
   return u
 
 
-def _results(stepper: Stepper, u: UOp, node: UOp, rule: int) -> list[tuple[Any, UOp | Stuck]]:
+def _results(stepper: Stepper, u: Any, node: Any, rule: int) -> list[tuple[Any, Any]]:
   """Each step of ``rule`` at ``node`` of ``u``: ``(redex, new graph or Stuck)``."""
   rs = [r for r in stepper.redexes_at(node) if r.rule_index == rule]
   if not rs: return []
@@ -171,37 +173,19 @@ def _results(stepper: Stepper, u: UOp, node: UOp, rule: int) -> list[tuple[Any, 
   return [(r, steps.get(r, r.value)) for r in rs]
 
 
-def _instances(group: list[Overlap], max_instances: int) -> tuple[list[tuple[UOp, Overlap]], int, set[str | None]]:
-  """Distinct instances of a group of overlaps (one pair), taken round robin; the ill-typed count; why there are none."""
-  gens = [(Instances(o.term, o.domains, max_instances), o) for o in group]
-  iters = [(iter(g), g, o) for g, o in gens]
-  seen: set[UOp] = set()
-  out: list[tuple[UOp, Overlap]] = []
-  while iters and len(out) < max_instances:
-    for item in list(iters):
-      it, _, o = item
-      u = next(it, None)
-      if u is None: iters.remove(item); continue  # noqa: E702
-      if u in seen: continue
-      seen.add(u)
-      out.append((u, o))
-      if len(out) >= max_instances: break
-  return out, sum(g.ill_typed for g, _ in gens), {g.why_none for g, _ in gens}
-
-
-def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], outer: int, inner: int, path: tuple[int, ...],
-           group: list[Overlap], max_instances: int, max_steps: int, max_states: int,
+def _check(ir: IR, source: Any, pm: Any, stepper: Stepper, memo: dict, names: list[str], outer: int, inner: int,
+           path: tuple[int, ...], group: list, max_instances: int, max_steps: int, max_states: int,
            join_timeout: float) -> tuple[PairResult | None, int]:
   """The pair of one group of overlaps and the ill-typed count; None for a pair without a well-typed instance."""
   a, b = _rule_order(outer, inner, path)
-  insts, ill, why = _instances(group, max_instances)
+  insts, ill, why = source.instances(group, max_instances)
   if not insts and why == {"no well-typed instance"}: return None, ill
   best: tuple | None = None   # (rank, fields..., the witness's overlap) of the most serious finding so far
   first_join: tuple | None = None
   both = 0
-  u: UOp | None   # each instance in turn; after the loop, the witness reported
-  for u, o in insts:
-    node = _node_at(u, o.actual)
+  u: Any   # each instance in turn; after the loop, the witness reported
+  for u, actual, o in insts:
+    node = _node_at(u, actual)
     ra = _results(stepper, u, u if a == outer else node, a)
     rb = _results(stepper, u, node if b == inner else u, b)
     if not ra or not rb: continue
@@ -212,12 +196,12 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
           best = (_RANK["error"], "error", h.error, u, (None, None), (None, None), h.error, names[r.rule_index], o)
         break
     else:
-      done: set[tuple[UOp, UOp]] = set()
+      done: set[tuple[Any, Any]] = set()
       for _, ha in ra:
         for _, hb in rb:
           if ha is hb or (hb, ha) in done: continue
-          done.add((ha, hb))  # type: ignore[arg-type]  # no result is Stuck here (the for-else above)
-          j = join(pm, ha, hb,  # type: ignore[arg-type]
+          done.add((ha, hb))   # no result is Stuck here (the for-else above)
+          j = join(pm, ha, hb,
                     max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
           if j.status == "joinable":
             if first_join is None: first_join = (j.how, u, (ha, hb), j.normal_forms, o)
@@ -240,10 +224,13 @@ def _check(pm: PatternMatcher, stepper: Stepper, memo: dict, names: list[str], o
   else:
     status, err, err_rule, u, results, nfs = "joinable", None, None, None, (None, None), (None, None)
     how = "the two rules never both apply" if not both else "same result"
-  if u is not None:   # number the witness's fresh PARAMs p0, p1, ... and everything derived from it alike
-    m = renumbering(u)
-    u = renumber(u, m)
-    results = tuple(None if x is None else renumber(x, m) for x in results)
-    nfs = tuple(None if x is None else renumber(x, m) for x in nfs)
-  return PairResult((names[a], names[b]), (a, b), path, pattern_text(shown.term), status, how, u, results, nfs, err, err_rule,
-                    len(insts), ill, both), ill
+  if u is not None:   # number (or name) the witness's fresh variables in order, and everything derived from it alike
+    rename = source.renaming(u)
+    u = rename(u)
+    results = tuple(None if x is None else rename(x) for x in results)
+    nfs = tuple(None if x is None else rename(x) for x in nfs)
+  verdict = None
+  if status == "not-joinable" and u is not None and results[0] is not None and results[1] is not None:
+    verdict = ir.compare(results[0], results[1], u)   # in the IR's own semantics (tinygrad's weak ints do not wrap)
+  return PairResult((names[a], names[b]), (a, b), path, source.text(shown), status, how, u, results, nfs, err, err_rule,
+                    len(insts), ill, both, *(verdict or (None, None))), ill

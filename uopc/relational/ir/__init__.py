@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from uopc.relational.ir.protocol import IR, type_name
+from uopc.relational.ir.protocol import IR, RULE_TYPES, type_name
 from uopc.relational.ir.uopc_ir import UOPC
 
 _registry: dict[type, IR] = {UOPC.node_type: UOPC}
@@ -48,10 +48,29 @@ def ir_of(node: Any) -> IR:
   raise TypeError(f"{article} {given} is not a node of any IR the explorer knows ({known})")
 
 
+def ir_of_rules(pm: Any, what: str = "pm") -> tuple[IR, Any]:
+  """``(IR, rule protocol)`` of a rule set without a program: an IR's rule protocol itself (it names its ``ir``), a rule
+  set type of ``RULE_TYPES`` (its IR imported on demand), else uopc's (whose checks say what is wrong with ``pm``).
+
+  >>> from uopc import symbolic
+  >>> ir, rules = ir_of_rules(symbolic)
+  >>> ir.name, rules is symbolic
+  ('uopc', True)
+  """
+  if isinstance(ir := getattr(pm, "ir", None), IR): return ir, pm
+  name = RULE_TYPES.get(type_name(type(pm)), "uopc")
+  if name != "uopc":
+    module = next((m for t, m in _lazy.items() if t.rpartition(".")[0] == type_name(type(pm)).rpartition(".")[0]), None)
+    if module is not None: importlib.import_module(module)   # registers it
+    for ir in _registry.values():
+      if ir.name == name: return ir, ir.rules(pm, what, None)
+  return UOPC, UOPC.rules(pm, what, None)
+
+
 def rules_for(node: Any, pm: Any, what: str = "pm") -> Any:
   """``pm`` as the rule protocol of ``node``'s IR (uopc's ``PatternMatcher`` is its own); a one-line TypeError naming
   both types, with their modules, when they are of different IRs."""
   return ir_of(node).rules(pm, what, node)
 
 
-__all__ = ["IR", "ir_of", "register", "rules_for", "type_name", "UOPC"]
+__all__ = ["IR", "ir_of", "ir_of_rules", "register", "rules_for", "type_name", "UOPC"]

@@ -17,7 +17,9 @@ the node (None if it can). Every ``(rule, result)`` of a node is one step.
 gives its other documented choices (tinygrad's ``bottom_up=True``) for reports to compare.
 ``diagnose_order`` also needs the engine's firings (``record``, replayed by the rule set's
 ``fire(node)``), the rules in another order (``reordered``) and a comparison of two
-results' values in the IR's semantics (``compare``, ``basis``).
+results' values in the IR's semantics (``compare``, ``basis``). ``critical_pairs`` needs the
+overlaps of the IR's own patterns and their instances (``overlaps``; an IR without them gets a
+one-line error).
 """
 from __future__ import annotations
 
@@ -104,5 +106,13 @@ class IR:
   def parts(self, node: Any) -> Any:
     """A leaf's text, or the pieces of a node's one-line term (``uopc.term.node_parts``)."""
     raise NotImplementedError
+
+  def overlaps(self, pm: Any) -> Any:
+    """The overlaps of rule set ``pm`` (this IR's rule protocol) for ``critical_pairs``: an object with ``groups``
+    (``{(outer, inner, written path): [overlap, ...]}``), ``skipped`` (``[(rule name, why it is not analyzed)]``),
+    ``text(overlap)``, ``instances(group, max_instances)`` (``([(node, actual path of the inner redex, overlap), ...],
+    ill-typed count, {why there are none})``) and ``renaming(node)`` (a function renaming a witness's free variables,
+    and every node derived from it, alike). The default: a TypeError, critical pairs not computed for this IR."""
+    raise TypeError(f"critical pairs of {self.name} rule sets are not computed")
 
   def __repr__(self) -> str: return f"<IR {self.name}: {type_name(self.node_type)}>"

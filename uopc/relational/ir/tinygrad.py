@@ -143,14 +143,24 @@ _KEEPS_DTYPE = {op for op in Ops if op.name in ("ADD", "SUB", "MUL", "MAX", "MOD
 class TinygradIR(IR):
   name, node_type, native, reducible = "tinygrad", UOp, False, False
 
-  class build_error(Exception):   # tinygrad's constructor does not type-check: nothing to catch
+  class build_error(Exception):   # tinygrad's constructor does not type-check; its dtype production rules (dtype_from_uop) may refuse
     pass
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
     # a binary ALU node on sources of its own dtype keeps it (promo_dtype of equal dtypes): the common case, without
     # dtype_from_uop (a third of an exploration's time); else its dtype is derived again, as tinygrad's rebuild does
     if op in _KEEPS_DTYPE and all(s.dtype is dtype for s in src): return UOp(op, dtype, src, arg)
-    return UOp(op, dtype_from_uop(op, src, arg) or dtype, src, arg)
+    try: derived = dtype_from_uop(op, src, arg)
+    except (RuntimeError, AssertionError, TypeError) as e: raise self.build_error(str(e)) from None   # tinygrad's typing refuses it
+    return UOp(op, derived or dtype, src, arg)
+
+  def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]:
+    make, error = self.make, self.build_error
+
+    def get(src: tuple) -> UOp | None:   # None for a node tinygrad's typing refuses: the stepper's make then says why
+      try: return make(op, src, arg, dtype)
+      except error: return None
+    return get
 
   def rules(self, pm: Any, what: str, node: Any) -> TinygradRules:
     if isinstance(pm, TinygradRules): return pm
@@ -201,6 +211,10 @@ class TinygradIR(IR):
            "their bounds, bit for bit"
 
   def parts(self, node: Any) -> Any: return node_parts(node)
+
+  def overlaps(self, pm: Any) -> Any:
+    from uopc.relational.ir.tinygrad_pairs import TinygradOverlaps   # only critical_pairs needs it
+    return TinygradOverlaps(self.rules(pm, "pm", None))
 
 
 _NAMED = {op for op in Ops if op.name in ("BUFFER", "PARAM", "DEFINE_VAR")}

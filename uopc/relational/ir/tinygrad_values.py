@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from tinygrad.dtype import InvalidType
 from tinygrad.uop.ops import GroupOp, Ops, UOp, exec_alu
 
 from uopc.dtype import value_key
@@ -62,20 +63,33 @@ def random_bindings(vs: list[UOp], n: int = 8, seed: int = 0) -> list[dict[str, 
 
 def compare_values(a: UOp, b: UOp, prog: UOp, n: int = 8, seed: int = 0) -> tuple[str, str]:
   """``(kind, detail)``: ``semantic`` if ``a`` and ``b`` differ on some binding of ``prog``'s variables, ``syntactic`` if
-  equal on every one tried, ``unknown`` if none could be evaluated (``uopc.relational.analyses.verdicts``' terms)."""
+  equal on every one tried, ``unknown`` if none could be evaluated (``uopc.relational.analyses.verdicts``' terms). Where
+  one is ``Invalid`` (tinygrad's undefined value, which any value refines) the two are not told apart.
+
+  >>> from tinygrad.dtype import Invalid
+  >>> x = UOp.variable("x", 0, 10)
+  >>> compare_values((x < 5).where(x, UOp.const(Invalid)), x, x)[0]
+  'syntactic'
+  """
   vs = variables(prog, a, b)
   names = ", ".join(v.arg.name for v in vs)
   bindings = random_bindings(vs, n, seed) if vs else [{}]
-  agreed, why = 0, ""
+  agreed, undefined, why = 0, 0, ""
   for binding in bindings:
     (oka, va), (okb, vb) = value_of(a, binding), value_of(b, binding)
     if not (oka and okb):
       why = va if not oka else vb
       continue
+    if isinstance(va, InvalidType) or isinstance(vb, InvalidType):   # tinygrad's undefined value: any value refines it
+      undefined += 1
+      continue
     if value_key(va) != value_key(vb):
       at = f" at {', '.join(f'{k}={v!r}' for k, v in binding.items())}" if binding else ""
       return "semantic", f"the values differ{at}: {va!r} and {vb!r}"
     agreed += 1
+  if undefined:
+    on = f" on {n} random binding{'s' * (n != 1)} of {names}" if vs else ""
+    return "syntactic", f"the same values wherever both are defined{on} (Invalid, tinygrad's undefined value, on {undefined})"
   if not vs: return ("syntactic", f"the same value: {va!r}") if agreed else ("unknown", f"could not evaluate: {why}")
   if agreed: return "syntactic", f"the same values on {agreed} random binding{'s' * (agreed != 1)} of {names}"
   return "unknown", f"could not evaluate on {n} random bindings of {names}: {why}"

@@ -53,6 +53,10 @@ class UopcIR(IR):
     v = compare(a, b, call_params(prog), bindings, seed)
     return v.kind, v.detail
 
+  def overlaps(self, pm: Any) -> Any:
+    from uopc.relational.analyses.pair_instances import UopcOverlaps   # deferred: the analyses import the space
+    return UopcOverlaps(pm)
+
   def basis(self, prog: Any, bindings: int) -> str:
     params = call_params(prog)
     if not params: return "the program is closed: results compared by value (run), bit for bit"
