@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The native core under AddressSanitizer: _space.c built with -fsanitize=address into a copy of the package, and the
-# differential tests (native against Python, its pattern matcher against UPat.match) and the reduction's tests run on it
-# with libasan preloaded (docs/native.md).
+# The native cores under AddressSanitizer: _space.c and uopc/egraph/_egraph.c built with -fsanitize=address into a copy of
+# the package, and the differential tests (native against Python, its pattern matcher against UPat.match, the e-graph's C
+# core against its Python loop) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
 # capture would swallow what ASan writes to stderr before it ends the process.
-# `dev/asan.sh [pytest arguments]`: without any, the three test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
+# `dev/asan.sh [pytest arguments]`: without any, the four test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${ASAN_PYTHON:-$ROOT/.venv/bin/python}"   # the project's venv (PYTHON is the Makefile's, for making it)
@@ -18,10 +18,12 @@ cp -r "$ROOT/uopc" "$ROOT/tests" "$ROOT/examples" "$ROOT/conftest.py" "$WORK/rep
 cp -r "$ROOT/explore" "$WORK/repo/uopc/explore"   # where it installs (pyproject.toml's package-dir)
 find "$WORK/repo" -name __pycache__ -prune -exec rm -rf {} +
 NATIVE="$WORK/repo/uopc/relational/native"
-rm -f "$NATIVE"/_space*.so
+EGRAPH="$WORK/repo/uopc/egraph"
+rm -f "$NATIVE"/_space*.so "$EGRAPH"/_egraph*.so
 SUFFIX="$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
 INCLUDE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 "$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$NATIVE/_space.c" -o "$NATIVE/_space$SUFFIX"
+"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$EGRAPH/_egraph.c" -o "$EGRAPH/_egraph$SUFFIX"
 
 cd "$WORK/repo"
 export LD_PRELOAD="$("$CC" -print-file-name=libasan.so)"
@@ -29,8 +31,11 @@ export ASAN_OPTIONS="detect_leaks=0:log_path=$WORK/asan"   # CPython keeps objec
 # the sanitized build is the one imported, not the installed one
 LOADED="$("$PY" -c 'import uopc.relational.native._space as s; print(s.__file__)')"
 [[ "$LOADED" == "$NATIVE/_space$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
+LOADED="$("$PY" -c 'import uopc.egraph._egraph as s; print(s.__file__)')"
+[[ "$LOADED" == "$EGRAPH/_egraph$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 
-[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py
+[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py \
+  tests/test_egraph_native.py
 status=0
 "$PY" -m pytest -p no:cacheprovider -o addopts="-q" "$@" || status=$?
 if compgen -G "$WORK/asan.*" > /dev/null; then
