@@ -32,7 +32,8 @@ from typing import Any, Literal
 from uopc import collector
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import bar_is_up, isatty, load_program
-from uopc.explore.options import STREAM_BATCH, TERM_LIMIT, canonical_for, check_ir, common_options, exit_code, exploration_progress, no_reduce_arg
+from uopc.explore.options import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, check_ir, cluster_option, common_options,
+                                  exit_code, exploration_progress, no_reduce_arg, on_cluster)
 from uopc.explore.sampled import explore_timeout, sample_after, sample_options
 
 
@@ -53,6 +54,7 @@ def register(sub: Any) -> None:
   common_options(r, ("text", "json", "dot", "html"))
   r.add_argument("--dfs", action="store_true", help="depth first instead of breadth first")
   _semantics(r)
+  cluster_option(r)
   r.set_defaults(func=cmd_reachable)
 
   n = esub.add_parser("normal-forms", help="every normal form, with a path to each",
@@ -62,6 +64,7 @@ def register(sub: Any) -> None:
   no_reduce_arg(n)
   _semantics(n)
   sample_options(n)
+  cluster_option(n)
   n.set_defaults(func=cmd_normal_forms)
 
   from uopc.explore import search_cli   # uopc explore search (issue 5)
@@ -76,12 +79,16 @@ def register(sub: Any) -> None:
 
 def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool) -> Any:
   """Run the exploration under the command's budget; a bound keeps what was reached (``ex.bound`` says why)."""
+  with on_cluster(args) as cluster: return _explore_on(prog, args, order, stream_text, cluster)
+
+
+def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool, cluster: str | None) -> Any:
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.explore.report import state_line
   check_ir(prog, args)
   timeout = explore_timeout(args) if hasattr(args, "samples") else args.timeout   # sampling may follow: its share
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=timeout, order=order,
-               reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"))
+               reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster)
   out = sys.stdout
   with exploration_progress(ex, "exploring") as bar:
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
@@ -120,6 +127,7 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
 
 
 def cmd_reachable(args: argparse.Namespace) -> int:
+  check_cluster_flags(args)
   prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
   with shielded(): return _reachable(prog, args)   # from here only the bounded work can be interrupted: the report is whole
 
@@ -142,6 +150,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_normal_forms(args: argparse.Namespace) -> int:
+  check_cluster_flags(args)
   prog = load_program(args.file)
   with shielded(): return _normal_forms(prog, args)
 

@@ -69,6 +69,45 @@ def no_reduce_arg(p: argparse.ArgumentParser) -> None:
                       "see docs/reduction.md)")
 
 
+def cluster_option(p: argparse.ArgumentParser) -> None:
+  """``--cluster local:N|ADDRESS``: explore on a Ray cluster (``uopc.relational.cluster``, ``docs/scaling.md``)."""
+  p.add_argument("--cluster", type=cluster_arg, metavar="local:N|ADDRESS", default=None,
+                 help="explore on a Ray cluster, with the same results: local:N starts N workers here and stops them after, "
+                      "ADDRESS joins a cluster started by `ray start --head` (docs/scaling.md; needs pip install -e '.[cluster]')")
+
+
+def cluster_arg(text: str) -> str:
+  """argparse type for ``--cluster``: ``local:N`` with N >= 1, or a Ray address (``uopc.relational.cluster.parse_cluster``)."""
+  from uopc.relational.cluster import ClusterError, parse_cluster
+  try: parse_cluster(text)
+  except ClusterError as e: raise argparse.ArgumentTypeError(str(e).removeprefix(f"--cluster {text.strip()}: ")) from None
+  return text.strip()
+
+
+@contextlib.contextmanager
+def on_cluster(args: argparse.Namespace) -> Iterator[str | None]:
+  """The command's ``--cluster`` (None without one); a cluster that cannot run, or a flag it does not run, is one line (exit 2)."""
+  spec = getattr(args, "cluster", None)
+  if spec is None:
+    yield None
+    return
+  check_cluster_flags(args)
+  import importlib.util
+  from uopc.relational.cluster import ClusterError
+  if (missing := [m for m in ("ray", "numpy") if importlib.util.find_spec(m) is None]):
+    raise CLIError(f"uopc: --cluster needs Ray and NumPy ({', '.join(missing)} missing): pip install -e '.[cluster]'")
+  try: yield spec
+  except ClusterError as e: raise CLIError(f"uopc: {e}") from None
+
+
+def check_cluster_flags(args: argparse.Namespace) -> None:
+  """A flag ``--cluster`` does not run (``--dfs``, tree semantics, the reduction) is a one-line error (exit 2), before any output."""
+  if getattr(args, "cluster", None) is None: return
+  for flag, on in (("--dfs", getattr(args, "dfs", False)), ("--semantics tree", getattr(args, "semantics", "graph") == "tree"),
+                   ("the default reduction (give --no-reduce)", getattr(args, "reduce", False))):
+    if on: raise CLIError(f"uopc: --cluster explores every graph breadth first under graph semantics: not with {flag}")
+
+
 @contextlib.contextmanager
 def exploration_progress(ex: Any, what: str) -> Iterator[Any]:
   """The progress bar of an exploration (``uopc.cli_support.progress_bar``)."""

@@ -43,6 +43,7 @@ def bound_flag(bound: str, max_states: int | None, max_depth: int | None, timeou
   """The flag behind a bound: ``--max-states 100``, ``--timeout 5 s``, ``an interrupt (SIGINT)``."""
   if bound == "max_states": return f"--max-states {max_states}"
   if bound == "max_depth": return f"--max-depth {max_depth}"
+  if bound == "workers_lost": return "lost workers (--cluster: a worker died and could not be replaced)"
   if bound == "timeout" and timeout is not None: return f"--timeout {timeout:g} s"
   from uopc.budget import Reason, current   # the command's budget stopped it
   b = current()

@@ -28,7 +28,7 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.explore.html import emit
-from uopc.explore.options import TERM_LIMIT, common_options
+from uopc.explore.options import TERM_LIMIT, cluster_option, common_options, on_cluster
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
@@ -50,6 +50,7 @@ def register(sub: Any) -> None:
   what.add_argument("--to-term", metavar="TERM", help="--to with the second program as a term without holes, as the explorer "
                                                       "prints one (e.g. 'let a = add(p0, 0) in add(a, a)')")
   p.add_argument("--all", action="store_true", help="stream every match, nearest first (not with --to)")
+  cluster_option(p)
   p.set_defaults(func=cmd_search)
 
 
@@ -105,17 +106,18 @@ def cmd_search(args: argparse.Namespace) -> int:
   prog = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
   check_ir(prog, args)
   if args.to is not None or args.to_term is not None:
+    if args.cluster is not None: raise CLIError(f"uopc: --cluster does not apply to {'--to' if args.to is not None else '--to-term'}")
     if args.all: raise CLIError(f"--all does not apply to {'--to' if args.to is not None else '--to-term'} (a proof needs one meeting graph)")
     other = load_program(args.to) if args.to is not None else _term_program(args.to_term, prog)
     with shielded(): return _cmd_meet(prog, other, args)   # only the search can be interrupted: the report is whole
   target = _target(args, prog)
-  with shielded(): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
+  with shielded(), on_cluster(args): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)
 
 
 def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
   from uopc.relational.analyses.search import SearchResult, search
   with _progress(args.max_states, "searching") as progress:
-    r = bounded(lambda: search(prog, target, args.rules.pm, progress=progress, **_bounds(args)), None, grace=True) \
+    r = bounded(lambda: search(prog, target, args.rules.pm, progress=progress, cluster=args.cluster, **_bounds(args)), None, grace=True) \
       or SearchResult(target, None, 0, stopped(), 0.0)   # interrupted outside its exploration: nothing to keep
   if args.format != "text": emit(args, search_json(r, prog, args), "search")
   else:
@@ -129,7 +131,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
   matches: list[Any] = []
   if text: print(*_header(prog, target.text, args), sep="\n")
   with _progress(args.max_states, "searching") as progress:
-    stream = search_all(prog, target, args.rules.pm, progress=progress, **_bounds(args))
+    stream = search_all(prog, target, args.rules.pm, progress=progress, cluster=args.cluster, **_bounds(args))
     def stream_matches() -> None:
       for m in stream:
         with shielded():   # a match is printed whole

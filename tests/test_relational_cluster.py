@@ -3,6 +3,7 @@ parents, steps, edges, normal forms, cycles and bounds; the same search answers;
 
 One local cluster of 2 workers for the module (starting one costs seconds); every run here uses it.
 """
+import re
 import sys
 import textwrap
 
@@ -11,6 +12,7 @@ import ray
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import SUM_UIR as SUM
 from tests.strategies import graphs
 from tests.test_relational_native_drive import RULESETS, ZERO, graph_facts, snapshot, sum_of_add0
 from uopc import UOp, symbolic
@@ -129,3 +131,37 @@ def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found()
 def test_options_the_cluster_does_not_run_are_refused():
   with pytest.raises(ValueError, match="breadth first"): explore(UOp.param(0) + 0, symbolic, cluster=CLUSTER, order="dfs")
   with pytest.raises(ClusterError, match="local:N"): explore(UOp.param(0) + 0, symbolic, cluster="local:0").run()
+
+
+# ---- the command line (in this process: it uses the module's cluster)
+
+def uopc(capsys, *argv) -> tuple[int, str, str]:
+  from uopc.cli import main
+  code = main([str(a) for a in argv])
+  out, err = capsys.readouterr()
+  return code, re.sub(r"\d+\.\d+ s\b", "T s", out), err
+
+
+@pytest.mark.parametrize("argv", [("reachable",), ("reachable", "--format", "json"), ("normal-forms", "--no-reduce"),
+                                  ("normal-forms", "--no-reduce", "--max-states", "9"), ("reachable", "--max-depth", "1"),
+                                  ("search", "--target", "add(p1, ?x)"), ("search", "--target", "mul(_, _)", "--all")])
+def test_the_commands_print_the_same_with_and_without_cluster(capsys, tmp_path, argv):
+  prog = tmp_path / "s.uir"
+  prog.write_text(SUM)
+  one = uopc(capsys, "explore", argv[0], prog, *argv[1:])
+  many = uopc(capsys, "explore", argv[0], prog, *argv[1:], "--cluster", CLUSTER)
+  if "json" in argv: one, many = [(c, re.sub(r'"elapsed": [0-9.]+', "", o), e) for c, o, e in (one, many)]
+  assert many == one and one[1].count("\n") > 3
+
+
+@pytest.mark.parametrize("argv, message", [
+  (("reachable", "--cluster", "local:0"), "argument --cluster: expected local:N"),
+  (("reachable", "--cluster", "local:2", "--dfs"), "not with --dfs"),
+  (("normal-forms", "--cluster", "local:2"), "give --no-reduce"),
+  (("search", "--to-term", "p0", "--cluster", "local:2"), "--cluster does not apply to --to-term")])
+def test_what_the_cluster_does_not_run_is_one_line_and_exit_2(capsys, tmp_path, argv, message):
+  prog = tmp_path / "s.uir"
+  prog.write_text(SUM)
+  try: code, out, err = uopc(capsys, "explore", argv[0], prog, *argv[1:])
+  except SystemExit as e: code, (out, err) = e.code, capsys.readouterr()
+  assert (code, out) == (2, "") and message in err and err.count("\n") == 1

@@ -88,7 +88,7 @@ class Coordinator:
     for key in [k for k in _idle if k != job]: del _idle[key]   # another session's: gone with it
     if idle and _idle.get(job): return _idle[job].pop()
     cpus = 1 if ray.cluster_resources().get("CPU", 0) >= self.n else 0   # more shards than CPUs (a bench): they share
-    return ray.remote(num_cpus=cpus, max_restarts=0, scheduling_strategy="SPREAD")(Shard).remote()  # type: ignore[union-attr]  # ray's types
+    return ray.remote(num_cpus=cpus, max_restarts=0, scheduling_strategy="SPREAD")(Shard).remote()
 
   def _load(self, which: list[int]) -> None:
     """Load shards ``which`` for this run (an idle worker that died since is replaced by a new one)."""

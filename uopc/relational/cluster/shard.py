@@ -73,7 +73,7 @@ class Shard:
     except Exception as e: return f"the rule set does not load on the worker (pid {os.getpid()}): {type(e).__name__}: {e}"
     try: self.target = pickle.loads(target_blob) if target_blob is not None else None
     except Exception as e: return f"the search target does not load on the worker: {type(e).__name__}: {e}"
-    self.stepper = stepper_for(self.pm)
+    self.stepper: Any = stepper_for(self.pm)
     root = Codec([]).decode(program)[0]
     self.base = root.toposort() if hasattr(root, "toposort") else [root]
     self.codec = Codec(list(self.base))
