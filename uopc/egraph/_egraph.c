@@ -815,10 +815,123 @@ fail:
   return NULL;
 }
 
+/* extract(labels, make_uop, uop_error, weights, fn) -> {class: (graph, cost)}: extract.extract_all's worklist without
+ * sharing, on the core's classes. weights (a list: each label's weight) gives a DAG cost summed as a tree, weight + sum(kids);
+ * else fn(node, kids' costs) (Cost.node). A class's e-node is looked at again only when one of its children's best changed
+ * since it was last: with the same children's graphs it makes the same graph and cost, which did not beat the class's
+ * best then and cannot beat it now (bests only get cheaper). */
+static PyObject *Core_extract(Core *g, PyObject *args) {
+  PyObject *labels, *make, *uerr, *weights, *fn;
+  if (!PyArg_ParseTuple(args, "O!OOOO", &PyList_Type, &labels, &make, &uerr, &weights, &fn)) return NULL;
+  if (PyList_GET_SIZE(labels) < g->nlabels || (weights != Py_None && (!PyList_Check(weights) || PyList_GET_SIZE(weights) < g->nlabels))) {
+    PyErr_SetString(PyExc_ValueError, "a (op, dtype, arg) and a weight per label");
+    return NULL;
+  }
+  int64_t nc = g->parent.n;
+  PyObject **graph = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(PyObject *)), **value = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(PyObject *));
+  int64_t *changed = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(int64_t));
+  int64_t **seen = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(int64_t *));
+  uint8_t *queued = PyMem_Calloc((size_t)(nc ? nc : 1), 1);
+  IVec queue = {0};
+  PyObject *res = NULL, *zero = PyLong_FromLong(0);
+  int64_t tick = 1, head = 0;
+  if (!graph || !value || !changed || !seen || !queued || !zero) { PyErr_NoMemory(); goto out; }
+  for (int64_t c = 0; c < nc; c++) if (g->cls[c].alive) {
+    if (iv_push(&queue, (int32_t)c) < 0) goto out;
+    queued[c] = 1;
+    if (!(seen[c] = PyMem_Malloc((size_t)(g->cls[c].nodes.n ? g->cls[c].nodes.n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto out; }
+    for (int64_t j = 0; j < g->cls[c].nodes.n; j++) seen[c][j] = -1;
+  }
+  while (head < queue.n) {
+    int32_t c = queue.a[head++];
+    if (head > 4096 && head * 2 > queue.n) { memmove(queue.a, queue.a + head, (size_t)(queue.n - head) * sizeof(int32_t)); queue.n -= head; head = 0; }
+    queued[c] = 0;
+    int improved = 0;
+    IVec *nodes = &g->cls[c].nodes;
+    for (int64_t j = 0; j < nodes->n; j++) {
+      int32_t n = nodes->a[j], nk = g->keys[n].nk, label = g->keys[n].label;
+      const int32_t *kids = kids_of(g, n);
+      int ready = 1, stale = seen[c][j] < 0;
+      for (int32_t x = 0; x < nk && ready; x++) {
+        int32_t k = find(g, kids[x]);
+        ready = graph[k] != NULL;
+        stale |= changed[k] > seen[c][j];
+      }
+      if (!ready || !stale) continue;   /* a child has no graph yet; or nothing it reads changed */
+      seen[c][j] = tick;
+      PyObject *lab = PyList_GET_ITEM(labels, label), *u;
+      if (g->label_const.a[label]) u = Py_NewRef(PyTuple_GET_ITEM(lab, 2));
+      else {
+        PyObject *src = PyTuple_New(nk);
+        if (!src) goto out;
+        for (int32_t x = 0; x < nk; x++) PyTuple_SET_ITEM(src, x, Py_NewRef(graph[find(g, kids[x])]));
+        u = PyObject_CallFunctionObjArgs(make, PyTuple_GET_ITEM(lab, 0), src, PyTuple_GET_ITEM(lab, 2), PyTuple_GET_ITEM(lab, 1), NULL);
+        Py_DECREF(src);
+        if (!u) {
+          if (!PyErr_ExceptionMatches(uerr)) goto out;
+          PyErr_Clear();   /* an e-node on these graphs is not well-formed */
+          continue;
+        }
+      }
+      PyObject *v;
+      if (weights != Py_None) {   /* weight(u.op) + sum(k.cost for k in kids) */
+        PyObject *sum = Py_NewRef(zero);
+        for (int32_t x = 0; x < nk && sum; x++) Py_SETREF(sum, PyNumber_Add(sum, value[find(g, kids[x])]));
+        v = sum ? PyNumber_Add(PyList_GET_ITEM(weights, label), sum) : NULL;
+        Py_XDECREF(sum);
+      } else {
+        PyObject *costs = PyList_New(nk);
+        if (!costs) { Py_DECREF(u); goto out; }
+        for (int32_t x = 0; x < nk; x++) PyList_SET_ITEM(costs, x, Py_NewRef(value[find(g, kids[x])]));
+        v = PyObject_CallFunctionObjArgs(fn, u, costs, NULL);
+        Py_DECREF(costs);
+      }
+      if (!v) { Py_DECREF(u); goto out; }
+      int better = 1;
+      if (value[c] && (better = PyObject_RichCompareBool(v, value[c], Py_LT)) < 0) { Py_DECREF(u); Py_DECREF(v); goto out; }
+      if (better) {
+        Py_XSETREF(graph[c], u); Py_XSETREF(value[c], v);
+        changed[c] = ++tick;
+        improved = 1;
+      } else { Py_DECREF(u); Py_DECREF(v); }
+    }
+    if (improved) {
+      IVec *ps = &g->cls[c].parents;
+      for (int64_t j = 1; j < ps->n; j += 2) {
+        int32_t pc = find(g, ps->a[j]);
+        if (!queued[pc]) { queued[pc] = 1; if (iv_push(&queue, pc) < 0) goto out; }
+      }
+    }
+    if ((g->work += nodes->n + 1) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) goto out; }
+  }
+  if (!(res = PyDict_New())) goto out;
+  for (int64_t c = 0; c < nc; c++) if (graph[c]) {
+    PyObject *k = PyLong_FromLongLong(c), *item = PyTuple_Pack(2, graph[c], value[c]);
+    if (!k || !item || PyDict_SetItem(res, k, item) < 0) { Py_XDECREF(k); Py_XDECREF(item); Py_CLEAR(res); goto out; }
+    Py_DECREF(k); Py_DECREF(item);
+  }
+out:
+  for (int64_t c = 0; c < nc; c++) {
+    if (graph) Py_XDECREF(graph[c]);
+    if (value) Py_XDECREF(value[c]);
+    if (seen) PyMem_Free(seen[c]);
+  }
+  PyMem_Free(graph); PyMem_Free(value); PyMem_Free(changed); PyMem_Free(seen); PyMem_Free(queued); iv_free(&queue);
+  Py_XDECREF(zero);
+  return res;
+}
+
 static PyObject *Core_enode_count(Core *g, PyObject *unused) {
   long long n = 0;
   for (int64_t c = 0; c < g->parent.n; c++) if (g->cls[c].alive) n += g->cls[c].nodes.n;
   return PyLong_FromLongLong(n);
+}
+
+static PyObject *Core_per_rule(Core *g, PyObject *unused) {
+  PyObject *out = PyList_New(g->nrules);
+  if (!out) return NULL;
+  for (int32_t i = 0; i < g->nrules; i++) PyList_SET_ITEM(out, i, PyLong_FromLongLong(g->rules[i].applied));
+  return out;
 }
 
 static PyObject *Core_find(Core *g, PyObject *arg) {
@@ -911,6 +1024,8 @@ static PyMethodDef Core_methods[] = {
   {"apply", (PyCFunction)Core_apply, METH_VARARGS, "apply(it, admitted, max_enodes, deadline, clock) -> (stop, changed, matches, applied, rejected)"},
   {"enode_count", (PyCFunction)Core_enode_count, METH_NOARGS, "EGraph.enode_count"},
   {"find", (PyCFunction)Core_find, METH_O, "the canonical id of a class"},
+  {"per_rule", (PyCFunction)Core_per_rule, METH_NOARGS, "per rule: its results that changed the e-graph"},
+  {"extract", (PyCFunction)Core_extract, METH_VARARGS, "extract(labels, make_uop, uop_error, weights, fn) -> {class: (graph, cost)}"},
   {"export", (PyCFunction)Core_export, METH_O, "export(labels) -> the e-graph as egraph.py holds it"},
   {NULL, NULL, 0, NULL},
 };

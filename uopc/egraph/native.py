@@ -9,7 +9,7 @@ iterations, stop and counts). The scheduler is asked as in the Python loop. A ru
 any other rule (a function called per match), a program with a ``CALL``, ``UOPC_NATIVE=0``
 or a build without the extension runs in Python instead (``unsupported`` says why).
 
->>> from uopc.uop import UOp
+>>> from uopc.uop import UOp, UOpError, make_uop
 >>> from uopc.egraph import saturate
 >>> from uopc.rulesets import resolve_rules
 >>> pm = resolve_rules("examples/saturation_rules.py:rules")
@@ -24,12 +24,13 @@ import os
 import time
 from typing import Any
 
+from uopc.cost import Cost
 from uopc.egraph.egraph import EClass, EGraph
 from uopc.egraph.seminaive import names
 from uopc.egraph.template import NO_RESULT, Template
 from uopc.ops import Ops
 from uopc.upat import UPat
-from uopc.uop import UOp
+from uopc.uop import UOp, UOpError, make_uop
 
 try:
   from uopc.egraph import _egraph   # type: ignore[attr-defined]
@@ -150,6 +151,16 @@ class NativeRun:
     core.rebuild()
     return stop, bool(changed), matches, applied, rejected
 
+  def per_rule(self) -> dict[int, int]:
+    """Rule -> its results that changed the e-graph (``Saturation.per_rule``)."""
+    return {i: n for i, n in enumerate(self.core.per_rule()) if n}
+
+  def extract(self, cost: Cost) -> dict[int, tuple[UOp, Any]]:
+    """``extract_all(eg, cost, sharing=False)`` on the core: class -> (its best graph, cost); a DAG cost summed as a tree."""
+    labels = self.tests.label_objs
+    weights = [cost.weight(op) for op, _, _ in labels] if cost.dag else None
+    return self.core.extract(labels, make_uop, UOpError, weights, cost.node)
+
   def egraph(self) -> tuple[EGraph, dict[int, int]]:
     """The e-graph as ``EGraph`` holds it (the same ids, e-nodes and users in the same order), and the results per rule."""
     tests = self.tests
@@ -168,3 +179,24 @@ class NativeRun:
   def nbytes(self) -> int:
     """The core's memory, bytes."""
     return self.core.counts["bytes"]
+
+
+class LazyEGraph(EGraph):
+  """The core's e-graph, made as ``EGraph`` holds it on first use: a saturation's counts and best graph do not need it."""
+
+  def __init__(self, run: NativeRun) -> None:   # no EGraph.__init__: its attributes come from the core when first read
+    self._run: NativeRun | None = run
+
+  def __getattr__(self, name: str) -> Any:
+    run = self.__dict__.get("_run")
+    if run is None or name.startswith("__"): raise AttributeError(name)
+    self._run = None
+    self.__dict__.update(run.egraph()[0].__dict__)
+    return getattr(self, name)
+
+  @property
+  def enode_count(self) -> int:
+    return self._run.core.counts["enodes"] if self._run is not None else super().enode_count
+
+  def __len__(self) -> int:
+    return self._run.core.counts["classes"] if self._run is not None else super().__len__()

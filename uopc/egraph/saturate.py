@@ -38,7 +38,7 @@ from uopc.egraph.egraph import EGraph
 from uopc.egraph.ecompile import compile_ematch
 from uopc.egraph.ematch import MAX_INSTANCES
 from uopc.egraph.extract import Representatives, extract_all
-from uopc.egraph.native import NativeRun, unsupported
+from uopc.egraph.native import LazyEGraph, NativeRun, unsupported
 from uopc.egraph.schedule import BackoffScheduler
 from uopc.egraph.seminaive import SemiNaive, height, names
 from uopc.egraph.template import NO_RESULT, Template
@@ -205,18 +205,20 @@ def _saturate_native(prog: UOp, pats: list[UPat], templates: list, heights: list
       else: scheduler.lift_bans()
     elif run.core.enode_count() > max_enodes: stop = "enodes"
     elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
-  eg, out.per_rule = run.egraph()
-  out.egraph, out.root, out.stop = eg, eg.find(run.root), stop
-  out.best, out.cost = _extract(eg, out.root, cost, prog, out.cost)
+  out.egraph, out.root, out.stop, out.per_rule = LazyEGraph(run), run.core.find(run.root), stop, run.per_rule()
+  out.best, out.cost = _extract(out.egraph, out.root, cost, prog, out.cost, run)
   out.elapsed = time.perf_counter() - t0
   return out
 
 
-def _extract(eg: EGraph, root: int, cost: Cost, prog: UOp, prog_cost: float) -> tuple[UOp, float]:
-  """The cheapest of: the extracted graph with sharing, without (DAG costs), and the program (greedy can miss its sharing)."""
+def _extract(eg: EGraph, root: int, cost: Cost, prog: UOp, prog_cost: float, run: NativeRun | None = None) -> tuple[UOp, float]:
+  """The cheapest of: the extracted graph with sharing, without (DAG costs), and the program (greedy can miss its sharing).
+
+  With the C core (``run``), what needs no sharing is extracted there, the same way."""
   best, best_cost = prog, prog_cost
   for sharing in ((True, False) if cost.dag else (True,)):
-    g = extract_all(eg, cost, sharing=sharing)[root].graph
+    if run is not None and not (cost.dag and sharing): g = run.extract(cost)[root][0]
+    else: g = extract_all(eg, cost, sharing=sharing)[root].graph
     if (gc := cost.of(g)) < best_cost: best, best_cost = g, gc
   return best, best_cost
 
