@@ -7,6 +7,10 @@ round on fresh variables (hash consing would hand back last round's graphs) and 
 fresh stepper. uopc's row runs in its native core (the default) and in the Python
 core; tinygrad's runs in the Python core (its nodes are not the native core's).
 The target: tinygrad's row at no less than half of uopc's Python core.
+
+A second table: ``critical_pairs`` over tinygrad's ``symbolic_simple`` and ``symbolic``, one cold
+run each (a fresh copy of the matcher, so no memo carries over); the target, ``symbolic`` (118
+rules) in under 60 s. ``--pairs-only`` / ``--explore-only`` run one table.
 """
 from __future__ import annotations
 
@@ -60,7 +64,37 @@ def rate(make: Callable[[], tuple[Any, Any]], **kw: Any) -> tuple[int, int, floa
   return nodes, n, n / best, native
 
 
+def pairs_rows() -> list[tuple[str, int, int, int, int, int, int, float, float]]:
+  """(rule set, rules, skipped, pairs, instances, not joinable, errors, seconds, CPU seconds) of one cold run each."""
+  from tinygrad.uop import symbolic as tsym
+  from tinygrad.uop.ops import PatternMatcher as TPM
+
+  from uopc.relational.analyses.pairs import critical_pairs
+  out = []
+  for name in ("symbolic_simple", "symbolic"):
+    pm = TPM(getattr(tsym, name).patterns)   # a fresh matcher: its adapter, stepper and memos start empty
+    gc.collect()
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = critical_pairs(pm)
+    out.append((name, r.rules, len(r.skipped), len(r.pairs), r.instances, r.count("not-joinable"), r.count("error"),
+                time.perf_counter() - t0, time.process_time() - c0))
+  return out
+
+
+def pairs_main() -> None:
+  print("critical pairs of tinygrad's rule sets (one cold run each; the target: symbolic under 60 s)")
+  print(f"{'rule set':16s} {'rules':>5s} {'skipped':>7s} {'pairs':>6s} {'instances':>9s} {'not joinable':>12s} {'errors':>6s} "
+        f"{'s':>6s} {'CPU s':>6s} {'s / 60 s':>8s}")
+  for name, n, skipped, pairs, inst, bad, err, t, cpu in pairs_rows():
+    print(f"{name:16s} {n:5d} {skipped:7d} {pairs:6d} {inst:9d} {bad:12d} {err:6d} {t:6.1f} {cpu:6.1f} {t / 60:8.2f}")
+
+
 def main() -> None:
+  if "--pairs-only" not in sys.argv: explore_main()
+  if "--explore-only" not in sys.argv: pairs_main()
+
+
+def explore_main() -> None:
   print(f"tinygrad's symbolic vs uopc's symbolic: sum of {TERMS} (v + 0) * 1, first {STATES:,} states")
   print(f"{'program':34s} {'nodes':>5s} {'states':>7s} {'states/s':>9s}")
   rows = [("uopc UOp, uopc symbolic, native", lambda: rate(uopc_program)),

@@ -346,6 +346,7 @@ class Builder:
     self.u, self.root = u, u.find(root)
     self.ill_typed = 0
     self.why_none: str | None = None
+    self._choice_memo: dict[tuple, list[tuple[int, Any]]] = {}
 
   def _classes(self, cells: list[int]) -> tuple[dict[int, int], dict[int, frozenset | None]]:
     """Dtype classes: cells an ALU ties to one dtype share a class; each class's allowed dtypes (None: any)."""
@@ -401,7 +402,7 @@ class Builder:
     letters = {c: chr(ord("a") + k % 26) for k, c in enumerate(holes)} | {c: f"s{k}" for k, c in enumerate(cells) if u.ops[c] is not None}
     for combo in assigns[:MAX_ASSIGNMENTS]:
       dt = {r: domains[k][combo[k]] for k, r in enumerate(roots)}
-      groups = [self._choices(c, dt[cls[c]], letters.get(c, "v")) for c in cells]
+      groups = [self._choices(c, dt[cls[c]], letters.get(c, "v")) for c in cells]   # memoized: assignments share most
       if any(not g for g in groups):
         if self.why_none is None: self.why_none = next(self._no_choice(c) for c, g in zip(cells, groups) if not g)
         continue
@@ -436,6 +437,10 @@ class Builder:
 
   def _choices(self, c: int, dt: Any, letter: str) -> list[tuple[int, Any]]:
     """``(cost, how to build cell c)`` for dtype ``dt``: ``("leaf", node)`` or ``("op", op, dtype)``."""
+    if (hit := self._choice_memo.get(key := (c, dt, letter))) is None: hit = self._choice_memo[key] = self._make_choices(c, dt, letter)
+    return hit
+
+  def _make_choices(self, c: int, dt: Any, letter: str) -> list[tuple[int, Any]]:
     u = self.u
     ops, args, src = u.ops[c], u.args[c], u.src[c]
     out: list[tuple[int, Any]] = []
@@ -469,16 +474,29 @@ class Builder:
       src = tuple(built[u.find(k)] for k in u.src[c] or [])
       if op is Ops.BITCAST and not (dt not in dtypes.weaks and src[0].dtype not in dtypes.weaks and src[0].dtype.itemsize == dt.itemsize):
         return None   # tinygrad's bitcast refuses these (mixin/dtype.py); its spec does not say
-      try:
-        node = UOp(op, dtype_from_uop(op, src, arg) or dt, src, arg)
-        if _spec().rewrite(node) is False: return None
-      except Exception: return None
+      if (node := _typed_node(op, dt, src, arg)) is None: return None
       if (want := u.dts[c]) is not None and node.dtype not in want: return None
       built[c] = node
     return built[self.root]
 
 
 _spec_memo: list = []
+_nodes: dict[tuple, UOp | None] = {}   # (op, dtype, src, arg) -> the node tinygrad's typing accepts, or None: instances share nodes
+
+
+def _typed_node(op: Any, dt: Any, src: tuple[UOp, ...], arg: Any) -> UOp | None:
+  """The node ``op(*src)`` (dtype by tinygrad's ``dtype_from_uop``, else ``dt``), or None if tinygrad's typing refuses it."""
+  try: key: tuple | None = (op, dt, src, arg)
+  except TypeError: key = None
+  if key is not None and key in _nodes: return _nodes[key]
+  try:
+    node: UOp | None = UOp(op, dtype_from_uop(op, src, arg) or dt, src, arg)
+    if _spec().rewrite(node) is False: node = None
+  except Exception: node = None
+  if key is not None:
+    if len(_nodes) > 100_000: _nodes.clear()   # bounded: a long analysis keeps only the recent ones
+    _nodes[key] = node
+  return node
 
 
 def _spec() -> Any:
@@ -500,8 +518,25 @@ def _family(dt: Any) -> str | None:
   return "bool" if dt is dtypes.bool else "int" if dtypes.is_int(dt) else "float" if dtypes.is_float(dt) else None
 
 
+_leaves: dict[tuple, list[UOp]] = {}   # (kind, ...) -> the leaves: the same holes come back in every overlap
+
+
+def _memo(kind: str, f: Any, *key: Any) -> list[UOp]:
+  """``f(*key)``, once per key (the types of a trailing tuple of args count: ``0 == 0.0 == False``)."""
+  args = key[-1] if isinstance(key[-1], tuple) else ()
+  k = (kind, *key, tuple(type(a) for a in args))
+  try: hit = _leaves.get(k)
+  except TypeError: return f(*key)   # an unhashable pattern arg
+  if hit is None: hit = _leaves[k] = f(*key)
+  return hit
+
+
 def _consts(dt: Any, args: tuple) -> list[UOp]:
   """Constants of dtype ``dt`` ``==`` every one of ``args``: the written ones first, then the edge constants."""
+  return _memo("const", _make_consts, dt, args)
+
+
+def _make_consts(dt: Any, args: tuple) -> list[UOp]:
   fam = _family(dt)
   if fam is None and not args: return []
   values: list[Any] = []
@@ -521,6 +556,10 @@ def _consts(dt: Any, args: tuple) -> list[UOp]:
 
 def _variables(letter: str, dt: Any) -> list[UOp]:
   """Variables of dtype ``dt`` (``UOp.variable``, named for their hole), each bounds of ``BOUNDS``."""
+  return _memo("var", _make_variables, letter, dt)
+
+
+def _make_variables(letter: str, dt: Any) -> list[UOp]:
   fam = _family(dt)
   try:
     if fam == "int": return [UOp.variable(letter if k == 0 else f"{letter}{k}", lo, hi, dt) for k, (lo, hi) in enumerate(BOUNDS)]
@@ -532,6 +571,10 @@ def _variables(letter: str, dt: Any) -> list[UOp]:
 
 def _samples(op: Any, dt: Any, letter: str, args: tuple) -> list[UOp]:
   """Small nodes of ``op`` and dtype ``dt`` over fresh variables, for a hole with an op set (``UPat(Ops.RANGE)``)."""
+  return _memo("sample", _make_samples, op, dt, letter, args)
+
+
+def _make_samples(op: Any, dt: Any, letter: str, args: tuple) -> list[UOp]:
   def var(k: int, d: Any = dt) -> UOp | None:
     vs = _variables(f"{letter}{k}", d)
     return vs[0] if vs else None
