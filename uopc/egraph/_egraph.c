@@ -57,46 +57,55 @@ static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
   return h;
 }
 
-/* ---- a set of fixed-width int tuples, each with a value: open addressing over entry numbers */
+/* ---- a set of fixed-width int tuples, each with a value: open addressing; a slot holds an entry's hash and number + 1 */
 
-typedef struct { int32_t w; int32_t *slots; int64_t cap, n; IVec data, vals, used; } TMap;
+typedef struct { int32_t w; uint64_t *slots; int64_t cap, n; IVec data, vals, used; } TMap;
 
-static int64_t tm_find(const TMap *m, const int32_t *t) {
-  if (!m->cap) return -1;
-  int64_t mask = m->cap - 1, j = (int64_t)(hash_ints(7, t, m->w) & (uint64_t)mask);
-  for (; m->slots[j] >= 0; j = (j + 1) & mask) {
-    const int32_t *e = m->data.a + (int64_t)m->slots[j] * m->w;
-    if (!memcmp(e, t, (size_t)m->w * sizeof(int32_t))) return m->slots[j];
-  }
-  return -1;
+static inline int same_ints(const int32_t *a, const int32_t *b, int32_t n) {
+  for (int32_t i = 0; i < n; i++) if (a[i] != b[i]) return 0;
+  return 1;
 }
 
-static void tm_place(TMap *m, int64_t e) {
-  int64_t mask = m->cap - 1, j = (int64_t)(hash_ints(7, m->data.a + e * m->w, m->w) & (uint64_t)mask);
-  while (m->slots[j] >= 0) j = (j + 1) & mask;
-  m->slots[j] = (int32_t)e;
-  iv_push(&m->used, (int32_t)j);   /* reserved in tm_add */
+static inline uint32_t tm_hash(const TMap *m, const int32_t *t) { return (uint32_t)hash_ints(7, t, m->w); }
+
+static void tm_place(TMap *m, int64_t e, uint32_t h) {
+  int64_t mask = m->cap - 1, j = (int64_t)(h & (uint64_t)mask);
+  while (m->slots[j]) j = (j + 1) & mask;
+  m->slots[j] = (uint64_t)h << 32 | (uint64_t)(e + 1);
+  m->used.a[m->used.n++] = (int32_t)j;   /* reserved by tm_put */
 }
 
-/* Add a tuple that is not in the map; its entry number, or -1 (out of memory). */
-static int64_t tm_add(TMap *m, const int32_t *t, int32_t val) {
+/* The entry of tuple t, added with value val if new (*added says so; an old one keeps its value unless `overwrite`);
+ * -1 on error. One probe. */
+static int64_t tm_put(TMap *m, const int32_t *t, int32_t val, int overwrite, int *added) {
   if ((m->n + 1) * 2 > m->cap) {
     int64_t cap = m->cap ? m->cap * 2 : 64;
-    int32_t *s = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
     if (!s) { PyErr_NoMemory(); return -1; }
-    memset(s, 0xff, (size_t)cap * sizeof(int32_t));
     PyMem_Free(m->slots);
     m->slots = s; m->cap = cap; m->used.n = 0;
     if (iv_reserve(&m->used, m->n + 1) < 0) return -1;
-    for (int64_t e = 0; e < m->n; e++) tm_place(m, e);
+    for (int64_t e = 0; e < m->n; e++) tm_place(m, e, tm_hash(m, m->data.a + e * m->w));
   }
-  if (iv_extend(&m->data, t, m->w) < 0 || iv_push(&m->vals, val) < 0 || iv_reserve(&m->used, m->used.n + 1) < 0) return -1;
-  tm_place(m, m->n);
+  uint32_t h = tm_hash(m, t);
+  int64_t mask = m->cap - 1, j = (int64_t)(h & (uint64_t)mask);
+  for (uint64_t sl; (sl = m->slots[j]); j = (j + 1) & mask) {
+    if ((uint32_t)(sl >> 32) != h) continue;
+    int64_t e = (int64_t)(uint32_t)sl - 1;
+    if (same_ints(m->data.a + e * m->w, t, m->w)) {
+      *added = 0;
+      if (overwrite) m->vals.a[e] = val;
+      return e;
+    }
+  }
+  if (iv_extend(&m->data, t, m->w) < 0 || iv_push(&m->vals, val) < 0 || iv_push(&m->used, (int32_t)j) < 0) return -1;
+  m->slots[j] = (uint64_t)h << 32 | (uint64_t)(m->n + 1);
+  *added = 1;
   return m->n++;
 }
 
 static void tm_clear(TMap *m) {
-  for (int64_t i = 0; i < m->used.n; i++) m->slots[m->used.a[i]] = -1;
+  for (int64_t i = 0; i < m->used.n; i++) m->slots[m->used.a[i]] = 0;
   m->used.n = 0; m->n = 0; m->data.n = 0; m->vals.n = 0;
 }
 
@@ -131,9 +140,9 @@ typedef struct {
   int32_t nnames, nparams, *order;    /* order: param j -> its position among the sorted names */
   int32_t height, since;
   TEntry *t; int32_t nt;
-  TMap fired;    /* ids (sorted names) -> the class the rule was applied to */
+  TMap fired;    /* ids (sorted names) -> the class the rule was applied to, or -1 */
   TMap seen;     /* scratch: the distinct matches at one root */
-  IVec found;    /* per match: root class, then nnames ids */
+  IVec found;    /* per match: root class, its entry in fired, then nnames ids */
   int64_t applied;
 } Rule;
 
@@ -141,7 +150,7 @@ typedef struct {
   PyObject_HEAD
   Key *keys; int64_t nkeys, capkeys;
   IVec kidpool;
-  int32_t *slots; int64_t capslots;   /* the intern table: key numbers */
+  uint64_t *slots; int64_t capslots;  /* the intern table: a key's hash and number + 1 */
   Class *cls; int64_t capcls;
   IVec parent, size;                  /* the union-find */
   int64_t memo_len;
@@ -175,29 +184,27 @@ static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *ki
   if (!g->capslots) return -1;
   uint32_t h = key_hash(label, nk, kids);
   int64_t mask = g->capslots - 1, j = (int64_t)(h & (uint64_t)mask);
-  for (; g->slots[j] >= 0; j = (j + 1) & mask) {
-    Key *k = &g->keys[g->slots[j]];
-    if (k->hash == h && k->label == label && k->nk == nk && !memcmp(g->kidpool.a + k->kids, kids, (size_t)nk * sizeof(int32_t)))
-      return g->slots[j];
+  for (uint64_t sl; (sl = g->slots[j]); j = (j + 1) & mask) {
+    if ((uint32_t)(sl >> 32) != h) continue;
+    const Key *k = &g->keys[(uint32_t)sl - 1];
+    if (k->label == label && k->nk == nk && same_ints(g->kidpool.a + k->kids, kids, nk)) return (int32_t)((uint32_t)sl - 1);
   }
   return -1;
 }
 
 static void intern_place(Core *g, int32_t k) {
   int64_t mask = g->capslots - 1, j = (int64_t)(g->keys[k].hash & (uint64_t)mask);
-  while (g->slots[j] >= 0) j = (j + 1) & mask;
-  g->slots[j] = k;
+  while (g->slots[j]) j = (j + 1) & mask;
+  g->slots[j] = (uint64_t)g->keys[k].hash << 32 | (uint64_t)(k + 1);
 }
 
-/* The key of value (label, kids), made if new; -1 on error. `kids` must not point into kidpool. */
-static int32_t intern(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
-  int32_t k = intern_find(g, label, nk, kids);
-  if (k >= 0) return k;
+/* A new key for value (label, kids), which has none; -1 on error. `kids` must not point into kidpool. */
+static int32_t intern_new(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
+  int32_t k;
   if ((g->nkeys + 1) * 2 > g->capslots) {
     int64_t cap = g->capslots ? g->capslots * 2 : 1024;
-    int32_t *s = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
     if (!s) { PyErr_NoMemory(); return -1; }
-    memset(s, 0xff, (size_t)cap * sizeof(int32_t));
     PyMem_Free(g->slots);
     g->slots = s; g->capslots = cap;
     for (int64_t i = 0; i < g->nkeys; i++) intern_place(g, (int32_t)i);
@@ -214,6 +221,12 @@ static int32_t intern(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
   g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids)};
   intern_place(g, k);
   return k;
+}
+
+/* The key of value (label, kids), made if new; -1 on error. */
+static int32_t intern(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
+  int32_t k = intern_find(g, label, nk, kids);
+  return k >= 0 ? k : intern_new(g, label, nk, kids);
 }
 
 /* canonical(n): n with its children's canonical ids; -1 on error. */
@@ -253,10 +266,11 @@ static int32_t add_enode(Core *g, int32_t label, int32_t nk, const int32_t *kids
   if (k >= 0 && g->keys[k].memo >= 0) return find(g, g->keys[k].memo);   /* a key not canonical any more still names its class */
   int32_t buf[16], *ck = nk <= 16 ? buf : PyMem_Malloc((size_t)nk * sizeof(int32_t));
   if (!ck) { PyErr_NoMemory(); return -1; }
-  for (int32_t i = 0; i < nk; i++) ck[i] = find(g, kids[i]);
-  k = intern(g, label, nk, ck);
+  int same = 1;
+  for (int32_t i = 0; i < nk; i++) { ck[i] = find(g, kids[i]); same &= ck[i] == kids[i]; }
+  if (!same) k = intern_find(g, label, nk, ck);   /* else: the lookup above was of this very value */
   int32_t c = -1;
-  if (k < 0) goto done;
+  if (k < 0 && (k = intern_new(g, label, nk, ck)) < 0) goto done;
   if (g->keys[k].memo >= 0) { c = find(g, g->keys[k].memo); goto done; }
   if ((c = make_class(g, type)) < 0) goto done;
   memo_set(g, k, c);
@@ -431,8 +445,9 @@ static void mrun(Core *g, int32_t sp, int d) {
   if (g->m_full || g->m_err) return;
   if (sp == 0) {
     if (!d) return;
-    if (tm_find(&r->seen, g->bound) >= 0) return;
-    if (tm_add(&r->seen, g->bound, 0) < 0) { g->m_err = 1; return; }
+    int added;
+    if (tm_put(&r->seen, g->bound, 0, 0, &added) < 0) { g->m_err = 1; return; }
+    if (!added) return;
     if (r->seen.n >= MAX_INSTANCES) g->m_full = 1;
     return;
   }
@@ -679,11 +694,13 @@ static PyObject *Core_match(Core *g, PyObject *args) {
       g->m_full = g->m_err = 0;
       mrun(g, 1, 0);
       if (g->m_err) goto fail;
-      for (int64_t e = 0; e < r->seen.n; e++) {
+      for (int64_t e = 0; e < r->seen.n; e++) {   /* fired: an entry made now holds -1 (not applied) until apply sets it */
         const int32_t *ids = r->seen.data.a + e * r->nnames;
-        int64_t f = tm_find(&r->fired, ids);
-        if (f >= 0 && find(g, r->fired.vals.a[f]) == c) continue;
-        if (iv_push(&r->found, c) < 0 || iv_extend(&r->found, ids, r->nnames) < 0) goto fail;
+        int added;
+        int64_t f = tm_put(&r->fired, ids, -1, 0, &added);
+        if (f < 0) goto fail;
+        if (r->fired.vals.a[f] >= 0 && find(g, r->fired.vals.a[f]) == c) continue;
+        if (iv_push(&r->found, c) < 0 || iv_push(&r->found, (int32_t)f) < 0 || iv_extend(&r->found, ids, r->nnames) < 0) goto fail;
         count++;
       }
       if ((g->work += 64) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) goto fail; }
@@ -703,7 +720,7 @@ fail:
 /* The template entry of rule r for the argument types `types` (asked of Python on first use); NULL on error. */
 static TEntry *template_of(Core *g, int32_t ri, const int32_t *types) {
   Rule *r = &g->rules[ri];
-  for (int32_t i = 0; i < r->nt; i++) if (!memcmp(r->t[i].types, types, (size_t)r->nparams * sizeof(int32_t))) return &r->t[i];
+  for (int32_t i = 0; i < r->nt; i++) if (same_ints(r->t[i].types, types, r->nparams)) return &r->t[i];
   PyObject *tt = PyTuple_New(r->nparams);
   if (!tt) return NULL;
   for (int32_t j = 0; j < r->nparams; j++) PyTuple_SET_ITEM(tt, j, PyLong_FromLong(types[j]));
@@ -764,7 +781,7 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
     if (!ad) continue;
     Rule *r = &g->rules[i];
     r->since = it;
-    int32_t w = 1 + r->nnames;
+    int32_t w = 2 + r->nnames;   /* per match: root, fired entry, ids */
     if (r->nparams > 64) { PyErr_SetString(PyExc_ValueError, "too many parameters"); goto fail; }
     for (int64_t f = 0; f < r->found.n; f += w, n_done++) {
       if (g->memo_len > max_enodes) { stop = 1; break; }
@@ -778,10 +795,8 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
       }
       if (n_done % SIGNAL_EVERY == SIGNAL_EVERY - 1 && PyErr_CheckSignals() < 0) goto fail;
       int32_t c = r->found.a[f];
-      const int32_t *key = r->found.a + f + 1;
-      int64_t e = tm_find(&r->fired, key);
-      if (e >= 0) r->fired.vals.a[e] = c;
-      else if (tm_add(&r->fired, key, c) < 0) goto fail;
+      const int32_t *key = r->found.a + f + 2;
+      r->fired.vals.a[r->found.a[f + 1]] = c;
       matches++;
       int64_t before = g->parent.n;
       for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->cls[find(g, ids[j])].type; }
@@ -998,7 +1013,7 @@ out:
 }
 
 static PyObject *Core_counts(Core *g, void *unused) {
-  long long bytes = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 4 + g->capcls * sizeof(Class) +
+  long long bytes = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 8 + g->capcls * sizeof(Class) +
                                 (g->parent.cap + g->size.cap) * 4);
   long long enodes = 0, nclasses = 0;
   for (int64_t c = 0; c < g->parent.n; c++) {
@@ -1008,7 +1023,7 @@ static PyObject *Core_counts(Core *g, void *unused) {
   }
   for (int32_t i = 0; i < g->nrules; i++) {
     Rule *r = &g->rules[i];
-    bytes += (r->fired.cap + r->fired.data.cap + r->fired.vals.cap + r->fired.used.cap + r->found.cap) * 4;
+    bytes += r->fired.cap * 8 + (r->fired.data.cap + r->fired.vals.cap + r->fired.used.cap + r->found.cap) * 4;
   }
   return Py_BuildValue("{sLsLsLsLsL}", "enodes", enodes, "classes", nclasses, "memo", (long long)g->memo_len, "keys",
                        (long long)g->nkeys, "bytes", bytes);
