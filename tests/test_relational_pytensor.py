@@ -223,3 +223,16 @@ def test_the_example_script_runs():
   out = subprocess.run([sys.executable, EXAMPLE], capture_output=True, text=True, check=True).stdout
   assert "19 graphs reached" in out and "4x reachable (reacho): True" in out
   assert "shortest path to mul(_, x), 3 steps: local_exp_log -> flatten_nested_add_mul -> local_reduce_add" in out
+
+
+def test_a_pattern_with_get_nodes_rewrites_the_node_it_is_offered():
+  from pytensor.tensor.rewriting.math import local_one_plus_erf   # tracked on erf, it rewrites the add above it
+  s = pt.scalar("s")
+  nf = normal_forms(from_pytensor(pt.exp(1 + pt.erf(s))), [local_one_plus_erf])
+  assert [f.term() for f in nf.forms] == ["exp(erfc(neg(s)))"] and not nf.stuck and nf.canonical is nf.forms[0].graph
+
+
+def test_pytensor_own_rewrite_keeps_its_constants_readable():
+  nf = normal_forms(from_pytensor(pt.log(pt.exp(x + 1))), [local_exp_log])
+  assert nf.canonical is nf.forms[0].graph and nf.canonical.term() == "add(x, ExpandDims{axis=0}(1))"
+  assert to_pytensor(nf.canonical).owner.inputs[1].owner.inputs[0].data == 1

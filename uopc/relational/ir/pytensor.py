@@ -37,7 +37,8 @@ from typing import Any, Callable, Iterable, cast
 from pytensor.graph.features import Feature
 from pytensor.graph.fg import FunctionGraph
 from pytensor.graph.rewriting.basic import (EquilibriumGraphRewriter, MergeOptimizer, NodeRewriter, OpToRewriterTracker,
-                                            SequentialNodeRewriter, WalkingGraphRewriter)
+                                            PatternNodeRewriter, SequentialNodeRewriter, WalkingGraphRewriter)
+from pytensor.graph.rewriting.unify import OpPattern
 
 from uopc.relational.ir import register
 from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
@@ -97,12 +98,10 @@ def rewriter_name(rw: NodeRewriter) -> str:
 
 
 def rewriter_location(rw: NodeRewriter) -> str:
-  """``file.py:line`` of the rewriter's function, else of its class."""
+  """``file.py:line`` of the rewriter's function, else of its class's ``transform`` (read from code objects: cheap)."""
   fn = getattr(rw, "fn", None)
-  if (code := getattr(fn, "__code__", None)) is not None: return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
-  import inspect
-  try: return f"{os.path.basename(inspect.getfile(type(rw)))}:{inspect.getsourcelines(type(rw))[1]}"
-  except (OSError, TypeError): return type(rw).__name__
+  code = getattr(fn, "__code__", None) or getattr(getattr(type(rw), "transform", None), "__code__", None)
+  return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else type(rw).__name__
 
 
 class PyTensorRule:
@@ -114,6 +113,24 @@ class PyTensorRule:
 
   def describe(self) -> str: return self.name
   def __repr__(self) -> str: return f"PyTensorRule({self.name})"
+
+
+class _AtRoot(NodeRewriter):
+  """A ``PatternNodeRewriter`` with ``get_nodes`` (tracked on one op, it rewrites the clients ``get_nodes`` finds) as a
+  step: offered the nodes its pattern's root matches and called there (``get_nodes=False``), so it replaces the node
+  it is called on. The same replacements: each node ``get_nodes`` would find is such a node."""
+
+  def __init__(self, pattern: Any) -> None:
+    self.pattern = pattern
+    root = pattern.in_pattern["pattern"][0] if isinstance(pattern.in_pattern, dict) else pattern.in_pattern[0]
+    self._tracks = [root.op_type] if isinstance(root, OpPattern) else [root]
+
+  def tracks(self) -> Any: return self._tracks
+  def transform(self, fgraph: Any, node: Any, *args: Any, **kw: Any) -> Any: return self.pattern.transform(fgraph, node, get_nodes=False)
+
+
+def _as_step(rw: NodeRewriter) -> NodeRewriter:
+  return _AtRoot(rw) if isinstance(rw, PatternNodeRewriter) and rw.get_nodes is not None else rw
 
 
 class _Tracked:
@@ -133,8 +150,9 @@ class PyTensorRules:
     self.rules = [PyTensorRule(rw, f"{name}#{i} {rewriter_name(rw)} ({rewriter_location(rw)})", rewriter_location(rw))
                   for i, rw in enumerate(self.rewriters)]
     self._index = {id(rw): i for i, rw in reversed(list(enumerate(self.rewriters)))}   # the first copy is the one that fires
+    self._steps = [_as_step(rw) for rw in self.rewriters]   # what a step calls (PyTensor's own rewrite calls rewriters)
     self._tracker = OpToRewriterTracker()
-    for rw in self.rewriters: self._tracker.add_tracker(rw)
+    for rw in self._steps: self._tracker.add_tracker(rw)
     self._by_op: dict[Any, tuple[int, ...]] = {}
     self._every: dict[Any, tuple] = {}
     self.by_op = _Tracked(self)
@@ -149,7 +167,7 @@ class PyTensorRules:
     """The indices of the rules PyTensor would offer a node of ``op`` to, in rule order."""
     if (t := self._by_op.get(op)) is None:
       mine = {id(rw) for rw in self._tracker.get_trackers(op)}
-      t = self._by_op[op] = tuple(i for i, rw in enumerate(self.rewriters) if id(rw) in mine)
+      t = self._by_op[op] = tuple(i for i, rw in enumerate(self._steps) if id(rw) in mine)
     return t
 
   def enter_state(self, root: PyTensorNode) -> None:
@@ -168,12 +186,12 @@ class PyTensorRules:
   def apply(self, i: int, u: PyTensorNode, state: PyTensorNode | None = None) -> PyTensorNode | None:
     """Rule ``i`` on node ``u`` of the state ``state`` (default: the state being stepped, else ``u``'s own graph): the node
     its replacement makes, or None. Raises what the rewriter raises."""
-    rw = self.rewriters[i]
+    rw = self._steps[i]
     var = to_pytensor(u)
     node = var.owner
     fgraph = self.contexts.of(state or self.state or u)
     self.calls += 1
-    self.contexts.running = rewriter_name(rw)
+    self.contexts.running = rewriter_name(self.rewriters[i])
     try: ret = rw.transform(fgraph, node)
     finally: self.contexts.running = None
     if not ret: return None

@@ -137,7 +137,8 @@ def from_pytensor(v: Variable, adopt: bool = True) -> PyTensorNode:
       n = make(node.op, tuple(memo[id(i)] for i in node.inputs), node.outputs.index(u), tuple(o.type for o in node.outputs))
     # adopted only where its Apply is the node's own: inputs the sources' variables (a rewriter may build two equal
     # subgraphs, which are one node: the second one's users are made again, merged, when read)
-    if adopt and (u.owner is None or all(i is s.var for i, s in zip(u.owner.inputs, n.src))): _adopt(n, u)
+    # (a leaf always: inputs and constants are never changed in place, and a leaf is read back only through its own)
+    if u.owner is None or (adopt and all(i is s.var for i, s in zip(u.owner.inputs, n.src))): _adopt(n, u)
     memo[id(u)] = n
   return memo[id(v)]
 

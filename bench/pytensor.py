@@ -1,0 +1,134 @@
+"""PyTensor graphs in the explorer against cloning a FunctionGraph per state: ``python bench/pytensor.py``.
+
+Two graphs: the Aesara issue's ``log(exp(x + x)) + x + x`` under its three rewriters (19 states, the whole
+space, explored 50 times), and a logistic regression's loss gradient (47 nodes) under PyTensor's
+``canonicalize`` node rewriters (the first 150 states). Two ways to explore each, breadth first, each graph once:
+
+- **states**: the explorer's (hash-consed nodes shared by every state, rewriters called with the state's
+  context, a ``FunctionGraph`` built only when a rewriter reads it);
+- **clone**: the issue's starting point: every state is a ``FunctionGraph``; each rewriter is tried on each
+  node of it, and each replacement clones the ``FunctionGraph`` (``clone_get_equiv``, its features with it: the
+  rewriters' requirements and ``ShapeFeature``), replaces in the copy and merges it (``MergeOptimizer``: the
+  explorer's states are merged graphs, so both explore the same space). States are told apart by their structure
+  (the explorer's node of the copy's output, not kept).
+
+Columns: states/s (best of 3), and memory per state (``tracemalloc``: what the exploration holds at its end,
+over its states). The ratio is states over clone, measured in the same run.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import time
+import tracemalloc
+from collections import Counter, deque
+from typing import Any, Callable
+
+if __name__ == "__main__":   # run by path: the repository's root first, never bench/ (whose kanren.py shadows the package)
+  _here = os.path.dirname(os.path.abspath(__file__))
+  sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
+
+import pytensor.tensor as pt
+from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.replace import clone_replace
+from pytensor.graph.rewriting.basic import MergeOptimizer, node_rewriter
+from pytensor.tensor.rewriting.elemwise import flatten_nested_add_mul
+from pytensor.tensor.rewriting.math import local_exp_log
+from pytensor.tensor.rewriting.shape import ShapeFeature
+
+from uopc.relational import explore
+from uopc.relational.ir.pytensor import PyTensorRules, from_pytensor, named_rules
+
+
+@node_rewriter([pt.add])
+def local_reduce_add(fgraph: Any, node: Any) -> Any:
+  """The Aesara issue's ``x + x -> 2 * x``."""
+  unique_inputs = Counter(node.inputs)
+  if all(v == 1 for v in unique_inputs.values()): return None
+  if len(unique_inputs) > 1: return [pt.add(*(v * k if v > 1 else k for k, v in unique_inputs.items()))]
+  return [v * k for k, v in unique_inputs.items()]
+
+
+def issue() -> tuple[Any, list, int, int]:
+  x = pt.vector("x")
+  return pt.log(pt.exp(x + x)) + x + x, [local_reduce_add, local_exp_log, flatten_nested_add_mul], 100, 50
+
+
+def logistic_gradient() -> tuple[Any, list, int, int]:
+  X, y, w, b = pt.matrix("X"), pt.vector("y"), pt.vector("w"), pt.scalar("b")
+  p = pt.sigmoid(X @ w + b)
+  loss = -pt.mean(y * pt.log(p) + (1 - y) * pt.log(1 - p))
+  return pt.grad(loss, w), named_rules("canonicalize").rewriters, 150, 1
+
+
+def with_states(z: Any, rewriters: list, max_states: int) -> Any:
+  return explore(from_pytensor(z), PyTensorRules(rewriters), max_states=max_states).run()   # a fresh memo each time
+
+
+def with_clones(z: Any, rewriters: list, max_states: int) -> list:
+  """Breadth first over FunctionGraphs, each successor a clone of its state with one replacement made."""
+  from pytensor.graph.rewriting.basic import OpToRewriterTracker
+  tracker = OpToRewriterTracker()
+  for rw in rewriters: tracker.add_tracker(rw)
+  start = FunctionGraph(outputs=[z], clone=True, copy_inputs=False, copy_orphans=False)   # its inputs shared, as the states share them
+  for rw in rewriters: rw.add_requirements(start)   # as PyTensor's rewrite does; a clone gets its features again
+  start.attach_feature(ShapeFeature())
+  merge = MergeOptimizer()
+  merge.rewrite(start)
+  seen = {from_pytensor(start.outputs[0], adopt=False)}
+  states, todo = [start], deque([start])
+  while todo and len(states) < max_states:
+    fg = todo.popleft()
+    for node in fg.toposort():
+      for rw in tracker.get_trackers(node.op):
+        try: ret = rw.transform(fg, node)
+        except Exception: continue
+        if not ret or isinstance(ret, dict): continue
+        for old, new in zip(node.outputs, ret):
+          if new is None or new is old: continue
+          fg2, memo = fg.clone_get_equiv(check_integrity=False, copy_inputs=False, copy_orphans=False)
+          new2 = clone_replace(new, replace={v: memo[v] for v in memo if v in fg.variables})
+          try: fg2.replace(memo[old], old.type.filter_variable(new2, allow_convert=True), import_missing=True)
+          except Exception: continue
+          merge.rewrite(fg2)   # a merged graph, as the explorer's states are: the same space
+          if (key := from_pytensor(fg2.outputs[0], adopt=False)) not in seen:
+            seen.add(key)
+            states.append(fg2)
+            todo.append(fg2)
+            if len(states) >= max_states: return states
+  return states
+
+
+def measure(run: Callable[[], Any], rounds: int) -> tuple[int, float, float]:
+  """(states, best states/s over 3 tries of ``rounds`` runs, bytes held per state at the end of one run)."""
+  best, n = float("inf"), 0
+  for _ in range(3):
+    gc.collect()
+    t0 = time.perf_counter()
+    for _ in range(rounds): out = run()
+    best = min(best, time.perf_counter() - t0)
+    n = len(out.states) if hasattr(out, "states") else len(out)
+  gc.collect()
+  tracemalloc.start()
+  before = tracemalloc.get_traced_memory()[0]
+  kept = run()
+  if hasattr(kept, "states"): kept.states   # noqa: B018  (every state made)
+  held = tracemalloc.get_traced_memory()[0] - before
+  tracemalloc.stop()
+  return n, n * rounds / best, held / n
+
+
+def main() -> None:
+  print("PyTensor graphs: the explorer's states against a FunctionGraph cloned per state (one run; the machine is shared)")
+  print(f"{'graph':<22} {'nodes':>5} {'states':>6} {'states/s':>10} {'clone/s':>10} {'ratio':>6} {'B/state':>9} {'clone B/state':>13}")
+  for name, make in (("issue (3 rewriters)", issue), ("logreg grad (canon.)", logistic_gradient)):
+    z, rewriters, max_states, rounds = make()
+    nodes = len(from_pytensor(z).toposort())
+    n, rate, mem = measure(lambda z=z, r=rewriters, m=max_states: with_states(z, r, m), rounds)
+    cn, crate, cmem = measure(lambda z=z, r=rewriters, m=max_states: with_clones(z, r, m), rounds)
+    print(f"{name:<22} {nodes:>5} {n:>6} {rate:>10,.0f} {crate:>10,.0f} {rate / crate:>5.1f}x {mem:>9,.0f} {cmem:>13,.0f}"
+          + ("" if n == cn else f"   (clone reached {cn} states)"))
+
+
+if __name__ == "__main__": main()
