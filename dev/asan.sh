@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The native cores under AddressSanitizer: _space.c and uopc/egraph/_egraph.c built with -fsanitize=address into a copy of
-# the package, and the differential tests (native against Python, its pattern matcher against UPat.match, the e-graph's C
-# core against its Python loop) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
+# The native cores under AddressSanitizer: _space.c, uopc/egraph/_egraph.c and uopc/_term.c built with -fsanitize=address into
+# a copy of the package, and the differential tests (native against Python, its pattern matcher against UPat.match, the e-graph's
+# C core against its Python loop, the C let form against term.py's) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
 # capture would swallow what ASan writes to stderr before it ends the process.
 # `dev/asan.sh [pytest arguments]`: without any, the four test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
@@ -23,6 +23,8 @@ rm -f "$NATIVE"/_space*.so "$EGRAPH"/_egraph*.so
 SUFFIX="$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
 INCLUDE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 "$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$NATIVE/_space.c" -o "$NATIVE/_space$SUFFIX"
+rm -f "$WORK/repo/uopc"/_term*.so   # the let form's walk (uopc/_term.c), which every report prints with
+"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$WORK/repo/uopc/_term.c" -o "$WORK/repo/uopc/_term$SUFFIX"
 "$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$EGRAPH/_egraph.c" -o "$EGRAPH/_egraph$SUFFIX"
 
 cd "$WORK/repo"
@@ -33,8 +35,10 @@ LOADED="$("$PY" -c 'import uopc.relational.native._space as s; print(s.__file__)
 [[ "$LOADED" == "$NATIVE/_space$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 LOADED="$("$PY" -c 'import uopc.egraph._egraph as s; print(s.__file__)')"
 [[ "$LOADED" == "$EGRAPH/_egraph$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
+LOADED="$("$PY" -c 'import uopc._term as s; print(s.__file__)')"
+[[ "$LOADED" == "$WORK/repo/uopc/_term$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 
-[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py \
+[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py tests/test_term.py \
   tests/test_egraph_native.py
 status=0
 "$PY" -m pytest -p no:cacheprovider -o addopts="-q" "$@" || status=$?

@@ -77,3 +77,27 @@ def test_show_inside_a_memo_is_show(gs, limit):
   with memo(max_entries=3):   # tiny: it starts again mid-way too
     assert [show(u, limit) for u in asks] == expected
     assert [show(u, limit) for u in reversed(asks)] == expected[::-1]
+
+
+@given(st.lists(graphs(max_ops=12), min_size=1, max_size=6), st.sampled_from([None, 5, 40]), st.integers(2, 30))
+def test_the_c_let_form_is_the_python_one(gs, limit, max_nodes):
+  """uopc/_term.c walks, names and writes a graph as _Memo's Python walk does: the same texts, and the same remembered
+  subterm texts; past max_nodes distinct nodes both give up (show then prints it as without a memo)."""
+  from uopc import term
+  assert term._native is not None   # built by setup.py: the suite runs with it
+  asks = [u for g in gs for u in (g, *g.src, *(g.src[0].src if g.src else ()))]
+  big = max(gs, key=lambda g: len(g.toposort()))
+  squared = big + big   # every subterm used twice
+  asks += [squared, squared + squared]
+
+  def texts(native: object) -> tuple[list[str], dict[object, str]]:
+    saved, term._native = term._native, native
+    try:
+      with term.memo():
+        m = term._memo
+        m.MAX_NODES = max_nodes
+        return [show(u, limit) for u in asks], dict(m.plain)
+    finally: term._native = saved
+  (c_texts, c_plain), (py_texts, py_plain) = texts(term._native), texts(None)
+  assert c_texts == py_texts == [show(u, limit) for u in asks]
+  assert all(py_plain[u] == t for u, t in c_plain.items() if u in py_plain)

@@ -14,7 +14,7 @@ after that many characters with an ellipsis.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from itertools import count, product
+from itertools import count, islice, product
 from string import ascii_lowercase
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar, cast
 
@@ -85,6 +85,7 @@ def op_parts(name: str, args: Sequence[N], trailing: str | None, body: N | None 
   >>> op_parts("reduce", ["x"], "add, 1"), op_parts("sq", ["7"], None, "b")
   (['reduce(', 'x', ', add, 1', ')'], ['sq[', 'b', '](', '7', ')'])
   """
+  if body is None and trailing is None and len(args) == 2: return [f"{name}(", args[0], ", ", args[1], ")"]   # most nodes: no loop
   parts: list[N | str] = [f"{name}("] if body is None else [f"{name}[", body, "]("]
   for i, a in enumerate(args):
     if i: parts.append(", ")
@@ -189,11 +190,23 @@ class _Memo:
     if self.chars > self.MAX_CHARS: self.__init__(self.max_entries)   # type: ignore[misc]  # bounded: start again
     elif len(self.answers) > self.max_entries: self.answers.clear()   # the subterms' texts stay: they are what new states reuse
     # a subterm of a graph printed before that shares nothing has its text already (a chain's states are each other's subterms)
-    if (text := self.plain.get(root)) is None: text = self._plain(root) if self._free(root) is not None else self._let(root)
+    if (text := self.plain.get(root)) is None:
+      if _native is not None and _hash_consed(type(root)): text = self._native_let(root)   # the same text, from C
+      else: text = self._plain(root) if self._free(root) is not None else self._let(root)
     if text is None: text = _show(root, limit)   # too big to remember
     elif limit is not None and len(text) > limit: text = _inline(root, self._pieces, {}, limit=limit)   # the tree's prefix, as _show
     self.answers[(root, limit)] = text
     self.chars += len(text)
+    return text
+
+  def _native_let(self, root: Any) -> str | None:
+    """``_let`` (or ``_plain`` where nothing is shared) in C (``uopc/_term.c``): the same walk, names and texts, with
+    ``parts`` and ``plain`` filled as Python fills them; None past ``MAX_NODES`` distinct nodes."""
+    assert _native is not None
+    found = _native.let_text(root, self.parts, _make_parts, self.plain, _let_names_list(self.MAX_NODES), self.MAX_NODES)
+    if found is None: return None
+    text, chars = found
+    self.chars += chars
     return text
 
   def _pieces(self, u: Any) -> Any:
@@ -283,6 +296,29 @@ class _Memo:
 
 
 _memo: _Memo | None = None
+
+try: from uopc import _term as _native   # the let form's walk in C (setup.py builds it; optional)
+except ImportError: _native = None   # type: ignore[assignment]
+_names: list[str] = []
+
+
+def _let_names_list(n: int) -> list[str]:
+  """The first ``n`` (at least) let names, as a list (``let_names``), made once."""
+  if len(_names) < n: _names[:] = list(islice(let_names(), n))
+  return _names
+
+
+def _make_parts(u: Any) -> Any: return _parts_for(u)(u)
+
+
+_consed: dict[type, bool] = {}
+
+
+def _hash_consed(t: type) -> bool:
+  """Whether ``t`` is uopc's node type, whose nodes are hash-consed (the C walk tells nodes apart by identity). By name:
+  uop.py imports this module."""
+  if (known := _consed.get(t)) is None: known = _consed[t] = (t.__module__, t.__qualname__) == ("uopc.uop", "UOp")
+  return known
 
 
 @contextmanager
