@@ -240,3 +240,27 @@ def test_the_tinygrad_order_example_prints_what_the_doc_says():
   assert "  as written: 1\n  symbolic.py:150 moved first: 0\n  divandmod.py:108 moved first: raises ZeroDivisionError" in out
   assert "graph_rewrite(bottom_up=True): 0\n" in out
   assert f"```text\n{out}```" in doc   # the doc's transcript is the script's output, whole
+
+
+def test_kanren_goals_take_tinygrad_nodes_and_rules():
+  from kanren import run, var
+
+  from uopc.relational.logic.goals import normalo, reacho, stepo
+  q = var()
+  prog = (a + 0) * 1 + (b * 1 + 0)
+  steps = run(0, q, stepo(symbolic_simple, prog, q))
+  assert len(steps) == 4 and all(type(h) is UOp for h in steps) and (a + 0) * 1 + (b + 0) in steps   # one rule at each of 4 nodes
+  assert len(run(0, q, reacho(symbolic_simple, prog, q))) == 16   # the exploration's 16 graphs
+  assert run(0, q, reacho(symbolic_simple, prog, a + b)) == (q,)   # a membership question: yes
+  assert run(0, q, reacho(symbolic_simple, a + b, prog)) == ()
+  z = UOp.const(0, dtypes.weakint)
+  assert sorted(h.arg for h in run(0, q, normalo(symbolic, z // z, q))) == [0, 1]   # both of 0 // 0's normal forms
+
+
+def test_kanren_goals_on_tinygrad_rules_do_not_run_backwards_and_ignore_uopc_nodes():
+  from kanren import run, var
+
+  from uopc.relational.logic.goals import NotGroundError, stepo
+  q = var()
+  with pytest.raises(NotGroundError, match="running backwards"): run(1, q, stepo(symbolic_simple, q, a))
+  assert run(0, q, stepo(symbolic_simple, uopc.UOp.param(0) + 0, q)) == ()   # a uopc node relates to nothing under tinygrad's rules

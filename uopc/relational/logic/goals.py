@@ -27,6 +27,11 @@ ground argument that is not a graph (``5``, a ``Head``, a tuple) makes the goal 
 
 A step whose rule raises is not a step of these relations (it reaches no graph);
 ``Exploration`` reports those as stuck states.
+
+Another IR's nodes and rule sets work forwards (the first graph argument ground): tinygrad's
+``UOp`` with tinygrad's own ``PatternMatcher``, say (``docs/ir-protocol.md``). Their nodes unify
+by identity (hash consing); running backwards needs uopc's ``UPat``s and raises
+``NotGroundError`` for another IR's rule set.
 """
 from __future__ import annotations
 
@@ -39,9 +44,10 @@ from unification.variable import Var
 from uopc.matcher import PatternMatcher
 from uopc.relational.logic import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
 from uopc.relational.logic.bridge import as_node, isground_term, unify_nodes
+from uopc.relational.ir import ir_of_rules
 from uopc.relational.logic.patterns import predecessors, redexes_producing, rule_patterns
 from uopc.relational.space.states import State
-from uopc.relational.space.step import Semantics, Stepper, stepper_for
+from uopc.relational.space.step import Semantics, Stepper, Stuck, stepper_for
 from uopc.relational.space.stream import Exploration
 from uopc.uop import UOp
 
@@ -54,14 +60,15 @@ class NotGroundError(ValueError):
 
 
 class _Sides(NamedTuple):
-  """The two graph arguments of a relation, reified: ``gt``/``ht`` the terms, ``gn``/``hn`` their nodes (or None)."""
+  """The two graph arguments of a relation, reified: ``gt``/``ht`` the terms, ``gn``/``hn`` their nodes (or None): uopc's
+  ``UOp``s, or another IR's nodes."""
   gt: Any
-  gn: UOp | None
+  gn: Any
   ht: Any
-  hn: UOp | None
+  hn: Any
 
   @property
-  def h_node(self) -> UOp:
+  def h_node(self) -> Any:
     """``hn``, where ``gn`` is None: ``_sides`` makes sure one of the two is a node."""
     assert self.hn is not None
     return self.hn
@@ -73,20 +80,30 @@ def _resolve(term: Any, S: Substitution) -> Any:
   return term if type(term) is UOp else reify(term, S)
 
 
-def _sides(who: str, g: Any, h: Any, S: Substitution) -> _Sides | None:
+def _rules(pm: Any) -> tuple[Any, type]:
+  """``pm`` as its IR's rule protocol (uopc's ``PatternMatcher`` as it is, tinygrad's adapted) and the IR's node type."""
+  ir, rules = ir_of_rules(pm)
+  return rules, ir.node_type
+
+
+def _sides(who: str, g: Any, h: Any, S: Substitution, node_type: type = UOp) -> _Sides | None:
   """The mode switch of every relation here: the reified sides, or None when the relation fails.
 
   A ground argument that is not a graph (``5``, a ``Head``, a tuple, an ill-typed
   etuple) relates to nothing: the relation fails (an empty stream). With neither side
-  ground there is nothing to enumerate from: ``NotGroundError``.
+  ground there is nothing to enumerate from: ``NotGroundError``. ``node_type`` is the rule set's IR's: another IR's
+  nodes are ground as they are (uopc's etuple patterns never build one).
   """
   gt = _resolve(g, S)
-  gn = gt if type(gt) is UOp else as_node(gt)   # nodes, the usual case, without a call: a membership question asks per candidate
+  gn = gt if type(gt) is UOp else as_node(gt) if node_type is UOp else gt if type(gt) is node_type else None   # nodes without a call
   if gn is None and isground_term(gt): return None
   ht = _resolve(h, S)
-  hn = ht if type(ht) is UOp else as_node(ht)
+  hn = ht if type(ht) is UOp else as_node(ht) if node_type is UOp else ht if type(ht) is node_type else None
   if hn is None and isground_term(ht): return None
   if gn is None and hn is None: raise NotGroundError(f"{who}: neither graph is ground; ground one with an earlier goal")
+  if gn is not None and type(gn) is not node_type or hn is not None and type(hn) is not node_type: return None   # another IR's node
+  if gn is None and node_type is not UOp:
+    raise NotGroundError(f"{who}: running backwards (the first graph unknown) needs uopc's UPats; ground it with an earlier goal")
   return _Sides(gt, gn, ht, hn)
 
 
@@ -143,12 +160,13 @@ def stepo(pm: PatternMatcher, g: Any, h: Any, *, ctx: Any = None, semantics: Sem
 
   (``x + 0`` has list sources, so it matches ``0 + x`` too.)
   """
+  pm, node_type = _rules(pm)
   stepper = stepper_for(pm, ctx, semantics)   # held by the goal: its memo serves every state the goal sees
 
   def stepo_goal(S: Substitution) -> Iterator[Substitution]:
-    if (sides := _sides("stepo", g, h, S)) is None: return iter(())
+    if (sides := _sides("stepo", g, h, S, node_type)) is None: return iter(())
     if sides.gn is not None:
-      return _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is UOp), S)
+      return _unify_each(sides.ht, (t for _, t in stepper.successors(sides.gn) if type(t) is not Stuck), S)  # type: ignore[misc]
     return _unify_each(sides.gt, (p for p, _ in predecessors(pm, sides.h_node, stepper)), S)
   return stepo_goal
 
@@ -184,13 +202,14 @@ def reacho(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None,
   >>> [show(h) for h in run(0, q, reacho(comm, p0 + p1, q))]
   ['add(p0, p1)', 'add(p1, p0)']
   """
+  pm, node_type = _rules(pm)
   stepper = stepper_for(pm, ctx, semantics)
   # Every call of this goal from the same program shares one lazy exploration (replayed, then continued), so a
   # conjunction that binds h first and asks "is h reachable?" once per candidate explores once, not once per candidate.
   shared: dict[UOp, Exploration] = {}
 
   def reacho_goal(S: Substitution) -> Iterator[Substitution]:
-    if (sides := _sides("reacho", g, h, S)) is None: return iter(())
+    if (sides := _sides("reacho", g, h, S, node_type)) is None: return iter(())
     gn, hn = sides.gn, sides.hn
     if gn is None: return _unify_each(sides.gt, _backward_reach(pm, sides.h_node, stepper), S)
     ex = shared.get(gn)
@@ -214,10 +233,11 @@ def normalo(pm: PatternMatcher, g: Any, h: Any, *, max_states: int | None = None
   >>> [h.arg for h in run(0, q, normalo(symbolic, e, q))]      # fold first, or x + 0.0 -> x
   [0.0, -0.0]
   """
+  pm, node_type = _rules(pm)
   stepper = stepper_for(pm, ctx, semantics)
 
   def normalo_goal(S: Substitution) -> Iterator[Substitution]:
-    if (sides := _sides("normalo", g, h, S)) is None: return iter(())
+    if (sides := _sides("normalo", g, h, S, node_type)) is None: return iter(())
     if sides.gn is not None:
       ex = Exploration(sides.gn, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, stepper=stepper)
       return _unify_states(sides.ht, ex.iter_normal_forms(), S)
@@ -238,13 +258,14 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
   >>> [show(n) for n in run(0, q, plus0(q, p0))]
   ['add(p0, 0)', 'add(0, p0)']
   """
+  pm, node_type = _rules(pm)
   if not 0 <= index < len(pm.rules): raise IndexError(f"rule {index} out of range: the matcher has {len(pm.rules)} rules")
 
   def relation(n: Any, m: Any) -> Goal:
     stepper = stepper_for(pm, ctx)
 
     def rule_goal(S: Substitution) -> Iterator[Substitution]:
-      if (sides := _sides(f"rule {index}", n, m, S)) is None: return iter(())
+      if (sides := _sides(f"rule {index}", n, m, S, node_type)) is None: return iter(())
       nn = sides.gn
       if nn is not None:
         return _unify_each(sides.ht, (r.result for r in stepper.redexes_at(nn)  # type: ignore[misc]
@@ -259,7 +280,7 @@ def rule_relation(pm: PatternMatcher, index: int, ctx: Any = None) -> Callable[[
 
 def rule_relations(pm: PatternMatcher, ctx: Any = None) -> list[Callable[[Any, Any], Goal]]:
   """Every rule of ``pm`` as a relation, in rule order."""
-  return [rule_relation(pm, i, ctx) for i in range(len(pm.rules))]
+  return [rule_relation(pm, i, ctx) for i in range(len(_rules(pm)[0].rules))]
 
 
 __all__ = ["NotGroundError", "normalo", "reacho", "rule_patterns", "rule_relation", "rule_relations", "stepo"]
