@@ -4,8 +4,12 @@ parents, steps, edges, normal forms, cycles and bounds; the same search answers;
 One local cluster of 2 workers for the module (starting one costs seconds); every run here uses it.
 """
 import re
+import signal
+import subprocess
 import sys
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 import ray
@@ -22,6 +26,7 @@ from uopc.relational.space.cycles import terminal_cycles
 from uopc.rulesets import resolve_rules
 
 CLUSTER = "local:2"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -165,3 +170,29 @@ def test_what_the_cluster_does_not_run_is_one_line_and_exit_2(capsys, tmp_path, 
   try: code, out, err = uopc(capsys, "explore", argv[0], prog, *argv[1:])
   except SystemExit as e: code, (out, err) = e.code, capsys.readouterr()
   assert (code, out) == (2, "") and message in err and err.count("\n") == 1
+
+
+def test_ctrl_c_stops_the_cluster_and_prints_the_partial_result_marked_incomplete(tmp_path):
+  # its own local cluster, in a command of its own: SIGINT once the workers have begun (their first rule call says so)
+  n = 8
+  rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
+  rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
+  (tmp_path / "big.uir").write_text("\n".join(rows) + "\n")   # (p0 + 0) + ... + (p7 + 0) under symbolic: millions of states
+  started = tmp_path / "started"
+  (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
+    import pathlib
+    from uopc import PatternMatcher, UPat, symbolic
+    def mark(x): pathlib.Path({str(started)!r}).touch()
+    rules = PatternMatcher([(UPat.var("x") + 0, mark)] + symbolic.rules)
+    """))
+  p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "normal-forms", str(tmp_path / "big.uir"), "--no-reduce", "--rules",
+                        f"{tmp_path / 'rules.py'}:rules", "--cluster", "local:2", "--max-states", "10000000", "--timeout", "300", "--samples", "0"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+  deadline = time.monotonic() + 120
+  while not started.exists() and p.poll() is None and time.monotonic() < deadline: time.sleep(0.05)
+  time.sleep(1.0)   # a few levels
+  p.send_signal(signal.SIGINT)
+  out, err = p.communicate(timeout=120)
+  explored = re.search(r"explored (\d+) states, \d+ edges: incomplete: stopped by an interrupt \(SIGINT\)", out)
+  assert p.returncode == 130 and explored is not None and int(explored[1]) > 1, (out, err)
+  assert "an interrupt (SIGINT)" in err and "Traceback" not in err

@@ -279,16 +279,32 @@ def stopped() -> Reason | None:
 REPORT_TIME = 1.0   # seconds a report may add detail once a bound was hit (well below the supervisor's 8: it must get out)
 
 
+def _look(b: Budget) -> None:
+  """Record what the ticks and the signals would have said, for code that runs shielded (no handler runs then)."""
+  if b._shielded and b._saved:
+    for sig in signal.sigpending() & set(_SIGNALS):
+      if signal.sigtimedwait([sig], 0) is not None: b._on_signal(sig, None)   # a second interrupt raises KeyboardInterrupt
+    b._check_bounds()
+
+
+def taken() -> Reason | None:
+  """The bound that stopped the command, also while shielded, taken as a ``BoundHit`` would be: once it says so, none is
+  raised into the current ``bounded`` call. For a loop that runs shielded and winds up by itself (a cluster run waits in
+  Ray's C code, where a handler's exception would be a ``SystemError``: ``uopc.relational.cluster``)."""
+  b = _current
+  if b is None: return None
+  _look(b)
+  if b.reason is not None: b._delivered = b.cut = True
+  return b.reason
+
+
 def report_cut() -> Reason | None:
   """The bound that ends a report's detail now, or None: a report built item by item asks between items, and once a
   bound was hit ``REPORT_TIME`` seconds ago (during the search or the report itself) it stops adding items, says how
   many it kept, and is written as it is."""
   b = _current
   if b is None: return None
-  if b._shielded and b._saved:   # no handler runs while shielded: look for what the ticks and the signals would say
-    for sig in signal.sigpending() & set(_SIGNALS):
-      if signal.sigtimedwait([sig], 0) is not None: b._on_signal(sig, None)   # a second interrupt raises KeyboardInterrupt
-    b._check_bounds()
+  _look(b)   # while shielded: what the ticks and the signals would say
   if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + REPORT_TIME): return None
   b.cut = b.report_cut = True
   return b.reason

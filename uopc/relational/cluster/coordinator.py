@@ -26,13 +26,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from uopc.budget import BoundHit, current, stopped
+from uopc.budget import BoundHit, current, shielded, taken
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.cluster.session import session
 from uopc.relational.cluster.shard import Shard
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
+POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
 _idle: dict[str, list[Any]] = {}   # Ray job id -> workers a finished run left, for the next run in the same session
 
 
@@ -78,8 +79,20 @@ class Coordinator:
     self.revived = 0
 
   def run(self, cluster: str) -> Outcome:
-    """Explore on ``cluster`` (``session.parse_cluster``) to the end or a bound."""
-    with session(cluster) as n: return self._run(n)
+    """Explore on ``cluster`` (``session.parse_cluster``) to the end or a bound.
+
+    It runs ``shielded()``: a bound's handler raising inside Ray's C code would be a ``SystemError``, not a ``BoundHit``
+    (and one raised in a finalizer is lost). The waits poll (``POLL``) and stop at once when the command's budget has
+    a bound (``budget.taken``)."""
+    with shielded(), session(cluster) as n: return self._run(n)
+
+  def _wait(self, ref: Any) -> Any:
+    """``ray.get(ref)``, looking at the command's bounds every ``POLL`` seconds (a bound raises ``BoundHit`` here)."""
+    import ray
+    while True:
+      done, _ = ray.wait([ref], timeout=POLL)
+      if (why := taken()) is not None: raise BoundHit(why)
+      if done: return ray.get(ref)
 
   def _new_shard(self, idle: bool = True) -> Any:
     """A worker for a shard: an idle one of this Ray session's (``idle``), else a new one; ``_load`` loads it."""
@@ -106,17 +119,18 @@ class Coordinator:
     import ray
     t0 = time.perf_counter()
     self.n = n
-    self.shards = [self._new_shard() for _ in range(n)]
-    try: self._load(list(range(n)))
-    except BaseException:   # a rule set the workers cannot load: they hold their CPUs until their handles go, so now
-      for a in self.shards: ray.kill(a)
-      raise
+    with shielded():
+      self.shards = [self._new_shard() for _ in range(n)]
+      try: self._load(list(range(n)))
+      except BaseException:   # a rule set the workers cannot load: they hold their CPUs until their handles go, so now
+        for a in self.shards: ray.kill(a)
+        raise
     self.records: list[list[Any]] = [[] for _ in range(n)]   # each shard's level records (references), oldest first
     self.revivals = [0] * n
     deadline = None if self.timeout is None else time.monotonic() + self.timeout
     bound: str | None = None
     cut: tuple[int, int] | None = None
-    matched = False
+    matched = interrupted = False
     count = 1
     summaries: list[dict[str, Any]] = []
     try:
@@ -126,7 +140,7 @@ class Coordinator:
         if self.stop_at_match and any(s["matches"] for s in summaries): matched = True; break
         if not any(s["frontier"] for s in summaries): break
         if deadline is not None and time.monotonic() > deadline: bound = "timeout"; break
-        if (why := stopped()) is not None: bound = why; break
+        if (why := taken()) is not None: bound = why; break
         if (b := current()) is not None and b.max_memory is not None and any(s["rss"] > b.max_memory for s in summaries):
           bound = "max_memory"; break
         last = self.max_depth is not None and depth >= self.max_depth
@@ -141,12 +155,18 @@ class Coordinator:
         depth += 1
         if bound is not None: break
         if last and any(bool(k[2][0]) for k in keys): bound = "max_depth"; break
-    except BoundHit as e: bound = e.reason   # an interrupt or the budget: what the finished levels found
+    except BoundHit as e: bound, interrupted = e.reason, True   # an interrupt or the budget: what the finished levels found
     except WorkersLost: bound = "workers_lost"
-    levels = self._levels(ray)
-    count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
-    stats = self._stats(ray)
-    _idle.setdefault(ray.get_runtime_context().get_job_id(), []).extend(a for a, st in zip(self.shards, stats) if st)   # the next run's
+    with shielded():   # from here on the run winds up: the records are read whole
+      levels = self._levels(ray)
+      if cut is not None and cut[0] + 1 >= len(levels): cut = None   # its level was not committed
+      count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
+      if interrupted:   # their level's calls may still run: the workers go
+        for a in self.shards: ray.kill(a)
+        stats: list[dict[str, Any]] = []
+      else:
+        stats = self._stats(ray)
+        _idle.setdefault(ray.get_runtime_context().get_job_id(), []).extend(a for a, st in zip(self.shards, stats) if st)   # the next run's
     return Outcome(levels, count, bound, cut, matched, n, stats, self.revived, time.perf_counter() - t0)
 
   # ---- the phases of a level
@@ -167,7 +187,6 @@ class Coordinator:
   def _phase(self, phase: str, depth: int, call: Callable[[int], list[Any]], commit: bool = False) -> list[Any]:
     """Run ``call(j)`` on every shard and wait for all (its first reference is what is read; with ``commit`` its second
     is the level's record, kept); a dead shard is replaced and its missed calls of this level run again."""
-    import ray
     from ray.exceptions import RayActorError
     if phase == "expand": self.batches: list[Any] = [None] * self.n
     if self.kill is not None: self.kill(depth, phase, self.shards)
@@ -176,7 +195,7 @@ class Coordinator:
     for j in range(self.n):
       while True:
         try:
-          out[j] = ray.get(refs[j][0])
+          out[j] = self._wait(refs[j][0])
           break
         except RayActorError:
           self._revive(j, phase)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from uopc.budget import shielded
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.coordinator import Coordinator, Outcome
 from uopc.relational.cluster.visited import fp_bytes
@@ -45,7 +46,7 @@ class ClusterExploration(Exploration):
   def _cluster_drive(self) -> Any:
     self.outcome = out = self._coordinator.run(self.cluster)
     self._bound = out.bound  # type: ignore[assignment]  # also "workers_lost": a bound of the cluster's own
-    _materialize(self, out)
+    with shielded(): _materialize(self, out)   # whole, also after an interrupt
     yield
 
 

@@ -16,6 +16,7 @@ import logging
 import os
 from typing import Iterator
 
+from uopc.budget import shielded
 from uopc.relational.cluster.errors import ClusterError
 
 
@@ -42,13 +43,15 @@ def session(spec: str) -> Iterator[int]:
   os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # no usage report from a compiler's exploration
   quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
   try:
-    if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
-    else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
+    with shielded():   # no bound's handler inside Ray's C code (coordinator.py)
+      if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
+      else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
   except Exception as e:
     why = (str(e).splitlines() or [""])[0]
     raise ClusterError(f"--cluster {spec}: cannot start or join the Ray cluster: {type(e).__name__}: {why}") from None
   try: yield value if isinstance(value, int) else _cpus(ray)
-  finally: ray.shutdown()
+  finally:
+    with shielded(): ray.shutdown()
 
 
 def _cpus(ray: object) -> int:
