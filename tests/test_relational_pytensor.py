@@ -143,6 +143,20 @@ def test_the_context_is_the_whole_state_graph():
   assert rules.contexts.reads == {"flatten_nested_add_mul": 1} and rules.contexts.built == 1
 
 
+def test_steps_that_read_clients_are_asked_again_in_a_state_where_the_clients_differ():
+  a = x + x
+  rules = PyTensorRules([flatten_nested_add_mul])
+  stepper = Stepper(rules)   # one memo for both states: a + x is a node of both
+  assert [h.term() for _, h in stepper.successors(from_pytensor((a + x) * 3))] == ["mul(add(x, x, x), ExpandDims{axis=0}(3))"]
+  assert list(stepper.successors(from_pytensor((a + x) * a))) == [] and rules.stale == 1
+  assert [h.term() for _, h in stepper.successors(from_pytensor((a + x) * 2))] == ["mul(add(x, x, x), ExpandDims{axis=0}(2))"]
+  assert rules.stale == 2
+  unread = PyTensorRules([local_exp_log])   # reads no clients: nothing is asked again
+  st = Stepper(unread)
+  for k in (1, 2): list(st.successors(from_pytensor(pt.log(pt.exp(a)) * k)))
+  assert unread.stale == 0 and not unread.depends
+
+
 def test_contexts_are_made_only_when_a_rewriter_reads_them():
   rules = PyTensorRules([local_exp_log])   # its own memo: every node is new to it
   assert len(explore(from_pytensor(pt.log(pt.exp(pt.log(pt.exp(x)) * 2)) + 1), rules).states) == 4

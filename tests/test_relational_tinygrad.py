@@ -140,7 +140,7 @@ def test_reachable_json_of_a_tinygrad_program(capsys, prog_py):
 @pytest.mark.parametrize("argv, said", [
   (["prog.py:root"], "uopc: --rules symbolic is a uopc.matcher.PatternMatcher, but the program is a tinygrad.uop.ops.UOp:"),
   (["p.uir", "--rules", "tinygrad:sym"], "uopc: --rules tinygrad:sym is a tinygrad.uop.ops.PatternMatcher, but the program is a uopc.uop.UOp:"),
-  (["prog.py:notnode"], "uopc: prog.py:notnode is a list, not a program (a uopc.uop.UOp or a tinygrad.uop.ops.UOp)"),
+  (["prog.py:notnode"], "uopc: prog.py:notnode is a list, not a program (a uopc.uop.UOp, a tinygrad.uop.ops.UOp or a PyTensor variable)"),
 ])
 def test_an_ir_mismatch_on_the_command_line_is_one_line_exit_2(capsys, prog_py, argv, said):
   code, out, err = run_cli(capsys, "explore", "normal-forms", *argv)

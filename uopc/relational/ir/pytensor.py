@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections import Counter
 from typing import Any, Callable, Iterable, cast
 
 from pytensor.graph.features import Feature
-from pytensor.graph.fg import FunctionGraph
+from pytensor.graph.fg import FunctionGraph, Output
 from pytensor.graph.rewriting.basic import (EquilibriumGraphRewriter, MergeOptimizer, NodeRewriter, OpToRewriterTracker,
                                             PatternNodeRewriter, SequentialNodeRewriter, WalkingGraphRewriter)
 from pytensor.graph.rewriting.unify import OpPattern
@@ -43,7 +44,7 @@ from pytensor.graph.rewriting.unify import OpPattern
 from uopc.relational.ir import register
 from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
 from uopc.relational.ir.pytensor_context import Contexts
-from uopc.relational.ir.pytensor_nodes import INPUT, PyTensorNode, from_pytensor, make, node_parts, to_pytensor
+from uopc.relational.ir.pytensor_nodes import INPUT, PyTensorNode, _by_var, from_pytensor, make, node_parts, to_pytensor
 from uopc.term import PARTS
 
 __all__ = ["PYTENSOR", "PyTensorNode", "PyTensorRules", "from_pytensor", "node_rewriters", "to_pytensor"]
@@ -159,6 +160,9 @@ class PyTensorRules:
     self.contexts = Contexts()
     self.state: PyTensorNode | None = None   # the state being stepped (Stepper.map_of says)
     self.calls = 0
+    # node -> {variable's node: its clients as read}: the nodes whose steps read fgraph.clients (enter_state checks them)
+    self.depends: weakref.WeakKeyDictionary[PyTensorNode, dict[PyTensorNode, Counter]] = weakref.WeakKeyDictionary()
+    self.stale = 0   # memoized steps found stale in a later state (and computed again there)
 
   def __len__(self) -> int: return len(self.rules)
   def name_of(self, rule: PyTensorRule) -> str: return rule.name
@@ -170,9 +174,28 @@ class PyTensorRules:
       t = self._by_op[op] = tuple(i for i, rw in enumerate(self._steps) if id(rw) in mine)
     return t
 
-  def enter_state(self, root: PyTensorNode) -> None:
-    """The Stepper is about to step the state whose graph is ``root``: its rules' ``fgraph`` is that state's context."""
+  def enter_state(self, root: PyTensorNode) -> set[PyTensorNode] | None:
+    """The Stepper is about to step the state whose graph is ``root``: its rules' ``fgraph`` is that state's context.
+
+    The nodes whose memoized steps are stale here, for the Stepper to forget: a node whose rewriters read
+    ``fgraph.clients`` in an earlier state, where some variable they read has other clients in this one, and every
+    node above it. (A node's steps are memoized for every state that has it; most rewriters read only the node's
+    own subgraph, which is the same in all of them.)"""
+    if root is self.state: return None
     self.state = root
+    if not self.depends: return None
+    nodes = root.toposort()
+    watched = [n for n in nodes if n in self.depends]
+    if not watched: return None
+    uses = state_clients(nodes, root)
+    stale = {n for n in watched if any(uses.get(v, _NONE) != seen for v, seen in self.depends[n].items())}
+    if not stale: return None
+    self.stale += len(stale)
+    for n in stale: del self.depends[n]
+    out = set(stale)
+    for n in nodes:   # sources first: every user of a stale node, up to the root
+      if n not in out and any(s in out for s in n.src): out.add(n)
+    return out
 
   def every_candidate(self, u: PyTensorNode) -> tuple[tuple[int, Callable, Callable], ...]:
     if (every := self._every.get(u.op)) is None:
@@ -191,9 +214,11 @@ class PyTensorRules:
     node = var.owner
     fgraph = self.contexts.of(state or self.state or u)
     self.calls += 1
-    self.contexts.running = rewriter_name(self.rewriters[i])
+    self.contexts.running, self.contexts.seen = rewriter_name(self.rewriters[i]), []
     try: ret = rw.transform(fgraph, node)
-    finally: self.contexts.running = None
+    finally:
+      self.contexts.running = None
+      if self.contexts.seen: self._depends_on(u, self.contexts.seen)
     if not ret: return None
     ret = cast(Any, ret)   # a list of replacements, one per output, or a dict of them
     if isinstance(ret, dict):
@@ -207,6 +232,13 @@ class PyTensorRules:
     if new is None or new is var: return None
     return from_pytensor(var.type.filter_variable(new, allow_convert=True))   # as FunctionGraph.replace does
 
+  def _depends_on(self, u: PyTensorNode, seen: list[tuple[Any, Any]]) -> None:
+    """Note that ``u``'s steps read these clients (``(variable, its clients)``), as the explorer's nodes."""
+    mine = self.depends.setdefault(u, {})
+    for var, clients in seen:
+      if (v := _by_var.get(id(var))) is None or v.var is not var or clients is None: continue
+      mine[v] = Counter((("output", i) if isinstance(a.op, Output) else _apply_node(a), i) for a, i in clients)
+
   def fire(self, u: PyTensorNode, ctx: Any = None) -> tuple[PyTensorRule, PyTensorNode] | None:
     """The first rule (in order) that rewrites ``u``, and its result, or None."""
     for i in self.tracking(u.op) if not isinstance(u.op, str) else ():
@@ -215,6 +247,26 @@ class PyTensorRules:
 
   def reordered(self, order: tuple[int, ...]) -> PyTensorRules:
     return PyTensorRules([self.rewriters[k] for k in order], self.set_name, self.skipped)
+
+
+_NONE: Counter = Counter()
+
+
+def _apply_node(a: Any) -> PyTensorNode:
+  """The node of an ``Apply``'s first output: the key of the ``Apply`` among clients."""
+  return n if (n := _by_var.get(id(a.outputs[0]))) is not None and n.var is a.outputs[0] else from_pytensor(a.outputs[0])
+
+
+def state_clients(nodes: list[PyTensorNode], root: PyTensorNode) -> dict[PyTensorNode, Counter]:
+  """Each node's clients in the state of graph ``root`` (``nodes``: its toposort), as ``fgraph.clients`` would list them:
+  ``(the client Apply's first output's node, input index)`` or ``("output", 0)``, counted."""
+  uses: dict[PyTensorNode, Counter] = {root: Counter({("output", 0): 1})}
+  applies: set[PyTensorNode] = set()
+  for n in nodes:
+    if isinstance(n.op, str) or (key := make(n.op, n.src, 0, n.dtype)) in applies: continue
+    applies.add(key)
+    for i, s in enumerate(n.src): uses.setdefault(s, Counter())[(key, i)] += 1
+  return uses
 
 
 def _match_node(u: PyTensorNode) -> list[dict[str, PyTensorNode]]:

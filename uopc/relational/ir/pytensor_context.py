@@ -41,12 +41,14 @@ class _Clients(dict):
   watch: Contexts | None
 
   def __getitem__(self, key: Any) -> Any:
-    if (w := self.watch) is not None: w.read_clients()
-    return dict.__getitem__(self, key)
+    value = dict.__getitem__(self, key)
+    if (w := self.watch) is not None: w.read_clients(key, value)
+    return value
 
   def get(self, key: Any, default: Any = None) -> Any:
-    if (w := self.watch) is not None: w.read_clients()
-    return dict.get(self, key, default)
+    value = dict.get(self, key, default)
+    if (w := self.watch) is not None: w.read_clients(key, value)
+    return value
 
 
 class StateGraph(FunctionGraph):
@@ -89,6 +91,7 @@ class Contexts:
     self.shape_features = 0   # ShapeFeatures attached
     self.reads: dict[str, int] = {}   # rewriter name -> calls that read fgraph.clients
     self.running: str | None = None   # the rewriter being called, while one is
+    self.seen: list[tuple[Any, Any]] = []   # (variable, its clients) read by the running rewriter
 
   def of(self, root: PyTensorNode) -> StateGraph:
     """The context of the state whose graph is ``root`` (made lazily, kept)."""
@@ -98,7 +101,9 @@ class Contexts:
     else: self._of.move_to_end(root)
     return fg
 
-  def read_clients(self) -> None:
-    if self.running is not None: self.reads[self.running] = self.reads.get(self.running, 0) + 1
+  def read_clients(self, var: Any = None, clients: Any = None) -> None:
+    if self.running is not None:
+      self.reads[self.running] = self.reads.get(self.running, 0) + 1
+      self.seen.append((var, list(clients) if clients is not None else None))
 
   def __len__(self) -> int: return len(self._of)

@@ -277,6 +277,11 @@ class Stepper:
     """False if no rule's pattern can match a node of ``op``: such a node is never a redex, whatever its sources."""
     return op in self._by_op
 
+  def forget(self, nodes: Iterable[UOp]) -> None:
+    """Forget the memoized steps of these nodes (a rule set's ``enter_state`` says they depend on the state they are in)."""
+    for n in nodes:
+      self._maps.pop(n, None); self._big.pop(n, None); self._groups.pop(n, None); self._local.pop(n, None)
+
   def clear(self) -> None:
     """Forget every memoized node."""
     self._maps.clear(); self._big.clear(); self._groups.clear(); self._local.clear(); self._frozen.clear()
@@ -325,8 +330,8 @@ class Stepper:
   def map_of(self, u: UOp) -> Any:
     """``{redex: u with it rewritten}`` for every redex in ``u``'s graph, or ``_BIG``."""
     maps = self._maps
+    if self._enter is not None and (stale := self._enter(u)) and not self._pinned: self.forget(stale)
     if (m := maps.get(u)) is not None: return m
-    if self._enter is not None: self._enter(u)
     if self._entries > self.cache_limit and not self._pinned: self.clear()
     for s in u.src:
       if s not in maps: break
