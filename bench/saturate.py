@@ -9,7 +9,8 @@
    exercise 9's pure-pattern rule set: both must extract the same cost (egglog's
    default tree cost: 1 per constructor and per literal; uopc with the same cost
    function); CPU time of each (the fastest of RUNS runs of each program, each side), and the ratio, in one run;
-   whether uopc ran its C core (``uopc.egraph.native``), and memory per e-node. Skipped, with a message
+   whether uopc ran its C core (``uopc.egraph.native``), memory per e-node, and uopc's Python loop's time (one run,
+   checked to make the same e-graph and cost). Skipped, with a message
    in the table, when ``.bench-venv/bin/python`` cannot import egglog. Set up with:
    ``~/.pyenv/versions/3.12.1/bin/python -m venv .bench-venv && .bench-venv/bin/pip install egglog``
 """
@@ -138,9 +139,13 @@ def egglog_rows() -> tuple[list[tuple], str | None]:
       t0 = time.process_time()   # egglog runs every rule every iteration: no bans here either, so both make the same e-graph
       r = saturate(prog, pm, EGGLOG_COST, max_iterations=30, max_enodes=200_000, timeout=120, scheduler=NO_BANS())
       ours = min(ours, time.process_time() - t0)
+    t0 = time.process_time()   # the Python loop, once: what the C core saves
+    py = saturate(prog, pm, EGGLOG_COST, max_iterations=30, max_enodes=200_000, timeout=120, scheduler=NO_BANS(), native=False)
+    t_py = time.process_time() - t0
+    assert (py.enodes, py.eclasses, py.iterations, py.cost) == (r.enodes, r.eclasses, r.iterations, r.cost)
     out.append((name, Cost.nodes().of(prog), r.stop, r.iterations, r.enodes, r.eclasses, r.cost, theirs["stop"],
                 theirs["iterations"], theirs["enodes"], theirs["eclasses"], theirs["cost"], ours, theirs["seconds"],
-                memory_per_enode(prog, pm), r.native))
+                memory_per_enode(prog, pm), r.native, t_py))
   return out, None
 
 
@@ -157,15 +162,16 @@ def main() -> None:
     print(f"{name:18s} {rules:11s} {n_ex:10d} {seen:10d} {expanded:8d} {low:8d} {found:5d} {str(complete):>8s}")
   print()
   print(f"uopc saturate against egglog on exercise 9's rules (egglog's tree cost; no bans; CPU time of saturation + extraction, the"
-        f" fastest of {RUNS} runs each; B/e-node: uopc's peak memory, Python and its C core's, per e-node; C: uopc's C core ran)")
+        f" fastest of {RUNS} runs each; B/e-node: uopc's peak memory, Python and its C core's, per e-node; C: uopc's C core ran;"
+        " Python s: uopc's Python loop, one run, the same e-graph and cost)")
   rows, skipped = egglog_rows()
   print(f"{'program':27s} {'nodes':>5s} {'stop':>10s} {'iter':>4s} {'e-nodes':>7s} {'classes':>7s} {'cost':>4s} | "
         f"{'egglog':>10s} {'iter':>4s} {'e-nodes':>7s} {'classes':>7s} {'cost':>4s} | {'uopc s':>7s} {'egglog s':>8s} "
-        f"{'ratio':>6s} {'B/e-node':>8s} {'C':>3s}")
+        f"{'ratio':>6s} {'B/e-node':>8s} {'C':>3s} {'Python s':>8s}")
   if skipped: print(skipped)
-  for name, n, stop, it, en, ec, ours, stop2, it2, en2, ec2, theirs, t_ours, t_theirs, mem, native in rows:
+  for name, n, stop, it, en, ec, ours, stop2, it2, en2, ec2, theirs, t_ours, t_theirs, mem, native, t_py in rows:
     print(f"{name:27s} {n:5d} {stop:>10s} {it:4d} {en:7d} {ec:7d} {ours:4g} | {stop2:>10s} {it2:4d} {en2:7d} {ec2:7d} "
-          f"{theirs:4g} | {t_ours:7.4f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):5.1f}x {mem:8.0f} {'yes' if native else 'no':>3s}")
+          f"{theirs:4g} | {t_ours:7.4f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):5.1f}x {mem:8.0f} {'yes' if native else 'no':>3s} {t_py:8.3f}")
 
 
 if __name__ == "__main__":
