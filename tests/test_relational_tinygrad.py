@@ -264,3 +264,14 @@ def test_kanren_goals_on_tinygrad_rules_do_not_run_backwards_and_ignore_uopc_nod
   q = var()
   with pytest.raises(NotGroundError, match="running backwards"): run(1, q, stepo(symbolic_simple, q, a))
   assert run(0, q, stepo(symbolic_simple, uopc.UOp.param(0) + 0, q)) == ()   # a uopc node relates to nothing under tinygrad's rules
+
+
+def test_a_uir_program_is_built_as_tinygrad_nodes_over_the_ops_they_share():
+  from uopc.cli_support import load_program
+  from uopc.relational.ir.tinygrad_convert import from_uopc
+  root = os.path.join(os.path.dirname(__file__), "..", "examples")
+  t = from_uopc(load_program(os.path.join(root, "affine.uir")), ints=dtypes.weakint, bounds=(0, 10))
+  assert type(t) is UOp and t.dtype is dtypes.weakint and ir_of(t) is TINYGRAD
+  assert [s.term() for s in normal_forms(t, symbolic).forms] == ["add(mul(p0, 3), 11)"]   # tinygrad's rules on it
+  assert from_uopc(uopc.UOp.param(0) // 2).op is Ops.FLOORDIV and from_uopc(uopc.UOp.param(0)).dtype is dtypes.int32
+  with pytest.raises(ValueError, match="stack of shape"): from_uopc(load_program(os.path.join(root, "vector.uir")))

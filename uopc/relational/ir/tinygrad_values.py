@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from tinygrad.dtype import InvalidType
+from tinygrad.dtype import InvalidType, dtypes
 from tinygrad.uop.ops import GroupOp, Ops, UOp, exec_alu
 
 from uopc.dtype import value_key
@@ -56,9 +56,15 @@ def random_bindings(vs: list[UOp], n: int = 8, seed: int = 0) -> list[dict[str, 
     b = {}
     for v in vs:
       lo, hi = int(v.vmin), int(v.vmax)
-      b[v.arg.name] = rng.choice((lo, hi)) if rng.random() < 0.3 else rng.randint(lo, hi)
+      x = rng.choice((lo, hi)) if rng.random() < 0.3 else rng.randint(lo, hi)
+      b[v.arg.name] = bool(x) if v.dtype is dtypes.bool else float(x) if dtypes.is_float(v.dtype) else x   # a value of its dtype
     out.append(b)
   return out
+
+
+def _key(v: Any) -> Any:
+  """``value_key`` of a value, tinygrad's ``ConstFloat`` as the float it is (so ``-0.0`` and ``0.0`` differ)."""
+  return value_key(float(v) if isinstance(v, float) else v)
 
 
 def compare_values(a: UOp, b: UOp, prog: UOp, n: int = 8, seed: int = 0) -> tuple[str, str]:
@@ -70,6 +76,9 @@ def compare_values(a: UOp, b: UOp, prog: UOp, n: int = 8, seed: int = 0) -> tupl
   >>> x = UOp.variable("x", 0, 10)
   >>> compare_values((x < 5).where(x, UOp.const(Invalid)), x, x)[0]
   'syntactic'
+  >>> from tinygrad.dtype import ConstFloat
+  >>> compare_values(UOp.const(ConstFloat(-0.0)), UOp.const(ConstFloat(0.0)), x)[0]
+  'semantic'
   """
   vs = variables(prog, a, b)
   names = ", ".join(v.arg.name for v in vs)
@@ -83,7 +92,7 @@ def compare_values(a: UOp, b: UOp, prog: UOp, n: int = 8, seed: int = 0) -> tupl
     if isinstance(va, InvalidType) or isinstance(vb, InvalidType):   # tinygrad's undefined value: any value refines it
       undefined += 1
       continue
-    if value_key(va) != value_key(vb):
+    if _key(va) != _key(vb):
       at = f" at {', '.join(f'{k}={v!r}' for k, v in binding.items())}" if binding else ""
       return "semantic", f"the values differ{at}: {va!r} and {vb!r}"
     agreed += 1
