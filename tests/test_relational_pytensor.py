@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from typing import Any
 
 import numpy as np
 import pytensor
 import pytensor.tensor as pt
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kanren import run, var
 from pytensor.graph.basic import Apply
 from pytensor.graph.fg import FunctionGraph
@@ -250,3 +253,30 @@ def test_pytensor_own_rewrite_keeps_its_constants_readable():
   nf = normal_forms(from_pytensor(pt.log(pt.exp(x + 1))), [local_exp_log])
   assert nf.canonical is nf.forms[0].graph and nf.canonical.term() == "add(x, ExpandDims{axis=0}(1))"
   assert to_pytensor(nf.canonical).owner.inputs[1].owner.inputs[0].data == 1
+
+
+def _expr(draw, depth: int) -> Any:
+  """A random elemwise expression over x: adds of 2 or 3 terms, muls, exp/log pairs, x and small constants."""
+  if depth == 0: return draw(st.sampled_from([x, x, 2 * x, x + 1]))
+  kind = draw(st.sampled_from(["add", "add3", "mul", "logexp", "leaf"]))
+  if kind == "leaf": return _expr(draw, 0)
+  if kind == "logexp": return pt.log(pt.exp(_expr(draw, depth - 1)))
+  if kind == "mul": return _expr(draw, depth - 1) * _expr(draw, depth - 1)
+  terms = [_expr(draw, depth - 1) for _ in range(3 if kind == "add3" else 2)]
+  return pt.add(*terms)
+
+
+@st.composite
+def expressions(draw) -> Any: return _expr(draw, draw(st.integers(1, 3)))
+
+
+@settings(max_examples=25)
+@given(expressions())
+def test_random_graphs_enter_once_keep_their_values_and_pytensor_rewrite_is_a_normal_form(z):
+  g = from_pytensor(z)
+  if z.owner is not None: assert from_pytensor(z.owner.op(*z.owner.inputs)) is g   # the same Apply made again: the same node
+  ex = explore(g, PyTensorRules(RULES), max_states=200)
+  for s in ex.states[:20]: assert PYTENSOR.compare(g, s.graph, g, bindings=2)[0] == "syntactic", s.term()
+  if ex.complete:
+    nf = normal_forms(g, PyTensorRules(RULES), max_states=200)
+    assert nf.canonical in {f.graph for f in nf.forms}, nf.canonical.term()
