@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 from uopc.explore.options import TERM_LIMIT
 from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int
+from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int, progress_bar
 
 
 def register(esub: Any) -> None:
@@ -86,8 +86,9 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   ex = explore_order(args.reduce)
   if ex.reduced and unsure_cycles(ex) and not stopped():   # a cycle through a reduced state may have an exit: explore every graph
     ex = explore_order(False)
-  report = bounded(lambda: diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex, max_steps=max_steps),
-                   None, grace=True)
+  with progress_bar(len(ex.states), "state", "finding forks") as bar:   # a search over every state and step
+    report = bounded(lambda: diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex, max_steps=max_steps,
+                                            progress=bar.update), None, grace=True)
   cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
   if report is None: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
                                             recorded=(None, f"not computed: {stopped_text()}", []))
@@ -98,7 +99,9 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
     witness = bounded(lambda: sampled_witness(report, sample, args.bindings, args.seed), None, grace=True)
   trials = None
   if args.permutations:
-    trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps), None, grace=True)
+    with progress_bar(None, "order", "trying rule orders") as bar:
+      trials = bounded(lambda: permutation_trials(prog, pm, report, max_orders=args.max_orders, max_steps=max_steps,
+                                                  progress=bar.update), None, grace=True)
     cut = cut or trials is None
   if args.format in ("json", "html"):
     from uopc.explore import html

@@ -108,3 +108,18 @@ def test_exit_1_when_a_rule_raises_off_the_canonical_path(capsys, tmp_path):
   code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
   assert code == 1 and "canonical (graph_rewrite): p0" in out
   assert "1 stuck step (a rule raised):\n  rules_under_test#2 x=param * const(c) (rules_under_test.py:3) @ mul(p0, 1): ValueError: no\n" in out
+
+
+def test_the_fork_search_and_the_rule_orders_show_progress_on_a_terminal(capsys, monkeypatch):
+  import io
+  import sys
+  from uopc import cli_support
+
+  class TTY(io.StringIO):
+    def isatty(self): return True
+  monkeypatch.setattr(cli_support, "PROGRESS_DELAY", 0)   # up at once: the real bar waits a second
+  tty = TTY()
+  monkeypatch.setattr(sys, "stderr", tty)
+  code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--permutations")
+  assert code == 0 and "finding forks" in tty.getvalue() and "trying rule orders" in tty.getvalue()
+  assert "finding forks" not in out and out.startswith("program: ")

@@ -28,7 +28,7 @@ result:
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.ir import UOPC, ir_of, rules_for
@@ -94,11 +94,13 @@ class OrderReport(NamedTuple):
     return order_html(self)
 
 
-def _last_reaching(ex: Exploration, on_path: list[State]) -> dict[int, int]:
+def _last_reaching(ex: Exploration, on_path: list[State], progress: Callable[[int], object] | None = None) -> dict[int, int]:
   """For each state reachable from the canonical path, the index of the last path state that reaches it: one search over
   the state graph for the whole path (from the path's end backwards, each state labelled by the first search that finds
-  it: a state found from ``on_path[k]`` and not from a later one), not one search per normal form over its predecessors."""
+  it: a state found from ``on_path[k]`` and not from a later one), not one search per normal form over its predecessors.
+  ``progress(n)``: n more states searched (every 4,096)."""
   label: dict[int, int] = {}
+  done = 0
   for k in range(len(on_path) - 1, -1, -1):
     start = on_path[k].id
     if start in label: continue
@@ -109,6 +111,8 @@ def _last_reaching(ex: Exploration, on_path: list[State]) -> dict[int, int]:
         if t not in label:
           label[t] = k
           todo.append(t)
+      done += 1
+      if progress is not None and done % 4096 == 0: progress(4096)
   return label
 
 
@@ -140,7 +144,8 @@ def _shortest(ex: Exploration, start: State, targets: set[int]) -> dict[int, lis
 def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
                    timeout: float | None = 30.0, bindings: int = 8, seed: int = 0,
                    exploration: Exploration | None = None, max_steps: int | None = None,
-                   recorded: tuple[UOp | None, str | None, list] | None = None, reduce: bool = True) -> OrderReport:
+                   recorded: tuple[UOp | None, str | None, list] | None = None, reduce: bool = True,
+                   progress: Callable[[int], object] | None = None) -> OrderReport:
   """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result.
 
   ``exploration`` may be one already run (it must be of ``prog`` under ``pm``); else
@@ -148,7 +153,8 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   that keeps every normal form). ``bindings`` random bindings (``seed``) decide
   semantic vs syntactic for programs with free PARAMs. ``max_steps`` bounds the
   canonical engine (see ``record``), unless ``recorded`` gives its outcome already
-  (``(None, why, [])``: no canonical result, so no forks).
+  (``(None, why, [])``: no canonical result, so no forks). ``progress(n)``: n more states searched for the forks (a
+  command's progress bar: ``uopc explore order``).
   """
   ir = ir_of(prog)
   pm = rules_for(prog, pm, "diagnose_order: pm")
@@ -163,7 +169,7 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   others = [s for s in forms if s is not canon_state]
   if others and canonical is not None:
     on_path = path.states
-    last = _last_reaching(ex, on_path)   # on_path[0] is the program: every state has a label
+    last = _last_reaching(ex, on_path, progress)   # on_path[0] is the program: every state has a label
     at: dict[int, set[int]] = {}
     for nf in others: at.setdefault(last[nf.id], set()).add(nf.id)
     paths = {nf: p for j, ids in at.items() for nf, p in _shortest(ex, on_path[j], ids).items()}   # one search per fork
@@ -233,9 +239,9 @@ def _flipped(order: tuple[int, ...], pairs: set[tuple[int, int]]) -> tuple[tuple
 
 
 def permutation_trials(prog: UOp, pm: PatternMatcher, report: OrderReport, max_orders: int = 200,
-                       max_steps: int | None = None) -> list[OrderTrial]:
+                       max_steps: int | None = None, progress: Callable[[int], object] | None = None) -> list[OrderTrial]:
   """Run the canonical engine with the rules reversed, with each pair of competing rules swapped, and
-  rotated by 1, 2, ... (at most ``max_orders`` orders in all, in that order of priority)."""
+  rotated by 1, 2, ... (at most ``max_orders`` orders in all, in that order of priority). ``progress(1)`` after each."""
   ir = ir_of(prog)
   pm = rules_for(prog, pm, "permutation_trials: pm")
   n = len(pm.rules)
@@ -257,6 +263,7 @@ def permutation_trials(prog: UOp, pm: PatternMatcher, report: OrderReport, max_o
     flipped = _flipped(order, pairs)
     if first is not None: flipped = first + tuple(p for p in flipped if p != first[0])
     out.append(OrderTrial(label, order, result, error, result is not report.canonical, flipped))
+    if progress is not None: progress(1)
   return out
 
 
