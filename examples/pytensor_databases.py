@@ -9,17 +9,20 @@ whether the two results compute different values (PyTensor's Python perform on r
 
   python examples/pytensor_databases.py            # every graph and database
   python examples/pytensor_databases.py softmax    # one graph
+  STATES=1000 python examples/pytensor_databases.py logreg_loss   # a larger bound
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
+from collections import Counter
 from typing import Any
 
 import numpy as np
 import pytensor.tensor as pt
 
-STATES = 300
+STATES = int(os.environ.get("STATES", "300"))   # the bound of each exploration
 
 
 def graphs() -> dict[str, Any]:
@@ -52,7 +55,10 @@ def main(names: list[str]) -> None:
             f"among them; {rules.calls} rewriter calls, {rules.contexts.built} contexts built ({dt:.1f} s)")
       for s in ex.stuck[:2]: print(f"   stuck: {s.rule}: {s.error[:160]}")
       canon = rep.canonical.term()[:150] if rep.canonical is not None else rep.canonical_error
-      print(f"   PyTensor's rewrite: {canon}")
+      where = next((f"normal form [{k + 1}]" for k, f in enumerate(forms) if f.graph is rep.canonical), "not reached within the bound")
+      kinds = Counter(f.kind for f in rep.forks)
+      print(f"   PyTensor's rewrite ({where}): {canon}")
+      if rep.forks: print(f"   order dependence: {len(rep.forks)} forks ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})")
       for f in rep.forks[:3]:
         print(f"   fork ({f.kind}) at {f.fork.term(120)}")
         print(f"     canonical: {f.canonical_step.rule if f.canonical_step else '(cut by the bound)'}, then {len(f.canonical_path)} steps")

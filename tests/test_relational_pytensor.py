@@ -7,7 +7,6 @@ are compared by PyTensor's Python linker.
 from __future__ import annotations
 
 import os
-from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -33,16 +32,18 @@ from uopc.relational.ir.pytensor_goals import reacho, stepo
 from uopc.relational.space.step import Stepper, stepper_for
 
 
-@node_rewriter([pt.add])
-def local_reduce_add(fgraph, node):
-  """The Aesara issue's rewriter, as written there: ``x + x`` to ``2 * x``."""
-  unique_inputs = Counter(node.inputs)
-  if all(v == 1 for v in unique_inputs.values()): return None
-  if len(unique_inputs) > 1: res = [pt.add(*(v * k if v > 1 else k for k, v in unique_inputs.items()))]
-  else: res = [v * k for k, v in unique_inputs.items()]
-  return res
+def _example() -> Any:
+  """examples/pytensor_example.py as a module: the issue's ``local_reduce_add``, written there once."""
+  import importlib.util
+  spec = importlib.util.spec_from_file_location("pytensor_example", os.path.join(os.path.dirname(__file__), "..", "examples",
+                                                                                  "pytensor_example.py"))
+  assert spec is not None and spec.loader is not None
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
 
 
+local_reduce_add = _example().local_reduce_add   # the Aesara issue's rewriter, as written there: x + x to 2 * x
 RULES = [local_reduce_add, local_exp_log, flatten_nested_add_mul]
 x = pt.vector("x")
 

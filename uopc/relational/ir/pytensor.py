@@ -93,9 +93,11 @@ def named_rules(name: str) -> PyTensorRules:
 
 
 def rewriter_name(rw: NodeRewriter) -> str:
-  """A rewriter's name as PyTensor prints it (``local_exp_log``; a pattern's ``in -> out``)."""
+  """A rewriter's name: its function's, its own, the one a database registered it under, else as PyTensor prints it
+  (a pattern's ``in -> out``)."""
   fn = getattr(rw, "fn", None)
-  return getattr(fn, "__name__", None) or getattr(rw, "__name__", None) or str(rw)
+  named = getattr(fn, "__name__", None) or getattr(rw, "__name__", None) or getattr(rw, "name", None)
+  return named if isinstance(named, str) else str(rw)
 
 
 def rewriter_location(rw: NodeRewriter) -> str:
