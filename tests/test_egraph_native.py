@@ -93,6 +93,9 @@ def test_what_the_core_cannot_run_runs_in_python():
   body = param(0) + 0
   with pytest.raises(ValueError, match="CALL"): saturate(body.call(param(1)) + 0, EX9, native=True)
   assert saturate(param(0) + 0, EX9).native
+  wide = param(0).stack(*[param(i) for i in range(1, 70)])   # 70 sources: more than the C core's e-nodes hold
+  with pytest.raises(ValueError, match="more than 64 sources"): saturate(wide, EX9, native=True)
+  assert not saturate(wide, EX9).native
 
 
 def test_uopc_native_0_turns_it_off(monkeypatch):

@@ -38,6 +38,9 @@ except ImportError:   # not built (no C compiler at install): the Python loop ru
   _egraph = None
 
 
+MAX_SOURCES = 64   # the C core's e-nodes and patterns have at most this many children
+
+
 def available() -> bool:
   """Whether the extension is built and not turned off (``UOPC_NATIVE=0``)."""
   return _egraph is not None and os.environ.get("UOPC_NATIVE", "1") != "0"
@@ -49,7 +52,9 @@ def unsupported(prog: UOp, templates: list[Template | None], rep_free: list[bool
   if os.environ.get("UOPC_NATIVE", "1") == "0": return "UOPC_NATIVE=0"
   for i, (t, rf, f) in enumerate(zip(templates, rep_free, compiled)):
     if t is None or not rf or f is None: return f"rule {i} is not a template rule over a compiled pattern that reads only classes"
-  if any(u.op is Ops.CALL for u in prog.toposort()): return "the program has a CALL"
+  nodes = prog.toposort()
+  if any(u.op is Ops.CALL for u in nodes): return "the program has a CALL"
+  if any(len(u.src) > MAX_SOURCES for u in nodes): return f"a node of the program has more than {MAX_SOURCES} sources"
   return None
 
 
