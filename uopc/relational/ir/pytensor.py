@@ -308,13 +308,16 @@ class _Firings(Feature):
 
 def pytensor_rewrite(prog: PyTensorNode, rules: PyTensorRules, watch: Feature | None = None) -> PyTensorNode:
   """PyTensor's own rewrite of ``prog``: an ``EquilibriumGraphRewriter`` of the rules' node rewriters and
-  ``MergeOptimizer`` on a ``FunctionGraph`` of a copy of the graph (its inputs and constants shared)."""
+  ``MergeOptimizer`` on a ``FunctionGraph`` of a copy of the graph (its inputs and constants shared), with a
+  ``ShapeFeature``."""
   from pytensor import config
   from pytensor.graph.basic import clone_get_equiv
   out: Any = to_pytensor(prog)
   inputs: list[Any] = [n.var for n in prog.toposort() if n.op == INPUT]
   memo: Any = clone_get_equiv(inputs, [out], copy_inputs=False, copy_orphans=False)
   fg = FunctionGraph(inputs, [memo[out]], clone=False)
+  from pytensor.tensor.rewriting.shape import ShapeFeature
+  fg.attach_feature(ShapeFeature())   # as PyTensor's FAST_RUN attaches it first, and as a state's context has it on demand
   if watch is not None: fg.attach_feature(watch)
   EquilibriumGraphRewriter([MergeOptimizer(), *rules.rewriters], max_use_ratio=config.optdb__max_use_ratio).rewrite(fg)
   return from_pytensor(fg.outputs[0], adopt=False)
