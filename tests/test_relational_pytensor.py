@@ -281,3 +281,12 @@ def test_random_graphs_enter_once_keep_their_values_and_pytensor_rewrite_is_a_no
   if ex.complete:
     nf = normal_forms(g, PyTensorRules(RULES), max_states=200)
     assert nf.canonical in {f.graph for f in nf.forms}, nf.canonical.term()
+
+
+def test_shape_rewriters_see_a_shape_feature_in_the_states_and_in_pytensor_own_rewrite():
+  from pytensor.tensor.rewriting.shape import local_shape_to_shape_i   # reads fgraph.shape_feature
+  y = pt.vector("y")
+  rules = PyTensorRules([local_shape_to_shape_i])
+  nf = normal_forms(from_pytensor(pt.exp(y).shape[0]), rules)
+  assert [f.term() for f in nf.forms] == ["Subtensor{i}(MakeVector{dtype='int64'}(Shape_i{0}(y)), 0)"]
+  assert nf.canonical is nf.forms[0].graph and rules.contexts.shape_features == 1
