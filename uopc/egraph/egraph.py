@@ -21,7 +21,7 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from uopc.egraph.unionfind import UnionFind
 from uopc.ops import Ops
@@ -41,6 +41,27 @@ class EClass(NamedTuple):
 def enode_arg(n: ENode) -> Any:
   """The ``arg`` a node of ``n`` has (a CONST's value, not its node)."""
   return n[2].arg if n[0] is Ops.CONST else n[2]
+
+
+def enode_key(u: UOp) -> Any:
+  """What an e-node of ``u`` holds as its ``arg``: a CONST's node itself (its bits), else the arg."""
+  return u if u.op is Ops.CONST else u.arg
+
+
+def add_nodes(root: UOp, added: dict[UOp, int], make: Callable[[UOp, tuple[int, ...]], int]) -> None:
+  """``added[u] = make(u, its sources' classes)`` for each node ``u`` of ``root`` not in ``added``, sources first.
+
+  A post-order walk (iterative: any depth) that stops at graphs added before: a rule's result costs its new part.
+  """
+  stack = [(root, False)]
+  while stack:
+    u, ready = stack.pop()
+    if u in added: continue
+    if not ready:
+      stack.append((u, True))
+      stack.extend((s, False) for s in u.src if s not in added)
+      continue
+    added[u] = make(u, tuple([added[s] for s in u.src]))
 
 
 def to_uop(n: ENode, src: list[UOp] | tuple[UOp, ...]) -> UOp:
@@ -88,18 +109,9 @@ class EGraph:
 
   def add(self, root: UOp) -> int:
     """The class of graph ``root``, adding each of its nodes (iteratively: any depth)."""
-    added = self._added
-    stack = [(root, False)]   # a post-order walk that stops at graphs added before: a rule's result costs its new part
-    while stack:
-      u, ready = stack.pop()
-      if u in added: continue
-      if not ready:
-        stack.append((u, True))
-        stack.extend((s, False) for s in u.src if s not in added)
-        continue
-      key = u if u.op is Ops.CONST else u.arg
-      added[u] = self.add_enode((u.op, u.dtype, key, tuple([added[s] for s in u.src])), u.dtype, u.shape)
-    return self.uf.find(added[root])
+    add = self.add_enode
+    add_nodes(root, self._added, lambda u, kids: add((u.op, u.dtype, enode_key(u), kids), u.dtype, u.shape))
+    return self.uf.find(self._added[root])
 
   def union(self, a: int, b: int) -> bool:
     """Merge two classes (of one dtype and shape); False if they were one already.

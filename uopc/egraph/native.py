@@ -25,7 +25,7 @@ import time
 from typing import Any
 
 from uopc.cost import Cost
-from uopc.egraph.egraph import EClass, EGraph
+from uopc.egraph.egraph import EClass, EGraph, add_nodes, enode_key
 from uopc.egraph.seminaive import names
 from uopc.egraph.template import NO_RESULT, Template
 from uopc.ops import Ops
@@ -122,16 +122,8 @@ class NativeRun:
       specs.append((tests.flatten(pat, ns), len(ns), tuple(ns.index(p) for p in t.params), h))
     self.core = tests.core = _egraph.Core(specs, len(tests.ltests), len(tests.ttests), self._steps)
     added: dict[UOp, int] = {}   # EGraph.add's walk, on the core
-    stack = [(prog, False)]
-    while stack:
-      u, ready = stack.pop()
-      if u in added: continue
-      if not ready:
-        stack.append((u, True))
-        stack.extend((s, False) for s in u.src if s not in added)
-        continue
-      key = u if u.op is Ops.CONST else u.arg
-      added[u] = self.core.add_enode(tests.label(u.op, u.dtype, key), tests.type(u.dtype, u.shape), tuple([added[s] for s in u.src]))
+    add = self.core.add_enode
+    add_nodes(prog, added, lambda u, kids: add(tests.label(u.op, u.dtype, enode_key(u)), tests.type(u.dtype, u.shape), kids))
     self.added, self.root = added, self.core.find(added[prog])
 
   def _steps(self, rule: int, types: tuple[int, ...]) -> tuple[int, int, list] | None:
