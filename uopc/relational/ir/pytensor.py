@@ -44,14 +44,20 @@ from pytensor.graph.rewriting.unify import OpPattern
 from uopc.relational.ir import register
 from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
 from uopc.relational.ir.pytensor_context import Contexts
-from uopc.relational.ir.pytensor_nodes import INPUT, PyTensorNode, _by_var, from_pytensor, make, node_parts, to_pytensor
+from uopc.relational.ir.pytensor_nodes import INPUT, PyTensorNode, from_pytensor, make, node_of, node_parts, to_pytensor
 from uopc.term import PARTS
 
 __all__ = ["PYTENSOR", "PyTensorNode", "PyTensorRules", "from_pytensor", "node_rewriters", "to_pytensor"]
 
 
 def node_rewriters(pm: Any) -> tuple[list[NodeRewriter], list[str]]:
-  """The node rewriters ``pm`` holds, in order, and what was left out (a global rewriter is not a node rewriter)."""
+  """The node rewriters ``pm`` holds, in order, and what was left out (a global rewriter is not a node rewriter).
+
+  >>> from pytensor.graph.rewriting.basic import in2out
+  >>> from pytensor.tensor.rewriting.math import local_exp_log
+  >>> node_rewriters([in2out(local_exp_log), local_exp_log])[0] == [local_exp_log, local_exp_log]
+  True
+  """
   out: list[NodeRewriter] = []
   skipped: list[str] = []
   todo = [pm]
@@ -238,7 +244,7 @@ class PyTensorRules:
     """Note that ``u``'s steps read these clients (``(variable, its clients)``), as the explorer's nodes."""
     mine = self.depends.setdefault(u, {})
     for var, clients in seen:
-      if (v := _by_var.get(id(var))) is None or v.var is not var or clients is None: continue
+      if (v := node_of(var)) is None or clients is None: continue
       mine[v] = Counter((("output", i) if isinstance(a.op, Output) else _apply_node(a), i) for a, i in clients)
 
   def fire(self, u: PyTensorNode, ctx: Any = None) -> tuple[PyTensorRule, PyTensorNode] | None:
@@ -256,12 +262,19 @@ _NONE: Counter = Counter()
 
 def _apply_node(a: Any) -> PyTensorNode:
   """The node of an ``Apply``'s first output: the key of the ``Apply`` among clients."""
-  return n if (n := _by_var.get(id(a.outputs[0]))) is not None and n.var is a.outputs[0] else from_pytensor(a.outputs[0])
+  return n if (n := node_of(a.outputs[0])) is not None else from_pytensor(a.outputs[0])
 
 
 def state_clients(nodes: list[PyTensorNode], root: PyTensorNode) -> dict[PyTensorNode, Counter]:
   """Each node's clients in the state of graph ``root`` (``nodes``: its toposort), as ``fgraph.clients`` would list them:
-  ``(the client Apply's first output's node, input index)`` or ``("output", 0)``, counted."""
+  ``(the client Apply's first output's node, input index)`` or ``("output", 0)``, counted.
+
+  >>> import pytensor.tensor as pt
+  >>> x = pt.vector("x")
+  >>> g = from_pytensor(pt.exp(x) + x)
+  >>> sorted(i for _, i in state_clients(g.toposort(), g)[from_pytensor(x)])
+  [0, 1]
+  """
   uses: dict[PyTensorNode, Counter] = {root: Counter({("output", 0): 1})}
   applies: set[PyTensorNode] = set()
   for n in nodes:
@@ -281,7 +294,14 @@ _adapters: weakref.WeakValueDictionary[tuple, PyTensorRules] = weakref.WeakValue
 
 
 def adapt(pm: Any, name: str = "rules") -> PyTensorRules:
-  """The rule protocol of PyTensor rewriter(s) ``pm`` (one adapter per rewriter list, so memos are shared)."""
+  """The rule protocol of PyTensor rewriter(s) ``pm`` (one adapter per rewriter list and name while it is used, so
+  memos and contexts are shared).
+
+  >>> from pytensor.tensor.rewriting.math import local_exp_log
+  >>> rules = adapt([local_exp_log])
+  >>> adapt([local_exp_log]) is rules, rules.rules[0].name
+  (True, 'rules#0 local_exp_log (math.py:521)')
+  """
   if isinstance(pm, PyTensorRules): return pm
   rws, skipped = node_rewriters(pm)
   key = (name, *(id(r) for r in rws))

@@ -110,6 +110,21 @@ def _leaf_key(v: Variable) -> tuple[str, Any]:
   return INPUT, v
 
 
+def node_of(v: Variable) -> PyTensorNode | None:
+  """The node whose variable ``v`` is (one the explorer made or adopted), without walking ``v``'s graph; else None.
+
+  >>> import pytensor.tensor as pt
+  >>> x = pt.vector("x")
+  >>> y = pt.exp(x)
+  >>> node_of(y) is None
+  True
+  >>> g = from_pytensor(y)   # a node lives while something holds it; the variable does not
+  >>> node_of(y) is g
+  True
+  """
+  return n if (n := _by_var.get(id(v))) is not None and n.var is v else None
+
+
 def _adopt(n: PyTensorNode, v: Variable) -> None:
   if n.var is None:
     n.var = v
