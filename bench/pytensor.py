@@ -2,8 +2,8 @@
 
 Three graphs: the Aesara issue's ``log(exp(x + x)) + x + x`` under its three rewriters (19 states, the whole
 space, explored 50 times), the same times a 400-node chain no rule rewrites inside (much the same steps on a
-graph 60 times the size; the mul fuses with the issue's 2 * 2 * x), and a logistic regression's loss gradient (47 nodes) under PyTensor's ``canonicalize`` node
-rewriters (the first 150 states). Two ways to explore each, breadth first, each graph once:
+graph 60 times the size; the mul fuses with the issue's 2 * 2 * x), and a logistic regression's loss gradient
+(47 nodes) under PyTensor's ``canonicalize`` node rewriters (the first 150 states). Two ways to explore each, breadth first, each graph once:
 
 - **states**: the explorer's (hash-consed nodes shared by every state, rewriters called with the state's
   context, a ``FunctionGraph`` built only when a rewriter reads it);
