@@ -210,3 +210,13 @@ def test_the_add_chain_runs_in_the_core_with_one_python_call_a_state():
     assert Exploration(g, PatternMatcher([((x + 0) + y, push)]), max_states=None, native=native).run().native == native
     return len(calls)
   assert python_calls(True) == python_calls(False) == 200   # the rule's function once a redex in both; no other node asked
+
+
+def test_a_long_add_chain_is_explored_in_the_core_alone():
+  # 1,000 levels: half a million nodes made in C, so its hash-consing table grows past the size that asks for huge pages
+  g = P0 + 0
+  for i in range(1, 1001): g = g + UOp.param(i)
+  ex = Exploration(g, PUSH_ADD, max_states=None, native=True).run()
+  assert ex.native and ex.complete and len(ex.states) == 1001 and ex._native.core.counts["nodes"] > 500_000
+  last = ex.states[-1].graph
+  assert [s.id for s in ex.normal_forms] == [1000] and last.src[1].arg == 0 and last.src[0].src[1] is UOp.param(1000)

@@ -14,7 +14,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #define EMPTY_SLOT (-1)
 #define NO_MAP (-1)
@@ -36,6 +40,10 @@ typedef struct {
 
 /* A pair still to match: pattern node `pat` against graph node `node`. */
 typedef struct { int32_t pat, node; } PatGoal;
+
+/* A slot of the hash-consing table: a node and the high half of its hash. The tag spares most probes a read of the
+ * node's own hash, a cache miss each on a big table (the chains of bench maude spent a third of their time there). */
+typedef struct { int32_t id; uint32_t tag; } Slot;
 
 /* A hash map from nonzero 64-bit keys to 32-bit values: open addressing, power-of-two capacity, at most half full. */
 typedef struct { uint64_t *key; int32_t *val; int64_t cap, n; } U64Map;
@@ -80,15 +88,15 @@ static void map_free(U64Map *m) { PyMem_Free(m->key); PyMem_Free(m->val); }
 typedef struct {
   PyObject_HEAD
   PyObject *match_cb;   /* match(node) -> [(redex, result node), ...] for its own redexes, or None: bail */
-  PyObject *may_cb;     /* may(op, n, src ops or None) -> bool: may a rule match a node of this signature */
+  PyObject *may_cb;     /* may(op, n, src ops or None) -> bool: may a rule left to Python match a node of this signature
+                           (None: no rule is left to Python) */
   int32_t map_limit;
   /* nodes */
   int32_t n_nodes, cap_nodes;
   int32_t *label, *src_off, *src_n, *map_off, *map_n, *state_of;
   uint8_t *op;
-  uint64_t *hash;
   int32_t *srcs; int64_t n_srcs, cap_srcs;
-  int32_t *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
+  Slot *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
   /* step maps: (redex, result node) pairs */
   int32_t *maps; int64_t n_maps, cap_maps;
   /* signatures: key -> 0 / 1, open addressing; asked only for the rules not compiled to patterns */
@@ -179,16 +187,34 @@ static int same_node(Space *s, int32_t id, int32_t label, const int32_t *src, in
   return 1;
 }
 
+/* The hash-consing table's memory. It is read at random, one slot a new node: past a few megabytes, 4 KiB pages cost
+ * a TLB miss almost every lookup (and a virtual machine's two-level page walk), so on Linux a big table asks for huge
+ * pages. Allocated and freed here only (not PyMem): huge pages want 2 MiB alignment. */
+#define HUGE_PAGE (2 * 1024 * 1024)
+static Slot *table_alloc(int64_t cap) {
+  size_t bytes = (size_t)cap * sizeof(Slot);
+  void *t = NULL;
+  if (bytes < HUGE_PAGE) return malloc(bytes);
+  if (posix_memalign(&t, HUGE_PAGE, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(t, bytes, MADV_HUGEPAGE);   /* advice only: without huge pages it works the same, slower */
+#endif
+  return t;
+}
+
+/* The table at a new capacity. Hashes are computed again rather than kept per node: a node's 8 bytes more, written
+ * and copied as the arrays grow, cost the chains of bench maude more than this does once per doubling. */
 static int rehash(Space *s, int64_t cap) {
-  int32_t *t = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+  Slot *t = table_alloc(cap);
   if (!t) { PyErr_NoMemory(); return -1; }
-  for (int64_t i = 0; i < cap; i++) t[i] = EMPTY_SLOT;
+  for (int64_t i = 0; i < cap; i++) t[i].id = EMPTY_SLOT;
   for (int32_t id = 0; id < s->n_nodes; id++) {
-    int64_t j = (int64_t)(s->hash[id] & (uint64_t)(cap - 1));
-    while (t[j] != EMPTY_SLOT) j = (j + 1) & (cap - 1);
-    t[j] = id;
+    uint64_t h = node_hash(s->label[id], s->srcs + s->src_off[id], s->src_n[id]);
+    int64_t j = (int64_t)(h & (uint64_t)(cap - 1));
+    while (t[j].id != EMPTY_SLOT) j = (j + 1) & (cap - 1);
+    t[j] = (Slot){id, (uint32_t)(h >> 32)};
   }
-  PyMem_Free(s->table);
+  free(s->table);
   s->table = t; s->cap_table = cap;
   return 0;
 }
@@ -197,39 +223,43 @@ static int rehash(Space *s, int64_t cap) {
 static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make) {
   uint64_t h = node_hash(label, src, n);
   int64_t mask = s->cap_table - 1, j = (int64_t)(h & (uint64_t)mask);
-  for (int32_t id; (id = s->table[j]) != EMPTY_SLOT; j = (j + 1) & mask)
-    if (s->hash[id] == h && same_node(s, id, label, src, n)) return id;
+  uint32_t tag = (uint32_t)(h >> 32);
+  for (int32_t id; (id = s->table[j].id) != EMPTY_SLOT; j = (j + 1) & mask)
+    if (s->table[j].tag == tag && same_node(s, id, label, src, n)) return id;
   if (!make) return -1;
   int32_t id = s->n_nodes;
   if (id + 1 > s->cap_nodes) {
     int32_t c = s->cap_nodes, c2;
 #define GROW_NODE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, id + 1, sizeof(t)) < 0) return -1;
     GROW_NODE(label, int32_t) GROW_NODE(src_off, int32_t) GROW_NODE(src_n, int32_t) GROW_NODE(map_off, int32_t)
-    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(hash, uint64_t) GROW_NODE(obj, PyObject *)
-    GROW_NODE(nstamp, int32_t) GROW_NODE(ninert, int8_t)
+    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(obj, PyObject *)
+    if (s->reducing) { GROW_NODE(nstamp, int32_t) GROW_NODE(ninert, int8_t) }   /* the reduction's, made by reduce() */
 #undef GROW_NODE
     s->cap_nodes = c2;
   }
-  /* `src` may point into s->srcs: copy it before growing that array */
-  int32_t small[8], *copy = small;
-  if (n > 8 && !(copy = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
-  memcpy(copy, src, (size_t)n * sizeof(int32_t));
-  int rc = grow((void **)&s->srcs, &s->cap_srcs, s->n_srcs + n, sizeof(int32_t));
-  if (rc == 0) memcpy(s->srcs + s->n_srcs, copy, (size_t)n * sizeof(int32_t));
-  if (copy != small) PyMem_Free(copy);
-  if (rc < 0) return -1;
-  s->label[id] = label; s->op[id] = op; s->hash[id] = h;
+  if (s->n_srcs + n > s->cap_srcs) {   /* `src` may point into s->srcs: copy it before growing that array */
+    int32_t small[8], *copy = small;
+    if (n > 8 && !(copy = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+    memcpy(copy, src, (size_t)n * sizeof(int32_t));
+    int rc = grow((void **)&s->srcs, &s->cap_srcs, s->n_srcs + n, sizeof(int32_t));
+    if (rc == 0) memcpy(s->srcs + s->n_srcs, copy, (size_t)n * sizeof(int32_t));
+    if (copy != small) PyMem_Free(copy);
+    if (rc < 0) return -1;
+  } else memcpy(s->srcs + s->n_srcs, src, (size_t)n * sizeof(int32_t));
+  s->label[id] = label; s->op[id] = op;
   s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n; s->n_srcs += n;
-  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL; s->nstamp[id] = 0; s->ninert[id] = -1;
+  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL;
+  if (s->reducing) { s->nstamp[id] = 0; s->ninert[id] = -1; }
   s->n_nodes = id + 1;
   if ((int64_t)s->n_nodes * 2 > s->cap_table) { if (rehash(s, s->cap_table * 2) < 0) return -1; }
-  else s->table[j] = id;
+  else s->table[j] = (Slot){id, tag};
   return id;
 }
 
 /* ---- signatures: may some rule match a node with this op and these sources' ops? */
 
 static int may_match(Space *s, int32_t id) {
+  if (s->may_cb == Py_None) return 0;   /* every rule's pattern is compiled */
   int32_t n = s->src_n[id];
   const int32_t *src = s->srcs + s->src_off[id];
   uint64_t key = (uint64_t)s->op[id] | ((uint64_t)(n > 4 ? 255 : n) << 8);
@@ -269,6 +299,15 @@ static int pat_check(Space *s, int32_t c, int32_t x) {
   return v;
 }
 
+static inline int op_fits(const PatNode *p, uint8_t op) { return (p->ops[op >> 3] >> (op & 7)) & 1; }
+
+/* Do the ops of sources `src` fit pattern nodes `kids`? A cheap look one level down before a deeper search: most
+ * nodes of a chain fail there (the first source of `(x + 0) + y` is a + whose second source is no CONST). */
+static int kids_ops_fit(Space *s, const int32_t *kids, const int32_t *src, int32_t n) {
+  for (int32_t i = 0; i < n; i++) if (!op_fits(s->pat + kids[i], s->op[src[i]])) return 0;
+  return 1;
+}
+
 /* Can the last of the n pairs in `goals` and all the others be matched at once, the names in `bind` (slot -> node,
  * or -1) bound alike? 1 or 0, -1 on error. Depth first with backtracking, as UPat.match joins its sources: each call
  * takes one pair, so the recursion is as deep as the rule has pattern nodes (patterns.py's MAX_NODES), whatever the
@@ -277,8 +316,8 @@ static int pat_solve(Space *s, PatGoal *goals, int32_t n, int32_t *bind) {
   if (n == 0) return 1;
   PatGoal g = goals[n - 1];
   const PatNode *p = s->pat + g.pat;   /* patterns are set once: this pointer stays valid */
-  int32_t x = g.node, op = s->op[x];
-  if (!(p->ops[op >> 3] & (1u << (op & 7)))) return 0;
+  int32_t x = g.node;
+  if (!op_fits(p, s->op[x])) return 0;
   if (p->check >= 0) {
     int c = pat_check(s, p->check, x);
     if (c <= 0) return c;
@@ -293,8 +332,10 @@ static int pat_solve(Space *s, PatGoal *goals, int32_t n, int32_t *bind) {
   else if (s->src_n[x] == p->n_src || (p->any_len && s->src_n[x] > p->n_src)) {
     for (int32_t k = 0; k < p->n_orders && r == 0; k++) {
       const int32_t *kids = s->pat_kids + p->kids + (int64_t)k * p->n_src;
-      for (int32_t i = 0; i < p->n_src; i++)   /* s->srcs read again each order: a check may have moved it */
-        goals[n - 1 + i] = (PatGoal){kids[i], s->srcs[s->src_off[x] + i]};
+      const int32_t *src = s->srcs + s->src_off[x];   /* read again each order: a check may have moved it */
+      if (!kids_ops_fit(s, kids, src, p->n_src)) continue;
+      /* pushed last first: the first source is matched first, as UPat.match joins them (and where a chain fails) */
+      for (int32_t i = 0; i < p->n_src; i++) goals[n - 2 + p->n_src - i] = (PatGoal){kids[i], src[i]};
       r = pat_solve(s, goals, n - 1 + p->n_src, bind);
     }
   }
@@ -919,6 +960,13 @@ static PyObject *Space_reduce(Space *s, PyObject *args) {
   }
   Py_INCREF(cb);
   Py_XSETREF(s->inert_cb, cb);
+  /* the per-node arrays only a reduction reads, for the nodes so far (intern makes them for new ones from now on) */
+  int64_t cap = s->cap_nodes ? s->cap_nodes : 1;
+  PyMem_Free(s->nstamp); PyMem_Free(s->ninert);
+  s->nstamp = PyMem_Calloc((size_t)cap, sizeof(int32_t));
+  s->ninert = PyMem_Malloc((size_t)cap);
+  if (!s->nstamp || !s->ninert) { PyErr_NoMemory(); return NULL; }
+  memset(s->ninert, -1, (size_t)cap);
   s->reducing = 1;
   Py_RETURN_NONE;
 }
@@ -1007,8 +1055,7 @@ static PyObject *Space_patterns(Space *s, PyObject *args) {
   for (int op = 0; op < 256; op++) {
     s->op_first[op] = at;
     for (Py_ssize_t r = 0; r < n_rules; r++) {
-      const PatNode *root = s->pat + s->rule_root[r];
-      if (root->ops[op >> 3] & (1u << (op & 7))) s->op_rules[at++] = (int32_t)r;
+      if (op_fits(s->pat + s->rule_root[r], (uint8_t)op)) s->op_rules[at++] = (int32_t)r;
     }
   }
   s->op_first[256] = at;
@@ -1156,8 +1203,8 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
   (void)closure;
   return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->ptrs.n, "states", (int)s->n_states,
                        "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
-                       "bytes", (long long)(s->cap_nodes * (7 * 4 + 2 + 8 + 8) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
-                                            s->cap_srcs * 4 + s->cap_table * 4 + s->cap_maps * 4 + s->cap_states * (5 * 4 + 1) +
+                       "bytes", (long long)(s->cap_nodes * (6 * 4 + 1 + 8 + (s->reducing ? 5 : 0)) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
+                                            s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 1) +
                                             s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4)));
 }
 
@@ -1196,12 +1243,13 @@ static void Space_dealloc(Space *s) {
   PyObject_GC_UnTrack(s);
   Space_clear(s);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
-  void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->hash, s->srcs, s->table,
+  void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->srcs,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
                     s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never,
                     s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked);
+  free(s->table);
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 

@@ -12,7 +12,7 @@ class Space:
   """Nodes, step maps and a breadth-first search in flat arrays (docs/native.md)."""
   counts: dict[str, int]   # nodes, bound, states, expanded, cut, map_entries, bytes
   progress: tuple[int, int, int]   # states, states expanded, cut
-  def __init__(self, match: Callable[[int], list[tuple[int, int]] | None], may: Callable[[int, int, tuple[int, ...] | None], bool],
+  def __init__(self, match: Callable[[int], list[tuple[int, int]] | None], may: Callable[[int, int, tuple[int, ...] | None], bool] | None,
                labeler: Callable[[Any, Any, Any], int], label_finder: Callable[[Any, Any, Any], int], op_codes: dict[Any, int],
                map_limit: int) -> None: ...
   def index(self, u: UOp, /) -> int: ...

@@ -52,8 +52,8 @@ class NativeSpace:
     # the rules' patterns the core matches itself (patterns.py); the others by signature, as may_rewrite does
     self.patterns = compile_rules(stepper.pm, CODES)
     may = python_may(stepper.pm, self.patterns.python)
-    self.core: Any = Space(self._match, lambda op, n, src: may(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n),
-                           self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit)
+    asks = None if not self.patterns.python else lambda op, n, src: may(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n)
+    self.core: Any = Space(self._match, asks, self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit)
     self.core.patterns(self.patterns.tables, self._check)
 
   def to_id(self, u: UOp) -> int:
