@@ -1,6 +1,6 @@
 """The C core (uopc/egraph/_egraph.c) against the Python loop: the very same e-graph, statistics and extracted graph."""
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import param
@@ -52,7 +52,6 @@ def both(prog, pm, sched, **kw) -> tuple[tuple, tuple]:
 SCHEDULERS = [lambda: BackoffScheduler(match_limit=10**12), lambda: BackoffScheduler(match_limit=3, ban_length=1), BackoffScheduler]
 
 
-@settings(max_examples=60, deadline=None)
 @given(st.lists(arith_programs(max_ops=8), min_size=1, max_size=2), st.sets(st.integers(0, len(POOL) - 1), min_size=1, max_size=7),
        st.integers(0, 2), st.integers(1, 10), st.sampled_from([10, 25, 60, 400, 100_000]), st.sampled_from(["nodes", "mul=3", "egglog"]))
 def test_the_c_core_makes_the_python_loops_egraph(progs, chosen, sched, iterations, enodes, cost):
