@@ -29,12 +29,11 @@ import numpy as np
 from uopc.budget import BoundHit, current, shielded, taken
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.errors import ClusterError
-from uopc.relational.cluster.session import session
+from uopc.relational.cluster.session import idle_workers, session
 from uopc.relational.cluster.shard import Shard
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
 POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
-_idle: dict[str, list[Any]] = {}   # Ray job id -> workers a finished run left, for the next run in the same session
 
 
 class WorkersLost(Exception):
@@ -97,9 +96,7 @@ class Coordinator:
   def _new_shard(self, idle: bool = True) -> Any:
     """A worker for a shard: an idle one of this Ray session's (``idle``), else a new one; ``_load`` loads it."""
     import ray
-    job = ray.get_runtime_context().get_job_id()
-    for key in [k for k in _idle if k != job]: del _idle[key]   # another session's: gone with it
-    if idle and _idle.get(job): return _idle[job].pop()
+    if idle and (pool := idle_workers()): return pool.pop()
     cpus = 1 if ray.cluster_resources().get("CPU", 0) >= self.n else 0   # more shards than CPUs (a bench): they share
     return ray.remote(num_cpus=cpus, max_restarts=0, scheduling_strategy="SPREAD")(Shard).remote()
 
@@ -166,7 +163,7 @@ class Coordinator:
         stats: list[dict[str, Any]] = []
       else:
         stats = self._stats(ray)
-        _idle.setdefault(ray.get_runtime_context().get_job_id(), []).extend(a for a, st in zip(self.shards, stats) if st)   # the next run's
+        idle_workers().extend(a for a, st in zip(self.shards, stats) if st)   # the next run's
     return Outcome(levels, count, bound, cut, matched, n, stats, self.revived, time.perf_counter() - t0)
 
   # ---- the phases of a level

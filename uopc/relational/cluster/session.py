@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from typing import Iterator
+from typing import Any, Iterator
 
 from uopc.budget import shielded
 from uopc.relational.cluster.errors import ClusterError
@@ -51,7 +51,20 @@ def session(spec: str) -> Iterator[int]:
     raise ClusterError(f"--cluster {spec}: cannot start or join the Ray cluster: {type(e).__name__}: {why}") from None
   try: yield value if isinstance(value, int) else _cpus(ray)
   finally:
+    _idle.clear()   # their handles go with the session
     with shielded(): ray.shutdown()
+
+
+_idle: dict[tuple[str, str], list[Any]] = {}   # (Ray job, node) -> workers a finished run left, for the next run in the session
+
+
+def idle_workers() -> list[Any]:
+  """The idle workers of the Ray session now (a list to take from and give back to); another session's are forgotten."""
+  import ray
+  ctx = ray.get_runtime_context()
+  key = (ctx.get_job_id(), ctx.get_node_id())   # a job id alone repeats after ray.shutdown() and ray.init()
+  for k in [k for k in _idle if k != key]: del _idle[k]
+  return _idle.setdefault(key, [])
 
 
 def _cpus(ray: object) -> int:

@@ -23,28 +23,22 @@ Nothing here imports Ray: ``coordinator.py`` runs this class as an actor.
 """
 from __future__ import annotations
 
+import functools
 import os
 import pickle
-from typing import Any
+import time
+from typing import Any, Callable, TypeVar
 
 import numpy as np
 
+from uopc import collector
+from uopc.budget import peak_memory, reset_peak_memory, resident_memory
 from uopc.relational.cluster.codec import Codec, Encoded
 from uopc.relational.cluster.fingerprint import Fingerprints, owner
 from uopc.relational.cluster.visited import FP, Visited
 from uopc.relational.space.states import Stuck
 
-
-def rss() -> int:
-  """This process's resident memory in bytes."""
-  from uopc.budget import resident_memory
-  return resident_memory()
-
-
-def peak_rss() -> int:
-  """This process's peak resident memory in bytes."""
-  from uopc.budget import peak_memory
-  return peak_memory()
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def steps_of(stepper: Any, g: Any) -> list[tuple[Any, Any]]:
@@ -54,6 +48,18 @@ def steps_of(stepper: Any, g: Any) -> list[tuple[Any, Any]]:
   if m is not None: return list(m.items())
   grouped = stepper.grouped_steps(g)
   return list(grouped) if grouped is not None else list(stepper.iter_big(g))
+
+
+def _paused(fn: F) -> F:
+  """``fn`` with the cycle collector paused (``uopc.collector``): a level makes many lasting acyclic objects, as an
+  exploration does, and a worker's collector passes over them doubled what the steps cost."""
+  @functools.wraps(fn)
+  def run(*args: Any, **kwargs: Any) -> Any:
+    with collector.paused(settle=True): return fn(*args, **kwargs)
+  return run  # type: ignore[return-value]  # the same signature
+
+
+CANDIDATES_KEPT = 4_000_000   # fingerprints a shard remembers having sent (about 100 bytes each); past it, it forgets them
 
 
 class Shard:
@@ -69,6 +75,10 @@ class Shard:
     self.frontier: list[tuple[int, Any]] = []   # (id, graph) of the states at the current depth, by id
     self._pending: dict[str, Any] = {}           # what a level's calls hand to each other
     self.moved = 0   # bytes of the batches this shard sent
+    self.sent = 0    # candidates sent to other shards
+    self.candidates: set[bytes] = set()   # every graph this shard made a candidate at an earlier level
+    self.cpu0 = time.process_time()
+    reset_peak_memory()   # a worker serves run after run: its peak is this run's
     try: self.pm = pickle.loads(pm_blob)
     except Exception as e: return f"the rule set does not load on the worker (pid {os.getpid()}): {type(e).__name__}: {e}"
     try: self.target = pickle.loads(target_blob) if target_blob is not None else None
@@ -83,6 +93,7 @@ class Shard:
 
   # ---- a level
 
+  @_paused
   def start(self) -> tuple[dict[str, Any], dict[str, Any]]:
     """Level 0: the program, owned by one shard."""
     mine = owner(self.root_fp, self.count) == self.index
@@ -95,27 +106,42 @@ class Shard:
       self.frontier = [(0, self.root)]
     return self._summary(graphs, [0] if mine else []), rec
 
+  @_paused
   def expand(self, depth: int, last: bool) -> list[Any]:
-    """Expand the frontier (states at ``depth``): a summary, then one batch of candidates per shard (None for this one: kept here)."""
+    """Expand the frontier (states at ``depth``): a summary, then one batch of candidates per shard (None for this one: kept here).
+
+    Each graph is a candidate once a level, from its first step in breadth-first order (the frontier is in id order), and
+    never again once it was one at an earlier level (its owner has it by now): ``f``, the states sent a state, stays near 1."""
     stepper, fps, count = self.stepper, self.fps, self.count
     out: list[list[tuple[bytes, int, int, Any, bytes]]] = [[] for _ in range(count)]
     stuck: list[tuple[int, int]] = []   # (parent id, position) of each failed step: a stuck state made here
-    expanded: list[tuple[int, list[tuple[Any, Any]]]] = []
+    expanded: list[tuple[int, list[tuple[Any, Any]], list[tuple[int, str | None, Any]]]] = []
+    before, now = self.candidates, set()
+    if len(before) > CANDIDATES_KEPT: before.clear()   # only a saving: the owners still drop what they have
     for sid, g in self.frontier:
       pairs = steps_of(stepper, g)
       gfp = fps.of(g)
-      expanded.append((sid, pairs))
-      firsts: set[Any] = set()
-      for pos, (_, h) in enumerate(pairs):
-        if h in firsts: continue   # the first step to a graph (or a Stuck) is its candidate
-        firsts.add(h)
-        if h.__class__ is Stuck: stuck.append((sid, pos)); continue
-        fp = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
-        out[owner(fp, count)].append((fp, sid, pos, h, gfp))
+      row: list[tuple[int, str | None, Any]] = []   # each step: rule, error, and its target's fingerprint (a failed one: its position)
+      firsts: dict[Any, Any] = {}
+      for pos, (r, h) in enumerate(pairs):
+        if (t := firsts.get(h)) is None:
+          if h.__class__ is Stuck:
+            t = pos
+            stuck.append((sid, pos))
+          else:
+            t = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
+            if t not in now and t not in before:
+              now.add(t)
+              out[owner(t, count)].append((t, sid, pos, h, gfp))
+          firsts[h] = t
+        row.append((r.rule_index, r.error, t))
+      expanded.append((sid, pairs, row))
+    before |= now
     self._pending = {"expanded": expanded, "stuck": stuck, "depth": depth, "last": last, "own": out[self.index]}
     batches: list[Any] = []
     for j, cands in enumerate(out):
       if j == self.index: batches.append(None); continue
+      self.sent += len(cands)
       enc = self.codec.encode([c[3] for c in cands], fps)
       b = (np.array([c[0] for c in cands], FP), np.array([c[1] for c in cands], np.int64), np.array([c[2] for c in cands], np.int32),
            np.array([c[4] for c in cands], FP), enc)
@@ -123,6 +149,7 @@ class Shard:
       batches.append(b)
     return [{"expanded": len(expanded)}, *batches]
 
+  @_paused
   def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged."""
     p = self._pending
@@ -155,6 +182,7 @@ class Shard:
     k_pos = np.concatenate([pos[order], np.array([s[1] for s in st], np.int32)])
     return k_par, k_pos, np.array([self._pending["cut"]])
 
+  @_paused
   def commit(self, ids: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
     """Keep the candidates the coordinator numbered (-1: cut by max_states), in ``absorb``'s order; the level's record."""
     p = self._pending
@@ -177,28 +205,23 @@ class Shard:
   def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
     """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
     matches = [i for i, g in zip(ids, graphs) if self.target is not None and self.target.match(g) is not None]
-    return {"rss": rss(), "peak": peak_rss(), "matches": matches, "visited": len(self.visited), "moved": self.moved, "frontier": len(self.frontier),
+    return {"rss": resident_memory(), "peak": peak_memory(), "matches": matches, "visited": len(self.visited), "moved": self.moved,
+            "frontier": len(self.frontier),
             "table_bytes": self.visited.nbytes()}
 
   def _record(self, depth: int, ids: np.ndarray, fps: np.ndarray, parents: np.ndarray, pos: np.ndarray, graphs: list[Any],
-              stuck: list[tuple[int, int, int]], expanded: list[tuple[int, list[tuple[Any, Any]]]]) -> dict[str, Any]:
-    """A level's record (the checkpoint): new states with their graphs, stuck states, and the expanded states' steps."""
-    steps: list[tuple[int, list[tuple[int, str | None, Any]]]] = []
+              stuck: list[tuple[int, int, int]], expanded: list[tuple[int, list[tuple[Any, Any]], list[Any]]]) -> dict[str, Any]:
+    """A level's record (the checkpoint): new states with their graphs, stuck states, and the expanded states' steps
+    (each: rule, error, target fingerprint or a failed step's position; their nodes and results as rows)."""
     nodes: list[Any] = []
-    for sid, pairs in expanded:
-      row: list[tuple[int, str | None, Any]] = []
-      firsts: dict[Any, int] = {}
-      for pos_i, (r, h) in enumerate(pairs):
-        nodes.append(r.node); nodes.append(r.result)
-        if h.__class__ is Stuck: target: Any = firsts.setdefault(h, pos_i)   # the stuck state of its first step
-        else: target = self.fps.of(h)
-        row.append((r.rule_index, r.error, target))
-      steps.append((sid, row))
+    for _, pairs, _ in expanded:
+      for r, _ in pairs: nodes.append(r.node); nodes.append(r.result)
     return {"depth": depth, "ids": ids, "fps": fps, "parents": parents, "pos": pos, "graphs": self.codec.encode(graphs, self.fps),
-            "stuck": stuck, "steps": steps, "step_nodes": self.codec.encode(nodes)}
+            "stuck": stuck, "steps": [(sid, row) for sid, _, row in expanded], "step_nodes": self.codec.encode(nodes)}
 
   # ---- recovery
 
+  @_paused
   def restore(self, *records: dict[str, Any]) -> None:
     """Become the shard these records describe (its states, its frontier), as it was at the end of the last one."""
     self.visited = Visited()
@@ -218,7 +241,7 @@ class Shard:
     return self.visited.parent_of(fp)
 
   def stats(self) -> dict[str, Any]:
-    """Peak memory and bytes sent, for the bench."""
+    """The run's peak memory, bytes and candidates sent, and CPU seconds (since ``load``), for the bench; the run's tables go."""
     self.pm = self.stepper = self.target = None   # the run is over: its rules and memo tables go
     self.visited, self.frontier, self._pending = Visited(), [], {}
-    return {"peak": peak_rss(), "rss": rss(), "moved": self.moved}
+    return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0}
