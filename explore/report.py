@@ -17,7 +17,7 @@ from uopc.explore.options import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
 from uopc.relational.space.states import step_text
 from uopc.relational.space.cycles import terminal_cycles
-from uopc.term import node_parts, show
+from uopc.term import PARTS, node_parts, show
 
 T = TypeVar("T")
 DOT_TERM_LIMIT = 60   # characters of a DOT label: a box in a drawing
@@ -214,10 +214,11 @@ class NodeTable:
     ids = self._ids
     if (known := ids.get(id(u))) is not None: return known
     stack: list[tuple[Any, bool]] = [(u, False)]
+    parts_of = PARTS.get(type(u), node_parts)   # another IR's nodes print in its own term form (tinygrad's, PyTensor's)
     while stack:
       x, ready = stack.pop()
       if id(x) in ids: continue
-      parts = node_parts(x)
+      parts = parts_of(x)
       if isinstance(parts, str): row: Any = parts
       else:
         kids = [c for c in parts if not isinstance(c, str)]

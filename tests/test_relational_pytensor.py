@@ -235,6 +235,17 @@ def test_the_command_line_takes_pytensor_programs_and_rules(capsys):
   assert code == 2 and "--rules symbolic is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.ir.pytensor_nodes" in err
 
 
+def test_json_and_html_reports_print_pytensor_nodes(capsys, tmp_path):
+  import json
+  code, out, _ = run_cli(capsys, "explore", "reachable", f"{EXAMPLE}:z", "--rules", f"{EXAMPLE}:rules", "--format", "json")
+  data = json.loads(out)
+  assert code == 0 and data["program"] == "add(add(log(exp(add(x, x))), x), x)" and len(data["states"]) == 19
+  assert "x" in data["nodes"] and any(isinstance(r, list) and r[0] == "log(" for r in data["nodes"])   # PyTensor's term form
+  code, _, _ = run_cli(capsys, "explore", "normal-forms", f"{EXAMPLE}:z", "--rules", f"{EXAMPLE}:rules", "--format", "html",
+                       "-o", str(tmp_path / "nf.html"))
+  assert code == 0 and "mul(ExpandDims{axis=0}(4), x)" in (tmp_path / "nf.html").read_text()
+
+
 def test_the_example_script_runs():
   import subprocess
   import sys
