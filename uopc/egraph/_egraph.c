@@ -830,27 +830,80 @@ fail:
   return NULL;
 }
 
-/* extract(labels, make_uop, uop_error, weights, fn) -> {class: (graph, cost)}: extract.extract_all's worklist without
- * sharing, on the core's classes. weights (a list: each label's weight) gives a DAG cost summed as a tree, weight + sum(kids);
- * else fn(node, kids' costs) (Cost.node). A class's e-node is looked at again only when one of its children's best changed
- * since it was last: with the same children's graphs it makes the same graph and cost, which did not beat the class's
- * best then and cannot beat it now (bests only get cheaper). */
+/* Bit sets of extract_all's sharing mode (its _Bits): a bit per distinct node, in the order they were first seen. */
+typedef struct { uint64_t *w; int64_t n; } Bits;
+
+static int bits_set(Bits *b, int64_t i) {
+  int64_t need = i / 64 + 1;
+  if (b->n < need) {
+    uint64_t *w = PyMem_Realloc(b->w, (size_t)need * sizeof(uint64_t));
+    if (!w) { PyErr_NoMemory(); return -1; }
+    memset(w + b->n, 0, (size_t)(need - b->n) * sizeof(uint64_t));
+    b->w = w; b->n = need;
+  }
+  b->w[i / 64] |= 1ULL << (i % 64);
+  return 0;
+}
+
+static int64_t bits_count(const Bits *a, const Bits *mask) {
+  int64_t c = 0, n = mask && mask->n < a->n ? mask->n : a->n;
+  for (int64_t j = 0; j < n; j++) c += __builtin_popcountll(mask ? a->w[j] & mask->w[j] : a->w[j]);
+  return c;
+}
+
+/* _Bits.weight(bits): w * count with one weight, else sum(w * count of its nodes) in the order the weights were seen. */
+static PyObject *bits_weight(const Bits *nodes, PyObject *wlist, const Bits *masks, PyObject *sum) {
+  Py_ssize_t nw = PyList_GET_SIZE(wlist);
+  if (nw == 1) {
+    PyObject *cnt = PyLong_FromLongLong(bits_count(nodes, NULL));
+    PyObject *v = cnt ? PyNumber_Multiply(PyList_GET_ITEM(wlist, 0), cnt) : NULL;
+    Py_XDECREF(cnt);
+    return v;
+  }
+  PyObject *terms = PyList_New(nw);
+  if (!terms) return NULL;
+  for (Py_ssize_t p = 0; p < nw; p++) {
+    PyObject *cnt = PyLong_FromLongLong(bits_count(nodes, &masks[p]));
+    PyObject *t = cnt ? PyNumber_Multiply(PyList_GET_ITEM(wlist, p), cnt) : NULL;
+    Py_XDECREF(cnt);
+    if (!t) { Py_DECREF(terms); return NULL; }
+    PyList_SET_ITEM(terms, p, t);
+  }
+  PyObject *v = PyObject_CallOneArg(sum, terms);
+  Py_DECREF(terms);
+  return v;
+}
+
+/* extract(labels, make_uop, uop_error, weights, fn, weight_of) -> {class: (graph, cost)}: extract.extract_all's worklist
+ * on the core's classes, in one of its three ways: weight_of (Cost.weight) given, a DAG cost with sharing (bit sets of
+ * distinct nodes, as its _Bits); weights (a list: each label's weight), a DAG cost summed as a tree, weight + sum(kids);
+ * else fn(node, kids' costs) (Cost.node). Python's sum() adds, as there. A class's e-node is looked at again only when one
+ * of its children's best changed since it was last: with the same children's graphs it makes the same graph, nodes and
+ * cost, which did not beat the class's best then and cannot beat it now (bests only get cheaper). */
 static PyObject *Core_extract(Core *g, PyObject *args) {
-  PyObject *labels, *make, *uerr, *weights, *fn;
-  if (!PyArg_ParseTuple(args, "O!OOOO", &PyList_Type, &labels, &make, &uerr, &weights, &fn)) return NULL;
+  PyObject *labels, *make, *uerr, *weights, *fn, *weight_of;
+  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyList_Type, &labels, &make, &uerr, &weights, &fn, &weight_of)) return NULL;
   if (PyList_GET_SIZE(labels) < g->nlabels || (weights != Py_None && (!PyList_Check(weights) || PyList_GET_SIZE(weights) < g->nlabels))) {
     PyErr_SetString(PyExc_ValueError, "a (op, dtype, arg) and a weight per label");
     return NULL;
   }
+  int sharing = weight_of != Py_None;
   int64_t nc = g->parent.n;
   PyObject **graph = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(PyObject *)), **value = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(PyObject *));
   int64_t *changed = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(int64_t));
   int64_t **seen = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(int64_t *));
   uint8_t *queued = PyMem_Calloc((size_t)(nc ? nc : 1), 1);
+  Bits *best_bits = sharing ? PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(Bits)) : NULL, *masks = NULL, cand = {0};
+  int64_t nbits = 0, nmasks = 0;
+  PyObject *index = sharing ? PyDict_New() : NULL, *wpos = sharing ? PyDict_New() : NULL, *wlist = sharing ? PyList_New(0) : NULL;
+  PyObject *sum = PyDict_GetItemString(PyEval_GetBuiltins(), "sum");   /* borrowed */
   IVec queue = {0};
-  PyObject *res = NULL, *zero = PyLong_FromLong(0);
+  PyObject *res = NULL;
   int64_t tick = 1, head = 0;
-  if (!graph || !value || !changed || !seen || !queued || !zero) { PyErr_NoMemory(); goto out; }
+  if (!graph || !value || !changed || !seen || !queued || !sum || (sharing && (!best_bits || !index || !wpos || !wlist))) {
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    goto out;
+  }
   for (int64_t c = 0; c < nc; c++) if (g->cls[c].alive) {
     if (iv_push(&queue, (int32_t)c) < 0) goto out;
     queued[c] = 1;
@@ -889,11 +942,55 @@ static PyObject *Core_extract(Core *g, PyObject *args) {
         }
       }
       PyObject *v;
-      if (weights != Py_None) {   /* weight(u.op) + sum(k.cost for k in kids) */
-        PyObject *sum = Py_NewRef(zero);
-        for (int32_t x = 0; x < nk && sum; x++) Py_SETREF(sum, PyNumber_Add(sum, value[find(g, kids[x])]));
-        v = sum ? PyNumber_Add(PyList_GET_ITEM(weights, label), sum) : NULL;
-        Py_XDECREF(sum);
+      if (sharing) {   /* nodes = bits.bit(u) | the children's nodes; value = bits.weight(nodes) */
+        PyObject *bi = PyDict_GetItemWithError(index, u);
+        int64_t i;
+        if (bi) i = PyLong_AsLongLong(bi);
+        else {
+          if (PyErr_Occurred()) { Py_DECREF(u); goto out; }
+          i = nbits++;
+          PyObject *iv = PyLong_FromLongLong(i), *w = PyObject_CallOneArg(weight_of, PyTuple_GET_ITEM(lab, 0));
+          int bad = !iv || !w || PyDict_SetItem(index, u, iv) < 0;
+          Py_XDECREF(iv);
+          PyObject *pos = bad ? NULL : PyDict_GetItemWithError(wpos, w);
+          int64_t p = pos ? PyLong_AsLongLong(pos) : -1;
+          if (!bad && !pos) {
+            if (PyErr_Occurred()) bad = 1;
+            else {
+              p = nmasks;
+              PyObject *pv = PyLong_FromLongLong(p);
+              Bits *m = PyMem_Realloc(masks, (size_t)(nmasks + 1) * sizeof(Bits));
+              bad = !pv || !m || PyDict_SetItem(wpos, w, pv) < 0 || PyList_Append(wlist, w) < 0;
+              Py_XDECREF(pv);
+              if (m) { masks = m; masks[nmasks++] = (Bits){0}; }
+              else if (!PyErr_Occurred()) PyErr_NoMemory();
+            }
+          }
+          Py_XDECREF(w);
+          if (bad || bits_set(&masks[p], i) < 0) { Py_DECREF(u); goto out; }
+        }
+        int64_t words = (nbits + 63) / 64;
+        if (cand.n < words) {
+          uint64_t *w = PyMem_Realloc(cand.w, (size_t)words * sizeof(uint64_t));
+          if (!w) { Py_DECREF(u); PyErr_NoMemory(); goto out; }
+          cand.w = w;
+        }
+        cand.n = words;
+        memset(cand.w, 0, (size_t)words * sizeof(uint64_t));
+        cand.w[i / 64] |= 1ULL << (i % 64);
+        for (int32_t x = 0; x < nk; x++) {
+          const Bits *kb = &best_bits[find(g, kids[x])];
+          for (int64_t q = 0; q < kb->n; q++) cand.w[q] |= kb->w[q];
+        }
+        v = bits_weight(&cand, wlist, masks, sum);
+      } else if (weights != Py_None) {   /* weight(u.op) + sum(k.cost for k in kids) */
+        PyObject *costs = PyList_New(nk);
+        if (!costs) { Py_DECREF(u); goto out; }
+        for (int32_t x = 0; x < nk; x++) PyList_SET_ITEM(costs, x, Py_NewRef(value[find(g, kids[x])]));
+        PyObject *total = PyObject_CallOneArg(sum, costs);
+        Py_DECREF(costs);
+        v = total ? PyNumber_Add(PyList_GET_ITEM(weights, label), total) : NULL;
+        Py_XDECREF(total);
       } else {
         PyObject *costs = PyList_New(nk);
         if (!costs) { Py_DECREF(u); goto out; }
@@ -908,6 +1005,16 @@ static PyObject *Core_extract(Core *g, PyObject *args) {
         Py_XSETREF(graph[c], u); Py_XSETREF(value[c], v);
         changed[c] = ++tick;
         improved = 1;
+        if (sharing) {
+          Bits *bb = &best_bits[c];
+          if (bb->n < cand.n) {
+            uint64_t *w = PyMem_Realloc(bb->w, (size_t)cand.n * sizeof(uint64_t));
+            if (!w) { PyErr_NoMemory(); goto out; }
+            bb->w = w;
+          }
+          bb->n = cand.n;
+          memcpy(bb->w, cand.w, (size_t)cand.n * sizeof(uint64_t));
+        }
       } else { Py_DECREF(u); Py_DECREF(v); }
     }
     if (improved) {
@@ -930,9 +1037,12 @@ out:
     if (graph) Py_XDECREF(graph[c]);
     if (value) Py_XDECREF(value[c]);
     if (seen) PyMem_Free(seen[c]);
+    if (best_bits) PyMem_Free(best_bits[c].w);
   }
+  for (int64_t p = 0; p < nmasks; p++) PyMem_Free(masks[p].w);
+  PyMem_Free(masks); PyMem_Free(cand.w); PyMem_Free(best_bits);
   PyMem_Free(graph); PyMem_Free(value); PyMem_Free(changed); PyMem_Free(seen); PyMem_Free(queued); iv_free(&queue);
-  Py_XDECREF(zero);
+  Py_XDECREF(index); Py_XDECREF(wpos); Py_XDECREF(wlist);
   return res;
 }
 
@@ -1040,7 +1150,7 @@ static PyMethodDef Core_methods[] = {
   {"enode_count", (PyCFunction)Core_enode_count, METH_NOARGS, "EGraph.enode_count"},
   {"find", (PyCFunction)Core_find, METH_O, "the canonical id of a class"},
   {"per_rule", (PyCFunction)Core_per_rule, METH_NOARGS, "per rule: its results that changed the e-graph"},
-  {"extract", (PyCFunction)Core_extract, METH_VARARGS, "extract(labels, make_uop, uop_error, weights, fn) -> {class: (graph, cost)}"},
+  {"extract", (PyCFunction)Core_extract, METH_VARARGS, "extract(labels, make_uop, uop_error, weights, fn, weight_of) -> {class: (graph, cost)}"},
   {"export", (PyCFunction)Core_export, METH_O, "export(labels) -> the e-graph as egraph.py holds it"},
   {NULL, NULL, 0, NULL},
 };

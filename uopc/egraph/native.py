@@ -152,11 +152,12 @@ class NativeRun:
     """Rule -> its results that changed the e-graph (``Saturation.per_rule``)."""
     return {i: n for i, n in enumerate(self.core.per_rule()) if n}
 
-  def extract(self, cost: Cost) -> dict[int, tuple[UOp, Any]]:
-    """``extract_all(eg, cost, sharing=False)`` on the core: class -> (its best graph, cost); a DAG cost summed as a tree."""
+  def extract(self, cost: Cost, sharing: bool = True) -> dict[int, tuple[UOp, Any]]:
+    """``extract_all(eg, cost, sharing)`` on the core: class -> (its best graph, cost)."""
     labels = self.tests.label_objs
+    if cost.dag and sharing: return self.core.extract(labels, make_uop, UOpError, None, None, cost.weight)
     weights = [cost.weight(op) for op, _, _ in labels] if cost.dag else None
-    return self.core.extract(labels, make_uop, UOpError, weights, cost.node)
+    return self.core.extract(labels, make_uop, UOpError, weights, cost.node, None)
 
   def egraph(self) -> tuple[EGraph, dict[int, int]]:
     """The e-graph as ``EGraph`` holds it (the same ids, e-nodes and users in the same order), and the results per rule."""

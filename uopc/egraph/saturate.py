@@ -214,11 +214,10 @@ def _saturate_native(prog: UOp, pats: list[UPat], templates: list, heights: list
 def _extract(eg: EGraph, root: int, cost: Cost, prog: UOp, prog_cost: float, run: NativeRun | None = None) -> tuple[UOp, float]:
   """The cheapest of: the extracted graph with sharing, without (DAG costs), and the program (greedy can miss its sharing).
 
-  With the C core (``run``), what needs no sharing is extracted there, the same way."""
+  With the C core (``run``), extracted there, the same way."""
   best, best_cost = prog, prog_cost
   for sharing in ((True, False) if cost.dag else (True,)):
-    if run is not None and not (cost.dag and sharing): g = run.extract(cost)[root][0]
-    else: g = extract_all(eg, cost, sharing=sharing)[root].graph
+    g = run.extract(cost, sharing)[root][0] if run is not None else extract_all(eg, cost, sharing=sharing)[root].graph
     if (gc := cost.of(g)) < best_cost: best, best_cost = g, gc
   return best, best_cost
 
