@@ -53,7 +53,8 @@ SCHEDULERS = [lambda: BackoffScheduler(match_limit=10**12), lambda: BackoffSched
 
 
 @given(st.lists(arith_programs(max_ops=8), min_size=1, max_size=2), st.sets(st.integers(0, len(POOL) - 1), min_size=1, max_size=7),
-       st.integers(0, 2), st.integers(1, 10), st.sampled_from([10, 25, 60, 400, 100_000]), st.sampled_from(["nodes", "mul=3", "mul=0.1,add=0.7,*=0.3", "egglog"]))
+       st.integers(0, 2), st.integers(1, 10), st.sampled_from([10, 25, 60, 400, 100_000]),
+       st.sampled_from(["nodes", "mul=3", "mul=0.1,add=0.7,*=0.3", "egglog"]))
 def test_the_c_core_makes_the_python_loops_egraph(progs, chosen, sched, iterations, enodes, cost):
   prog = progs[0] if len(progs) == 1 else progs[0] + progs[1]
   pm = PatternMatcher([POOL[i] for i in sorted(chosen)])
