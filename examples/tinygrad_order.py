@@ -1,7 +1,9 @@
 """Rule-order dependence in tinygrad 0.14's rule sets, with tinygrad alone (no uopc): docs/tinygrad.md.
 
 Each case moves one rule of ``symbolic`` (or runs ``sym`` bottom up) and prints what tinygrad's own
-``graph_rewrite`` makes of a small program: the rule set as written, then the other order.
+``graph_rewrite`` makes of a small program: the rule set as written, then the other order. The cases
+after the first five are critical pairs ``uopc explore pairs tinygrad:symbolic`` found: each
+witness with each of its two rules moved first.
 
   python examples/tinygrad_order.py
 """
@@ -49,6 +51,30 @@ def main() -> None:
   print("(-1 * a) // a under symbolic, a in [0, 10]:")
   print(f"  graph_rewrite: {result(prog, symbolic)}")
   print(f"  graph_rewrite(bottom_up=True): {result(prog, symbolic, True)}")
+  pairs_found()
+
+
+def pairs_found() -> None:
+  """The critical pairs of docs/tinygrad.md's section 6, with tinygrad alone."""
+  a = UOp.variable("a", 0, 10)
+  t = UOp.variable("t", False, True, dtypes.bool)
+  f = UOp.variable("f", 1.0, 2.0, dtypes.float32)
+  two_a = UOp.const(2) ** a
+  print(f"2 ** a under symbolic, a in [0, 10] (a {two_a.dtype}):")
+  r = graph_rewrite(two_a, symbolic)   # render() has no form for EXP2: its op and dtype, and its source's
+  print(f"  as written: {r.op} {r.dtype} of {r.src[0].op} {r.src[0].dtype} of a")
+  cases = [
+    ("2 ** 0 under symbolic", UOp.const(2) ** UOp.const(0), ["symbolic.py:178"]),
+    ("f * -0.0 under symbolic, f in [1.0, 2.0] (float32)", f * UOp.const(-0.0, dtypes.float32), []),
+    ("1.0 * -0.0 under symbolic (float32)", UOp.const(1.0, dtypes.float32) * UOp.const(-0.0, dtypes.float32), ["symbolic.py:165"]),
+    ("(a & -1) >> 0 under symbolic, a in [0, 10]", (a & -1) >> 0, ["symbolic.py:138"]),
+    ("(a & -1) // 1 under symbolic, a in [0, 10]", (a & -1) // 1, ["symbolic.py:140"]),
+    ("t + t under symbolic, t a bool", t + t, ["symbolic.py:238"]),
+  ]
+  for title, prog, moves in cases:
+    print(f"{title}:")
+    print(f"  as written: {result(prog, symbolic)}")
+    for where in moves: print(f"  {where} moved first: {result(prog, moved_first(symbolic, where))}")
 
 
 if __name__ == "__main__": main()

@@ -485,13 +485,15 @@ _nodes: dict[tuple, UOp | None] = {}   # (op, dtype, src, arg) -> the node tinyg
 
 
 def _typed_node(op: Any, dt: Any, src: tuple[UOp, ...], arg: Any) -> UOp | None:
-  """The node ``op(*src)`` (dtype by tinygrad's ``dtype_from_uop``, else ``dt``), or None if tinygrad's typing refuses it."""
+  """The node ``op(*src)`` (dtype by tinygrad's ``dtype_from_uop``, else ``dt``), or None if tinygrad's typing refuses it:
+  ``dtype_from_uop`` raises, or ``spec_shared`` has rules for the op and none accepts the node (``type_verify`` would fail)."""
   try: key: tuple | None = (op, dt, src, arg)
   except TypeError: key = None
   if key is not None and key in _nodes: return _nodes[key]
   try:
     node: UOp | None = UOp(op, dtype_from_uop(op, src, arg) or dt, src, arg)
-    if _spec().rewrite(node) is False: node = None
+    spec = _spec()
+    if spec.rewrite(node) is not True and op in spec.pdict: node = None   # its spec has rules for the op and none says yes
   except Exception: node = None
   if key is not None:
     if len(_nodes) > 100_000: _nodes.clear()   # bounded: a long analysis keeps only the recent ones

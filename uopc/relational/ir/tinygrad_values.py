@@ -10,13 +10,16 @@ not wrap (uopc's i32 does), a division by zero raises. Results are compared bit 
 (True, 41)
 >>> compare_values(a + a, a * 2, a)
 ('syntactic', 'the same values on 8 random bindings of a')
+>>> from tinygrad.dtype import Invalid
+>>> value_of((a < 5).where(a, UOp.const(Invalid)), {"a": 7})
+(True, Invalid)
 """
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from tinygrad.dtype import InvalidType, dtypes
+from tinygrad.dtype import Invalid, InvalidType, dtypes
 from tinygrad.uop.ops import GroupOp, Ops, UOp, exec_alu
 
 from uopc.dtype import value_key
@@ -33,6 +36,14 @@ def variables(*us: UOp) -> list[UOp]:
   return [seen[k] for k in sorted(seen)]
 
 
+def _undefined(op: Any, args: list) -> bool:
+  """Is an ALU's value ``Invalid``: an undefined condition or source, or a ``where`` picking an undefined branch?
+  (``exec_alu`` itself would truncate ``Invalid`` to a value of the dtype: ``True`` for a bool.)"""
+  if isinstance(args[0], InvalidType): return True
+  if op is Ops.WHERE: return isinstance(args[1 if args[0] else 2], InvalidType)
+  return any(isinstance(v, InvalidType) for v in args)
+
+
 def value_of(u: UOp, binding: dict[str, Any] | None = None) -> tuple[bool, Any]:
   """``(True, value)`` of ``u`` with its variables bound by name, or ``(False, why not)`` (an op tinygrad's Python ALU
   has no function for, a division by zero, an unbound variable)."""
@@ -41,7 +52,9 @@ def value_of(u: UOp, binding: dict[str, Any] | None = None) -> tuple[bool, Any]:
     for n in u.toposort():
       if n.op is Ops.CONST: vals[n] = n.arg
       elif n.op in _NAMED and isinstance(name := getattr(n.arg, "name", None), str): vals[n] = (binding or {})[name]
-      elif n.op in GroupOp.ALU: vals[n] = exec_alu(n.op, n.dtype, [vals[s] for s in n.src])
+      elif n.op in GroupOp.ALU:
+        args = [vals[s] for s in n.src]
+        vals[n] = Invalid if _undefined(n.op, args) else exec_alu(n.op, n.dtype, args)
       elif n.op is Ops.CAST: vals[n] = exec_alu(Ops.ADD, n.dtype, [vals[n.src[0]], 0])   # tinygrad's truncation to the dtype
       elif n.src or n.op is not Ops.STACK: return False, f"cannot evaluate {n.op}"
     return True, vals[u]
