@@ -59,7 +59,7 @@ static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
 
 /* ---- a set of fixed-width int tuples, each with a value: open addressing; a slot holds an entry's hash and number + 1 */
 
-typedef struct { int32_t w; uint64_t *slots; int64_t cap, n; IVec data, vals, used; } TMap;
+typedef struct { int32_t w, clearable; uint64_t *slots; int64_t cap, n; IVec data, vals, used; } TMap;   /* used: if clearable */
 
 static inline int same_ints(const int32_t *a, const int32_t *b, int32_t n) {
   for (int32_t i = 0; i < n; i++) if (a[i] != b[i]) return 0;
@@ -72,7 +72,7 @@ static void tm_place(TMap *m, int64_t e, uint32_t h) {
   int64_t mask = m->cap - 1, j = (int64_t)(h & (uint64_t)mask);
   while (m->slots[j]) j = (j + 1) & mask;
   m->slots[j] = (uint64_t)h << 32 | (uint64_t)(e + 1);
-  m->used.a[m->used.n++] = (int32_t)j;   /* reserved by tm_put */
+  if (m->clearable) m->used.a[m->used.n++] = (int32_t)j;   /* reserved by tm_put */
 }
 
 /* The entry of tuple t, added with value val if new (*added says so; an old one keeps its value unless `overwrite`);
@@ -84,7 +84,7 @@ static int64_t tm_put(TMap *m, const int32_t *t, int32_t val, int overwrite, int
     if (!s) { PyErr_NoMemory(); return -1; }
     PyMem_Free(m->slots);
     m->slots = s; m->cap = cap; m->used.n = 0;
-    if (iv_reserve(&m->used, m->n + 1) < 0) return -1;
+    if (m->clearable && iv_reserve(&m->used, m->n + 1) < 0) return -1;
     for (int64_t e = 0; e < m->n; e++) tm_place(m, e, tm_hash(m, m->data.a + e * m->w));
   }
   uint32_t h = tm_hash(m, t);
@@ -98,7 +98,7 @@ static int64_t tm_put(TMap *m, const int32_t *t, int32_t val, int overwrite, int
       return e;
     }
   }
-  if (iv_extend(&m->data, t, m->w) < 0 || iv_push(&m->vals, val) < 0 || iv_push(&m->used, (int32_t)j) < 0) return -1;
+  if (iv_extend(&m->data, t, m->w) < 0 || iv_push(&m->vals, val) < 0 || (m->clearable && iv_push(&m->used, (int32_t)j) < 0)) return -1;
   m->slots[j] = (uint64_t)h << 32 | (uint64_t)(m->n + 1);
   *added = 1;
   return m->n++;
@@ -563,6 +563,7 @@ static int Core_init(Core *g, PyObject *args, PyObject *kw) {
     if (!r->p || !r->order) { PyErr_NoMemory(); return -1; }
     r->nnames = nn; r->height = h; r->since = -1;
     r->fired.w = r->seen.w = nn;
+    r->seen.clearable = 1;
     if (nn > maxnames) maxnames = nn;
     if (ints_of(order, r->order, r->nparams) < 0) return -1;
     int32_t total = 0;
@@ -1123,20 +1124,22 @@ out:
 }
 
 static PyObject *Core_counts(Core *g, void *unused) {
-  long long bytes = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 8 + g->capcls * sizeof(Class) +
-                                (g->parent.cap + g->size.cap) * 4);
-  long long enodes = 0, nclasses = 0;
+  long long keys = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 8);
+  long long classes = (long long)(g->capcls * sizeof(Class) + (g->parent.cap + g->size.cap) * 4), matches = 0;
+  long long enodes = 0, nclasses = 0, fired = 0;
   for (int64_t c = 0; c < g->parent.n; c++) {
     Class *cl = &g->cls[c];
-    bytes += (cl->nodes.cap + cl->parents.cap) * 4;
+    classes += (cl->nodes.cap + cl->parents.cap) * 4;
     if (cl->alive) { enodes += cl->nodes.n; nclasses++; }
   }
   for (int32_t i = 0; i < g->nrules; i++) {
     Rule *r = &g->rules[i];
-    bytes += r->fired.cap * 8 + (r->fired.data.cap + r->fired.vals.cap + r->fired.used.cap + r->found.cap) * 4;
+    matches += r->fired.cap * 8 + (r->fired.data.cap + r->fired.vals.cap + r->fired.used.cap + r->found.cap) * 4;
+    fired += r->fired.n;
   }
-  return Py_BuildValue("{sLsLsLsLsL}", "enodes", enodes, "classes", nclasses, "memo", (long long)g->memo_len, "keys",
-                       (long long)g->nkeys, "bytes", bytes);
+  return Py_BuildValue("{sLsLsLsLsLsLsLsLsL}", "enodes", enodes, "classes", nclasses, "classes_made", (long long)g->parent.n, "memo",
+                       (long long)g->memo_len, "keys", (long long)g->nkeys, "fired", fired, "bytes", keys + classes + matches,
+                       "bytes_keys", keys, "bytes_classes", classes);
 }
 
 static PyMethodDef Core_methods[] = {
@@ -1156,7 +1159,8 @@ static PyMethodDef Core_methods[] = {
 };
 
 static PyGetSetDef Core_getset[] = {
-  {"counts", (getter)Core_counts, NULL, "enodes, classes, memo (hash-cons entries), keys (e-node values made), bytes", NULL},
+  {"counts", (getter)Core_counts, NULL, "enodes, classes (and classes_made), memo (hash-cons entries), keys (e-node values made), fired "
+   "(matches kept), bytes (and bytes_keys, bytes_classes: the rest is the matches')", NULL},
   {NULL, NULL, NULL, NULL, NULL},
 };
 
