@@ -93,9 +93,13 @@ def test_what_the_core_cannot_run_runs_in_python():
   body = param(0) + 0
   with pytest.raises(ValueError, match="CALL"): saturate(body.call(param(1)) + 0, EX9, native=True)
   assert saturate(param(0) + 0, EX9).native
-  wide = param(0).stack(*[param(i) for i in range(1, 70)])   # 70 sources: more than the C core's e-nodes hold
+  wide = param(0).stack(*[param(i) for i in range(1, 70)])   # 69 sources: more than the C core's e-nodes hold
   with pytest.raises(ValueError, match="more than 64 sources"): saturate(wide, EX9, native=True)
   assert not saturate(wide, EX9).native
+  names = [f"x{i}" for i in range(70)]
+  pm = PatternMatcher([(UPat(Ops.STACK, src=tuple(UPat.var(n) for n in names)), eval(f"lambda {', '.join(names)}: x0"))])
+  with pytest.raises(ValueError, match="pattern has a node of more than 64"): saturate(wide, pm, native=True)
+  assert not saturate(param(0) + 0, pm).native
 
 
 def test_uopc_native_0_turns_it_off(monkeypatch):

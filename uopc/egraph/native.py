@@ -5,11 +5,11 @@ The C core does what ``saturate``'s loop does with a rule whose function is a te
 reading a representative: hash consing, union-find, rebuild, semi-naive matching over class
 ids and the template's nodes added over the bound classes, step for step in the same order,
 so the e-graph it hands back is the one the Python loop makes (the same class ids, e-nodes,
-iterations, stop and counts). The scheduler is asked as in the Python loop. A rule set with
+iterations, stop and counts); then the extraction, the same way. The scheduler is asked as in the Python loop. A rule set with
 any other rule (a function called per match), a program with a ``CALL``, ``UOPC_NATIVE=0``
 or a build without the extension runs in Python instead (``unsupported`` says why).
 
->>> from uopc.uop import UOp, UOpError, make_uop
+>>> from uopc.uop import UOp
 >>> from uopc.egraph import saturate
 >>> from uopc.rulesets import resolve_rules
 >>> pm = resolve_rules("examples/saturation_rules.py:rules")
@@ -46,16 +46,27 @@ def available() -> bool:
   return _egraph is not None and os.environ.get("UOPC_NATIVE", "1") != "0"
 
 
-def unsupported(prog: UOp, templates: list[Template | None], rep_free: list[bool], compiled: list[Any]) -> str | None:
+def unsupported(prog: UOp, pats: list[UPat], templates: list[Template | None], rep_free: list[bool], compiled: list[Any]) -> str | None:
   """Why the C core cannot run this saturation, or None if it can."""
   if _egraph is None: return "the extension uopc.egraph._egraph is not built"
   if os.environ.get("UOPC_NATIVE", "1") == "0": return "UOPC_NATIVE=0"
   for i, (t, rf, f) in enumerate(zip(templates, rep_free, compiled)):
     if t is None or not rf or f is None: return f"rule {i} is not a template rule over a compiled pattern that reads only classes"
+    if _widest(pats[i]) > MAX_SOURCES: return f"rule {i}'s pattern has a node of more than {MAX_SOURCES} sources"
   nodes = prog.toposort()
   if any(u.op is Ops.CALL for u in nodes): return "the program has a CALL"
   if any(len(u.src) > MAX_SOURCES for u in nodes): return f"a node of the program has more than {MAX_SOURCES} sources"
   return None
+
+
+def _widest(p: UPat) -> int:
+  """The most sources a node of pattern ``p`` has."""
+  out, stack = 0, [p]
+  while stack:
+    q = stack.pop()
+    out = max(out, len(q.src or ()))
+    stack.extend(q.src or ())
+  return out
 
 
 class _Tests:

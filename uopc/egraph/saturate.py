@@ -98,7 +98,7 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
   rep_free = [t is not None and not _reads_reps(pat) for t, (pat, _) in zip(templates, rules)]
   compiled = [compile_ematch(pat, not rf) for (pat, _), rf in zip(rules, rep_free)]
   order = [[ns.index(p) for p in t.params] if t is not None else [] for t, ns in zip(templates, rule_names)]   # names -> params
-  why = unsupported(prog, templates, rep_free, compiled) if native is not False else "native=False"
+  why = unsupported(prog, [pat for pat, _ in rules], templates, rep_free, compiled) if native is not False else "native=False"
   if native and why is not None: raise ValueError(f"the native core cannot run this saturation: {why}")
   if why is None:
     return _saturate_native(prog, [pat for pat, _ in rules], templates, heights, cost, scheduler, max_iterations, max_enodes, timeout, t0)
