@@ -27,7 +27,7 @@ from uopc.relational import explore, normal_forms
 from uopc.relational.analyses.order import diagnose_order
 from uopc.relational.analyses.search import search
 from uopc.relational.ir import ir_of
-from uopc.relational.ir.pytensor import PYTENSOR, PyTensorRules, adapt, from_pytensor, to_pytensor
+from uopc.relational.ir.pytensor import PYTENSOR, PyTensorRules, adapt, from_pytensor, named_rules, to_pytensor
 from uopc.relational.ir.pytensor_goals import reacho, stepo
 from uopc.relational.space.step import Stepper, stepper_for
 
@@ -301,3 +301,16 @@ def test_shape_rewriters_see_a_shape_feature_in_the_states_and_in_pytensor_own_r
   nf = normal_forms(from_pytensor(pt.exp(y).shape[0]), rules)
   assert [f.term() for f in nf.forms] == ["Subtensor{i}(MakeVector{dtype='int64'}(Shape_i{0}(y)), 0)"]
   assert nf.canonical is nf.forms[0].graph and rules.contexts.shape_features == 1
+
+
+def test_stabilize_on_a_logistic_loss_depends_on_the_order():
+  X, y, w, b = pt.matrix("X"), pt.vector("y"), pt.vector("w"), pt.scalar("b")
+  p = pt.sigmoid(X @ w + b)
+  loss = -pt.mean(y * pt.log(p) + (1 - y) * pt.log(1 - p))
+  rep = diagnose_order(from_pytensor(loss), named_rules("stabilize"), max_states=300)
+  assert rep.exploration.complete and len(rep.exploration.states) == 28 and len(rep.normal_forms) == 2
+  assert rep.canonical is rep.normal_forms[0].graph
+  (f,) = rep.forks
+  assert f.kind == "syntactic" and f.canonical_step.rule.split(" ")[1] == "log1msigm_to_softplus"
+  assert [e.rule.split(" ")[1] for e in f.competing_path][1:] == ["local_1msigmoid", "logsigm_to_softplus"]
+  assert "softplus(neg(a))" in f.normal_form.term() and "a = neg(" in f.normal_form.term()   # -softplus(-(-u)): a double negation
