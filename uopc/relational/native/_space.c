@@ -95,8 +95,10 @@ typedef struct {
   int32_t n_nodes, cap_nodes;
   int32_t *label, *src_off, *src_n, *map_off, *map_n, *state_of;
   uint8_t *op;
+  uint8_t *used;        /* per node: 1 once some node has it as a source (intern: a node of an unused source is new) */
   int32_t *srcs; int64_t n_srcs, cap_srcs;
   Slot *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
+  int32_t pending_from;   /* nodes from here on are not in the table yet (intern: fresh nodes; flush_pending) */
   /* step maps: (redex, result node) pairs */
   int32_t *maps; int64_t n_maps, cap_maps;
   /* signatures: key -> 0 / 1, open addressing; asked only for the rules not compiled to patterns */
@@ -202,37 +204,76 @@ static Slot *table_alloc(int64_t cap) {
   return t;
 }
 
-/* The table at a new capacity. Hashes are computed again rather than kept per node: a node's 8 bytes more, written
- * and copied as the arrays grow, cost the chains of bench maude more than this does once per doubling. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#else
+#define PREFETCH_WRITE(p) ((void)(p))
+#endif
+#define INSERT_AHEAD 8   /* slots being loaded at once while nodes are put in the table: misses overlap */
+
+/* Put nodes [from, to) into table t (capacity cap, power of two), none of them there yet. Their slots are random: each
+ * is a cache miss, so the slot of node id + INSERT_AHEAD is prefetched while node id goes in, and the misses overlap. */
+static void table_insert(Space *s, Slot *t, int64_t cap, int32_t from, int32_t to) {
+  uint64_t ring[INSERT_AHEAD], mask = (uint64_t)cap - 1;
+  for (int32_t id = from; id < to + INSERT_AHEAD; id++) {
+    int32_t k = id - INSERT_AHEAD;
+    if (k >= from) {   /* node k's hash was computed (and its slot prefetched) INSERT_AHEAD nodes ago */
+      uint64_t h = ring[k % INSERT_AHEAD];
+      int64_t j = (int64_t)(h & mask);
+      while (t[j].id != EMPTY_SLOT) j = (j + 1) & (int64_t)mask;
+      t[j] = (Slot){k, (uint32_t)(h >> 32)};
+    }
+    if (id < to) {
+      uint64_t h = ring[id % INSERT_AHEAD] = node_hash(s->label[id], s->srcs + s->src_off[id], s->src_n[id]);
+      PREFETCH_WRITE(t + (h & mask));
+    }
+  }
+}
+
+/* The table at a new capacity, with every node in it (those pending too). Hashes are computed again rather than kept
+ * per node: a node's 8 bytes more, written and copied as the arrays grow, cost more than this does once per doubling. */
 static int rehash(Space *s, int64_t cap) {
   Slot *t = table_alloc(cap);
   if (!t) { PyErr_NoMemory(); return -1; }
   for (int64_t i = 0; i < cap; i++) t[i].id = EMPTY_SLOT;
-  for (int32_t id = 0; id < s->n_nodes; id++) {
-    uint64_t h = node_hash(s->label[id], s->srcs + s->src_off[id], s->src_n[id]);
-    int64_t j = (int64_t)(h & (uint64_t)(cap - 1));
-    while (t[j].id != EMPTY_SLOT) j = (j + 1) & (cap - 1);
-    t[j] = (Slot){id, (uint32_t)(h >> 32)};
-  }
+  table_insert(s, t, cap, 0, s->n_nodes);
   free(s->table);
-  s->table = t; s->cap_table = cap;
+  s->table = t; s->cap_table = cap; s->pending_from = s->n_nodes;
   return 0;
 }
 
-/* The node (label, src): found, or made if `make`; -1 if absent (not made) or on error (exception set). */
+/* The nodes made without a look at the table (intern: a fresh node) go in now, before a lookup that could find one. */
+static void flush_pending(Space *s) {
+  if (s->pending_from < s->n_nodes) table_insert(s, s->table, s->cap_table, s->pending_from, s->n_nodes);
+  s->pending_from = s->n_nodes;
+}
+
+/* The node (label, src): found, or made if `make`; -1 if absent (not made) or on error (exception set).
+ * A node with a source that no node uses yet cannot exist (a node is made after its sources, and marks them used), so
+ * such a node is made without a look at the table and put there later, with others (flush_pending): its lookup would
+ * be a cache miss, and nearly every node a rewrite makes is such a node (its rewritten source is new too). */
 static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make) {
-  uint64_t h = node_hash(label, src, n);
-  int64_t mask = s->cap_table - 1, j = (int64_t)(h & (uint64_t)mask);
-  uint32_t tag = (uint32_t)(h >> 32);
-  for (int32_t id; (id = s->table[j].id) != EMPTY_SLOT; j = (j + 1) & mask)
-    if (s->table[j].tag == tag && same_node(s, id, label, src, n)) return id;
-  if (!make) return -1;
+  int fresh = 0;
+  for (int32_t i = 0; i < n && !fresh; i++) fresh = !s->used[src[i]];
+  if (fresh && !make) return -1;
+  int64_t j = -1;
+  uint32_t tag = 0;
+  if (!fresh) {
+    flush_pending(s);
+    uint64_t h = node_hash(label, src, n);
+    int64_t mask = s->cap_table - 1;
+    j = (int64_t)(h & (uint64_t)mask);
+    tag = (uint32_t)(h >> 32);
+    for (int32_t id; (id = s->table[j].id) != EMPTY_SLOT; j = (j + 1) & mask)
+      if (s->table[j].tag == tag && same_node(s, id, label, src, n)) return id;
+    if (!make) return -1;
+  }
   int32_t id = s->n_nodes;
   if (id + 1 > s->cap_nodes) {
     int32_t c = s->cap_nodes, c2;
 #define GROW_NODE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, id + 1, sizeof(t)) < 0) return -1;
     GROW_NODE(label, int32_t) GROW_NODE(src_off, int32_t) GROW_NODE(src_n, int32_t) GROW_NODE(map_off, int32_t)
-    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(obj, PyObject *)
+    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(used, uint8_t) GROW_NODE(obj, PyObject *)
     if (s->reducing) { GROW_NODE(nstamp, int32_t) GROW_NODE(ninert, int8_t) }   /* the reduction's, made by reduce() */
 #undef GROW_NODE
     s->cap_nodes = c2;
@@ -246,13 +287,15 @@ static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, i
     if (copy != small) PyMem_Free(copy);
     if (rc < 0) return -1;
   } else memcpy(s->srcs + s->n_srcs, src, (size_t)n * sizeof(int32_t));
-  s->label[id] = label; s->op[id] = op;
-  s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n; s->n_srcs += n;
+  s->label[id] = label; s->op[id] = op; s->used[id] = 0;
+  s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n;
+  for (int32_t i = 0; i < n; i++) s->used[s->srcs[s->n_srcs + i]] = 1;
+  s->n_srcs += n;
   s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL;
   if (s->reducing) { s->nstamp[id] = 0; s->ninert[id] = -1; }
   s->n_nodes = id + 1;
   if ((int64_t)s->n_nodes * 2 > s->cap_table) { if (rehash(s, s->cap_table * 2) < 0) return -1; }
-  else s->table[j] = (Slot){id, tag};
+  else if (!fresh) { s->table[j] = (Slot){id, tag}; s->pending_from = s->n_nodes; }   /* flushed above: none pending */
   return id;
 }
 
@@ -1203,7 +1246,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
   (void)closure;
   return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->ptrs.n, "states", (int)s->n_states,
                        "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
-                       "bytes", (long long)(s->cap_nodes * (6 * 4 + 1 + 8 + (s->reducing ? 5 : 0)) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
+                       "bytes", (long long)(s->cap_nodes * (6 * 4 + 2 + 8 + (s->reducing ? 5 : 0)) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
                                             s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 1) +
                                             s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4)));
 }
@@ -1243,7 +1286,7 @@ static void Space_dealloc(Space *s) {
   PyObject_GC_UnTrack(s);
   Space_clear(s);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
-  void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->srcs,
+  void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->used, s->srcs,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
                     s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never,
                     s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind};
