@@ -7,7 +7,7 @@ import sys
 
 BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs",
               "bench.reduce", "bench.sample", "bench.saturate", "bench.html", "bench.native", "bench.maude", "bench.distributed",
-              "bench.report"]
+              "bench.report", "bench.cluster"]
 
 
 def main(names: list[str]) -> None:

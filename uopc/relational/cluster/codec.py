@@ -48,6 +48,7 @@ class Codec:
     out: list[int | None] = []
     for root in roots:
       if root is None: out.append(None); continue
+      if (known := refs.get(root)) is not None: out.append(known); continue   # most steps' nodes and results: sent already
       stack: list[tuple[Any, bool]] = [(root, False)]
       while stack:
         u, ready = stack.pop()

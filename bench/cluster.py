@@ -1,0 +1,161 @@
+"""The explorer on a local Ray cluster of 1, 2 and 4 workers against one process (``docs/scaling.md``): ``python -m bench cluster``.
+
+For each worker count P a local cluster is started (``ray.init(num_cpus=P)``, not timed), its workers by a tiny run
+(not timed), and each workload explored once timed (``ClusterExploration.run``: the levels, the records gathered and the
+states built here) and once more counting the bytes of every batch the workers send each other (pickling each
+again: that run is not timed). Columns: wall seconds and states a second of the timed run; the CPU seconds of the
+busiest worker (what wall time would be on P idle cores, waits aside) and of this process (the coordinator: ranking
+each level, and building the result from the records); states sent to another worker per state (f); bytes sent per
+state; each worker's peak memory. One process is the explorer on the shards' own core, the Python one
+(``native=False``); the native core's time is beside it for reference.
+
+The model is ``docs/scaling.md``'s: P workers each make 1/P of the states and move f of them at m µs each, so
+speed-up(P) = P*g / (g + f*m), g being one process's CPU a state; "design" is that with the design's m = 28 µs. A
+worker costs more than one process a state even alone (fingerprints, the level's records): o µs more, measured at
+P = 1; "here" is P*g / (g + o + f*m) with m this run's, (all workers' CPU at P, less one worker's at P = 1) / states
+sent. Break-even is the g (a rule set's cost a state) past which P workers beat one: (o + f*m) / (P - 1).
+
+Workloads: the sum of 12 ``p_i + 0`` under ``x + 0`` (4,096 states: cheap) and the sum of 4 ``(p_i + 0) * 1`` under
+``symbolic`` (26,685 states: expensive), then the largest run here, the sum of 16 ``p_i + 0`` under ``x + 0`` on 2
+workers (65,536 states).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, Callable, NamedTuple
+
+if __package__ in (None, ""):   # run by its path, from any directory: the repository's root first, and
+  _here = os.path.dirname(os.path.abspath(__file__))   # not bench/ itself, whose kanren.py would shadow the kanren package
+  sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
+
+from uopc import PatternMatcher, UOp, UPat, symbolic
+from uopc.relational import Exploration
+
+DESIGN_M = 28.0   # µs to move a state, both ends: docs/scaling.md's measure of the multiprocessing prototype
+WORKERS = (1, 2, 4)
+x = UPat.var("x")
+
+
+class Workload(NamedTuple):
+  name: str
+  program: Callable[[], UOp]
+  rules: Callable[[], PatternMatcher]
+
+
+def add0_sum(k: int) -> UOp:
+  """(p0 + 0) + (p1 + 0) + ... + (p{k-1} + 0): 2^k states under ``x + 0``."""
+  g = UOp.param(0) + 0
+  for i in range(1, k): g = g + (UOp.param(i) + 0)
+  return g
+
+
+def unit_sum(k: int) -> UOp:
+  """The sum of k ``(p_i + 0) * 1``: under ``symbolic`` every rule tries every node."""
+  return sum(((UOp.param(i) + 0) * 1 for i in range(1, k)), (UOp.param(0) + 0) * 1)
+
+
+def zero() -> PatternMatcher: return PatternMatcher([(x + 0, lambda x: x)], name="add0")
+
+
+WORKLOADS = [Workload("x + 0, 12 terms", lambda: add0_sum(12), zero), Workload("symbolic, 4 terms", lambda: unit_sum(4), lambda: symbolic)]
+LARGEST = Workload("x + 0, 16 terms", lambda: add0_sum(16), zero)
+
+
+class One(NamedTuple):
+  states: int
+  cpu: float    # seconds, the Python core
+  native: float
+
+
+def one_process(work: Workload) -> One:
+  root, pm = work.program(), work.rules()
+  c0 = time.process_time()
+  n = len(Exploration(root, pm, max_states=None, native=False).run().states)
+  c1 = time.process_time()
+  Exploration(root, pm, max_states=None).run()
+  return One(n, c1 - c0, time.process_time() - c1)
+
+
+class Run(NamedTuple):
+  states: int
+  wall: float
+  busiest: float          # CPU seconds of the busiest worker
+  workers_cpu: float      # CPU seconds of all workers
+  coordinator: float      # CPU seconds of this process
+  sent: int
+  moved: int              # bytes (the measuring run's)
+  peaks: list[int]
+
+
+def on_cluster(work: Workload, workers: int) -> Run:
+  from uopc.relational.cluster import ClusterExploration
+  root, pm = work.program(), work.rules()
+  ClusterExploration(add0_sum(2), pm, cluster=f"local:{workers}").run()   # the workers start (not timed): a tiny run
+  t0, c0 = time.perf_counter(), time.process_time()
+  ex = ClusterExploration(root, pm, cluster=f"local:{workers}", max_states=None).run()
+  wall, coord = time.perf_counter() - t0, time.process_time() - c0
+  stats = ex.outcome.stats
+  moved = ClusterExploration(root, pm, cluster=f"local:{workers}", max_states=None, measure=True).run().outcome.stats
+  return Run(len(ex.states), wall, max(s["cpu"] for s in stats), sum(s["cpu"] for s in stats), coord,
+             sum(s["sent"] for s in stats), sum(s["moved"] for s in moved), [s["peak"] for s in stats])
+
+
+def _cluster(workers: int) -> Any:
+  import logging
+  import ray
+  os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+  ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+  return ray
+
+
+def main() -> None:
+  try: import ray  # the extra
+  except ImportError:
+    print("bench cluster: Ray is not installed (pip install -e '.[cluster]')")
+    return
+  print("the explorer on a local Ray cluster (this machine: 2 cores, shared): one timed run each")
+  ones = {w.name: one_process(w) for w in WORKLOADS}
+  runs: dict[tuple[str, int], Run] = {}
+  for p in WORKERS:
+    ray = _cluster(p)
+    try:
+      for w in WORKLOADS: runs[w.name, p] = on_cluster(w, p)
+      if p == 2: runs[LARGEST.name, p] = on_cluster(LARGEST, p)
+    finally: ray.shutdown()
+  print(f"{'workload':20s} {'P':>2s} {'states':>7s} {'wall s':>7s} {'st/s wall':>10s} {'busiest CPU s':>14s} {'st/s CPU':>9s} "
+        f"{'coord CPU s':>12s} {'f':>5s} {'B/state':>8s} {'peak MB a worker':>17s}")
+  for w in [*WORKLOADS, LARGEST]:
+    if w.name in ones:
+      o = ones[w.name]
+      print(f"{w.name:20s} {'1p':>2s} {o.states:7,d} {'':>7s} {'':>10s} {o.cpu:14.2f} {o.states / o.cpu:9,.0f}   "
+            f"(one process, Python core; native core {o.native:.2f} s, {o.states / o.native:,.0f} st/s)")
+    for p in WORKERS:
+      if (r := runs.get((w.name, p))) is None: continue
+      if w.name in ones: assert r.states == ones[w.name].states, (w.name, p, r.states)
+      peaks = "/".join(f"{b / 2**20:.0f}" for b in r.peaks)
+      print(f"{'':20s} {p:2d} {r.states:7,d} {r.wall:7.2f} {r.states / r.wall:10,.0f} {r.busiest:14.2f} {r.states / r.busiest:9,.0f} "
+            f"{r.coordinator:12.2f} {r.sent / r.states:5.2f} {r.moved / r.states:8.0f} {peaks:>17s}")
+  print()
+  print("speed-up against one process (Python core), by the busiest worker's CPU and by wall time, and the model")
+  print("g: one process's CPU a state; o: what a worker adds to it alone (P = 1: fingerprints, records); m: the CPU a state sent adds, "
+        "(all workers' CPU at P, less one worker's at P = 1) / states sent; f: states sent a state")
+  print("model: P*g / (g + o + f*m) (the design's: o = 0, m = 28 µs); break-even: the g above which P workers beat one, (o + f*m) / (P - 1)")
+  print(f"{'workload':20s} {'P':>2s} {'g µs':>6s} {'o µs':>6s} {'m µs':>6s} {'f':>5s} {'break-even: design':>19s} {'here':>6s} "
+        f"{'model: design':>14s} {'here':>6s} {'measured: CPU':>14s} {'wall':>6s}")
+  for w in WORKLOADS:
+    o1 = ones[w.name]
+    g = o1.cpu / o1.states * 1e6
+    o = runs[w.name, 1].workers_cpu / o1.states * 1e6 - g
+    for p in WORKERS:
+      r = runs[w.name, p]
+      f = r.sent / r.states
+      m = (r.workers_cpu - runs[w.name, 1].workers_cpu) / r.sent * 1e6 if r.sent else 0.0
+      even = (f"{f * DESIGN_M / (p - 1):17.1f} µs {(o + f * m) / (p - 1):6.1f}" if p > 1 else f"{'-':>20s} {'-':>6s}")
+      print(f"{w.name:20s} {p:2d} {g:6.1f} {o:6.1f} {m:6.1f} {f:5.2f} {even} {p * g / (g + f * DESIGN_M):13.2f}x "
+            f"{p * g / (g + o + f * m):5.2f}x {o1.cpu / r.busiest:13.2f}x {o1.cpu / r.wall:5.2f}x")
+
+
+if __name__ == "__main__":
+  main()
