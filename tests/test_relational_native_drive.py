@@ -190,3 +190,13 @@ def test_cycles_found_in_c_are_the_python_ones():
   count, closed = graph_facts(native)
   assert native.native and closed and all(len(c) > 1 for c in closed)
   assert count == len(native.edges)
+
+
+def test_a_search_handed_over_early_looks_its_graphs_up_in_python():
+  g = UOp.param(0)
+  for _ in range(40): g = g + 0
+  ex = Exploration(g, ZERO, stepper=Stepper(ZERO, map_limit=16), max_states=None, native=True)
+  assert ex.reaches(UOp.param(0))   # found by the Python core, after the C core stopped at its first state
+  ex.run()
+  assert not ex.native and ex._seen.space is None and len(ex.states) == 41   # the core's one state went into the dict
+  assert ex.state_of(g) is ex.states[0] and ex.state_of(UOp.param(0)).depth == 40 and ex.state_of(g + 1) is None
