@@ -9,8 +9,10 @@ are the nodes' shared ones, so making one copies no node of the graph, only the 
 attribute a ``FunctionGraph`` sets up (``clients``, ``apply_nodes``, ...) and attaches PyTensor's
 ``ShapeFeature`` on first read of ``shape_feature``. The explorer never calls ``replace`` on it.
 
-``Contexts`` keeps each state's context once made (the most recent ``limit`` of them) and counts
-what was made and which rewriters read the clients.
+``Contexts`` keeps each state's context once made, for the most recent ``limit`` states (4: a context
+serves while its state's new steps are computed, which the explorer does once per state; keeping every
+one would cost a ``FunctionGraph``'s maps per state, in proportion to the graph, not to the step), and
+counts what was made and which rewriters read the clients.
 
 >>> import pytensor.tensor as pt
 >>> from uopc.relational.ir.pytensor_nodes import from_pytensor
@@ -84,7 +86,7 @@ class StateGraph(FunctionGraph):
 class Contexts:
   """Each state's ``StateGraph`` (the ``limit`` most recent), what was built, and which rewriters read clients."""
 
-  def __init__(self, limit: int = 4096) -> None:
+  def __init__(self, limit: int = 4) -> None:
     self.limit = limit
     self._of: OrderedDict[PyTensorNode, StateGraph] = OrderedDict()
     self.built = 0            # FunctionGraphs built
