@@ -165,7 +165,8 @@ def memory_arg(text: str) -> int | None:
 
 
 RULES_HELP = ("rule set: symbolic (default), fold, evaluate, symbolic+evaluate, tinygrad:NAME (tinygrad's own: symbolic, "
-              "symbolic_simple, sym), module:attr, or file.py:attr (a rules file is code: it runs)")
+              "symbolic_simple, sym), pytensor:NAME (canonicalize, stabilize, specialize, or one of PyTensor's node rewriters), "
+              "module:attr, or file.py:attr (a rules file is code: it runs)")
 
 
 def add_program(p: argparse.ArgumentParser) -> None:
