@@ -133,7 +133,14 @@ def builder(t: Term) -> Callable[[dict[str, UOp]], UOp]:
   return _fold(t, leaf, node)
 
 
-def matcher(rules: list[str]) -> PatternMatcher:
-  """The ``PatternMatcher`` of ``rules`` (a new object each call, so no stepper memo carries over)."""
+def matcher(rules: list[str], patterns: dict[str, UPat] | None = None) -> PatternMatcher:
+  """The ``PatternMatcher`` of ``rules`` (a new object each call, so no stepper memo carries over). ``patterns``: the
+  rules' ``UPat``s by name, made once and kept there, so their compiled matchers (``uopc.upat_compile``) are too.
+
+  >>> kept = {}
+  >>> matcher(["add0"], kept) is not matcher(["add0"], kept), matcher(["add0"], kept).rules[0][0] is kept["add0"]
+  (True, True)
+  """
   def rule(rhs: Callable[[dict[str, UOp]], UOp]) -> Callable[..., UOp]: return lambda **env: rhs(env)
-  return PatternMatcher([(upat(RULES[r][0]), rule(builder(RULES[r][1]))) for r in rules])
+  def pattern(r: str) -> UPat: return upat(RULES[r][0]) if patterns is None else patterns.setdefault(r, upat(RULES[r][0]))
+  return PatternMatcher([(pattern(r), rule(builder(RULES[r][1]))) for r in rules])
