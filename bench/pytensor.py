@@ -8,9 +8,10 @@ graph 60 times the size; the mul fuses with the issue's 2 * 2 * x), and a logist
 - **states**: the explorer's (hash-consed nodes shared by every state, rewriters called with the state's
   context, a ``FunctionGraph`` built only when a rewriter reads it);
 - **clone**: the issue's starting point: every state is a ``FunctionGraph``; each rewriter is tried on each
-  node of it, and each replacement clones the ``FunctionGraph`` (``clone_get_equiv``, its features with it: the
-  rewriters' requirements and ``ShapeFeature``), replaces in the copy and merges it (``MergeOptimizer``: the
-  explorer's states are merged graphs, so both explore the same space). States are told apart by their structure
+  node of it, and each replacement clones the ``FunctionGraph`` (``clone_get_equiv``), replaces in the copy,
+  gives it its own features (the rewriters' requirements and ``ShapeFeature``: a ``Feature`` keeps state per
+  graph) and merges it (``MergeOptimizer``: the explorer's states are merged graphs, so both explore the same
+  space). States are told apart by their structure
   (the explorer's node of the copy's output, not kept).
 
 Columns: states/s (best of 3), and memory per state (``tracemalloc``: what the exploration holds at its end,
@@ -85,10 +86,13 @@ def with_clones(z: Any, rewriters: list, max_states: int) -> list:
   tracker = OpToRewriterTracker()
   for rw in rewriters: tracker.add_tracker(rw)
   start = FunctionGraph(outputs=[z], clone=True, copy_inputs=False, copy_orphans=False)   # its inputs shared, as the states share them
-  for rw in rewriters: rw.add_requirements(start)   # as PyTensor's rewrite does; a clone gets its features again
-  start.attach_feature(ShapeFeature())
   merge = MergeOptimizer()
-  merge.rewrite(start)
+
+  def equip(fg: FunctionGraph) -> None:   # each FunctionGraph its own features (a Feature keeps state per graph)
+    for rw in rewriters: rw.add_requirements(fg)   # as PyTensor's rewrite does
+    fg.attach_feature(ShapeFeature())
+    merge.rewrite(fg)   # a merged graph, as the explorer's states are: the same space
+  equip(start)
   seen = {from_pytensor(start.outputs[0], adopt=False)}
   states, todo = [start], deque([start])
   while todo and len(states) < max_states:
@@ -100,11 +104,11 @@ def with_clones(z: Any, rewriters: list, max_states: int) -> list:
         if not ret or isinstance(ret, dict): continue
         for old, new in zip(node.outputs, ret):
           if new is None or new is old: continue
-          fg2, memo = fg.clone_get_equiv(check_integrity=False, copy_inputs=False, copy_orphans=False)
+          fg2, memo = fg.clone_get_equiv(check_integrity=False, attach_feature=False, copy_inputs=False, copy_orphans=False)
           new2 = clone_replace(new, replace={v: memo[v] for v in memo if v in fg.variables})
           try: fg2.replace(memo[old], old.type.filter_variable(new2, allow_convert=True), import_missing=True)
           except Exception: continue
-          merge.rewrite(fg2)   # a merged graph, as the explorer's states are: the same space
+          equip(fg2)
           if (key := from_pytensor(fg2.outputs[0], adopt=False)) not in seen:
             seen.add(key)
             states.append(fg2)
