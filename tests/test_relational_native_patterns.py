@@ -220,3 +220,12 @@ def test_a_long_add_chain_is_explored_in_the_core_alone():
   assert ex.native and ex.complete and len(ex.states) == 1001 and ex._native.core.counts["nodes"] > 500_000
   last = ex.states[-1].graph
   assert [s.id for s in ex.normal_forms] == [1000] and last.src[1].arg == 0 and last.src[0].src[1] is UOp.param(1000)
+
+
+def test_compiled_tables_are_kept_per_matcher_while_its_rules_stay():
+  pm = PatternMatcher([((x + 0) + y, lambda x, y: None)], name="kept")
+  first = compile_rules(pm)
+  assert compile_rules(pm) is first
+  pm.rules[0] = PatternMatcher([(x * 2, lambda x: None)], name="other").rules[0]   # a rule replaced in place: made again
+  again = compile_rules(pm)
+  assert again is not first and again.tables[0][0][0] == (list(Ops).index(Ops.MUL),)

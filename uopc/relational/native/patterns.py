@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import weakref
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType
@@ -46,6 +47,7 @@ from uopc.matcher import PatternMatcher, may_match
 from uopc.ops import Ops
 from uopc.upat import UPat
 
+CODES: dict[Ops, int] = {op: i for i, op in enumerate(Ops)}   # an op as the core stores it (one byte)
 MAX_NODES = 64     # pattern nodes per rule: the core's matcher recurses once per node matched, so this bounds its depth
 MAX_ORDERS = 4096  # source orders tried per match, all lists' permutations multiplied: past it, Python's matcher
 
@@ -91,9 +93,28 @@ def _finds_rules_its_own_way(pm: PatternMatcher) -> bool:
   return any(getattr(cls, name) is not getattr(PatternMatcher, name) for name in ("every_candidate", "may_rewrite", "match_fn"))
 
 
+_kept: weakref.WeakKeyDictionary[PatternMatcher, tuple[tuple[int, ...], Compiled]] = weakref.WeakKeyDictionary()
+
+
 def compile_rules(pm: PatternMatcher, codes: dict[Ops, int] | None = None) -> Compiled:
-  """The tables of ``pm``'s rules that the core can match, and the indices of the others (see the module's doc)."""
-  codes = codes if codes is not None else {op: i for i, op in enumerate(Ops)}
+  """The tables of ``pm``'s rules that the core can match, and the indices of the others (see the module's doc).
+
+  Kept per matcher while its rules are the same objects (a search of a few states would spend more compiling
+  ``symbolic``'s 38 rules than exploring):
+
+  >>> from uopc import symbolic
+  >>> compile_rules(symbolic) is compile_rules(symbolic)
+  True
+  """
+  codes = codes if codes is not None else CODES
+  rules = tuple(map(id, pm.rules))
+  if (kept := _kept.get(pm)) is not None and kept[0] == rules and codes is CODES: return kept[1]
+  compiled = _compile_rules(pm, codes)
+  if codes is CODES: _kept[pm] = (rules, compiled)
+  return compiled
+
+
+def _compile_rules(pm: PatternMatcher, codes: dict[Ops, int]) -> Compiled:
   if _finds_rules_its_own_way(pm): return Compiled((), (), (), tuple(range(len(pm.rules))))
   tables: list[tuple[PatNode, ...]] = []
   compiled: list[int] = []

@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from uopc.dtype import DType
 from uopc.ops import Ops
 from uopc.relational.native import Space, available
-from uopc.relational.native.patterns import compile_rules, python_may
+from uopc.relational.native.patterns import CODES, compile_rules, python_may
 from uopc.relational.space.step import Redex, Stepper
 from uopc.uop import UOp, make_uop
 
 if TYPE_CHECKING:
   from uopc.relational.space.forms import Forms
 
-CODES: dict[Ops, int] = {op: i for i, op in enumerate(Ops)}   # an op as the core stores it (one byte)
 _OPS: list[Ops] = list(Ops)
 assert len(_OPS) < 256
 
