@@ -133,6 +133,16 @@ def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found()
   assert all(s.normal is None for s in many.states if s.depth == deepest)   # the level being expanded when it was lost
 
 
+def test_a_timeout_ends_the_run_between_levels_with_whole_levels():
+  g = sum_of_add0(0, 8)   # under symbolic: reassociation makes millions of states
+  many = explore(g, symbolic, cluster=CLUSTER, max_states=None, timeout=1.0).run()
+  n, deepest = len(many.states), many.states[-1].depth
+  one = explore(g, symbolic, max_states=n + 1, max_depth=deepest).run()
+  assert many.bound == "timeout" and n == sum(1 for s in one.states if s.depth <= deepest) > 1
+  assert [s.graph for s in many.states] == [s.graph for s in one.states[:n]]
+  assert all(s.normal is None for s in many.states if s.depth == deepest)   # the frontier a timeout left
+
+
 def test_options_the_cluster_does_not_run_are_refused():
   with pytest.raises(ValueError, match="breadth first"): explore(UOp.param(0) + 0, symbolic, cluster=CLUSTER, order="dfs")
   with pytest.raises(ClusterError, match="local:N"): explore(UOp.param(0) + 0, symbolic, cluster="local:0").run()
