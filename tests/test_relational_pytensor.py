@@ -155,6 +155,9 @@ def test_steps_that_read_clients_are_asked_again_in_a_state_where_the_clients_di
   assert list(stepper.successors(from_pytensor((a + x) * a))) == [] and rules.stale == 1
   assert [h.term() for _, h in stepper.successors(from_pytensor((a + x) * 2))] == ["mul(add(x, x, x), ExpandDims{axis=0}(2))"]
   assert rules.stale == 2
+  # (a + x) * 3 was stepped in the first state, with a + x fused; here a has the second state's two clients: the last
+  # reading agrees, the first does not, and (a + x) * 3's memoized steps were made with it: any earlier reading counts
+  assert list(stepper.successors(from_pytensor((a + x) * 3 + (a + x) * a))) == []
   unread = PyTensorRules([local_exp_log])   # reads no clients: nothing is asked again
   st = Stepper(unread)
   for k in (1, 2): list(st.successors(from_pytensor(pt.log(pt.exp(a)) * k)))

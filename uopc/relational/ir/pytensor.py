@@ -168,8 +168,8 @@ class PyTensorRules:
     self.contexts = Contexts()
     self.state: PyTensorNode | None = None   # the state being stepped (Stepper.map_of says)
     self.calls = 0
-    # node -> {variable's node: its clients as read}: the nodes whose steps read fgraph.clients (enter_state checks them)
-    self.depends: weakref.WeakKeyDictionary[PyTensorNode, dict[PyTensorNode, Counter]] = weakref.WeakKeyDictionary()
+    # node -> its readings, {variable's node: its clients as read}: the nodes whose steps read fgraph.clients
+    self.depends: weakref.WeakKeyDictionary[PyTensorNode, list[dict[PyTensorNode, Counter]]] = weakref.WeakKeyDictionary()
     self.stale = 0   # memoized steps found stale in a later state (and computed again there)
 
   def __len__(self) -> int: return len(self.rules)
@@ -185,10 +185,11 @@ class PyTensorRules:
   def enter_state(self, root: PyTensorNode) -> set[PyTensorNode] | None:
     """The Stepper is about to step the state whose graph is ``root``: its rules' ``fgraph`` is that state's context.
 
-    The nodes whose memoized steps are stale here, for the Stepper to forget: a node whose rewriters read
-    ``fgraph.clients`` in an earlier state, where some variable they read has other clients in this one, and every
-    node above it. (A node's steps are memoized for every state that has it; most rewriters read only the node's
-    own subgraph, which is the same in all of them.)"""
+    The nodes whose memoized steps may be stale here, for the Stepper to forget: a node whose rewriters read
+    ``fgraph.clients`` in some earlier state where a variable they read had other clients than in this one, and
+    every node above it. (A node's steps are memoized for every state that has it; most rewriters read only the
+    node's own subgraph, the same in all of them. Any earlier reading counts, not only the last: a node above may
+    have been stepped with any of them.)"""
     if root is self.state: return None
     self.state = root
     if not self.depends: return None
@@ -196,10 +197,9 @@ class PyTensorRules:
     watched = [n for n in nodes if n in self.depends]
     if not watched: return None
     uses = state_clients(nodes, root)
-    stale = {n for n in watched if any(uses.get(v, _NONE) != seen for v, seen in self.depends[n].items())}
+    stale = {n for n in watched if any(uses.get(v, _NONE) != seen for reading in self.depends[n] for v, seen in reading.items())}
     if not stale: return None
     self.stale += len(stale)
-    for n in stale: del self.depends[n]
     out = set(stale)
     for n in nodes:   # sources first: every user of a stale node, up to the root
       if n not in out and any(s in out for s in n.src): out.add(n)
@@ -241,11 +241,12 @@ class PyTensorRules:
     return from_pytensor(var.type.filter_variable(new, allow_convert=True))   # as FunctionGraph.replace does
 
   def _depends_on(self, u: PyTensorNode, seen: list[tuple[Any, Any]]) -> None:
-    """Note that ``u``'s steps read these clients (``(variable, its clients)``), as the explorer's nodes."""
-    mine = self.depends.setdefault(u, {})
+    """Note that ``u``'s steps read these clients (``(variable, its clients)``), as the explorer's nodes: one reading."""
+    reading: dict[PyTensorNode, Counter] = {}
     for var, clients in seen:
       if (v := node_of(var)) is None or clients is None: continue
-      mine[v] = Counter((("output", i) if isinstance(a.op, Output) else _apply_node(a), i) for a, i in clients)
+      reading[v] = Counter((("output", i) if isinstance(a.op, Output) else _apply_node(a), i) for a, i in clients)
+    if reading and reading not in (mine := self.depends.setdefault(u, [])): mine.append(reading)
 
   def fire(self, u: PyTensorNode, ctx: Any = None) -> tuple[PyTensorRule, PyTensorNode] | None:
     """The first rule (in order) that rewrites ``u``, and its result, or None."""
