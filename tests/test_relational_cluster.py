@@ -105,6 +105,16 @@ def test_a_rules_file_the_workers_cannot_load_is_one_line(tmp_path, monkeypatch)
   sys.modules.pop("cluster_helper_elsewhere", None)
 
 
+def kill_now(actor) -> None:
+  """``ray.kill``, and wait until the actor is dead: a call made just after must meet a dead worker."""
+  ray.kill(actor)
+  for _ in range(200):
+    try: ray.get(actor.__ray_ready__.remote(), timeout=30)
+    except ray.exceptions.RayActorError: return
+    time.sleep(0.05)
+  raise AssertionError("ray.kill did not kill the actor")
+
+
 def test_a_shard_killed_mid_level_is_replaced_and_the_result_is_the_same():
   g = sum_of_add0(0, 6)
   killed: list[str] = []
@@ -112,7 +122,7 @@ def test_a_shard_killed_mid_level_is_replaced_and_the_result_is_the_same():
   def kill(depth, phase, actors):
     if depth == 3 and phase in ("absorb", "commit") and phase not in killed:   # one kill in each of two phases
       killed.append(phase)
-      ray.kill(actors[len(killed) - 1])
+      kill_now(actors[len(killed) - 1])
   one = explore(g, ZERO, max_states=None)
   many = ClusterExploration(g, ZERO, cluster=CLUSTER, max_states=None, kill=kill)
   assert snapshot(many) == snapshot(one)
@@ -123,7 +133,7 @@ def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found()
   g = sum_of_add0(0, 6)
 
   def kill(depth, phase, actors):
-    if depth >= 2: ray.kill(actors[0])   # every replacement dies too
+    if depth >= 2: kill_now(actors[0])   # every replacement dies too
   many = ClusterExploration(g, ZERO, cluster=CLUSTER, max_states=None, kill=kill).run()
   one = explore(g, ZERO, max_states=None).run()
   n, deepest = len(many.states), many.states[-1].depth
