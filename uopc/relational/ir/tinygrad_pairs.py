@@ -280,7 +280,9 @@ class TinygradOverlaps:
         seen.add(u)
         out.append((u, item[2].actual, item[2]))
         if len(out) >= max_instances: break
-    return out, sum(g.ill_typed for g, _ in gens), {g.why_none for g, _ in gens}
+    untyped = ("no dtype fits", "no well-typed")   # an overlap without a well-typed instance is not a pair (critical_pairs)
+    return out, sum(g.ill_typed for g, _ in gens), {"no well-typed instance" if w and w.startswith(untyped) else w for g, _ in gens
+                                                     for w in (g.why_none,)}
 
   def renaming(self, u: UOp) -> Any:
     """Name the witness's variables ``a, b, c, ...`` in order of appearance (bounds kept)."""
