@@ -65,6 +65,20 @@ def test_a_space_over_several_levels_with_cycles_and_a_max_states_cut():
   assert sum(s.normal is None for s in many.states) == sum(s.normal is None for s in one.states) > 0   # states the cut left unexpanded
 
 
+def test_failing_steps_make_the_same_stuck_states():
+  from uopc import Ops, PatternMatcher, UPat
+
+  def boom(x): raise ValueError("no MUL today")
+  raising = PatternMatcher([(UPat(Ops.MUL, name="x"), boom), (UPat.var("x") + 0, lambda x: x)])
+  p0, p1 = UOp.param(0), UOp.param(1)
+  one, many = one_and_cluster((p0 + 0) * (p1 + 0) + ((p1 + 0) * 3 + 0), raising, max_states=None)
+  assert len(many.stuck) == len(one.stuck) > 3 and {s.error for s in many.stuck} == {"ValueError: no MUL today"}
+  one, many = one_and_cluster((p0 + 0) * (p1 + 0) + ((p1 + 0) * 3 + 0), raising, max_states=5)   # a cut among stuck states
+  assert many.bound == "max_states" and many.stuck
+  one, many = one_and_cluster((p0 + 0) * (p1 + 0) + ((p1 + 0) * 3 + 0), raising, max_depth=1)   # stuck states one step past max_depth
+  assert many.bound == "max_depth" and max(s.depth for s in many.stuck) == 2
+
+
 def test_both_shards_own_states_and_the_records_cross():
   ex = explore(sum_of_add0(0, 7), ZERO, cluster=CLUSTER).run()
   owners = [sum(len(r["ids"]) for lv in ex.outcome.levels for r in lv[j:j + 1]) for j in range(2)]
