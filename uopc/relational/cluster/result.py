@@ -15,6 +15,7 @@ from typing import Any
 from uopc.budget import shielded
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.coordinator import Coordinator, Outcome
+from uopc.relational.cluster.fingerprint import SIZE
 from uopc.relational.cluster.visited import fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
@@ -59,14 +60,13 @@ def _materialize(ex: ClusterExploration, out: Outcome) -> None:
   stuck_at: dict[tuple[int, int], State] = {}
   for depth, recs in enumerate(out.levels):
     for rec in recs:
-      nodes = codec.decode(rec["step_nodes"])
+      nodes, st = codec.decode(rec["step_nodes"]), rec["steps"]
+      table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(st["rules"])]
+      redex, stuck, targets = st["redex"].tolist(), st["stuck"].tolist(), st["target"].tobytes()
       k = 0
-      for sid, row in rec["steps"]:
-        pairs = []
-        for rule_index, error, target in row:
-          pairs.append((Redex(nodes[k], rule_index, nodes[k + 1], error), target))
-          k += 2
-        steps[sid] = pairs
+      for sid, n in zip(st["sids"].tolist(), st["counts"].tolist()):
+        steps[sid] = [(table[redex[j]], stuck[j] if stuck[j] >= 0 else targets[SIZE * j:SIZE * (j + 1)]) for j in range(k, k + n)]
+        k += n
     for rec in recs:
       graphs = codec.decode(rec["graphs"])
       for i, sid in enumerate(rec["ids"].tolist()):

@@ -99,7 +99,7 @@ class Shard:
     mine = owner(self.root_fp, self.count) == self.index
     graphs = [self.root] if mine else []
     rec = self._record(0, np.zeros(len(graphs), np.int64), np.array([self.root_fp] if mine else [], FP),
-                       np.full(len(graphs), -1, np.int64), np.zeros(len(graphs), np.int32), graphs, [], [])
+                       np.full(len(graphs), -1, np.int64), np.zeros(len(graphs), np.int32), graphs, [], None)
     rec["parent_fps"] = np.array([b""] * len(graphs), FP)
     if mine:
       self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), 0)
@@ -115,13 +115,20 @@ class Shard:
     stepper, fps, count = self.stepper, self.fps, self.count
     out: list[list[tuple[bytes, int, int, Any, bytes]]] = [[] for _ in range(count)]
     stuck: list[tuple[int, int]] = []   # (parent id, position) of each failed step: a stuck state made here
-    expanded: list[tuple[int, list[tuple[Any, Any]], list[tuple[int, str | None, Any]]]] = []
+    # the expanded states' steps for the record: each distinct redex once (a node's redexes are in many states)
+    table: dict[Any, int] = {}
+    sids: list[int] = []
+    counts: list[int] = []
+    p_redex: list[int] = []
+    p_target: list[bytes] = []   # each step's target fingerprint (b"" for a failed one)
+    p_stuck: list[int] = []      # a failed step's stuck state: the position of its first step (-1 for the others)
     before, now = self.candidates, set()
     if len(before) > CANDIDATES_KEPT: before.clear()   # only a saving: the owners still drop what they have
     for sid, g in self.frontier:
       pairs = steps_of(stepper, g)
       gfp = fps.of(g)
-      row: list[tuple[int, str | None, Any]] = []   # each step: rule, error, and its target's fingerprint (a failed one: its position)
+      sids.append(sid)
+      counts.append(len(pairs))
       firsts: dict[Any, Any] = {}
       for pos, (r, h) in enumerate(pairs):
         if (t := firsts.get(h)) is None:
@@ -134,10 +141,14 @@ class Shard:
               now.add(t)
               out[owner(t, count)].append((t, sid, pos, h, gfp))
           firsts[h] = t
-        row.append((r.rule_index, r.error, t))
-      expanded.append((sid, pairs, row))
+        if (ri := table.get(r)) is None: ri = table[r] = len(table)
+        p_redex.append(ri)
+        if isinstance(t, int): p_target.append(b""); p_stuck.append(t)
+        else: p_target.append(t); p_stuck.append(-1)
     before |= now
-    self._pending = {"expanded": expanded, "stuck": stuck, "depth": depth, "last": last, "own": out[self.index]}
+    steps = {"sids": np.array(sids, np.int64), "counts": np.array(counts, np.int32), "redex": np.array(p_redex, np.int32),
+             "target": np.array(p_target, FP), "stuck": np.array(p_stuck, np.int32), "redexes": list(table)}
+    self._pending = {"steps": steps, "stuck": stuck, "depth": depth, "last": last, "own": out[self.index]}
     batches: list[Any] = []
     for j, cands in enumerate(out):
       if j == self.index: batches.append(None); continue
@@ -147,7 +158,7 @@ class Shard:
            np.array([c[4] for c in cands], FP), enc)
       if self.measure: self.moved += len(pickle.dumps(b, protocol=5))
       batches.append(b)
-    return [{"expanded": len(expanded)}, *batches]
+    return [{"expanded": len(sids)}, *batches]
 
   @_paused
   def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -195,7 +206,7 @@ class Shard:
     self.visited.add(fps[kept], ids_new[kept], par_fps, depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
     new_graphs = [graphs[i] for i in kept]
-    rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["expanded"])
+    rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
     order = np.argsort(ids_new[kept], kind="stable")
     self.frontier = [(int(ids_new[kept][i]), new_graphs[i]) for i in order]
@@ -210,14 +221,17 @@ class Shard:
             "table_bytes": self.visited.nbytes()}
 
   def _record(self, depth: int, ids: np.ndarray, fps: np.ndarray, parents: np.ndarray, pos: np.ndarray, graphs: list[Any],
-              stuck: list[tuple[int, int, int]], expanded: list[tuple[int, list[tuple[Any, Any]], list[Any]]]) -> dict[str, Any]:
+              stuck: list[tuple[int, int, int]], steps: dict[str, Any] | None) -> dict[str, Any]:
     """A level's record (the checkpoint): new states with their graphs, stuck states, and the expanded states' steps
-    (each: rule, error, target fingerprint or a failed step's position; their nodes and results as rows)."""
-    nodes: list[Any] = []
-    for _, pairs, _ in expanded:
-      for r, _ in pairs: nodes.append(r.node); nodes.append(r.result)
+    (arrays a step: its redex in the record's table, its target's fingerprint, a failed one's stuck state; each redex
+    once, its rule and error, its node and result as rows)."""
+    if steps is None: steps = {"sids": np.empty(0, np.int64), "counts": np.empty(0, np.int32), "redex": np.empty(0, np.int32),
+                               "target": np.empty(0, FP), "stuck": np.empty(0, np.int32), "redexes": []}
+    redexes = steps.pop("redexes")
+    steps["rules"] = [(r.rule_index, r.error) for r in redexes]
+    nodes = [x for r in redexes for x in (r.node, r.result)]
     return {"depth": depth, "ids": ids, "fps": fps, "parents": parents, "pos": pos, "graphs": self.codec.encode(graphs, self.fps),
-            "stuck": stuck, "steps": [(sid, row) for sid, _, row in expanded], "step_nodes": self.codec.encode(nodes)}
+            "stuck": stuck, "steps": steps, "step_nodes": self.codec.encode(nodes)}
 
   # ---- recovery
 
