@@ -1,5 +1,5 @@
 """bench/maude_gen.py: one term, and what each engine is given from it (the Maude module, its term, the .uir text, the rules)."""
-from bench.maude import SHAPES, big_sum, push_chain, sum_of_add0, zero_chain
+from bench.maude import SHAPES, add_chain, big_sum, push_chain, sum_of_add0, zero_chain
 from bench.maude_gen import maude_module, maude_term, matcher, size, uir_text
 from uopc import UOp
 from uopc.relational import explore
@@ -37,14 +37,17 @@ def test_generated_rules_rewrite_as_written():
 
 
 def test_state_counts_of_the_shapes():
-  """The counts the bench checks Maude against: 2**k, 3**m * 2**(m-1), n + 1, n + 1, 32."""
+  """The counts the bench checks Maude against: 2**k, 3**m * 2**(m-1), n + 1, n + 1, 32, n + 1, n // 2 + 1."""
   def states(t, rules): return len(explore(parse_uir(uir_text(t)), matcher(rules), max_states=None, semantics="tree").states)
   assert states(sum_of_add0(5, 100), ["add0"]) == 2 ** 5
   assert states(sum_of_add0(3, 100), ["add0", "comm"]) == 3 ** 3 * 2 ** 2
   assert states(push_chain(30, 100), ["push0"]) == 31
   assert states(zero_chain(30, 100), ["add0"]) == 31
   assert states(big_sum(1000, 100), ["add0"]) == 32
-  assert {s.rules for s in SHAPES} == {("add0",), ("add0", "comm"), ("push0",)}
+  # the ADD chain: the + 0 climbs one level a step under pushadd, two under push3 (its pattern three levels deep)
+  assert states(add_chain(30, 100), ["pushadd"]) == 31
+  assert states(add_chain(30, 100), ["push3"]) == 30 // 2 + 1
+  assert {s.rules for s in SHAPES} == {("add0",), ("add0", "comm"), ("push0",), ("pushadd",), ("push3",)}
 
 
 def test_big_programs_without_recursion():
