@@ -317,3 +317,10 @@ def test_stabilize_on_a_logistic_loss_depends_on_the_order():
   assert f.kind == "syntactic" and f.canonical_step.rule.split(" ")[1] == "log1msigm_to_softplus"
   assert [e.rule.split(" ")[1] for e in f.competing_path][1:] == ["local_1msigmoid", "logsigm_to_softplus"]
   assert "softplus(neg(a))" in f.normal_form.term() and "a = neg(" in f.normal_form.term()   # -softplus(-(-u)): a double negation
+
+
+def test_random_runs_reach_the_normal_forms():
+  from uopc.relational.analyses.sample import sample_normal_forms
+  s = sample_normal_forms(from_pytensor(issue_graph()), adapt(RULES), max_runs=60)
+  assert s.stuck == 0 and {f.graph for f in s.forms} <= {f.graph for f in normal_forms(from_pytensor(issue_graph()), RULES).forms}
+  assert len(s.forms) >= 2

@@ -31,7 +31,7 @@ from typing import Any, Literal, NamedTuple
 
 from uopc.budget import stopped
 from uopc.matcher import PatternMatcher
-from uopc.relational.space.states import State
+from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Semantics, Stepper, stepper_for
 from uopc.uop import UOp
 
@@ -128,12 +128,13 @@ def _one_run(prog: UOp, stepper: Stepper, rng: random.Random, max_steps: int, he
   """One random run from ``prog``: how it ended and its steps ``[(redex, graph after)]``."""
   strategy: Strategy = rng.choice(STRATEGIES)
   weights = _weights(rng, len(stepper.pm.rules))
-  g = prog
-  steps: list[tuple[Any, UOp]] = []
+  g: Any = prog
+  steps: list[tuple[Any, Any]] = []
   for _ in range(max_steps):
-    ok, failing = [], False
+    ok: list[tuple[Any, Any]] = []
+    failing = False
     for r, h in stepper.successors(g):
-      if h.__class__ is UOp: ok.append((r, h))
+      if h.__class__ is not Stuck: ok.append((r, h))   # a node of any IR (uopc's, tinygrad's, PyTensor's), or a failing step
       else: failing = True
     if not ok: return Run("stuck" if failing else "normal", strategy, len(steps)), steps
     if strategy != "anywhere" and len(ok) > 1:
