@@ -214,6 +214,20 @@ def test_forks_are_the_last_path_state_reaching_each_normal_form_and_a_shortest_
   assert all(f.competing_step == f.competing_path[0] for f in report.forks)
 
 
+def test_forks_of_programs_with_many_normal_forms_in_both_cores():
+  three = (p0 + 0) * 1 + (p1 + 0) * 1 + (UOp.param(2) + 0) * 1   # five_params' shape with three terms: several normal forms
+  for prog in (three, (UOp.const(-0.0) + UOp.const(0.0)) * f0):
+    found = []
+    for native in (True, False):
+      ex = Exploration(prog, symbolic, native=native).run()
+      assert (ex.native_core is not None) == native
+      report = diagnose_order(prog, symbolic, exploration=ex)
+      expected = [t for t in _forks_by_definition(ex, report.path) if t[0] != report.canonical_state.id]
+      assert [(f.normal_form.id, f.fork.id, f.competing_path) for f in report.forks] == expected and expected
+      found.append([(f.normal_form.id, f.fork.id, [(e.source.id, e.target.id, e.rule) for e in f.competing_path]) for f in report.forks])
+    assert found[0] == found[1]
+
+
 def test_successor_ids_and_edges_from_are_the_edges_of_each_state():
   chain = p0
   for _ in range(120): chain = chain + 0   # past the step maps' limit: the Python core groups a big graph's steps

@@ -28,7 +28,7 @@ result:
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.ir import UOPC, ir_of, rules_for
@@ -99,6 +99,10 @@ def _last_reaching(ex: Exploration, on_path: list[State], progress: Callable[[in
   the state graph for the whole path (from the path's end backwards, each state labelled by the first search that finds
   it: a state found from ``on_path[k]`` and not from a later one), not one search per normal form over its predecessors.
   ``progress(n)``: n more states searched (every 4,096)."""
+  if (core := ex.native_core) is not None:   # the same search in C, over the core's step maps
+    found = core.last_reaching(tuple(s.id for s in on_path))
+    if progress is not None: progress(len(found))
+    return {i: k for i, k in enumerate(found) if k >= 0}
   label: dict[int, int] = {}
   done = 0
   for k in range(len(on_path) - 1, -1, -1):
@@ -121,20 +125,23 @@ def _shortest(ex: Exploration, start: State, targets: set[int]) -> dict[int, lis
   as the exploration's own search). Every state on a path to a target reaches it, so the search needs no restriction to
   those states: it finds the same paths."""
   states = ex.states
-  parent: dict[int, int] = {start.id: -1}
-  todo, left = deque([start.id]), set(targets) - {start.id}
-  while todo and left:
-    sid = todo.popleft()
-    for t in ex.successor_ids(states[sid]):
-      if t not in parent:
-        parent[t] = sid
-        todo.append(t)
-        left.discard(t)
+  parent: Any
+  if (core := ex.native_core) is not None: parent = core.bfs(start.id, tuple(targets))   # the same search in C: a list
+  else:
+    parent = {start.id: -1}
+    todo, left = deque([start.id]), set(targets) - {start.id}
+    while todo and left:
+      sid = todo.popleft()
+      for t in ex.successor_ids(states[sid]):
+        if t not in parent:
+          parent[t] = sid
+          todo.append(t)
+          left.discard(t)
   paths: dict[int, list[Edge]] = {}
   for target in targets:
     path: list[Edge] = []
     t = target
-    while (p := parent.get(t, -1)) >= 0:   # the first edge from the parent to the state: the search's own choice
+    while (p := parent[t] if type(parent) is list else parent.get(t, -1)) >= 0:   # the first edge from the parent to it: the search's choice
       path.append(next(e for e in ex.edges_from(states[p]) if e.target.id == t and e.target.error is None))
       t = p
     paths[target] = path[::-1]

@@ -1231,6 +1231,95 @@ fail:
   return NULL;
 }
 
+/* The made state a step of an expanded state reaches, or -1 (a graph the bound left unmade). */
+static inline int32_t step_target(Space *s, const int32_t *st, int32_t e) {
+  int32_t t = s->state_of[st[2 * e + 1]];
+  return t < s->n_states ? t : -1;
+}
+
+static PyObject *int_list(const int32_t *v, int32_t n) {
+  PyObject *out = PyList_New(n);
+  if (!out) return NULL;
+  for (int32_t i = 0; i < n; i++) {
+    PyObject *x = PyLong_FromLong(v[i]);
+    if (!x) { Py_DECREF(out); return NULL; }
+    PyList_SET_ITEM(out, i, x);
+  }
+  return out;
+}
+
+/* last_reaching(path) -> per state, the index of the last state of `path` (state ids) from which it is reachable over
+   the explored steps, or -1: searches from the path's end back, each state labelled by the first search that finds it
+   (analyses/order.py's forks; Exploration.successor_ids's steps, so the same labels as its Python search). */
+static PyObject *Space_last_reaching(Space *s, PyObject *args) {
+  PyObject *path;
+  if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &path)) return NULL;
+  int32_t n = s->n_states, done = s->next_expand, top = 0;
+  int32_t *label = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *todo = PyMem_Malloc(sizeof(int32_t) * (n + 1));
+  PyObject *out = NULL;
+  if (!label || !todo) { PyErr_NoMemory(); goto end; }
+  for (int32_t i = 0; i < n; i++) label[i] = -1;
+  for (Py_ssize_t k = PyTuple_GET_SIZE(path) - 1; k >= 0; k--) {
+    long start = PyLong_AsLong(PyTuple_GET_ITEM(path, k));
+    if (start == -1 && PyErr_Occurred()) goto end;
+    if (start < 0 || start >= n) { PyErr_SetString(PyExc_IndexError, "no such state"); goto end; }
+    if (label[start] >= 0) continue;
+    label[start] = (int32_t)k;
+    todo[top++] = (int32_t)start;
+    while (top) {
+      int32_t v = todo[--top], m = 0;
+      const int32_t *st = v < done ? state_steps(s, v, &m) : NULL;
+      for (int32_t e = 0; e < m; e++) {
+        int32_t t = step_target(s, st, e);
+        if (t >= 0 && label[t] < 0) { label[t] = (int32_t)k; todo[top++] = t; }
+      }
+      if (tick(s, m + 1) < 0) goto end;
+    }
+  }
+  out = int_list(label, n);
+end:
+  PyMem_Free(label); PyMem_Free(todo);
+  return out;
+}
+
+/* bfs(start, targets) -> per state, the state it was first reached from in a breadth-first search from `start` over the
+   explored steps in order (-1: not reached, or the start), stopping once every state of `targets` is reached. */
+static PyObject *Space_bfs(Space *s, PyObject *args) {
+  int start;
+  PyObject *targets;
+  if (!PyArg_ParseTuple(args, "iO!", &start, &PyTuple_Type, &targets) || check_state(s, start) < 0) return NULL;
+  int32_t n = s->n_states, done = s->next_expand, head = 0, tail = 0;
+  int32_t *parent = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *queue = PyMem_Malloc(sizeof(int32_t) * (n + 1));
+  uint8_t *seen = PyMem_Calloc(n + 1, 1), *wanted = PyMem_Calloc(n + 1, 1);
+  PyObject *out = NULL;
+  Py_ssize_t left = 0;
+  if (!parent || !queue || !seen || !wanted) { PyErr_NoMemory(); goto end; }
+  for (int32_t i = 0; i < n; i++) parent[i] = -1;
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(targets); k++) {
+    long t = PyLong_AsLong(PyTuple_GET_ITEM(targets, k));
+    if (t == -1 && PyErr_Occurred()) goto end;
+    if (t < 0 || t >= n) { PyErr_SetString(PyExc_IndexError, "no such state"); goto end; }
+    if (!wanted[t] && t != start) { wanted[t] = 1; left++; }
+  }
+  seen[start] = 1;
+  queue[tail++] = start;
+  while (head < tail && left) {
+    int32_t v = queue[head++], m = 0;
+    const int32_t *st = v < done ? state_steps(s, v, &m) : NULL;
+    for (int32_t e = 0; e < m; e++) {
+      int32_t t = step_target(s, st, e);
+      if (t < 0 || seen[t]) continue;
+      seen[t] = 1; parent[t] = v; queue[tail++] = t;
+      if (wanted[t]) left--;
+    }
+    if (tick(s, m + 1) < 0) goto end;
+  }
+  out = int_list(parent, n);
+end:
+  PyMem_Free(parent); PyMem_Free(queue); PyMem_Free(seen); PyMem_Free(wanted);
+  return out;
+}
+
 static PyObject *Space_state_of(Space *s, PyObject *args) {
   int id;
   if (!PyArg_ParseTuple(args, "i", &id)) return NULL;
@@ -1310,6 +1399,8 @@ static PyMethodDef Space_methods[] = {
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
   {"cycles", (PyCFunction)Space_cycles, METH_NOARGS, "cycles() -> (steps between made states, closed components of more than one state)."},
+  {"last_reaching", (PyCFunction)Space_last_reaching, METH_VARARGS, "last_reaching(path) -> per state, the last path index reaching it, or -1."},
+  {"bfs", (PyCFunction)Space_bfs, METH_VARARGS, "bfs(start, targets) -> per state, its breadth-first parent from start, or -1."},
   {NULL, NULL, 0, NULL},
 };
 

@@ -248,6 +248,12 @@ class Exploration:
       return edge_count(self, self._native)
     return sum(n for s in self.states for t, n in self._targets(s) if t is not None)
 
+  @property
+  def native_core(self) -> Any:
+    """The native core's ``Space`` that ran the whole search (its state graph searched in C: ``Space.last_reaching``,
+    ``Space.bfs``), or None where the Python core ran it or took over."""
+    return None if self.run()._native is None else self._native.core
+
   def successor_ids(self, s: State) -> list[int]:
     """The ids of the states the explored steps out of ``s`` reach (failing steps, and graphs a bound left unmade, left
     out), in the order of ``edges`` (a target reached by several steps may be listed more than once): for searches over
