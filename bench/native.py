@@ -150,8 +150,12 @@ def measure(builds: dict[str, Path]) -> dict[str, dict[str, dict]]:
     for shape, (kind, size) in SHAPES.items():
       best[shape] = {}
       for _ in range(TURNS):
-        for name, w in workers.items():
-          r = json.loads(w.ask(f"{kind} {size} {int(name == C_CORE)}"))
+        for name, w in list(workers.items()):
+          if not (answer := w.ask(f"{kind} {size} {int(name == C_CORE)}")):   # the worker died (its traceback is above)
+            print(f"  {name}: failed on {shape}: left out from here on")
+            workers.pop(name).close()
+            continue
+          r = json.loads(answer)
           if name not in best[shape] or r["cpu"] < best[shape][name]["cpu"]: best[shape][name] = r
     return best
   finally:
@@ -180,7 +184,9 @@ def main() -> None:
     pure = rows["pure"]
     line = f"{shape:28s} {pure['states']:8,d} {pure['states'] / pure['cpu']:8,.0f}"
     for b in compiled:
-      r = rows[b]
+      if (r := rows.get(b)) is None:
+        line += f" {'failed':>9s} {'-':>12s} {'-':>5s}"
+        continue
       same = r["states"] == pure["states"] and r["fingerprint"] == pure["fingerprint"]
       line += f" {r['states'] / r['cpu']:9,.0f} {pure['cpu'] / r['cpu']:11.2f}x {'yes' if same else 'NO':>5s}"
     print(line)
