@@ -63,10 +63,10 @@ def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
 
 def cmd_best(args: argparse.Namespace) -> int:
   from uopc.cost import CostError
-  from uopc.explore.options import check_ir
+  from uopc.explore.options import program_for_rules
   from uopc.relational.analyses.best import best
   prog = load_program(args.file)
-  check_ir(prog, args)
+  prog = program_for_rules(prog, args)
   with shielded():   # only the bounded search can be interrupted: the report is whole
     try:
       r = bounded(lambda: best(prog, args.rules.pm, args.cost, max_states=args.max_states, timeout=args.timeout), None, grace=True)

@@ -32,8 +32,8 @@ from typing import Any, Literal
 from uopc import collector
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import bar_is_up, isatty, load_program
-from uopc.explore.options import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, check_ir, cluster_option, common_options,
-                                  exit_code, exploration_progress, no_reduce_arg, on_cluster)
+from uopc.explore.options import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, cluster_option, common_options,
+                                  exit_code, exploration_progress, no_reduce_arg, on_cluster, program_for_rules)
 from uopc.explore.sampled import explore_timeout, sample_after, sample_options
 
 
@@ -85,7 +85,6 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
 def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool, cluster: str | None) -> Any:
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.explore.report import state_line
-  check_ir(prog, args)
   timeout = explore_timeout(args) if hasattr(args, "samples") else args.timeout   # sampling may follow: its share
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=timeout, order=order,
                reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster)
@@ -128,7 +127,7 @@ def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"
 
 def cmd_reachable(args: argparse.Namespace) -> int:
   check_cluster_flags(args)
-  prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
+  prog = program_for_rules(load_program(args.file), args)   # a bound here stops the command: nothing to report yet
   with shielded(): return _reachable(prog, args)   # from here only the bounded work can be interrupted: the report is whole
 
 
@@ -151,7 +150,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
 
 def cmd_normal_forms(args: argparse.Namespace) -> int:
   check_cluster_flags(args)
-  prog = load_program(args.file)
+  prog = program_for_rules(load_program(args.file), args)
   with shielded(): return _normal_forms(prog, args)
 
 

@@ -116,11 +116,18 @@ def exploration_progress(ex: Any, what: str) -> Iterator[Any]:
   finally: bar.close()
 
 
-def check_ir(prog: Any, args: argparse.Namespace) -> None:
-  """A ``--rules`` set and a program of different IRs (uopc's, tinygrad's) are a one-line error naming both types."""
-  from uopc.relational.ir import rules_for
+def program_for_rules(prog: Any, args: argparse.Namespace, name: str | None = None) -> Any:
+  """The program in the ``--rules`` set's IR: a ``.uir`` program is built as that IR's nodes where the IR can
+  (tinygrad's, over the ops both share); a program and rule set of different IRs otherwise, or a program that
+  does not translate, is a one-line error naming both types (or what does not translate)."""
+  from uopc.relational.ir import UOPC, ir_of, ir_of_rules, rules_for
+  if ir_of(prog) is UOPC and (ir := ir_of_rules(args.rules.pm)[0]) is not UOPC:
+    try: prog = ir.from_uopc(prog)
+    except TypeError: pass   # the mismatch error below names both types
+    except ValueError as e: raise CLIError(f"uopc: {name or args.file}: cannot be built as {ir.name} nodes: {e}") from None
   try: rules_for(prog, args.rules.pm, f"--rules {args.rules.spec}")
   except TypeError as e: raise CLIError(f"uopc: {e}") from None
+  return prog
 
 
 def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]:

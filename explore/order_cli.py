@@ -55,9 +55,9 @@ def register(esub: Any) -> None:
 
 
 def cmd_order(args: argparse.Namespace) -> int:
-  from uopc.explore.options import check_ir
+  from uopc.explore.options import program_for_rules
   prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
-  check_ir(prog, args)
+  prog = program_for_rules(prog, args)
   with shielded(): return _order(prog, args)   # from here only the bounded work can be interrupted: the report is whole
 
 

@@ -102,13 +102,13 @@ def _term_program(text: str, prog: Any) -> Any:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-  from uopc.explore.options import check_ir
-  prog = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
-  check_ir(prog, args)
+  from uopc.explore.options import program_for_rules
+  loaded = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
+  prog = program_for_rules(loaded, args)
   if args.to is not None or args.to_term is not None:
     if args.cluster is not None: raise CLIError(f"uopc: --cluster does not apply to {'--to' if args.to is not None else '--to-term'}")
     if args.all: raise CLIError(f"--all does not apply to {'--to' if args.to is not None else '--to-term'} (a proof needs one meeting graph)")
-    other = load_program(args.to) if args.to is not None else _term_program(args.to_term, prog)
+    other = program_for_rules(load_program(args.to) if args.to is not None else _term_program(args.to_term, loaded), args, args.to)
     with shielded(): return _cmd_meet(prog, other, args)   # only the search can be interrupted: the report is whole
   target = _target(args, prog)
   with shielded(), on_cluster(args): return _cmd_search_all(prog, target, args) if args.all else _cmd_search(prog, target, args)

@@ -105,7 +105,9 @@ notnode = [1]
 @pytest.fixture
 def prog_py(tmp_path, monkeypatch):
   (tmp_path / "prog.py").write_text(PROG)
-  (tmp_path / "p.uir").write_text(open(os.path.join(os.path.dirname(__file__), "..", "examples", "order.uir")).read())
+  examples = os.path.join(os.path.dirname(__file__), "..", "examples")
+  (tmp_path / "p.uir").write_text(open(os.path.join(examples, "order.uir")).read())
+  (tmp_path / "v.uir").write_text(open(os.path.join(examples, "vector.uir")).read())
   monkeypatch.chdir(tmp_path)
 
 
@@ -139,12 +141,22 @@ def test_reachable_json_of_a_tinygrad_program(capsys, prog_py):
 
 @pytest.mark.parametrize("argv, said", [
   (["prog.py:root"], "uopc: --rules symbolic is a uopc.matcher.PatternMatcher, but the program is a tinygrad.uop.ops.UOp:"),
-  (["p.uir", "--rules", "tinygrad:sym"], "uopc: --rules tinygrad:sym is a tinygrad.uop.ops.PatternMatcher, but the program is a uopc.uop.UOp:"),
+  (["v.uir", "--rules", "tinygrad:sym"], "uopc: v.uir: cannot be built as tinygrad nodes: stack of shape (3,): tinygrad nodes are built of scalar"),
   (["prog.py:notnode"], "uopc: prog.py:notnode is a list, not a program (a uopc.uop.UOp, a tinygrad.uop.ops.UOp or a PyTensor variable)"),
 ])
 def test_an_ir_mismatch_on_the_command_line_is_one_line_exit_2(capsys, prog_py, argv, said):
   code, out, err = run_cli(capsys, "explore", "normal-forms", *argv)
   assert code == 2 and out == "" and err.startswith(said) and err.count("\n") == 1
+
+
+def test_a_uir_program_under_tinygrad_rules_is_explored_as_tinygrad_nodes(capsys, prog_py):
+  # order.uir is (-0.0 + 0.0) * p0, two normal forms under uopc's symbolic; tinygrad's rules make one of it (its
+  # x * -0.0 -> 0.0 drops the sign), and its own graph_rewrite, the canonical, agrees
+  code, out, err = run_cli(capsys, "explore", "normal-forms", "p.uir", "--rules", "tinygrad:symbolic")
+  assert (code, err) == (0, "") and out.startswith("program: mul(add(ConstFloat(-0.0), ConstFloat(0.0)), p0)\n")
+  assert "1 normal form:" in out and "[1] ConstFloat(0.0)   <- canonical" in out and "symbolic.py:165: mul(ConstFloat(-0.0), p0)" in out
+  code, out, _ = run_cli(capsys, "explore", "search", "p.uir", "--rules", "tinygrad:symbolic", "--to-term", "0.0")
+  assert code == 0 and "equal: both rewrite to ConstFloat(0.0)" in out
 
 
 # ---- diagnose_order, search, best and meet on tinygrad nodes

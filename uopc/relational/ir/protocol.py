@@ -115,4 +115,9 @@ class IR:
     and every node derived from it, alike). The default: a TypeError, critical pairs not computed for this IR."""
     raise TypeError(f"critical pairs of {self.name} rule sets are not computed")
 
+  def from_uopc(self, prog: Any) -> Any:
+    """uopc program ``prog`` (a ``.uir`` file's) as this IR's nodes, for a rule set of this IR; a ValueError naming what
+    does not translate. The default: a TypeError, a ``.uir`` program is not built in this IR."""
+    raise TypeError(f"a .uir program is not built as {self.name} nodes")
+
   def __repr__(self) -> str: return f"<IR {self.name}: {type_name(self.node_type)}>"

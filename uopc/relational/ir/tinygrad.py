@@ -216,6 +216,10 @@ class TinygradIR(IR):
     from uopc.relational.ir.tinygrad_pairs import TinygradOverlaps   # only critical_pairs needs it
     return TinygradOverlaps(self.rules(pm, "pm", None))
 
+  def from_uopc(self, prog: Any) -> Any:
+    from uopc.relational.ir.tinygrad_convert import from_uopc
+    return from_uopc(prog)
+
 
 _NAMED = {op for op in Ops if op.name in ("BUFFER", "PARAM", "DEFINE_VAR")}
 
