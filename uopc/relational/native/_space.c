@@ -38,6 +38,11 @@ typedef struct {
   int32_t kids;        /* offset into pat_kids: n_orders rows of n_src pattern nodes */
 } PatNode;
 
+/* A rule's quick test: the graph node at `path` below the root (through sources in fixed positions) must have an op
+ * of pattern node `pat`. Every such test is necessary for a match, so failing one is a "no" without the search. */
+#define PATH_MAX_LEN 4
+typedef struct { int32_t pat; int32_t len; int32_t path[PATH_MAX_LEN]; } PatPath;
+
 /* A pair still to match: pattern node `pat` against graph node `node`. */
 typedef struct { int32_t pat, node; } PatGoal;
 
@@ -107,6 +112,7 @@ typedef struct {
   PatNode *pat; int32_t n_pat;
   int32_t *pat_kids;
   int32_t *rule_root, *rule_slots; int32_t n_rules;
+  PatPath *paths; int32_t *rule_paths;   /* rule r's quick tests: paths[rule_paths[r] .. rule_paths[r + 1]) */
   int32_t op_first[257], *op_rules;   /* the compiled rules whose root may have op o: op_rules[op_first[o] .. op_first[o + 1]) */
   PyObject *check_cb;   /* check(check, label, node) -> 1 (may pass) / 0 (cannot): a dtype and arg constraint */
   U64Map checked;       /* (check, label) -> 0 / 1: what check_cb said */
@@ -387,11 +393,28 @@ static int pat_solve(Space *s, PatGoal *goals, int32_t n, int32_t *bind) {
   return r;
 }
 
+/* Do the nodes at rule's quick-test paths below x have the ops they need? (A chain's node fails here, in a few loads,
+ * rather than a few calls into pat_solve: on a chain under a pattern three levels deep that search was a third of the
+ * core's time.) */
+static int paths_fit(Space *s, int32_t rule, int32_t x) {
+  for (int32_t e = s->rule_paths[rule]; e < s->rule_paths[rule + 1]; e++) {
+    const PatPath *q = s->paths + e;
+    int32_t y = x;
+    for (int32_t d = 0; d < q->len; d++) {
+      if (s->src_n[y] <= q->path[d]) return 0;   /* the pattern names that source: the node must have it */
+      y = s->srcs[s->src_off[y] + q->path[d]];
+    }
+    if (!op_fits(s->pat + q->pat, s->op[y])) return 0;
+  }
+  return 1;
+}
+
 /* Does some compiled rule's pattern match node x? 1 or 0, -1 on error. */
 static int pattern_matches(Space *s, int32_t x) {
   int32_t op = s->op[x];
   for (int32_t k = s->op_first[op]; k < s->op_first[op + 1]; k++) {
     int32_t rule = s->op_rules[k];
+    if (!paths_fit(s, rule, x)) continue;
     for (int32_t j = 0; j < s->rule_slots[rule]; j++) s->bind[j] = -1;
     s->goals[0] = (PatGoal){s->rule_root[rule], x};
     int r = pat_solve(s, s->goals, 1, s->bind);
@@ -1054,6 +1077,42 @@ static int read_pat_node(Space *s, PyObject *t, int32_t k, PatNode *p, int32_t b
   return 0;
 }
 
+static int op_any(const PatNode *p) {
+  for (int i = 0; i < 32; i++) if (p->ops[i] != 0xff) return 0;
+  return 1;
+}
+
+/* Each rule's quick tests (PatPath): the pattern nodes below its root, reached through nodes whose sources have one
+ * order (a tuple: source i is the node's i-th), PATH_MAX_LEN levels down at most, that name ops. Breadth first. */
+static int make_paths(Space *s, int32_t n_rules) {
+  int64_t n = 0, cap = 0;
+  PyMem_Free(s->paths); PyMem_Free(s->rule_paths);
+  s->paths = NULL;
+  if (!(s->rule_paths = PyMem_Malloc((size_t)(n_rules + 1) * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+  PatPath queue[64];   /* per rule: the nodes to look below, as paths (a tree of at most MAX_NODES = 64 nodes) */
+  for (int32_t r = 0; r < n_rules; r++) {
+    s->rule_paths[r] = (int32_t)n;
+    int32_t head = 0, tail = 0;
+    queue[tail++] = (PatPath){s->rule_root[r], 0, {0}};
+    while (head < tail) {
+      PatPath q = queue[head++];
+      const PatNode *p = s->pat + q.pat;
+      if (p->n_orders != 1 || p->n_src <= 0 || q.len == PATH_MAX_LEN) continue;
+      for (int32_t i = 0; i < p->n_src; i++) {
+        PatPath kid = q;
+        kid.pat = s->pat_kids[p->kids + i]; kid.path[kid.len++] = i;
+        if (!op_any(s->pat + kid.pat)) {
+          if (grow((void **)&s->paths, &cap, n + 1, sizeof(PatPath)) < 0) return -1;
+          s->paths[n++] = kid;
+        }
+        if (tail < 64) queue[tail++] = kid;
+      }
+    }
+  }
+  s->rule_paths[n_rules] = (int32_t)n;
+  return 0;
+}
+
 /* patterns(tables, check): the rules' compiled patterns (patterns.py), each a tuple of pattern nodes, its root first;
  * check(check, label, node) -> 1 / 0 answers their dtype and arg constraints. Once, before any node is made: every
  * node's redexes are then found with them (and with `may` for the rules not among them). */
@@ -1094,7 +1153,9 @@ static PyObject *Space_patterns(Space *s, PyObject *args) {
   s->goals = PyMem_Malloc((size_t)(max_nodes + 1) * sizeof(PatGoal));
   s->bind = PyMem_Malloc((size_t)(max_nodes + 1) * sizeof(int32_t));
   if (!s->goals || !s->bind) goto no_memory;
-  /* each op's rules, in rule order: a rule is under every op its root may have */
+  if (make_paths(s, (int32_t)n_rules) < 0) goto fail;
+  /* each op's rules, in rule order: a rule is under every op its root may have (the last step: until it is done, no
+   * rule is under any op, and a failed call leaves none) */
   for (int op = 0; op < 256; op++) {
     s->op_first[op] = at;
     for (Py_ssize_t r = 0; r < n_rules; r++) {
@@ -1378,7 +1439,8 @@ static void Space_dealloc(Space *s) {
   void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->used, s->srcs,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
                     s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never,
-                    s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind};
+                    s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind,
+                    s->paths, s->rule_paths};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked);
   free(s->table);
