@@ -186,11 +186,12 @@ class _Memo:
     self.answers: dict[tuple[Any, int | None], str] = {}
 
   def show(self, root: Any, limit: int | None) -> str:
-    if (text := self.answers.get((root, limit))) is not None: return text
+    # a subterm that shares nothing, printed before (a step's node and result, a chain's states): its text is the answer
+    if (text := self.plain.get(root)) is not None and (limit is None or len(text) <= limit): return text
+    if (answer := self.answers.get((root, limit))) is not None: return answer
     if self.chars > self.MAX_CHARS: self.__init__(self.max_entries)   # type: ignore[misc]  # bounded: start again
     elif len(self.answers) > self.max_entries: self.answers.clear()   # the subterms' texts stay: they are what new states reuse
-    # a subterm of a graph printed before that shares nothing has its text already (a chain's states are each other's subterms)
-    if (text := self.plain.get(root)) is None:
+    if text is None:   # (else a plain text past the limit: its label below)
       if _native is not None and _hash_consed(type(root)): text = self._native_let(root)   # the same text, from C
       else: text = self._plain(root) if self._free(root) is not None else self._let(root)
     if text is None: text = _show(root, limit)   # too big to remember
