@@ -26,7 +26,7 @@ from tinygrad.uop.ops import Ops, UOp
 
 from uopc.dtype import dtypes as udtypes
 from uopc.ops import Ops as UOps
-from uopc.relational.ir.tinygrad import TINYGRAD   # its nodes' IR (which also prints them as one-line terms)
+from uopc.relational.ir import ir_of   # tinygrad's IR by its node type (tinygrad.py imports this module: no import back)
 from uopc.uop import UOp as UUOp
 
 _OPS = {getattr(UOps, n): getattr(Ops, n) for n in ("ADD", "MUL", "MAX", "CMPLT", "CMPNE", "FLOORDIV", "FLOORMOD", "WHERE", "EXP2",
@@ -36,6 +36,7 @@ _OPS = {getattr(UOps, n): getattr(Ops, n) for n in ("ADD", "MUL", "MAX", "CMPLT"
 def from_uopc(u: UUOp, ints: Any = dtypes.int32, bounds: tuple[Any, Any] | None = None) -> UOp:
   """``u`` as tinygrad nodes (see the module doc): ``ints`` is the dtype of uopc's i32, ``bounds`` every int variable's."""
   dts = {udtypes.bool: dtypes.bool, udtypes.i32: ints, udtypes.f32: dtypes.float32}
+  make = ir_of(UOp.const(0, dtypes.int32)).make   # tinygrad's constructor with its dtype rules checked
   out: dict[UUOp, UOp] = {}
   for n in u.toposort():   # sources first, no recursion
     if n.shape: raise ValueError(f"{n.op.name.lower()} of shape {n.shape}: tinygrad nodes are built of scalar programs only")
@@ -44,7 +45,7 @@ def from_uopc(u: UUOp, ints: Any = dtypes.int32, bounds: tuple[Any, Any] | None 
     elif n.op is UOps.PARAM: out[n] = _variable(f"p{n.arg.slot}", dt, bounds)
     elif (op := _OPS.get(n.op)) is not None:
       src = tuple(out[s] for s in n.src)
-      out[n] = TINYGRAD.make(op, src, dt if op is Ops.CAST else None, dt)
+      out[n] = make(op, src, dt if op is Ops.CAST else None, dt)
     else: raise ValueError(f"{n.op.name.lower()} is not an op tinygrad's nodes share with uopc's (the scalar ALU ops, cast, const, param)")
   return out[u]
 
