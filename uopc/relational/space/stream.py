@@ -365,14 +365,14 @@ class Exploration:
         return
       s = frontier.pop() if limits.dfs else frontier.popleft()
       if s.out is not None: continue   # stuck states, and states queued twice by depth first
-      items, made, lazy = self._steps_of(s)
+      out, items, made, lazy = self._steps_of(s)   # out: s.out, read below through this name (mypyc keeps the narrowing above)
       fresh: list[State] = []   # depth first: the successors to push, in order
       if (why := (yield from self._admit(s, items, made, lazy, limits, frontier, fresh, cut))) is not None:
         s.normal = False   # a successor was not made: not known to be normal
         self._bound = why
         return
       if s.normal is None:
-        s.normal = not s.out
+        s.normal = not out
         if s.normal: self._normals.append(s)
       if limits.dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
     if cut or was_cut: self._bound = "max_depth"
@@ -382,9 +382,10 @@ class Exploration:
     if limits.deadline is not None and time.perf_counter() > limits.deadline: return "timeout"
     return stopped()   # the command's bound: stop at this clean point
 
-  def _steps_of(self, s: State) -> tuple[Iterable[tuple[Redex, UOp | Stuck]], int | None, bool]:
-    """The steps to take from ``s`` (stored as ``s.out``), how many graphs they make at most (None: not known
-    before enumerating them), and whether they are enumerated lazily (a big graph, one redex at a time)."""
+  def _steps_of(self, s: State) -> tuple[Any, Iterable[tuple[Redex, UOp | Stuck]], int | None, bool]:
+    """The steps out of ``s`` (stored as ``s.out``, and returned first), the pairs to go through, how many graphs
+    they make at most (None: not known before enumerating them), and whether they are enumerated lazily (a big
+    graph, one redex at a time, appended to the steps as they come)."""
     stepper, reduction = self.stepper, self.reduction
     m: Mapping[Redex, UOp | Stuck] | None = (full := stepper.step_map(s.graph))
     if reduction is not None and full:
@@ -396,14 +397,15 @@ class Exploration:
         self._reduced.add(s)
     if m is not None:
       s.out = m
-      return m.items(), len(m), False
+      return m, m.items(), len(m), False
     # a big graph: its steps grouped by the graph they make (each graph looked up once, with its first
     # redex), or else enumerated one by one into s.out as they come
     if (grouped := stepper.grouped_steps(s.graph)) is not None:
       s.out = grouped
-      return grouped.firsts(), len(grouped.groups), False
-    s.out = []
-    return stepper.iter_big(s.graph), None, True
+      return grouped, grouped.firsts(), len(grouped.groups), False
+    big: list[tuple[Redex, UOp | Stuck]] = []
+    s.out = big
+    return big, stepper.iter_big(s.graph), None, True
 
   def _admit(self, s: State, items: Iterable[tuple[Redex, UOp | Stuck]], made: int | None, lazy: bool, limits: _Limits,
              frontier: deque[State], fresh: list[State], cut: set[State]) -> Generator[None, None, Bound | None]:
