@@ -25,6 +25,7 @@ itself (a list pattern may match one node in several ways, with different result
 """
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, Callable, Literal, NamedTuple
 
@@ -176,54 +177,16 @@ def _results(stepper: Stepper, u: Any, node: Any, rule: int) -> list[tuple[Any, 
 def _check(ir: IR, source: Any, pm: Any, stepper: Stepper, memo: dict, names: list[str], outer: int, inner: int,
            path: tuple[int, ...], group: list, max_instances: int, max_steps: int, max_states: int,
            join_timeout: float) -> tuple[PairResult | None, int]:
-  """The pair of one group of overlaps and the ill-typed count; None for a pair without a well-typed instance."""
+  """The pair of one group of overlaps and the ill-typed count; None for a pair without a well-typed instance.
+
+  In stages: the group's instances; the most serious finding over them (``_findings``); what the pair is, then
+  (``_outcome``); the witness's fresh variables renamed; and a not-joinable pair's verdict in the IR's semantics."""
   a, b = _rule_order(outer, inner, path)
   insts, ill, why = source.instances(group, max_instances)
   if not insts and why == {"no well-typed instance"}: return None, ill
-  best: tuple | None = None   # (rank, fields..., the witness's overlap) of the most serious finding so far
-  first_join: tuple | None = None
-  both = 0
-  u: Any   # each instance in turn; after the loop, the witness reported
-  for u, actual, o in insts:
-    node = _node_at(u, actual)
-    ra = _results(stepper, u, u if a == outer else node, a)
-    rb = _results(stepper, u, node if b == inner else u, b)
-    if not ra or not rb: continue
-    both += 1
-    for r, h in ra + rb:
-      if type(h) is Stuck:
-        if best is None or best[0] > _RANK["error"]:
-          best = (_RANK["error"], "error", h.error, u, (None, None), (None, None), h.error, names[r.rule_index], o)
-        break
-    else:
-      done: set[tuple[Any, Any]] = set()
-      for _, ha in ra:
-        for _, hb in rb:
-          if ha is hb or (hb, ha) in done: continue
-          done.add((ha, hb))   # no result is Stuck here (the for-else above)
-          j = join(pm, ha, hb,
-                    max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
-          if j.status == "joinable":
-            if first_join is None: first_join = (j.how, u, (ha, hb), j.normal_forms, o)
-            continue
-          rank = _RANK[j.status]
-          if best is None or best[0] > rank:
-            best = (rank, j.status, j.how, u, (ha, hb), j.normal_forms, None, None, o)
-          if j.status == "not-joinable": break
-        if best is not None and best[1] == "not-joinable": break
-    if best is not None and best[1] == "not-joinable": break
-  shown = group[0]   # the overlap shown: the one the witness instantiates (a form of an op set or an order of list sources)
-  if best is not None:
-    _, status, how, u, results, nfs, err, err_rule, shown = best
-  elif first_join is not None:
-    status, err, err_rule = "joinable", None, None
-    how, u, results, nfs, shown = first_join
-  elif not insts:
-    status, err, err_rule, u, results, nfs = "undecided", None, None, None, (None, None), (None, None)
-    how = "cannot instantiate: " + ", ".join(sorted(w for w in why if w))
-  else:
-    status, err, err_rule, u, results, nfs = "joinable", None, None, None, (None, None), (None, None)
-    how = "the two rules never both apply" if not both else "same result"
+  joining = functools.partial(join, pm, max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
+  best, first_join, both = _findings(stepper, insts, names, (outer, inner, a, b), joining)
+  status, how, u, results, nfs, err, err_rule, shown = _outcome(best, first_join, insts, why, both, group[0])
   if u is not None:   # number (or name) the witness's fresh variables in order, and everything derived from it alike
     rename = source.renaming(u)
     u = rename(u)
@@ -234,3 +197,50 @@ def _check(ir: IR, source: Any, pm: Any, stepper: Stepper, memo: dict, names: li
     verdict = ir.compare(results[0], results[1], u)   # in the IR's own semantics (tinygrad's weak ints do not wrap)
   return PairResult((names[a], names[b]), (a, b), path, source.text(shown), status, how, u, results, nfs, err, err_rule,
                     len(insts), ill, both, *(verdict or (None, None))), ill
+
+
+def _findings(stepper: Stepper, insts: list, names: list[str], rules: tuple[int, int, int, int],
+              joining: Callable) -> tuple[tuple | None, tuple | None, int]:
+  """Over the instances, until one is not joinable: the most serious finding (``(rank, status, how, witness, results,
+  normal forms, error, error's rule, overlap)``, or None), the first joinable one (``(how, witness, results, normal
+  forms, overlap)``, or None), and how many instances both rules apply to."""
+  outer, inner, a, b = rules
+  best: tuple | None = None
+  first_join: tuple | None = None
+  both = 0
+  for u, actual, o in insts:
+    node = _node_at(u, actual)
+    ra = _results(stepper, u, u if a == outer else node, a)
+    rb = _results(stepper, u, node if b == inner else u, b)
+    if not ra or not rb: continue
+    both += 1
+    if (stuck := next(((r, h) for r, h in ra + rb if type(h) is Stuck), None)) is not None:
+      r, h = stuck
+      if best is None or best[0] > _RANK["error"]:
+        best = (_RANK["error"], "error", h.error, u, (None, None), (None, None), h.error, names[r.rule_index], o)
+      continue
+    done: set[tuple[Any, Any]] = set()
+    for ha, hb in ((ha, hb) for _, ha in ra for _, hb in rb):
+      if ha is hb or (hb, ha) in done: continue
+      done.add((ha, hb))   # no result is Stuck here (checked above)
+      j = joining(ha, hb)
+      if j.status == "joinable":
+        if first_join is None: first_join = (j.how, u, (ha, hb), j.normal_forms, o)
+        continue
+      if best is None or best[0] > _RANK[j.status]: best = (_RANK[j.status], j.status, j.how, u, (ha, hb), j.normal_forms, None, None, o)
+      if j.status == "not-joinable": return best, first_join, both   # the most serious: nothing can outrank it
+  return best, first_join, both
+
+
+def _outcome(best: tuple | None, first_join: tuple | None, insts: list, why: set, both: int, shown: Any) -> tuple:
+  """``(status, how, witness, results, normal forms, error, error's rule, overlap shown)`` of a pair from its findings;
+  ``shown`` is the overlap to show where no witness names one."""
+  if best is not None:
+    _, status, how, u, results, nfs, err, err_rule, shown = best
+    return status, how, u, results, nfs, err, err_rule, shown
+  if first_join is not None:
+    how, u, results, nfs, shown = first_join
+    return "joinable", how, u, results, nfs, None, None, shown
+  none = (None, (None, None), (None, None), None, None)   # no witness, results, normal forms, error or error's rule
+  if not insts: return ("undecided", "cannot instantiate: " + ", ".join(sorted(w for w in why if w)), *none, shown)
+  return ("joinable", "the two rules never both apply" if not both else "same result", *none, shown)
