@@ -1060,6 +1060,18 @@ static PyObject *Core_per_rule(Core *g, PyObject *unused) {
   return out;
 }
 
+/* the refused merges' constant labels, in the order met (export's conflicts, without making the e-graph) */
+static PyObject *Core_conflicts(Core *g, PyObject *unused) {
+  PyObject *out = PyList_New(0);
+  if (!out) return NULL;
+  for (int64_t i = 0; i < g->conflicts.n; i += 2) {
+    PyObject *pair = Py_BuildValue("(ii)", g->conflicts.a[i], g->conflicts.a[i + 1]);
+    if (!pair || PyList_Append(out, pair) < 0) { Py_XDECREF(pair); Py_DECREF(out); return NULL; }
+    Py_DECREF(pair);
+  }
+  return out;
+}
+
 static PyObject *Core_find(Core *g, PyObject *arg) {
   int32_t c;
   if (as_i32(arg, &c) < 0 || check_class(g, c) < 0) return NULL;
@@ -1153,6 +1165,7 @@ static PyMethodDef Core_methods[] = {
   {"enode_count", (PyCFunction)Core_enode_count, METH_NOARGS, "EGraph.enode_count"},
   {"find", (PyCFunction)Core_find, METH_O, "the canonical id of a class"},
   {"per_rule", (PyCFunction)Core_per_rule, METH_NOARGS, "per rule: its results that changed the e-graph"},
+  {"conflicts", (PyCFunction)Core_conflicts, METH_NOARGS, "conflicts() -> [(label, label)]: the refused merges of two constants"},
   {"extract", (PyCFunction)Core_extract, METH_VARARGS, "extract(labels, make_uop, uop_error, weights, fn, weight_of) -> {class: (graph, cost)}"},
   {"export", (PyCFunction)Core_export, METH_O, "export(labels) -> the e-graph as egraph.py holds it"},
   {NULL, NULL, 0, NULL},

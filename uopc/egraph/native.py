@@ -180,9 +180,17 @@ class NativeRun:
       dtype, shape = tests.type_objs[t]
       eg.classes[c] = EClass(nodes, parents, dtype, shape)
       if k >= 0: eg.consts[c] = tests.label_objs[k][2]
-    eg.conflicts = [(tests.label_objs[a][2], tests.label_objs[b][2]) for a, b in conflicts]
+    eg.conflicts = self._constants(conflicts)
     eg._added = dict(self.added)
     return eg, {i: n for i, n in enumerate(per) if n}
+
+  def conflicts(self) -> list[tuple[Any, Any]]:
+    """``EGraph.conflicts`` (the constants of each refused merge) without making the e-graph."""
+    return self._constants(self.core.conflicts())
+
+  def _constants(self, pairs: list[tuple[int, int]]) -> list[tuple[Any, Any]]:
+    labels = self.tests.label_objs
+    return [(labels[a][2], labels[b][2]) for a, b in pairs]
 
   @property
   def nbytes(self) -> int:
@@ -206,6 +214,14 @@ class LazyEGraph(EGraph):
   @property
   def enode_count(self) -> int:
     return self._run.core.counts["enodes"] if self._run is not None else super().enode_count
+
+  @property
+  def conflicts(self) -> list[tuple[Any, Any]]:   # read by every uopc saturate report: from the core, the e-graph unmade
+    if "conflicts" in self.__dict__ or self._run is None: return self.__dict__["conflicts"]
+    return self._run.conflicts()
+
+  @conflicts.setter
+  def conflicts(self, pairs: list[tuple[Any, Any]]) -> None: self.__dict__["conflicts"] = pairs
 
   def __len__(self) -> int:
     return self._run.core.counts["classes"] if self._run is not None else super().__len__()
