@@ -86,7 +86,8 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
                 "reachable": reachable, "path": steps_json(path, table) if reachable else None, "reach_searched": searched,
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
-                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "elapsed": round(r.elapsed, 4)}, table), "saturate")
+                "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "native": r.native,
+                "elapsed": round(r.elapsed, 4)}, table), "saturate")
   else:
     print(f"program: {term_text(prog)}   (cost {cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {cost.name}")

@@ -28,6 +28,16 @@ def test_json_fields(capsys):
   assert data["canonical"] is None and data["canonical_cost"] is None and "fixed point" in data["canonical_error"]
   assert data["reachable"] is True and len(data["path"]) == 4 and step_texts(data, data["path"])[-1]["after"] == data["best"]
   assert (data["iterations"], data["enodes"], data["eclasses"], data["stop"]) == (6, 27, 8, "saturated")
+  from uopc.egraph.native import available   # built here (as tests/test_egraph_native.py requires); off under UOPC_NATIVE=0
+  assert data["native"] is available()   # exercise 9's rules are all template rules: the C core runs them
+  code, data = saturate_json(capsys, ROOT / "examples" / "affine.uir")
+  assert data["native"] is False   # symbolic's rules are functions called per match: the Python loop
+
+
+def test_json_says_the_python_loop_ran_when_asked(capsys, monkeypatch):
+  monkeypatch.setenv("UOPC_NATIVE", "0")
+  code, data = saturate_json(capsys, SATURATION, *EX9)
+  assert code == 0 and data["native"] is False and (data["enodes"], data["eclasses"]) == (27, 8)
 
 
 def test_the_canonical_result_and_its_cost(capsys):
