@@ -267,6 +267,7 @@ def test_the_best_graph_pages_show_the_best_graph_its_cost_and_its_path(driver, 
   text = css(driver, "body")[0].text
   assert data["program"] in text and data["best"] in text and f"cost {data['cost']}" in text
   assert len(data["path"] or []) == 0 or css(driver, "input[type=range]")
+  if "native" in data: assert ("in saturation's C core" if data["native"] else "in the Python loop") in text
   assert css(driver, ".extra") == []   # every key of the JSON is drawn by the view
   assert console_errors(driver) == []
 

@@ -693,7 +693,8 @@
     const stats = d.iterations !== undefined
       ? "saturation: " + (d.complete ? "saturated" : "stopped by " + d.stop) + " after " + plural(d.iterations, "iteration") + "; " +
         d.enodes + " e-nodes in " + d.eclasses + " e-classes; " + d.applied + " rule results added (" + d.matches + " matches, " +
-        d.rejected + " rejected); reachability searched " + plural(d.reach_searched, "graph")
+        d.rejected + " rejected)" + (d.native === undefined ? "" : d.native ? " in saturation's C core" : " in the Python loop") +
+        "; reachability searched " + plural(d.reach_searched, "graph")
       : "searched " + plural(d.seen, "graph") + " (" + d.expanded + " expanded)" + (d.complete ? "" : "; stopped by " + d.bound);
     const reach = d.reachable === undefined ? null
       : el("div", {}, "reachable by rewriting: " + (d.reachable === true ? "yes" : d.reachable === false ? "no, only equal" : "unknown"));
@@ -735,7 +736,7 @@
                  "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
                  "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds",
                  "best", "cost", "cost_function", "canonical_cost", "reachable", "stop", "iterations", "enodes", "eclasses",
-                 "conflicts", "seen", "expanded", "applied", "rejected", "reach_searched",
+                 "conflicts", "seen", "expanded", "applied", "rejected", "reach_searched", "native",
                  "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness", "verdict", "verdict_text"];
   const extra = Object.keys(DATA).filter((k) => !DRAWN.includes(k));
   if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) => {
