@@ -119,9 +119,23 @@ def let_form(root: N, parts: Callable[[N], str | list[N | str]], max_nodes: int 
   first, so a name is defined before it is used. Linear in the number of distinct nodes,
   iterative; None when there are more than ``max_nodes`` of them.
   """
-  pieces: dict[int, str | list] = {}
+  if (walked := _walk(root, parts, max_nodes)) is None: return None
+  order, pieces = walked[0], walked[1]
+  names = let_names()
+  named = {id(x): next(names) for x in _shared(*walked)}
+  def parts_of(x: Any) -> Any: return pieces[id(x)]
+  text = _inline(root, parts_of, named)
+  if not named: return text
+  defs = ", ".join(f"{named[id(x)]} = {_inline(x, parts_of, named, top=True)}" for x in order if id(x) in named)
+  return f"let {defs} in {text}"
+
+
+def _walk(root: Any, parts: Callable[[Any], Any], max_nodes: int | None) -> tuple[list[Any], dict[int, Any], dict[int, int]] | None:
+  """The let form's walk: the distinct nodes, sources first, left to right; each one's pieces and how often parents
+  use it (``add(a, a)`` counts twice), by id; None past ``max_nodes`` distinct nodes. Iterative."""
+  pieces: dict[int, Any] = {}
   uses: dict[int, int] = {}
-  order: list[Any] = []   # distinct nodes, sources first, left to right
+  order: list[Any] = []
   stack: list[tuple[Any, bool]] = [(root, False)]
   while stack:
     x, ready = stack.pop()
@@ -136,13 +150,12 @@ def let_form(root: N, parts: Callable[[N], str | list[N | str]], max_nodes: int 
     kids = [c for c in p if not isinstance(c, str)]
     for c in kids: uses[id(c)] = uses.get(id(c), 0) + 1
     stack.extend((c, False) for c in reversed(kids))
-  names = let_names()
-  named = {id(x): next(names) for x in order if uses.get(id(x), 0) > 1 and not isinstance(pieces[id(x)], str)}
-  def parts_of(x: Any) -> Any: return pieces[id(x)]
-  text = _inline(root, parts_of, named)
-  if not named: return text
-  defs = ", ".join(f"{named[id(x)]} = {_inline(x, parts_of, named, top=True)}" for x in order if id(x) in named)
-  return f"let {defs} in {text}"
+  return order, pieces, uses
+
+
+def _shared(order: list[Any], pieces: dict[int, Any], uses: dict[int, int]) -> list[Any]:
+  """The nodes the let form names, in ``_walk``'s order: used more than once, and not a leaf."""
+  return [x for x in order if uses.get(id(x), 0) > 1 and not isinstance(pieces[id(x)], str)]
 
 
 def _inline(x: Any, parts: Callable[[Any], Any], named: dict[int, str], top: bool = False, limit: int | None = None) -> str:
@@ -256,25 +269,10 @@ class _Memo:
   def _let(self, root: Any) -> str | None:
     """``let_form(root)`` from remembered pieces and subterm texts, or None past ``MAX_NODES`` distinct nodes."""
     pieces = self._pieces
-    seen: set[Any] = set()
-    uses: dict[Any, int] = {}
-    order: list[Any] = []   # distinct nodes, sources first, left to right: let_form's order
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-      x, ready = stack.pop()
-      if ready:
-        order.append(x)
-        continue
-      if x in seen: continue
-      if len(seen) >= self.MAX_NODES: return None
-      seen.add(x)
-      stack.append((x, True))
-      if isinstance(p := pieces(x), str): continue
-      kids = [c for c in p if not isinstance(c, str)]
-      for c in kids: uses[c] = uses.get(c, 0) + 1
-      stack.extend((c, False) for c in reversed(kids))
+    if (walked := _walk(root, pieces, self.MAX_NODES)) is None: return None   # let_form's walk, over remembered pieces
+    order = walked[0]
     names = let_names()
-    named = {x: next(names) for x in order if uses.get(x, 0) > 1 and not isinstance(pieces(x), str)}
+    named = {x: next(names) for x in _shared(*walked)}
     if not named: return self._plain(root)   # nothing shared, only big: texts bottom up, each subterm's remembered
     naming: set[Any] = set()   # the subterms with a named node in them: written piece by piece
     for x in order:
