@@ -21,11 +21,11 @@ True
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 from uopc.egraph.unionfind import UnionFind
 from uopc.ops import Ops
-from uopc.uop import Shape, UOp, make_uop
+from uopc.uop import Shape, UOp, fill_bottom_up, make_uop
 
 ENode = tuple   # (op, dtype, arg, children): children are e-class ids; a CONST's arg is the CONST node
 
@@ -46,22 +46,6 @@ def enode_arg(n: ENode) -> Any:
 def enode_key(u: UOp) -> Any:
   """What an e-node of ``u`` holds as its ``arg``: a CONST's node itself (its bits), else the arg."""
   return u if u.op is Ops.CONST else u.arg
-
-
-def add_nodes(root: UOp, added: dict[UOp, int], make: Callable[[UOp, tuple[int, ...]], int]) -> None:
-  """``added[u] = make(u, its sources' classes)`` for each node ``u`` of ``root`` not in ``added``, sources first.
-
-  A post-order walk (iterative: any depth) that stops at graphs added before: a rule's result costs its new part.
-  """
-  stack = [(root, False)]
-  while stack:
-    u, ready = stack.pop()
-    if u in added: continue
-    if not ready:
-      stack.append((u, True))
-      stack.extend((s, False) for s in u.src if s not in added)
-      continue
-    added[u] = make(u, tuple([added[s] for s in u.src]))
 
 
 def to_uop(n: ENode, src: list[UOp] | tuple[UOp, ...]) -> UOp:
@@ -110,7 +94,7 @@ class EGraph:
   def add(self, root: UOp) -> int:
     """The class of graph ``root``, adding each of its nodes (iteratively: any depth)."""
     add = self.add_enode
-    add_nodes(root, self._added, lambda u, kids: add((u.op, u.dtype, enode_key(u), kids), u.dtype, u.shape))
+    fill_bottom_up(root, self._added, lambda u, kids: add((u.op, u.dtype, enode_key(u), kids), u.dtype, u.shape))
     return self.uf.find(self._added[root])
 
   def union(self, a: int, b: int) -> bool:

@@ -25,12 +25,12 @@ import time
 from typing import Any
 
 from uopc.cost import Cost
-from uopc.egraph.egraph import EClass, EGraph, add_nodes, enode_key
+from uopc.egraph.egraph import EClass, EGraph, enode_key
 from uopc.egraph.seminaive import names
 from uopc.egraph.template import NO_RESULT, Template
 from uopc.ops import Ops
 from uopc.upat import UPat
-from uopc.uop import UOp, UOpError, make_uop
+from uopc.uop import UOp, UOpError, fill_bottom_up, make_uop
 
 try:
   from uopc.egraph import _egraph   # type: ignore[attr-defined]
@@ -134,7 +134,7 @@ class NativeRun:
     self.core = tests.core = _egraph.Core(specs, len(tests.ltests), len(tests.ttests), self._steps)
     added: dict[UOp, int] = {}   # EGraph.add's walk, on the core
     add = self.core.add_enode
-    add_nodes(prog, added, lambda u, kids: add(tests.label(u.op, u.dtype, enode_key(u)), tests.type(u.dtype, u.shape), kids))
+    fill_bottom_up(prog, added, lambda u, kids: add(tests.label(u.op, u.dtype, enode_key(u)), tests.type(u.dtype, u.shape), kids))
     self.added, self.root = added, self.core.find(added[prog])
 
   def _steps(self, rule: int, types: tuple[int, ...]) -> tuple[int, int, list] | None:

@@ -21,7 +21,7 @@ from typing import Any, Iterable, NamedTuple
 
 from uopc.relational.cluster.fingerprint import SIZE, Fingerprints
 
-from uopc.uop import make_uop
+from uopc.uop import fill_bottom_up, make_uop
 
 
 class Encoded(NamedTuple):
@@ -46,21 +46,15 @@ class Codec:
     rows: list[tuple[Any, Any, Any, tuple[int, ...]]] = []
     order: list[Any] = []
     out: list[int | None] = []
+
+    def row(u: Any, src: tuple[int, ...]) -> int:   # a node's row, its sources' refs made before it
+      rows.append((u.op, u.dtype, u.arg, src))
+      order.append(u)
+      return len(rows) - 1
     for root in roots:
       if root is None: out.append(None); continue
       if (known := refs.get(root)) is not None: out.append(known); continue   # most steps' nodes and results: sent already
-      stack: list[tuple[Any, bool]] = [(root, False)]
-      while stack:
-        u, ready = stack.pop()
-        if u in refs: continue
-        if not ready:
-          stack.append((u, True))
-          stack.extend((s, False) for s in u.src if s not in refs)
-          continue
-        refs[u] = len(rows)
-        rows.append((u.op, u.dtype, u.arg, tuple(refs[s] for s in u.src)))
-        order.append(u)
-      out.append(refs[root])
+      out.append(fill_bottom_up(root, refs, row))
     memo = fps.memo if fps is not None else None
     return Encoded(rows, out, b"".join(memo[u] for u in order) if memo is not None else b"")
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from hashlib import blake2b
 from typing import Any
 
+from uopc.uop import fill_bottom_up
+
 SIZE = 16   # bytes: at 10^9 states two share one with probability about 10^-21 (docs/scaling.md)
 
 
@@ -28,6 +30,13 @@ def node_fields(u: Any) -> bytes:
   """The node's own fields, canonically: ``ADD|i32|NoneType|None`` (the arg's type keeps ``1``, ``1.0`` and ``True`` apart)."""
   dt = u.dtype
   return f"{u.op.name}|{getattr(dt, 'name', dt)!r}|{type(u.arg).__name__}|{u.arg!r}".encode()
+
+
+def _digest(u: Any, src: tuple[bytes, ...]) -> bytes:
+  """A node's fingerprint from its fields and its sources' fingerprints."""
+  h = blake2b(node_fields(u), digest_size=SIZE)
+  for s in src: h.update(s)
+  return h.digest()
 
 
 def owner(fp: bytes, shards: int) -> int:
@@ -58,15 +67,4 @@ class Fingerprints:
     memo = self.memo
     if (fp := memo.get(root)) is not None: return fp
     if len(memo) > self.limit: memo.clear(); memo.update(self.kept)
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-      u, ready = stack.pop()
-      if u in memo: continue
-      if not ready:
-        stack.append((u, True))
-        stack.extend((s, False) for s in u.src if s not in memo)
-        continue
-      h = blake2b(node_fields(u), digest_size=SIZE)
-      for s in u.src: h.update(memo[s])
-      memo[u] = h.digest()
-    return memo[root]
+    return fill_bottom_up(root, memo, _digest)
