@@ -178,6 +178,10 @@ class GroupedSteps:
 
   def __len__(self) -> int: return self.size
 
+  def counts(self) -> Iterator[tuple[UOp | Stuck, int]]:
+    """``(new root or Stuck, how many keys make it)`` once per graph made: the steps counted without listing them."""
+    for h, g in self.groups.items(): yield h, _size(g)
+
   def firsts(self) -> Iterator[tuple[Any, UOp | Stuck]]:
     """``(first key, new root or Stuck)`` once per graph made, in the order the pairs first make it."""
     for h, g in self.groups.items(): yield _first(g), h

@@ -32,7 +32,7 @@ from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for
 from uopc.relational.space.reduction import IslandReduction
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.step import GroupedSteps, Redex, Semantics, Stepper, Stuck, _size, stepper_for
+from uopc.relational.space.step import GroupedSteps, Redex, Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
 
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
@@ -281,7 +281,7 @@ class Exploration:
     in a row: once per group of a big graph's grouped steps (``GroupedSteps``: a chain's 1.5M steps are 1,000 groups)."""
     out, seen, stuck = s.out, self._seen, self._stuck
     if out is None: return
-    if type(out) is GroupedSteps: pairs: Iterable[tuple[Any, int]] = ((h, _size(g)) for h, g in out.groups.items())
+    if type(out) is GroupedSteps: pairs: Iterable[tuple[Any, int]] = out.counts()
     else: pairs = ((h, 1) for h in (out.values() if type(out) is dict else (h for _, h in out)))
     for h, n in pairs: yield (seen.get(h) if type(h) is not Stuck else stuck.get((s.graph, h))), n
 
@@ -293,10 +293,8 @@ class Exploration:
       from uopc.relational.native.drive import closed_components
       return closed_components(self, self._native)
     from uopc.relational.space.scc import components
-    succ: dict[int, list[int]] = {}   # the same successors in the same first-seen order as the edges', fewer repeats: no Edge made
-    for s in self.states:
-      for t, _ in self._targets(s):
-        if t is not None and t.error is None: succ.setdefault(s.id, []).append(t.id)
+    # the same successors in the same first-seen order as the edges', fewer repeats: no Edge made
+    succ = {s.id: ids for s in self.states if (ids := self.successor_ids(s))}
     closed = []
     for c in components((s.id for s in self.states), succ):
       members = set(c)
