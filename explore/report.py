@@ -17,7 +17,7 @@ from uopc.explore.options import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
 from uopc.relational.space.states import step_text
 from uopc.relational.space.cycles import terminal_cycles
-from uopc.term import PARTS, node_parts, show
+from uopc.term import parts_for, show
 
 T = TypeVar("T")
 DOT_TERM_LIMIT = 60   # characters of a DOT label: a box in a drawing
@@ -134,9 +134,13 @@ def sampled_forms_text(forms: list[Any], first: int, out: TextIO, canonical: Any
   for k, f in enumerate(forms, first):
     mark = "   <- canonical (graph_rewrite gives this one)" if canonical is not None and f.graph is canonical else ""
     print(f"{indent}[{k}] {f.term(TERM_LIMIT)}   (sampled){mark}", file=out)
-    path = f.path()
-    print(f"{indent}    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
-    for j, e in enumerate(path, 1): print(f"{indent}      {j}. {step_line(e)}", file=out)
+    path_text(f.path(), out, indent)
+
+
+def path_text(path: list[Edge], out: TextIO, indent: str = "") -> None:
+  """A normal form's path under its ``[k]`` line: how many steps, then each step."""
+  print(f"{indent}    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
+  for j, e in enumerate(path, 1): print(f"{indent}      {j}. {step_line(e)}", file=out)
 
 
 def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO, sample: Any = None) -> None:
@@ -152,9 +156,7 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO, sample: An
   for i, s in enumerate(nf.forms, 1):
     mark = "   <- canonical (graph_rewrite gives this one)" if s is nf.canonical_state else ""
     print(f"[{i}] {s.term(TERM_LIMIT)}{mark}", file=out)
-    path = nf.path(s)
-    print(f"    {len(path)} step{'s' * (len(path) != 1)}{':' if path else ' (the program is normal)'}", file=out)
-    for j, e in enumerate(path, 1): print(f"      {j}. {step_line(e)}", file=out)
+    path_text(nf.path(s), out)
   extra = sampled_extra_forms(sample, nf.forms) if sample is not None else []
   if sample is not None:
     print(sampled_summary(sample, len(extra)) + (":" if extra else ""), file=out)
@@ -214,7 +216,7 @@ class NodeTable:
     ids = self._ids
     if (known := ids.get(id(u))) is not None: return known
     stack: list[tuple[Any, bool]] = [(u, False)]
-    parts_of = PARTS.get(type(u), node_parts)   # another IR's nodes print in its own term form (tinygrad's, PyTensor's)
+    parts_of = parts_for(u)   # another IR's nodes print in its own term form (tinygrad's, PyTensor's)
     while stack:
       x, ready = stack.pop()
       if id(x) in ids: continue

@@ -224,7 +224,7 @@ class _Memo:
     return text
 
   def _pieces(self, u: Any) -> Any:
-    if (p := self.parts.get(u)) is None: self.parts[u] = p = _parts_for(u)(u)
+    if (p := self.parts.get(u)) is None: self.parts[u] = p = parts_for(u)(u)
     return p
 
   def _bottom_up(self, root: Any, done: dict[Any, T], make: Callable[[Any, Any], T]) -> T:
@@ -307,7 +307,7 @@ def _let_names_list(n: int) -> list[str]:
   return _names
 
 
-def _make_parts(u: Any) -> Any: return _parts_for(u)(u)
+def _make_parts(u: Any) -> Any: return parts_for(u)(u)
 
 
 _consed: dict[type, bool] = {}
@@ -337,7 +337,8 @@ def memo(max_entries: int = 200_000) -> Iterator[None]:
   finally: _memo = outer
 
 
-def _parts_for(root: Any) -> Callable[[Any], Any]:
+def parts_for(root: Any) -> Callable[[Any], Any]:
+  """The ``node_parts`` of ``root``'s IR: uopc's, or another IR's registered in ``PARTS``."""
   return PARTS.get(type(root), node_parts) if PARTS else node_parts
 
 
@@ -360,7 +361,7 @@ def show(root: UOp, limit: int | None = None) -> str:
 
 
 def _show(root: UOp, limit: int | None) -> str:
-  parts = _parts_for(root)
+  parts = parts_for(root)
   if limit is None: return cast(str, let_form(root, parts))
   # every distinct node prints at least one character, so more than ``limit`` of them cannot fit
   if (text := let_form(root, parts, max_nodes=limit)) is not None and len(text) <= limit: return text
