@@ -30,3 +30,16 @@ def test_a_rule_set_of_another_ir_is_told_apart_by_its_type_name_alone():
 def test_a_uopc_program_keeps_the_matcher_messages():
   with pytest.raises(TypeError, match="^explore: pm is an int, not a uopc PatternMatcher$"): explore(UOp.param(0), 3)
   assert type_name(int) == "int" and type_name(UOp) == "uopc.uop.UOp"
+
+
+def test_a_rule_set_finds_its_ir_before_any_of_its_nodes_was_seen():
+  # in a fresh interpreter no IR but uopc's is imported yet: the rule set's own type names its IR's module
+  import subprocess
+  import sys
+  code = ("from pytensor.tensor.rewriting.math import local_exp_log\n"
+          "from tinygrad.uop.symbolic import symbolic\n"
+          "from uopc.relational.ir import ir_of_rules\n"
+          "print(ir_of_rules(local_exp_log)[0].name, ir_of_rules(symbolic)[0].name)\n")
+  done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+  assert done.returncode == 0, done.stderr[-2000:]
+  assert done.stdout.split() == ["pytensor", "tinygrad"]

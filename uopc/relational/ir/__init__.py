@@ -23,9 +23,9 @@ from uopc.relational.ir.protocol import IR, RULE_TYPES, type_name
 from uopc.relational.ir.uopc_ir import UOPC
 
 _registry: dict[type, IR] = {UOPC.node_type: UOPC}
-# node types that register themselves when their module is imported: "module.qualname" -> the module to import
-_lazy: dict[str, str] = {"tinygrad.uop.ops.UOp": "uopc.relational.ir.tinygrad",
-                         "uopc.relational.ir.pytensor_nodes.PyTensorNode": "uopc.relational.ir.pytensor"}
+# the IRs that register themselves when their module is imported: IR name -> the module; and their node types by name
+_modules: dict[str, str] = {"tinygrad": "uopc.relational.ir.tinygrad", "pytensor": "uopc.relational.ir.pytensor"}
+_lazy: dict[str, str] = {"tinygrad.uop.ops.UOp": _modules["tinygrad"], "uopc.relational.ir.pytensor_nodes.PyTensorNode": _modules["pytensor"]}
 
 
 def register(ir: IR) -> IR:
@@ -60,8 +60,7 @@ def ir_of_rules(pm: Any, what: str = "pm") -> tuple[IR, Any]:
   if isinstance(ir := getattr(pm, "ir", None), IR): return ir, pm
   name = RULE_TYPES.get(type_name(type(pm)), "uopc")
   if name != "uopc":
-    module = next((m for t, m in _lazy.items() if t.rpartition(".")[0] == type_name(type(pm)).rpartition(".")[0]), None)
-    if module is not None: importlib.import_module(module)   # registers it
+    importlib.import_module(_modules[name])   # registers it
     for ir in _registry.values():
       if ir.name == name: return ir, ir.rules(pm, what, None)
   return UOPC, UOPC.rules(pm, what, None)
