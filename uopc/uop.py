@@ -230,17 +230,7 @@ class UOp:
 
     ``enter(u)`` chooses which sources of ``u`` to walk into (default: all).
     """
-    order: list[UOp] = []
-    seen: set[UOp] = set()
-    stack: list[tuple[UOp, bool]] = [(self, False)]
-    while stack:
-      u, expanded = stack.pop()
-      if expanded: order.append(u); continue
-      if u in seen: continue
-      seen.add(u)
-      stack.append((u, True))
-      stack.extend((s, False) for s in reversed(u.src if enter is None else tuple(enter(u))) if s not in seen)
-    return order
+    return toposort(self, enter)
 
   def substitute(self, mapping: dict[UOp, UOp]) -> UOp:
     """Replace nodes everywhere below (including inside CALL bodies: see ``inline_call``)."""
@@ -250,6 +240,22 @@ class UOp:
       src = tuple(new[s] for s in u.src)
       new[u] = u if src == u.src else u.replace(src=src)
     return new[self]
+
+
+def toposort(root: Any, enter: Callable[[Any], Iterable[Any]] | None = None) -> list[Any]:
+  """``UOp.toposort`` for any hash-consed node with ``src`` (another IR's too): every node reachable from ``root``,
+  sources before users, left to right, each once; iterative. ``enter(u)``: the sources of ``u`` to walk into."""
+  order: list[Any] = []
+  seen: set[Any] = set()
+  stack: list[tuple[Any, bool]] = [(root, False)]
+  while stack:
+    u, expanded = stack.pop()
+    if expanded: order.append(u); continue
+    if u in seen: continue
+    seen.add(u)
+    stack.append((u, True))
+    stack.extend((s, False) for s in reversed(u.src if enter is None else tuple(enter(u))) if s not in seen)
+  return order
 
 
 def fill_bottom_up(root: Any, done: dict[Any, Any], make: Callable[[Any, tuple], Any]) -> Any:

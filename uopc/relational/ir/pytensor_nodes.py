@@ -32,6 +32,8 @@ from typing import Any
 from pytensor.graph.basic import Apply, Constant, Variable
 from pytensor.tensor.elemwise import Elemwise
 
+from uopc.uop import toposort
+
 INPUT, CONSTANT = "input", "constant"   # the heads of leaves
 
 
@@ -49,18 +51,8 @@ class PyTensorNode:
     return self.dtype[self.arg] if type(self.arg) is int and self.op not in (INPUT, CONSTANT) else self.dtype[0]
 
   def toposort(self) -> list[PyTensorNode]:
-    """Every node of the graph, sources before users (iterative)."""
-    out: list[PyTensorNode] = []
-    seen: set[int] = set()
-    stack: list[tuple[PyTensorNode, bool]] = [(self, False)]
-    while stack:
-      n, ready = stack.pop()
-      if ready: out.append(n); continue
-      if id(n) in seen: continue
-      seen.add(id(n))
-      stack.append((n, True))
-      stack.extend((s, False) for s in reversed(n.src) if id(s) not in seen)
-    return out
+    """Every node of the graph, sources before users (iterative: ``uopc.uop.toposort``)."""
+    return toposort(self)
 
   def term(self) -> str:
     """The one-line term of the graph (shared subgraphs as ``let``): ``add(log(exp(x)), x)``."""
