@@ -175,15 +175,24 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
     eg.rebuild()
     out.iterations += 1
     if stop is not None: break
-    if not changed:
-      if not scheduler.any_banned(it): stop = "saturated"
-      else: scheduler.lift_bans()
-    elif eg.enode_count > max_enodes: stop = "enodes"
-    elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
+    stop = _after_iteration(changed, scheduler, it, eg.enode_count, max_enodes, timeout, t0)
   out.best, out.cost = _extract(eg, eg.find(root), cost, prog, out.cost)
   out.root, out.stop = eg.find(root), stop
   out.elapsed = time.perf_counter() - t0
   return out
+
+
+def _after_iteration(changed: bool, scheduler: BackoffScheduler, it: int, enodes: int, max_enodes: int, timeout: float | None,
+                     t0: float) -> Stop | None:
+  """Why saturation stops after iteration ``it``, or None: nothing changed and no rule is banned (``saturated``; with
+  bans, they are lifted and it goes on), or a bound. Both loops, Python's and the C core's, decide here."""
+  if not changed:
+    if not scheduler.any_banned(it): return "saturated"
+    scheduler.lift_bans()
+    return None
+  if enodes > max_enodes: return "enodes"
+  if timeout is not None and time.perf_counter() - t0 > timeout: return "timeout"
+  return None
 
 
 def _saturate_native(prog: UOp, pats: list[UPat], templates: list, heights: list[int], cost: Cost, scheduler: BackoffScheduler,
@@ -200,11 +209,7 @@ def _saturate_native(prog: UOp, pats: list[UPat], templates: list, heights: list
     out.matches, out.applied, out.rejected = out.matches + matches, out.applied + applied, out.rejected + rejected
     out.iterations += 1
     if cut: stop = "enodes" if cut == 1 else "timeout"; break  # noqa: E702
-    if not changed:
-      if not scheduler.any_banned(it): stop = "saturated"
-      else: scheduler.lift_bans()
-    elif run.core.enode_count() > max_enodes: stop = "enodes"
-    elif timeout is not None and time.perf_counter() - t0 > timeout: stop = "timeout"
+    stop = _after_iteration(changed, scheduler, it, run.core.enode_count(), max_enodes, timeout, t0)
   out.egraph, out.root, out.stop, out.per_rule = LazyEGraph(run), run.core.find(run.root), stop, run.per_rule()
   out.best, out.cost = _extract(out.egraph, out.root, cost, prog, out.cost, run)
   out.elapsed = time.perf_counter() - t0
