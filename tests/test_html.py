@@ -1,4 +1,4 @@
-"""``explore/html.py``: the page embeds exactly the JSON the command prints, for every command with ``--format html``."""
+"""``uopc/page.py``: the page embeds exactly the JSON the command prints, for every command with ``--format html``."""
 import json
 import re
 import subprocess
@@ -64,7 +64,7 @@ def test_the_page_is_self_contained():
 
 
 def test_the_page_builds_outside_the_repository(tmp_path):
-  # the viewer is package data of uopc.explore: found from any directory, not only where explore/ is importable
+  # the viewer is package data of uopc: found from any directory, not only where explore/ is importable
   code = "from uopc.explore.html import page; print(len(page({'program': 'p0'}, 'trace', 't')))"
   out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
   assert out.returncode == 0, out.stderr
@@ -143,11 +143,11 @@ def test_a_big_exploration_is_embedded_in_chunks_that_hold_every_state_and_step(
 
 
 def test_a_page_over_the_size_limit_is_written_with_a_warning(capsys, tmp_path, monkeypatch):
-  from uopc.explore import html
+  import uopc.page
   out = tmp_path / "page.html"
   assert main(["explore", "reachable", str(EX / "order.uir"), "--format", "html", "-o", str(out)]) == 0
   assert capsys.readouterr().err == ""
-  monkeypatch.setattr(html, "WARN_BYTES", 1000)
+  monkeypatch.setattr(uopc.page, "WARN_BYTES", 1000)
   assert main(["explore", "reachable", str(EX / "order.uir"), "--format", "html", "-o", str(out)]) == 0
   err = capsys.readouterr().err
   assert err.count("\n") == 1 and err.startswith("uopc: warning: the page is 0 MB: a browser takes long to open it") and out.exists()

@@ -1,4 +1,4 @@
-"""The ``--format html`` viewer (``explore/static/viewer.js``) in a real browser: headless Chromium.
+"""The ``--format html`` viewer (``uopc/static/viewer.js``) in a real browser: headless Chromium.
 
 Each test writes a page with the CLI, opens it, acts as a user would (clicks a state,
 moves a step slider, types in the search box) and checks what the page shows against

@@ -11,6 +11,6 @@ def test_every_package_folder_is_listed_and_explore_installs_as_uopc_explore():
   assert config["package-dir"] == {"uopc.explore": "explore"}
   found = {".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "uopc").rglob("__init__.py")}
   found |= {"uopc." + ".".join(p.relative_to(ROOT).parent.parts) for p in (ROOT / "explore").rglob("__init__.py")}
-  found |= {"uopc.explore.static"}   # the viewer's script and stylesheet: package data, no __init__.py
+  found |= {"uopc.static"}   # the viewer's script and stylesheet: package data, no __init__.py
   assert set(config["packages"]) == found
-  assert all((ROOT / "explore" / "static" / f).is_file() for f in ("viewer.js", "viewer.css"))
+  assert all((ROOT / "uopc" / "static" / f).is_file() for f in ("viewer.js", "viewer.css"))

@@ -71,7 +71,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def rewrite_report(prog: UOp, args: argparse.Namespace, command: str) -> int:
   """``--format json|html`` of ``simplify`` and ``trace``: every firing of the canonical engine with the graph before and after."""
   data = rewrite_json(prog, args.rules.pm, max_steps_for(prog, args.max_steps), args.rules.spec)
-  from uopc.explore.html import write_page, write_text   # lazy: the page's viewer is the explorer's (the engine never imports it)
+  from uopc.page import write_page, write_text
   if args.format == "json": write_text(args.output, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
   else: write_page(args.output, data, "trace", f"uopc {command}: {args.file}")
   return EXIT_OK if data["error"] is None else EXIT_FAILED
