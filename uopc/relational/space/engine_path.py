@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import Edge, State, Stuck
+from uopc.relational.space.step import GroupedSteps, Redex
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.trace import Firing, RecordingMatcher
 from uopc.uop import UOp
@@ -72,11 +73,32 @@ class CanonicalPath(NamedTuple):
 def _edge(ex: Exploration, s: State, node: UOp, rule_index: int, result: UOp) -> Edge | None | Literal[False]:
   """The edge of ``s`` for this firing; None if ``s`` has no such step, False if its target was never made."""
   if s.out is None: return False
+  found = _target_of(s, node, rule_index, result) or _scan(s, node, rule_index, result)
+  if found is None: return None
+  r, h = found
+  t = ex.state_of(h) if type(h) is not Stuck else None   # a node of the exploration's IR, or a rule that raised
+  return Edge.of(s, t, r) if t is not None else False
+
+
+def _scan(s: State, node: UOp, rule_index: int, result: UOp) -> tuple[Any, Any] | None:
+  """The step of ``s`` for this firing found by looking through every one: for the keys the stepper's own redex is not
+  (tree semantics' positions, a redex made again after its tables were dropped) and for steps listed as they came."""
   for r, h in (s.out.items() if type(s.out) is dict else s.out):
-    if r.node is node and r.rule_index == rule_index and r.result is result:
-      t = ex.state_of(h) if type(h) is not Stuck else None   # a node of the exploration's IR, or a rule that raised
-      return Edge.of(s, t, r) if t is not None else False
+    if r.node is node and r.rule_index == rule_index and r.result is result: return r, h
   return None
+
+
+def _target_of(s: State, node: UOp, rule_index: int, result: UOp) -> tuple[Redex, Any] | None:
+  """``(redex, what s becomes by it)`` for the stepper's redex of this firing, looked up (a dict, or the grouped
+  steps' ``target_of``) rather than found among every step of ``s``: a chain's states have thousands, and the engine's
+  firing is the deepest. None if the stepper has no such redex or ``s`` has no step by it."""
+  redexes_at = getattr(s._stepper, "redexes_at", None)
+  if redexes_at is None: return None
+  key = next((r for r in redexes_at(node) if r.rule_index == rule_index and r.result is result), None)
+  if key is None: return None
+  out = s.out
+  h = out.get(key) if type(out) is dict else out.target_of(key) if type(out) is GroupedSteps else None
+  return None if h is None else (key, h)
 
 
 def _first_firing(g: UOp, pm: PatternMatcher, cache: dict[UOp, Any]) -> Firing | None:

@@ -182,6 +182,22 @@ class GroupedSteps:
     """``(new root or Stuck, how many keys make it)`` once per graph made: the steps counted without listing them."""
     for h, g in self.groups.items(): yield h, _size(g)
 
+  def target_of(self, key: Redex) -> UOp | Stuck | None:
+    """The graph that the step ``key`` makes (a redex, compared by identity), or None if it is not one of these steps.
+
+    Each group is searched right to left: a node's own redexes come before those below it, and what looks a step up
+    (the canonical engine's replay, which rewrites bottom-up) mostly wants a deep one.
+    """
+    for h, g in self.groups.items():
+      stack = [g]
+      while stack:
+        g = stack.pop()
+        if g is key: return h
+        c = g.__class__
+        if c is _Cat: stack.append(g.left); stack.append(g.right)
+        elif c is _Under: break   # tree semantics: the keys are positions, not redexes
+    return None
+
   def firsts(self) -> Iterator[tuple[Any, UOp | Stuck]]:
     """``(first key, new root or Stuck)`` once per graph made, in the order the pairs first make it."""
     for h, g in self.groups.items(): yield _first(g), h
