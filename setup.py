@@ -1,5 +1,6 @@
 """The compiled parts: the explorer's native core (uopc/relational/native/_space.c, docs/native.md), the e-graph's
-(uopc/egraph/_egraph.c, docs/saturation.md) and the let form's walk that reports print with (uopc/_term.c, docs/performance.md).
+(uopc/egraph/_egraph.c, docs/saturation.md), the let form's walk that reports print with (uopc/_term.c, docs/performance.md)
+and the .uir parser's plain lines (uopc/_uir.c, docs/uir-format.md).
 
 Everything else is in pyproject.toml. ``optional=True``: without a C compiler the install
 still succeeds and the explorer and saturation run their pure-Python cores, with the same results.
@@ -10,4 +11,5 @@ FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-m
 
 setup(ext_modules=[Extension("uopc.relational.native._space", ["uopc/relational/native/_space.c"], optional=True, extra_compile_args=FLAGS),
                    Extension("uopc.egraph._egraph", ["uopc/egraph/_egraph.c"], optional=True, extra_compile_args=FLAGS),
-                   Extension("uopc._term", ["uopc/_term.c"], optional=True, extra_compile_args=FLAGS)])
+                   Extension("uopc._term", ["uopc/_term.c"], optional=True, extra_compile_args=FLAGS),
+                   Extension("uopc._uir", ["uopc/_uir.c"], optional=True, extra_compile_args=FLAGS)])

@@ -20,6 +20,7 @@ import re
 from typing import Any, NamedTuple, cast
 
 from uopc import collector
+from uopc import uop as _uop
 from uopc.dtype import BOOL, I32, DType, dtypes
 from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, Ops, arity
 from uopc.uop import ParamArg, UOp, UOpError, call_params, make_checked
@@ -300,9 +301,17 @@ class _Parser:
     """Reads ``lines[i:]`` while each is a binary node of two operands or a scalar PARAM as ``to_uir`` prints them,
     well-typed; the index of the first line that is not (``plain_line`` and ``line`` read it, and say what is wrong).
 
-    The whole of most programs, so a line costs one pattern, a few dict lookups, ``make_uop``'s type check of its
-    common case and one call (``make_checked``), no tokens. A line it stops at has changed nothing.
+    The whole of most programs. In C (``uopc/_uir.c``) where it is built, else ``plain_lines_py``: the same nodes,
+    the same stop (``tests/test_uir_native.py`` compares them). A line it stops at has changed nothing.
     """
+    if _native is None: return self.plain_lines_py(lines, i)
+    stop, u = _native.plain_lines(lines, i, self.refs, self.lines_of, self.params, self.literals, self.literal)
+    if u is not None: self.root = u
+    return stop
+
+  def plain_lines_py(self, lines: list[str], i: int) -> int:
+    """``plain_lines`` in Python: a line costs one pattern, a few dict lookups, ``make_uop``'s type check of its
+    common case and one call (``make_checked``), no tokens."""
     refs, get, lines_of, params, literals = self.refs, self.refs.get, self.lines_of, self.params, self.literals
     match, binary, by_name, divmod_ops, comparison = _PLAIN_LINE.fullmatch, _BINARY_OPS, _DTYPES, _DIVMOD, COMPARISON
     new_param_arg, param, i32, boolean = tuple.__new__, Ops.PARAM, I32, BOOL
@@ -509,6 +518,13 @@ class _Parser:
       if ldtype is dtypes.i32 and dtype is dtypes.f32: ldtype = dtypes.f32
       else: raise cur.error(o.tok.col, f"expected {_a(dtype.name)} literal here, got {_a(ldtype.name)} literal {o.tok.text}")
     return UOp.const(value, ldtype).broadcast(shape)
+
+
+try: from uopc import _uir as _native   # plain_lines in C (setup.py builds it; optional)
+except ImportError: _native = None   # type: ignore[assignment]
+if _native is not None:
+  _native.configure(UOp, ParamArg, Ops.PARAM, vars(_uop), [(name, op, op in COMPARISON, op in _DIVMOD) for name, op in _BINARY_OPS.items()],
+                    list(_DTYPES.items()), BOOL, I32)
 
 
 def _decode(data: bytes, filename: str) -> str:

@@ -1,0 +1,307 @@
+/* The .uir parser's plain lines in C: uopc/uir.py's _Parser.plain_lines_py, line for line, the same nodes and the same stop.
+
+   A program of 100,000 nodes is almost all lines as to_uir prints a binary node or a scalar PARAM. In Python each costs
+   a regular expression, a dozen dict lookups and the node's making (3.3 us); here the line is scanned by hand and the
+   node made as uopc/uop.py's make_checked makes it: found in (or put into) the hash-consing table of its (op, dtype,
+   arg) in uop._tables, logged in uop._log, uop._collect called when the log passes uop._cache_limit.
+
+   The contract is uir.py's: a line is read here only if _PLAIN_LINE fullmatches it, its refs are defined, its ops and
+   dtypes are known and it is well typed; at any other line this stops, having changed nothing for that line, and
+   Python reads it (and says what is wrong, with its line and column). A literal operand is looked up in the parser's
+   literal memo, and made by the parser's own `literal` (a call to Python) when not there. Every other object is
+   reached through configure(), called once by uir.py. Built by setup.py (optional: uir.py falls back to Python). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct { const char *name; Py_ssize_t len; PyObject *obj; int boolean, i32_only; } Named;
+
+enum { OP, DTYPE, SRC, ARG, SHAPE, BOUNDS, N_SLOTS };
+static const char *slot_names[N_SLOTS] = {"op", "dtype", "src", "arg", "shape", "_bounds"};
+
+static PyTypeObject *uop_type, *param_arg_type;
+static Py_ssize_t slot_off[N_SLOTS];
+static PyObject *param_op, *bool_dtype, *i32_dtype, *globals;   /* globals: uopc.uop's module dict (_tables, _log, ...) */
+static PyObject *s_tables, *s_log, *s_limit, *s_collect;
+static Named *binary_ops, *dtype_names;
+static Py_ssize_t n_binary, n_dtypes;
+static int configured;
+
+#define SLOT(o, k) (*(PyObject **)((char *)(o) + slot_off[k]))
+
+static inline int word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+static inline int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static Py_ssize_t word_run(const char *p, Py_ssize_t k, Py_ssize_t n) { while (k < n && word_char(p[k])) k++; return k; }
+
+/* The end of the operand at k, as _OPERAND matches it: %name, or -?[A-Za-z0-9_.]+ with an exponent sign after an e;
+   -1 if none starts there. */
+static Py_ssize_t operand_end(const char *p, Py_ssize_t k, Py_ssize_t n) {
+  if (k < n && p[k] == '%') { Py_ssize_t e = word_run(p, k + 1, n); return e > k + 1 ? e : -1; }
+  Py_ssize_t j = k < n && p[k] == '-' ? k + 1 : k, e = j;
+  while (e < n && (word_char(p[e]) || p[e] == '.')) e++;
+  if (e == j) return -1;
+  if ((p[e - 1] == 'e' || p[e - 1] == 'E') && e + 1 < n && (p[e] == '+' || p[e] == '-') && is_digit(p[e + 1])) {
+    e += 2;
+    while (e < n && is_digit(p[e])) e++;
+  }
+  return e;
+}
+
+static int blanks_to_end(const char *p, Py_ssize_t k, Py_ssize_t n) {
+  while (k < n && (p[k] == ' ' || p[k] == '\t' || p[k] == '\r')) k++;
+  return k == n;
+}
+
+static Named *find(Named *table, Py_ssize_t count, const char *p, Py_ssize_t len) {
+  for (Py_ssize_t i = 0; i < count; i++)
+    if (table[i].len == len && memcmp(table[i].name, p, (size_t)len) == 0) return &table[i];
+  return NULL;
+}
+
+/* make_checked(op, dtype, src, arg, shape): a new reference, or NULL with an exception set. */
+static PyObject *make_checked(PyObject *op, PyObject *dtype, PyObject *src, PyObject *arg, PyObject *shape) {
+  PyObject *tables = PyDict_GetItemWithError(globals, s_tables);
+  if (tables == NULL) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_uir: uopc.uop._tables is gone"); return NULL; }
+  PyObject *key = PyTuple_Pack(3, op, dtype, arg);
+  if (key == NULL) return NULL;
+  PyObject *table = PyDict_GetItemWithError(tables, key);   /* borrowed */
+  if (table == NULL) {
+    if (PyErr_Occurred() || (table = PyDict_New()) == NULL) { Py_DECREF(key); return NULL; }
+    int rc = PyDict_SetItem(tables, key, table);
+    Py_DECREF(table);   /* the tables hold it */
+    if (rc < 0) { Py_DECREF(key); return NULL; }
+  } else {
+    PyObject *u = PyDict_GetItemWithError(table, src);
+    if (u != NULL) { Py_DECREF(key); return Py_NewRef(u); }
+    if (PyErr_Occurred()) { Py_DECREF(key); return NULL; }
+  }
+  Py_DECREF(key);
+  PyObject *u = uop_type->tp_alloc(uop_type, 0);   /* object.__new__(UOp): every slot empty */
+  if (u == NULL) return NULL;
+  SLOT(u, OP) = Py_NewRef(op); SLOT(u, DTYPE) = Py_NewRef(dtype); SLOT(u, SRC) = Py_NewRef(src);
+  SLOT(u, ARG) = Py_NewRef(arg); SLOT(u, SHAPE) = Py_NewRef(shape); SLOT(u, BOUNDS) = Py_NewRef(Py_None);
+  if (PyDict_SetItem(table, src, u) < 0) { Py_DECREF(u); return NULL; }
+  /* _log and _cache_limit are read each time: _collect rebinds both */
+  PyObject *log = PyDict_GetItemWithError(globals, s_log), *limit = PyDict_GetItemWithError(globals, s_limit);
+  if (log == NULL || limit == NULL || !PyList_Check(log)) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_uir: uopc.uop._log or _cache_limit is gone");
+    Py_DECREF(u); return NULL;
+  }
+  if (PyList_Append(log, u) < 0) { Py_DECREF(u); return NULL; }
+  Py_ssize_t cap = PyLong_AsSsize_t(limit);
+  if (cap == -1 && PyErr_Occurred()) { Py_DECREF(u); return NULL; }
+  if (PyList_GET_SIZE(log) > cap) {
+    PyObject *collect = PyDict_GetItemWithError(globals, s_collect);
+    PyObject *r = collect ? PyObject_CallNoArgs(collect) : NULL;
+    if (r == NULL) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_uir: uopc.uop._collect is gone"); Py_DECREF(u); return NULL; }
+    Py_DECREF(r);
+  }
+  return u;
+}
+
+/* The node an operand names: refs[text] for a %ref (borrowed; NULL if undefined), NULL for a literal. */
+static PyObject *ref_node(PyObject *refs, PyObject *text, int is_ref, int *err) {
+  if (!is_ref) return NULL;
+  PyObject *x = PyDict_GetItemWithError(refs, text);
+  if (x == NULL && PyErr_Occurred()) *err = 1;
+  return x;
+}
+
+/* The literal `text` beside node `like`, as plain_lines_py finds it: the memo's node if it has like's dtype and shape, else
+   literal(text, like). A new reference; Py_None when it is in error (stop); NULL with an exception set. */
+static PyObject *literal_node(PyObject *literals, PyObject *literal, PyObject *text, PyObject *like) {
+  PyObject *x = PyDict_GetItemWithError(literals, text);
+  if (x == NULL && PyErr_Occurred()) return NULL;
+  if (x != NULL && Py_TYPE(x) == uop_type && SLOT(x, DTYPE) == SLOT(like, DTYPE)) {
+    PyObject *a = SLOT(x, SHAPE), *b = SLOT(like, SHAPE);
+    int ne = a == b ? 0 : PyObject_RichCompareBool(a, b, Py_NE);
+    if (ne < 0) return NULL;
+    if (!ne) return Py_NewRef(x);
+  }
+  return PyObject_CallFunctionObjArgs(literal, text, like, NULL);
+}
+
+/* One line: 1 read (node in *made), 0 not plain (stop), -1 error. */
+static int plain_line(PyObject *line, Py_ssize_t lineno, PyObject *refs, PyObject *lines_of, PyObject *params, PyObject *literals,
+                      PyObject *literal, PyObject **made) {
+  if (!PyUnicode_Check(line)) { PyErr_SetString(PyExc_TypeError, "_uir.plain_lines: lines must be str"); return -1; }
+  if (!PyUnicode_IS_ASCII(line)) return 0;   /* every character _PLAIN_LINE matches is ASCII */
+  const char *p = (const char *)PyUnicode_DATA(line);
+  Py_ssize_t n = PyUnicode_GET_LENGTH(line);
+  if (n < 1 || p[0] != '%') return 0;
+  Py_ssize_t ref_end = word_run(p, 1, n);
+  if (ref_end == 1 || ref_end + 3 > n || memcmp(p + ref_end, " = ", 3) != 0) return 0;
+  Py_ssize_t q = ref_end + 3;
+  static const char param_head[] = "param : slot=";
+  const Py_ssize_t head_len = (Py_ssize_t)sizeof(param_head) - 1;
+  int is_param = n - q >= head_len && memcmp(p + q, param_head, (size_t)head_len) == 0;
+  Py_ssize_t a0 = 0, a1 = 0, b0 = 0, b1 = 0, slot0 = 0, slot1 = 0, d0 = 0, d1 = 0;
+  Named *op = NULL;
+  if (is_param) {
+    slot0 = q + head_len; slot1 = slot0;
+    while (slot1 < n && is_digit(p[slot1])) slot1++;
+    if (slot1 == slot0 || slot1 - slot0 > 9 || n - slot1 < 7 || memcmp(p + slot1, " dtype=", 7) != 0) return 0;
+    d0 = slot1 + 7; d1 = word_run(p, d0, n);
+    if (d1 == d0 || !blanks_to_end(p, d1, n)) return 0;
+  } else {
+    Py_ssize_t e = q;
+    while (e < n && ((p[e] >= 'a' && p[e] <= 'z') || is_digit(p[e]) || p[e] == '_')) e++;
+    if (e == q || e >= n || p[e] != ' ') return 0;
+    a0 = e + 1;
+    if ((a1 = operand_end(p, a0, n)) < 0 || a1 + 2 > n || p[a1] != ',' || p[a1 + 1] != ' ') return 0;
+    b0 = a1 + 2;
+    if ((b1 = operand_end(p, b0, n)) < 0 || !blanks_to_end(p, b1, n)) return 0;
+    if ((op = find(binary_ops, n_binary, p + q, e - q)) == NULL) return 0;   /* after the match: a line it fails is no node */
+  }
+  /* the line matches _PLAIN_LINE: the same checks as plain_lines_py, in its order */
+  PyObject *ref = PyUnicode_FromStringAndSize(p, ref_end), *u = NULL, *a = NULL, *b = NULL, *x = NULL, *y = NULL;
+  int rc = -1, err = 0;
+  if (ref == NULL) return -1;
+  int dup = PyDict_Contains(refs, ref);
+  if (dup != 0) { rc = dup < 0 ? -1 : 0; goto done; }
+  if (is_param) {
+    Named *d = find(dtype_names, n_dtypes, p + d0, d1 - d0);
+    if (d == NULL) { rc = 0; goto done; }
+    long slot = 0;
+    for (Py_ssize_t k = slot0; k < slot1; k++) slot = slot * 10 + (p[k] - '0');
+    /* ParamArg(slot, dtype) as tuple.__new__ makes it: the subclass, its four items */
+    PyObject *arg = param_arg_type->tp_alloc(param_arg_type, 4), *pyslot = PyLong_FromLong(slot), *empty = PyTuple_New(0);
+    if (arg == NULL || pyslot == NULL || empty == NULL) { Py_XDECREF(arg); Py_XDECREF(pyslot); Py_XDECREF(empty); goto done; }
+    PyTuple_SET_ITEM(arg, 0, pyslot); PyTuple_SET_ITEM(arg, 1, Py_NewRef(d->obj)); PyTuple_SET_ITEM(arg, 2, Py_NewRef(empty));
+    PyTuple_SET_ITEM(arg, 3, Py_NewRef(Py_None));
+    u = make_checked(param_op, d->obj, empty, arg, empty);
+    Py_DECREF(arg); Py_DECREF(empty);
+    if (u == NULL) goto done;
+    PyObject *where = Py_BuildValue("(nn)", lineno, ref_end + 4);   /* the op's column: after "%N = " */
+    if (where == NULL) goto done;
+    PyObject *got = PyDict_SetDefault(params, u, where);
+    Py_DECREF(where);
+    if (got == NULL) goto done;
+  } else {
+    int a_ref = p[a0] == '%', b_ref = p[b0] == '%';
+    if ((a = PyUnicode_FromStringAndSize(p + a0, a1 - a0)) == NULL || (b = PyUnicode_FromStringAndSize(p + b0, b1 - b0)) == NULL) goto done;
+    PyObject *bx = ref_node(refs, a, a_ref, &err), *by;
+    if (err) goto done;
+    if (bx == NULL) {
+      if (a_ref) { rc = 0; goto done; }
+      by = ref_node(refs, b, b_ref, &err);
+      if (err) goto done;
+      if (by == NULL) { rc = 0; goto done; }
+      y = Py_NewRef(by);
+      if ((x = literal_node(literals, literal, a, y)) == NULL) goto done;
+      if (x == Py_None) { rc = 0; goto done; }
+    } else {
+      x = Py_NewRef(bx);
+      by = ref_node(refs, b, b_ref, &err);
+      if (err) goto done;
+      if (by == NULL) {
+        if (b_ref) { rc = 0; goto done; }
+        if ((y = literal_node(literals, literal, b, x)) == NULL) goto done;
+        if (y == Py_None) { rc = 0; goto done; }
+      } else y = Py_NewRef(by);
+    }
+    if (Py_TYPE(x) != uop_type || Py_TYPE(y) != uop_type) { rc = 0; goto done; }   /* never: refs and literals hold UOps */
+    PyObject *dtype = SLOT(x, DTYPE), *shape = SLOT(x, SHAPE);
+    if (SLOT(y, DTYPE) != dtype) { rc = 0; goto done; }
+    if (SLOT(y, SHAPE) != shape) {
+      int ne = PyObject_RichCompareBool(SLOT(y, SHAPE), shape, Py_NE);
+      if (ne != 0) { rc = ne < 0 ? -1 : 0; goto done; }
+    }
+    if (op->i32_only && dtype != i32_dtype) { rc = 0; goto done; }   /* make_uop says why */
+    PyObject *src = PyTuple_Pack(2, x, y);
+    if (src == NULL) goto done;
+    u = make_checked(op->obj, op->boolean ? bool_dtype : dtype, src, Py_None, shape);
+    Py_DECREF(src);
+    if (u == NULL) goto done;
+  }
+  if (PyDict_SetItem(refs, ref, u) < 0) goto done;
+  PyObject *no = PyLong_FromSsize_t(lineno);
+  if (no == NULL) goto done;
+  int app = PyList_Append(lines_of, no);
+  Py_DECREF(no);
+  if (app < 0) goto done;
+  Py_XSETREF(*made, Py_NewRef(u));
+  rc = 1;
+done:
+  Py_DECREF(ref); Py_XDECREF(u); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(x); Py_XDECREF(y);
+  return rc;
+}
+
+static PyObject *plain_lines(PyObject *self, PyObject *args) {
+  PyObject *lines, *refs, *lines_of, *params, *literals, *literal;
+  Py_ssize_t i;
+  if (!PyArg_ParseTuple(args, "O!nO!O!O!O!O:plain_lines", &PyList_Type, &lines, &i, &PyDict_Type, &refs, &PyList_Type, &lines_of,
+                        &PyDict_Type, &params, &PyDict_Type, &literals, &literal)) return NULL;
+  if (!configured) { PyErr_SetString(PyExc_RuntimeError, "_uir.plain_lines: configure() first"); return NULL; }
+  if (i < 0) i = 0;
+  PyObject *made = NULL;
+  for (; i < PyList_GET_SIZE(lines); i++) {
+    PyObject *line = Py_NewRef(PyList_GET_ITEM(lines, i));   /* held: `literal` runs Python */
+    int rc = plain_line(line, i + 1, refs, lines_of, params, literals, literal, &made);
+    Py_DECREF(line);
+    if (rc < 0) { Py_XDECREF(made); return NULL; }
+    if (rc == 0) break;
+  }
+  PyObject *r = Py_BuildValue("(nO)", i, made ? made : Py_None);
+  Py_XDECREF(made);
+  return r;
+}
+
+static int named_table(PyObject *seq, Named **out, Py_ssize_t *count, int with_flags) {
+  PyObject *fast = PySequence_Fast(seq, "_uir.configure: expected a sequence");
+  if (fast == NULL) return -1;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+  Named *t = PyMem_Calloc((size_t)(n ? n : 1), sizeof(Named));
+  if (t == NULL) { Py_DECREF(fast); PyErr_NoMemory(); return -1; }
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(fast, k), *name;
+    int boolean = 0, i32_only = 0;
+    if (with_flags ? !PyArg_ParseTuple(item, "UOpp", &name, &t[k].obj, &boolean, &i32_only) : !PyArg_ParseTuple(item, "UO", &name, &t[k].obj)) {
+      PyMem_Free(t); Py_DECREF(fast); return -1;
+    }
+    if ((t[k].name = PyUnicode_AsUTF8AndSize(name, &t[k].len)) == NULL) { PyMem_Free(t); Py_DECREF(fast); return -1; }
+    t[k].boolean = boolean; t[k].i32_only = i32_only;
+  }
+  for (Py_ssize_t k = 0; k < n; k++) { Py_INCREF(t[k].obj); Py_INCREF(PySequence_Fast_GET_ITEM(fast, k)); }   /* names live with their items */
+  Py_DECREF(fast);
+  *out = t; *count = n;
+  return 0;
+}
+
+/* configure(UOp, ParamArg, Ops.PARAM, vars(uopc.uop), [(name, op, bool result, i32 only)], [(name, dtype)], BOOL, I32) */
+static PyObject *configure(PyObject *self, PyObject *args) {
+  PyObject *ut, *pt, *pop, *g, *bins, *dts, *bd, *id;
+  if (!PyArg_ParseTuple(args, "O!O!OO!OOOO:configure", &PyType_Type, &ut, &PyType_Type, &pt, &pop, &PyDict_Type, &g, &bins, &dts, &bd, &id))
+    return NULL;
+  if (configured) Py_RETURN_NONE;   /* once: the objects are the process's */
+  if (!PyType_IsSubtype((PyTypeObject *)pt, &PyTuple_Type)) { PyErr_SetString(PyExc_TypeError, "_uir.configure: ParamArg is a tuple"); return NULL; }
+  for (int k = 0; k < N_SLOTS; k++) {
+    PyObject *d = PyObject_GetAttrString(ut, slot_names[k]);
+    if (d == NULL) return NULL;
+    int ok = Py_IS_TYPE(d, &PyMemberDescr_Type) && ((PyMemberDescrObject *)d)->d_member->type == T_OBJECT_EX;
+    if (ok) slot_off[k] = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    if (!ok) { PyErr_Format(PyExc_TypeError, "_uir.configure: UOp.%s is not a slot", slot_names[k]); return NULL; }
+  }
+  if (named_table(bins, &binary_ops, &n_binary, 1) < 0 || named_table(dts, &dtype_names, &n_dtypes, 0) < 0) return NULL;
+  if ((s_tables = PyUnicode_InternFromString("_tables")) == NULL || (s_log = PyUnicode_InternFromString("_log")) == NULL ||
+      (s_limit = PyUnicode_InternFromString("_cache_limit")) == NULL || (s_collect = PyUnicode_InternFromString("_collect")) == NULL)
+    return NULL;
+  uop_type = (PyTypeObject *)Py_NewRef(ut); param_arg_type = (PyTypeObject *)Py_NewRef(pt);
+  param_op = Py_NewRef(pop); globals = Py_NewRef(g); bool_dtype = Py_NewRef(bd); i32_dtype = Py_NewRef(id);
+  configured = 1;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+  {"configure", configure, METH_VARARGS, "configure(UOp, ParamArg, Ops.PARAM, vars(uopc.uop), binary ops, dtypes, BOOL, I32)"},
+  {"plain_lines", plain_lines, METH_VARARGS,
+   "plain_lines(lines, i, refs, lines_of, params, literals, literal) -> (index of the first line not read, last node made | None)"},
+  {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_uir", "The .uir parser's plain lines in C (uopc/uir.py).", -1, methods};
+
+PyMODINIT_FUNC PyInit__uir(void) { return PyModule_Create(&module); }
