@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The native cores under AddressSanitizer: _space.c, uopc/egraph/_egraph.c and uopc/_term.c built with -fsanitize=address into
+# The native cores under AddressSanitizer: _space.c, uopc/egraph/_egraph.c, uopc/_term.c and uopc/_uir.c built with -fsanitize=address into
 # a copy of the package, and the differential tests (native against Python, its pattern matcher against UPat.match, the e-graph's
-# C core against its Python loop, the C let form against term.py's) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
+# C core against its Python loop, the C let form against term.py's, the C .uir plain lines against uir.py's) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
 # capture would swallow what ASan writes to stderr before it ends the process.
 # `dev/asan.sh [pytest arguments]`: without any, the four test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
@@ -26,6 +26,8 @@ INCLUDE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 rm -f "$WORK/repo/uopc"/_term*.so   # the let form's walk (uopc/_term.c), which every report prints with
 "$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$WORK/repo/uopc/_term.c" -o "$WORK/repo/uopc/_term$SUFFIX"
 "$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$EGRAPH/_egraph.c" -o "$EGRAPH/_egraph$SUFFIX"
+rm -f "$WORK/repo/uopc"/_uir*.so   # the .uir parser's plain lines (uopc/_uir.c)
+"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$WORK/repo/uopc/_uir.c" -o "$WORK/repo/uopc/_uir$SUFFIX"
 
 cd "$WORK/repo"
 export LD_PRELOAD="$("$CC" -print-file-name=libasan.so)"
@@ -37,9 +39,11 @@ LOADED="$("$PY" -c 'import uopc.egraph._egraph as s; print(s.__file__)')"
 [[ "$LOADED" == "$EGRAPH/_egraph$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 LOADED="$("$PY" -c 'import uopc._term as s; print(s.__file__)')"
 [[ "$LOADED" == "$WORK/repo/uopc/_term$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
+LOADED="$("$PY" -c 'import uopc._uir as s; print(s.__file__)')"
+[[ "$LOADED" == "$WORK/repo/uopc/_uir$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 
 [[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py tests/test_term.py \
-  tests/test_egraph_native.py
+  tests/test_egraph_native.py tests/test_uir_native.py
 status=0
 "$PY" -m pytest -p no:cacheprovider -o addopts="-q" "$@" || status=$?
 if compgen -G "$WORK/asan.*" > /dev/null; then
