@@ -158,9 +158,10 @@ def _comment(text: str) -> str:
   return "# " + "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
-def _match_source(pat: UPat) -> tuple[str, dict[str, Any]]:
-  gen = _Gen(lambda bound, depth: gen.emit(depth, f"out.append({_dict_literal(bound, gen)})"))
-  gen.emit(0, _comment(f"UPat {pat.pretty()}"))
+def _match_source(pat: Any, gen_type: type[_Gen] | None = None, title: str | None = None) -> tuple[str, dict[str, Any]]:
+  """The source of ``def match(u)``, the list of every binding; ``gen_type`` reads another IR's patterns (tinygrad's)."""
+  gen = (gen_type or _Gen)(lambda bound, depth: gen.emit(depth, f"out.append({_dict_literal(bound, gen)})"))
+  gen.emit(0, _comment(title or f"UPat {pat.pretty()}"))
   gen.emit(0, "def match(u):")
   gen.emit(1, "out = []")
   gen.node(pat, "u", {}, 1, gen.finish)

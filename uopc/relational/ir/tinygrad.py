@@ -20,10 +20,11 @@ import os
 import weakref
 from typing import Any, Callable, cast
 
-from tinygrad.uop.ops import Ops, PatternMatcher, UOp, dtype_from_uop, graph_rewrite
+from tinygrad.uop.ops import Ops, PatternMatcher, UOp, UOpMetaClass, dtype_from_uop, graph_rewrite
 
 from uopc.relational.ir import register
 from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
+from uopc.relational.ir.tinygrad_match import every_binding
 from uopc.term import PARTS, op_parts
 
 
@@ -67,7 +68,7 @@ class TinygradRules:
     for i, (p, _) in enumerate(pm.patterns):
       for op in p.op or (): self.by_op.setdefault(op, []).append(i)
     self._calls = [_caller(fn) for _, fn in pm.patterns]
-    self._matches = [(lambda u, p=p: p.match(u, {})) for p, _ in pm.patterns]
+    self._matches: list[Callable | None] = [None] * len(pm.patterns)   # each rule's every_binding, compiled on first use
     self._every: dict[tuple, tuple] = {}   # (op, source ops) -> the candidates
 
   def __len__(self) -> int: return len(self.rules)
@@ -79,9 +80,14 @@ class TinygradRules:
     if (every := self._every.get(key)) is None:
       ops = set(key[1:])
       pats = self.pm.patterns
-      every = self._every[key] = tuple((i, self._matches[i], self._calls[i]) for i in self.by_op.get(u.op, ())
+      every = self._every[key] = tuple((i, self._match(i), self._calls[i]) for i in self.by_op.get(u.op, ())
                                        if pats[i][0].early_reject.issubset(ops))
     return every
+
+  def _match(self, i: int) -> Callable:
+    """Rule ``i``'s ``u -> every binding`` (``UPat.match(u, {})``'s list), compiled (``tinygrad_match``) on first use."""
+    if (m := self._matches[i]) is None: m = self._matches[i] = every_binding(self.pm.patterns[i][0])
+    return m
 
   def fire(self, u: UOp, ctx: Any = None) -> tuple[TinygradRule, UOp] | None:
     """The rule tinygrad's ``PatternMatcher.rewrite`` fires on ``u`` and its result (its own compiled matchers, in its
@@ -136,6 +142,9 @@ def adapt(pm: PatternMatcher, name: str | None = None) -> TinygradRules:
   return a
 
 
+# tinygrad's hash-consing table, {(op, dtype, src, arg, tag): weakref}: what its constructor looks a node up in (before any
+# check of a new node, so a node found here is the one UOp(op, dtype, src, arg) returns)
+_ucache = UOpMetaClass.ucache
 _KEEPS_DTYPE = {op for op in Ops if op.name in ("ADD", "SUB", "MUL", "MAX", "MOD", "IDIV", "FLOORDIV", "FLOORMOD", "AND", "OR", "XOR",
                                                  "SHL", "SHR")}
 
@@ -149,18 +158,23 @@ class TinygradIR(IR):
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
     # a binary ALU node on sources of its own dtype keeps it (promo_dtype of equal dtypes): the common case, without
     # dtype_from_uop (a third of an exploration's time); else its dtype is derived again, as tinygrad's rebuild does
-    if op in _KEEPS_DTYPE and all(s.dtype is dtype for s in src): return UOp(op, dtype, src, arg)
+    if op in _KEEPS_DTYPE and all(s.dtype is dtype for s in src):
+      return n if (w := _ucache.get((op, dtype, src, arg, None))) is not None and (n := w()) is not None else UOp(op, dtype, src, arg)
     try: derived = dtype_from_uop(op, src, arg)
     except (RuntimeError, AssertionError, TypeError) as e: raise self.build_error(str(e)) from None   # tinygrad's typing refuses it
     return UOp(op, derived or dtype, src, arg)
 
   def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]:
-    make, error = self.make, self.build_error
+    """The node on ``src`` if tinygrad's hash-consing table holds it (a dict lookup, not its constructor: the most
+    frequent call of an exploration), where its dtype is known without deriving it; else None, and the stepper makes it."""
+    if op not in _KEEPS_DTYPE: return lambda src: None
+    get = _ucache.get
 
-    def get(src: tuple) -> UOp | None:   # None for a node tinygrad's typing refuses: the stepper's make then says why
-      try: return make(op, src, arg, dtype)
-      except error: return None
-    return get
+    def found(src: tuple) -> UOp | None:
+      for s in src:
+        if s.dtype is not dtype: return None
+      return w() if (w := get((op, dtype, src, arg, None))) is not None else None
+    return found
 
   def rules(self, pm: Any, what: str, node: Any) -> TinygradRules:
     if isinstance(pm, TinygradRules): return pm
