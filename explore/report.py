@@ -66,7 +66,7 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
   """The closing lines of ``reachable``: counts, normal forms, the canonical result."""
   normals, stuck = ex.normal_forms, ex.stuck
   found = "" if ex.complete else " found (there may be more)"   # a count only where the search was exhaustive
-  out = [f"{len(ex.states)} states, {ex.edge_count} edges, {len(normals)} normal form{'s' * (len(normals) != 1)}{found}, "
+  out = [f"{ex.state_count} states, {ex.edge_count} edges, {len(normals)} normal form{'s' * (len(normals) != 1)}{found}, "
          f"{len(stuck)} stuck; {bound_text(ex)} ({ex.elapsed:.2f} s, rules {rules})"]
   canon_state = None if canonical is None else ex.state_of(canonical)
   if normals:
@@ -149,7 +149,7 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO, sample: An
   ex = nf.exploration
   print(f"program: {show(program, TERM_LIMIT)}", file=out)
   print(f"rules: {rules}", file=out)
-  print(f"explored {len(ex.states)} states, {ex.edge_count} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
+  print(f"explored {ex.state_count} states, {ex.edge_count} edges: {bound_text(ex)} ({ex.elapsed:.2f} s){reduced_text(ex)}",
         file=out)
   n = len(nf.forms)
   print(f"{found_text(n, nf.complete)}{':' if n else ''}", file=out)

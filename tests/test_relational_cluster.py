@@ -3,6 +3,7 @@ parents, steps, edges, normal forms, cycles and bounds; the same search answers;
 
 One local cluster of 2 workers for the module (starting one costs seconds); every run here uses it.
 """
+import pickle
 import re
 import signal
 import subprocess
@@ -36,11 +37,24 @@ def cluster():
   ray.shutdown()
 
 
+def counted(ex: Exploration) -> tuple:
+  """What the counting reports read: counts, normal forms and stuck states with their paths, a graph's state, the bound."""
+  def path(s): return [(e.source.id, e.target.id, e.rule, e.node, e.result) for e in s.path()]
+  last = ex.normal_forms[-1].graph if ex.normal_forms else ex.root
+  return (ex.state_count, ex.edge_count, ex.bound, [(s.id, s.depth, s.graph, s.normal, path(s)) for s in ex.normal_forms],
+          [(s.id, s.depth, s.graph, s.error, s.parent.id, path(s)) for s in ex.stuck], getattr(ex.state_of(last), "id", None),
+          ex.state_of(UOp.param(99)))
+
+
 def one_and_cluster(g: UOp, pm, **bounds) -> tuple[Exploration, ClusterExploration]:
-  """One process's exploration and the cluster's, asserted equal in everything they report."""
+  """One process's exploration and the cluster's, asserted equal in everything they report: first what the shards answer
+  where they are (nothing built here: every state is, only for a cycle's check or a report of every state), then all."""
   one = explore(g, pm, **bounds)
   many = explore(g, pm, cluster=CLUSTER, **bounds)
   assert isinstance(many, ClusterExploration)
+  assert counted(many) == counted(one)
+  assert not many._materialized and many.outcome.lean is not None and many.outcome._levels is None
+  assert [s.id for s in many.iter_ahead()] == list(range(len(one.states)))   # streamed from the records, none kept
   assert snapshot(many) == snapshot(one)
   assert graph_facts(many) == graph_facts(one)
   assert [[s.id for s in c.states] for c in terminal_cycles(many)] == [[s.id for s in c.states] for c in terminal_cycles(one)]
@@ -81,7 +95,7 @@ def test_failing_steps_make_the_same_stuck_states():
 
 def test_both_shards_own_states_and_the_records_cross():
   ex = explore(sum_of_add0(0, 7), ZERO, cluster=CLUSTER).run()
-  owners = [sum(len(r["ids"]) for lv in ex.outcome.levels for r in lv[j:j + 1]) for j in range(2)]
+  owners = [sum(len(r["ids"]) for lv in ex.outcome.levels() for r in lv[j:j + 1]) for j in range(2)]
   assert len(ex.states) == 128 and min(owners) > 20, owners   # fingerprints mod 2 split the states
 
 
@@ -93,6 +107,20 @@ def test_search_on_the_cluster_finds_what_one_process_finds():
          (a.found, a.graph, a.length, a.searched, [e.target.id for e in a.path]) == (True, a.graph, 3, 25, [e.target.id for e in a.path])
   a, b = search(prog, "mul(_, _)", symbolic, max_depth=1), search(prog, "mul(_, _)", symbolic, max_depth=1, cluster=CLUSTER)
   assert (b.found, b.searched, b.bound) == (a.found, a.searched, a.bound)
+
+
+@pytest.mark.parametrize("target", ["add(mul(p0, 3), ?c)", "add(_, _)", "mul(?x, ?x)", UOp.param(0) * 3])
+def test_a_target_matches_the_same_once_sent_to_a_worker(target):
+  # the shards match each new state; a copied pattern lost its sentinels and matched nothing
+  from ray import cloudpickle
+
+  from uopc.relational.logic.target import Target
+  p0 = UOp.param(0)
+  t = Target.of(target)
+  sent = pickle.loads(cloudpickle.dumps(t))
+  for g in (p0 * 3 + 4, p0 * p0, p0 * 3, p0 + 1):
+    assert sent.match(g) == t.match(g)
+  assert any(t.match(g) is not None for g in (p0 * 3 + 4, p0 * p0, p0 * 3))
 
 
 def test_a_rules_file_is_shipped_to_the_workers(tmp_path):

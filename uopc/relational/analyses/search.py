@@ -111,12 +111,30 @@ class SearchStream:
     self.stuck: list[State] = []   # the stuck states met so far (a rule raised)
     self._progress = progress
     self._states = iter(self.exploration)
+    # on a cluster the shards matched every new state: its matches, with the counts from their ids (nothing else made here)
+    self._matches: Iterator[State] | None = self.exploration.matches() if cluster is not None else None  # type: ignore[attr-defined]  # a ClusterExploration
 
   def __iter__(self) -> SearchStream: return self
+
+  def _next_match(self) -> Match:
+    assert self._matches is not None
+    ex: Any = self.exploration
+    for s in self._matches:
+      self.stuck = ex.stuck_before(s.id)
+      self.searched = s.id + 1 - len(self.stuck)   # every graph up to this one but the stuck states
+      if self._progress is not None: self._progress(self.searched)
+      bindings = self.target.match(s.graph)
+      assert bindings is not None, "the shards matched it"
+      return Match(s, bindings, self.searched)
+    self.stuck = ex.stuck
+    self.searched = ex.state_count - len(self.stuck)
+    self.done = True
+    raise StopIteration
 
   def __next__(self) -> Match:
     t0 = time.perf_counter()
     try:
+      if self._matches is not None: return self._next_match()
       target, progress = self.target, self._progress
       for s in self._states:
         if s.error is not None:   # a stuck state repeats its parent's graph

@@ -16,11 +16,21 @@ replaced by a new one, rebuilt from its records (``Shard.restore``), and the lev
 calls it missed are run again; a worker that cannot be replaced (``MAX_REVIVALS`` times,
 or no room for it) ends the run with what the finished levels found
 (bound ``"workers_lost"``: exit 3). An interrupt (``BoundHit``) ends it the same way.
+
+What the coordinator holds is small: each level's summaries (counts, the matches of a
+search), the references of the records, and at the end each shard's ``report`` (its normal
+forms, stuck states, edge count: ``Outcome.lean``); the records themselves stay in Ray's
+object store, read only by a report that lists every state (``Outcome.levels``). That needs
+the cluster up after the run: a run in a Ray session it did not start (the command line's,
+``session.py``; a test's) keeps it; one that starts its own cluster, or was interrupted,
+or lost a worker (whose part of the result is gone: its records remain), reads the records
+whole before it returns.
 """
 from __future__ import annotations
 
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -29,11 +39,12 @@ import numpy as np
 from uopc.budget import BoundHit, current, shielded, taken
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.errors import ClusterError
-from uopc.relational.cluster.session import idle_workers, session
+from uopc.relational.cluster.session import idle_workers, open_session
 from uopc.relational.cluster.shard import Shard
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
 POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
+RUNS = [0]         # cluster runs ended in this process
 
 
 class WorkersLost(Exception):
@@ -42,17 +53,36 @@ class WorkersLost(Exception):
 
 @dataclass
 class Outcome:
-  """What a cluster run found: each level's records (``levels[d]``: one per shard), how many states, why it stopped,
-  and where ``max_states`` cut a level (``cut``: (depth of the parents, id of the parent being expanded))."""
-  levels: list[list[dict[str, Any]]]
+  """What a cluster run found: how many states, why it stopped, where ``max_states`` cut a level (``cut``: (depth of the
+  parents, id of the parent being expanded)), the search's matches ((id, fingerprint) each, in id order), and either
+  ``lean`` (each shard's ``report``, the shards keeping their records: ``workers`` and ``run`` ask them) or the records
+  read whole (``levels()``; ``levels()[d]`` holds each shard's record of level d)."""
   count: int
   bound: str | None
   cut: tuple[int, int] | None
   matched: bool
   shards: int
+  records: list[list[Any]]   # each shard's level records: references (or the records, once read)
+  matches: list[tuple[int, bytes]] = field(default_factory=list)
+  lean: list[dict[str, Any]] | None = None
+  workers: list[Any] = field(default_factory=list)
+  run: str = ""
+  serial: int = 0   # ``RUNS`` when it ended: while it is the same, no later run here took its workers
   stats: list[dict[str, Any]] = field(default_factory=list)
   revived: int = 0
   elapsed: float = 0.0
+  release: Callable[[], None] | None = None   # the session's lease (``session.open_session``), given back with the result
+  _levels: list[list[dict[str, Any]]] | None = None
+
+  def levels(self) -> list[list[dict[str, Any]]]:
+    """The records of every finished level, read from the object store once (the cluster must still be up)."""
+    if self._levels is None:
+      import ray
+      with shielded():
+        recs = [ray.get(r) for r in self.records]
+      depth = min(len(r) for r in recs) if recs else 0
+      self._levels = [[recs[j][d] for j in range(self.shards)] for d in range(depth)]
+    return self._levels
 
 
 def ship(obj: Any, what: str) -> bytes:
@@ -76,6 +106,7 @@ class Coordinator:
     self.pm_blob = ship(pm, "the rule set")
     self.target_blob = ship(target, "the search target") if target is not None else None
     self.revived = 0
+    self.run_id = uuid.uuid4().hex   # the shards' records of this run: a worker that serves a later one says so
 
   def run(self, cluster: str) -> Outcome:
     """Explore on ``cluster`` (``session.parse_cluster``) to the end or a bound.
@@ -83,7 +114,15 @@ class Coordinator:
     It runs ``shielded()``: a bound's handler raising inside Ray's C code would be a ``SystemError``, not a ``BoundHit``
     (and one raised in a finalizer is lost). The waits poll (``POLL``) and stop at once when the command's budget has
     a bound (``budget.taken``)."""
-    with shielded(), session(cluster) as n: return self._run(n)
+    with shielded():
+      n, release = open_session(cluster)
+      try: out = self._run(n)
+      except BaseException:
+        if release is not None: release()
+        raise
+    if out.lean is None and release is not None: release()   # read whole: the cluster may go
+    else: out.release = release
+    return out
 
   def _wait(self, ref: Any) -> Any:
     """``ray.get(ref)``, looking at the command's bounds every ``POLL`` seconds (a bound raises ``BoundHit`` here)."""
@@ -104,7 +143,8 @@ class Coordinator:
     """Load shards ``which`` for this run (an idle worker that died since is replaced by a new one)."""
     import ray
     from ray.exceptions import RayActorError
-    def load(j: int) -> Any: return self.shards[j].load.remote(j, self.n, self.program, self.pm_blob, self.target_blob, self.measure)
+    def load(j: int) -> Any:
+      return self.shards[j].load.remote(j, self.n, self.program, self.pm_blob, self.target_blob, self.measure, self.run_id)
     for j, ref in [(j, load(j)) for j in which]:
       try: err = ray.get(ref)
       except RayActorError:
@@ -116,6 +156,7 @@ class Coordinator:
     import ray
     t0 = time.perf_counter()
     self.n = n
+    RUNS[0] += 1
     with shielded():
       self.shards = [self._new_shard() for _ in range(n)]
       try: self._load(list(range(n)))
@@ -130,8 +171,11 @@ class Coordinator:
     matched = interrupted = False
     count = 1
     summaries: list[dict[str, Any]] = []
+    matches: list[tuple[int, bytes]] = []
+    lost = False
     try:
       summaries = self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), commit=True)
+      matches.extend(m for s in summaries for m in s["matches"])
       depth = 0
       while True:
         if self.stop_at_match and any(s["matches"] for s in summaries): matched = True; break
@@ -148,23 +192,44 @@ class Coordinator:
         if dropped_at is not None: cut, bound = (depth, dropped_at), "max_states"
         self._ids = ids
         summaries = self._phase("commit", depth, self._commit, commit=True)
+        matches.extend(sorted(m for s in summaries for m in s["matches"]))   # a level's ids follow the last level's
         count += total
         depth += 1
         if bound is not None: break
         if last and any(bool(k[2][0]) for k in keys): bound = "max_depth"; break
     except BoundHit as e: bound, interrupted = e.reason, True   # an interrupt or the budget: what the finished levels found
-    except WorkersLost: bound = "workers_lost"
-    with shielded():   # from here on the run winds up: the records are read whole
-      levels = self._levels(ray)
-      if cut is not None and cut[0] + 1 >= len(levels): cut = None   # its level was not committed
-      count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
+    except WorkersLost: bound, lost = "workers_lost", True
+    with shielded():   # from here on the run winds up
+      out = Outcome(count, bound, cut, matched, n, self.records, run=self.run_id, revived=self.revived)
+      if interrupted or lost:   # the records read whole: the shards' parts are gone
+        levels = out.levels()
+        if cut is not None and cut[0] + 1 >= len(levels): out.cut = None   # its level was not committed
+        out.count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
+        out.matches = [m for m in matches if m[0] < out.count]
+      else:
+        out.matches, out.workers, out.serial = matches, list(self.shards), RUNS[0]
+        out.lean = self._report(ray, cut, bound)
       if interrupted:   # their level's calls may still run: the workers go
         for a in self.shards: ray.kill(a)
-        stats: list[dict[str, Any]] = []
       else:
-        stats = self._stats(ray)
-        idle_workers().extend(a for a, st in zip(self.shards, stats) if st)   # the next run's
-    return Outcome(levels, count, bound, cut, matched, n, stats, self.revived, time.perf_counter() - t0)
+        out.stats = self._stats(ray)
+        idle_workers().extend(a for a, st in zip(self.shards, out.stats) if st)   # the next run's
+    out.elapsed = time.perf_counter() - t0
+    return out
+
+  def _report(self, ray: Any, cut: tuple[int, int] | None, bound: str | None) -> list[dict[str, Any]]:
+    """Each shard's ``report``. Where a bound cut the last level (``max_states``, ``max_depth``) some of its steps' targets
+    were not made: each shard first asks their owners which were (the fingerprints moving worker to worker)."""
+    shards, n = self.shards, self.n
+    check = cut is not None or bound == "max_depth"
+    found: list[list[Any]] = [[] for _ in range(n)]
+    if check and n > 1:   # (one shard checks its own)
+      targets = [a.last_targets.options(num_returns=n).remote(cut) for a in shards]
+      made = [a.exists.options(num_returns=n).remote(*[targets[i][j] for i in range(n)]) for j, a in enumerate(shards)]
+      found = [[targets[j][i] for i in range(n)] + [made[i][j] for i in range(n)] for j in range(n)]
+    reports = ray.get([a.report.remote(self.run_id, cut, check, *found[j]) for j, a in enumerate(shards)])
+    assert all(r is not None for r in reports), "a shard of this run serves another"
+    return reports
 
   # ---- the phases of a level
 
@@ -235,12 +300,6 @@ class Coordinator:
       dropped_at = int(par[order[room]])
     split = np.cumsum([len(k[0]) for k in keys])[:-1]
     return list(np.split(ids, split)), min(room, len(par)), dropped_at
-
-  def _levels(self, ray: Any) -> list[list[dict[str, Any]]]:
-    """The records of every finished level, gathered: ``levels[d]`` holds each shard's."""
-    recs = [ray.get(r) for r in self.records]
-    depth = min(len(r) for r in recs) if recs else 0
-    return [[recs[j][d] for j in range(self.n)] for d in range(depth)]
 
   def _stats(self, ray: Any) -> list[dict[str, Any]]:
     out = []

@@ -1,22 +1,32 @@
 """A cluster run as an ``Exploration``: the same states, edges, normal forms, paths and bounds, so every report reads it.
 
-The shards keep fingerprints; the coordinator keeps each level's records (``shard.py``).
-``ClusterExploration`` runs the search on the cluster when first asked (like any
-``Exploration``) and then builds its states from the records: each state's graph (rows
-decoded with the engine's constructor, so they are this process's nodes), its parent by
-id and its first step from the parent's steps, the steps out of each expanded state,
-and the cut a bound made, exactly where one process would have made it. A report that
-prints every state needs them all here; the work of making them was the cluster's.
+The shards keep their records (``shard.py``); the coordinator keeps counts
+(``coordinator.Outcome``). ``ClusterExploration`` runs the search on the cluster when
+first asked (like any ``Exploration``), then answers what the counting reports read from
+the shards, where the records are: the number of states and edges, the normal forms and
+the stuck states with their paths (``paths.py``: parents walked back by fingerprint, steps
+replayed), ``state_of`` a graph (its fingerprint asked of its owner), cycles (none where
+no step went back to a state no deeper than its own: only such a step closes one), a
+search's matches (``matches``). Streaming every state (``iter_ahead``: ``reachable``'s
+lines) reads the records a level at a time and keeps none. What needs every state at
+once (``states``, ``edges``, the JSON and dot reports, cycles where one may be) builds
+them all here from the records, exactly where one process would have made them, as
+before (``_materialize``); so does every report of a run whose shards are gone (a run
+that started its own cluster, an interrupt, a lost worker).
 """
 from __future__ import annotations
 
-from typing import Any
+import weakref
+from typing import Any, Iterator
 
 from uopc.budget import shielded
 from uopc.relational.cluster.codec import Codec
+from uopc.relational.cluster import coordinator
 from uopc.relational.cluster.coordinator import Coordinator, Outcome
-from uopc.relational.cluster.fingerprint import SIZE
-from uopc.relational.cluster.visited import fp_bytes
+from uopc.relational.cluster.errors import ClusterError
+from uopc.relational.cluster.fingerprint import SIZE, Fingerprints, owner
+from uopc.relational.cluster.paths import Paths
+from uopc.relational.cluster.visited import FP, fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
 from uopc.relational.space.stream import Exploration
@@ -42,13 +52,153 @@ class ClusterExploration(Exploration):
     self._coordinator = Coordinator(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, target=target,
                                     stop_at_match=stop_at_match, measure=measure, kill=kill)
     self.outcome: Outcome | None = None
+    self._materialized = False
+    self._lean_normals: list[State] | None = None
+    self._lean_stuck: list[State] | None = None
     self._driver = self._cluster_drive()
 
   def _cluster_drive(self) -> Any:
     self.outcome = out = self._coordinator.run(self.cluster)
     self._bound = out.bound  # type: ignore[assignment]  # also "workers_lost": a bound of the cluster's own
-    with shielded(): _materialize(self, out)   # whole, also after an interrupt
+    if out.release is not None: weakref.finalize(self, out.release)   # the cluster this run started lives as long as this
+    if out.lean is None: self._full()   # the shards' parts are gone: every state here, also after an interrupt
+    else: self._paths = Paths(self.root, self.stepper, self._lookup)
     yield
+
+  # ---- every state, built here (what a report listing them all reads)
+
+  def _full(self) -> None:
+    if self._materialized: return
+    self._materialized = True
+    assert self.outcome is not None, "the run comes first"
+    with shielded(): _materialize(self, self.outcome)
+
+  @property
+  def states(self) -> list[State]:
+    self.run()
+    self._full()
+    return self._states
+
+  @property
+  def edges(self) -> list[Any]:
+    self.run()
+    self._full()
+    return super().edges
+
+  def successor_ids(self, s: State) -> list[int]:
+    self.run()
+    self._full()
+    return super().successor_ids(s)
+
+  def edges_from(self, s: State) -> list[Any]:
+    self.run()
+    self._full()
+    return super().edges_from(s)
+
+  def closed_components(self) -> list[list[int]]:
+    if (lean := self._lean()) is not None and not any(r["maybe_cycle"] for r in lean): return []   # no step could close one
+    self.run()
+    self._full()
+    return super().closed_components()
+
+  # ---- what the shards answer where they are
+
+  def _lean(self) -> list[dict[str, Any]] | None:
+    """The shards' reports while their records are there and not all built here, else None (then every state is built
+    here from the records: also when a later run took this one's workers)."""
+    self.run()
+    out = self.outcome
+    if self._materialized or out is None or out.lean is None: return None
+    if out.serial != coordinator.RUNS[0]:   # a later run may have taken the workers
+      import ray
+      with shielded(): serving = all(ray.get([w.serves.remote(out.run) for w in out.workers]))
+      if not serving:
+        out.lean = None
+        return None
+      out.serial = coordinator.RUNS[0]
+    return out.lean
+
+  def _lookup(self, fps: set[bytes]) -> dict[bytes, tuple[int, bytes, int, int]]:
+    """The records of ``fps`` from their owners, one call a shard (``Paths``)."""
+    import numpy as np
+    import ray
+    out = self.outcome
+    assert out is not None and out.lean is not None, "the shards keep this run's records"
+    by: list[list[bytes]] = [[] for _ in range(out.shards)]
+    for f in fps: by[owner(f, out.shards)].append(f)
+    asked = [(want, out.workers[j].lookup.remote(out.run, np.array(want, FP))) for j, want in enumerate(by) if want]
+    got: dict[bytes, tuple[int, bytes, int, int]] = {}
+    with shielded():
+      for want, ref in asked:
+        if (r := ray.get(ref)) is None: raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
+        for fp, i, par, pos, d in zip(want, *(a.tolist() for a in (r[0], r[1], r[2], r[3]))):
+          if i >= 0: got[fp] = (i, fp_bytes(par), pos, d)
+    return got
+
+  @property
+  def state_count(self) -> int:
+    if self._lean() is None: return len(self.states)
+    assert self.outcome is not None
+    return self.outcome.count
+
+  @property
+  def edge_count(self) -> int:
+    if (lean := self._lean()) is None: return super().edge_count
+    return sum(r["edges"] for r in lean)
+
+  @property
+  def normal_forms(self) -> list[State]:
+    if (lean := self._lean()) is None: return super().normal_forms
+    if self._lean_normals is None:
+      ids = [i for r in lean for i in r["normal"][0].tolist()]
+      fps = [fp_bytes(f) for r in lean for f in r["normal"][1]]
+      made = self._paths.states(fps)
+      self._lean_normals = sorted((made[f] for f in fps), key=lambda s: s.id)
+      assert [s.id for s in self._lean_normals] == sorted(ids), "a normal form's fingerprint names its state"
+      for s in self._lean_normals: s.normal, s.out = True, ()
+    return self._lean_normals
+
+  @property
+  def stuck(self) -> list[State]:
+    if (lean := self._lean()) is None: return super().stuck
+    if self._lean_stuck is None:
+      rows = sorted((i, fp_bytes(p), pos, d) for r in lean for i, p, pos, d in zip(*(a.tolist() if k != 1 else list(a)
+                                                                                    for k, a in enumerate(r["stuck"]))))
+      self._paths.walk([p for _, p, _, _ in rows])
+      self._lean_stuck = [self._paths.stuck(i, p, pos, d) for i, p, pos, d in rows]
+    return self._lean_stuck
+
+  def state_of(self, graph: Any) -> State | None:
+    if self._lean() is None: return super().state_of(graph)
+    for s in self.normal_forms:   # the state a report compares with its normal forms: that one
+      if s.graph is graph: return s
+    fp = Fingerprints().of(graph)
+    return self._paths.states([fp])[fp] if self._lookup({fp}) else None
+
+  def matches(self) -> Iterator[State]:
+    """The states the search's target matched (``target``), in id order, each with its path (``SearchStream`` reads them)."""
+    self.run()
+    assert self.outcome is not None
+    if self._lean() is None:
+      states = self.states
+      yield from (states[i] for i, _ in self.outcome.matches)
+      return
+    self._paths.walk([fp for _, fp in self.outcome.matches])
+    for _, fp in self.outcome.matches: yield self._paths.states([fp])[fp]
+
+  def stuck_before(self, sid: int) -> list[State]:
+    """The stuck states with ids below ``sid`` (a search met them before it)."""
+    return [s for s in self.stuck if s.id < sid]
+
+  def iter_ahead(self, most: int | None = None, graphs: bool = True) -> Iterator[State]:
+    """Every state in id order, read from the records a level at a time where the shards keep them (nothing kept here:
+    each state's parent is a stand-in with its id); ``graphs`` False (a progress bar): nothing to stream."""
+    if self._lean() is None: return super().iter_ahead(most, graphs)
+    assert self.outcome is not None
+    return _streamed(self, self.outcome) if graphs else iter(())
+
+  def __iter__(self) -> Iterator[State]:   # (a generator: the run starts at the first state asked for, as one process's)
+    yield from (super().__iter__() if self._lean() is None else self.iter_ahead())
 
 
 def _materialize(ex: ClusterExploration, out: Outcome) -> None:
@@ -58,7 +208,7 @@ def _materialize(ex: ClusterExploration, out: Outcome) -> None:
   steps: dict[int, list[tuple[Redex, Any]]] = {}   # id -> its steps (redex, target fingerprint or stuck position)
   by_fp: dict[bytes, State] = {}
   stuck_at: dict[tuple[int, int], State] = {}
-  for depth, recs in enumerate(out.levels):
+  for depth, recs in enumerate(out.levels()):
     for rec in recs:
       nodes, st = codec.decode(rec["step_nodes"]), rec["steps"]
       table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(st["rules"])]
@@ -108,3 +258,44 @@ def _made(states: list[State | None], i: int) -> State:
   s = states[i]
   assert s is not None, f"state {i} is named before it is made"
   return s
+
+
+def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
+  """The states of each level in id order, built from that level's records and let go (``iter_ahead``): a state's parent
+  is a stand-in (its id and graph, no parent of its own), so only two levels' graphs are held at a time."""
+  import ray
+  stepper, codec = ex.stepper, Codec(list(ex.root.toposort()))
+  above: dict[int, Any] = {}   # the last level's graphs by id
+  for d in range(min(len(r) for r in out.records)):
+    with shielded(): recs = ray.get([out.records[j][d] for j in range(out.shards)])
+    steps: dict[int, list[Redex]] = {}
+    for rec in recs:
+      nodes, st = codec.decode(rec["step_nodes"]), rec["steps"]
+      table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(st["rules"])]
+      redex = st["redex"].tolist()
+      k = 0
+      for sid, n in zip(st["sids"].tolist(), st["counts"].tolist()):
+        steps[sid] = [table[redex[j]] for j in range(k, k + n)]
+        k += n
+    parents: dict[int, State] = {}   # stand-ins by id
+    level: list[State] = []
+    for rec in recs:
+      graphs = codec.decode(rec["graphs"])
+      for i, sid in enumerate(rec["ids"].tolist()):
+        if d == 0: level.append(State(0, graphs[i], 0, None, None, stepper))
+        else:
+          par = int(rec["parents"][i])
+          level.append(State(sid, graphs[i], d, _stand_in(parents, above, par, d - 1, stepper), steps[par][int(rec["pos"][i])], stepper))
+      for sid, par, pos in rec["stuck"]:
+        r = steps[par][pos]
+        level.append(t := State(sid, above[par], d, _stand_in(parents, above, par, d - 1, stepper), r, stepper, error=r.error))
+        t.normal, t.out = False, ()
+    level.sort(key=lambda s: s.id)
+    above = {s.id: s.graph for s in level if s.error is None}
+    yield from level
+
+
+def _stand_in(made: dict[int, State], graphs: dict[int, Any], i: int, depth: int, stepper: Any) -> State:
+  """State ``i`` as a streamed state's parent: its id and graph, no parent of its own (so nothing above it is kept)."""
+  if (p := made.get(i)) is None: p = made[i] = State(i, graphs[i], depth, None, None, stepper)
+  return p

@@ -5,6 +5,8 @@ Any other value is a Ray address (``auto``, ``HOST:6379``, ``ray://HOST:10001``)
 cluster started with ``ray start --head`` and joined by ``ray start --address=HOST:6379``
 on each other machine (``docs/scaling.md``); its shards are one per CPU it has. A process
 that already called ``ray.init`` (a notebook, the tests) uses that cluster and leaves it up.
+A cluster a run started here stays up while the exploration it made is alive (its shards
+keep their parts of the result for the reports: ``open_session``'s lease).
 
 >>> parse_cluster("local:4"), parse_cluster("10.0.0.5:6379")
 (('local', 4), ('address', '10.0.0.5:6379'))
@@ -14,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from uopc.budget import shielded
 from uopc.relational.cluster.errors import ClusterError
@@ -31,15 +33,17 @@ def parse_cluster(spec: str) -> tuple[str, int | str]:
   return "address", spec
 
 
-@contextlib.contextmanager
-def session(spec: str) -> Iterator[int]:
-  """Connect (or start) the cluster of ``spec``; yields the number of shards to run."""
+def open_session(spec: str) -> tuple[int, Callable[[], None] | None]:
+  """Connect (or start) the cluster of ``spec``: the number of shards to run, and the lease to give back when done
+  (None where the cluster was up before: whoever started it stops it). A session this starts stays up while a lease is
+  out (an exploration whose shards keep their records, ``result.py``); the last lease given back stops it."""
   kind, value = parse_cluster(spec)
   try: import ray
   except ImportError: raise ClusterError("--cluster needs Ray: pip install -e '.[cluster]'") from None
   if ray.is_initialized():
-    yield value if isinstance(value, int) else _cpus(ray)
-    return
+    if not _leases: return (value if isinstance(value, int) else _cpus(ray)), None
+    _leases[0] += 1   # one this process started and still holds: one more lease on it
+    return (value if isinstance(value, int) else _cpus(ray)), _lease()
   os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # no usage report from a compiler's exploration
   quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
   try:
@@ -49,10 +53,36 @@ def session(spec: str) -> Iterator[int]:
   except Exception as e:
     why = (str(e).splitlines() or [""])[0]
     raise ClusterError(f"--cluster {spec}: cannot start or join the Ray cluster: {type(e).__name__}: {why}") from None
-  try: yield value if isinstance(value, int) else _cpus(ray)
-  finally:
+  _leases[:] = [1]
+  return (value if isinstance(value, int) else _cpus(ray)), _lease()
+
+
+_leases: list[int] = []   # [leases out] while this process holds a session it started
+
+
+def _lease() -> Callable[[], None]:
+  """Give back one lease (once, however often called); the last one stops the session."""
+  done = [False]
+
+  def release() -> None:
+    if done[0] or not _leases: return
+    done[0] = True
+    _leases[0] -= 1
+    if _leases[0] > 0: return
+    _leases.clear()
     _idle.clear()   # their handles go with the session
+    import ray
     with shielded(): ray.shutdown()
+  return release
+
+
+@contextlib.contextmanager
+def session(spec: str) -> Iterator[int]:
+  """``open_session`` for the length of a block: yields the number of shards to run."""
+  n, release = open_session(spec)
+  try: yield n
+  finally:
+    if release is not None: release()
 
 
 _idle: dict[tuple[str, str], list[Any]] = {}   # (Ray job, node) -> workers a finished run left, for the next run in the session

@@ -19,6 +19,13 @@ on its own worker:
 
 A failed step (a rule raised) makes a stuck state, which never leaves its parent's shard.
 ``restore(*records)`` rebuilds a shard from its records: a new worker replaces a dead one.
+
+After the run the shard keeps its part of the result, for the reports to read where it
+is (``paths.py``, ``result.py``): the visited table (each state's parent fingerprint and
+step position: ``lookup`` walks paths back), and per expanded state how many steps it has
+and where they go, from which ``report`` gives the normal forms, the stuck states and the
+edge count, and whether a cycle is possible. ``lookup`` and ``report`` name the run they
+ask about: a worker that serves a later run by then says so (None).
 Nothing here imports Ray: ``coordinator.py`` runs this class as an actor.
 """
 from __future__ import annotations
@@ -35,7 +42,7 @@ from uopc import collector
 from uopc.budget import peak_memory, reset_peak_memory, resident_memory
 from uopc.relational.cluster.codec import Codec, Encoded
 from uopc.relational.cluster.fingerprint import Fingerprints, owner
-from uopc.relational.cluster.visited import FP, Visited
+from uopc.relational.cluster.visited import FP, Visited, fp_bytes
 from uopc.relational.space.states import Stuck
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -65,13 +72,17 @@ CANDIDATES_KEPT = 4_000_000   # fingerprints a shard remembers having sent (abou
 class Shard:
   """The states one worker owns, and its part of each level (module doc)."""
 
-  def load(self, index: int, count: int, program: Encoded, pm_blob: bytes, target_blob: bytes | None, measure: bool = False) -> str | None:
-    """Become shard ``index`` of ``count`` for a new run: load the rules, the program and the target here (a worker
+  def load(self, index: int, count: int, program: Encoded, pm_blob: bytes, target_blob: bytes | None, measure: bool = False,
+           run: str = "") -> str | None:
+    """Become shard ``index`` of ``count`` for run ``run``: load the rules, the program and the target here (a worker
     serves one run after another); the error in one line if they do not load. ``measure``: count the bytes of every
     batch sent (pickled again: the bench's ``moved``)."""
     from uopc.relational.space.step import stepper_for
-    self.index, self.count, self.measure = index, count, measure
+    self.index, self.count, self.measure, self.run = index, count, measure, run
     self.visited = Visited()
+    self.expanded: list[dict[str, Any]] = []   # each committed level's steps (arrays, ``expand``'s), oldest first
+    self.stuck_kept: list[tuple[int, int, int, int]] = []   # (id, parent id, position, depth) of each stuck state made here
+    self.maybe_cycle = False   # a step reached a state of its own depth or less: only such a step can close a cycle
     self.frontier: list[tuple[int, Any]] = []   # (id, graph) of the states at the current depth, by id
     self._pending: dict[str, Any] = {}           # what a level's calls hand to each other
     self.moved = 0   # bytes of the batches this shard sent
@@ -102,7 +113,7 @@ class Shard:
                        np.full(len(graphs), -1, np.int64), np.zeros(len(graphs), np.int32), graphs, [], None)
     rec["parent_fps"] = np.array([b""] * len(graphs), FP)
     if mine:
-      self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), 0)
+      self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), np.full(1, -1, np.int32), 0)
       self.frontier = [(0, self.root)]
     return self._summary(graphs, [0] if mine else []), rec
 
@@ -137,9 +148,11 @@ class Shard:
             stuck.append((sid, pos))
           else:
             t = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
-            if t not in now and t not in before:
-              now.add(t)
-              out[owner(t, count)].append((t, sid, pos, h, gfp))
+            if t not in now:
+              if t in before: self.maybe_cycle = True   # a state of an earlier level (or one a cut dropped)
+              else:
+                now.add(t)
+                out[owner(t, count)].append((t, sid, pos, h, gfp))
           firsts[h] = t
         if (ri := table.get(r)) is None: ri = table[r] = len(table)
         p_redex.append(ri)
@@ -179,6 +192,7 @@ class Shard:
     pos = np.concatenate(pos_l) if pos_l else np.empty(0, np.int32)
     pfp = np.concatenate(pfp_l) if pfp_l else np.empty(0, FP)
     new = np.flatnonzero(self.visited.find(fps) < 0)
+    if len(new) < len(fps): self.maybe_cycle = True   # a step back to a visited state
     # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order
     order = new[np.lexsort((pos[new], par[new], fps[new]))]
     if len(order):
@@ -203,11 +217,14 @@ class Shard:
     kept = np.flatnonzero(ids_new >= 0)
     depth = p["depth"] + 1
     par_fps = pfp[kept]
-    self.visited.add(fps[kept], ids_new[kept], par_fps, depth)
+    self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
     new_graphs = [graphs[i] for i in kept]
+    self.expanded.append({k: v for k, v in p["steps"].items() if k != "redexes"})
+    self.stuck_kept.extend((i, par_id, at, depth) for i, par_id, at in st)
     rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
+    rec["maybe_cycle"] = self.maybe_cycle
     order = np.argsort(ids_new[kept], kind="stable")
     self.frontier = [(int(ids_new[kept][i]), new_graphs[i]) for i in order]
     self._pending = {}
@@ -215,7 +232,7 @@ class Shard:
 
   def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
     """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
-    matches = [i for i, g in zip(ids, graphs) if self.target is not None and self.target.match(g) is not None]
+    matches = [(i, self.fps.of(g)) for i, g in zip(ids, graphs) if self.target is not None and self.target.match(g) is not None]
     return {"rss": resident_memory(), "peak": peak_memory(), "matches": matches, "visited": len(self.visited), "moved": self.moved,
             "frontier": len(self.frontier),
             "table_bytes": self.visited.nbytes()}
@@ -238,11 +255,15 @@ class Shard:
   @_paused
   def restore(self, *records: dict[str, Any]) -> None:
     """Become the shard these records describe (its states, its frontier), as it was at the end of the last one."""
-    self.visited = Visited()
+    self.visited, self.expanded, self.stuck_kept = Visited(), [], []
     last: dict[str, Any] | None = None
     for rec in records:
+      if rec["depth"] > 0:
+        self.expanded.append({k: v for k, v in rec["steps"].items() if k != "rules"})
+        self.stuck_kept.extend((i, par_id, at, rec["depth"]) for i, par_id, at in rec["stuck"])
+        self.maybe_cycle = self.maybe_cycle or rec["maybe_cycle"]
       if not len(rec["ids"]): continue
-      self.visited.add(rec["fps"], rec["ids"], rec["parent_fps"], rec["depth"])
+      self.visited.add(rec["fps"], rec["ids"], rec["parent_fps"], rec["pos"], rec["depth"])
       last = rec
     self.frontier = []
     if last is not None and last is records[-1]:
@@ -250,12 +271,77 @@ class Shard:
       order = np.argsort(last["ids"], kind="stable")
       self.frontier = [(int(last["ids"][i]), graphs[i]) for i in order]
 
-  def parent_of(self, fp: bytes) -> bytes | None:
-    """The parent's fingerprint of a state this shard owns (``path_to`` walks these across shards)."""
-    return self.visited.parent_of(fp)
+  # ---- the result, read where it is (after the run)
+
+  def serves(self, run: str) -> bool:
+    """True while this worker holds run ``run``'s records (no later run took it)."""
+    return run == self.run
+
+  def lookup(self, run: str, fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """``Visited.lookup`` of run ``run``'s states (``paths.py`` walks parents with it); None if this worker serves another run now."""
+    return self.visited.lookup(fps) if run == self.run else None
+
+  def _steps_kept(self, cut: tuple[int, int] | None) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray]]:
+    """Each committed level's steps, with a mask of the states the run expanded and one of their steps (``cut``: the
+    states of its depth after its parent id were not, as in one process: ``max_states`` stopped the level first)."""
+    out = []
+    for d, st in enumerate(self.expanded):
+      per_state = np.ones(len(st["sids"]), bool)
+      if cut is not None and cut[0] == d: per_state = st["sids"] <= cut[1]
+      out.append((st, per_state, np.repeat(per_state, st["counts"])))
+    return out
+
+  def last_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
+    """The distinct targets of the last level's expanded steps, by owner: a bound may have left some unmade (``exists``)."""
+    if not self.expanded: return [np.empty(0, FP)] * self.count
+    st, _, on = self._steps_kept(cut)[-1]
+    t = np.unique(st["target"][on & (st["stuck"] < 0)])
+    own = np.array([owner(fp_bytes(x), self.count) for x in t], np.int64) if len(t) else np.empty(0, np.int64)
+    return [t[own == j] for j in range(self.count)]
+
+  def exists(self, *batches: np.ndarray) -> list[np.ndarray]:
+    """For each shard's batch of fingerprints (``last_targets``), which are states here."""
+    return [self.visited.find(b) >= 0 for b in batches]
+
+  def report(self, run: str, cut: tuple[int, int] | None, check: bool, *found: np.ndarray) -> dict[str, Any] | None:
+    """This shard's part of the result: its normal states (ids, fingerprints), its stuck states (ids, parent fingerprints,
+    positions, depths), the edges out of the states it expanded, and whether a step could close a cycle. ``check``: a
+    bound may have left some of the last level's targets unmade; ``found``: this shard's ``last_targets`` by owner, then
+    each owner's answer (``exists``), or nothing for a shard that is the only one (it checks its own)."""
+    if run != self.run: return None
+    if check and not found:
+      mine = self.last_targets(cut)
+      found = (*mine, *self.exists(*mine))
+    pairs = list(zip(found[:len(found) // 2], found[len(found) // 2:]))
+    edges = 0
+    normal: list[np.ndarray] = []
+    stuck_ok = {(par, at) for _, par, at, _ in self.stuck_kept}
+    levels = self._steps_kept(cut)
+    for k, (st, made_out, on) in enumerate(levels):
+      counts = st["counts"]
+      normal.append(st["sids"][made_out & (counts == 0)])
+      is_stuck = st["stuck"] >= 0
+      if is_stuck.any():
+        owners = np.repeat(st["sids"], counts)
+        edges += sum((int(s), int(a)) in stuck_ok for s, a in zip(owners[on & is_stuck], st["stuck"][on & is_stuck]))
+      live = on & ~is_stuck
+      if check and k == len(levels) - 1:
+        t = np.concatenate([f[0] for f in pairs])
+        made = np.concatenate([f[1] for f in pairs])
+        order = np.argsort(t)
+        t, made = t[order], made[order]
+        at = np.searchsorted(t, st["target"][live])
+        edges += int(made[np.minimum(at, len(t) - 1)].sum()) if len(t) else 0
+      else: edges += int(live.sum())
+    ids = np.concatenate(normal) if normal else np.empty(0, np.int64)
+    sk = sorted(self.stuck_kept)
+    return {"normal": (ids, self.visited.fps_of(ids)), "edges": edges, "maybe_cycle": self.maybe_cycle,
+            "stuck": (np.array([x[0] for x in sk], np.int64), self.visited.fps_of(np.array([x[1] for x in sk], np.int64)),
+                      np.array([x[2] for x in sk], np.int32), np.array([x[3] for x in sk], np.int32))}
 
   def stats(self) -> dict[str, Any]:
-    """The run's peak memory, bytes and candidates sent, and CPU seconds (since ``load``), for the bench; the run's tables go."""
+    """The run's peak memory, bytes and candidates sent, and CPU seconds (since ``load``), for the bench; the run's rules and
+    frontier go (its records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
     self.pm = self.stepper = self.target = None   # the run is over: its rules and memo tables go
-    self.visited, self.frontier, self._pending = Visited(), [], {}
+    self.frontier, self._pending = [], {}
     return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0}

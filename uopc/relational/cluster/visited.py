@@ -1,17 +1,25 @@
 """A shard's visited set: fingerprints in NumPy arrays, not a dict.
 
 A 128-bit Python int alone is 44 bytes, before its dict slot, its parent and its step.
-Here a state is a row of four arrays: its fingerprint (16 bytes), its parent's (16), its
-id (8) and its depth (4), 44 bytes, plus a sorted copy of the fingerprints and its row
-(24) for lookups by binary search. States arrive a level at a time, so a level's new
-rows are merged into the sorted index once (``np.insert``: linear in the table, a
-level's work at most).
+Here a state is a row of five arrays: its fingerprint (16 bytes), its parent's (16), the
+position of the step that made it among its parent's steps (4), its id (8) and its depth
+(4), 48 bytes, plus a sorted copy of the fingerprints and its row (24) for lookups by
+binary search. States arrive a level at a time, so a level's new rows are merged into the
+sorted index once (``np.insert``: linear in the table, a level's work at most). Rows are
+kept in id order (a level's ids follow the last level's), so an id finds its row by
+binary search too.
+
+These rows are the records ``path_to`` reads: a state's parent fingerprint and step
+position, walked back across shards to the program, and the steps replayed forward
+(``paths.py``).
 
 >>> import numpy as np
 >>> t = Visited()
->>> t.add(np.array([b"b" * 16, b"a" * 16], "S16"), np.array([1, 2]), np.array([b"r" * 16] * 2, "S16"), 1)
+>>> t.add(np.array([b"b" * 16, b"a" * 16], "S16"), np.array([2, 1]), np.array([b"r" * 16] * 2, "S16"), np.array([0, 3]), 1)
 >>> t.find(np.array([b"a" * 16, b"c" * 16], "S16")).tolist(), len(t), t.parent_of(b"a" * 16) == b"r" * 16
-([2, -1], 2, True)
+([1, -1], 2, True)
+>>> [fp_bytes(f)[:1] for f in t.fps_of(np.array([1, 2]))], t.lookup(np.array([b"b" * 16], "S16"))[2].tolist()
+([b'a', b'b'], [0])
 """
 from __future__ import annotations
 
@@ -28,11 +36,12 @@ def fp_bytes(x: bytes) -> bytes:
 
 
 class Visited:
-  """Fingerprint -> (id, parent fingerprint, depth), for the states one shard owns."""
+  """Fingerprint -> (id, parent fingerprint, step position, depth), for the states one shard owns."""
 
   def __init__(self) -> None:
     self.fps = np.empty(0, FP)
     self.parents = np.empty(0, FP)
+    self.pos = np.empty(0, np.int32)
     self.ids = np.empty(0, np.int64)
     self.depths = np.empty(0, np.int32)
     self._sorted = np.empty(0, FP)      # fps, sorted
@@ -42,21 +51,43 @@ class Visited:
 
   def find(self, fps: np.ndarray) -> np.ndarray:
     """The id of each fingerprint, -1 where it was not visited."""
+    rows = self.rows_of(fps)
+    return np.where(rows >= 0, self.ids[rows] if len(self.ids) else -1, -1)
+
+  def rows_of(self, fps: np.ndarray) -> np.ndarray:
+    """The row of each fingerprint, -1 where it was not visited."""
     out = np.full(len(fps), -1, np.int64)
     if not len(self._sorted) or not len(fps): return out
     at = np.searchsorted(self._sorted, fps)
     ok = at < len(self._sorted)
     hit = np.zeros(len(fps), bool)
     hit[ok] = self._sorted[at[ok]] == fps[ok]
-    out[hit] = self.ids[self._rows[at[hit]]]
+    out[hit] = self._rows[at[hit]]
     return out
 
-  def add(self, fps: np.ndarray, ids: np.ndarray, parents: np.ndarray, depth: int) -> None:
-    """Add a level's new states (fingerprints not visited yet, each once)."""
+  def lookup(self, fps: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each visited fingerprint's (id, parent fingerprint, step position, depth); id -1 where it was not visited."""
+    rows = self.rows_of(fps)
+    hit = rows >= 0
+    ids = np.full(len(fps), -1, np.int64)
+    parents, pos, depths = np.zeros(len(fps), FP), np.full(len(fps), -1, np.int32), np.full(len(fps), -1, np.int32)
+    r = rows[hit]
+    ids[hit], parents[hit], pos[hit], depths[hit] = self.ids[r], self.parents[r], self.pos[r], self.depths[r]
+    return ids, parents, pos, depths
+
+  def fps_of(self, ids: np.ndarray) -> np.ndarray:
+    """The fingerprints of states this shard owns, by id (the rows are in id order)."""
+    return self.fps[np.searchsorted(self.ids, ids)]
+
+  def add(self, fps: np.ndarray, ids: np.ndarray, parents: np.ndarray, pos: np.ndarray, depth: int) -> None:
+    """Add a level's new states (fingerprints not visited yet, each once; their ids above every id here)."""
     if not len(fps): return
+    by_id = np.argsort(ids, kind="stable")
+    fps, ids, parents, pos = fps[by_id], ids[by_id], parents[by_id], pos[by_id]
     first = len(self.fps)
     self.fps = np.concatenate([self.fps, fps.astype(FP)])
     self.parents = np.concatenate([self.parents, parents.astype(FP)])
+    self.pos = np.concatenate([self.pos, pos.astype(np.int32)])
     self.ids = np.concatenate([self.ids, ids.astype(np.int64)])
     self.depths = np.concatenate([self.depths, np.full(len(fps), depth, np.int32)])
     order = np.argsort(fps, kind="stable")
@@ -67,11 +98,9 @@ class Visited:
 
   def parent_of(self, fp: bytes) -> bytes | None:
     """The parent's fingerprint of a visited state (None for the program, or a state not owned here)."""
-    at = int(np.searchsorted(self._sorted, np.array([fp], FP))[0])
-    if at >= len(self._sorted) or fp_bytes(self._sorted[at]) != fp: return None
-    row = self._rows[at]
-    return None if self.depths[row] == 0 else fp_bytes(self.parents[row])
+    row = int(self.rows_of(np.array([fp], FP))[0])
+    return None if row < 0 or self.depths[row] == 0 else fp_bytes(self.parents[row])
 
   def nbytes(self) -> int:
     """Bytes held by the arrays."""
-    return sum(a.nbytes for a in (self.fps, self.parents, self.ids, self.depths, self._sorted, self._rows))
+    return sum(a.nbytes for a in (self.fps, self.parents, self.pos, self.ids, self.depths, self._sorted, self._rows))

@@ -45,10 +45,11 @@ class Target:
   (exactly this graph), or ``Target.of(x)`` for any of: a ``Target``, a string, a parsed
   ``Term``, a node, or an etuple pattern of your own (its named variables are the holes).
   """
-  __slots__ = ("text", "pattern", "holes", "_vars", "_check")
+  __slots__ = ("text", "pattern", "holes", "_vars", "_check", "_from")
 
   def __init__(self, pattern: Any, holes: tuple[str, ...], text: str) -> None:
     self.pattern, self.holes, self.text = pattern, holes, text
+    self._from: tuple[str, Any] | None = None   # how to make it again: ("parse", text) or ("graph", node)
     self._vars = {name: var(name) for name in holes}
     self._check = _prefilter(pattern)
 
@@ -60,12 +61,16 @@ class Target:
     'add(?x, ?x)'
     """
     term = parse_term(text, filename)   # errors name the column in ``text``
-    return Target(term_pattern(text), term.holes, str(term))   # text parses: the same term
+    t = Target(term_pattern(text), term.holes, str(term))   # text parses: the same term
+    t._from = ("parse", text)
+    return t
 
   @staticmethod
   def graph(u: UOp) -> Target:
     """Exactly the graph ``u`` (hash consing: matching is identity)."""
-    return Target(u, (), show(u, 2000))
+    t = Target(u, (), show(u, 2000))
+    t._from = ("graph", u)
+    return t
 
   @staticmethod
   def of(x: Any) -> Target:
@@ -98,6 +103,17 @@ class Target:
     return None if S is None or S is False else self.bindings(S)
 
   def __repr__(self) -> str: return f"Target({self.text!r})"
+
+  def __reduce__(self) -> tuple[Any, ...]:
+    # made again where it is unpickled (a cluster's worker), not copied: a pattern's etuples and the pre-check compare
+    # with their modules' sentinels by identity, which a copy does not keep
+    if self._from is not None: return (_remade, self._from)
+    return (Target, (self.pattern, self.holes, self.text))
+
+
+def _remade(kind: str, x: Any) -> Target:
+  """An unpickled ``Target``: parsed again, or the graph's (``Target.__reduce__``)."""
+  return Target.parse(x) if kind == "parse" else Target.graph(x)
 
 
 def target_pattern(target: Any) -> Any:

@@ -49,10 +49,10 @@ def unsure_cycles(ex: Exploration) -> bool:
 
 
 def _classes(ex: Exploration) -> tuple[list[Cycle], bool]:
-  states = ex.states
   edges: list[Any] | None = None   # made only if a cycle is found, for its rules
   cycles, unsure = [], False
   for comp in ex.closed_components():   # ids, not edges: a report of millions of edges must not make them all
+    states = ex.states   # (read once a component exists: a cluster run's counting reports never make every state)
     members = set(comp)
     if not all(ex.fully_expanded(states[v]) for v in comp):
       unsure = True

@@ -213,6 +213,11 @@ class Exploration:
     return self.run()._states
 
   @property
+  def state_count(self) -> int:
+    """``len(self.states)``: what a summary line prints (a cluster run counts its states where they are)."""
+    return len(self.states)
+
+  @property
   def normal_forms(self) -> list[State]:
     """The normal states (no step leaves them; stuck states are not normal), in discovery order."""
     return self.run()._normals
