@@ -14,7 +14,8 @@ from tinygrad.uop.symbolic import sym, symbolic, symbolic_simple
 import uopc
 from uopc.relational import explore, normal_forms
 from uopc.relational.ir import ir_of
-from uopc.relational.ir.tinygrad import TINYGRAD, adapt
+from uopc.relational.ir import tinygrad as tinygrad_ir
+from uopc.relational.ir.tinygrad import TINYGRAD, TinygradIR, adapt
 
 a, b = UOp.variable("a", 0, 10), UOp.variable("b", 0, 10)
 
@@ -78,6 +79,18 @@ def test_ctx_reaches_the_rules_that_take_it():
 
 def test_one_adapter_per_matcher():
   assert adapt(symbolic) is adapt(symbolic) and len(adapt(symbolic).rules) == len(symbolic.patterns)
+
+
+def test_rebuilt_nodes_are_tinygrads_own_and_the_table_of_them_is_bounded(monkeypatch):
+  ir, x = TinygradIR(), UOp.variable("x", 0, 10)
+  get = ir.existing(Ops.ADD, x.dtype, None)
+  assert get((x, b)) is None   # not made by this IR yet
+  n = ir.make(Ops.ADD, (x, b), None, x.dtype)
+  assert n is x + b and get((x, b)) is n and ir.make(Ops.ADD, (x, b), None, x.dtype) is n
+  assert ir.make(Ops.CMPLT, (x, b), None, x.dtype) is (x < b)   # a derived dtype (bool), not the one asked for
+  monkeypatch.setattr(tinygrad_ir, "MADE_LIMIT", 8)
+  made = [ir.make(Ops.MUL, (x, UOp.const(k, x.dtype)), None, x.dtype) for k in range(20)]
+  assert made == [x * k for k in range(20)] and ir._made_size <= 8 and get((x, b)) is None   # dropped, in place
 
 
 @pytest.mark.parametrize("prog, pm, said", [

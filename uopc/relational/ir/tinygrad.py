@@ -20,6 +20,7 @@ import os
 import weakref
 from typing import Any, Callable, cast
 
+from tinygrad.helpers import SPEC
 from tinygrad.uop.ops import Ops, PatternMatcher, UOp, UOpMetaClass, dtype_from_uop, graph_rewrite
 
 from uopc.relational.ir import register
@@ -142,9 +143,27 @@ def adapt(pm: PatternMatcher, name: str | None = None) -> TinygradRules:
   return a
 
 
-# tinygrad's hash-consing table, {(op, dtype, src, arg, tag): weakref}: what its constructor looks a node up in (before any
-# check of a new node, so a node found here is the one UOp(op, dtype, src, arg) returns)
-_ucache = UOpMetaClass.ucache
+_ucache, _create = UOpMetaClass.ucache, type.__call__
+
+
+def new_node(op: Any, dtype: Any, src: tuple, arg: Any) -> UOp:
+  """``UOp(op, dtype, src, arg)``, as tinygrad's constructor (``UOpMetaClass.__call__``) makes it when its ``SPEC`` checks
+  are off (the default): the node in its hash-consing table, else a new one filed there. Without the constructor's
+  general path (keyword defaults, metadata, buffers, ``SPEC`` tests), a third of its time; with ``SPEC`` on, the
+  constructor itself.
+
+  >>> from tinygrad.uop.ops import Ops, UOp
+  >>> a = UOp.variable("a", 0, 10)
+  >>> new_node(Ops.ADD, a.dtype, (a, a), None) is a + a is UOp(Ops.ADD, a.dtype, (a, a))
+  True
+  """
+  if SPEC.value > 1: return UOp(op, dtype, src, arg)
+  if (w := _ucache.get(key := (op, dtype, src, arg, None))) is not None and (n := w()) is not None: return n
+  _ucache[key] = weakref.ref(n := _create(UOp, *key))
+  return n
+
+
+MADE_LIMIT = 1 << 19   # make's results kept (each keeps a node alive) before the table is dropped
 _KEEPS_DTYPE = {op for op in Ops if op.name in ("ADD", "SUB", "MUL", "MAX", "MOD", "IDIV", "FLOORDIV", "FLOORMOD", "AND", "OR", "XOR",
                                                  "SHL", "SHR")}
 
@@ -155,26 +174,46 @@ class TinygradIR(IR):
   class build_error(Exception):   # tinygrad's constructor does not type-check; its dtype production rules (dtype_from_uop) may refuse
     pass
 
+  def __init__(self) -> None:
+    # make's results, {(op, dtype, arg): {src: node}}: what a rebuild on these sources gives, found by one dict lookup (the
+    # most frequent call of an exploration) instead of tinygrad's constructor. Exact, since make is a function of its
+    # fields and the table holds its nodes alive (so tinygrad's own table, of weak references, still maps them to
+    # themselves); dropped whole past MADE_LIMIT entries, which bounds the nodes it keeps alive (uopc's own hash-consing
+    # tables hold nodes strongly too)
+    self._made: dict[tuple, dict[tuple, UOp]] = {}
+    self._made_size = 0
+
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
+    if (table := self._made.get(key := (op, dtype, arg))) is not None and (n := table.get(src)) is not None: return n
+    n = self._build(op, src, arg, dtype)
+    if table is None: table = self._made[key] = {}
+    table[src] = n
+    self._made_size += 1
+    if self._made_size > MADE_LIMIT: self.forget_made()
+    return n
+
+  def forget_made(self) -> None:
+    """Empty make's table (each table in place: a lookup ``existing`` handed out stays valid, and finds nothing)."""
+    for table in self._made.values(): table.clear()
+    self._made, self._made_size = {}, 0
+
+  def _build(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
     # a binary ALU node on sources of its own dtype keeps it (promo_dtype of equal dtypes): the common case, without
     # dtype_from_uop (a third of an exploration's time); else its dtype is derived again, as tinygrad's rebuild does
-    if op in _KEEPS_DTYPE and all(s.dtype is dtype for s in src):
-      return n if (w := _ucache.get((op, dtype, src, arg, None))) is not None and (n := w()) is not None else UOp(op, dtype, src, arg)
+    if op in _KEEPS_DTYPE:
+      for s in src:
+        if s.dtype is not dtype: break
+      else: return new_node(op, dtype, src, arg)
     try: derived = dtype_from_uop(op, src, arg)
     except (RuntimeError, AssertionError, TypeError) as e: raise self.build_error(str(e)) from None   # tinygrad's typing refuses it
-    return UOp(op, derived or dtype, src, arg)
+    return new_node(op, derived or dtype, src, arg)
 
   def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]:
-    """The node on ``src`` if tinygrad's hash-consing table holds it (a dict lookup, not its constructor: the most
-    frequent call of an exploration), where its dtype is known without deriving it; else None, and the stepper makes it."""
-    if op not in _KEEPS_DTYPE: return lambda src: None
-    get = _ucache.get
-
-    def found(src: tuple) -> UOp | None:
-      for s in src:
-        if s.dtype is not dtype: return None
-      return w() if (w := get((op, dtype, src, arg, None))) is not None else None
-    return found
+    """The node ``make`` gave on ``src`` before, else None (and the stepper makes it): a dict's own ``get``."""
+    if (table := self._made.get(key := (op, dtype, arg))) is None:
+      table = self._made[key] = {}
+      self._made_size += 1   # a key counts, so the keys too are bounded
+    return table.get
 
   def rules(self, pm: Any, what: str, node: Any) -> TinygradRules:
     if isinstance(pm, TinygradRules): return pm
