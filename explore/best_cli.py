@@ -9,11 +9,9 @@ default), ``OP=W,...`` (op weights; ``*=W`` for the others) or ``file.py:fn``
 Exit codes: 0 the answer is proven cheapest, 3 a bound was hit (the best graph found
 is still printed), 2 bad input.
 
->>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['best']
+>>> from uopc.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.best_cli:')]
+['explore best']
 """
 from __future__ import annotations
 
@@ -22,32 +20,10 @@ import sys
 from typing import Any
 
 from uopc.explore.html import emit
-from uopc.explore.options import canonical_for, common_options, term_text
+from uopc.explore.options import canonical_for, term_text
 from uopc.explore.search_cli import search_bound_text, step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
-
-
-def cost_arg(spec: str) -> Any:
-  """argparse type for ``--cost``."""
-  from uopc.cost import Cost, CostError
-  try: return Cost.parse(spec)
-  except CostError as e: raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def add_cost(p: argparse.ArgumentParser) -> None:
-  p.add_argument("--cost", type=cost_arg, default="nodes", metavar="C",
-                 help="nodes (distinct nodes, default), OP=W,... (op weights, *=W for the rest), or file.py:fn (fn(node, src_costs))")
-
-
-def register(sub: Any) -> None:
-  """Add ``best`` to the ``uopc explore`` subcommands."""
-  p = sub.add_parser("best", help="the cheapest graph reachable by rewriting, with its path",
-                     description="Search best first for the cheapest graph the rules reach from the program (directed "
-                                 "rewriting; cycles are fine). Exit codes: 0 proven cheapest, 3 a bound was hit, 2 bad input.")
-  common_options(p, ("text", "json", "html"))
-  add_cost(p)
-  p.set_defaults(func=cmd_best)
 
 
 def canonical_of(prog: Any, args: argparse.Namespace, cost: Any) -> tuple[Any, Any, str | None]:

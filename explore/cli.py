@@ -16,11 +16,9 @@ interrupted by SIGINT/SIGTERM (the partial result is still printed), 2 bad input
 Progress goes to stderr, only when it is a
 terminal and the run takes more than a second.
 
->>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['explore']
+>>> from uopc.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.cli:')]
+['explore reachable', 'explore normal-forms']
 """
 from __future__ import annotations
 
@@ -32,49 +30,9 @@ from typing import Any, Literal
 from uopc import collector
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import bar_is_up, isatty, load_program
-from uopc.explore.options import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, cluster_option, common_options,
-                                  exit_code, exploration_progress, no_reduce_arg, on_cluster, program_for_rules)
-from uopc.explore.sampled import explore_timeout, sample_after, sample_options
-
-
-def _semantics(p: argparse.ArgumentParser) -> None:
-  p.add_argument("--semantics", choices=("graph", "tree"), default="graph",
-                 help="graph (default): a step rewrites a node at every use, as graph_rewrite does; "
-                      "tree: a step rewrites one occurrence (docs/relational.md)")
-
-
-def register(sub: Any) -> None:
-  """Add ``explore`` (with ``reachable`` and ``normal-forms``) to the ``uopc`` subcommands."""
-  p = sub.add_parser("explore", help="the relational explorer: every rewrite ordering",
-                     description="Explore every graph that any ordering of rewrites reaches.")
-  esub = p.add_subparsers(dest="explore_command", required=True, metavar="SUBCOMMAND")
-
-  r = esub.add_parser("reachable", help="every reachable graph (bounded, streamed)",
-                      description="Stream every graph reachable from the program, with the step that first reached it.")
-  common_options(r, ("text", "json", "dot", "html"))
-  r.add_argument("--dfs", action="store_true", help="depth first instead of breadth first")
-  _semantics(r)
-  cluster_option(r)
-  r.set_defaults(func=cmd_reachable)
-
-  n = esub.add_parser("normal-forms", help="every normal form, with a path to each",
-                      description="Every normal form of the program with one shortest rewrite path, and which one "
-                                  "the canonical engine (graph_rewrite) produces.")
-  common_options(n, ("text", "json", "dot", "html"))
-  no_reduce_arg(n)
-  _semantics(n)
-  sample_options(n)
-  cluster_option(n)
-  n.set_defaults(func=cmd_normal_forms)
-
-  from uopc.explore import search_cli   # uopc explore search (issue 5)
-  search_cli.register(esub)
-  from uopc.explore import order_cli, pairs_cli   # uopc explore order / pairs (issue 4)
-  order_cli.register(esub); pairs_cli.register(esub)  # noqa: E702
-  from uopc.explore import best_cli   # uopc explore best (issue 13)
-  best_cli.register(esub)
-  from uopc.explore import html   # uopc explore view saved.json (issue 14)
-  html.register(esub)
+from uopc.explore.options import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress, on_cluster,
+                                  program_for_rules)
+from uopc.explore.sampled import explore_timeout, sample_after
 
 
 def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool) -> Any:

@@ -22,19 +22,8 @@ def emit(args: Any, data: dict[str, Any], kind: str) -> None:
     from uopc.explore.report import json_text
     write_text(getattr(args, "output", None), json_text(data) + "\n")
     return
-  source = getattr(args, "file", None) or getattr(getattr(args, "ruleset", None), "spec", "")
+  source = getattr(args, "file", None) or getattr(getattr(args, "rules", None), "spec", "")
   write_page(getattr(args, "output", None), data, kind, f"uopc {kind}: {source}")
-
-
-def register(esub: Any) -> None:
-  """Add ``view`` (a saved ``--format json`` output as a page) to the ``uopc explore`` subcommands."""
-  p = esub.add_parser("view", help="the page of a saved --format json output",
-                      description="Write the --format html page of a saved --format json output of an explorer command "
-                                  "(reachable, normal-forms, order, search, pairs, best), of saturate or of trace/simplify. Exit codes: 0 "
-                                  "written, 2 bad input.")
-  p.add_argument("file", help="the saved JSON")
-  p.add_argument("-o", "--output", metavar="FILE", help="write the page to FILE (default stdout)")
-  p.set_defaults(func=cmd_view)
 
 
 def cmd_view(args: Any) -> int:

@@ -1,12 +1,9 @@
-"""The options and helpers the explorer's commands share: the bounds and output flags, the
-progress bar of an exploration, the canonical engine's result, the exit code, and how much
-of a term the outputs print.
+"""What the explorer's commands share when they run: the progress bar of an exploration, ``--cluster``'s checks, the
+program in the rules' IR, the canonical engine's result, the exit code, and how much of a term the outputs print.
 
-``explore/cli.py`` registers the ``uopc explore`` subcommands, which live in
-``explore/*_cli.py`` (``saturate_cli.py`` is ``uopc saturate``). This module imports nothing
-of ``explore/``: the command modules, ``report``, ``sampled`` and ``html`` import from it,
-never the other way (the command modules also import each other's pieces: ``best_cli`` and
-``saturate_cli`` print steps with ``search_cli``'s lines).
+Their options are declared in ``uopc.cli_options`` and named command by command in ``uopc.commands.COMMANDS``. This
+module imports nothing of ``explore/``: the command modules (``explore/*_cli.py``), ``report``, ``sampled`` and ``html``
+import from it, never the other way.
 """
 from __future__ import annotations
 
@@ -15,8 +12,7 @@ import contextlib
 from typing import Any, Iterator
 
 from uopc.budget import bounded, stopped_text
-from uopc.cli_support import (CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, add_max_steps, max_steps_for, natural_int, positive_int,
-                              progress_bar, add_program, add_rules)
+from uopc.cli_support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, max_steps_for, progress_bar
 from uopc.term import show
 
 # A term is printed whole up to this many characters, text and JSON alike: the let form is as long as its DAG
@@ -24,11 +20,6 @@ from uopc.term import show
 # Past it a term is a label (``uopc.term.show``: the tree's first characters and an ellipsis), so a 20,000-node
 # program cannot flood an exploration's output, where every state prints its graph.
 TERM_LIMIT = 10_000
-# A default run is bounded by time and memory, not by a count of states: what a space of 10,000 states
-# takes is nothing, and a count says nothing of how long a big program's states take.
-DEFAULT_MAX_STATES: int | None = None
-DEFAULT_MAX_DEPTH = 50
-DEFAULT_TIMEOUT = 10.0
 # States explored ahead of what a command reads from the stream (``Exploration.iter_ahead``): the native core's largest
 # batch. A state at a time cost half as much again as the search; a bound still stops within a batch.
 STREAM_BATCH = 4096
@@ -37,51 +28,6 @@ STREAM_BATCH = 4096
 def term_text(u: Any) -> str | None:
   """A graph as the explorer's outputs print it (``show`` up to ``TERM_LIMIT`` characters); None for no graph."""
   return None if u is None else show(u, TERM_LIMIT)
-
-
-def common_options(p: argparse.ArgumentParser, formats: tuple[str, ...], canonical: bool = True) -> None:
-  """The options every exploring subcommand shares; ``canonical``: it also runs the canonical engine (``--max-steps``)."""
-  add_program(p)
-  add_rules(p)
-  p.add_argument("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
-                 help="stop after N states (default: no count; --timeout and --max-memory bound a default run)")
-  p.add_argument("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
-                 help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
-  add_bounds(p, DEFAULT_TIMEOUT)
-  if canonical: add_max_steps(p)
-  p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
-  if "html" in formats: add_output(p)
-  if "dot" in formats:
-    p.add_argument("--dot-max-nodes", type=positive_int, default=None, metavar="N",
-                   help="--format dot: draw at most N states (the program, the canonical path and the normal forms first)")
-    p.add_argument("--dot-paths", action="store_true", help="--format dot: only the normal forms and the paths to them")
-
-
-def add_output(p: argparse.ArgumentParser) -> None:
-  """``-o FILE``: where the output goes, in every format (default stdout; ``uopc.cli_support.run_command``)."""
-  p.add_argument("-o", "--output", metavar="FILE", help="write to FILE, whole or not at all (default stdout)")
-
-
-def no_reduce_arg(p: argparse.ArgumentParser) -> None:
-  """``--no-reduce``: visit every reachable graph instead of a reduced set that keeps every normal form."""
-  p.add_argument("--no-reduce", dest="reduce", action="store_false",
-                 help="explore every reachable graph (default: skip orderings that reach no other normal form; "
-                      "see docs/reduction.md)")
-
-
-def cluster_option(p: argparse.ArgumentParser) -> None:
-  """``--cluster local:N|ADDRESS``: explore on a Ray cluster (``uopc.relational.cluster``, ``docs/scaling.md``)."""
-  p.add_argument("--cluster", type=cluster_arg, metavar="local:N|ADDRESS", default=None,
-                 help="explore on a Ray cluster, with the same results: local:N starts N workers here and stops them after, "
-                      "ADDRESS joins a cluster started by `ray start --head` (docs/scaling.md; needs pip install -e '.[cluster]')")
-
-
-def cluster_arg(text: str) -> str:
-  """argparse type for ``--cluster``: ``local:N`` with N >= 1, or a Ray address (``uopc.relational.cluster.parse_cluster``)."""
-  from uopc.relational.cluster import ClusterError, parse_cluster
-  try: parse_cluster(text)
-  except ClusterError as e: raise argparse.ArgumentTypeError(str(e).removeprefix(f"--cluster {text.strip()}: ")) from None
-  return text.strip()
 
 
 @contextlib.contextmanager

@@ -18,11 +18,9 @@ bound was hit (partial output), 1 the canonical engine failed (a rule raised, or
 did not converge within ``--max-steps``) or a step of the exploration is stuck (a rule
 raised), 130/143 interrupted (partial output), 2 bad input.
 
->>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['order']
+>>> from uopc.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.order_cli:')]
+['explore order']
 """
 from __future__ import annotations
 
@@ -32,26 +30,7 @@ from typing import Any, TextIO
 
 from uopc.explore.options import TERM_LIMIT
 from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, integer_arg, load_program, max_steps_for, positive_int, progress_bar
-
-
-def register(esub: Any) -> None:
-  """Add ``order`` to the ``uopc explore`` subcommands."""
-  from uopc.explore.options import common_options, no_reduce_arg
-  from uopc.explore.sampled import sample_options
-  p = esub.add_parser("order", help="does the result depend on rule order? forks, with both paths",
-                      description="The canonical result, every normal form, and for each other normal form the fork "
-                                  "where its path leaves the canonical engine's path. Exit codes: 0 complete, 3 a bound "
-                                  "was hit, 1 the canonical engine failed, 2 bad input.")
-  common_options(p, ("text", "json", "html"))
-  no_reduce_arg(p)
-  p.add_argument("--permutations", action="store_true", help="also try other rule orders with the canonical engine")
-  p.add_argument("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)")
-  p.add_argument("--bindings", type=positive_int, default=8, metavar="N",
-                 help="random bindings of free PARAMs for comparing values (default 8)")
-  p.add_argument("--seed", type=integer_arg, default=0, help="seed of the random bindings and of the sampled runs (default 0)")
-  sample_options(p, seed=False)
-  p.set_defaults(func=cmd_order)
+from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, load_program, max_steps_for, progress_bar
 
 
 def cmd_order(args: argparse.Namespace) -> int:

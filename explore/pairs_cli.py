@@ -12,11 +12,9 @@ Exit codes: 0 every pair is joinable; 1 some pair is not joinable or a rule rais
 3 some pair is undecided because a bound was hit (and none is worse); 130/143
 interrupted (the pairs checked so far are printed); 2 bad input.
 
->>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['pairs']
+>>> from uopc.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.pairs_cli:')]
+['explore pairs']
 """
 from __future__ import annotations
 
@@ -26,30 +24,7 @@ from typing import Any, TextIO
 
 from uopc.explore.options import term_text
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli_support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, add_bounds, isatty, positive_int, progress_bar, rules_arg
-
-
-
-def register(esub: Any) -> None:
-  """Add ``pairs`` to the ``uopc explore`` subcommands."""
-  p = esub.add_parser("pairs", help="critical pairs of a rule set, joinable or not, with witnesses",
-                      description="Unify every rule's pattern with every non-variable position of every rule's pattern, "
-                                  "instantiate each overlap (fresh PARAMs, edge constants), apply both rules and check "
-                                  "that the results join. Exit codes: 0 all joinable, 1 some pair not joinable or a rule "
-                                  "raised, 3 undecided (a bound was hit), 2 bad input.")
-  p.add_argument("ruleset", nargs="?", type=rules_arg, default="symbolic", metavar="RULESET",
-                 help="symbolic (default), fold, evaluate, symbolic+evaluate, module:attr, or file.py:attr")
-  p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (default text)")
-  from uopc.explore.options import add_output
-  add_output(p)
-  p.add_argument("--all", action="store_true", help="also list the joinable pairs (text)")
-  p.add_argument("--max-instances", type=positive_int, default=64, metavar="N", help="instances tried per pair (default 64)")
-  p.add_argument("--max-states", type=positive_int, default=2_000, metavar="N",
-                 help="states per side when searching for a common reduct (default 2,000)")
-  p.add_argument("--max-steps", type=positive_int, default=10_000, metavar="N",
-                 help="rule lookups per normalization by the canonical engine (default 10,000)")
-  add_bounds(p, 600.0)
-  p.set_defaults(func=cmd_pairs)
+from uopc.cli_support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, isatty, progress_bar
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
@@ -59,15 +34,15 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 def _pairs(args: argparse.Namespace) -> int:
   from uopc.relational.analyses.pairs import critical_pairs
   from uopc.relational.ir import IR, ir_of_rules
-  if type(ir := ir_of_rules(args.ruleset.pm, args.ruleset.spec)[0]).overlaps is IR.overlaps:   # the IR has no overlaps of its own
-    raise CLIError(f"uopc: {args.ruleset.spec}: critical pairs of {ir.name} rule sets are not computed")
+  if type(ir := ir_of_rules(args.rules.pm, args.rules.spec)[0]).overlaps is IR.overlaps:   # the IR has no overlaps of its own
+    raise CLIError(f"uopc: {args.rules.spec}: critical pairs of {ir.name} rule sets are not computed")
   bar = progress_bar(None, "pair", "critical pairs") if isatty(sys.stderr) else None
   def progress(done: int, total: int) -> None:
     if bar is not None:
       bar.total = total
       bar.update(done - bar.n)
   try:
-    report = bounded(lambda: critical_pairs(args.ruleset.pm, max_instances=args.max_instances, max_states=args.max_states,
+    report = bounded(lambda: critical_pairs(args.rules.pm, max_instances=args.max_instances, max_states=args.max_states,
                                             max_steps=args.max_steps, timeout=args.timeout, progress=progress), None, grace=True)
   finally:
     if bar is not None: bar.close()
@@ -76,8 +51,8 @@ def _pairs(args: argparse.Namespace) -> int:
     return EXIT_BOUND
   if args.format in ("json", "html"):
     from uopc.explore import html
-    html.emit(args, to_json(report, args.ruleset.spec), "pairs")
-  else: write_text(report, args.ruleset.spec, sys.stdout, show_all=args.all)
+    html.emit(args, to_json(report, args.rules.spec), "pairs")
+  else: write_text(report, args.rules.spec, sys.stdout, show_all=args.all)
   return exit_code(report)
 
 

@@ -17,20 +17,10 @@ import argparse
 from typing import Any
 
 from uopc.budget import bounded, current
-from uopc.cli_support import integer_arg, natural_int
 from uopc.explore.options import TERM_LIMIT
 
 EXPLORE_SHARE = 0.5    # of --timeout, for the exhaustive search when sampling may follow it (--help says "half")
 SAMPLE_RESERVE = 0.1   # of --timeout (at most 1 s), left after sampling for the report
-
-
-def sample_options(p: argparse.ArgumentParser, seed: bool = True) -> None:
-  """``--samples`` (and ``--seed``, unless the command has one)."""
-  p.add_argument("--samples", type=natural_int, default=None, metavar="N",
-                 help="if a bound stops the exploration: N random rewrite runs, each to a normal form (default: as many as the "
-                      "time left allows, until they stop finding new ones; the exploration has half of --timeout; "
-                      "0: none)")
-  if seed: p.add_argument("--seed", type=integer_arg, default=0, help="seed of the random runs (default 0: the output is reproducible)")
 
 
 def explore_timeout(args: argparse.Namespace) -> float | None:

@@ -14,11 +14,9 @@ Exit codes: 0 found, 1 not found in a space searched to its end, 3 not found bef
 a bound was hit, 130/143 interrupted (what was found so far is printed), 2 bad input (a target that does not parse is reported as
 ``<target>:1:COL: message``).
 
->>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['search']
+>>> from uopc.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.search_cli:')]
+['explore search']
 """
 from __future__ import annotations
 
@@ -28,30 +26,10 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.explore.html import emit
-from uopc.explore.options import TERM_LIMIT, cluster_option, common_options, on_cluster
+from uopc.explore.options import TERM_LIMIT, on_cluster
 from uopc.budget import bounded, shielded, stopped
 from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
-
-
-
-def register(sub: Any) -> None:
-  """Add ``search`` to the ``uopc explore`` subcommands."""
-  p = sub.add_parser("search", help="a shortest rewrite sequence to a target (or --to: a common graph)",
-                     description="Find the shortest rewrite sequence from the program to a graph matching a target term "
-                                 "(?x binds a hole, the same name twice binds one node, _ matches anything), or with --to a "
-                                 "graph both programs rewrite to. Exit codes: 0 found, 1 not found (the whole space was "
-                                 "searched), 3 not found before a bound, 2 bad input.")
-  common_options(p, ("text", "json", "html"), canonical=False)
-  what = p.add_mutually_exclusive_group(required=True)
-  what.add_argument("--target", metavar="TERM", help="a term with holes, e.g. 'add(mul(p0, 3), ?c)'")
-  what.add_argument("--target-file", metavar="FILE", help="a .uir program: search for exactly this graph")
-  what.add_argument("--to", metavar="FILE", help="a second .uir program: search for a graph both rewrite to")
-  what.add_argument("--to-term", metavar="TERM", help="--to with the second program as a term without holes, as the explorer "
-                                                      "prints one (e.g. 'let a = add(p0, 0) in add(a, a)')")
-  p.add_argument("--all", action="store_true", help="stream every match, nearest first (not with --to)")
-  cluster_option(p)
-  p.set_defaults(func=cmd_search)
 
 
 # ---- running

@@ -1,122 +1,45 @@
-"""The ``uopc`` command line: ``run``, ``simplify``, ``trace``, and the ``explore`` family.
+"""The ``uopc`` command line: the parser made from the table of commands (``uopc.commands.COMMANDS``), and ``main``.
 
-What the commands share (exit codes, argument types, loading programs and rules) is in
-``uopc.cli_support``. Exit codes (``docs/failure-contract.md``): 0 success, 1 the program failed (out-of-bounds
-index, did not evaluate, rules loop) or the command found something (a non-joinable pair,
-an unsound rule), 2 bad input (unreadable file, parse or type error, bad flag, a bad rule
-or rules file), 3 a bound was hit before the work was complete. Errors are one line on
-stderr, never a traceback.
+What the commands share (exit codes, argument types, loading programs and rules) is in ``uopc.cli_support``, the
+options they share in ``uopc.cli_options``. Exit codes (``docs/failure-contract.md``, ``EXIT_MEANINGS``): 0 success,
+1 the program failed (out-of-bounds index, did not evaluate, rules loop) or the command found something (a
+non-joinable pair, an unsound rule), 2 bad input (unreadable file, parse or type error, bad flag, a bad rule or rules
+file), 3 a bound was hit before the work was complete. Errors are one line on stderr, never a traceback.
+
+>>> sorted(build_parser()._subparsers._group_actions[0].choices)
+['check-rules', 'emit-c', 'explore', 'run', 'saturate', 'simplify', 'trace']
 """
 from __future__ import annotations
 
 import argparse
 import difflib
-import importlib
 import importlib.metadata
-import json
 import signal
 import sys
 from typing import Callable, Sequence, Any
 
 from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
-from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_CODES, EXIT_BOUND, EXIT_FAILED, EXIT_OK, PROGRAM_FAILURES, CLIError, add_bounds,
-                              add_max_steps, bind_cli_params, load_program, load_rules, max_steps_for, param_arg, program_failed,
-                              add_program, add_rules, run_command, write_out)
-from uopc.evaluate import UndefinedError, run, to_python
-from uopc.rewrite import RuleError, graph_rewrite
-from uopc.term import memo as term_memo, show
-from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher, rewrite_json
-from uopc.uir import to_uir
-from uopc.uop import UOp
-
-# Command groups that live outside the engine register themselves through these modules'
-# ``register(subparsers)``; importing them is cheap (their heavy imports are deferred).
-COMMAND_MODULES: list[str] = ["uopc.backend.cli", "uopc.explore.cli", "uopc.explore.saturate_cli"]
-
-def cmd_run(args: argparse.Namespace) -> int:
-  if args.backend == "c":
-    from uopc.backend.cli import cmd_run_c   # lazy: the engine never imports the backend
-    return cmd_run_c(args)
-  prog = bind_cli_params(load_program(args.file), args.param, args.file)
-  try: value = to_python(run(prog, max_steps_for(prog, args.max_steps)))
-  except UndefinedError as e: raise CLIError(f"{args.file}: runtime error: {e}", EXIT_FAILED) from None   # as --backend c says it
-  except (*PROGRAM_FAILURES, ValueError) as e: raise program_failed(args.file, e) from None
-  write_out(repr(value) + "\n")   # a Python literal: [11, 42, 93], -0.0, nan
-  return EXIT_OK
-
-
-def cmd_simplify(args: argparse.Namespace) -> int:
-  prog = load_program(args.file)
-  if args.format != "uir": return rewrite_report(prog, args, "simplify")
-  try: out = graph_rewrite(prog, args.rules.pm, max_steps=max_steps_for(prog, args.max_steps))
-  except PROGRAM_FAILURES as e: raise program_failed(args.file, e) from None
-  write_out(to_uir(out))
-  return EXIT_OK
-
-
-def cmd_trace(args: argparse.Namespace) -> int:
-  prog = load_program(args.file)
-  if args.param: prog = bind_cli_params(prog, args.param, args.file)
-  if args.format != "text": return rewrite_report(prog, args, "trace")
-  pm = StatsMatcher(args.rules.pm) if args.stats else TracingMatcher(args.rules.pm, out=sys.stdout)
-  print(f"program: {show(prog, TERM_LIMIT)}")
-  try: out = graph_rewrite(prog, pm, max_steps=max_steps_for(prog, args.max_steps))
-  except PROGRAM_FAILURES as e:
-    if isinstance(pm, StatsMatcher): write_out(pm.table() + "\n")   # where a looping rewrite spent its rule lookups
-    raise program_failed(args.file, e) from None
-  write_out(f"result: {show(out, TERM_LIMIT)}\n" + (pm.table() + "\n" if isinstance(pm, StatsMatcher) else ""))
-  return EXIT_OK
-
-
-def rewrite_report(prog: UOp, args: argparse.Namespace, command: str) -> int:
-  """``--format json|html`` of ``simplify`` and ``trace``: every firing of the canonical engine with the graph before and after."""
-  data = rewrite_json(prog, args.rules.pm, max_steps_for(prog, args.max_steps), args.rules.spec)
-  from uopc.page import write_page, write_text
-  if args.format == "json": write_text(args.output, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-  else: write_page(args.output, data, "trace", f"uopc {command}: {args.file}")
-  return EXIT_OK if data["error"] is None else EXIT_FAILED
-
-
-def add_rewrite_formats(p: argparse.ArgumentParser, first: str) -> None:
-  """``--format`` (``first``, json or html) and ``-o`` of ``simplify`` and ``trace``."""
-  p.add_argument("--format", choices=(first, "json", "html"), default=first,
-                 help=f"output format (default {first}); json and html: every firing with the graph before and after")
-  p.add_argument("-o", "--output", metavar="FILE", help="write to FILE, whole or not at all (default stdout)")
+from uopc.cli_spec import add_command
+from uopc.cli_support import EXIT_BAD_INPUT, EXIT_BOUND, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, CLIError, load_rules, run_command
+from uopc.commands import COMMANDS, GROUPS
+from uopc.rewrite import RuleError
+from uopc.term import memo as term_memo
 
 
 def build_parser() -> argparse.ArgumentParser:
+  """The ``uopc`` parser: a subcommand for each row of ``COMMANDS`` (``explore search`` under ``explore``), each help ending
+  with the exit codes."""
   parser = OneLineErrorParser(prog="uopc", description="A tinygrad-style UOp compiler with a relational rewrite explorer.")
   parser.add_argument("--version", action="version", version=f"uopc {_version()}")
   sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-  p = sub.add_parser("run", help="value of a closed program", description="Evaluate a program by rewriting and print its value.")
-  add_program(p)
-  p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
-  p.add_argument("--backend", choices=("python", "c"), default="python",
-                 help="python: evaluate by rewriting (default); c: compile the simplified program with the system C compiler and run it")
-  add_max_steps(p)
-  add_bounds(p)
-  p.set_defaults(func=cmd_run)
-
-  p = sub.add_parser("simplify", help="canonical normal form, as .uir", description="Rewrite a program to its canonical normal form.")
-  add_program(p)
-  add_rules(p)
-  add_max_steps(p)
-  add_bounds(p)
-  add_rewrite_formats(p, "uir")
-  p.set_defaults(func=cmd_simplify)
-
-  p = sub.add_parser("trace", help="each rule firing of the canonical engine", description="Print every rule lookup of graph_rewrite.")
-  add_program(p)
-  add_rules(p)
-  p.add_argument("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM first")
-  p.add_argument("--stats", action="store_true", help="per-rule tries/matches/fires/time instead of the trace")
-  add_max_steps(p)
-  add_bounds(p)
-  add_rewrite_formats(p, "text")
-  p.set_defaults(func=cmd_trace)
-
-  for module in COMMAND_MODULES: importlib.import_module(module).register(sub)
+  groups: dict[str, Any] = {}
+  for cmd in COMMANDS:
+    group, _, _ = cmd.name.rpartition(" ")
+    if group and group not in groups:
+      summary, description = GROUPS[group]
+      g = sub.add_parser(group, help=summary, description=description)
+      groups[group] = g.add_subparsers(dest=f"{group}_command", required=True, metavar="SUBCOMMAND")
+    add_command(groups[group] if group else sub, cmd)
   _set_epilog(parser)
   return parser
 
@@ -166,9 +89,9 @@ def main(argv: Sequence[str] | None = None) -> int:
   except RuleError as e: return _fail(f"uopc: {e}", EXIT_BAD_INPUT)
   except KeyboardInterrupt: return _fail("uopc: interrupted", 130)
   except BrokenPipeError: return EXIT_OK
-  except RecursionError: return _fail("uopc: internal error: recursion too deep (please report this)", 4)
+  except RecursionError: return _fail("uopc: internal error: recursion too deep (please report this)", EXIT_INTERNAL)
   except Exception as e:   # never a traceback: a one-line report of the unexpected
-    return _fail(f"uopc: internal error: {type(e).__name__}: {e}", 4)
+    return _fail(f"uopc: internal error: {type(e).__name__}: {e}", EXIT_INTERNAL)
   return _stopped_code(budget, code)
 
 

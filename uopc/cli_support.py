@@ -1,11 +1,11 @@
-"""What every ``uopc`` command shares: exit codes, ``CLIError``, argument types, the bounds
-and ``--max-steps`` options, ``--rules`` and ``--param`` handling, loading a program, the one
-progress bar and writing a result.
+"""What every ``uopc`` command shares: exit codes, ``CLIError``, argument types, ``--rules``
+and ``--param`` handling, loading a program, the one progress bar and writing a result
+(the options themselves are declared in ``uopc.cli_options``).
 
-The command modules (``uopc.cli``, ``uopc.backend.cli``, ``uopc.explore.*``) import these
-from here and never from each other, so no command module imports another one back.
-Exit codes (``docs/failure-contract.md``): 0 success, 1 the program failed or the command
-found something, 2 bad input, 3 a bound was hit.
+The command modules (``uopc.commands.*``, ``uopc.backend.cli``, ``uopc.explore.*``) import these
+from here, so no command module imports another one back. Exit codes (``EXIT_MEANINGS``,
+``docs/failure-contract.md``): 0 success, 1 the program failed or the command found something,
+2 bad input, 3 a bound was hit.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any, Callable, NamedTuple
 
-from uopc.budget import DEFAULT_MAX_MEMORY, memory_text, parse_memory, shielded
+from uopc.budget import parse_memory, shielded
 from uopc.dtype import DType, dtypes
 from uopc.evaluate import bind_params
 from uopc.files import write_atomically
@@ -26,10 +26,20 @@ from uopc.rulesets import RuleSetError, resolve_rules
 from uopc.uir import UIRError, parse_literal, parse_uir
 from uopc.uop import UOp, UOpError, call_params
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND = 0, 1, 2, 3
-EXIT_CODES = ("Exit codes: 0 success; 1 the program failed, or the command found something (a non-joinable pair, "
-              "an unsound rule, a rule that raised); 2 bad input (a file, a flag, a rule or a rules file); 3 a bound "
-              "was hit (the partial output is marked incomplete). See docs/failure-contract.md.")
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_MEANINGS: dict[int, str] = {
+  EXIT_OK: "success",
+  EXIT_FAILED: "the program failed, or the command found something (a non-joinable pair, an unsound rule, a rule that raised)",
+  EXIT_BAD_INPUT: "bad input (a file, a flag, a rule or a rules file)",
+  EXIT_BOUND: "a bound was hit (the partial output is marked incomplete)",
+  EXIT_INTERNAL: "an internal error of uopc (please report it)",
+  130: "interrupted by SIGINT (the partial output is marked incomplete)",
+  143: "interrupted by SIGTERM (the partial output is marked incomplete)",
+}
+"""What each exit code means for every command (``docs/failure-contract.md``; ``tests/test_commands.py`` checks them
+against it); a command's own table (``uopc.commands.COMMANDS``) says what it means there."""
+EXIT_CODES = ("Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items() if code < EXIT_INTERNAL)
+              + "; 130, 143 interrupted. See docs/failure-contract.md.")
 """The epilog of every ``--help``."""
 
 # what the canonical engine raises when the program (not the rules or the input) fails: exit 1
@@ -169,27 +179,6 @@ RULES_HELP = ("rule set: symbolic (default), fold, evaluate, symbolic+evaluate, 
               "module:attr, or file.py:attr (a rules file is code: it runs)")
 
 
-def add_program(p: argparse.ArgumentParser) -> None:
-  """The program argument every command that reads one takes: a ``.uir`` file, or ``-`` for stdin."""
-  p.add_argument("file", help=".uir program (- for stdin)")
-
-
-def add_rules(p: argparse.ArgumentParser, positional: bool = False) -> None:
-  """The rule set a command rewrites with: ``--rules NAME``, or (``positional``) an optional ``RULESET`` argument,
-  with one help text (``RULES_HELP``); loaded after parsing by ``load_rules``."""
-  if positional: p.add_argument("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET", help=RULES_HELP)
-  else: p.add_argument("--rules", type=rules_arg, default="symbolic", metavar="NAME", help=RULES_HELP)
-
-
-def add_bounds(p: argparse.ArgumentParser, timeout: float | None = None) -> None:
-  """``--timeout`` and ``--max-memory``: the bounds of a long-running command (``uopc.budget``)."""
-  default = f"default {timeout:g}" if timeout is not None else "default: none"
-  p.add_argument("--timeout", type=seconds_arg, default=timeout, metavar="S",
-                 help=f"stop after S seconds and report what was done, exit 3 ({default})")
-  p.add_argument("--max-memory", type=memory_arg, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
-                 help=f"stop when resident memory exceeds SIZE (512M, 2G; 0: no bound; default {memory_text(DEFAULT_MAX_MEMORY)})")
-
-
 def natural_int(text: str) -> int:
   """argparse type for a count that may be 0."""
   return integer_arg(text, 0)
@@ -302,9 +291,3 @@ def program_failed(path: str, e: Exception) -> CLIError:
   """The one-line report (exit 1) of a program that fails: ``prog.uir: IndexError: index 5 out of bounds ...``."""
   name = next(c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins" or c is RewriteLoopError)
   return CLIError(f"{path}: {name}: {e}", EXIT_FAILED)
-
-
-def add_max_steps(p: argparse.ArgumentParser) -> None:
-  """The ``--max-steps`` option of every command that runs the canonical engine."""
-  p.add_argument("--max-steps", type=positive_int, default=None, metavar="N",
-                 help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")

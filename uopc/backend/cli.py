@@ -1,15 +1,13 @@
 """The C backend's commands: ``uopc run --backend c``, ``uopc emit-c``, ``uopc check-rules``.
 
-``uopc.cli`` imports this module lazily (``COMMAND_MODULES``, and ``cmd_run`` for
-``--backend c``), so the engine never depends on the backend. Exit codes follow
+``uopc.cli`` imports this module only when one of them runs (``uopc.commands.COMMANDS``, and
+``uopc run``'s ``--backend c``), so the engine never depends on the backend. Exit codes follow
 ``uopc.cli`` (``docs/failure-contract.md``): 0 success, 1 the program failed (runtime
 error, compiler failure) or an unsound rule was found, 2 bad input (a bad rule too).
 
->>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['check-rules', 'emit-c']
+>>> from uopc.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.backend.cli:')]
+['emit-c', 'check-rules']
 """
 from __future__ import annotations
 
@@ -21,33 +19,10 @@ import threading
 from typing import Any, Iterator
 
 from uopc.budget import shielded
-from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, add_bounds, bar_is_up, bind_cli_params, fit_params,
-                              integer_arg, load_program, positive_int, progress_bar, add_program, add_rules, write_out)
+from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, bar_is_up, bind_cli_params, fit_params,
+                              load_program, progress_bar, write_out)
 from uopc.files import write_atomically
 from uopc.rewrite import RewriteLoopError
-
-
-def register(sub: Any) -> None:
-  """Add ``emit-c`` and ``check-rules`` to the ``uopc`` subcommands."""
-  p = sub.add_parser("emit-c", help="the C program of a .uir program",
-                     description="Print the standalone C program of a .uir program (its canonical form, CALLs inlined). "
-                                 "Build it with: cc -std=gnu99 -O1 -ffp-contract=off prog.c -lm; run it with the PARAM "
-                                 "values as arguments (slot order, row-major) or on stdin.")
-  add_program(p)
-  p.add_argument("--no-simplify", action="store_true", help="lower the program as written, not simplify(program)")
-  p.add_argument("-o", "--output", metavar="FILE", help="write the C source to FILE instead of stdout")
-  p.set_defaults(func=cmd_emit_c)
-
-  p = sub.add_parser("check-rules", help="test each rule's soundness against compiled C",
-                     description="Build random instances of every rule's pattern, rewrite them, compile both sides to C "
-                                 "and compare them bit for bit on random inputs. Exit 1 if a rule is unsound or raises.")
-  add_rules(p, positional=True)
-  p.add_argument("--samples", type=positive_int, default=100, metavar="N", help="rewritten instances per rule (default 100)")
-  p.add_argument("--inputs", type=positive_int, default=24, metavar="K",
-                 help="inputs per instance (default 24): half walk through edge values, half random")
-  p.add_argument("--seed", type=integer_arg, default=0, help="random seed (default 0)")
-  add_bounds(p)
-  p.set_defaults(func=cmd_check_rules)
 
 
 @contextlib.contextmanager

@@ -7,48 +7,20 @@ the saturation statistics, and whether directed rewriting reaches the best graph
 (``reachable``: yes with a path, no, or unknown when the search hit its bound): the
 e-graph proves equalities, it does not promise a rewrite sequence.
 
-Exit codes: 0 saturated, 3 a bound (``--max-iterations``, ``--max-enodes``,
-``--timeout``) cut saturation short (the best graph so far is still printed), 2 bad input.
-
->>> import argparse
->>> sub = argparse.ArgumentParser().add_subparsers()
->>> register(sub)
->>> sorted(sub.choices)
-['saturate']
+Its front end sits with the canonical engine's commands; the reachability check and the path it prints are the
+explorer's (``uopc.relational.analyses.search``, ``uopc.explore.report``).
 """
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from uopc.explore.best_cli import add_cost, canonical_line, canonical_of
-from uopc.explore.html import emit
-from uopc.explore.options import add_output, term_text
-from uopc.explore.search_cli import step_lines, steps_word
 from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, add_bounds, add_max_steps, load_program, positive_int, add_program, add_rules
-
-REACH_MAX_STATES = 10_000   # graphs the reachability check of a saturated best looks at: a side question, not the command's search
-
-
-def register(sub: Any) -> None:
-  """Add ``saturate`` to the ``uopc`` commands."""
-  p = sub.add_parser("saturate", help="the cheapest equal graph, by equality saturation",
-                     description="Apply every rule in every way in an e-graph, then extract the cheapest graph under a "
-                                 "cost. Exit codes: 0 saturated, 3 a bound cut saturation short, 2 bad input.")
-  add_program(p)
-  add_rules(p)
-  add_cost(p)
-  p.add_argument("--max-iterations", type=positive_int, default=30, metavar="N", help="saturation iterations (default 30)")
-  p.add_argument("--max-enodes", type=positive_int, default=10_000, metavar="N", help="e-nodes (default 10,000)")
-  add_bounds(p, 10.0)
-  add_max_steps(p)
-  p.add_argument("--max-states", type=positive_int, default=REACH_MAX_STATES, metavar="N",
-                 help=f"graphs the reachability search may look at (default {REACH_MAX_STATES:,})")
-  p.add_argument("--format", choices=("text", "json", "html"), default="text", help="output format (default text)")
-  add_output(p)
-  p.set_defaults(func=cmd_saturate)
-
+from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
+from uopc.explore.best_cli import canonical_line, canonical_of
+from uopc.explore.html import emit
+from uopc.explore.options import term_text
+from uopc.explore.search_cli import step_lines, steps_word
 
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""

@@ -1,0 +1,95 @@
+"""``uopc/commands/__init__.py``: the table of commands is what the parser is made of, its exit codes are the documented ones,
+and a shared option is one declaration wherever it is used."""
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from uopc.cli import build_parser
+from uopc.cli_options import CLUSTER, COST, MAX_MEMORY, PARAM, PROGRAM, RULES, RULESET, SAMPLES, SEMANTICS
+from uopc.cli_spec import Lazy
+from uopc.cli_support import EXIT_CODES, EXIT_INTERNAL, EXIT_MEANINGS, RULES_HELP
+from uopc.commands import COMMANDS
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def parsers() -> dict[str, argparse.ArgumentParser]:
+  """Every (sub)command's parser by its name (``"explore search"``)."""
+  out, todo = {}, [("", build_parser())]
+  while todo:
+    name, p = todo.pop()
+    out[name] = p
+    todo.extend((f"{name} {n}".strip(), c) for a in p._actions if isinstance(a, argparse._SubParsersAction) for n, c in a.choices.items())
+  return out
+
+
+def table_rows(path: pathlib.Path) -> dict[str, str]:
+  """The first column -> the second of the markdown table under ``## Exit codes`` (or the first table), bold removed."""
+  text = path.read_text()
+  if "## Exit codes" in text: text = text.split("## Exit codes", 1)[1]
+  rows = {}
+  for line in text.splitlines():
+    if not line.startswith("|"):
+      if rows: break
+      continue
+    cells = [c.strip().replace("**", "") for c in line.strip("|").split("|")]
+    if re.fullmatch(r"[0-9, ]+", cells[0]): rows[cells[0]] = cells[1]
+  return rows
+
+
+def head(meaning: str) -> str:
+  """What a meaning says before its parenthesis: ``"bad input (a file, ...)"`` -> ``"bad input"``."""
+  return meaning.split(" (", 1)[0]
+
+
+def test_the_failure_contract_documents_the_exit_codes_of_the_data():
+  rows = table_rows(ROOT / "docs" / "failure-contract.md")
+  assert sorted(int(c) for c in rows) == [c for c in sorted(EXIT_MEANINGS) if c <= 3]
+  for code, text in rows.items(): assert text.startswith(head(EXIT_MEANINGS[int(code)])), (code, text)
+  contract = (ROOT / "docs" / "failure-contract.md").read_text()
+  assert f"exit code of {EXIT_INTERNAL}" in contract and "130 (SIGINT) or 143 (SIGTERM)" in contract
+
+
+def test_the_readme_lists_the_same_exit_codes():
+  codes = {int(c) for key in table_rows(ROOT / "README.md") for c in key.split(",")}
+  assert codes == set(EXIT_MEANINGS) - {EXIT_INTERNAL}
+
+
+def test_every_command_is_in_the_parser_with_its_exit_codes_and_the_epilog():
+  by_name = parsers()
+  assert {c.name for c in COMMANDS} == {n for n, p in by_name.items() if not p._subparsers} - {""}
+  for cmd in COMMANDS:
+    p = by_name[cmd.name]
+    codes = [code for code, _ in cmd.exits]
+    assert codes == sorted(codes) and {0, 2} <= set(codes) <= set(EXIT_MEANINGS), cmd.name
+    help_text = " ".join(p.format_help().split())
+    assert cmd.exit_text() in help_text and " ".join(EXIT_CODES.split()) in help_text, cmd.name
+    assert isinstance(p.get_default("func"), Lazy) and p.get_default("func").target == cmd.target
+
+
+def test_every_command_names_a_function_that_exists():
+  for cmd in COMMANDS: assert callable(Lazy(cmd.target).resolve()), cmd.target
+
+
+@pytest.mark.parametrize("shared", [PROGRAM, RULES, RULESET, PARAM, COST, CLUSTER, SEMANTICS, SAMPLES, MAX_MEMORY], ids=lambda o: o.flags[0])
+def test_a_shared_option_is_one_declaration_wherever_it_is_used(shared):
+  users = [(cmd.name, o) for cmd in COMMANDS for o in cmd.options if o.flags == shared.flags and o.kwargs.get("help") == shared.kwargs.get("help")]
+  assert len(users) >= 2 and all(o is shared for _, o in users), [n for n, o in users if o is not shared]
+
+
+def test_rules_have_one_help_text_in_either_form():
+  rules = [(cmd.name, o) for cmd in COMMANDS for o in cmd.options if o.flags in (("--rules",), ("rules",))]
+  assert {o.kwargs["help"] for _, o in rules} == {RULES_HELP}
+  assert {o.flags for _, o in rules} == {("--rules",), ("rules",)} and {n for n, o in rules if o is RULESET} == {"check-rules", "explore pairs"}
+
+
+def test_making_the_parser_imports_no_command_module():
+  code = ("import sys; from uopc.cli import build_parser; build_parser(); "
+          "print(sorted(m for m in sys.modules if m.startswith(('uopc.explore', 'uopc.backend', 'uopc.commands.', 'uopc.relational'))))")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+  assert out.stdout.strip() == "[]"
