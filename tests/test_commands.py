@@ -91,5 +91,6 @@ def test_rules_have_one_help_text_in_either_form():
 def test_making_the_parser_imports_no_command_module():
   code = ("import sys; from uopc.cli import build_parser; build_parser(); "
           "print(sorted(m for m in sys.modules if m.startswith(('uopc.explore', 'uopc.backend', 'uopc.commands.', 'uopc.relational'))))")
-  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+  env = {**os.environ, "PYTHONPATH": str(ROOT)}
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, check=True)
   assert out.stdout.strip() == "[]"

@@ -110,7 +110,7 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
   changed_at: list[tuple[set[int], set[int]]] = []   # per iteration: the classes of its new e-nodes, of its new representatives
   stop: Stop | None = None
   while stop is None:
-    if out.iterations >= max_iterations: stop = "iterations"; break  # noqa: E702
+    if out.iterations >= max_iterations: stop = "iterations"; break
     it = out.iterations
     touched, unions, fresh = eg.take_touched()
     rep_changed, _ = reps.update(eg, touched, unions)
@@ -150,18 +150,18 @@ def saturate(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, m
         todo.extend((i, c, key, b) for (c, key), (_, b) in found.items())
     changed = False
     for n_done, (i, c, key, b) in enumerate(todo):
-      if len(eg.memo) > max_enodes: stop = "enodes"; break  # noqa: E702   (memo: the e-nodes, and a few stale keys)
-      if timeout is not None and n_done % 64 == 0 and time.perf_counter() - t0 > timeout: stop = "timeout"; break  # noqa: E702
+      if len(eg.memo) > max_enodes: stop = "enodes"; break   # memo: the e-nodes, and a few stale keys
+      if timeout is not None and n_done % 64 == 0 and time.perf_counter() - t0 > timeout: stop = "timeout"; break
       fired[key] = c
       out.matches += 1
       before = len(eg.uf)
       if (t := templates[i]) is not None:   # the result's nodes straight over the bound classes
-        if (made := t.add_ids(eg, b, c)) is None: out.rejected += 1; continue  # noqa: E702
+        if (made := t.add_ids(eg, b, c)) is None: out.rejected += 1; continue
         if made == NO_RESULT: continue
       else:
         fn = rules[i][1]
         try: r = fn(**b) if ctx is None else fn(**b, ctx=ctx)
-        except Exception: out.rejected += 1; continue  # noqa: E702   (a rule that raises on this graph proves nothing)
+        except Exception: out.rejected += 1; continue   # a rule that raises on this graph proves nothing
         if r is None: continue
         cls = eg.classes[find(c)]
         if type(r) is not UOp or r.dtype is not cls.dtype or r.shape != cls.shape:
@@ -203,12 +203,12 @@ def _saturate_native(prog: UOp, pats: list[UPat], templates: list, heights: list
   deadline = None if timeout is None else t0 + timeout
   stop: Stop | None = None
   while stop is None:
-    if out.iterations >= max_iterations: stop = "iterations"; break  # noqa: E702
+    if out.iterations >= max_iterations: stop = "iterations"; break
     it = out.iterations
     cut, changed, matches, applied, rejected = run.iteration(it, scheduler, max_enodes, deadline)
     out.matches, out.applied, out.rejected = out.matches + matches, out.applied + applied, out.rejected + rejected
     out.iterations += 1
-    if cut: stop = "enodes" if cut == 1 else "timeout"; break  # noqa: E702
+    if cut: stop = "enodes" if cut == 1 else "timeout"; break
     stop = _after_iteration(changed, scheduler, it, run.core.enode_count(), max_enodes, timeout, t0)
   out.egraph, out.root, out.stop, out.per_rule = LazyEGraph(run), run.core.find(run.root), stop, run.per_rule()
   out.best, out.cost = _extract(out.egraph, out.root, cost, prog, out.cost, run)

@@ -89,9 +89,9 @@ class Forms:
     stack = [root]
     while stack:
       u = stack[-1]
-      if u in memo: stack.pop(); continue  # noqa: E702
+      if u in memo: stack.pop(); continue
       todo = [s for s in u.src if s not in memo]
-      if todo: stack.extend(todo); continue  # noqa: E702
+      if todo: stack.extend(todo); continue
       stack.pop()
       memo[u] = self._node(u, [memo[s] for s in u.src], expand)
     return memo[root]
@@ -115,7 +115,7 @@ class Forms:
       f = self._of(r.result, self._shallow, False)[0]  # type: ignore[arg-type]  # no error: a result
       if f is None: return None, False, False
       for sh in f:
-        if (key := (id(sh[0]), id(sh[1]))) not in seen: seen.add(key); shapes.append(sh)  # noqa: E702
+        if (key := (id(sh[0]), id(sh[1]))) not in seen: seen.add(key); shapes.append(sh)
     return (tuple(shapes) if len(shapes) <= _MAX_SHAPES else None), False, False
 
 
