@@ -6,7 +6,7 @@ import importlib
 import sys
 
 BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs",
-              "bench.reduce", "bench.sample", "bench.saturate", "bench.html", "bench.native", "bench.maude", "bench.distributed",
+              "bench.reduce", "bench.sample", "bench.saturate", "bench.html", "bench.native", "bench.maude", "bench.parse", "bench.distributed",
               "bench.report", "bench.cluster"]
 
 

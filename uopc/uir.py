@@ -316,8 +316,8 @@ class _Parser:
     match, binary, by_name, divmod_ops, comparison = _PLAIN_LINE.fullmatch, _BINARY_OPS, _DTYPES, _DIVMOD, COMPARISON
     new_param_arg, param, i32, boolean = tuple.__new__, Ops.PARAM, I32, BOOL
     u = None
-    for lineno, line in enumerate(lines[i:], i + 1):
-      if (m := match(line)) is None: break
+    for lineno in range(i + 1, len(lines) + 1):   # not lines[i:]: a copy of the rest each time parse_uir comes back here
+      if (m := match(lines[lineno - 1])) is None: break
       ref, name, a, b, slot, dname = m.groups()
       if ref in refs: break
       if name is None:
