@@ -21,6 +21,16 @@ from uopc.relational.ir.tinygrad import adapt
 from uopc.relational.ir.tinygrad_match import every_binding, source_of
 
 RULES = list({id(p): (p, fn) for pm in (symbolic_simple, symbolic, sym) for p, fn in pm.patterns}.values())   # 139 distinct
+ALL = adapt(PatternMatcher(RULES))
+
+
+def branches(p: UPat) -> bool:
+  """Whether ``p`` has a ``UPat.any`` anywhere (few rules do: drawn on their own, so every branch is reached)."""
+  return p.is_any or p.src is not None and any(not isinstance(vp, itertools.repeat) and any(branches(q) for q in vp) for vp in p.src)
+
+
+BRANCHING = [r for r in RULES if branches(r[0])]
+
 a, b = UOp.variable("a", 0, 10), UOp.variable("b", -5, 5)
 i32, f32, t = UOp.variable("i", 0, 7, dtypes.int32), UOp.variable("f", 1.0, 2.0, dtypes.float32), UOp.variable("t", False, True, dtypes.bool)
 LEAVES = [a, b, i32, f32, t, *(UOp.const(v, dtypes.weakint) for v in (0, 1, -1, 2)), UOp.const(0, dtypes.int32), UOp.const(True, dtypes.bool),
@@ -84,14 +94,6 @@ def test_compiled_bindings_are_the_interpreters_on_nodes_built_from_the_patterns
   assert same(every_binding(p)(u), want)
 
 
-def branches(p: UPat) -> bool:
-  """Whether ``p`` has a ``UPat.any`` anywhere (few rules do: drawn on their own, so every branch is reached)."""
-  return p.is_any or p.src is not None and any(not isinstance(vp, itertools.repeat) and any(branches(q) for q in vp) for vp in p.src)
-
-
-BRANCHING = [r for r in RULES if branches(r[0])]
-
-
 @given(st.data())
 def test_compiled_bindings_are_the_interpreters_on_the_rules_with_any(data: Any):
   p, _ = data.draw(st.sampled_from(BRANCHING))
@@ -119,6 +121,17 @@ def test_the_first_result_of_each_rule_is_tinygrads_rewrite(u: UOp):
     try: theirs = pm.rewrite(u)
     except Exception as e: theirs = type(e)
     assert mine is theirs, rule[0].location
+
+
+@given(st.data())
+def test_a_rule_every_candidate_leaves_out_has_no_binding(data: Any):
+  # every_candidate's filter (tinygrad's early reject, then may_match on the node's and its sources' ops and dtypes) is a
+  # necessary condition: the rules it keeps are every rule filed under the node's op with a binding there, and more
+  p, _ = data.draw(st.sampled_from(RULES) | st.sampled_from(BRANCHING))
+  u = data.draw(instance(p, {}))
+  kept = {i for i, _, _ in ALL.every_candidate(u)}
+  for i, (q, _) in enumerate(ALL.pm.patterns):
+    if u.op in q.op and q.early_reject.issubset({s.op for s in u.src}) and q.match(u, {}): assert i in kept, q.location
 
 
 def repeats(p: UPat) -> bool:

@@ -16,6 +16,7 @@ the symbolic sets reads or sets one).
 """
 from __future__ import annotations
 
+import itertools
 import os
 import weakref
 from typing import Any, Callable, cast
@@ -76,13 +77,16 @@ class TinygradRules:
   def name_of(self, rule: TinygradRule) -> str: return rule.name
 
   def every_candidate(self, u: UOp) -> tuple[tuple[int, Callable, Callable], ...]:
-    """``(rule index, match, fn)`` for the rules filed under ``u.op`` whose early rejects ``u``'s source ops pass."""
-    key = (u.op, *[s.op for s in u.src])
+    """``(rule index, match, fn)`` for the rules filed under ``u.op`` whose early rejects ``u``'s source ops pass (as
+    ``PatternMatcher.rewrite`` filters them) and whose pattern's top two levels accept ``u``'s and its sources' ops and
+    dtypes (``may_match``: a rule left out here has no binding at ``u``), memoized by those ops and dtypes."""
+    src = u.src
+    key = (u.op, u.dtype, *[s.op for s in src], *[s.dtype for s in src])
     if (every := self._every.get(key)) is None:
-      ops = set(key[1:])
+      ops, shape = {s.op for s in src}, [(s.op, s.dtype) for s in src]
       pats = self.pm.patterns
       every = self._every[key] = tuple((i, self._match(i), self._calls[i]) for i in self.by_op.get(u.op, ())
-                                       if pats[i][0].early_reject.issubset(ops))
+                                       if pats[i][0].early_reject.issubset(ops) and may_match(pats[i][0], u.op, u.dtype, shape))
     return every
 
   def _match(self, i: int) -> Callable:
@@ -119,6 +123,27 @@ class TinygradRules:
         for other in others: taken[other] += 1
       self.__dict__["_entry_memo"] = e
     return e
+
+
+def may_match(p: Any, op: Any, dtype: Any, src: list[tuple[Any, Any]] | None) -> bool:
+  """False if tinygrad pattern ``p`` has no binding at a node of ``op`` and ``dtype`` whose sources have the ``(op, dtype)``s
+  ``src`` (None: not known): ``UPat.match``'s op, dtype and length tests on the node and its sources, a necessary condition.
+
+  >>> from tinygrad.uop.ops import Ops, UPat
+  >>> from tinygrad.dtype import dtypes
+  >>> w = dtypes.weakint
+  >>> p = UPat.var("x") + UPat.cvar("c")
+  >>> may_match(p, Ops.ADD, w, [(Ops.PARAM, w), (Ops.CONST, w)]), may_match(p, Ops.ADD, w, [(Ops.PARAM, w), (Ops.MUL, w)])
+  (True, False)
+  """
+  if p.is_any: return any(may_match(q, op, dtype, src) for q in p.src[0])
+  if p.op is not None and op not in p.op or p.match_dtype is not None and dtype not in p.match_dtype: return False
+  if src is None or p.src is None: return True
+  if len(src) < p.required_len or p.strict_length and len(src) != p.required_len: return False
+  for vp in p.src:
+    pats = itertools.repeat(next(iter(vp))) if isinstance(vp, itertools.repeat) else vp
+    if all(may_match(q, sop, sdt, None) for q, (sop, sdt) in zip(pats, src)): return True
+  return False
 
 
 # the adapter of each tinygrad matcher while something uses it (keyed by id: tinygrad's matchers are not weakly hashable
