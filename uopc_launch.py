@@ -45,6 +45,7 @@ def main() -> int:
     signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return _command(None)
   read_end, write_end = os.pipe()
+  _adopt_orphans()
   pid = os.fork()
   if pid == 0:
     os.close(read_end)
@@ -58,7 +59,18 @@ def main() -> int:
       except (OSError, ValueError): pass
     os._exit(code)   # not sys.exit: a thread a rule left running must not keep the command alive
   os.close(write_end)
-  return Supervisor(pid, read_end).run()
+  try: return Supervisor(pid, read_end).run()
+  finally: end_leftovers()
+
+
+def _adopt_orphans() -> None:
+  """Make this process the reaper of the worker's orphans (PR_SET_CHILD_SUBREAPER): a process a rule started and
+  never waited for is reparented here, not to init, so it still counts against the memory bound and ends with the
+  command (it would hold the command's stdout open otherwise, and whoever reads it would wait)."""
+  try:
+    import ctypes
+    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+  except (OSError, AttributeError): pass
 
 
 def _quiet_start() -> None:
@@ -107,18 +119,21 @@ class Supervisor:
       code = self._reaped()
       if code is not None: return code
       self._read_control()
-      if self.max_memory and not self.memory_told and tree_memory(self.pid) > self.max_memory:
+      if self.max_memory and not self.memory_told and tree_memory(os.getpid()) - tree_memory(os.getpid(), children=False) > self.max_memory:
         self.memory_told = True   # the worker stops and reports (its budget takes SIGUSR1 as --max-memory), or is stopped
         os.kill(self.pid, signal.SIGUSR1)
         self._bound(time.monotonic() + HARD, 3, f"--max-memory {self.max_memory >> 20} MiB")
       if time.monotonic() >= self.deadline: return self._stop()
 
   def _reaped(self) -> int | None:
-    try: pid, status = os.waitpid(self.pid, os.WNOHANG)
-    except ChildProcessError: return 1
-    if pid == 0: return None
-    if os.WIFSIGNALED(status): return 128 + os.WTERMSIG(status)
-    return os.WEXITSTATUS(status)
+    """The worker's exit code once it has ended; adopted orphans that ended are reaped on the way."""
+    while True:
+      try: pid, status = os.waitpid(-1, os.WNOHANG)
+      except ChildProcessError: return 1
+      if pid == 0: return None
+      if pid != self.pid: continue
+      if os.WIFSIGNALED(status): return 128 + os.WTERMSIG(status)
+      return os.WEXITSTATUS(status)
 
   def _interrupt(self, info: signal.struct_siginfo) -> None:
     self.interrupts += 1
@@ -144,9 +159,7 @@ class Supervisor:
       if float(bound_at) < float("inf"): self._bound(float(bound_at) + HARD, int(code), why, override=int(code) != 3)
 
   def _stop(self) -> int:
-    kill_tree(self.pid)
-    try: os.waitpid(self.pid, 0)
-    except ChildProcessError: pass
+    end_leftovers()
     late = "" if self.why.startswith("a second") else f"; it did not end within {HARD:g} s after it"
     print(f"uopc: stopped by {self.why}{late} (a rule stuck in C code, in a thread or catching every exception, "
           "or output nobody reads), so it was stopped from outside and what it had found is lost", file=sys.stderr)
@@ -169,22 +182,27 @@ def descendants(pid: int) -> list[int]:
   return found
 
 
-def tree_memory(pid: int) -> int:
-  """Resident bytes of ``pid`` and its descendants."""
+def tree_memory(pid: int, children: bool = True) -> int:
+  """Resident bytes of ``pid`` and (unless ``children`` is False) its descendants."""
   total = 0
-  for p in [pid, *descendants(pid)]:
+  for p in [pid, *(descendants(pid) if children else ())]:
     try:
       with open(f"/proc/{p}/statm", "rb") as f: total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError): pass
   return total
 
 
-def kill_tree(pid: int) -> None:
-  """SIGKILL ``pid`` and every descendant (the C compiler, a compiled program, workers)."""
-  tree = descendants(pid)
-  for p in [pid, *tree]:
-    try: os.kill(p, signal.SIGKILL)
-    except ProcessLookupError: pass
+def end_leftovers() -> None:
+  """SIGKILL and reap every descendant of this process: the worker if it still runs, the C compiler, a compiled
+  program, a process a rule left running (adopted here). The command is over; none of them has anything left to say."""
+  for _ in range(200):   # rounds, 10 ms apart: one that forked between the look and the kill is caught in the next
+    for p in descendants(os.getpid()):
+      try: os.kill(p, signal.SIGKILL)
+      except ProcessLookupError: pass
+    try:
+      while os.waitpid(-1, os.WNOHANG)[0]: pass
+    except ChildProcessError: return
+    time.sleep(0.01)
 
 
 if __name__ == "__main__":

@@ -42,12 +42,16 @@ def big_child(x):                  # a child process holding 600 MB, which the c
   subprocess.Popen([sys.executable, "-c", "import os, time; p = os.getppid(); b = bytearray(600 << 20); b[::4096] = b'x' * len(b[::4096]); "
                     "[time.sleep(0.1) for _ in iter(lambda: os.getppid() == p, False)]"])   # it ends with the command
   time.sleep(60)
+def orphan(x):                     # a process a rule starts and never waits for: it would outlive the command
+  child = subprocess.Popen(["sleep", "600"])
+  with open(os.environ["UOPC_TEST_CHILD"], "w") as f: f.write(str(child.pid))
+  return None
 def spike(x):                      # 1 GB taken and given back inside one bytecode, then a wait a tick sees
   len(b"x" * (1 << 30))
   time.sleep(2)
 add_zero = UPat(Ops.ADD, src=(UPat.var("x"), UPat(Ops.CONST, arg=0)))
 in_c_rules, catch_all_rules, thread_rules = (PatternMatcher([(add_zero, f)]) for f in (in_c, catch_all, thread))
-big_child_rules, spike_rules = (PatternMatcher([(add_zero, f)]) for f in (big_child, spike))
+big_child_rules, spike_rules, orphan_rules = (PatternMatcher([(add_zero, f)]) for f in (big_child, spike, orphan))
 """
 
 
@@ -125,6 +129,15 @@ def test_a_thread_a_rule_left_running_does_not_keep_the_command_alive(files):
   assert p.returncode == 0 and "1 normal form" in out, err
 
 
+def test_a_process_a_rule_left_running_ends_with_the_command(files):
+  p = start("explore", "normal-forms", files / "prog.uir", "--rules", f"{files}/rules.py:orphan_rules",
+            env={**os.environ, "UOPC_TEST_CHILD": str(files / "child")})
+  out, err = p.communicate(timeout=120)
+  assert p.returncode == 0 and "1 normal form" in out, err
+  pid = int((files / "child").read_text())
+  assert not Path(f"/proc/{pid}").exists(), f"the rule's child {pid} outlived the command"
+
+
 def test_output_to_a_fifo_nobody_reads_is_stopped_at_its_bound(tmp_path):
   fifo = tmp_path / "out.json"
   os.mkfifo(fifo)
@@ -158,7 +171,7 @@ def test_descendants_and_tree_memory_see_a_child():
       time.sleep(0.05)
     assert child.pid in uopc_launch.descendants(os.getpid())
     assert uopc_launch.tree_memory(child.pid) > 50 << 20
+    assert uopc_launch.tree_memory(os.getpid()) - uopc_launch.tree_memory(os.getpid(), children=False) > 50 << 20
   finally:
-    uopc_launch.kill_tree(child.pid)
+    child.kill()
     child.wait()
-  assert child.returncode == -signal.SIGKILL
