@@ -14,12 +14,9 @@ from typing import Any, Iterator
 from uopc.budget import bounded, stopped_text
 from uopc.cli_support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, max_steps_for, progress_bar
 from uopc.term import show
+from uopc.lengths import LENGTHS
 
-# A term is printed whole up to this many characters, text and JSON alike: the let form is as long as its DAG
-# (10-15 characters a node), so programs of several hundred nodes print whole and parse back (--target, --to).
-# Past it a term is a label (``uopc.term.show``: the tree's first characters and an ellipsis), so a 20,000-node
-# program cannot flood an exploration's output, where every state prints its graph.
-TERM_LIMIT = 10_000
+TERM_LIMIT = LENGTHS.whole   # a term is printed whole up to this, text and JSON alike (uopc.lengths)
 # States explored ahead of what a command reads from the stream (``Exploration.iter_ahead``): the native core's largest
 # batch. A state at a time cost half as much again as the search; a bound still stops within a batch.
 STREAM_BATCH = 4096

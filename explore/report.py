@@ -18,9 +18,10 @@ from uopc.relational import Edge, Exploration, State
 from uopc.relational.space.states import step_text
 from uopc.relational.space.cycles import terminal_cycles
 from uopc.term import parts_for, show
+from uopc.lengths import LENGTHS
 
 T = TypeVar("T")
-DOT_TERM_LIMIT = 60   # characters of a DOT label: a box in a drawing
+DOT_TERM_LIMIT = LENGTHS.label   # a box in a drawing (uopc.lengths)
 
 
 def short_rule(rule: str | None) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from uopc.ops import Ops
 from uopc.term import arg_text, leaf_text, printable, show
+from uopc.lengths import LENGTHS
 if TYPE_CHECKING: from uopc.uop import UOp   # annotations only: uop.py imports this module for UOp._repr_svg_
 
 MAX_NODES = 400   # beyond this a drawing is unreadable: the term is shown instead
@@ -55,7 +56,7 @@ def dag_svg(root: UOp, highlight: UOp | None = None) -> str:
   """``root`` as an SVG document; ``highlight`` (a node of it) drawn in orange."""
   rows = layers(root)
   if sum(map(len, rows)) > MAX_NODES:
-    return f'<svg xmlns="http://www.w3.org/2000/svg" width="600" height="20"><text x="4" y="14">{escape(show(root, 80))} ' \
+    return f'<svg xmlns="http://www.w3.org/2000/svg" width="600" height="20"><text x="4" y="14">{escape(show(root, LENGTHS.message))} ' \
            f'(not drawn: more than {MAX_NODES} nodes)</text></svg>'
   pos: dict[UOp, tuple[int, int, int]] = {}
   width = 0
@@ -76,7 +77,7 @@ def dag_svg(root: UOp, highlight: UOp | None = None) -> str:
   for u, (x, y, w) in pos.items():
     fill, stroke = ("#ffd8b5", "#bc4c00") if u is highlight else ("#f6f8fa", "#57606a")
     label = head_text(u)
-    out.append(f'<g><title>{escape(show(u, 200))}</title><rect x="{x}" y="{y}" width="{w}" height="{H}" rx="4" fill="{fill}" '
+    out.append(f'<g><title>{escape(show(u, LENGTHS.repr))}</title><rect x="{x}" y="{y}" width="{w}" height="{H}" rx="4" fill="{fill}" '
                f'stroke="{stroke}"/><text x="{x + 4}" y="{y + 14}">{escape(label if len(label) <= 21 else label[:20] + "…")}</text></g>')
   out.append("</svg>")
   return "".join(out)

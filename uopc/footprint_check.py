@@ -32,6 +32,7 @@ from typing import Any, Iterator
 from uopc.matcher import Rule
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
+from uopc.lengths import LENGTHS
 
 __all__ = ["footprint_problem"]
 
@@ -122,15 +123,15 @@ def footprint_problem(rule: Rule, u: UOp) -> str | None:
   for bd in bindings:
     calls: list = []
     with _recording(calls): want = _outcome(fn, bd, u)
-    if calls and kind != "bounds": return f"{name} but calls {calls[0][0]} (on {show(calls[0][1], limit=60)})"
+    if calls and kind != "bounds": return f"{name} but calls {calls[0][0]} (on {show(calls[0][1], limit=LENGTHS.label)})"
     if (found := with_stand.get(tuple(sorted(bd.items())))) is None:
-      return f"{name} but its pattern does not match {show(u, limit=60)} with stand-ins"
+      return f"{name} but its pattern does not match {show(u, limit=LENGTHS.label)} with stand-ins"
     got = _outcome(fn, *found)
     if isinstance(got, UOp): got = got.substitute(back)
     if got is not want and got != want:
-      said = [show(g, limit=60) if isinstance(g, UOp) else str(g) for g in (got, want)]
-      stood = ", ".join(show(b, limit=40) for b in back.values())
-      return f"{name} but reads more: on {show(u, limit=60)} with {stood} stood in for it returns {said[0]}, not {said[1]}"
+      said = [show(g, limit=LENGTHS.label) if isinstance(g, UOp) else str(g) for g in (got, want)]
+      stood = ", ".join(show(b, limit=LENGTHS.operand) for b in back.values())
+      return f"{name} but reads more: on {show(u, limit=LENGTHS.label)} with {stood} stood in for it returns {said[0]}, not {said[1]}"
   return None
 
 

@@ -28,6 +28,7 @@ from uopc.rule_check import (RewriteTypeError, RuleError, RuleSignatureError, ch
                              signature_problem)
 from uopc.upat_compile import call_rule
 from uopc.uop import UOp, UOpError, make_uop
+from uopc.lengths import LENGTHS
 
 
 _REBUILD, _RESULT = object(), object()   # stage markers on graph_rewrite's work stack
@@ -160,7 +161,7 @@ def _loop_text(root: UOp, pm: PatternMatcher, ctx: Any) -> str:
   f = list(rec.firings)
   for period in range(1, len(f) // 2 + 1):
     if all(f[-1 - k][0] is f[-1 - k - period][0] and f[-1 - k][1] is f[-1 - k - period][1] for k in range(period)):
-      steps = " -> ".join(f"{pm.name_of(rule)} @ {show(node, 60)}" for rule, node in f[-period:])
+      steps = " -> ".join(f"{pm.name_of(rule)} @ {show(node, LENGTHS.label)}" for rule, node in f[-period:])
       return f"a cycle of {period} rewrite{'s' * (period != 1)}: {steps}"
   names = list(dict.fromkeys(pm.name_of(rule) for rule, _ in f))
   return f"no cycle, the graph keeps changing; the last {len(f)} rewrites use: {'; '.join(names)}" if f else "a rule loops?"

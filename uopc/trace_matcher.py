@@ -12,8 +12,9 @@ from uopc.matcher import PatternMatcher, Rule
 from uopc.rule_check import check_preserves_type
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.lengths import LENGTHS
 
-TERM_LIMIT = 2000   # a term expands sharing; keep trace lines readable on big graphs
+TERM_LIMIT = LENGTHS.line   # a trace line is read whole (uopc.lengths)
 
 
 def visit_line(u: UOp, result: UOp | None, rule: str | None = None) -> str:

@@ -126,8 +126,9 @@ class UOp:
   def __repr__(self) -> str:
     if not self.src: return f"UOp({self.op!r}, arg={self.arg!r})" if self.op is not Ops.CONST or self.dtype is dtypes.of(self.arg) \
       else f"UOp({self.op!r}, arg={self.arg!r}, dtype={self.dtype!r})"
+    from uopc.lengths import LENGTHS
     from uopc.term import show
-    return f"UOp({self.op!r}, {self.dtype!r}, {show(self, limit=200)})"
+    return f"UOp({self.op!r}, {self.dtype!r}, {show(self, limit=LENGTHS.repr)})"
 
   def _repr_svg_(self) -> str:
     """Jupyter draws a UOp as its DAG (``uopc.draw``: each shared node once)."""

@@ -46,9 +46,10 @@ from uopc.backend.errors import RenderError
 from uopc.backend.instances import NoInstance, Synth, random_input
 from uopc.backend.shrink import shrink_all
 from uopc.backend.values import same_value
+from uopc.lengths import LENGTHS
 
 ACCEPTED = "x + 0.0 -> x at x = -0.0 (the chapter accepts it)"
-TERM_LIMIT = 160
+TERM_LIMIT = LENGTHS.instance
 
 
 @dataclass

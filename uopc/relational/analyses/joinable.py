@@ -21,6 +21,7 @@ from uopc.relational.analyses.meet import meet
 from uopc.relational.ir import UOPC
 from uopc.relational.space.step import Stepper
 from uopc.term import show
+from uopc.lengths import LENGTHS
 
 __all__ = ["Join", "JoinStatus", "join", "normalize"]
 
@@ -66,7 +67,7 @@ def join(pm: Any, a: Any, b: Any, *, max_steps: int = 10_000, max_states: int = 
   if r.states is not None:   # found
     sa, sb = r.states
     g = sa.graph
-    return Join("joinable", f"meet at {show(g, 200)} after {sa.depth}/{sb.depth} steps", g, (sa.depth, sb.depth), (na, nb))
+    return Join("joinable", f"meet at {show(g, LENGTHS.repr)} after {sa.depth}/{sb.depth} steps", g, (sa.depth, sb.depth), (na, nb))
   # both spaces searched to their end: the canonical engine failed on a side whose space has a normal form
   if r.complete and r.explorations is not None:
     ea, eb = r.explorations

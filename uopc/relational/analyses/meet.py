@@ -32,6 +32,7 @@ from uopc.relational.space.stream import Bound, Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.lengths import LENGTHS
 
 Progress = Callable[[int], None]
 
@@ -88,7 +89,7 @@ class MeetResult:
     if self._meeting is None:
       why = "both spaces searched" if self.bound is None else f"stopped by {self.bound}"
       return f"MeetResult(no common graph: {self.searched} graphs, {why})"
-    return f"MeetResult(meet at {show(self._meeting[0].graph, 80)} in {len(self.from_a)} + {len(self.from_b)} steps)"
+    return f"MeetResult(meet at {show(self._meeting[0].graph, LENGTHS.message)} in {len(self.from_a)} + {len(self.from_b)} steps)"
 
 
 class _Side:

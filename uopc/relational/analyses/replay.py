@@ -22,6 +22,7 @@ from uopc.symbolic import symbolic
 from uopc.term import ELLIPSIS, show
 from uopc.upat_compile import rule_results
 from uopc.uop import UOp
+from uopc.lengths import LENGTHS
 
 
 class ReplayError(ValueError):
@@ -68,7 +69,8 @@ def replay(prog: UOp, path: Iterable[Any], pm: PatternMatcher = symbolic, *, ctx
     nodes = g.toposort()
     if type(node) is UOp: cands = [node] if node in set(nodes) else []
     else: cands = [n for n in nodes if _shows_as(n, str(node))]
-    if not cands: raise ReplayError(f"step {k}: {show(node, 80) if type(node) is UOp else node!r} is not a node of {show(g, 80)}")
+    if not cands:
+      raise ReplayError(f"step {k}: {show(node, LENGTHS.message) if type(node) is UOp else node!r} is not a node of {show(g, LENGTHS.message)}")
     options: list[UOp] = []
     for n in cands:
       try: results = _rule_results(pm, index, n, ctx)
@@ -80,7 +82,7 @@ def replay(prog: UOp, path: Iterable[Any], pm: PatternMatcher = symbolic, *, ctx
         if h not in options: options.append(h)
     if not options:
       raise ReplayError(f"step {k}: rule {pm.name_of(pm.rules[index])} does not rewrite "
-                        f"{show(cands[0], 80)} {'into the recorded result' if expect is not None or after else 'at all'}")
+                        f"{show(cands[0], LENGTHS.message)} {'into the recorded result' if expect is not None or after else 'at all'}")
     if len(options) > 1: raise ReplayError(f"step {k}: ambiguous: {len(options)} different graphs fit; give the step's 'after'")
     g = options[0]
   return g

@@ -57,6 +57,7 @@ from uopc.relational.logic.target import Target, matcho, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.lengths import LENGTHS
 
 Goal = Callable[[Mapping], Iterator[Mapping]]
 Progress = Callable[[int], None]
@@ -199,7 +200,7 @@ class SearchResult:
     if self.match is None:
       why = "the whole space" if self.bound is None else f"stopped by {self.bound}"
       return f"SearchResult(not found: {self.searched} graphs, {why})"
-    return f"SearchResult(found {show(self.match.graph, 80)} in {self.length} steps, {self.searched} graphs)"
+    return f"SearchResult(found {show(self.match.graph, LENGTHS.message)} in {self.length} steps, {self.searched} graphs)"
 
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
     from uopc.relational.notebook import search_html

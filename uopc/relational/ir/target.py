@@ -18,6 +18,7 @@ import re
 from typing import Any, Callable
 
 from uopc.relational.ir import ir_of
+from uopc.lengths import LENGTHS
 
 _TOKEN = re.compile(r"\s*(?:(\?[A-Za-z_]\w*)|([(),])|([^\s(),]+))")
 
@@ -81,7 +82,7 @@ class PartsTarget:
   def graph(u: Any) -> PartsTarget:
     """Exactly the graph ``u`` (hash consing: matching is identity)."""
     from uopc.term import show
-    return PartsTarget(None, show(u, 2000), (), exact=u)
+    return PartsTarget(None, show(u, LENGTHS.line), (), exact=u)
 
   def could_match(self, g: Any) -> bool: return True
 

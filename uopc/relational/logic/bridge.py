@@ -41,6 +41,7 @@ from uopc.dtype import dtypes, same_value, value_key
 from uopc.ops import ARGLESS, Ops
 from uopc.term import ELLIPSIS, head_arg_text, show
 from uopc.uop import UOp, UOpError
+from uopc.lengths import LENGTHS
 
 _NOT_SET = ExpressionTuple.null
 
@@ -168,8 +169,8 @@ class UExpr(ExpressionTuple):
     if self._evaled_obj is not _NOT_SET: return self._evaled_obj
     return _evaluate(self)
 
-  def __repr__(self) -> str: return f"e⟨{show_pattern(self, 200)}⟩"
-  def __str__(self) -> str: return show_pattern(self, 200)
+  def __repr__(self) -> str: return f"e⟨{show_pattern(self, LENGTHS.repr)}⟩"
+  def __str__(self) -> str: return show_pattern(self, LENGTHS.repr)
 
 
 def _evaluate(root: UExpr) -> Any:

@@ -32,6 +32,7 @@ from uopc.relational.logic.bridge import Head, UExpr, show_pattern, term_pattern
 from uopc.term import show
 from uopc.termparse import Term, parse_term
 from uopc.uop import UOp
+from uopc.lengths import LENGTHS
 
 Goal = GoalType   # kanren's: a state (substitution, or False for none) to a stream of states
 
@@ -68,7 +69,7 @@ class Target:
   @staticmethod
   def graph(u: UOp) -> Target:
     """Exactly the graph ``u`` (hash consing: matching is identity)."""
-    t = Target(u, (), show(u, 2000))
+    t = Target(u, (), show(u, LENGTHS.line))
     t._from = ("graph", u)
     return t
 
@@ -81,7 +82,7 @@ class Target:
     if type(x) is UOp: return Target.graph(x)
     if isinstance(x, ExpressionTuple) or isvar(x):
       names = tuple(dict.fromkeys(v.token for v in _vars_in(x) if isinstance(v.token, str) and not v.token.startswith("_")))
-      return Target(x, names, show_pattern(x, 2000))
+      return Target(x, names, show_pattern(x, LENGTHS.line))
     raise TypeError(f"a target is a term string, a parsed Term, a node or an etuple pattern, got {type(x).__name__}")
 
   def var(self, name: str) -> Var:

@@ -28,6 +28,7 @@ from uopc.relational.space.stream import Bound, Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.lengths import LENGTHS
 
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
@@ -116,7 +117,7 @@ class NormalForms:
     return form.path()
 
   def __repr__(self) -> str:
-    forms = ", ".join(show(s.graph, 60) for s in self.forms[:5]) + (", ..." if len(self.forms) > 5 else "")
+    forms = ", ".join(show(s.graph, LENGTHS.label) for s in self.forms[:5]) + (", ..." if len(self.forms) > 5 else "")
     return f"NormalForms([{forms}], complete={self.complete})"
 
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)

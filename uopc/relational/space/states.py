@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.lengths import LENGTHS
 
 if TYPE_CHECKING:
   from uopc.relational.space.step import Redex, Stepper
@@ -94,7 +95,7 @@ class State:
 
   def __repr__(self) -> str:
     tag = " stuck" if self.error else " normal" if self.normal else ""
-    return f"State(#{self.id} depth {self.depth}{tag}: {show(self.graph, 80)})"
+    return f"State(#{self.id} depth {self.depth}{tag}: {show(self.graph, LENGTHS.message)})"
 
 
 class Edge(NamedTuple):

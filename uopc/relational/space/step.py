@@ -48,6 +48,7 @@ from uopc.relational.space.states import Stuck
 from uopc.rewrite import graph_rewrite, rewrite_problem
 from uopc.term import show
 from uopc.uop import UOp, UOpError, existing_nodes
+from uopc.lengths import LENGTHS
 
 try: from uopc.uop import make_uop   # the engine's fast constructor, where it has one
 except ImportError: make_uop = UOp
@@ -73,8 +74,8 @@ class Redex:
     self.value: UOp | Stuck = result if error is None else Stuck(self, error)  # type: ignore[assignment]  # what the node becomes: no error, a result
 
   def __repr__(self) -> str:
-    what = show(self.result, 60) if self.error is None else f"error {self.error!r}"  # type: ignore[arg-type]  # no error: a result
-    return f"Redex(rule {self.rule_index} @ {show(self.node, 60)} -> {what})"
+    what = show(self.result, LENGTHS.label) if self.error is None else f"error {self.error!r}"  # type: ignore[arg-type]  # no error: a result
+    return f"Redex(rule {self.rule_index} @ {show(self.node, LENGTHS.label)} -> {what})"
 
 
 class At:
