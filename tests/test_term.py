@@ -101,3 +101,13 @@ def test_the_c_let_form_is_the_python_one(gs, limit, max_nodes):
   (c_texts, c_plain), (py_texts, py_plain) = texts(term._native), texts(None)
   assert c_texts == py_texts == [show(u, limit) for u in asks]
   assert all(py_plain[u] == t for u, t in c_plain.items() if u in py_plain)
+
+
+@given(graphs(max_ops=8))
+def test_a_binary_nodes_pieces_are_the_general_layouts(g):
+  # node_parts answers most nodes from a table of heads (_HEADS): the same pieces as leaf_text / op_parts would give
+  from uopc.term import arg_text, leaf_text, node_parts, op_parts
+  for u in g.toposort():
+    leaf = leaf_text(u)
+    want = leaf if leaf is not None else op_parts(u.op.name.lower(), u.src, arg_text(u)) if u.op is not Ops.CALL else None
+    if want is not None: assert node_parts(u) == want

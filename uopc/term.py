@@ -74,9 +74,15 @@ def node_parts(u: UOp) -> str | list[UOp | str]:
   >>> node_parts(UOp.param(0) + 2) == ["add(", UOp.param(0), ", ", UOp.const(2), ")"], node_parts(UOp.const(2))
   (True, '2')
   """
+  if (head := _HEADS.get(u.op)) is not None and len(src := u.src) == 2: return [head, src[0], ", ", src[1], ")"]   # most nodes
   if (leaf := leaf_text(u)) is not None: return leaf
   if u.op is Ops.CALL: return op_parts(printable(u.arg) if u.arg else "call", u.src[1:], None, u.src[0])
   return op_parts(u.op.name.lower(), u.src, arg_text(u))
+
+
+# the ops that print as ``name(sources...)``, nothing after: not a leaf (leaf_text), a CALL, or one with an arg (head_arg_text)
+_HEADS: dict[Ops, str] = {op: f"{op.name.lower()}(" for op in Ops
+                          if op not in (Ops.CONST, Ops.PARAM, Ops.CALL, Ops.REDUCE, Ops.CAST) and op not in MOVEMENT}
 
 
 def op_parts(name: str, args: Sequence[N], trailing: str | None, body: N | None = None) -> list[N | str]:
