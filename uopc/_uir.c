@@ -61,39 +61,64 @@ static Named *find(Named *table, Py_ssize_t count, const char *p, Py_ssize_t len
   return NULL;
 }
 
-/* make_checked(op, dtype, src, arg, shape): a new reference, or NULL with an exception set. */
-static PyObject *make_checked(PyObject *op, PyObject *dtype, PyObject *src, PyObject *arg, PyObject *shape) {
+/* What make_checked finds in uopc.uop, kept from node to node while no Python runs: _log, _cache_limit and the tables of
+   binary nodes (arg None) by (op, dtype). Python may rebind _log and _cache_limit (_collect does) or drop a table that
+   emptied, so each call into Python (_collect, the parser's literal) forgets them, as does the end of plain_lines. */
+typedef struct { PyObject *op, *dtype, *table; } Kept;
+#define N_KEPT 32
+static struct { PyObject *log; Py_ssize_t cap; int valid, n; Kept tables[N_KEPT]; } kept;
+
+static void forget(void) {
+  Py_CLEAR(kept.log);
+  for (int k = 0; k < kept.n; k++) Py_DECREF(kept.tables[k].table);
+  kept.n = 0; kept.valid = 0;
+}
+
+static int remember(void) {
+  PyObject *log = PyDict_GetItemWithError(globals, s_log), *limit = PyDict_GetItemWithError(globals, s_limit);
+  if (log == NULL || limit == NULL || !PyList_Check(log)) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_uir: uopc.uop._log or _cache_limit is gone");
+    return -1;
+  }
+  Py_ssize_t cap = PyLong_AsSsize_t(limit);
+  if (cap == -1 && PyErr_Occurred()) return -1;
+  kept.log = Py_NewRef(log); kept.cap = cap; kept.valid = 1;
+  return 0;
+}
+
+/* The table of (op, dtype, arg) in uop._tables, made if absent: a new reference, or NULL with an exception set. */
+static PyObject *table_of(PyObject *op, PyObject *dtype, PyObject *arg) {
+  if (arg == Py_None)
+    for (int k = 0; k < kept.n; k++)
+      if (kept.tables[k].op == op && kept.tables[k].dtype == dtype) return Py_NewRef(kept.tables[k].table);
   PyObject *tables = PyDict_GetItemWithError(globals, s_tables);
   if (tables == NULL) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_uir: uopc.uop._tables is gone"); return NULL; }
   PyObject *key = PyTuple_Pack(3, op, dtype, arg);
   if (key == NULL) return NULL;
-  PyObject *table = PyDict_GetItemWithError(tables, key);   /* borrowed */
-  if (table == NULL) {
-    if (PyErr_Occurred() || (table = PyDict_New()) == NULL) { Py_DECREF(key); return NULL; }
-    int rc = PyDict_SetItem(tables, key, table);
-    Py_DECREF(table);   /* the tables hold it */
-    if (rc < 0) { Py_DECREF(key); return NULL; }
-  } else {
-    PyObject *u = PyDict_GetItemWithError(table, src);
-    if (u != NULL) { Py_DECREF(key); return Py_NewRef(u); }
-    if (PyErr_Occurred()) { Py_DECREF(key); return NULL; }
-  }
+  PyObject *table = PyDict_GetItemWithError(tables, key);
+  if (table != NULL) Py_INCREF(table);
+  else if (!PyErr_Occurred() && (table = PyDict_New()) != NULL && PyDict_SetItem(tables, key, table) < 0) Py_CLEAR(table);
   Py_DECREF(key);
-  PyObject *u = uop_type->tp_alloc(uop_type, 0);   /* object.__new__(UOp): every slot empty */
-  if (u == NULL) return NULL;
+  if (table != NULL && arg == Py_None && kept.n < N_KEPT) kept.tables[kept.n++] = (Kept){op, dtype, Py_NewRef(table)};
+  return table;
+}
+
+/* make_checked(op, dtype, src, arg, shape): a new reference, or NULL with an exception set. */
+static PyObject *make_checked(PyObject *op, PyObject *dtype, PyObject *src, PyObject *arg, PyObject *shape) {
+  if (!kept.valid && remember() < 0) return NULL;
+  PyObject *table = table_of(op, dtype, arg);   /* held while the node is made: an allocation may run a collection */
+  if (table == NULL) return NULL;
+  PyObject *u = PyDict_GetItemWithError(table, src);
+  if (u != NULL || PyErr_Occurred()) { Py_DECREF(table); return u ? Py_NewRef(u) : NULL; }
+  u = uop_type->tp_alloc(uop_type, 0);   /* object.__new__(UOp): every slot empty */
+  if (u == NULL) { Py_DECREF(table); return NULL; }
   SLOT(u, OP) = Py_NewRef(op); SLOT(u, DTYPE) = Py_NewRef(dtype); SLOT(u, SRC) = Py_NewRef(src);
   SLOT(u, ARG) = Py_NewRef(arg); SLOT(u, SHAPE) = Py_NewRef(shape); SLOT(u, BOUNDS) = Py_NewRef(Py_None);
-  if (PyDict_SetItem(table, src, u) < 0) { Py_DECREF(u); return NULL; }
-  /* _log and _cache_limit are read each time: _collect rebinds both */
-  PyObject *log = PyDict_GetItemWithError(globals, s_log), *limit = PyDict_GetItemWithError(globals, s_limit);
-  if (log == NULL || limit == NULL || !PyList_Check(log)) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_uir: uopc.uop._log or _cache_limit is gone");
-    Py_DECREF(u); return NULL;
-  }
-  if (PyList_Append(log, u) < 0) { Py_DECREF(u); return NULL; }
-  Py_ssize_t cap = PyLong_AsSsize_t(limit);
-  if (cap == -1 && PyErr_Occurred()) { Py_DECREF(u); return NULL; }
-  if (PyList_GET_SIZE(log) > cap) {
+  int stored = PyDict_SetItem(table, src, u);
+  Py_DECREF(table);
+  if (stored < 0 || PyList_Append(kept.log, u) < 0) { Py_DECREF(u); return NULL; }
+  if (PyList_GET_SIZE(kept.log) > kept.cap) {
+    forget();   /* _collect rebinds _log and _cache_limit, and drops the tables it empties */
     PyObject *collect = PyDict_GetItemWithError(globals, s_collect);
     PyObject *r = collect ? PyObject_CallNoArgs(collect) : NULL;
     if (r == NULL) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "_uir: uopc.uop._collect is gone"); Py_DECREF(u); return NULL; }
@@ -121,6 +146,7 @@ static PyObject *literal_node(PyObject *literals, PyObject *literal, PyObject *t
     if (ne < 0) return NULL;
     if (!ne) return Py_NewRef(x);
   }
+  forget();   /* Python runs */
   return PyObject_CallFunctionObjArgs(literal, text, like, NULL);
 }
 
@@ -238,13 +264,15 @@ static PyObject *plain_lines(PyObject *self, PyObject *args) {
   if (!configured) { PyErr_SetString(PyExc_RuntimeError, "_uir.plain_lines: configure() first"); return NULL; }
   if (i < 0) i = 0;
   PyObject *made = NULL;
+  forget();   /* what a call before this one kept (it forgets at its end; this is for safety) */
   for (; i < PyList_GET_SIZE(lines); i++) {
     PyObject *line = Py_NewRef(PyList_GET_ITEM(lines, i));   /* held: `literal` runs Python */
     int rc = plain_line(line, i + 1, refs, lines_of, params, literals, literal, &made);
     Py_DECREF(line);
-    if (rc < 0) { Py_XDECREF(made); return NULL; }
+    if (rc < 0) { forget(); Py_XDECREF(made); return NULL; }
     if (rc == 0) break;
   }
+  forget();
   PyObject *r = Py_BuildValue("(nO)", i, made ? made : Py_None);
   Py_XDECREF(made);
   return r;
