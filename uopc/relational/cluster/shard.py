@@ -123,44 +123,51 @@ class Shard:
 
     Each graph is a candidate once a level, from its first step in breadth-first order (the frontier is in id order), and
     never again once it was one at an earlier level (its owner has it by now): ``f``, the states sent a state, stays near 1."""
-    stepper, fps, count = self.stepper, self.fps, self.count
+    stepper, fps, count, maybe_cycle = self.stepper, self.fps, self.count, self.maybe_cycle
     out: list[list[tuple[bytes, int, int, Any, bytes]]] = [[] for _ in range(count)]
     stuck: list[tuple[int, int]] = []   # (parent id, position) of each failed step: a stuck state made here
-    # the expanded states' steps for the record: each distinct redex once (a node's redexes are in many states)
-    table: dict[Any, int] = {}
+    # the expanded states' steps for the record, a few C-level passes a state (not Python a step): every step's redex
+    # (each distinct one in the record once: a node's redexes are in many states) and target fingerprint
     sids: list[int] = []
     counts: list[int] = []
-    p_redex: list[int] = []
+    redexes: list[Any] = []
     p_target: list[bytes] = []   # each step's target fingerprint (b"" for a failed one)
-    p_stuck: list[int] = []      # a failed step's stuck state: the position of its first step (-1 for the others)
+    failed: list[tuple[int, int]] = []   # (step index in the level, position of its stuck state's first step)
     before, now = self.candidates, set()
     if len(before) > CANDIDATES_KEPT: before.clear()   # only a saving: the owners still drop what they have
     for sid, g in self.frontier:
       pairs = steps_of(stepper, g)
-      gfp = fps.of(g)
+      n = len(pairs)
       sids.append(sid)
-      counts.append(len(pairs))
-      firsts: dict[Any, Any] = {}
-      for pos, (r, h) in enumerate(pairs):
-        if (t := firsts.get(h)) is None:
-          if h.__class__ is Stuck:
-            t = pos
-            stuck.append((sid, pos))
-          else:
-            t = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
-            if t not in now:
-              if t in before: self.maybe_cycle = True   # a state of an earlier level (or one a cut dropped)
-              else:
-                now.add(t)
-                out[owner(t, count)].append((t, sid, pos, h, gfp))
-          firsts[h] = t
-        if (ri := table.get(r)) is None: ri = table[r] = len(table)
-        p_redex.append(ri)
-        if isinstance(t, int): p_target.append(b""); p_stuck.append(t)
-        else: p_target.append(t); p_stuck.append(-1)
+      counts.append(n)
+      if not n: continue
+      rs, hs = zip(*pairs)
+      first = {h: pos for pos, h in zip(range(n - 1, -1, -1), reversed(hs))}   # each target's first step
+      gfp = fps.of(g)
+      tfp: dict[Any, bytes] = {}
+      for h, pos in first.items():
+        if h.__class__ is Stuck:
+          tfp[h] = b""
+          stuck.append((sid, pos))
+          at = len(p_target)
+          failed.extend((at + j, pos) for j, x in enumerate(hs) if x is h)
+          continue
+        t = tfp[h] = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
+        if t in now: continue
+        if t in before: maybe_cycle = True   # a state of an earlier level (or one a cut dropped)
+        else:
+          now.add(t)
+          out[owner(t, count)].append((t, sid, pos, h, gfp))
+      redexes.extend(rs)
+      p_target.extend(map(tfp.__getitem__, hs))
+    self.maybe_cycle = maybe_cycle
     before |= now
-    steps = {"sids": np.array(sids, np.int64), "counts": np.array(counts, np.int32), "redex": np.array(p_redex, np.int32),
-             "target": np.array(p_target, FP), "stuck": np.array(p_stuck, np.int32), "redexes": list(table)}
+    table = {r: i for i, r in enumerate(dict.fromkeys(redexes))}
+    p_stuck = np.full(len(p_target), -1, np.int32)
+    for at, pos in failed: p_stuck[at] = pos
+    steps = {"sids": np.array(sids, np.int64), "counts": np.array(counts, np.int32),
+             "redex": np.fromiter(map(table.__getitem__, redexes), np.int32, len(redexes)),
+             "target": np.array(p_target, FP), "stuck": p_stuck, "redexes": list(table)}
     self._pending = {"steps": steps, "stuck": stuck, "depth": depth, "last": last, "own": out[self.index]}
     batches: list[Any] = []
     for j, cands in enumerate(out):
@@ -225,10 +232,10 @@ class Shard:
     rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
     rec["maybe_cycle"] = self.maybe_cycle
-    order = np.argsort(ids_new[kept], kind="stable")
-    self.frontier = [(int(ids_new[kept][i]), new_graphs[i]) for i in order]
+    kept_ids = ids_new[kept].tolist()
+    self.frontier = sorted(zip(kept_ids, new_graphs), key=lambda x: x[0])
     self._pending = {}
-    return self._summary(new_graphs, ids_new[kept].tolist()), rec
+    return self._summary(new_graphs, kept_ids), rec
 
   def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
     """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
