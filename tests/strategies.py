@@ -8,6 +8,7 @@ ALU ops, STACK/INDEX/RANGE, movement ops, REDUCE and CALLs (nested ones too).
 from __future__ import annotations
 
 import math
+import random
 from typing import Callable
 
 from hypothesis import strategies as st
@@ -159,3 +160,18 @@ def arith_programs(draw: st.DrawFn, max_ops: int = 5, consts: tuple[int, ...] = 
     b = operand()
     pool.append(UOp(draw(st.sampled_from([Ops.ADD, Ops.MUL])), (a, b) if draw(st.booleans()) else (b, a)))
   return pool[-1]
+
+
+def mutated(rng: random.Random, text: str, alphabet: list[str], most: int = 3, inserted: list[str] | None = None) -> str:
+  """``text`` after 1 to ``most`` random edits: a character deleted, a piece of ``inserted`` (default ``alphabet``)
+  inserted, or a character replaced by a piece of ``alphabet`` (the parsers' fuzz tests: a mutant is mostly valid text
+  with one thing wrong)."""
+  inserted = alphabet if inserted is None else inserted
+  chars = list(text)
+  for _ in range(rng.randint(1, most)):
+    pos = rng.randrange(len(chars) + 1)
+    kind = rng.random()
+    if kind < 0.4 and chars: del chars[min(pos, len(chars) - 1)]
+    elif kind < 0.8: chars.insert(pos, rng.choice(inserted))
+    elif chars: chars[min(pos, len(chars) - 1)] = rng.choice(alphabet)
+  return "".join(chars)

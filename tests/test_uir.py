@@ -15,8 +15,8 @@ from uopc.ops import Ops
 from uopc.uir import UIRError, parse_uir, to_uir
 from uopc.uop import UOp
 
-try: from strategies import graphs   # tests/ on sys.path (rootdir-style test layout)
-except ImportError: from tests.strategies import graphs
+try: from strategies import graphs, mutated   # tests/ on sys.path (rootdir-style test layout)
+except ImportError: from tests.strategies import graphs, mutated
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "uir-format.md"
 
@@ -379,14 +379,7 @@ def _parses_or_uir_error(text) -> None:
 def test_fuzz_mutations_deterministic():
   rng = random.Random(1234)
   for i in range(3000):
-    chars = list(rng.choice(SEEDS))
-    for _ in range(rng.randint(1, 4)):
-      pos = rng.randrange(len(chars) + 1)
-      kind = rng.random()
-      if kind < 0.4 and chars: del chars[min(pos, len(chars) - 1)]
-      elif kind < 0.8: chars.insert(pos, rng.choice(ALPHABET))
-      elif chars: chars[min(pos, len(chars) - 1)] = rng.choice(ALPHABET)
-    text = "".join(chars)
+    text = mutated(rng, rng.choice(SEEDS), ALPHABET, most=4)
     _parses_or_uir_error(text)
     if i % 10 == 0:
       _parses_or_uir_error(text.encode("utf-8", "surrogatepass")[:rng.randrange(len(text) + 1)])
@@ -496,14 +489,7 @@ def _reading(text):
 
 
 def _mutated(rng, text):
-  chars = list(text)
-  for _ in range(rng.randint(1, 3)):
-    pos = rng.randrange(len(chars) + 1)
-    kind = rng.random()
-    if kind < 0.4 and chars: del chars[min(pos, len(chars) - 1)]
-    elif kind < 0.8: chars.insert(pos, rng.choice(ALPHABET + ["%0", "%9", "add", "f32", "bool", "i32", "99999999999", "0x1"]))
-    elif chars: chars[min(pos, len(chars) - 1)] = rng.choice(ALPHABET)
-  return "".join(chars)
+  return mutated(rng, text, ALPHABET, inserted=ALPHABET + ["%0", "%9", "add", "f32", "bool", "i32", "99999999999", "0x1"])
 
 
 def test_plain_lines_read_as_the_general_parser_reads_them():

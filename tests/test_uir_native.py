@@ -13,8 +13,8 @@ from uopc.dtype import dtypes
 from uopc.uir import UIRError, parse_uir, to_uir
 from uopc.uop import UOp
 
-try: from strategies import graphs   # tests/ on sys.path (rootdir-style test layout)
-except ImportError: from tests.strategies import graphs
+try: from strategies import graphs, mutated   # tests/ on sys.path (rootdir-style test layout)
+except ImportError: from tests.strategies import graphs, mutated
 
 OPS = ["add", "mul", "max", "cmplt", "cmpne", "floordiv", "floormod", "sub", "where", "stack", "add1", "param"]
 LITERALS = ["0", "1", "-3", "0001", "2.5", "-0.0", ".5", "1e+20", "1E-5", "1e5", "1e", "1e+", "inf", "-inf", "nan", "True", "False",
@@ -46,15 +46,7 @@ def programs(draw: st.DrawFn) -> str:
   return "\n".join(lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
 
 
-def mutated(rng: random.Random, text: str) -> str:
-  chars = list(text)
-  for _ in range(rng.randint(1, 3)):
-    pos = rng.randrange(len(chars) + 1)
-    kind = rng.random()
-    if kind < 0.4 and chars: del chars[min(pos, len(chars) - 1)]
-    elif kind < 0.8: chars.insert(pos, rng.choice(MUTATIONS))
-    elif chars: chars[min(pos, len(chars) - 1)] = rng.choice(MUTATIONS)
-  return "".join(chars)
+def mutant(rng: random.Random, text: str) -> str: return mutated(rng, text, MUTATIONS)
 
 
 def plain_reading(text: str, native: bool) -> tuple:
@@ -108,7 +100,7 @@ def test_the_c_reader_is_built():
 @given(programs(), st.booleans(), st.randoms(use_true_random=False))
 def test_c_and_python_plain_lines_agree(text, c_first, rng):
   compare(text, c_first)
-  compare(mutated(rng, text), not c_first)
+  compare(mutant(rng, text), not c_first)
 
 
 @settings(deadline=None)
@@ -116,7 +108,7 @@ def test_c_and_python_plain_lines_agree(text, c_first, rng):
 def test_c_and_python_agree_on_printed_graphs(u, c_first, rng):
   text = to_uir(u)
   assert compare(text, c_first) is u
-  compare(mutated(rng, text), c_first)
+  compare(mutant(rng, text), c_first)
 
 
 def test_many_programs_parse_or_fail_alike():
@@ -129,7 +121,7 @@ def test_many_programs_parse_or_fail_alike():
       a, b = f"%{rng.randrange(i)}", rng.choice([f"%{rng.randrange(i)}", *LITERALS[:4]])
       op = rng.choice(["add", "mul", "max", "floordiv", "floormod"] * 5 + ["cmplt", "cmpne", "sub"])
       lines.append(f"%{i} = {op} {a}, {b}" if rng.random() < 0.5 else f"%{i} = {op} {b}, {a}")
-    text = mutated(rng, "\n".join(lines) + "\n") if k % 2 else "\n".join(lines) + "\n"
+    text = mutant(rng, "\n".join(lines) + "\n") if k % 2 else "\n".join(lines) + "\n"
     parsed += isinstance(compare(text, k % 4 < 2), UOp)
   assert parsed > 20   # enough of them are well typed far enough to compare nodes, not only errors
 
