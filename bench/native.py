@@ -28,6 +28,11 @@ set, so no memo carries over):
   nodes, indexing them included
 - ``(i) 16 pK + 0``: ``sum_k (p_k + 0)`` under ``x + 0``, 16 independent redexes, 65,536 graphs
 - ``(ii) comm + x+0, 7 terms``: ``sum_k (p_k + 0)`` under ``x + 0`` and ``x + y -> y + x``, 139,968 graphs
+- ``(i) 16 pK + 0, depth first`` and ``(ii) comm, 6 terms, tree``: (i) with ``order="dfs"``, and (ii) with 6 terms
+  (23,328 graphs) under ``semantics="tree"``
+
+Env ``NATIVE_SHAPES``: the rows to run, by the start of their names, comma-separated (``(i),(ii)``);
+``NATIVE_COMPILERS``: the compilers to try (default ``mypyc,cython``; empty: the C core and the pure modules only).
 
 docs/native.md has a run of it, and why the C core was adopted and mypyc and Cython were not.
 """
@@ -36,6 +41,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -47,8 +53,9 @@ from bench.workers import REPO, Worker, serve
 
 CORE = ["uopc/uop.py", "uopc/relational/space/step.py", "uopc/relational/space/states.py", "uopc/relational/space/stream.py"]
 PYTHON_CLASSES = {"uopc/uop.py": "class UOp:", "uopc/relational/space/step.py": "class Stepper:"}   # for mypyc: see above
-SHAPES = {"bench explore, k = 8": ("unit_sum", 8), "bench explore, 10k beside": ("beside", 10_000),
-          "(i) 16 pK + 0": ("plus_zero", 16), "(ii) comm + x+0, 7 terms": ("commute", 7)}
+SHAPES = {"bench explore, k = 8": ("unit_sum", 8, "bfs", "graph"), "bench explore, 10k beside": ("beside", 10_000, "bfs", "graph"),
+          "(i) 16 pK + 0": ("plus_zero", 16, "bfs", "graph"), "(ii) comm + x+0, 7 terms": ("commute", 7, "bfs", "graph"),
+          "(i) 16 pK + 0, depth first": ("plus_zero", 16, "dfs", "graph"), "(ii) comm, 6 terms, tree": ("commute", 6, "bfs", "tree")}
 TURNS = 3   # turns of each build per shape
 
 
@@ -77,17 +84,18 @@ def _fingerprint(states: list) -> str:
 
 
 def worker() -> None:
-  """Serve explorations with whichever uopc is first on the path: ``kind size native`` in, ``{"cpu", "states", "fingerprint"}`` out."""
+  """Serve explorations with whichever uopc is first on the path: ``kind size native order semantics`` in,
+  ``{"cpu", "states", "fingerprint"}`` out."""
   from uopc.relational import explore
   fresh = 0
 
   def run(line: str) -> str:
     nonlocal fresh
-    kind, size, native = line.split()
+    kind, size, native, order, semantics = line.split()
     fresh += 1
     prog, pm = _exploration(kind, int(size), fresh)
     t0 = time.process_time()
-    ex = explore(prog, pm, max_states=None, native=native == "1").run()
+    ex = explore(prog, pm, max_states=None, native=native == "1", order=order, semantics=semantics).run()
     cpu = time.process_time() - t0
     assert ex.complete
     return json.dumps({"cpu": cpu, "states": len(ex.states), "fingerprint": _fingerprint(ex.states)})
@@ -147,11 +155,13 @@ def measure(builds: dict[str, Path]) -> dict[str, dict[str, dict]]:
   workers = {name: _worker(path, name not in ("pure", C_CORE)) for name, path in builds.items()}
   try:
     best: dict[str, dict[str, dict]] = {}
-    for shape, (kind, size) in SHAPES.items():
+    wanted = [w for w in os.environ.get("NATIVE_SHAPES", "").split(",") if w]
+    for shape, (kind, size, order, semantics) in SHAPES.items():
+      if wanted and not any(shape.startswith(w) for w in wanted): continue
       best[shape] = {}
       for _ in range(TURNS):
         for name, w in list(workers.items()):
-          if not (answer := w.ask(f"{kind} {size} {int(name == C_CORE)}")):   # the worker died (its traceback is above)
+          if not (answer := w.ask(f"{kind} {size} {int(name == C_CORE)} {order} {semantics}")):   # the worker died (its traceback is above)
             print(f"  {name}: failed on {shape}: left out from here on")
             workers.pop(name).close()
             continue
@@ -170,7 +180,9 @@ def main() -> None:
     from uopc.relational.native import available, missing
     if available(): builds[C_CORE] = REPO
     else: print(f"  {C_CORE}: not built: {missing()}")
+    compilers = os.environ.get("NATIVE_COMPILERS", "mypyc,cython").split(",")
     for name, build in (("mypyc", build_mypyc), ("cython", build_cython)):
+      if name not in compilers: continue
       t0 = time.perf_counter()
       why = build(Path(tmp) / name)
       if why is None:

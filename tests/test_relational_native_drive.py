@@ -1,4 +1,6 @@
 """The native core against the Python one: the same states, parents, steps, normal forms and edges, in the same order."""
+from collections import Counter
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -30,7 +32,7 @@ def sum_of_add0(first_slot: int, n: int) -> UOp:
 
 def snapshot(ex: Exploration) -> tuple:
   """Everything an exploration reports, by value: graphs as nodes (hash consed), states by id."""
-  def redex(r): return None if r is None else (r.node, r.rule_index, r.result, r.error)
+  def redex(r): return None if r is None else (r.node, r.rule_index, r.result, r.error, r.position)   # position: tree semantics' At
   states = [(s.id, s.graph, s.depth, None if s.parent is None else s.parent.id, redex(s.redex), s.error, s.normal, s.out is not None)
             for s in ex.states]
   edges = [(e.source.id, e.target.id, e.rule_index, e.node, e.result, e.error) for e in ex.edges]
@@ -38,10 +40,10 @@ def snapshot(ex: Exploration) -> tuple:
           [s.id for s in ex.states if ex.fully_expanded(s)])
 
 
-def both(g: UOp, pm: PatternMatcher, map_limit: int = 256, **bounds) -> tuple[tuple, Exploration]:
+def both(g: UOp, pm: PatternMatcher, map_limit: int = 256, semantics: str = "graph", **bounds) -> tuple[tuple, Exploration]:
   """The snapshots of the Python and the native search of ``g`` (asserted equal), and the native exploration."""
-  python = Exploration(g, pm, stepper=Stepper(pm, map_limit=map_limit), native=False, **bounds)
-  native = Exploration(g, pm, stepper=Stepper(pm, map_limit=map_limit), native=True, **bounds)
+  python = Exploration(g, pm, stepper=Stepper(pm, map_limit=map_limit, semantics=semantics), native=False, **bounds)
+  native = Exploration(g, pm, stepper=Stepper(pm, map_limit=map_limit, semantics=semantics), native=True, **bounds)
   a, b = snapshot(python), snapshot(native)
   assert a == b
   assert graph_facts(python) == graph_facts(native)
@@ -61,6 +63,74 @@ def test_random_graphs_explore_the_same(g, name, map_limit):
 @given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)), st.sampled_from([256, 4, 1]), st.integers(1, 400))
 def test_reduced_explorations_are_the_same(g, name, map_limit, max_states):
   both(g, RULESETS[name], map_limit, max_states=max_states, reduce=True)
+
+
+ORDERS = st.sampled_from(["bfs", "dfs"])
+SEMANTICS = st.sampled_from(["graph", "tree"])
+
+
+@st.composite
+def chains(draw: st.DrawFn) -> UOp:
+  """A chain of ``+ 0``, ``* 1``, ``+ p1`` and ``g + g`` over p0: redexes along one spine, found again at many depths."""
+  g = UOp.param(0)
+  for kind in draw(st.lists(st.sampled_from(["add0", "add0", "mul1", "addp1", "twice"]), min_size=1, max_size=12)):
+    g = g + 0 if kind == "add0" else g * 1 if kind == "mul1" else g + UOp.param(1) if kind == "addp1" else g + g
+  return g
+
+
+@given(graphs(max_ops=8) | chains(), st.sampled_from(sorted(RULESETS)), st.sampled_from([256, 4, 1]), ORDERS, SEMANTICS, st.integers(1, 400),
+       st.integers(0, 5) | st.none())
+def test_depth_first_and_tree_semantics_explore_the_same(g, name, map_limit, order, semantics, max_states, max_depth):
+  # depth first re-parents states found again by a shorter way, and expands again those max_depth had cut
+  both(g, RULESETS[name], map_limit, semantics, order=order, max_states=max_states, max_depth=max_depth)
+
+
+def test_depth_first_and_tree_semantics_run_in_the_core():
+  g = sum_of_add0(0, 4) * 1
+  for order in ("bfs", "dfs"):
+    for semantics in ("graph", "tree"):
+      (states, edges, normals, complete, _, _, _), ex = both(g, COMM, semantics=semantics, order=order, max_states=None)
+      assert ex.native and complete and normals == [] and len(edges) > len(states) > 100, (order, semantics)
+
+
+def test_tree_semantics_rewrites_one_occurrence_per_step_in_the_core():
+  p0 = UOp.param(0) + 0
+  (states, edges, _, complete, _, _, _), ex = both(p0 * p0, ZERO, semantics="tree", max_states=None)
+  # the shared p0 + 0 is two positions: each rewritten alone, then both
+  assert ex.native and complete and [s.term() for s in ex.states] == ["let a = add(p0, 0) in mul(a, a)", "mul(p0, add(p0, 0))", "mul(add(p0, 0), p0)",
+                                                                      "mul(p0, p0)"]
+  assert [s.redex.position for s in ex.states[1:]] == [(0,), (1,), (1,)] and len(edges) == 4
+
+
+def test_depth_first_moves_a_state_under_one_made_after_it():
+  # the batch that makes both: a state's parent may be a later state (the core hands them over parents last)
+  p0 = UOp.param(0)
+  (states, *_), ex = both(((p0 + 0) + 0) * 1, symbolic, order="dfs", max_states=None)
+  assert ex.native and len(states) == 18 and any(parent is not None and parent > i for i, _, _, parent, *_ in states)
+
+
+def expanded_again(g: UOp, pm: PatternMatcher, **bounds) -> int:
+  """How many graphs the Python core's depth-first search expands more than once (states max_depth cut, found again nearer)."""
+  stepper, calls = Stepper(pm), Counter()
+  step_map = stepper.step_map
+  def counted(graph):
+    calls[graph] += 1
+    return step_map(graph)
+  stepper.step_map = counted
+  Exploration(g, pm, stepper=stepper, order="dfs", native=False, **bounds).run()
+  return sum(n > 1 for n in calls.values())
+
+
+def test_depth_first_expands_again_the_states_max_depth_cut():
+  # depth first meets some graphs first at max_depth, where their successors are cut; found again nearer the program,
+  # each takes the shorter path and is expanded again: here every cut state is, so the search is complete
+  p0, p1 = UOp.param(0), UOp.param(1)
+  (states, _, _, complete, bound, _, _), ex = both((p0 + 0) + (p1 + 0), symbolic, order="dfs", max_depth=3, max_states=None)
+  assert expanded_again((p0 + 0) + (p1 + 0), symbolic, max_depth=3) == 1 and ex.native and complete and bound is None
+  comm_unit = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x), (x + y, lambda x, y: y + x)], name="comm_unit")
+  g = (p0 * 1 + 0) + (p1 * 1 + 0)
+  (states, _, _, complete, bound, _, _), ex = both(g, comm_unit, order="dfs", max_depth=4, max_states=None)
+  assert expanded_again(g, comm_unit, max_depth=4) == 13 and ex.native and bound == "max_depth" and len(states) == 68
 
 
 OPAQUE = PatternMatcher([(x + 0, lambda x: x), (x * 0, lambda x: x.const_like(0)), (x * 1, lambda x: x),
@@ -83,6 +153,11 @@ def sums_of_terms(draw: st.DrawFn) -> UOp:
 def test_reduced_explorations_under_user_rules_are_the_same(g, pm, map_limit, max_states):
   # the core asks Python which nodes are inert (read from the patterns, forms.py): the same persistent sets
   both(g, pm, map_limit, max_states=max_states, reduce=True)
+
+
+@given(arith_programs(max_ops=7) | sums_of_terms(), st.sampled_from([ZERO, COMM]), st.integers(1, 400), st.integers(1, 6) | st.none())
+def test_reduced_depth_first_explorations_are_the_same(g, pm, max_states, max_depth):
+  both(g, pm, order="dfs", max_states=max_states, max_depth=max_depth, reduce=True)
 
 
 def test_a_sum_of_add_zero_terms_is_reduced_in_the_core():
@@ -126,11 +201,24 @@ def test_a_failing_rule_hands_the_search_to_python_where_it_fails():
   assert not ex.native and len(stuck) == 4 and len(states) == 8
 
 
-def test_a_step_map_past_the_limit_hands_the_search_to_python():
+def add0_chain(n: int) -> UOp:
   g = UOp.param(0)
-  for _ in range(40): g = g + 0
-  (states, _, _, complete, _, _, _), ex = both(g, ZERO, map_limit=16, max_states=None)
-  assert not ex.native and complete and len(states) == 41
+  for _ in range(n): g = g + 0
+  return g
+
+
+def test_a_step_map_past_the_limit_is_grouped_in_the_core():
+  # every + 0 of the chain makes the one shorter chain: one group of steps per node past the limit, in C as in step.py
+  (states, edges, _, complete, _, _, _), ex = both(add0_chain(40), ZERO, map_limit=16, max_states=None)
+  assert ex.native and complete and len(states) == 41 and len(edges) == 40 * 41 // 2
+  assert [len(s.out) for s in ex.states[:3]] == [40, 39, 38] and graph_facts(ex)[0] == len(edges)
+
+
+def test_a_big_step_map_with_a_redex_below_two_sources_hands_the_search_to_python():
+  # step.py enumerates the steps of add(c, c) past the limit lazily (each rewrites both uses): the core stops there
+  c = add0_chain(20)
+  (states, _, _, complete, _, _, _), ex = both(c + c, ZERO, map_limit=16, max_states=None)
+  assert not ex.native and complete and len(states) == 21
 
 
 def test_a_call_is_left_to_python():
@@ -193,10 +281,9 @@ def test_cycles_found_in_c_are_the_python_ones():
 
 
 def test_a_search_handed_over_early_looks_its_graphs_up_in_python():
-  g = UOp.param(0)
-  for _ in range(40): g = g + 0
-  ex = Exploration(g, ZERO, stepper=Stepper(ZERO, map_limit=16), max_states=None, native=True)
-  assert ex.reaches(UOp.param(0))   # found by the Python core, after the C core stopped at its first state
+  c = add0_chain(20)
+  ex = Exploration(c + c, ZERO, stepper=Stepper(ZERO, map_limit=16), max_states=None, native=True)
+  assert ex.reaches(UOp.param(0) + UOp.param(0))   # found by the Python core, after the C core stopped at its first state
   ex.run()
-  assert not ex.native and ex._seen.space is None and len(ex.states) == 41   # the core's one state went into the dict
-  assert ex.state_of(g) is ex.states[0] and ex.state_of(UOp.param(0)).depth == 40 and ex.state_of(g + 1) is None
+  assert not ex.native and ex._seen.space is None and len(ex.states) == 21   # the core's one state went into the dict
+  assert ex.state_of(c + c) is ex.states[0] and ex.state_of(UOp.param(0) + UOp.param(0)).depth == 20 and ex.state_of(c + 1) is None

@@ -171,23 +171,6 @@ def adapt(pm: PatternMatcher, name: str | None = None) -> TinygradRules:
 _ucache, _create = UOpMetaClass.ucache, type.__call__
 
 
-def new_node(op: Any, dtype: Any, src: tuple, arg: Any) -> UOp:
-  """``UOp(op, dtype, src, arg)``, as tinygrad's constructor (``UOpMetaClass.__call__``) makes it when its ``SPEC`` checks
-  are off (the default): the node in its hash-consing table, else a new one filed there. Without the constructor's
-  general path (keyword defaults, metadata, buffers, ``SPEC`` tests), a third of its time; with ``SPEC`` on, the
-  constructor itself.
-
-  >>> from tinygrad.uop.ops import Ops, UOp
-  >>> a = UOp.variable("a", 0, 10)
-  >>> new_node(Ops.ADD, a.dtype, (a, a), None) is a + a is UOp(Ops.ADD, a.dtype, (a, a))
-  True
-  """
-  if SPEC.value > 1: return UOp(op, dtype, src, arg)
-  if (w := _ucache.get(key := (op, dtype, src, arg, None))) is not None and (n := w()) is not None: return n
-  _ucache[key] = weakref.ref(n := _create(UOp, *key))
-  return n
-
-
 MADE_LIMIT = 1 << 19   # make's results kept (each keeps a node alive) before the table is dropped
 _KEEPS_DTYPE = {op for op in Ops if op.name in ("ADD", "SUB", "MUL", "MAX", "MOD", "IDIV", "FLOORDIV", "FLOORMOD", "AND", "OR", "XOR",
                                                  "SHL", "SHR")}
@@ -209,8 +192,28 @@ class TinygradIR(IR):
     self._made_size = 0
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
+    """``op(*src)`` as tinygrad's rewrite rebuilds a node: its dtype derived again (``dtype_from_uop``) where one is derived,
+    then ``UOp(op, dtype, src, arg)`` as tinygrad's constructor (``UOpMetaClass.__call__``) makes it with its ``SPEC`` checks
+    off (the default): the node in its hash-consing table, else a new one filed there (with ``SPEC`` on, the constructor
+    itself). One function, the hot path of an exploration: without the constructor's general path (keyword defaults,
+    metadata, buffers, ``SPEC`` tests) and make's own table first.
+
+    >>> from tinygrad.uop.ops import Ops, UOp
+    >>> a = UOp.variable("a", 0, 10)
+    >>> TINYGRAD.make(Ops.ADD, (a, a), None, a.dtype) is a + a is UOp(Ops.ADD, a.dtype, (a, a))
+    True
+    """
     if (table := self._made.get(key := (op, dtype, arg))) is not None and (n := table.get(src)) is not None: return n
-    n = self._build(op, src, arg, dtype)
+    derived = dtype
+    if op in _KEEPS_DTYPE:   # a binary ALU node on sources of its own dtype keeps it (promo_dtype of equal dtypes): the common case
+      for s in src:
+        if s.dtype is not dtype:
+          derived = self._derived(op, src, arg, dtype)
+          break
+    else: derived = self._derived(op, src, arg, dtype)
+    if SPEC.value > 1: n = UOp(op, derived, src, arg)
+    elif (w := _ucache.get(k := (op, derived, src, arg, None))) is None or (n := w()) is None:
+      _ucache[k] = weakref.ref(n := _create(UOp, *k))
     if table is None: table = self._made[key] = {}
     table[src] = n
     self._made_size += 1
@@ -222,16 +225,10 @@ class TinygradIR(IR):
     for table in self._made.values(): table.clear()
     self._made, self._made_size = {}, 0
 
-  def _build(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
-    # a binary ALU node on sources of its own dtype keeps it (promo_dtype of equal dtypes): the common case, without
-    # dtype_from_uop (a third of an exploration's time); else its dtype is derived again, as tinygrad's rebuild does
-    if op in _KEEPS_DTYPE:
-      for s in src:
-        if s.dtype is not dtype: break
-      else: return new_node(op, dtype, src, arg)
-    try: derived = dtype_from_uop(op, src, arg)
-    except (RuntimeError, AssertionError, TypeError) as e: raise self.build_error(str(e)) from None   # tinygrad's typing refuses it
-    return new_node(op, derived or dtype, src, arg)
+  def _derived(self, op: Any, src: tuple, arg: Any, dtype: Any) -> Any:
+    """The node's dtype by tinygrad's dtype production rules (``dtype`` where they derive none); build_error where they refuse."""
+    try: return dtype_from_uop(op, src, arg) or dtype
+    except (RuntimeError, AssertionError, TypeError) as e: raise self.build_error(str(e)) from None
 
   def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]:
     """The node ``make`` gave on ``src`` before, else None (and the stepper makes it): a dict's own ``get``."""

@@ -1,10 +1,10 @@
-"""The explorer's native core: the Stepper's step maps and the breadth-first search in C.
+"""The explorer's native core: the Stepper's step maps and the search (breadth or depth first) in C.
 
 ``_space.c`` keeps nodes in flat arrays of its own (a label and source ids per node, one
 hash-consing table), so a state costs a few machine words per rebuilt node instead of a
 Python object, a table entry and a dict. Python is called only to find a node's own redexes,
 and only for nodes some rule may match. ``Exploration`` uses it by itself where it applies
-(graph semantics, breadth first, no CALL; reduced searches too) and falls back to the pure-Python
+(uopc's IR, no CALL: either order, graph or tree semantics, reduced searches under graph semantics) and falls back to the pure-Python
 Stepper, with the same results, wherever it does not (``docs/native.md``).
 
 >>> from uopc import UOp, UPat, PatternMatcher

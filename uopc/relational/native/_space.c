@@ -1,13 +1,13 @@
-/* The explorer's hot core in C: nodes in flat arrays, each node's step map, the breadth-first search.
+/* The explorer's hot core in C: nodes in flat arrays, each node's step map, the search.
  *
- * The same algorithm as uopc/relational/space/step.py (Stepper, graph semantics) and stream.py
- * (Exploration._drive, breadth first), on its own node layout: a node is a label (its op, dtype
+ * The same algorithm as uopc/relational/space/step.py (Stepper, graph or tree semantics, steps grouped by graph past
+ * map_limit) and stream.py (Exploration._drive, breadth or depth first), on its own node layout: a node is a label (its op, dtype
  * and arg, or a leaf UOp, numbered by Python) and its sources' ids; hash consing is one open-addressing
  * table; a state is its root's id. Python is called only to find a node's own redexes (`match`), and
  * only for nodes some rule's pattern may match: matched whole here where the pattern was compiled to a
  * table (patterns.py; `Space.patterns`), else by its signature (op and sources' ops: `may`, cached).
- * Whatever this core does not do the way step.py does (a failed step, a step map past map_limit entries)
- * it stops on ("bail"), and the Python explorer takes over: results are the same. A CALL never gets in: its
+ * Whatever this core does not do the way step.py does (a failed step, a step map past map_limit entries that step.py
+ * enumerates lazily) it stops on ("bail"), and the Python explorer takes over: results are the same. A CALL never gets in: its
  * label is refused (NativeSpace._label), where the program or a rule's result enters.
  * Why: docs/native.md.
  */
@@ -21,11 +21,20 @@
 #endif
 
 #define EMPTY_SLOT (-1)
+#define NF_USED 1
+#define NF_GROUPED 2
+#define NO_GROUP INT32_MIN   /* make_grouped: no group yet (a group id is a cat's index, or -(key + 1) for one key) */
 #define NO_MAP (-1)
 #define SIGNAL_EVERY 4096
 
 /* What expand() returns; the module exports them by these names (drive.py reads them there). */
 enum { ST_DONE = 0, ST_MORE = 1, ST_MAX_STATES = 2, ST_BAIL = 3 };
+
+/* What changes() reports per event, in the order they happened (exported as EV_*): a state expanded for the first time
+ * (normal or not), expanded again (depth first: its normal flag stays), or given a shorter path (depth first: a new parent,
+ * depth and step; EV_MOVED_AGAIN: it had been cut by max_depth and is to be expanded again). EV_REDUCED is or'ed into an
+ * expansion that followed a persistent set only. */
+enum { EV_NOT_NORMAL = 0, EV_NORMAL = 1, EV_AGAIN = 2, EV_MOVED = 3, EV_MOVED_AGAIN = 4, EV_REDUCED = 8 };
 
 /* One node of a compiled pattern (patterns.py's table): what a graph node must be to match it. */
 typedef struct {
@@ -96,16 +105,26 @@ typedef struct {
   PyObject *may_cb;     /* may(op, n, src ops or None) -> bool: may a rule left to Python match a node of this signature
                            (None: no rule is left to Python) */
   int32_t map_limit;
+  int tree;             /* tree semantics: a map's keys are positions (the key pool below), one step per occurrence */
+  int dfs;              /* depth-first order (start()): a stack of states, as stream.py's _drive with order="dfs" */
   /* nodes */
   int32_t n_nodes, cap_nodes;
   int32_t *label, *src_off, *src_n, *map_off, *map_n, *state_of;
   uint8_t *op;
-  uint8_t *used;        /* per node: 1 once some node has it as a source (intern: a node of an unused source is new) */
+  uint8_t *nflags;      /* per node: NF_USED once some node has it as a source (intern: a node of an unused source is new);
+                           NF_GROUPED: its map holds its steps grouped by the graph they make (make_grouped) */
   int32_t *srcs; int64_t n_srcs, cap_srcs;
   Slot *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
   int32_t pending_from;   /* nodes from here on are not in the table yet (intern: fresh nodes; flush_pending) */
-  /* step maps: (redex, result node) pairs */
+  /* step maps: (key, result node) pairs; a key is a redex id, or under tree semantics a position in the key pool */
   int32_t *maps; int64_t n_maps, cap_maps;
+  /* tree semantics' keys (step.py's At): key k is the key key_inner[k] one source down, at source key_idx[k]; where
+   * key_idx[k] is -1, key_inner[k] is a redex (the node's own) */
+  int32_t *key_idx, *key_inner; int64_t n_keys, cap_keys;
+  /* grouped steps (step.py's GroupedSteps, graph semantics): a map past map_limit entries holds one (first key, graph)
+   * pair per graph its steps make, then each pair's group; a group is a key, -(key + 1), or the concatenation of two
+   * groups (step.py's _Cat), an index into these arrays */
+  int32_t *gt_left, *gt_right, *gt_first; int64_t *gt_size; int64_t n_gt, cap_gt;
   /* signatures: key -> 0 / 1, open addressing; asked only for the rules not compiled to patterns */
   U64Map sigs;   /* signature key -> 0 / 1 */
   /* compiled patterns (patterns.py): matched whole on these nodes, so a node goes to Python only where one matches */
@@ -121,10 +140,18 @@ typedef struct {
   int32_t *stamp, *stamp_val; int32_t cap_stamp, gen;
   int32_t *pstamp, *pstamp_val; int32_t pgen;   /* the same, for persistent sets (making a map inside one uses `stamp`) */
   /* states */
-  int32_t n_states, cap_states, next_expand;
-  int32_t entry;   /* the next entry of state next_expand's map to look at: a search stopped mid-state goes on there */
+  int32_t n_states, cap_states, next_expand;   /* breadth first: states before next_expand were expanded */
+  int32_t entry;   /* the next entry of the map of the state being expanded: a search stopped mid-state goes on there */
   int32_t *st_root, *st_parent, *st_depth, *st_redex;
   int8_t *st_normal;
+  int8_t *st_done;      /* per state: 1 once expanded (stream.py: s.out is not None); depth first may set it back to 0 */
+  int8_t *st_cut;       /* per state: at max_depth with a successor that was not made (stream.py's `cut` set) */
+  int32_t n_cut;        /* states with st_cut set */
+  /* depth first: the stack (stream.py's frontier, its top last), the state being expanded and its new successors */
+  int32_t *stack; int64_t n_stack, cap_stack;
+  int32_t cur;          /* the state being expanded (depth first), or -1 */
+  int32_t *fresh; int64_t n_fresh, cap_fresh;
+  int32_t *events; int64_t n_events, cap_events;   /* (state, EV_*) pairs since the last changes() */
   /* the Python side: a node's UOp where one exists (strong references; NULL until made), found by identity */
   PyObject **obj;
   U64Map ptrs;   /* a UOp's address -> its node (the UOp is held in obj, so the address is its own) */
@@ -133,7 +160,6 @@ typedef struct {
   PyObject *op_codes;   /* {Ops member: its code} */
   PyObject **lab_key; int32_t *lab_val; int32_t *lab_op; int64_t cap_lab, n_lab;   /* (op, dtype, arg) by identity -> label */
   int32_t n_leaves;
-  int cut;        /* some state at max_depth had a successor that was not made */
   /* reduction (reduction.py's IslandReduction): on when `reducing` */
   int reducing;
   uint8_t inert[256];           /* ops no rule's pattern can match: their nodes are inert */
@@ -260,7 +286,7 @@ static void flush_pending(Space *s) {
  * be a cache miss, and nearly every node a rewrite makes is such a node (its rewritten source is new too). */
 static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make) {
   int fresh = 0;
-  for (int32_t i = 0; i < n && !fresh; i++) fresh = !s->used[src[i]];
+  for (int32_t i = 0; i < n && !fresh; i++) fresh = !(s->nflags[src[i]] & NF_USED);
   if (fresh && !make) return -1;
   int64_t j = -1;
   uint32_t tag = 0;
@@ -279,7 +305,7 @@ static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, i
     int32_t c = s->cap_nodes, c2;
 #define GROW_NODE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, id + 1, sizeof(t)) < 0) return -1;
     GROW_NODE(label, int32_t) GROW_NODE(src_off, int32_t) GROW_NODE(src_n, int32_t) GROW_NODE(map_off, int32_t)
-    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(used, uint8_t) GROW_NODE(obj, PyObject *)
+    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(nflags, uint8_t) GROW_NODE(obj, PyObject *)
     if (s->reducing) { GROW_NODE(nstamp, int32_t) GROW_NODE(ninert, int8_t) }   /* the reduction's, made by reduce() */
 #undef GROW_NODE
     s->cap_nodes = c2;
@@ -293,9 +319,9 @@ static int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, i
     if (copy != small) PyMem_Free(copy);
     if (rc < 0) return -1;
   } else memcpy(s->srcs + s->n_srcs, src, (size_t)n * sizeof(int32_t));
-  s->label[id] = label; s->op[id] = op; s->used[id] = 0;
+  s->label[id] = label; s->op[id] = op; s->nflags[id] = 0;
   s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n;
-  for (int32_t i = 0; i < n; i++) s->used[s->srcs[s->n_srcs + i]] = 1;
+  for (int32_t i = 0; i < n; i++) s->nflags[s->srcs[s->n_srcs + i]] |= NF_USED;
   s->n_srcs += n;
   s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL;
   if (s->reducing) { s->nstamp[id] = 0; s->ninert[id] = -1; }
@@ -443,7 +469,20 @@ static int need_stamps(Space *s, int32_t redex) {
   return 0;
 }
 
-/* A node's own redexes, appended to the map pool: their count, -1 on error, -2 to bail. */
+/* Tree semantics: a new key, the key `inner` at source `idx` (or where idx is -1, the redex `inner` itself); -1 on error. */
+static int32_t new_key(Space *s, int32_t idx, int32_t inner) {
+  if (s->n_keys >= INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many step keys"); return -1; }
+  int64_t c = s->cap_keys;
+  if (grow((void **)&s->key_idx, &c, s->n_keys + 1, sizeof(int32_t)) < 0) return -1;
+  c = s->cap_keys;
+  if (grow((void **)&s->key_inner, &c, s->n_keys + 1, sizeof(int32_t)) < 0) return -1;
+  s->cap_keys = c;
+  s->key_idx[s->n_keys] = idx; s->key_inner[s->n_keys] = inner;
+  return (int32_t)s->n_keys++;
+}
+
+/* A node's own redexes, appended to the map pool (under tree semantics, each as a key of its own): their count, -1 on
+ * error, -2 to bail. */
 static int64_t own_redexes(Space *s, int32_t id) {
   int m = asks_python(s, id);
   if (m <= 0) return m;
@@ -458,7 +497,8 @@ static int64_t own_redexes(Space *s, int32_t id) {
   for (Py_ssize_t i = 0; i < n; i++) {
     int redex, result;
     if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &redex, &result)) { Py_DECREF(seq); return -1; }
-    if (need_stamps(s, redex) < 0) { Py_DECREF(seq); return -1; }
+    if (s->tree) { if ((redex = new_key(s, -1, redex)) < 0) { Py_DECREF(seq); return -1; } }
+    else if (need_stamps(s, redex) < 0) { Py_DECREF(seq); return -1; }
     s->maps[s->n_maps + 2 * i] = redex; s->maps[s->n_maps + 2 * i + 1] = result;
   }
   Py_DECREF(seq);
@@ -523,6 +563,133 @@ static int fill_general(Space *s, int32_t x, int64_t start) {
   return rc;
 }
 
+/* Tree semantics (step.py's _compute_tree): the node's own redexes, then for each source i in order and each entry
+ * (k, c) of its map, (At(i, k), x with source i alone replaced by c): one step per occurrence. 0, or -2 to bail (past
+ * map_limit: step.py groups the steps), -1 on error. The own redexes are in the pool already, `local` of them. */
+static int fill_tree(Space *s, int32_t x, int64_t local) {
+  int32_t n = s->src_n[x], buf_small[8], *buf = buf_small;
+  int64_t total = local;
+  for (int32_t i = 0; i < n; i++) total += s->map_n[s->srcs[s->src_off[x] + i]];
+  if (total > s->map_limit) return -2;
+  if (total == local) return 0;
+  if (n > 8 && !(buf = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+  int rc = 0;
+  for (int32_t i = 0; i < n && rc == 0; i++) {
+    int32_t si = s->srcs[s->src_off[x] + i];
+    for (int32_t e = 0; e < s->map_n[si]; e++) {   /* offsets, not pointers: interning may move every array */
+      int32_t k = new_key(s, i, s->maps[s->map_off[si] + 2 * e]), c = s->maps[s->map_off[si] + 2 * e + 1];
+      if (k < 0) { rc = -1; break; }
+      memcpy(buf, s->srcs + s->src_off[x], (size_t)n * sizeof(int32_t));
+      buf[i] = c;
+      if (add_step(s, x, k, buf) < 0) { rc = -1; break; }
+    }
+  }
+  if (buf != buf_small) PyMem_Free(buf);
+  return rc;
+}
+
+/* ---- grouped steps: a map past map_limit entries, as step.py's Stepper._make_grouped makes it under graph semantics */
+
+static inline int32_t group_first(const Space *s, int32_t g) { return g < 0 ? -g - 1 : s->gt_first[g]; }
+static inline int64_t group_size(const Space *s, int32_t g) { return g < 0 ? 1 : s->gt_size[g]; }
+
+/* The group `g` followed by `more` (step.py's _join): `more` where g is NO_GROUP; NO_GROUP on error. */
+static int32_t group_join(Space *s, int32_t g, int32_t more) {
+  if (g == NO_GROUP) return more;
+  if (s->n_gt >= INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many step groups"); return NO_GROUP; }
+  if (s->n_gt + 1 > s->cap_gt) {
+    int64_t c = s->cap_gt, c2;
+#define GROW_GT(f, t) c2 = c; if (grow((void **)&s->f, &c2, s->n_gt + 1, sizeof(t)) < 0) return NO_GROUP;
+    GROW_GT(gt_left, int32_t) GROW_GT(gt_right, int32_t) GROW_GT(gt_first, int32_t) GROW_GT(gt_size, int64_t)
+#undef GROW_GT
+    s->cap_gt = c2;
+  }
+  int32_t id = (int32_t)s->n_gt++;
+  s->gt_left[id] = g; s->gt_right[id] = more; s->gt_first[id] = group_first(s, g); s->gt_size[id] = group_size(s, g) + group_size(s, more);
+  return id;
+}
+
+/* Node x's map holds grouped steps: its pairs (first key, graph), then their groups. */
+static inline int grouped(const Space *s, int32_t x) { return s->nflags[x] & NF_GROUPED; }
+static inline int32_t group_at(const Space *s, int32_t x, int32_t e) { return s->maps[s->map_off[x] + 2 * (int64_t)s->map_n[x] + e]; }
+
+/* Each key of group g, in order, to `visit` (iterative: a chain's groups nest as deep as it is long). 0, or -1 on error. */
+static int group_keys(Space *s, int32_t g, int (*visit)(void *, int32_t), void *arg) {
+  int32_t small[64], *stack = small; int64_t top = 0, cap = 64;
+  stack[top++] = g;
+  int rc = 0;
+  while (top && rc == 0) {
+    int32_t h = stack[--top];
+    if (h < 0) { rc = visit(arg, -h - 1); continue; }
+    if (top + 2 > cap) {
+      int32_t *bigger = PyMem_Malloc((size_t)cap * 2 * sizeof(int32_t));
+      if (!bigger) { PyErr_NoMemory(); rc = -1; break; }
+      memcpy(bigger, stack, (size_t)top * sizeof(int32_t));
+      if (stack != small) PyMem_Free(stack);
+      stack = bigger; cap *= 2;
+    }
+    stack[top++] = s->gt_right[h]; stack[top++] = s->gt_left[h];
+  }
+  if (stack != small) PyMem_Free(stack);
+  return rc;
+}
+
+/* The groups being made: per graph made, its node and group, in the order the steps first make it; `at` finds a node's. */
+typedef struct { int32_t *node, *group; int64_t n, cap; U64Map at; } Groups;
+
+static int groups_add(Space *s, Groups *o, int32_t node, int32_t g) {
+  int32_t k = map_get(&o->at, (uint64_t)node + 1, -1);
+  if (k >= 0) return (o->group[k] = group_join(s, o->group[k], g)) == NO_GROUP ? -1 : 0;
+  int64_t c = o->cap;
+  if (grow((void **)&o->node, &c, o->n + 1, sizeof(int32_t)) < 0) return -1;
+  c = o->cap;
+  if (grow((void **)&o->group, &c, o->n + 1, sizeof(int32_t)) < 0) return -1;
+  o->cap = c;
+  o->node[o->n] = node; o->group[o->n] = g;
+  return map_put(&o->at, (uint64_t)node + 1, (int32_t)o->n++);
+}
+
+/* x's map, from its own `local` redexes (in the pool from `start`) and the sources at `live` (n_live of them, their maps
+ * small and sharing no redex, or one grouped), as its steps grouped by the graph they make: each made once, whatever
+ * number of redexes make it. 0, -1 on error, -2 to bail (more graphs than map_limit: step.py enumerates them lazily). */
+static int make_grouped(Space *s, int32_t x, int64_t start, int64_t local, const int32_t *live, int32_t n_live) {
+  Groups o = {0};
+  int32_t n = s->src_n[x], buf_small[8], *buf = buf_small;
+  int rc = 0;
+  if (n > 8 && !(buf = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+  for (int64_t e = 0; e < local && rc == 0; e++) rc = groups_add(s, &o, s->maps[start + 2 * e + 1], -s->maps[start + 2 * e] - 1);
+  for (int32_t q = 0; q < n_live && rc == 0; q++) {
+    int32_t j = live[q], sj = s->srcs[s->src_off[x] + j], from_groups = grouped(s, sj);
+    for (int32_t e = 0; e < s->map_n[sj] && rc == 0; e++) {   /* offsets, not pointers: interning may move every array */
+      int32_t c = s->maps[s->map_off[sj] + 2 * e + 1], g = from_groups ? group_at(s, sj, e) : -s->maps[s->map_off[sj] + 2 * e] - 1;
+      memcpy(buf, s->srcs + s->src_off[x], (size_t)n * sizeof(int32_t));
+      buf[j] = c;
+      int32_t h = intern(s, s->label[x], s->op[x], buf, n, 1);
+      rc = h < 0 ? -1 : groups_add(s, &o, h, g);
+    }
+  }
+  if (rc == 0 && o.n > s->map_limit) rc = -2;
+  if (rc == 0 && start + 3 * o.n > INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: step maps past 2^31 entries"); rc = -1; }
+  if (rc == 0 && grow((void **)&s->maps, &s->cap_maps, start + 3 * o.n, sizeof(int32_t)) < 0) rc = -1;
+  if (rc == 0) {   /* the pairs over the own redexes (read above), then the groups */
+    for (int64_t k = 0; k < o.n; k++) {
+      s->maps[start + 2 * k] = group_first(s, o.group[k]); s->maps[start + 2 * k + 1] = o.node[k];
+      s->maps[start + 2 * o.n + k] = o.group[k];
+    }
+    s->n_maps = start + 3 * o.n;
+    s->map_off[x] = (int32_t)start; s->map_n[x] = (int32_t)o.n;
+    s->nflags[x] |= NF_GROUPED;
+  }
+  if (buf != buf_small) PyMem_Free(buf);
+  PyMem_Free(o.node); PyMem_Free(o.group); map_free(&o.at);
+  return rc;
+}
+
+/* Past map_limit: grouped where step.py groups (and the core may: a reduction reads whole maps), else bail. */
+static int group_or_bail(Space *s, int32_t x, int64_t start, int64_t local, const int32_t *live, int32_t n_live) {
+  return s->reducing ? -2 : make_grouped(s, x, start, local, live, n_live);
+}
+
 /* The map of x, whose sources' maps exist: 0, -1 on error, -2 to bail (as step.py would make it big or stuck). */
 static int compute(Space *s, int32_t x) {
   int64_t start = s->n_maps;
@@ -530,25 +697,41 @@ static int compute(Space *s, int32_t x) {
   int64_t local = own_redexes(s, x);
   if (local < 0) { s->n_maps = start; return (int)local; }
   s->n_maps += 2 * local;
-  int32_t n = s->src_n[x], limit = s->map_limit, live = 0, single = -1;
+  if (s->tree) {
+    int rc = fill_tree(s, x, local);
+    if (rc < 0) { s->n_maps = start; return rc; }
+    s->map_off[x] = (int32_t)start;
+    s->map_n[x] = (int32_t)((s->n_maps - start) / 2);
+    return tick(s, s->map_n[x] + 1);
+  }
+  int32_t n = s->src_n[x], limit = s->map_limit, live = 0, single = -1, any_grouped = 0, live_small[8], *live_at = live_small;
   int64_t total = 0;
+  if (n > 8 && !(live_at = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { s->n_maps = start; PyErr_NoMemory(); return -1; }
   for (int32_t i = 0; i < n; i++) {
-    int32_t m = s->map_n[s->srcs[s->src_off[x] + i]];
-    if (m) { live++; single = i; total += m; }
+    int32_t si = s->srcs[s->src_off[x] + i], m = s->map_n[si];
+    if (m) { live_at[live++] = i; single = i; total += m; any_grouped |= grouped(s, si); }
   }
   int rc = 0;
   if (live == 0) { /* only its own redexes */ }
   else {
     const int32_t *src = s->srcs + s->src_off[x];
-    if (n == 2 && src[0] == src[1]) { live = 1; single = 0; total = s->map_n[src[0]]; }
-    if (live == 1) {
+    int over = total + local > limit;
+    /* past map_limit (or above a grouped source), step.py groups the steps where one source has redexes below it, or
+     * several whose maps share no redex; else (a redex below two sources) it enumerates them lazily: the core bails */
+    if (any_grouped) rc = live == 1 ? group_or_bail(s, x, start, local, live_at, 1) : -2;
+    else if (n == 2 && src[0] == src[1]) rc = s->map_n[src[0]] + local > limit ? -2 : fill_from(s, x, s->map_off[src[0]], s->map_n[src[0]], src[0], -1);
+    else if (live == 1) {
       int32_t j = src[single];
-      if (total + local > limit) rc = -2;
+      if (over) rc = group_or_bail(s, x, start, local, live_at, 1);
       else rc = fill_from(s, x, s->map_off[j], s->map_n[j], j, -1);
     } else if (n == 2) {
       int32_t a = src[0], b = src[1];
-      if (total + local > limit) rc = -2;
-      else {
+      if (over) {
+        int32_t g = ++s->gen, disjoint = 1;
+        stamp_pairs(s->stamp, NULL, s->maps + s->map_off[a], s->map_n[a], g);
+        for (int32_t e = 0; e < s->map_n[b] && disjoint; e++) disjoint = s->stamp[s->maps[s->map_off[b] + 2 * e]] != g;
+        rc = disjoint ? group_or_bail(s, x, start, local, live_at, 2) : -2;
+      } else {
         int32_t g = ++s->gen, ao = s->map_off[a], an = s->map_n[a], bo = s->map_off[b], bn = s->map_n[b];
         stamp_pairs(s->stamp, s->stamp_val, s->maps + ao, an, g);
         int disjoint = 1;
@@ -584,11 +767,13 @@ static int compute(Space *s, int32_t x) {
           if (s->stamp[redex] != g) { s->stamp[redex] = g; keys++; }
         }
       }
-      if (keys + local > limit) rc = -2;
+      if (keys + local > limit) rc = keys == total ? group_or_bail(s, x, start, local, live_at, live) : -2;
       else rc = fill_general(s, x, start);
     }
   }
+  if (live_at != live_small) PyMem_Free(live_at);
   if (rc < 0) { s->n_maps = start; return rc; }
+  if (grouped(s, x)) return tick(s, s->map_n[x] + 1);   /* make_grouped set its map */
   s->map_off[x] = (int32_t)start;   /* pool offsets stay below 2^31 entries: checked by grow32 on states and nodes */
   s->map_n[x] = (int32_t)((s->n_maps - start) / 2);
   return tick(s, s->map_n[x] + 1);
@@ -619,7 +804,7 @@ static int map_of(Space *s, int32_t root) {
   return rc;
 }
 
-/* ---- the search (stream.py's Exploration._drive, breadth first) */
+/* ---- the search (stream.py's Exploration._drive, breadth or depth first) */
 
 static int add_state(Space *s, int32_t root, int32_t parent, int32_t depth, int32_t redex) {
   int32_t i = s->n_states;
@@ -627,32 +812,37 @@ static int add_state(Space *s, int32_t root, int32_t parent, int32_t depth, int3
     int32_t c = s->cap_states, c2;
 #define GROW_STATE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, i + 1, sizeof(t)) < 0) return -1;
     GROW_STATE(st_root, int32_t) GROW_STATE(st_parent, int32_t) GROW_STATE(st_depth, int32_t) GROW_STATE(st_redex, int32_t)
-    GROW_STATE(st_normal, int8_t) GROW_STATE(st_out, int32_t)
+    GROW_STATE(st_normal, int8_t) GROW_STATE(st_out, int32_t) GROW_STATE(st_done, int8_t) GROW_STATE(st_cut, int8_t)
 #undef GROW_STATE
     s->cap_states = c2;
   }
   s->st_root[i] = root; s->st_parent[i] = parent; s->st_depth[i] = depth; s->st_redex[i] = redex; s->st_normal[i] = -1; s->st_out[i] = -1;
+  s->st_done[i] = 0; s->st_cut[i] = 0;
   s->state_of[root] = i;
   s->n_states = i + 1;
   return 0;
 }
 
+static int push_int(int32_t **a, int64_t *n, int64_t *cap, int32_t v) {
+  if (grow((void **)a, cap, *n + 1, sizeof(int32_t)) < 0) return -1;
+  (*a)[(*n)++] = v;
+  return 0;
+}
+
+/* start(root, dfs=False): state 0 is the graph of node root; the search is breadth first, or depth first. */
 static PyObject *Space_start(Space *s, PyObject *args) {
-  int root;
-  if (!PyArg_ParseTuple(args, "i", &root)) return NULL;
+  int root, dfs = 0;
+  if (!PyArg_ParseTuple(args, "i|p", &root, &dfs)) return NULL;
   if (s->n_states) { PyErr_SetString(PyExc_RuntimeError, "the search has started already"); return NULL; }
   if (root < 0 || root >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
   if (add_state(s, root, -1, 0, -1) < 0) return NULL;
+  s->dfs = dfs; s->cur = -1;
+  if (dfs && push_int(&s->stack, &s->n_stack, &s->cap_stack, 0) < 0) return NULL;
   Py_RETURN_NONE;
 }
 
 /* ---- reduction: the persistent set of a state (reduction.py's IslandReduction.persistent, step for step) */
 
-static int push32(int32_t **a, int64_t *n, int64_t *cap, int32_t v) {
-  if (grow((void **)a, cap, *n + 1, sizeof(int32_t)) < 0) return -1;
-  (*a)[(*n)++] = v;
-  return 0;
-}
 
 /* Is the step (redex r, island h) of a group whose redexes are stamped `g` closed: h's map has no r and only
  * the group's redexes? 1, 0, or <0 (error, bail) from making h's map. */
@@ -701,7 +891,7 @@ static int persistent(Space *s, int32_t i) {
   int result = 0;
   /* the islands: non-inert nodes with a redex below, reached through inert nodes, depth first, left to right */
   int32_t walk = ++s->ngen;
-  if (push32(&stack, &top, &cap_stack, root) < 0) { result = -1; goto done; }
+  if (push_int(&stack, &top, &cap_stack, root) < 0) { result = -1; goto done; }
   while (top) {
     int32_t u = stack[--top];
     if (s->nstamp[u] == walk) continue;
@@ -710,8 +900,8 @@ static int persistent(Space *s, int32_t i) {
     if (in < 0) { result = -1; goto done; }
     if (in) {
       for (int32_t k = s->src_n[u] - 1; k >= 0; k--)
-        if (push32(&stack, &top, &cap_stack, s->srcs[s->src_off[u] + k]) < 0) { result = -1; goto done; }
-    } else if (s->map_n[u] > 0 && push32(&isl, &n_isl, &cap_isl, u) < 0) { result = -1; goto done; }
+        if (push_int(&stack, &top, &cap_stack, s->srcs[s->src_off[u] + k]) < 0) { result = -1; goto done; }
+    } else if (s->map_n[u] > 0 && push_int(&isl, &n_isl, &cap_isl, u) < 0) { result = -1; goto done; }
   }
   if (n_isl < 2) goto done;
   /* the groups: islands that share a redex, merged in reduction._groups' order */
@@ -734,7 +924,7 @@ static int persistent(Space *s, int32_t i) {
     }
     n_order = kept;
     grp[k] = (int32_t)k;
-    if (push32(&order, &n_order, &cap_order, (int32_t)k) < 0) { result = -1; goto done; }
+    if (push_int(&order, &n_order, &cap_order, (int32_t)k) < 0) { result = -1; goto done; }
   }
   if (n_order < 2) goto done;
   for (int64_t q = 0; q < n_order && result == 0; q++) {
@@ -743,7 +933,7 @@ static int persistent(Space *s, int32_t i) {
     for (int64_t j = 0; j < n_isl; j++) if (grp[j] == gid) {
       for (int32_t e = 0; e < s->map_n[isl[j]]; e++) {
         int32_t r = s->maps[s->map_off[isl[j]] + 2 * e];
-        if (s->pstamp[r] != g) { s->pstamp[r] = g; if (push32(&list, &n_list, &cap_list, r) < 0) { result = -1; goto done; } }
+        if (s->pstamp[r] != g) { s->pstamp[r] = g; if (push_int(&list, &n_list, &cap_list, r) < 0) { result = -1; goto done; } }
       }
     }
     int ok = 1;
@@ -765,14 +955,14 @@ static int persistent(Space *s, int32_t i) {
     if (!all_steps) continue;   /* as reduction.py: the next closed group may do */
     for (int64_t e = 0; e < n_list; e++) {   /* the cycle proviso fails: every step is explored */
       int32_t t = s->state_of[s->pstamp_val[list[e]]];
-      if (t >= 0 && t < i) goto done;
+      if (t >= 0 && s->st_done[t]) goto done;
     }
     int64_t at = s->n_chosen;
     if (at > INT32_MAX - 1 - 2 * n_list) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many reduced states"); result = -1; goto done; }
-    if (push32(&s->chosen, &s->n_chosen, &s->cap_chosen, (int32_t)n_list) < 0) { result = -1; goto done; }
+    if (push_int(&s->chosen, &s->n_chosen, &s->cap_chosen, (int32_t)n_list) < 0) { result = -1; goto done; }
     for (int64_t e = 0; e < n_list; e++)
-      if (push32(&s->chosen, &s->n_chosen, &s->cap_chosen, list[e]) < 0 ||
-          push32(&s->chosen, &s->n_chosen, &s->cap_chosen, s->pstamp_val[list[e]]) < 0) { result = -1; goto done; }
+      if (push_int(&s->chosen, &s->n_chosen, &s->cap_chosen, list[e]) < 0 ||
+          push_int(&s->chosen, &s->n_chosen, &s->cap_chosen, s->pstamp_val[list[e]]) < 0) { result = -1; goto done; }
     s->st_out[i] = (int32_t)at;
     result = 1;
   }
@@ -781,46 +971,200 @@ done:
   return result;
 }
 
-/* expand(count, max_states, max_depth, until): expand up to `count` states in breadth-first order, stopping
- * early (mid-state, to go on there) once there are `until` states: a stream takes only what it asks for.
- * Returns ST_DONE (frontier empty), ST_MORE, ST_MAX_STATES (a new state was needed past max_states:
- * the state being expanded keeps its map and is not normal), or ST_BAIL (the state at next_expand
- * was not expanded: the Python explorer goes on from there). */
-static PyObject *Space_expand(Space *s, PyObject *args) {
-  long long count, max_states, max_depth, until;
-  if (!PyArg_ParseTuple(args, "LLLL", &count, &max_states, &max_depth, &until)) return NULL;
+/* An event for changes(): state i's `ev` (EV_*). 0, or -1 on error. */
+static int log_event(Space *s, int32_t i, int32_t ev) {
+  if (grow((void **)&s->events, &s->cap_events, s->n_events + 2, sizeof(int32_t)) < 0) return -1;
+  s->events[s->n_events++] = i; s->events[s->n_events++] = ev;
+  return 0;
+}
+
+/* State i is at max_depth and a successor was not made. */
+static void mark_cut(Space *s, int32_t i) { if (!s->st_cut[i]) { s->st_cut[i] = 1; s->n_cut++; } }
+
+/* State i's expansion is over: logged. `normal` (0 or 1) becomes its flag where it has none yet; a second expansion (depth
+ * first) keeps the one it has (EV_AGAIN), except that max_states (normal 0) makes it not normal, as stream.py does. */
+static int finish_state(Space *s, int32_t i, int normal) {
+  int ev = EV_AGAIN;
+  if (s->st_normal[i] < 0 || normal == 0) ev = s->st_normal[i] = (int8_t)(normal != 0);   /* max_states: not normal */
+  s->st_done[i] = 1;
+  return log_event(s, i, ev | (s->st_out[i] >= 0 ? EV_REDUCED : 0));
+}
+
+/* The map of state i's graph and, reducing, its persistent set, before its first step is followed: 0, -1 error, -2 bail. */
+static int begin_state(Space *s, int32_t i) {
+  int32_t root = s->st_root[i];
+  int rc = map_of(s, root);
+  if (rc < 0) return rc;
+  s->st_out[i] = -1;   /* depth first expands a state again: its persistent set, if any, is chosen again */
+  if (s->reducing && s->map_n[root] > 0) {
+    rc = persistent(s, i);
+    if (rc < 0) return rc;
+  }
+  return 0;
+}
+
+/* The steps to follow from state i: the root's map, or the persistent set (no array moves while they are followed). */
+static const int32_t *state_steps(Space *s, int32_t i, int32_t *m);
+
+/* Breadth first (stream.py's _admit with order="bfs"): up to `count` states from next_expand on. */
+static int expand_bfs(Space *s, long long count, long long max_states, long long max_depth, long long until) {
   for (long long k = 0; k < count; k++) {
-    if (s->next_expand >= s->n_states) return PyLong_FromLong(ST_DONE);
-    int32_t i = s->next_expand, root = s->st_root[i];
-    int rc = map_of(s, root);
-    if (rc == -1) return NULL;
-    if (rc == -2) return PyLong_FromLong(ST_BAIL);
-    if (s->reducing && s->entry == 0 && s->map_n[root] > 0) {
-      rc = persistent(s, i);
-      if (rc == -1) return NULL;
-      if (rc == -2) return PyLong_FromLong(ST_BAIL);
+    if (s->next_expand >= s->n_states) return ST_DONE;
+    int32_t i = s->next_expand, m, depth = s->st_depth[i];
+    if (s->entry == 0) {
+      int rc = begin_state(s, i);
+      if (rc == -1) return -1;
+      if (rc == -2) return ST_BAIL;
     }
-    /* the steps to follow: the root's map, or the persistent set (no array moves while they are followed) */
-    const int32_t *steps = s->st_out[i] >= 0 ? s->chosen + s->st_out[i] + 1 : s->maps + s->map_off[root];
-    int32_t m = s->st_out[i] >= 0 ? s->chosen[s->st_out[i]] : s->map_n[root], depth = s->st_depth[i];
+    const int32_t *steps = state_steps(s, i, &m);
     for (int32_t e = s->entry; e < m; e++) {
       int32_t h = steps[2 * e + 1];
       if (s->state_of[h] >= 0) continue;
-      if (depth >= max_depth) { s->cut = 1; continue; }
+      if (depth >= max_depth) { mark_cut(s, i); continue; }
       if (s->n_states >= max_states) {
-        s->st_normal[i] = 0; s->next_expand = i + 1; s->entry = 0;
-        return PyLong_FromLong(ST_MAX_STATES);
+        s->next_expand = i + 1; s->entry = 0;
+        return finish_state(s, i, 0) < 0 ? -1 : ST_MAX_STATES;
       }
-      if (add_state(s, h, i, depth + 1, steps[2 * e]) < 0) return NULL;
-      if (s->n_states >= until && e + 1 < m) { s->entry = e + 1; return PyLong_FromLong(ST_MORE); }
+      if (add_state(s, h, i, depth + 1, steps[2 * e]) < 0) return -1;
+      if (s->n_states >= until && e + 1 < m) { s->entry = e + 1; return ST_MORE; }
     }
     s->entry = 0;
-    s->st_normal[i] = m == 0;
     s->next_expand = i + 1;
-    if (tick(s, m + 1) < 0) return NULL;
+    if (finish_state(s, i, m == 0) < 0 || tick(s, m + 1) < 0) return -1;
     if (s->n_states >= until) break;
   }
-  return PyLong_FromLong(s->next_expand >= s->n_states ? ST_DONE : ST_MORE);
+  return s->next_expand >= s->n_states ? ST_DONE : ST_MORE;
+}
+
+/* The next state on the stack that was not expanded (depth first skips those pushed twice), or -1. */
+static int32_t pop_unexpanded(Space *s) {
+  while (s->n_stack) {
+    int32_t i = s->stack[--s->n_stack];
+    if (!s->st_done[i]) return i;
+  }
+  return -1;
+}
+
+/* Depth first (stream.py's _admit with order="dfs"): a state's successors not seen before are pushed, the first on top; a
+ * state seen before at a greater depth takes this shorter path (parent, depth, step), and if max_depth had cut it, it
+ * is expanded again from its new depth. */
+static int expand_dfs(Space *s, long long count, long long max_states, long long max_depth, long long until) {
+  for (long long k = 0; k < count; k++) {
+    int32_t i = s->cur, m;
+    if (i < 0) {
+      if ((i = pop_unexpanded(s)) < 0) return ST_DONE;
+      s->cur = i; s->entry = 0; s->n_fresh = 0;
+    }
+    if (s->entry == 0) {
+      int rc = begin_state(s, i);
+      if (rc == -1) return -1;
+      if (rc == -2) return ST_BAIL;   /* cur stays: the Python search expands it first (frontier()) */
+    }
+    const int32_t *steps = state_steps(s, i, &m);
+    int32_t depth = s->st_depth[i];
+    for (int32_t e = s->entry; e < m; e++) {
+      int32_t h = steps[2 * e + 1], t = s->state_of[h];
+      if (t >= 0) {
+        if (s->st_depth[t] > depth + 1) {
+          s->st_parent[t] = i; s->st_depth[t] = depth + 1; s->st_redex[t] = steps[2 * e];
+          int again = s->st_cut[t];
+          if (again) { s->st_cut[t] = 0; s->n_cut--; s->st_done[t] = 0; }
+          if (log_event(s, t, again ? EV_MOVED_AGAIN : EV_MOVED) < 0) return -1;
+          if (again && push_int(&s->fresh, &s->n_fresh, &s->cap_fresh, t) < 0) return -1;
+        }
+        continue;
+      }
+      if (depth >= max_depth) { mark_cut(s, i); continue; }
+      if (s->n_states >= max_states) {
+        s->cur = -1; s->entry = 0;
+        return finish_state(s, i, 0) < 0 ? -1 : ST_MAX_STATES;
+      }
+      if (add_state(s, h, i, depth + 1, steps[2 * e]) < 0 || push_int(&s->fresh, &s->n_fresh, &s->cap_fresh, s->n_states - 1) < 0) return -1;
+      if (s->n_states >= until && e + 1 < m) { s->entry = e + 1; return ST_MORE; }
+    }
+    if (grow((void **)&s->stack, &s->cap_stack, s->n_stack + s->n_fresh, sizeof(int32_t)) < 0) return -1;
+    for (int64_t f = s->n_fresh - 1; f >= 0; f--) s->stack[s->n_stack++] = s->fresh[f];   /* the first successor on top */
+    s->cur = -1; s->entry = 0; s->n_fresh = 0;
+    if (finish_state(s, i, m == 0) < 0 || tick(s, m + 1) < 0) return -1;
+    if (s->n_states >= until) break;
+  }
+  while (s->n_stack && s->st_done[s->stack[s->n_stack - 1]]) s->n_stack--;
+  return s->n_stack ? ST_MORE : ST_DONE;
+}
+
+/* expand(count, max_states, max_depth, until): expand up to `count` states in the search's order, stopping early
+ * (mid-state, to go on there) once there are `until` states: a stream takes only what it asks for. Returns ST_DONE
+ * (nothing left to expand), ST_MORE, ST_MAX_STATES (a new state was needed past max_states: the state being expanded
+ * keeps its map and is not normal), or ST_BAIL (the state to expand next was not expanded: the Python explorer goes
+ * on from frontier()). What happened to which states is in changes(). */
+static PyObject *Space_expand(Space *s, PyObject *args) {
+  long long count, max_states, max_depth, until;
+  if (!PyArg_ParseTuple(args, "LLLL", &count, &max_states, &max_depth, &until)) return NULL;
+  if (!s->n_states) { PyErr_SetString(PyExc_RuntimeError, "start() first"); return NULL; }
+  int rc = (s->dfs ? expand_dfs : expand_bfs)(s, count, max_states, max_depth, until);
+  return rc < 0 ? NULL : PyLong_FromLong(rc);
+}
+
+/* changes() -> (states, events, moves): what happened since the last call, in order: per event its state and EV_* code,
+ * and per EV_MOVED or EV_MOVED_AGAIN event, the state's (parent, depth, step key) as they are now. */
+static PyObject *Space_changes(Space *s, PyObject *noargs) {
+  int64_t n = s->n_events / 2;
+  PyObject *ids = PyList_New(n), *evs = PyList_New(n), *moves = PyList_New(0);
+  if (!ids || !evs || !moves) goto fail;
+  for (int64_t k = 0; k < n; k++) {
+    int32_t i = s->events[2 * k], ev = s->events[2 * k + 1];
+    PyObject *a = PyLong_FromLong(i), *b = PyLong_FromLong(ev);
+    if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); goto fail; }
+    PyList_SET_ITEM(ids, k, a); PyList_SET_ITEM(evs, k, b);
+    if (ev == EV_MOVED || ev == EV_MOVED_AGAIN) {
+      PyObject *t = Py_BuildValue("iii", (int)s->st_parent[i], (int)s->st_depth[i], (int)s->st_redex[i]);
+      if (!t) goto fail;
+      int bad = PyList_Append(moves, t);
+      Py_DECREF(t);
+      if (bad < 0) goto fail;
+    }
+  }
+  s->n_events = 0;
+  return Py_BuildValue("NNN", ids, evs, moves);
+fail:
+  Py_XDECREF(ids); Py_XDECREF(evs); Py_XDECREF(moves);
+  return NULL;
+}
+
+/* frontier() -> the states the Python search goes on from after ST_BAIL, in its frontier's order: breadth first, those
+ * not expanded yet; depth first, the stack from its bottom, the state that stopped the core on top. */
+static PyObject *Space_frontier(Space *s, PyObject *noargs) {
+  PyObject *out = PyList_New(0);
+  if (!out) return NULL;
+  int64_t from = s->dfs ? 0 : s->next_expand, to = s->dfs ? s->n_stack : s->n_states;
+  for (int64_t k = from; k <= to; k++) {
+    int32_t i = k < to ? (s->dfs ? s->stack[k] : (int32_t)k) : s->dfs ? s->cur : -1;
+    if (i < 0) continue;
+    PyObject *v = PyLong_FromLong(i);
+    if (!v || PyList_Append(out, v) < 0) { Py_XDECREF(v); Py_DECREF(out); return NULL; }
+    Py_DECREF(v);
+  }
+  return out;
+}
+
+/* cut_states() -> the states at max_depth with a successor that was not made (stream.py's `cut`), in id order. */
+static PyObject *Space_cut_states(Space *s, PyObject *noargs) {
+  PyObject *out = PyList_New(0);
+  if (!out) return NULL;
+  for (int32_t i = 0; i < s->n_states; i++) if (s->st_cut[i]) {
+    PyObject *v = PyLong_FromLong(i);
+    if (!v || PyList_Append(out, v) < 0) { Py_XDECREF(v); Py_DECREF(out); return NULL; }
+    Py_DECREF(v);
+  }
+  return out;
+}
+
+/* key(k) -> (source index, inner key), or (-1, redex): a step key of tree semantics, one level of step.py's At. */
+static PyObject *Space_key(Space *s, PyObject *arg) {
+  long k = PyLong_AsLong(arg);
+  if (k == -1 && PyErr_Occurred()) return NULL;
+  if (!s->tree || k < 0 || k >= s->n_keys) { PyErr_SetString(PyExc_IndexError, "no such step key"); return NULL; }
+  return Py_BuildValue("ii", (int)s->key_idx[k], (int)s->key_inner[k]);
 }
 
 /* ---- UOps in and out: identity tables */
@@ -1013,6 +1357,7 @@ static PyObject *Space_reduce(Space *s, PyObject *args) {
   PyObject *ops, *keep, *cb;
   if (!PyArg_ParseTuple(args, "O!O!O", &PyTuple_Type, &ops, &PyTuple_Type, &keep, &cb)) return NULL;
   if (s->n_states) { PyErr_SetString(PyExc_RuntimeError, "the search has started already"); return NULL; }
+  if (s->tree) { PyErr_SetString(PyExc_ValueError, "the core reduces under graph semantics only"); return NULL; }
   memset(s->inert, 0, sizeof(s->inert));
   for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
     long op = PyLong_AsLong(PyTuple_GET_ITEM(ops, k));
@@ -1199,23 +1544,52 @@ static PyObject *Space_states(Space *s, PyObject *args) {
   return Py_BuildValue("NNNNNN", lists[0], lists[1], lists[2], lists[3], lists[4], lists[5]);
 }
 
-/* out(i): [(redex, result node, target state or -1)] for the steps out of state i's graph: its map, or its persistent set. */
+/* out(i)'s list and the graph of the group being listed: each key of a group becomes a (key, graph, its state) tuple. */
+typedef struct { Space *s; PyObject *out; int32_t h; } OutVisit;
+
+static int out_append(void *arg, int32_t key) {
+  OutVisit *v = arg;
+  PyObject *t = Py_BuildValue("iii", (int)key, (int)v->h, (int)v->s->state_of[v->h]);
+  if (!t) return -1;
+  int rc = PyList_Append(v->out, t);
+  Py_DECREF(t);
+  return rc;
+}
+
+/* out(i): [(key, result node, target state or -1)] for the steps out of state i's graph: its map, its persistent set,
+ * or every key of its grouped steps (in group order, as GroupedSteps iterates). */
 static PyObject *Space_out(Space *s, PyObject *args) {
   int i;
   if (!PyArg_ParseTuple(args, "i", &i) || check_state(s, i) < 0) return NULL;
-  int32_t root = s->st_root[i];
+  int32_t root = s->st_root[i], m;
   if (s->map_off[root] == NO_MAP) Py_RETURN_NONE;
-  const int32_t *steps = s->st_out[i] >= 0 ? s->chosen + s->st_out[i] + 1 : s->maps + s->map_off[root];
-  int32_t m = s->st_out[i] >= 0 ? s->chosen[s->st_out[i]] : s->map_n[root];
-  PyObject *out = PyList_New(m);
-  if (!out) return NULL;
+  const int32_t *steps = state_steps(s, i, &m);
+  OutVisit v = {s, PyList_New(0), -1};
+  if (!v.out) return NULL;
   for (int32_t e = 0; e < m; e++) {
-    int32_t h = steps[2 * e + 1];
-    PyObject *t = Py_BuildValue("iii", (int)steps[2 * e], (int)h, (int)s->state_of[h]);
-    if (!t) { Py_DECREF(out); return NULL; }
-    PyList_SET_ITEM(out, e, t);
+    v.h = steps[2 * e + 1];
+    int rc = s->st_out[i] < 0 && grouped(s, root) ? group_keys(s, group_at(s, root, e), out_append, &v) : out_append(&v, steps[2 * e]);
+    if (rc < 0) { Py_DECREF(v.out); return NULL; }
   }
-  return out;
+  return v.out;
+}
+
+/* How many steps entry e of state i's steps stands for: a group's keys, or one. */
+static inline int64_t entry_steps(Space *s, int32_t i, int32_t e) {
+  int32_t root = s->st_root[i];
+  return s->st_out[i] < 0 && grouped(s, root) ? group_size(s, group_at(s, root, e)) : 1;
+}
+
+/* n_steps(i) -> len(out(i)) without listing them (a grouped graph's steps are counted per group). */
+static PyObject *Space_n_steps(Space *s, PyObject *args) {
+  int i;
+  if (!PyArg_ParseTuple(args, "i", &i) || check_state(s, i) < 0) return NULL;
+  int32_t m;
+  if (s->map_off[s->st_root[i]] == NO_MAP) return PyLong_FromLong(0);
+  state_steps(s, i, &m);
+  int64_t n = 0;
+  for (int32_t e = 0; e < m; e++) n += entry_steps(s, i, e);
+  return PyLong_FromLongLong(n);
 }
 
 /* The steps out of expanded state i, as `out` reads them: its map, or its persistent set. */
@@ -1229,7 +1603,7 @@ static const int32_t *state_steps(Space *s, int32_t i, int32_t *m) {
    state that no step leaves (Tarjan, iterative), over the expanded states' steps to made states (Exploration.edges'
    edges). cycles.py keeps those whose states were all expanded fully; the report counts the steps. */
 static PyObject *Space_cycles(Space *s, PyObject *noargs) {
-  int32_t n = s->n_states, done = s->next_expand, counter = 0, top = 0, wtop = 0;
+  int32_t n = s->n_states, counter = 0, top = 0, wtop = 0;
   long long steps = 0;
   int32_t *index = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *low = PyMem_Malloc(sizeof(int32_t) * (n + 1));
   int32_t *stack = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *work = PyMem_Malloc(sizeof(int32_t) * 2 * (n + 1));
@@ -1237,10 +1611,11 @@ static PyObject *Space_cycles(Space *s, PyObject *noargs) {
   PyObject *found = PyList_New(0);
   if (!index || !low || !stack || !work || !on || !found) { PyErr_NoMemory(); goto fail; }
   for (int32_t i = 0; i < n; i++) index[i] = -1;
-  for (int32_t i = 0; i < done; i++) {
+  for (int32_t i = 0; i < n; i++) {
     int32_t m;
+    if (!s->st_done[i]) continue;
     const int32_t *st = state_steps(s, i, &m);
-    for (int32_t e = 0; e < m; e++) steps += s->state_of[st[2 * e + 1]] >= 0;
+    for (int32_t e = 0; e < m; e++) if (s->state_of[st[2 * e + 1]] >= 0) steps += entry_steps(s, i, e);
   }
   for (int32_t root = 0; root < n; root++) {
     if (index[root] >= 0) continue;
@@ -1249,7 +1624,7 @@ static PyObject *Space_cycles(Space *s, PyObject *noargs) {
       int32_t v = work[2 * (wtop - 1)], e = work[2 * (wtop - 1) + 1];
       if (e == 0 && index[v] < 0) { index[v] = low[v] = counter++; stack[top++] = v; on[v] = 1; }
       int32_t m = 0;
-      const int32_t *st = v < done ? state_steps(s, v, &m) : NULL;
+      const int32_t *st = s->st_done[v] ? state_steps(s, v, &m) : NULL;
       while (e < m && s->state_of[st[2 * e + 1]] < 0) e++;   /* a step to a graph the bound left unmade */
       if (e < m) {
         int32_t w = s->state_of[st[2 * e + 1]];
@@ -1267,7 +1642,7 @@ static PyObject *Space_cycles(Space *s, PyObject *noargs) {
         for (int32_t k = start; k < top; k++) on[stack[k]] = 2;   /* 2: in the component being closed */
         for (int32_t k = start; k < top && closed; k++) {
           int32_t u = stack[k], mu = 0;
-          const int32_t *su = u < done ? state_steps(s, u, &mu) : NULL;
+          const int32_t *su = s->st_done[u] ? state_steps(s, u, &mu) : NULL;
           for (int32_t f = 0; f < mu && closed; f++) { int32_t t = s->state_of[su[2 * f + 1]]; if (t >= 0 && on[t] != 2) closed = 0; }
         }
         if (closed) {
@@ -1315,7 +1690,7 @@ static PyObject *int_list(const int32_t *v, int32_t n) {
 static PyObject *Space_last_reaching(Space *s, PyObject *args) {
   PyObject *path;
   if (!PyArg_ParseTuple(args, "O!", &PyTuple_Type, &path)) return NULL;
-  int32_t n = s->n_states, done = s->next_expand, top = 0;
+  int32_t n = s->n_states, top = 0;
   int32_t *label = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *todo = PyMem_Malloc(sizeof(int32_t) * (n + 1));
   PyObject *out = NULL;
   if (!label || !todo) { PyErr_NoMemory(); goto end; }
@@ -1329,7 +1704,7 @@ static PyObject *Space_last_reaching(Space *s, PyObject *args) {
     todo[top++] = (int32_t)start;
     while (top) {
       int32_t v = todo[--top], m = 0;
-      const int32_t *st = v < done ? state_steps(s, v, &m) : NULL;
+      const int32_t *st = s->st_done[v] ? state_steps(s, v, &m) : NULL;
       for (int32_t e = 0; e < m; e++) {
         int32_t t = step_target(s, st, e);
         if (t >= 0 && label[t] < 0) { label[t] = (int32_t)k; todo[top++] = t; }
@@ -1349,7 +1724,7 @@ static PyObject *Space_bfs(Space *s, PyObject *args) {
   int start;
   PyObject *targets;
   if (!PyArg_ParseTuple(args, "iO!", &start, &PyTuple_Type, &targets) || check_state(s, start) < 0) return NULL;
-  int32_t n = s->n_states, done = s->next_expand, head = 0, tail = 0;
+  int32_t n = s->n_states, head = 0, tail = 0;
   int32_t *parent = PyMem_Malloc(sizeof(int32_t) * (n + 1)), *queue = PyMem_Malloc(sizeof(int32_t) * (n + 1));
   uint8_t *seen = PyMem_Calloc(n + 1, 1), *wanted = PyMem_Calloc(n + 1, 1);
   PyObject *out = NULL;
@@ -1366,7 +1741,7 @@ static PyObject *Space_bfs(Space *s, PyObject *args) {
   queue[tail++] = start;
   while (head < tail && left) {
     int32_t v = queue[head++], m = 0;
-    const int32_t *st = v < done ? state_steps(s, v, &m) : NULL;
+    const int32_t *st = s->st_done[v] ? state_steps(s, v, &m) : NULL;
     for (int32_t e = 0; e < m; e++) {
       int32_t t = step_target(s, st, e);
       if (t < 0 || seen[t]) continue;
@@ -1389,29 +1764,30 @@ static PyObject *Space_state_of(Space *s, PyObject *args) {
 
 static PyObject *Space_get_progress(Space *s, void *closure) {
   (void)closure;
-  return Py_BuildValue("iii", (int)s->n_states, (int)s->next_expand, s->cut);
+  return Py_BuildValue("iii", (int)s->n_states, (int)s->next_expand, (int)s->n_cut);
 }
 
 static PyObject *Space_get_counts(Space *s, void *closure) {
   (void)closure;
   return Py_BuildValue("{s:i,s:L,s:i,s:i,s:i,s:L,s:L}", "nodes", (int)s->n_nodes, "bound", (long long)s->ptrs.n, "states", (int)s->n_states,
-                       "expanded", (int)s->next_expand, "cut", s->cut, "map_entries", (long long)(s->n_maps / 2),
+                       "expanded", (int)s->next_expand, "cut", (int)s->n_cut, "map_entries", (long long)(s->n_maps / 2),
                        "bytes", (long long)(s->cap_nodes * (6 * 4 + 2 + 8 + (s->reducing ? 5 : 0)) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
-                                            s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 1) +
+                                            s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 3) +
+                                            (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->cap_gt * 20 +
                                             s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4)));
 }
 
 /* ---- the type */
 
 static int Space_init(Space *s, PyObject *args, PyObject *kw) {
-  static char *names[] = {"match", "may", "labeler", "label_finder", "op_codes", "map_limit", NULL};
-  PyObject *match, *may, *labeler, *finder, *op_codes; int limit;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO!i", names, &match, &may, &labeler, &finder, &PyDict_Type, &op_codes, &limit))
+  static char *names[] = {"match", "may", "labeler", "label_finder", "op_codes", "map_limit", "tree", NULL};
+  PyObject *match, *may, *labeler, *finder, *op_codes; int limit, tree = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO!i|p", names, &match, &may, &labeler, &finder, &PyDict_Type, &op_codes, &limit, &tree))
     return -1;
   if (s->table) { PyErr_SetString(PyExc_RuntimeError, "a Space is made once"); return -1; }
   Py_INCREF(match); Py_INCREF(may); Py_INCREF(labeler); Py_INCREF(finder); Py_INCREF(op_codes);
   s->match_cb = match; s->may_cb = may; s->labeler = labeler; s->label_finder = finder; s->op_codes = op_codes;
-  s->map_limit = limit;
+  s->map_limit = limit; s->tree = tree; s->cur = -1;
   s->cap_lab = 64;
   s->lab_key = PyMem_Calloc((size_t)s->cap_lab * 3, sizeof(PyObject *));
   s->lab_val = PyMem_Malloc((size_t)s->cap_lab * sizeof(int32_t));
@@ -1436,11 +1812,11 @@ static void Space_dealloc(Space *s) {
   PyObject_GC_UnTrack(s);
   Space_clear(s);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
-  void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->used, s->srcs,
+  void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->nflags, s->srcs,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
                     s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never,
                     s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind,
-                    s->paths, s->rule_paths};
+                    s->paths, s->rule_paths, s->gt_left, s->gt_right, s->gt_first, s->gt_size, s->key_idx, s->key_inner, s->st_done, s->st_cut, s->stack, s->fresh, s->events};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked);
   free(s->table);
@@ -1455,10 +1831,15 @@ static PyMethodDef Space_methods[] = {
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
   {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},
-  {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root): state 0 is the graph of node root."},
-  {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> 0 done, 1 more, 2 max_states, 3 bail."},
+  {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root, dfs=False): state 0 is the graph of node root; breadth or depth first."},
+  {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> ST_DONE, ST_MORE, ST_MAX_STATES or ST_BAIL."},
+  {"changes", (PyCFunction)Space_changes, METH_NOARGS, "changes() -> (states, EV_* events, moves): what happened to states since the last call."},
+  {"frontier", (PyCFunction)Space_frontier, METH_NOARGS, "frontier() -> the states the Python search goes on from, in its frontier's order."},
+  {"cut_states", (PyCFunction)Space_cut_states, METH_NOARGS, "cut_states() -> the states max_depth cut a successor of."},
+  {"key", (PyCFunction)Space_key, METH_O, "key(k) -> (source index, inner key) or (-1, redex): a tree semantics step key."},
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
+  {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
   {"cycles", (PyCFunction)Space_cycles, METH_NOARGS, "cycles() -> (steps between made states, closed components of more than one state)."},
   {"last_reaching", (PyCFunction)Space_last_reaching, METH_VARARGS, "last_reaching(path) -> per state, the last path index reaching it, or -1."},
@@ -1475,7 +1856,7 @@ static PyGetSetDef Space_getset[] = {
 static PyTypeObject SpaceType = {
   PyVarObject_HEAD_INIT(NULL, 0)
   .tp_name = "uopc.relational.native._space.Space",
-  .tp_doc = "Nodes, step maps and a breadth-first search, in flat arrays (see docs/native.md).",
+  .tp_doc = "Nodes, step maps and a breadth- or depth-first search, in flat arrays (see docs/native.md).",
   .tp_basicsize = sizeof(Space),
   .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
   .tp_new = PyType_GenericNew,
@@ -1497,9 +1878,12 @@ PyMODINIT_FUNC PyInit__space(void) {
   if (!m) return NULL;
   Py_INCREF(&SpaceType);
   if (PyModule_AddObject(m, "Space", (PyObject *)&SpaceType) < 0) { Py_DECREF(&SpaceType); Py_DECREF(m); return NULL; }
-  if (PyModule_AddIntConstant(m, "ST_DONE", ST_DONE) < 0 || PyModule_AddIntConstant(m, "ST_MORE", ST_MORE) < 0 ||
-      PyModule_AddIntConstant(m, "ST_MAX_STATES", ST_MAX_STATES) < 0 || PyModule_AddIntConstant(m, "ST_BAIL", ST_BAIL) < 0) {
-    Py_DECREF(m); return NULL;
-  }
+  static const struct { const char *name; int value; } constants[] = {
+    {"ST_DONE", ST_DONE}, {"ST_MORE", ST_MORE}, {"ST_MAX_STATES", ST_MAX_STATES}, {"ST_BAIL", ST_BAIL},
+    {"EV_NOT_NORMAL", EV_NOT_NORMAL}, {"EV_NORMAL", EV_NORMAL}, {"EV_AGAIN", EV_AGAIN}, {"EV_MOVED", EV_MOVED},
+    {"EV_MOVED_AGAIN", EV_MOVED_AGAIN}, {"EV_REDUCED", EV_REDUCED},
+  };
+  for (size_t k = 0; k < sizeof(constants) / sizeof(constants[0]); k++)
+    if (PyModule_AddIntConstant(m, constants[k].name, constants[k].value) < 0) { Py_DECREF(m); return NULL; }
   return m;
 }

@@ -1,25 +1,27 @@
 """An exploration driven by the native core: states made in C, seen from Python as ``State``s.
 
-The search itself is ``Exploration._drive``'s breadth-first search, run by ``_space.c`` in
-batches; after each batch the new states become ``NativeState``s whose graphs are made as
-``UOp``s only when asked for. Where the core stops (a CALL, a failed step, a step map past
-``map_limit``) the Python search goes on from the first state the core did not expand, with
-every state so far as it is: the same states, in the same order, as the Python core alone.
+The search itself is ``Exploration._drive``'s, breadth or depth first, under graph or tree semantics, run by
+``_space.c`` in batches. The exploration hands ``native_search`` a ``SearchHost`` (uopc/relational/space/stream.py),
+all this module reads or writes of it. After each batch the new states become ``NativeState``s whose graphs are made
+as ``UOp``s only when asked for, and what the batch did to states (expanded, normal, given a shorter path) is applied
+to them, in order (``Space.changes``). Where the core stops (a CALL, a failed step, a step map past ``map_limit``) the
+Python search goes on from the core's frontier, with every state so far as it is: the same states, in the same order,
+as the Python core alone.
 """
 from __future__ import annotations
 
 import time
-from collections import deque
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 from uopc.budget import stopped
-from uopc.relational.native._space import ST_BAIL, ST_DONE, ST_MAX_STATES   # what expand() returns (else ST_MORE: go on); built, or not imported
+# what expand() returns (else ST_MORE: go on) and what changes() reports; built, or not imported
+from uopc.relational.native._space import EV_AGAIN, EV_MOVED, EV_MOVED_AGAIN, EV_NORMAL, EV_REDUCED, ST_BAIL, ST_DONE, ST_MAX_STATES
 from uopc.relational.native.space import CODES, NativeSpace, NotNative
 from uopc.relational.space.states import Edge, State
 from uopc.uop import UOp
 
 if TYPE_CHECKING:
-  from uopc.relational.space.stream import Exploration
+  from uopc.relational.space.stream import Exploration, SearchHost
 
 _FIRST_BATCH, _LAST_BATCH = 16, 4096   # states expanded per call into C: doubling, so a short search stays lazy
 _UNBOUNDED = 2**62
@@ -44,12 +46,12 @@ class NativeOut:
 
   def __init__(self, space: NativeSpace, state: int) -> None: self.space, self.state = space, state
   def _steps(self) -> list[tuple[int, int, int]]: return self.space.core.out(self.state)
-  def __len__(self) -> int: return len(self._steps())
-  def __bool__(self) -> bool: return bool(self._steps())
+  def __len__(self) -> int: return self.space.core.n_steps(self.state)   # a grouped graph's steps, counted per group
+  def __bool__(self) -> bool: return len(self) > 0
 
   def __iter__(self) -> Iterator[tuple[Any, UOp]]:
-    redexes, uop = self.space.redexes, self.space.uop
-    for r, h, _ in self._steps(): yield redexes[r], uop(h)
+    keys, uop = self.space.keys, self.space.uop
+    for r, h, _ in self._steps(): yield keys[r], uop(h)
 
 
 class NativeSeen:
@@ -90,16 +92,31 @@ class NativeSeen:
     return s
 
 
-def native_space(ex: Exploration) -> NativeSpace | None:
+class NativeSearch(NamedTuple):
+  """A search the native core runs: its nodes and states, the exploration's graph -> state view, and the driver."""
+  space: NativeSpace
+  seen: NativeSeen
+  driver: Iterator[None]
+
+
+def native_search(host: SearchHost) -> NativeSearch | None:
+  """The native core's search for this exploration, or None where the Python core must run it."""
+  if (space := native_space(host)) is None: return None
+  seen = NativeSeen(space, host.states)
+  return NativeSearch(space, seen, drive(host, space, seen))
+
+
+def native_space(host: SearchHost) -> NativeSpace | None:
   """A native core for this exploration's program (reducing as its ``IslandReduction`` would), or None where the
-  Python core must run it (a CALL in it, a graph the reduction keeps expanded fully, or rules whose footprints the
-  reduction reads: uopc/relational/space/invisible.py)."""
-  space = NativeSpace(ex.stepper)
+  Python core must run it (a CALL in it, a graph the reduction keeps expanded fully, rules whose footprints the
+  reduction reads: uopc/relational/space/invisible.py, or a reduction under tree semantics)."""
+  reduction = host.reduction
+  if reduction is not None and (reduction.invisible.on or host.stepper.semantics != "graph"): return None
+  space = NativeSpace(host.stepper)
   try:
-    space.to_id(ex.root)
-    if (reduction := ex.reduction) is not None:
-      if reduction.invisible.on: return None   # footprint-invisible steps: the Python core's reduction alone
-      inert = tuple(code for op, code in CODES.items() if not ex.stepper.can_match(op))
+    space.to_id(host.root)
+    if reduction is not None:
+      inert = tuple(code for op, code in CODES.items() if not host.stepper.can_match(op))
       space.core.reduce(inert, tuple(space.to_id(g) for g in reduction.keep_full), space.inert_asker(reduction.forms))
   except NotNative: return None
   return space
@@ -107,12 +124,12 @@ def native_space(ex: Exploration) -> NativeSpace | None:
 
 def edges(ex: Exploration, space: NativeSpace) -> list[Edge]:
   """``Exploration.edges`` of a native search: from the core's step maps, no graph made."""
-  states, redexes, out = ex.states, space.redexes, space.core.out
+  states, keys, out = ex.states, space.keys, space.core.out
   found: list[Edge] = []
   for s in states:
     if s.out is None: continue
     for r, _, t in out(s.id):
-      if 0 <= t < len(states): found.append(Edge.of(s, states[t], redexes[r]))
+      if 0 <= t < len(states): found.append(Edge.of(s, states[t], keys[r]))
   return found
 
 
@@ -126,61 +143,68 @@ def closed_components(ex: Exploration, space: NativeSpace) -> list[list[int]]:
   return space.core.cycles()[1]
 
 
-def drive(ex: Exploration, space: NativeSpace) -> Iterator[None]:
-  """``Exploration._drive`` (breadth first) with the native core doing the search; the Python one where it cannot."""
+def drive(host: SearchHost, space: NativeSpace, seen: NativeSeen) -> Iterator[None]:
+  """``Exploration._drive`` with the native core doing the search; the Python one from where it cannot."""
   core = space.core
-  max_states = ex.max_states if ex.max_states is not None else _UNBOUNDED
-  max_depth = ex.max_depth if ex.max_depth is not None else _UNBOUNDED
-  deadline = None if ex.timeout is None else time.perf_counter() + ex.timeout
-  core.start(space.to_id(ex.root))
-  _take(ex, space, 0)
+  max_states = host.max_states if host.max_states is not None else _UNBOUNDED
+  max_depth = host.max_depth if host.max_depth is not None else _UNBOUNDED
+  deadline = None if host.timeout is None else time.perf_counter() + host.timeout
+  core.start(space.to_id(host.root), host.order == "dfs")
+  _take(host, space)
   yield
   batch = _FIRST_BATCH
   while True:
     if deadline is not None and time.perf_counter() > deadline:
-      ex._bound = "timeout"
+      host.stop("timeout")
       return
     if (why := stopped()) is not None:
-      ex._bound = why
+      host.stop(why)
       return
-    done_before = core.progress[1]
-    want = ex._want   # how many states the consumer asked for (None: all)
+    want = host.want()   # how many states the consumer asked for (None: all)
     try: status = core.expand(batch, max_states, max_depth, _UNBOUNDED if want is None else want)
-    finally: _take(ex, space, done_before)   # an interrupt inside a rule keeps what the batch reached
+    finally: _take(host, space)   # an interrupt inside a rule keeps what the batch reached
     if status == ST_MAX_STATES:
-      ex._bound = "max_states"
+      host.stop("max_states")
       return
-    if status == ST_BAIL:
-      yield from _python_from_here(ex, *core.progress[1:])
+    if status == ST_BAIL:   # the Python search goes on from the core's frontier; seen stays the view (reaches() holds it)
+      seen.hand_over()
+      states = host.states
+      yield from host.python([states[i] for i in core.frontier()], [states[i] for i in core.cut_states()])
       return
     if status == ST_DONE:
-      if core.progress[2]: ex._bound = "max_depth"
+      if core.progress[2]: host.stop("max_depth")
       return
     batch = min(batch * 2, _LAST_BATCH)
     yield
 
 
-def _take(ex: Exploration, space: NativeSpace, expanded_before: int) -> None:
-  """Make the core's new states ``NativeState``s, and mark the ones it expanded since ``expanded_before``."""
-  core, states, normals, redexes = space.core, ex._states, ex._normals, space.redexes
-  made, expanded, _ = core.progress
+def _take(host: SearchHost, space: NativeSpace) -> None:
+  """Make the core's new states ``NativeState``s, and apply what happened to states since the last call, in order."""
+  core, states, keys = space.core, host.states, space.keys
+  made = core.progress[0]
   if made > (start := len(states)):
     roots, parents, depths, rs, _, _ = core.states(start, made)
-    for k, (node, parent, depth, r) in enumerate(zip(roots, parents, depths, rs)):
-      states.append(NativeState(start + k, node, space, depth, states[parent] if parent >= 0 else None, redexes[r] if r >= 0 else None))
-    if ex._graphs_ahead:   # here the collector is paused (Exploration._advance): cheaper than as the consumer reads them
+    late = []   # depth first may have moved a state under a later one
+    for i, node, parent, depth, r in zip(range(start, made), roots, parents, depths, rs):
+      states.append(NativeState(i, node, space, depth, states[parent] if 0 <= parent < i else None, keys[r] if r >= 0 else None))
+      if parent >= i: late.append((i, parent))
+    for i, parent in late: states[i].parent = states[parent]
+    if host.graphs_ahead():   # here the collector is paused (Exploration._advance): cheaper than as the consumer reads them
       for node in roots: space.uop(node)
-  if expanded > expanded_before:
-    _, _, _, _, normal_flags, reduced_flags = core.states(expanded_before, expanded)
-    for i, (normal, reduced) in enumerate(zip(normal_flags, reduced_flags), expanded_before):
-      s = states[i]
-      s.out, s.normal = NativeOut(space, i), bool(normal)
-      if normal: normals.append(s)
-      if reduced: ex._reduced.add(s)
-
-
-def _python_from_here(ex: Exploration, expanded: int, cut: int) -> Iterator[None]:
-  """The core stopped before expanding state ``expanded``: the Python search goes on from there."""
-  ex._native = None   # ex._seen stays the native view (the same object: reaches() holds it), and takes the Python core's states too
-  ex._seen.hand_over()
-  yield from ex._drive(resume=(deque(ex._states[expanded:]), bool(cut)))
+  ids, events, moves = core.changes()
+  if not ids: return
+  normals, reduced, moved = host.normals, host.reduced, iter(moves)
+  for i, ev in zip(ids, events):
+    s = states[i]
+    if ev == EV_MOVED or ev == EV_MOVED_AGAIN:   # depth first found a shorter way to s
+      parent, depth, r = next(moved)
+      s.parent, s.depth, s.redex = states[parent], depth, keys[r]
+      if ev == EV_MOVED_AGAIN: s.out = None   # cut by max_depth before: to be expanded again
+      continue
+    s.out = NativeOut(space, i)
+    if ev & EV_REDUCED:
+      reduced.add(s)
+      ev ^= EV_REDUCED
+    if ev != EV_AGAIN:
+      s.normal = ev == EV_NORMAL
+      if s.normal: normals.append(s)

@@ -25,7 +25,7 @@ from uopc.dtype import DType
 from uopc.ops import Ops
 from uopc.relational.native import Space, available
 from uopc.relational.native.patterns import CODES, compile_rules, python_may
-from uopc.relational.space.step import Redex, Stepper
+from uopc.relational.space.step import At, Redex, Stepper
 from uopc.uop import UOp, make_uop
 
 if TYPE_CHECKING:
@@ -52,8 +52,11 @@ class NativeSpace:
     self.patterns = compile_rules(stepper.pm, CODES)
     may = python_may(stepper.pm, self.patterns.python)
     asks = None if not self.patterns.python else lambda op, n, src: may(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n)
-    self.core: Any = Space(self._match, asks, self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit)
+    self.core: Any = Space(self._match, asks, self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit,
+                           tree=stepper.semantics == "tree")
     self.core.patterns(self.patterns.tables, self._check)
+    # a step key of the core -> what the Python core keys that step by: its Redex, or under tree semantics its At
+    self.keys: Any = self.redexes if stepper.semantics == "graph" else TreeKeys(self)
 
   def to_id(self, u: UOp) -> int:
     """The native node of ``u`` (made with those below it where new); NotNative for a graph with a CALL."""
@@ -105,3 +108,30 @@ class NativeSpace:
       out.append((len(self.redexes), h))
       self.redexes.append(r)
     return out
+
+
+class TreeKeys:
+  """Tree semantics: the core's step keys as the Python core's ``At``s (``keys[k]``), each made once, on first read.
+
+  A key is a position: the key one source down, at source ``i`` (``At(i, inner)``), down to a node's own ``Redex``. The
+  ``At`` of a key is shared by every map and state that holds the key, as in the Python core.
+  """
+  __slots__ = ("_space", "_made")
+
+  def __init__(self, space: NativeSpace) -> None:
+    self._space = space
+    self._made: dict[int, Redex | At] = {}
+
+  def __getitem__(self, k: int) -> Any:   # a Redex or an At, which reads as one
+    made, key = self._made, self._space.core.key
+    down: list[tuple[int, int]] = []   # (key, source index) from k down to the first key made already: iterative, keys nest deep
+    a: Redex | At | None
+    while (a := made.get(k)) is None:
+      i, inner = key(k)
+      if i < 0:
+        a = made[k] = self._space.redexes[inner]
+        break
+      down.append((k, i))
+      k = inner
+    for k, i in reversed(down): a = made[k] = At(i, a)
+    return a

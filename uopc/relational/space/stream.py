@@ -71,18 +71,16 @@ class Exploration:
     self._seen: Any = {}   # graph -> state: a dict, or a native search's view of its states
     self._stuck: dict[tuple[UOp, Stuck], State] = {}
     self._bound: Bound | None = None
-    self._native = self._native_space(native)
     self._want: int | None = None   # states the consumer wants now (None: all): a batch-wise driver stops there
     self._graphs_ahead = False      # the consumer reads every state's graph (iter_ahead): make them with each batch
+    self._native: Any = None        # the native core's NativeSpace while it runs the search
     self._driver: Iterator[None] | None
-    if self._native is None: self._driver = self._drive()
-    else:
-      from uopc.relational.native.drive import NativeSeen, drive
-      self._seen, self._driver = NativeSeen(self._native, self._states), drive(self, self._native)
+    if (search := self._native_search(native)) is not None: self._native, self._seen, self._driver = search
+    else: self._driver = self._drive()
     self.elapsed = 0.0   # seconds spent exploring so far
 
-  def _native_space(self, native: bool | None) -> Any:
-    """The native core for this search where it applies (graph semantics, breadth first, no CALL), else None.
+  def _native_search(self, native: bool | None) -> Any:
+    """The native core's search of this exploration where it applies (uopc's IR, no CALL), else None.
 
     ``native``: None uses it where it is built (``uopc.relational.native.enabled``), False never, True where it
     applies (an error if it is not built).
@@ -90,9 +88,9 @@ class Exploration:
     from uopc.relational import native as nat
     if native is None: native = nat.enabled()
     elif native and not nat.available(): raise RuntimeError(f"native=True, but {nat.missing()}")
-    if not native or self.stepper.semantics != "graph" or self.order != "bfs" or not self.stepper.ir.native: return None
-    from uopc.relational.native.drive import native_space
-    return native_space(self)
+    if not native or not self.stepper.ir.native: return None
+    from uopc.relational.native.drive import native_search
+    return native_search(SearchHost(self))
 
   def prepare(self) -> Exploration:
     """Index the program now (its step maps, which the first state's expansion would make); returns self.
@@ -272,8 +270,8 @@ class Exploration:
     """The edges out of ``s``, as ``edges`` lists them."""
     if self.run()._native is not None:
       if s.out is None: return []
-      states, redexes = self._states, self._native.redexes
-      return [Edge.of(s, states[t], redexes[r]) for r, _, t in self._native.core.out(s.id) or () if 0 <= t < len(states)]
+      states, keys = self._states, self._native.keys
+      return [Edge.of(s, states[t], keys[r]) for r, _, t in self._native.core.out(s.id) or () if 0 <= t < len(states)]
     out: list[Edge] = []
     if s.out is None: return out
     for r, h in (s.out.items() if type(s.out) is dict else s.out):
@@ -347,21 +345,20 @@ class Exploration:
     t.normal, t.out = False, ()
     return t
 
-  def _drive(self, resume: tuple[deque[State], bool] | None = None) -> Iterator[None]:
+  def _drive(self, resume: tuple[deque[State], set[State]] | None = None) -> Iterator[None]:
     """The search, one state at a time through three named phases: ``_stop_reason`` (a bound?),
     ``_steps_of`` (the steps to take: a persistent set, grouped by graph, or one by one) and
     ``_admit`` (their successors, within the bounds); then the state is normal or not. It yields once a
-    state made. ``resume``: go on from this frontier (and whether a state was cut by max_depth)."""
+    state made. ``resume``: go on from this frontier, with these states cut by max_depth (``SearchHost.python``)."""
     limits = _Limits.of(self)
     cut: set[State] = set()   # states at max_depth with a successor that was not made
-    was_cut = False           # ... or before resuming
     if resume is None:
       start = State(0, self.root, 0, None, None, self.stepper)
       self._seen[self.root] = start
       self._states.append(start)
       yield
       frontier = deque([start])
-    else: frontier, was_cut = resume
+    else: frontier, cut = resume
     while frontier:
       if (why := self._stop_reason(limits)) is not None:
         self._bound = why
@@ -378,7 +375,7 @@ class Exploration:
         s.normal = not out
         if s.normal: self._normals.append(s)
       if limits.dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
-    if cut or was_cut: self._bound = "max_depth"
+    if cut: self._bound = "max_depth"
 
   def _stop_reason(self, limits: _Limits) -> Bound | None:
     """The bound that stops the search before the next state, if any: its own timeout, or the command's budget."""
@@ -452,6 +449,49 @@ class Exploration:
       else: frontier.append(t)
       yield
     return None
+
+
+class SearchHost:
+  """What a search driver other than ``Exploration._drive`` (the native core's, ``uopc.relational.native.drive``) is
+  given of its exploration, and all it touches of it.
+
+  It reads the search's settings: ``root``, ``stepper``, ``reduction``, ``order``, ``max_states``, ``max_depth``,
+  ``timeout``; and what the consumer asks for now: ``want()`` (how many states, None: all) and ``graphs_ahead()``
+  (whether every state's graph will be read). It writes the results: it appends to ``states`` (ids in order),
+  ``normals`` and ``reduced`` (the exploration's own containers) and mutates those states; ``stop(bound)`` says which
+  bound stopped it. Where it cannot go on, ``python(frontier, cut)`` is the Python search going on from that
+  frontier (its order's: a queue breadth first, a stack depth first, its top last), with these states cut by
+  ``max_depth``; the driver yields from it, and the exploration no longer counts as native.
+
+  >>> from uopc import UOp, symbolic
+  >>> host = SearchHost(Exploration(UOp.param(0) + 0, symbolic, native=False))
+  >>> host.order, host.max_states, host.states, host.want()
+  ('bfs', 100000, [], None)
+  """
+  __slots__ = ("_ex", "root", "stepper", "reduction", "order", "max_states", "max_depth", "timeout", "states", "normals", "reduced")
+
+  def __init__(self, ex: Exploration) -> None:
+    self._ex = ex
+    self.root, self.stepper, self.reduction, self.order = ex.root, ex.stepper, ex.reduction, ex.order
+    self.max_states, self.max_depth, self.timeout = ex.max_states, ex.max_depth, ex.timeout
+    self.states, self.normals, self.reduced = ex._states, ex._normals, ex._reduced
+
+  def want(self) -> int | None:
+    """How many states the consumer wants now (None: all): a batch-wise driver may stop there."""
+    return self._ex._want
+
+  def graphs_ahead(self) -> bool:
+    """True if the consumer reads every state's graph (``iter_ahead``): cheaper made with each batch."""
+    return self._ex._graphs_ahead
+
+  def stop(self, bound: Bound) -> None:
+    """The search stopped at ``bound``."""
+    self._ex._bound = bound
+
+  def python(self, frontier: Iterable[State], cut: Iterable[State]) -> Iterator[None]:
+    """The Python search, going on from ``frontier`` with the states of ``cut`` cut by ``max_depth``."""
+    self._ex._native = None
+    return self._ex._drive(resume=(deque(frontier), set(cut)))
 
 
 class _Limits(NamedTuple):
