@@ -45,12 +45,13 @@ from uopc.egraph.template import NO_RESULT, Template
 from uopc.upat import UPat
 from uopc.matcher import PatternMatcher
 from uopc.uop import UOp
+from uopc.bounded import Bounded
 
 Stop = Literal["saturated", "iterations", "enodes", "timeout"]
 
 
 @dataclass
-class Saturation:
+class Saturation(Bounded):
   """The result: the e-graph, the program's class, the best graph and its cost, and the statistics."""
   egraph: EGraph
   root: int
@@ -66,9 +67,10 @@ class Saturation:
   native: bool = False   # run by the C core (uopc.egraph.native)
 
   @property
-  def complete(self) -> bool:
-    """True if the rules were applied to saturation (no bound cut it short)."""
-    return self.stop == "saturated"
+  def bound(self) -> Stop | None:
+    """The bound that cut saturation short (``"iterations"``, ``"enodes"``, ``"timeout"``), None if the rules saturated;
+    ``complete`` is True then."""
+    return None if self.stop == "saturated" else self.stop
 
   @property
   def enodes(self) -> int: return self.egraph.enode_count

@@ -32,10 +32,10 @@ from uopc.relational.ir import rules_for
 from uopc.relational.space.step import Stuck, stepper_for
 from uopc.relational.space.stream import Bound
 from uopc.uop import UOp
+from uopc.bounded import Bounded
 
 
-class BestResult(NamedTuple):
-  """The cheapest graph found, its state (with the path to it) and cost; how many graphs were seen and expanded."""
+class _BestFields(NamedTuple):
   state: State
   cost: float
   seen: int
@@ -43,16 +43,18 @@ class BestResult(NamedTuple):
   bound: Bound | None
   elapsed: float
 
+
+class BestResult(_BestFields, Bounded):
+  """The cheapest graph found, its state (with the path to it) and cost; how many graphs were seen and expanded; ``bound``
+  (None: the answer is proven minimal, ``complete``: the space was searched, or the lower bound was met). A tuple of its
+  six fields (``state, cost, seen, expanded, bound, elapsed = r``)."""
+  __slots__ = ()
+
   @property
   def graph(self) -> UOp: return self.state.graph
 
   @property
   def path(self) -> list[Edge]: return self.state.path()
-
-  @property
-  def complete(self) -> bool:
-    """True if the answer is proven minimal: the space was searched, or the lower bound was met."""
-    return self.bound is None
 
 
 def lower_bound(cost: Cost) -> float:

@@ -32,12 +32,13 @@ from uopc.relational.space.stream import Bound, Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.bounded import Bounded
 from uopc.lengths import LENGTHS
 
 Progress = Callable[[int], None]
 
 
-class MeetResult:
+class MeetResult(Bounded):
   """The answer of ``meet``.
 
   ``found``; ``meeting`` (the common graph), ``from_a`` and ``from_b`` (each program's
@@ -56,9 +57,6 @@ class MeetResult:
 
   @property
   def found(self) -> bool: return self._meeting is not None
-
-  @property
-  def complete(self) -> bool: return self.bound is None
 
   @property
   def searched(self) -> int: return self.searched_a + self.searched_b

@@ -40,6 +40,7 @@ from uopc.relational.space.stream import Bound, Exploration
 from uopc.relational.analyses.sample import Sample
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp
+from uopc.bounded import Bounded
 
 __all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_exploration", "order_matters",
            "permutation_trials", "SampledWitness", "sampled_witness"]
@@ -68,8 +69,7 @@ class Fork(NamedTuple):
     return self.canonical_step.node if self.canonical_step is not None else self.competing_step.node
 
 
-class OrderReport(NamedTuple):
-  """Everything ``uopc explore order`` prints: the exploration, the canonical result and path, the forks."""
+class _OrderFields(NamedTuple):
   program: UOp
   exploration: Exploration
   canonical: UOp | None
@@ -80,13 +80,15 @@ class OrderReport(NamedTuple):
   forks: list[Fork]
   basis: str
 
-  @property
-  def complete(self) -> bool:
-    """True if every reachable graph was explored (so these are all the normal forms)."""
-    return self.exploration.complete
+
+class OrderReport(_OrderFields, Bounded):
+  """Everything ``uopc explore order`` prints: the exploration, the canonical result and path, the forks (a tuple of
+  its nine fields); ``complete`` if every reachable graph was explored (so these are all the normal forms)."""
+  __slots__ = ()
 
   @property
   def bound(self) -> Bound | None:
+    """Which bound stopped the exploration, or None."""
     return self.exploration.bound
 
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)

@@ -57,6 +57,7 @@ from uopc.relational.logic.target import Target, matcho, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.bounded import Bounded
 from uopc.lengths import LENGTHS
 
 Goal = Callable[[Mapping], Iterator[Mapping]]
@@ -88,7 +89,7 @@ class Match(NamedTuple):
     return self.state.depth
 
 
-class SearchStream:
+class SearchStream(Bounded):
   """Every graph reachable from ``prog`` that matches ``target``, lazily, in order of distance.
 
   Iterate it for ``Match``es. ``searched`` counts the graphs looked at so far; once the
@@ -156,11 +157,11 @@ class SearchStream:
 
   @property
   def complete(self) -> bool:
-    """True once every reachable graph has been looked at."""
+    """True once every reachable graph has been looked at: no bound, and (unlike a finished result) the iteration over."""
     return self.done and self.exploration.bound is None
 
 
-class SearchResult:
+class SearchResult(Bounded):
   """The answer of ``search``.
 
   ``found``; ``graph`` (the matching graph), ``path`` (a shortest list of ``Edge``s to
@@ -177,9 +178,6 @@ class SearchResult:
 
   @property
   def found(self) -> bool: return self.match is not None
-
-  @property
-  def complete(self) -> bool: return self.bound is None
 
   @property
   def state(self) -> State | None: return None if self.match is None else self.match.state

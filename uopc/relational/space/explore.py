@@ -28,6 +28,7 @@ from uopc.relational.space.stream import Bound, Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
+from uopc.bounded import Bounded
 from uopc.lengths import LENGTHS
 
 
@@ -78,7 +79,7 @@ def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = 
   return ir_of(prog).canonical(prog, pm, ctx, max_steps)
 
 
-class NormalForms:
+class NormalForms(Bounded):
   """The normal forms of a program, each with a shortest path, and the canonical engine's choice.
 
   ``forms``: the normal states in discovery order (breadth first: by path length).
@@ -98,13 +99,8 @@ class NormalForms:
     self.variants = [v for v in variants or () if v[1] is not canonical or v[2] != canonical_error]
 
   @property
-  def complete(self) -> bool:
-    """True if the whole space was explored, so these are all the normal forms."""
-    return self.exploration.complete
-
-  @property
   def bound(self) -> Bound | None:
-    """Which bound stopped the exploration, or None."""
+    """Which bound stopped the exploration, or None: the whole space was explored (``complete``), so these are all the normal forms."""
     return self.exploration.bound
 
   @property

@@ -34,11 +34,12 @@ from uopc.relational.space.reduction import IslandReduction
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import GroupedSteps, Redex, Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
+from uopc.bounded import Bounded
 
 Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
 
 
-class Exploration:
+class Exploration(Bounded):
   """Every graph reachable from ``root`` under ``pm``, discovered lazily.
 
   Iterating yields states as they are discovered (a second iteration replays them and
@@ -226,13 +227,9 @@ class Exploration:
     return [s for s in self.states if s.error is not None]
 
   @property
-  def complete(self) -> bool:
-    """True if every reachable graph was found (no bound was hit)."""
-    return self.run()._bound is None
-
-  @property
   def bound(self) -> Bound | None:
-    """Which bound stopped the exploration: ``"max_states"``, ``"max_depth"``, ``"timeout"``, or None."""
+    """Which bound stopped the exploration: ``"max_states"``, ``"max_depth"``, ``"timeout"``, or None; ``complete``
+    (``Bounded``) is True then: every reachable graph was found."""
     return self.run()._bound
 
   @property
