@@ -57,7 +57,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
     ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
     with exploration_progress(ex, "exploring") as bar:
       def run() -> None:
-        with collector.paused():   # batches, as explore/cli.py streams them: a state at a time cost half as much again as the search
+        with collector.paused(settle=True):   # batches, as explore/cli.py streams them (and settles them): a state at a time cost half as much again
           for _ in ex.iter_ahead(STREAM_BATCH, graphs=False):
             if not bar.disable: bar.update()
       bounded(run, None, grace=True)
