@@ -1,12 +1,12 @@
 """The explorer on a local Ray cluster of 1, 2 and 4 workers against one process (``docs/scaling.md``): ``python -m bench cluster``.
 
 For each worker count P a local cluster is started (``ray.init(num_cpus=P)``, not timed), its workers by a tiny run
-(not timed), and each workload explored once timed (``ClusterExploration.run``: the levels, the records gathered and the
-states built here) and once more counting the bytes of every batch the workers send each other (pickling each
+(not timed), and each workload explored once timed (``ClusterExploration.run`` and its state count: the levels, and
+each shard's report read) and once more counting the bytes of every batch the workers send each other (pickling each
 again: that run is not timed). Columns: wall seconds and states a second of the timed run; the CPU seconds of the
 busiest worker (what wall time would be on P idle cores, waits aside) and of this process (the coordinator: ranking
-each level, and building the result from the records); states sent to another worker per state (f); bytes sent per
-state; each worker's peak memory. One process is the explorer on the shards' own core, the Python one
+each level); states sent to another worker per state (f); bytes sent per state; each worker's peak memory. One process
+is the explorer on the shards' own core, the Python one
 (``native=False``); the native core's time is beside it for reference.
 
 The model is ``docs/scaling.md``'s: P workers each make 1/P of the states and move f of them at m µs each, so
@@ -18,6 +18,11 @@ sent. Break-even is the g (a rule set's cost a state) past which P workers beat 
 Workloads: the sum of 12 ``p_i + 0`` under ``x + 0`` (4,096 states: cheap) and the sum of 4 ``(p_i + 0) * 1`` under
 ``symbolic`` (26,685 states: expensive), then the largest run here, the sum of 16 ``p_i + 0`` under ``x + 0`` on 2
 workers (65,536 states).
+
+Last, the coordinator's memory: ``uopc explore normal-forms --no-reduce --cluster local:2`` on the sums of 14 and 16
+``p_i + 0`` (16,384 and 65,536 states), each in a fresh process, its peak resident set (``budget.peak_memory``: Ray's client
+alone is about 100 MB of it); beside it the same with ``--format json``, which lists every state and so builds them all
+in the coordinator, and one process without ``--cluster``. ``BIG=18`` adds the sum of 18 (262,144 states).
 """
 from __future__ import annotations
 
@@ -98,7 +103,7 @@ def on_cluster(work: Workload, workers: int) -> Run:
   wall, coord = time.perf_counter() - t0, time.process_time() - c0
   stats = ex.outcome.stats
   moved = ClusterExploration(root, pm, cluster=f"local:{workers}", max_states=None, measure=True).run().outcome.stats
-  return Run(len(ex.states), wall, max(s["cpu"] for s in stats), sum(s["cpu"] for s in stats), coord,
+  return Run(ex.state_count, wall, max(s["cpu"] for s in stats), sum(s["cpu"] for s in stats), coord,
              sum(s["sent"] for s in stats), sum(s["moved"] for s in moved), [s["peak"] for s in stats])
 
 
@@ -155,6 +160,43 @@ def main() -> None:
       even = (f"{f * DESIGN_M / (p - 1):17.1f} µs {(o + f * m) / (p - 1):6.1f}" if p > 1 else f"{'-':>20s} {'-':>6s}")
       print(f"{w.name:20s} {p:2d} {g:6.1f} {o:6.1f} {m:6.1f} {f:5.2f} {even} {p * g / (g + f * DESIGN_M):13.2f}x "
             f"{p * g / (g + o + f * m):5.2f}x {o1.cpu / r.busiest:13.2f}x {o1.cpu / r.wall:5.2f}x")
+
+
+  coordinator_memory()
+
+
+RSS_RUN = """
+import contextlib, io, sys
+from uopc.budget import peak_memory
+from uopc.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out: code = main(sys.argv[1:])
+assert code == 0, (code, out.getvalue()[-2000:])
+print(peak_memory())
+"""   # the kernel's high-water mark (VmHWM): ru_maxrss would keep the forking parent's across exec
+
+
+def coordinator_memory() -> None:
+  """The coordinator's peak memory at two sizes (module doc): flat where the report counts, growing where it lists."""
+  import subprocess
+  import tempfile
+  from uopc.uir import to_uir
+  sizes = [14, 16] + ([int(os.environ["BIG"])] if os.environ.get("BIG") else [])
+  print()
+  print("the coordinator's peak memory (VmHWM, a fresh process each): explore normal-forms --no-reduce, x + 0, sums of k terms")
+  print(f"{'k':>3s} {'states':>8s} {'--cluster local:2':>18s} {'.. --format json':>17s} {'one process':>12s}   (MB)")
+  with tempfile.TemporaryDirectory() as tmp:
+    rules = os.path.join(tmp, "add0.py")
+    with open(rules, "w") as f:
+      f.write("from uopc import PatternMatcher, UPat\nrules = PatternMatcher([(UPat.var('x') + 0, lambda x: x)], name='add0')\n")
+    for k in sizes:
+      prog = os.path.join(tmp, f"sum{k}.uir")
+      with open(prog, "w") as f: f.write(to_uir(add0_sum(k)))
+      base = ["explore", "normal-forms", prog, "--no-reduce", "--rules", f"{rules}:rules", "--timeout", "3600", "--max-depth", "100"]
+      def peak(*extra: str, base: list[str] = base) -> float:
+        r = subprocess.run([sys.executable, "-c", RSS_RUN, *base, *extra], capture_output=True, text=True, check=True)
+        return int(r.stdout.split()[-1]) / 2**20
+      print(f"{k:3d} {2 ** k:8,d} {peak('--cluster', 'local:2'):18.0f} {peak('--cluster', 'local:2', '--format', 'json'):17.0f} "
+            f"{peak():12.0f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,17 @@ constructor, so hash consing gives the very nodes the receiver already has.
 >>> enc = codec.encode([p0 + 0, (p0 + 0) * 2, None])
 >>> len(enc.rows), codec.decode(enc) == [p0 + 0, (p0 + 0) * 2, None]
 (4, True)
+
+A shard's level records are one stream (``Records``): a record holds only the nodes no
+earlier record of the stream had, so a node shared by many levels' states is written once,
+and the stream is read in the order it was written (``Records.reader``), each record's
+batches in turn. Past ``limit`` rows the stream starts again (a new epoch, whose first
+record refers to nothing earlier): what the writer and a reader hold stays bounded.
+
+>>> out = Records([p0])
+>>> first, second = out.encode([p0 + 0]), out.encode([(p0 + 0) * 2])
+>>> len(second[0].rows), out.reader().read([first, second]) == [[p0 + 0], [(p0 + 0) * 2]]   # the 2 and the MUL: p0 + 0 was written
+(2, True)
 """
 from __future__ import annotations
 
@@ -39,10 +50,11 @@ class Codec:
     self.base = base
     self.base_ref = {u: -1 - i for i, u in enumerate(base)}
 
-  def encode(self, roots: Iterable[Any], fps: Fingerprints | None = None) -> Encoded:
+  def encode(self, roots: Iterable[Any], fps: Fingerprints | None = None, refs: dict[Any, int] | None = None, first: int = 0) -> Encoded:
     """The rows of every node of ``roots`` outside the base (iteratively, sources first); ``fps``: send each row's
-    fingerprint (each must be known to it already)."""
-    refs: dict[Any, int] = dict(self.base_ref)
+    fingerprint (each must be known to it already). ``refs``: the nodes written before (a stream's, ``Records``), their
+    rows numbered from 0 and these from ``first``; extended with these."""
+    if refs is None: refs = dict(self.base_ref)
     rows: list[tuple[Any, Any, Any, tuple[int, ...]]] = []
     order: list[Any] = []
     out: list[int | None] = []
@@ -50,7 +62,7 @@ class Codec:
     def row(u: Any, src: tuple[int, ...]) -> int:   # a node's row, its sources' refs made before it
       rows.append((u.op, u.dtype, u.arg, src))
       order.append(u)
-      return len(rows) - 1
+      return first + len(rows) - 1
     for root in roots:
       if root is None: out.append(None); continue
       if (known := refs.get(root)) is not None: out.append(known); continue   # most steps' nodes and results: sent already
@@ -58,12 +70,58 @@ class Codec:
     memo = fps.memo if fps is not None else None
     return Encoded(rows, out, b"".join(memo[u] for u in order) if memo is not None else b"")
 
-  def decode(self, enc: Encoded, fps: Fingerprints | None = None) -> list[Any]:
-    """The graphs of a batch (None where it sent none); ``fps``: remember the rows' fingerprints there."""
+  def decode(self, enc: Encoded, fps: Fingerprints | None = None, made: list[Any] | None = None) -> list[Any]:
+    """The graphs of a batch (None where it sent none); ``fps``: remember the rows' fingerprints there. ``made``: the
+    rows read before (a stream's, ``Records``), extended with these."""
     base = self.base
-    made: list[Any] = []
+    if made is None: made = []
+    first = len(made)
     for op, dtype, arg, src in enc.rows:
       made.append(make_uop(op, tuple(made[r] if r >= 0 else base[-1 - r] for r in src), arg, dtype))
     if fps is not None and enc.fps:
-      for i, u in enumerate(made): fps.seed(u, enc.fps[i * SIZE:(i + 1) * SIZE])
+      for i, u in enumerate(made[first:]): fps.seed(u, enc.fps[i * SIZE:(i + 1) * SIZE])
     return [None if r is None else made[r] if r >= 0 else base[-1 - r] for r in enc.roots]
+
+
+class Records:
+  """One shard's records as a stream of rows (module doc): ``encode`` a batch of graphs, in the order a reader reads them."""
+
+  def __init__(self, base: list[Any], limit: int = 250_000) -> None:
+    self.codec, self.limit = Codec(base), limit
+    self.refs: dict[Any, int] = dict(self.codec.base_ref)
+    self.count, self.epoch = 0, 0
+
+  def start(self) -> int:
+    """Begin a record: past ``limit`` rows a new epoch (nothing before it referred to); the record's epoch."""
+    if self.count > self.limit:
+      self.refs, self.count = dict(self.codec.base_ref), 0
+      self.epoch += 1
+    return self.epoch
+
+  def encode(self, roots: Iterable[Any]) -> tuple[Encoded, int]:
+    """The rows of ``roots`` not written before in this epoch, and the epoch (``start`` first, at each record)."""
+    epoch = self.start()
+    enc = self.codec.encode(roots, refs=self.refs, first=self.count)
+    self.count += len(enc.rows)
+    return enc, epoch
+
+  def reader(self) -> Reader:
+    """A reader of this stream, from its first record."""
+    return Reader(self.codec)
+
+
+class Reader:
+  """Reads one ``Records`` stream in its order: ``decode`` each batch as it was encoded."""
+
+  def __init__(self, codec: Codec) -> None:
+    self.codec = codec
+    self.made: list[Any] = []
+    self.epoch = 0
+
+  def decode(self, batch: tuple[Encoded, int]) -> list[Any]:
+    enc, epoch = batch
+    if epoch != self.epoch: self.made, self.epoch = [], epoch
+    return self.codec.decode(enc, made=self.made)
+
+  def read(self, batches: Iterable[tuple[Encoded, int]]) -> list[list[Any]]:
+    return [self.decode(b) for b in batches]

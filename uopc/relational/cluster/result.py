@@ -20,7 +20,7 @@ import weakref
 from typing import Any, Iterator
 
 from uopc.budget import shielded
-from uopc.relational.cluster.codec import Codec
+from uopc.relational.cluster.codec import Codec, Reader
 from uopc.relational.cluster import coordinator
 from uopc.relational.cluster.coordinator import Coordinator, Outcome
 from uopc.relational.cluster.errors import ClusterError
@@ -204,21 +204,22 @@ class ClusterExploration(Exploration):
 def _materialize(ex: ClusterExploration, out: Outcome) -> None:
   """Fill ``ex``'s states, seen graphs, stuck states and normal forms from the records (module doc)."""
   stepper, codec = ex.stepper, Codec(list(ex.root.toposort()))
+  readers = [Reader(codec) for _ in range(out.shards)]   # each shard's records, read in order (codec.Records)
   states: list[State | None] = [None] * out.count
   steps: dict[int, list[tuple[Redex, Any]]] = {}   # id -> its steps (redex, target fingerprint or stuck position)
   by_fp: dict[bytes, State] = {}
   stuck_at: dict[tuple[int, int], State] = {}
   for depth, recs in enumerate(out.levels()):
-    for rec in recs:
-      nodes, st = codec.decode(rec["step_nodes"]), rec["steps"]
+    for j, rec in enumerate(recs):
+      nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]
       table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(st["rules"])]
       redex, stuck, targets = st["redex"].tolist(), st["stuck"].tolist(), st["target"].tobytes()
       k = 0
       for sid, n in zip(st["sids"].tolist(), st["counts"].tolist()):
         steps[sid] = [(table[redex[j]], stuck[j] if stuck[j] >= 0 else targets[SIZE * j:SIZE * (j + 1)]) for j in range(k, k + n)]
         k += n
-    for rec in recs:
-      graphs = codec.decode(rec["graphs"])
+    for j, rec in enumerate(recs):
+      graphs = readers[j].decode(rec["graphs"])
       for i, sid in enumerate(rec["ids"].tolist()):
         if depth == 0: s = State(0, graphs[i], 0, None, None, stepper)
         else:
@@ -262,15 +263,17 @@ def _made(states: list[State | None], i: int) -> State:
 
 def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
   """The states of each level in id order, built from that level's records and let go (``iter_ahead``): a state's parent
-  is a stand-in (its id and graph, no parent of its own), so only two levels' graphs are held at a time."""
+  is a stand-in (its id and graph, no parent of its own), so only two levels' graphs are held at a time
+  (and each shard's record rows of an epoch: ``codec.Records``)."""
   import ray
   stepper, codec = ex.stepper, Codec(list(ex.root.toposort()))
+  readers = [Reader(codec) for _ in range(out.shards)]   # each shard's records, read in order (codec.Records)
   above: dict[int, Any] = {}   # the last level's graphs by id
   for d in range(min(len(r) for r in out.records)):
     with shielded(): recs = ray.get([out.records[j][d] for j in range(out.shards)])
     steps: dict[int, list[Redex]] = {}
-    for rec in recs:
-      nodes, st = codec.decode(rec["step_nodes"]), rec["steps"]
+    for j, rec in enumerate(recs):
+      nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]
       table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(st["rules"])]
       redex = st["redex"].tolist()
       k = 0
@@ -279,8 +282,8 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
         k += n
     parents: dict[int, State] = {}   # stand-ins by id
     level: list[State] = []
-    for rec in recs:
-      graphs = codec.decode(rec["graphs"])
+    for j, rec in enumerate(recs):
+      graphs = readers[j].decode(rec["graphs"])
       for i, sid in enumerate(rec["ids"].tolist()):
         if d == 0: level.append(State(0, graphs[i], 0, None, None, stepper))
         else:

@@ -40,7 +40,7 @@ import numpy as np
 
 from uopc import collector
 from uopc.budget import peak_memory, reset_peak_memory, resident_memory
-from uopc.relational.cluster.codec import Codec, Encoded
+from uopc.relational.cluster.codec import Codec, Encoded, Records
 from uopc.relational.cluster.fingerprint import Fingerprints, owner
 from uopc.relational.cluster.visited import FP, Visited, fp_bytes
 from uopc.relational.space.states import Stuck
@@ -98,6 +98,7 @@ class Shard:
     root = Codec([]).decode(program)[0]
     self.base = root.toposort() if hasattr(root, "toposort") else [root]
     self.codec = Codec(list(self.base))
+    self.written = Records(list(self.base))   # the level records' rows: each node once (an epoch's)
     self.fps = Fingerprints()
     self.root, self.root_fp = root, self.fps.keep(root)
     return None
@@ -254,8 +255,9 @@ class Shard:
     redexes = steps.pop("redexes")
     steps["rules"] = [(r.rule_index, r.error) for r in redexes]
     nodes = [x for r in redexes for x in (r.node, r.result)]
-    return {"depth": depth, "ids": ids, "fps": fps, "parents": parents, "pos": pos, "graphs": self.codec.encode(graphs, self.fps),
-            "stuck": stuck, "steps": steps, "step_nodes": self.codec.encode(nodes)}
+    step_nodes = self.written.encode(nodes)   # read in this order (codec.Records): the steps', then the new states' graphs
+    return {"depth": depth, "ids": ids, "fps": fps, "parents": parents, "pos": pos, "step_nodes": step_nodes,
+            "graphs": self.written.encode(graphs), "stuck": stuck, "steps": steps}
 
   # ---- recovery
 
@@ -264,7 +266,11 @@ class Shard:
     """Become the shard these records describe (its states, its frontier), as it was at the end of the last one."""
     self.visited, self.expanded, self.stuck_kept = Visited(), [], []
     last: dict[str, Any] | None = None
+    reader = self.written.reader()
+    graphs: list[Any] = []
     for rec in records:
+      reader.decode(rec["step_nodes"])
+      graphs = reader.decode(rec["graphs"])
       if rec["depth"] > 0:
         self.expanded.append({k: v for k, v in rec["steps"].items() if k != "rules"})
         self.stuck_kept.extend((i, par_id, at, rec["depth"]) for i, par_id, at in rec["stuck"])
@@ -272,9 +278,9 @@ class Shard:
       if not len(rec["ids"]): continue
       self.visited.add(rec["fps"], rec["ids"], rec["parent_fps"], rec["pos"], rec["depth"])
       last = rec
+    self.written.epoch = reader.epoch + 1   # (a fresh stream, load's) its records refer to none before: a reader starts again
     self.frontier = []
     if last is not None and last is records[-1]:
-      graphs = self.codec.decode(last["graphs"], self.fps)
       order = np.argsort(last["ids"], kind="stable")
       self.frontier = [(int(last["ids"][i]), graphs[i]) for i in order]
 
