@@ -94,3 +94,32 @@ def test_making_the_parser_imports_no_command_module():
   env = {**os.environ, "PYTHONPATH": str(ROOT)}
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, check=True)
   assert out.stdout.strip() == "[]"
+
+
+# each command's exit codes as its page says them: (page, where the paragraph starts, where it ends, the commands it is of)
+DOC_EXITS = [
+  ("search.md", "Exit codes: **0** found", "With `--all`", ["explore search"]),
+  ("cli-explore.md", "**Exit codes**", "\n\n", ["explore reachable", "explore normal-forms"]),
+  ("confluence.md", "`order`: 0", "`pairs`:", ["explore order"]),
+  ("confluence.md", "`pairs`: 0", "Both:", ["explore pairs"]),
+  ("c-backend.md", "- **Exit code**: 0", "\n- ", ["check-rules"]),
+]
+
+
+def doc_codes(text: str) -> set[int]:
+  """The exit codes 0-3 a paragraph names (``**1**``, ``` `1` ```, or a bare ``1``), not counting 130/143."""
+  return {int(c) for c in re.findall(r"(?<![0-9/])([0-3])(?![0-9/])", text.replace("130/143", ""))}
+
+
+def test_doc_codes_reads_the_three_ways_pages_write_them():
+  assert doc_codes("**0** found; `1` not; 3 a bound, 130/143 interrupted, 2 bad input, within 10,000 lookups") == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("page, start, end, names", DOC_EXITS, ids=[f"{d[0]}:{d[3][0]}" for d in DOC_EXITS])
+def test_each_page_names_the_exit_codes_its_commands_return(page, start, end, names):
+  text = (ROOT / "docs" / page).read_text()
+  at = text.index(start)
+  paragraph = text[at:text.index(end, at + len(start))]
+  for name in names:
+    cmd = next(c for c in COMMANDS if c.name == name)
+    assert doc_codes(paragraph) == {code for code, _ in cmd.exits}, (page, name, paragraph)
