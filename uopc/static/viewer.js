@@ -270,7 +270,7 @@
 
   // ---- explorations (reachable, normal-forms): states and edges
   function explorationView(d) {
-    // A page of many states holds them in chunks (d.chunks, explore/html.py): each parsed the first time one of its states,
+    // A page of many states holds them in chunks (d.chunks, uopc/page.py): each parsed the first time one of its states,
     // or their steps, are needed; the overview is drawn from the chunks' summary. A small page holds them all in d.
     const lazy = d.chunks || null;
     const byId = new Map(), out = new Map(), loaded = new Set();
