@@ -6,8 +6,8 @@ canonical engine's result and its cost. ``--cost`` is ``nodes`` (distinct nodes,
 default), ``OP=W,...`` (op weights; ``*=W`` for the others) or ``file.py:fn``
 (``fn(node, src_costs)``). The same cost reporting serves ``uopc saturate``.
 
-Exit codes: 0 the answer is proven cheapest, 3 a bound was hit (the best graph found
-is still printed), 2 bad input.
+Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); a bound
+still prints the best graph found.
 
 >>> from uopc.commands import COMMANDS
 >>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.best_cli:')]

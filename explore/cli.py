@@ -10,11 +10,9 @@ canonical engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json an
 When a bound stops ``normal-forms`` before it exhausts the space, random runs sample
 more normal forms in the time left (``explore/sampled.py``; ``--samples``, ``--seed``).
 
-Exit codes: 0 the space was explored completely, 1 a rule raised (its stuck steps
-are printed), 3 a bound was hit (the partial result is still printed), 130/143
-interrupted by SIGINT/SIGTERM (the partial result is still printed), 2 bad input.
-Progress goes to stderr, only when it is a
-terminal and the run takes more than a second.
+Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); a bound or an interrupt
+still prints the partial result. Progress goes to stderr, only when it is a terminal and
+the run takes more than a second.
 
 >>> from uopc.commands import COMMANDS
 >>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.cli:')]

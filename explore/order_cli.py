@@ -13,10 +13,8 @@ evaluated on ``--bindings`` random bindings (seeded by ``--seed``).
 pair of rules that compete for a node swapped, and rotated, and lists the orders that
 change the result and the rules whose relative order matters.
 
-Exit codes: 0 the space was explored completely (one normal form or several), 3 a
-bound was hit (partial output), 1 the canonical engine failed (a rule raised, or it
-did not converge within ``--max-steps``) or a step of the exploration is stuck (a rule
-raised), 130/143 interrupted (partial output), 2 bad input.
+Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them): 0 whether
+one normal form or several.
 
 >>> from uopc.commands import COMMANDS
 >>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.order_cli:')]

@@ -8,9 +8,8 @@ syntactic), raised or is undecided, with its witness; ``--all`` adds the joinabl
 the rules that could not be analyzed, with why; the last line is the summary. ``--format json``
 prints ``pairs``, ``skipped_rules`` (``{"rule", "reason"}``) and ``summary``.
 
-Exit codes: 0 every pair is joinable; 1 some pair is not joinable or a rule raised;
-3 some pair is undecided because a bound was hit (and none is worse); 130/143
-interrupted (the pairs checked so far are printed); 2 bad input.
+Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); 3 only
+when no pair is worse than undecided, and an interrupt prints the pairs checked so far.
 
 >>> from uopc.commands import COMMANDS
 >>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.pairs_cli:')]

@@ -10,9 +10,8 @@ searches from both programs at once for a graph they both rewrite to.
 Everything here formats what ``uopc.relational.analyses.search`` computes (``search``,
 ``search_all``, ``meet``): the command line and the Python API run the same code.
 
-Exit codes: 0 found, 1 not found in a space searched to its end, 3 not found before
-a bound was hit, 130/143 interrupted (what was found so far is printed), 2 bad input (a target that does not parse is reported as
-``<target>:1:COL: message``).
+Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); an interrupt
+prints what was found so far, and a target that does not parse is reported as ``<target>:1:COL: message``.
 
 >>> from uopc.commands import COMMANDS
 >>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.search_cli:')]
