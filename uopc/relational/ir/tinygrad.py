@@ -2,16 +2,18 @@
 
 Imported only when a tinygrad node reaches the explorer (``uopc.relational.ir.ir_of``); it needs
 tinygrad installed (``pip install -e '.[tinygrad]'``). Nothing of tinygrad is translated:
-the states are tinygrad's own hash-consed ``UOp``s, a rule's every binding comes from
-tinygrad's ``UPat.match`` (which lists them all: ``UPat.any``, commutative source lists,
-repeated names, ``allow_any_len``), candidates are filtered by its ``early_reject`` as
-``PatternMatcher.rewrite`` filters them, and tinygrad's own functions are called unchanged,
+the states are tinygrad's own hash-consed ``UOp``s, a rule's every binding is the list
+tinygrad's ``UPat.match`` gives (``UPat.any``, commutative source lists, repeated names,
+``allow_any_len``), from the pattern compiled to Python (``tinygrad_match``), candidates are
+filtered by its ``early_reject`` as ``PatternMatcher.rewrite`` filters them (and by
+``may_match``, which leaves out only rules with no binding), and tinygrad's own functions are called unchanged,
 with ``ctx`` when they take one. A rule that raises is a stuck state naming the rule
 (``symbolic#12 symbolic.py:97``: the set, the index, where its ``UPat`` is written).
 
 The canonical result is tinygrad's ``graph_rewrite(prog, pm)``; ``canonical_variants`` adds
 ``bottom_up=True``. A node is rebuilt on new sources as tinygrad's rewrite rebuilds it: its
-dtype derived again (``dtype_from_uop``) where one is derived. Tags are not kept (no rule of
+dtype derived again (``dtype_from_uop``) where one is derived (``make``, which keeps a bounded
+table of its results for the stepper's lookups). Tags are not kept (no rule of
 the symbolic sets reads or sets one).
 """
 from __future__ import annotations
@@ -71,7 +73,7 @@ class TinygradRules:
       for op in p.op or (): self.by_op.setdefault(op, []).append(i)
     self._calls = [_caller(fn) for _, fn in pm.patterns]
     self._matches: list[Callable | None] = [None] * len(pm.patterns)   # each rule's every_binding, compiled on first use
-    self._every: dict[tuple, tuple] = {}   # (op, source ops) -> the candidates
+    self._every: dict[tuple, tuple] = {}   # (op, dtype, source ops, source dtypes) -> the candidates
 
   def __len__(self) -> int: return len(self.rules)
   def name_of(self, rule: TinygradRule) -> str: return rule.name
@@ -168,9 +170,8 @@ def adapt(pm: PatternMatcher, name: str | None = None) -> TinygradRules:
   return a
 
 
+# tinygrad's hash-consing table ({(op, dtype, src, arg, tag): weak reference}) and what its constructor calls to make a node
 _ucache, _create = UOpMetaClass.ucache, type.__call__
-
-
 MADE_LIMIT = 1 << 19   # make's results kept (each keeps a node alive) before the table is dropped
 _KEEPS_DTYPE = {op for op in Ops if op.name in ("ADD", "SUB", "MUL", "MAX", "MOD", "IDIV", "FLOORDIV", "FLOORMOD", "AND", "OR", "XOR",
                                                  "SHL", "SHR")}
@@ -221,7 +222,15 @@ class TinygradIR(IR):
     return n
 
   def forget_made(self) -> None:
-    """Empty make's table (each table in place: a lookup ``existing`` handed out stays valid, and finds nothing)."""
+    """Empty make's table (each table in place: a lookup ``existing`` handed out stays valid, and finds nothing).
+
+    >>> from tinygrad.uop.ops import Ops, UOp
+    >>> ir, a = TinygradIR(), UOp.variable("a", 0, 10)
+    >>> get = ir.existing(Ops.ADD, a.dtype, None)
+    >>> n = ir.make(Ops.ADD, (a, a), None, a.dtype)
+    >>> get((a, a)) is n, (ir.forget_made(), get((a, a)))[1]
+    (True, None)
+    """
     for table in self._made.values(): table.clear()
     self._made, self._made_size = {}, 0
 
