@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     group, _, _ = cmd.name.rpartition(" ")
     if group and group not in groups:
       summary, description = GROUPS[group]
-      g = sub.add_parser(group, help=summary, description=description)
+      names = [c.name.rpartition(" ")[2] for c in COMMANDS if c.name.startswith(group + " ")]
+      g = sub.add_parser(group, help=f"{summary} ({', '.join(names)})", description=description)
       groups[group] = g.add_subparsers(dest=f"{group}_command", required=True, metavar="SUBCOMMAND")
     add_command(groups[group] if group else sub, cmd)
   _set_epilog(parser)
