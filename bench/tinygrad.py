@@ -92,13 +92,13 @@ def main() -> None:
   if "--explore-only" not in sys.argv: pairs_main()
 
 
-def split_main() -> None:
-  """Where one tinygrad exploration's CPU time goes: what only Python can do (tinygrad's own rule functions, called on
-  tinygrad nodes, and making its nodes: its dtype rules and constructor, for each rebuilt node the stepper's lookup did
-  not find), and the rest, the explorer's, which a native core could take."""
-  from uopc.relational.ir.tinygrad import TINYGRAD, adapt
-  prog, pm = tinygrad_program()
-  rules, spent = adapt(pm), {"rules": 0.0, "make": 0.0}
+def split(make: Callable[[], tuple[Any, Any]]) -> tuple[float, dict[str, float], int, int]:
+  """(total, {part: seconds}, nodes shown to the rules, nodes with a step map) of one exploration in the Python core, CPU
+  time: the rule functions and the matchers (every candidate's, as the stepper gets them), and for tinygrad ``make``."""
+  from uopc.relational.ir import rules_for
+  from uopc.relational.ir.tinygrad import TINYGRAD
+  prog, pm = make()
+  rules, spent, shown = rules_for(prog, pm), {"rules": 0.0, "match": 0.0, "make": 0.0}, [0]
   clock = time.process_time
 
   def timed(f: Callable, part: str) -> Callable:
@@ -107,29 +107,42 @@ def split_main() -> None:
       try: return f(*a, **kw)
       finally: spent[part] += clock() - t0
     return run
-  rules._calls = [timed(f, "rules") for f in rules._calls]
-  TINYGRAD.make = timed(TINYGRAD.make, "make")   # type: ignore[method-assign]  # one run, undone below
-  shown = [0]
-  every = rules.every_candidate
+  every, wrapped = rules.every_candidate, {}
 
-  def counted(u: Any) -> Any:
+  def candidates(u: Any) -> Any:
     shown[0] += 1
-    return every(u)
-  rules.every_candidate = counted   # type: ignore[method-assign]
+    if (w := wrapped.get(c := every(u))) is None: w = wrapped[c] = tuple((i, timed(m, "match"), timed(f, "rules")) for i, m, f in c)
+    return w
+  rules.every_candidate = candidates
+  own = pm is not rules   # tinygrad's: its IR's make is timed too (uopc's make is the stepper's own, in the explorer's part)
+  if own: TINYGRAD.make = timed(TINYGRAD.make, "make")   # type: ignore[method-assign]  # one run, undone below
   try:
     gc.collect()
     t0 = clock()
-    ex = explore(prog, pm, max_states=STATES).run()
+    ex = explore(prog, rules, max_states=STATES, native=False).run()
     total = clock() - t0
-  finally: del TINYGRAD.make
-  nodes = len(ex.stepper._maps)
-  rest = total - spent["rules"] - spent["make"]
-  print(f"where one tinygrad exploration's CPU time goes ({len(ex.states):,} states, {total:.2f} s, timers included)")
-  for what, t in (("tinygrad's rule functions", spent["rules"]), ("making nodes (tinygrad's dtypes, constructor)", spent["make"]),
-                  ("the explorer (states, step maps, matching)", rest)):
-    print(f"  {what:46s} {t:6.2f} s {t / total:6.1%}")
-  print(f"  nodes shown to the rules: {shown[0]:,} of the {nodes:,} nodes with a step map; a native core that did the "
-        f"explorer's part in no time: at most {total / (total - rest):.1f}x")
+  finally:
+    if own: del TINYGRAD.make
+    del rules.every_candidate   # (uopc's matcher is its own rule protocol: it gets its method back)
+  return total, spent, shown[0], len(ex.stepper._maps)
+
+
+def split_main() -> None:
+  """Where one exploration's CPU time goes, uopc's and tinygrad's: what only Python can do for tinygrad (its own rule
+  functions, called on tinygrad nodes, and making its nodes: its dtype rules and constructor, for each rebuilt node the
+  stepper's lookup did not find), the matchers, and the rest, the explorer's, which a native core could take."""
+  print(f"where one exploration's CPU time goes (the Python core, {STATES:,} states; timers included, so every part is "
+        "larger than above; uopc's node making is in the explorer's part)")
+  print(f"{'program':9s} {'total':>6s} {'rule functions':>15s} {'matching':>13s} {'making nodes':>13s} {'the explorer':>13s}")
+  for name, make in (("uopc", uopc_program), ("tinygrad", tinygrad_program)):
+    total, spent, shown, nodes = split(make)
+    rest = total - sum(spent.values())
+    cells = [f"{t:6.2f} {t / total:5.0%}" for t in (spent["rules"], spent["match"])]
+    cells.append(f"{spent['make']:6.2f} {spent['make'] / total:5.0%}" if spent["make"] else "-")
+    print(f"{name:9s} {total:6.2f} {cells[0]:>15s} {cells[1]:>13s} {cells[2]:>13s} {f'{rest:6.2f} {rest / total:5.0%}':>13s}")
+  python = spent["rules"] + spent["make"]
+  print(f"tinygrad: {shown:,} of the {nodes:,} nodes with a step map shown to the rules; a native core that did the rest "
+        f"(matching too) in no time: at most {total / python:.1f}x")
 
 
 def explore_main() -> None:
