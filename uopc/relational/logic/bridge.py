@@ -39,7 +39,7 @@ from unification.variable import Var
 
 from uopc.dtype import dtypes, same_value, value_key
 from uopc.ops import ARGLESS, Ops
-from uopc.term import ELLIPSIS, head_arg_text, show
+from uopc.term import ELLIPSIS, head_arg_text, op_parts, show
 from uopc.uop import UOp, UOpError
 from uopc.lengths import LENGTHS
 
@@ -383,19 +383,11 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
       h, args = item._tuple[0], list(item._tuple[1:])
       if h.op is Ops.CONST and not args: text = repr(h.arg)
       elif h.op is Ops.PARAM and not args and not isvar(h.arg) and not isvar(h.arg[0]): text = f"p{h.arg[0]}"
-      else:
-        parts: list[Any] = []
-        if h.op is Ops.CALL and args:
-          text = f"{h.arg if isinstance(h.arg, str) and h.arg else 'call'}["
-          parts += [args[0], _Text("](")]
-          args = args[1:]
-        else: text = (h.op.name.lower() if isinstance(h.op, Ops) else str(h)) + "("
-        for i, a in enumerate(args):
-          if i: parts.append(_Text(", "))
-          parts.append(a)
-        if (trailing := _trailing_arg(h)) is not None: parts.append(_Text(f"{', ' if args else ''}{trailing}"))
-        parts.append(_Text(")"))
-        stack.extend(reversed(parts))
+      else:   # laid out as show lays out a node (uopc.term.op_parts): its pieces of text wrapped, its operands pushed
+        if h.op is Ops.CALL and args: pieces = op_parts(h.arg if isinstance(h.arg, str) and h.arg else "call", args[1:], None, args[0])
+        else: pieces = op_parts(h.op.name.lower() if isinstance(h.op, Ops) else str(h), args, _trailing_arg(h))
+        stack.extend(_Text(p) if type(p) is str else p for p in reversed(pieces))
+        continue
     else: text = str(item)
     out.append(text)
     size += len(text)
