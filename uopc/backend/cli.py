@@ -1,9 +1,8 @@
 """The C backend's commands: ``uopc run --backend c``, ``uopc emit-c``, ``uopc check-rules``.
 
 ``uopc.cli`` imports this module only when one of them runs (``uopc.commands.COMMANDS``, and
-``uopc run``'s ``--backend c``), so the engine never depends on the backend. Exit codes follow
-``uopc.cli`` (``docs/failure-contract.md``): 0 success, 1 the program failed (runtime
-error, compiler failure) or an unsound rule was found, 2 bad input (a bad rule too).
+``uopc run``'s ``--backend c``), so the engine never depends on the backend. Exit codes: each
+command's row of ``uopc.commands.COMMANDS`` (``docs/failure-contract.md``).
 
 >>> from uopc.commands import COMMANDS
 >>> [c.name for c in COMMANDS if c.target.startswith('uopc.backend.cli:')]
