@@ -123,3 +123,33 @@ def test_each_page_names_the_exit_codes_its_commands_return(page, start, end, na
   for name in names:
     cmd = next(c for c in COMMANDS if c.name == name)
     assert doc_codes(paragraph) == {code for code, _ in cmd.exits}, (page, name, paragraph)
+
+
+# every command's arguments when the table replaced the register() functions: a command may gain options, never lose one
+# (explore pairs' RULESET was stored as args.ruleset then, as args.rules now, as check-rules' is)
+OPTIONS_THEN = {
+  "run": "file --param --backend --max-steps --timeout --max-memory",
+  "simplify": "file --rules --max-steps --timeout --max-memory --format --output",
+  "trace": "file --rules --param --stats --max-steps --timeout --max-memory --format --output",
+  "emit-c": "file --no-simplify --output",
+  "check-rules": "rules --samples --inputs --seed --timeout --max-memory",
+  "explore reachable": "file --rules --max-states --max-depth --timeout --max-memory --max-steps --format --output --dot-max-nodes "
+                       "--dot-paths --dfs --semantics --cluster",
+  "explore normal-forms": "file --rules --max-states --max-depth --timeout --max-memory --max-steps --format --output --dot-max-nodes "
+                          "--dot-paths --no-reduce --semantics --samples --seed --cluster",
+  "explore search": "file --rules --max-states --max-depth --timeout --max-memory --format --output --target --target-file --to --to-term "
+                    "--all --cluster",
+  "explore order": "file --rules --max-states --max-depth --timeout --max-memory --max-steps --format --output --no-reduce --permutations "
+                   "--max-orders --bindings --seed --samples",
+  "explore pairs": "rules --format --output --all --max-instances --max-states --max-steps --timeout --max-memory",
+  "explore best": "file --rules --max-states --max-depth --timeout --max-memory --max-steps --format --output --cost",
+  "explore view": "file --output",
+  "saturate": "file --rules --cost --max-iterations --max-enodes --timeout --max-memory --max-steps --max-states --format --output",
+}
+
+
+def test_no_option_of_any_command_has_gone():
+  by_name = parsers()
+  for name, then in OPTIONS_THEN.items():
+    now = [a.option_strings[-1] if a.option_strings else a.dest for a in by_name[name]._actions if not isinstance(a, argparse._HelpAction)]
+    assert [f for f in then.split() if f not in now] == [], name
