@@ -215,8 +215,8 @@ class _Memo:
       else: text = self._plain(root) if self._free(root) is not None else self._let(root)
     if text is None: text = _show(root, limit)   # too big to remember
     elif limit is not None and len(text) > limit: text = _inline(root, self._pieces, {}, limit=limit)   # the tree's prefix, as _show
-    self.answers[(root, limit)] = text
-    self.chars += len(text)
+    self.chars += len(text)   # (counted either way: the memo starts again as often, at the same size)
+    if self.plain.get(root) is not text: self.answers[(root, limit)] = text   # else the first test answers it next time
     return text
 
   def _native_let(self, root: Any) -> str | None:
