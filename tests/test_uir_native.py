@@ -8,7 +8,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from uopc import uir, uop
+from uopc import collector, uir, uop
 from uopc.dtype import dtypes
 from uopc.uir import UIRError, parse_uir, to_uir
 from uopc.uop import UOp
@@ -169,3 +169,26 @@ def test_a_deep_chain_parses_in_c():
                                   "%1 = param : slot=000000001 dtype=i32", "%1 = param : slot=1 dtype=i32 ", "%1 = param : slot=1 dtype=f64"])
 def test_edge_lines_agree(line):
   compare("%0 = param : slot=5 dtype=f32\n" + line + "\n%2 = mul %1, %1\n", False)
+
+
+def test_a_signal_handler_runs_during_the_c_reader(monkeypatch):
+  # the budget's timeout and Ctrl-C are signal handlers (uopc/budget.py): they must run while C reads a big program, not
+  # only after it; the handler notes how many nodes had been made, and stops the reading
+  import signal
+  monkeypatch.setattr(uop, "_cache_limit", 10**9)   # no _collect: a call into Python, where the handler would run anyway
+  n = 200_000   # lines: well over 0.05 s in C on any machine, against a timer of 1 ms
+  lines = ("%0 = param : slot=90210 dtype=i32\n" + "".join(f"%{i} = add %{i - 1}, 1\n" for i in range(1, n))).split("\n")
+  parser, before, made = uir._Parser(), len(uop._log), []
+  def handler(signum, frame):
+    made.append(len(uop._log) - before)
+    raise KeyboardInterrupt
+  saved = signal.signal(signal.SIGALRM, handler)
+  try:
+    signal.setitimer(signal.ITIMER_REAL, 0.001)
+    # parse_uir pauses the cycle collector, as here: else a collection's callbacks (hypothesis has one) may run the handler,
+    # and an exception raised in a gc callback is dropped
+    with collector.paused(), pytest.raises(KeyboardInterrupt): parser.plain_lines(lines, 0)
+  finally:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, saved)
+  assert len(made) == 1 and made[0] < n - 1 and len(parser.refs) < n - 1

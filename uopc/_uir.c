@@ -265,7 +265,9 @@ static PyObject *plain_lines(PyObject *self, PyObject *args) {
   if (i < 0) i = 0;
   PyObject *made = NULL;
   forget();   /* what a call before this one kept (it forgets at its end; this is for safety) */
-  for (; i < PyList_GET_SIZE(lines); i++) {
+  for (Py_ssize_t read = 1; i < PyList_GET_SIZE(lines); i++, read++) {
+    /* the budget's bounds and Ctrl-C are signal handlers, which run between bytecodes: here, every 1,024 lines */
+    if ((read & 1023) == 0 && PyErr_CheckSignals() < 0) { forget(); Py_XDECREF(made); return NULL; }
     PyObject *line = Py_NewRef(PyList_GET_ITEM(lines, i));   /* held: `literal` runs Python */
     int rc = plain_line(line, i + 1, refs, lines_of, params, literals, literal, &made);
     Py_DECREF(line);
