@@ -67,6 +67,7 @@ def _paused(fn: F) -> F:
 
 
 CANDIDATES_KEPT = 4_000_000   # fingerprints a shard remembers having sent (about 100 bytes each); past it, it forgets them
+FINGERPRINTS_KEPT = 300_000   # nodes whose fingerprints a shard remembers (each keeps its node alive); past it, all but the program's go
 
 
 class Shard:
@@ -99,7 +100,7 @@ class Shard:
     self.base = root.toposort() if hasattr(root, "toposort") else [root]
     self.codec = Codec(list(self.base))
     self.written = Records(list(self.base))   # the level records' rows: each node once (an epoch's)
-    self.fps = Fingerprints()
+    self.fps = Fingerprints(FINGERPRINTS_KEPT)
     self.root, self.root_fp = root, self.fps.keep(root)
     return None
 
@@ -163,6 +164,7 @@ class Shard:
       p_target.extend(map(tfp.__getitem__, hs))
     self.maybe_cycle = maybe_cycle
     before |= now
+    stepper.forget(g for _, g in self.frontier)   # each state is expanded once: its root's steps (the biggest map) go
     table = {r: i for i, r in enumerate(dict.fromkeys(redexes))}
     p_stuck = np.full(len(p_target), -1, np.int32)
     for at, pos in failed: p_stuck[at] = pos
