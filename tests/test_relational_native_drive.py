@@ -214,6 +214,16 @@ def test_a_step_map_past_the_limit_is_grouped_in_the_core():
   assert [len(s.out) for s in ex.states[:3]] == [40, 39, 38] and graph_facts(ex)[0] == len(edges)
 
 
+def test_tree_semantics_groups_a_big_step_map_in_the_core():
+  # each + 0 is a position of its own, and all of a chain's make one graph; add(c, c): positions below both sources
+  (states, edges, _, complete, _, _, _), ex = both(add0_chain(40), ZERO, map_limit=16, semantics="tree", max_states=None)
+  assert ex.native and complete and len(states) == 41 and len(edges) == 40 * 41 // 2
+  assert sorted(len(r.position) for r, _ in ex.states[0].out)[-3:] == [37, 38, 39]
+  c = add0_chain(20)
+  (states, edges, _, complete, _, _, _), ex = both(c + c, ZERO, map_limit=16, semantics="tree", max_states=None)
+  assert ex.native and complete and len(states) == 21 * 21
+
+
 def test_a_big_step_map_with_a_redex_below_two_sources_hands_the_search_to_python():
   # step.py enumerates the steps of add(c, c) past the limit lazily (each rewrites both uses): the core stops there
   c = add0_chain(20)

@@ -121,10 +121,12 @@ typedef struct {
   /* tree semantics' keys (step.py's At): key k is the key key_inner[k] one source down, at source key_idx[k]; where
    * key_idx[k] is -1, key_inner[k] is a redex (the node's own) */
   int32_t *key_idx, *key_inner; int64_t n_keys, cap_keys;
-  /* grouped steps (step.py's GroupedSteps, graph semantics): a map past map_limit entries holds one (first key, graph)
-   * pair per graph its steps make, then each pair's group; a group is a key, -(key + 1), or the concatenation of two
-   * groups (step.py's _Cat), an index into these arrays */
-  int32_t *gt_left, *gt_right, *gt_first; int64_t *gt_size; int64_t n_gt, cap_gt;
+  /* grouped steps (step.py's GroupedSteps): a map past map_limit entries holds one (first key, graph) pair per graph its
+   * steps make, then each pair's group; a group is a key, -(key + 1), or an index into these arrays: the concatenation
+   * of two groups (step.py's _Cat; gt_index -1), or under tree semantics a group's keys one source down, at source
+   * gt_index (step.py's _Under: gt_left is the group, its keys read as At(gt_index, key)) */
+  int32_t *gt_left, *gt_right, *gt_first, *gt_index; int64_t *gt_size; int64_t n_gt, cap_gt;
+  U64Map wrapped;   /* tree semantics: (source index, key) -> the key one level up, made once (wrap_key) */
   /* signatures: key -> 0 / 1, open addressing; asked only for the rules not compiled to patterns */
   U64Map sigs;   /* signature key -> 0 / 1 */
   /* compiled patterns (patterns.py): matched whole on these nodes, so a node goes to Python only where one matches */
@@ -563,14 +565,26 @@ static int fill_general(Space *s, int32_t x, int64_t start) {
   return rc;
 }
 
+static int make_grouped(Space *s, int32_t x, int64_t start, int64_t local, const int32_t *live, int32_t n_live);
+
 /* Tree semantics (step.py's _compute_tree): the node's own redexes, then for each source i in order and each entry
- * (k, c) of its map, (At(i, k), x with source i alone replaced by c): one step per occurrence. 0, or -2 to bail (past
- * map_limit: step.py groups the steps), -1 on error. The own redexes are in the pool already, `local` of them. */
-static int fill_tree(Space *s, int32_t x, int64_t local) {
-  int32_t n = s->src_n[x], buf_small[8], *buf = buf_small;
+ * (k, c) of its map, (At(i, k), x with source i alone replaced by c): one step per occurrence; past map_limit (or above
+ * a grouped source) the steps grouped by the graph they make (make_grouped). 0, -2 to bail, -1 on error. The own
+ * redexes are in the pool already, `local` of them, from `start`. */
+static int fill_tree(Space *s, int32_t x, int64_t start, int64_t local) {
+  int32_t n = s->src_n[x], buf_small[8], *buf = buf_small, any_grouped = 0, n_live = 0;
   int64_t total = local;
-  for (int32_t i = 0; i < n; i++) total += s->map_n[s->srcs[s->src_off[x] + i]];
-  if (total > s->map_limit) return -2;
+  for (int32_t i = 0; i < n; i++) {
+    int32_t si = s->srcs[s->src_off[x] + i];
+    total += s->map_n[si]; any_grouped |= s->nflags[si] & NF_GROUPED;
+  }
+  if (any_grouped || total > s->map_limit) {   /* buf: the sources with steps below them */
+    if (n > 8 && !(buf = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+    for (int32_t i = 0; i < n; i++) if (s->map_n[s->srcs[s->src_off[x] + i]]) buf[n_live++] = i;
+    int rc = make_grouped(s, x, start, local, buf, n_live);
+    if (buf != buf_small) PyMem_Free(buf);
+    return rc;
+  }
   if (total == local) return 0;
   if (n > 8 && !(buf = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
   int rc = 0;
@@ -593,44 +607,72 @@ static int fill_tree(Space *s, int32_t x, int64_t local) {
 static inline int32_t group_first(const Space *s, int32_t g) { return g < 0 ? -g - 1 : s->gt_first[g]; }
 static inline int64_t group_size(const Space *s, int32_t g) { return g < 0 ? 1 : s->gt_size[g]; }
 
-/* The group `g` followed by `more` (step.py's _join): `more` where g is NO_GROUP; NO_GROUP on error. */
-static int32_t group_join(Space *s, int32_t g, int32_t more) {
-  if (g == NO_GROUP) return more;
+/* A new group node: (left, right, first key, source index, size); its id, or NO_GROUP on error. */
+static int32_t group_node(Space *s, int32_t left, int32_t right, int32_t first, int32_t index, int64_t size) {
   if (s->n_gt >= INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many step groups"); return NO_GROUP; }
   if (s->n_gt + 1 > s->cap_gt) {
     int64_t c = s->cap_gt, c2;
 #define GROW_GT(f, t) c2 = c; if (grow((void **)&s->f, &c2, s->n_gt + 1, sizeof(t)) < 0) return NO_GROUP;
-    GROW_GT(gt_left, int32_t) GROW_GT(gt_right, int32_t) GROW_GT(gt_first, int32_t) GROW_GT(gt_size, int64_t)
+    GROW_GT(gt_left, int32_t) GROW_GT(gt_right, int32_t) GROW_GT(gt_first, int32_t) GROW_GT(gt_index, int32_t) GROW_GT(gt_size, int64_t)
 #undef GROW_GT
     s->cap_gt = c2;
   }
   int32_t id = (int32_t)s->n_gt++;
-  s->gt_left[id] = g; s->gt_right[id] = more; s->gt_first[id] = group_first(s, g); s->gt_size[id] = group_size(s, g) + group_size(s, more);
+  s->gt_left[id] = left; s->gt_right[id] = right; s->gt_first[id] = first; s->gt_index[id] = index; s->gt_size[id] = size;
   return id;
+}
+
+/* The group `g` followed by `more` (step.py's _join): `more` where g is NO_GROUP; NO_GROUP on error. */
+static int32_t group_join(Space *s, int32_t g, int32_t more) {
+  if (g == NO_GROUP) return more;
+  return group_node(s, g, more, group_first(s, g), -1, group_size(s, g) + group_size(s, more));
+}
+
+/* Tree semantics: the key `k` at source `index`, one level up (At(index, k)): made once. -1 on error. */
+static int32_t wrap_key(Space *s, int32_t index, int32_t k) {
+  uint64_t at = (((uint64_t)(uint32_t)index << 32) | (uint32_t)k) + 1;
+  int32_t w = map_get(&s->wrapped, at, -1);
+  if (w >= 0) return w;
+  if ((w = new_key(s, index, k)) < 0 || map_put(&s->wrapped, at, w) < 0) return -1;
+  return w;
+}
+
+/* Tree semantics: group g of a node's source `index`, seen from the node (step.py's _under): a key becomes its At, a
+ * larger group is wrapped once (its keys read one level up as they are listed). NO_GROUP on error. */
+static int32_t group_under(Space *s, int32_t index, int32_t g) {
+  if (g < 0) { int32_t k = wrap_key(s, index, -g - 1); return k < 0 ? NO_GROUP : -k - 1; }
+  int32_t first = wrap_key(s, index, s->gt_first[g]);
+  return first < 0 ? NO_GROUP : group_node(s, g, NO_GROUP, first, index, s->gt_size[g]);
 }
 
 /* Node x's map holds grouped steps: its pairs (first key, graph), then their groups. */
 static inline int grouped(const Space *s, int32_t x) { return s->nflags[x] & NF_GROUPED; }
 static inline int32_t group_at(const Space *s, int32_t x, int32_t e) { return s->maps[s->map_off[x] + 2 * (int64_t)s->map_n[x] + e]; }
 
-/* Each key of group g, in order, to `visit` (iterative: a chain's groups nest as deep as it is long). 0, or -1 on error. */
+/* Each key of group g, in order, to `visit` (iterative: a chain's groups nest as deep as it is long). Under tree
+ * semantics a key below _Under nodes is read one level up per node, innermost first (step.py's _keys). 0, or -1. */
 static int group_keys(Space *s, int32_t g, int (*visit)(void *, int32_t), void *arg) {
-  int32_t small[64], *stack = small; int64_t top = 0, cap = 64;
-  stack[top++] = g;
-  int rc = 0;
+  int32_t *stack = NULL, *up_index = NULL, *up_parent = NULL;   /* (group, path) pairs; the paths' nodes (index, outer node) */
+  int64_t top = 0, cap = 0, n_up = 0, cap_up = 0, cap_up2 = 0;
+  int rc = grow((void **)&stack, &cap, 64, sizeof(int32_t));
+  if (rc == 0) { stack[top++] = g; stack[top++] = -1; }
   while (top && rc == 0) {
-    int32_t h = stack[--top];
-    if (h < 0) { rc = visit(arg, -h - 1); continue; }
-    if (top + 2 > cap) {
-      int32_t *bigger = PyMem_Malloc((size_t)cap * 2 * sizeof(int32_t));
-      if (!bigger) { PyErr_NoMemory(); rc = -1; break; }
-      memcpy(bigger, stack, (size_t)top * sizeof(int32_t));
-      if (stack != small) PyMem_Free(stack);
-      stack = bigger; cap *= 2;
+    int32_t path = stack[--top], h = stack[--top];
+    if (h < 0) {
+      int32_t k = -h - 1;
+      for (int32_t p = path; p >= 0 && k >= 0; p = up_parent[p]) k = wrap_key(s, up_index[p], k);
+      rc = k < 0 ? -1 : visit(arg, k);
+    } else if (s->gt_index[h] >= 0) {   /* an _Under: its group, one more level on the path */
+      if (grow((void **)&up_index, &cap_up, n_up + 1, sizeof(int32_t)) < 0 || grow((void **)&up_parent, &cap_up2, n_up + 1, sizeof(int32_t)) < 0
+          || grow((void **)&stack, &cap, top + 2, sizeof(int32_t)) < 0) { rc = -1; break; }
+      up_index[n_up] = s->gt_index[h]; up_parent[n_up] = path;
+      stack[top++] = s->gt_left[h]; stack[top++] = (int32_t)n_up++;
+    } else {
+      if (grow((void **)&stack, &cap, top + 4, sizeof(int32_t)) < 0) { rc = -1; break; }
+      stack[top++] = s->gt_right[h]; stack[top++] = path; stack[top++] = s->gt_left[h]; stack[top++] = path;
     }
-    stack[top++] = s->gt_right[h]; stack[top++] = s->gt_left[h];
   }
-  if (stack != small) PyMem_Free(stack);
+  PyMem_Free(stack); PyMem_Free(up_index); PyMem_Free(up_parent);
   return rc;
 }
 
@@ -649,9 +691,10 @@ static int groups_add(Space *s, Groups *o, int32_t node, int32_t g) {
   return map_put(&o->at, (uint64_t)node + 1, (int32_t)o->n++);
 }
 
-/* x's map, from its own `local` redexes (in the pool from `start`) and the sources at `live` (n_live of them, their maps
- * small and sharing no redex, or one grouped), as its steps grouped by the graph they make: each made once, whatever
- * number of redexes make it. 0, -1 on error, -2 to bail (more graphs than map_limit: step.py enumerates them lazily). */
+/* x's map, from its own `local` redexes (in the pool from `start`) and the sources at `live` (n_live of them: under graph
+ * semantics their maps small and sharing no redex, or one grouped; under tree semantics every source with steps), as its
+ * steps grouped by the graph they make: each made once, whatever number of keys make it. 0, -1 on error, -2 to bail (more
+ * graphs than map_limit: step.py enumerates them lazily). */
 static int make_grouped(Space *s, int32_t x, int64_t start, int64_t local, const int32_t *live, int32_t n_live) {
   Groups o = {0};
   int32_t n = s->src_n[x], buf_small[8], *buf = buf_small;
@@ -662,6 +705,7 @@ static int make_grouped(Space *s, int32_t x, int64_t start, int64_t local, const
     int32_t j = live[q], sj = s->srcs[s->src_off[x] + j], from_groups = grouped(s, sj);
     for (int32_t e = 0; e < s->map_n[sj] && rc == 0; e++) {   /* offsets, not pointers: interning may move every array */
       int32_t c = s->maps[s->map_off[sj] + 2 * e + 1], g = from_groups ? group_at(s, sj, e) : -s->maps[s->map_off[sj] + 2 * e] - 1;
+      if (s->tree && (g = group_under(s, j, g)) == NO_GROUP) { rc = -1; break; }
       memcpy(buf, s->srcs + s->src_off[x], (size_t)n * sizeof(int32_t));
       buf[j] = c;
       int32_t h = intern(s, s->label[x], s->op[x], buf, n, 1);
@@ -698,8 +742,9 @@ static int compute(Space *s, int32_t x) {
   if (local < 0) { s->n_maps = start; return (int)local; }
   s->n_maps += 2 * local;
   if (s->tree) {
-    int rc = fill_tree(s, x, local);
+    int rc = fill_tree(s, x, start, local);
     if (rc < 0) { s->n_maps = start; return rc; }
+    if (s->nflags[x] & NF_GROUPED) return tick(s, s->map_n[x] + 1);   /* make_grouped set its map */
     s->map_off[x] = (int32_t)start;
     s->map_n[x] = (int32_t)((s->n_maps - start) / 2);
     return tick(s, s->map_n[x] + 1);
@@ -1773,7 +1818,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
                        "expanded", (int)s->next_expand, "cut", (int)s->n_cut, "map_entries", (long long)(s->n_maps / 2),
                        "bytes", (long long)(s->cap_nodes * (6 * 4 + 2 + 8 + (s->reducing ? 5 : 0)) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
                                             s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 3) +
-                                            (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->cap_gt * 20 +
+                                            (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->cap_gt * 24 + s->wrapped.cap * 12 +
                                             s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4)));
 }
 
@@ -1816,9 +1861,9 @@ static void Space_dealloc(Space *s) {
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
                     s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never,
                     s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind,
-                    s->paths, s->rule_paths, s->gt_left, s->gt_right, s->gt_first, s->gt_size, s->key_idx, s->key_inner, s->st_done, s->st_cut, s->stack, s->fresh, s->events};
+                    s->paths, s->rule_paths, s->gt_left, s->gt_right, s->gt_first, s->gt_index, s->gt_size, s->key_idx, s->key_inner, s->st_done, s->st_cut, s->stack, s->fresh, s->events};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
-  map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked);
+  map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked); map_free(&s->wrapped);
   free(s->table);
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
