@@ -272,13 +272,15 @@ def test_native_true_without_the_extension_says_why(monkeypatch):
   assert not Exploration(UOp.param(0) + 0, ZERO).native
 
 
-def test_a_20000_node_chain_is_indexed_and_stepped_without_recursion():
+@pytest.mark.parametrize("order, semantics", [("bfs", "graph"), ("dfs", "graph"), ("bfs", "tree")])
+def test_a_20000_node_chain_is_indexed_and_stepped_without_recursion(order, semantics):
   mul0 = PatternMatcher([((x + 0) * y, lambda x, y: (x * y) + 0)], name="push")
   g = UOp.param(0) + 0
   for i in range(1, 20_001): g = g * UOp.param(i)   # the + 0 climbs one level a step
-  (states, edges, _, complete, bound, _, _), ex = both(g, mul0, max_states=4)
+  (states, edges, _, complete, bound, _, _), ex = both(g, mul0, semantics=semantics, order=order, max_states=4)
   assert ex.native and not complete and bound == "max_states" and len(states) == 4 and len(edges) == 3
   assert ex.states[3].graph.src[1] is UOp.param(20_000) and ex.states[3].depth == 3
+  if semantics == "tree": assert len(ex.states[1].redex.position) == 19_999   # an At 19,999 deep, made without recursion
 
 
 def test_cycles_found_in_c_are_the_python_ones():
