@@ -30,7 +30,7 @@ def programs(draw: st.DrawFn) -> str:
   names: list[str] = []
   lines = []
   for k in range(draw(st.integers(1, 12))):
-    name = draw(st.sampled_from([f"%{k}", f"%{k}", f"%{k}", f"%n{k}", "%0", "%_"]))
+    name = draw(st.sampled_from([f"%{k}", f"%{k}", f"%{k}", f"%n{k}", "%0", "%_", f"%0{k}", "%123456789"]))
     kind = draw(st.integers(0, 9))
     if kind <= 2 or not names:
       slot = draw(st.sampled_from([base, base + 1, base + 2, 0, 1234567890, 123456789]))
@@ -169,6 +169,15 @@ def test_a_deep_chain_parses_in_c():
                                   "%1 = param : slot=000000001 dtype=i32", "%1 = param : slot=1 dtype=i32 ", "%1 = param : slot=1 dtype=f64"])
 def test_edge_lines_agree(line):
   compare("%0 = param : slot=5 dtype=f32\n" + line + "\n%2 = mul %1, %1\n", False)
+
+
+def test_refs_from_before_a_general_line_are_seen_after_it():
+  # the C reader knows the %N it defined itself; one that an earlier call defined, before a line only Python reads,
+  # is looked up in the parser's refs: a second definition of it is an error, and a use of it is a node
+  head = "%0 = param : slot=6 dtype=i32\n%1 = add %0, 1\n%2 = cast %1 : dtype=f32\n"
+  assert compare(head + "%1 = add %0, 2\n", False) == "n.uir:4:1: %1 is already defined on line 2"
+  assert compare(head + "%5 = param : slot=7 dtype=i32\n%1 = add %5, 1\n", True) == "n.uir:5:1: %1 is already defined on line 2"
+  assert compare(head + "%3 = mul %1, %0\n", True) is (UOp.param(6) + 1) * UOp.param(6)
 
 
 def test_a_signal_handler_runs_during_the_c_reader(monkeypatch):

@@ -127,10 +127,45 @@ static PyObject *make_checked(PyObject *op, PyObject *dtype, PyObject *src, PyOb
   return u;
 }
 
-/* The node an operand names: refs[text] for a %ref (borrowed; NULL if undefined), NULL for a literal. */
-static PyObject *ref_node(PyObject *refs, PyObject *text, int is_ref, int *err) {
-  if (!is_ref) return NULL;
-  PyObject *x = PyDict_GetItemWithError(refs, text);
+/* The refs this call defined under names as to_uir writes them (%0, %1, ...: no leading zero, below `limit`), by number:
+   their nodes, borrowed (refs holds them, and no Python this call runs changes refs). With `fresh` (refs was empty when
+   the call began) a name of that form that is not here is in no ref, so neither an operand nor a definition needs to
+   look for it in refs; other names always do. */
+typedef struct { PyObject **node; Py_ssize_t cap, limit; int fresh; } Mirror;
+
+static Py_ssize_t ref_number(const Mirror *m, const char *p, Py_ssize_t k0, Py_ssize_t k1) {
+  Py_ssize_t len = k1 - k0 - 1, v = 0;
+  if (len < 1 || len > 9 || (p[k0 + 1] == '0' && len > 1)) return -1;
+  for (Py_ssize_t k = k0 + 1; k < k1; k++) { if (!is_digit(p[k])) return -1; v = v * 10 + (p[k] - '0'); }
+  return v < m->limit ? v : -1;
+}
+
+static PyObject *mirrored(const Mirror *m, Py_ssize_t num) { return num >= 0 && num < m->cap ? m->node[num] : NULL; }
+
+static int mirror(Mirror *m, Py_ssize_t num, PyObject *u) {
+  if (num < 0) return 0;
+  if (num >= m->cap) {
+    Py_ssize_t cap = m->cap ? m->cap : 1024;
+    while (cap <= num) cap *= 2;
+    if (cap > m->limit) cap = m->limit;
+    PyObject **node = PyMem_Realloc(m->node, (size_t)cap * sizeof(PyObject *));
+    if (node == NULL) { PyErr_NoMemory(); return -1; }
+    memset(node + m->cap, 0, (size_t)(cap - m->cap) * sizeof(PyObject *));
+    m->node = node; m->cap = cap;
+  }
+  m->node[num] = u;
+  return 0;
+}
+
+/* The node of the %ref p[k0:k1] (borrowed), NULL if it is undefined or on error (*err set). */
+static PyObject *ref_node(const Mirror *m, PyObject *refs, const char *p, Py_ssize_t k0, Py_ssize_t k1, int *err) {
+  Py_ssize_t num = ref_number(m, p, k0, k1);
+  PyObject *x = mirrored(m, num);
+  if (x != NULL || (num >= 0 && m->fresh)) return x;
+  PyObject *text = PyUnicode_FromStringAndSize(p + k0, k1 - k0);
+  if (text == NULL) { *err = 1; return NULL; }
+  x = PyDict_GetItemWithError(refs, text);
+  Py_DECREF(text);
   if (x == NULL && PyErr_Occurred()) *err = 1;
   return x;
 }
@@ -151,8 +186,8 @@ static PyObject *literal_node(PyObject *literals, PyObject *literal, PyObject *t
 }
 
 /* One line: 1 read (node in *made), 0 not plain (stop), -1 error. */
-static int plain_line(PyObject *line, Py_ssize_t lineno, PyObject *refs, PyObject *lines_of, PyObject *params, PyObject *literals,
-                      PyObject *literal, PyObject **made) {
+static int plain_line(PyObject *line, Py_ssize_t lineno, Mirror *m, PyObject *refs, PyObject *lines_of, PyObject *params,
+                      PyObject *literals, PyObject *literal, PyObject **made) {
   if (!PyUnicode_Check(line)) { PyErr_SetString(PyExc_TypeError, "_uir.plain_lines: lines must be str"); return -1; }
   if (!PyUnicode_IS_ASCII(line)) return 0;   /* every character _PLAIN_LINE matches is ASCII */
   const char *p = (const char *)PyUnicode_DATA(line);
@@ -186,7 +221,8 @@ static int plain_line(PyObject *line, Py_ssize_t lineno, PyObject *refs, PyObjec
   PyObject *ref = PyUnicode_FromStringAndSize(p, ref_end), *u = NULL, *a = NULL, *b = NULL, *x = NULL, *y = NULL;
   int rc = -1, err = 0;
   if (ref == NULL) return -1;
-  int dup = PyDict_Contains(refs, ref);
+  Py_ssize_t num = ref_number(m, p, 0, ref_end);
+  int dup = mirrored(m, num) != NULL ? 1 : num >= 0 && m->fresh ? 0 : PyDict_Contains(refs, ref);
   if (dup != 0) { rc = dup < 0 ? -1 : 0; goto done; }
   if (is_param) {
     Named *d = find(dtype_names, n_dtypes, p + d0, d1 - d0);
@@ -207,25 +243,25 @@ static int plain_line(PyObject *line, Py_ssize_t lineno, PyObject *refs, PyObjec
     Py_DECREF(where);
     if (got == NULL) goto done;
   } else {
+    /* a literal's text is a str only when it is looked up (in the parser's literal memo) */
     int a_ref = p[a0] == '%', b_ref = p[b0] == '%';
-    if ((a = PyUnicode_FromStringAndSize(p + a0, a1 - a0)) == NULL || (b = PyUnicode_FromStringAndSize(p + b0, b1 - b0)) == NULL) goto done;
-    PyObject *bx = ref_node(refs, a, a_ref, &err), *by;
+    PyObject *bx = a_ref ? ref_node(m, refs, p, a0, a1, &err) : NULL, *by;
     if (err) goto done;
     if (bx == NULL) {
       if (a_ref) { rc = 0; goto done; }
-      by = ref_node(refs, b, b_ref, &err);
+      by = b_ref ? ref_node(m, refs, p, b0, b1, &err) : NULL;
       if (err) goto done;
       if (by == NULL) { rc = 0; goto done; }
       y = Py_NewRef(by);
-      if ((x = literal_node(literals, literal, a, y)) == NULL) goto done;
+      if ((a = PyUnicode_FromStringAndSize(p + a0, a1 - a0)) == NULL || (x = literal_node(literals, literal, a, y)) == NULL) goto done;
       if (x == Py_None) { rc = 0; goto done; }
     } else {
       x = Py_NewRef(bx);
-      by = ref_node(refs, b, b_ref, &err);
+      by = b_ref ? ref_node(m, refs, p, b0, b1, &err) : NULL;
       if (err) goto done;
       if (by == NULL) {
         if (b_ref) { rc = 0; goto done; }
-        if ((y = literal_node(literals, literal, b, x)) == NULL) goto done;
+        if ((b = PyUnicode_FromStringAndSize(p + b0, b1 - b0)) == NULL || (y = literal_node(literals, literal, b, x)) == NULL) goto done;
         if (y == Py_None) { rc = 0; goto done; }
       } else y = Py_NewRef(by);
     }
@@ -243,7 +279,7 @@ static int plain_line(PyObject *line, Py_ssize_t lineno, PyObject *refs, PyObjec
     Py_DECREF(src);
     if (u == NULL) goto done;
   }
-  if (PyDict_SetItem(refs, ref, u) < 0) goto done;
+  if (PyDict_SetItem(refs, ref, u) < 0 || mirror(m, num, u) < 0) goto done;
   PyObject *no = PyLong_FromSsize_t(lineno);
   if (no == NULL) goto done;
   int app = PyList_Append(lines_of, no);
@@ -263,19 +299,23 @@ static PyObject *plain_lines(PyObject *self, PyObject *args) {
                         &PyDict_Type, &params, &PyDict_Type, &literals, &literal)) return NULL;
   if (!configured) { PyErr_SetString(PyExc_RuntimeError, "_uir.plain_lines: configure() first"); return NULL; }
   if (i < 0) i = 0;
-  PyObject *made = NULL;
+  PyObject *made = NULL, *r = NULL;
+  /* to_uir's names count the lines: a bigger number is looked up in refs, and the mirror stays as big as the program */
+  Mirror m = {NULL, 0, PyList_GET_SIZE(lines) + 1024, PyDict_GET_SIZE(refs) == 0};
   forget();   /* what a call before this one kept (it forgets at its end; this is for safety) */
   for (Py_ssize_t read = 1; i < PyList_GET_SIZE(lines); i++, read++) {
     /* the budget's bounds and Ctrl-C are signal handlers, which run between bytecodes: here, every 1,024 lines */
-    if ((read & 1023) == 0 && PyErr_CheckSignals() < 0) { forget(); Py_XDECREF(made); return NULL; }
+    if ((read & 1023) == 0 && PyErr_CheckSignals() < 0) goto done;
     PyObject *line = Py_NewRef(PyList_GET_ITEM(lines, i));   /* held: `literal` runs Python */
-    int rc = plain_line(line, i + 1, refs, lines_of, params, literals, literal, &made);
+    int rc = plain_line(line, i + 1, &m, refs, lines_of, params, literals, literal, &made);
     Py_DECREF(line);
-    if (rc < 0) { forget(); Py_XDECREF(made); return NULL; }
+    if (rc < 0) goto done;
     if (rc == 0) break;
   }
+  r = Py_BuildValue("(nO)", i, made ? made : Py_None);
+done:
   forget();
-  PyObject *r = Py_BuildValue("(nO)", i, made ? made : Py_None);
+  PyMem_Free(m.node);
   Py_XDECREF(made);
   return r;
 }
