@@ -243,13 +243,15 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
   Format 2: ``nodes`` holds each distinct node once (``NodeTable``); a state's ``graph`` and a step's ``node`` and ``result``
   are row ids, so the report grows with the distinct nodes and the steps, never with a graph's text per step. The program,
   the normal forms and the canonical result are also text. ``uopc.relational.load`` reads the terms back (either format)."""
+  from uopc.cli_support import progress_bar
   canon_state = None if canonical is None else ex.state_of(canonical)
   table = NodeTable()
   nid = table.id
-  states = until_cut(({"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
-                       "graph": nid(s.graph), "node": nid(s.node), "result": None if s.redex is None else nid(s.redex.result),
-                       "normal": s.normal, "error": s.error} for s in ex.states))
-  edges = until_cut(edge_json(e, nid) for e in ex.edges) if len(states) == len(ex.states) else []
+  with progress_bar(len(ex.states) + ex.edge_count, "item", "report") as bar:   # five_params' 488,511 states took a minute
+    states = until_cut(({"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
+                         "graph": nid(s.graph), "node": nid(s.node), "result": None if s.redex is None else nid(s.redex.result),
+                         "normal": s.normal, "error": s.error} for s in ex.states), bar)
+    edges = until_cut((edge_json(e, nid) for e in ex.edges), bar) if len(states) == len(ex.states) else []
   out: dict[str, Any] = {
     "format": FORMAT, "program": term_text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
@@ -270,12 +272,19 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
   return out
 
 
-def until_cut(items: Iterable[T]) -> list[T]:
+def until_cut(items: Iterable[T], bar: Any = None) -> list[T]:
   """``list(items)``, or its first items once a bound ends the report's detail (``uopc.budget.report_cut``, asked every
-  1,024 items): a report of millions of states is written within its bounds, saying how much of it there is."""
+  1,024 items): a report of millions of states is written within its bounds, saying how much of it there is. ``bar``: a
+  progress bar (``uopc.cli_support.progress_bar``) told of each 1,024.
+
+  >>> until_cut(iter(range(5)))
+  [0, 1, 2, 3, 4]
+  """
   out: list[T] = []
   for i, x in enumerate(items):
-    if i % 1024 == 0 and report_cut() is not None: break
+    if i % 1024 == 0:
+      if report_cut() is not None: break
+      if i and bar is not None and not bar.disable: bar.update(1024)
     out.append(x)
   return out
 

@@ -357,3 +357,15 @@ def test_a_100_node_program_explores_at_the_size_of_its_dag(capsys, tmp_path):
     assert len(term) <= 15 * nodes
     assert str(parse_term(term)) == term   # what is printed parses, and prints the same again
   assert parse_term(data["program"]).to_uop() is u
+
+
+def test_the_json_report_shows_its_progress_on_a_terminal(capsys, monkeypatch, tmp_path):
+  # building a big report's states and steps took a minute for five_params: a bar of its own, off stdout and the file
+  import uopc.cli_support
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0)
+  tty = FakeTTY()
+  monkeypatch.setattr(sys, "stderr", tty)
+  out = tmp_path / "r.json"
+  code = main(["explore", "reachable", wide_program(tmp_path), "--format", "json", "-o", str(out)])
+  assert code == 0 and "report" in tty.getvalue() and "item" in tty.getvalue()
+  assert json.loads(out.read_text())["format"] == 2
