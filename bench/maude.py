@@ -34,7 +34,8 @@ first indexing of it included), the minimum of a few repeats with the engines
 alternating. The rules are compiled once, as Maude's module is parsed once: each uopc run
 gets a new ``PatternMatcher`` and ``Stepper`` (no memo carries over), over the same
 ``UPat`` objects, whose compiled Python matchers (``uopc.upat_compile``, about 0.2 ms a
-pattern) are made on first use and kept; parsing the text is timed apart and printed after the table for (iv).
+pattern) are made on first use and kept; parsing the text is timed apart and printed after the table for (iv). Before each
+uopc run, as ``gc.collect()`` frees Python's garbage, ``live_nodes()`` drops the nodes of the runs before from uopc's tables.
 Memory per state is the growth of the resident set (``/proc/self/statm``) during the
 exploration, with every state still held, in a fresh process per engine (the only
 measure that sees Maude's C++ heap; the same one for uopc, for a fair comparison),
@@ -62,6 +63,7 @@ from bench.maude_gen import Term, maude_module, maude_term, matcher, uir_text
 from uopc.relational import Exploration, Stepper
 from uopc.relational.space.step import Semantics
 from uopc.uir import parse_uir
+from uopc.uop import live_nodes
 
 SEMANTICS: Semantics = "tree" if os.environ.get("TREE") == "1" else "graph"
 
@@ -143,6 +145,7 @@ def run_uopc(shape: Shape, size: int, memory: bool = False, native: bool | None 
   """Parse the program's .uir text and explore it (``native``: as ``Exploration`` takes it); (run, resident bytes grown)."""
   text, pm = uir_text(shape.program(size, next(_slots))), matcher(list(shape.rules), _patterns)
   gc.collect()
+  live_nodes()   # uopc's node tables drop the last runs' nodes here, as gc.collect drops Python's garbage, not inside the timing
   t0 = time.process_time()
   root = parse_uir(text)
   t1 = time.process_time()
