@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from uopc.matcher import PatternMatcher, Rule
-from uopc.rewrite import ProgramError, RewriteLoopError, graph_rewrite
+from uopc.rewrite import ProgramError, RewriteLoopError, failure_text, graph_rewrite
 from uopc.term import show
 from uopc.trace_matcher import TERM_LIMIT, TracingMatcher, visit_line  # noqa: F401  (the CLI and the doctest find them here)
 from uopc.upat_compile import call_rule
@@ -97,6 +97,21 @@ class RecordingMatcher(PatternMatcher):
     fired = super().fire(u, ctx)
     if fired is not None: self.firings.append(Firing(u, self.index[id(fired[0])], fired[1]))
     return fired
+
+
+def record(prog: UOp, pm: PatternMatcher, max_steps: int | None = None) -> tuple[UOp | None, str | None, list[Firing]]:
+  """``graph_rewrite(prog, pm)`` with its firings: ``(result or None, error or None, firings)``.
+
+  >>> from uopc import UOp, symbolic
+  >>> result, error, firings = record(UOp.param(0) * 1 + 0, symbolic)
+  >>> result is UOp.param(0), error, [symbolic.name_of(symbolic.rules[f.rule_index]).split(" ", 1)[1] for f in firings]
+  (True, None, ['x * 1', 'x + 0'])
+  """
+  rec = RecordingMatcher(pm)
+  if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
+  try: return graph_rewrite(prog, rec, max_steps=max_steps), None, rec.firings
+  except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups", rec.firings
+  except Exception as e: return None, failure_text(e), rec.firings
 
 
 def rules_label(pm: PatternMatcher) -> str:

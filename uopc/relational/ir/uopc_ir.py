@@ -16,6 +16,7 @@ from uopc.matcher import PatternMatcher, require_matcher
 from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.rule_check import rewrite_problem
+from uopc.trace import record
 from uopc.term import node_parts
 from uopc.uop import UOp, UOpError, call_params, existing_nodes
 
@@ -43,7 +44,6 @@ class UopcIR(IR):
     except Exception as e: return None, failure_text(e)   # a rule raised: the engine fails, the explorer shows a stuck state
 
   def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[UOp | None, str | None, list]:
-    from uopc.relational.space.engine_path import record   # deferred: the space imports this module
     return record(prog, pm, max_steps)
 
   def reordered(self, pm: Any, order: tuple[int, ...]) -> PatternMatcher: return PatternMatcher([pm.rules[k] for k in order])

@@ -31,8 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import Edge, State, Stuck
 from uopc.relational.space.step import GroupedSteps, Redex
-from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
-from uopc.trace import Firing, RecordingMatcher
+from uopc.trace import Firing, RecordingMatcher, record
 from uopc.uop import UOp
 
 if TYPE_CHECKING: from uopc.relational.space.stream import Exploration   # annotations only: the stream's reduction imports this module
@@ -40,21 +39,6 @@ if TYPE_CHECKING: from uopc.relational.space.stream import Exploration   # annot
 __all__ = ["CanonicalPath", "Firing", "RecordingMatcher", "canonical_path", "record"]
 
 MAX_CATCH_UP = 10_000   # restart-strategy steps allowed in one replay
-
-
-def record(prog: UOp, pm: PatternMatcher, max_steps: int | None = None) -> tuple[UOp | None, str | None, list[Firing]]:
-  """``graph_rewrite(prog, pm)`` with its firings: ``(result or None, error or None, firings)``.
-
-  >>> from uopc import UOp, symbolic
-  >>> result, error, firings = record(UOp.param(0) * 1 + 0, symbolic)
-  >>> result is UOp.param(0), error, [symbolic.name_of(symbolic.rules[f.rule_index]).split(" ", 1)[1] for f in firings]
-  (True, None, ['x * 1', 'x + 0'])
-  """
-  rec = RecordingMatcher(pm)
-  if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
-  try: return graph_rewrite(prog, rec, max_steps=max_steps), None, rec.firings
-  except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups", rec.firings
-  except Exception as e: return None, failure_text(e), rec.firings
 
 
 class CanonicalPath(NamedTuple):

@@ -171,6 +171,6 @@ def canonical_graphs(root: UOp, stepper: Stepper, firings: list[Firing]) -> set[
 
 def order_keep_full(root: UOp, pm: PatternMatcher, stepper: Stepper) -> set[UOp] | None:
   """``canonical_graphs`` of ``graph_rewrite(root, pm)``'s recorded firings (None: explore fully)."""
-  from uopc.relational.space.engine_path import record   # deferred: engine_path imports the engine and the tracer
+  from uopc.trace import record   # deferred: the tracer is needed only for a reduced exploration
   canonical, _, firings = record(root, pm)
   return None if canonical is None else canonical_graphs(root, stepper, firings)
