@@ -258,3 +258,16 @@ def test_ctrl_c_stops_the_cluster_and_prints_the_partial_result_marked_incomplet
   explored = re.search(r"explored (\d+) states, \d+ edges: incomplete: stopped by an interrupt \(SIGINT\)", out)
   assert p.returncode == 130 and explored is not None and int(explored[1]) > 1, (out, err)
   assert "an interrupt (SIGINT)" in err and "Traceback" not in err
+
+
+def test_a_shard_that_forgets_its_fingerprints_mid_level_sends_the_same(monkeypatch):
+  # past its limit a shard's fingerprint memo forgets every node but the program's, also between making a batch's
+  # fingerprints and encoding it: the batch makes them again (it raised KeyError)
+  from uopc.relational.cluster.codec import Codec
+  from uopc.relational.cluster.fingerprint import Fingerprints
+  g = sum_of_add0(0, 5)
+  fps, few = Fingerprints(), Fingerprints(limit=3)
+  codec = Codec(list(g.toposort()))
+  graphs = [s.graph for s in explore(g, ZERO, max_states=None).run().states]
+  for h in graphs: few.of(h)   # each past the limit: the memo was cleared many times
+  assert codec.encode(graphs, few).fps == codec.encode(graphs, fps).fps and len(codec.encode(graphs, fps).fps) > 16 * 10

@@ -52,7 +52,7 @@ class Codec:
 
   def encode(self, roots: Iterable[Any], fps: Fingerprints | None = None, refs: dict[Any, int] | None = None, first: int = 0) -> Encoded:
     """The rows of every node of ``roots`` outside the base (iteratively, sources first); ``fps``: send each row's
-    fingerprint (each must be known to it already). ``refs``: the nodes written before (a stream's, ``Records``), their
+    fingerprint. ``refs``: the nodes written before (a stream's, ``Records``), their
     rows numbered from 0 and these from ``first``; extended with these."""
     if refs is None: refs = dict(self.base_ref)
     rows: list[tuple[Any, Any, Any, tuple[int, ...]]] = []
@@ -67,8 +67,8 @@ class Codec:
       if root is None: out.append(None); continue
       if (known := refs.get(root)) is not None: out.append(known); continue   # most steps' nodes and results: sent already
       out.append(fill_bottom_up(root, refs, row))
-    memo = fps.memo if fps is not None else None
-    return Encoded(rows, out, b"".join(memo[u] for u in order) if memo is not None else b"")
+    # each row's fingerprint, known already or made again (past its limit ``fps`` forgets all it knew, maybe mid-level)
+    return Encoded(rows, out, b"".join(map(fps.of, order)) if fps is not None else b"")
 
   def decode(self, enc: Encoded, fps: Fingerprints | None = None, made: list[Any] | None = None) -> list[Any]:
     """The graphs of a batch (None where it sent none); ``fps``: remember the rows' fingerprints there. ``made``: the
