@@ -221,6 +221,22 @@ def test_the_commands_print_the_same_with_and_without_cluster(capsys, tmp_path, 
   assert many == one and one[1].count("\n") > 3
 
 
+@pytest.mark.parametrize("argv", [("reachable",), ("normal-forms", "--no-reduce"), ("reachable", "--max-states", "6"),
+                                  ("search", "--target", "mul(_, _)", "--all")])
+def test_stuck_states_print_the_same_with_and_without_cluster(capsys, tmp_path, argv):
+  # a rule that raises: stuck states streamed from the records, counted and listed from the shards' reports
+  prog, rules = tmp_path / "s.uir", tmp_path / "raising.py"
+  prog.write_text(SUM)
+  rules.write_text(textwrap.dedent("""\
+    from uopc import Ops, PatternMatcher, UPat
+    def boom(x): raise ValueError("no MUL today")
+    rules = PatternMatcher([(UPat(Ops.MUL, name="x"), boom), (UPat.var("x") + 0, lambda x: x)])
+    """))
+  one = uopc(capsys, "explore", argv[0], prog, *argv[1:], "--rules", f"{rules}:rules")
+  many = uopc(capsys, "explore", argv[0], prog, *argv[1:], "--rules", f"{rules}:rules", "--cluster", CLUSTER)
+  assert many == one and "no MUL today" in one[1] and one[0] == 1
+
+
 @pytest.mark.parametrize("argv, message", [
   (("reachable", "--cluster", "local:0"), "argument --cluster: expected local:N"),
   (("reachable", "--cluster", "local:2", "--dfs"), "not with --dfs"),
