@@ -133,6 +133,22 @@ def test_a_signal_while_shielded_waits_and_one_in_bounded_work_interrupts():
       with pytest.raises(KeyboardInterrupt): b._on_signal(signal.SIGINT, None)   # the second one: out now
 
 
+def test_a_bound_hit_lost_in_a_gc_callback_is_raised_at_the_next_check():
+  import gc
+  with Budget(timeout=600, max_memory=None) as b:
+    def work():
+      b.hit("timeout")
+      def callback(phase, info):   # a tick landing in the collector's callback raises there: printed as ignored, lost
+        if phase == "start": b._on_tick(signal.SIGALRM, None)
+      gc.callbacks.append(callback)
+      try: gc.collect()
+      finally: gc.callbacks.remove(callback)
+      b._on_tick(signal.SIGALRM, None)   # the next check raises it again
+      return "finished"
+    assert bounded(work, "stopped") == "stopped"
+  assert sys.unraisablehook is not b._on_unraisable
+
+
 def test_close_puts_the_budget_away_after_a_tick_raised_at_its_end():
   before = signal.getsignal(signal.SIGINT)
   b = Budget(timeout=600, max_memory=None).__enter__()

@@ -157,6 +157,7 @@ class Budget:
     self._delivered = False           # a BoundHit was raised in the current ``bounded`` call
     self._saved: dict[int, Any] = {}
     self._peak_before = 0             # ``peak_memory()`` as the budget began
+    self._unraisable: Any = sys.unraisablehook   # the hook from before the budget (``_on_unraisable``)
 
   # ---- installing
 
@@ -173,6 +174,7 @@ class Budget:
         signal.setitimer(signal.ITIMER_REAL, TICK, TICK)
     if self.max_memory is not None: reset_peak_memory()
     self._peak_before = peak_memory()
+    self._unraisable, sys.unraisablehook = sys.unraisablehook, self._on_unraisable
     bound_at = self.started + self.timeout if self.timeout is not None else float("inf")
     _tell_supervisor(3, bound_at, self.max_memory, self.flag_text("timeout") if self.timeout is not None else "")
     return self
@@ -190,6 +192,7 @@ class Budget:
     self._shielded = 0
     for s, h in self._saved.items(): signal.signal(s, h)
     self._saved = {}
+    if sys.unraisablehook == self._on_unraisable: sys.unraisablehook = self._unraisable
     _current = self._outer
 
   def _set_shield(self, depth: int) -> None:
@@ -232,6 +235,13 @@ class Budget:
     self.signum = signum
     self.hit("interrupted")
     self._raise_if_due()
+
+  def _on_unraisable(self, info: Any) -> None:
+    """``sys.unraisablehook`` while the budget is on: a BoundHit raised where Python can only print it ("Exception
+    ignored in", a ``gc`` callback or a ``__del__`` the handler happened to run in) is lost there, so it is raised
+    again at the next check (a tick, a signal) instead of never; anything else goes to the hook from before."""
+    if isinstance(info.exc_value, BoundHit): self._delivered = False
+    else: self._unraisable(info)
 
   def hit(self, reason: Reason) -> None:
     """Record that ``reason`` stopped the command (an interrupt overrides an earlier bound)."""
