@@ -155,9 +155,23 @@ def test_reduced_explorations_under_user_rules_are_the_same(g, pm, map_limit, ma
   both(g, pm, map_limit, max_states=max_states, reduce=True)
 
 
-@given(arith_programs(max_ops=7) | sums_of_terms(), st.sampled_from([ZERO, COMM]), st.integers(1, 400), st.integers(1, 6) | st.none())
-def test_reduced_depth_first_explorations_are_the_same(g, pm, max_states, max_depth):
-  both(g, pm, order="dfs", max_states=max_states, max_depth=max_depth, reduce=True)
+@given(arith_programs(max_ops=7) | sums_of_terms(), st.sampled_from([ZERO, COMM, OPAQUE]), ORDERS, SEMANTICS, st.sampled_from([256, 4]),
+       st.integers(1, 400), st.integers(1, 6) | st.none())
+def test_reduced_explorations_in_either_order_and_semantics_are_the_same(g, pm, order, semantics, map_limit, max_states, max_depth):
+  # under tree semantics a persistent set is the steps inside the first island, by position
+  both(g, pm, map_limit, semantics, order=order, max_states=max_states, max_depth=max_depth, reduce=True)
+
+
+@given(graphs(max_ops=8), st.sampled_from(sorted(RULESETS)), ORDERS, st.integers(1, 400))
+def test_reduced_tree_explorations_under_the_rule_sets_are_the_same(g, name, order, max_states):
+  both(g, RULESETS[name], semantics="tree", order=order, max_states=max_states, reduce=True)
+
+
+def test_a_reduced_tree_search_runs_in_the_core():
+  # eight independent islands, each a position: one of them expanded per state, as reduction.py's _persistent_tree
+  prog = UOp.stack(*(UOp.param(400 + k) * 1 + 0 for k in range(8)))
+  (states, _, normals, complete, _, _, full), ex = both(prog, symbolic, semantics="tree", max_states=None, reduce=True)
+  assert ex.native and ex.reduced and complete and len(normals) == 1 and len(states) < 4**8 // 10 and len(full) < len(states)
 
 
 def test_a_sum_of_add_zero_terms_is_reduced_in_the_core():

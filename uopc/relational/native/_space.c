@@ -1035,6 +1035,66 @@ static int finish_state(Space *s, int32_t i, int normal) {
   return log_event(s, i, ev | (s->st_out[i] >= 0 ? EV_REDUCED : 0));
 }
 
+#define MAX_POSITIONS 4096   /* tree semantics: positions looked at per state for its islands (reduction.py's _MAX_POSITIONS) */
+
+/* Tree semantics (reduction.py's _persistent_tree): the steps inside the first island by position (depth first, left
+ * to right, through inert nodes), where the root is inert and there are two islands or more. 1 (st_out[i] set), 0
+ * (every step), -1 error. An island is a position: hash consing cannot merge two, and steps at disjoint ones commute. */
+static int persistent_tree(Space *s, int32_t i) {
+  int32_t root = s->st_root[i];
+  if (map_get(&s->keep_full, (uint64_t)root + 1, 0)) return 0;
+  int root_inert = node_inert(s, root);
+  if (root_inert <= 0) return root_inert;
+  int32_t *stack = NULL, *up_index = NULL, *up_parent = NULL, *first = NULL;   /* (node, position) pairs; positions */
+  int64_t top = 0, cap = 0, n_up = 0, cap_up = 0, cap_up2 = 0, n_first = 0, cap_first = 0;
+  int32_t islands = 0, first_at = -1, walked = 0;
+  int result = 0;
+  if (grow((void **)&stack, &cap, 64, sizeof(int32_t)) < 0) { result = -1; goto done; }
+  stack[top++] = root; stack[top++] = -1;
+  for (int32_t it = 0; it < MAX_POSITIONS; it++) {   /* a DAG shared through inert nodes can have too many positions */
+    if (!top) { walked = 1; break; }
+    int32_t at = stack[--top], u = stack[--top], in = node_inert(s, u);
+    if (in < 0) { result = -1; goto done; }
+    if (!in) {
+      if (s->map_n[u] > 0 && islands++ == 0) first_at = at;
+      continue;
+    }
+    int32_t n = s->src_n[u];
+    if (grow((void **)&stack, &cap, top + 2 * (int64_t)n, sizeof(int32_t)) < 0 || grow((void **)&up_index, &cap_up, n_up + n, sizeof(int32_t)) < 0 ||
+        grow((void **)&up_parent, &cap_up2, n_up + n, sizeof(int32_t)) < 0) { result = -1; goto done; }
+    for (int32_t k = n - 1; k >= 0; k--) {   /* the first source on top */
+      up_index[n_up] = k; up_parent[n_up] = at;
+      stack[top++] = s->srcs[s->src_off[u] + k]; stack[top++] = (int32_t)n_up++;
+    }
+  }
+  if (!walked || islands < 2) goto done;
+  for (int32_t p = first_at; p >= 0; p = up_parent[p])   /* the first island's position, from the root down (reversed) */
+    if (push_int(&first, &n_first, &cap_first, up_index[p]) < 0) { result = -1; goto done; }
+  int32_t off = s->map_off[root], m = s->map_n[root];
+  int64_t at = s->n_chosen;
+  if (push_int(&s->chosen, &s->n_chosen, &s->cap_chosen, 0) < 0) { result = -1; goto done; }
+  for (int32_t e = 0; e < m; e++) {   /* the root's steps at a position inside it, in order */
+    int32_t k = s->maps[off + 2 * e], inside = 1;
+    for (int64_t d = n_first - 1; d >= 0 && inside; d--) {
+      inside = s->key_idx[k] == first[d];
+      k = s->key_inner[k];
+    }
+    if (!inside) continue;
+    int32_t t = s->state_of[s->maps[off + 2 * e + 1]];
+    if (t >= 0 && s->st_done[t]) { s->n_chosen = at; goto done; }   /* the cycle proviso fails: every step is explored */
+    if (push_int(&s->chosen, &s->n_chosen, &s->cap_chosen, s->maps[off + 2 * e]) < 0 ||
+        push_int(&s->chosen, &s->n_chosen, &s->cap_chosen, s->maps[off + 2 * e + 1]) < 0) { result = -1; goto done; }
+  }
+  if (s->n_chosen > INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many reduced states"); result = -1; goto done; }
+  if (s->n_chosen == at + 1) { s->n_chosen = at; goto done; }   /* (each island's steps are among the root's: not reached) */
+  s->chosen[at] = (int32_t)((s->n_chosen - at - 1) / 2);
+  s->st_out[i] = (int32_t)at;
+  result = 1;
+done:
+  PyMem_Free(stack); PyMem_Free(up_index); PyMem_Free(up_parent); PyMem_Free(first);
+  return result;
+}
+
 /* The map of state i's graph and, reducing, its persistent set, before its first step is followed: 0, -1 error, -2 bail. */
 static int begin_state(Space *s, int32_t i) {
   int32_t root = s->st_root[i];
@@ -1042,7 +1102,7 @@ static int begin_state(Space *s, int32_t i) {
   if (rc < 0) return rc;
   s->st_out[i] = -1;   /* depth first expands a state again: its persistent set, if any, is chosen again */
   if (s->reducing && s->map_n[root] > 0) {
-    rc = persistent(s, i);
+    rc = s->tree ? persistent_tree(s, i) : persistent(s, i);
     if (rc < 0) return rc;
   }
   return 0;
@@ -1402,7 +1462,6 @@ static PyObject *Space_reduce(Space *s, PyObject *args) {
   PyObject *ops, *keep, *cb;
   if (!PyArg_ParseTuple(args, "O!O!O", &PyTuple_Type, &ops, &PyTuple_Type, &keep, &cb)) return NULL;
   if (s->n_states) { PyErr_SetString(PyExc_RuntimeError, "the search has started already"); return NULL; }
-  if (s->tree) { PyErr_SetString(PyExc_ValueError, "the core reduces under graph semantics only"); return NULL; }
   memset(s->inert, 0, sizeof(s->inert));
   for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(ops); k++) {
     long op = PyLong_AsLong(PyTuple_GET_ITEM(ops, k));

@@ -108,10 +108,10 @@ def native_search(host: SearchHost) -> NativeSearch | None:
 
 def native_space(host: SearchHost) -> NativeSpace | None:
   """A native core for this exploration's program (reducing as its ``IslandReduction`` would), or None where the
-  Python core must run it (a CALL in it, a graph the reduction keeps expanded fully, rules whose footprints the
-  reduction reads: uopc/relational/space/invisible.py, or a reduction under tree semantics)."""
+  Python core must run it (a CALL in it, a graph the reduction keeps expanded fully, or rules whose footprints the
+  reduction reads under graph semantics: uopc/relational/space/invisible.py)."""
   reduction = host.reduction
-  if reduction is not None and (reduction.invisible.on or host.stepper.semantics != "graph"): return None
+  if reduction is not None and reduction.invisible.on and host.stepper.semantics == "graph": return None
   space = NativeSpace(host.stepper)
   try:
     space.to_id(host.root)
