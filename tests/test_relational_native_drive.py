@@ -85,6 +85,17 @@ def test_depth_first_and_tree_semantics_explore_the_same(g, name, map_limit, ord
   both(g, RULESETS[name], map_limit, semantics, order=order, max_states=max_states, max_depth=max_depth)
 
 
+@given(graphs(max_ops=8) | chains(), st.sampled_from(sorted(RULESETS)), ORDERS, SEMANTICS, st.integers(1, 400), st.integers(0, 5) | st.none())
+def test_a_stream_read_a_state_at_a_time_is_the_same(g, name, order, semantics, max_states, max_depth):
+  # iterating asks the core for one more state each time: it stops mid-state and goes on there, in either order
+  pm = RULESETS[name]
+  kw = dict(order=order, max_states=max_states, max_depth=max_depth)
+  python = Exploration(g, pm, stepper=Stepper(pm, semantics=semantics), native=False, **kw)
+  native = Exploration(g, pm, stepper=Stepper(pm, semantics=semantics), native=True, **kw)
+  assert [(s.id, s.graph) for s in native] == [(s.id, s.graph) for s in python]
+  assert snapshot(native) == snapshot(python)
+
+
 def test_depth_first_and_tree_semantics_run_in_the_core():
   g = sum_of_add0(0, 4) * 1
   for order in ("bfs", "dfs"):
