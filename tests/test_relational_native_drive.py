@@ -290,6 +290,16 @@ def test_an_interrupt_inside_a_rule_stops_both_cores_at_the_same_state():
   assert all((s.out is None) == (s.normal is None) for s in native.states)
 
 
+def test_the_drive_touches_the_exploration_through_its_host_only():
+  # issue 26: native/drive.py reads and writes an Exploration through SearchHost (space/stream.py), none of its private names
+  import ast
+  import inspect
+  from uopc.relational.native import drive
+  private = [f"{n.value.id}.{n.attr}" for n in ast.walk(ast.parse(inspect.getsource(drive)))
+             if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ("ex", "host") and n.attr.startswith("_")]
+  assert private == [] and drive.native_search.__annotations__["host"] == "SearchHost"   # before: nine names, ex._bound to ex._drive
+
+
 def test_native_true_without_the_extension_says_why(monkeypatch):
   import uopc.relational.native as nat
   monkeypatch.setattr(nat, "Space", None)
