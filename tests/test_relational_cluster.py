@@ -38,17 +38,18 @@ def cluster():
 
 
 def counted(ex: Exploration) -> tuple:
-  """What the counting reports read: counts, normal forms and stuck states with their paths, a graph's state, the bound."""
+  """What the counting reports read: counts, normal forms and stuck states with their paths, a graph's state, the bound,
+  the cycles (normal-form classes) with theirs."""
   def path(s): return [(e.source.id, e.target.id, e.rule, e.node, e.result) for e in s.path()]
   last = ex.normal_forms[-1].graph if ex.normal_forms else ex.root
   return (ex.state_count, ex.edge_count, ex.bound, [(s.id, s.depth, s.graph, s.normal, path(s)) for s in ex.normal_forms],
           [(s.id, s.depth, s.graph, s.error, s.parent.id, path(s)) for s in ex.stuck], getattr(ex.state_of(last), "id", None),
-          ex.state_of(UOp.param(99)))
+          ex.state_of(UOp.param(99)), [([(s.id, s.graph, path(s)) for s in c.states], c.rules) for c in terminal_cycles(ex)])
 
 
 def one_and_cluster(g: UOp, pm, **bounds) -> tuple[Exploration, ClusterExploration]:
   """One process's exploration and the cluster's, asserted equal in everything they report: first what the shards answer
-  where they are (nothing built here: every state is, only for a cycle's check or a report of every state), then all."""
+  where they are (nothing built here: every state is only for a report of every state), then all."""
   one = explore(g, pm, **bounds)
   many = explore(g, pm, cluster=CLUSTER, **bounds)
   assert isinstance(many, ClusterExploration)
@@ -77,6 +78,19 @@ def test_a_space_over_several_levels_with_cycles_and_a_max_states_cut():
   one, many = one_and_cluster(sum_of_add0(0, 6), ZERO, max_states=37)
   assert many.bound == "max_states" and len(many.states) == 37
   assert sum(s.normal is None for s in many.states) == sum(s.normal is None for s in one.states) > 0   # states the cut left unexpanded
+
+
+def test_cycles_are_found_from_the_shards_steps_with_nothing_built_here():
+  from uopc import PatternMatcher, UPat
+  x = UPat.var("x")
+  loops = PatternMatcher([(x * 2, lambda x: x + x), (x + x, lambda x: x * 2), (x + 0, lambda x: x)])
+  p0, p1 = UOp.param(0), UOp.param(1)
+  for bounds in ({"max_states": 11}, {"max_depth": 2}, {"max_states": None}):
+    one = explore((p0 + 0) * 2 + (p1 + 0) * 2, loops, **bounds)
+    many = explore((p0 + 0) * 2 + (p1 + 0) * 2, loops, cluster=CLUSTER, **bounds)
+    assert counted(many) == counted(one)
+    assert not many._materialized and any(r["maybe_cycle"] for r in many.outcome.lean)
+  assert len(terminal_cycles(one)) == 1 and len(terminal_cycles(one)[0].states) == 4   # the last one: the space whole
 
 
 def test_failing_steps_make_the_same_stuck_states():

@@ -175,6 +175,50 @@ class ClusterExploration(Exploration):
     fp = Fingerprints().of(graph)
     return self._paths.states([fp])[fp] if self._lookup({fp}) else None
 
+  def cycle_classes(self) -> tuple[list[Any], bool] | None:
+    """``cycles._classes`` from the shards (None where every state is here): the steps between made states as id arrays,
+    their components found here, each closed one's states rebuilt with their paths (``paths.py``). Every state of a
+    component of more than one was expanded (each has a step out), fully (no reduction here): none is unsure."""
+    import numpy as np
+    import ray
+
+    from uopc.relational.space.cycles import Cycle
+    from uopc.relational.space.scc import components
+    if (lean := self._lean()) is None: return None
+    if not any(r["maybe_cycle"] for r in lean): return [], False
+    out = self.outcome
+    assert out is not None
+    n, w = out.shards, out.workers
+    with shielded():
+      found: list[list[Any]] = [[] for _ in range(n)]
+      if n > 1:
+        targets = [a.all_targets.options(num_returns=n).remote(out.cut) for a in w]
+        ids = [a.ids_of.options(num_returns=n).remote(*[targets[i][j] for i in range(n)]) for j, a in enumerate(w)]
+        found = [[targets[j][i] for i in range(n)] + [ids[i][j] for i in range(n)] for j in range(n)]
+      parts = ray.get([a.steps_out.remote(out.run, out.cut, *found[j]) for j, a in enumerate(w)])
+    if any(p is None for p in parts): raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
+    src, pos, dst, rule = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    order = np.lexsort((pos, src))   # the edges' order: by state, then step
+    src, dst, rule = src[order], dst[order], rule[order]
+    heads, starts = np.unique(src, return_index=True)
+    succ = dict(zip(heads.tolist(), (a.tolist() for a in np.split(dst, starts[1:]))))
+    cycles = []
+    for comp in components(heads.tolist(), succ):
+      members = set(comp)
+      if len(comp) < 2 or not all(t in members for v in comp for t in succ[v]): continue
+      names: list[str] = []
+      for r in dict.fromkeys(rule[np.isin(src, comp)].tolist()):
+        if (name := self.stepper.rule_name(r)) not in names: names.append(name)
+      cycles.append((sorted(comp), names))
+    if not cycles: return [], False
+    wanted = np.array(sorted({i for c, _ in cycles for i in c}), np.int64)
+    with shielded(): got = ray.get([a.fingerprints.remote(out.run, wanted) for a in w])
+    fp_of = {i: fp_bytes(f) for g in got if g is not None for i, f in zip(g[0].tolist(), g[1])}
+    made = self._paths.states(list(fp_of.values()))
+    found_cycles = [Cycle([made[fp_of[i]] for i in c], names) for c, names in cycles]
+    found_cycles.sort(key=lambda c: c.states[0].id)
+    return found_cycles, False
+
   def matches(self) -> Iterator[State]:
     """The states the search's target matched (``target``), in id order, each with its path (``SearchStream`` reads them)."""
     self.run()

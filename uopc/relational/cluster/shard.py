@@ -70,6 +70,13 @@ CANDIDATES_KEPT = 4_000_000   # fingerprints a shard remembers having sent (abou
 FINGERPRINTS_KEPT = 300_000   # nodes whose fingerprints a shard remembers (each keeps its node alive); past it, all but the program's go
 
 
+def _kept_steps(steps: dict[str, Any], rules: list[int]) -> dict[str, Any]:
+  """What a shard keeps of a level's steps (``expand``'s arrays) for its reports, each step's rule index with them."""
+  kept = {k: v for k, v in steps.items() if isinstance(v, np.ndarray)}
+  kept["rule"] = np.array(rules, np.int32)[steps["redex"]] if len(steps["redex"]) else np.empty(0, np.int32)
+  return kept
+
+
 class Shard:
   """The states one worker owns, and its part of each level (module doc)."""
 
@@ -230,7 +237,7 @@ class Shard:
     self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
     new_graphs = [graphs[i] for i in kept]
-    self.expanded.append({k: v for k, v in p["steps"].items() if k != "redexes"})
+    self.expanded.append(_kept_steps(p["steps"], [r.rule_index for r in p["steps"]["redexes"]]))
     self.stuck_kept.extend((i, par_id, at, depth) for i, par_id, at in st)
     rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
@@ -274,7 +281,7 @@ class Shard:
       reader.decode(rec["step_nodes"])
       graphs = reader.decode(rec["graphs"])
       if rec["depth"] > 0:
-        self.expanded.append({k: v for k, v in rec["steps"].items() if k != "rules"})
+        self.expanded.append(_kept_steps(rec["steps"], [i for i, _ in rec["steps"]["rules"]]))
         self.stuck_kept.extend((i, par_id, at, rec["depth"]) for i, par_id, at in rec["stuck"])
         self.maybe_cycle = self.maybe_cycle or rec["maybe_cycle"]
       if not len(rec["ids"]): continue
@@ -317,6 +324,48 @@ class Shard:
   def exists(self, *batches: np.ndarray) -> list[np.ndarray]:
     """For each shard's batch of fingerprints (``last_targets``), which are states here."""
     return [self.visited.find(b) >= 0 for b in batches]
+
+  def all_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
+    """The distinct targets of every expanded state's steps (failed ones left out), by owner (``ids_of``: a cycle's search)."""
+    t = [st["target"][on & (st["stuck"] < 0)] for st, _, on in self._steps_kept(cut)]
+    u = np.unique(np.concatenate(t)) if t else np.empty(0, FP)
+    own = np.array([owner(fp_bytes(x), self.count) for x in u], np.int64) if len(u) else np.empty(0, np.int64)
+    return [u[own == j] for j in range(self.count)]
+
+  def ids_of(self, *batches: np.ndarray) -> list[np.ndarray]:
+    """For each shard's batch of fingerprints (``all_targets``), the ids of the states here (-1: not made)."""
+    return [self.visited.find(b) for b in batches]
+
+  def steps_out(self, run: str, cut: tuple[int, int] | None, *found: np.ndarray) -> tuple[np.ndarray, ...] | None:
+    """Every step out of the states this shard expanded to a state the run made (failed steps left out), in each state's
+    order: (source ids, positions, target ids, rule indices). ``found``: this shard's ``all_targets`` by owner, then each
+    owner's ``ids_of`` (nothing for a shard that is the only one)."""
+    if run != self.run: return None
+    if not found:   # the only shard: its own
+      mine = self.all_targets(cut)
+      found = (*mine, *self.ids_of(*mine))
+    n = len(found) // 2
+    t = np.concatenate(found[:n]) if n else np.empty(0, FP)
+    ids = np.concatenate(found[n:]) if n else np.empty(0, np.int64)
+    order = np.argsort(t)
+    t, ids = t[order], ids[order]
+    out: list[list[np.ndarray]] = [[], [], [], []]
+    for st, _, on in self._steps_kept(cut):
+      live = on & (st["stuck"] < 0)
+      src = np.repeat(st["sids"], st["counts"])
+      pos = np.arange(len(src)) - np.repeat(np.cumsum(st["counts"]) - st["counts"], st["counts"])
+      dst = ids[np.minimum(np.searchsorted(t, st["target"][live]), max(len(t) - 1, 0))] if len(t) else np.empty(0, np.int64)
+      keep = dst >= 0
+      for k, a in enumerate((src[live][keep], pos[live][keep], dst[keep], st["rule"][live][keep])): out[k].append(a)
+    return tuple(np.concatenate(a) if a else np.empty(0, np.int64) for a in out)
+
+  def fingerprints(self, run: str, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Of ``ids``, those this shard owns and their fingerprints."""
+    if run != self.run: return None
+    at = np.searchsorted(self.visited.ids, ids)
+    ok = at < len(self.visited.ids)
+    ok[ok] = self.visited.ids[at[ok]] == ids[ok]
+    return ids[ok], self.visited.fps[at[ok]]
 
   def report(self, run: str, cut: tuple[int, int] | None, check: bool, *found: np.ndarray) -> dict[str, Any] | None:
     """This shard's part of the result: its normal states (ids, fingerprints), its stuck states (ids, parent fingerprints,

@@ -49,6 +49,8 @@ def unsure_cycles(ex: Exploration) -> bool:
 
 
 def _classes(ex: Exploration) -> tuple[list[Cycle], bool]:
+  found = getattr(ex, "cycle_classes", None)   # a cluster run's, found from the shards' steps (uopc.relational.cluster)
+  if found is not None and (got := found()) is not None: return got
   edges: list[Any] | None = None   # made only if a cycle is found, for its rules
   cycles, unsure = [], False
   for comp in ex.closed_components():   # ids, not edges: a report of millions of edges must not make them all
