@@ -64,17 +64,19 @@ def test_canonical_path_reaches_the_canonical_result(g):
   for e in path.edges: assert e.source.out is not None and e.target is ex.state_of(e.target.graph)
 
 
-@given(graphs(max_ops=6), st.sampled_from([1, 3, 256]))
-def test_a_firings_step_is_looked_up_as_the_full_scan_finds_it(g, map_limit):
+@given(graphs(max_ops=6), st.sampled_from([1, 3, 256]), st.booleans())
+def test_a_firings_step_is_looked_up_as_the_full_scan_finds_it(g, map_limit, native):
   # map_limit 1 makes most nodes big, their steps grouped (or listed): every step is found by its redex (in a map or
-  # grouped steps, _target_of), and a redex of another state that is not a step of this one is not
+  # grouped steps, _target_of; the native core's steps by its redex id, NativeOut.find), and a redex of another state
+  # that is not a step of this one is not
+  from uopc.relational.native.drive import NativeOut
   from uopc.relational.space.engine_path import _edge, _target_of
-  ex = Exploration(g, symbolic, max_states=300, stepper=Stepper(symbolic, map_limit=map_limit)).run()
+  ex = Exploration(g, symbolic, max_states=300, stepper=Stepper(symbolic, map_limit=map_limit), native=native).run()
   every = {r for s in ex.states if s.out is not None for r, _ in (s.out.items() if type(s.out) is dict else s.out)}
   for s in ex.states:
     if s.out is None: continue
     steps = dict(s.out.items() if type(s.out) is dict else s.out)
-    looked_up = type(s.out) in (dict, GroupedSteps)
+    looked_up = type(s.out) in (dict, GroupedSteps, NativeOut)
     for r, h in steps.items():
       if looked_up: assert _target_of(s, r.node, r.rule_index, r.result) == (r, h)
       t = ex.state_of(h) if h.__class__ is UOp else None
@@ -89,10 +91,12 @@ def test_a_chains_canonical_path_finds_each_step_by_its_redex():
   # 60 + 0 nodes, most of them big under map_limit 4: the engine's firing is the deepest, the last of each state's steps
   g = p0
   for _ in range(60): g = g + 0
-  ex = Exploration(g, symbolic, stepper=Stepper(symbolic, map_limit=4)).run()
-  assert any(type(s.out) is GroupedSteps for s in ex.states)
-  path = canonical_path(ex, symbolic)
-  assert path.complete and path.catch_up == 0 and len(path.edges) == 60 and path.states[-1].graph is p0
+  from uopc.relational.native.drive import NativeOut
+  for native, kind in ((False, GroupedSteps), (True, NativeOut)):
+    ex = Exploration(g, symbolic, stepper=Stepper(symbolic, map_limit=4), native=native).run()
+    assert any(type(s.out) is kind for s in ex.states)
+    path = canonical_path(ex, symbolic)
+    assert path.complete and path.catch_up == 0 and len(path.edges) == 60 and path.states[-1].graph is p0
 
 
 def test_canonical_path_stops_at_a_bound():

@@ -11,6 +11,7 @@ as the Python core alone.
 from __future__ import annotations
 
 import time
+import weakref
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 from uopc.budget import stopped
@@ -52,6 +53,30 @@ class NativeOut:
   def __iter__(self) -> Iterator[tuple[Any, UOp]]:
     keys, uop = self.space.keys, self.space.uop
     for r, h, _ in self._steps(): yield keys[r], uop(h)
+
+  def find(self, node: UOp, rule_index: int, result: UOp | None) -> tuple[Any, UOp] | None:
+    """``(redex, new root)`` of the step that rewrites ``node`` by rule ``rule_index`` into ``result``, or None if the
+    state has none (or, under tree semantics, whose keys are positions: looked for among all steps then): the redex's id
+    looked up, the steps compared by id, one root made (the canonical path's replay: a chain's states have 1,500 steps)."""
+    space = self.space
+    if space.stepper.semantics != "graph" or (k := _redex_ids(space).get((node, rule_index, result))) is None: return None
+    for r, h, _ in self._steps():
+      if r == k: return space.keys[k], space.uop(h)
+    return None
+
+
+_REDEX_IDS: weakref.WeakKeyDictionary[NativeSpace, tuple[int, dict[tuple[Any, int, Any], int]]] = weakref.WeakKeyDictionary()
+
+
+def _redex_ids(space: NativeSpace) -> dict[tuple[Any, int, Any], int]:
+  """``(node, rule index, result) -> native redex id`` over the space's redexes, extended as it makes more."""
+  made, ids = _REDEX_IDS.get(space, (0, {}))
+  if made < len(space.redexes):
+    for k in range(made, len(space.redexes)):
+      r = space.redexes[k]
+      ids.setdefault((r.node, r.rule_index, r.result), k)
+    _REDEX_IDS[space] = (len(space.redexes), ids)
+  return ids
 
 
 class NativeSeen:

@@ -76,11 +76,12 @@ def _target_of(s: State, node: UOp, rule_index: int, result: UOp) -> tuple[Redex
   """``(redex, what s becomes by it)`` for the stepper's redex of this firing, looked up (a dict, or the grouped
   steps' ``target_of``) rather than found among every step of ``s``: a chain's states have thousands, and the engine's
   firing is the deepest. None if the stepper has no such redex or ``s`` has no step by it."""
+  out = s.out
+  if (find := getattr(out, "find", None)) is not None: return find(node, rule_index, result)   # the native core's steps
   redexes_at = getattr(s._stepper, "redexes_at", None)
   if redexes_at is None: return None
   key = next((r for r in redexes_at(node) if r.rule_index == rule_index and r.result is result), None)
   if key is None: return None
-  out = s.out
   h = out.get(key) if type(out) is dict else out.target_of(key) if type(out) is GroupedSteps else None
   return None if h is None else (key, h)
 
