@@ -5,14 +5,15 @@ The shards keep their records (``shard.py``); the coordinator keeps counts
 first asked (like any ``Exploration``), then answers what the counting reports read from
 the shards, where the records are: the number of states and edges, the normal forms and
 the stuck states with their paths (``paths.py``: parents walked back by fingerprint, steps
-replayed), ``state_of`` a graph (its fingerprint asked of its owner), cycles (none where
-no step went back to a state no deeper than its own: only such a step closes one), a
-search's matches (``matches``). Streaming every state (``iter_ahead``: ``reachable``'s
+replayed), ``state_of`` a graph (its fingerprint asked of its owner), cycles
+(``cycle_classes``: none where no step went back to a state no deeper than its own, only
+such a step closes one; else the steps as ids from the shards, the components found here),
+a search's matches (``matches``). Streaming every state (``iter_ahead``: ``reachable``'s
 lines) reads the records a level at a time and keeps none. What needs every state at
-once (``states``, ``edges``, the JSON and dot reports, cycles where one may be) builds
-them all here from the records, exactly where one process would have made them, as
-before (``_materialize``); so does every report of a run whose shards are gone (a run
-that started its own cluster, an interrupt, a lost worker).
+once (``states``, ``edges``, the JSON and dot reports) builds them all here from the
+records, exactly where one process would have made them, as before (``_materialize``); so
+does every report of a run whose shards' parts are gone (an interrupt, a lost worker, a
+later run that took the workers).
 """
 from __future__ import annotations
 
