@@ -301,3 +301,20 @@ def test_a_shard_that_forgets_its_fingerprints_mid_level_sends_the_same(monkeypa
   graphs = [s.graph for s in explore(g, ZERO, max_states=None).run().states]
   for h in graphs: few.of(h)   # each past the limit: the memo was cleared many times
   assert codec.encode(graphs, few).fps == codec.encode(graphs, fps).fps and len(codec.encode(graphs, fps).fps) > 16 * 10
+
+
+def test_a_local_cluster_a_run_starts_lives_as_long_as_its_exploration():
+  # its shards keep the records the reports read; Ray keeps the frames that started it, which must not keep the exploration
+  script = textwrap.dedent("""\
+    import gc
+    gc.disable()   # by reference counts alone
+    import ray
+    from uopc import UOp, symbolic
+    from uopc.relational import explore
+    ex = explore((UOp.param(0) + 0) * 1, symbolic, cluster="local:2")
+    print(len(ex.normal_forms), ex.state_count, ray.is_initialized())
+    del ex
+    print(ray.is_initialized())
+    """)
+  p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300)
+  assert p.stdout.split() == ["1", "7", "True", "False"], (p.stdout, p.stderr[-2000:])

@@ -17,6 +17,7 @@ later run that took the workers).
 """
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import Any, Iterator
 
@@ -63,7 +64,8 @@ class ClusterExploration(Exploration):
     self._bound = out.bound  # type: ignore[assignment]  # also "workers_lost": a bound of the cluster's own
     if out.release is not None: weakref.finalize(self, out.release)   # the cluster this run started lives as long as this
     if out.lean is None: self._full()   # the shards' parts are gone: every state here, also after an interrupt
-    else: self._paths = Paths(self.root, self.stepper, self._lookup)
+    else: self._paths = Paths(self.root, self.stepper, functools.partial(_lookup, out))
+    del self   # Ray keeps the frames that started its session alive (ray.init's callers): this one lets the exploration go
     yield
 
   # ---- every state, built here (what a report listing them all reads)
@@ -119,23 +121,6 @@ class ClusterExploration(Exploration):
       out.serial = coordinator.RUNS[0]
     return out.lean
 
-  def _lookup(self, fps: set[bytes]) -> dict[bytes, tuple[int, bytes, int, int]]:
-    """The records of ``fps`` from their owners, one call a shard (``Paths``)."""
-    import numpy as np
-    import ray
-    out = self.outcome
-    assert out is not None and out.lean is not None, "the shards keep this run's records"
-    by: list[list[bytes]] = [[] for _ in range(out.shards)]
-    for f in fps: by[owner(f, out.shards)].append(f)
-    asked = [(want, out.workers[j].lookup.remote(out.run, np.array(want, FP))) for j, want in enumerate(by) if want]
-    got: dict[bytes, tuple[int, bytes, int, int]] = {}
-    with shielded():
-      for want, ref in asked:
-        if (r := ray.get(ref)) is None: raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
-        for fp, i, par, pos, d in zip(want, *(a.tolist() for a in (r[0], r[1], r[2], r[3]))):
-          if i >= 0: got[fp] = (i, fp_bytes(par), pos, d)
-    return got
-
   @property
   def state_count(self) -> int:
     if self._lean() is None: return len(self.states)
@@ -174,7 +159,7 @@ class ClusterExploration(Exploration):
     for s in self.normal_forms:   # the state a report compares with its normal forms: that one
       if s.graph is graph: return s
     fp = Fingerprints().of(graph)
-    return self._paths.states([fp])[fp] if self._lookup({fp}) else None
+    return self._paths.states([fp])[fp] if self.outcome is not None and _lookup(self.outcome, {fp}) else None
 
   def cycle_classes(self) -> tuple[list[Any], bool] | None:
     """``cycles._classes`` from the shards (None where every state is here): the steps between made states as id arrays,
@@ -347,3 +332,21 @@ def _stand_in(made: dict[int, State], graphs: dict[int, Any], i: int, depth: int
   """State ``i`` as a streamed state's parent: its id and graph, no parent of its own (so nothing above it is kept)."""
   if (p := made.get(i)) is None: p = made[i] = State(i, graphs[i], depth, None, None, stepper)
   return p
+
+
+def _lookup(out: Outcome, fps: set[bytes]) -> dict[bytes, tuple[int, bytes, int, int]]:
+  """The records of ``fps`` from their owners, one call a shard (``Paths``; not a method: the exploration, whose end gives
+  its cluster back, is in no reference cycle)."""
+  import numpy as np
+  import ray
+  assert out.lean is not None, "the shards keep this run's records"
+  by: list[list[bytes]] = [[] for _ in range(out.shards)]
+  for f in fps: by[owner(f, out.shards)].append(f)
+  asked = [(want, out.workers[j].lookup.remote(out.run, np.array(want, FP))) for j, want in enumerate(by) if want]
+  got: dict[bytes, tuple[int, bytes, int, int]] = {}
+  with shielded():
+    for want, ref in asked:
+      if (r := ray.get(ref)) is None: raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
+      for fp, i, par, pos, d in zip(want, *(a.tolist() for a in (r[0], r[1], r[2], r[3]))):
+        if i >= 0: got[fp] = (i, fp_bytes(par), pos, d)
+  return got
