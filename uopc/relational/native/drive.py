@@ -59,10 +59,16 @@ class NativeOut:
     state has none (or, under tree semantics, whose keys are positions: looked for among all steps then): the redex's id
     looked up, the steps compared by id, one root made (the canonical path's replay: a chain's states have 1,500 steps)."""
     space = self.space
-    if space.stepper.semantics != "graph" or (k := _redex_ids(space).get((node, rule_index, result))) is None: return None
-    for r, h, _ in self._steps():
-      if r == k: return space.keys[k], space.uop(h)
-    return None
+    if space.stepper.semantics != "graph": return None
+    steps, keys = self._steps(), space.keys
+    if len(steps) <= _FEW_STEPS:   # (most states: an index of every redex of the space would cost more than it saves)
+      return next(((keys[r], space.uop(h)) for r, h, _ in steps
+                   if (k := keys[r]).node is node and k.rule_index == rule_index and k.result is result), None)
+    if (want := _redex_ids(space).get((node, rule_index, result))) is None: return None
+    return next(((keys[r], space.uop(h)) for r, h, _ in steps if r == want), None)
+
+
+_FEW_STEPS = 64   # NativeOut.find: up to this many steps a state's are compared one by one
 
 
 _REDEX_IDS: weakref.WeakKeyDictionary[NativeSpace, tuple[int, dict[tuple[Any, int, Any], int]]] = weakref.WeakKeyDictionary()
