@@ -318,3 +318,32 @@ def test_a_local_cluster_a_run_starts_lives_as_long_as_its_exploration():
     """)
   p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300)
   assert p.stdout.split() == ["1", "7", "True", "False"], (p.stdout, p.stderr[-2000:])
+
+
+def test_a_shard_that_forgets_its_memos_every_level_finds_the_same_states(monkeypatch):
+  # in this process, one shard of one: past its limit a shard forgets its fingerprints and its stepper's memo at a
+  # level's end (their nodes may go); here at every level, and it makes the same states with the same parents
+  import numpy as np
+
+  from uopc.relational.cluster import fingerprint, shard
+  from uopc.relational.cluster.codec import Codec
+  from uopc.relational.cluster.coordinator import ship
+  monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)
+  forgot = []
+  monkeypatch.setattr(fingerprint.Fingerprints, "forget", lambda self: (forgot.append(1), self.memo.clear(), self.memo.update(self.kept)))
+  g, pm = (UOp.param(0) + 0) * 1 + (UOp.param(1) * 1 + 0) * 1, symbolic
+  one = explore(g, pm, max_states=None).run()
+  sh = shard.Shard()
+  assert sh.load(0, 1, Codec([]).encode([g]), ship(pm, "the rules"), None) is None
+  sh.start()
+  count, depth, made = 1, 0, {0: g}
+  while sh.frontier:
+    sh.expand(depth, False)
+    par, pos, _ = sh.absorb(None)
+    ids = np.empty(len(par), np.int64)
+    ids[np.lexsort((pos, par))] = count + np.arange(len(par))   # one process's order: by parent, then position
+    sh.commit(ids)
+    made.update(sh.frontier)
+    count, depth = count + len(par), depth + 1
+  assert len(forgot) >= depth - 1 > 3
+  assert [made[i] for i in range(count)] == [s.graph for s in one.states]

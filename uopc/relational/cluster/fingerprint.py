@@ -67,9 +67,19 @@ class Fingerprints:
     """Remember a fingerprint computed elsewhere (a node received with its sender's fingerprint)."""
     self.memo[node] = fp
 
+  def forget(self) -> None:
+    """Forget every fingerprint but the ``keep`` ones (the nodes they kept alive may go)."""
+    self.memo.clear()
+    self.memo.update(self.kept)
+
+  @property
+  def full(self) -> bool:
+    """True once half the limit is remembered (a shard forgets at a level's end then, not mid-level)."""
+    return len(self.memo) > self.limit // 2
+
   def of(self, root: Any) -> bytes:
     """The fingerprint of the graph rooted at ``root``."""
     memo = self.memo
     if (fp := memo.get(root)) is not None: return fp
-    if len(memo) > self.limit: memo.clear(); memo.update(self.kept)
+    if len(memo) > self.limit: self.forget()
     return fill_bottom_up(root, memo, _digest)

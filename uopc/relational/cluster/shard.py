@@ -66,8 +66,9 @@ def _paused(fn: F) -> F:
   return run  # type: ignore[return-value]  # the same signature
 
 
-CANDIDATES_KEPT = 4_000_000   # fingerprints a shard remembers having sent (about 100 bytes each); past it, it forgets them
-FINGERPRINTS_KEPT = 300_000   # nodes whose fingerprints a shard remembers (each keeps its node alive); past it, all but the program's go
+CANDIDATES_KEPT = 1_000_000   # fingerprints a shard remembers having sent (about 100 bytes each); past it, it forgets them
+FINGERPRINTS_KEPT = 500_000   # nodes whose fingerprints a shard remembers (each keeps its node alive); past half of it at a level's
+                              # end, all but the program's go, and the stepper's memo with them (expand)
 
 
 def _kept_steps(steps: dict[str, Any], rules: list[int]) -> dict[str, Any]:
@@ -172,6 +173,9 @@ class Shard:
     self.maybe_cycle = maybe_cycle
     before |= now
     stepper.forget(g for _, g in self.frontier)   # each state is expanded once: its root's steps (the biggest map) go
+    if fps.full:   # the nodes of many levels' states are kept alive by what is remembered of them: let them go
+      fps.forget()
+      stepper.clear()
     table = {r: i for i, r in enumerate(dict.fromkeys(redexes))}
     p_stuck = np.full(len(p_target), -1, np.int32)
     for at, pos in failed: p_stuck[at] = pos
