@@ -87,6 +87,20 @@ def test_a_firings_step_is_looked_up_as_the_full_scan_finds_it(g, map_limit, nat
         if looked_up: assert _target_of(s, r.node, r.rule_index, r.result) is None
 
 
+@given(graphs(max_ops=6), st.sampled_from([1, 4, 256]))
+def test_the_native_cores_step_to_is_the_step_it_lists(g, map_limit):
+  # Space.step_to (C) finds state i's step by its key without listing them: the same (result, target) as out(i), and
+  # None for a key of another state's steps only
+  from uopc.relational.native.drive import NativeOut
+  ex = Exploration(g, symbolic, max_states=300, stepper=Stepper(symbolic, map_limit=map_limit), native=True).run()
+  outs = [s.out for s in ex.states if type(s.out) is NativeOut]
+  every = {r for o in outs for r, _, _ in o.space.core.out(o.state)}
+  for o in outs:
+    core, listed = o.space.core, {r: (h, t) for r, h, t in o.space.core.out(o.state)}
+    for r, ht in listed.items(): assert core.step_to(o.state, r) == ht
+    for r in every - listed.keys(): assert core.step_to(o.state, r) is None
+
+
 def test_a_chains_canonical_path_finds_each_step_by_its_redex():
   # 60 + 0 nodes, most of them big under map_limit 4: the engine's firing is the deepest, the last of each state's steps
   g = p0

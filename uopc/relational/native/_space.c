@@ -1678,6 +1678,38 @@ static PyObject *Space_out(Space *s, PyObject *args) {
   return v.out;
 }
 
+/* step_to(i, key): the step of state i keyed `key` (a redex id) without listing the others: out(i)'s search in C. */
+typedef struct { int32_t want, found; } FindVisit;
+
+static int find_visit(void *arg, int32_t key) {
+  FindVisit *v = arg;
+  if (key != v->want) return 0;
+  v->found = 1;
+  return 1;   /* stops group_keys */
+}
+
+static PyObject *Space_step_to(Space *s, PyObject *args) {
+  int i, key;
+  if (!PyArg_ParseTuple(args, "ii", &i, &key) || check_state(s, i) < 0) return NULL;
+  int32_t root = s->st_root[i], m;
+  if (s->map_off[root] == NO_MAP) Py_RETURN_NONE;
+  const int32_t *steps = state_steps(s, i, &m);
+  int in_groups = s->st_out[i] < 0 && grouped(s, root);
+  for (int32_t e = 0; e < m; e++) {
+    int found = steps[2 * e] == key;
+    if (in_groups) {
+      FindVisit v = {key, 0};
+      if (group_keys(s, group_at(s, root, e), find_visit, &v) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "step_to: a group's keys could not be listed");
+        return NULL;
+      }
+      found = v.found;
+    }
+    if (found) { int32_t h = steps[2 * e + 1]; return Py_BuildValue("ii", (int)h, (int)s->state_of[h]); }
+  }
+  Py_RETURN_NONE;
+}
+
 /* How many steps entry e of state i's steps stands for: a group's keys, or one. */
 static inline int64_t entry_steps(Space *s, int32_t i, int32_t e) {
   int32_t root = s->st_root[i];
@@ -1943,6 +1975,7 @@ static PyMethodDef Space_methods[] = {
   {"key", (PyCFunction)Space_key, METH_O, "key(k) -> (source index, inner key) or (-1, redex): a tree semantics step key."},
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
+  {"step_to", (PyCFunction)Space_step_to, METH_VARARGS, "step_to(i, key) -> (result node, target state or -1) of state i's step keyed key, or None."},
   {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
   {"cycles", (PyCFunction)Space_cycles, METH_NOARGS, "cycles() -> (steps between made states, closed components of more than one state)."},

@@ -57,15 +57,17 @@ class NativeOut:
   def find(self, node: UOp, rule_index: int, result: UOp | None) -> tuple[Any, UOp] | None:
     """``(redex, new root)`` of the step that rewrites ``node`` by rule ``rule_index`` into ``result``, or None if the
     state has none (or, under tree semantics, whose keys are positions: looked for among all steps then): the redex's id
-    looked up, the steps compared by id, one root made (the canonical path's replay: a chain's states have 1,500 steps)."""
+    looked up, the step found by it in C (``Space.step_to``), one root made (the canonical path's replay: a chain's
+    states have 1,500 steps)."""
     space = self.space
     if space.stepper.semantics != "graph": return None
-    steps, keys = self._steps(), space.keys
-    if len(steps) <= _FEW_STEPS:   # (most states: an index of every redex of the space would cost more than it saves)
-      return next(((keys[r], space.uop(h)) for r, h, _ in steps
+    keys = space.keys
+    if len(self) <= _FEW_STEPS:   # (most states: an index of every redex of the space would cost more than it saves)
+      return next(((keys[r], space.uop(h)) for r, h, _ in self._steps()
                    if (k := keys[r]).node is node and k.rule_index == rule_index and k.result is result), None)
     if (want := _redex_ids(space).get((node, rule_index, result))) is None: return None
-    return next(((keys[r], space.uop(h)) for r, h, _ in steps if r == want), None)
+    found = space.core.step_to(self.state, want)   # in C: the steps are not listed
+    return None if found is None else (keys[want], space.uop(found[0]))
 
 
 _FEW_STEPS = 64   # NativeOut.find: up to this many steps a state's are compared one by one
