@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from tests.helpers import SUM_UIR as SUM
 from uopc.cli import main
@@ -369,3 +370,29 @@ def test_the_json_report_shows_its_progress_on_a_terminal(capsys, monkeypatch, t
   code = main(["explore", "reachable", wide_program(tmp_path), "--format", "json", "-o", str(out)])
   assert code == 0 and "report" in tty.getvalue() and "item" in tty.getvalue()
   assert json.loads(out.read_text())["format"] == 2
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+                     lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=3), inner, max_size=4), max_leaves=20)
+
+
+@given(st.dictionaries(st.sampled_from(["states", "edges", "nodes", "other"]), _json), st.integers(1, 4))
+def test_the_compact_json_is_json_dumps_a_chunk_at_a_time(data, chunk):
+  # on a terminal (the bar enabled, never drawn in an hour's delay) the lists go a chunk at a time: the same text
+  from unittest import mock
+  import uopc.cli_support
+  from uopc.explore.report import _compact_json
+  with mock.patch.object(sys, "stderr", FakeTTY()), mock.patch.object(uopc.cli_support, "PROGRESS_DELAY", 3600.0):
+    assert _compact_json(data, 10, chunk=chunk) == json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_the_compact_json_shows_its_progress_on_a_terminal(monkeypatch):
+  # one json.dumps of five_params' whole space took 20 to 50 s with nothing shown
+  import uopc.cli_support
+  from uopc.explore.report import _compact_json
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0)
+  monkeypatch.setattr(uopc.cli_support, "PROGRESS_INTERVAL", 0)
+  tty = FakeTTY()
+  monkeypatch.setattr(sys, "stderr", tty)
+  assert json.loads(_compact_json({"states": list(range(100)), "nodes": [[1]] * 50}, 150, chunk=10))["nodes"] == [[1]] * 50
+  assert "json" in tty.getvalue() and "150/150" in tty.getvalue()
