@@ -131,13 +131,22 @@ def test_relational_logic_never_imports_analyses():
 
 
 def test_every_module_imports_on_its_own():
-  """Each module first, in an interpreter where no other uopc module is loaded yet: no import-order dependence."""
+  """Each module first, in an interpreter where no other uopc module is loaded yet: no import-order dependence.
+
+  Importing a module first imports its packages first, outermost in: a module that a package's own import loads is
+  imported exactly as that package is, so it is covered by the package's import (sorted, a package comes before what
+  it holds) and not imported again."""
   names = sorted(m for m in modules() if not m.endswith("__main__"))   # __main__ runs the command line
   code = ("import importlib, sys\n"
+          "first, covered = [], set()\n"
           "for name in sys.argv[1:]:\n"
+          "  if name in covered: continue\n"
           "  for m in [m for m in sys.modules if m == 'uopc' or m.startswith('uopc.')]: del sys.modules[m]\n"
-          "  importlib.import_module(name)\n"
-          "print(len(sys.argv) - 1)\n")
+          "  module = importlib.import_module(name)\n"
+          "  first.append(name)\n"
+          "  if hasattr(module, '__path__'): covered |= {m for m in sys.modules if m.startswith(name + '.')}\n"
+          "print(len(first), len(covered & set(sys.argv[1:])))\n")
   done = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, cwd=ROOT)
   assert done.returncode == 0, done.stderr[-2000:]
-  assert done.stdout.strip() == str(len(names))
+  first, covered = map(int, done.stdout.split())
+  assert first + covered == len(names) and first >= len(names) // 3, (first, covered)
