@@ -60,7 +60,7 @@ def state_line(s: State) -> str:
   """One streamed line per state: id, depth, term, and the step that first reached it (``rule: node -> result``)."""
   line = f"#{s.id:<5} d={s.depth:<3} {s.term(TERM_LIMIT)}"
   if s.parent is None or s.redex is None: return line   # the program: no step reached it
-  return f"{line}   <- #{s.parent.id} by {step_text(s.rule, s.redex.node, s.redex.result, s.error, TERM_LIMIT)}"
+  return f"{line}   <- #{s.parent.id} by {step_text(s.rule, s.redex.node, s.redex.result, s.error, TERM_LIMIT, s.text_of)}"
 
 
 def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, rules: str) -> list[str]:

@@ -174,6 +174,7 @@ typedef struct {
   int32_t *chosen; int64_t n_chosen, cap_chosen;   /* [count, redex, node, redex, node, ...] per reduced state */
   int32_t *nstamp; int32_t ngen;   /* per node: the walk that last saw it */
   int64_t ticks;  /* work since the last signal check */
+  struct SpaceText *text;   /* a node's text without its UOp (_space_text.h): text_setup() makes it */
 } Space;
 
 /* ---- growth */
@@ -1935,11 +1936,15 @@ static int Space_init(Space *s, PyObject *args, PyObject *kw) {
 
 /* The UOps in obj are not visited: they hold no reference back to a Space, so no cycle goes through them,
  * and visiting a graph's every node on every collection would cost what the core saves. */
+#include "_space_text.h"   /* text(node, limit): a state's text from these nodes */
+
 static int Space_traverse(Space *s, visitproc visit, void *arg) {
+  if (s->text) Py_VISIT(s->text->cb);
   Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes); Py_VISIT(s->inert_cb); Py_VISIT(s->check_cb);
   return 0;
 }
 static int Space_clear(Space *s) {
+  if (s->text) Py_CLEAR(s->text->cb);
   Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes); Py_CLEAR(s->inert_cb); Py_CLEAR(s->check_cb);
   return 0;
 }
@@ -1947,6 +1952,7 @@ static int Space_clear(Space *s) {
 static void Space_dealloc(Space *s) {
   PyObject_GC_UnTrack(s);
   Space_clear(s);
+  text_free(s->text);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
   void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->nflags, s->srcs,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
@@ -1962,6 +1968,8 @@ static void Space_dealloc(Space *s) {
 static PyMethodDef Space_methods[] = {
   {"index", (PyCFunction)Space_index, METH_O, "index(u) -> the node of UOp u (made, with those below it, where new)."},
   {"lookup", (PyCFunction)Space_lookup, METH_O, "lookup(u) -> the node of UOp u if it exists, else -1 (makes none)."},
+  {"text_setup", (PyCFunction)Space_text_setup, METH_VARARGS, "text_setup(pieces(node) -> str | [str | source index], let names): for text()."},
+  {"text", (PyCFunction)Space_text, METH_VARARGS, "text(node or its UOp, limit=None) -> uopc.term.show of its UOp, made from the nodes (None: a UOp of none)."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},

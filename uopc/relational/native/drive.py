@@ -40,6 +40,16 @@ class NativeState(State):
   @property
   def graph(self) -> UOp: return self._space.uop(self._node)  # type: ignore[override]  # State's slot, read-only here: made on demand
 
+  def term(self, limit: int | None = None) -> str:
+    """``State.term``, made from the core's nodes where it can (``NativeSpace.text``): no ``UOp`` of the graph."""
+    if (text := self._space.text(self._node, limit)) is not None: return text
+    return super().term(limit)
+
+  def text_of(self, u: UOp, limit: int | None = None) -> str:
+    """``State.text_of`` from the core's nodes where ``u`` is one of them."""
+    if (text := self._space.text(u, limit)) is not None: return text
+    return super().text_of(u, limit)
+
 
 class NativeOut:
   """The steps out of an expanded native state: ``(redex, new root)`` pairs, as ``State.out`` iterates (roots made on demand)."""

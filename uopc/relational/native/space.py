@@ -26,12 +26,14 @@ from uopc.ops import Ops
 from uopc.relational.native import Space, available
 from uopc.relational.native.patterns import CODES, compile_rules, python_may
 from uopc.relational.space.step import At, Redex, Stepper
+from uopc.term import _let_names_list, parts_for
 from uopc.uop import UOp, make_uop
 
 if TYPE_CHECKING:
   from uopc.relational.space.forms import Forms
 
 _OPS: list[Ops] = list(Ops)
+TEXT_NAMES = 10_000   # NativeSpace.text: the let names it may give, so the longest limit it takes (LENGTHS.whole)
 assert len(_OPS) < 256
 
 
@@ -57,6 +59,31 @@ class NativeSpace:
     self.core.patterns(self.patterns.tables, self._check)
     # a step key of the core -> what the Python core keys that step by: its Redex, or under tree semantics its At
     self.keys: Any = self.redexes if stepper.semantics == "graph" else TreeKeys(self)
+    self._texts = False   # text_setup done (on the first text(): a library run prints nothing)
+
+  def text(self, i: int | UOp, limit: int | None = None) -> str | None:
+    """``uopc.term.show`` of native node ``i``'s ``UOp`` (or of a ``UOp`` bound to one; None if it is not), made in C from
+    the core's nodes (``_space_text.h``): no ``UOp`` made, a node's pieces asked of Python once per label. None too for
+    ``limit`` None or past ``TEXT_NAMES`` (a graph naming more subterms than there are names kept)."""
+    if limit is None or limit > TEXT_NAMES: return None
+    if not self._texts: self.core.text_setup(self._pieces, _let_names_list(TEXT_NAMES)); self._texts = True
+    return self.core.text(i, limit)
+
+  def _pieces(self, i: int) -> str | list[str | int]:
+    """The core's question for ``text``: node ``i``'s ``node_parts``, each source as its index in the node's sources."""
+    u = self.uop(i)
+    p = parts_for(u)(u)
+    if isinstance(p, str): return p
+    # by position, not identity: the pieces are cached by label, and add(a, a)'s two sources are one node
+    src, kids = u.src, 0
+    out: list[str | int] = []
+    for c in p:
+      if isinstance(c, str): out.append(c)
+      else:
+        assert src[kids] is c, "node_parts lists a node's sources in order"
+        out.append(kids)
+        kids += 1
+    return out
 
   def to_id(self, u: UOp) -> int:
     """The native node of ``u`` (made with those below it where new); NotNative for a graph with a CALL."""

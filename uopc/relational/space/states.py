@@ -9,7 +9,7 @@ normal form. An ``Edge`` is one step between two states; a path is a list of edg
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 from uopc.term import show
 from uopc.uop import UOp
@@ -19,15 +19,16 @@ if TYPE_CHECKING:
   from uopc.relational.space.step import Redex, Stepper
 
 
-def step_text(rule: str | None, node: UOp, result: UOp | None, error: str | None = None, limit: int | None = None) -> str:
+def step_text(rule: str | None, node: UOp, result: UOp | None, error: str | None = None, limit: int | None = None,
+              term: Callable[[UOp, int | None], str] = show) -> str:
   """``rule: node -> result``: one step as the node it rewrote and its replacement, each term at its DAG size
-  (or a label of ``limit`` characters, ``uopc.term.show``).
+  (or a label of ``limit`` characters, ``uopc.term.show``, or ``term``: a state's ``text_of``).
 
   >>> from uopc import UOp
   >>> step_text("symbolic#2 x + 0", UOp.param(0) + 0, UOp.param(0))
   'symbolic#2 x + 0: add(p0, 0) -> p0'
   """
-  return f"{rule}: {show(node, limit)} -> {show(result, limit) if error is None else f'error: {error}'}"  # type: ignore[arg-type]  # no error: a result
+  return f"{rule}: {term(node, limit)} -> {term(result, limit) if error is None else f'error: {error}'}"  # type: ignore[arg-type]  # no error: a result
 
 
 
@@ -83,6 +84,11 @@ class State:
   def term(self, limit: int | None = None) -> str:
     """The graph in the one-line term form (``uopc.term.show``: whole, or a label of at most ``limit`` characters)."""
     return show(self.graph, limit)
+
+  def text_of(self, u: UOp, limit: int | None = None) -> str:
+    """``show(u, limit)`` of a graph of this state's exploration (its step's node or result): a native state makes it from
+    the core's nodes."""
+    return show(u, limit)
 
   def path(self) -> list[Edge]:
     """The steps from the program to this state, along first-discovery parents."""
