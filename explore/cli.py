@@ -64,7 +64,9 @@ def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"
       # explored ahead a batch at a time, the collector paused (no user code runs here but the rules): options.STREAM_BATCH;
       # settled after, or the first pass once it is on walks every node, state and text piece made (1.3 s for five_params)
       with collector.paused(settle=True):
-        for s in ex.iter_ahead(STREAM_BATCH, graphs=False):   # a line's texts need no graph (a native state's: NativeState.term)
+        # a line's texts need no graph (a native state's are made in C: NativeState.term); a cluster's states are
+        # streamed from the shards' records only when lines are printed (graphs), not for a progress bar alone
+        for s in ex.iter_ahead(STREAM_BATCH, graphs=stream_text and cluster is not None):
           line_for(s)
       flush()
 
