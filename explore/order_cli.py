@@ -115,7 +115,7 @@ def verdict_of(report: Any, sample: Any = None, witness: Any = None) -> Any:
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None, sample: Any = None,
                witness: Any = None) -> None:
   """The text report of ``uopc explore order`` (``sample``, ``witness``: what sampled runs found after a bound)."""
-  from uopc.explore.report import (bound_text, cycles_text, found_text, reduced_text, sampled_at_least_line, sampled_extra_forms,
+  from uopc.explore.report import (bound_text, cycles_text, engine_of, found_text, reduced_text, sampled_at_least_line, sampled_extra_forms,
                                    sampled_summary, stuck_lines)
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
@@ -125,7 +125,7 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
   if report.canonical is None: print(f"canonical: none ({report.canonical_error})", file=out)
   else:
     steps = "" if not report.path.complete else f" ({_plural(len(report.path.edges), 'step')})"
-    print(f"canonical (graph_rewrite): {_show(report.canonical)}{steps}", file=out)
+    print(f"canonical ({engine_of(report.canonical)}): {_show(report.canonical)}{steps}", file=out)
     if report.path.note: print(f"  canonical path: {report.path.note}", file=out)
   forms = report.normal_forms
   print(f"{found_text(len(forms), report.complete)}{':' if forms else ''}", file=out)

@@ -15,6 +15,7 @@ from uopc.matcher import short_name
 from uopc.budget import report_cut, stopped_text
 from uopc.explore.options import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
+from uopc.relational.ir import ir_of
 from uopc.relational.space.states import step_text
 from uopc.relational.space.cycles import terminal_cycles
 from uopc.term import parts_for, show
@@ -84,7 +85,17 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
 def canonical_line(canonical: Any, canonical_error: str | None, canon_state: State | None) -> str:
   if canonical is None: return f"canonical: none ({canonical_error})"
   where = f"state #{canon_state.id}" if canon_state is not None else "not reached within the bounds"
-  return f"canonical (graph_rewrite): {show(canonical, TERM_LIMIT)} ({where})"
+  return f"canonical ({engine_of(canonical)}): {show(canonical, TERM_LIMIT)} ({where})"
+
+
+def engine_of(canonical: Any) -> str:
+  """What the reports call the rewrite engine that made ``canonical``: its IR's own (``IR.engine``).
+
+  >>> from uopc import UOp
+  >>> engine_of(UOp.param(0))
+  'graph_rewrite'
+  """
+  return ir_of(canonical).engine
 
 
 def stuck_lines(stuck: list[Any]) -> list[str]:
@@ -133,7 +144,7 @@ def sampled_at_least_line(total: int) -> str:
 def sampled_forms_text(forms: list[Any], first: int, out: TextIO, canonical: Any = None, indent: str = "") -> None:
   """The sampled forms numbered from ``first``, each with its run's path."""
   for k, f in enumerate(forms, first):
-    mark = "   <- canonical (graph_rewrite gives this one)" if canonical is not None and f.graph is canonical else ""
+    mark = f"   <- canonical ({engine_of(canonical)} gives this one)" if canonical is not None and f.graph is canonical else ""
     print(f"{indent}[{k}] {f.term(TERM_LIMIT)}   (sampled){mark}", file=out)
     path_text(f.path(), out, indent)
 
@@ -155,7 +166,7 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO, sample: An
   n = len(nf.forms)
   print(f"{found_text(n, nf.complete)}{':' if n else ''}", file=out)
   for i, s in enumerate(nf.forms, 1):
-    mark = "   <- canonical (graph_rewrite gives this one)" if s is nf.canonical_state else ""
+    mark = f"   <- canonical ({engine_of(nf.canonical)} gives this one)" if s is nf.canonical_state else ""
     print(f"[{i}] {s.term(TERM_LIMIT)}{mark}", file=out)
     path_text(nf.path(s), out)
   extra = sampled_extra_forms(sample, nf.forms) if sample is not None else []

@@ -88,3 +88,13 @@ def test_a_report_stops_adding_states_a_second_after_its_bound_and_says_how_many
   assert cut["report"] == {"complete": False, "states": 0, "edges": 0, "stopped_by": "an interrupt (SIGINT)"}
   assert cut["normal_forms"] == full["normal_forms"]   # what the search established is still said
   assert json.loads(json_text(cut))["report"]["complete"] is False
+
+
+def test_the_canonical_is_named_after_its_own_ir_s_engine():
+  import pytensor.tensor as pt
+  from tinygrad import UOp as TinygradUOp
+  from uopc.explore.report import canonical_line, engine_of
+  from uopc.relational.ir.pytensor import from_pytensor
+  assert engine_of(TinygradUOp.variable("a", 0, 10)) == "tinygrad's graph_rewrite"
+  assert engine_of(from_pytensor(pt.scalar("x") + 1)) == "PyTensor's EquilibriumGraphRewriter"
+  assert canonical_line(UOp.param(0), None, None) == "canonical (graph_rewrite): p0 (not reached within the bounds)"

@@ -56,6 +56,7 @@ def mismatch(what: str, pm: Any, node: Any) -> TypeError:
 class IR:
   """One implementation of the node and rule protocols (the defaults describe what each member is)."""
   name: str = "?"
+  engine: str = "graph_rewrite"   # what reports call the IR's own rewrite engine, whose result is "the canonical" one
   node_type: type = object
   native: bool = False      # the native core (_space.c) can hold its nodes
   reducible: bool = False   # the partial-order reduction can read its rules' patterns (uopc UPats)

@@ -346,6 +346,7 @@ def pytensor_rewrite(prog: PyTensorNode, rules: PyTensorRules, watch: Feature | 
 
 class PyTensorIR(IR):
   name, node_type, native, reducible = "pytensor", PyTensorNode, False, False
+  engine = "PyTensor's EquilibriumGraphRewriter"
 
   class build_error(Exception):   # a node is rebuilt on its output types, as FunctionGraph.replace keeps them: nothing to catch
     pass

@@ -179,6 +179,7 @@ _KEEPS_DTYPE = {op for op in Ops if op.name in ("ADD", "SUB", "MUL", "MAX", "MOD
 
 class TinygradIR(IR):
   name, node_type, native, reducible = "tinygrad", UOp, False, False
+  engine = "tinygrad's graph_rewrite"
 
   class build_error(Exception):   # tinygrad's constructor does not type-check; its dtype production rules (dtype_from_uop) may refuse
     pass
