@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test static browser bench clean
+.PHONY: demo test test-cores static browser bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,11 @@ EXPLORER_TESTS := $(filter-out tests/test_relational_native_%.py,$(sort $(wildca
 
 test: browser $(STAMP) static
 	$(BIN)/python -m pytest -n 2
+
+# What CI runs after `make test`: the explorer's tests on the other core, and the C files' tests under AddressSanitizer
+test-cores: $(STAMP)
 	UOPC_NATIVE=0 $(BIN)/python -m pytest -n 2 -p no:cacheprovider -o addopts=-q $(EXPLORER_TESTS)
-	bash dev/asan.sh   # the C core's differential and reduction tests under AddressSanitizer
+	bash dev/asan.sh   # the C cores' differential and reduction tests under AddressSanitizer
 
 # Chromium and its driver for the page tests: installed as root with apt, else one line says how
 browser:
