@@ -1,4 +1,5 @@
 """The etuples bridge: nodes in unification, etuplize/evaluate round trips, depth safety."""
+import itertools
 import math
 
 import pytest
@@ -225,9 +226,8 @@ def test_issue_walko_on_a_uopc_graph():
   answers = run(0, res_lv, walko(eq, z_et, res_lv))
   # walko relates every subset of positions by eq: all answers are the graph itself
   assert len(answers) > 1 and all(a.evaled_obj is Z for a in answers)
-  states = list(lall(walko(eq, z_et, res_lv))({}))
-  assert len(states) == len(answers)
-  assert all(reify(res_lv, s).evaled_obj is Z for s in states)
+  states = list(itertools.islice(lall(walko(eq, z_et, res_lv))({}), 200))   # the goal's own stream, as run reads it
+  assert len(states) == min(200, len(answers)) and all(reify(res_lv, s).evaled_obj is Z for s in states)
 
 
 def test_issue_edit_a_states_logic_variable_and_reify_a_new_graph():
