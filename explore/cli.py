@@ -94,10 +94,12 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 
 def _reachable(prog: Any, args: argparse.Namespace) -> int:
   from uopc.explore import html, report
-  from uopc.term import show
+  from uopc.term import memo, show
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
-    print(f"program: {show(prog, TERM_LIMIT)}")
+    # in a memo of its own, gone after: the native core makes the states' texts itself, and the program's subterms' kept
+    # here too were as much again (4 MB of a chain of 1,000's 36)
+    with memo(): print(f"program: {show(prog, TERM_LIMIT)}")
     print(f"rules: {args.rules.spec}; {'depth' if args.dfs else 'breadth'} first"
           + ("; tree semantics" if args.semantics == "tree" else ""))
   ex = _explore(prog, args, "dfs" if args.dfs else "bfs", stream_text=text)
