@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 from uopc.budget import stopped
 # what expand() returns (else ST_MORE: go on) and what changes() reports; built, or not imported
 from uopc.relational.native._space import EV_AGAIN, EV_MOVED, EV_MOVED_AGAIN, EV_NORMAL, EV_REDUCED, ST_BAIL, ST_DONE, ST_MAX_STATES
-from uopc.relational.native.space import CODES, NativeSpace, NotNative
+from uopc.relational.native.space import CODES, TEXT_NAMES, NativeSpace, NotNative
 from uopc.relational.space.states import Edge, State
 from uopc.uop import UOp
 
@@ -42,12 +42,16 @@ class NativeState(State):
 
   def term(self, limit: int | None = None) -> str:
     """``State.term``, made from the core's nodes where it can (``NativeSpace.text``): no ``UOp`` of the graph."""
+    # core.text straight where it is set up (a frame less: reachable calls this and text_of for each of 488,511 states)
+    if limit is not None and limit <= TEXT_NAMES and (texts := self._space.texts) is not None: return texts(self._node, limit)  # type: ignore[return-value]  # an id: a text
     if (text := self._space.text(self._node, limit)) is not None: return text
     return super().term(limit)
 
   def text_of(self, u: UOp, limit: int | None = None) -> str:
     """``State.text_of`` from the core's nodes where ``u`` is one of them."""
-    if (text := self._space.text(u, limit)) is not None: return text
+    texts = self._space.texts
+    if (text := texts(u, limit) if texts is not None and limit is not None and limit <= TEXT_NAMES else self._space.text(u, limit)) is not None:
+      return text
     return super().text_of(u, limit)
 
 

@@ -59,14 +59,16 @@ class NativeSpace:
     self.core.patterns(self.patterns.tables, self._check)
     # a step key of the core -> what the Python core keys that step by: its Redex, or under tree semantics its At
     self.keys: Any = self.redexes if stepper.semantics == "graph" else TreeKeys(self)
-    self._texts = False   # text_setup done (on the first text(): a library run prints nothing)
+    self.texts: Callable[[int | UOp, int], str | None] | None = None   # core.text once set up (on the first text(): a library run prints nothing)
 
   def text(self, i: int | UOp, limit: int | None = None) -> str | None:
     """``uopc.term.show`` of native node ``i``'s ``UOp`` (or of a ``UOp`` bound to one; None if it is not), made in C from
     the core's nodes (``_space_text.h``): no ``UOp`` made, a node's pieces asked of Python once per label. None too for
     ``limit`` None or past ``TEXT_NAMES`` (a graph naming more subterms than there are names kept)."""
     if limit is None or limit > TEXT_NAMES: return None
-    if not self._texts: self.core.text_setup(self._pieces, _let_names_list(TEXT_NAMES)); self._texts = True
+    if self.texts is None:
+      self.core.text_setup(self._pieces, _let_names_list(TEXT_NAMES))
+      self.texts = self.core.text
     return self.core.text(i, limit)
 
   def _pieces(self, i: int) -> str | list[str | int]:
