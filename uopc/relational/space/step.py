@@ -287,6 +287,7 @@ class Stepper:
     self._groups: dict[UOp, GroupedSteps] = {}   # big node -> its steps grouped by the graph they make, where known
     self._local: dict[UOp, tuple[Redex, ...]] = {}   # own redexes, for nodes asked about directly
     self._frozen: dict[UOp, bool] = {}   # CALL -> its body is kept as written (see frozen)
+    self._body_forms: dict[UOp, UOp] = {}   # a CALL body -> the engine's normal form of it (the body itself if it fails)
     self._pinned = 0   # lazy successor streams in progress: the tables must not be dropped under them
     self._entries = 0   # the tables' size, measured against cache_limit
 
@@ -306,6 +307,7 @@ class Stepper:
   def clear(self) -> None:
     """Forget every memoized node."""
     self._maps.clear(); self._big.clear(); self._groups.clear(); self._local.clear(); self._frozen.clear()
+    self._body_forms.clear()
     self._entries = 0
 
   # ---- a node's own redexes
@@ -553,8 +555,12 @@ class Stepper:
     """
     if (f := self._frozen.get(call)) is None:
       body = call.src[0]
-      try: nf = graph_rewrite(body, self.pm, ctx=self.ctx, max_steps=200_000 + 20 * len(body.toposort()))
-      except Exception: nf = body   # the engine fails on this body: no opinion, the steps stay
+      # one engine run a body, not a CALL: CALLs of one body differ in their arguments, and a looping body costs the
+      # engine's whole 200,000 lookups
+      if (nf := self._body_forms.get(body)) is None:
+        try: nf = graph_rewrite(body, self.pm, ctx=self.ctx, max_steps=200_000 + 20 * len(body.toposort()))
+        except Exception: nf = body   # the engine fails on this body: no opinion, the steps stay
+        self._body_forms[body] = nf
       f = False
       if nf is not body:
         try: make_uop(Ops.CALL, (nf, *call.src[1:]), call.arg, call.dtype)
