@@ -4,7 +4,7 @@
 # C core against its Python loop, the C let form against term.py's, a native node's text against show, the C .uir plain lines against uir.py's) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
 # capture would swallow what ASan writes to stderr before it ends the process.
-# `dev/asan.sh [pytest arguments]`: without any, the four test files below; `make test` runs it. Env: ASAN_PYTHON, CC.
+# `dev/asan.sh [pytest arguments]`: without any, the test files below; `make test-cores` runs it. Env: ASAN_PYTHON, CC, TMPDIR (its build cache).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${ASAN_PYTHON:-$ROOT/.venv/bin/python}"   # the project's venv (PYTHON is the Makefile's, for making it)
@@ -19,15 +19,28 @@ cp -r "$ROOT/explore" "$WORK/repo/uopc/explore"   # where it installs (pyproject
 find "$WORK/repo" -name __pycache__ -prune -exec rm -rf {} +
 NATIVE="$WORK/repo/uopc/relational/native"
 EGRAPH="$WORK/repo/uopc/egraph"
-rm -f "$NATIVE"/_space*.so "$EGRAPH"/_egraph*.so
 SUFFIX="$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
 INCLUDE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
-"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$NATIVE/_space.c" -o "$NATIVE/_space$SUFFIX"
-rm -f "$WORK/repo/uopc"/_term*.so   # the let form's walk (uopc/_term.c), which every report prints with
-"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$WORK/repo/uopc/_term.c" -o "$WORK/repo/uopc/_term$SUFFIX"
-"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$EGRAPH/_egraph.c" -o "$EGRAPH/_egraph$SUFFIX"
-rm -f "$WORK/repo/uopc"/_uir*.so   # the .uir parser's plain lines (uopc/_uir.c)
-"$CC" -shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE" "$WORK/repo/uopc/_uir.c" -o "$WORK/repo/uopc/_uir$SUFFIX"
+SOURCES=(relational/native/_space.c _term.c egraph/_egraph.c _uir.c)   # under uopc/, each built beside its source
+FLAGS=(-shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE")
+# the sanitized builds are kept by what they are made of (the C sources and headers, the compiler and its flags): a second
+# run, make test-cores after the suite's own tests of this script, builds nothing
+KEY="$( { cd "$WORK/repo/uopc" && cat "${SOURCES[@]}" $(find . -name "*.h" | sort); "$CC" --version; echo "${FLAGS[*]}"; } | sha256sum | cut -c1-16)"
+CACHE="${TMPDIR:-/tmp}/uopc-asan-$(id -u)"
+if [[ ! -d "$CACHE/$KEY" ]]; then
+  BUILD="$(mktemp -d "${TMPDIR:-/tmp}/uopc-asan-build.XXXXXX")"
+  for src in "${SOURCES[@]}"; do
+    mkdir -p "$BUILD/$(dirname "$src")"
+    "$CC" "${FLAGS[@]}" "$WORK/repo/uopc/$src" -o "$BUILD/${src%.c}$SUFFIX"
+  done
+  mkdir -p "$CACHE"
+  find "$CACHE" -mindepth 1 -maxdepth 1 -mmin +60 -exec rm -rf {} +   # older keys: other trees' sources
+  mv -T "$BUILD" "$CACHE/$KEY" 2>/dev/null || rm -rf "$BUILD"   # a parallel run stored the same build first
+fi
+for src in "${SOURCES[@]}"; do
+  rm -f "$WORK/repo/uopc/${src%.c}"*.so
+  cp "$CACHE/$KEY/${src%.c}$SUFFIX" "$WORK/repo/uopc/${src%.c}$SUFFIX"
+done
 
 cd "$WORK/repo"
 export LD_PRELOAD="$("$CC" -print-file-name=libasan.so)"
