@@ -77,6 +77,19 @@ def test_ctx_reaches_the_rules_that_take_it():
   assert [s.term() for s in explore(a + b, pm).normal_forms] == ["add(a, b)"]   # ctx=None, as tinygrad passes it
 
 
+
+@pytest.mark.parametrize("ctx", [None, "a ctx"])
+def test_rules_get_exactly_their_bindings_by_name_and_no_ctx_unless_they_take_it(ctx):
+  # a rule whose bindings always bind the same names is called through a function of those names (the ctx dropped); a
+  # UPat.any whose branches bind different names, with whatever each binding has: as tinygrad calls them, either way
+  seen: list = []
+  pm = PatternMatcher([
+    (UPat.var("x") * UPat.cvar("c"), lambda x, c: (seen.append(("xc", c.arg)), x)[1] if c.arg == 1 else None),
+    (UPat.var("v") + UPat.any(UPat.cvar("z"), UPat.var("w") * UPat.var("w")), lambda **b: seen.append(sorted(b)))])
+  forms = explore((a * 1 + 0) + b * b, pm, ctx=ctx).normal_forms
+  assert [s.term() for s in forms] == ["add(add(a, 0), mul(b, b))"]
+  assert ("xc", 1) in seen and ["v", "z"] in seen and ["v", "w"] in seen and all("ctx" not in b for b in seen)
+
 def test_one_adapter_per_matcher():
   assert adapt(symbolic) is adapt(symbolic) and len(adapt(symbolic).rules) == len(symbolic.patterns)
 
@@ -84,13 +97,15 @@ def test_one_adapter_per_matcher():
 def test_rebuilt_nodes_are_tinygrads_own_and_the_table_of_them_is_bounded(monkeypatch):
   ir, x = TinygradIR(), UOp.variable("x", 0, 10)
   get = ir.existing(Ops.ADD, x.dtype, None)
-  assert get((x, b)) is None   # not made by this IR yet
-  n = ir.make(Ops.ADD, (x, b), None, x.dtype)
-  assert n is x + b and get((x, b)) is n and ir.make(Ops.ADD, (x, b), None, x.dtype) is n
+  n = get((x, b))   # not made by this IR yet: the lookup makes it, tinygrad's own node
+  assert n is x + b and get((x, b)) is n and ir.make(Ops.ADD, (x, b), None, x.dtype) is n and len(get.__self__) == 1
   assert ir.make(Ops.CMPLT, (x, b), None, x.dtype) is (x < b)   # a derived dtype (bool), not the one asked for
+  assert ir.existing(Ops.CMPLT, x.dtype, None)((x, b)) is (x < b)
+  assert ir.existing(Ops.WHERE, x.dtype, None)((x, x, x)) is None   # tinygrad's dtype rules refuse it: None, and make says why
+  with pytest.raises(TinygradIR.build_error, match="where cond must be bool"): ir.make(Ops.WHERE, (x, x, x), None, x.dtype)
   monkeypatch.setattr(tinygrad_ir, "MADE_LIMIT", 8)
   made = [ir.make(Ops.MUL, (x, UOp.const(k, x.dtype)), None, x.dtype) for k in range(20)]
-  assert made == [x * k for k in range(20)] and ir._made_size <= 8 and get((x, b)) is None   # dropped, in place
+  assert made == [x * k for k in range(20)] and ir._made_size <= 8 and len(get.__self__) == 0   # dropped, in place
 
 
 @pytest.mark.parametrize("prog, pm, said", [

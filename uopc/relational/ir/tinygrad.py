@@ -19,6 +19,7 @@ the symbolic sets reads or sets one).
 from __future__ import annotations
 
 import itertools
+import keyword
 import os
 import weakref
 from typing import Any, Callable, cast
@@ -51,15 +52,49 @@ def _location(pattern: Any, fn: Callable) -> str:
   return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else type(fn).__name__
 
 
-def _caller(fn: Callable) -> Callable:
-  """``fn`` called as tinygrad calls it: with ``ctx`` only if it takes one (``upat_interpret``)."""
+def _caller(fn: Callable, pattern: Any = None) -> Callable:
+  """``fn`` called as tinygrad calls it: with ``ctx`` only if it takes one (``upat_interpret``), whatever ctx the stepper
+  passes. Where every binding of ``pattern`` binds the same names (``_fixed_names``), a function of those names, which
+  passes them on by name: no dict of the bindings made again for the call.
+
+  >>> from tinygrad.uop.ops import UOp, UPat
+  >>> x = UOp.variable("x", 0, 10)
+  >>> call = _caller(lambda x, c: x * c, UPat.var("x") + UPat.cvar("c"))
+  >>> call(x=x, c=x.const_like(3)) is call(x=x, c=x.const_like(3), ctx="ignored") is x * 3
+  True
+  """
   code = getattr(fn, "__code__", None)
-  takes_ctx = code is not None and "ctx" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-  if takes_ctx:
+  if code is not None and "ctx" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
     def with_ctx(ctx: Any = None, **b: Any) -> Any: return fn(ctx=ctx, **b)
     return with_ctx
+  if pattern is not None and (names := _fixed_names(pattern)) is not None:
+    ns: dict[str, Any] = {}
+    exec(f"def call({''.join(n + ', ' for n in names)}ctx=None): return _rule_fn({', '.join(f'{n}={n}' for n in names)})", {"_rule_fn": fn}, ns)
+    return cast(Callable, ns["call"])
   def without_ctx(ctx: Any = None, **b: Any) -> Any: return fn(**b)
   return without_ctx
+
+
+def _fixed_names(p: Any) -> list[str] | None:
+  """The names every binding of tinygrad pattern ``p`` binds, in order of appearance, or None where bindings may differ in
+  them (a ``UPat.any`` branch, a repeated source, which binds nothing on no sources) or one cannot be a parameter.
+
+  >>> from tinygrad.uop.ops import UPat
+  >>> _fixed_names(UPat.var("x") * UPat.cvar("c") + UPat.var("x")), _fixed_names(UPat.any(UPat.var("x"), UPat.cvar("c")))
+  (['x', 'c'], None)
+  """
+  names: dict[str, None] = {}
+  todo = [p]
+  while todo:
+    q = todo.pop()
+    if q.is_any: return None
+    if q.name is not None:
+      if not (isinstance(q.name, str) and q.name.isidentifier()) or keyword.iskeyword(q.name) or q.name in ("ctx", "_rule_fn"): return None
+      names[q.name] = None
+    for vp in reversed(q.src or ()):
+      if isinstance(vp, itertools.repeat): return None
+      todo.extend(reversed(vp))
+  return list(names)
 
 
 class TinygradRules:
@@ -71,7 +106,7 @@ class TinygradRules:
     self.by_op: dict[Any, list[int]] = {}   # op -> the indices of the rules filed under it, in order (tinygrad's pdict)
     for i, (p, _) in enumerate(pm.patterns):
       for op in p.op or (): self.by_op.setdefault(op, []).append(i)
-    self._calls = [_caller(fn) for _, fn in pm.patterns]
+    self._calls = [_caller(fn, p) for p, fn in pm.patterns]
     self._matches: list[Callable | None] = [None] * len(pm.patterns)   # each rule's every_binding, compiled on first use
     self._every: dict[tuple, tuple] = {}   # (op, dtype, source ops, source dtypes) -> the candidates
 
@@ -83,7 +118,10 @@ class TinygradRules:
     ``PatternMatcher.rewrite`` filters them) and whose pattern's top two levels accept ``u``'s and its sources' ops and
     dtypes (``may_match``: a rule left out here has no binding at ``u``), memoized by those ops and dtypes."""
     src = u.src
-    key = (u.op, u.dtype, *[s.op for s in src], *[s.dtype for s in src])
+    if len(src) == 2:   # (the common case, without a comprehension's call)
+      a, b = src
+      key: tuple = (u.op, u.dtype, a.op, b.op, a.dtype, b.dtype)
+    else: key = (u.op, u.dtype, *[s.op for s in src], *[s.dtype for s in src])
     if (every := self._every.get(key)) is None:
       ops, shape = {s.op for s in src}, [(s.op, s.dtype) for s in src]
       pats = self.pm.patterns
@@ -177,6 +215,45 @@ _KEEPS_DTYPE = {op for op in Ops if op.name in ("ADD", "SUB", "MUL", "MAX", "MOD
                                                  "SHL", "SHR")}
 
 
+def _refusal(op: Any, src: tuple, arg: Any) -> str:
+  """Why tinygrad's dtype production rules (``dtype_from_uop``) refuse ``op(*src)``."""
+  try: dtype_from_uop(op, src, arg)
+  except (RuntimeError, AssertionError, TypeError) as e: return str(e)
+  return f"no dtype for {op} on these sources"
+
+
+class _Made(dict):
+  """make's results on one ``(op, dtype, arg)``, ``{src: node}``; looking up sources not there makes the node (``__missing__``:
+  its dtype derived again where one is derived, then made as ``UOpMetaClass.__call__`` makes it), keeps it and gives it, or
+  None where tinygrad's dtype rules refuse it. So finding a rebuilt node, made before or not, is one dict lookup."""
+  __slots__ = ("ir", "op", "dtype", "arg", "keeps")
+
+  def __init__(self, ir: TinygradIR, op: Any, dtype: Any, arg: Any) -> None:
+    # a binary ALU node on sources of its own dtype keeps it (promo_dtype of equal dtypes): the common case, not derived
+    self.ir, self.op, self.dtype, self.arg, self.keeps = ir, op, dtype, arg, op in _KEEPS_DTYPE
+
+  def __missing__(self, src: tuple) -> UOp | None:
+    op, dtype, arg = self.op, self.dtype, self.arg
+    derived, same = dtype, self.keeps
+    if same:
+      for s in src:
+        if s.dtype is not dtype:
+          same = False
+          break
+    if not same:
+      try: derived = dtype_from_uop(op, src, arg) or dtype
+      except (RuntimeError, AssertionError, TypeError): return None
+    n: Any
+    if SPEC.value > 1: n = UOp(op, derived, src, arg)
+    elif (w := _ucache.get(k := (op, derived, src, arg, None))) is None or (n := w()) is None:
+      _ucache[k] = weakref.ref(n := _create(UOp, *k))
+    self[src] = n
+    ir = self.ir
+    ir._made_size += 1
+    if ir._made_size > MADE_LIMIT: ir.forget_made()
+    return n
+
+
 class TinygradIR(IR):
   name, node_type, native, reducible = "tinygrad", UOp, False, False
   engine = "tinygrad's graph_rewrite"
@@ -185,67 +262,53 @@ class TinygradIR(IR):
     pass
 
   def __init__(self) -> None:
-    # make's results, {(op, dtype, arg): {src: node}}: what a rebuild on these sources gives, found by one dict lookup (the
-    # most frequent call of an exploration) instead of tinygrad's constructor. Exact, since make is a function of its
-    # fields and the table holds its nodes alive (so tinygrad's own table, of weak references, still maps them to
-    # themselves); dropped whole past MADE_LIMIT entries, which bounds the nodes it keeps alive (uopc's own hash-consing
-    # tables hold nodes strongly too)
-    self._made: dict[tuple, dict[tuple, UOp]] = {}
+    # make's results, {(op, dtype, arg): _Made {src: node}}: what a rebuild on these sources gives, found by one dict lookup
+    # (the most frequent call of an exploration) instead of tinygrad's constructor, and a node not made yet made by that
+    # lookup's miss (_Made.__missing__). Exact, since make is a function of its fields and the table holds its nodes alive
+    # (so tinygrad's own table, of weak references, still maps them to themselves); dropped whole past MADE_LIMIT entries,
+    # which bounds the nodes it keeps alive (uopc's own hash-consing tables hold nodes strongly too)
+    self._made: dict[tuple, _Made] = {}
     self._made_size = 0
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
     """``op(*src)`` as tinygrad's rewrite rebuilds a node: its dtype derived again (``dtype_from_uop``) where one is derived,
     then ``UOp(op, dtype, src, arg)`` as tinygrad's constructor (``UOpMetaClass.__call__``) makes it with its ``SPEC`` checks
     off (the default): the node in its hash-consing table, else a new one filed there (with ``SPEC`` on, the constructor
-    itself). One function, the hot path of an exploration: without the constructor's general path (keyword defaults,
-    metadata, buffers, ``SPEC`` tests) and make's own table first.
+    itself). The hot path of an exploration: without the constructor's general path (keyword defaults, metadata, buffers,
+    ``SPEC`` tests), and make's own table first (``_Made``). build_error where tinygrad's dtype rules refuse the node.
 
     >>> from tinygrad.uop.ops import Ops, UOp
     >>> a = UOp.variable("a", 0, 10)
     >>> TINYGRAD.make(Ops.ADD, (a, a), None, a.dtype) is a + a is UOp(Ops.ADD, a.dtype, (a, a))
     True
     """
-    if (table := self._made.get(key := (op, dtype, arg))) is not None and (n := table.get(src)) is not None: return n
-    derived = dtype
-    if op in _KEEPS_DTYPE:   # a binary ALU node on sources of its own dtype keeps it (promo_dtype of equal dtypes): the common case
-      for s in src:
-        if s.dtype is not dtype:
-          derived = self._derived(op, src, arg, dtype)
-          break
-    else: derived = self._derived(op, src, arg, dtype)
-    if SPEC.value > 1: n = UOp(op, derived, src, arg)
-    elif (w := _ucache.get(k := (op, derived, src, arg, None))) is None or (n := w()) is None:
-      _ucache[k] = weakref.ref(n := _create(UOp, *k))
-    if table is None: table = self._made[key] = {}
-    table[src] = n
-    self._made_size += 1
-    if self._made_size > MADE_LIMIT: self.forget_made()
+    if (table := self._made.get((op, dtype, arg))) is None: table = self._table(op, dtype, arg)
+    if (n := table[src]) is None: raise self.build_error(_refusal(op, src, arg))
     return n
 
+  def _table(self, op: Any, dtype: Any, arg: Any) -> _Made:
+    table = self._made[(op, dtype, arg)] = _Made(self, op, dtype, arg)
+    self._made_size += 1   # a key counts, so the keys too are bounded
+    return table
+
   def forget_made(self) -> None:
-    """Empty make's table (each table in place: a lookup ``existing`` handed out stays valid, and finds nothing).
+    """Empty make's table (each table in place: a lookup ``existing`` handed out stays valid, and finds nothing it had).
 
     >>> from tinygrad.uop.ops import Ops, UOp
     >>> ir, a = TinygradIR(), UOp.variable("a", 0, 10)
     >>> get = ir.existing(Ops.ADD, a.dtype, None)
     >>> n = ir.make(Ops.ADD, (a, a), None, a.dtype)
-    >>> get((a, a)) is n, (ir.forget_made(), get((a, a)))[1]
-    (True, None)
+    >>> get((a, a)) is n, (ir.forget_made(), len(ir.existing(Ops.ADD, a.dtype, None).__self__))[1]
+    (True, 0)
     """
     for table in self._made.values(): table.clear()
     self._made, self._made_size = {}, 0
 
-  def _derived(self, op: Any, src: tuple, arg: Any, dtype: Any) -> Any:
-    """The node's dtype by tinygrad's dtype production rules (``dtype`` where they derive none); build_error where they refuse."""
-    try: return dtype_from_uop(op, src, arg) or dtype
-    except (RuntimeError, AssertionError, TypeError) as e: raise self.build_error(str(e)) from None
-
   def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]:
-    """The node ``make`` gave on ``src`` before, else None (and the stepper makes it): a dict's own ``get``."""
-    if (table := self._made.get(key := (op, dtype, arg))) is None:
-      table = self._made[key] = {}
-      self._made_size += 1   # a key counts, so the keys too are bounded
-    return table.get
+    """``get(src)``: the node ``make`` gives on ``src``, found in make's table or made there (None where tinygrad's dtype rules
+    refuse it: the stepper's ``make`` then raises why): a dict's own lookup, so a node made before costs no Python call."""
+    if (table := self._made.get((op, dtype, arg))) is None: table = self._table(op, dtype, arg)
+    return table.__getitem__
 
   def rules(self, pm: Any, what: str, node: Any) -> TinygradRules:
     if isinstance(pm, TinygradRules): return pm
