@@ -23,7 +23,7 @@ True
 def match(u):
   out = []
   if u.op in ops and len(u.src) == 2:
-    u0 = u.src[0]; u1 = u.src[1]
+    u0, u1 = u.src
     if u1.op is CONST and not (arg != u1.arg):
       out.append({'x': u0})
     if u0.op is CONST and not (arg != u0.arg):
@@ -79,7 +79,9 @@ class _TinygradGen(_Gen):
     if any(isinstance(vp, itertools.repeat) for vp in pat.src): raise _TooBig   # any number of sources: left to the interpreter
     n = max(len(vp) for vp in pat.src)   # zip(uop.src, vp): at most len(vp) sources read, all present (required_len)
     subs = [f"{var}{i}" for i in range(n)]
-    if n: self.emit(depth, "; ".join(f"{s} = {var}.src[{i}]" for i, s in enumerate(subs)))
+    if n and pat.strict_length and n == pat.required_len:   # exactly n sources, checked above: one unpacking
+      self.emit(depth, f"{', '.join(subs)}{',' * (n == 1)} = {var}.src")
+    elif n: self.emit(depth, "; ".join(f"{s} = {var}.src[{i}]" for i, s in enumerate(subs)))
     for vp in pat.src: self.sources(list(zip(vp, subs)), bound, depth, then)
 
 
