@@ -197,6 +197,19 @@ static int grow32(void **p, int32_t *cap, int64_t need, size_t elem) {
   return 0;
 }
 
+/* Parallel arrays sharing one capacity `*cap` (n of them, elems[i] bytes an element), each grown to hold `need`: 0, or -1
+ * with MemoryError (the arrays grown before the failing one keep their new size; `*cap` stays, which is safe). */
+static int grow_parallel(int64_t *cap, int64_t need, void **const arrays[], const size_t elems[], int n) {
+  if (need <= *cap) return 0;
+  int64_t c = *cap;
+  for (int i = 0; i < n; i++) {
+    c = *cap;   /* each from the same capacity, so each to the same new one */
+    if (grow(arrays[i], &c, need, elems[i]) < 0) return -1;
+  }
+  *cap = c;
+  return 0;
+}
+
 static int tick(Space *s, int64_t work) {
   s->ticks += work;
   if (s->ticks < SIGNAL_EVERY) return 0;
@@ -475,11 +488,9 @@ static int need_stamps(Space *s, int32_t redex) {
 /* Tree semantics: a new key, the key `inner` at source `idx` (or where idx is -1, the redex `inner` itself); -1 on error. */
 static int32_t new_key(Space *s, int32_t idx, int32_t inner) {
   if (s->n_keys >= INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many step keys"); return -1; }
-  int64_t c = s->cap_keys;
-  if (grow((void **)&s->key_idx, &c, s->n_keys + 1, sizeof(int32_t)) < 0) return -1;
-  c = s->cap_keys;
-  if (grow((void **)&s->key_inner, &c, s->n_keys + 1, sizeof(int32_t)) < 0) return -1;
-  s->cap_keys = c;
+  void **const arrays[] = {(void **)&s->key_idx, (void **)&s->key_inner};
+  const size_t elems[] = {sizeof(int32_t), sizeof(int32_t)};
+  if (grow_parallel(&s->cap_keys, s->n_keys + 1, arrays, elems, 2) < 0) return -1;
   s->key_idx[s->n_keys] = idx; s->key_inner[s->n_keys] = inner;
   return (int32_t)s->n_keys++;
 }
@@ -611,13 +622,9 @@ static inline int64_t group_size(const Space *s, int32_t g) { return g < 0 ? 1 :
 /* A new group node: (left, right, first key, source index, size); its id, or NO_GROUP on error. */
 static int32_t group_node(Space *s, int32_t left, int32_t right, int32_t first, int32_t index, int64_t size) {
   if (s->n_gt >= INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many step groups"); return NO_GROUP; }
-  if (s->n_gt + 1 > s->cap_gt) {
-    int64_t c = s->cap_gt, c2;
-#define GROW_GT(f, t) c2 = c; if (grow((void **)&s->f, &c2, s->n_gt + 1, sizeof(t)) < 0) return NO_GROUP;
-    GROW_GT(gt_left, int32_t) GROW_GT(gt_right, int32_t) GROW_GT(gt_first, int32_t) GROW_GT(gt_index, int32_t) GROW_GT(gt_size, int64_t)
-#undef GROW_GT
-    s->cap_gt = c2;
-  }
+  void **const arrays[] = {(void **)&s->gt_left, (void **)&s->gt_right, (void **)&s->gt_first, (void **)&s->gt_index, (void **)&s->gt_size};
+  const size_t elems[] = {sizeof(int32_t), sizeof(int32_t), sizeof(int32_t), sizeof(int32_t), sizeof(int64_t)};
+  if (grow_parallel(&s->cap_gt, s->n_gt + 1, arrays, elems, 5) < 0) return NO_GROUP;
   int32_t id = (int32_t)s->n_gt++;
   s->gt_left[id] = left; s->gt_right[id] = right; s->gt_first[id] = first; s->gt_index[id] = index; s->gt_size[id] = size;
   return id;
@@ -683,11 +690,9 @@ typedef struct { int32_t *node, *group; int64_t n, cap; U64Map at; } Groups;
 static int groups_add(Space *s, Groups *o, int32_t node, int32_t g) {
   int32_t k = map_get(&o->at, (uint64_t)node + 1, -1);
   if (k >= 0) return (o->group[k] = group_join(s, o->group[k], g)) == NO_GROUP ? -1 : 0;
-  int64_t c = o->cap;
-  if (grow((void **)&o->node, &c, o->n + 1, sizeof(int32_t)) < 0) return -1;
-  c = o->cap;
-  if (grow((void **)&o->group, &c, o->n + 1, sizeof(int32_t)) < 0) return -1;
-  o->cap = c;
+  void **const arrays[] = {(void **)&o->node, (void **)&o->group};
+  const size_t elems[] = {sizeof(int32_t), sizeof(int32_t)};
+  if (grow_parallel(&o->cap, o->n + 1, arrays, elems, 2) < 0) return -1;
   o->node[o->n] = node; o->group[o->n] = g;
   return map_put(&o->at, (uint64_t)node + 1, (int32_t)o->n++);
 }
