@@ -119,7 +119,7 @@ class Supervisor:
       code = self._reaped()
       if code is not None: return code
       self._read_control()
-      if self.max_memory and not self.memory_told and tree_memory(os.getpid()) - tree_memory(os.getpid(), children=False) > self.max_memory:
+      if self.max_memory and not self.memory_told and tree_memory(os.getpid(), itself=False) > self.max_memory:
         self.memory_told = True   # the worker stops and reports (its budget takes SIGUSR1 as --max-memory), or is stopped
         os.kill(self.pid, signal.SIGUSR1)
         self._bound(time.monotonic() + HARD, 3, f"--max-memory {self.max_memory >> 20} MiB")
@@ -182,10 +182,10 @@ def descendants(pid: int) -> list[int]:
   return found
 
 
-def tree_memory(pid: int, children: bool = True) -> int:
-  """Resident bytes of ``pid`` and (unless ``children`` is False) its descendants."""
+def tree_memory(pid: int, itself: bool = True) -> int:
+  """Resident bytes of ``pid``'s descendants, and (unless ``itself`` is False) of ``pid``."""
   total = 0
-  for p in [pid, *(descendants(pid) if children else ())]:
+  for p in ([pid] if itself else []) + descendants(pid):
     try:
       with open(f"/proc/{p}/statm", "rb") as f: total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError): pass
