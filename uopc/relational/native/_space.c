@@ -19,6 +19,7 @@
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
+#include "_blake2b.h"   /* fingerprint(): BLAKE2b (RFC 7693) */
 
 #define EMPTY_SLOT (-1)
 #define NF_USED 1
@@ -175,6 +176,10 @@ typedef struct {
   int32_t *nstamp; int32_t ngen;   /* per node: the walk that last saw it */
   int64_t ticks;  /* work since the last signal check */
   struct SpaceText *text;   /* a node's text without its UOp (_space_text.h): text_setup() makes it */
+  /* fingerprints (cluster/fingerprint.py's, in C: Space.fingerprint): fingerprint_setup() sets fp_cb */
+  PyObject *fp_cb;      /* fields(node) -> bytes: node_fields of the node's UOp, asked once per label */
+  PyObject **fp_inner, **fp_leaf; int64_t cap_fp_inner, cap_fp_leaf;   /* the fields bytes by label (inner >= 0; leaf -2 - k), or NULL */
+  uint8_t *fp, *fp_done; int64_t cap_fp;   /* per node: its 16 bytes, and 1 once they are computed (grown to cap_nodes on use) */
 } Space;
 
 /* ---- growth */
@@ -1462,6 +1467,143 @@ static PyObject *Space_asks(Space *s, PyObject *arg) {
   return PyBool_FromLong(m);
 }
 
+/* ---- steps and fingerprints of one graph, for a cluster's worker (cluster/shard.py: steps_of and Fingerprints.of) */
+
+/* successors(node)'s two lists and the graph of the group being listed: each key becomes a (key, graph) pair. */
+typedef struct { PyObject *keys, *targets; int32_t h; } SuccVisit;
+
+static int succ_append(void *arg, int32_t key) {
+  SuccVisit *v = arg;
+  PyObject *k = PyLong_FromLong(key), *t = PyLong_FromLong(v->h);
+  int rc = !k || !t || PyList_Append(v->keys, k) < 0 || PyList_Append(v->targets, t) < 0 ? -1 : 0;
+  Py_XDECREF(k); Py_XDECREF(t);
+  return rc;
+}
+
+/* successors(node) -> (keys, graphs): every step out of the graph rooted at node, in the order shard.py's steps_of lists
+ * them (the map's entries, or every key of its grouped steps in group order, as out() lists a state's), without a state;
+ * None where the core stops (a bail: the caller steps that graph in Python; the nodes below keep the maps made). */
+static PyObject *Space_successors(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  if (s->reducing) { PyErr_SetString(PyExc_RuntimeError, "successors: a reducing space follows persistent sets, not every step"); return NULL; }
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  int rc = map_of(s, (int32_t)id);
+  if (rc == -1) return NULL;
+  if (rc == -2) Py_RETURN_NONE;
+  SuccVisit v = {PyList_New(0), PyList_New(0), -1};
+  if (!v.keys || !v.targets) goto fail;
+  for (int32_t e = 0; e < s->map_n[id]; e++) {   /* offsets read again each entry: group_keys may make keys */
+    v.h = s->maps[s->map_off[id] + 2 * (int64_t)e + 1];
+    rc = grouped(s, (int32_t)id) ? group_keys(s, group_at(s, (int32_t)id, e), succ_append, &v) : succ_append(&v, s->maps[s->map_off[id] + 2 * (int64_t)e]);
+    if (rc < 0) goto fail;
+  }
+  return Py_BuildValue("NN", v.keys, v.targets);
+fail:
+  Py_XDECREF(v.keys); Py_XDECREF(v.targets);
+  return NULL;
+}
+
+/* fingerprint_setup(fields): fields(node) -> the bytes cluster/fingerprint.py's node_fields gives of its UOp. */
+static PyObject *Space_fingerprint_setup(Space *s, PyObject *cb) {
+  if (!PyCallable_Check(cb)) { PyErr_SetString(PyExc_TypeError, "fingerprint_setup: fields must be callable"); return NULL; }
+  Py_INCREF(cb);
+  Py_XSETREF(s->fp_cb, cb);
+  Py_RETURN_NONE;
+}
+
+/* The fields bytes of node x (borrowed), asked of Python once per label: a label stands for one (op, dtype, arg), or one
+ * leaf. NULL on error. */
+static PyObject *fp_fields(Space *s, int32_t x) {
+  int32_t label = s->label[x];
+  PyObject ***tab = label >= 0 ? &s->fp_inner : &s->fp_leaf;
+  int64_t *cap = label >= 0 ? &s->cap_fp_inner : &s->cap_fp_leaf, k = label >= 0 ? label : -2 - (int64_t)label;
+  if (k < *cap && (*tab)[k]) return (*tab)[k];
+  PyObject *r = PyObject_CallFunction(s->fp_cb, "i", (int)x);   /* may make UOps (materialize), not nodes */
+  if (!r) return NULL;
+  if (!PyBytes_Check(r)) { Py_DECREF(r); PyErr_SetString(PyExc_TypeError, "fingerprint: fields(node) must return bytes"); return NULL; }
+  int64_t old = *cap;
+  if (k >= old) {
+    if (grow((void **)tab, cap, k + 1, sizeof(PyObject *)) < 0) { Py_DECREF(r); return NULL; }
+    memset(*tab + old, 0, (size_t)(*cap - old) * sizeof(PyObject *));
+  }
+  (*tab)[k] = r;   /* kept: freed with the space */
+  return r;
+}
+
+/* The 16 bytes of node `root` into `out`: BLAKE2b of its fields followed by its sources' fingerprints, each node's
+ * computed once and kept (post-order, iterative: any depth). 0, or -1 on error. */
+static int fp_of(Space *s, int32_t root, uint8_t *out) {
+  if (s->cap_fp < s->n_nodes) {   /* room for every node so far (fresh ones not computed) */
+    int64_t old = s->cap_fp;
+    void **const arrays[] = {(void **)&s->fp, (void **)&s->fp_done};
+    const size_t elems[] = {16, 1};
+    if (grow_parallel(&s->cap_fp, s->cap_nodes, arrays, elems, 2) < 0) return -1;
+    memset(s->fp_done + old, 0, (size_t)(s->cap_fp - old));
+  }
+  int rc = 0;
+  if (!s->fp_done[root]) {
+    int32_t *stack = NULL; int64_t cap = 0, top = 0;
+    if (grow((void **)&stack, &cap, 64, sizeof(int32_t)) < 0) return -1;
+    stack[top++] = root;
+    while (top) {
+      int32_t x = stack[top - 1], n = s->src_n[x];
+      if (s->fp_done[x]) { top--; continue; }
+      int64_t before = top;
+      if (grow((void **)&stack, &cap, top + n, sizeof(int32_t)) < 0) { rc = -1; break; }
+      for (int32_t i = 0; i < n; i++) { int32_t c = s->srcs[s->src_off[x] + i]; if (!s->fp_done[c]) stack[top++] = c; }
+      if (top > before) continue;
+      top--;
+      PyObject *f = fp_fields(s, x);
+      if (!f) { rc = -1; break; }
+      Blake2b b;
+      b2_init(&b, 16);
+      b2_update(&b, (const uint8_t *)PyBytes_AS_STRING(f), (size_t)PyBytes_GET_SIZE(f));
+      for (int32_t i = 0; i < n; i++) b2_update(&b, s->fp + 16 * (int64_t)s->srcs[s->src_off[x] + i], 16);
+      b2_final(&b, s->fp + 16 * (int64_t)x);
+      s->fp_done[x] = 1;
+      if ((rc = tick(s, 1)) < 0) break;
+    }
+    PyMem_Free(stack);
+  }
+  if (rc == 0) memcpy(out, s->fp + 16 * (int64_t)root, 16);
+  return rc;
+}
+
+/* The node id of a Python int, checked; -1 with an exception set. */
+static int32_t fp_node(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return -1;
+  if (!s->fp_cb) { PyErr_SetString(PyExc_RuntimeError, "fingerprint_setup() first"); return -1; }
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return -1; }
+  return (int32_t)id;
+}
+
+/* fingerprint(node) -> cluster/fingerprint.py's Fingerprints().of of the node's UOp: 16 bytes. */
+static PyObject *Space_fingerprint(Space *s, PyObject *arg) {
+  uint8_t d[16];
+  int32_t id = fp_node(s, arg);
+  if (id < 0 || fp_of(s, id, d) < 0) return NULL;
+  return PyBytes_FromStringAndSize((const char *)d, 16);
+}
+
+/* fingerprints(nodes) -> [fingerprint(node) for node in nodes], in one call. */
+static PyObject *Space_fingerprints(Space *s, PyObject *arg) {
+  PyObject *seq = PySequence_Fast(arg, "fingerprints: a list of nodes");
+  if (!seq) return NULL;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject *out = PyList_New(n);
+  for (Py_ssize_t k = 0; k < n && out; k++) {
+    uint8_t d[16];
+    int32_t id = fp_node(s, PySequence_Fast_GET_ITEM(seq, k));
+    PyObject *b = id < 0 || fp_of(s, id, d) < 0 ? NULL : PyBytes_FromStringAndSize((const char *)d, 16);
+    if (!b) Py_CLEAR(out);
+    else PyList_SET_ITEM(out, k, b);
+  }
+  Py_DECREF(seq);
+  return out;
+}
+
 /* reduce(inert ops, keep_full nodes, inert): explore persistent sets from now on (before the search starts); a node
  * of an op not in `inert ops` is inert if inert(node, label, its number of sources) says so. */
 static PyObject *Space_reduce(Space *s, PyObject *args) {
@@ -1945,11 +2087,13 @@ static int Space_init(Space *s, PyObject *args, PyObject *kw) {
 
 static int Space_traverse(Space *s, visitproc visit, void *arg) {
   if (s->text) Py_VISIT(s->text->cb);
+  Py_VISIT(s->fp_cb);
   Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes); Py_VISIT(s->inert_cb); Py_VISIT(s->check_cb);
   return 0;
 }
 static int Space_clear(Space *s) {
   if (s->text) Py_CLEAR(s->text->cb);
+  Py_CLEAR(s->fp_cb);
   Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes); Py_CLEAR(s->inert_cb); Py_CLEAR(s->check_cb);
   return 0;
 }
@@ -1959,11 +2103,14 @@ static void Space_dealloc(Space *s) {
   Space_clear(s);
   text_free(s->text);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
+  for (int64_t i = 0; i < s->cap_fp_inner; i++) Py_XDECREF(s->fp_inner[i]);
+  for (int64_t i = 0; i < s->cap_fp_leaf; i++) Py_XDECREF(s->fp_leaf[i]);
   void *arrays[] = {s->label, s->src_off, s->src_n, s->map_off, s->map_n, s->state_of, s->op, s->nflags, s->srcs,
                     s->maps, s->stamp, s->pstamp, s->pstamp_val, s->stamp_val, s->st_root, s->st_parent, s->st_depth,
                     s->st_redex, s->st_normal, s->obj, s->lab_key, s->lab_val, s->lab_op, s->st_out, s->chosen, s->nstamp, s->ninert, s->lab_never,
                     s->pat, s->pat_kids, s->rule_root, s->rule_slots, s->op_rules, s->goals, s->bind,
-                    s->paths, s->rule_paths, s->gt_left, s->gt_right, s->gt_first, s->gt_index, s->gt_size, s->key_idx, s->key_inner, s->st_done, s->st_cut, s->stack, s->fresh, s->events};
+                    s->paths, s->rule_paths, s->gt_left, s->gt_right, s->gt_first, s->gt_index, s->gt_size, s->key_idx, s->key_inner, s->st_done, s->st_cut, s->stack, s->fresh, s->events,
+                    s->fp_inner, s->fp_leaf, s->fp, s->fp_done};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked); map_free(&s->wrapped);
   free(s->table);
@@ -1977,6 +2124,10 @@ static PyMethodDef Space_methods[] = {
   {"text", (PyCFunction)Space_text, METH_VARARGS, "text(node or its UOp, limit=None) -> uopc.term.show of its UOp, made from the nodes (None: a UOp of none)."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
+  {"successors", (PyCFunction)Space_successors, METH_O, "successors(id) -> (step keys, graphs) of every step out of id's graph, in steps_of's order; None if the core stops there."},
+  {"fingerprint_setup", (PyCFunction)Space_fingerprint_setup, METH_O, "fingerprint_setup(fields(node) -> bytes): for fingerprint(), fields asked once per label."},
+  {"fingerprint", (PyCFunction)Space_fingerprint, METH_O, "fingerprint(id) -> cluster/fingerprint.py's 16 bytes of id's graph (BLAKE2b), computed in C."},
+  {"fingerprints", (PyCFunction)Space_fingerprints, METH_O, "fingerprints(ids) -> [fingerprint(id) for id in ids]."},
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
   {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},

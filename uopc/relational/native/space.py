@@ -60,6 +60,7 @@ class NativeSpace:
     # a step key of the core -> what the Python core keys that step by: its Redex, or under tree semantics its At
     self.keys: Any = self.redexes if stepper.semantics == "graph" else TreeKeys(self)
     self.texts: Callable[[int | UOp, int], str | None] | None = None   # core.text once set up (on the first text(): a library run prints nothing)
+    self._fingerprinting = False   # core.fingerprint_setup called (on the first fingerprint())
 
   def text(self, i: int | UOp, limit: int | None = None) -> str | None:
     """``uopc.term.show`` of native node ``i``'s ``UOp`` (or of a ``UOp`` bound to one; None if it is not), made in C from
@@ -70,6 +71,15 @@ class NativeSpace:
       self.core.text_setup(self._pieces, _let_names_list(TEXT_NAMES))
       self.texts = self.core.text
     return self.core.text(i, limit)
+
+  def fingerprint(self, i: int) -> bytes:
+    """``cluster.fingerprint.Fingerprints().of`` of native node ``i``'s ``UOp``, computed in C (``Space.fingerprint``): each
+    node's 16 bytes kept by the core, ``node_fields`` asked of Python once per label."""
+    if not self._fingerprinting:
+      from uopc.relational.cluster.fingerprint import node_fields   # the cluster's canonical fields: one definition
+      self.core.fingerprint_setup(lambda j: node_fields(self.uop(j)))
+      self._fingerprinting = True
+    return self.core.fingerprint(i)
 
   def _pieces(self, i: int) -> str | list[str | int]:
     """The core's question for ``text``: node ``i``'s ``node_parts``, each source as its index in the node's sources."""
