@@ -1469,15 +1469,16 @@ static PyObject *Space_asks(Space *s, PyObject *arg) {
 
 /* ---- steps and fingerprints of one graph, for a cluster's worker (cluster/shard.py: steps_of and Fingerprints.of) */
 
-/* successors(node)'s two lists and the graph of the group being listed: each key becomes a (key, graph) pair. */
-typedef struct { PyObject *keys, *targets; int32_t h; } SuccVisit;
+/* successors(node)'s two lists, sized beforehand, the next place in them, and the graph of the group being listed. */
+typedef struct { PyObject *keys, *targets; Py_ssize_t at; int32_t h; } SuccVisit;
 
-static int succ_append(void *arg, int32_t key) {
+static int succ_put(void *arg, int32_t key) {
   SuccVisit *v = arg;
   PyObject *k = PyLong_FromLong(key), *t = PyLong_FromLong(v->h);
-  int rc = !k || !t || PyList_Append(v->keys, k) < 0 || PyList_Append(v->targets, t) < 0 ? -1 : 0;
-  Py_XDECREF(k); Py_XDECREF(t);
-  return rc;
+  if (!k || !t) { Py_XDECREF(k); Py_XDECREF(t); return -1; }
+  PyList_SET_ITEM(v->keys, v->at, k); PyList_SET_ITEM(v->targets, v->at, t);   /* the places left are NULL: safe to free */
+  v->at++;
+  return 0;
 }
 
 /* successors(node) -> (keys, graphs): every step out of the graph rooted at node, in the order shard.py's steps_of lists
@@ -1488,16 +1489,22 @@ static PyObject *Space_successors(Space *s, PyObject *arg) {
   if (id == -1 && PyErr_Occurred()) return NULL;
   if (s->reducing) { PyErr_SetString(PyExc_RuntimeError, "successors: a reducing space follows persistent sets, not every step"); return NULL; }
   if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
-  int rc = map_of(s, (int32_t)id);
+  int32_t x = (int32_t)id;
+  int rc = map_of(s, x);
   if (rc == -1) return NULL;
   if (rc == -2) Py_RETURN_NONE;
-  SuccVisit v = {PyList_New(0), PyList_New(0), -1};
+  int is_grouped = grouped(s, x);
+  int64_t n = 0;
+  for (int32_t e = 0; e < s->map_n[x]; e++) n += is_grouped ? group_size(s, group_at(s, x, e)) : 1;
+  if (n > PY_SSIZE_T_MAX / 2) { PyErr_SetString(PyExc_MemoryError, "successors: too many steps"); return NULL; }
+  SuccVisit v = {PyList_New((Py_ssize_t)n), PyList_New((Py_ssize_t)n), 0, -1};
   if (!v.keys || !v.targets) goto fail;
-  for (int32_t e = 0; e < s->map_n[id]; e++) {   /* offsets read again each entry: group_keys may make keys */
-    v.h = s->maps[s->map_off[id] + 2 * (int64_t)e + 1];
-    rc = grouped(s, (int32_t)id) ? group_keys(s, group_at(s, (int32_t)id, e), succ_append, &v) : succ_append(&v, s->maps[s->map_off[id] + 2 * (int64_t)e]);
+  for (int32_t e = 0; e < s->map_n[x]; e++) {   /* offsets read again each entry: group_keys may make keys */
+    v.h = s->maps[s->map_off[x] + 2 * (int64_t)e + 1];
+    rc = is_grouped ? group_keys(s, group_at(s, x, e), succ_put, &v) : succ_put(&v, s->maps[s->map_off[x] + 2 * (int64_t)e]);
     if (rc < 0) goto fail;
   }
+  if (v.at != (Py_ssize_t)n) { PyErr_SetString(PyExc_RuntimeError, "successors: a group's size is not its keys'"); goto fail; }
   return Py_BuildValue("NN", v.keys, v.targets);
 fail:
   Py_XDECREF(v.keys); Py_XDECREF(v.targets);
