@@ -1,0 +1,115 @@
+"""A cluster worker's two biggest costs a state, Python against the native core: ``python -m bench worker_core``.
+
+A worker (``uopc/relational/cluster/shard.py``) expands each state of its frontier, ``steps_of(stepper, g)``, and
+fingerprints the state and every graph its steps make (``Fingerprints.of``). The native core does both in C:
+``Space.successors(node)`` and ``Space.fingerprint(s)`` (``docs/native.md``). Each workload of ``bench/cluster.py`` is
+explored once (not timed) for its states; then, from cold (a new ``Stepper`` and ``Fingerprints``, a new
+``NativeSpace``), every state is stepped and its graph and targets fingerprinted, each way, with the cycle collector
+paused as a worker's level pauses it (``shard.py``'s ``_paused``; else its passes over the explored graphs are most of
+both times). The native states are node ids, as a worker keeping the core's nodes holds them; what indexing the states'
+``UOp``s costs (``to_id``) and what making the targets' ``UOp``s costs (``uop``, for a worker that sends graphs as
+``UOp``s) are columns of their own. Best of TURNS turns, CPU time; steps alone is a turn without fingerprints.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, Callable
+
+if __package__ in (None, ""):   # run by its path: the repository's root first (bench/kanren.py would shadow the kanren package)
+  _here = os.path.dirname(os.path.abspath(__file__))
+  sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
+
+from bench.cluster import WORKLOADS
+from uopc import collector
+from uopc.relational import Exploration
+from uopc.relational.cluster.fingerprint import Fingerprints
+from uopc.relational.cluster.shard import steps_of
+from uopc.relational.native import available
+from uopc.relational.native.space import NativeSpace
+from uopc.relational.space.step import Stepper
+
+TURNS = 5
+
+
+def best(run: Callable[[], Any]) -> tuple[float, Any]:
+  """The least CPU seconds of TURNS calls of ``run`` (each from cold: it makes its own state), and its last result."""
+  times, out = [], None
+  for _ in range(TURNS):
+    with collector.paused(settle=True):
+      c0 = time.process_time()
+      out = run()
+      times.append(time.process_time() - c0)
+  return min(times), out
+
+
+def python_turn(states: list, pm: Any, fingerprints: bool = True) -> int:
+  """Every state stepped and (``fingerprints``) fingerprinted with its targets, as shard.py does it in Python: steps counted."""
+  stepper, fps, n = Stepper(pm), Fingerprints(), 0
+  for g in states:
+    pairs = steps_of(stepper, g)
+    if fingerprints:
+      fps.of(g)
+      for _, h in pairs: fps.of(h)
+    n += len(pairs)
+  return n
+
+
+def native_turn(states: list, pm: Any, uops: bool = False, fingerprints: bool = True) -> tuple[int, float]:
+  """The same in the core, on node ids (``uops``: and each target's UOp made): steps counted, and the CPU seconds of the
+  loop alone (the states indexed first, not timed)."""
+  space = NativeSpace(Stepper(pm))
+  ids = [space.to_id(g) for g in states]
+  space.fingerprint(ids[0])   # sets the core up
+  core, n = space.core, 0
+  c0 = time.process_time()
+  for i in ids:
+    keys, targets = core.successors(i)
+    if fingerprints:
+      core.fingerprint(i)
+      core.fingerprints(targets)
+    if uops:
+      for t in targets: space.uop(t)
+    n += len(keys)
+  return n, time.process_time() - c0
+
+
+def indexing(states: list, pm: Any) -> float:
+  """CPU seconds to index every state's UOp in a new space (what a worker holding UOps pays first)."""
+  space = NativeSpace(Stepper(pm))
+  c0 = time.process_time()
+  for g in states: space.to_id(g)
+  return time.process_time() - c0
+
+
+def main() -> None:
+  if not available():
+    print("worker_core: the native core is not built")
+    return
+  print("a cluster worker's steps and fingerprints a state: steps_of + Fingerprints.of against Space.successors + fingerprint(s);"
+        f" CPU seconds, best of {TURNS} turns")
+  print(f"{'workload':<20} {'states':>7} {'steps':>8} {'Python s':>9} {'(steps':>7} {'fps)':>6} {'C s':>6} {'(steps':>7} {'fps)':>6} "
+        f"{'Py/C':>6} {'+uop() s':>9} {'Py/(C+uop)':>10} {'to_id s':>8}")
+  for work in WORKLOADS:
+    row(work.name, work.rules(), work.program())
+
+
+def row(name: str, pm: Any, program: Any) -> None:
+  """One workload's line of the table."""
+  states = [s.graph for s in Exploration(program, pm, max_states=None).run().states]
+  py, n_py = best(lambda: python_turn(states, pm))
+  py_steps, _ = best(lambda: python_turn(states, pm, fingerprints=False))
+  loops = []
+  for kw in ({}, {"fingerprints": False}, {"uops": True}):
+    with collector.paused(settle=True): turns = [native_turn(states, pm, **kw) for _ in range(TURNS)]
+    assert all(n == n_py for n, _ in turns), (name, turns, n_py)
+    loops.append(min(t for _, t in turns))
+  c, c_steps, c_uops = loops
+  ix = min(indexing(states, pm) for _ in range(TURNS))
+  print(f"{name:<20} {len(states):>7,} {n_py:>8,} {py:>9.3f} {py_steps:>7.3f} {py - py_steps:>6.3f} {c:>6.3f} {c_steps:>7.3f} "
+        f"{c - c_steps:>6.3f} {py / c:>6.1f} {c_uops:>9.3f} {py / c_uops:>10.1f} {ix:>8.3f}")
+
+
+if __name__ == "__main__":
+  main()
