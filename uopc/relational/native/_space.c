@@ -584,6 +584,23 @@ static int fill_general(Space *s, int32_t x, int64_t start) {
 
 static int make_grouped(Space *s, int32_t x, int64_t start, int64_t local, const int32_t *live, int32_t n_live);
 
+/* x's steps where its two sources a and b share a redex below them: a redex below both is rewritten in both, (c,
+ * mb.get(r, b)) for ma's, then mb's others (step.py's _both and _from_sources). 0, or -1 on error. */
+static int fill_shared(Space *s, int32_t x, int32_t a, int32_t b) {
+  int32_t ao = s->map_off[a], an = s->map_n[a], bo = s->map_off[b], bn = s->map_n[b], g2 = ++s->gen;
+  stamp_pairs(s->stamp, s->stamp_val, s->maps + bo, bn, g2);
+  for (int32_t e = 0; e < an; e++) {
+    int32_t redex = s->maps[ao + 2 * e], pair[2];
+    pair[0] = s->maps[ao + 2 * e + 1];
+    pair[1] = s->stamp[redex] == g2 ? s->stamp_val[redex] : b;
+    if (add_step(s, x, redex, pair) < 0) return -1;
+  }
+  int32_t g3 = ++s->gen;   /* mark ma's redexes with a third generation, then take mb's others */
+  stamp_pairs(s->stamp, NULL, s->maps + ao, an, g3);   /* maps may have moved: offsets, not pointers, are kept */
+  return fill_from(s, x, bo, bn, b, g3);
+}
+
+
 /* Tree semantics (step.py's _compute_tree): the node's own redexes, then for each source i in order and each entry
  * (k, c) of its map, (At(i, k), x with source i alone replaced by c): one step per occurrence; past map_limit (or above
  * a grouped source) the steps grouped by the graph they make (make_grouped). 0, -2 to bail, -1 on error. The own
@@ -783,10 +800,11 @@ static int compute(Space *s, int32_t x) {
     } else if (n == 2) {
       int32_t a = src[0], b = src[1];
       if (over) {
-        int32_t g = ++s->gen, disjoint = 1;
-        stamp_pairs(s->stamp, NULL, s->maps + s->map_off[a], s->map_n[a], g);
-        for (int32_t e = 0; e < s->map_n[b] && disjoint; e++) disjoint = s->stamp[s->maps[s->map_off[b] + 2 * e]] != g;
-        rc = disjoint ? group_or_bail(s, x, start, local, live_at, 2) : -2;
+        int32_t g = ++s->gen, shared = 0, an = s->map_n[a], bn = s->map_n[b];
+        stamp_pairs(s->stamp, NULL, s->maps + s->map_off[a], an, g);
+        for (int32_t e = 0; e < bn; e++) shared += s->stamp[s->maps[s->map_off[b] + 2 * e]] == g;
+        /* redexes below both: step.py's _from_sources makes the map whole where their union is within the limit */
+        rc = !shared ? group_or_bail(s, x, start, local, live_at, 2) : an + bn - shared + local <= limit ? fill_shared(s, x, a, b) : -2;
       } else {
         int32_t g = ++s->gen, ao = s->map_off[a], an = s->map_n[a], bo = s->map_off[b], bn = s->map_n[b];
         stamp_pairs(s->stamp, s->stamp_val, s->maps + ao, an, g);
@@ -795,22 +813,7 @@ static int compute(Space *s, int32_t x) {
         if (disjoint) {
           rc = fill_from(s, x, ao, an, a, -1);
           if (rc == 0) rc = fill_from(s, x, bo, bn, b, -1);
-        } else {
-          /* a redex below both sources is rewritten in both: (c, mb.get(r, b)) for ma's, then mb's others */
-          int32_t g2 = ++s->gen;
-          stamp_pairs(s->stamp, s->stamp_val, s->maps + bo, bn, g2);
-          for (int32_t e = 0; e < an && rc == 0; e++) {
-            int32_t redex = s->maps[ao + 2 * e], pair[2];
-            pair[0] = s->maps[ao + 2 * e + 1];
-            pair[1] = s->stamp[redex] == g2 ? s->stamp_val[redex] : b;
-            if (add_step(s, x, redex, pair) < 0) { rc = -1; break; }
-          }
-          if (rc == 0) {   /* mark ma's redexes with a third generation, then take mb's others */
-            int32_t g3 = ++s->gen;
-            stamp_pairs(s->stamp, NULL, s->maps + ao, an, g3);   /* maps may have moved: offsets, not pointers, are kept */
-            rc = fill_from(s, x, bo, bn, b, g3);
-          }
-        }
+        } else rc = fill_shared(s, x, a, b);
       }
     } else {
       /* three or more sources, several with redexes: the union of their redexes, within the limit */
