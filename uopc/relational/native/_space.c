@@ -2068,7 +2068,8 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
                        "bytes", (long long)(s->cap_nodes * (6 * 4 + 2 + 8 + (s->reducing ? 5 : 0)) + (s->ptrs.cap + s->sigs.cap + s->keep_full.cap + s->checked.cap) * 12 +
                                             s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 3) +
                                             (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->cap_gt * 24 + s->wrapped.cap * 12 +
-                                            s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4)));
+                                            s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4) +
+                                            s->cap_fp * 17 + (s->cap_fp_inner + s->cap_fp_leaf) * (int64_t)sizeof(PyObject *)));
 }
 
 /* ---- the type */
