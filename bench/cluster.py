@@ -94,15 +94,18 @@ class Run(NamedTuple):
   peaks: list[int]
 
 
-def on_cluster(work: Workload, workers: int) -> Run:
+CORES = ("python", "native")   # the workers' core: the Python Stepper and fingerprints, or the native core's (native_steps.py)
+
+
+def on_cluster(work: Workload, workers: int, core: str) -> Run:
   from uopc.relational.cluster import ClusterExploration
-  root, pm = work.program(), work.rules()
-  ClusterExploration(add0_sum(2), pm, cluster=f"local:{workers}").run()   # the workers start (not timed): a tiny run
+  root, pm, native = work.program(), work.rules(), core == "native"
+  ClusterExploration(add0_sum(2), pm, cluster=f"local:{workers}", native=native).run()   # the workers start (not timed): a tiny run
   t0, c0 = time.perf_counter(), time.process_time()
-  ex = ClusterExploration(root, pm, cluster=f"local:{workers}", max_states=None).run()
+  ex = ClusterExploration(root, pm, cluster=f"local:{workers}", max_states=None, native=native).run()
   wall, coord = time.perf_counter() - t0, time.process_time() - c0
   stats = ex.outcome.stats
-  moved = ClusterExploration(root, pm, cluster=f"local:{workers}", max_states=None, measure=True).run().outcome.stats
+  moved = ClusterExploration(root, pm, cluster=f"local:{workers}", max_states=None, measure=True, native=native).run().outcome.stats
   return Run(ex.state_count, wall, max(s["cpu"] for s in stats), sum(s["cpu"] for s in stats), coord,
              sum(s["sent"] for s in stats), sum(s["moved"] for s in moved), [s["peak"] for s in stats])
 
@@ -122,44 +125,48 @@ def main() -> None:
     return
   print("the explorer on a local Ray cluster (this machine: 2 cores, shared): one timed run each")
   ones = {w.name: one_process(w) for w in WORKLOADS}
-  runs: dict[tuple[str, int], Run] = {}
+  runs: dict[tuple[str, str, int], Run] = {}
   for p in WORKERS:
     ray = _cluster(p)
     try:
-      for w in WORKLOADS: runs[w.name, p] = on_cluster(w, p)
-      if p == 2: runs[LARGEST.name, p] = on_cluster(LARGEST, p)
+      for core in CORES:
+        for w in WORKLOADS: runs[w.name, core, p] = on_cluster(w, p, core)
+      if p == 2: runs[LARGEST.name, "native", p] = on_cluster(LARGEST, p, "native")
     finally: ray.shutdown()
-  print(f"{'workload':20s} {'P':>2s} {'states':>7s} {'wall s':>7s} {'st/s wall':>10s} {'busiest CPU s':>14s} {'st/s CPU':>9s} "
+  print(f"{'workload':20s} {'core':>6s} {'P':>2s} {'states':>7s} {'wall s':>7s} {'st/s wall':>10s} {'busiest CPU s':>14s} {'st/s CPU':>9s} "
         f"{'coord CPU s':>12s} {'f':>5s} {'B/state':>8s} {'peak MB a worker':>17s}")
   for w in [*WORKLOADS, LARGEST]:
-    if w.name in ones:
-      o = ones[w.name]
-      print(f"{w.name:20s} {'1p':>2s} {o.states:7,d} {'':>7s} {'':>10s} {o.cpu:14.2f} {o.states / o.cpu:9,.0f}   "
-            f"(one process, Python core; native core {o.native:.2f} s, {o.states / o.native:,.0f} st/s)")
-    for p in WORKERS:
-      if (r := runs.get((w.name, p))) is None: continue
-      if w.name in ones: assert r.states == ones[w.name].states, (w.name, p, r.states)
-      peaks = "/".join(f"{b / 2**20:.0f}" for b in r.peaks)
-      print(f"{'':20s} {p:2d} {r.states:7,d} {r.wall:7.2f} {r.states / r.wall:10,.0f} {r.busiest:14.2f} {r.states / r.busiest:9,.0f} "
-            f"{r.coordinator:12.2f} {r.sent / r.states:5.2f} {r.moved / r.states:8.0f} {peaks:>17s}")
+    for core in CORES:
+      if w.name in ones:
+        o = ones[w.name]
+        cpu = o.cpu if core == "python" else o.native
+        print(f"{w.name:20s} {core:>6s} {'1p':>2s} {o.states:7,d} {'':>7s} {'':>10s} {cpu:14.2f} {o.states / cpu:9,.0f}   (one process)")
+      for p in WORKERS:
+        if (r := runs.get((w.name, core, p))) is None: continue
+        if w.name in ones: assert r.states == ones[w.name].states, (w.name, p, r.states)
+        peaks = "/".join(f"{b / 2**20:.0f}" for b in r.peaks)
+        print(f"{'':20s} {core:>6s} {p:2d} {r.states:7,d} {r.wall:7.2f} {r.states / r.wall:10,.0f} {r.busiest:14.2f} {r.states / r.busiest:9,.0f} "
+              f"{r.coordinator:12.2f} {r.sent / r.states:5.2f} {r.moved / r.states:8.0f} {peaks:>17s}")
   print()
-  print("speed-up against one process (Python core), by the busiest worker's CPU and by wall time, and the model")
+  print("speed-up against one process on the same core, by the busiest worker's CPU and by wall time, and the model")
   print("g: one process's CPU a state; o: what a worker adds to it alone (P = 1: fingerprints, records); m: the CPU a state sent adds, "
         "(all workers' CPU at P, less one worker's at P = 1) / states sent; f: states sent a state")
   print("model: P*g / (g + o + f*m) (the design's: o = 0, m = 28 µs); break-even: the g above which P workers beat one, (o + f*m) / (P - 1)")
-  print(f"{'workload':20s} {'P':>2s} {'g µs':>6s} {'o µs':>6s} {'m µs':>6s} {'f':>5s} {'break-even: design':>19s} {'here':>6s} "
+  print(f"{'workload':20s} {'core':>6s} {'P':>2s} {'g µs':>6s} {'o µs':>6s} {'m µs':>6s} {'f':>5s} {'break-even: design':>19s} {'here':>6s} "
         f"{'model: design':>14s} {'here':>6s} {'measured: CPU':>14s} {'wall':>6s}")
   for w in WORKLOADS:
-    o1 = ones[w.name]
-    g = o1.cpu / o1.states * 1e6
-    o = runs[w.name, 1].workers_cpu / o1.states * 1e6 - g
-    for p in WORKERS:
-      r = runs[w.name, p]
-      f = r.sent / r.states
-      m = (r.workers_cpu - runs[w.name, 1].workers_cpu) / r.sent * 1e6 if r.sent else 0.0
-      even = (f"{f * DESIGN_M / (p - 1):17.1f} µs {(o + f * m) / (p - 1):6.1f}" if p > 1 else f"{'-':>20s} {'-':>6s}")
-      print(f"{w.name:20s} {p:2d} {g:6.1f} {o:6.1f} {m:6.1f} {f:5.2f} {even} {p * g / (g + f * DESIGN_M):13.2f}x "
-            f"{p * g / (g + o + f * m):5.2f}x {o1.cpu / r.busiest:13.2f}x {o1.cpu / r.wall:5.2f}x")
+    for core in CORES:
+      o1 = ones[w.name]
+      one = o1.cpu if core == "python" else o1.native
+      g = one / o1.states * 1e6
+      o = runs[w.name, core, 1].workers_cpu / o1.states * 1e6 - g
+      for p in WORKERS:
+        r = runs[w.name, core, p]
+        f = r.sent / r.states
+        m = (r.workers_cpu - runs[w.name, core, 1].workers_cpu) / r.sent * 1e6 if r.sent else 0.0
+        even = (f"{f * DESIGN_M / (p - 1):17.1f} µs {(o + f * m) / (p - 1):6.1f}" if p > 1 else f"{'-':>20s} {'-':>6s}")
+        print(f"{w.name:20s} {core:>6s} {p:2d} {g:6.1f} {o:6.1f} {m:6.1f} {f:5.2f} {even} {p * g / (g + f * DESIGN_M):13.2f}x "
+              f"{p * g / (g + o + f * m):5.2f}x {one / r.busiest:13.2f}x {one / r.wall:5.2f}x")
 
 
   coordinator_memory()

@@ -107,6 +107,29 @@ def test_failing_steps_make_the_same_stuck_states():
   assert many.bound == "max_depth" and max(s.depth for s in many.stuck) == 2
 
 
+def test_the_workers_step_on_the_core_they_are_told_to():
+  g = sum_of_add0(0, 6)
+  one = explore(g, ZERO, max_states=None)
+  for native in (True, False):
+    many = ClusterExploration(g, ZERO, cluster=CLUSTER, max_states=None, native=native)
+    assert counted(many) == counted(one)
+    assert [(s["native"], s["in_python"]) for s in many.outcome.stats] == [(native, 0)] * 2
+
+
+def test_a_native_worker_steps_in_python_the_graphs_its_core_stops_at():
+  from uopc import Ops, PatternMatcher, UPat
+
+  def boom(x): raise ValueError("no MUL today")
+  raising = PatternMatcher([(UPat(Ops.MUL, name="x"), boom), (UPat.var("x") + 0, lambda x: x)])
+  p0, p1 = UOp.param(0), UOp.param(1)
+  g = (p0 + 0) * (p1 + 0) + ((p1 + 0) * 3 + 0)
+  one = explore(g, raising, max_states=None)
+  many = ClusterExploration(g, raising, cluster=CLUSTER, max_states=None, native=True)
+  assert counted(many) == counted(one) and len(one.stuck) > 3
+  stats = many.outcome.stats
+  assert all(s["native"] for s in stats) and 0 < sum(s["in_python"] for s in stats) <= len(one.states)
+
+
 def test_both_shards_own_states_and_the_records_cross():
   ex = explore(sum_of_add0(0, 7), ZERO, cluster=CLUSTER).run()
   owners = [sum(len(r["ids"]) for lv in ex.outcome.levels() for r in lv[j:j + 1]) for j in range(2)]

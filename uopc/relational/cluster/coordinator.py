@@ -99,8 +99,11 @@ class Coordinator:
 
   def __init__(self, root: Any, pm: Any, *, max_states: int | None, max_depth: int | None, timeout: float | None,
                target: Any = None, stop_at_match: bool = False, measure: bool = False,
-               kill: Callable[[int, str, list[Any]], None] | None = None) -> None:
+               kill: Callable[[int, str, list[Any]], None] | None = None, native: bool | None = None) -> None:
+    from uopc.relational import native as nat
     self.root, self.max_states, self.max_depth, self.timeout = root, max_states, max_depth, timeout
+    # the workers' core, decided here (this process's UOPC_NATIVE): each uses it where it is built and applies
+    self.native = nat.enabled() if native is None else native
     self.stop_at_match, self.measure, self.kill = stop_at_match, measure, kill
     self.program = Codec([]).encode([root])
     self.pm_blob = ship(pm, "the rule set")
@@ -144,7 +147,7 @@ class Coordinator:
     import ray
     from ray.exceptions import RayActorError
     def load(j: int) -> Any:
-      return self.shards[j].load.remote(j, self.n, self.program, self.pm_blob, self.target_blob, self.measure, self.run_id)
+      return self.shards[j].load.remote(j, self.n, self.program, self.pm_blob, self.target_blob, self.measure, self.run_id, self.native)
     for j, ref in [(j, load(j)) for j in which]:
       try: err = ray.get(ref)
       except RayActorError:

@@ -45,14 +45,14 @@ class ClusterExploration(Exploration):
 
   def __init__(self, root: Any, pm: Any, *, cluster: str, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, target: Any = None, stop_at_match: bool = False, measure: bool = False,
-               kill: Any = None) -> None:
+               kill: Any = None, native: bool | None = None) -> None:
     super().__init__(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, native=False)
     if not self.stepper.ir.reducible or type(root).__module__ != "uopc.uop":
       from uopc.relational.cluster.errors import ClusterError
       raise ClusterError("--cluster explores uopc programs under uopc rule sets only")
     self.cluster = cluster
     self._coordinator = Coordinator(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, target=target,
-                                    stop_at_match=stop_at_match, measure=measure, kill=kill)
+                                    stop_at_match=stop_at_match, measure=measure, kill=kill, native=native)
     self.outcome: Outcome | None = None
     self._materialized = False
     self._lean_normals: list[State] | None = None

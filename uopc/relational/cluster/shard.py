@@ -34,7 +34,7 @@ import functools
 import os
 import pickle
 import time
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from uopc.relational.cluster.codec import Codec, Encoded, Records
 from uopc.relational.cluster.fingerprint import Fingerprints, owner
 from uopc.relational.cluster.visited import FP, Visited, fp_bytes
 from uopc.relational.space.states import Stuck
+
+if TYPE_CHECKING:
+  from uopc.relational.cluster.native_steps import NativeSteps
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,6 +74,17 @@ FINGERPRINTS_KEPT = 500_000   # nodes whose fingerprints a shard remembers (each
                               # end, all but the program's go, and the stepper's memo with them (expand)
 
 
+def _native_steps(stepper: Any, root: Any) -> NativeSteps | None:
+  """The native core's steps for this worker (``native_steps.py``), or None where it does not apply (not built, not
+  uopc's IR, a CALL in the program): the Python core's then."""
+  from uopc.relational import native as nat
+  if not nat.available() or not getattr(stepper.ir, "native", False): return None
+  from uopc.relational.cluster.native_steps import NativeSteps
+  from uopc.relational.native.space import NotNative
+  try: return NativeSteps(stepper, root)
+  except NotNative: return None
+
+
 def _kept_steps(steps: dict[str, Any], rules: list[int]) -> dict[str, Any]:
   """What a shard keeps of a level's steps (``expand``'s arrays) for its reports, each step's rule index with them."""
   kept = {k: v for k, v in steps.items() if isinstance(v, np.ndarray)}
@@ -82,10 +96,11 @@ class Shard:
   """The states one worker owns, and its part of each level (module doc)."""
 
   def load(self, index: int, count: int, program: Encoded, pm_blob: bytes, target_blob: bytes | None, measure: bool = False,
-           run: str = "") -> str | None:
+           run: str = "", native: bool = False) -> str | None:
     """Become shard ``index`` of ``count`` for run ``run``: load the rules, the program and the target here (a worker
     serves one run after another); the error in one line if they do not load. ``measure``: count the bytes of every
-    batch sent (pickled again: the bench's ``moved``)."""
+    batch sent (pickled again: the bench's ``moved``). ``native``: step and fingerprint with the native core where it
+    applies (``native_steps.py``; the same states either way)."""
     from uopc.relational.space.step import stepper_for
     self.index, self.count, self.measure, self.run = index, count, measure, run
     self.visited = Visited()
@@ -110,6 +125,8 @@ class Shard:
     self.written = Records(list(self.base))   # the level records' rows: each node once (an epoch's)
     self.fps = Fingerprints(FINGERPRINTS_KEPT)
     self.root, self.root_fp = root, self.fps.keep(root)
+    self.native: NativeSteps | None = _native_steps(self.stepper, root) if native else None
+    self.in_python = 0   # states a native worker stepped in Python (its core stopped at their graph)
     return None
 
   # ---- a level
@@ -145,10 +162,29 @@ class Shard:
     failed: list[tuple[int, int]] = []   # (step index in the level, position of its stuck state's first step)
     before, now = self.candidates, set()
     if len(before) > CANDIDATES_KEPT: before.clear()   # only a saving: the owners still drop what they have
+    native = self.native
     for sid, g in self.frontier:
+      sids.append(sid)
+      if native is not None and (got := native.steps(g)) is not None:   # the native core's steps: each target's fingerprint
+        node, keys, targets = got                                        # from C, the first step to each kept
+        n = len(targets)
+        counts.append(n)
+        if not n: continue
+        tfps = native.fingerprints(targets)
+        gfp = native.fingerprint(node)
+        for t, pos in {t: pos for pos, t in zip(range(n - 1, -1, -1), reversed(tfps))}.items():
+          if t in now: continue
+          if t in before: maybe_cycle = True   # a state of an earlier level (or one a cut dropped)
+          else:
+            now.add(t)
+            out[owner(t, count)].append((t, sid, pos, targets[pos], gfp))
+        redexes.extend(keys)
+        p_target.extend(tfps)
+        continue
+      # the Python core's steps (a graph the native core stops at, or no native core)
+      if native is not None: self.in_python += 1
       pairs = steps_of(stepper, g)
       n = len(pairs)
-      sids.append(sid)
       counts.append(n)
       if not n: continue
       rs, hs = zip(*pairs)
@@ -164,7 +200,7 @@ class Shard:
           continue
         t = tfp[h] = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
         if t in now: continue
-        if t in before: maybe_cycle = True   # a state of an earlier level (or one a cut dropped)
+        if t in before: maybe_cycle = True
         else:
           now.add(t)
           out[owner(t, count)].append((t, sid, pos, h, gfp))
@@ -173,8 +209,9 @@ class Shard:
     self.maybe_cycle = maybe_cycle
     before |= now
     stepper.forget(g for _, g in self.frontier)   # each state is expanded once: its root's steps (the biggest map) go
-    if fps.full:   # the nodes of many levels' states are kept alive by what is remembered of them: let them go
-      fps.forget()
+    if fps.full or (native is not None and native.full):   # the nodes of many levels' states are kept alive by what is
+      fps.forget()                                          # remembered of them: let them go
+      if native is not None: native.forget()
       stepper.clear()
     table = {r: i for i, r in enumerate(dict.fromkeys(redexes))}
     p_stuck = np.full(len(p_target), -1, np.int32)
@@ -184,10 +221,12 @@ class Shard:
              "target": np.array(p_target, FP), "stuck": p_stuck, "redexes": list(table)}
     self._pending = {"steps": steps, "stuck": stuck, "depth": depth, "last": last, "own": out[self.index]}
     batches: list[Any] = []
+    graph = self._graph
     for j, cands in enumerate(out):
       if j == self.index: batches.append(None); continue
       self.sent += len(cands)
-      enc = self.codec.encode([c[3] for c in cands], fps)
+      # each row's fingerprint goes with it, except from a native worker: a receiver's native core makes its own in C
+      enc = self.codec.encode([graph(c[3]) for c in cands], fps if native is None else None)
       b = (np.array([c[0] for c in cands], FP), np.array([c[1] for c in cands], np.int64), np.array([c[2] for c in cands], np.int32),
            np.array([c[4] for c in cands], FP), enc)
       if self.measure: self.moved += len(pickle.dumps(b, protocol=5))
@@ -222,7 +261,8 @@ class Shard:
       order = order[keep]
     self._pending["cut"] = bool(len(order)) and p["last"]
     if p["last"]: order = order[:0]   # nothing deeper than max_depth is made; the coordinator notes the cut
-    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], [graphs[i] for i in order])
+    graph = self._graph
+    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], [graph(graphs[i]) for i in order])
     st = p["stuck"]
     k_par = np.concatenate([par[order], np.array([s[0] for s in st], np.int64)])
     k_pos = np.concatenate([pos[order], np.array([s[1] for s in st], np.int32)])
@@ -250,6 +290,10 @@ class Shard:
     self.frontier = sorted(zip(kept_ids, new_graphs), key=lambda x: x[0])
     self._pending = {}
     return self._summary(new_graphs, kept_ids), rec
+
+  def _graph(self, h: Any) -> Any:
+    """A candidate's graph as a ``UOp`` (a native worker's are its core's nodes until they leave ``expand``)."""
+    return self.native.uop(h) if h.__class__ is int and self.native is not None else h
 
   def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
     """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
@@ -408,8 +452,11 @@ class Shard:
                       np.array([x[2] for x in sk], np.int32), np.array([x[3] for x in sk], np.int32))}
 
   def stats(self) -> dict[str, Any]:
-    """The run's peak memory, bytes and candidates sent, and CPU seconds (since ``load``), for the bench; the run's rules and
-    frontier go (its records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
-    self.pm = self.stepper = self.target = None   # the run is over: its rules and memo tables go
+    """The run's peak memory, bytes and candidates sent, CPU seconds (since ``load``), whether it stepped on the native core
+    and how many states it stepped in Python all the same, for the bench and the tests; the run's rules and frontier go (its
+    records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
+    native = self.native is not None
+    self.pm = self.stepper = self.target = self.native = None   # the run is over: its rules and memo tables go
     self.frontier, self._pending = [], {}
-    return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0}
+    return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0,
+            "native": native, "in_python": self.in_python}

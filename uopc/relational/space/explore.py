@@ -63,7 +63,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
     if order != "bfs" or reduce or semantics != "graph" or ctx is not None:
       raise ValueError("cluster= explores breadth first, every graph, under graph semantics, without a ctx")
     from uopc.relational.cluster import ClusterExploration   # the one package that imports Ray
-    return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout)
+    return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, native=native)
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
                      semantics=semantics, native=native)
 
