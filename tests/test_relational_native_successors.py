@@ -205,5 +205,13 @@ def test_fingerprint_needs_setup_and_a_node():
   with pytest.raises(RuntimeError): space.core.fingerprint(i)
   space.core.fingerprint_setup(lambda j: "not bytes")
   with pytest.raises(TypeError): space.core.fingerprint(i)
+  g = UOp.param(0) * 2 + 1
+  def fails_on_mul(j: int) -> bytes:
+    if space.uop(j).op is Ops.MUL: raise ValueError("no")
+    return node_fields(space.uop(j))
+  space.core.fingerprint_setup(fails_on_mul)
+  with pytest.raises(ValueError): space.core.fingerprint(space.to_id(g))
+  space.core.fingerprint_setup(lambda j: node_fields(space.uop(j)))   # what was computed before the error stays right
+  assert space.core.fingerprint(space.to_id(g)) == Fingerprints().of(g)
   with pytest.raises(IndexError): space.fingerprint(i + 5)
   with pytest.raises(NotNative): space.to_id(UOp.param(0).call(UOp.param(1)))
