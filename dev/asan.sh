@@ -56,7 +56,7 @@ LOADED="$("$PY" -c 'import uopc._uir as s; print(s.__file__)')"
 [[ "$LOADED" == "$WORK/repo/uopc/_uir$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 
 [[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py tests/test_term.py \
-  tests/test_egraph_native.py tests/test_uir_native.py tests/test_native_text.py tests/test_relational_native_successors.py
+  tests/test_egraph_native.py tests/test_uir_native.py tests/test_native_text.py tests/test_relational_native_successors.py tests/test_relational_cluster_shard.py
 status=0
 "$PY" -m pytest -p no:cacheprovider -o addopts="-q" "$@" || status=$?
 if compgen -G "$WORK/asan.*" > /dev/null; then

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from uopc.relational.native.space import NativeSpace
+from uopc.relational.native.space import NativeSpace, NotNative
 
 
 class NativeSteps:
@@ -56,15 +56,16 @@ class NativeSteps:
     ``g`` has a CALL."""
     space = self.space
     try: i = space.to_id(g)
-    except Exception: return None   # NotNative: a CALL a rule made
+    except NotNative: return None   # a CALL a rule made
     got = self.core.successors(i)
     if got is None: return None
     keys = self.keys
     return i, [keys[k] for k in got[0]], got[1]
 
-  def node(self, g: Any) -> int:
-    """The native node of ``g``."""
-    return self.space.to_id(g)
+  def node_or_none(self, g: Any) -> int | None:
+    """The native node of ``g`` (a ``UOp``), or None where it has a CALL (a rule made one)."""
+    try: return self.space.to_id(g)
+    except NotNative: return None
 
   def uop(self, i: int) -> Any:
     """The ``UOp`` of native node ``i``."""

@@ -34,7 +34,7 @@ import functools
 import os
 import pickle
 import time
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -90,6 +90,42 @@ def _kept_steps(steps: dict[str, Any], rules: list[int]) -> dict[str, Any]:
   kept = {k: v for k, v in steps.items() if isinstance(v, np.ndarray)}
   kept["rule"] = np.array(rules, np.int32)[steps["redex"]] if len(steps["redex"]) else np.empty(0, np.int32)
   return kept
+
+
+Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   # fingerprints, parent ids, positions, parents' fingerprints, graphs
+
+
+class Level(NamedTuple):
+  """What expanding some of a frontier's states made: per state its id and step count; per step its redex (an index into
+  ``redexes``), its target's fingerprint and, for a failed one, its stuck state's first step's position (else -1); the
+  stuck states made ((parent id, position) each); the candidates for each shard (``Candidates``: a graph is a ``UOp``, or
+  a native worker's node); whether a step reached a graph made a candidate at an earlier level."""
+  sids: np.ndarray
+  counts: np.ndarray
+  redexes: list[Any]
+  redex: np.ndarray
+  target: np.ndarray
+  stuck: np.ndarray
+  stuck_states: list[tuple[int, int]]
+  cands: list[Candidates]
+  maybe_cycle: bool
+
+  @staticmethod
+  def joined(parts: list[Level], count: int) -> Level:
+    """The parts as one level (the states of each in turn), for ``count`` shards."""
+    if len(parts) == 1: return parts[0]
+    if not parts: return Level(np.empty(0, np.int64), np.empty(0, np.int32), [], np.empty(0, np.int32), np.empty(0, FP),
+                               np.empty(0, np.int32), [], [(np.empty(0, FP), np.empty(0, np.int64), np.empty(0, np.int32),
+                                                            np.empty(0, FP), [])] * count, False)
+    offsets = np.cumsum([0] + [len(p.redexes) for p in parts[:-1]])
+    cands: list[Candidates] = []
+    for j in range(count):
+      cols = [p.cands[j] for p in parts]
+      cands.append((np.concatenate([c[0] for c in cols]), np.concatenate([c[1] for c in cols]), np.concatenate([c[2] for c in cols]),
+                    np.concatenate([c[3] for c in cols]), [g for c in cols for g in c[4]]))
+    return Level(np.concatenate([p.sids for p in parts]), np.concatenate([p.counts for p in parts]), [r for p in parts for r in p.redexes],
+                 np.concatenate([p.redex + o for p, o in zip(parts, offsets)]).astype(np.int32), np.concatenate([p.target for p in parts]),
+                 np.concatenate([p.stuck for p in parts]), [x for p in parts for x in p.stuck_states], cands, any(p.maybe_cycle for p in parts))
 
 
 class Shard:
@@ -149,8 +185,70 @@ class Shard:
     """Expand the frontier (states at ``depth``): a summary, then one batch of candidates per shard (None for this one: kept here).
 
     Each graph is a candidate once a level, from its first step in breadth-first order (the frontier is in id order), and
-    never again once it was one at an earlier level (its owner has it by now): ``f``, the states sent a state, stays near 1."""
-    stepper, fps, count, maybe_cycle = self.stepper, self.fps, self.count, self.maybe_cycle
+    never again once it was one at an earlier level (its owner has it by now): ``f``, the states sent a state, stays near 1.
+    A native worker expands its frontier in one call of its core (``Space.expand_level``); the graphs the core stops at,
+    and every graph of a worker without one, are stepped in Python (``_expand_python``). The two keep apart which graphs
+    they made candidates: a graph sent twice is only sent twice (its owner keeps the first discovery)."""
+    native, frontier = self.native, self.frontier
+    parts: list[Level] = []
+    if native is not None:
+      part, frontier = self._expand_native(native, frontier)
+      parts.append(part)
+      self.in_python += len(frontier)
+    if frontier: parts.append(self._expand_python(frontier))
+    level = Level.joined(parts, self.count)
+    self.maybe_cycle = self.maybe_cycle or level.maybe_cycle
+    stepper, fps = self.stepper, self.fps
+    stepper.forget(g for _, g in self.frontier)   # each state is expanded once: its root's steps (the biggest map) go
+    if fps.full or (native is not None and native.full):   # the nodes of many levels' states are kept alive by what is
+      fps.forget()                                          # remembered of them: let them go
+      if native is not None: native.forget()
+      stepper.clear()
+    steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "stuck": level.stuck,
+             "redexes": level.redexes}
+    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": level.cands[self.index]}
+    batches: list[Any] = []
+    graph = self._graph
+    for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
+      if j == self.index: batches.append(None); continue
+      self.sent += len(c_fps)
+      # each row's fingerprint goes with it, except from a native worker: a receiver's native core makes its own in C
+      enc = self.codec.encode([graph(h) for h in graphs], fps if native is None else None)
+      b = (c_fps, c_par, c_pos, c_pfp, enc)
+      if self.measure: self.moved += len(pickle.dumps(b, protocol=5))
+      batches.append(b)
+    return [{"expanded": len(level.sids)}, *batches]
+
+  def _expand_native(self, native: NativeSteps, frontier: list[tuple[int, Any]]) -> tuple[Level, list[tuple[int, Any]]]:
+    """The frontier's level from the native core, and the states it left to Python (a CALL in the graph, or a graph the
+    core stops at)."""
+    kept, rest, nodes = [], [], []
+    for sid, g in frontier:
+      if (i := native.node_or_none(g)) is None: rest.append((sid, g))
+      else: kept.append((sid, g)); nodes.append(i)
+    r = native.core.expand_level(nodes, self.count)
+    counts = np.frombuffer(r[0], np.int32)
+    rest.extend(kept[k] for k in np.flatnonzero(counts < 0).tolist())
+    ok = counts >= 0
+    sids = np.array([sid for sid, _ in kept], np.int64)
+    keys = np.frombuffer(r[1], np.int32)
+    uniq, redex = np.unique(keys, return_inverse=True)
+    table = native.keys
+    state_fps, c_state, c_pos = np.frombuffer(r[3], FP), np.frombuffer(r[4], np.int32), np.frombuffer(r[5], np.int32)
+    c_node, c_fp, c_owner = np.frombuffer(r[6], np.int32), np.frombuffer(r[7], FP), np.frombuffer(r[8], np.int32)
+    cands = []
+    for j in range(self.count):
+      m = c_owner == j
+      at = c_state[m]
+      cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
+    if r[10] > CANDIDATES_KEPT: native.core.forget_candidates()   # only a saving, as Python's set of them
+    part = Level(sids[ok], counts[ok], [table[k] for k in uniq.tolist()], redex.astype(np.int32), np.frombuffer(r[2], FP),
+                 np.full(len(keys), -1, np.int32), [], cands, bool(r[9]))
+    return part, rest
+
+  def _expand_python(self, frontier: list[tuple[int, Any]]) -> Level:
+    """The level of these states from the Python core's steps."""
+    stepper, fps, count, maybe_cycle = self.stepper, self.fps, self.count, False
     out: list[list[tuple[bytes, int, int, Any, bytes]]] = [[] for _ in range(count)]
     stuck: list[tuple[int, int]] = []   # (parent id, position) of each failed step: a stuck state made here
     # the expanded states' steps for the record, a few C-level passes a state (not Python a step): every step's redex
@@ -162,29 +260,10 @@ class Shard:
     failed: list[tuple[int, int]] = []   # (step index in the level, position of its stuck state's first step)
     before, now = self.candidates, set()
     if len(before) > CANDIDATES_KEPT: before.clear()   # only a saving: the owners still drop what they have
-    native = self.native
-    for sid, g in self.frontier:
-      sids.append(sid)
-      if native is not None and (got := native.steps(g)) is not None:   # the native core's steps: each target's fingerprint
-        node, keys, targets = got                                        # from C, the first step to each kept
-        n = len(targets)
-        counts.append(n)
-        if not n: continue
-        tfps = native.fingerprints(targets)
-        gfp = native.fingerprint(node)
-        for t, pos in {t: pos for pos, t in zip(range(n - 1, -1, -1), reversed(tfps))}.items():
-          if t in now: continue
-          if t in before: maybe_cycle = True   # a state of an earlier level (or one a cut dropped)
-          else:
-            now.add(t)
-            out[owner(t, count)].append((t, sid, pos, targets[pos], gfp))
-        redexes.extend(keys)
-        p_target.extend(tfps)
-        continue
-      # the Python core's steps (a graph the native core stops at, or no native core)
-      if native is not None: self.in_python += 1
+    for sid, g in frontier:
       pairs = steps_of(stepper, g)
       n = len(pairs)
+      sids.append(sid)
       counts.append(n)
       if not n: continue
       rs, hs = zip(*pairs)
@@ -200,38 +279,21 @@ class Shard:
           continue
         t = tfp[h] = fps.of(h)   # sent even at the last depth: its owner says whether it is new (then max_depth cut it)
         if t in now: continue
-        if t in before: maybe_cycle = True
+        if t in before: maybe_cycle = True   # a state of an earlier level (or one a cut dropped)
         else:
           now.add(t)
           out[owner(t, count)].append((t, sid, pos, h, gfp))
       redexes.extend(rs)
       p_target.extend(map(tfp.__getitem__, hs))
-    self.maybe_cycle = maybe_cycle
     before |= now
-    stepper.forget(g for _, g in self.frontier)   # each state is expanded once: its root's steps (the biggest map) go
-    if fps.full or (native is not None and native.full):   # the nodes of many levels' states are kept alive by what is
-      fps.forget()                                          # remembered of them: let them go
-      if native is not None: native.forget()
-      stepper.clear()
     table = {r: i for i, r in enumerate(dict.fromkeys(redexes))}
     p_stuck = np.full(len(p_target), -1, np.int32)
     for at, pos in failed: p_stuck[at] = pos
-    steps = {"sids": np.array(sids, np.int64), "counts": np.array(counts, np.int32),
-             "redex": np.fromiter(map(table.__getitem__, redexes), np.int32, len(redexes)),
-             "target": np.array(p_target, FP), "stuck": p_stuck, "redexes": list(table)}
-    self._pending = {"steps": steps, "stuck": stuck, "depth": depth, "last": last, "own": out[self.index]}
-    batches: list[Any] = []
-    graph = self._graph
-    for j, cands in enumerate(out):
-      if j == self.index: batches.append(None); continue
-      self.sent += len(cands)
-      # each row's fingerprint goes with it, except from a native worker: a receiver's native core makes its own in C
-      enc = self.codec.encode([graph(c[3]) for c in cands], fps if native is None else None)
-      b = (np.array([c[0] for c in cands], FP), np.array([c[1] for c in cands], np.int64), np.array([c[2] for c in cands], np.int32),
-           np.array([c[4] for c in cands], FP), enc)
-      if self.measure: self.moved += len(pickle.dumps(b, protocol=5))
-      batches.append(b)
-    return [{"expanded": len(sids)}, *batches]
+    cands = [(np.array([c[0] for c in cs], FP), np.array([c[1] for c in cs], np.int64), np.array([c[2] for c in cs], np.int32),
+              np.array([c[4] for c in cs], FP), [c[3] for c in cs]) for cs in out]
+    return Level(np.array(sids, np.int64), np.array(counts, np.int32), list(table),
+                 np.fromiter(map(table.__getitem__, redexes), np.int32, len(redexes)), np.array(p_target, FP), p_stuck, stuck, cands,
+                 maybe_cycle)
 
   @_paused
   def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -241,10 +303,9 @@ class Shard:
     graphs: list[Any] = []
     for j, b in enumerate(batches):
       if j == self.index or b is None:
-        own = p["own"]
-        fps_l.append(np.array([c[0] for c in own], FP)); par_l.append(np.array([c[1] for c in own], np.int64))
-        pos_l.append(np.array([c[2] for c in own], np.int32)); pfp_l.append(np.array([c[4] for c in own], FP))
-        graphs.extend(c[3] for c in own)
+        o_fps, o_par, o_pos, o_pfp, own = p["own"]
+        fps_l.append(o_fps); par_l.append(o_par); pos_l.append(o_pos); pfp_l.append(o_pfp)
+        graphs.extend(own)
       else:
         fps_l.append(b[0]); par_l.append(b[1]); pos_l.append(b[2]); pfp_l.append(b[3]); graphs.extend(self.codec.decode(b[4], self.fps))
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)

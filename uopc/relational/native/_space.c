@@ -180,6 +180,7 @@ typedef struct {
   PyObject *fp_cb;      /* fields(node) -> bytes: node_fields of the node's UOp, asked once per label */
   PyObject **fp_inner, **fp_leaf; int64_t cap_fp_inner, cap_fp_leaf;   /* the fields bytes by label (inner >= 0; leaf -2 - k), or NULL */
   uint8_t *fp, *fp_done; int64_t cap_fp;   /* per node: its 16 bytes, and 1 once they are computed (grown to cap_nodes on use) */
+  struct SpaceLevel *level;   /* a cluster worker's levels (_space_level.h): expand_level() makes it */
 } Space;
 
 /* ---- growth */
@@ -1614,6 +1615,8 @@ static PyObject *Space_fingerprints(Space *s, PyObject *arg) {
   return out;
 }
 
+#include "_space_level.h"   /* expand_level(nodes, shards): a cluster worker's level, from successors() and the fingerprints */
+
 /* reduce(inert ops, keep_full nodes, inert): explore persistent sets from now on (before the search starts); a node
  * of an op not in `inert ops` is inert if inert(node, label, its number of sources) says so. */
 static PyObject *Space_reduce(Space *s, PyObject *args) {
@@ -2113,6 +2116,7 @@ static void Space_dealloc(Space *s) {
   PyObject_GC_UnTrack(s);
   Space_clear(s);
   text_free(s->text);
+  level_free(s->level);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
   for (int64_t i = 0; i < s->cap_fp_inner; i++) Py_XDECREF(s->fp_inner[i]);
   for (int64_t i = 0; i < s->cap_fp_leaf; i++) Py_XDECREF(s->fp_leaf[i]);
@@ -2139,6 +2143,8 @@ static PyMethodDef Space_methods[] = {
   {"fingerprint_setup", (PyCFunction)Space_fingerprint_setup, METH_O, "fingerprint_setup(fields(node) -> bytes): for fingerprint(), fields asked once per label."},
   {"fingerprint", (PyCFunction)Space_fingerprint, METH_O, "fingerprint(id) -> cluster/fingerprint.py's 16 bytes of id's graph (BLAKE2b), computed in C."},
   {"fingerprints", (PyCFunction)Space_fingerprints, METH_O, "fingerprints(ids) -> [fingerprint(id) for id in ids]."},
+  {"expand_level", (PyCFunction)Space_expand_level, METH_VARARGS, "expand_level(nodes, shards) -> a cluster worker's level: steps, fingerprints, candidates (_space_level.h)."},
+  {"forget_candidates", (PyCFunction)Space_forget_candidates, METH_NOARGS, "forget_candidates(): expand_level's table of candidates made empties."},
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
   {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},

@@ -1,0 +1,90 @@
+"""A shard's levels (``uopc.relational.cluster.shard``) on the native core (``Space.expand_level``, ``native_steps.py``)
+against the Python core's: the same states, ids, parents, positions, fingerprints and steps in every level's record.
+
+The shards run here, in this process, driven level by level as the coordinator drives them (no Ray): what differs
+between the two runs is only the core each shard steps with.
+"""
+import numpy as np
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from tests.test_relational_native_drive import sums_of_terms
+from tests.test_relational_native_successors import PROGRAMS, RULES, has_call
+from uopc import UOp
+from uopc.relational.cluster.codec import Codec
+from uopc.relational.cluster.coordinator import ship
+from uopc.relational.cluster.shard import Shard
+
+
+def levels(g: UOp, pm, shards: int, native: bool, most: int = 400) -> tuple[list[list[dict]], list[Shard]]:
+  """Each level's record of each shard, the states numbered by (parent id, position) as the coordinator numbers them,
+  until no frontier is left or ``most`` states are made."""
+  program, blob = Codec([]).encode([g]), ship(pm, "the rule set")
+  run = [Shard() for _ in range(shards)]
+  for j, s in enumerate(run): assert s.load(j, shards, program, blob, None, run="test", native=native) is None
+  started = [s.start() for s in run]
+  records, summaries, count, depth = [[r] for _, r in started], [m for m, _ in started], 1, 0
+  while any(m["frontier"] for m in summaries) and count < most:
+    batches = [s.expand(depth, False)[1:] for s in run]
+    keys = [s.absorb(*[batches[i][j] for i in range(shards)]) for j, s in enumerate(run)]
+    par, pos = np.concatenate([k[0] for k in keys]), np.concatenate([k[1] for k in keys])
+    ids = np.empty(len(par), np.int64)
+    ids[np.lexsort((pos, par))] = count + np.arange(len(par))
+    done = [s.commit(part) for s, part in zip(run, np.split(ids, np.cumsum([len(k[0]) for k in keys])[:-1]))]
+    summaries = [m for m, _ in done]
+    for j, (_, r) in enumerate(done): records[j].append(r)
+    count += len(par)
+    depth += 1
+  return records, run
+
+
+def comparable(rec: dict, reader) -> tuple:
+  """A record by value: its states, their graphs, and each step as (state, target fingerprint, stuck position, rule, error),
+  in state order (a native shard lists the graphs its core stops at after the others)."""
+  reader.decode(rec["step_nodes"])
+  graphs = reader.decode(rec["graphs"])
+  states = sorted(zip(rec["ids"].tolist(), rec["fps"].tolist(), rec["parents"].tolist(), rec["pos"].tolist(), rec["parent_fps"].tolist(), graphs))
+  st = rec["steps"]
+  if "counts" not in st: return states, [], sorted(rec["stuck"])
+  owners = np.repeat(st["sids"], st["counts"]).tolist()
+  rules = [st["rules"][i] for i in st["redex"].tolist()]
+  order = np.argsort(np.repeat(st["sids"], st["counts"]), kind="stable") if len(owners) else []
+  steps = [(owners[i], st["target"][i], int(st["stuck"][i]), rules[i]) for i in order]
+  return states, steps, sorted(rec["stuck"]), sorted(st["sids"].tolist()), sorted(zip(st["sids"].tolist(), st["counts"].tolist()))
+
+
+def same_levels(g: UOp, pm, shards: int) -> tuple[list[Shard], list[Shard]]:
+  a, py = levels(g, pm, shards, native=False)
+  b, nat = levels(g, pm, shards, native=True)
+  assert len(a) == len(b) and all(len(x) == len(y) for x, y in zip(a, b))
+  for j in range(shards):
+    ra, rb = py[j].written.reader(), nat[j].written.reader()
+    for x, y in zip(a[j], b[j]):
+      assert x["depth"] == y["depth"]
+      assert comparable(x, ra) == comparable(y, rb)
+  assert all(s.native is not None for s in nat) and all(s.native is None for s in py)
+  return py, nat
+
+
+@settings(max_examples=40, deadline=None)
+@given(PROGRAMS | sums_of_terms(), st.sampled_from(sorted(RULES)), st.integers(1, 3))
+def test_a_native_shard_makes_the_levels_a_python_shard_makes(g, name, shards):
+  assume(not has_call(g))
+  same_levels(g, RULES[name], shards)
+
+
+def test_the_graphs_the_core_stops_at_are_stepped_in_python_in_the_same_level():
+  p0, p1 = UOp.param(0), UOp.param(1)
+  g = ((p0 + 0) * 1 + (p1 + 0)) * 1 + 0   # BOOM: x * 1 raises, a stuck step in every graph with a MUL
+  py, nat = same_levels(g, RULES["boom"], 2)
+  assert 0 < sum(s.in_python for s in nat) and sum(s.in_python for s in py) == 0
+  assert sum(len(s.stuck_kept) for s in nat) == sum(len(s.stuck_kept) for s in py) > 0
+
+
+def test_the_candidates_table_forgets_and_the_levels_stay_the_same(monkeypatch):
+  from tests.test_relational_native_drive import ZERO, add0_chain
+  from uopc.relational.cluster import shard
+  monkeypatch.setattr(shard, "CANDIDATES_KEPT", 3)   # both cores' tables of candidates empty at every level
+  g = add0_chain(3) + (UOp.param(1) + 0 + 0) * UOp.param(2)
+  py, nat = same_levels(g, ZERO, 2)
+  assert sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) == 12
