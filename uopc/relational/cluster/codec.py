@@ -25,14 +25,34 @@ record refers to nothing earlier): what the writer and a reader hold stays bound
 >>> first, second = out.encode([p0 + 0]), out.encode([(p0 + 0) * 2])
 >>> len(second[0].rows), out.reader().read([first, second]) == [[p0 + 0], [(p0 + 0) * 2]]   # the 2 and the MUL: p0 + 0 was written
 (2, True)
+
+A worker on the native core holds its graphs as the core's nodes: ``encode_native`` (a batch) and
+``Records.encode_native`` (the stream) write the same rows from them in C (``Space.rows``,
+``native/_space_rows.h``), with no ``UOp`` walked or made; a root may be a native node, a ``UOp``
+or None. The receiver's ``decode`` is the same.
+
+>>> from uopc import symbolic
+>>> from uopc.relational.native import available
+>>> from uopc.relational.native.space import NativeSpace
+>>> from uopc.relational.space.step import Stepper
+>>> if available():
+...   space = NativeSpace(Stepper(symbolic))
+...   ids = [space.to_id(g) for g in (p0 + 0, (p0 + 0) * 2)]
+...   codec.encode_native(space, [*ids, None]) == codec.encode([p0 + 0, (p0 + 0) * 2, None])
+... else: True
+True
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
 from uopc.relational.cluster.fingerprint import SIZE, Fingerprints
 
 from uopc.uop import fill_bottom_up, make_uop
+
+if TYPE_CHECKING:
+  from uopc.relational.native.space import NativeSpace
 
 
 class Encoded(NamedTuple):
@@ -49,6 +69,7 @@ class Codec:
   def __init__(self, base: list[Any]) -> None:
     self.base = base
     self.base_ref = {u: -1 - i for i, u in enumerate(base)}
+    self._rows_space: Callable[[], Any] | None = None   # the native space set up with this base (a weak reference)
 
   def encode(self, roots: Iterable[Any], fps: Fingerprints | None = None, refs: dict[Any, int] | None = None, first: int = 0) -> Encoded:
     """The rows of every node of ``roots`` outside the base (iteratively, sources first); ``fps``: send each row's
@@ -70,6 +91,23 @@ class Codec:
     # each row's fingerprint, known already or made again (past its limit ``fps`` forgets all it knew, maybe mid-level)
     return Encoded(rows, out, b"".join(map(fps.of, order)) if fps is not None else b"")
 
+  def encode_native(self, space: NativeSpace, roots: Iterable[Any]) -> Encoded:
+    """``encode`` of the roots' ``UOp``s (without fingerprints), its rows made in C from ``space``'s nodes (``Space.rows``,
+    stream 0: a batch of its own), the very same ``Encoded``. A root is a native node (an ``int``), a ``UOp`` (indexed
+    into ``space``) or None; a graph the core does not take (a CALL) makes the whole batch ``encode``'s."""
+    from uopc.relational.native.space import NotNative
+    roots = roots if isinstance(roots, list) else list(roots)
+    try: rows, out = self.rows_core(space).rows(roots, 0, 0)
+    except NotNative: return self.encode(_uops(space, roots))
+    return Encoded(rows, out, b"")
+
+  def rows_core(self, space: NativeSpace) -> Any:
+    """``space``'s core, set up for ``Space.rows`` with this base (once a space: a worker's new core after ``forget`` again)."""
+    if self._rows_space is None or self._rows_space() is not space:
+      space.rows_setup(self.base)
+      self._rows_space = weakref.ref(space)
+    return space.core
+
   def decode(self, enc: Encoded, fps: Fingerprints | None = None, made: list[Any] | None = None) -> list[Any]:
     """The graphs of a batch (None where it sent none); ``fps``: remember the rows' fingerprints there. ``made``: the
     rows read before (a stream's, ``Records``), extended with these."""
@@ -90,6 +128,7 @@ class Records:
     self.codec, self.limit = Codec(base), limit
     self.refs: dict[Any, int] = dict(self.codec.base_ref)
     self.count, self.epoch = 0, 0
+    self._stream: tuple[Callable[[], Any], int] | None = None   # the native space writing this stream (weakly) and its epoch
 
   def start(self) -> int:
     """Begin a record: past ``limit`` rows a new epoch (nothing before it referred to); the record's epoch."""
@@ -104,6 +143,24 @@ class Records:
     enc = self.codec.encode(roots, refs=self.refs, first=self.count)
     self.count += len(enc.rows)
     return enc, epoch
+
+  def encode_native(self, space: NativeSpace, roots: Iterable[Any]) -> tuple[Encoded, int]:
+    """``encode`` of the roots' ``UOp``s, its rows made in C from ``space``'s nodes (``Space.rows``' stream 1: one
+    ``Records`` a core), the very same batch and epoch; roots as ``Codec.encode_native`` takes them. The core's stream
+    starts again with each epoch, and with another core (a worker's ``forget``): a node written before in the epoch is
+    then written again, and the reader, which has both rows, reads the same graphs."""
+    from uopc.relational.native.space import NotNative
+    epoch = self.start()
+    roots = roots if isinstance(roots, list) else list(roots)
+    try:
+      core = self.codec.rows_core(space)
+      if self._stream is None or self._stream[1] != epoch or self._stream[0]() is not space:
+        core.rows_reset(1)
+        self._stream = (weakref.ref(space), epoch)
+      rows, out = core.rows(roots, 1, self.count)
+    except NotNative: return self.encode(_uops(space, roots))   # a CALL: this record in Python (its refs know what they wrote)
+    self.count += len(rows)
+    return Encoded(rows, out, b""), epoch
 
   def reader(self) -> Reader:
     """A reader of this stream, from its first record."""
@@ -125,3 +182,8 @@ class Reader:
 
   def read(self, batches: Iterable[tuple[Encoded, int]]) -> list[list[Any]]:
     return [self.decode(b) for b in batches]
+
+
+def _uops(space: NativeSpace, roots: list[Any]) -> list[Any]:
+  """The roots as ``UOp``s (native nodes made ``UOp``s; -1 and None are None): a batch the native core does not take."""
+  return [(space.uop(r) if r >= 0 else None) if r.__class__ is int else r for r in roots]

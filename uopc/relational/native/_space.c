@@ -163,6 +163,7 @@ typedef struct {
   PyObject *op_codes;   /* {Ops member: its code} */
   PyObject **lab_key; int32_t *lab_val; int32_t *lab_op; int64_t cap_lab, n_lab;   /* (op, dtype, arg) by identity -> label */
   int32_t n_leaves;
+  struct SpaceRows *rows;   /* codec rows of graphs (_space_rows.h): rows_setup() makes it */
   /* reduction (reduction.py's IslandReduction): on when `reducing` */
   int reducing;
   uint8_t inert[256];           /* ops no rule's pattern can match: their nodes are inert */
@@ -1471,6 +1472,8 @@ static PyObject *Space_asks(Space *s, PyObject *arg) {
   return PyBool_FromLong(m);
 }
 
+#include "_space_rows.h"   /* rows(roots, stream, first): a batch of graphs as cluster/codec.py's rows */
+
 /* ---- steps and fingerprints of one graph, for a cluster's worker (cluster/shard.py: steps_of and Fingerprints.of) */
 
 /* successors(node)'s two lists, sized beforehand, the next place in them, and the graph of the group being listed. */
@@ -2072,7 +2075,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
                                             s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 3) +
                                             (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->cap_gt * 24 + s->wrapped.cap * 12 +
                                             s->cap_stamp * 16 + s->cap_chosen * 4 + s->cap_never + s->cap_lab * (3 * 8 + 4 + 4) +
-                                            s->cap_fp * 17 + (s->cap_fp_inner + s->cap_fp_leaf) * (int64_t)sizeof(PyObject *)));
+                                            s->cap_fp * 17 + (s->cap_fp_inner + s->cap_fp_leaf) * (int64_t)sizeof(PyObject *) + rows_bytes(s->rows)));
 }
 
 /* ---- the type */
@@ -2101,12 +2104,14 @@ static int Space_init(Space *s, PyObject *args, PyObject *kw) {
 
 static int Space_traverse(Space *s, visitproc visit, void *arg) {
   if (s->text) Py_VISIT(s->text->cb);
+  if (s->rows) Py_VISIT(s->rows->labels);
   Py_VISIT(s->fp_cb);
   Py_VISIT(s->match_cb); Py_VISIT(s->may_cb); Py_VISIT(s->labeler); Py_VISIT(s->label_finder); Py_VISIT(s->op_codes); Py_VISIT(s->inert_cb); Py_VISIT(s->check_cb);
   return 0;
 }
 static int Space_clear(Space *s) {
   if (s->text) Py_CLEAR(s->text->cb);
+  if (s->rows) Py_CLEAR(s->rows->labels);
   Py_CLEAR(s->fp_cb);
   Py_CLEAR(s->match_cb); Py_CLEAR(s->may_cb); Py_CLEAR(s->labeler); Py_CLEAR(s->label_finder); Py_CLEAR(s->op_codes); Py_CLEAR(s->inert_cb); Py_CLEAR(s->check_cb);
   return 0;
@@ -2129,6 +2134,7 @@ static void Space_dealloc(Space *s) {
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&s->sigs); map_free(&s->ptrs); map_free(&s->keep_full); map_free(&s->checked); map_free(&s->wrapped);
   free(s->table);
+  rows_free(s->rows);
   Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -2162,6 +2168,9 @@ static PyMethodDef Space_methods[] = {
   {"cycles", (PyCFunction)Space_cycles, METH_NOARGS, "cycles() -> (steps between made states, closed components of more than one state)."},
   {"last_reaching", (PyCFunction)Space_last_reaching, METH_VARARGS, "last_reaching(path) -> per state, the last path index reaching it, or -1."},
   {"bfs", (PyCFunction)Space_bfs, METH_VARARGS, "bfs(start, targets) -> per state, its breadth-first parent from start, or -1."},
+  {"rows_setup", (PyCFunction)Space_rows_setup, METH_VARARGS, "rows_setup(base nodes, labels): for rows(), the program's nodes in Codec.base order (ref -1 - i)."},
+  {"rows", (PyCFunction)Space_rows, METH_VARARGS, "rows(roots, stream, first) -> (rows, refs): Codec.encode's rows of the roots' nodes stream 0 or 1 does not know yet."},
+  {"rows_reset", (PyCFunction)Space_rows_reset, METH_O, "rows_reset(stream): the stream forgets all but the base (stream 1: a new epoch)."},
   {NULL, NULL, 0, NULL},
 };
 

@@ -81,6 +81,12 @@ class NativeSpace:
       self._fingerprinting = True
     return self.core.fingerprint(i)
 
+  def rows_setup(self, base: list[UOp]) -> None:
+    """Set the core up for ``Space.rows`` (``cluster/codec.py``'s rows of a batch, made in C): ``base`` is the program's
+    nodes in ``Codec.base`` order (ref ``-1 - i``), indexed here; an inner node's fields are read from this space's labels.
+    The same base again changes nothing; NotNative for a base with a CALL."""
+    self.core.rows_setup([self.to_id(u) for u in base], self._labels)
+
   def _pieces(self, i: int) -> str | list[str | int]:
     """The core's question for ``text``: node ``i``'s ``node_parts``, each source as its index in the node's sources."""
     u = self.uop(i)
