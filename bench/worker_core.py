@@ -9,6 +9,12 @@ paused as a worker's level pauses it (``shard.py``'s ``_paused``; else its passe
 both times). The native states are node ids, as a worker keeping the core's nodes holds them; what indexing the states'
 ``UOp``s costs (``to_id``) and what making the targets' ``UOp``s costs (``uop``, for a worker that sends graphs as
 ``UOp``s) are columns of their own. Best of TURNS turns, CPU time; steps alone is a turn without fingerprints.
+
+The second table is the worker's next cost, writing graphs as the codec's rows (``cluster/codec.py``): every graph the
+states' steps make, each once, in the order they are made, batched BATCH at a time as a worker sends its candidates,
+``Codec.encode`` on their ``UOp``s (made first, not timed: a Python worker holds them) against ``Codec.encode_native``
+on their nodes (``Space.rows``, stream 0), and the same batches as one records stream (``Records.encode`` against
+``Records.encode_native``, stream 1). Both give the same rows (checked); µs a graph, best of TURNS turns.
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ if __package__ in (None, ""):   # run by its path: the repository's root first (
 from bench.cluster import WORKLOADS
 from uopc import collector
 from uopc.relational import Exploration
+from uopc.relational.cluster.codec import Codec, Records
 from uopc.relational.cluster.fingerprint import Fingerprints
 from uopc.relational.cluster.shard import steps_of
 from uopc.relational.native import available
@@ -31,6 +38,7 @@ from uopc.relational.native.space import NativeSpace
 from uopc.relational.space.step import Stepper
 
 TURNS = 5
+BATCH = 256   # graphs a batch, as a worker's candidates for one shard
 
 
 def best(run: Callable[[], Any]) -> tuple[float, Any]:
@@ -91,8 +99,13 @@ def main() -> None:
         f" CPU seconds, best of {TURNS} turns")
   print(f"{'workload':<20} {'states':>7} {'steps':>8} {'Python s':>9} {'(steps':>7} {'fps)':>6} {'C s':>6} {'(steps':>7} {'fps)':>6} "
         f"{'Py/C':>6} {'+uop() s':>9} {'Py/(C+uop)':>10} {'to_id s':>8}")
-  for work in WORKLOADS:
-    row(work.name, work.rules(), work.program())
+  explored = [(work.name, work.rules(), work.program()) for work in WORKLOADS]
+  for name, pm, program in explored: row(name, pm, program)
+  print(f"\nwriting graphs as codec rows, {BATCH} a batch: Codec.encode / Records.encode on UOps against encode_native on nodes;"
+        f" µs a graph, CPU time, best of {TURNS} turns")
+  print(f"{'workload':<20} {'graphs':>8} {'rows/graph':>10} {'batch Py':>9} {'C':>6} {'Py/C':>6} {'rows/graph':>10} {'stream Py':>10} {'C':>6} "
+        f"{'Py/C':>6}")
+  for name, pm, program in explored: encode_row(name, pm, program)
 
 
 def row(name: str, pm: Any, program: Any) -> None:
@@ -109,6 +122,50 @@ def row(name: str, pm: Any, program: Any) -> None:
   ix = min(indexing(states, pm) for _ in range(TURNS))
   print(f"{name:<20} {len(states):>7,} {n_py:>8,} {py:>9.3f} {py_steps:>7.3f} {py - py_steps:>6.3f} {c:>6.3f} {c_steps:>7.3f} "
         f"{c - c_steps:>6.3f} {py / c:>6.1f} {c_uops:>9.3f} {py / c_uops:>10.1f} {ix:>8.3f}")
+
+
+def made_graphs(states: list, pm: Any) -> tuple[NativeSpace, list[int]]:
+  """A new space, and the nodes of every graph the states' steps make, each once, in the order they are made."""
+  space = NativeSpace(Stepper(pm))
+  seen: dict[int, None] = {}
+  for g in states:
+    for t in space.core.successors(space.to_id(g))[1]: seen.setdefault(t)
+  return space, list(seen)
+
+
+def encode_turn(batches: list, encode: Callable[[list], Any]) -> tuple[float, int]:
+  """CPU seconds to encode every batch, and the rows written."""
+  with collector.paused(settle=True):
+    c0 = time.process_time()
+    rows = sum(len(encode(b).rows) for b in batches)
+    return time.process_time() - c0, rows
+
+
+def encoders(space: NativeSpace, base: list, uops: list, ids: list) -> dict[str, tuple[list, Callable[[list], Any]]]:
+  """Each way of writing the batches, with the batches it takes: a new Codec or Records each."""
+  codec, py, c = Codec(base), Records(base), Records(base)
+  return {"batch py": (uops, codec.encode), "batch c": (ids, lambda b: codec.encode_native(space, b)),
+          "stream py": (uops, lambda b: py.encode(b)[0]), "stream c": (ids, lambda b: c.encode_native(space, b)[0])}
+
+
+def encode_row(name: str, pm: Any, program: Any) -> None:
+  """One workload's line of the codec table: each way from cold (a new space, rows set up on first use)."""
+  states = [s.graph for s in Exploration(program, pm, max_states=None).run().states]
+  base = program.toposort()
+  times: dict[str, list[float]] = {"batch py": [], "batch c": [], "stream py": [], "stream c": []}
+  rows: dict[str, int] = {}
+  for _ in range(TURNS):
+    space, nodes = made_graphs(states, pm)
+    ids = [nodes[k:k + BATCH] for k in range(0, len(nodes), BATCH)]
+    uops = [[space.uop(i) for i in b] for b in ids]
+    for key, (batches, encode) in encoders(space, base, uops, ids).items():
+      t, rows[key] = encode_turn(batches, encode)
+      times[key].append(t)
+  assert rows["batch py"] == rows["batch c"] and rows["stream py"] == rows["stream c"], (name, rows)
+  us = {k: 1e6 * min(v) / len(nodes) for k, v in times.items()}
+  print(f"{name:<20} {len(nodes):>8,} {rows['batch py'] / len(nodes):>10.2f} {us['batch py']:>9.2f} {us['batch c']:>6.2f} "
+        f"{us['batch py'] / us['batch c']:>6.1f} {rows['stream py'] / len(nodes):>10.2f} "
+        f"{us['stream py']:>10.2f} {us['stream c']:>6.2f} {us['stream py'] / us['stream c']:>6.1f}")
 
 
 if __name__ == "__main__":
