@@ -185,3 +185,19 @@ def test_a_new_base_forgets_both_streams():
   assert space.core.rows([i], 1, 2) == ([], [1])
   space.rows_setup([p1, p0])
   assert space.core.rows([i], 1, 0) == ([(Ops.ADD, p0.dtype, None, (-2, -1))], [0])
+
+
+def test_an_error_mid_walk_forgets_the_stream():
+  # what a failed call wrote is not known after it (nor what the stream wrote before: forgetting is always safe)
+  p0 = UOp.param(0)
+  space = NativeSpace(Stepper(symbolic))
+  a, b = space.to_id(p0 + 1), space.to_id((p0 * 5) + 7)
+  labels = list(space._labels)   # an inner node's fields: taken away below, so that b's walk fails past its first leaf
+  space.core.rows_setup([space.to_id(p0)], labels)
+  assert space.core.rows([a], 1, 0)[1] == [1]
+  labels.clear()
+  with pytest.raises(IndexError): space.core.rows([b], 1, 2)
+  labels.extend(space._labels)   # the same list: the same setup
+  rows, refs = space.core.rows([b, a], 1, 2)
+  assert [(r[0], r[2]) for r in rows] == [(Ops.CONST, 7), (Ops.CONST, 5), (Ops.MUL, None), (Ops.ADD, None), (Ops.CONST, 1), (Ops.ADD, None)]
+  assert refs == [5, 7]
