@@ -346,7 +346,6 @@ def test_a_local_cluster_a_run_starts_lives_as_long_as_its_exploration():
 def test_a_shard_that_forgets_its_memos_every_level_finds_the_same_states(monkeypatch):
   # in this process, one shard of one: past its limit a shard forgets its fingerprints and its stepper's memo at a
   # level's end (their nodes may go); here at every level, and it makes the same states with the same parents
-  import numpy as np
 
   from uopc.relational.cluster import fingerprint, shard
   from uopc.relational.cluster.codec import Codec
@@ -362,10 +361,9 @@ def test_a_shard_that_forgets_its_memos_every_level_finds_the_same_states(monkey
   count, depth, made = 1, 0, {0: g}
   while sh.frontier:
     sh.expand(depth, False)
-    par, pos, _ = sh.absorb(None)
-    ids = np.empty(len(par), np.int64)
-    ids[np.lexsort((pos, par))] = count + np.arange(len(par))   # one process's order: by parent, then position
-    sh.commit(ids)
+    keys = sh.absorb(None)
+    sh.commit(count, None, keys)   # numbered in one process's order: by parent, then position
+    par = keys[0]
     made.update(sh.frontier)
     count, depth = count + len(par), depth + 1
   assert len(forgot) >= depth - 1 > 3

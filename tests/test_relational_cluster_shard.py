@@ -17,8 +17,8 @@ from uopc.relational.cluster.shard import Shard
 
 
 def levels(g: UOp, pm, shards: int, native: bool, most: int = 400) -> tuple[list[list[dict]], list[Shard]]:
-  """Each level's record of each shard, the states numbered by (parent id, position) as the coordinator numbers them,
-  until no frontier is left or ``most`` states are made."""
+  """Each level's record of each shard, level by level as the coordinator runs them, until no frontier is left or ``most``
+  states are made."""
   program, blob = Codec([]).encode([g]), ship(pm, "the rule set")
   run = [Shard() for _ in range(shards)]
   for j, s in enumerate(run): assert s.load(j, shards, program, blob, None, run="test", native=native) is None
@@ -27,13 +27,10 @@ def levels(g: UOp, pm, shards: int, native: bool, most: int = 400) -> tuple[list
   while any(m["frontier"] for m in summaries) and count < most:
     batches = [s.expand(depth, False)[1:] for s in run]
     keys = [s.absorb(*[batches[i][j] for i in range(shards)]) for j, s in enumerate(run)]
-    par, pos = np.concatenate([k[0] for k in keys]), np.concatenate([k[1] for k in keys])
-    ids = np.empty(len(par), np.int64)
-    ids[np.lexsort((pos, par))] = count + np.arange(len(par))
-    done = [s.commit(part) for s, part in zip(run, np.split(ids, np.cumsum([len(k[0]) for k in keys])[:-1]))]
+    done = [s.commit(count, None, *keys) for s in run]
     summaries = [m for m, _ in done]
     for j, (_, r) in enumerate(done): records[j].append(r)
-    count += len(par)
+    count += summaries[0]["made"]
     depth += 1
   return records, run
 
@@ -88,3 +85,14 @@ def test_the_candidates_table_forgets_and_the_levels_stay_the_same(monkeypatch):
   g = add0_chain(3) + (UOp.param(1) + 0 + 0) * UOp.param(2)
   py, nat = same_levels(g, ZERO, 2)
   assert sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) == 12
+
+
+def test_a_shard_that_forgets_its_nodes_every_level_makes_the_same_levels(monkeypatch):
+  from tests.test_relational_native_drive import sum_of_add0
+  from uopc.relational.cluster import native_steps, shard
+  monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)   # past it (at every level's end) a shard forgets its nodes: a native one starts a new core
+  started = []
+  real = native_steps.NativeSteps._start
+  monkeypatch.setattr(native_steps.NativeSteps, "_start", lambda self: (started.append(1), real(self)))
+  py, nat = same_levels(sum_of_add0(0, 5) * UOp.param(7), RULES["symbolic"], 2)
+  assert len(started) >= 2 * 4 and sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) > 30

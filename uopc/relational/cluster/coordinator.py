@@ -34,8 +34,6 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import numpy as np
-
 from uopc.budget import BoundHit, current, shielded, taken
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.errors import ClusterError
@@ -44,6 +42,7 @@ from uopc.relational.cluster.shard import Shard
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
 POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
+SETTLE = 30.0      # seconds a call sent ahead of a dead shard's replacement gets to report its failure
 RUNS = [0]         # cluster runs ended in this process
 
 
@@ -92,6 +91,15 @@ def ship(obj: Any, what: str) -> bytes:
     if name.startswith("uopc_rules.") and mod is not None: cloudpickle.register_pickle_by_value(mod)
   try: return cloudpickle.dumps(obj)
   except Exception as e: raise ClusterError(f"{what} cannot be sent to the workers: {type(e).__name__}: {e}") from None
+
+
+def _settle(calls: list[list[Any]]) -> None:
+  """Read the results of calls sent ahead that a dead shard's missing input made fail (so Ray does not print each as an
+  unhandled error when its reference goes); each failed already, or fails at once."""
+  import ray
+  for ref in (r for refs in calls for r in refs):
+    try: ray.get(ref, timeout=SETTLE)
+    except Exception: pass   # the failure it stands for was handled: the phase runs again
 
 
 class Coordinator:
@@ -177,7 +185,9 @@ class Coordinator:
     matches: list[tuple[int, bytes]] = []
     lost = False
     try:
-      summaries = self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), commit=True)
+      first: list[Any] = [None] * n
+      self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), commit=True, out=first)
+      summaries = first
       matches.extend(m for s in summaries for m in s["matches"])
       depth = 0
       while True:
@@ -188,18 +198,14 @@ class Coordinator:
         if (b := current()) is not None and b.max_memory is not None and any(s["rss"] > b.max_memory for s in summaries):
           bound = "max_memory"; break
         last = self.max_depth is not None and depth >= self.max_depth
-        self._last_expand = (depth, last)
-        self._phase("expand", depth, self._expand)
-        keys = self._phase("absorb", depth, self._absorb)
-        ids, total, dropped_at = self._rank(keys, count)
-        if dropped_at is not None: cut, bound = (depth, dropped_at), "max_states"
-        self._ids = ids
-        summaries = self._phase("commit", depth, self._commit, commit=True)
+        self._last_expand, self._count = (depth, last), count
+        summaries = self._level(depth)
+        if (dropped_at := summaries[0]["dropped_at"]) is not None: cut, bound = (depth, dropped_at), "max_states"
         matches.extend(sorted(m for s in summaries for m in s["matches"]))   # a level's ids follow the last level's
-        count += total
+        count += summaries[0]["made"]
         depth += 1
         if bound is not None: break
-        if last and any(bool(k[2][0]) for k in keys): bound = "max_depth"; break
+        if last and summaries[0]["cut"]: bound = "max_depth"; break
     except BoundHit as e: bound, interrupted = e.reason, True   # an interrupt or the budget: what the finished levels found
     except WorkersLost: bound, lost = "workers_lost", True
     with shielded():   # from here on the run winds up
@@ -236,6 +242,26 @@ class Coordinator:
 
   # ---- the phases of a level
 
+  def _level(self, depth: int) -> list[Any]:
+    """One level: every shard's ``expand``, ``absorb`` and ``commit``, sent at once (each call waits in Ray for the
+    results it takes, not here), then read phase by phase. A shard that died is replaced and brought to the phase it
+    missed (``_phase``); the later phases' calls, sent with what it would have given, are sent again."""
+    self.batches: list[Any] = [None] * self.n
+    self._keys: list[Any] = [None] * self.n
+    ahead = {phase: self._send(phase, depth, call) for phase, call in (("expand", self._expand), ("absorb", self._absorb), ("commit", self._commit))}
+    again = self._phase("expand", depth, self._expand, refs=ahead["expand"])
+    if again: _settle(ahead.pop("absorb"))
+    again = self._phase("absorb", depth, self._absorb, refs=ahead.pop("absorb", None))
+    if again: _settle(ahead.pop("commit"))
+    out: list[Any] = [None] * self.n
+    self._phase("commit", depth, self._commit, refs=ahead.get("commit"), out=out)
+    return out
+
+  def _send(self, phase: str, depth: int, call: Callable[[int], list[Any]]) -> list[list[Any]]:
+    """Every shard's call of ``phase`` (the test hook ``kill`` first)."""
+    if self.kill is not None: self.kill(depth, phase, self.shards)
+    return [call(j) for j in range(self.n)]
+
   def _expand(self, j: int) -> list[Any]:
     """Shard ``j`` expands; its batches stay in the object store (``self.batches[j][i]``: for shard ``i``)."""
     depth, last = self._last_expand
@@ -243,30 +269,35 @@ class Coordinator:
     self.batches[j] = refs[1:]
     return refs
 
-  def _commit(self, j: int) -> list[Any]:
-    return self.shards[j].commit.options(num_returns=2).remote(self._ids[j])
-
   def _absorb(self, j: int) -> list[Any]:
-    return [self.shards[j].absorb.remote(*[self.batches[i][j] for i in range(self.n)])]
+    refs = [self.shards[j].absorb.remote(*[self.batches[i][j] for i in range(self.n)])]
+    self._keys[j] = refs[0]
+    return refs
 
-  def _phase(self, phase: str, depth: int, call: Callable[[int], list[Any]], commit: bool = False) -> list[Any]:
-    """Run ``call(j)`` on every shard and wait for all (its first reference is what is read; with ``commit`` its second
-    is the level's record, kept); a dead shard is replaced and its missed calls of this level run again."""
+  def _commit(self, j: int) -> list[Any]:
+    return self.shards[j].commit.options(num_returns=2).remote(self._count, self.max_states, *self._keys)
+
+  def _phase(self, phase: str, depth: int, call: Callable[[int], list[Any]], commit: bool = False, refs: list[list[Any]] | None = None,
+             out: list[Any] | None = None) -> bool:
+    """Wait for every shard's call of ``phase`` (``refs``: sent already, else sent now), its first reference being what is
+    read (into ``out``); with ``commit``, or for the commit phase, its second is the level's record, kept. A dead shard is
+    replaced and its missed calls of this level run again. True if one was (the later phases' calls must go again)."""
     from ray.exceptions import RayActorError
-    if phase == "expand": self.batches: list[Any] = [None] * self.n
-    if self.kill is not None: self.kill(depth, phase, self.shards)
-    refs = [call(j) for j in range(self.n)]
-    out: list[Any] = [None] * self.n
+    if refs is None: refs = self._send(phase, depth, call)
+    commit = commit or phase == "commit"
+    again = False
     for j in range(self.n):
       while True:
         try:
-          out[j] = self._wait(refs[j][0])
+          got = self._wait(refs[j][0])
           break
         except RayActorError:
+          again = True
           self._revive(j, phase)
           refs[j] = call(j)
+      if out is not None: out[j] = got
       if commit: self.records[j].append(refs[j][1])
-    return out
+    return again
 
   def _revive(self, j: int, phase: str) -> None:
     """Replace shard ``j`` by a new worker rebuilt from its records, and bring it to ``phase`` of this level."""
@@ -286,23 +317,7 @@ class Coordinator:
     if phase in ("absorb", "commit"):   # its pending expansion again (the batches it sent the others stand: the same)
       d, last = self._last_expand
       ray.get(a.expand.options(num_returns=self.n + 1).remote(d, last)[0])
-    if phase == "commit": ray.get(self._absorb(j)[0])
-
-  def _rank(self, keys: list[Any], count: int) -> tuple[list[np.ndarray], int, int | None]:
-    """Number every shard's new states in one process's order (by parent id, then position), cut at ``max_states``:
-    each shard's ids (-1 for a state not made), how many were made, and the parent whose expansion the cut stopped."""
-    par = np.concatenate([k[0] for k in keys])
-    pos = np.concatenate([k[1] for k in keys])
-    order = np.lexsort((pos, par))
-    ids = np.empty(len(par), np.int64)
-    ids[order] = count + np.arange(len(par))
-    room = len(par) if self.max_states is None else max(0, self.max_states - count)
-    dropped_at = None
-    if len(par) > room:
-      ids[order[room:]] = -1
-      dropped_at = int(par[order[room]])
-    split = np.cumsum([len(k[0]) for k in keys])[:-1]
-    return list(np.split(ids, split)), min(room, len(par)), dropped_at
+    if phase == "commit": ray.get(self._absorb(j)[0])   # (its keys the same: the other shards' commits stand)
 
   def _stats(self, ray: Any) -> list[dict[str, Any]]:
     out = []

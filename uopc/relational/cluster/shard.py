@@ -11,8 +11,9 @@ on its own worker:
 2. ``absorb(*batches)``: the candidates sent to it, less the visited ones; a graph
    reached from several parents keeps the first in breadth-first order, the smallest
    (parent id, position), as one process would. It returns those keys.
-3. ``commit(ids)``: the coordinator ranked every shard's keys into state ids (one
-   process's discovery order) and cut them at ``max_states``; the kept states join the
+3. ``commit(count, max_states, *keys)``: every shard's keys ranked into state ids (one
+   process's discovery order: ``rank``, the same in every shard, so the coordinator sends
+   a level's three calls at once) and cut at ``max_states``; the kept states join the
    visited table and the next frontier. It returns a summary and the level's record:
    the new states (ids, parents, graphs as rows) and the steps of the expanded ones,
    which is what the coordinator keeps as the checkpoint and builds the result from.
@@ -74,14 +75,37 @@ FINGERPRINTS_KEPT = 500_000   # nodes whose fingerprints a shard remembers (each
                               # end, all but the program's go, and the stepper's memo with them (expand)
 
 
-def _native_steps(stepper: Any, root: Any) -> NativeSteps | None:
+def rank(keys: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...], count: int, max_states: int | None) -> tuple[list[np.ndarray], int, int | None]:
+  """Number every shard's new states (``Shard.absorb``'s keys, shard by shard) from ``count`` in one process's order (by
+  parent id, then position), cut at ``max_states``: each shard's ids (-1 for a state not made), how many were made, and
+  the parent whose expansion the cut stopped (None if none was cut).
+
+  >>> import numpy as np
+  >>> k0, k1 = (np.array([0, 0]), np.array([1, 0]), np.array([False])), (np.array([0]), np.array([2]), np.array([False]))
+  >>> [a.tolist() for a in rank((k0, k1), 1, None)[0]], rank((k0, k1), 1, 3)
+  ([[2, 1], [3]], ([array([2, 1]), array([-1])], 2, 0))
+  """
+  par = np.concatenate([k[0] for k in keys])
+  pos = np.concatenate([k[1] for k in keys])
+  order = np.lexsort((pos, par))
+  ids = np.empty(len(par), np.int64)
+  ids[order] = count + np.arange(len(par))
+  room = len(par) if max_states is None else max(0, max_states - count)
+  dropped_at = None
+  if len(par) > room:
+    ids[order[room:]] = -1
+    dropped_at = int(par[order[room]])
+  return list(np.split(ids, np.cumsum([len(k[0]) for k in keys])[:-1])), min(room, len(par)), dropped_at
+
+
+def _native_steps(stepper: Any, root: Any, limit: int) -> NativeSteps | None:
   """The native core's steps for this worker (``native_steps.py``), or None where it does not apply (not built, not
   uopc's IR, a CALL in the program): the Python core's then."""
   from uopc.relational import native as nat
   if not nat.available() or not getattr(stepper.ir, "native", False): return None
   from uopc.relational.cluster.native_steps import NativeSteps
   from uopc.relational.native.space import NotNative
-  try: return NativeSteps(stepper, root)
+  try: return NativeSteps(stepper, root, limit)
   except NotNative: return None
 
 
@@ -161,7 +185,7 @@ class Shard:
     self.written = Records(list(self.base))   # the level records' rows: each node once (an epoch's)
     self.fps = Fingerprints(FINGERPRINTS_KEPT)
     self.root, self.root_fp = root, self.fps.keep(root)
-    self.native: NativeSteps | None = _native_steps(self.stepper, root) if native else None
+    self.native: NativeSteps | None = _native_steps(self.stepper, root, FINGERPRINTS_KEPT) if native else None
     self.in_python = 0   # states a native worker stepped in Python (its core stopped at their graph)
     return None
 
@@ -200,23 +224,27 @@ class Shard:
     self.maybe_cycle = self.maybe_cycle or level.maybe_cycle
     stepper, fps = self.stepper, self.fps
     stepper.forget(g for _, g in self.frontier)   # each state is expanded once: its root's steps (the biggest map) go
-    if fps.full or (native is not None and native.full):   # the nodes of many levels' states are kept alive by what is
-      fps.forget()                                          # remembered of them: let them go
-      if native is not None: native.forget()
-      stepper.clear()
     steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "stuck": level.stuck,
              "redexes": level.redexes}
-    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": level.cands[self.index]}
+    # the nodes of many levels' states are kept alive by what is remembered of them: past a bound they go, at the end of
+    # the level (after the batches are written: a native worker's candidates are its core's nodes until then)
+    forget = fps.full or (native is not None and native.full)
+    own = level.cands[self.index]
+    if forget and native is not None: own = (*own[:4], [self._graph(h) for h in own[4]])
+    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own}
     batches: list[Any] = []
-    graph = self._graph
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
       self.sent += len(c_fps)
-      # each row's fingerprint goes with it, except from a native worker: a receiver's native core makes its own in C
-      enc = self.codec.encode([graph(h) for h in graphs], fps if native is None else None)
+      # rows without their fingerprints from a native worker (made in C: Space.rows): a receiver's core makes its own
+      enc = self.codec.encode(graphs, fps) if native is None else self.codec.encode_native(native.space, graphs)
       b = (c_fps, c_par, c_pos, c_pfp, enc)
       if self.measure: self.moved += len(pickle.dumps(b, protocol=5))
       batches.append(b)
+    if forget:
+      fps.forget()
+      if native is not None: native.forget()
+      stepper.clear()
     return [{"expanded": len(level.sids)}, *batches]
 
   def _expand_native(self, native: NativeSteps, frontier: list[tuple[int, Any]]) -> tuple[Level, list[tuple[int, Any]]]:
@@ -330,8 +358,18 @@ class Shard:
     return k_par, k_pos, np.array([self._pending["cut"]])
 
   @_paused
-  def commit(self, ids: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Keep the candidates the coordinator numbered (-1: cut by max_states), in ``absorb``'s order; the level's record."""
+  def commit(self, count: int, max_states: int | None, *keys: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Keep this shard's new states, numbered from ``count`` in one process's order over every shard's ``absorb`` keys
+    (``rank``: each shard ranks them all the same way, so no call waits on the coordinator's), the ones past ``max_states``
+    left out; a summary (with the level's ``made``, ``dropped_at`` and ``cut``: ``rank``'s, and whether ``max_depth`` cut a
+    step) and the level's record."""
+    ids, made, dropped_at = rank(keys, count, max_states)
+    summary, rec = self._commit(ids[self.index])
+    summary.update(made=made, dropped_at=dropped_at, cut=any(bool(k[2][0]) for k in keys))
+    return summary, rec
+
+  def _commit(self, ids: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Keep the candidates numbered ``ids`` (-1: cut by max_states), in ``absorb``'s order; the level's record."""
     p = self._pending
     fps, par, pos, pfp, graphs = p["new"]
     n = len(fps)
@@ -373,9 +411,11 @@ class Shard:
     redexes = steps.pop("redexes")
     steps["rules"] = [(r.rule_index, r.error) for r in redexes]
     nodes = [x for r in redexes for x in (r.node, r.result)]
-    step_nodes = self.written.encode(nodes)   # read in this order (codec.Records): the steps', then the new states' graphs
+    # read in this order (codec.Records): the steps', then the new states' graphs; a native worker's rows made in C
+    write = self.written.encode if self.native is None else functools.partial(self.written.encode_native, self.native.space)
+    step_nodes = write(nodes)
     return {"depth": depth, "ids": ids, "fps": fps, "parents": parents, "pos": pos, "step_nodes": step_nodes,
-            "graphs": self.written.encode(graphs), "stuck": stuck, "steps": steps}
+            "graphs": write(graphs), "stuck": stuck, "steps": steps}
 
   # ---- recovery
 
