@@ -43,6 +43,7 @@ from uopc.relational.cluster.shard import Shard
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
 POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
 SETTLE = 30.0      # seconds a call sent ahead of a dead shard's replacement gets to report its failure
+LOST_SETTLE = 5.0  # the same once a shard is lost for good (a live shard's call may still run: its result is not needed)
 RUNS = [0]         # cluster runs ended in this process
 
 
@@ -93,12 +94,12 @@ def ship(obj: Any, what: str) -> bytes:
   except Exception as e: raise ClusterError(f"{what} cannot be sent to the workers: {type(e).__name__}: {e}") from None
 
 
-def _settle(calls: list[list[Any]]) -> None:
+def _settle(calls: list[list[Any]], timeout: float | None = None) -> None:
   """Read the results of calls sent ahead that a dead shard's missing input made fail (so Ray does not print each as an
   unhandled error when its reference goes); each failed already, or fails at once."""
   import ray
   for ref in (r for refs in calls for r in refs):
-    try: ray.get(ref, timeout=SETTLE)
+    try: ray.get(ref, timeout=SETTLE if timeout is None else timeout)
     except Exception: pass   # the failure it stands for was handled: the phase runs again
 
 
@@ -249,12 +250,16 @@ class Coordinator:
     self.batches: list[Any] = [None] * self.n
     self._keys: list[Any] = [None] * self.n
     ahead = {phase: self._send(phase, depth, call) for phase, call in (("expand", self._expand), ("absorb", self._absorb), ("commit", self._commit))}
-    again = self._phase("expand", depth, self._expand, refs=ahead["expand"])
-    if again: _settle(ahead.pop("absorb"))
-    again = self._phase("absorb", depth, self._absorb, refs=ahead.pop("absorb", None))
-    if again: _settle(ahead.pop("commit"))
     out: list[Any] = [None] * self.n
-    self._phase("commit", depth, self._commit, refs=ahead.get("commit"), out=out)
+    try:
+      again = self._phase("expand", depth, self._expand, refs=ahead["expand"])
+      if again: _settle(ahead.pop("absorb"))
+      again = self._phase("absorb", depth, self._absorb, refs=ahead.pop("absorb", None))
+      if again: _settle(ahead.pop("commit"))
+      self._phase("commit", depth, self._commit, refs=ahead.get("commit"), out=out)
+    except WorkersLost:   # the calls sent ahead that wait on the lost shard fail now
+      for calls in ahead.values(): _settle(calls, LOST_SETTLE)
+      raise
     return out
 
   def _send(self, phase: str, depth: int, call: Callable[[int], list[Any]]) -> list[list[Any]]:
