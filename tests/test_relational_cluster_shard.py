@@ -13,7 +13,7 @@ from tests.test_relational_native_successors import PROGRAMS, RULES, has_call
 from uopc import UOp
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.coordinator import ship
-from uopc.relational.cluster.shard import Shard
+from uopc.relational.cluster.shard import Shard, unpack
 
 
 def levels(g: UOp, pm, shards: int, native: bool, most: int = 400) -> tuple[list[list[dict]], list[Shard]]:
@@ -23,13 +23,13 @@ def levels(g: UOp, pm, shards: int, native: bool, most: int = 400) -> tuple[list
   run = [Shard() for _ in range(shards)]
   for j, s in enumerate(run): assert s.load(j, shards, program, blob, None, run="test", native=native) is None
   started = [s.start() for s in run]
-  records, summaries, count, depth = [[r] for _, r in started], [m for m, _ in started], 1, 0
+  records, summaries, count, depth = [[unpack(r)] for _, r in started], [m for m, _ in started], 1, 0
   while any(m["frontier"] for m in summaries) and count < most:
     batches = [s.expand(depth, False)[1:] for s in run]
     keys = [s.absorb(*[batches[i][j] for i in range(shards)]) for j, s in enumerate(run)]
     done = [s.commit(count, None, *keys) for s in run]
     summaries = [m for m, _ in done]
-    for j, (_, r) in enumerate(done): records[j].append(r)
+    for j, (_, r) in enumerate(done): records[j].append(unpack(r))
     count += summaries[0]["made"]
     depth += 1
   return records, run
@@ -96,3 +96,17 @@ def test_a_shard_that_forgets_its_nodes_every_level_makes_the_same_levels(monkey
   monkeypatch.setattr(native_steps.NativeSteps, "_start", lambda self: (started.append(1), real(self)))
   py, nat = same_levels(sum_of_add0(0, 5) * UOp.param(7), RULES["symbolic"], 2)
   assert len(started) >= 2 * 4 and sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) > 30
+
+
+def test_a_python_shard_keeps_one_process_first_discoveries_where_a_state_is_a_subterm_of_another():
+  # a = p0 * 0 is a state and inside later ones; a shard that forgot each expanded root's map made a's redexes anew
+  # under the old ones (a * p0)'s map held, so (a * p0) * a had a fifth step and state 37 the wrong parent
+  from uopc.relational import explore
+  p0 = UOp.param(0)
+  a = p0 * 0
+  g = (((p0 * a) * p0) * (p0 + 0)) * a
+  one = explore(g, RULES["symbolic"], max_states=None, native=False).run()
+  records, _ = levels(g, RULES["symbolic"], 1, native=False, most=10**6)
+  parents = {i: p for rec in records[0][1:] for i, p in zip(rec["ids"].tolist(), rec["parents"].tolist())}
+  assert len(parents) + 1 == len(one.states) == 55
+  assert parents == {s.id: s.parent.id for s in one.states[1:]}

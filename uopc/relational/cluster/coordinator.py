@@ -38,7 +38,7 @@ from uopc.budget import BoundHit, current, shielded, taken
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.cluster.session import idle_workers, open_session
-from uopc.relational.cluster.shard import Shard
+from uopc.relational.cluster.shard import Shard, unpack
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
 POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
@@ -79,7 +79,7 @@ class Outcome:
     if self._levels is None:
       import ray
       with shielded():
-        recs = [ray.get(r) for r in self.records]
+        recs = [list(map(unpack, ray.get(r))) for r in self.records]
       depth = min(len(r) for r in recs) if recs else 0
       self._levels = [[recs[j][d] for j in range(self.shards)] for d in range(depth)]
     return self._levels

@@ -28,6 +28,7 @@ from uopc.relational.cluster.coordinator import Coordinator, Outcome
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.cluster.fingerprint import SIZE, Fingerprints, owner
 from uopc.relational.cluster.paths import Paths
+from uopc.relational.cluster.shard import unpack
 from uopc.relational.cluster.visited import FP, fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
@@ -300,7 +301,7 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
   readers = [Reader(codec) for _ in range(out.shards)]   # each shard's records, read in order (codec.Records)
   above: dict[int, Any] = {}   # the last level's graphs by id
   for d in range(min(len(r) for r in out.records)):
-    with shielded(): recs = ray.get([out.records[j][d] for j in range(out.shards)])
+    with shielded(): recs = [unpack(r) for r in ray.get([out.records[j][d] for j in range(out.shards)])]
     steps: dict[int, list[Redex]] = {}
     for j, rec in enumerate(recs):
       nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]

@@ -75,6 +75,17 @@ FINGERPRINTS_KEPT = 500_000   # nodes whose fingerprints a shard remembers (each
                               # end, all but the program's go, and the stepper's memo with them (expand)
 
 
+def pack(obj: Any) -> bytes:
+  """A batch or a record as one pickle: Ray would write its rows field by field (msgpack, every op and dtype pickled
+  apart), a fifth of a worker's time; ``unpack`` reads it."""
+  return pickle.dumps(obj, protocol=5)
+
+
+def unpack(blob: bytes) -> Any:
+  """What ``pack`` made."""
+  return pickle.loads(blob)
+
+
 def rank(keys: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...], count: int, max_states: int | None) -> tuple[list[np.ndarray], int, int | None]:
   """Number every shard's new states (``Shard.absorb``'s keys, shard by shard) from ``count`` in one process's order (by
   parent id, then position), cut at ``max_states``: each shard's ids (-1 for a state not made), how many were made, and
@@ -192,7 +203,7 @@ class Shard:
   # ---- a level
 
   @_paused
-  def start(self) -> tuple[dict[str, Any], dict[str, Any]]:
+  def start(self) -> tuple[dict[str, Any], bytes]:
     """Level 0: the program, owned by one shard."""
     mine = owner(self.root_fp, self.count) == self.index
     graphs = [self.root] if mine else []
@@ -202,7 +213,7 @@ class Shard:
     if mine:
       self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), np.full(1, -1, np.int32), 0)
       self.frontier = [(0, self.root)]
-    return self._summary(graphs, [0] if mine else []), rec
+    return self._summary(graphs, [0] if mine else []), pack(rec)
 
   @_paused
   def expand(self, depth: int, last: bool) -> list[Any]:
@@ -222,8 +233,9 @@ class Shard:
     if frontier: parts.append(self._expand_python(frontier))
     level = Level.joined(parts, self.count)
     self.maybe_cycle = self.maybe_cycle or level.maybe_cycle
+    # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
+    # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
     stepper, fps = self.stepper, self.fps
-    stepper.forget(g for _, g in self.frontier)   # each state is expanded once: its root's steps (the biggest map) go
     steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "stuck": level.stuck,
              "redexes": level.redexes}
     # the nodes of many levels' states are kept alive by what is remembered of them: past a bound they go, at the end of
@@ -238,8 +250,8 @@ class Shard:
       self.sent += len(c_fps)
       # rows without their fingerprints from a native worker (made in C: Space.rows): a receiver's core makes its own
       enc = self.codec.encode(graphs, fps) if native is None else self.codec.encode_native(native.space, graphs)
-      b = (c_fps, c_par, c_pos, c_pfp, enc)
-      if self.measure: self.moved += len(pickle.dumps(b, protocol=5))
+      b = pack((c_fps, c_par, c_pos, c_pfp, enc))
+      if self.measure: self.moved += len(b)
       batches.append(b)
     if forget:
       fps.forget()
@@ -335,6 +347,7 @@ class Shard:
         fps_l.append(o_fps); par_l.append(o_par); pos_l.append(o_pos); pfp_l.append(o_pfp)
         graphs.extend(own)
       else:
+        b = unpack(b)
         fps_l.append(b[0]); par_l.append(b[1]); pos_l.append(b[2]); pfp_l.append(b[3]); graphs.extend(self.codec.decode(b[4], self.fps))
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
     par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)
@@ -358,7 +371,7 @@ class Shard:
     return k_par, k_pos, np.array([self._pending["cut"]])
 
   @_paused
-  def commit(self, count: int, max_states: int | None, *keys: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[dict[str, Any], dict[str, Any]]:
+  def commit(self, count: int, max_states: int | None, *keys: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple[dict[str, Any], bytes]:
     """Keep this shard's new states, numbered from ``count`` in one process's order over every shard's ``absorb`` keys
     (``rank``: each shard ranks them all the same way, so no call waits on the coordinator's), the ones past ``max_states``
     left out; a summary (with the level's ``made``, ``dropped_at`` and ``cut``: ``rank``'s, and whether ``max_depth`` cut a
@@ -366,7 +379,7 @@ class Shard:
     ids, made, dropped_at = rank(keys, count, max_states)
     summary, rec = self._commit(ids[self.index])
     summary.update(made=made, dropped_at=dropped_at, cut=any(bool(k[2][0]) for k in keys))
-    return summary, rec
+    return summary, pack(rec)
 
   def _commit(self, ids: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
     """Keep the candidates numbered ``ids`` (-1: cut by max_states), in ``absorb``'s order; the level's record."""
@@ -420,13 +433,14 @@ class Shard:
   # ---- recovery
 
   @_paused
-  def restore(self, *records: dict[str, Any]) -> None:
+  def restore(self, *records: bytes) -> None:
     """Become the shard these records describe (its states, its frontier), as it was at the end of the last one."""
     self.visited, self.expanded, self.stuck_kept = Visited(), [], []
     last: dict[str, Any] | None = None
     reader = self.written.reader()
     graphs: list[Any] = []
-    for rec in records:
+    rec: dict[str, Any] | None = None
+    for rec in map(unpack, records):
       reader.decode(rec["step_nodes"])
       graphs = reader.decode(rec["graphs"])
       if rec["depth"] > 0:
@@ -438,7 +452,7 @@ class Shard:
       last = rec
     self.written.epoch = reader.epoch + 1   # (a fresh stream, load's) its records refer to none before: a reader starts again
     self.frontier = []
-    if last is not None and last is records[-1]:
+    if last is not None and last is rec:   # the last record made states: they are the frontier
       order = np.argsort(last["ids"], kind="stable")
       self.frontier = [(int(last["ids"][i]), graphs[i]) for i in order]
 
