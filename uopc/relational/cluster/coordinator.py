@@ -190,7 +190,7 @@ class Coordinator:
       self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), commit=True, out=first)
       summaries = first
       matches.extend(m for s in summaries for m in s["matches"])
-      depth = 0
+      depth, ahead = 0, None
       while True:
         if self.stop_at_match and any(s["matches"] for s in summaries): matched = True; break
         if not any(s["frontier"] for s in summaries): break
@@ -200,7 +200,9 @@ class Coordinator:
           bound = "max_memory"; break
         last = self.max_depth is not None and depth >= self.max_depth
         self._last_expand, self._count = (depth, last), count
-        summaries = self._level(depth)
+        # the next level's expansion goes with this level's commit, where the run goes on unless a bound stops it
+        self._ahead = None if last or self.stop_at_match else (depth + 1, self.max_depth is not None and depth + 1 >= self.max_depth)
+        summaries, ahead = self._level(depth, ahead)
         if (dropped_at := summaries[0]["dropped_at"]) is not None: cut, bound = (depth, dropped_at), "max_states"
         matches.extend(sorted(m for s in summaries for m in s["matches"]))   # a level's ids follow the last level's
         count += summaries[0]["made"]
@@ -243,24 +245,32 @@ class Coordinator:
 
   # ---- the phases of a level
 
-  def _level(self, depth: int) -> list[Any]:
-    """One level: every shard's ``expand``, ``absorb`` and ``commit``, sent at once (each call waits in Ray for the
-    results it takes, not here), then read phase by phase. A shard that died is replaced and brought to the phase it
-    missed (``_phase``); the later phases' calls, sent with what it would have given, are sent again."""
-    self.batches: list[Any] = [None] * self.n
-    self._keys: list[Any] = [None] * self.n
-    ahead = {phase: self._send(phase, depth, call) for phase, call in (("expand", self._expand), ("absorb", self._absorb), ("commit", self._commit))}
-    out: list[Any] = [None] * self.n
+  def _level(self, depth: int, ahead: list[list[Any]] | None) -> tuple[list[Any], list[list[Any]] | None]:
+    """One level: every shard's ``expand`` (unless ``ahead``: it went with the last level's commit, whose calls these
+    are), ``absorb`` and ``advance`` (its commit, and the next level's expansion: ``self._ahead``), sent at once (each call
+    waits in Ray for the results it takes, not here), then read phase by phase. A shard that died is replaced and brought
+    to the phase it missed (``_phase``); the later phases' calls, sent with what it would have given, go again. The
+    commit summaries, and the calls that expanded the next level (None if none did)."""
+    n = self.n
+    self._keys: list[Any] = [None] * n
+    sent: dict[str, list[list[Any]] | None] = {}
+    if ahead is None:
+      self.batches: list[Any] = [None] * n
+      sent["expand"] = self._send("expand", depth, self._expand)
+    else: self.batches = [refs[3:] for refs in ahead]
+    sent["absorb"] = self._send("absorb", depth, self._absorb)
+    sent["commit"] = self._send("commit", depth, self._advance)
+    out: list[Any] = [None] * n
     try:
-      again = self._phase("expand", depth, self._expand, refs=ahead["expand"])
-      if again: _settle(ahead.pop("absorb"))
-      again = self._phase("absorb", depth, self._absorb, refs=ahead.pop("absorb", None))
-      if again: _settle(ahead.pop("commit"))
-      self._phase("commit", depth, self._commit, refs=ahead.get("commit"), out=out)
+      again = self._phase("expand", depth, self._expand, refs=sent["expand"])[0] if ahead is None else False
+      if again: _settle(sent.pop("absorb") or [])
+      again, _ = self._phase("absorb", depth, self._absorb, refs=sent.pop("absorb", None))
+      if again: _settle(sent.pop("commit") or [])
+      _, done = self._phase("commit", depth, self._advance, refs=sent.get("commit"), out=out)
     except WorkersLost:   # the calls sent ahead that wait on the lost shard fail now
-      for calls in ahead.values(): _settle(calls, LOST_SETTLE)
+      for calls in sent.values(): _settle(calls or [], LOST_SETTLE)
       raise
-    return out
+    return out, (done if self._ahead is not None else None)
 
   def _send(self, phase: str, depth: int, call: Callable[[int], list[Any]]) -> list[list[Any]]:
     """Every shard's call of ``phase`` (the test hook ``kill`` first)."""
@@ -279,14 +289,15 @@ class Coordinator:
     self._keys[j] = refs[0]
     return refs
 
-  def _commit(self, j: int) -> list[Any]:
-    return self.shards[j].commit.options(num_returns=2).remote(self._count, self.max_states, *self._keys)
+  def _advance(self, j: int) -> list[Any]:
+    return self.shards[j].advance.options(num_returns=self.n + 3).remote(self._count, self.max_states, self._ahead, *self._keys)
 
   def _phase(self, phase: str, depth: int, call: Callable[[int], list[Any]], commit: bool = False, refs: list[list[Any]] | None = None,
-             out: list[Any] | None = None) -> bool:
+             out: list[Any] | None = None) -> tuple[bool, list[list[Any]]]:
     """Wait for every shard's call of ``phase`` (``refs``: sent already, else sent now), its first reference being what is
     read (into ``out``); with ``commit``, or for the commit phase, its second is the level's record, kept. A dead shard is
-    replaced and its missed calls of this level run again. True if one was (the later phases' calls must go again)."""
+    replaced and its missed calls of this level run again. True if one was (the later phases' calls must go again), and
+    the calls read."""
     from ray.exceptions import RayActorError
     if refs is None: refs = self._send(phase, depth, call)
     commit = commit or phase == "commit"
@@ -302,7 +313,7 @@ class Coordinator:
           refs[j] = call(j)
       if out is not None: out[j] = got
       if commit: self.records[j].append(refs[j][1])
-    return again
+    return again, refs
 
   def _revive(self, j: int, phase: str) -> None:
     """Replace shard ``j`` by a new worker rebuilt from its records, and bring it to ``phase`` of this level."""

@@ -232,7 +232,6 @@ class Shard:
       self.in_python += len(frontier)
     if frontier: parts.append(self._expand_python(frontier))
     level = Level.joined(parts, self.count)
-    self.maybe_cycle = self.maybe_cycle or level.maybe_cycle
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
     stepper, fps = self.stepper, self.fps
@@ -243,7 +242,8 @@ class Shard:
     forget = fps.full or (native is not None and native.full)
     own = level.cands[self.index]
     if forget and native is not None: own = (*own[:4], [self._graph(h) for h in own[4]])
-    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own}
+    # (its maybe_cycle counts once the level is committed: an expansion sent ahead may go unused, advance)
+    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle}
     batches: list[Any] = []
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
@@ -381,9 +381,19 @@ class Shard:
     summary.update(made=made, dropped_at=dropped_at, cut=any(bool(k[2][0]) for k in keys))
     return summary, pack(rec)
 
+  def advance(self, count: int, max_states: int | None, ahead: tuple[int, bool] | None,
+              *keys: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[Any]:
+    """``commit``, then the next level's ``expand(*ahead)`` in the same call (one call a level less), unless ``ahead`` is
+    None or ``max_states`` cut this level: [summary, record, the expansion's summary (``expanded`` -1: none), a batch
+    per shard]. An expansion the coordinator does not use (it stops there) changes nothing a report reads."""
+    summary, rec = self.commit(count, max_states, *keys)
+    if ahead is None or summary["dropped_at"] is not None: return [summary, rec, {"expanded": -1}, *[None] * self.count]
+    return [summary, rec, *self.expand(*ahead)]
+
   def _commit(self, ids: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
     """Keep the candidates numbered ``ids`` (-1: cut by max_states), in ``absorb``'s order; the level's record."""
     p = self._pending
+    self.maybe_cycle = self.maybe_cycle or p["maybe_cycle"]
     fps, par, pos, pfp, graphs = p["new"]
     n = len(fps)
     ids_new, ids_stuck = ids[:n], ids[n:]
