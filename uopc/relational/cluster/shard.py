@@ -263,12 +263,13 @@ class Shard:
     """The frontier's level from the native core, and the states it left to Python (a CALL in the graph, or a graph the
     core stops at)."""
     kept, rest, nodes = [], [], []
-    for sid, g in frontier:
+    for sid, g in frontier:   # (a native worker's graphs are its core's nodes, or UOps: those sent before its core was new)
       if (i := native.node_or_none(g)) is None: rest.append((sid, g))
       else: kept.append((sid, g)); nodes.append(i)
     r = native.core.expand_level(nodes, self.count)
     counts = np.frombuffer(r[0], np.int32)
     rest.extend(kept[k] for k in np.flatnonzero(counts < 0).tolist())
+    rest = [(sid, self._graph(g)) for sid, g in rest]   # stepped in Python: UOps
     ok = counts >= 0
     sids = np.array([sid for sid, _ in kept], np.int64)
     keys = np.frombuffer(r[1], np.int32)
@@ -363,8 +364,7 @@ class Shard:
       order = order[keep]
     self._pending["cut"] = bool(len(order)) and p["last"]
     if p["last"]: order = order[:0]   # nothing deeper than max_depth is made; the coordinator notes the cut
-    graph = self._graph
-    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], [graph(graphs[i]) for i in order])
+    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], [graphs[i] for i in order])
     st = p["stuck"]
     k_par = np.concatenate([par[order], np.array([s[0] for s in st], np.int64)])
     k_pos = np.concatenate([pos[order], np.array([s[1] for s in st], np.int32)])
@@ -419,7 +419,9 @@ class Shard:
 
   def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
     """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
-    matches = [(i, self.fps.of(g)) for i, g in zip(ids, graphs) if self.target is not None and self.target.match(g) is not None]
+    target, graph, native = self.target, self._graph, self.native
+    matches = [] if target is None else [(i, native.fingerprint(g) if native is not None and g.__class__ is int else self.fps.of(g))
+                                         for i, g in zip(ids, graphs) if target.match(graph(g)) is not None]
     return {"rss": resident_memory(), "peak": peak_memory(), "matches": matches, "visited": len(self.visited), "moved": self.moved,
             "frontier": len(self.frontier),
             "table_bytes": self.visited.nbytes()}
