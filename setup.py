@@ -11,7 +11,8 @@ FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-m
 
 setup(ext_modules=[Extension("uopc.relational.native._space", ["uopc/relational/native/_space.c"], optional=True, extra_compile_args=FLAGS,
                              depends=["uopc/relational/native/_space_text.h", "uopc/relational/native/_space_level.h",
-                                      "uopc/relational/native/_space_rows.h", "uopc/relational/native/_blake2b.h"]),
+                                      "uopc/relational/native/_space_rows.h", "uopc/relational/native/_space_decode.h",
+                                      "uopc/relational/native/_blake2b.h"]),
                    Extension("uopc.egraph._egraph", ["uopc/egraph/_egraph.c"], optional=True, extra_compile_args=FLAGS),
                    Extension("uopc._term", ["uopc/_term.c"], optional=True, extra_compile_args=FLAGS),
                    Extension("uopc._uir", ["uopc/_uir.c"], optional=True, extra_compile_args=FLAGS)])

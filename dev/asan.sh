@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The native cores under AddressSanitizer: _space.c (with _space_text.h, a state's text from its nodes), uopc/egraph/_egraph.c, uopc/_term.c and uopc/_uir.c built with -fsanitize=address into
 # a copy of the package, and the differential tests (native against Python, its pattern matcher against UPat.match, the e-graph's
-# C core against its Python loop, the C let form against term.py's, a native node's text against show, the core's successors and fingerprints against steps_of and Fingerprints.of, its codec rows against Codec.encode, the C .uir plain lines against uir.py's) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
+# C core against its Python loop, the C let form against term.py's, a native node's text against show, the core's successors and fingerprints against steps_of and Fingerprints.of, its codec rows against Codec.encode and back against Codec.decode, the C .uir plain lines against uir.py's) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
 # capture would swallow what ASan writes to stderr before it ends the process.
 # `dev/asan.sh [pytest arguments]`: without any, the test files below; `make test-cores` runs it. Env: ASAN_PYTHON, CC, TMPDIR (its build cache).
@@ -57,7 +57,7 @@ LOADED="$("$PY" -c 'import uopc._uir as s; print(s.__file__)')"
 
 [[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_reduction.py tests/test_term.py \
   tests/test_egraph_native.py tests/test_uir_native.py tests/test_native_text.py tests/test_relational_native_successors.py tests/test_relational_cluster_shard.py \
-  tests/test_relational_cluster_codec_native.py
+  tests/test_relational_cluster_codec_native.py tests/test_relational_cluster_decode_native.py
 status=0
 "$PY" -m pytest -p no:cacheprovider -o addopts="-q" "$@" || status=$?
 if compgen -G "$WORK/asan.*" > /dev/null; then

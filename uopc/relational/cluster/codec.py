@@ -120,6 +120,30 @@ class Codec:
       for i, u in enumerate(made[first:]): fps.seed(u, enc.fps[i * SIZE:(i + 1) * SIZE])
     return [None if r is None else made[r] if r >= 0 else base[-1 - r] for r in enc.roots]
 
+  def decode_native(self, space: NativeSpace, enc: Encoded, made: list[Any] | None = None) -> list[Any]:
+    """``decode``, then each root's native node in ``space`` (``to_id``), with no ``UOp`` made for an inner node: the rows
+    are interned in C (``Space.intern_rows``, ``native/_space_decode.h``), the very ids ``to_id`` gives. None for a root of
+    None; a graph the core does not take (a CALL) stays its ``UOp``, as a worker holds it. ``made``: the rows read before
+    (a stream's, ``Reader.decode_native``) as nodes (or ``UOp``s where the core took none), extended with these."""
+    from uopc.relational.native.space import NotNative
+    if made is None: made = []
+    try: self.rows_core(space).intern_rows(enc.rows, made, make_uop)
+    except NotNative: return self._decode_ids(space, enc, made)   # a CALL: the batch in Python (C extended nothing)
+    base, to_id = self.base, space.to_id
+    return [None if r is None else made[r] if r >= 0 else to_id(base[-1 - r]) for r in enc.roots]
+
+  def _decode_ids(self, space: NativeSpace, enc: Encoded, made: list[Any]) -> list[Any]:
+    """``decode_native`` of a batch the core does not take, in Python: ``decode`` (the rows read before made ``UOp``s
+    from their nodes) and each row's node, its ``UOp`` where it has none (a CALL's graph)."""
+    first, base, uop = len(made), self.base, space.uop
+    new: list[Any] = []
+
+    def node(r: int) -> Any:   # a ref's UOp
+      return new[r - first] if r >= first else (uop(made[r]) if made[r].__class__ is int else made[r]) if r >= 0 else base[-1 - r]
+    for op, dtype, arg, src in enc.rows: new.append(make_uop(op, tuple(node(r) for r in src), arg, dtype))
+    made.extend(_id_or_uop(space, u) for u in new)
+    return [None if r is None else made[r] if r >= 0 else _id_or_uop(space, base[-1 - r]) for r in enc.roots]
+
 
 class Records:
   """One shard's records as a stream of rows (module doc): ``encode`` a batch of graphs, in the order a reader reads them."""
@@ -180,8 +204,22 @@ class Reader:
     if epoch != self.epoch: self.made, self.epoch = [], epoch
     return self.codec.decode(enc, made=self.made)
 
+  def decode_native(self, space: NativeSpace, batch: tuple[Encoded, int]) -> list[Any]:
+    """``decode`` each batch's roots as ``space``'s nodes (``Codec.decode_native``); a reader reads with one of the two,
+    into one space (the nodes it keeps mean nothing in another)."""
+    enc, epoch = batch
+    if epoch != self.epoch: self.made, self.epoch = [], epoch
+    return self.codec.decode_native(space, enc, made=self.made)
+
   def read(self, batches: Iterable[tuple[Encoded, int]]) -> list[list[Any]]:
     return [self.decode(b) for b in batches]
+
+
+def _id_or_uop(space: NativeSpace, u: Any) -> Any:
+  """``u``'s native node, or ``u`` where the core takes none (a CALL)."""
+  from uopc.relational.native.space import NotNative
+  try: return space.to_id(u)
+  except NotNative: return u
 
 
 def _uops(space: NativeSpace, roots: list[Any]) -> list[Any]:

@@ -1473,6 +1473,7 @@ static PyObject *Space_asks(Space *s, PyObject *arg) {
 }
 
 #include "_space_rows.h"   /* rows(roots, stream, first): a batch of graphs as cluster/codec.py's rows */
+#include "_space_decode.h"   /* intern_rows(rows, made, make): a batch of codec rows as nodes, the reverse */
 
 /* ---- steps and fingerprints of one graph, for a cluster's worker (cluster/shard.py: steps_of and Fingerprints.of) */
 
@@ -2171,6 +2172,7 @@ static PyMethodDef Space_methods[] = {
   {"rows_setup", (PyCFunction)Space_rows_setup, METH_VARARGS, "rows_setup(base nodes, labels): for rows(), the program's nodes in Codec.base order (ref -1 - i)."},
   {"rows", (PyCFunction)Space_rows, METH_VARARGS, "rows(roots, stream, first) -> (rows, refs): Codec.encode's rows of the roots' nodes stream 0 or 1 does not know yet."},
   {"rows_reset", (PyCFunction)Space_rows_reset, METH_O, "rows_reset(stream): the stream forgets all but the base (stream 1: a new epoch)."},
+  {"intern_rows", (PyCFunction)Space_intern_rows, METH_VARARGS, "intern_rows(rows, made, make) -> each codec row's node, made where new; made extended with them."},
   {NULL, NULL, 0, NULL},
 };
 
