@@ -122,3 +122,14 @@ def test_bad_rows_are_errors_and_extend_nothing():
     assert made == before
   made = []
   assert space.core.intern_rows([add], made, make_uop) == made == [space.to_id(p0 + p0)]
+
+
+def test_rows_of_one_op_and_dtype_apart_by_their_args_are_other_nodes():
+  # a label stands for (op, dtype, arg): two reshapes of one node, two casts, crossed (pickled: the args are new objects)
+  p = UOp.param(0, dtypes.f32, (2, 3))
+  roots = [p.reshape((6,)), p.reshape((3, 2)), p.reshape((3, 2)).reshape((6,)), p.cast(dtypes.i32), p.cast(dtypes.bool)]
+  codec = Codec([p])
+  for crossed in (False, True):
+    space = NativeSpace(Stepper(symbolic))
+    got = codec.decode_native(space, fresh(codec.encode(roots), crossed))
+    assert [space.uop(i) for i in got] == roots and got == python_ids(space, roots)

@@ -7,6 +7,8 @@
    identity (a batch's rows share their fields' objects: the sender wrote them from one label, and pickle keeps that); a
    leaf row is made its UOp (make(op, (), arg, dtype)) and indexed as walk() indexes a leaf: the same ids to_id gives. */
 
+static PyObject *int_list(const int32_t *v, int32_t n);   /* _space.c's: a C array as a list of ints */
+
 /* A call's labels by the identity of (op, dtype, arg): the three objects are held (a reference each) until the call ends,
    so an address is not reused while it is a key. Open addressing, power of two, label_hash's hash. */
 struct DecodeLabels { PyObject **key; int32_t *label, *code; int64_t cap, n; };
@@ -96,6 +98,7 @@ static PyObject *Space_intern_rows(Space *s, PyObject *args) {
   int32_t *ids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t)), small[8], *src = small;
   int64_t cap_src = 8;
   PyObject *out = NULL, *empty = PyTuple_New(0);
+  if (n > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "intern_rows: too many rows"); goto done; }
   if (!t.key || !t.label || !t.code || !ids) { PyErr_NoMemory(); goto done; }
   if (!empty) goto done;
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -133,13 +136,8 @@ static PyObject *Space_intern_rows(Space *s, PyObject *args) {
     ids[i] = x;
     if (tick(s, 1) < 0) goto done;
   }
-  PyObject *got = PyList_New(n);
+  PyObject *got = int_list(ids, (int32_t)n);
   if (!got) goto done;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *v = PyLong_FromLong(ids[i]);
-    if (!v) { Py_DECREF(got); goto done; }
-    PyList_SET_ITEM(got, i, v);
-  }
   Py_ssize_t at = PyList_GET_SIZE(made);
   if (PyList_SetSlice(made, at, at, got) < 0) { Py_DECREF(got); goto done; }
   out = got;
