@@ -15,10 +15,15 @@ states' steps make, each once, in the order they are made, batched BATCH at a ti
 ``Codec.encode`` on their ``UOp``s (made first, not timed: a Python worker holds them) against ``Codec.encode_native``
 on their nodes (``Space.rows``, stream 0), and the same batches as one records stream (``Records.encode`` against
 ``Records.encode_native``, stream 1). Both give the same rows (checked); µs a graph, best of TURNS turns.
+
+The third table is the receiving end: the same batches (written once, pickled and read back before each turn, untimed, as
+they cross to a worker: fields are new objects) made nodes of a new space holding the program, ``Codec.decode`` then
+``to_id`` of each root against ``Codec.decode_native`` (``Space.intern_rows``); the same ids (checked).
 """
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import time
 from typing import Any, Callable
@@ -106,6 +111,10 @@ def main() -> None:
   print(f"{'workload':<20} {'graphs':>8} {'rows/graph':>10} {'batch Py':>9} {'C':>6} {'Py/C':>6} {'rows/graph':>10} {'stream Py':>10} {'C':>6} "
         f"{'Py/C':>6}")
   for name, pm, program in explored: encode_row(name, pm, program)
+  print(f"\nreading codec rows as nodes, {BATCH} graphs a batch: Codec.decode + to_id against Codec.decode_native; µs a graph, CPU time,"
+        f" best of {TURNS} turns")
+  print(f"{'workload':<20} {'graphs':>8} {'rows/graph':>10} {'Py':>6} {'C':>6} {'Py/C':>6}")
+  for name, pm, program in explored: decode_row(name, pm, program)
 
 
 def row(name: str, pm: Any, program: Any) -> None:
@@ -166,6 +175,36 @@ def encode_row(name: str, pm: Any, program: Any) -> None:
   print(f"{name:<20} {len(nodes):>8,} {rows['batch py'] / len(nodes):>10.2f} {us['batch py']:>9.2f} {us['batch c']:>6.2f} "
         f"{us['batch py'] / us['batch c']:>6.1f} {rows['stream py'] / len(nodes):>10.2f} "
         f"{us['stream py']:>10.2f} {us['stream c']:>6.2f} {us['stream py'] / us['stream c']:>6.1f}")
+
+
+def decode_turn(program: Any, pm: Any, codec: Codec, wire: bytes, native: bool) -> tuple[float, list]:
+  """CPU seconds to read every batch of ``wire`` (unpickled first, untimed) into a new space holding the program, and the ids."""
+  space, batches = NativeSpace(Stepper(pm)), pickle.loads(wire)
+  space.to_id(program)
+  with collector.paused(settle=True):
+    c0 = time.process_time()
+    if native: out = [codec.decode_native(space, enc) for enc in batches]
+    else: out = [[None if u is None else space.to_id(u) for u in codec.decode(enc)] for enc in batches]
+    return time.process_time() - c0, out
+
+
+def decode_row(name: str, pm: Any, program: Any) -> None:
+  """One workload's line of the decoding table: the batches ``encode_row`` writes, read each way from cold."""
+  states = [s.graph for s in Exploration(program, pm, max_states=None).run().states]
+  space, nodes = made_graphs(states, pm)
+  codec = Codec(program.toposort())
+  batches = [codec.encode_native(space, nodes[k:k + BATCH]) for k in range(0, len(nodes), BATCH)]
+  wire = pickle.dumps(batches)
+  times: dict[bool, list[float]] = {False: [], True: []}
+  got: dict[bool, list] = {}
+  for _ in range(TURNS):
+    for native in (False, True):
+      t, got[native] = decode_turn(program, pm, codec, wire, native)
+      times[native].append(t)
+  assert got[False] == got[True], name
+  us = {k: 1e6 * min(v) / len(nodes) for k, v in times.items()}
+  print(f"{name:<20} {len(nodes):>8,} {sum(len(b.rows) for b in batches) / len(nodes):>10.2f} {us[False]:>6.2f} {us[True]:>6.2f} "
+        f"{us[False] / us[True]:>6.1f}")
 
 
 if __name__ == "__main__":

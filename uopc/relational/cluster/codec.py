@@ -29,7 +29,8 @@ record refers to nothing earlier): what the writer and a reader hold stays bound
 A worker on the native core holds its graphs as the core's nodes: ``encode_native`` (a batch) and
 ``Records.encode_native`` (the stream) write the same rows from them in C (``Space.rows``,
 ``native/_space_rows.h``), with no ``UOp`` walked or made; a root may be a native node, a ``UOp``
-or None. The receiver's ``decode`` is the same.
+or None. The receiver's ``decode`` is the same; a receiver on the native core reads a batch straight into its nodes with
+``decode_native`` (``Space.intern_rows``, ``native/_space_decode.h``), the ids ``to_id`` gives the decoded graphs.
 
 >>> from uopc import symbolic
 >>> from uopc.relational.native import available
@@ -38,9 +39,10 @@ or None. The receiver's ``decode`` is the same.
 >>> if available():
 ...   space = NativeSpace(Stepper(symbolic))
 ...   ids = [space.to_id(g) for g in (p0 + 0, (p0 + 0) * 2)]
-...   codec.encode_native(space, [*ids, None]) == codec.encode([p0 + 0, (p0 + 0) * 2, None])
-... else: True
-True
+...   enc = codec.encode_native(space, [*ids, None])
+...   enc == codec.encode([p0 + 0, (p0 + 0) * 2, None]), codec.decode_native(space, enc) == [*ids, None]
+... else: True, True
+(True, True)
 """
 from __future__ import annotations
 
