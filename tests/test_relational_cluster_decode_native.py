@@ -133,3 +133,17 @@ def test_rows_of_one_op_and_dtype_apart_by_their_args_are_other_nodes():
     space = NativeSpace(Stepper(symbolic))
     got = codec.decode_native(space, fresh(codec.encode(roots), crossed))
     assert [space.uop(i) for i in got] == roots and got == python_ids(space, roots)
+
+
+def test_a_reader_reads_its_nodes_into_one_space():
+  # the nodes it keeps are one space's: another space mid-epoch is refused (its refs would be wrong nodes), a new epoch is not
+  p0 = UOp.param(0)
+  records = Records([p0], limit=3)
+  batches = [records.encode([p0 + 1]), records.encode([(p0 + 1) * 2]), records.encode([p0 * 3])]
+  assert [epoch for _, epoch in batches] == [0, 0, 1]
+  one, two = NativeSpace(Stepper(symbolic)), NativeSpace(Stepper(symbolic))
+  reader = records.reader()
+  assert reader.decode_native(one, batches[0]) == [one.to_id(p0 + 1)]
+  with pytest.raises(ValueError): reader.decode_native(two, batches[1])
+  assert reader.decode_native(one, batches[1]) == [one.to_id((p0 + 1) * 2)]
+  assert reader.decode_native(two, batches[2]) == [two.to_id(p0 * 3)]

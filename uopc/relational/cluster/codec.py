@@ -200,6 +200,7 @@ class Reader:
     self.codec = codec
     self.made: list[Any] = []
     self.epoch = 0
+    self._space: Callable[[], Any] | None = None   # the native space decode_native reads into (weakly): made's nodes are its
 
   def decode(self, batch: tuple[Encoded, int]) -> list[Any]:
     enc, epoch = batch
@@ -211,6 +212,9 @@ class Reader:
     into one space (the nodes it keeps mean nothing in another)."""
     enc, epoch = batch
     if epoch != self.epoch: self.made, self.epoch = [], epoch
+    if self._space is None or self._space() is not space:
+      if any(m.__class__ is int for m in self.made): raise ValueError("Reader.decode_native: this stream's nodes are another space's")
+      self._space = weakref.ref(space)
     return self.codec.decode_native(space, enc, made=self.made)
 
   def read(self, batches: Iterable[tuple[Encoded, int]]) -> list[list[Any]]:
