@@ -349,7 +349,9 @@ class Shard:
         graphs.extend(own)
       else:
         b = unpack(b)
-        fps_l.append(b[0]); par_l.append(b[1]); pos_l.append(b[2]); pfp_l.append(b[3]); graphs.extend(self.codec.decode(b[4], self.fps))
+        fps_l.append(b[0]); par_l.append(b[1]); pos_l.append(b[2]); pfp_l.append(b[3])
+        # a native worker reads the rows straight into its core's nodes (Space.intern_rows): no UOp made
+        graphs.extend(self.codec.decode(b[4], self.fps) if self.native is None else self.codec.decode_native(self.native.space, b[4]))
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
     par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)
     pos = np.concatenate(pos_l) if pos_l else np.empty(0, np.int32)
