@@ -175,45 +175,7 @@ def main() -> None:
         print(f"{w.name:20s} {core:>6s} {p:2d} {g:6.1f} {o:6.1f} {m:6.1f} {f:5.2f} {even} {p * g / (g + f * DESIGN_M):13.2f}x "
               f"{p * g / (g + o + f * m):5.2f}x {one / r.busiest:13.2f}x {one / r.wall:5.2f}x")
 
-  against_prototype()
   coordinator_memory()
-
-
-PROTOTYPE_ROUNDS = int(os.environ.get("ROUNDS", "5"))
-
-
-def against_prototype() -> None:
-  """The cluster on 2 workers against ``bench/distributed.py``'s 2-process prototype (fork, pipes, no coordinator, no
-  records), on the prototype's workloads: rounds interleaved (one of each a round, so the machine's load falls on all
-  alike), the best of ``ROUNDS`` (env, default 5) by the busiest process's CPU, and the best wall time."""
-  from bench import distributed
-  from uopc.relational.cluster import ClusterExploration
-  print()
-  print(f"against bench/distributed.py's 2-process prototype, 2 workers, rounds interleaved, best of {PROTOTYPE_ROUNDS}: "
-        "wall ms / CPU ms of the busiest process")
-  print(f"{'workload':26s} {'prototype':>16s} {'cluster, python':>16s} {'cluster, native':>16s}   native / prototype: CPU  wall")
-  ray = _cluster(2)
-  try:
-    ClusterExploration(add0_sum(2), symbolic, cluster="local:2").run()   # the workers start (not timed)
-
-    def on(work: Any, native: bool) -> tuple[int, float, float]:
-      t0 = time.perf_counter()
-      ex = ClusterExploration(work.program(), work.rules(), cluster="local:2", max_states=None, native=native).run()
-      return ex.state_count, time.perf_counter() - t0, max(st["cpu"] for st in ex.outcome.stats)
-    for work in distributed.WORKLOADS:
-      runs: dict[str, list[tuple[int, float, float]]] = {"proto": [], "python": [], "native": []}
-      for _ in range(PROTOTYPE_ROUNDS):
-        states, _, wall, cpu = distributed.partitioned(work, 2)
-        runs["proto"].append((states, wall, cpu))
-        runs["python"].append(on(work, False))
-        runs["native"].append(on(work, True))
-      assert len({r[0] for v in runs.values() for r in v}) == 1, work.name   # the same states, every run
-      cpu = {k: min(r[2] for r in v) for k, v in runs.items()}
-      wall = {k: min(r[1] for r in v) for k, v in runs.items()}
-      cell = {k: f"{wall[k] * 1e3:7.0f} / {cpu[k] * 1e3:6.0f}" for k in runs}
-      print(f"{work.name:26s} {cell['proto']:>16s} {cell['python']:>16s} {cell['native']:>16s}   "
-            f"{cpu['native'] / cpu['proto']:24.2f}x {wall['native'] / wall['proto']:5.2f}x", flush=True)
-  finally: ray.shutdown()
 
 
 RSS_RUN = """
