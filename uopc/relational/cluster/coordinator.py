@@ -32,7 +32,7 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from uopc.budget import BoundHit, current, shielded, taken
 from uopc.relational.cluster.codec import Codec
@@ -101,6 +101,14 @@ def _settle(calls: list[list[Any]], timeout: float | None = None) -> None:
   for ref in (r for refs in calls for r in refs):
     try: ray.get(ref, timeout=SETTLE if timeout is None else timeout)
     except Exception: pass   # the failure it stands for was handled: the phase runs again
+
+
+class Ahead(NamedTuple):
+  """What a level sent for the next one: its ``advance`` calls (their results from the fourth on: the next level's
+  batches), the next level's ``absorb`` calls (None: to be sent), and the references of their keys."""
+  calls: list[list[Any]]
+  absorbs: list[list[Any]] | None
+  keys: list[Any]
 
 
 class Coordinator:
@@ -245,32 +253,46 @@ class Coordinator:
 
   # ---- the phases of a level
 
-  def _level(self, depth: int, ahead: list[list[Any]] | None) -> tuple[list[Any], list[list[Any]] | None]:
-    """One level: every shard's ``expand`` (unless ``ahead``: it went with the last level's commit, whose calls these
-    are), ``absorb`` and ``advance`` (its commit, and the next level's expansion: ``self._ahead``), sent at once (each call
-    waits in Ray for the results it takes, not here), then read phase by phase. A shard that died is replaced and brought
-    to the phase it missed (``_phase``); the later phases' calls, sent with what it would have given, go again. The
-    commit summaries, and the calls that expanded the next level (None if none did)."""
+  def _level(self, depth: int, ahead: Ahead | None) -> tuple[list[Any], Ahead | None]:
+    """One level: every shard's ``expand`` and ``absorb`` (unless ``ahead``: they went with the last level, the expansion
+    in its commit's call), and ``advance`` (its commit, and the next level's expansion: ``self._ahead``), with the next
+    level's ``absorb`` after it, all sent at once (each call waits in Ray for the results it takes, not here), then read
+    phase by phase. A shard that died is replaced and brought to the phase it missed (``_phase``); the later phases'
+    calls, sent with what it would have given, go again. The commit summaries, and what was sent for the next level."""
     n = self.n
-    self._keys: list[Any] = [None] * n
     sent: dict[str, list[list[Any]] | None] = {}
     if ahead is None:
       self.batches: list[Any] = [None] * n
+      self._keys: list[Any] = [None] * n
       sent["expand"] = self._send("expand", depth, self._expand)
-    else: self.batches = [refs[3:] for refs in ahead]
-    sent["absorb"] = self._send("absorb", depth, self._absorb)
-    sent["commit"] = self._send("commit", depth, self._advance)
+      sent["absorb"] = self._send("absorb", depth, self._absorb)
+    else:
+      self.batches, self._keys = [refs[3:] for refs in ahead.calls], ahead.keys
+      sent["absorb"] = ahead.absorbs if ahead.absorbs is not None else self._send("absorb", depth, self._absorb)
+    sent["commit"] = commits = self._send("commit", depth, self._advance)
+    following: Ahead | None = None
+    if self._ahead is not None:   # the next level's absorbs, waiting in Ray on this level's expansions
+      following = Ahead(commits, None, [None] * n)
+      def absorb_next(j: int, nxt: Ahead = following) -> list[Any]:
+        refs = [self.shards[j].absorb.remote(*[nxt.calls[i][3 + j] for i in range(n)])]
+        nxt.keys[j] = refs[0]
+        return refs
+      following = following._replace(absorbs=self._send("absorb", depth + 1, absorb_next))
     out: list[Any] = [None] * n
     try:
       again = self._phase("expand", depth, self._expand, refs=sent["expand"])[0] if ahead is None else False
       if again: _settle(sent.pop("absorb") or [])
       again, _ = self._phase("absorb", depth, self._absorb, refs=sent.pop("absorb", None))
       if again: _settle(sent.pop("commit") or [])
-      _, done = self._phase("commit", depth, self._advance, refs=sent.get("commit"), out=out)
+      again, done = self._phase("commit", depth, self._advance, refs=sent.get("commit"), out=out)
     except WorkersLost:   # the calls sent ahead that wait on the lost shard fail now
-      for calls in sent.values(): _settle(calls or [], LOST_SETTLE)
+      for calls in [*sent.values(), following.absorbs if following is not None else None]: _settle(calls or [], LOST_SETTLE)
       raise
-    return out, (done if self._ahead is not None else None)
+    if following is None: return out, None
+    if again or following.calls is not done:   # a shard's commit went again: the absorbs sent ahead read what it did not give
+      _settle(following.absorbs or [])
+      return out, Ahead(done, None, [None] * n)
+    return out, following
 
   def _send(self, phase: str, depth: int, call: Callable[[int], list[Any]]) -> list[list[Any]]:
     """Every shard's call of ``phase`` (the test hook ``kill`` first)."""

@@ -338,8 +338,11 @@ class Shard:
 
   @_paused
   def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged."""
+    """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged.
+    Nothing where this shard made no expansion to absorb (``advance`` skipped it: ``max_states`` cut the level, and the
+    coordinator, which sent this call ahead, ends the run there)."""
     p = self._pending
+    if "own" not in p: return np.empty(0, np.int64), np.empty(0, np.int32), np.array([False])
     fps_l, par_l, pos_l, pfp_l = [], [], [], []
     graphs: list[Any] = []
     for j, b in enumerate(batches):
@@ -357,7 +360,7 @@ class Shard:
     pos = np.concatenate(pos_l) if pos_l else np.empty(0, np.int32)
     pfp = np.concatenate(pfp_l) if pfp_l else np.empty(0, FP)
     new = np.flatnonzero(self.visited.find(fps) < 0)
-    if len(new) < len(fps): self.maybe_cycle = True   # a step back to a visited state
+    if len(new) < len(fps): p["maybe_cycle"] = True   # a step back to a visited state (it counts at the commit)
     # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order
     order = new[np.lexsort((pos[new], par[new], fps[new]))]
     if len(order):
