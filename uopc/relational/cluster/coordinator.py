@@ -3,12 +3,15 @@
 Level by level: every shard expands its frontier and batches the successors by owner
 (``expand``); each shard takes the batches sent to it and keeps the new graphs
 (``absorb``, the batches moving worker to worker through Ray's object store: the
-coordinator holds only their references); the coordinator ranks every shard's new
-states by (parent id, position), which is one process's discovery order, numbers them,
-cuts them at ``max_states``, and each shard keeps its own (``commit``). Between levels
-it checks ``max_depth``, ``timeout``, the command's budget (``uopc.budget``: its timeout,
-memory and interrupts) and every worker's memory against ``--max-memory``. So the states,
-their ids, depths, first-discovery parents and steps, and the bounds are one process's.
+coordinator holds only their references); every shard ranks all shards' new states by
+(parent id, position), which is one process's discovery order, numbers them, cuts them
+at ``max_states``, and keeps its own (``commit``), and in the same call expands them
+(``advance``). A level's calls, and the next level's ``absorb``, are sent at once: each
+waits in Ray for the results it takes, and the coordinator reads only the summaries.
+Between levels it checks ``max_depth``, ``timeout``, the command's budget (``uopc.budget``:
+its timeout, memory and interrupts) and every worker's memory against ``--max-memory``.
+So the states, their ids, depths, first-discovery parents and steps, and the bounds are
+one process's.
 
 Each commit returns the shard's level record; the coordinator owns it (a task's return
 value is its caller's), so it outlives the worker. A worker that dies mid-level is

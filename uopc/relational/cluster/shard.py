@@ -1,22 +1,27 @@
 """One shard of a cluster exploration: the states whose fingerprint is its index mod S.
 
-A level is three calls from the coordinator (``coordinator.py``), each shard's work run
-on its own worker:
+A level is the same three steps on every shard, each shard's work run on its own worker,
+sent by the coordinator (``coordinator.py``) as two calls a shard, all at once:
 
 1. ``expand(depth, last)``: every state of its frontier (the states at ``depth`` it
-   owns) is expanded with the explorer's own ``Stepper``; each distinct successor goes,
-   with its parent's id and the step's position among the parent's steps, into the
+   owns) is expanded, on the native core where it applies (``native_steps.py``: the whole
+   level in one C call), else with the explorer's own ``Stepper``; each distinct successor
+   goes, with its parent's id and the step's position among the parent's steps, into the
    batch of the successor's owner (``Codec`` rows). It returns one batch per shard (its
    own is kept in memory) and keeps the steps for the level's record.
 2. ``absorb(*batches)``: the candidates sent to it, less the visited ones; a graph
    reached from several parents keeps the first in breadth-first order, the smallest
    (parent id, position), as one process would. It returns those keys.
 3. ``commit(count, max_states, *keys)``: every shard's keys ranked into state ids (one
-   process's discovery order: ``rank``, the same in every shard, so the coordinator sends
-   a level's three calls at once) and cut at ``max_states``; the kept states join the
-   visited table and the next frontier. It returns a summary and the level's record:
-   the new states (ids, parents, graphs as rows) and the steps of the expanded ones,
-   which is what the coordinator keeps as the checkpoint and builds the result from.
+   process's discovery order: ``rank``, the same in every shard, so no call waits on the
+   coordinator) and cut at ``max_states``; the kept states join the visited table and the
+   next frontier. It returns a summary and the level's record: the new states (ids,
+   parents, graphs as rows) and the steps of the expanded ones, which is what the
+   coordinator keeps as the checkpoint and builds the result from.
+
+``advance`` is a commit and the next level's expansion in one call (the first level's
+expansion is a call of its own), so a level is ``absorb`` then ``advance``. Batches and
+records cross as one pickle each (``pack``).
 
 A failed step (a rule raised) makes a stuck state, which never leaves its parent's shard.
 ``restore(*records)`` rebuilds a shard from its records: a new worker replaces a dead one.
