@@ -110,3 +110,18 @@ def test_a_python_shard_keeps_one_process_first_discoveries_where_a_state_is_a_s
   parents = {i: p for rec in records[0][1:] for i, p in zip(rec["ids"].tolist(), rec["parents"].tolist())}
   assert len(parents) + 1 == len(one.states) == 55
   assert parents == {s.id: s.parent.id for s in one.states[1:]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.integers(0, 20), st.integers(0, 6)), max_size=12, unique=True), min_size=1, max_size=4)
+       .filter(lambda shards: len({k for s in shards for k in s}) == sum(map(len, shards))),
+       st.integers(1, 50), st.one_of(st.none(), st.integers(0, 60)))
+def test_rank_numbers_every_shards_states_in_one_process_order_and_cuts_at_max_states(shards, count, max_states):
+  from uopc.relational.cluster.shard import rank
+  keys = tuple((np.array([p for p, _ in s], np.int64), np.array([q for _, q in s], np.int32), np.array([False])) for s in shards)
+  ids, made, dropped_at = rank(keys, count, max_states)
+  every = sorted(k for s in shards for k in s)   # one process's order: by parent id, then position
+  room = len(every) if max_states is None else max(0, min(len(every), max_states - count))
+  want = {k: count + i if i < room else -1 for i, k in enumerate(every)}
+  assert [a.tolist() for a in ids] == [[want[k] for k in s] for s in shards]
+  assert made == room and dropped_at == (every[room][0] if room < len(every) else None)
