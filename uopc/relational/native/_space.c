@@ -1307,14 +1307,40 @@ static uint64_t label_hash(PyObject *const key[3]) {
 
 /* The label and op code of an inner node's (op, dtype, arg), cached by identity: the UOps holding them are kept
  * (bind), so an address is never reused while the space lives. */
+/* Tables keyed by the identity of an (op, dtype, arg) triple, a label and an op code a key (label_of's, and
+ * _space_decode.h's a call's): open addressing, power of two, label_hash. The slot of key: where it is, or the empty
+ * slot where it would go. */
+static int64_t lab_probe(PyObject *const *keys, int64_t cap, PyObject *const key[3]) {
+  int64_t mask = cap - 1, j = (int64_t)(label_hash(key) & (uint64_t)mask);
+  while (keys[3 * j] && !(keys[3 * j] == key[0] && keys[3 * j + 1] == key[1] && keys[3 * j + 2] == key[2])) j = (j + 1) & mask;
+  return j;
+}
+
+/* Put key (absent) in such a table, grown to stay at most half full; its slot, or -1 (MemoryError). */
+static int64_t lab_put(PyObject ***keys, int32_t **labels, int32_t **codes, int64_t *cap, int64_t *n, PyObject *const key[3],
+                       int32_t label, int32_t code) {
+  if ((*n + 1) * 2 > *cap) {
+    int64_t c = *cap * 2;
+    PyObject **k = PyMem_Calloc((size_t)c * 3, sizeof(PyObject *));
+    int32_t *lv = PyMem_Malloc((size_t)c * sizeof(int32_t)), *lo = PyMem_Malloc((size_t)c * sizeof(int32_t));
+    if (!k || !lv || !lo) { PyMem_Free(k); PyMem_Free(lv); PyMem_Free(lo); PyErr_NoMemory(); return -1; }
+    for (int64_t i = 0; i < *cap; i++) if ((*keys)[3 * i]) {
+      int64_t t = lab_probe(k, c, *keys + 3 * i);
+      memcpy(k + 3 * t, *keys + 3 * i, 3 * sizeof(PyObject *)); lv[t] = (*labels)[i]; lo[t] = (*codes)[i];
+    }
+    PyMem_Free(*keys); PyMem_Free(*labels); PyMem_Free(*codes);
+    *keys = k; *labels = lv; *codes = lo; *cap = c;
+  }
+  int64_t j = lab_probe(*keys, *cap, key);
+  memcpy(*keys + 3 * j, key, 3 * sizeof(PyObject *));
+  (*labels)[j] = label; (*codes)[j] = code; (*n)++;
+  return j;
+}
+
 static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int32_t *label, int32_t *code, int make) {
   PyObject *const key[3] = {op, dtype, arg};
-  uint64_t h = label_hash(key);
-  int64_t mask = s->cap_lab - 1, j = (int64_t)(h & (uint64_t)mask);
-  for (; s->lab_key[3 * j]; j = (j + 1) & mask)
-    if (s->lab_key[3 * j] == op && s->lab_key[3 * j + 1] == dtype && s->lab_key[3 * j + 2] == arg) {
-      *label = s->lab_val[j]; *code = s->lab_op[j]; return 0;
-    }
+  int64_t j = lab_probe(s->lab_key, s->cap_lab, key);
+  if (s->lab_key[3 * j]) { *label = s->lab_val[j]; *code = s->lab_op[j]; return 0; }
   PyObject *r = PyObject_CallFunctionObjArgs(make ? s->labeler : s->label_finder, op, dtype, arg, NULL);
   if (!r) return -1;
   long v = PyLong_AsLong(r);
@@ -1325,25 +1351,7 @@ static int label_of(Space *s, PyObject *op, PyObject *dtype, PyObject *arg, int3
   if (!c) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "an op without a code"); return -1; }
   *label = (int32_t)v; *code = (int32_t)PyLong_AsLong(c);
   if (!make) return 0;   /* not cached: the UOp holding these objects may not be kept, and a freed address is reused */
-  if ((s->n_lab + 1) * 2 > s->cap_lab) {
-    int64_t cap = s->cap_lab * 2;
-    PyObject **k = PyMem_Calloc((size_t)cap * 3, sizeof(PyObject *));
-    int32_t *lv = PyMem_Malloc((size_t)cap * sizeof(int32_t)), *lo = PyMem_Malloc((size_t)cap * sizeof(int32_t));
-    if (!k || !lv || !lo) { PyMem_Free(k); PyMem_Free(lv); PyMem_Free(lo); PyErr_NoMemory(); return -1; }
-    for (int64_t i = 0; i < s->cap_lab; i++) if (s->lab_key[3 * i]) {
-      PyObject **e = s->lab_key + 3 * i;
-      int64_t t = (int64_t)(label_hash(e) & (uint64_t)(cap - 1));
-      while (k[3 * t]) t = (t + 1) & (cap - 1);
-      memcpy(k + 3 * t, e, 3 * sizeof(PyObject *)); lv[t] = s->lab_val[i]; lo[t] = s->lab_op[i];
-    }
-    PyMem_Free(s->lab_key); PyMem_Free(s->lab_val); PyMem_Free(s->lab_op);
-    s->lab_key = k; s->lab_val = lv; s->lab_op = lo; s->cap_lab = cap; mask = cap - 1;
-    j = (int64_t)(h & (uint64_t)mask);
-    while (s->lab_key[3 * j]) j = (j + 1) & mask;
-  }
-  s->lab_key[3 * j] = op; s->lab_key[3 * j + 1] = dtype; s->lab_key[3 * j + 2] = arg;
-  s->lab_val[j] = *label; s->lab_op[j] = *code; s->n_lab++;
-  return 0;
+  return lab_put(&s->lab_key, &s->lab_val, &s->lab_op, &s->cap_lab, &s->n_lab, key, *label, *code) < 0 ? -1 : 0;
 }
 
 static PyObject *str_src, *str_op, *str_dtype, *str_arg;

@@ -10,7 +10,7 @@
 static PyObject *int_list(const int32_t *v, int32_t n);   /* _space.c's: a C array as a list of ints */
 
 /* A call's labels by the identity of (op, dtype, arg): the three objects are held (a reference each) until the call ends,
-   so an address is not reused while it is a key. Open addressing, power of two, label_hash's hash. */
+   so an address is not reused while it is a key (lab_probe and lab_put's table, as the space's). */
 struct DecodeLabels { PyObject **key; int32_t *label, *code; int64_t cap, n; };
 
 static void decode_labels_free(struct DecodeLabels *t) {
@@ -18,19 +18,12 @@ static void decode_labels_free(struct DecodeLabels *t) {
   PyMem_Free(t->key); PyMem_Free(t->label); PyMem_Free(t->code);
 }
 
-/* The slot of key in keys (cap slots, power of two): where it is, or the empty slot where it would go. */
-static int64_t decode_probe(PyObject *const *keys, int64_t cap, PyObject *const key[3]) {
-  int64_t mask = cap - 1, j = (int64_t)(label_hash(key) & (uint64_t)mask);
-  while (keys[3 * j] && !(keys[3 * j] == key[0] && keys[3 * j + 1] == key[1] && keys[3 * j + 2] == key[2])) j = (j + 1) & mask;
-  return j;
-}
-
 /* An inner row's label and op code: the space's identity cache (read only: its keys are held by bound UOps, these rows'
    objects are not), this call's, or the labeler (which raises NotNative for a CALL), then kept for the call. 0 or -1. */
 static int decode_label(Space *s, struct DecodeLabels *t, PyObject *const key[3], int32_t *label, int32_t *code) {
-  int64_t g = decode_probe(s->lab_key, s->cap_lab, key);
+  int64_t g = lab_probe(s->lab_key, s->cap_lab, key);
   if (s->lab_key[3 * g]) { *label = s->lab_val[g]; *code = s->lab_op[g]; return 0; }
-  int64_t j = decode_probe(t->key, t->cap, key);
+  int64_t j = lab_probe(t->key, t->cap, key);
   if (t->key[3 * j]) { *label = t->label[j]; *code = t->code[j]; return 0; }
   /* the op's code first: an op the core has no code for adds no label */
   PyObject *c = PyDict_GetItemWithError(s->op_codes, key[0]);
@@ -44,21 +37,9 @@ static int decode_label(Space *s, struct DecodeLabels *t, PyObject *const key[3]
   if (v == -1 && PyErr_Occurred()) return -1;
   if (v < 0 || v > INT32_MAX) { PyErr_SetString(PyExc_ValueError, "intern_rows: the labeler gave no label"); return -1; }
   *label = (int32_t)v; *code = (int32_t)cv;
-  if ((t->n + 1) * 2 > t->cap) {   /* grow (the labeler may have run anything, but this table is the call's own) */
-    int64_t cap = t->cap * 2;
-    PyObject **k = PyMem_Calloc((size_t)cap * 3, sizeof(PyObject *));
-    int32_t *lv = PyMem_Malloc((size_t)cap * sizeof(int32_t)), *lo = PyMem_Malloc((size_t)cap * sizeof(int32_t));
-    if (!k || !lv || !lo) { PyMem_Free(k); PyMem_Free(lv); PyMem_Free(lo); PyErr_NoMemory(); return -1; }
-    for (int64_t i = 0; i < t->cap; i++) if (t->key[3 * i]) {
-      int64_t p = decode_probe(k, cap, t->key + 3 * i);
-      memcpy(k + 3 * p, t->key + 3 * i, 3 * sizeof(PyObject *)); lv[p] = t->label[i]; lo[p] = t->code[i];
-    }
-    PyMem_Free(t->key); PyMem_Free(t->label); PyMem_Free(t->code);
-    t->key = k; t->label = lv; t->code = lo; t->cap = cap;
-    j = decode_probe(t->key, t->cap, key);
-  }
-  for (int k = 0; k < 3; k++) { Py_INCREF(key[k]); t->key[3 * j + k] = key[k]; }
-  t->label[j] = *label; t->code[j] = *code; t->n++;
+  /* (the labeler may have run anything, but this table is the call's own) */
+  if (lab_put(&t->key, &t->label, &t->code, &t->cap, &t->n, key, *label, *code) < 0) return -1;
+  for (int k = 0; k < 3; k++) Py_INCREF(key[k]);
   return 0;
 }
 
