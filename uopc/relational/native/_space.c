@@ -1485,6 +1485,18 @@ static PyObject *Space_asks(Space *s, PyObject *arg) {
 
 /* ---- steps and fingerprints of one graph, for a cluster's worker (cluster/shard.py: steps_of and Fingerprints.of) */
 
+/* Every step out of node x's map, in order (its entries, or every key of its grouped steps group by group, as out()
+ * lists a state's): visit(arg, key), with *h set to the graph the step makes first. 0, or what a visit gave (< 0). */
+static int each_step(Space *s, int32_t x, int (*visit)(void *, int32_t), void *arg, int32_t *h) {
+  int is_grouped = grouped(s, x);
+  for (int32_t e = 0; e < s->map_n[x]; e++) {   /* offsets read again each entry: group_keys may make keys */
+    *h = s->maps[s->map_off[x] + 2 * (int64_t)e + 1];
+    int rc = is_grouped ? group_keys(s, group_at(s, x, e), visit, arg) : visit(arg, s->maps[s->map_off[x] + 2 * (int64_t)e]);
+    if (rc < 0) return rc;
+  }
+  return 0;
+}
+
 /* successors(node)'s two lists, sized beforehand, the next place in them, and the graph of the group being listed. */
 typedef struct { PyObject *keys, *targets; Py_ssize_t at; int32_t h; } SuccVisit;
 
@@ -1514,12 +1526,7 @@ static PyObject *Space_successors(Space *s, PyObject *arg) {
   for (int32_t e = 0; e < s->map_n[x]; e++) n += is_grouped ? group_size(s, group_at(s, x, e)) : 1;
   if (n > PY_SSIZE_T_MAX / 2) { PyErr_SetString(PyExc_MemoryError, "successors: too many steps"); return NULL; }
   SuccVisit v = {PyList_New((Py_ssize_t)n), PyList_New((Py_ssize_t)n), 0, -1};
-  if (!v.keys || !v.targets) goto fail;
-  for (int32_t e = 0; e < s->map_n[x]; e++) {   /* offsets read again each entry: group_keys may make keys */
-    v.h = s->maps[s->map_off[x] + 2 * (int64_t)e + 1];
-    rc = is_grouped ? group_keys(s, group_at(s, x, e), succ_put, &v) : succ_put(&v, s->maps[s->map_off[x] + 2 * (int64_t)e]);
-    if (rc < 0) goto fail;
-  }
+  if (!v.keys || !v.targets || each_step(s, x, succ_put, &v, &v.h) < 0) goto fail;
   if (v.at != (Py_ssize_t)n) { PyErr_SetString(PyExc_RuntimeError, "successors: a group's size is not its keys'"); goto fail; }
   return Py_BuildValue("NN", v.keys, v.targets);
 fail:

@@ -96,12 +96,7 @@ static PyObject *Space_expand_level(Space *s, PyObject *args) {
     if (fp_of(s, x, gfp) < 0 || buf_put(&sfps, gfp, 16) < 0) { ok = 0; break; }
     st_keys.n = st_targets.n = 0;
     LevelVisit v = {&st_keys, &st_targets, -1};
-    int is_grouped = grouped(s, x);
-    for (int32_t e = 0; e < s->map_n[x] && ok; e++) {   /* offsets read again each entry: group_keys may make keys */
-      v.h = s->maps[s->map_off[x] + 2 * (int64_t)e + 1];
-      if ((is_grouped ? group_keys(s, group_at(s, x, e), level_put, &v) : level_put(&v, s->maps[s->map_off[x] + 2 * (int64_t)e])) < 0) ok = 0;
-    }
-    if (!ok) break;
+    if (each_step(s, x, level_put, &v, &v.h) < 0) { ok = 0; break; }
     int64_t n = st_keys.n / 4;
     if (n > INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "expand_level: too many steps"); ok = 0; break; }
     if (buf_i32(&counts, (int32_t)n) < 0 || buf_put(&keys, st_keys.p, (size_t)st_keys.n) < 0) { ok = 0; break; }
