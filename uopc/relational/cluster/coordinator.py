@@ -198,7 +198,7 @@ class Coordinator:
     lost = False
     try:
       first: list[Any] = [None] * n
-      self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), commit=True, out=first)
+      self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), out=first)
       summaries = first
       matches.extend(m for s in summaries for m in s["matches"])
       depth, ahead = 0, None
@@ -317,15 +317,15 @@ class Coordinator:
   def _advance(self, j: int) -> list[Any]:
     return self.shards[j].advance.options(num_returns=self.n + 3).remote(self._count, self.max_states, self._ahead, *self._keys)
 
-  def _phase(self, phase: str, depth: int, call: Callable[[int], list[Any]], commit: bool = False, refs: list[list[Any]] | None = None,
+  def _phase(self, phase: str, depth: int, call: Callable[[int], list[Any]], refs: list[list[Any]] | None = None,
              out: list[Any] | None = None) -> tuple[bool, list[list[Any]]]:
     """Wait for every shard's call of ``phase`` (``refs``: sent already, else sent now), its first reference being what is
-    read (into ``out``); with ``commit``, or for the commit phase, its second is the level's record, kept. A dead shard is
+    read (into ``out``); for the start and the commit phases, its second is the level's record, kept. A dead shard is
     replaced and its missed calls of this level run again. True if one was (the later phases' calls must go again), and
     the calls read."""
     from ray.exceptions import RayActorError
     if refs is None: refs = self._send(phase, depth, call)
-    commit = commit or phase == "commit"
+    commit = phase in ("start", "commit")
     again = False
     for j in range(self.n):
       while True:
