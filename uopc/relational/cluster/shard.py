@@ -460,11 +460,12 @@ class Shard:
     self.visited, self.expanded, self.stuck_kept = Visited(), [], []
     last: dict[str, Any] | None = None
     reader = self.written.reader()
+    read = reader.decode if self.native is None else functools.partial(reader.decode_native, self.native.space)   # as _record writes
     graphs: list[Any] = []
     rec: dict[str, Any] | None = None
     for rec in map(unpack, records):
-      reader.decode(rec["step_nodes"])
-      graphs = reader.decode(rec["graphs"])
+      read(rec["step_nodes"])
+      graphs = read(rec["graphs"])
       if rec["depth"] > 0:
         self.expanded.append(_kept_steps(rec["steps"], [i for i, _ in rec["steps"]["rules"]]))
         self.stuck_kept.extend((i, par_id, at, rec["depth"]) for i, par_id, at in rec["stuck"])
