@@ -77,7 +77,8 @@ def _paused(fn: F) -> F:
 
 CANDIDATES_KEPT = 1_000_000   # fingerprints a shard remembers having sent (about 100 bytes each); past it, it forgets them
 FINGERPRINTS_KEPT = 500_000   # nodes whose fingerprints a shard remembers (each keeps its node alive); past half of it at a level's
-                              # end, all but the program's go, and the stepper's memo with them (expand)
+                              # end, all but the program's go, and the stepper's memo with them (expand); a native worker's core
+                              # starts again past all of it (NativeSteps.full)
 
 
 def pack(obj: Any) -> bytes:
