@@ -1,7 +1,7 @@
 """The ``uopc`` console script: a small supervisor process, and the command in a worker under it.
 
 Why two processes. A bound is a signal handled in the command's own main thread
-(``uopc.budget``), and a handler runs only between bytecodes: a rule stuck in one long C
+(``uopc.cli.budget``), and a handler runs only between bytecodes: a rule stuck in one long C
 call, a rule that catches every exception and retries, a thread that never ends, or a
 write to a pipe nobody reads cannot be stopped from inside. The supervisor is this module,
 importing nothing of uopc: it forks the worker at once, and stops it from outside
@@ -38,7 +38,7 @@ _SI_KERNEL = 0x80   # si_code of a signal the kernel sent (the terminal's Ctrl-C
 
 
 def main() -> int:
-  """Entry point of the ``uopc`` console script (``uopc.cli:main`` is the command itself)."""
+  """Entry point of the ``uopc`` console script (``uopc.cli.main:main`` is the command itself)."""
   old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS | {signal.SIGCHLD}) - _SIGNALS   # the mask before the import, less ours
   if not (hasattr(os, "fork") and hasattr(signal, "sigtimedwait")) or os.environ.get("UOPC_SUPERVISOR") == "0":
     _quiet_start()
@@ -94,9 +94,9 @@ def _die_with_parent() -> None:
 
 
 def _command(control: int | None) -> int:
-  from uopc import budget
+  from uopc.cli import budget
   budget.set_supervisor(control)
-  from uopc.cli import main as command
+  from uopc.cli.main import main as command
   return command()
 
 

@@ -180,8 +180,8 @@ def main() -> None:
 
 RSS_RUN = """
 import contextlib, io, sys
-from uopc.budget import peak_memory
-from uopc.cli import main
+from uopc.cli.budget import peak_memory
+from uopc.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()) as out: code = main(sys.argv[1:])
 assert code == 0, (code, out.getvalue()[-2000:])
 print(peak_memory())

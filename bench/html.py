@@ -21,7 +21,7 @@ SIZES = (1_000, 10_000)
 
 def build(n: int, path: Path) -> tuple[int, int, float]:
   """Write the page of an n-state exploration; (states, edges, seconds to build the JSON and the page)."""
-  from uopc.explore import html, report
+  from uopc.cli.reports import html, exploration as report
   from uopc.relational import canonical, explore
   prog, pm = sharing_free_sum(7), unit_rules()   # 4**7 = 16,384 graphs: max_states cuts it at n
   ex = explore(prog, pm, max_states=n, max_depth=50).run()

@@ -35,14 +35,14 @@ def chain_text(n: int = CHAIN) -> str:
 def _child(spec: dict) -> None:
   """One side of a row, in this fresh process: the library's exploration or the command; CPU and peak RSS to a file."""
   if spec["side"] == "library":
-    from uopc.cli_support import load_program
+    from uopc.cli.support import load_program
     from uopc.relational import explore
     from uopc.symbolic import symbolic
     ex = explore(load_program(spec["file"]), symbolic, max_states=None, max_depth=DEPTH).run()
     assert ex.complete, ex.bound
     code, states = 0, len(ex.states)
   else:
-    from uopc.cli import main
+    from uopc.cli.main import main
     sys.stdout = open(os.devnull, "w")
     code, states = main(["explore", spec["command"], spec["file"], *BOUNDS]), -1
   r = resource.getrusage(resource.RUSAGE_SELF)

@@ -15,7 +15,7 @@ trap 'rm -rf "$WORK"' EXIT
 # a copy, not the tree: the installed (editable) package stays as it is, and others' edits during the run do not matter
 mkdir "$WORK/repo"
 cp -r "$ROOT/uopc" "$ROOT/tests" "$ROOT/examples" "$ROOT/conftest.py" "$WORK/repo/"
-cp -r "$ROOT/explore" "$WORK/repo/uopc/explore"   # where it installs (pyproject.toml's package-dir)
+
 find "$WORK/repo" -name __pycache__ -prune -exec rm -rf {} +
 NATIVE="$WORK/repo/uopc/relational/native"
 EGRAPH="$WORK/repo/uopc/egraph"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from uopc.alu import exec_alu
-from uopc.cli import main
+from uopc.cli.main import main
 from uopc.dtype import dtypes, truncate
 from uopc.evaluate import bind_params, run, to_python
 from uopc.ops import Ops

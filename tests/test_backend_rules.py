@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from uopc.cli import main
+from uopc.cli.main import main
 from uopc.dtype import dtypes
 from uopc.evaluate import evaluate
 from uopc.matcher import PatternMatcher
@@ -20,7 +20,7 @@ from uopc.backend.instances import NoInstance, Synth
 from uopc.backend import soundness
 from uopc.backend.driver import Batch
 from uopc.backend.soundness import check_rules
-from uopc.budget import BoundHit
+from uopc.cli.budget import BoundHit
 from tests.backend_helpers import ACCEPTED_NAMES, UNSOUND_NAMES, same, strict_outcome
 
 x = UPat.var("x")
@@ -163,10 +163,10 @@ def on_terminal(monkeypatch):
   """stderr a terminal (a bar is drawn, with no delay), stdout captured: (stderr, stdout). Called in the test's body:
   pytest's capture sets sys.stderr again after a fixture's setup."""
   import sys
-  import uopc.cli_support
+  import uopc.cli.support
   class FakeTTY(io.StringIO):
     def isatty(self): return True
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0.0)
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_DELAY", 0.0)
   err, out = FakeTTY(), io.StringIO()
   monkeypatch.setattr(sys, "stderr", err)
   monkeypatch.setattr(sys, "stdout", out)

@@ -1,4 +1,4 @@
-"""``uopc.budget``: every command stops at its bound (time, memory, interrupt), even inside a rule
+"""``uopc.cli.budget``: every command stops at its bound (time, memory, interrupt), even inside a rule
 call that never returns, and reports what it found, marked incomplete.
 
 The commands run in a subprocess (the bounds are signals: a hang must not hang the suite).
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from uopc.budget import GRACE, Budget, BoundHit, bounded, current, memory_text, parse_memory, shielded, stopped, stopped_text
+from uopc.cli.budget import GRACE, Budget, BoundHit, bounded, current, memory_text, parse_memory, shielded, stopped, stopped_text
 from uopc.relational.space.saved import NodeTexts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +163,7 @@ def test_a_tick_as_bounded_work_ends_never_reaches_the_shielded_caller(monkeypat
   """Real ticks, 50,000 a second: one that lands after the work returned (or was stopped) and
   before the shield is back belongs to ``bounded``. Once it raised into the report around it,
   which then printed nothing (here about one call in seven before the fix, none of 2,000 after)."""
-  monkeypatch.setattr("uopc.budget.TICK", 0.00002)
+  monkeypatch.setattr("uopc.cli.budget.TICK", 0.00002)
   # a tick can reach another thread of this process (pytest-xdist's) and be handled after the
   # budget is gone: a no-op handler under it takes those instead of CPython's "ignored" warning
   previous = signal.signal(signal.SIGALRM, lambda *_: None)
@@ -325,7 +325,7 @@ def test_sigint_on_critical_pairs_keeps_the_pairs(files):
 
 def test_an_interrupt_during_a_big_exploration_gets_its_json_within_the_report_time(tmp_path):
   """Hundreds of thousands of states: the report keeps what a second after the interrupt allows, and says so."""
-  from uopc.budget import REPORT_TIME
+  from uopc.cli.budget import REPORT_TIME
   import uopc_launch
   p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "normal-forms", "examples/five_params.uir", "--max-states", "10000000",
                         "--timeout", "600", "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from uopc.cli import main
+from uopc.cli.main import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -281,14 +281,14 @@ def test_a_value_too_large_for_the_interpreter_is_a_program_failure(capsys, tmp_
 
 @given(st.text(max_size=40))
 def test_param_arg_never_fails_but_as_a_bad_flag(text):
-  from uopc.cli_support import param_arg
+  from uopc.cli.support import param_arg
   try: param_arg("0=" + text)
   except argparse.ArgumentTypeError: pass
 
 
 @given(st.integers(-2**31, 2**31 - 1), st.integers(0, 12))
 def test_param_ints_are_read_as_uir_reads_them(v, zeros):
-  from uopc.cli_support import ParamLiteral, param_arg
+  from uopc.cli.support import ParamLiteral, param_arg
   from uopc.dtype import dtypes
   text = ("-" if v < 0 else "") + "0" * zeros + str(abs(v))
   assert param_arg(f"3={text}") == (3, ParamLiteral(v, dtypes.i32, text))
@@ -308,7 +308,7 @@ def test_a_tick_as_the_budget_ends_keeps_the_exit_code_and_puts_the_budget_away(
   """A bound's tick may raise before the budget's ``__exit__`` runs its first line: the command
   had finished, so its exit code stands, and the handlers and the timer are put away all the same."""
   import signal
-  from uopc import budget
+  from uopc.cli import budget
   def ticked(self, *exc):
     self.hit("timeout")
     self._on_tick(signal.SIGALRM, None)   # raises BoundHit, as such a tick does
@@ -339,8 +339,8 @@ def test_a_rules_file_whose_rules_are_a_list_is_one_line_exit_2(capsys, tmp_path
 
 
 def test_a_command_whose_report_a_bound_cut_exits_3_even_when_its_work_was_done(capsys):
-  from uopc.budget import Budget
-  from uopc.cli import _stopped_code
+  from uopc.cli.budget import Budget
+  from uopc.cli.main import _stopped_code
   b = Budget(timeout=5, max_memory=None)
   assert _stopped_code(b, 0) == 0
   b.hit("timeout")

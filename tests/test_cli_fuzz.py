@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from tests.reference import build, evaluate, f32, programs
 from tests.strategies import graphs
 from uopc import Ops, dtypes, parse_uir, to_uir
-from uopc.cli import main
+from uopc.cli.main import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CALL_SEED = "%0 = param : slot=0 dtype=i32\n%1 = mul %0, 2\n%2 = call %1, 7 : name=sq\n%3 = cast %2 : dtype=f32\n"

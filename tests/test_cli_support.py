@@ -1,4 +1,4 @@
-"""``uopc.cli_support``: the pieces every command shares."""
+"""``uopc.cli.support``: the pieces every command shares."""
 import re
 import subprocess
 import sys
@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from uopc.cli import main
+from uopc.cli.main import main
 
 CHECK = """
 import threading
-from uopc.cli_support import progress_bar
+from uopc.cli.support import progress_bar
 bar = progress_bar(10, "state", "exploring")
 bar.update(3)
 print(sorted(t.name for t in threading.enumerate()))

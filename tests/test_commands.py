@@ -1,4 +1,4 @@
-"""``uopc/commands/__init__.py``: the table of commands is what the parser is made of, its exit codes are the documented ones,
+"""``uopc/cli/commands/__init__.py``: the table of commands is what the parser is made of, its exit codes are the documented ones,
 and a shared option is one declaration wherever it is used."""
 import argparse
 import os
@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from uopc.cli import build_parser
-from uopc.cli_options import CLUSTER, COST, MAX_MEMORY, PARAM, PROGRAM, RULES, RULESET, SAMPLES, SEMANTICS
-from uopc.cli_spec import Lazy
-from uopc.cli_support import EXIT_CODES, EXIT_INTERNAL, EXIT_MEANINGS, RULES_HELP
-from uopc.commands import COMMANDS
+from uopc.cli.main import build_parser
+from uopc.cli.options import CLUSTER, COST, MAX_MEMORY, PARAM, PROGRAM, RULES, RULESET, SAMPLES, SEMANTICS
+from uopc.cli.spec import Lazy
+from uopc.cli.support import EXIT_CODES, EXIT_INTERNAL, EXIT_MEANINGS, RULES_HELP
+from uopc.cli.commands import COMMANDS
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -89,8 +89,8 @@ def test_rules_have_one_help_text_in_either_form():
 
 
 def test_making_the_parser_imports_no_command_module():
-  code = ("import sys; from uopc.cli import build_parser; build_parser(); "
-          "print(sorted(m for m in sys.modules if m.startswith(('uopc.explore', 'uopc.backend', 'uopc.commands.', 'uopc.relational'))))")
+  code = ("import sys; from uopc.cli.main import build_parser; build_parser(); "
+          "print(sorted(m for m in sys.modules if m.startswith(('uopc.explore', 'uopc.backend', 'uopc.cli.commands.', 'uopc.relational'))))")
   env = {**os.environ, "PYTHONPATH": str(ROOT)}
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, check=True)
   assert out.stdout.strip() == "[]"

@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from uopc.cli import main
+from uopc.cli.main import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

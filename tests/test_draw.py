@@ -71,7 +71,7 @@ def test_a_nodes_sources_on_one_row_are_in_their_order_in_a_tree(g):
 def test_dot_text_never_needs_the_graphviz_binary_and_rendering_without_it_says_so_in_one_line(monkeypatch):
   from uopc import symbolic
   from uopc.draw import NO_DOT, digraph
-  from uopc.explore.report import to_dot
+  from uopc.cli.reports.exploration import to_dot
   from uopc.relational import canonical, explore
   monkeypatch.setenv("PATH", "")   # no dot program to find
   prog = (UOp.param(0) + 0) * 1

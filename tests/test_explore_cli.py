@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from tests.helpers import SUM_UIR as SUM
-from uopc.cli import main
+from uopc.cli.main import main
 from uopc.relational.space.saved import NodeTexts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,7 +174,7 @@ def test_no_progress_bar_when_stderr_is_not_a_terminal(capsys, prog):
 
 
 def test_uopc_run_does_not_import_the_explorer():
-  code = ("import sys; from uopc.cli import build_parser; build_parser(); "
+  code = ("import sys; from uopc.cli.main import build_parser; build_parser(); "
           "print(any(m.startswith(('kanren', 'unification', 'etuples', 'uopc.relational')) for m in sys.modules))")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True).stdout
@@ -186,8 +186,8 @@ class FakeTTY(io.StringIO):
 
 
 def test_progress_bar_on_a_terminal_stays_off_stdout(capsys, prog, monkeypatch):
-  import uopc.cli_support
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0)
+  import uopc.cli.support
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_DELAY", 0)
   tty = FakeTTY()
   monkeypatch.setattr(sys, "stderr", tty)
   code = main(["explore", "reachable", prog])
@@ -239,26 +239,26 @@ def untimed(text: str) -> str: return re.sub(r"[0-9.]+ s\b", "T s", text)
 
 @pytest.mark.parametrize("stdout", [FakeTTY, io.StringIO])
 def test_no_progress_bar_before_its_delay(capsys, monkeypatch, tmp_path, stdout):
-  import uopc.cli_support
+  import uopc.cli.support
   prog = wide_program(tmp_path)
   plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_DELAY", 3600.0)   # every run is shorter than the delay: no bar at all
   assert run_on_terminals(monkeypatch, prog, stdout()) == (plain, "")
 
 
 def test_lines_to_a_redirected_stdout_do_not_redraw_the_bar(capsys, monkeypatch, tmp_path):
-  import uopc.cli_support
+  import uopc.cli.support
   prog = wide_program(tmp_path)
   plain = untimed(run_cli(capsys, "explore", "reachable", prog)[1])
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_DELAY", 0.0)        # the bar is up from the start,
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_INTERVAL", 3600.0)  # drawn on the first update and cleared at the end
   out, err = run_on_terminals(monkeypatch, prog, io.StringIO())
   assert out == plain and len(plain.splitlines()) > 1000 and 1 <= err.count("\r") <= 3
 
 
 def test_dot_for_python_is_a_digraph_and_large_spaces_can_be_cut(capsys, prog):
   import graphviz
-  from uopc.explore.report import dot_states, to_dot
+  from uopc.cli.reports.exploration import dot_states, to_dot
   from uopc.relational import canonical, explore
   from uopc.symbolic import symbolic
   from uopc.uir import parse_uir
@@ -362,8 +362,8 @@ def test_a_100_node_program_explores_at_the_size_of_its_dag(capsys, tmp_path):
 
 def test_the_json_report_shows_its_progress_on_a_terminal(capsys, monkeypatch, tmp_path):
   # building a big report's states and steps took a minute for five_params: a bar of its own, off stdout and the file
-  import uopc.cli_support
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0)
+  import uopc.cli.support
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_DELAY", 0)
   tty = FakeTTY()
   monkeypatch.setattr(sys, "stderr", tty)
   out = tmp_path / "r.json"
@@ -380,18 +380,18 @@ _json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_siz
 def test_the_compact_json_is_json_dumps_a_chunk_at_a_time(data, chunk):
   # on a terminal (the bar enabled, never drawn in an hour's delay) the lists go a chunk at a time: the same text
   from unittest import mock
-  import uopc.cli_support
-  from uopc.explore.report import _compact_json
-  with mock.patch.object(sys, "stderr", FakeTTY()), mock.patch.object(uopc.cli_support, "PROGRESS_DELAY", 3600.0):
+  import uopc.cli.support
+  from uopc.cli.reports.exploration import _compact_json
+  with mock.patch.object(sys, "stderr", FakeTTY()), mock.patch.object(uopc.cli.support, "PROGRESS_DELAY", 3600.0):
     assert _compact_json(data, 10, chunk=chunk) == json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def test_the_compact_json_shows_its_progress_on_a_terminal(monkeypatch):
   # one json.dumps of five_params' whole space took 20 to 50 s with nothing shown
-  import uopc.cli_support
-  from uopc.explore.report import _compact_json
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_DELAY", 0)
-  monkeypatch.setattr(uopc.cli_support, "PROGRESS_INTERVAL", 0)
+  import uopc.cli.support
+  from uopc.cli.reports.exploration import _compact_json
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_DELAY", 0)
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_INTERVAL", 0)
   tty = FakeTTY()
   monkeypatch.setattr(sys, "stderr", tty)
   assert json.loads(_compact_json({"states": list(range(100)), "nodes": [[1]] * 50}, 150, chunk=10))["nodes"] == [[1]] * 50

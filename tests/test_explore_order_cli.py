@@ -113,7 +113,7 @@ def test_exit_1_when_a_rule_raises_off_the_canonical_path(capsys, tmp_path):
 def test_the_fork_search_and_the_rule_orders_show_progress_on_a_terminal(capsys, monkeypatch):
   import io
   import sys
-  from uopc import cli_support
+  from uopc.cli import support as cli_support
 
   class TTY(io.StringIO):
     def isatty(self): return True

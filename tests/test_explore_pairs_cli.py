@@ -4,7 +4,7 @@ import pathlib
 
 import pytest
 
-from uopc.cli import main
+from uopc.cli.main import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MY_RULES = "examples/my_rules.py:rules"

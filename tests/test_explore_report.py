@@ -1,9 +1,9 @@
-"""``uopc.explore.report``: what the explore commands print, from one exploration."""
+"""``uopc.cli.reports.exploration``: what the explore commands print, from one exploration."""
 import json
 
 from uopc import Ops, PatternMatcher, UPat
-from uopc.explore import report
-from uopc.explore.options import term_text
+from uopc.cli.reports import exploration as report
+from uopc.cli.explore_support import term_text
 from uopc.relational import canonical, explore
 from uopc.relational.space.saved import NodeTexts, step_texts
 from uopc.symbolic import symbolic
@@ -72,8 +72,8 @@ def test_a_path_s_steps_name_rows_so_a_long_path_is_linear():
 
 
 def test_a_report_stops_adding_states_a_second_after_its_bound_and_says_how_many_it_holds():
-  from uopc.budget import REPORT_TIME, Budget
-  from uopc.explore.report import json_text, to_json
+  from uopc.cli.budget import REPORT_TIME, Budget
+  from uopc.cli.reports.exploration import json_text, to_json
   g = UOp.param(0) + 0
   for k in range(1, 12): g = g + (UOp.param(k) + 0)   # 2^12 states unreduced
   zero = PatternMatcher([(UPat.var("x") + 0, lambda x: x)])
@@ -93,7 +93,7 @@ def test_a_report_stops_adding_states_a_second_after_its_bound_and_says_how_many
 def test_the_canonical_is_named_after_its_own_ir_s_engine():
   import pytensor.tensor as pt
   from tinygrad import UOp as TinygradUOp
-  from uopc.explore.report import canonical_line, engine_of
+  from uopc.cli.reports.exploration import canonical_line, engine_of
   from uopc.relational.ir.pytensor import from_pytensor
   assert engine_of(TinygradUOp.variable("a", 0, 10)) == "tinygrad's graph_rewrite"
   assert engine_of(from_pytensor(pt.scalar("x") + 1)) == "PyTensor's EquilibriumGraphRewriter"

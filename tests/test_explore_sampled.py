@@ -1,4 +1,4 @@
-"""``explore/sampled.py`` and the wording of incomplete runs: ``normal-forms`` and ``order`` sample normal forms
+"""``uopc/cli/reports/sampled.py`` and the wording of incomplete runs: ``normal-forms`` and ``order`` sample normal forms
 after a bound, and no output states a count or a verdict the search did not establish, in text and JSON."""
 import argparse
 import json
@@ -87,8 +87,8 @@ def test_reachable_summary_of_an_incomplete_run_counts_only_what_it_found(capsys
 
 
 def test_defaults_are_time_and_memory_and_the_help_says_so(capsys):
-  from uopc.cli import build_parser
-  from uopc.explore.sampled import EXPLORE_SHARE, explore_timeout
+  from uopc.cli.main import build_parser
+  from uopc.cli.reports.sampled import EXPLORE_SHARE, explore_timeout
   args = build_parser().parse_args(["explore", "normal-forms", str(FIVE)])
   assert args.max_states is None and args.timeout == 10.0 and args.max_memory == 4 << 30 and args.samples is None
   assert explore_timeout(args) == 10.0 * EXPLORE_SHARE == 5.0

@@ -6,7 +6,7 @@ import pathlib
 import pytest
 
 from uopc import UOp, symbolic
-from uopc.cli import main
+from uopc.cli.main import main
 from uopc.relational.analyses.search import meet, replay, search
 from uopc.relational.space.saved import step_texts
 from uopc.uir import parse_uir

@@ -1,9 +1,9 @@
-"""Output files are written whole or not at all (uopc/files.py)."""
+"""Output files are written whole or not at all (uopc/cli/files.py)."""
 import os
 
 import pytest
 
-from uopc.files import write_atomically
+from uopc.cli.files import write_atomically
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):

@@ -1,4 +1,4 @@
-"""``uopc/page.py``: the page embeds exactly the JSON the command prints, for every command with ``--format html``."""
+"""``uopc/cli/reports/page.py``: the page embeds exactly the JSON the command prints, for every command with ``--format html``."""
 import json
 import re
 import subprocess
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from uopc.explore.html import KINDS, embedded_json, page
-from uopc.cli import main
+from uopc.cli.reports.html import KINDS, embedded_json, page
+from uopc.cli.main import main
 from tests.helpers import SUM_UIR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,7 +65,7 @@ def test_the_page_is_self_contained():
 
 def test_the_page_builds_outside_the_repository(tmp_path):
   # the viewer is package data of uopc: found from any directory, not only where explore/ is importable
-  code = "from uopc.explore.html import page; print(len(page({'program': 'p0'}, 'trace', 't')))"
+  code = "from uopc.cli.reports.html import page; print(len(page({'program': 'p0'}, 'trace', 't')))"
   out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
   assert out.returncode == 0, out.stderr
   assert int(out.stdout) > 1000
@@ -143,11 +143,11 @@ def test_a_big_exploration_is_embedded_in_chunks_that_hold_every_state_and_step(
 
 
 def test_a_page_over_the_size_limit_is_written_with_a_warning(capsys, tmp_path, monkeypatch):
-  import uopc.page
+  import uopc.cli.reports.page
   out = tmp_path / "page.html"
   assert main(["explore", "reachable", str(EX / "order.uir"), "--format", "html", "-o", str(out)]) == 0
   assert capsys.readouterr().err == ""
-  monkeypatch.setattr(uopc.page, "WARN_BYTES", 1000)
+  monkeypatch.setattr(uopc.cli.reports.page, "WARN_BYTES", 1000)
   assert main(["explore", "reachable", str(EX / "order.uir"), "--format", "html", "-o", str(out)]) == 0
   err = capsys.readouterr().err
   assert err.count("\n") == 1 and err.startswith("uopc: warning: the page is 0 MB: a browser takes long to open it") and out.exists()

@@ -1,4 +1,4 @@
-"""The ``--format html`` viewer (``uopc/static/viewer.js``) in a real browser: headless Chromium.
+"""The ``--format html`` viewer (``uopc/cli/reports/static/viewer.js``) in a real browser: headless Chromium.
 
 Each test writes a page with the CLI, opens it, acts as a user would (clicks a state,
 moves a step slider, types in the search box) and checks what the page shows against
@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser import chromium, console_errors
 from tests.helpers import SUM_UIR as SUM
-from uopc.cli import main
+from uopc.cli.main import main
 from uopc.relational.space.saved import NodeTexts, step_texts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -225,7 +225,7 @@ def test_cycles_are_listed(driver, capsys, tmp_path):
 
 
 def test_keys_no_view_draws_are_shown(driver, tmp_path):
-  from uopc.explore.html import page
+  from uopc.cli.reports.html import page
   path = tmp_path / "extra.html"
   path.write_text(page({"program": "p0", "rules": "r", "result": "p0", "error": None, "steps": [], "reduced": 42,
                         "cycles": [[1, 2]]}, "trace", "t"))

@@ -1,8 +1,8 @@
 """The package's import graph: every module imports on its own, and no two modules import each other.
 
 A cycle between modules (``a`` imports ``b`` which imports ``a``, even lazily inside a
-function) means neither can be read or changed alone; ``uopc.cli_support`` and
-``uopc.explore.options`` exist so that the command modules need not import each other.
+function) means neither can be read or changed alone; ``uopc.cli.support`` and
+``uopc.cli.explore_support`` exist so that the command modules need not import each other.
 Imports under ``if TYPE_CHECKING:`` are for annotations only and never run.
 """
 import ast
@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PACKAGES = {"uopc": ROOT / "uopc", "uopc.explore": ROOT / "explore"}   # explore/ installs as uopc.explore
+PACKAGES = {"uopc": ROOT / "uopc"}
 
 KNOWN_CYCLES: list[list[str]] = []   # none left: keep it so
 
@@ -97,9 +97,9 @@ def test_cycles_finds_a_cycle_and_nothing_else():
 
 def test_the_graph_sees_lazy_imports_but_not_type_checking_ones():
   graph = import_graph()
-  assert "uopc.backend.cli" in graph["uopc.commands.run"]   # cmd_run imports it inside the function
+  assert "uopc.cli.commands.backend" in graph["uopc.cli.commands.run"]   # cmd_run imports it inside the function
   assert "uopc.uop" not in graph["uopc.term"]       # only under TYPE_CHECKING
-  assert "uopc.cli_support" in graph["uopc.explore.order_cli"]
+  assert "uopc.cli.support" in graph["uopc.cli.commands.order"]
 
 
 def test_no_module_imports_itself_back():

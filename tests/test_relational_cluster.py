@@ -240,7 +240,7 @@ def test_options_the_cluster_does_not_run_are_refused():
 # ---- the command line (in this process: it uses the module's cluster)
 
 def uopc(capsys, *argv) -> tuple[int, str, str]:
-  from uopc.cli import main
+  from uopc.cli.main import main
   code = main([str(a) for a in argv])
   out, err = capsys.readouterr()
   return code, re.sub(r"\d+\.\d+ s\b", "T s", out), err

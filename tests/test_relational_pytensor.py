@@ -218,7 +218,7 @@ EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "pytensor_ex
 
 
 def run_cli(capsys, *argv):
-  from uopc.cli import main
+  from uopc.cli.main import main
   code = main(list(argv))
   out, err = capsys.readouterr()
   return code, out, err

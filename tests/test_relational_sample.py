@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from uopc import UOp, fold, parse_uir, symbolic
-from uopc.budget import Budget
+from uopc.cli.budget import Budget
 from uopc.relational.analyses.replay import replay
 from uopc.relational.analyses.sample import Sample, sample_normal_forms
 from uopc.relational.space.step import stepper_for

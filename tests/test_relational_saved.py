@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from uopc.explore.report import to_json
-from uopc.cli import main
+from uopc.cli.reports.exploration import to_json
+from uopc.cli.main import main
 from uopc.relational import canonical, explore, load
 from uopc.symbolic import symbolic
 from uopc.term import show

@@ -140,7 +140,7 @@ def prog_py(tmp_path, monkeypatch):
 
 
 def run_cli(capsys, *argv):
-  from uopc.cli import main
+  from uopc.cli.main import main
   code = main(list(argv))
   out, err = capsys.readouterr()
   return code, out, err
@@ -307,7 +307,7 @@ def test_kanren_goals_on_tinygrad_rules_do_not_run_backwards_and_ignore_uopc_nod
 
 
 def test_a_uir_program_is_built_as_tinygrad_nodes_over_the_ops_they_share():
-  from uopc.cli_support import load_program
+  from uopc.cli.support import load_program
   from uopc.relational.ir.tinygrad_convert import from_uopc
   root = os.path.join(os.path.dirname(__file__), "..", "examples")
   t = from_uopc(load_program(os.path.join(root, "affine.uir")), ints=dtypes.weakint, bounds=(0, 10))

@@ -21,7 +21,7 @@ a = UOp.variable("a", 0, 10)
 
 
 def run_cli(capsys, *argv):
-  from uopc.cli import main
+  from uopc.cli.main import main
   code = main(list(argv))
   out, err = capsys.readouterr()
   return code, out, err

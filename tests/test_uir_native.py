@@ -181,7 +181,7 @@ def test_refs_from_before_a_general_line_are_seen_after_it():
 
 
 def test_a_signal_handler_runs_during_the_c_reader(monkeypatch):
-  # the budget's timeout and Ctrl-C are signal handlers (uopc/budget.py): they must run while C reads a big program, not
+  # the budget's timeout and Ctrl-C are signal handlers (uopc/cli/budget.py): they must run while C reads a big program, not
   # only after it; the handler notes how many nodes had been made, and stops the reading
   import signal
   monkeypatch.setattr(uop, "_cache_limit", 10**9)   # no _collect: a call into Python, where the handler would run anyway

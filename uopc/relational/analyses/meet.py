@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterator
 
-from uopc.budget import stopped
+from uopc.cli.budget import stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for, type_name
 from uopc.relational.space.states import Edge, State

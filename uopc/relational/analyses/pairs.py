@@ -29,7 +29,7 @@ import functools
 import time
 from typing import Any, Callable, Literal, NamedTuple
 
-from uopc.budget import BoundHit, stopped_text
+from uopc.cli.budget import BoundHit, stopped_text
 from uopc.matcher import short_name
 from uopc.relational.analyses.joinable import join
 from uopc.relational.ir import IR, ir_of_rules
@@ -115,7 +115,7 @@ def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000,
   ``pm`` is a rule set of any IR with overlaps (``IR.overlaps``: uopc's ``PatternMatcher``, tinygrad's). ``max_instances``
   bounds the instances per pair; ``max_steps`` each normalization by the canonical engine; ``max_states`` and
   ``join_timeout`` each search for a common reduct; ``timeout`` the whole run (pairs not reached are ``undecided``), as
-  does the bound of a command's ``uopc.budget``. ``progress(done, total)`` is called after each pair.
+  does the bound of a command's ``uopc.cli.budget``. ``progress(done, total)`` is called after each pair.
   """
   t0 = time.perf_counter()
   deadline = None if timeout is None else t0 + timeout

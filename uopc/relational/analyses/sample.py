@@ -29,7 +29,7 @@ import random
 import time
 from typing import Any, Literal, NamedTuple
 
-from uopc.budget import stopped
+from uopc.cli.budget import stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Semantics, Stepper, stepper_for
@@ -67,7 +67,7 @@ class Sample:
     self.max_runs: int | None = None
     self.max_steps = DEFAULT_MAX_STEPS
     # one list of (state, run, strategy), each entry written in one operation: a bound raised into the
-    # sampling (``uopc.budget``) leaves it whole
+    # sampling (``uopc.cli.budget``) leaves it whole
     self._found: list[tuple[State, int, Strategy]] = []
     self._index: dict[UOp, int] = {}
 
@@ -154,7 +154,7 @@ def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_run
   """Random runs of ``pm`` from ``prog``, each to a normal form (see the module doc), until a bound.
 
   Stops after ``max_runs`` runs, after ``timeout`` seconds, when the command's budget is
-  spent (``uopc.budget``: checked between runs and every 64 steps), or, with ``patience``,
+  spent (``uopc.cli.budget``: checked between runs and every 64 steps), or, with ``patience``,
   once that many runs in a row (and at least as many as it took to find the last new one)
   found no new normal form. A run gives up after ``max_steps`` steps (default 10,000).
   ``into``: fill this ``Sample`` (made with the same ``seed``), so that a caller whose

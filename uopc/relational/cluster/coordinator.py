@@ -8,7 +8,7 @@ coordinator holds only their references); every shard ranks all shards' new stat
 at ``max_states``, and keeps its own (``commit``), and in the same call expands them
 (``advance``). A level's calls, and the next level's ``absorb``, are sent at once: each
 waits in Ray for the results it takes, and the coordinator reads only the summaries.
-Between levels it checks ``max_depth``, ``timeout``, the command's budget (``uopc.budget``:
+Between levels it checks ``max_depth``, ``timeout``, the command's budget (``uopc.cli.budget``:
 its timeout, memory and interrupts) and every worker's memory against ``--max-memory``.
 So the states, their ids, depths, first-discovery parents and steps, and the bounds are
 one process's.
@@ -37,7 +37,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
-from uopc.budget import BoundHit, current, shielded, taken
+from uopc.cli.budget import BoundHit, current, shielded, taken
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.cluster.session import idle_workers, open_session

@@ -21,7 +21,7 @@ import functools
 import weakref
 from typing import Any, Iterator
 
-from uopc.budget import shielded
+from uopc.cli.budget import shielded
 from uopc.relational.cluster.codec import Codec, Reader
 from uopc.relational.cluster import coordinator
 from uopc.relational.cluster.coordinator import Coordinator, Outcome

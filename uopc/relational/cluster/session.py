@@ -18,7 +18,7 @@ import logging
 import os
 from typing import Any, Callable, Iterator
 
-from uopc.budget import shielded
+from uopc.cli.budget import shielded
 from uopc.relational.cluster.errors import ClusterError
 
 

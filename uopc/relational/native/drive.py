@@ -14,7 +14,7 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
-from uopc.budget import stopped
+from uopc.cli.budget import stopped
 # what expand() returns (else ST_MORE: go on) and what changes() reports; built, or not imported
 from uopc.relational.native._space import EV_AGAIN, EV_MOVED, EV_MOVED_AGAIN, EV_NORMAL, EV_REDUCED, ST_BAIL, ST_DONE, ST_MAX_STATES
 from uopc.relational.native.space import CODES, TEXT_NAMES, NativeSpace, NotNative

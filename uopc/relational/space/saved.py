@@ -136,7 +136,7 @@ KINDS = (("pairs", ("pairs", "summary")), ("order", ("forks", "canonical_path"))
 
 
 def kind_of(data: Any) -> str | None:
-  """Which command printed ``data`` (a page kind of ``uopc.explore.html``), or None."""
+  """Which command printed ``data`` (a page kind of ``uopc.cli.reports.html``), or None."""
   if not isinstance(data, dict): return None
   return next((kind for kind, keys in KINDS if all(k in data for k in keys)), None)
 

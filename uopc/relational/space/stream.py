@@ -6,7 +6,7 @@ graph?" a dictionary lookup on its root. Bounds: ``max_states`` (states made, st
 ones included), ``max_depth`` (steps from the program; states at that depth are
 still expanded to learn whether they are normal, but nothing deeper is made) and
 ``timeout`` (seconds of exploring, checked between states); under a command's
-``uopc.budget`` also ``"timeout"``, ``"max_memory"`` or ``"interrupted"``, which stop
+``uopc.cli.budget`` also ``"timeout"``, ``"max_memory"`` or ``"interrupted"``, which stop
 even a rule call that never returns. Whatever was reached before a bound stays
 available, and ``bound`` says which one stopped the search.
 
@@ -27,7 +27,7 @@ from collections import deque
 from typing import Any, Collection, Generator, Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from uopc import collector
-from uopc.budget import BoundHit, stopped
+from uopc.cli.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for
 from uopc.relational.space.reduction import IslandReduction

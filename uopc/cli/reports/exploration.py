@@ -12,8 +12,8 @@ import json
 from typing import Any, Iterable, TextIO, TypeVar, cast
 
 from uopc.matcher import short_name
-from uopc.budget import report_cut, stopped_text
-from uopc.explore.options import TERM_LIMIT, term_text
+from uopc.cli.budget import report_cut, stopped_text
+from uopc.cli.explore_support import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
 from uopc.relational.ir import ir_of
 from uopc.relational.space.states import step_text
@@ -47,7 +47,7 @@ def bound_flag(bound: str, max_states: int | None, max_depth: int | None, timeou
   if bound == "max_depth": return f"--max-depth {max_depth}"
   if bound == "workers_lost": return "lost workers (--cluster: a worker died and could not be replaced)"
   if bound == "timeout" and timeout is not None: return f"--timeout {timeout:g} s"
-  from uopc.budget import Reason, current   # the command's budget stopped it
+  from uopc.cli.budget import Reason, current   # the command's budget stopped it
   b = current()
   return b.flag_text(cast(Reason, bound)) if b is not None else bound   # what is left is the budget's
 
@@ -118,7 +118,7 @@ def found_text(n: int, complete: bool, what: str = "normal form") -> str:
 
 
 def sampled_stopped_why(s: Any) -> str:
-  """Why the sampling after a bound stopped (``explore/sampled.py``), in words."""
+  """Why the sampling after a bound stopped (``uopc/cli/reports/sampled.py``), in words."""
   if s.bound == "timeout": return "the time --timeout left"
   if s.bound is not None: return stopped_text() or s.bound
   return "--samples runs done" if s.runs == s.max_runs else "the runs stopped finding new normal forms"
@@ -157,7 +157,7 @@ def path_text(path: list[Edge], out: TextIO, indent: str = "") -> None:
 
 def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO, sample: Any = None) -> None:
   """The ``normal-forms`` report: each normal form with one shortest path, and the canonical choice
-  (``sample``: the forms random runs found after a bound, ``explore/sampled.py``)."""
+  (``sample``: the forms random runs found after a bound, ``uopc/cli/reports/sampled.py``)."""
   ex = nf.exploration
   print(f"program: {show(program, TERM_LIMIT)}", file=out)
   print(f"rules: {rules}", file=out)
@@ -254,7 +254,7 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
   Format 2: ``nodes`` holds each distinct node once (``NodeTable``); a state's ``graph`` and a step's ``node`` and ``result``
   are row ids, so the report grows with the distinct nodes and the steps, never with a graph's text per step. The program,
   the normal forms and the canonical result are also text. ``uopc.relational.load`` reads the terms back (either format)."""
-  from uopc.cli_support import progress_bar
+  from uopc.cli.support import progress_bar
   canon_state = None if canonical is None else ex.state_of(canonical)
   table = NodeTable()
   nid = table.id
@@ -284,9 +284,9 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
 
 
 def until_cut(items: Iterable[T], bar: Any = None) -> list[T]:
-  """``list(items)``, or its first items once a bound ends the report's detail (``uopc.budget.report_cut``, asked every
+  """``list(items)``, or its first items once a bound ends the report's detail (``uopc.cli.budget.report_cut``, asked every
   1,024 items): a report of millions of states is written within its bounds, saying how much of it there is. ``bar``: a
-  progress bar (``uopc.cli_support.progress_bar``) told of each 1,024.
+  progress bar (``uopc.cli.support.progress_bar``) told of each 1,024.
 
   >>> until_cut(iter(range(5)))
   [0, 1, 2, 3, 4]
@@ -302,7 +302,7 @@ def until_cut(items: Iterable[T], bar: Any = None) -> list[T]:
 
 def report_cut_text() -> str:
   """The flag that ended the report's detail: ``--timeout 5 s``, ``an interrupt (SIGINT)``."""
-  from uopc.budget import current
+  from uopc.cli.budget import current
   b = current()
   return b.flag_text() if b is not None and b.reason is not None else "a bound"
 
@@ -352,7 +352,7 @@ def _compact_json(data: dict[str, Any], size: int, chunk: int = 16_384) -> str:
   >>> _compact_json(d, 5, chunk=2) == json.dumps(d, ensure_ascii=False, separators=(",", ":"))
   True
   """
-  from uopc.cli_support import progress_bar
+  from uopc.cli.support import progress_bar
 
   def dumps(x: Any) -> str: return json.dumps(x, ensure_ascii=False, separators=(",", ":"))
   pieces: list[str] = []   # joined once, as json.dumps joins its own: the text is held twice at the most, not more

@@ -1,7 +1,7 @@
 """What the explorer's commands share when they run: the progress bar of an exploration, ``--cluster``'s checks, the
 program in the rules' IR, the canonical engine's result, the exit code, and how much of a term the outputs print.
 
-Their options are declared in ``uopc.cli_options`` and named command by command in ``uopc.commands.COMMANDS``. This
+Their options are declared in ``uopc.cli.options`` and named command by command in ``uopc.cli.commands.COMMANDS``. This
 module imports nothing of ``explore/``: the command modules (``explore/*_cli.py``), ``report``, ``sampled`` and ``html``
 import from it, never the other way.
 """
@@ -11,8 +11,8 @@ import argparse
 import contextlib
 from typing import Any, Iterator
 
-from uopc.budget import bounded, stopped_text
-from uopc.cli_support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, max_steps_for, progress_bar
+from uopc.cli.budget import bounded, stopped_text
+from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, max_steps_for, progress_bar
 from uopc.term import show
 from uopc.lengths import LENGTHS
 
@@ -53,7 +53,7 @@ def check_cluster_flags(args: argparse.Namespace) -> None:
 
 @contextlib.contextmanager
 def exploration_progress(ex: Any, what: str) -> Iterator[Any]:
-  """The progress bar of an exploration (``uopc.cli_support.progress_bar``)."""
+  """The progress bar of an exploration (``uopc.cli.support.progress_bar``)."""
   bar = progress_bar(ex.max_states, "state", what)
   try: yield bar
   finally: bar.close()

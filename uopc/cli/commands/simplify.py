@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from uopc.cli_support import EXIT_OK, PROGRAM_FAILURES, load_program, max_steps_for, program_failed, write_out
-from uopc.commands.firings import rewrite_report
+from uopc.cli.support import EXIT_OK, PROGRAM_FAILURES, load_program, max_steps_for, program_failed, write_out
+from uopc.cli.reports.firings import rewrite_report
 from uopc.rewrite import graph_rewrite
 from uopc.uir import to_uir
 

@@ -13,11 +13,11 @@ evaluated on ``--bindings`` random bindings (seeded by ``--seed``).
 pair of rules that compete for a node swapped, and rotated, and lists the orders that
 change the result and the rules whose relative order matters.
 
-Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them): 0 whether
+Exit codes: the command's row of ``uopc.cli.commands.COMMANDS`` (its ``--help`` ends with them): 0 whether
 one normal form or several.
 
->>> from uopc.commands import COMMANDS
->>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.order_cli:')]
+>>> from uopc.cli.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.cli.commands.order:')]
 ['explore order']
 """
 from __future__ import annotations
@@ -26,13 +26,13 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.explore.options import TERM_LIMIT
-from uopc.budget import bounded, shielded, stopped, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, load_program, max_steps_for, progress_bar
+from uopc.cli.explore_support import TERM_LIMIT
+from uopc.cli.budget import bounded, shielded, stopped, stopped_text
+from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, load_program, max_steps_for, progress_bar
 
 
 def cmd_order(args: argparse.Namespace) -> int:
-  from uopc.explore.options import program_for_rules
+  from uopc.cli.explore_support import program_for_rules
   prog = load_program(args.file)   # a bound here stops the command: nothing to report yet
   prog = program_for_rules(prog, args)
   with shielded(): return _order(prog, args)   # from here only the bounded work can be interrupted: the report is whole
@@ -40,8 +40,8 @@ def cmd_order(args: argparse.Namespace) -> int:
 
 def _order(prog: Any, args: argparse.Namespace) -> int:
   from uopc import collector
-  from uopc.explore.options import STREAM_BATCH, exit_code, exploration_progress
-  from uopc.explore.sampled import explore_timeout, sample_after
+  from uopc.cli.explore_support import STREAM_BATCH, exit_code, exploration_progress
+  from uopc.cli.reports.sampled import explore_timeout, sample_after
   from uopc.relational.space.cycles import unsure_cycles
   from uopc.relational.analyses.order import diagnose_order, order_exploration, permutation_trials
   pm = args.rules.pm
@@ -55,7 +55,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
     ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
     with exploration_progress(ex, "exploring") as bar:
       def run() -> None:
-        with collector.paused(settle=True):   # batches, as explore/cli.py streams them (and settles them): a state at a time cost half as much again
+        with collector.paused(settle=True):   # batches, as commands/explore.py streams (and settles) them: a state at a time costs half as much again
           for _ in ex.iter_ahead(STREAM_BATCH, graphs=False):
             if not bar.disable: bar.update()
       bounded(run, None, grace=True)
@@ -81,7 +81,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
                                                   progress=bar.update), None, grace=True)
     cut = cut or trials is None
   if args.format in ("json", "html"):
-    from uopc.explore import html
+    from uopc.cli.reports import html
     data = to_json(report, args.rules.spec, pm, trials, sample, witness)
     if cut: data.update(complete=False, bound=stopped())
     html.emit(args, data, "order")
@@ -106,7 +106,7 @@ def _plural(n: int, word: str) -> str: return f"{n} {word}{'s' * (n != 1)}"
 
 def verdict_of(report: Any, sample: Any = None, witness: Any = None) -> Any:
   """What the search established (``uopc.relational.analyses.verdicts.order_verdict``)."""
-  from uopc.explore.report import sampled_extra_forms as extra_forms
+  from uopc.cli.reports.exploration import sampled_extra_forms as extra_forms
   from uopc.relational.analyses.verdicts import order_verdict
   forms = len(report.normal_forms) + (len(extra_forms(sample, report.normal_forms)) if sample is not None else 0)
   return order_verdict(report.complete, forms, len(report.forks), witness is not None, sample.runs if sample is not None else 0)
@@ -115,7 +115,7 @@ def verdict_of(report: Any, sample: Any = None, witness: Any = None) -> Any:
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None, sample: Any = None,
                witness: Any = None) -> None:
   """The text report of ``uopc explore order`` (``sample``, ``witness``: what sampled runs found after a bound)."""
-  from uopc.explore.report import (bound_text, cycles_text, engine_of, found_text, reduced_text, sampled_at_least_line, sampled_extra_forms,
+  from uopc.cli.reports.exploration import (bound_text, cycles_text, engine_of, found_text, reduced_text, sampled_at_least_line, sampled_extra_forms,
                                    sampled_summary, stuck_lines)
   ex = report.exploration
   print(f"program: {_show(report.program)}", file=out)
@@ -197,8 +197,8 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
             witness: Any = None) -> dict[str, Any]:
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms`` (the exploration's), ``forks``, ``verdict``,
   ``exhaustive``, ``sampled_normal_forms`` and ``sampled_witness`` (and ``permutations``)."""
-  from uopc.explore import sampled
-  from uopc.explore.report import NodeTable, cycles_json, steps_json, with_nodes
+  from uopc.cli.reports import sampled
+  from uopc.cli.reports.exploration import NodeTable, cycles_json, steps_json, with_nodes
   def term(u: Any) -> str | None: return None if u is None else _show(u)
   table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
   def steps(path: list[Any]) -> list[dict[str, Any]]: return steps_json(path, table)

@@ -1,7 +1,7 @@
 """The command line as data: an ``Option`` is one argparse argument, a ``Command`` one command
 (its name, the function it runs, its help, its options, what each of its exit codes means);
 ``add_command`` makes a command's parser from its spec. The table of every command is
-``uopc.commands.COMMANDS``, the options shared between commands ``uopc.cli_options``.
+``uopc.cli.commands.COMMANDS``, the options shared between commands ``uopc.cli.options``.
 
 A command's function is named by ``"module:function"`` and imported only when the command
 runs, so ``uopc --help`` and ``uopc run`` import no other command's module.
@@ -47,7 +47,7 @@ def option(*flags: str, group: str | None = None, **kwargs: Any) -> Option:
 class Command(NamedTuple):
   """One command: ``name`` (``"run"``, or ``"explore search"`` under a group), ``target`` (``"module:function"``, the function
   called with the parsed arguments, returning the exit code), its one-line ``help`` and its ``description``, its ``options``
-  in order, and ``exits``: each exit code it returns with what it means for this command (``uopc.cli_support.EXIT_MEANINGS``
+  in order, and ``exits``: each exit code it returns with what it means for this command (``uopc.cli.support.EXIT_MEANINGS``
   says what they mean for every command)."""
   name: str
   target: str

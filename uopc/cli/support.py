@@ -1,8 +1,8 @@
 """What every ``uopc`` command shares: exit codes, ``CLIError``, argument types, ``--rules``
 and ``--param`` handling, loading a program, the one progress bar and writing a result
-(the options themselves are declared in ``uopc.cli_options``).
+(the options themselves are declared in ``uopc.cli.options``).
 
-The command modules (``uopc.commands.*``, ``uopc.backend.cli``, ``uopc.explore.*``) import these
+The command modules (``uopc.cli.commands.*``, ``uopc.cli.commands.backend``, ``uopc.explore.*``) import these
 from here, so no command module imports another one back. Exit codes (``EXIT_MEANINGS``,
 ``docs/failure-contract.md``): 0 success, 1 the program failed or the command found something,
 2 bad input, 3 a bound was hit.
@@ -16,10 +16,10 @@ import sys
 import time
 from typing import Any, Callable, NamedTuple
 
-from uopc.budget import parse_memory, shielded
+from uopc.cli.budget import parse_memory, shielded
 from uopc.dtype import DType, dtypes
 from uopc.evaluate import bind_params
-from uopc.files import write_atomically
+from uopc.cli.files import write_atomically
 from uopc.matcher import PatternMatcher
 from uopc.rewrite import ProgramError, RewriteLoopError
 from uopc.rulesets import RuleSetError, resolve_rules
@@ -37,7 +37,7 @@ EXIT_MEANINGS: dict[int, str] = {
   143: "interrupted by SIGTERM (the partial output is marked incomplete)",
 }
 """What each exit code means for every command (``docs/failure-contract.md``; ``tests/test_commands.py`` checks them
-against it); a command's own table (``uopc.commands.COMMANDS``) says what it means there."""
+against it); a command's own table (``uopc.cli.commands.COMMANDS``) says what it means there."""
 EXIT_CODES = ("Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_MEANINGS.items() if code < EXIT_INTERNAL)
               + "; 130, 143 interrupted. See docs/failure-contract.md.")
 """The epilog of every ``--help``."""
@@ -61,7 +61,7 @@ def progress_bar(total: int | None, unit: str, desc: str) -> Any:
   """The one progress bar of every command: tqdm on stderr, only on a terminal, only once a run has taken a second."""
   from tqdm import tqdm   # deferred: ``uopc run`` never pays for it
   # No monitor thread (tqdm starts one even for a disabled bar): a second thread can take the
-  # budget's signals (uopc.budget), and a bar updated every state needs no watching.
+  # budget's signals (uopc.cli.budget), and a bar updated every state needs no watching.
   tqdm.monitor_interval = 0
   return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, delay=PROGRESS_DELAY, leave=False,
               disable=not isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
@@ -259,7 +259,7 @@ def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
 
 def write_out(text: str) -> None:
   """A command's result to stdout, never interrupted by its budget: a signal during a large
-  write to a pipe can make CPython drop the rest of it (see ``uopc.budget``)."""
+  write to a pipe can make CPython drop the rest of it (see ``uopc.cli.budget``)."""
   with shielded(): sys.stdout.write(text)
 
 

@@ -8,11 +8,11 @@ syntactic), raised or is undecided, with its witness; ``--all`` adds the joinabl
 the rules that could not be analyzed, with why; the last line is the summary. ``--format json``
 prints ``pairs``, ``skipped_rules`` (``{"rule", "reason"}``) and ``summary``.
 
-Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); 3 only
+Exit codes: the command's row of ``uopc.cli.commands.COMMANDS`` (its ``--help`` ends with them); 3 only
 when no pair is worse than undecided, and an interrupt prints the pairs checked so far.
 
->>> from uopc.commands import COMMANDS
->>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.pairs_cli:')]
+>>> from uopc.cli.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.cli.commands.pairs:')]
 ['explore pairs']
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from uopc.explore.options import term_text
-from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli_support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, isatty, progress_bar
+from uopc.cli.explore_support import term_text
+from uopc.cli.budget import bounded, shielded, stopped_text
+from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, isatty, progress_bar
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
@@ -49,7 +49,7 @@ def _pairs(args: argparse.Namespace) -> int:
     print(f"no pair checked: {stopped_text()}")
     return EXIT_BOUND
   if args.format in ("json", "html"):
-    from uopc.explore import html
+    from uopc.cli.reports import html
     html.emit(args, to_json(report, args.rules.spec), "pairs")
   else: write_text(report, args.rules.spec, sys.stdout, show_all=args.all)
   return exit_code(report)

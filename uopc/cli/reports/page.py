@@ -2,10 +2,10 @@
 
 The page embeds the command's ``--format json`` dict unchanged (so anything the page
 shows, the JSON holds, and new JSON keys reach the page) plus the viewer, a small
-hand-written script and stylesheet shipped as package data (``uopc/static/``). It
+hand-written script and stylesheet shipped as package data (``uopc/cli/reports/static/``). It
 loads nothing at view time: it works offline, from a file. Every command with
 ``--format html`` writes its page here: the canonical engine's (``simplify``, ``trace``,
-``saturate``) and the explorer's (``uopc.explore.html.emit``).
+``saturate``) and the explorer's (``uopc.cli.reports.html.emit``).
 
 >>> text = page({"program": "add(p0, </script>)"}, "trace", "t")
 >>> "</script>)" in text, text.count("<script")
@@ -19,14 +19,14 @@ import sys
 from importlib import resources
 from typing import Any
 
-from uopc.cli_support import shown_name, write_file, write_out
+from uopc.cli.support import shown_name, write_file, write_out
 from uopc.term import RESERVED_NAMES   # the words a let name is not: the viewer names shared nodes as show does
 
 KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace", "saturate", "best")
 
 
 def _asset(name: str) -> str:
-  return resources.files("uopc").joinpath("static").joinpath(name).read_text(encoding="utf-8")
+  return resources.files("uopc.cli.reports").joinpath("static").joinpath(name).read_text(encoding="utf-8")
 
 
 def embedded_json(data: dict[str, Any]) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from uopc.cli_support import EXIT_OK, PROGRAM_FAILURES, bind_cli_params, load_program, max_steps_for, program_failed, write_out
-from uopc.commands.firings import rewrite_report
+from uopc.cli.support import EXIT_OK, PROGRAM_FAILURES, bind_cli_params, load_program, max_steps_for, program_failed, write_out
+from uopc.cli.reports.firings import rewrite_report
 from uopc.rewrite import graph_rewrite
 from uopc.term import show
 from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher

@@ -5,17 +5,17 @@
 prints every normal form with one shortest rewrite path and marks the one the
 canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
 ``--max-states`` (default: no count), ``--max-depth`` (default 50), ``--timeout``
-(default 10 s), ``--max-memory`` (default 4 GiB; ``uopc.budget``), ``--max-steps`` (the
+(default 10 s), ``--max-memory`` (default 4 GiB; ``uopc.cli.budget``), ``--max-steps`` (the
 canonical engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json and html).
 When a bound stops ``normal-forms`` before it exhausts the space, random runs sample
-more normal forms in the time left (``explore/sampled.py``; ``--samples``, ``--seed``).
+more normal forms in the time left (``uopc/cli/reports/sampled.py``; ``--samples``, ``--seed``).
 
-Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); a bound or an interrupt
+Exit codes: the command's row of ``uopc.cli.commands.COMMANDS`` (its ``--help`` ends with them); a bound or an interrupt
 still prints the partial result. Progress goes to stderr, only when it is a terminal and
 the run takes more than a second.
 
->>> from uopc.commands import COMMANDS
->>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.cli:')]
+>>> from uopc.cli.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.cli.commands.explore:')]
 ['explore reachable', 'explore normal-forms']
 """
 from __future__ import annotations
@@ -26,11 +26,11 @@ import time
 from typing import Any, Literal
 
 from uopc import collector
-from uopc.budget import bounded, shielded, stopped
-from uopc.cli_support import bar_is_up, isatty, load_program
-from uopc.explore.options import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress, on_cluster,
+from uopc.cli.budget import bounded, shielded, stopped
+from uopc.cli.support import bar_is_up, isatty, load_program
+from uopc.cli.explore_support import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress, on_cluster,
                                   program_for_rules)
-from uopc.explore.sampled import explore_timeout, sample_after
+from uopc.cli.reports.sampled import explore_timeout, sample_after
 
 
 def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool) -> Any:
@@ -40,7 +40,7 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
 
 def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool, cluster: str | None) -> Any:
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
-  from uopc.explore.report import state_line
+  from uopc.cli.reports.exploration import state_line
   timeout = explore_timeout(args) if hasattr(args, "samples") else args.timeout   # sampling may follow: its share
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=timeout, order=order,
                reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster)
@@ -93,7 +93,7 @@ def cmd_reachable(args: argparse.Namespace) -> int:
 
 
 def _reachable(prog: Any, args: argparse.Namespace) -> int:
-  from uopc.explore import html, report
+  from uopc.cli.reports import html, exploration as report
   from uopc.term import memo, show
   text = args.format == "text"
   if text:   # the header goes out before exploring, so the states stream after it
@@ -118,7 +118,7 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
 
 
 def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
-  from uopc.explore import html, report
+  from uopc.cli.reports import html, exploration as report
   from uopc.relational import NormalForms
   from uopc.relational.space.cycles import unsure_cycles
   ex = _explore(prog, args, "bfs", stream_text=False)
@@ -130,7 +130,7 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   if args.format == "text":
     report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout, sample)
   elif args.format in ("json", "html"):
-    from uopc.explore import sampled
+    from uopc.cli.reports import sampled
     data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)
     data.update(sampled.to_json(sample, ex.complete))
     html.emit(args, data, "normal-forms")

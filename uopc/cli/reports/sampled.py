@@ -1,6 +1,6 @@
 """Sampled normal forms in ``normal-forms`` and ``order``: when a bound stops the exploration, random runs in the time left.
 
-Their text is part of the reports (``explore/report.py``: ``sampled_summary``, ``sampled_forms_text``, ...), which
+Their text is part of the reports (``uopc/cli/reports/exploration.py``: ``sampled_summary``, ``sampled_forms_text``, ...), which
 this module builds on; the JSON keys are made here.
 
 The exploration gets ``EXPLORE_SHARE`` of ``--timeout`` when it may be followed by
@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uopc.budget import bounded, current
-from uopc.explore.options import TERM_LIMIT
+from uopc.cli.budget import bounded, current
+from uopc.cli.explore_support import TERM_LIMIT
 
 EXPLORE_SHARE = 0.5    # of --timeout, for the exhaustive search when sampling may follow it (--help says "half")
 SAMPLE_RESERVE = 0.1   # of --timeout (at most 1 s), left after sampling for the report
@@ -49,7 +49,7 @@ def sample_after(prog: Any, ex: Any, args: argparse.Namespace) -> Any:
 
 def to_json(s: Any, complete: bool) -> dict[str, Any]:
   """``exhaustive``, ``sampled_normal_forms`` (term, path as ``replay`` takes it, the run) and ``sampling``."""
-  from uopc.explore.report import sampled_stopped_why, steps_json
+  from uopc.cli.reports.exploration import sampled_stopped_why, steps_json
   if s is None: return {"exhaustive": complete, "sampled_normal_forms": [], "sampling": None}
   return {"exhaustive": complete,
           "sampled_normal_forms": [{"term": f.term(TERM_LIMIT), "path": steps_json(f.path()), "run": run, "strategy": how}

@@ -8,19 +8,19 @@ the saturation statistics, and whether directed rewriting reaches the best graph
 e-graph proves equalities, it does not promise a rewrite sequence.
 
 Its front end sits with the canonical engine's commands; the reachability check and the path it prints are the
-explorer's (``uopc.relational.analyses.search``, ``uopc.explore.report``).
+explorer's (``uopc.relational.analyses.search``, ``uopc.cli.reports.exploration``).
 """
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
-from uopc.explore.best_cli import canonical_line, canonical_of
-from uopc.explore.html import emit
-from uopc.explore.options import term_text
-from uopc.explore.search_cli import step_lines, steps_word
+from uopc.cli.budget import bounded, shielded, stopped_text
+from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
+from uopc.cli.commands.best import canonical_line, canonical_of
+from uopc.cli.reports.html import emit
+from uopc.cli.explore_support import term_text
+from uopc.cli.commands.search import step_lines, steps_word
 
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""
@@ -48,7 +48,7 @@ def cmd_saturate(args: argparse.Namespace) -> int:
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None,
             reachable: bool | None, path: list[Any], searched: int) -> int:
-  from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+  from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
   cost = args.cost
   conflicts = [f"{term_text(a)} = {term_text(b)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
   if args.format in ("json", "html"):

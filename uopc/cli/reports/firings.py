@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from uopc.cli_support import EXIT_FAILED, EXIT_OK, max_steps_for
-from uopc.page import write_page, write_text
+from uopc.cli.support import EXIT_FAILED, EXIT_OK, max_steps_for
+from uopc.cli.reports.page import write_page, write_text
 from uopc.trace import rewrite_json
 from uopc.uop import UOp
 

@@ -1,7 +1,7 @@
-"""The ``uopc`` command line: the parser made from the table of commands (``uopc.commands.COMMANDS``), and ``main``.
+"""The ``uopc`` command line: the parser made from the table of commands (``uopc.cli.commands.COMMANDS``), and ``main``.
 
-What the commands share (exit codes, argument types, loading programs and rules) is in ``uopc.cli_support``, the
-options they share in ``uopc.cli_options``. Exit codes (``docs/failure-contract.md``, ``EXIT_MEANINGS``): 0 success,
+What the commands share (exit codes, argument types, loading programs and rules) is in ``uopc.cli.support``, the
+options they share in ``uopc.cli.options``. Exit codes (``docs/failure-contract.md``, ``EXIT_MEANINGS``): 0 success,
 1 the program failed (out-of-bounds index, did not evaluate, rules loop) or the command found something (a
 non-joinable pair, an unsound rule), 2 bad input (unreadable file, parse or type error, bad flag, a bad rule or rules
 file), 3 a bound was hit before the work was complete. Errors are one line on stderr, never a traceback.
@@ -18,10 +18,10 @@ import signal
 import sys
 from typing import Callable, Sequence, Any
 
-from uopc.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
-from uopc.cli_spec import add_command
-from uopc.cli_support import EXIT_BAD_INPUT, EXIT_BOUND, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, CLIError, load_rules, run_command
-from uopc.commands import COMMANDS, GROUPS
+from uopc.cli.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
+from uopc.cli.spec import add_command
+from uopc.cli.support import EXIT_BAD_INPUT, EXIT_BOUND, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, CLIError, load_rules, run_command
+from uopc.cli.commands import COMMANDS, GROUPS
 from uopc.rewrite import RuleError
 from uopc.term import memo as term_memo
 

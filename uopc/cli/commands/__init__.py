@@ -1,19 +1,19 @@
-"""Every ``uopc`` command, one row each (``uopc.cli_spec.Command``): the function it runs, its help, its options (the shared
-ones from ``uopc.cli_options``, declared once) and what each exit code means for it. ``uopc.cli.build_parser`` makes the
+"""Every ``uopc`` command, one row each (``uopc.cli.spec.Command``): the function it runs, its help, its options (the shared
+ones from ``uopc.cli.options``, declared once) and what each exit code means for it. ``uopc.cli.main.build_parser`` makes the
 parser from this table; ``tests/test_commands.py`` checks the exit codes against ``docs/failure-contract.md``.
 
 The canonical engine's commands live in this package (``run``, ``simplify``, ``trace``, ``saturate``), the C backend's in
-``uopc.backend.cli``, the explorer's in ``explore/`` (``uopc.explore``); a command's module is imported only when it runs.
+``uopc.cli.commands.backend``, the explorer's in ``explore/`` (``uopc.explore``); a command's module is imported only when it runs.
 
 >>> [c.name for c in COMMANDS][:5]
 ['run', 'simplify', 'trace', 'emit-c', 'check-rules']
 """
 from __future__ import annotations
 
-from uopc.cli_options import (CLUSTER, COST, DEFAULT_TIMEOUT, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES, RULESET, SAMPLES,
+from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES, RULESET, SAMPLES,
                               SEED, SEMANTICS, bounds, explore_options, formats)
-from uopc.cli_spec import Command, option
-from uopc.cli_support import positive_int
+from uopc.cli.spec import Command, option
+from uopc.cli.support import positive_int
 
 REACH_MAX_STATES = 10_000   # graphs saturate's reachability check of its best graph looks at: a side question, not the command's search
 
@@ -27,43 +27,43 @@ GROUPS = {"explore": ("the relational explorer: every rewrite ordering", "Explor
 """Commands with subcommands: their help and description."""
 
 COMMANDS: tuple[Command, ...] = (
-  Command("run", "uopc.commands.run:cmd_run", "value of a closed program", "Evaluate a program by rewriting and print its value.",
+  Command("run", "uopc.cli.commands.run:cmd_run", "value of a closed program", "Evaluate a program by rewriting and print its value.",
           (PROGRAM, PARAM,
            option("--backend", choices=("python", "c"), default="python",
                   help="python: evaluate by rewriting (default); c: compile the simplified program with the system C compiler and run it"),
            MAX_STEPS, *bounds()),
           ((0, "the value was printed"), (1, "the program failed (out-of-bounds index, did not evaluate, rules loop, a C runtime error)"),
            BAD, BOUND)),
-  Command("simplify", "uopc.commands.simplify:cmd_simplify", "canonical normal form, as .uir", "Rewrite a program to its canonical normal form.",
+  Command("simplify", "uopc.cli.commands.simplify:cmd_simplify", "canonical normal form, as .uir", "Rewrite a program to its canonical normal form.",
           (PROGRAM, RULES, MAX_STEPS, *bounds(), formats("uir", "json", "html", text="; json" + FIRINGS), OUTPUT),
           ((0, "simplified"), (1, "the program failed (the rules loop, a rule found it out of bounds)"), BAD, BOUND)),
-  Command("trace", "uopc.commands.trace:cmd_trace", "each rule firing of the canonical engine", "Print every rule lookup of graph_rewrite.",
+  Command("trace", "uopc.cli.commands.trace:cmd_trace", "each rule firing of the canonical engine", "Print every rule lookup of graph_rewrite.",
           (PROGRAM, RULES, PARAM, option("--stats", action="store_true", help="per-rule tries/matches/fires/time instead of the trace"),
            MAX_STEPS, *bounds(), formats("text", "json", "html", text="; json" + FIRINGS), OUTPUT),
           ((0, "traced"), (1, "the program failed (the rules loop, a rule found it out of bounds)"), BAD, BOUND)),
-  Command("emit-c", "uopc.backend.cli:cmd_emit_c", "the C program of a .uir program",
+  Command("emit-c", "uopc.cli.commands.backend:cmd_emit_c", "the C program of a .uir program",
           "Print the standalone C program of a .uir program (its canonical form, CALLs inlined). Build it with: "
           "cc -std=gnu99 -O1 -ffp-contract=off prog.c -lm; run it with the PARAM values as arguments (slot order, row-major) or on stdin.",
           (PROGRAM, option("--no-simplify", action="store_true", help="lower the program as written, not simplify(program)"),
            option("-o", "--output", metavar="FILE", help="write the C source to FILE instead of stdout")),
           ((0, "written"), (1, "the program failed (it cannot be lowered, the rules loop)"), BAD)),
-  Command("check-rules", "uopc.backend.cli:cmd_check_rules", "test each rule's soundness against compiled C",
+  Command("check-rules", "uopc.cli.commands.backend:cmd_check_rules", "test each rule's soundness against compiled C",
           "Build random instances of every rule's pattern, rewrite them, compile both sides to C and compare them bit for bit on random inputs.",
           (RULESET, option("--samples", type=positive_int, default=100, metavar="N", help="rewritten instances per rule (default 100)"),
            option("--inputs", type=positive_int, default=24, metavar="K",
                   help="inputs per instance (default 24): half walk through edge values, half random"),
            SEED, *bounds()),
           ((0, "every rule is sound"), (1, "a rule is unsound or raises, or the C compiler failed"), BAD, BOUND)),
-  Command("explore reachable", "uopc.explore.cli:cmd_reachable", "every reachable graph (bounded, streamed)",
+  Command("explore reachable", "uopc.cli.commands.explore:cmd_reachable", "every reachable graph (bounded, streamed)",
           "Stream every graph reachable from the program, with the step that first reached it.",
           (*explore_options(("text", "json", "dot", "html")), option("--dfs", action="store_true", help="depth first instead of breadth first"),
            SEMANTICS, CLUSTER),
           EXPLORED),
-  Command("explore normal-forms", "uopc.explore.cli:cmd_normal_forms", "every normal form, with a path to each",
+  Command("explore normal-forms", "uopc.cli.commands.explore:cmd_normal_forms", "every normal form, with a path to each",
           "Every normal form of the program with one shortest rewrite path, and which one the canonical engine (graph_rewrite) produces.",
           (*explore_options(("text", "json", "dot", "html")), NO_REDUCE, SEMANTICS, SAMPLES, SEED, CLUSTER),
           EXPLORED),
-  Command("explore search", "uopc.explore.search_cli:cmd_search", "a shortest rewrite sequence to a target (or --to: a common graph)",
+  Command("explore search", "uopc.cli.commands.search:cmd_search", "a shortest rewrite sequence to a target (or --to: a common graph)",
           "Find the shortest rewrite sequence from the program to a graph matching a target term (?x binds a hole, the same name twice "
           "binds one node, _ matches anything), or with --to a graph both programs rewrite to.",
           (*explore_options(("text", "json", "html"), canonical=False),
@@ -74,7 +74,7 @@ COMMANDS: tuple[Command, ...] = (
                   help="--to with the second program as a term without holes, as the explorer prints one (e.g. 'let a = add(p0, 0) in add(a, a)')"),
            option("--all", action="store_true", help="stream every match, nearest first (not with --to)"), CLUSTER),
           ((0, "found"), (1, "not found (the whole space was searched)"), BAD, (3, "not found before a bound"))),
-  Command("explore order", "uopc.explore.order_cli:cmd_order", "does the result depend on rule order? forks, with both paths",
+  Command("explore order", "uopc.cli.commands.order:cmd_order", "does the result depend on rule order? forks, with both paths",
           "The canonical result, every normal form, and for each other normal form the fork where its path leaves the canonical engine's path.",
           (*explore_options(("text", "json", "html")), NO_REDUCE,
            option("--permutations", action="store_true", help="also try other rule orders with the canonical engine"),
@@ -82,7 +82,7 @@ COMMANDS: tuple[Command, ...] = (
            option("--bindings", type=positive_int, default=8, metavar="N", help="random bindings of free PARAMs for comparing values (default 8)"),
            SEED, SAMPLES),
           ((0, "complete"), (1, "the canonical engine failed, or a step is stuck (a rule raised)"), BAD, BOUND)),
-  Command("explore pairs", "uopc.explore.pairs_cli:cmd_pairs", "critical pairs of a rule set, joinable or not, with witnesses",
+  Command("explore pairs", "uopc.cli.commands.pairs:cmd_pairs", "critical pairs of a rule set, joinable or not, with witnesses",
           "Unify every rule's pattern with every non-variable position of every rule's pattern, instantiate each overlap (fresh PARAMs, "
           "edge constants), apply both rules and check that the results join.",
           (RULESET, formats("text", "json", "html"), OUTPUT, option("--all", action="store_true", help="also list the joinable pairs (text)"),
@@ -93,16 +93,16 @@ COMMANDS: tuple[Command, ...] = (
                   help="rule lookups per normalization by the canonical engine (default 10,000)"),
            *bounds(600.0)),
           ((0, "all joinable"), (1, "some pair not joinable or a rule raised"), BAD, (3, "undecided (a bound was hit)"))),
-  Command("explore best", "uopc.explore.best_cli:cmd_best", "the cheapest graph reachable by rewriting, with its path",
+  Command("explore best", "uopc.cli.commands.best:cmd_best", "the cheapest graph reachable by rewriting, with its path",
           "Search best first for the cheapest graph the rules reach from the program (directed rewriting; cycles are fine).",
           (*explore_options(("text", "json", "html")), COST),
           ((0, "proven cheapest"), BAD, BOUND)),
-  Command("explore view", "uopc.explore.html:cmd_view", "the page of a saved --format json output",
+  Command("explore view", "uopc.cli.reports.html:cmd_view", "the page of a saved --format json output",
           "Write the --format html page of a saved --format json output of an explorer command (reachable, normal-forms, order, "
           "search, pairs, best), of saturate or of trace/simplify.",
           (option("file", help="the saved JSON"), option("-o", "--output", metavar="FILE", help="write the page to FILE (default stdout)")),
           ((0, "written"), BAD)),
-  Command("saturate", "uopc.commands.saturate:cmd_saturate", "the cheapest equal graph, by equality saturation",
+  Command("saturate", "uopc.cli.commands.saturate:cmd_saturate", "the cheapest equal graph, by equality saturation",
           "Apply every rule in every way in an e-graph, then extract the cheapest graph under a cost.",
           (PROGRAM, RULES, COST, option("--max-iterations", type=positive_int, default=30, metavar="N", help="saturation iterations (default 30)"),
            option("--max-enodes", type=positive_int, default=10_000, metavar="N", help="e-nodes (default 10,000)"),

@@ -6,11 +6,11 @@ canonical engine's result and its cost. ``--cost`` is ``nodes`` (distinct nodes,
 default), ``OP=W,...`` (op weights; ``*=W`` for the others) or ``file.py:fn``
 (``fn(node, src_costs)``). The same cost reporting serves ``uopc saturate``.
 
-Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); a bound
+Exit codes: the command's row of ``uopc.cli.commands.COMMANDS`` (its ``--help`` ends with them); a bound
 still prints the best graph found.
 
->>> from uopc.commands import COMMANDS
->>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.best_cli:')]
+>>> from uopc.cli.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.cli.commands.best:')]
 ['explore best']
 """
 from __future__ import annotations
@@ -19,11 +19,11 @@ import argparse
 import sys
 from typing import Any
 
-from uopc.explore.html import emit
-from uopc.explore.options import canonical_for, term_text
-from uopc.explore.search_cli import search_bound_text, step_lines, steps_word
-from uopc.budget import bounded, shielded, stopped_text
-from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
+from uopc.cli.reports.html import emit
+from uopc.cli.explore_support import canonical_for, term_text
+from uopc.cli.commands.search import search_bound_text, step_lines, steps_word
+from uopc.cli.budget import bounded, shielded, stopped_text
+from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 
 
 def canonical_of(prog: Any, args: argparse.Namespace, cost: Any) -> tuple[Any, Any, str | None]:
@@ -39,7 +39,7 @@ def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
 
 def cmd_best(args: argparse.Namespace) -> int:
   from uopc.cost import CostError
-  from uopc.explore.options import program_for_rules
+  from uopc.cli.explore_support import program_for_rules
   from uopc.relational.analyses.best import best
   prog = load_program(args.file)
   prog = program_for_rules(prog, args)
@@ -55,7 +55,7 @@ def cmd_best(args: argparse.Namespace) -> int:
 
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None) -> int:
-  from uopc.explore.report import NodeTable, steps_json, with_nodes
+  from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes
   from uopc.relational.analyses.best import lower_bound
   if args.format in ("json", "html"):
     table = NodeTable()   # the path's graphs, each distinct node once (format 2)

@@ -1,11 +1,11 @@
 """The C backend's commands: ``uopc run --backend c``, ``uopc emit-c``, ``uopc check-rules``.
 
-``uopc.cli`` imports this module only when one of them runs (``uopc.commands.COMMANDS``, and
+``uopc.cli`` imports this module only when one of them runs (``uopc.cli.commands.COMMANDS``, and
 ``uopc run``'s ``--backend c``), so the engine never depends on the backend. Exit codes: each
-command's row of ``uopc.commands.COMMANDS`` (``docs/failure-contract.md``).
+command's row of ``uopc.cli.commands.COMMANDS`` (``docs/failure-contract.md``).
 
->>> from uopc.commands import COMMANDS
->>> [c.name for c in COMMANDS if c.target.startswith('uopc.backend.cli:')]
+>>> from uopc.cli.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.cli.commands.backend:')]
 ['emit-c', 'check-rules']
 """
 from __future__ import annotations
@@ -17,10 +17,10 @@ import sys
 import threading
 from typing import Any, Iterator
 
-from uopc.budget import shielded
-from uopc.cli_support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, bar_is_up, bind_cli_params, fit_params,
+from uopc.cli.budget import shielded
+from uopc.cli.support import (EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, bar_is_up, bind_cli_params, fit_params,
                               load_program, progress_bar, write_out)
-from uopc.files import write_atomically
+from uopc.cli.files import write_atomically
 from uopc.rewrite import RewriteLoopError
 
 

@@ -10,11 +10,11 @@ searches from both programs at once for a graph they both rewrite to.
 Everything here formats what ``uopc.relational.analyses.search`` computes (``search``,
 ``search_all``, ``meet``): the command line and the Python API run the same code.
 
-Exit codes: the command's row of ``uopc.commands.COMMANDS`` (its ``--help`` ends with them); an interrupt
+Exit codes: the command's row of ``uopc.cli.commands.COMMANDS`` (its ``--help`` ends with them); an interrupt
 prints what was found so far, and a target that does not parse is reported as ``<target>:1:COL: message``.
 
->>> from uopc.commands import COMMANDS
->>> [c.name for c in COMMANDS if c.target.startswith('uopc.explore.search_cli:')]
+>>> from uopc.cli.commands import COMMANDS
+>>> [c.name for c in COMMANDS if c.target.startswith('uopc.cli.commands.search:')]
 ['explore search']
 """
 from __future__ import annotations
@@ -24,10 +24,10 @@ import contextlib
 import sys
 from typing import Any, Callable, Iterator
 
-from uopc.explore.html import emit
-from uopc.explore.options import TERM_LIMIT, on_cluster
-from uopc.budget import bounded, shielded, stopped
-from uopc.cli_support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
+from uopc.cli.reports.html import emit
+from uopc.cli.explore_support import TERM_LIMIT, on_cluster
+from uopc.cli.budget import bounded, shielded, stopped
+from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
 
 
@@ -79,7 +79,7 @@ def _term_program(text: str, prog: Any) -> Any:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-  from uopc.explore.options import program_for_rules
+  from uopc.cli.explore_support import program_for_rules
   loaded = load_program(args.file)   # a bound while loading stops the command: nothing to report yet
   prog = program_for_rules(loaded, args)
   if args.to is not None or args.to_term is not None:
@@ -121,10 +121,10 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     n = len(matches)
     print(f"{n} match{'es' * (n != 1)}; searched {stream.searched} graph{'s' * (stream.searched != 1)}; "
           f"{search_bound_text(bound, args)}")
-    from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
+    from uopc.cli.reports.exploration import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
-    from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+    from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
     table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
     data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": steps_json(matches[0].path, table) if matches else [],
@@ -167,7 +167,7 @@ def _term(u: Any) -> str: return show(u, TERM_LIMIT)
 
 def search_bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
   if bound is None: return complete
-  from uopc.explore.report import bound_flag
+  from uopc.cli.reports.exploration import bound_flag
   return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
 
 
@@ -200,7 +200,7 @@ def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
   else: out.append("not found within the bounds")
   out.append(f"searched: {r.searched} graph{'s' * (r.searched != 1)}"
              + ("" if r.found else f"; {search_bound_text(r.bound, args)}"))
-  from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
+  from uopc.cli.reports.exploration import stuck_lines   # deferred: it imports the explorer
   return out + stuck_lines(r.stuck)
 
 
@@ -222,7 +222,7 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
   else: out.append("no common graph within the bounds")
   out.append(f"searched: {r.searched} graphs (a: {r.searched_a}, b: {r.searched_b})"
              + ("" if r.found or r.bound is None else f"; {search_bound_text(r.bound, args)}"))
-  from uopc.explore.report import stuck_lines   # deferred: it imports the explorer
+  from uopc.cli.reports.exploration import stuck_lines   # deferred: it imports the explorer
   return out + stuck_lines(r.stuck)
 
 
@@ -238,7 +238,7 @@ def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v) f
 
 def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   """One search as a JSON-ready dict."""
-  from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+  from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
   table = NodeTable()
   return with_nodes({"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
                      "graph": None if r.graph is None else _term(r.graph), "length": r.length,
@@ -248,7 +248,7 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
   """``--to`` as a JSON-ready dict; ``path`` is the first program's steps (``paths.from_a``)."""
-  from uopc.explore.report import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+  from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
   table = NodeTable()
   from_a, from_b = steps_json(r.from_a, table), steps_json(r.from_b, table)
   return with_nodes({"program": _term(a), "to": _term(b), "rules": args.rules.spec, "found": r.found,

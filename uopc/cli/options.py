@@ -1,5 +1,5 @@
-"""Every option more than one command takes, declared once (``uopc.cli_spec.Option``): the program, ``--rules``,
-the bounds, the output, and the explorer's options. ``uopc.commands.COMMANDS`` names them command by command.
+"""Every option more than one command takes, declared once (``uopc.cli.spec.Option``): the program, ``--rules``,
+the bounds, the output, and the explorer's options. ``uopc.cli.commands.COMMANDS`` names them command by command.
 
 >>> [o.flags[0] for o in explore_options(("text", "json"))][:4]
 ['file', '--rules', '--max-states', '--max-depth']
@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uopc.budget import DEFAULT_MAX_MEMORY, memory_text
-from uopc.cli_spec import Option, option
-from uopc.cli_support import RULES_HELP, integer_arg, memory_arg, natural_int, param_arg, positive_int, rules_arg, seconds_arg
+from uopc.cli.budget import DEFAULT_MAX_MEMORY, memory_text
+from uopc.cli.spec import Option, option
+from uopc.cli.support import RULES_HELP, integer_arg, memory_arg, natural_int, param_arg, positive_int, rules_arg, seconds_arg
 
 # A default exploration is bounded by time and memory, not by a count of states: what a space of 10,000 states
 # takes is nothing, and a count says nothing of how long a big program's states take.
@@ -56,7 +56,7 @@ def timeout(default: float | None = None) -> Option:
 
 
 def bounds(default_timeout: float | None = None) -> tuple[Option, Option]:
-  """``--timeout`` and ``--max-memory``: the bounds of a long-running command (``uopc.budget``)."""
+  """``--timeout`` and ``--max-memory``: the bounds of a long-running command (``uopc.cli.budget``)."""
   return timeout(default_timeout), MAX_MEMORY
 
 

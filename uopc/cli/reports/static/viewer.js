@@ -270,7 +270,7 @@
 
   // ---- explorations (reachable, normal-forms): states and edges
   function explorationView(d) {
-    // A page of many states holds them in chunks (d.chunks, uopc/page.py): each parsed the first time one of its states,
+    // A page of many states holds them in chunks (d.chunks, uopc/cli/reports/page.py): each parsed the first time one of its states,
     // or their steps, are needed; the overview is drawn from the chunks' summary. A small page holds them all in d.
     const lazy = d.chunks || null;
     const byId = new Map(), out = new Map(), loaded = new Set();
@@ -715,7 +715,7 @@
       (DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
     typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
   // The paths of order, search, best and saturate (format 2) name graphs by row: the views read a copy with their texts
-  // (the sampled runs' paths, explore/sampled.py, are texts).
+  // (the sampled runs' paths, uopc/cli/reports/sampled.py, are texts).
   function pathTexts(d) {
     if (!(d.format >= 2) || !Array.isArray(d.nodes) || KIND === "reachable" || KIND === "normal-forms") return d;
     const T = nodeTexts(d.nodes);

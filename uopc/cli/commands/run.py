@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 
-from uopc.cli_support import EXIT_FAILED, EXIT_OK, PROGRAM_FAILURES, CLIError, bind_cli_params, load_program, max_steps_for, program_failed, write_out
+from uopc.cli.support import EXIT_FAILED, EXIT_OK, PROGRAM_FAILURES, CLIError, bind_cli_params, load_program, max_steps_for, program_failed, write_out
 from uopc.evaluate import UndefinedError, run, to_python
 
 
 def cmd_run(args: argparse.Namespace) -> int:
   if args.backend == "c":
-    from uopc.backend.cli import cmd_run_c   # lazy: the engine never imports the backend
+    from uopc.cli.commands.backend import cmd_run_c   # lazy: the engine never imports the backend
     return cmd_run_c(args)
   prog = bind_cli_params(load_program(args.file), args.param, args.file)
   try: value = to_python(run(prog, max_steps_for(prog, args.max_steps)))

@@ -1,0 +1,3 @@
+"""What the commands print: explorations as text, JSON and Graphviz DOT (``exploration``), sampled runs (``sampled``),
+firings (``firings``), and any command's JSON as one offline page (``html``, written by ``page`` with the hand-written
+viewer in ``static/``)."""
