@@ -42,7 +42,7 @@ from pytensor.tensor.rewriting.math import local_exp_log
 from pytensor.tensor.rewriting.shape import ShapeFeature
 
 from uopc.relational import explore
-from uopc.relational.ir.pytensor import PyTensorRules, from_pytensor, named_rules
+from uopc.relational.adapters.pytensor.ir import PyTensorRules, from_pytensor, named_rules
 
 
 def _issue_rewriter() -> Any:

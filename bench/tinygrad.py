@@ -98,7 +98,7 @@ def split(make: Callable[[], tuple[Any, Any]]) -> tuple[float, dict[str, float],
   """(total, {part: seconds}, nodes shown to the rules, nodes with a step map) of one exploration in the Python core, CPU
   time: the rule functions and the matchers (every candidate's, as the stepper gets them), and for tinygrad making the nodes."""
   from uopc.relational.ir import rules_for
-  from uopc.relational.ir.tinygrad import _Made
+  from uopc.relational.adapters.tinygrad.ir import _Made
   prog, pm = make()
   rules, spent, shown = rules_for(prog, pm), {"rules": 0.0, "match": 0.0, "make": 0.0}, [0]
   clock = time.process_time

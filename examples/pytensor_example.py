@@ -40,8 +40,8 @@ def main() -> None:
   from uopc.relational import explore, normal_forms
   from uopc.relational.analyses.order import diagnose_order
   from uopc.relational.analyses.search import search
-  from uopc.relational.ir.pytensor import adapt, from_pytensor
-  from uopc.relational.ir.pytensor_goals import reacho, stepo
+  from uopc.relational.adapters.pytensor.ir import adapt, from_pytensor
+  from uopc.relational import reacho, stepo
 
   g = from_pytensor(z)   # the graph as hash-consed states: nothing is cloned
   ex = explore(g, rules)

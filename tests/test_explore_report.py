@@ -94,7 +94,7 @@ def test_the_canonical_is_named_after_its_own_ir_s_engine():
   import pytensor.tensor as pt
   from tinygrad import UOp as TinygradUOp
   from uopc.cli.reports.exploration import canonical_line, engine_of
-  from uopc.relational.ir.pytensor import from_pytensor
+  from uopc.relational.adapters.pytensor.ir import from_pytensor
   assert engine_of(TinygradUOp.variable("a", 0, 10)) == "tinygrad's graph_rewrite"
   assert engine_of(from_pytensor(pt.scalar("x") + 1)) == "PyTensor's EquilibriumGraphRewriter"
   assert canonical_line(UOp.param(0), None, None) == "canonical (graph_rewrite): p0 (not reached within the bounds)"

@@ -6,7 +6,8 @@ import pytest
 from uopc import UOp, symbolic
 from uopc.relational import explore
 from uopc.relational.ir import UOPC, ir_of, rules_for
-from uopc.relational.ir.protocol import mismatch, other_ir_rules, type_name
+from uopc.relational.ir.discovery import other_ir_rules
+from uopc.relational.ir.protocol import mismatch, type_name
 
 
 def test_uopc_nodes_are_the_default_ir_and_its_matcher_is_its_own_rule_protocol():
@@ -14,8 +15,8 @@ def test_uopc_nodes_are_the_default_ir_and_its_matcher_is_its_own_rule_protocol(
 
 
 def test_an_object_of_no_ir_is_a_type_error_naming_the_known_ones():
-  with pytest.raises(TypeError, match=r"^a str is not a node of any IR the explorer knows \(uopc.uop.UOp, tinygrad.uop.ops.UOp, "
-                     r"uopc.relational.ir.pytensor_nodes.PyTensorNode\)$"):
+  with pytest.raises(TypeError, match=r"^a str is not a node of any IR the explorer knows \(uopc.uop.UOp, "
+                     r"uopc.relational.adapters.pytensor.nodes.PyTensorNode, tinygrad.uop.ops.UOp\)$"):
     ir_of("add(p0, 0)")
 
 

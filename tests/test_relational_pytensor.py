@@ -1,4 +1,4 @@
-"""PyTensor graphs explored with PyTensor's own node rewriters (uopc.relational.ir.pytensor): hash-consed states shared and
+"""PyTensor graphs explored with PyTensor's own node rewriters (uopc.relational.adapters.pytensor.ir): hash-consed states shared and
 never cloned, rewriters called unchanged with the state's whole FunctionGraph, the Aesara issue's example end to end.
 
 PyTensor is a declared extra (``.[pytensor]``): these tests fail, never skip, without it. Nothing here compiles C: values
@@ -27,8 +27,8 @@ from uopc.relational import explore, normal_forms
 from uopc.relational.analyses.order import diagnose_order
 from uopc.relational.analyses.search import search
 from uopc.relational.ir import ir_of
-from uopc.relational.ir.pytensor import PYTENSOR, PyTensorRules, adapt, from_pytensor, named_rules, to_pytensor
-from uopc.relational.ir.pytensor_goals import reacho, stepo
+from uopc.relational.adapters.pytensor.ir import PYTENSOR, PyTensorRules, adapt, from_pytensor, named_rules, to_pytensor
+from uopc.relational import reacho, stepo
 from uopc.relational.space.step import Stepper, stepper_for
 
 
@@ -195,7 +195,7 @@ def test_pattern_and_in2out_rewriters_are_rules_and_tracks_filter_nodes():
 def test_rules_of_another_ir_are_a_one_line_error():
   with pytest.raises(TypeError, match="^explore: pm is a pytensor.graph.rewriting.basic.FromFunctionNodeRewriter, but the program is a uopc.uop.UOp"):
     normal_forms(UOp.param(0) + 0, local_exp_log)
-  with pytest.raises(TypeError, match="^explore: pm is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.ir.pyt"):
+  with pytest.raises(TypeError, match="^explore: pm is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.adapters.pytensor.nodes.PyTensor"):
     normal_forms(from_pytensor(x + x), symbolic)
   with pytest.raises(TypeError, match="^explore: pm: int is not a PyTensor node rewriter, in2out, or equilibrium rewriter"):
     normal_forms(from_pytensor(x + x), 5)
@@ -235,7 +235,7 @@ def test_the_command_line_takes_pytensor_programs_and_rules(capsys):
   assert code == 2 and err.strip() == ("uopc: --rules: pytensor:nope: not one of canonicalize, stabilize, specialize, "
                                        "nor a node rewriter in pytensor.tensor.rewriting")
   code, _, err = run_cli(capsys, "explore", "normal-forms", f"{EXAMPLE}:z")
-  assert code == 2 and "--rules symbolic is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.ir.pytensor_nodes" in err
+  assert code == 2 and "--rules symbolic is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.adapters.pytensor.nodes" in err
 
 
 def test_json_and_html_reports_print_pytensor_nodes(capsys, tmp_path):

@@ -1,4 +1,4 @@
-"""tinygrad's own UOps and PatternMatchers explored as they are (uopc/relational/ir/tinygrad.py).
+"""tinygrad's own UOps and PatternMatchers explored as they are (uopc/relational/adapters/tinygrad/ir.py).
 
 tinygrad is imported at the top on purpose: without it (the ``tinygrad`` extra) these tests fail, never skip.
 """
@@ -14,8 +14,8 @@ from tinygrad.uop.symbolic import sym, symbolic, symbolic_simple
 import uopc
 from uopc.relational import explore, normal_forms
 from uopc.relational.ir import ir_of
-from uopc.relational.ir import tinygrad as tinygrad_ir
-from uopc.relational.ir.tinygrad import TINYGRAD, TinygradIR, adapt
+from uopc.relational.adapters.tinygrad import ir as tinygrad_ir
+from uopc.relational.adapters.tinygrad.ir import TINYGRAD, TinygradIR, adapt
 
 a, b = UOp.variable("a", 0, 10), UOp.variable("b", 0, 10)
 
@@ -147,7 +147,10 @@ def run_cli(capsys, *argv):
 
 
 def test_rules_by_tinygrad_name_are_tinygrads_own():
-  from uopc.rulesets import RuleSetError, resolve_rules
+  from uopc.relational.ir import resolve_rules
+  from uopc.rulesets import RuleSetError, resolve_rules as uopc_resolve_rules
+  with pytest.raises(RuleSetError, match="is a tinygrad.uop.ops.PatternMatcher, not a uopc.matcher.PatternMatcher"):
+    uopc_resolve_rules("tinygrad.uop.symbolic:sym")   # the engine's names are uopc's own: tinygrad's are the registry's
   assert resolve_rules("tinygrad:symbolic") is symbolic and resolve_rules("tinygrad.uop.symbolic:sym") is sym
   assert resolve_rules("tinygrad:symbolic_simple+tinygrad:sym").patterns == symbolic_simple.patterns + sym.patterns
   with pytest.raises(RuleSetError, match="a sum of tinygrad and uopc rule sets"): resolve_rules("symbolic+tinygrad:sym")
@@ -170,7 +173,7 @@ def test_reachable_json_of_a_tinygrad_program(capsys, prog_py):
 @pytest.mark.parametrize("argv, said", [
   (["prog.py:root"], "uopc: --rules symbolic is a uopc.matcher.PatternMatcher, but the program is a tinygrad.uop.ops.UOp:"),
   (["v.uir", "--rules", "tinygrad:sym"], "uopc: v.uir: cannot be built as tinygrad nodes: stack of shape (3,): tinygrad nodes are built of scalar"),
-  (["prog.py:notnode"], "uopc: prog.py:notnode is a list, not a program (a uopc.uop.UOp, a tinygrad.uop.ops.UOp or a PyTensor variable)"),
+  (["prog.py:notnode"], "uopc: prog.py:notnode is a list, not a program (a uopc.uop.UOp, a PyTensor variable or a tinygrad.uop.ops.UOp)"),
 ])
 def test_an_ir_mismatch_on_the_command_line_is_one_line_exit_2(capsys, prog_py, argv, said):
   code, out, err = run_cli(capsys, "explore", "normal-forms", *argv)
@@ -213,7 +216,7 @@ def test_diagnose_order_on_variables_compares_in_tinygrads_semantics():
 
 
 def test_tinygrad_values_do_not_wrap():
-  from uopc.relational.ir.tinygrad_values import compare_values, value_of
+  from uopc.relational.adapters.tinygrad.values import compare_values, value_of
   big = UOp.variable("big", 0, 2**40)
   assert value_of(big * 2, {"big": 2**40}) == (True, 2**41)   # a weak int: no i32 wrap
   assert compare_values(big + 1, big, big)[0] == "semantic"
@@ -308,7 +311,7 @@ def test_kanren_goals_on_tinygrad_rules_do_not_run_backwards_and_ignore_uopc_nod
 
 def test_a_uir_program_is_built_as_tinygrad_nodes_over_the_ops_they_share():
   from uopc.cli.support import load_program
-  from uopc.relational.ir.tinygrad_convert import from_uopc
+  from uopc.relational.adapters.tinygrad.convert import from_uopc
   root = os.path.join(os.path.dirname(__file__), "..", "examples")
   t = from_uopc(load_program(os.path.join(root, "affine.uir")), ints=dtypes.weakint, bounds=(0, 10))
   assert type(t) is UOp and t.dtype is dtypes.weakint and ir_of(t) is TINYGRAD

@@ -1,4 +1,4 @@
-"""tinygrad's UPats compiled (uopc/relational/ir/tinygrad_match.py) against tinygrad's own interpreted ``UPat.match``.
+"""tinygrad's UPats compiled (uopc/relational/adapters/tinygrad/match.py) against tinygrad's own interpreted ``UPat.match``.
 
 The compiled matcher must give the interpreter's list exactly: the same bindings (the same nodes, keys in the same
 order), in the same order, duplicates kept; over every rule of ``symbolic_simple``, ``symbolic`` and ``sym``, on nodes
@@ -17,8 +17,8 @@ from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import Invalid, Ops, PatternMatcher, UOp, UPat
 from tinygrad.uop.symbolic import sym, symbolic, symbolic_simple
 
-from uopc.relational.ir.tinygrad import adapt
-from uopc.relational.ir.tinygrad_match import every_binding, source_of
+from uopc.relational.adapters.tinygrad.ir import adapt
+from uopc.relational.adapters.tinygrad.match import every_binding, source_of
 
 RULES = list({id(p): (p, fn) for pm in (symbolic_simple, symbolic, sym) for p, fn in pm.patterns}.values())   # 139 distinct
 ALL = adapt(PatternMatcher(RULES))

@@ -1,5 +1,5 @@
 """Critical pairs of tinygrad rule sets: overlaps of tinygrad's own UPats, instances as tinygrad nodes, joinability and
-verdicts in tinygrad's rules and semantics (uopc/relational/ir/tinygrad_pairs.py).
+verdicts in tinygrad's rules and semantics (uopc/relational/adapters/tinygrad/pairs.py).
 
 tinygrad is imported at the top on purpose: without it (the ``tinygrad`` extra) these tests fail, never skip.
 """
@@ -13,8 +13,8 @@ from tinygrad.uop.symbolic import symbolic, symbolic_simple
 
 from uopc.relational.analyses.joinable import join
 from uopc.relational.analyses.pairs import critical_pairs
-from uopc.relational.ir.tinygrad import adapt
-from uopc.relational.ir.tinygrad_pairs import TinygradOverlaps
+from uopc.relational.adapters.tinygrad.ir import adapt
+from uopc.relational.adapters.tinygrad.pairs import TinygradOverlaps
 
 x, y = UPat.var("x"), UPat.var("y")
 a = UOp.variable("a", 0, 10)

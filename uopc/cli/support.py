@@ -22,7 +22,9 @@ from uopc.evaluate import bind_params
 from uopc.cli.files import write_atomically
 from uopc.matcher import PatternMatcher
 from uopc.rewrite import ProgramError, RewriteLoopError
-from uopc.rulesets import RuleSetError, resolve_rules
+from uopc.relational.ir.discovery import adapters
+from uopc.relational.ir.protocol import type_name
+from uopc.rulesets import RuleSetError, load_file
 from uopc.uir import UIRError, parse_literal, parse_uir
 from uopc.uop import UOp, UOpError, call_params
 
@@ -90,20 +92,15 @@ def load_program(path: str) -> UOp:
 
 def _python_program(file: str, attr: str) -> Any:
   """The node ``attr`` of Python file ``file`` (a program as code: ``prog.py:root``)."""
-  from uopc.rulesets import _load_file
-  try: mod = _load_file(file)
+  from uopc.relational.ir import host_node   # deferred: only a program given as code needs the explorer's IRs
+  try: mod = load_file(file)
   except RuleSetError as e: raise CLIError(f"uopc: {str(e).replace('bad rules file', 'bad program file')}") from None
   if not hasattr(mod, attr): raise CLIError(f"uopc: {file} has no attribute {attr!r}")
-  node = getattr(mod, attr)
-  t = type(node)
-  if t.__module__.startswith("pytensor.") and hasattr(node, "owner"):   # a PyTensor variable: its graph as explorer nodes
-    from uopc.relational.ir.pytensor import from_pytensor
-    return from_pytensor(node)
-  if (t.__module__, t.__qualname__) not in (("uopc.uop", "UOp"), ("tinygrad.uop.ops", "UOp")):
-    given = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-    raise CLIError(f"uopc: {file}:{attr} is {'an' if given[0] in 'aeioAEIO' else 'a'} {given}, not a program "
-                   "(a uopc.uop.UOp, a tinygrad.uop.ops.UOp or a PyTensor variable)")
-  return node
+  if (node := host_node(obj := getattr(mod, attr))) is not None: return node
+  given = type_name(type(obj))
+  *others, last = ["a uopc.uop.UOp", *(a.program_help for a in adapters())]
+  kinds = f"{', '.join(others)} or {last}"
+  raise CLIError(f"uopc: {file}:{attr} is {'an' if given[0] in 'aeioAEIO' else 'a'} {given}, not a program ({kinds})")
 
 
 class NamedRules(NamedTuple):
@@ -126,6 +123,7 @@ def load_rules(args: argparse.Namespace) -> None:
   """Replace every ``RulesSpec`` in ``args`` by its ``NamedRules``; a bad one is a ``CLIError`` (exit 2)."""
   for key, value in list(vars(args).items()):
     if not isinstance(value, RulesSpec): continue
+    from uopc.relational.ir import resolve_rules   # deferred: the explorer's registry knows every IR's rule sets
     try: setattr(args, key, NamedRules(shown_name(value), resolve_rules(value)))
     except RuleSetError as e: raise CLIError(f"uopc: --rules: {e}") from None
 
@@ -174,9 +172,8 @@ def memory_arg(text: str) -> int | None:
   except ValueError as e: raise argparse.ArgumentTypeError(str(e)) from None
 
 
-RULES_HELP = ("rule set: symbolic (default), fold, evaluate, symbolic+evaluate, tinygrad:NAME (tinygrad's own: symbolic, "
-              "symbolic_simple, sym), pytensor:NAME (canonicalize, stabilize, specialize, or one of PyTensor's node rewriters), "
-              "module:attr, or file.py:attr (a rules file is code: it runs)")
+RULES_HELP = ("rule set: symbolic (default), fold, evaluate, symbolic+evaluate, " + ", ".join(a.rules_help for a in adapters()) +
+              ", module:attr, or file.py:attr (a rules file is code: it runs)")   # each IR's own words after uopc's names
 
 
 def natural_int(text: str) -> int:

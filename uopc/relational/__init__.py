@@ -10,6 +10,7 @@ result depend on rule order?), ``critical_pairs`` (which rule overlaps do not jo
 
 >>> from kanren import run, var
 >>> from uopc import UOp, symbolic
+>>> from uopc.relational import explore, normalo, show
 >>> p0 = UOp.param(0)
 >>> q = var()
 >>> [show(h) for h in run(0, q, normalo(symbolic, (p0 + 0) * 1, q))]
@@ -18,20 +19,95 @@ result depend on rule order?), ``critical_pairs`` (which rule overlaps do not jo
 True
 
 Docs: ``docs/relational.md``.
+
+The names load on first use (PEP 562): importing a part (``uopc.relational.ir``, the command line's registry of IRs)
+loads only that part, not kanren and every analysis.
 """
-from uopc.relational.logic.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
-from uopc.relational.space.explore import NormalForms, canonical, explore, normal_forms
-from uopc.relational.logic.goals import NotGroundError, normalo, reacho, rule_relation, rule_relations, stepo
-from uopc.relational.logic.patterns import RulePattern, predecessors, rule_patterns
-from uopc.relational.space.states import Edge, State
-from uopc.relational.space.step import Redex, Stepper, Stuck, stepper_for, successors
-from uopc.relational.space.stream import Bound, Exploration
-from uopc.relational.analyses.order import Fork, OrderReport, diagnose_order, permutation_trials
-from uopc.relational.analyses.pairs import PairResult, PairsReport, critical_pairs
-from uopc.relational.space.saved import Saved, load
-from uopc.relational.analyses.search import (Match, MeetResult, ReplayError, SearchResult, SearchStream, Target, matcho, meet, replay,
-                                    search, search_all, target_goal)
-from uopc.term import show
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:   # the same names, for the type checker
+  from uopc.relational.logic.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
+  from uopc.relational.space.explore import NormalForms, canonical, explore, normal_forms
+  from uopc.relational.logic.goals import NotGroundError, normalo, reacho, rule_relation, rule_relations, stepo
+  from uopc.relational.logic.patterns import RulePattern, predecessors, rule_patterns
+  from uopc.relational.space.states import Edge, State
+  from uopc.relational.space.step import Redex, Stepper, Stuck, stepper_for, successors
+  from uopc.relational.space.stream import Bound, Exploration
+  from uopc.relational.analyses.order import Fork, OrderReport, diagnose_order, permutation_trials
+  from uopc.relational.analyses.pairs import PairResult, PairsReport, critical_pairs
+  from uopc.relational.space.saved import Saved, load
+  from uopc.relational.analyses.search import (Match, MeetResult, ReplayError, SearchResult, SearchStream, Target, matcho, meet, replay,
+                                      search, search_all, target_goal)
+  from uopc.term import show
+
+_WHERE = {  # name -> the module that defines it
+  "Head": "uopc.relational.logic.bridge",
+  "UExpr": "uopc.relational.logic.bridge",
+  "as_node": "uopc.relational.logic.bridge",
+  "etuplize": "uopc.relational.logic.bridge",
+  "head_of": "uopc.relational.logic.bridge",
+  "pat": "uopc.relational.logic.bridge",
+  "show_pattern": "uopc.relational.logic.bridge",
+  "term_pattern": "uopc.relational.logic.bridge",
+  "NormalForms": "uopc.relational.space.explore",
+  "canonical": "uopc.relational.space.explore",
+  "explore": "uopc.relational.space.explore",
+  "normal_forms": "uopc.relational.space.explore",
+  "NotGroundError": "uopc.relational.logic.goals",
+  "normalo": "uopc.relational.logic.goals",
+  "reacho": "uopc.relational.logic.goals",
+  "rule_relation": "uopc.relational.logic.goals",
+  "rule_relations": "uopc.relational.logic.goals",
+  "stepo": "uopc.relational.logic.goals",
+  "RulePattern": "uopc.relational.logic.patterns",
+  "predecessors": "uopc.relational.logic.patterns",
+  "rule_patterns": "uopc.relational.logic.patterns",
+  "Edge": "uopc.relational.space.states",
+  "State": "uopc.relational.space.states",
+  "Redex": "uopc.relational.space.step",
+  "Stepper": "uopc.relational.space.step",
+  "Stuck": "uopc.relational.space.step",
+  "stepper_for": "uopc.relational.space.step",
+  "successors": "uopc.relational.space.step",
+  "Bound": "uopc.relational.space.stream",
+  "Exploration": "uopc.relational.space.stream",
+  "Fork": "uopc.relational.analyses.order",
+  "OrderReport": "uopc.relational.analyses.order",
+  "diagnose_order": "uopc.relational.analyses.order",
+  "permutation_trials": "uopc.relational.analyses.order",
+  "PairResult": "uopc.relational.analyses.pairs",
+  "PairsReport": "uopc.relational.analyses.pairs",
+  "critical_pairs": "uopc.relational.analyses.pairs",
+  "Saved": "uopc.relational.space.saved",
+  "load": "uopc.relational.space.saved",
+  "Match": "uopc.relational.analyses.search",
+  "MeetResult": "uopc.relational.analyses.search",
+  "ReplayError": "uopc.relational.analyses.search",
+  "SearchResult": "uopc.relational.analyses.search",
+  "SearchStream": "uopc.relational.analyses.search",
+  "Target": "uopc.relational.analyses.search",
+  "matcho": "uopc.relational.analyses.search",
+  "meet": "uopc.relational.analyses.search",
+  "replay": "uopc.relational.analyses.search",
+  "search": "uopc.relational.analyses.search",
+  "search_all": "uopc.relational.analyses.search",
+  "target_goal": "uopc.relational.analyses.search",
+  "show": "uopc.term",
+}
+
+
+def __getattr__(name: str) -> Any:
+  """A public name, imported from its module the first time it is asked for."""
+  if (module := _WHERE.get(name)) is None: raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+  value = globals()[name] = getattr(importlib.import_module(module), name)
+  return value
+
+
+def __dir__() -> list[str]: return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = ["Bound", "Edge", "Exploration", "Fork", "Head", "Match", "MeetResult", "NormalForms", "NotGroundError", "OrderReport",
            "PairResult", "PairsReport", "Redex", "ReplayError", "RulePattern", "SearchResult", "SearchStream", "State", "Stepper",

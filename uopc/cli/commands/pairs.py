@@ -31,9 +31,9 @@ def cmd_pairs(args: argparse.Namespace) -> int:
 
 
 def _pairs(args: argparse.Namespace) -> int:
-  from uopc.relational.analyses.pairs import critical_pairs
-  from uopc.relational.ir import IR, ir_of_rules
-  if type(ir := ir_of_rules(args.rules.pm, args.rules.spec)[0]).overlaps is IR.overlaps:   # the IR has no overlaps of its own
+  from uopc.relational.analyses.pairs import critical_pairs, has_overlaps
+  from uopc.relational.ir import ir_of_rules
+  if not has_overlaps(ir := ir_of_rules(args.rules.pm, args.rules.spec)[0]):
     raise CLIError(f"uopc: {args.rules.spec}: critical pairs of {ir.name} rule sets are not computed")
   bar = progress_bar(None, "pair", "critical pairs") if isatty(sys.stderr) else None
   def progress(done: int, total: int) -> None:

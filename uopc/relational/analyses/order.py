@@ -38,6 +38,7 @@ from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import stepper_for
 from uopc.relational.space.stream import Bound, Exploration
 from uopc.relational.analyses.sample import Sample
+from uopc.relational.analyses.verdicts import compare_results
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp
 from uopc.bounded import Bounded
@@ -186,7 +187,7 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
       j = last[nf.id]
       fork = on_path[j]
       competing = paths[nf.id]
-      kind, detail = ir.compare(canonical, nf.graph, prog, bindings, seed)
+      kind, detail = compare_results(ir, canonical, nf.graph, prog, bindings, seed)
       forks.append(Fork(nf, fork, path.edges[j] if j < len(path.edges) else None, competing[0], path.edges[j:],
                         competing, kind, detail))
   return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, ir.basis(prog, bindings))
@@ -312,8 +313,8 @@ def sampled_witness(report: OrderReport, sample: Sample, bindings: int = 8, seed
   if report.canonical is not None:
     for f in sample.forms:
       if f.graph is not report.canonical:
-        return SampledWitness(f, report.canonical, None, *ir.compare(report.canonical, f.graph, report.program, bindings, seed))
+        return SampledWitness(f, report.canonical, None, *compare_results(ir, report.canonical, f.graph, report.program, bindings, seed))
     return None
   if len(sample.forms) < 2: return None
   a, b = sample.forms[:2]
-  return SampledWitness(b, a.graph, a, *ir.compare(a.graph, b.graph, report.program, bindings, seed))
+  return SampledWitness(b, a.graph, a, *compare_results(ir, a.graph, b.graph, report.program, bindings, seed))

@@ -32,7 +32,9 @@ from typing import Any, Callable, Literal, NamedTuple
 from uopc.cli.budget import BoundHit, stopped_text
 from uopc.matcher import short_name
 from uopc.relational.analyses.joinable import join
-from uopc.relational.ir import IR, ir_of_rules
+from uopc.relational.analyses.pair_instances import UopcOverlaps
+from uopc.relational.analyses.verdicts import compare_results
+from uopc.relational.ir import IR, UOPC, ir_of_rules
 from uopc.relational.space.step import Stepper, Stuck, stepper_for
 
 __all__ = ["PairResult", "PairStatus", "PairsReport", "critical_pairs"]
@@ -107,6 +109,17 @@ class PairsReport(NamedTuple):
     return pairs_html(self)
 
 
+def overlaps_of(ir: IR, pm: Any) -> Any:
+  """The overlaps of rule set ``pm`` of ``ir``: uopc's read from its ``UPat``s here (``pair_instances.UopcOverlaps``),
+  another IR's by its own ``IR.overlaps``."""
+  return UopcOverlaps(pm) if ir is UOPC else ir.overlaps(pm)
+
+
+def has_overlaps(ir: IR) -> bool:
+  """Whether ``critical_pairs`` can read ``ir``'s rule sets: uopc's, or an IR with an ``overlaps`` of its own."""
+  return ir is UOPC or type(ir).overlaps is not IR.overlaps
+
+
 def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000, max_states: int = 2_000,
                    join_timeout: float = 1.0, timeout: float | None = None,
                    progress: Callable[[int, int], Any] | None = None) -> PairsReport:
@@ -120,7 +133,7 @@ def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000,
   t0 = time.perf_counter()
   deadline = None if timeout is None else t0 + timeout
   ir, pm = ir_of_rules(pm)
-  source = ir.overlaps(pm)
+  source = overlaps_of(ir, pm)
   stepper = stepper_for(pm)
   memo: dict[Any, Any] = {}   # normal forms, shared by every pair: instances and results repeat
   names = [pm.name_of(r) for r in pm.rules]
@@ -194,7 +207,7 @@ def _check(ir: IR, source: Any, pm: Any, stepper: Stepper, memo: dict, names: li
     nfs = tuple(None if x is None else rename(x) for x in nfs)
   verdict = None
   if status == "not-joinable" and u is not None and results[0] is not None and results[1] is not None:
-    verdict = ir.compare(results[0], results[1], u)   # in the IR's own semantics (tinygrad's weak ints do not wrap)
+    verdict = compare_results(ir, results[0], results[1], u)   # in the IR's own semantics (tinygrad's weak ints do not wrap)
   return PairResult((names[a], names[b]), (a, b), path, source.text(shown), status, how, u, results, nfs, err, err_rule,
                     len(insts), ill, both, *(verdict or (None, None))), ill
 

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from uopc.dtype import DType, dtypes, value_key
 from uopc.evaluate import bind_params, evaluate, to_python
+from uopc.relational.ir import IR, UOPC
 from uopc.rewrite import graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.uop import UOp, call_params
@@ -110,6 +111,14 @@ def compare(a: UOp, b: UOp, params: list[UOp] | None = None, n: int = 8, seed: i
     agreed += 1
   if agreed: return Verdict("syntactic", f"the same values on {agreed} random binding{'s' * (agreed != 1)} of {names}")
   return Verdict("unknown", f"could not evaluate on {n} random bindings of {names}: {why}")
+
+
+def compare_results(ir: IR, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+  """``(kind, detail)`` of results ``a`` and ``b`` of ``prog`` in ``ir``'s semantics: uopc's by ``compare`` here (built on
+  the engine's evaluation), another IR's by its own ``IR.compare``."""
+  if ir is not UOPC: return ir.compare(a, b, prog, bindings, seed)
+  v = compare(a, b, call_params(prog), bindings, seed)
+  return v.kind, v.detail
 
 
 class OrderVerdict(NamedTuple):

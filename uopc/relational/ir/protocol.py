@@ -23,7 +23,9 @@ one-line error).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
+
+N = TypeVar("N")   # an IR's node type
 
 
 def type_name(t: type) -> str:
@@ -35,42 +37,32 @@ def type_name(t: type) -> str:
   return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
-# the rule-set types of the IRs the explorer knows, by name (so telling one from another imports neither)
-RULE_TYPES = {"uopc.matcher.PatternMatcher": "uopc", "tinygrad.uop.ops.PatternMatcher": "tinygrad",
-              **{f"pytensor.graph.rewriting.basic.{t}": "pytensor" for t in ("FromFunctionNodeRewriter", "PatternNodeRewriter",
-                 "SequentialNodeRewriter", "WalkingGraphRewriter", "EquilibriumGraphRewriter")}}
-
-
-def other_ir_rules(pm: Any, ir_name: str) -> str | None:
-  """The name of the IR ``pm`` is a rule set of, when that is another IR than ``ir_name``; else None."""
-  other = RULE_TYPES.get(type_name(type(pm)))
-  return other if other is not None and other != ir_name else None
-
-
 def mismatch(what: str, pm: Any, node: Any) -> TypeError:
   """The one-line error of a rule set and a program of different IRs, naming both types with their modules."""
   return TypeError(f"{what} is a {type_name(type(pm))}, but the program is a {type_name(type(node))}: "
                    "a rule set rewrites only the nodes of its own IR")
 
 
-class IR:
-  """One implementation of the node and rule protocols (the defaults describe what each member is)."""
+@runtime_checkable
+class IR(Protocol[N]):
+  """One implementation of the node and rule protocols, generic in its node type ``N`` (the defaults describe what each
+  member is). An adapter subclasses it, ``class TinygradIR(IR[UOp])``, so the type checker holds its methods to ``N``."""
   name: str = "?"
   engine: str = "graph_rewrite"   # what reports call the IR's own rewrite engine, whose result is "the canonical" one
-  node_type: type = object
+  node_type: type[N]
   native: bool = False      # the native core (_space.c) can hold its nodes
   reducible: bool = False   # the partial-order reduction can read its rules' patterns (uopc UPats)
   build_error: type[BaseException] = Exception   # what make raises for a node that does not type-check
 
-  def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> Any:
+  def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> N:
     """The node ``op(*src)`` with this arg and dtype (hash-consed: the same fields give the same node)."""
     raise NotImplementedError
 
-  def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], Any]:
+  def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], N | None]:
     """``get(src)``: the node of these fields on ``src`` if it exists (or cheaply made), else None."""
     return lambda src: self.make(op, src, arg, dtype)
 
-  def result_problem(self, node: Any, result: Any) -> str | None:
+  def result_problem(self, node: N, result: Any) -> str | None:
     """Why ``result`` cannot replace ``node`` (not a node of this IR, ...), or None if it can."""
     return None if type(result) is self.node_type else f"returned {type(result).__name__}, not a {type_name(self.node_type)}"
 
@@ -78,15 +70,15 @@ class IR:
     """``pm`` as this IR's rule protocol; a TypeError naming both types when it is not one of this IR's rule sets."""
     raise NotImplementedError
 
-  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[Any, str | None]:
+  def canonical(self, prog: N, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[N | None, str | None]:
     """What this IR's own rewrite engine makes of ``prog``: ``(result, None)`` or ``(None, error)``."""
     raise NotImplementedError
 
-  def canonical_variants(self, prog: Any, pm: Any, ctx: Any = None) -> list[tuple[str, Any, str | None]]:
+  def canonical_variants(self, prog: N, pm: Any, ctx: Any = None) -> list[tuple[str, N | None, str | None]]:
     """The engine's other choices, ``(label, result, error)``, for reports to set beside ``canonical``."""
     return []
 
-  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[Any, str | None, list]:
+  def record(self, prog: N, pm: Any, max_steps: int | None = None) -> tuple[N | None, str | None, list]:
     """``canonical`` with its firings, ``(result or None, error or None, [uopc.trace.Firing])``: the canonical path of
     ``diagnose_order``. The rule protocol's ``fire(node)`` (the engine's one choice at a node) replays it."""
     raise NotImplementedError
@@ -95,16 +87,16 @@ class IR:
     """The rule set with its rules in ``order`` (indices), for ``canonical`` to run: ``permutation_trials``."""
     raise NotImplementedError
 
-  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+  def compare(self, a: N, b: N, prog: N, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
     """``(kind, detail)``: do results ``a`` and ``b`` of ``prog`` compute different values (``semantic``), the same
     (``syntactic``), or is it not known (``unknown``)? In the IR's own semantics, on ``bindings`` random bindings."""
     raise NotImplementedError
 
-  def basis(self, prog: Any, bindings: int) -> str:
+  def basis(self, prog: N, bindings: int) -> str:
     """How ``compare`` decides for ``prog``, in words (a report's ``basis``)."""
     raise NotImplementedError
 
-  def parts(self, node: Any) -> Any:
+  def parts(self, node: N) -> Any:
     """A leaf's text, or the pieces of a node's one-line term (``uopc.term.node_parts``)."""
     raise NotImplementedError
 
@@ -116,9 +108,26 @@ class IR:
     and every node derived from it, alike). The default: a TypeError, critical pairs not computed for this IR."""
     raise TypeError(f"critical pairs of {self.name} rule sets are not computed")
 
-  def from_uopc(self, prog: Any) -> Any:
+  def from_uopc(self, prog: Any) -> N:
     """uopc program ``prog`` (a ``.uir`` file's) as this IR's nodes, for a rule set of this IR; a ValueError naming what
     does not translate. The default: a TypeError, a ``.uir`` program is not built in this IR."""
     raise TypeError(f"a .uir program is not built as {self.name} nodes")
+
+  def named_rules(self, name: str) -> Any:
+    """The rule set the command line's ``NAME:name`` names (``tinygrad:symbolic``); a KeyError saying what names exist."""
+    raise KeyError(f"{self.name} has no named rule sets")
+
+  def adopt_rules(self, obj: Any, spec: str) -> Any:
+    """``obj``, an object of this IR's library given as ``module:attr`` (``spec``), as a rule set the explorer takes; a
+    TypeError when it is not one."""
+    raise TypeError(f"{spec} is not a rule set of {self.name}")
+
+  def sum_rules(self, sets: Sequence[Any], spec: str) -> Any:
+    """The sum of this IR's rule sets ``sets`` (``a+b`` on the command line), in order."""
+    raise TypeError(f"{spec}: {self.name} rule sets do not add up")
+
+  def host_node(self, obj: Any) -> N | None:
+    """An object of this IR's library that stands for a graph (a PyTensor variable) as this IR's node, or None."""
+    return None
 
   def __repr__(self) -> str: return f"<IR {self.name}: {type_name(self.node_type)}>"

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from uopc.matcher import PatternMatcher, require_matcher
-from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules
+from uopc.relational.ir.discovery import other_ir_rules
+from uopc.relational.ir.protocol import IR, mismatch
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.rule_check import rewrite_problem
 from uopc.trace import record
@@ -24,7 +25,9 @@ try: from uopc.uop import make_uop   # the engine's fast constructor, where it h
 except ImportError: make_uop = UOp
 
 
-class UopcIR(IR):
+class UopcIR(IR[UOp]):
+  """uopc's own nodes and ``PatternMatcher``s. Its ``compare`` and ``overlaps`` are the analyses' own
+  (``uopc.relational.analyses.verdicts.compare_results``, ``pairs.overlaps_of``): they are built on the explorer, above this layer."""
   name, node_type, native, reducible, build_error = "uopc", UOp, True, True, UOpError
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp: return make_uop(op, src, arg, dtype)
@@ -47,15 +50,6 @@ class UopcIR(IR):
     return record(prog, pm, max_steps)
 
   def reordered(self, pm: Any, order: tuple[int, ...]) -> PatternMatcher: return PatternMatcher([pm.rules[k] for k in order])
-
-  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
-    from uopc.relational.analyses.verdicts import compare   # deferred: the analyses import the space, which imports this
-    v = compare(a, b, call_params(prog), bindings, seed)
-    return v.kind, v.detail
-
-  def overlaps(self, pm: Any) -> Any:
-    from uopc.relational.analyses.pair_instances import UopcOverlaps   # deferred: the analyses import the space
-    return UopcOverlaps(pm)
 
   def basis(self, prog: Any, bindings: int) -> str:
     params = call_params(prog)

@@ -29,7 +29,8 @@ A step whose rule raises is not a step of these relations (it reaches no graph);
 ``Exploration`` reports those as stuck states.
 
 Another IR's nodes and rule sets work forwards (the first graph argument ground): tinygrad's
-``UOp`` with tinygrad's own ``PatternMatcher``, say (``docs/ir-protocol.md``). Their nodes unify
+``UOp`` with tinygrad's own ``PatternMatcher``, or PyTensor variables with a list of PyTensor's node rewriters, say
+(``docs/ir-protocol.md``); an object of the IR's library that stands for a graph is taken as its node (``IR.host_node``). Their nodes unify
 by identity (hash consing); running backwards needs uopc's ``UPat``s and raises
 ``NotGroundError`` for another IR's rule set.
 """
@@ -44,7 +45,7 @@ from unification.variable import Var
 from uopc.matcher import PatternMatcher
 from uopc.relational.logic import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
 from uopc.relational.logic.bridge import as_node, isground_term, unify_nodes
-from uopc.relational.ir import ir_of_rules
+from uopc.relational.ir import host_node, ir_of_rules
 from uopc.relational.logic.patterns import predecessors, redexes_producing, rule_patterns
 from uopc.relational.space.states import State
 from uopc.relational.space.step import Semantics, Stepper, Stuck, stepper_for
@@ -95,16 +96,24 @@ def _sides(who: str, g: Any, h: Any, S: Substitution, node_type: type = UOp) -> 
   nodes are ground as they are (uopc's etuple patterns never build one).
   """
   gt = _resolve(g, S)
-  gn = gt if type(gt) is UOp else as_node(gt) if node_type is UOp else gt if type(gt) is node_type else None   # nodes without a call
+  gn = gt if type(gt) is UOp else as_node(gt) if node_type is UOp else _foreign_node(gt, node_type)   # nodes without a call
   if gn is None and isground_term(gt): return None
   ht = _resolve(h, S)
-  hn = ht if type(ht) is UOp else as_node(ht) if node_type is UOp else ht if type(ht) is node_type else None
+  hn = ht if type(ht) is UOp else as_node(ht) if node_type is UOp else _foreign_node(ht, node_type)
   if hn is None and isground_term(ht): return None
   if gn is None and hn is None: raise NotGroundError(f"{who}: neither graph is ground; ground one with an earlier goal")
   if gn is not None and type(gn) is not node_type or hn is not None and type(hn) is not node_type: return None   # another IR's node
   if gn is None and node_type is not UOp:
     raise NotGroundError(f"{who}: running backwards (the first graph unknown) needs uopc's UPats; ground it with an earlier goal")
   return _Sides(gt, gn, ht, hn)
+
+
+def _foreign_node(term: Any, node_type: type) -> Any:
+  """``term`` as a node of another IR: a node as it is, an object of its library that stands for one (a PyTensor variable:
+  ``IR.host_node``) as that node, else None."""
+  if type(term) is node_type: return term
+  if isvar(term): return None
+  return node if (node := host_node(term)) is not None and type(node) is node_type else None
 
 
 def _unify_each(term: Any, nodes: Iterator[UOp], S: Substitution, distinct: bool = False) -> Iterator[Substitution]:

@@ -19,7 +19,7 @@ A rule none of whose own pattern's instances its pattern matches cannot be analy
 ``skipped`` with the reason (a node of an op no instance can be built of, a tag, ...).
 
 >>> from tinygrad.uop.ops import UOp, UPat, Ops, PatternMatcher
->>> from uopc.relational.ir.tinygrad import adapt
+>>> from uopc.relational.adapters.tinygrad.ir import adapt
 >>> x = UPat.var("x")
 >>> pm = adapt(PatternMatcher([(x + 0, lambda x: x), ((x + UPat.cvar("c")) + UPat.var("y"), lambda x, c, y: (x + y) + c)]))
 >>> src = TinygradOverlaps(pm)
@@ -286,7 +286,7 @@ class TinygradOverlaps:
 
   def renaming(self, u: UOp) -> Any:
     """Name the witness's variables ``a, b, c, ...`` in order of appearance (bounds kept)."""
-    from uopc.relational.ir.tinygrad_values import _NAMED
+    from uopc.relational.adapters.tinygrad.values import _NAMED
     seen = [n for n in u.toposort() if n.op in _NAMED and isinstance(getattr(n.arg, "name", None), str)]
     mapping = {v: UOp.variable(chr(ord("a") + k), v.vmin, v.vmax, v.dtype, param=v.op is Ops.PARAM) for k, v in enumerate(seen[:26])}
     if all(k.arg.name == v.arg.name for k, v in mapping.items()): return lambda x: x

@@ -22,14 +22,15 @@ import itertools
 import keyword
 import os
 import weakref
-from typing import Any, Callable, cast
+from typing import Any, Callable, Sequence, cast
 
 from tinygrad.helpers import SPEC
 from tinygrad.uop.ops import Ops, PatternMatcher, UOp, UOpMetaClass, dtype_from_uop, graph_rewrite
 
-from uopc.relational.ir import register
-from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
-from uopc.relational.ir.tinygrad_match import every_binding
+from uopc.relational.ir.discovery import other_ir_rules
+from uopc.relational.ir.protocol import IR, mismatch, type_name
+from uopc.relational.ir.registry import register
+from uopc.relational.adapters.tinygrad.match import every_binding
 from uopc.term import PARTS, op_parts
 
 
@@ -254,7 +255,7 @@ class _Made(dict):
     return n
 
 
-class TinygradIR(IR):
+class TinygradIR(IR[UOp]):
   name, node_type, native, reducible = "tinygrad", UOp, False, False
   engine = "tinygrad's graph_rewrite"
 
@@ -348,11 +349,11 @@ class TinygradIR(IR):
     return PatternMatcher([pats[k] for k in order])
 
   def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
-    from uopc.relational.ir.tinygrad_values import compare_values
+    from uopc.relational.adapters.tinygrad.values import compare_values
     return compare_values(a, b, prog, bindings, seed)
 
   def basis(self, prog: Any, bindings: int) -> str:
-    from uopc.relational.ir.tinygrad_values import variables
+    from uopc.relational.adapters.tinygrad.values import variables
     if not (vs := variables(prog)): return "the program is closed: results compared by value (tinygrad's exec_alu), bit for bit"
     names = ", ".join(v.arg.name for v in vs)
     return f"the program has variables ({names}): results evaluated by tinygrad's exec_alu on {bindings} random bindings within " \
@@ -360,12 +361,27 @@ class TinygradIR(IR):
 
   def parts(self, node: Any) -> Any: return node_parts(node)
 
+  def named_rules(self, name: str) -> PatternMatcher:
+    """``tinygrad:NAME``: a ``PatternMatcher`` of ``tinygrad.uop.symbolic`` (``symbolic``, ``symbolic_simple``, ``sym``)."""
+    import tinygrad.uop.symbolic as sets
+    if not isinstance(pm := getattr(sets, name, None), PatternMatcher): raise KeyError(f"tinygrad.uop.symbolic has no attribute {name!r}")
+    return pm
+
+  def adopt_rules(self, obj: Any, spec: str) -> PatternMatcher:
+    if not isinstance(obj, PatternMatcher): raise TypeError(f"{spec} is a {type_name(type(obj))}, not a {type_name(PatternMatcher)}")
+    return obj   # taken as it is: the explorer adapts it (``rules``)
+
+  def sum_rules(self, sets: Sequence[Any], spec: str) -> PatternMatcher:
+    total = sets[0]
+    for more in sets[1:]: total = total + more   # tinygrad's own +
+    return total
+
   def overlaps(self, pm: Any) -> Any:
-    from uopc.relational.ir.tinygrad_pairs import TinygradOverlaps   # only critical_pairs needs it
+    from uopc.relational.adapters.tinygrad.pairs import TinygradOverlaps   # only critical_pairs needs it
     return TinygradOverlaps(self.rules(pm, "pm", None))
 
   def from_uopc(self, prog: Any) -> Any:
-    from uopc.relational.ir.tinygrad_convert import from_uopc
+    from uopc.relational.adapters.tinygrad.convert import from_uopc
     return from_uopc(prog)
 
 

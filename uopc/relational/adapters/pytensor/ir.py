@@ -2,7 +2,7 @@
 
 Imported only when a PyTensor node reaches the explorer (``uopc.relational.ir.ir_of``); it needs
 PyTensor installed (``pip install -e '.[pytensor]'``). A graph enters as hash-consed nodes
-(``uopc.relational.ir.pytensor_nodes``: ``from_pytensor``), every rewrite step shares what it
+(``uopc.relational.adapters.pytensor.nodes``: ``from_pytensor``), every rewrite step shares what it
 does not change, and a state's graph becomes PyTensor's again only when read (``to_pytensor``).
 
 Any node rewriter is a rule, called unchanged: a ``node_rewriter``-decorated function, a
@@ -11,7 +11,7 @@ Any node rewriter is a rule, called unchanged: a ``node_rewriter``-decorated fun
 them. Which rules a node is offered to is PyTensor's own ``OpToRewriterTracker`` (``tracks``:
 op instances, op types, ``OpPattern``s). A rule is called as PyTensor calls it,
 ``rewriter.transform(fgraph, node)``, where ``node`` is the state's ``Apply`` and ``fgraph`` the
-state's context (``uopc.relational.ir.pytensor_context``: a ``FunctionGraph`` of the whole state's
+state's context (``uopc.relational.adapters.pytensor.context``: a ``FunctionGraph`` of the whole state's
 graph, built when the rewriter first reads it). Its replacement of the node's output, filtered
 to the output's type as ``FunctionGraph.replace`` filters it, is one step; a rewriter that raises
 is a stuck state naming it (``rules#1 local_exp_log (math.py:521)``).
@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections import Counter
-from typing import Any, Callable, Iterable, cast
+from typing import Any, Callable, Iterable, Sequence, cast
 
 from pytensor.graph.features import Feature
 from pytensor.graph.fg import FunctionGraph, Output
@@ -41,10 +41,11 @@ from pytensor.graph.rewriting.basic import (EquilibriumGraphRewriter, MergeOptim
                                             PatternNodeRewriter, SequentialNodeRewriter, WalkingGraphRewriter)
 from pytensor.graph.rewriting.unify import OpPattern
 
-from uopc.relational.ir import register
-from uopc.relational.ir.protocol import IR, mismatch, other_ir_rules, type_name
-from uopc.relational.ir.pytensor_context import Contexts
-from uopc.relational.ir.pytensor_nodes import INPUT, PyTensorNode, from_pytensor, make, node_of, node_parts, to_pytensor
+from uopc.relational.ir.discovery import other_ir_rules
+from uopc.relational.ir.protocol import IR, mismatch, type_name
+from uopc.relational.ir.registry import register
+from uopc.relational.adapters.pytensor.context import Contexts
+from uopc.relational.adapters.pytensor.nodes import INPUT, PyTensorNode, from_pytensor, make, node_of, node_parts, to_pytensor
 from uopc.term import PARTS
 
 __all__ = ["PYTENSOR", "PyTensorNode", "PyTensorRules", "from_pytensor", "node_rewriters", "to_pytensor"]
@@ -344,7 +345,7 @@ def pytensor_rewrite(prog: PyTensorNode, rules: PyTensorRules, watch: Feature | 
   return from_pytensor(fg.outputs[0], adopt=False)
 
 
-class PyTensorIR(IR):
+class PyTensorIR(IR[PyTensorNode]):
   name, node_type, native, reducible = "pytensor", PyTensorNode, False, False
   engine = "PyTensor's EquilibriumGraphRewriter"
 
@@ -374,16 +375,23 @@ class PyTensorIR(IR):
   def reordered(self, pm: Any, order: tuple[int, ...]) -> PyTensorRules: return self.rules(pm, "pm", None).reordered(order)
 
   def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
-    from uopc.relational.ir.pytensor_values import compare_values
+    from uopc.relational.adapters.pytensor.values import compare_values
     return compare_values(a, b, prog, bindings, seed)
 
   def basis(self, prog: Any, bindings: int) -> str:
-    from uopc.relational.ir.pytensor_values import inputs_of
+    from uopc.relational.adapters.pytensor.values import inputs_of
     if not (vs := inputs_of(prog)): return "the graph has no inputs: results compared by value (PyTensor's Python perform)"
     return f"the graph has inputs ({', '.join(str(v.name) for v in vs)}): results evaluated by PyTensor's Python perform on " \
            f"{bindings} random bindings, equal within float tolerance (numpy.allclose)"
 
   def parts(self, node: Any) -> Any: return node_parts(node)
+  def named_rules(self, name: str) -> PyTensorRules: return named_rules(name)
+  def adopt_rules(self, obj: Any, spec: str) -> PyTensorRules: return adapt(obj)   # node rewriters, or a list of them
+  def sum_rules(self, sets: Sequence[Any], spec: str) -> PyTensorRules: return adapt([rw for s in sets for rw in s.rewriters], spec)
+
+  def host_node(self, obj: Any) -> PyTensorNode | None:
+    """A PyTensor variable as its graph's node (``from_pytensor``)."""
+    return from_pytensor(obj) if hasattr(obj, "owner") else None
 
 
 PYTENSOR = register(PyTensorIR())

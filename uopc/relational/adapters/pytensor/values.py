@@ -6,7 +6,7 @@ are normal, ints in [-5, 5]); values are equal when their shapes are and ``numpy
 (rewrites such as ``log(exp(y)) -> y`` change the last bits).
 
 >>> import pytensor.tensor as pt
->>> from uopc.relational.ir.pytensor_nodes import from_pytensor
+>>> from uopc.relational.adapters.pytensor.nodes import from_pytensor
 >>> x = pt.vector("x")
 >>> a, b = from_pytensor(x + x), from_pytensor(2 * x)
 >>> compare_values(a, b, a)
@@ -20,7 +20,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from uopc.relational.ir.pytensor_nodes import INPUT, PyTensorNode, to_pytensor
+from uopc.relational.adapters.pytensor.nodes import INPUT, PyTensorNode, to_pytensor
 
 
 def inputs_of(*gs: PyTensorNode) -> list[Any]:

@@ -15,7 +15,7 @@ one would cost a ``FunctionGraph``'s maps per state, in proportion to the graph,
 counts what was made and which rewriters read the clients.
 
 >>> import pytensor.tensor as pt
->>> from uopc.relational.ir.pytensor_nodes import from_pytensor
+>>> from uopc.relational.adapters.pytensor.nodes import from_pytensor
 >>> x = pt.vector("x")
 >>> g = from_pytensor(pt.exp(x) + x)
 >>> cs = Contexts()
@@ -32,7 +32,7 @@ from typing import Any
 
 from pytensor.graph.fg import FunctionGraph
 
-from uopc.relational.ir.pytensor_nodes import PyTensorNode, to_pytensor
+from uopc.relational.adapters.pytensor.nodes import PyTensorNode, to_pytensor
 
 _LAZY = ("_pending", "_contexts")   # a StateGraph's own attributes before it is built
 
