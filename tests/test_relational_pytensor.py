@@ -195,7 +195,7 @@ def test_pattern_and_in2out_rewriters_are_rules_and_tracks_filter_nodes():
 def test_rules_of_another_ir_are_a_one_line_error():
   with pytest.raises(TypeError, match="^explore: pm is a pytensor.graph.rewriting.basic.FromFunctionNodeRewriter, but the program is a uopc.uop.UOp"):
     normal_forms(UOp.param(0) + 0, local_exp_log)
-  with pytest.raises(TypeError, match="^explore: pm is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.adapters.pytensor.nodes.PyTensor"):
+  with pytest.raises(TypeError, match="^explore: pm is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.adapters.pytensor"):
     normal_forms(from_pytensor(x + x), symbolic)
   with pytest.raises(TypeError, match="^explore: pm: int is not a PyTensor node rewriter, in2out, or equilibrium rewriter"):
     normal_forms(from_pytensor(x + x), 5)
