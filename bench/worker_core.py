@@ -36,7 +36,7 @@ from bench.cluster import WORKLOADS
 from uopc import collector
 from uopc.relational import Exploration
 from uopc.relational.cluster.codec import Codec, Records
-from uopc.relational.cluster.fingerprint import Fingerprints
+from uopc.relational.space.fingerprint import Fingerprints
 from uopc.relational.cluster.shard import steps_of
 from uopc.relational.native import available
 from uopc.relational.native.space import NativeSpace

@@ -123,6 +123,45 @@ def package_graph(graph: dict[str, set[str]], packages: list[str]) -> dict[str, 
   return out
 
 
+# The package order, bottom first: a module imports only modules of its own layer or of the layers below it (a deferred
+# import inside a function counts: it is still a dependency). The library never imports the command line, and the explorer
+# reaches tinygrad's and PyTensor's adapters only through the registry (``uopc.relational.ir``), which finds them by name.
+LAYERS: list[tuple[str, tuple[str, ...]]] = [
+  ("engine", ("uopc",)),                                              # every module not in a later layer
+  ("backend and e-graph", ("uopc.backend", "uopc.egraph")),
+  ("relational protocol", ("uopc.relational.ir",)),
+  ("space", ("uopc.relational.space", "uopc.relational.native", "uopc.relational.notebook")),
+  ("logic", ("uopc.relational.logic",)),
+  ("analyses", ("uopc.relational.analyses",)),
+  ("adapters", ("uopc.relational.adapters",)),
+  ("cluster", ("uopc.relational.cluster",)),
+  ("relational API", ("uopc.relational.api", "uopc.relational")),
+  ("command line", ("uopc.cli", "uopc.__main__")),
+]
+
+
+def layer_of(module: str) -> int:
+  """The index in ``LAYERS`` of the most specific prefix of ``module`` (``uopc`` alone is the engine)."""
+  best, length = 0, 0
+  for i, (_, prefixes) in enumerate(LAYERS):
+    for p in prefixes:
+      if (module == p or module.startswith(p + ".")) and len(p) > length and (p != "uopc.relational" or module == p): best, length = i, len(p)
+  return best
+
+
+def test_layer_of_reads_the_most_specific_prefix():
+  assert [LAYERS[layer_of(m)][0] for m in ("uopc.uop", "uopc.relational.ir.registry", "uopc.relational.adapters.tinygrad.ir",
+                                           "uopc.relational", "uopc.relational.api", "uopc.cli.commands.run", "uopc.egraph.saturate")] == \
+         ["engine", "relational protocol", "adapters", "relational API", "relational API", "command line", "backend and e-graph"]
+
+
+def test_every_import_points_down_the_layers():
+  graph = import_graph()
+  upward = sorted(f"{m} ({LAYERS[layer_of(m)][0]}) imports {d} ({LAYERS[layer_of(d)][0]})"
+                  for m, deps in graph.items() for d in deps if layer_of(d) > layer_of(m))
+  assert upward == []
+
+
 def test_relational_logic_never_imports_analyses():
   """analyses builds on logic (the bridge, goals, the rule encoding); logic importing analyses back would tie the two together."""
   graph = package_graph(import_graph(), ["uopc.relational.logic", "uopc.relational.analyses"])

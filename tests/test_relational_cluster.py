@@ -317,7 +317,7 @@ def test_a_shard_that_forgets_its_fingerprints_mid_level_sends_the_same(monkeypa
   # past its limit a shard's fingerprint memo forgets every node but the program's, also between making a batch's
   # fingerprints and encoding it: the batch makes them again (it raised KeyError)
   from uopc.relational.cluster.codec import Codec
-  from uopc.relational.cluster.fingerprint import Fingerprints
+  from uopc.relational.space.fingerprint import Fingerprints
   g = sum_of_add0(0, 5)
   fps, few = Fingerprints(), Fingerprints(limit=3)
   codec = Codec(list(g.toposort()))

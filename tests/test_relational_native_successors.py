@@ -13,7 +13,7 @@ from uopc import PatternMatcher, UOp, UPat, symbolic
 from uopc.dtype import dtypes
 from uopc.ops import Ops
 from uopc.relational import Exploration
-from uopc.relational.cluster.fingerprint import Fingerprints, node_fields
+from uopc.relational.space.fingerprint import Fingerprints, node_fields
 from uopc.relational.cluster.shard import steps_of
 from uopc.relational.native._space import ST_DONE
 from uopc.relational.native.space import NativeSpace, NotNative

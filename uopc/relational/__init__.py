@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:   # the same names, for the type checker
   from uopc.relational.logic.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
-  from uopc.relational.space.explore import NormalForms, canonical, explore, normal_forms
+  from uopc.relational.api import explore, search, search_all
+  from uopc.relational.space.explore import NormalForms, canonical, normal_forms
   from uopc.relational.logic.goals import NotGroundError, normalo, reacho, rule_relation, rule_relations, stepo
   from uopc.relational.logic.patterns import RulePattern, predecessors, rule_patterns
   from uopc.relational.space.states import Edge, State
@@ -40,7 +41,7 @@ if TYPE_CHECKING:   # the same names, for the type checker
   from uopc.relational.analyses.pairs import PairResult, PairsReport, critical_pairs
   from uopc.relational.space.saved import Saved, load
   from uopc.relational.analyses.search import (Match, MeetResult, ReplayError, SearchResult, SearchStream, Target, matcho, meet, replay,
-                                      search, search_all, target_goal)
+                                      target_goal)
   from uopc.term import show
 
 _WHERE = {  # name -> the module that defines it
@@ -54,7 +55,7 @@ _WHERE = {  # name -> the module that defines it
   "term_pattern": "uopc.relational.logic.bridge",
   "NormalForms": "uopc.relational.space.explore",
   "canonical": "uopc.relational.space.explore",
-  "explore": "uopc.relational.space.explore",
+  "explore": "uopc.relational.api",
   "normal_forms": "uopc.relational.space.explore",
   "NotGroundError": "uopc.relational.logic.goals",
   "normalo": "uopc.relational.logic.goals",
@@ -92,8 +93,8 @@ _WHERE = {  # name -> the module that defines it
   "matcho": "uopc.relational.analyses.search",
   "meet": "uopc.relational.analyses.search",
   "replay": "uopc.relational.analyses.search",
-  "search": "uopc.relational.analyses.search",
-  "search_all": "uopc.relational.analyses.search",
+  "search": "uopc.relational.api",
+  "search_all": "uopc.relational.api",
   "target_goal": "uopc.relational.analyses.search",
   "show": "uopc.term",
 }

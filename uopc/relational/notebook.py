@@ -61,14 +61,13 @@ def normal_forms_html(nf: Any) -> str:
   return _box(f"{len(nf.forms)} normal forms{found} ({_counts(nf.exploration)})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
 
 
-def order_html(r: Any) -> str:
+def order_html(r: Any, verdict: str) -> str:
+  """An ``OrderReport`` (``diagnose_order``) with its ``verdict`` in words, as HTML."""
   forks = "".join(f"<li>to {code(f.normal_form.graph)}: {escape(f.kind)} ({escape(f.detail)})<br>at {code(f.fork.graph)}"
                   f"{dag_svg(f.fork.graph, f.node)}canonical {escape(f.canonical_step.rule if f.canonical_step else '(cut short)')}"
                   f"{_steps(f.canonical_path)}competing {escape(f.competing_step.rule)}{_steps(f.competing_path)}</li>"
                   for f in r.forks[:SHOWN])
   canon = code(r.canonical) if r.canonical is not None else escape(f"none ({r.canonical_error})")
-  from uopc.relational.analyses.verdicts import order_verdict
-  verdict = order_verdict(r.complete, len(r.normal_forms), len(r.forks)).text   # only what the search established
   return _box(verdict, f"<p>program {code(r.program)}; canonical {canon}</p>",
               f"<ol>{forks}{_more(len(r.forks))}</ol>")
 

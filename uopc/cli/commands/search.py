@@ -92,7 +92,8 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
-  from uopc.relational.analyses.search import SearchResult, search
+  from uopc.relational.analyses.search import SearchResult
+  from uopc.relational.api import search
   with _progress(args.max_states, "searching") as progress:
     r = bounded(lambda: search(prog, target, args.rules.pm, progress=progress, cluster=args.cluster, **_bounds(args)), None, grace=True) \
       or SearchResult(target, None, 0, stopped(), 0.0)   # interrupted outside its exploration: nothing to keep
@@ -103,7 +104,7 @@ def _cmd_search(prog: Any, target: Any, args: argparse.Namespace) -> int:
 
 
 def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
-  from uopc.relational.analyses.search import search_all
+  from uopc.relational.api import search_all
   text = args.format == "text"
   matches: list[Any] = []
   if text: print(*_header(prog, target.text, args), sep="\n")

@@ -38,7 +38,7 @@ from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import stepper_for
 from uopc.relational.space.stream import Bound, Exploration
 from uopc.relational.analyses.sample import Sample
-from uopc.relational.analyses.verdicts import compare_results
+from uopc.relational.analyses.verdicts import compare_results, order_verdict
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp
 from uopc.bounded import Bounded
@@ -94,7 +94,7 @@ class OrderReport(_OrderFields, Bounded):
 
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
     from uopc.relational.notebook import order_html
-    return order_html(self)
+    return order_html(self, order_verdict(self.complete, len(self.normal_forms), len(self.forks)).text)   # what the search established
 
 
 def _last_reaching(ex: Exploration, on_path: list[State], progress: Callable[[int], object] | None = None) -> dict[int, int]:

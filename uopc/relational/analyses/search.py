@@ -62,6 +62,7 @@ from uopc.lengths import LENGTHS
 
 Goal = Callable[[Mapping], Iterator[Mapping]]
 Progress = Callable[[int], None]
+Explorer = Callable[[Any, bool], Any]   # (target, first) -> the exploration to search, where it is not the default one
 
 
 class Match(NamedTuple):
@@ -100,13 +101,10 @@ class SearchStream(Bounded):
 
   def __init__(self, prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None, cluster: str | None = None, first: bool = False) -> None:
+               progress: Progress | None = None, explorer: Explorer | None = None, first: bool = False) -> None:
     self.prog, self.target, self.pm = prog, target_for(prog, target), pm   # another IR's nodes: a PartsTarget
-    if cluster is None: self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
-    else:   # on a Ray cluster (docs/scaling.md); ``first``: it may stop at the level of the first match
-      from uopc.relational.cluster import ClusterExploration
-      self.exploration = ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout,
-                                            target=self.target, stop_at_match=first)
+    if explorer is None: self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+    else: self.exploration = explorer(self.target, first)   # ``first``: it may stop at the level of the first match
     self.searched = 0
     self.elapsed = 0.0
     self.done = False
@@ -114,7 +112,8 @@ class SearchStream(Bounded):
     self._progress = progress
     self._states = iter(self.exploration)
     # on a cluster the shards matched every new state: its matches, with the counts from their ids (nothing else made here)
-    self._matches: Iterator[State] | None = self.exploration.matches() if cluster is not None else None  # type: ignore[attr-defined]  # a ClusterExploration
+    matches = getattr(self.exploration, "matches", None)   # a ClusterExploration's shards match every new state themselves
+    self._matches: Iterator[State] | None = matches() if matches is not None else None
 
   def __iter__(self) -> SearchStream: return self
 
@@ -207,8 +206,9 @@ class SearchResult(Bounded):
 
 def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None, cluster: str | None = None) -> SearchStream:
-  """Every match, lazily, nearest first (each graph once, each with a shortest path).
+               progress: Progress | None = None, explorer: Explorer | None = None) -> SearchStream:
+  """Every match, lazily, nearest first (each graph once, each with a shortest path). ``explorer(target, first)``, where
+  given, makes the exploration searched (``uopc.relational.api``: on a Ray cluster).
 
   >>> from uopc import UOp, symbolic
   >>> p0, p1 = UOp.param(0), UOp.param(1)
@@ -219,17 +219,17 @@ def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_sta
   (``(x + 0) + y`` reassociates to ``(x + y) + 0``, hence the graphs ending in ``+ 0``.)
   """
   return SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                      progress=progress, cluster=cluster)
+                      progress=progress, explorer=explorer)
 
 
 def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
            max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-           progress: Progress | None = None, cluster: str | None = None) -> SearchResult:
+           progress: Progress | None = None, explorer: Explorer | None = None) -> SearchResult:
   """The shortest rewrite sequence from ``prog`` to a graph matching ``target`` (the first of ``search_all``).
 
   ``target`` is a term string (``"add(?x, ?x)"``), a parsed ``Term``, a node (that exact
   graph), an etuple pattern, or a ``Target``. ``progress(n)`` is called with the number
-  of graphs searched so far, once per graph. ``cluster``: search on a Ray cluster (``explore``'s), the same answer.
+  of graphs searched so far, once per graph. ``explorer``: as ``search_all``'s.
 
   >>> from uopc import UOp, symbolic
   >>> p0 = UOp.param(0)
@@ -241,7 +241,7 @@ def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states:
   (False, True, None, 1)
   """
   stream = SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                        progress=progress, cluster=cluster, first=True)
+                        progress=progress, explorer=explorer, first=True)
   m = next(stream, None)
   return SearchResult(stream.target, m, stream.searched, None if m is not None else stream.bound, stream.elapsed,
                       stream.stuck)

@@ -49,7 +49,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
 
-from uopc.relational.cluster.fingerprint import SIZE, Fingerprints
+from uopc.relational.space.fingerprint import SIZE, Fingerprints
 
 from uopc.uop import fill_bottom_up, make_uop
 

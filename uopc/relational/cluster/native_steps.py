@@ -14,7 +14,7 @@ core (the program indexed again), as ``Fingerprints`` forgets. A graph is a nati
 core (an ``int``) or a ``UOp``; ``node_or_none`` takes either.
 
 >>> from uopc import UOp, UPat, PatternMatcher
->>> from uopc.relational.cluster.fingerprint import Fingerprints
+>>> from uopc.relational.space.fingerprint import Fingerprints
 >>> from uopc.relational.native import available
 >>> from uopc.relational.space.step import Stepper
 >>> g = (UOp.param(0) + 0) * (UOp.param(1) + 0)

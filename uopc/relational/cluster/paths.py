@@ -11,7 +11,7 @@ states, matches, with their paths), each once, and nothing else; a path costs on
 expansion a step, in this process.
 
 >>> from uopc import UOp
->>> from uopc.relational.cluster.fingerprint import Fingerprints
+>>> from uopc.relational.space.fingerprint import Fingerprints
 >>> from uopc.relational.space.step import stepper_for
 >>> from uopc.rulesets import resolve_rules
 >>> p0 = UOp.param(0)

@@ -26,7 +26,7 @@ from uopc.relational.cluster.codec import Codec, Reader
 from uopc.relational.cluster import coordinator
 from uopc.relational.cluster.coordinator import Coordinator, Outcome
 from uopc.relational.cluster.errors import ClusterError
-from uopc.relational.cluster.fingerprint import SIZE, Fingerprints, owner
+from uopc.relational.space.fingerprint import SIZE, Fingerprints, owner
 from uopc.relational.cluster.paths import Paths
 from uopc.relational.cluster.shard import unpack
 from uopc.relational.cluster.visited import FP, fp_bytes

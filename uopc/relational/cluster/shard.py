@@ -47,7 +47,7 @@ import numpy as np
 from uopc import collector
 from uopc.cli.budget import peak_memory, reset_peak_memory, resident_memory
 from uopc.relational.cluster.codec import Codec, Encoded, Records
-from uopc.relational.cluster.fingerprint import Fingerprints, owner
+from uopc.relational.space.fingerprint import Fingerprints, owner
 from uopc.relational.cluster.visited import FP, Visited, fp_bytes
 from uopc.relational.space.states import Stuck
 

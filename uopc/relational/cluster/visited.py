@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uopc.relational.cluster.fingerprint import SIZE
+from uopc.relational.space.fingerprint import SIZE
 
 FP = f"S{SIZE}"   # NumPy compares and sorts these as bytes; read one back with fp_bytes (NumPy drops trailing zero bytes)
 

@@ -73,10 +73,10 @@ class NativeSpace:
     return self.core.text(i, limit)
 
   def fingerprint(self, i: int) -> bytes:
-    """``cluster.fingerprint.Fingerprints().of`` of native node ``i``'s ``UOp``, computed in C (``Space.fingerprint``): each
+    """``space.fingerprint.Fingerprints().of`` of native node ``i``'s ``UOp``, computed in C (``Space.fingerprint``): each
     node's 16 bytes kept by the core, ``node_fields`` asked of Python once per label."""
     if not self._fingerprinting:
-      from uopc.relational.cluster.fingerprint import node_fields   # the cluster's canonical fields: one definition
+      from uopc.relational.space.fingerprint import node_fields   # the cluster's canonical fields: one definition
       self.core.fingerprint_setup(lambda j: node_fields(self.uop(j)))
       self._fingerprinting = True
     return self.core.fingerprint(i)

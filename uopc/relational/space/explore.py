@@ -34,7 +34,7 @@ from uopc.lengths import LENGTHS
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-            reduce: bool = False, semantics: Semantics = "graph", native: bool | None = None, cluster: str | None = None) -> Exploration:
+            reduce: bool = False, semantics: Semantics = "graph", native: bool | None = None) -> Exploration:
   """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
 
   Nothing is computed until you iterate (states stream as they are found) or ask for
@@ -46,8 +46,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   ``semantics="tree"`` rewrites one occurrence of a node per step (see ``docs/relational.md``;
   it explores every graph, without reduction). ``native``: the C core where it applies
   (default where it is built; ``False`` for the pure-Python core, the same results: ``docs/native.md``).
-  ``cluster``: run the search on a Ray cluster, ``"local:N"`` or an address (``uopc.relational.cluster``,
-  ``docs/scaling.md``): the same states, breadth first, graph semantics, every graph.
+  On a Ray cluster: ``uopc.relational.explore(..., cluster=)`` (``uopc.relational.api``).
 
   >>> from uopc import UOp
   >>> ex = explore((UOp.param(0) + 0) * 1)
@@ -59,11 +58,6 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   ['x * 1', 'x + 0']
   """
   rules_for(prog, pm, "explore: pm")   # here, not at the first result: explore(u, 3) was an AttributeError later
-  if cluster is not None:
-    if order != "bfs" or reduce or semantics != "graph" or ctx is not None:
-      raise ValueError("cluster= explores breadth first, every graph, under graph semantics, without a ctx")
-    from uopc.relational.cluster import ClusterExploration   # the one package that imports Ray
-    return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, native=native)
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
                      semantics=semantics, native=native)
 
