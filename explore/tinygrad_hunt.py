@@ -4,8 +4,10 @@ Enumerates expressions of up to two operators over two variables (``UOp.variable
 the constants 0, 1, -1, 2, explores each under ``symbolic_simple``, ``symbolic`` and ``sym`` with
 ``diagnose_order`` and prints one line per (rule set, canonical rule, competing rule) fork found, with
 the first witness, the two results and whether they differ in value; and the rules that raise.
+Each exploration stops at ``max_states`` graphs (a bound on the work, not on the machine's speed).
 
-  python examples/tinygrad_hunt.py [stride]   # every stride-th two-operator expression (default 15)
+  python explore/tinygrad_hunt.py                 # every 200th two-operator expression, 500 graphs each: seconds
+  python explore/tinygrad_hunt.py [stride] [max_states]   # docs/tinygrad.md's hunts: stride 4 and 15, 2000 graphs
 """
 from __future__ import annotations
 
@@ -37,13 +39,13 @@ def _rewrite(prog: UOp, pm: PatternMatcher, bottom_up: bool) -> UOp | None:
   except Exception: return None
 
 
-def main(limit: int | None = None, stride: int = 15) -> None:
+def main(limit: int | None = None, stride: int = 200, max_states: int = 500) -> None:
   found: dict[tuple, str] = {}
   raised: dict[tuple, str] = {}
   progs = programs(stride)[:limit]
   for name, pm in (("symbolic_simple", symbolic_simple), ("symbolic", symbolic), ("sym", sym)):
     for prog in progs:
-      try: r = diagnose_order(prog, pm, max_states=2000, timeout=5)
+      try: r = diagnose_order(prog, pm, max_states=max_states, timeout=None)
       except Exception as e:
         raised.setdefault((name, type(e).__name__), f"{show(prog)}: {e}")
         continue
@@ -64,4 +66,4 @@ def main(limit: int | None = None, stride: int = 15) -> None:
   for key, prog in raised.items(): print("raises:", *key, "|", prog)
 
 
-if __name__ == "__main__": main(None, int(sys.argv[1]) if len(sys.argv) > 1 else 15)
+if __name__ == "__main__": main(None, *map(int, sys.argv[1:3]))
