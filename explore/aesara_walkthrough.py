@@ -4,11 +4,11 @@
 ``local_log_of_exp``), the issue's ``local_reduce_add`` as written there, and ``flatten_nested_add_mul`` (PyTensor's
 add fusion: ``add(add(a, b), c) -> add(a, b, c)``, the issue's ``local_add_mul_fusion``):
 
-  python examples/pytensor_example.py
+  python explore/aesara_walkthrough.py
 
 From the command line, ``z`` is the program and ``rules`` the rule set:
 
-  uopc explore normal-forms examples/pytensor_example.py:z --rules examples/pytensor_example.py:rules
+  uopc explore normal-forms explore/aesara_walkthrough.py:z --rules explore/aesara_walkthrough.py:rules
 """
 from __future__ import annotations
 
@@ -44,15 +44,16 @@ def main() -> None:
   from uopc.relational.ir.pytensor_goals import reacho, stepo
 
   g = from_pytensor(z)   # the graph as hash-consed states: nothing is cloned
-  ex = explore(g, rules)
+  # The space has 19 graphs; max_states only guards against a rule set that turns out larger.
+  ex = explore(g, rules, max_states=1000)
   print(f"{len(ex.states)} graphs reached from {g.term()}:")
   for s in ex.states: print(f"  depth {s.depth}: {s.term()}")
-  nf = normal_forms(g, rules)
+  nf = normal_forms(g, rules, max_states=1000)
   print("normal forms:", ", ".join(s.term() for s in nf.forms))
   print("PyTensor's own rewrite (EquilibriumGraphRewriter):", nf.canonical.term())
-  rep = diagnose_order(g, rules)
+  rep = diagnose_order(g, rules, max_states=1000, timeout=None)
   print(f"canonical path: {len(rep.path.edges)} steps; {len(rep.forks)} forks, of kinds {sorted({f.kind for f in rep.forks})}")
-  r = search(g, "mul(_, x)", rules)
+  r = search(g, "mul(_, x)", rules, max_states=1000)
   print(f"shortest path to mul(_, x), {r.length} steps:", " -> ".join(e.rule.split(" ")[1] for e in r.path))
   q = var()
   print("one step (stepo):", sorted(h.term() for h in run(0, q, stepo(rules, z, q))))

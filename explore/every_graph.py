@@ -14,21 +14,25 @@ from uopc.relational import explore, normal_forms
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
 
-program = parse_uir((EXAMPLES / "affine.uir").read_text(), "affine.uir")
+def main() -> None:
+  program = parse_uir((EXAMPLES / "affine.uir").read_text(), "affine.uir")
 
-# A lazy stream of states; .run() explores up to the bound. max_states keeps an unexpectedly large space from
-# running away: the exploration then says which bound cut it short (ex.bound) instead of running for hours.
-ex = explore(program, symbolic, max_states=1000).run()
-print(f"{len(ex.states)} graphs reached from {ex.states[0].term()} ({len(ex.edges)} steps between them), "
-      f"{'the whole space' if ex.complete else f'cut short by {ex.bound}'}:")
-for state in ex.states:
-  how = f"by {state.rule}" if state.parent is not None else "(the program)"
-  print(f"  [{state.id}] depth {state.depth}: {state.term()}   {how}")
+  # A lazy stream of states; .run() explores up to the bound. max_states keeps an unexpectedly large space from
+  # running away: the exploration then says which bound cut it short (ex.bound) instead of running for hours.
+  ex = explore(program, symbolic, max_states=1000).run()
+  print(f"{len(ex.states)} graphs reached from {ex.states[0].term()} ({len(ex.edges)} steps between them), "
+        f"{'the whole space' if ex.complete else f'cut short by {ex.bound}'}:")
+  for state in ex.states:
+    how = f"by {state.rule}" if state.parent is not None else "(the program)"
+    print(f"  [{state.id}] depth {state.depth}: {state.term()}   {how}")
 
-# normal_forms() explores again, with the partial-order reduction that keeps every normal form (docs/reduction.md),
-# and runs the canonical engine to say which normal form graph_rewrite gives.
-nf = normal_forms(program, symbolic, max_states=1000)
-print(f"{len(nf.forms)} normal form{'s' if len(nf.forms) != 1 else ''}:")
-for form in nf.forms:
-  mark = "   <- graph_rewrite gives this one" if form is nf.canonical_state else ""
-  print(f"  {form.term()}{mark}")
+  # normal_forms() explores again, with the partial-order reduction that keeps every normal form (docs/reduction.md),
+  # and runs the canonical engine to say which normal form graph_rewrite gives.
+  nf = normal_forms(program, symbolic, max_states=1000)
+  print(f"{len(nf.forms)} normal form{'s' if len(nf.forms) != 1 else ''}:")
+  for form in nf.forms:
+    mark = "   <- graph_rewrite gives this one" if form is nf.canonical_state else ""
+    print(f"  {form.term()}{mark}")
+
+
+if __name__ == "__main__": main()

@@ -19,22 +19,26 @@ def load(name: str) -> UOp:
   return parse_uir((EXAMPLES / name).read_text(), name)
 
 
-# 1. The chapter's (p0 + 2) * 3 + (1 + 4) reaches p0 * 3 + c for which c? max_states bounds the search.
-program = load("affine.uir")
-found = search(program, "add(mul(p0, 3), ?c)", symbolic, max_states=1000)
-print(f"{show(program)} -> add(mul(p0, 3), ?c): {found.length} steps ({found.searched} graphs searched), "
-      f"?c = {show(found.bindings['c'])}")
-for step, edge in enumerate(found.path, 1):
-  print(f"  {step}. {edge.describe()}")
+def main() -> None:
+  # 1. The chapter's (p0 + 2) * 3 + (1 + 4) reaches p0 * 3 + c for which c? max_states bounds the search.
+  program = load("affine.uir")
+  found = search(program, "add(mul(p0, 3), ?c)", symbolic, max_states=1000)
+  print(f"{show(program)} -> add(mul(p0, 3), ?c): {found.length} steps ({found.searched} graphs searched), "
+        f"?c = {show(found.bindings['c'])}")
+  for step, edge in enumerate(found.path, 1):
+    print(f"  {step}. {edge.describe()}")
 
-# 2. A target no order reaches: the answer says whether the whole space was searched, or a bound cut it short.
-missing = search(program, "add(?x, ?x)", symbolic, max_states=1000)
-print(f"{show(program)} -> add(?x, ?x): {'found' if missing.found else 'not found'}, "
-      f"{'the whole space searched' if missing.complete else f'cut short by {missing.bound}'} ({missing.searched} graphs)")
+  # 2. A target no order reaches: the answer says whether the whole space was searched, or a bound cut it short.
+  missing = search(program, "add(?x, ?x)", symbolic, max_states=1000)
+  print(f"{show(program)} -> add(?x, ?x): {'found' if missing.found else 'not found'}, "
+        f"{'the whole space searched' if missing.complete else f'cut short by {missing.bound}'} ({missing.searched} graphs)")
 
-# 3. Two programs (examples/equal_a.uir and equal_b.uir) and a graph both rewrite to.
-a, b = load("equal_a.uir"), load("equal_b.uir")
-both = meet(a, b, symbolic, max_states=1000)
-print(f"{show(a)} and {show(b)} meet at {show(both.meeting)}: {len(both.from_a)} and {len(both.from_b)} steps")
-for side, path in (("a", both.from_a), ("b", both.from_b)):
-  for edge in path: print(f"  {side}: {edge.describe()}")
+  # 3. Two programs (examples/equal_a.uir and equal_b.uir) and a graph both rewrite to.
+  a, b = load("equal_a.uir"), load("equal_b.uir")
+  both = meet(a, b, symbolic, max_states=1000)
+  print(f"{show(a)} and {show(b)} meet at {show(both.meeting)}: {len(both.from_a)} and {len(both.from_b)} steps")
+  for side, path in (("a", both.from_a), ("b", both.from_b)):
+    for edge in path: print(f"  {side}: {edge.describe()}")
+
+
+if __name__ == "__main__": main()

@@ -19,24 +19,28 @@ from uopc.relational import critical_pairs, diagnose_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
 
-rules = runpy.run_path(str(EXAMPLES / "my_rules.py"))["rules"]   # a rule file, as `--rules examples/my_rules.py:rules` reads it
-program = parse_uir((EXAMPLES / "fork.uir").read_text(), "fork.uir")
+def main() -> None:
+  rules = runpy.run_path(str(EXAMPLES / "my_rules.py"))["rules"]   # a rule file, as `--rules examples/my_rules.py:rules` reads it
+  program = parse_uir((EXAMPLES / "fork.uir").read_text(), "fork.uir")
 
-# Bounds on the work, never on the clock (timeout=None): this space has a handful of graphs.
-report = diagnose_order(program, rules, max_states=1000, max_depth=20, timeout=None)
-print(f"{show(program)}: {len(report.exploration.states)} graphs, {len(report.normal_forms)} normal forms"
-      f"{'' if report.complete else ' (bounded)'}")
-print(f"  graph_rewrite gives {show(report.canonical)} in {len(report.path.edges)} steps")
-for fork in report.forks:
-  print(f"  fork at {fork.fork.term()}: graph_rewrite applies {fork.canonical_step.rule}, "
-        f"but {fork.competing_step.rule} leads to {fork.normal_form.term()} ({fork.kind}: {fork.detail})")
+  # Bounds on the work, never on the clock (timeout=None): this space has a handful of graphs.
+  report = diagnose_order(program, rules, max_states=1000, max_depth=20, timeout=None)
+  print(f"{show(program)}: {len(report.exploration.states)} graphs, {len(report.normal_forms)} normal forms"
+        f"{'' if report.complete else ' (bounded)'}")
+  print(f"  graph_rewrite gives {show(report.canonical)} in {len(report.path.edges)} steps")
+  for fork in report.forks:
+    print(f"  fork at {fork.fork.term()}: graph_rewrite applies {fork.canonical_step.rule}, "
+          f"but {fork.competing_step.rule} leads to {fork.normal_form.term()} ({fork.kind}: {fork.detail})")
 
-# max_states bounds each search for a common reduct of a pair's two results; the generous join_timeout is never reached.
-pairs = critical_pairs(rules, max_states=500, join_timeout=60.0)
-print(f"examples/my_rules.py: {pairs.rules} rules, {len(pairs.pairs)} overlapping pairs, {pairs.count('joinable')} joinable, "
-      f"{pairs.count('not-joinable')} not joinable:")
-for pair in pairs.pairs:
-  if pair.status == "joinable": continue
-  first, second = pair.results
-  print(f"  {pair.rules[0]} and {pair.rules[1]} on {show(pair.witness)}: {show(first)} or {show(second)}, "
-        f"{pair.status} ({pair.verdict})")
+  # max_states bounds each search for a common reduct of a pair's two results; the generous join_timeout is never reached.
+  pairs = critical_pairs(rules, max_states=500, join_timeout=60.0)
+  print(f"examples/my_rules.py: {pairs.rules} rules, {len(pairs.pairs)} overlapping pairs, {pairs.count('joinable')} joinable, "
+        f"{pairs.count('not-joinable')} not joinable:")
+  for pair in pairs.pairs:
+    if pair.status == "joinable": continue
+    first, second = pair.results
+    print(f"  {pair.rules[0]} and {pair.rules[1]} on {show(pair.witness)}: {show(first)} or {show(second)}, "
+          f"{pair.status} ({pair.verdict})")
+
+
+if __name__ == "__main__": main()

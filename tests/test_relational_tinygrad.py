@@ -275,7 +275,7 @@ def test_the_tinygrad_order_example_prints_what_the_doc_says():
   import subprocess
   import sys
   root = os.path.join(os.path.dirname(__file__), "..")
-  out = subprocess.run([sys.executable, os.path.join(root, "examples", "tinygrad_order.py")], capture_output=True, text=True, check=True).stdout
+  out = subprocess.run([sys.executable, os.path.join(root, "explore", "tinygrad_order.py")], capture_output=True, text=True, check=True).stdout
   doc = open(os.path.join(root, "docs", "tinygrad.md")).read()
   assert "  as written: 1\n  symbolic.py:150 moved first: 0\n  divandmod.py:108 moved first: raises ZeroDivisionError" in out
   assert "graph_rewrite(bottom_up=True): 0\n" in out
