@@ -37,9 +37,7 @@ rules = [local_reduce_add, local_exp_log, flatten_nested_add_mul]
 
 
 def main() -> None:
-  from uopc.relational import explore, normal_forms
-  from uopc.relational.analyses.order import diagnose_order
-  from uopc.relational.analyses.search import search
+  from uopc.relational import diagnose_order, explore, normal_forms, search
   from uopc.relational.ir.pytensor import adapt, from_pytensor
   from uopc.relational.ir.pytensor_goals import reacho, stepo
 

@@ -38,8 +38,7 @@ def graphs() -> dict[str, Any]:
 
 
 def main(names: list[str]) -> None:
-  from uopc.relational import explore
-  from uopc.relational.analyses.order import diagnose_order
+  from uopc.relational import diagnose_order, explore
   from uopc.relational.ir.pytensor import DATABASES, PyTensorRules, from_pytensor, named_rules
   for name, z in graphs().items():
     if names and name not in names: continue

@@ -18,8 +18,8 @@ from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import PatternMatcher, UOp, graph_rewrite
 from tinygrad.uop.symbolic import sym, symbolic, symbolic_simple
 
-from uopc.relational.analyses.order import diagnose_order
-from uopc.term import show
+from uopc import show
+from uopc.relational import diagnose_order
 
 a, b = UOp.variable("a", 0, 10), UOp.variable("b", -5, 5)
 LEAVES = [a, b] + [UOp.const(c, dtypes.weakint) for c in (0, 1, -1, 2)]

@@ -23,8 +23,8 @@ if __name__ == "__main__":   # run by path: the repository's root importable
 from tinygrad.uop import symbolic as tsym
 from tinygrad.uop.ops import PatternMatcher, graph_rewrite
 
-from uopc.relational.analyses.pairs import critical_pairs
-from uopc.term import show
+from uopc import show
+from uopc.relational import critical_pairs
 
 
 def cell(text: Any, width: int = 90) -> str:
