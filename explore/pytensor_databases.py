@@ -42,18 +42,18 @@ def main(names: list[str]) -> None:
   from uopc.relational.ir.pytensor import DATABASES, PyTensorRules, from_pytensor, named_rules
   for name, z in graphs().items():
     if names and name not in names: continue
-    g = from_pytensor(z)
+    g: Any = from_pytensor(z)   # Any: the explorer's signatures name uopc's types; PyTensor's nodes and rules go through
     print(f"== {name}: {len(g.toposort())} nodes: {g.term()[:150]}")
     for db in DATABASES:
-      rules = PyTensorRules(named_rules(db).rewriters, db)   # a fresh memo and fresh contexts per run
+      rules: Any = PyTensorRules(named_rules(db).rewriters, db)   # a fresh memo and fresh contexts per run
       t0 = time.perf_counter()
       ex = explore(g, rules, max_states=STATES).run()
-      rep = diagnose_order(g, rules, max_states=STATES, timeout=None)
+      rep: Any = diagnose_order(g, rules, max_states=STATES, timeout=None)   # its graphs are PyTensor's nodes
       dt = time.perf_counter() - t0
       forms = rep.normal_forms
       print(f"-- {db}: {len(ex.states)} states{'' if ex.complete else ' (bounded)'}, {len(ex.stuck)} stuck, {len(forms)} normal forms "
             f"among them; {rules.calls} rewriter calls, {rules.contexts.built} contexts built ({dt:.1f} s)")
-      for s in ex.stuck[:2]: print(f"   stuck: {s.rule}: {s.error[:160]}")
+      for s in ex.stuck[:2]: print(f"   stuck: {s.rule}: {(s.error or '')[:160]}")
       canon = rep.canonical.term()[:150] if rep.canonical is not None else rep.canonical_error
       where = next((f"normal form [{k + 1}]" for k, f in enumerate(forms) if f.graph is rep.canonical), "not reached within the bound")
       kinds = Counter(f.kind for f in rep.forks)

@@ -36,6 +36,7 @@ def main() -> None:
   # 3. Two programs (examples/equal_a.uir and equal_b.uir) and a graph both rewrite to.
   a, b = load("equal_a.uir"), load("equal_b.uir")
   both = meet(a, b, symbolic, max_states=1000)
+  assert both.meeting is not None, f"no meeting: {both.bound or 'the two spaces are disjoint'}"
   print(f"{show(a)} and {show(b)} meet at {show(both.meeting)}: {len(both.from_a)} and {len(both.from_b)} steps")
   for side, path in (("a", both.from_a), ("b", both.from_b)):
     for edge in path: print(f"  {side}: {edge.describe()}")

@@ -27,9 +27,11 @@ def main() -> None:
   report = diagnose_order(program, rules, max_states=1000, max_depth=20, timeout=None)
   print(f"{show(program)}: {len(report.exploration.states)} graphs, {len(report.normal_forms)} normal forms"
         f"{'' if report.complete else ' (bounded)'}")
+  assert report.canonical is not None, report.canonical_error   # graph_rewrite finished (else the error says why)
   print(f"  graph_rewrite gives {show(report.canonical)} in {len(report.path.edges)} steps")
   for fork in report.forks:
-    print(f"  fork at {fork.fork.term()}: graph_rewrite applies {fork.canonical_step.rule}, "
+    canonical_rule = fork.canonical_step.rule if fork.canonical_step else "(a step past the bound)"
+    print(f"  fork at {fork.fork.term()}: graph_rewrite applies {canonical_rule}, "
           f"but {fork.competing_step.rule} leads to {fork.normal_form.term()} ({fork.kind}: {fork.detail})")
 
   # max_states bounds each search for a common reduct of a pair's two results; the generous join_timeout is never reached.

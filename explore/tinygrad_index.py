@@ -11,12 +11,16 @@ any order), so every search stops at ``STATES`` graphs.
 
   python explore/tinygrad_index.py
 """
+from typing import Any
+
 from tinygrad.uop.ops import UOp, graph_rewrite
-from tinygrad.uop.symbolic import symbolic
+from tinygrad.uop.symbolic import symbolic as tinygrad_symbolic
 
 from uopc.relational import explore, search
 
+symbolic: Any = tinygrad_symbolic   # Any: the explorer's signatures name uopc's types; tinygrad's rules go through
 STATES = 2000   # graphs per search: a bound on the work, so the script takes the same steps on any machine
+
 
 def main() -> None:
   r0, r1 = UOp.variable("r0", 0, 3), UOp.variable("r1", 0, 2)
