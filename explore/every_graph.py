@@ -14,6 +14,7 @@ from uopc.relational import explore, normal_forms
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
 
+
 def main() -> None:
   program = parse_uir((EXAMPLES / "affine.uir").read_text(), "affine.uir")
 

@@ -19,6 +19,7 @@ from uopc.relational import critical_pairs, diagnose_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
 
+
 def main() -> None:
   rules = runpy.run_path(str(EXAMPLES / "my_rules.py"))["rules"]   # a rule file, as `--rules examples/my_rules.py:rules` reads it
   program = parse_uir((EXAMPLES / "fork.uir").read_text(), "fork.uir")
