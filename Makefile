@@ -38,7 +38,7 @@ browser:
 
 # The static gate (configured in pyproject.toml): lint, then types; either failing stops `make test` before pytest.
 static: $(STAMP)
-	$(BIN)/ruff check uopc tests bench dev
+	$(BIN)/ruff check uopc explore tests bench dev
 	$(BIN)/python dev/typecheck.py
 
 # the bench adds Maude (the `bench` extra), the peer it measures the explorer against

@@ -46,10 +46,10 @@ from uopc.relational.adapters.pytensor.ir import PyTensorRules, from_pytensor, n
 
 
 def _issue_rewriter() -> Any:
-  """The Aesara issue's ``local_reduce_add`` (``x + x -> 2 * x``), from examples/pytensor_example.py where it is written."""
+  """The Aesara issue's ``local_reduce_add`` (``x + x -> 2 * x``), from explore/aesara_walkthrough.py where it is written."""
   import importlib.util
-  path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "pytensor_example.py")
-  spec = importlib.util.spec_from_file_location("pytensor_example", path)
+  path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "explore", "aesara_walkthrough.py")
+  spec = importlib.util.spec_from_file_location("aesara_walkthrough", path)
   assert spec is not None and spec.loader is not None
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)

@@ -3,7 +3,7 @@
 Inside a block, ``$ cat FILE`` followed by lines *makes* FILE (the page shows a file, the test writes it),
 ``$ uopc ...`` runs in this process, ``; echo $?`` (or a separate ``$ echo $?``) shows the exit code, and
 any other command runs in bash. A page's blocks run in order in one fresh folder (a later block may use a
-file an earlier one made), in which ``examples/`` is the project's.
+file an earlier one made), in which ``examples/`` and ``explore/`` are the project's.
 In expected output, a line ``...`` stands for any number of lines and ``…`` inside a line for any text;
 a time in seconds (``0.02 s``) matches any other. Synopses that are not transcripts are fenced as ```text.
 """
@@ -84,7 +84,7 @@ def test_every_page_with_commands_has_checked_transcripts():
 
 @pytest.mark.parametrize("page", sorted(TRANSCRIPTS))
 def test_console_transcripts(page, tmp_path, capsys):
-  (tmp_path / "examples").symlink_to(ROOT / "examples")
+  for folder in ("examples", "explore"): (tmp_path / folder).symlink_to(ROOT / folder)   # the input files and the explorations
   run_steps(TRANSCRIPTS[page], tmp_path, capsys)
 
 

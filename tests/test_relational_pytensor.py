@@ -32,11 +32,13 @@ from uopc.relational import reacho, stepo
 from uopc.relational.space.step import Stepper, stepper_for
 
 
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "explore", "aesara_walkthrough.py")
+
+
 def _example() -> Any:
-  """examples/pytensor_example.py as a module: the issue's ``local_reduce_add``, written there once."""
+  """explore/aesara_walkthrough.py as a module: the issue's ``local_reduce_add``, written there once."""
   import importlib.util
-  spec = importlib.util.spec_from_file_location("pytensor_example", os.path.join(os.path.dirname(__file__), "..", "examples",
-                                                                                  "pytensor_example.py"))
+  spec = importlib.util.spec_from_file_location("aesara_walkthrough", EXAMPLE)
   assert spec is not None and spec.loader is not None
   module = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(module)
@@ -214,7 +216,6 @@ def test_deep_graphs_enter_and_are_read_without_recursion():
   assert to_pytensor(h).owner.inputs[0].owner.op == pt.log(x).owner.op
 
 
-EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "pytensor_example.py")
 
 
 def run_cli(capsys, *argv):

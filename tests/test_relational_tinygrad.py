@@ -274,17 +274,6 @@ def test_search_targets_of_the_wrong_kind_are_one_line_errors(capsys, prog_py, a
   assert code == 2 and out == "" and err.startswith(said) and err.count("\n") == 1
 
 
-def test_the_tinygrad_order_example_prints_what_the_doc_says():
-  import subprocess
-  import sys
-  root = os.path.join(os.path.dirname(__file__), "..")
-  out = subprocess.run([sys.executable, os.path.join(root, "examples", "tinygrad_order.py")], capture_output=True, text=True, check=True).stdout
-  doc = open(os.path.join(root, "docs", "tinygrad.md")).read()
-  assert "  as written: 1\n  symbolic.py:150 moved first: 0\n  divandmod.py:108 moved first: raises ZeroDivisionError" in out
-  assert "graph_rewrite(bottom_up=True): 0\n" in out
-  assert f"```text\n{out}```" in doc   # the doc's transcript is the script's output, whole
-
-
 def test_kanren_goals_take_tinygrad_nodes_and_rules():
   from kanren import run, var
 

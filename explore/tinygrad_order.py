@@ -5,7 +5,7 @@ Each case moves one rule of ``symbolic`` (or runs ``sym`` bottom up) and prints 
 after the first five are critical pairs ``uopc explore pairs tinygrad:symbolic`` found: each
 witness with each of its two rules moved first.
 
-  python examples/tinygrad_order.py
+  python explore/tinygrad_order.py
 """
 from __future__ import annotations
 

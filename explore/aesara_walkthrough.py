@@ -4,15 +4,16 @@
 ``local_log_of_exp``), the issue's ``local_reduce_add`` as written there, and ``flatten_nested_add_mul`` (PyTensor's
 add fusion: ``add(add(a, b), c) -> add(a, b, c)``, the issue's ``local_add_mul_fusion``):
 
-  python examples/pytensor_example.py
+  python explore/aesara_walkthrough.py
 
 From the command line, ``z`` is the program and ``rules`` the rule set:
 
-  uopc explore normal-forms examples/pytensor_example.py:z --rules examples/pytensor_example.py:rules
+  uopc explore normal-forms explore/aesara_walkthrough.py:z --rules explore/aesara_walkthrough.py:rules
 """
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytensor.tensor as pt
 from kanren import run, var
@@ -33,30 +34,30 @@ def local_reduce_add(fgraph, node):
 
 x = pt.vector("x")
 z = pt.log(pt.exp(x + x)) + x + x
-rules = [local_reduce_add, local_exp_log, flatten_nested_add_mul]
+rules: Any = [local_reduce_add, local_exp_log, flatten_nested_add_mul]   # Any: the explorer's signatures name uopc's types
 
 
 def main() -> None:
-  from uopc.relational import explore, normal_forms
-  from uopc.relational.analyses.order import diagnose_order
-  from uopc.relational.analyses.search import search
+  from uopc.relational import diagnose_order, explore, normal_forms, reacho, search, stepo
   from uopc.relational.adapters.pytensor.ir import adapt, from_pytensor
-  from uopc.relational import reacho, stepo
 
-  g = from_pytensor(z)   # the graph as hash-consed states: nothing is cloned
-  ex = explore(g, rules)
+  g: Any = from_pytensor(z)   # the graph as hash-consed states: nothing is cloned (Any, as rules above)
+  # The space has 19 graphs; max_states only guards against a rule set that turns out larger.
+  ex = explore(g, rules, max_states=1000)
   print(f"{len(ex.states)} graphs reached from {g.term()}:")
   for s in ex.states: print(f"  depth {s.depth}: {s.term()}")
-  nf = normal_forms(g, rules)
+  nf: Any = normal_forms(g, rules, max_states=1000)   # its canonical graph is a PyTensor node
   print("normal forms:", ", ".join(s.term() for s in nf.forms))
   print("PyTensor's own rewrite (EquilibriumGraphRewriter):", nf.canonical.term())
-  rep = diagnose_order(g, rules)
+  rep = diagnose_order(g, rules, max_states=1000, timeout=None)
   print(f"canonical path: {len(rep.path.edges)} steps; {len(rep.forks)} forks, of kinds {sorted({f.kind for f in rep.forks})}")
-  r = search(g, "mul(_, x)", rules)
+  r = search(g, "mul(_, x)", rules, max_states=1000)
   print(f"shortest path to mul(_, x), {r.length} steps:", " -> ".join(e.rule.split(" ")[1] for e in r.path))
   q = var()
-  print("one step (stepo):", sorted(h.term() for h in run(0, q, stepo(rules, z, q))))
-  print("4x reachable (reacho):", bool(run(1, q, reacho(rules, z, 4 * x))))
+  one_step: Any = stepo(rules, z, q)   # kanren goals over PyTensor graphs (Any: kanren's stubs name their own goal type)
+  print("one step (stepo):", sorted(h.term() for h in run(0, q, one_step)))
+  reaches_4x: Any = reacho(rules, z, 4 * x)
+  print("4x reachable (reacho):", bool(run(1, q, reaches_4x)))
   contexts = adapt(rules).contexts
   print(f"contexts: {contexts.built} FunctionGraphs built for {len(ex.states)} states; rewriters reading clients: {contexts.reads}")
 
