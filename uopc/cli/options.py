@@ -41,7 +41,14 @@ RULESET = option("rules", nargs="?", default="symbolic", type=rules_arg, metavar
 PARAM = option("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
 MAX_STEPS = option("--max-steps", type=positive_int, default=None, metavar="N",
                    help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
-OUTPUT = option("-o", "--output", metavar="FILE", help="write to FILE, whole or not at all (default stdout)")
+
+
+def output(what: str = "write to FILE, whole or not at all (default stdout)") -> Option:
+  """``-o``/``--output``, its help saying what is written."""
+  return option("-o", "--output", metavar="FILE", help=what)
+
+
+OUTPUT = output()
 COST = option("--cost", type=cost_arg, default="nodes", metavar="C",
               help="nodes (distinct nodes, default), OP=W,... (op weights, *=W for the rest), or file.py:fn (fn(node, src_costs))")
 SEED = option("--seed", type=integer_arg, default=0, help="seed of the random choices (default 0: the output is reproducible)")
@@ -66,8 +73,12 @@ def formats(*choices: str, text: str = "") -> Option:
 
 
 # the explorer's
-MAX_STATES = option("--max-states", type=positive_int, default=DEFAULT_MAX_STATES, metavar="N",
-                    help="stop after N states (default: no count; --timeout and --max-memory bound a default run)")
+def max_states(default: int | None, what: str) -> Option:
+  """``--max-states``, with the command's default and what its states are."""
+  return option("--max-states", type=positive_int, default=default, metavar="N", help=what)
+
+
+MAX_STATES = max_states(DEFAULT_MAX_STATES, "stop after N states (default: no count; --timeout and --max-memory bound a default run)")
 MAX_DEPTH = option("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
                    help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
 DOT = (option("--dot-max-nodes", type=positive_int, default=None, metavar="N",

@@ -11,7 +11,7 @@ The canonical engine's commands live in this package (``run``, ``simplify``, ``t
 from __future__ import annotations
 
 from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES, RULESET, SAMPLES,
-                              SEED, SEMANTICS, bounds, explore_options, formats)
+                              SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
 from uopc.cli.spec import Command, option
 from uopc.cli.support import positive_int
 
@@ -45,7 +45,7 @@ COMMANDS: tuple[Command, ...] = (
           "Print the standalone C program of a .uir program (its canonical form, CALLs inlined). Build it with: "
           "cc -std=gnu99 -O1 -ffp-contract=off prog.c -lm; run it with the PARAM values as arguments (slot order, row-major) or on stdin.",
           (PROGRAM, option("--no-simplify", action="store_true", help="lower the program as written, not simplify(program)"),
-           option("-o", "--output", metavar="FILE", help="write the C source to FILE instead of stdout")),
+           output("write the C source to FILE instead of stdout")),
           ((0, "written"), (1, "the program failed (it cannot be lowered, the rules loop)"), BAD)),
   Command("check-rules", "uopc.cli.commands.backend:cmd_check_rules", "test each rule's soundness against compiled C",
           "Build random instances of every rule's pattern, rewrite them, compile both sides to C and compare them bit for bit on random inputs.",
@@ -87,8 +87,7 @@ COMMANDS: tuple[Command, ...] = (
           "edge constants), apply both rules and check that the results join.",
           (RULESET, formats("text", "json", "html"), OUTPUT, option("--all", action="store_true", help="also list the joinable pairs (text)"),
            option("--max-instances", type=positive_int, default=64, metavar="N", help="instances tried per pair (default 64)"),
-           option("--max-states", type=positive_int, default=2_000, metavar="N",
-                  help="states per side when searching for a common reduct (default 2,000)"),
+           max_states(2_000, "states per side when searching for a common reduct (default 2,000)"),
            option("--max-steps", type=positive_int, default=10_000, metavar="N",
                   help="rule lookups per normalization by the canonical engine (default 10,000)"),
            *bounds(600.0)),
@@ -100,15 +99,14 @@ COMMANDS: tuple[Command, ...] = (
   Command("explore view", "uopc.cli.reports.html:cmd_view", "the page of a saved --format json output",
           "Write the --format html page of a saved --format json output of an explorer command (reachable, normal-forms, order, "
           "search, pairs, best), of saturate or of trace/simplify.",
-          (option("file", help="the saved JSON"), option("-o", "--output", metavar="FILE", help="write the page to FILE (default stdout)")),
+          (option("file", help="the saved JSON"), output("write the page to FILE (default stdout)")),
           ((0, "written"), BAD)),
   Command("saturate", "uopc.cli.commands.saturate:cmd_saturate", "the cheapest equal graph, by equality saturation",
           "Apply every rule in every way in an e-graph, then extract the cheapest graph under a cost.",
           (PROGRAM, RULES, COST, option("--max-iterations", type=positive_int, default=30, metavar="N", help="saturation iterations (default 30)"),
            option("--max-enodes", type=positive_int, default=10_000, metavar="N", help="e-nodes (default 10,000)"),
            *bounds(DEFAULT_TIMEOUT), MAX_STEPS,
-           option("--max-states", type=positive_int, default=REACH_MAX_STATES, metavar="N",
-                  help=f"graphs the reachability search may look at (default {REACH_MAX_STATES:,})"),
+           max_states(REACH_MAX_STATES, f"graphs the reachability search may look at (default {REACH_MAX_STATES:,})"),
            formats("text", "json", "html"), OUTPUT),
           ((0, "saturated"), BAD, (3, "a bound cut saturation short (the best graph so far is printed)"))),
 )
