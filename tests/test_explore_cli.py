@@ -300,9 +300,9 @@ def test_a_looping_rule_set_reports_its_cycle(capsys, tmp_path):
 
 
 def test_the_package_installs_no_top_level_explore_and_pages_work_outside_the_repo(tmp_path):
-  """explore/ is uopc.explore (pyproject package-dir): run where the repository is not on sys.path."""
+  """explore/ holds scripts, never a package; the viewer is package data: run where the repository is not on sys.path."""
   import subprocess
-  code = "import importlib.util, sys; print(importlib.util.find_spec('explore') is None, importlib.util.find_spec('uopc.explore') is not None)"
+  code = "import importlib.util, sys; print(importlib.util.find_spec('explore') is None, importlib.util.find_spec('uopc.cli.reports') is not None)"
   out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True).stdout
   assert out.split() == ["True", "True"]
   (tmp_path / "p.uir").write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n")

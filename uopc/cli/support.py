@@ -2,7 +2,7 @@
 and ``--param`` handling, loading a program, the one progress bar and writing a result
 (the options themselves are declared in ``uopc.cli.options``).
 
-The command modules (``uopc.cli.commands.*``, ``uopc.cli.commands.backend``, ``uopc.explore.*``) import these
+The command modules (``uopc.cli.commands.*``) import these
 from here, so no command module imports another one back. Exit codes (``EXIT_MEANINGS``,
 ``docs/failure-contract.md``): 0 success, 1 the program failed or the command found something,
 2 bad input, 3 a bound was hit.

@@ -2,8 +2,9 @@
 ones from ``uopc.cli.options``, declared once) and what each exit code means for it. ``uopc.cli.main.build_parser`` makes the
 parser from this table; ``tests/test_commands.py`` checks the exit codes against ``docs/failure-contract.md``.
 
-The canonical engine's commands live in this package (``run``, ``simplify``, ``trace``, ``saturate``), the C backend's in
-``uopc.cli.commands.backend``, the explorer's in ``explore/`` (``uopc.explore``); a command's module is imported only when it runs.
+Each command's module lives in this package: the canonical engine's (``run``, ``simplify``, ``trace``, ``saturate``), the C
+backend's (``backend``) and the explorer's (``explore``, ``order``, ``pairs``, ``search``, ``best``; ``explore view`` is
+``uopc.cli.reports.html``'s); a command's module is imported only when it runs.
 
 >>> [c.name for c in COMMANDS][:5]
 ['run', 'simplify', 'trace', 'emit-c', 'check-rules']
