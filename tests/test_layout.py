@@ -189,3 +189,10 @@ def test_every_module_imports_on_its_own():
   assert done.returncode == 0, done.stderr[-2000:]
   first, covered = map(int, done.stdout.split())
   assert first + covered == len(names) and first >= len(names) // 3, (first, covered)
+
+
+def test_no_command_module_imports_another():
+  """What commands share lives in uopc.cli.support, uopc.cli.explore_support and uopc.cli.reports: each command reads alone."""
+  graph = import_graph()
+  commands = {m for m in graph if m.startswith("uopc.cli.commands.")}
+  assert sorted((m, d) for m in commands for d in graph[m] if d in commands) == []

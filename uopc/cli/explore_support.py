@@ -83,3 +83,29 @@ def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]
 def exit_code(ex: Any) -> int:
   """1 if a rule raised (a stuck step: found something), else 3 if a bound was hit, else 0."""
   return EXIT_FAILED if ex.stuck else EXIT_OK if ex.complete else EXIT_BOUND
+
+
+# what the search, best and saturate commands print alike
+def search_bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
+  if bound is None: return complete
+  from uopc.cli.reports.exploration import bound_flag
+  return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
+
+
+def step_lines(path: list[Any], indent: str = "  ") -> list[str]:
+  """A path's steps, numbered: ``rule: node -> result`` each."""
+  return [f"{indent}{i}. {e.describe(TERM_LIMIT)}" for i, e in enumerate(path, 1)]
+
+
+def steps_word(n: int) -> str: return f"{n} step{'s' * (n != 1)}"
+
+
+def canonical_of(prog: Any, args: argparse.Namespace, cost: Any) -> tuple[Any, Any, str | None]:
+  """The canonical engine's result (``--max-steps``, the command's budget), its cost, and why there is none."""
+  graph, error = canonical_for(prog, args)
+  try: return graph, None if graph is None else cost.of(graph), error
+  except Exception as e: raise CLIError(str(e)) from None   # a user cost function that fails
+
+
+def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
+  return f"canonical: {term_text(graph)}   (cost {cost:g})" if graph is not None else f"canonical: none ({error})"

@@ -20,21 +20,9 @@ import sys
 from typing import Any
 
 from uopc.cli.reports.html import emit
-from uopc.cli.explore_support import canonical_for, term_text
-from uopc.cli.commands.search import search_bound_text, step_lines, steps_word
+from uopc.cli.explore_support import canonical_line, canonical_of, search_bound_text, step_lines, steps_word, term_text
 from uopc.cli.budget import bounded, shielded, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
-
-
-def canonical_of(prog: Any, args: argparse.Namespace, cost: Any) -> tuple[Any, Any, str | None]:
-  """The canonical engine's result (``--max-steps``, the command's budget), its cost, and why there is none."""
-  graph, error = canonical_for(prog, args)
-  try: return graph, None if graph is None else cost.of(graph), error
-  except Exception as e: raise CLIError(str(e)) from None   # a user cost function that fails
-
-
-def canonical_line(graph: Any, cost: Any, error: str | None) -> str:
-  return f"canonical: {term_text(graph)}   (cost {cost:g})" if graph is not None else f"canonical: none ({error})"
 
 
 def cmd_best(args: argparse.Namespace) -> int:

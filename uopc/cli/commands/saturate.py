@@ -17,10 +17,8 @@ from typing import Any
 
 from uopc.cli.budget import bounded, shielded, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
-from uopc.cli.commands.best import canonical_line, canonical_of
 from uopc.cli.reports.html import emit
-from uopc.cli.explore_support import term_text
-from uopc.cli.commands.search import step_lines, steps_word
+from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, steps_word, term_text
 
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""

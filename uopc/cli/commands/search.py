@@ -25,7 +25,7 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.cli.reports.html import emit
-from uopc.cli.explore_support import TERM_LIMIT, on_cluster
+from uopc.cli.explore_support import TERM_LIMIT, on_cluster, search_bound_text, step_lines, steps_word
 from uopc.cli.budget import bounded, shielded, stopped
 from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
@@ -166,26 +166,12 @@ def _exit_code(found: bool, bound: str | None, stuck: list[Any]) -> int:
 def _term(u: Any) -> str: return show(u, TERM_LIMIT)
 
 
-def search_bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
-  if bound is None: return complete
-  from uopc.cli.reports.exploration import bound_flag
-  return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
-
-
 def _header(prog: Any, target: str, args: argparse.Namespace) -> list[str]:
   return [f"program: {_term(prog)}", f"target: {target}", f"rules: {args.rules.spec}"]
 
 
-def step_lines(path: list[Any], indent: str = "  ") -> list[str]:
-  """A path's steps, numbered: ``rule: node -> result`` each."""
-  return [f"{indent}{i}. {e.describe(TERM_LIMIT)}" for i, e in enumerate(path, 1)]
-
-
 def _bindings_text(bindings: dict[str, Any]) -> str:
   return ", ".join(f"?{k} = {_term(v)}" for k, v in bindings.items()) if bindings else "(no holes)"
-
-
-def steps_word(n: int) -> str: return f"{n} step{'s' * (n != 1)}"
 
 
 def search_text(r: Any, prog: Any, args: argparse.Namespace) -> list[str]:
