@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uopc.budget import bounded, shielded, stopped_text
+from uopc.budget import LIMITS, bounded, shielded, stopped_text
 from uopc.cli_support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.explore.best_cli import canonical_line, canonical_of
 from uopc.explore.html import emit
@@ -25,7 +25,7 @@ from uopc.explore.search_cli import step_lines, steps_word
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""
   from uopc.relational.analyses.search import Target, search
-  r = search(prog, Target.graph(graph), pm, max_states=max_states)
+  r = search(prog, Target.graph(graph), pm, max_states=max_states, limits=LIMITS)
   return (True if r.found else None if r.bound is not None else False), r.path, r.searched
 
 

@@ -25,7 +25,8 @@ from uopc.relational.logic.goals import NotGroundError, normalo, reacho, rule_re
 from uopc.relational.logic.patterns import RulePattern, predecessors, rule_patterns
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Redex, Stepper, Stuck, stepper_for, successors
-from uopc.relational.space.stream import Bound, Exploration
+from uopc.bounded import StopReason
+from uopc.relational.space.stream import Exploration
 from uopc.relational.analyses.order import Fork, OrderReport, diagnose_order, permutation_trials
 from uopc.relational.analyses.pairs import PairResult, PairsReport, critical_pairs
 from uopc.relational.space.saved import Saved, load
@@ -33,9 +34,9 @@ from uopc.relational.analyses.search import (Match, MeetResult, ReplayError, Sea
                                     search, search_all, target_goal)
 from uopc.term import show
 
-__all__ = ["Bound", "Edge", "Exploration", "Fork", "Head", "Match", "MeetResult", "NormalForms", "NotGroundError", "OrderReport",
+__all__ = ["Edge", "Exploration", "Fork", "Head", "Match", "MeetResult", "NormalForms", "NotGroundError", "OrderReport",
            "PairResult", "PairsReport", "Redex", "ReplayError", "RulePattern", "SearchResult", "SearchStream", "State", "Stepper",
-           "Stuck", "Target", "UExpr", "as_node", "canonical", "critical_pairs", "diagnose_order", "etuplize", "explore", "head_of",
+           "StopReason", "Stuck", "Target", "UExpr", "as_node", "canonical", "critical_pairs", "diagnose_order", "etuplize", "explore", "head_of",
            "matcho", "meet", "normal_forms", "normalo", "pat", "permutation_trials", "predecessors", "reacho", "replay",
            "rule_patterns", "rule_relation", "rule_relations", "Saved", "load", "search", "search_all", "show", "show_pattern", "stepo",
            "stepper_for", "successors", "target_goal", "term_pattern"]

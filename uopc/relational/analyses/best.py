@@ -30,7 +30,7 @@ from uopc.ops import Ops
 from uopc.relational.space.states import Edge, State
 from uopc.relational.ir import rules_for
 from uopc.relational.space.step import Stuck, stepper_for
-from uopc.relational.space.stream import Bound
+from uopc.bounded import StopReason
 from uopc.uop import UOp
 from uopc.bounded import Bounded
 
@@ -40,7 +40,7 @@ class _BestFields(NamedTuple):
   cost: float
   seen: int
   expanded: int
-  bound: Bound | None
+  bound: StopReason | None
   elapsed: float
 
 
@@ -74,7 +74,7 @@ def best(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, max_s
   floor = lower_bound(cost)
   queue = [(top_cost, 0, 0, start)]
   expanded = 0
-  bound: Bound | None = None
+  bound: StopReason | None = None
   while queue and top_cost > floor:
     if timeout is not None and time.perf_counter() - t0 > timeout: bound = "timeout"; break
     _, _, _, s = heapq.heappop(queue)

@@ -52,7 +52,9 @@ from uopc.relational.logic.goals import reacho
 from uopc.relational.analyses.meet import MeetResult, meet
 from uopc.relational.analyses.replay import ReplayError, replay
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.stream import Bound, Exploration
+from uopc.bounded import StopReason
+from uopc.limits import NO_LIMITS, Limits
+from uopc.relational.space.stream import Exploration
 from uopc.relational.logic.target import Target, matcho, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
@@ -100,13 +102,14 @@ class SearchStream(Bounded):
 
   def __init__(self, prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None, cluster: str | None = None, first: bool = False) -> None:
+               progress: Progress | None = None, cluster: str | None = None, first: bool = False, limits: Limits = NO_LIMITS) -> None:
     self.prog, self.target, self.pm = prog, target_for(prog, target), pm   # another IR's nodes: a PartsTarget
-    if cluster is None: self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+    if cluster is None:
+      self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, limits=limits)
     else:   # on a Ray cluster (docs/scaling.md); ``first``: it may stop at the level of the first match
       from uopc.relational.cluster import ClusterExploration
       self.exploration = ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout,
-                                            target=self.target, stop_at_match=first)
+                                            target=self.target, stop_at_match=first, limits=limits)
     self.searched = 0
     self.elapsed = 0.0
     self.done = False
@@ -151,7 +154,7 @@ class SearchStream(Bounded):
     finally: self.elapsed += time.perf_counter() - t0
 
   @property
-  def bound(self) -> Bound | None:
+  def bound(self) -> StopReason | None:
     """Which bound ended the search (None while it runs, or if the whole space was searched)."""
     return self.exploration.bound if self.done else None
 
@@ -171,7 +174,7 @@ class SearchResult(Bounded):
   reachable space); ``elapsed`` seconds; ``stuck``, the stuck states met (a rule raised).
   """
 
-  def __init__(self, target: Target, match: Match | None, searched: int, bound: Bound | None, elapsed: float,
+  def __init__(self, target: Target, match: Match | None, searched: int, bound: StopReason | None, elapsed: float,
                stuck: list[State] | None = None) -> None:
     self.target, self.match, self.searched, self.bound, self.elapsed = target, match, searched, bound, elapsed
     self.stuck: list[State] = stuck or []
@@ -207,7 +210,7 @@ class SearchResult(Bounded):
 
 def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None, cluster: str | None = None) -> SearchStream:
+               progress: Progress | None = None, cluster: str | None = None, limits: Limits = NO_LIMITS) -> SearchStream:
   """Every match, lazily, nearest first (each graph once, each with a shortest path).
 
   >>> from uopc import UOp, symbolic
@@ -219,17 +222,18 @@ def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_sta
   (``(x + 0) + y`` reassociates to ``(x + y) + 0``, hence the graphs ending in ``+ 0``.)
   """
   return SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                      progress=progress, cluster=cluster)
+                      progress=progress, cluster=cluster, limits=limits)
 
 
 def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
            max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-           progress: Progress | None = None, cluster: str | None = None) -> SearchResult:
+           progress: Progress | None = None, cluster: str | None = None, limits: Limits = NO_LIMITS) -> SearchResult:
   """The shortest rewrite sequence from ``prog`` to a graph matching ``target`` (the first of ``search_all``).
 
   ``target`` is a term string (``"add(?x, ?x)"``), a parsed ``Term``, a node (that exact
   graph), an etuple pattern, or a ``Target``. ``progress(n)`` is called with the number
   of graphs searched so far, once per graph. ``cluster``: search on a Ray cluster (``explore``'s), the same answer.
+  ``limits``: the caller's bounds (``uopc.limits``), asked between states.
 
   >>> from uopc import UOp, symbolic
   >>> p0 = UOp.param(0)
@@ -241,7 +245,7 @@ def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states:
   (False, True, None, 1)
   """
   stream = SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                        progress=progress, cluster=cluster, first=True)
+                        progress=progress, cluster=cluster, first=True, limits=limits)
   m = next(stream, None)
   return SearchResult(stream.target, m, stream.searched, None if m is not None else stream.bound, stream.elapsed,
                       stream.stuck)

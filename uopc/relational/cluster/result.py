@@ -21,7 +21,6 @@ import functools
 import weakref
 from typing import Any, Iterator
 
-from uopc.budget import shielded
 from uopc.relational.cluster.codec import Codec, Reader
 from uopc.relational.cluster import coordinator
 from uopc.relational.cluster.coordinator import Coordinator, Outcome
@@ -33,6 +32,7 @@ from uopc.relational.cluster.visited import FP, fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
 from uopc.relational.space.stream import Exploration
+from uopc.limits import NO_LIMITS, Limits
 
 
 class ClusterExploration(Exploration):
@@ -46,14 +46,15 @@ class ClusterExploration(Exploration):
 
   def __init__(self, root: Any, pm: Any, *, cluster: str, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, target: Any = None, stop_at_match: bool = False, measure: bool = False,
-               kill: Any = None, native: bool | None = None) -> None:
-    super().__init__(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, native=False)
+               kill: Any = None, native: bool | None = None, limits: Limits = NO_LIMITS) -> None:
+    super().__init__(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, native=False, limits=limits)
     if not self.stepper.ir.reducible or type(root).__module__ != "uopc.uop":
       from uopc.relational.cluster.errors import ClusterError
       raise ClusterError("--cluster explores uopc programs under uopc rule sets only")
     self.cluster = cluster
     self._coordinator = Coordinator(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, target=target,
-                                    stop_at_match=stop_at_match, measure=measure, kill=kill, native=native)
+                                    stop_at_match=stop_at_match, measure=measure, kill=kill, native=native,
+                                    limits=limits)
     self.outcome: Outcome | None = None
     self._materialized = False
     self._lean_normals: list[State] | None = None
@@ -62,7 +63,7 @@ class ClusterExploration(Exploration):
 
   def _cluster_drive(self) -> Any:
     self.outcome = out = self._coordinator.run(self.cluster)
-    self._bound = out.bound  # type: ignore[assignment]  # also "workers_lost": a bound of the cluster's own
+    self._bound = out.bound   # also "workers_lost": a bound of the cluster's own
     if out.release is not None: weakref.finalize(self, out.release)   # the cluster this run started lives as long as this
     if out.lean is None: self._full()   # the shards' parts are gone: every state here, also after an interrupt
     else: self._paths = Paths(self.root, self.stepper, functools.partial(_lookup, out))
@@ -75,7 +76,7 @@ class ClusterExploration(Exploration):
     if self._materialized: return
     self._materialized = True
     assert self.outcome is not None, "the run comes first"
-    with shielded(): _materialize(self, self.outcome)
+    with self.limits.shield(): _materialize(self, self.outcome)
 
   @property
   def states(self) -> list[State]:
@@ -115,7 +116,7 @@ class ClusterExploration(Exploration):
     if self._materialized or out is None or out.lean is None: return None
     if out.serial != coordinator.RUNS[0]:   # a later run may have taken the workers
       import ray
-      with shielded(): serving = all(ray.get([w.serves.remote(out.run) for w in out.workers]))
+      with self.limits.shield(): serving = all(ray.get([w.serves.remote(out.run) for w in out.workers]))
       if not serving:
         out.lean = None
         return None
@@ -176,7 +177,7 @@ class ClusterExploration(Exploration):
     out = self.outcome
     assert out is not None
     n, w = out.shards, out.workers
-    with shielded():
+    with self.limits.shield():
       found: list[list[Any]] = [[] for _ in range(n)]
       if n > 1:
         targets = [a.all_targets.options(num_returns=n).remote(out.cut) for a in w]
@@ -199,7 +200,7 @@ class ClusterExploration(Exploration):
       cycles.append((sorted(comp), names))
     if not cycles: return [], False
     wanted = np.array(sorted({i for c, _ in cycles for i in c}), np.int64)
-    with shielded(): got = ray.get([a.fingerprints.remote(out.run, wanted) for a in w])
+    with self.limits.shield(): got = ray.get([a.fingerprints.remote(out.run, wanted) for a in w])
     fp_of = {i: fp_bytes(f) for g in got if g is not None for i, f in zip(g[0].tolist(), g[1])}
     made = self._paths.states(list(fp_of.values()))
     found_cycles = [Cycle([made[fp_of[i]] for i in c], names) for c, names in cycles]
@@ -301,7 +302,7 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
   readers = [Reader(codec) for _ in range(out.shards)]   # each shard's records, read in order (codec.Records)
   above: dict[int, Any] = {}   # the last level's graphs by id
   for d in range(min(len(r) for r in out.records)):
-    with shielded(): recs = [unpack(r) for r in ray.get([out.records[j][d] for j in range(out.shards)])]
+    with ex.limits.shield(): recs = [unpack(r) for r in ray.get([out.records[j][d] for j in range(out.shards)])]
     steps: dict[int, list[Redex]] = {}
     for j, rec in enumerate(recs):
       nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]
@@ -345,7 +346,7 @@ def _lookup(out: Outcome, fps: set[bytes]) -> dict[bytes, tuple[int, bytes, int,
   for f in fps: by[owner(f, out.shards)].append(f)
   asked = [(want, out.workers[j].lookup.remote(out.run, np.array(want, FP))) for j, want in enumerate(by) if want]
   got: dict[bytes, tuple[int, bytes, int, int]] = {}
-  with shielded():
+  with out.limits.shield():
     for want, ref in asked:
       if (r := ray.get(ref)) is None: raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
       for fp, i, par, pos, d in zip(want, *(a.tolist() for a in (r[0], r[1], r[2], r[3]))):

@@ -24,17 +24,20 @@ from uopc.matcher import PatternMatcher
 from uopc.relational.ir import ir_of, rules_for
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Semantics
-from uopc.relational.space.stream import Bound, Exploration
+from uopc.bounded import StopReason
+from uopc.relational.space.stream import Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
 from uopc.bounded import Bounded
+from uopc.limits import NO_LIMITS, Limits
 from uopc.lengths import LENGTHS
 
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-            reduce: bool = False, semantics: Semantics = "graph", native: bool | None = None, cluster: str | None = None) -> Exploration:
+            reduce: bool = False, semantics: Semantics = "graph", native: bool | None = None, cluster: str | None = None,
+            limits: Limits = NO_LIMITS) -> Exploration:
   """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
 
   Nothing is computed until you iterate (states stream as they are found) or ask for
@@ -47,7 +50,8 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   it explores every graph, without reduction). ``native``: the C core where it applies
   (default where it is built; ``False`` for the pure-Python core, the same results: ``docs/native.md``).
   ``cluster``: run the search on a Ray cluster, ``"local:N"`` or an address (``uopc.relational.cluster``,
-  ``docs/scaling.md``): the same states, breadth first, graph semantics, every graph.
+  ``docs/scaling.md``): the same states, breadth first, graph semantics, every graph. ``limits``: the caller's bounds
+  (``uopc.limits``), asked between states (a cluster's between levels); none by default.
 
   >>> from uopc import UOp
   >>> ex = explore((UOp.param(0) + 0) * 1)
@@ -63,9 +67,10 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
     if order != "bfs" or reduce or semantics != "graph" or ctx is not None:
       raise ValueError("cluster= explores breadth first, every graph, under graph semantics, without a ctx")
     from uopc.relational.cluster import ClusterExploration   # the one package that imports Ray
-    return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, native=native)
+    return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, native=native,
+                              limits=limits)
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
-                     semantics=semantics, native=native)
+                     semantics=semantics, native=native, limits=limits)
 
 
 def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = None,
@@ -99,7 +104,7 @@ class NormalForms(Bounded):
     self.variants = [v for v in variants or () if v[1] is not canonical or v[2] != canonical_error]
 
   @property
-  def bound(self) -> Bound | None:
+  def bound(self) -> StopReason | None:
     """Which bound stopped the exploration, or None: the whole space was explored (``complete``), so these are all the normal forms."""
     return self.exploration.bound
 
