@@ -150,3 +150,19 @@ def test_every_module_imports_on_its_own():
   assert done.returncode == 0, done.stderr[-2000:]
   first, covered = map(int, done.stdout.split())
   assert first + covered == len(names) and first >= len(names) // 3, (first, covered)
+
+
+def command_line(module: str) -> bool:
+  """A module of the command line: its entry points, its commands and reports, its budget (the rest is the library)."""
+  return module in ("uopc.__main__", "uopc.backend.cli") or module.startswith(("uopc.cli", "uopc.commands", "uopc.explore")) \
+    or module.rpartition(".")[2] == "budget"
+
+
+def test_the_library_never_imports_the_budget():
+  """The budget (``--timeout``, ``--max-memory``, interrupts) is the command's: library loops take their bounds passed in
+  (``uopc.limits``) and never read it, not even in a deferred import."""
+  graph = import_graph()
+  budgets = {m for m in graph if m.rpartition(".")[2] == "budget"}
+  assert budgets and any(budgets & graph[m] for m in graph if command_line(m))   # it is found where it is used
+  assert sorted(m for m, deps in graph.items() if not command_line(m) and deps & budgets) == []
+  assert command_line("uopc.cli_support") and command_line("uopc.explore.report") and not command_line("uopc.relational.cluster.shard")

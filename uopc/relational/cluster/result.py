@@ -164,18 +164,31 @@ class ClusterExploration(Exploration):
     return self._paths.states([fp])[fp] if self.outcome is not None and _lookup(self.outcome, {fp}) else None
 
   def cycle_classes(self) -> tuple[list[Any], bool] | None:
-    """``cycles._classes`` from the shards (None where every state is here): the steps between made states as id arrays,
-    their components found here, each closed one's states rebuilt with their paths (``paths.py``). Every state of a
-    component of more than one was expanded (each has a step out), fully (no reduction here): none is unsure."""
+    """``cycles._classes`` from the shards (None where every state is here): the steps between made states as id arrays
+    (``_steps_out``), their closed components found here (``_closed``), each one's states rebuilt with their paths
+    (``paths.py``). Every state of a component of more than one was expanded (each has a step out), fully (no reduction
+    here): none is unsure."""
     import numpy as np
     import ray
 
     from uopc.relational.space.cycles import Cycle
-    from uopc.relational.space.scc import components
     if (lean := self._lean()) is None: return None
     if not any(r["maybe_cycle"] for r in lean): return [], False
     out = self.outcome
     assert out is not None
+    if not (cycles := _closed(self.stepper, self._steps_out(out))): return [], False
+    wanted = np.array(sorted({i for c, _ in cycles for i in c}), np.int64)
+    with self.limits.shield(): got = ray.get([a.fingerprints.remote(out.run, wanted) for a in out.workers])
+    fp_of = {i: fp_bytes(f) for g in got if g is not None for i, f in zip(g[0].tolist(), g[1])}
+    made = self._paths.states(list(fp_of.values()))
+    found_cycles = [Cycle([made[fp_of[i]] for i in c], names) for c, names in cycles]
+    found_cycles.sort(key=lambda c: c.states[0].id)
+    return found_cycles, False
+
+  def _steps_out(self, out: Outcome) -> list[Any]:
+    """Each shard's steps between made states (source ids, positions, target ids, rules: arrays), the targets' ids asked
+    of their owners (the fingerprints moving worker to worker)."""
+    import ray
     n, w = out.shards, out.workers
     with self.limits.shield():
       found: list[list[Any]] = [[] for _ in range(n)]
@@ -185,27 +198,7 @@ class ClusterExploration(Exploration):
         found = [[targets[j][i] for i in range(n)] + [ids[i][j] for i in range(n)] for j in range(n)]
       parts = ray.get([a.steps_out.remote(out.run, out.cut, *found[j]) for j, a in enumerate(w)])
     if any(p is None for p in parts): raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
-    src, pos, dst, rule = (np.concatenate([p[k] for p in parts]) for k in range(4))
-    order = np.lexsort((pos, src))   # the edges' order: by state, then step
-    src, dst, rule = src[order], dst[order], rule[order]
-    heads, starts = np.unique(src, return_index=True)
-    succ = dict(zip(heads.tolist(), (a.tolist() for a in np.split(dst, starts[1:]))))
-    cycles = []
-    for comp in components(heads.tolist(), succ):
-      members = set(comp)
-      if len(comp) < 2 or not all(t in members for v in comp for t in succ[v]): continue
-      names: list[str] = []
-      for r in dict.fromkeys(rule[np.isin(src, comp)].tolist()):
-        if (name := self.stepper.rule_name(r)) not in names: names.append(name)
-      cycles.append((sorted(comp), names))
-    if not cycles: return [], False
-    wanted = np.array(sorted({i for c, _ in cycles for i in c}), np.int64)
-    with self.limits.shield(): got = ray.get([a.fingerprints.remote(out.run, wanted) for a in w])
-    fp_of = {i: fp_bytes(f) for g in got if g is not None for i, f in zip(g[0].tolist(), g[1])}
-    made = self._paths.states(list(fp_of.values()))
-    found_cycles = [Cycle([made[fp_of[i]] for i in c], names) for c, names in cycles]
-    found_cycles.sort(key=lambda c: c.states[0].id)
-    return found_cycles, False
+    return parts
 
   def matches(self) -> Iterator[State]:
     """The states the search's target matched (``target``), in id order, each with its path (``SearchStream`` reads them)."""
@@ -328,6 +321,28 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
     level.sort(key=lambda s: s.id)
     above = {s.id: s.graph for s in level if s.error is None}
     yield from level
+
+
+def _closed(stepper: Any, parts: list[Any]) -> list[tuple[list[int], list[str]]]:
+  """The closed components of more than one state of the steps in ``parts`` (``_steps_out``), each as its sorted ids and
+  the names of the rules of its states' steps (in the steps' order: by state, then step)."""
+  import numpy as np
+
+  from uopc.relational.space.scc import components
+  src, pos, dst, rule = (np.concatenate([p[k] for p in parts]) for k in range(4))
+  order = np.lexsort((pos, src))   # the edges' order: by state, then step
+  src, dst, rule = src[order], dst[order], rule[order]
+  heads, starts = np.unique(src, return_index=True)
+  succ = dict(zip(heads.tolist(), (a.tolist() for a in np.split(dst, starts[1:]))))
+  cycles = []
+  for comp in components(heads.tolist(), succ):
+    members = set(comp)
+    if len(comp) < 2 or not all(t in members for v in comp for t in succ[v]): continue
+    names: list[str] = []
+    for r in dict.fromkeys(rule[np.isin(src, comp)].tolist()):
+      if (name := stepper.rule_name(r)) not in names: names.append(name)
+    cycles.append((sorted(comp), names))
+  return cycles
 
 
 def _stand_in(made: dict[int, State], graphs: dict[int, Any], i: int, depth: int, stepper: Any) -> State:
