@@ -25,7 +25,8 @@ A command that reports partial results runs ``shielded()`` (never interrupted) a
 does its work through ``bounded(fn, default)``: ``fn`` can be interrupted, and a
 ``BoundHit`` from it gives ``default``. With ``grace=True`` the interruption waits
 ``GRACE`` seconds after the bound: loops that can stop cleanly check ``stopped()``
-(the explorer does, once per state) and end on their own at their next step, and
+(the library's loops through ``LIMITS``, the ``uopc.limits.Limits`` a command passes
+them: the explorer asks once per state) and end on their own at their next step, and
 work that derives the report from partial results (the canonical form after an
 exploration, the forks of ``explore order``) may finish; a rule call that never
 returns is interrupted once the grace is over. A second interrupt while the first

@@ -30,9 +30,8 @@ from uopc.ops import Ops
 from uopc.relational.space.states import Edge, State
 from uopc.relational.ir import rules_for
 from uopc.relational.space.step import Stuck, stepper_for
-from uopc.bounded import StopReason
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 
 
 class _BestFields(NamedTuple):

@@ -27,13 +27,12 @@ from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for, type_name
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Stepper, stepper_for
-from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.space.stream import Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 from uopc.lengths import LENGTHS
 
 Progress = Callable[[int], None]

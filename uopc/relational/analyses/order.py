@@ -36,13 +36,12 @@ from uopc.relational.space.engine_path import CanonicalPath, canonical_path
 from uopc.relational.space.reduction import order_keep_full
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import stepper_for
-from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.space.stream import Exploration
 from uopc.relational.analyses.sample import Sample
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 
 __all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_exploration", "order_matters",
            "permutation_trials", "SampledWitness", "sampled_witness"]

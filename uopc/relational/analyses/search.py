@@ -52,14 +52,13 @@ from uopc.relational.logic.goals import reacho
 from uopc.relational.analyses.meet import MeetResult, meet
 from uopc.relational.analyses.replay import ReplayError, replay
 from uopc.relational.space.states import Edge, State
-from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.space.stream import Exploration
 from uopc.relational.logic.target import Target, matcho, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 from uopc.lengths import LENGTHS
 
 Goal = Callable[[Mapping], Iterator[Mapping]]

@@ -45,7 +45,7 @@ from uopc.relational.cluster.session import idle_workers, open_session
 from uopc.relational.cluster.shard import Shard, unpack
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
-POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
+POLL = 0.05        # seconds between two looks at the caller's bounds while a level runs
 SETTLE = 30.0      # seconds a call sent ahead of a dead shard's replacement gets to report its failure
 LOST_SETTLE = 5.0  # the same once a shard is lost for good (a live shard's call may still run: its result is not needed)
 RUNS = [0]         # cluster runs ended in this process

@@ -24,12 +24,11 @@ from uopc.matcher import PatternMatcher
 from uopc.relational.ir import ir_of, rules_for
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Semantics
-from uopc.bounded import StopReason
 from uopc.relational.space.stream import Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.lengths import LENGTHS
 

@@ -199,7 +199,7 @@ class Exploration(Bounded):
     self._driver = None
 
   def _stop(self, e: BoundHit) -> None:
-    """A command's bound interrupted a step (maybe inside a rule): keep what was reached, as for any bound."""
+    """The caller's bound (a ``BoundHit``) interrupted a step (maybe inside a rule): keep what was reached, as for any bound."""
     self._driver, self._bound = None, e.reason
 
   # ---- results (each finishes the exploration first)
