@@ -19,7 +19,7 @@ cannot take a second base itself.
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 StopReason = Literal[
   "saturated",      # not a bound: equality saturation stopped because an iteration changed nothing (``Saturation.stop``)
@@ -37,7 +37,7 @@ StopReason = Literal[
 class Bounded:
   """A result with ``bound`` (which bound stopped the work, or None) and ``complete`` (no bound did: the answer is definitive)."""
   __slots__ = ()
-  bound: StopReason | None
+  bound: Any   # a ``StopReason`` or None, held as the subclass holds it (an attribute, a property, a field)
 
   @property
   def complete(self) -> bool:

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, cast
 
 from uopc.bounded import Bounded, StopReason
 from uopc.cost import Cost, as_cost
@@ -308,7 +308,8 @@ class _NativeLoop(_Loop):
   native = True
 
   def __init__(self, prog: UOp, rules: _Rules) -> None:
-    self.run = NativeRun(prog, rules.pats, rules.templates, rules.heights)
+    templates = cast("list[Template]", rules.templates)   # every rule is a template rule where the core runs (``unsupported``)
+    self.run = NativeRun(prog, rules.pats, templates, rules.heights)
     self.egraph, self.root = EGraph(), self.run.root   # the e-graph: the core's, read lazily once it is done (``finish``)
 
   def enode_count(self) -> int: return self.run.core.enode_count()
