@@ -20,7 +20,7 @@ Workloads: the sum of 12 ``p_i + 0`` under ``x + 0`` (4,096 states: cheap) and t
 workers (65,536 states).
 
 Last, the coordinator's memory: ``uopc explore normal-forms --no-reduce --cluster local:2`` on the sums of 14 and 16
-``p_i + 0`` (16,384 and 65,536 states), each in a fresh process, its peak resident set (``budget.peak_memory``: Ray's client
+``p_i + 0`` (16,384 and 65,536 states), each in a fresh process, its peak resident set (``memory.peak_memory``: Ray's client
 alone is about 100 MB of it); beside it the same with ``--format json``, which lists every state and so builds them all
 in the coordinator, and one process without ``--cluster``. ``BIG=18`` adds the sum of 18 (262,144 states).
 """
@@ -180,7 +180,7 @@ def main() -> None:
 
 RSS_RUN = """
 import contextlib, io, sys
-from uopc.cli.budget import peak_memory
+from uopc.memory import peak_memory
 from uopc.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()) as out: code = main(sys.argv[1:])
 assert code == 0, (code, out.getvalue()[-2000:])

@@ -20,7 +20,7 @@ from uopc.backend.instances import NoInstance, Synth
 from uopc.backend import soundness
 from uopc.backend.driver import Batch
 from uopc.backend.soundness import check_rules
-from uopc.cli.budget import BoundHit
+from uopc.limits import BoundHit
 from tests.backend_helpers import ACCEPTED_NAMES, UNSOUND_NAMES, same, strict_outcome
 
 x = UPat.var("x")

@@ -92,6 +92,18 @@ def test_parse_memory_takes_units_and_zero_lifts_the_bound():
   assert memory_text(4 << 30) == "4 GiB" and memory_text(300 << 20) == "300 MiB"
 
 
+def test_the_budget_reaches_the_library_only_as_the_limits_a_command_passes():
+  from uopc.cli.budget import LIMITS
+  from uopc.limits import NO_LIMITS
+  assert LIMITS.should_stop() is None and LIMITS.max_memory is None   # no budget: no bound
+  with Budget(timeout=600, max_memory=3 << 30) as b, LIMITS.shield():   # shielded: no tick raises into the test
+    assert b._shielded == 1 and LIMITS.should_stop() is None and LIMITS.max_memory == 3 << 30 and not b.cut
+    b.hit("timeout")
+    assert LIMITS.should_stop() == "timeout" and b.cut and NO_LIMITS.should_stop() is None
+    assert LIMITS.describe("timeout") == "--timeout 600 s" and LIMITS.describe("max_states") == "max_states"
+    assert LIMITS.take() == "timeout" and b._delivered   # taken: no BoundHit follows once the shield is off
+
+
 def test_bounded_gives_the_default_once_a_bound_was_hit_and_runs_nothing_new():
   ran = []
   with Budget(timeout=None, max_memory=None) as b:

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import arith_programs, graphs
 from uopc import PatternMatcher, UOp, UPat, fold, symbolic
-from uopc.cli.budget import BoundHit
+from uopc.limits import BoundHit
 from uopc.relational import Exploration, Stepper
 from uopc.relational.native import available, missing
 from uopc.rulesets import resolve_rules

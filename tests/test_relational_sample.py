@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from uopc import UOp, fold, parse_uir, symbolic
-from uopc.cli.budget import Budget
+from uopc.cli.budget import LIMITS, Budget
 from uopc.relational.analyses.replay import replay
 from uopc.relational.analyses.sample import Sample, sample_normal_forms
 from uopc.relational.space.step import stepper_for
@@ -74,8 +74,12 @@ def test_a_budget_stops_the_runs_and_keeps_what_they_found():
   prog = parse_uir((ROOT / "examples" / "five_params.uir").read_text())
   out = Sample(0)
   with Budget(timeout=60, max_memory=None) as b:
-    sample_normal_forms(prog, symbolic, max_runs=50, into=out)
+    sample_normal_forms(prog, symbolic, max_runs=50, into=out, limits=LIMITS)
     found = len(out.forms)
     b.hit("timeout")
-    sample_normal_forms(prog, symbolic, max_runs=100, into=out)
+    sample_normal_forms(prog, symbolic, max_runs=100, into=out, limits=LIMITS)
   assert found > 0 and len(out.forms) == found and out.runs == 50 and out.bound == "timeout"
+  with Budget(timeout=None, max_memory=None) as b:   # no tick: nothing raised into the runs
+    b.hit("timeout")
+    unbounded = sample_normal_forms(prog, symbolic, max_runs=5)   # the budget is the command's: passed in, never read
+  assert unbounded.runs == 5 and unbounded.bound is None

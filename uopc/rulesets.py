@@ -69,8 +69,9 @@ def rule_object(spec: str, installs: Mapping[str, str] | None = None) -> object:
 def _import(module: str, installs: Mapping[str, str]) -> ModuleType:
   try: return importlib.import_module(module)
   except ModuleNotFoundError as e:
-    if e.name in installs and module.startswith(e.name): raise RuleSetError(f"{module}: {e.name} is not installed ({installs[e.name]})") from None
-    if e.name is not None and module.startswith(e.name): raise RuleSetError(f"no module named {module!r}") from None
+    if e.name is not None and module.startswith(e.name):
+      if e.name in installs: raise RuleSetError(f"{module}: {e.name} is not installed ({installs[e.name]})") from None
+      raise RuleSetError(f"no module named {module!r}") from None
     raise _bad_code(module, e) from None
   except (Exception, SystemExit) as e: raise _bad_code(module, e) from None
 

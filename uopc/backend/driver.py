@@ -30,7 +30,7 @@ from uopc.backend.lower import prepare
 from uopc.backend.program import batch_source, standalone_source
 from uopc.backend.toolchain import built
 from uopc.backend.values import decode, params_tokens
-from uopc.cli.budget import adopt_child, release_child, stop_children
+from uopc.children import adopt_child, release_child, stop_children
 from uopc.lengths import LENGTHS
 
 TIMEOUT = 120.0   # seconds a compiled program may run (they are straight-line code: generous)

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from uopc.cli.budget import BoundHit
+from uopc.limits import BoundHit
 from uopc.dtype import dtypes
 from uopc.matcher import PatternMatcher, Rule
 from uopc.ops import Ops

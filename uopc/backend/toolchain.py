@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from uopc.backend.errors import CompileError
-from uopc.cli.budget import adopt_child, release_child
+from uopc.children import adopt_child, release_child
 
 FLAGS: tuple[str, ...] = ("-std=gnu99", "-fexcess-precision=standard", "-O1", "-fno-fast-math", "-ffp-contract=off",
                           "-fno-builtin-sin", "-fno-builtin-pow", "-fno-builtin-log2")

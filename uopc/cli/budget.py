@@ -25,7 +25,8 @@ A command that reports partial results runs ``shielded()`` (never interrupted) a
 does its work through ``bounded(fn, default)``: ``fn`` can be interrupted, and a
 ``BoundHit`` from it gives ``default``. With ``grace=True`` the interruption waits
 ``GRACE`` seconds after the bound: loops that can stop cleanly check ``stopped()``
-(the explorer does, once per state) and end on their own at their next step, and
+(the library's loops through ``LIMITS``, the ``uopc.limits.Limits`` a command passes
+them: the explorer asks once per state) and end on their own at their next step, and
 work that derives the report from partial results (the canonical form after an
 exploration, the forks of ``explore order``) may finish; a rule call that never
 returns is interrupted once the grace is over. A second interrupt while the first
@@ -48,10 +49,13 @@ import signal
 import sys
 import threading
 import time
-from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Literal, TypeVar
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Callable, Iterator, TypeVar
 
-Reason = Literal["timeout", "max_memory", "interrupted"]
+from uopc.bounded import StopReason
+from uopc.children import limit_children
+from uopc.limits import BoundHit, Limits
+from uopc.memory import peak_memory, reset_peak_memory, resident_memory
 T = TypeVar("T")
 D = TypeVar("D")   # the default of `bounded`, often None where T is not
 
@@ -61,71 +65,6 @@ DEFAULT_MAX_MEMORY = 4 << 30   # bytes of resident memory (4 GiB)
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _MEMORY_SIGNAL = signal.SIGUSR1   # the supervisor's word: the command's child processes took it past --max-memory
 _supervisor: int | None = None   # the pipe to the supervisor, in a command run by the console script
-_children: set[int] = set()      # adopted child processes still running (``adopt_child``)
-
-
-class BoundHit(BaseException):
-  """Raised into the running code once a bound is hit. A ``BaseException``: a rule's
-  ``except Exception`` (or the explorer's, which turns a raising rule into a stuck step)
-  must not swallow it."""
-  def __init__(self, reason: Reason) -> None:
-    super().__init__(reason)
-    self.reason = reason
-
-
-def resident_memory() -> int:
-  """Resident set size of this process in bytes (peak RSS where ``/proc`` is missing)."""
-  try:
-    with open("/proc/self/statm", "rb") as f: return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-  except (OSError, ValueError, IndexError): return peak_memory()
-
-
-def peak_memory() -> int:
-  """The most resident memory this process has held since ``reset_peak_memory`` (or since it started), in bytes:
-  the kernel's high-water mark, which sees what was taken and given back between two looks."""
-  try:
-    with open("/proc/self/status", "rb") as f:
-      for line in f:
-        if line.startswith(b"VmHWM:"): return int(line.split()[1]) * 1024
-  except (OSError, ValueError, IndexError): pass
-  import resource
-  peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-  return peak if sys.platform == "darwin" else peak * 1024
-
-
-def reset_peak_memory() -> None:
-  """Start ``peak_memory`` again from the level now (Linux: ``/proc/self/clear_refs``; elsewhere it cannot be)."""
-  try:
-    with open("/proc/self/clear_refs", "w") as f: f.write("5")
-  except OSError: pass
-
-
-def adopt_child(pid: int) -> None:
-  """A child process the command started (the C compiler, a compiled program): held to the command's
-  ``--max-memory`` of address space, it and what it starts, and stopped by ``stop_children`` when a bound
-  stops the command. The limit is set from outside (``prlimit``) right after the child starts, not by a
-  ``preexec_fn``, which is not safe in a process with threads (check-rules has them)."""
-  _children.add(pid)
-  b = _current
-  if b is None or b.max_memory is None: return
-  import resource
-  try: resource.prlimit(pid, resource.RLIMIT_AS, (b.max_memory, b.max_memory))
-  except (OSError, ValueError, AttributeError): pass   # gone already, or not Linux: the supervisor still counts it
-
-
-def release_child(pid: int) -> None:
-  """The child ``pid`` was waited for: nothing left to stop."""
-  _children.discard(pid)
-
-
-def stop_children() -> None:
-  """SIGKILL every adopted child still running, with its process group where it leads one: what worker
-  threads run (check-rules' compilers) ends at once, so the threads can be joined."""
-  for pid in list(_children):
-    try: os.killpg(pid, signal.SIGKILL)
-    except OSError:
-      try: os.kill(pid, signal.SIGKILL)
-      except OSError: pass
 
 
 def set_supervisor(fd: int | None) -> None:
@@ -146,7 +85,7 @@ class Budget:
 
   def __init__(self, timeout: float | None, max_memory: int | None) -> None:
     self.timeout, self.max_memory = timeout, max_memory
-    self.reason: Reason | None = None
+    self.reason: StopReason | None = None
     self.signum: int | None = None   # the signal that interrupted, if one did
     self.started = time.monotonic()
     self.hit_at = float("inf")        # when the bound was hit
@@ -157,6 +96,7 @@ class Budget:
     self._delivered = False           # a BoundHit was raised in the current ``bounded`` call
     self._saved: dict[int, Any] = {}
     self._peak_before = 0             # ``peak_memory()`` as the budget began
+    self._outer_limit: int | None = None   # the children's memory limit from before the budget (``limit_children``)
     self._unraisable: Any = sys.unraisablehook   # the hook from before the budget (``_on_unraisable``)
 
   # ---- installing
@@ -164,6 +104,7 @@ class Budget:
   def __enter__(self) -> Budget:
     global _current
     self._outer, _current = _current, self
+    self._outer_limit = limit_children(self.max_memory)   # the children it starts: held to --max-memory, as the command is
     self.started = time.monotonic()
     self._shielded = 0
     if threading.current_thread() is threading.main_thread():
@@ -193,6 +134,7 @@ class Budget:
     for s, h in self._saved.items(): signal.signal(s, h)
     self._saved = {}
     if sys.unraisablehook == self._on_unraisable: sys.unraisablehook = self._unraisable
+    limit_children(self._outer_limit)
     _current = self._outer
 
   def _set_shield(self, depth: int) -> None:
@@ -243,7 +185,7 @@ class Budget:
     if isinstance(info.exc_value, BoundHit): self._delivered = False
     else: self._unraisable(info)
 
-  def hit(self, reason: Reason) -> None:
+  def hit(self, reason: StopReason) -> None:
     """Record that ``reason`` stopped the command (an interrupt overrides an earlier bound)."""
     if self.reason is None or reason == "interrupted":
       self.reason, self.hit_at = reason, time.monotonic()
@@ -262,7 +204,7 @@ class Budget:
     """Seconds since the command started."""
     return time.monotonic() - self.started
 
-  def flag_text(self, reason: Reason | None = None) -> str:
+  def flag_text(self, reason: StopReason | None = None) -> str:
     """What stopped the command, as the flag that set the bound: ``--timeout 5 s``."""
     reason = reason or self.reason
     if reason == "timeout": return f"--timeout {self.timeout:g} s"
@@ -279,7 +221,7 @@ def current() -> Budget | None:
   return _current
 
 
-def stopped() -> Reason | None:
+def stopped() -> StopReason | None:
   """The bound that stopped the command, or None: the check of a loop that can stop cleanly."""
   if _current is None or _current.reason is None: return None
   _current.cut = True   # the caller stops early because of it
@@ -297,7 +239,7 @@ def _look(b: Budget) -> None:
     b._check_bounds()
 
 
-def taken() -> Reason | None:
+def taken() -> StopReason | None:
   """The bound that stopped the command, also while shielded, taken as a ``BoundHit`` would be: once it says so, none is
   raised into the current ``bounded`` call. For a loop that runs shielded and winds up by itself (a cluster run waits in
   Ray's C code, where a handler's exception would be a ``SystemError``: ``uopc.relational.cluster``)."""
@@ -308,7 +250,7 @@ def taken() -> Reason | None:
   return b.reason
 
 
-def report_cut() -> Reason | None:
+def report_cut() -> StopReason | None:
   """The bound that ends a report's detail now, or None: a report built item by item asks between items, and once a
   bound was hit ``REPORT_TIME`` seconds ago (during the search or the report itself) it stops adding items, says how
   many it kept, and is written as it is."""
@@ -363,6 +305,24 @@ def shielded() -> Iterator[None]:
   b._set_shield(b._shielded + 1)
   try: yield
   finally: b._set_shield(b._shielded - 1)
+
+
+class _BudgetLimits(Limits):
+  """The active budget's bounds as a library loop takes them (``uopc.limits``): what the command line passes."""
+
+  @property
+  def max_memory(self) -> int | None:
+    return _current.max_memory if _current is not None else None
+
+  def should_stop(self) -> StopReason | None: return stopped()
+  def take(self) -> StopReason | None: return taken()
+  def shield(self) -> AbstractContextManager[None]: return shielded()
+
+  def describe(self, reason: StopReason) -> str:
+    return _current.flag_text(reason) if _current is not None and reason in ("timeout", "max_memory", "interrupted") else reason
+
+
+LIMITS: Limits = _BudgetLimits()   # what a command passes to the library's loops
 
 
 _UNITS = {"": 1 << 20, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

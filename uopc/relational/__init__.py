@@ -36,7 +36,8 @@ if TYPE_CHECKING:   # the same names, for the type checker
   from uopc.relational.logic.patterns import RulePattern, predecessors, rule_patterns
   from uopc.relational.space.states import Edge, State
   from uopc.relational.space.step import Redex, Stepper, Stuck, stepper_for, successors
-  from uopc.relational.space.stream import Bound, Exploration
+  from uopc.bounded import StopReason
+  from uopc.relational.space.stream import Exploration
   from uopc.relational.analyses.order import Fork, OrderReport, diagnose_order, permutation_trials
   from uopc.relational.analyses.pairs import PairResult, PairsReport, critical_pairs
   from uopc.relational.space.saved import Saved, load
@@ -73,7 +74,7 @@ _WHERE = {  # name -> the module that defines it
   "Stuck": "uopc.relational.space.step",
   "stepper_for": "uopc.relational.space.step",
   "successors": "uopc.relational.space.step",
-  "Bound": "uopc.relational.space.stream",
+  "StopReason": "uopc.bounded",
   "Exploration": "uopc.relational.space.stream",
   "Fork": "uopc.relational.analyses.order",
   "OrderReport": "uopc.relational.analyses.order",
@@ -110,9 +111,9 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]: return sorted(set(globals()) | set(_WHERE))
 
 
-__all__ = ["Bound", "Edge", "Exploration", "Fork", "Head", "Match", "MeetResult", "NormalForms", "NotGroundError", "OrderReport",
+__all__ = ["Edge", "Exploration", "Fork", "Head", "Match", "MeetResult", "NormalForms", "NotGroundError", "OrderReport",
            "PairResult", "PairsReport", "Redex", "ReplayError", "RulePattern", "SearchResult", "SearchStream", "State", "Stepper",
-           "Stuck", "Target", "UExpr", "as_node", "canonical", "critical_pairs", "diagnose_order", "etuplize", "explore", "head_of",
+           "StopReason", "Stuck", "Target", "UExpr", "as_node", "canonical", "critical_pairs", "diagnose_order", "etuplize", "explore", "head_of",
            "matcho", "meet", "normal_forms", "normalo", "pat", "permutation_trials", "predecessors", "reacho", "replay",
            "rule_patterns", "rule_relation", "rule_relations", "Saved", "load", "search", "search_all", "show", "show_pattern", "stepo",
            "stepper_for", "successors", "target_goal", "term_pattern"]

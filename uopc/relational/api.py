@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from uopc.limits import NO_LIMITS, Limits
 from uopc.matcher import PatternMatcher
 from uopc.relational.analyses.search import Progress, SearchResult, SearchStream
 from uopc.relational.analyses.search import search as search_here, search_all as search_all_here
@@ -25,15 +26,16 @@ from uopc.uop import UOp
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None, reduce: bool = False, semantics: Semantics = "graph",
-            native: bool | None = None, cluster: str | None = None) -> Exploration:
+            native: bool | None = None, cluster: str | None = None, limits: Limits = NO_LIMITS) -> Exploration:
   """``uopc.relational.space.explore.explore``; with ``cluster``, on a Ray cluster (``"local:N"`` or an address)."""
   if cluster is None:
     return explore_here(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order,
-                        ctx=ctx, reduce=reduce, semantics=semantics, native=native)
+                        ctx=ctx, reduce=reduce, semantics=semantics, native=native, limits=limits)
   if order != "bfs" or reduce or semantics != "graph" or ctx is not None:
     raise ValueError("cluster= explores breadth first, every graph, under graph semantics, without a ctx")
   from uopc.relational.cluster import ClusterExploration   # the one package that imports Ray
-  return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, native=native)
+  return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, native=native,
+                            limits=limits)
 
 
 def _on_cluster(prog: UOp, pm: PatternMatcher, cluster: str | None, **bounds: Any) -> Any:
@@ -44,16 +46,18 @@ def _on_cluster(prog: UOp, pm: PatternMatcher, cluster: str | None, **bounds: An
 
 
 def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
-               timeout: float | None = None, ctx: Any = None, progress: Progress | None = None, cluster: str | None = None) -> SearchStream:
+               timeout: float | None = None, ctx: Any = None, progress: Progress | None = None, cluster: str | None = None,
+               limits: Limits = NO_LIMITS) -> SearchStream:
   """``uopc.relational.analyses.search.search_all``; with ``cluster``, on a Ray cluster."""
-  explorer = _on_cluster(prog, pm, cluster, max_states=max_states, max_depth=max_depth, timeout=timeout)
+  explorer = _on_cluster(prog, pm, cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, limits=limits)
   return search_all_here(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, progress=progress,
-                         explorer=explorer)
+                         explorer=explorer, limits=limits)
 
 
 def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
-           timeout: float | None = None, ctx: Any = None, progress: Progress | None = None, cluster: str | None = None) -> SearchResult:
+           timeout: float | None = None, ctx: Any = None, progress: Progress | None = None, cluster: str | None = None,
+           limits: Limits = NO_LIMITS) -> SearchResult:
   """``uopc.relational.analyses.search.search``; with ``cluster``, on a Ray cluster (the same answer)."""
-  explorer = _on_cluster(prog, pm, cluster, max_states=max_states, max_depth=max_depth, timeout=timeout)
+  explorer = _on_cluster(prog, pm, cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, limits=limits)
   return search_here(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, progress=progress,
-                     explorer=explorer)
+                     explorer=explorer, limits=limits)

@@ -26,7 +26,7 @@ import time
 from typing import Any, Literal
 
 from uopc import collector
-from uopc.cli.budget import bounded, shielded, stopped
+from uopc.cli.budget import LIMITS, bounded, shielded, stopped
 from uopc.cli.support import bar_is_up, isatty, load_program
 from uopc.cli.explore_support import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress, on_cluster,
                                   program_for_rules)
@@ -43,7 +43,8 @@ def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"
   from uopc.cli.reports.exploration import state_line
   timeout = explore_timeout(args) if hasattr(args, "samples") else args.timeout   # sampling may follow: its share
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=timeout, order=order,
-               reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster)
+               reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster,
+               limits=LIMITS)
   out = sys.stdout
   with exploration_progress(ex, "exploring") as bar:
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write

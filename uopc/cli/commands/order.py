@@ -27,7 +27,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.cli.explore_support import TERM_LIMIT
-from uopc.cli.budget import bounded, shielded, stopped, stopped_text
+from uopc.cli.budget import LIMITS, bounded, shielded, stopped, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, load_program, max_steps_for, progress_bar
 
 
@@ -50,7 +50,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   def explore_order(reduce: bool) -> Any:
     def make(reduce: bool) -> Any:
       return order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=explore_timeout(args),
-                               reduce=reduce)
+                               reduce=reduce, limits=LIMITS)
     # the reduction replays the canonical engine first (its path is expanded fully): a bound there means no reduction
     ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
     with exploration_progress(ex, "exploring") as bar:

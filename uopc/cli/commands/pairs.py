@@ -22,7 +22,7 @@ import sys
 from typing import Any, TextIO
 
 from uopc.cli.explore_support import term_text
-from uopc.cli.budget import bounded, shielded, stopped_text
+from uopc.cli.budget import LIMITS, bounded, shielded, stopped_text
 from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, isatty, progress_bar
 
 
@@ -42,7 +42,8 @@ def _pairs(args: argparse.Namespace) -> int:
       bar.update(done - bar.n)
   try:
     report = bounded(lambda: critical_pairs(args.rules.pm, max_instances=args.max_instances, max_states=args.max_states,
-                                            max_steps=args.max_steps, timeout=args.timeout, progress=progress), None, grace=True)
+                                            max_steps=args.max_steps, timeout=args.timeout, progress=progress, limits=LIMITS),
+                     None, grace=True)
   finally:
     if bar is not None: bar.close()
   if report is None:   # stopped while the overlaps were computed, before any pair

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uopc.cli.budget import bounded, shielded, stopped_text
+from uopc.cli.budget import LIMITS, bounded, shielded, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.cli.reports.html import emit
 from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, steps_word, term_text
@@ -23,7 +23,7 @@ from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, s
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched."""
   from uopc.relational.analyses.search import Target, search
-  r = search(prog, Target.graph(graph), pm, max_states=max_states)
+  r = search(prog, Target.graph(graph), pm, max_states=max_states, limits=LIMITS)
   return (True if r.found else None if r.bound is not None else False), r.path, r.searched
 
 

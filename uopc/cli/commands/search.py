@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 
 from uopc.cli.reports.html import emit
 from uopc.cli.explore_support import TERM_LIMIT, on_cluster, search_bound_text, step_lines, steps_word
-from uopc.cli.budget import bounded, shielded, stopped
+from uopc.cli.budget import LIMITS, bounded, shielded, stopped
 from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show
 
@@ -45,7 +45,7 @@ def _progress(total: int | None, what: str) -> Iterator[Callable[[int], None] | 
 
 
 def _bounds(args: argparse.Namespace) -> dict[str, Any]:
-  return {"max_states": args.max_states, "max_depth": args.max_depth, "timeout": args.timeout}
+  return {"max_states": args.max_states, "max_depth": args.max_depth, "timeout": args.timeout, "limits": LIMITS}
 
 
 def _target(args: argparse.Namespace, prog: Any) -> Any:

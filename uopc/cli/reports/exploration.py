@@ -12,6 +12,7 @@ import json
 from typing import Any, Iterable, TextIO, TypeVar, cast
 
 from uopc.matcher import short_name
+from uopc.bounded import StopReason
 from uopc.cli.budget import report_cut, stopped_text
 from uopc.cli.explore_support import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
@@ -47,9 +48,9 @@ def bound_flag(bound: str, max_states: int | None, max_depth: int | None, timeou
   if bound == "max_depth": return f"--max-depth {max_depth}"
   if bound == "workers_lost": return "lost workers (--cluster: a worker died and could not be replaced)"
   if bound == "timeout" and timeout is not None: return f"--timeout {timeout:g} s"
-  from uopc.cli.budget import Reason, current   # the command's budget stopped it
+  from uopc.cli.budget import current   # the command's budget stopped it
   b = current()
-  return b.flag_text(cast(Reason, bound)) if b is not None else bound   # what is left is the budget's
+  return b.flag_text(cast(StopReason, bound)) if b is not None else bound   # what is left is the budget's
 
 
 def reduced_text(ex: Exploration) -> str:

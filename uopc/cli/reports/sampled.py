@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from uopc.cli.budget import bounded, current
+from uopc.cli.budget import LIMITS, bounded, current
 from uopc.cli.explore_support import TERM_LIMIT
 
 EXPLORE_SHARE = 0.5    # of --timeout, for the exhaustive search when sampling may follow it (--help says "half")
@@ -42,7 +42,7 @@ def sample_after(prog: Any, ex: Any, args: argparse.Namespace) -> Any:
   # a bound interrupts the runs where they are: ``into`` keeps what they found
   bounded(lambda: sample_normal_forms(prog, args.rules.pm, seed=args.seed, max_runs=args.samples, timeout=left,
                                       patience=None if args.samples is not None else 1_000, stepper=ex.stepper,
-                                      semantics=getattr(args, "semantics", "graph"), into=out), None)
+                                      semantics=getattr(args, "semantics", "graph"), into=out, limits=LIMITS), None)
   if args.timeout is not None: ex.timeout = args.timeout   # the user's flag, for the report (the exploration had its share)
   return out
 

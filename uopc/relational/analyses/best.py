@@ -30,9 +30,8 @@ from uopc.ops import Ops
 from uopc.relational.space.states import Edge, State
 from uopc.relational.ir import rules_for
 from uopc.relational.space.step import Stuck, stepper_for
-from uopc.relational.space.stream import Bound
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 
 
 class _BestFields(NamedTuple):
@@ -40,7 +39,7 @@ class _BestFields(NamedTuple):
   cost: float
   seen: int
   expanded: int
-  bound: Bound | None
+  bound: StopReason | None
   elapsed: float
 
 
@@ -74,7 +73,7 @@ def best(prog: UOp, pm: PatternMatcher, cost: Cost | str | None = None, *, max_s
   floor = lower_bound(cost)
   queue = [(top_cost, 0, 0, start)]
   expanded = 0
-  bound: Bound | None = None
+  bound: StopReason | None = None
   while queue and top_cost > floor:
     if timeout is not None and time.perf_counter() - t0 > timeout: bound = "timeout"; break
     _, _, _, s = heapq.heappop(queue)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
+from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.analyses.meet import meet
 from uopc.relational.ir import UOPC
 from uopc.relational.space.step import Stepper
@@ -55,15 +56,16 @@ def normalize(pm: Any, u: Any, max_steps: int = 10_000, memo: dict[Any, Any] | N
 
 
 def join(pm: Any, a: Any, b: Any, *, max_steps: int = 10_000, max_states: int = 2_000,
-         timeout: float | None = 1.0, stepper: Stepper | None = None, memo: dict[Any, Any] | None = None) -> Join:
+         timeout: float | None = 1.0, stepper: Stepper | None = None, memo: dict[Any, Any] | None = None,
+         limits: Limits = NO_LIMITS) -> Join:
   """Whether ``a`` and ``b`` have a common reduct under ``pm`` (see the module doc).
 
-  ``memo`` is passed to ``normalize``.
+  ``memo`` is passed to ``normalize``; ``limits`` (the caller's bounds, ``uopc.limits``) to the search.
   """
   if a is b: return Join("joinable", "same result", a, (0, 0), (None, None))
   na, nb = normalize(pm, a, max_steps, memo), normalize(pm, b, max_steps, memo)
   if na is not None and na is nb: return Join("joinable", "same normal form", na, (-1, -1), (na, nb))
-  r = meet(a, b, pm, max_states=2 * max_states, timeout=timeout, stepper=stepper)   # max_states is per side here
+  r = meet(a, b, pm, max_states=2 * max_states, timeout=timeout, stepper=stepper, limits=limits)   # max_states is per side here
   if r.states is not None:   # found
     sa, sb = r.states
     g = sa.graph

@@ -23,16 +23,16 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterator
 
-from uopc.cli.budget import stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for, type_name
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Stepper, stepper_for
-from uopc.relational.space.stream import Bound, Exploration
+from uopc.limits import NO_LIMITS, Limits
+from uopc.relational.space.stream import Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 from uopc.lengths import LENGTHS
 
 Progress = Callable[[int], None]
@@ -49,7 +49,7 @@ class MeetResult(Bounded):
   ``stuck``, the stuck states met on either side (a rule raised).
   """
 
-  def __init__(self, meeting: tuple[State, State] | None, searched_a: int, searched_b: int, bound: Bound | None,
+  def __init__(self, meeting: tuple[State, State] | None, searched_a: int, searched_b: int, bound: StopReason | None,
                elapsed: float, explorations: tuple[Exploration, Exploration] | None = None, stuck: list[State] | None = None) -> None:
     self._meeting, self.searched_a, self.searched_b, self.bound, self.elapsed = meeting, searched_a, searched_b, bound, elapsed
     self.explorations = explorations   # each side's, as far as the search read it (unbounded: do not run them on); None if none started
@@ -132,12 +132,13 @@ def _proven(meetings: list[tuple[State, State]], sides: list[_Side]) -> bool:
 
 def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
          timeout: float | None = None, ctx: Any = None, progress: Progress | None = None,
-         stepper: Stepper | None = None) -> MeetResult:
+         stepper: Stepper | None = None, limits: Limits = NO_LIMITS) -> MeetResult:
   """A graph that both ``a`` and ``b`` rewrite to under ``pm``, with each one's path to it.
 
   ``max_states`` bounds the states made on both sides together, ``max_depth`` the
-  steps on each side, ``timeout`` the whole search. ``progress(n)`` is called with the
-  number of graphs reached so far. ``stepper`` (of ``pm``) lends its memo tables.
+  steps on each side, ``timeout`` the whole search, and the caller's ``limits`` (``uopc.limits``)
+  too. ``progress(n)`` is called with the number of graphs reached so far. ``stepper`` (of ``pm``)
+  lends its memo tables.
 
   >>> from uopc import UOp, symbolic
   >>> r = meet(UOp.param(0) + 1, UOp.param(0) + 2, symbolic)
@@ -150,10 +151,10 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
   deadline = None if timeout is None else t0 + timeout
   if type(a) is not type(b): raise TypeError(f"meet: the programs are a {type_name(type(a))} and a {type_name(type(b))}: nodes of two IRs")
   stepper = stepper or stepper_for(rules_for(a, pm, "meet: pm"), ctx)   # one memo table serves both sides
-  sides = [_Side(Exploration(root, pm, max_states=None, max_depth=max_depth, timeout=timeout, stepper=stepper))
+  sides = [_Side(Exploration(root, pm, max_states=None, max_depth=max_depth, timeout=timeout, stepper=stepper, limits=limits))
            for root in (a, b)]
   limit = max_states if max_states is not None else float("inf")
-  bound: Bound | None = None
+  bound: StopReason | None = None
   meetings: list[tuple[State, State]] = []
   stuck: list[State] = []
   turn = 0
@@ -163,31 +164,7 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
     if not live: break
     i = min(live, key=lambda j: (sides[j].layer if sides[j].depth >= 0 else -1, sides[j].depth))
     turn = 1 - i
-    side, other = sides[i], sides[1 - i]
-    want = side.depth + 1
-    count = 0
-    full = True   # the layer was read to its end
-    while True:
-      if deadline is not None and time.perf_counter() > deadline: bound = "timeout"; break
-      if (why := stopped()) is not None: bound = why; break   # the command's budget: the other side must not start a rule
-      fresh = side.pending is None
-      s = side.next()
-      if s is None: break
-      if fresh and side.pulled + other.pulled > limit: side.pending, bound = s, "max_states"; break
-      if s.depth > want: side.pending = s; break
-      if s.error is not None:
-        stuck.append(s)
-        continue
-      side.seen[s.graph] = s
-      side.searched += 1
-      count += 1
-      if progress is not None: progress(sides[0].searched + sides[1].searched)
-      if (t := other.seen.get(s.graph)) is not None:
-        meetings.append((s, t) if i == 0 else (t, s))
-        if t.depth == 0: full = False; break   # nothing later in this layer can have fewer steps in total
-    side.depth, side.layer = want, count
-    side.complete = want if full else want - 1
-    if bound is not None: break
+    if (bound := _grow(sides, i, limit, deadline, limits, meetings, stuck, progress)) is not None: break
   elapsed = time.perf_counter() - t0
   explorations = (sides[0].ex, sides[1].ex)
   if meetings:
@@ -198,3 +175,35 @@ def meet(a: UOp, b: UOp, pm: PatternMatcher = symbolic, *, max_states: int | Non
 
 
 __all__ = ["MeetResult", "meet"]
+
+
+def _grow(sides: list[_Side], i: int, limit: float, deadline: float | None, limits: Limits, meetings: list[tuple[State, State]],
+          stuck: list[State], progress: Progress | None) -> StopReason | None:
+  """Read side ``i``'s next layer (up to a meeting that no later state of it can beat), adding where it meets the other
+  side to ``meetings`` and its stuck states to ``stuck``; the bound that stopped it, if any."""
+  side, other = sides[i], sides[1 - i]
+  want = side.depth + 1
+  count = 0
+  full = True   # the layer was read to its end
+  bound: StopReason | None = None
+  while True:
+    if deadline is not None and time.perf_counter() > deadline: bound = "timeout"; break
+    if (bound := limits.should_stop()) is not None: break   # the caller's bound: the other side must not start a rule
+    fresh = side.pending is None
+    s = side.next()
+    if s is None: break
+    if fresh and side.pulled + other.pulled > limit: side.pending, bound = s, "max_states"; break
+    if s.depth > want: side.pending = s; break
+    if s.error is not None:
+      stuck.append(s)
+      continue
+    side.seen[s.graph] = s
+    side.searched += 1
+    count += 1
+    if progress is not None: progress(sides[0].searched + sides[1].searched)
+    if (t := other.seen.get(s.graph)) is not None:
+      meetings.append((s, t) if i == 0 else (t, s))
+      if t.depth == 0: full = False; break   # nothing later in this layer can have fewer steps in total
+  side.depth, side.layer = want, count
+  side.complete = want if full else want - 1
+  return bound

@@ -36,12 +36,13 @@ from uopc.relational.space.engine_path import CanonicalPath, canonical_path
 from uopc.relational.space.reduction import order_keep_full
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import stepper_for
-from uopc.relational.space.stream import Bound, Exploration
+from uopc.limits import NO_LIMITS, Limits
+from uopc.relational.space.stream import Exploration
 from uopc.relational.analyses.sample import Sample
 from uopc.relational.analyses.verdicts import compare_results, order_verdict
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 
 __all__ = ["Fork", "OrderReport", "OrderTrial", "competing_rules", "diagnose_order", "order_exploration", "order_matters",
            "permutation_trials", "SampledWitness", "sampled_witness"]
@@ -88,7 +89,7 @@ class OrderReport(_OrderFields, Bounded):
   __slots__ = ()
 
   @property
-  def bound(self) -> Bound | None:
+  def bound(self) -> StopReason | None:
     """Which bound stopped the exploration, or None."""
     return self.exploration.bound
 
@@ -155,7 +156,7 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
                    timeout: float | None = 30.0, bindings: int = 8, seed: int = 0,
                    exploration: Exploration | None = None, max_steps: int | None = None,
                    recorded: tuple[UOp | None, str | None, list] | None = None, reduce: bool = True,
-                   progress: Callable[[int], object] | None = None) -> OrderReport:
+                   progress: Callable[[int], object] | None = None, limits: Limits = NO_LIMITS) -> OrderReport:
   """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result.
 
   ``exploration`` may be one already run (it must be of ``prog`` under ``pm``); else
@@ -164,12 +165,12 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   semantic vs syntactic for programs with free PARAMs. ``max_steps`` bounds the
   canonical engine (see ``record``), unless ``recorded`` gives its outcome already
   (``(None, why, [])``: no canonical result, so no forks). ``progress(n)``: n more states searched for the forks (a
-  command's progress bar: ``uopc explore order``).
+  command's progress bar: ``uopc explore order``). ``limits``: the caller's bounds on the exploration it makes (``uopc.limits``).
   """
   ir = ir_of(prog)
   pm = rules_for(prog, pm, "diagnose_order: pm")
   ex = exploration if exploration is not None else \
-    order_exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, reduce=reduce)
+    order_exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, reduce=reduce, limits=limits)
   ex.run()
   canonical, error, firings = recorded if recorded is not None else ir.record(prog, pm, max_steps)
   path = canonical_path(ex, pm, firings, canonical, error)
@@ -194,7 +195,7 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
 
 
 def order_exploration(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,
-                      timeout: float | None = 30.0, reduce: bool = True) -> Exploration:
+                      timeout: float | None = 30.0, reduce: bool = True, limits: Limits = NO_LIMITS) -> Exploration:
   """The exploration ``diagnose_order`` needs: breadth first, reduced (if ``reduce``) everywhere but on
   the canonical engine's path, whose states are expanded fully so that every fork on it is found
   (``docs/reduction.md``); fully explored if that path cannot be replayed."""
@@ -204,7 +205,7 @@ def order_exploration(prog: UOp, pm: PatternMatcher, *, max_states: int | None =
     stepper = stepper_for(pm)
     keep_full = order_keep_full(prog, pm, stepper)
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order="bfs",
-                     reduce=keep_full is not None, keep_full=keep_full or ())
+                     reduce=keep_full is not None, keep_full=keep_full or (), limits=limits)
 
 
 # ---- other rule orders

@@ -29,7 +29,7 @@ import functools
 import time
 from typing import Any, Callable, Literal, NamedTuple
 
-from uopc.cli.budget import BoundHit, stopped_text
+from uopc.limits import NO_LIMITS, BoundHit, Limits
 from uopc.matcher import short_name
 from uopc.relational.analyses.joinable import join
 from uopc.relational.analyses.pair_instances import UopcOverlaps
@@ -122,13 +122,14 @@ def has_overlaps(ir: IR) -> bool:
 
 def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000, max_states: int = 2_000,
                    join_timeout: float = 1.0, timeout: float | None = None,
-                   progress: Callable[[int, int], Any] | None = None) -> PairsReport:
+                   progress: Callable[[int, int], Any] | None = None, limits: Limits = NO_LIMITS) -> PairsReport:
   """Every critical pair of ``pm``, classified (see the module doc).
 
   ``pm`` is a rule set of any IR with overlaps (``IR.overlaps``: uopc's ``PatternMatcher``, tinygrad's). ``max_instances``
   bounds the instances per pair; ``max_steps`` each normalization by the canonical engine; ``max_states`` and
   ``join_timeout`` each search for a common reduct; ``timeout`` the whole run (pairs not reached are ``undecided``), as
-  does the bound of a command's ``uopc.cli.budget``. ``progress(done, total)`` is called after each pair.
+  do the caller's ``limits`` (``uopc.limits``: a command's ``--timeout``, ``--max-memory``, interrupts), named in the
+  pairs not reached as ``limits.describe`` names them. ``progress(done, total)`` is called after each pair.
   """
   t0 = time.perf_counter()
   deadline = None if timeout is None else t0 + timeout
@@ -141,11 +142,11 @@ def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000,
   total_inst = total_ill = untyped = 0
   timed_out = False
   for k, ((outer, inner, path), group) in enumerate(source.groups.items()):
-    why = "the --timeout of the whole run was reached" if deadline is not None and time.perf_counter() > deadline else stopped_text()
+    why = "the --timeout of the whole run was reached" if deadline is not None and time.perf_counter() > deadline else _stopped(limits)
     if why is None:
       try: res, ill = _check(ir, source, pm, stepper, memo, names, outer, inner, path, group, max_instances, max_steps, max_states,
-                             join_timeout)
-      except BoundHit: why = stopped_text()   # the command's bound interrupted this pair (a rule call that did not return)
+                             join_timeout, limits)
+      except BoundHit: why = _stopped(limits)   # the caller's bound interrupted this pair (a rule call that did not return)
     if why is not None:
       timed_out = True
       out.append(_unreached(source, names, outer, inner, path, group, why))
@@ -158,6 +159,11 @@ def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000,
     if progress is not None: progress(k + 1, len(source.groups))
   out.sort(key=lambda p: (_RANK[p.status], p.rule_indices, p.position))
   return PairsReport(len(pm.rules), out, total_inst, total_ill, time.perf_counter() - t0, timed_out, untyped, list(source.skipped))
+
+
+def _stopped(limits: Limits) -> str | None:
+  """``stopped by --timeout 5 s`` once the caller's bound stopped the run, else None."""
+  return None if (why := limits.should_stop()) is None else f"stopped by {limits.describe(why)}"
 
 
 def _rule_order(outer: int, inner: int, path: tuple[int, ...]) -> tuple[int, int]:
@@ -189,7 +195,7 @@ def _results(stepper: Stepper, u: Any, node: Any, rule: int) -> list[tuple[Any, 
 
 def _check(ir: IR, source: Any, pm: Any, stepper: Stepper, memo: dict, names: list[str], outer: int, inner: int,
            path: tuple[int, ...], group: list, max_instances: int, max_steps: int, max_states: int,
-           join_timeout: float) -> tuple[PairResult | None, int]:
+           join_timeout: float, limits: Limits) -> tuple[PairResult | None, int]:
   """The pair of one group of overlaps and the ill-typed count; None for a pair without a well-typed instance.
 
   In stages: the group's instances; the most serious finding over them (``_findings``); what the pair is, then
@@ -197,7 +203,8 @@ def _check(ir: IR, source: Any, pm: Any, stepper: Stepper, memo: dict, names: li
   a, b = _rule_order(outer, inner, path)
   insts, ill, why = source.instances(group, max_instances)
   if not insts and why == {"no well-typed instance"}: return None, ill
-  joining = functools.partial(join, pm, max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo)
+  joining = functools.partial(join, pm, max_steps=max_steps, max_states=max_states, timeout=join_timeout, stepper=stepper, memo=memo,
+                              limits=limits)
   best, first_join, both = _findings(stepper, insts, names, (outer, inner, a, b), joining)
   status, how, u, results, nfs, err, err_rule, shown = _outcome(best, first_join, insts, why, both, group[0])
   if u is not None:   # number (or name) the witness's fresh variables in order, and everything derived from it alike

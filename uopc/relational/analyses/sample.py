@@ -29,7 +29,8 @@ import random
 import time
 from typing import Any, Literal, NamedTuple
 
-from uopc.cli.budget import stopped
+from uopc.bounded import StopReason
+from uopc.limits import NO_LIMITS, Limits
 from uopc.matcher import PatternMatcher
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Semantics, Stepper, stepper_for
@@ -62,12 +63,12 @@ class Sample:
   def __init__(self, seed: int = 0) -> None:
     self.seed = seed
     self.runs = self.stuck = self.cut = 0
-    self.bound: str | None = None
+    self.bound: StopReason | None = None
     self.elapsed = 0.0
     self.max_runs: int | None = None
     self.max_steps = DEFAULT_MAX_STEPS
     # one list of (state, run, strategy), each entry written in one operation: a bound raised into the
-    # sampling (``uopc.cli.budget``) leaves it whole
+    # sampling (``uopc.limits.BoundHit``) leaves it whole
     self._found: list[tuple[State, int, Strategy]] = []
     self._index: dict[UOp, int] = {}
 
@@ -124,7 +125,8 @@ def _weights(rng: random.Random, n: int) -> list[float]:
   return [rng.expovariate(1.0) * (0.02 if rng.random() < 0.25 else 1.0) for _ in range(n)]
 
 
-def _one_run(prog: UOp, stepper: Stepper, rng: random.Random, max_steps: int, heights: dict[UOp, int]) -> tuple[Run, list[Any]]:
+def _one_run(prog: UOp, stepper: Stepper, rng: random.Random, max_steps: int, heights: dict[UOp, int],
+             limits: Limits) -> tuple[Run, list[Any]]:
   """One random run from ``prog``: how it ended and its steps ``[(redex, graph after)]``."""
   strategy: Strategy = rng.choice(STRATEGIES)
   weights = _weights(rng, len(stepper.pm.rules))
@@ -144,17 +146,18 @@ def _one_run(prog: UOp, stepper: Stepper, rng: random.Random, max_steps: int, he
     r, h = ok[0] if len(ok) == 1 else rng.choices(ok, [weights[r.rule_index] for r, _ in ok])[0]
     steps.append((r, h))
     g = h
-    if (len(steps) & 63) == 0 and stopped() is not None: break   # a long run still sees the command's bound
+    if (len(steps) & 63) == 0 and limits.should_stop() is not None: break   # a long run still sees the caller's bound
   return Run("cut", strategy, len(steps)), steps
 
 
 def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_runs: int | None = None, timeout: float | None = None,
                         max_steps: int | None = None, patience: int | None = PATIENCE, ctx: Any = None,
-                        semantics: Semantics = "graph", stepper: Stepper | None = None, into: Sample | None = None) -> Sample:
+                        semantics: Semantics = "graph", stepper: Stepper | None = None, into: Sample | None = None,
+                        limits: Limits = NO_LIMITS) -> Sample:
   """Random runs of ``pm`` from ``prog``, each to a normal form (see the module doc), until a bound.
 
-  Stops after ``max_runs`` runs, after ``timeout`` seconds, when the command's budget is
-  spent (``uopc.cli.budget``: checked between runs and every 64 steps), or, with ``patience``,
+  Stops after ``max_runs`` runs, after ``timeout`` seconds, at the caller's ``limits``
+  (``uopc.limits``: checked between runs and every 64 steps), or, with ``patience``,
   once that many runs in a row (and at least as many as it took to find the last new one)
   found no new normal form. A run gives up after ``max_steps`` steps (default 10,000).
   ``into``: fill this ``Sample`` (made with the same ``seed``), so that a caller whose
@@ -171,11 +174,11 @@ def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_run
   last_new = 0
   try:
     while max_runs is None or out.runs < max_runs:
-      if (why := stopped()) is not None: out.bound = why; break
+      if (why := limits.should_stop()) is not None: out.bound = why; break
       if deadline is not None and time.perf_counter() > deadline: out.bound = "timeout"; break
       if patience is not None and out.runs - last_new >= max(patience, 2 * last_new): break
-      run, steps = _one_run(prog, stepper, rng, max_steps, heights)
-      if run.end == "cut" and stopped() is not None: out.bound = stopped(); break  # the bound cut the run short: not a run
+      run, steps = _one_run(prog, stepper, rng, max_steps, heights, limits)
+      if run.end == "cut" and (why := limits.should_stop()) is not None: out.bound = why; break  # the bound cut the run short: not a run
       out.runs += 1
       if run.end != "normal":
         if run.end == "stuck": out.stuck += 1
@@ -186,7 +189,7 @@ def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_run
       if out._add(_states(prog, steps, stepper), out.runs, run.strategy): last_new = out.runs
   finally:
     out.elapsed = time.perf_counter() - t0
-    if out.bound is None: out.bound = stopped()
+    if out.bound is None: out.bound = limits.should_stop()
   return out
 
 

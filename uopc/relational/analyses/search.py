@@ -52,12 +52,13 @@ from uopc.relational.logic.goals import reacho
 from uopc.relational.analyses.meet import MeetResult, meet
 from uopc.relational.analyses.replay import ReplayError, replay
 from uopc.relational.space.states import Edge, State
-from uopc.relational.space.stream import Bound, Exploration
+from uopc.limits import NO_LIMITS, Limits
+from uopc.relational.space.stream import Exploration
 from uopc.relational.logic.target import Target, matcho, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
 from uopc.lengths import LENGTHS
 
 Goal = Callable[[Mapping], Iterator[Mapping]]
@@ -101,9 +102,10 @@ class SearchStream(Bounded):
 
   def __init__(self, prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None, explorer: Explorer | None = None, first: bool = False) -> None:
+               progress: Progress | None = None, explorer: Explorer | None = None, first: bool = False, limits: Limits = NO_LIMITS) -> None:
     self.prog, self.target, self.pm = prog, target_for(prog, target), pm   # another IR's nodes: a PartsTarget
-    if explorer is None: self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx)
+    if explorer is None:
+      self.exploration = Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, limits=limits)
     else: self.exploration = explorer(self.target, first)   # ``first``: it may stop at the level of the first match
     self.searched = 0
     self.elapsed = 0.0
@@ -150,7 +152,7 @@ class SearchStream(Bounded):
     finally: self.elapsed += time.perf_counter() - t0
 
   @property
-  def bound(self) -> Bound | None:
+  def bound(self) -> StopReason | None:
     """Which bound ended the search (None while it runs, or if the whole space was searched)."""
     return self.exploration.bound if self.done else None
 
@@ -170,7 +172,7 @@ class SearchResult(Bounded):
   reachable space); ``elapsed`` seconds; ``stuck``, the stuck states met (a rule raised).
   """
 
-  def __init__(self, target: Target, match: Match | None, searched: int, bound: Bound | None, elapsed: float,
+  def __init__(self, target: Target, match: Match | None, searched: int, bound: StopReason | None, elapsed: float,
                stuck: list[State] | None = None) -> None:
     self.target, self.match, self.searched, self.bound, self.elapsed = target, match, searched, bound, elapsed
     self.stuck: list[State] = stuck or []
@@ -206,7 +208,7 @@ class SearchResult(Bounded):
 
 def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
                max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-               progress: Progress | None = None, explorer: Explorer | None = None) -> SearchStream:
+               progress: Progress | None = None, explorer: Explorer | None = None, limits: Limits = NO_LIMITS) -> SearchStream:
   """Every match, lazily, nearest first (each graph once, each with a shortest path). ``explorer(target, first)``, where
   given, makes the exploration searched (``uopc.relational.api``: on a Ray cluster).
 
@@ -219,17 +221,18 @@ def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_sta
   (``(x + 0) + y`` reassociates to ``(x + y) + 0``, hence the graphs ending in ``+ 0``.)
   """
   return SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                      progress=progress, explorer=explorer)
+                      progress=progress, explorer=explorer, limits=limits)
 
 
 def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000,
            max_depth: int | None = None, timeout: float | None = None, ctx: Any = None,
-           progress: Progress | None = None, explorer: Explorer | None = None) -> SearchResult:
+           progress: Progress | None = None, explorer: Explorer | None = None, limits: Limits = NO_LIMITS) -> SearchResult:
   """The shortest rewrite sequence from ``prog`` to a graph matching ``target`` (the first of ``search_all``).
 
   ``target`` is a term string (``"add(?x, ?x)"``), a parsed ``Term``, a node (that exact
   graph), an etuple pattern, or a ``Target``. ``progress(n)`` is called with the number
   of graphs searched so far, once per graph. ``explorer``: as ``search_all``'s.
+  ``limits``: the caller's bounds (``uopc.limits``), asked between states.
 
   >>> from uopc import UOp, symbolic
   >>> p0 = UOp.param(0)
@@ -241,7 +244,7 @@ def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states:
   (False, True, None, 1)
   """
   stream = SearchStream(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx,
-                        progress=progress, explorer=explorer, first=True)
+                        progress=progress, explorer=explorer, first=True, limits=limits)
   m = next(stream, None)
   return SearchResult(stream.target, m, stream.searched, None if m is not None else stream.bound, stream.elapsed,
                       stream.stuck)

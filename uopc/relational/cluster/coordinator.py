@@ -8,8 +8,8 @@ coordinator holds only their references); every shard ranks all shards' new stat
 at ``max_states``, and keeps its own (``commit``), and in the same call expands them
 (``advance``). A level's calls, and the next level's ``absorb``, are sent at once: each
 waits in Ray for the results it takes, and the coordinator reads only the summaries.
-Between levels it checks ``max_depth``, ``timeout``, the command's budget (``uopc.cli.budget``:
-its timeout, memory and interrupts) and every worker's memory against ``--max-memory``.
+Between levels it checks ``max_depth``, ``timeout``, the caller's ``limits`` (``uopc.limits``: a command's
+timeout, memory and interrupts) and every worker's memory against their ``max_memory``.
 So the states, their ids, depths, first-discovery parents and steps, and the bounds are
 one process's.
 
@@ -37,14 +37,15 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
-from uopc.cli.budget import BoundHit, current, shielded, taken
+from uopc.bounded import StopReason
+from uopc.limits import NO_LIMITS, BoundHit, Limits
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.cluster.session import idle_workers, open_session
 from uopc.relational.cluster.shard import Shard, unpack
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
-POLL = 0.05        # seconds between two looks at the command's bounds while a level runs
+POLL = 0.05        # seconds between two looks at the caller's bounds while a level runs
 SETTLE = 30.0      # seconds a call sent ahead of a dead shard's replacement gets to report its failure
 LOST_SETTLE = 5.0  # the same once a shard is lost for good (a live shard's call may still run: its result is not needed)
 RUNS = [0]         # cluster runs ended in this process
@@ -61,7 +62,7 @@ class Outcome:
   ``lean`` (each shard's ``report``, the shards keeping their records: ``workers`` and ``run`` ask them) or the records
   read whole (``levels()``; ``levels()[d]`` holds each shard's record of level d)."""
   count: int
-  bound: str | None
+  bound: StopReason | None
   cut: tuple[int, int] | None
   matched: bool
   shards: int
@@ -75,13 +76,14 @@ class Outcome:
   revived: int = 0
   elapsed: float = 0.0
   release: Callable[[], None] | None = None   # the session's lease (``session.open_session``), given back with the result
+  limits: Limits = field(default=NO_LIMITS, repr=False)   # the run's caller's: reading the records is shielded by them
   _levels: list[list[dict[str, Any]]] | None = None
 
   def levels(self) -> list[list[dict[str, Any]]]:
     """The records of every finished level, read from the object store once (the cluster must still be up)."""
     if self._levels is None:
       import ray
-      with shielded():
+      with self.limits.shield():
         recs = [list(map(unpack, ray.get(r))) for r in self.records]
       depth = min(len(r) for r in recs) if recs else 0
       self._levels = [[recs[j][d] for j in range(self.shards)] for d in range(depth)]
@@ -106,6 +108,19 @@ def _settle(calls: list[list[Any]], timeout: float | None = None) -> None:
     except Exception: pass   # the failure it stands for was handled: the phase runs again
 
 
+@dataclass
+class _Found:
+  """What a run's finished levels found, as its search goes (``Coordinator._search``)."""
+  count: int = 1   # states made (the program's first)
+  bound: StopReason | None = None
+  cut: tuple[int, int] | None = None
+  matched: bool = False
+  depth: int = 0   # the next level's
+  summaries: list[dict[str, Any]] = field(default_factory=list)   # the last level's commit summaries
+  matches: list[tuple[int, bytes]] = field(default_factory=list)
+  ahead: Ahead | None = None   # what the last level sent for the next one
+
+
 class Ahead(NamedTuple):
   """What a level sent for the next one: its ``advance`` calls (their results from the fourth on: the next level's
   batches), the next level's ``absorb`` calls (None: to be sent), and the references of their keys."""
@@ -119,9 +134,10 @@ class Coordinator:
 
   def __init__(self, root: Any, pm: Any, *, max_states: int | None, max_depth: int | None, timeout: float | None,
                target: Any = None, stop_at_match: bool = False, measure: bool = False,
-               kill: Callable[[int, str, list[Any]], None] | None = None, native: bool | None = None) -> None:
+               kill: Callable[[int, str, list[Any]], None] | None = None, native: bool | None = None,
+               limits: Limits = NO_LIMITS) -> None:
     from uopc.relational import native as nat
-    self.root, self.max_states, self.max_depth, self.timeout = root, max_states, max_depth, timeout
+    self.root, self.max_states, self.max_depth, self.timeout, self.limits = root, max_states, max_depth, timeout, limits
     # the workers' core, decided here (this process's UOPC_NATIVE): each uses it where it is built and applies
     self.native = nat.enabled() if native is None else native
     self.stop_at_match, self.measure, self.kill = stop_at_match, measure, kill
@@ -134,11 +150,11 @@ class Coordinator:
   def run(self, cluster: str) -> Outcome:
     """Explore on ``cluster`` (``session.parse_cluster``) to the end or a bound.
 
-    It runs ``shielded()``: a bound's handler raising inside Ray's C code would be a ``SystemError``, not a ``BoundHit``
-    (and one raised in a finalizer is lost). The waits poll (``POLL``) and stop at once when the command's budget has
-    a bound (``budget.taken``)."""
-    with shielded():
-      n, release = open_session(cluster)
+    It runs shielded (``limits.shield()``): a bound's handler raising inside Ray's C code would be a ``SystemError``, not
+    a ``BoundHit`` (and one raised in a finalizer is lost). The waits poll (``POLL``) and stop at once when the caller's
+    ``limits`` have a bound (``Limits.take``)."""
+    with self.limits.shield():
+      n, release = open_session(cluster, self.limits)
       try: out = self._run(n)
       except BaseException:
         if release is not None: release()
@@ -148,11 +164,11 @@ class Coordinator:
     return out
 
   def _wait(self, ref: Any) -> Any:
-    """``ray.get(ref)``, looking at the command's bounds every ``POLL`` seconds (a bound raises ``BoundHit`` here)."""
+    """``ray.get(ref)``, looking at the caller's bounds every ``POLL`` seconds (a bound raises ``BoundHit`` here)."""
     import ray
     while True:
       done, _ = ray.wait([ref], timeout=POLL)
-      if (why := taken()) is not None: raise BoundHit(why)
+      if (why := self.limits.take()) is not None: raise BoundHit(why)
       if done: return ray.get(ref)
 
   def _new_shard(self, idle: bool = True) -> Any:
@@ -176,11 +192,26 @@ class Coordinator:
       if err is not None: raise ClusterError(err)
 
   def _run(self, n: int) -> Outcome:
-    import ray
+    """The run in named phases: ``_prepare`` (the shards, loaded), ``_search`` (the levels, each after one check of the
+    bounds: ``_stop_reason``), and ``_wind_up`` (the outcome, shielded). An interrupt, or a worker lost for good, ends
+    the search with what the finished levels found."""
     t0 = time.perf_counter()
+    self._prepare(n)
+    found = _Found()
+    interrupted = lost = False
+    try: self._search(found, None if self.timeout is None else time.monotonic() + self.timeout)
+    except BoundHit as e: found.bound, interrupted = e.reason, True   # an interrupt or the caller's bound: what the finished levels found
+    except WorkersLost: found.bound, lost = "workers_lost", True
+    with self.limits.shield(): out = self._wind_up(found, interrupted, lost)   # from here on the run winds up
+    out.elapsed = time.perf_counter() - t0
+    return out
+
+  def _prepare(self, n: int) -> None:
+    """``n`` shards, loaded with this run's program and rules, and their (empty) records."""
+    import ray
     self.n = n
     RUNS[0] += 1
-    with shielded():
+    with self.limits.shield():
       self.shards = [self._new_shard() for _ in range(n)]
       try: self._load(list(range(n)))
       except BaseException:   # a rule set the workers cannot load: they hold their CPUs until their handles go, so now
@@ -188,56 +219,65 @@ class Coordinator:
         raise
     self.records: list[list[Any]] = [[] for _ in range(n)]   # each shard's level records (references), oldest first
     self.revivals = [0] * n
-    deadline = None if self.timeout is None else time.monotonic() + self.timeout
-    bound: str | None = None
-    cut: tuple[int, int] | None = None
-    matched = interrupted = False
-    count = 1
-    summaries: list[dict[str, Any]] = []
-    matches: list[tuple[int, bytes]] = []
-    lost = False
-    try:
-      first: list[Any] = [None] * n
-      self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), out=first)
-      summaries = first
-      matches.extend(m for s in summaries for m in s["matches"])
-      depth, ahead = 0, None
-      while True:
-        if self.stop_at_match and any(s["matches"] for s in summaries): matched = True; break
-        if not any(s["frontier"] for s in summaries): break
-        if deadline is not None and time.monotonic() > deadline: bound = "timeout"; break
-        if (why := taken()) is not None: bound = why; break
-        if (b := current()) is not None and b.max_memory is not None and any(s["rss"] > b.max_memory for s in summaries):
-          bound = "max_memory"; break
-        last = self.max_depth is not None and depth >= self.max_depth
-        self._last_expand, self._count = (depth, last), count
-        # the next level's expansion goes with this level's commit, where the run goes on unless a bound stops it
-        self._ahead = None if last or self.stop_at_match else (depth + 1, self.max_depth is not None and depth + 1 >= self.max_depth)
-        summaries, ahead = self._level(depth, ahead)
-        if (dropped_at := summaries[0]["dropped_at"]) is not None: cut, bound = (depth, dropped_at), "max_states"
-        matches.extend(sorted(m for s in summaries for m in s["matches"]))   # a level's ids follow the last level's
-        count += summaries[0]["made"]
-        depth += 1
-        if bound is not None: break
-        if last and summaries[0]["cut"]: bound = "max_depth"; break
-    except BoundHit as e: bound, interrupted = e.reason, True   # an interrupt or the budget: what the finished levels found
-    except WorkersLost: bound, lost = "workers_lost", True
-    with shielded():   # from here on the run winds up
-      out = Outcome(count, bound, cut, matched, n, self.records, run=self.run_id, revived=self.revived)
-      if interrupted or lost:   # the records read whole: the shards' parts are gone
-        levels = out.levels()
-        if cut is not None and cut[0] + 1 >= len(levels): out.cut = None   # its level was not committed
-        out.count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
-        out.matches = [m for m in matches if m[0] < out.count]
-      else:
-        out.matches, out.workers, out.serial = matches, list(self.shards), RUNS[0]
-        out.lean = self._report(ray, cut, bound)
-      if interrupted:   # their level's calls may still run: the workers go
-        for a in self.shards: ray.kill(a)
-      else:
-        out.stats = self._stats(ray)
-        idle_workers().extend(a for a, st in zip(self.shards, out.stats) if st)   # the next run's
-    out.elapsed = time.perf_counter() - t0
+
+  def _search(self, found: _Found, deadline: float | None) -> None:
+    """The program's level, then level after level until none is left, a match ends a search that stops at one, or a
+    bound (``found.bound``); ``found`` holds what the finished levels found, also when a level raises."""
+    first: list[Any] = [None] * self.n
+    self._phase("start", 0, lambda j: self.shards[j].start.options(num_returns=2).remote(), out=first)
+    found.summaries = first
+    found.matches.extend(m for s in first for m in s["matches"])
+    while True:
+      if self.stop_at_match and any(s["matches"] for s in found.summaries): found.matched = True; return
+      if not any(s["frontier"] for s in found.summaries): return
+      if (why := self._stop_reason(found.summaries, deadline)) is not None or (why := self._next_level(found)) is not None:
+        found.bound = why
+        return
+
+  def _stop_reason(self, summaries: list[dict[str, Any]], deadline: float | None) -> StopReason | None:
+    """The bound that stops the run before the next level, if any: its own timeout, the caller's ``limits`` (also a
+    worker's memory past their ``max_memory``)."""
+    if deadline is not None and time.monotonic() > deadline: return "timeout"
+    if (why := self.limits.take()) is not None: return why
+    if (most := self.limits.max_memory) is not None and any(s["rss"] > most for s in summaries): return "max_memory"
+    return None
+
+  def _next_level(self, found: _Found) -> StopReason | None:
+    """Run level ``found.depth`` and add what it found; the bound that cut it (``max_states``, ``max_depth``), if any."""
+    depth = found.depth
+    last = self.max_depth is not None and depth >= self.max_depth
+    self._last_expand, self._count = (depth, last), found.count
+    # the next level's expansion goes with this level's commit, where the run goes on unless a bound stops it
+    self._ahead = None if last or self.stop_at_match else (depth + 1, self.max_depth is not None and depth + 1 >= self.max_depth)
+    summaries, found.ahead = self._level(depth, found.ahead)
+    found.summaries = summaries
+    bound: StopReason | None = None
+    if (dropped_at := summaries[0]["dropped_at"]) is not None: found.cut, bound = (depth, dropped_at), "max_states"
+    found.matches.extend(sorted(m for s in summaries for m in s["matches"]))   # a level's ids follow the last level's
+    found.count += summaries[0]["made"]
+    found.depth += 1
+    if bound is None and last and summaries[0]["cut"]: bound = "max_depth"
+    return bound
+
+  def _wind_up(self, found: _Found, interrupted: bool, lost: bool) -> Outcome:
+    """The run's ``Outcome``: lean (the shards keep their records and report) unless the run was interrupted or lost a
+    worker (the records read whole: the shards' parts are gone); the workers stay for the next run unless interrupted."""
+    import ray
+    out = Outcome(found.count, found.bound, found.cut, found.matched, self.n, self.records, run=self.run_id, revived=self.revived,
+                  limits=self.limits)
+    if interrupted or lost:
+      levels = out.levels()
+      if found.cut is not None and found.cut[0] + 1 >= len(levels): out.cut = None   # its level was not committed
+      out.count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
+      out.matches = [m for m in found.matches if m[0] < out.count]
+    else:
+      out.matches, out.workers, out.serial = found.matches, list(self.shards), RUNS[0]
+      out.lean = self._report(ray, found.cut, found.bound)
+    if interrupted:   # their level's calls may still run: the workers go
+      for a in self.shards: ray.kill(a)
+    else:
+      out.stats = self._stats(ray)
+      idle_workers().extend(a for a, st in zip(self.shards, out.stats) if st)   # the next run's
     return out
 
   def _report(self, ray: Any, cut: tuple[int, int] | None, bound: str | None) -> list[dict[str, Any]]:

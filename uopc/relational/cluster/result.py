@@ -21,7 +21,6 @@ import functools
 import weakref
 from typing import Any, Iterator
 
-from uopc.cli.budget import shielded
 from uopc.relational.cluster.codec import Codec, Reader
 from uopc.relational.cluster import coordinator
 from uopc.relational.cluster.coordinator import Coordinator, Outcome
@@ -33,6 +32,7 @@ from uopc.relational.cluster.visited import FP, fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
 from uopc.relational.space.stream import Exploration
+from uopc.limits import NO_LIMITS, Limits
 
 
 class ClusterExploration(Exploration):
@@ -46,14 +46,15 @@ class ClusterExploration(Exploration):
 
   def __init__(self, root: Any, pm: Any, *, cluster: str, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, target: Any = None, stop_at_match: bool = False, measure: bool = False,
-               kill: Any = None, native: bool | None = None) -> None:
-    super().__init__(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, native=False)
+               kill: Any = None, native: bool | None = None, limits: Limits = NO_LIMITS) -> None:
+    super().__init__(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, native=False, limits=limits)
     if not self.stepper.ir.reducible or type(root).__module__ != "uopc.uop":
       from uopc.relational.cluster.errors import ClusterError
       raise ClusterError("--cluster explores uopc programs under uopc rule sets only")
     self.cluster = cluster
     self._coordinator = Coordinator(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, target=target,
-                                    stop_at_match=stop_at_match, measure=measure, kill=kill, native=native)
+                                    stop_at_match=stop_at_match, measure=measure, kill=kill, native=native,
+                                    limits=limits)
     self.outcome: Outcome | None = None
     self._materialized = False
     self._lean_normals: list[State] | None = None
@@ -62,7 +63,7 @@ class ClusterExploration(Exploration):
 
   def _cluster_drive(self) -> Any:
     self.outcome = out = self._coordinator.run(self.cluster)
-    self._bound = out.bound  # type: ignore[assignment]  # also "workers_lost": a bound of the cluster's own
+    self._bound = out.bound   # also "workers_lost": a bound of the cluster's own
     if out.release is not None: weakref.finalize(self, out.release)   # the cluster this run started lives as long as this
     if out.lean is None: self._full()   # the shards' parts are gone: every state here, also after an interrupt
     else: self._paths = Paths(self.root, self.stepper, functools.partial(_lookup, out))
@@ -75,7 +76,7 @@ class ClusterExploration(Exploration):
     if self._materialized: return
     self._materialized = True
     assert self.outcome is not None, "the run comes first"
-    with shielded(): _materialize(self, self.outcome)
+    with self.limits.shield(): _materialize(self, self.outcome)
 
   @property
   def states(self) -> list[State]:
@@ -115,7 +116,7 @@ class ClusterExploration(Exploration):
     if self._materialized or out is None or out.lean is None: return None
     if out.serial != coordinator.RUNS[0]:   # a later run may have taken the workers
       import ray
-      with shielded(): serving = all(ray.get([w.serves.remote(out.run) for w in out.workers]))
+      with self.limits.shield(): serving = all(ray.get([w.serves.remote(out.run) for w in out.workers]))
       if not serving:
         out.lean = None
         return None
@@ -163,20 +164,33 @@ class ClusterExploration(Exploration):
     return self._paths.states([fp])[fp] if self.outcome is not None and _lookup(self.outcome, {fp}) else None
 
   def cycle_classes(self) -> tuple[list[Any], bool] | None:
-    """``cycles._classes`` from the shards (None where every state is here): the steps between made states as id arrays,
-    their components found here, each closed one's states rebuilt with their paths (``paths.py``). Every state of a
-    component of more than one was expanded (each has a step out), fully (no reduction here): none is unsure."""
+    """``cycles._classes`` from the shards (None where every state is here): the steps between made states as id arrays
+    (``_steps_out``), their closed components found here (``_closed``), each one's states rebuilt with their paths
+    (``paths.py``). Every state of a component of more than one was expanded (each has a step out), fully (no reduction
+    here): none is unsure."""
     import numpy as np
     import ray
 
     from uopc.relational.space.cycles import Cycle
-    from uopc.relational.space.scc import components
     if (lean := self._lean()) is None: return None
     if not any(r["maybe_cycle"] for r in lean): return [], False
     out = self.outcome
     assert out is not None
+    if not (cycles := _closed(self.stepper, self._steps_out(out))): return [], False
+    wanted = np.array(sorted({i for c, _ in cycles for i in c}), np.int64)
+    with self.limits.shield(): got = ray.get([a.fingerprints.remote(out.run, wanted) for a in out.workers])
+    fp_of = {i: fp_bytes(f) for g in got if g is not None for i, f in zip(g[0].tolist(), g[1])}
+    made = self._paths.states(list(fp_of.values()))
+    found_cycles = [Cycle([made[fp_of[i]] for i in c], names) for c, names in cycles]
+    found_cycles.sort(key=lambda c: c.states[0].id)
+    return found_cycles, False
+
+  def _steps_out(self, out: Outcome) -> list[Any]:
+    """Each shard's steps between made states (source ids, positions, target ids, rules: arrays), the targets' ids asked
+    of their owners (the fingerprints moving worker to worker)."""
+    import ray
     n, w = out.shards, out.workers
-    with shielded():
+    with self.limits.shield():
       found: list[list[Any]] = [[] for _ in range(n)]
       if n > 1:
         targets = [a.all_targets.options(num_returns=n).remote(out.cut) for a in w]
@@ -184,27 +198,7 @@ class ClusterExploration(Exploration):
         found = [[targets[j][i] for i in range(n)] + [ids[i][j] for i in range(n)] for j in range(n)]
       parts = ray.get([a.steps_out.remote(out.run, out.cut, *found[j]) for j, a in enumerate(w)])
     if any(p is None for p in parts): raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
-    src, pos, dst, rule = (np.concatenate([p[k] for p in parts]) for k in range(4))
-    order = np.lexsort((pos, src))   # the edges' order: by state, then step
-    src, dst, rule = src[order], dst[order], rule[order]
-    heads, starts = np.unique(src, return_index=True)
-    succ = dict(zip(heads.tolist(), (a.tolist() for a in np.split(dst, starts[1:]))))
-    cycles = []
-    for comp in components(heads.tolist(), succ):
-      members = set(comp)
-      if len(comp) < 2 or not all(t in members for v in comp for t in succ[v]): continue
-      names: list[str] = []
-      for r in dict.fromkeys(rule[np.isin(src, comp)].tolist()):
-        if (name := self.stepper.rule_name(r)) not in names: names.append(name)
-      cycles.append((sorted(comp), names))
-    if not cycles: return [], False
-    wanted = np.array(sorted({i for c, _ in cycles for i in c}), np.int64)
-    with shielded(): got = ray.get([a.fingerprints.remote(out.run, wanted) for a in w])
-    fp_of = {i: fp_bytes(f) for g in got if g is not None for i, f in zip(g[0].tolist(), g[1])}
-    made = self._paths.states(list(fp_of.values()))
-    found_cycles = [Cycle([made[fp_of[i]] for i in c], names) for c, names in cycles]
-    found_cycles.sort(key=lambda c: c.states[0].id)
-    return found_cycles, False
+    return parts
 
   def matches(self) -> Iterator[State]:
     """The states the search's target matched (``target``), in id order, each with its path (``SearchStream`` reads them)."""
@@ -301,7 +295,7 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
   readers = [Reader(codec) for _ in range(out.shards)]   # each shard's records, read in order (codec.Records)
   above: dict[int, Any] = {}   # the last level's graphs by id
   for d in range(min(len(r) for r in out.records)):
-    with shielded(): recs = [unpack(r) for r in ray.get([out.records[j][d] for j in range(out.shards)])]
+    with ex.limits.shield(): recs = [unpack(r) for r in ray.get([out.records[j][d] for j in range(out.shards)])]
     steps: dict[int, list[Redex]] = {}
     for j, rec in enumerate(recs):
       nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]
@@ -329,6 +323,28 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
     yield from level
 
 
+def _closed(stepper: Any, parts: list[Any]) -> list[tuple[list[int], list[str]]]:
+  """The closed components of more than one state of the steps in ``parts`` (``_steps_out``), each as its sorted ids and
+  the names of the rules of its states' steps (in the steps' order: by state, then step)."""
+  import numpy as np
+
+  from uopc.relational.space.scc import components
+  src, pos, dst, rule = (np.concatenate([p[k] for p in parts]) for k in range(4))
+  order = np.lexsort((pos, src))   # the edges' order: by state, then step
+  src, dst, rule = src[order], dst[order], rule[order]
+  heads, starts = np.unique(src, return_index=True)
+  succ = dict(zip(heads.tolist(), (a.tolist() for a in np.split(dst, starts[1:]))))
+  cycles = []
+  for comp in components(heads.tolist(), succ):
+    members = set(comp)
+    if len(comp) < 2 or not all(t in members for v in comp for t in succ[v]): continue
+    names: list[str] = []
+    for r in dict.fromkeys(rule[np.isin(src, comp)].tolist()):
+      if (name := stepper.rule_name(r)) not in names: names.append(name)
+    cycles.append((sorted(comp), names))
+  return cycles
+
+
 def _stand_in(made: dict[int, State], graphs: dict[int, Any], i: int, depth: int, stepper: Any) -> State:
   """State ``i`` as a streamed state's parent: its id and graph, no parent of its own (so nothing above it is kept)."""
   if (p := made.get(i)) is None: p = made[i] = State(i, graphs[i], depth, None, None, stepper)
@@ -345,7 +361,7 @@ def _lookup(out: Outcome, fps: set[bytes]) -> dict[bytes, tuple[int, bytes, int,
   for f in fps: by[owner(f, out.shards)].append(f)
   asked = [(want, out.workers[j].lookup.remote(out.run, np.array(want, FP))) for j, want in enumerate(by) if want]
   got: dict[bytes, tuple[int, bytes, int, int]] = {}
-  with shielded():
+  with out.limits.shield():
     for want, ref in asked:
       if (r := ray.get(ref)) is None: raise ClusterError("the cluster's workers serve another run now: this run's records are gone")
       for fp, i, par, pos, d in zip(want, *(a.tolist() for a in (r[0], r[1], r[2], r[3]))):

@@ -18,7 +18,7 @@ import logging
 import os
 from typing import Any, Callable, Iterator
 
-from uopc.cli.budget import shielded
+from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.cluster.errors import ClusterError
 
 
@@ -33,34 +33,35 @@ def parse_cluster(spec: str) -> tuple[str, int | str]:
   return "address", spec
 
 
-def open_session(spec: str) -> tuple[int, Callable[[], None] | None]:
+def open_session(spec: str, limits: Limits = NO_LIMITS) -> tuple[int, Callable[[], None] | None]:
   """Connect (or start) the cluster of ``spec``: the number of shards to run, and the lease to give back when done
   (None where the cluster was up before: whoever started it stops it). A session this starts stays up while a lease is
-  out (an exploration whose shards keep their records, ``result.py``); the last lease given back stops it."""
+  out (an exploration whose shards keep their records, ``result.py``); the last lease given back stops it. Ray's C code
+  runs in the caller's ``limits.shield()``."""
   kind, value = parse_cluster(spec)
   try: import ray
   except ImportError: raise ClusterError("--cluster needs Ray: pip install -e '.[cluster]'") from None
   if ray.is_initialized():
     if not _leases: return (value if isinstance(value, int) else _cpus(ray)), None
     _leases[0] += 1   # one this process started and still holds: one more lease on it
-    return (value if isinstance(value, int) else _cpus(ray)), _lease()
+    return (value if isinstance(value, int) else _cpus(ray)), _lease(limits)
   os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # no usage report from a compiler's exploration
   quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
   try:
-    with shielded():   # no bound's handler inside Ray's C code (coordinator.py)
+    with limits.shield():   # no bound's handler inside Ray's C code (coordinator.py)
       if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
       else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
   except Exception as e:
     why = (str(e).splitlines() or [""])[0]
     raise ClusterError(f"--cluster {spec}: cannot start or join the Ray cluster: {type(e).__name__}: {why}") from None
   _leases[:] = [1]
-  return (value if isinstance(value, int) else _cpus(ray)), _lease()
+  return (value if isinstance(value, int) else _cpus(ray)), _lease(limits)
 
 
 _leases: list[int] = []   # [leases out] while this process holds a session it started
 
 
-def _lease() -> Callable[[], None]:
+def _lease(limits: Limits) -> Callable[[], None]:
   """Give back one lease (once, however often called); the last one stops the session."""
   done = [False]
 
@@ -72,14 +73,14 @@ def _lease() -> Callable[[], None]:
     _leases.clear()
     _idle.clear()   # their handles go with the session
     import ray
-    with shielded(): ray.shutdown()
+    with limits.shield(): ray.shutdown()
   return release
 
 
 @contextlib.contextmanager
-def session(spec: str) -> Iterator[int]:
+def session(spec: str, limits: Limits = NO_LIMITS) -> Iterator[int]:
   """``open_session`` for the length of a block: yields the number of shards to run."""
-  n, release = open_session(spec)
+  n, release = open_session(spec, limits)
   try: yield n
   finally:
     if release is not None: release()

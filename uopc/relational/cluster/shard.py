@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 import numpy as np
 
 from uopc import collector
-from uopc.cli.budget import peak_memory, reset_peak_memory, resident_memory
+from uopc.memory import peak_memory, reset_peak_memory, resident_memory
 from uopc.relational.cluster.codec import Codec, Encoded, Records
 from uopc.relational.space.fingerprint import Fingerprints, owner
 from uopc.relational.cluster.visited import FP, Visited, fp_bytes

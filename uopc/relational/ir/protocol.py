@@ -89,8 +89,9 @@ class IR(Protocol[N]):
 
   def compare(self, a: N, b: N, prog: N, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
     """``(kind, detail)``: do results ``a`` and ``b`` of ``prog`` compute different values (``semantic``), the same
-    (``syntactic``), or is it not known (``unknown``)? In the IR's own semantics, on ``bindings`` random bindings."""
-    raise NotImplementedError
+    (``syntactic``), or is it not known (``unknown``)? In the IR's own semantics, on ``bindings`` random bindings.
+    (uopc's own is the analyses': ``uopc.relational.analyses.verdicts.compare_results``.)"""
+    raise TypeError(f"results of {self.name} programs are not compared here")
 
   def basis(self, prog: N, bindings: int) -> str:
     """How ``compare`` decides for ``prog``, in words (a report's ``basis``)."""

@@ -14,7 +14,6 @@ import time
 import weakref
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
-from uopc.cli.budget import stopped
 # what expand() returns (else ST_MORE: go on) and what changes() reports; built, or not imported
 from uopc.relational.native._space import EV_AGAIN, EV_MOVED, EV_MOVED_AGAIN, EV_NORMAL, EV_REDUCED, ST_BAIL, ST_DONE, ST_MAX_STATES
 from uopc.relational.native.space import CODES, TEXT_NAMES, NativeSpace, NotNative
@@ -204,7 +203,7 @@ def drive(host: SearchHost, space: NativeSpace, seen: NativeSeen) -> Iterator[No
     if deadline is not None and time.perf_counter() > deadline:
       host.stop("timeout")
       return
-    if (why := stopped()) is not None:
+    if (why := host.limits.should_stop()) is not None:
       host.stop(why)
       return
     want = host.want()   # how many states the consumer asked for (None: all)

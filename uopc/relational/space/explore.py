@@ -24,17 +24,18 @@ from uopc.matcher import PatternMatcher
 from uopc.relational.ir import ir_of, rules_for
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import Semantics
-from uopc.relational.space.stream import Bound, Exploration
+from uopc.relational.space.stream import Exploration
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
-from uopc.bounded import Bounded
+from uopc.bounded import Bounded, StopReason
+from uopc.limits import NO_LIMITS, Limits
 from uopc.lengths import LENGTHS
 
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
-            reduce: bool = False, semantics: Semantics = "graph", native: bool | None = None) -> Exploration:
+            reduce: bool = False, semantics: Semantics = "graph", native: bool | None = None, limits: Limits = NO_LIMITS) -> Exploration:
   """Every graph reachable from ``prog`` by any ordering of ``pm``'s rewrites, lazily.
 
   Nothing is computed until you iterate (states stream as they are found) or ask for
@@ -46,7 +47,8 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   ``semantics="tree"`` rewrites one occurrence of a node per step (see ``docs/relational.md``;
   it explores every graph, without reduction). ``native``: the C core where it applies
   (default where it is built; ``False`` for the pure-Python core, the same results: ``docs/native.md``).
-  On a Ray cluster: ``uopc.relational.explore(..., cluster=)`` (``uopc.relational.api``).
+  ``limits``: the caller's bounds (``uopc.limits``), asked between states; none by default. On a Ray cluster:
+  ``uopc.relational.explore(..., cluster=)`` (``uopc.relational.api``).
 
   >>> from uopc import UOp
   >>> ex = explore((UOp.param(0) + 0) * 1)
@@ -59,7 +61,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
   """
   rules_for(prog, pm, "explore: pm")   # here, not at the first result: explore(u, 3) was an AttributeError later
   return Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order, ctx=ctx, reduce=reduce,
-                     semantics=semantics, native=native)
+                     semantics=semantics, native=native, limits=limits)
 
 
 def canonical(prog: UOp, pm: PatternMatcher = symbolic, max_steps: int | None = None,
@@ -93,7 +95,7 @@ class NormalForms(Bounded):
     self.variants = [v for v in variants or () if v[1] is not canonical or v[2] != canonical_error]
 
   @property
-  def bound(self) -> Bound | None:
+  def bound(self) -> StopReason | None:
     """Which bound stopped the exploration, or None: the whole space was explored (``complete``), so these are all the normal forms."""
     return self.exploration.bound
 

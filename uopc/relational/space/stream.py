@@ -5,9 +5,9 @@ depth first on request. Every graph is one state: hash consing makes "seen this
 graph?" a dictionary lookup on its root. Bounds: ``max_states`` (states made, stuck
 ones included), ``max_depth`` (steps from the program; states at that depth are
 still expanded to learn whether they are normal, but nothing deeper is made) and
-``timeout`` (seconds of exploring, checked between states); under a command's
-``uopc.cli.budget`` also ``"timeout"``, ``"max_memory"`` or ``"interrupted"``, which stop
-even a rule call that never returns. Whatever was reached before a bound stays
+``timeout`` (seconds of exploring, checked between states); and the caller's ``limits``
+(``uopc.limits``: a command passes its ``--timeout``, ``--max-memory`` and interrupts, which
+stop even a rule call that never returns). Whatever was reached before a bound stays
 available, and ``bound`` says which one stopped the search.
 
 >>> from uopc import UOp, UPat, PatternMatcher
@@ -27,17 +27,14 @@ from collections import deque
 from typing import Any, Collection, Generator, Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from uopc import collector
-from uopc.cli.budget import BoundHit, stopped
 from uopc.matcher import PatternMatcher
 from uopc.relational.ir import rules_for
 from uopc.relational.space.reduction import IslandReduction
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import GroupedSteps, Redex, Semantics, Stepper, Stuck, stepper_for
 from uopc.uop import UOp
-from uopc.bounded import Bounded
-
-Bound = Literal["max_states", "max_depth", "timeout", "max_memory", "interrupted"]
-
+from uopc.bounded import Bounded, StopReason
+from uopc.limits import NO_LIMITS, BoundHit, Limits
 
 class Exploration(Bounded):
   """Every graph reachable from ``root`` under ``pm``, discovered lazily.
@@ -55,12 +52,13 @@ class Exploration(Bounded):
   def __init__(self, root: UOp, pm: PatternMatcher, *, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None,
                stepper: Stepper | None = None, reduce: bool = False, keep_full: Collection[UOp] = (),
-               semantics: Semantics = "graph", native: bool | None = None) -> None:
+               semantics: Semantics = "graph", native: bool | None = None, limits: Limits = NO_LIMITS) -> None:
     if order not in ("bfs", "dfs"): raise ValueError(f"order must be 'bfs' or 'dfs', got {order!r}")
     if max_states is not None and max_states < 1: raise ValueError("max_states must be at least 1")
     if max_depth is not None and max_depth < 0: raise ValueError("max_depth must be at least 0")
     self.root, self.pm = root, pm
     self.max_states, self.max_depth, self.timeout, self.order = max_states, max_depth, timeout, order
+    self.limits = limits   # the caller's bounds, asked between states (``_stop_reason``)
     # the IR is chosen once, from the root's type: uopc's PatternMatcher is its own rule protocol, another IR's is adapted
     self.stepper = stepper if stepper is not None else stepper_for(rules_for(root, pm, "pm"), ctx, semantics)
     # ``reduce``: explore one persistent set of steps per state where one is known (docs/reduction.md); the
@@ -71,7 +69,7 @@ class Exploration(Bounded):
     self._normals: list[State] = []
     self._seen: Any = {}   # graph -> state: a dict, or a native search's view of its states
     self._stuck: dict[tuple[UOp, Stuck], State] = {}
-    self._bound: Bound | None = None
+    self._bound: StopReason | None = None
     self._want: int | None = None   # states the consumer wants now (None: all): a batch-wise driver stops there
     self._graphs_ahead = False      # the consumer reads every state's graph (iter_ahead): make them with each batch
     self._native: Any = None        # the native core's NativeSpace while it runs the search
@@ -201,7 +199,7 @@ class Exploration(Bounded):
     self._driver = None
 
   def _stop(self, e: BoundHit) -> None:
-    """A command's bound interrupted a step (maybe inside a rule): keep what was reached, as for any bound."""
+    """The caller's bound (a ``BoundHit``) interrupted a step (maybe inside a rule): keep what was reached, as for any bound."""
     self._driver, self._bound = None, e.reason
 
   # ---- results (each finishes the exploration first)
@@ -227,7 +225,7 @@ class Exploration(Bounded):
     return [s for s in self.states if s.error is not None]
 
   @property
-  def bound(self) -> Bound | None:
+  def bound(self) -> StopReason | None:
     """Which bound stopped the exploration: ``"max_states"``, ``"max_depth"``, ``"timeout"``, or None; ``complete``
     (``Bounded``) is True then: every reachable graph was found."""
     return self.run()._bound
@@ -374,10 +372,10 @@ class Exploration(Bounded):
       if limits.dfs: frontier.extend(t for t in reversed(fresh) if t.error is None)
     if cut: self._bound = "max_depth"
 
-  def _stop_reason(self, limits: _Limits) -> Bound | None:
-    """The bound that stops the search before the next state, if any: its own timeout, or the command's budget."""
+  def _stop_reason(self, limits: _Limits) -> StopReason | None:
+    """The bound that stops the search before the next state, if any: its own timeout, or the caller's ``limits``."""
     if limits.deadline is not None and time.perf_counter() > limits.deadline: return "timeout"
-    return stopped()   # the command's bound: stop at this clean point
+    return self.limits.should_stop()   # the caller's bound: stop at this clean point
 
   def _steps_of(self, s: State) -> tuple[Any, Iterable[tuple[Redex, UOp | Stuck]], int | None, bool]:
     """The steps out of ``s`` (stored as ``s.out``, and returned first), the pairs to go through, how many graphs
@@ -405,7 +403,7 @@ class Exploration(Bounded):
     return big, stepper.iter_big(s.graph), None, True
 
   def _admit(self, s: State, items: Iterable[tuple[Redex, UOp | Stuck]], made: int | None, lazy: bool, limits: _Limits,
-             frontier: deque[State], fresh: list[State], cut: set[State]) -> Generator[None, None, Bound | None]:
+             frontier: deque[State], fresh: list[State], cut: set[State]) -> Generator[None, None, StopReason | None]:
     """Make the successors of ``s`` not seen before, yielding once each; returns the bound that stopped it, if any."""
     states, seen, child_depth = self._states, self._seen, s.depth + 1
     last = s.depth >= limits.max_depth
@@ -453,7 +451,7 @@ class SearchHost:
   given of its exploration, and all it touches of it.
 
   It reads the search's settings: ``root``, ``stepper``, ``reduction``, ``order``, ``max_states``, ``max_depth``,
-  ``timeout``; and what the consumer asks for now: ``want()`` (how many states, None: all) and ``graphs_ahead()``
+  ``timeout``, ``limits``; and what the consumer asks for now: ``want()`` (how many states, None: all) and ``graphs_ahead()``
   (whether every state's graph will be read). It writes the results: it appends to ``states`` (ids in order),
   ``normals`` and ``reduced`` (the exploration's own containers) and mutates those states; ``stop(bound)`` says which
   bound stopped it. Where it cannot go on, ``python(frontier, cut)`` is the Python search going on from that
@@ -465,12 +463,13 @@ class SearchHost:
   >>> host.order, host.max_states, host.states, host.want()
   ('bfs', 100000, [], None)
   """
-  __slots__ = ("_ex", "root", "stepper", "reduction", "order", "max_states", "max_depth", "timeout", "states", "normals", "reduced")
+  __slots__ = ("_ex", "root", "stepper", "reduction", "order", "max_states", "max_depth", "timeout", "limits", "states", "normals",
+               "reduced")
 
   def __init__(self, ex: Exploration) -> None:
     self._ex = ex
     self.root, self.stepper, self.reduction, self.order = ex.root, ex.stepper, ex.reduction, ex.order
-    self.max_states, self.max_depth, self.timeout = ex.max_states, ex.max_depth, ex.timeout
+    self.max_states, self.max_depth, self.timeout, self.limits = ex.max_states, ex.max_depth, ex.timeout, ex.limits
     self.states, self.normals, self.reduced = ex._states, ex._normals, ex._reduced
 
   def want(self) -> int | None:
@@ -481,7 +480,7 @@ class SearchHost:
     """True if the consumer reads every state's graph (``iter_ahead``): cheaper made with each batch."""
     return self._ex._graphs_ahead
 
-  def stop(self, bound: Bound) -> None:
+  def stop(self, bound: StopReason) -> None:
     """The search stopped at ``bound``."""
     self._ex._bound = bound
 
