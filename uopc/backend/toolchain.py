@@ -13,7 +13,7 @@ Binaries are cached by a hash of compiler, flags and source under ``cache_dir()`
 ``$UOPC_CACHE_DIR``, else ``$XDG_CACHE_HOME/uopc``, else ``~/.cache/uopc``. A cached
 binary is run only if it and the directory are ``ours`` (owned by this user, writable by
 no one else). Nothing else is left behind: sources are written to a temporary directory
-that is removed (on SIGTERM too, see ``uopc.cli.commands.backend``), and what a killed run left
+that is removed (on SIGTERM too, see ``uopc.cli.backend_support``), and what a killed run left
 is swept by the next build (``sweep_stale``): only what uopc made, build directories
 holding its marker file inside its own directory of builds (``build_dir``).
 

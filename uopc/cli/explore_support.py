@@ -86,12 +86,6 @@ def exit_code(ex: Any) -> int:
 
 
 # what the search, best and saturate commands print alike
-def search_bound_text(bound: str | None, args: argparse.Namespace, complete: str = "the whole space was searched") -> str:
-  if bound is None: return complete
-  from uopc.cli.reports.exploration import bound_flag
-  return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
-
-
 def step_lines(path: list[Any], indent: str = "  ") -> list[str]:
   """A path's steps, numbered: ``rule: node -> result`` each."""
   return [f"{indent}{i}. {e.describe(TERM_LIMIT)}" for i, e in enumerate(path, 1)]

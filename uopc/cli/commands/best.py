@@ -20,7 +20,8 @@ import sys
 from typing import Any
 
 from uopc.cli.reports.html import emit
-from uopc.cli.explore_support import canonical_line, canonical_of, search_bound_text, step_lines, steps_word, term_text
+from uopc.cli.reports.exploration import search_bound_text
+from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, steps_word, term_text
 from uopc.cli.budget import bounded, shielded, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 

@@ -25,7 +25,8 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.cli.reports.html import emit
-from uopc.cli.explore_support import TERM_LIMIT, on_cluster, search_bound_text, step_lines, steps_word
+from uopc.cli.reports.exploration import search_bound_text
+from uopc.cli.explore_support import TERM_LIMIT, on_cluster, step_lines, steps_word
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped
 from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
 from uopc.term import show

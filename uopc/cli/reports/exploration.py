@@ -413,3 +413,9 @@ def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = 
     if e.source.id in ids and e.target.id in ids:
       dot.edge(str(e.source.id), str(e.target.id), label=short_rule(e.rule), **({"color": "red"} if e.error else {}))
   return dot
+
+
+def search_bound_text(bound: str | None, args: Any, complete: str = "the whole space was searched") -> str:
+  """``incomplete: stopped by ...`` naming the flag of the bound that stopped a search (``complete`` where none did)."""
+  if bound is None: return complete
+  return f"incomplete: stopped by {bound_flag(bound, args.max_states, args.max_depth, args.timeout)}"
