@@ -105,7 +105,6 @@ PyObject *Space_fingerprints(Space *s, PyObject *arg) {
   return out;
 }
 
-
 int64_t fingerprints_bytes(const SpaceFingerprints *f) {
   return f ? f->cap * 17 + (f->cap_inner + f->cap_leaf) * (int64_t)sizeof(PyObject *) : 0;
 }

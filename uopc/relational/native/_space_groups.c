@@ -2,7 +2,6 @@
 #include "_space.h"
 #include <string.h>
 
-
 /* A new group node: (left, right, first key, source index, size); its id, or NO_GROUP on error. */
 static int32_t group_node(Space *s, int32_t left, int32_t right, int32_t first, int32_t index, int64_t size) {
   if (s->groups.n >= INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "native explorer: too many step groups"); return NO_GROUP; }
@@ -36,7 +35,6 @@ static int32_t group_under(Space *s, int32_t index, int32_t g) {
   int32_t first = wrap_key(s, index, s->groups.first[g]);
   return first < 0 ? NO_GROUP : group_node(s, g, NO_GROUP, first, index, s->groups.size[g]);
 }
-
 
 /* Each key of group g, in order, to `visit` (iterative: a chain's groups nest as deep as it is long). Under tree
  * semantics a key below _Under nodes is read one level up per node, innermost first (step.py's _keys). 0, or -1. */
@@ -127,7 +125,6 @@ int each_step(Space *s, int32_t x, int (*visit)(void *, int32_t), void *arg, int
   }
   return 0;
 }
-
 
 void groups_free(StepGroups *g) {
   PyMem_Free(g->left); PyMem_Free(g->right); PyMem_Free(g->first); PyMem_Free(g->index); PyMem_Free(g->size);

@@ -176,7 +176,8 @@ static int level_state(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k
 
 /* expand_level's tuple: the arrays as bytes, maybe_cycle, and the number of candidates kept. NULL on error. */
 static PyObject *level_result(const Level *out, int64_t n_cand) {
-  const Buf *parts[LEVEL_PARTS] = {&out->counts, &out->keys, &out->tfps, &out->sfps, &out->c_state, &out->c_pos, &out->c_node, &out->c_fp, &out->c_owner};
+  const Buf *parts[LEVEL_PARTS] = {&out->counts, &out->keys, &out->tfps, &out->sfps, &out->c_state, &out->c_pos, &out->c_node, &out->c_fp,
+                                   &out->c_owner};
   PyObject *t = PyTuple_New(LEVEL_PARTS + 2);
   for (int i = 0; t && i < LEVEL_PARTS; i++) {
     PyObject *b = PyBytes_FromStringAndSize(parts[i]->p ? (char *)parts[i]->p : "", (Py_ssize_t)parts[i]->n);
@@ -208,7 +209,8 @@ PyObject *Space_expand_level(Space *s, PyObject *args) {
   int ok = 1;
   for (Py_ssize_t k = 0; k < n_states && ok; k++) ok = level_state(s, lv, &out, k, PySequence_Fast_GET_ITEM(seq, k)) == 0;
   PyObject *result = ok ? level_result(&out, lv->n_cand) : NULL;
-  Buf *bufs[] = {&out.counts, &out.keys, &out.tfps, &out.sfps, &out.c_state, &out.c_pos, &out.c_node, &out.c_fp, &out.c_owner, &out.st_keys, &out.st_targets};
+  Buf *bufs[] = {&out.counts, &out.keys, &out.tfps, &out.sfps, &out.c_state, &out.c_pos, &out.c_node, &out.c_fp, &out.c_owner,
+                 &out.st_keys, &out.st_targets};
   for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) PyMem_Free(bufs[i]->p);
   Py_DECREF(seq);
   return result;

@@ -240,7 +240,6 @@ done:
   return result;
 }
 
-
 /* reduce(inert ops, keep_full nodes, inert): explore persistent sets from now on (before the search starts); a node
  * of an op not in `inert ops` is inert if inert(node, label, its number of sources) says so. */
 PyObject *Space_reduce(Space *s, PyObject *args) {
@@ -270,7 +269,6 @@ PyObject *Space_reduce(Space *s, PyObject *args) {
   s->reduction.on = 1;
   Py_RETURN_NONE;
 }
-
 
 int persistent_set(Space *s, int32_t i) { return s->tree ? persistent_tree(s, i) : persistent(s, i); }
 

@@ -1,12 +1,13 @@
 /* A batch of graphs as codec rows, from the native core's nodes: cluster/codec.py's Codec.encode without a UOp walked.
 
-   _space_rows.c makes them from the Space's node table; _space_decode.c reads them back. A row is a node the receiver does not know yet, written
-   sources first: (op, dtype, arg, its sources' refs), a ref being -1 - i for the base's node i (the program's nodes,
-   Codec.base) and first + j for row j of the batch or stream. The order is uop.py's fill_bottom_up, entry for entry:
-   a stack of (node, ready) where a node's unknown sources are pushed in order after it, so the last source is written
-   first, and an entry met again once its node is written is passed over. What a stream knows is a stamp and a ref per
-   node: stream 0 (a batch to another shard) forgets all but the base at each call, stream 1 (a shard's level records,
-   codec.Records) until rows_reset(1). A base node's stamp is ROWS_BASE in both, never outdated by a new stamp. */
+   _space_rows.c writes them from the Space's node table, _space_decode.c reads them back. A row is a node the receiver
+   does not know yet, written sources first: (op, dtype, arg, its sources' refs), a ref being -1 - i for the base's node
+   i (the program's nodes, Codec.base) and first + j for row j of the batch or stream. The order is uop.py's
+   fill_bottom_up, entry for entry: a stack of (node, ready) where a node's unknown sources are pushed in order after it,
+   so the last source is written first, and an entry met again once its node is written is passed over. What a stream
+   knows is a stamp and a ref per node: stream 0 (a batch to another shard) forgets all but the base at each call,
+   stream 1 (a shard's level records, codec.Records) until rows_reset(1). A base node's stamp is ROWS_BASE in both,
+   never outdated by a new stamp. */
 #ifndef UOPC_SPACE_ROWS_H
 #define UOPC_SPACE_ROWS_H
 #include <Python.h>

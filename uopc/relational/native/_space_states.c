@@ -97,7 +97,6 @@ PyObject *Space_n_steps(Space *s, PyObject *args) {
   return PyLong_FromLongLong(n);
 }
 
-
 PyObject *Space_state_of(Space *s, PyObject *args) {
   int id;
   if (!PyArg_ParseTuple(args, "i", &id)) return NULL;

@@ -110,7 +110,6 @@ static int fill_general(Space *s, int32_t x, int64_t start) {
   return rc;
 }
 
-
 /* x's steps where its two sources a and b share a redex below them: a redex below both is rewritten in both, (c,
  * mb.get(r, b)) for ma's, then mb's others (step.py's _both and _from_sources). 0, or -1 on error. */
 static int fill_shared(Space *s, int32_t x, int32_t a, int32_t b) {
@@ -126,7 +125,6 @@ static int fill_shared(Space *s, int32_t x, int32_t a, int32_t b) {
   stamp_pairs(s->stamp, NULL, s->maps + ao, an, g3);   /* maps may have moved: offsets, not pointers, are kept */
   return fill_from(s, x, bo, bn, b, g3);
 }
-
 
 /* Tree semantics (step.py's _compute_tree): the node's own redexes, then for each source i in order and each entry
  * (k, c) of its map, (At(i, k), x with source i alone replaced by c): one step per occurrence; past map_limit (or above

@@ -44,7 +44,7 @@ int grow32(void **p, int32_t *cap, int64_t need, size_t elem) {
 
 /* Parallel arrays sharing one capacity `*cap` (n of them, elems[i] bytes an element), each grown to hold `need`: 0, or -1
  * with MemoryError (the arrays grown before the failing one keep their new size; `*cap` stays, which is safe). */
-int grow_parallel(int64_t *cap, int64_t need, void **const arrays[], const size_t elems[], int n) {
+int grow_parallel_to(int64_t *cap, int64_t need, void **const arrays[], const size_t elems[], int n) {
   if (need <= *cap) return 0;
   int64_t c = *cap;
   for (int i = 0; i < n; i++) {
@@ -52,12 +52,6 @@ int grow_parallel(int64_t *cap, int64_t need, void **const arrays[], const size_
     if (grow(arrays[i], &c, need, elems[i]) < 0) return -1;
   }
   *cap = c;
-  return 0;
-}
-
-int push_int(int32_t **a, int64_t *n, int64_t *cap, int32_t v) {
-  if (grow((void **)a, cap, *n + 1, sizeof(int32_t)) < 0) return -1;
-  (*a)[(*n)++] = v;
   return 0;
 }
 

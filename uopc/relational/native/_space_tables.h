@@ -39,8 +39,16 @@ void map_free(U64Map *m);
 int grow_to(void **p, int64_t *cap, int64_t need, size_t elem);
 static inline int grow(void **p, int64_t *cap, int64_t need, size_t elem) { return need <= *cap ? 0 : grow_to(p, cap, need, elem); }
 int grow32(void **p, int32_t *cap, int64_t need, size_t elem);   /* the same with an int32 capacity (MemoryError past INT32_MAX) */
-int grow_parallel(int64_t *cap, int64_t need, void **const arrays[], const size_t elems[], int n);
-int push_int(int32_t **a, int64_t *n, int64_t *cap, int32_t v);   /* append v: 0, or -1 */
+/* Parallel arrays sharing one capacity, each grown to hold `need` (a new key, group or fingerprint: the growth is rare). */
+int grow_parallel_to(int64_t *cap, int64_t need, void **const arrays[], const size_t elems[], int n);
+static inline int grow_parallel(int64_t *cap, int64_t need, void **const arrays[], const size_t elems[], int n) {
+  return need <= *cap ? 0 : grow_parallel_to(cap, need, arrays, elems, n);
+}
+static inline int push_int(int32_t **a, int64_t *n, int64_t *cap, int32_t v) {   /* append v: 0, or -1 */
+  if (grow((void **)a, cap, *n + 1, sizeof(int32_t)) < 0) return -1;
+  (*a)[(*n)++] = v;
+  return 0;
+}
 PyObject *int_list(const int32_t *v, int32_t n);                 /* a C array as a list of ints, or NULL */
 
 #if defined(__GNUC__) || defined(__clang__)

@@ -2,8 +2,6 @@
 #include "_space.h"
 #include <string.h>
 
-/* ---- UOps in and out: identity tables */
-
 static int32_t ptr_find(Space *s, PyObject *u) { return map_get(&s->ptrs, (uint64_t)(uintptr_t)u, -1); }
 
 /* Node `id` is the UOp `u` from now on (a new reference is kept). */
@@ -177,7 +175,6 @@ PyObject *Space_materialize(Space *s, PyObject *args) {
   Py_INCREF(s->obj[root]);
   return s->obj[root];
 }
-
 
 /* The identity table, empty (64 slots). 0, or -1 with MemoryError. */
 int labels_init(SpaceLabels *l) {
