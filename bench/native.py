@@ -1,6 +1,6 @@
 """Is a compiled hot core worth it? ``python -m bench native``.
 
-The one adopted: **the C core** (``uopc/relational/native/_space.c``, built at install), which
+The one adopted: **the C core** (``uopc/relational/native/_space*.c``, built at install), which
 keeps nodes in arrays of its own; its column runs the repository as installed with
 ``native=True``, the pure column with ``native=False``. The others are not adopted: it also
 compiles the explorer's hot core, the modules every state goes through: ``uopc/uop.py``

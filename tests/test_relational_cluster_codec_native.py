@@ -1,4 +1,4 @@
-"""The codec's native path (``Codec.encode_native``, ``Records.encode_native``: ``Space.rows`` in ``_space_rows.h``) against
+"""The codec's native path (``Codec.encode_native``, ``Records.encode_native``: ``Space.rows`` in ``_space_rows.c``) against
 its Python path (``Codec.encode``, ``Records.encode`` on the same graphs' ``UOp``s): the same ``Encoded``, field by field."""
 import pytest
 from hypothesis import assume, given

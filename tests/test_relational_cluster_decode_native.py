@@ -1,5 +1,5 @@
 """The codec's native decoding (``Codec.decode_native``, ``Reader.decode_native``: ``Space.intern_rows`` in
-``_space_decode.h``) against its Python path (``Codec.decode`` then ``NativeSpace.to_id`` of each root): the same ids."""
+``_space_decode.c``) against its Python path (``Codec.decode`` then ``NativeSpace.to_id`` of each root): the same ids."""
 import pickle
 
 import pytest

@@ -1,4 +1,4 @@
-"""The native core's pattern matcher (patterns.py, _space.c's pat_solve) against UPat.match: it never says "no" where
+"""The native core's pattern matcher (patterns.py, _space_patterns.c's pat_solve) against UPat.match: it never says "no" where
 UPat.match finds a binding, and explorations that lean on it are the Python core's, state for state."""
 from hypothesis import given
 from hypothesis import strategies as st

@@ -28,9 +28,9 @@ record refers to nothing earlier): what the writer and a reader hold stays bound
 
 A worker on the native core holds its graphs as the core's nodes: ``encode_native`` (a batch) and
 ``Records.encode_native`` (the stream) write the same rows from them in C (``Space.rows``,
-``native/_space_rows.h``), with no ``UOp`` walked or made; a root may be a native node, a ``UOp``
+``native/_space_rows.c``), with no ``UOp`` walked or made; a root may be a native node, a ``UOp``
 or None. The receiver's ``decode`` is the same; a receiver on the native core reads a batch straight into its nodes with
-``decode_native`` (``Space.intern_rows``, ``native/_space_decode.h``), the ids ``to_id`` gives the decoded graphs.
+``decode_native`` (``Space.intern_rows``, ``native/_space_decode.c``), the ids ``to_id`` gives the decoded graphs.
 
 >>> from uopc import symbolic
 >>> from uopc.relational.native import available
@@ -124,7 +124,7 @@ class Codec:
 
   def decode_native(self, space: NativeSpace, enc: Encoded, made: list[Any] | None = None) -> list[Any]:
     """``decode``, then each root's native node in ``space`` (``to_id``), with no ``UOp`` made for an inner node: the rows
-    are interned in C (``Space.intern_rows``, ``native/_space_decode.h``), the very ids ``to_id`` gives. None for a root of
+    are interned in C (``Space.intern_rows``, ``native/_space_decode.c``), the very ids ``to_id`` gives. None for a root of
     None; a graph the core does not take (a CALL) stays its ``UOp``, as a worker holds it. ``made``: the rows read before
     (a stream's, ``Reader.decode_native``) as nodes (or ``UOp``s where the core took none), extended with these."""
     from uopc.relational.native.space import NotNative

@@ -1,6 +1,6 @@
 """The explorer's native core: the Stepper's step maps and the search (breadth or depth first) in C.
 
-``_space.c`` keeps nodes in flat arrays of its own (a label and source ids per node, one
+``_space.c`` (with the units ``_space.h`` names) keeps nodes in flat arrays of its own (a label and source ids per node, one
 hash-consing table), so a state costs a few machine words per rebuilt node instead of a
 Python object, a table entry and a dict. Python is called only to find a node's own redexes,
 and only for nodes some rule may match. ``Exploration`` uses it by itself where it applies
@@ -17,12 +17,11 @@ Stepper, with the same results, wherever it does not (``docs/native.md``).
 from __future__ import annotations
 
 import os
-from typing import Any
 
 _missing: str | None = None
 try:
   from uopc.relational.native import _space
-  Space: Any = _space.Space
+  Space: type[_space.Space] | None = _space.Space   # its interface: _space.pyi
 except ImportError as e:   # built by `pip install` with the machine's C compiler; without one, the Python core runs
   Space = None
   _missing = f"the C extension is not built ({e}): reinstall with a C compiler (pip install -e .)"

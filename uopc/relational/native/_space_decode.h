@@ -1,130 +1,18 @@
-/* A batch of codec rows made the native core's nodes: cluster/codec.py's Codec.decode, then NativeSpace.to_id, without
-   a UOp made for an inner node.
+/* A batch of codec rows made the native core's nodes (_space_decode.c): cluster/codec.py's Codec.decode, then
+ * NativeSpace.to_id, the reverse of _space_rows.h's rows. */
+#ifndef UOPC_SPACE_DECODE_H
+#define UOPC_SPACE_DECODE_H
+#include <Python.h>
 
-   Included by _space.c (after _space_rows.h: its base is the one rows_setup gave). A row is (op, dtype, arg, source refs),
-   a ref being -1 - i for the base's node i and j >= 0 for row j of the rows read before (`made`, a stream's) and this
-   batch's. An inner row is interned from its label, asked of the labeler once a call per distinct (op, dtype, arg) by
-   identity (a batch's rows share their fields' objects: the sender wrote them from one label, and pickle keeps that); a
-   leaf row is made its UOp (make(op, (), arg, dtype)) and indexed as walk() indexes a leaf: the same ids to_id gives. */
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(hidden)
+#endif
 
-static PyObject *int_list(const int32_t *v, int32_t n);   /* _space.c's: a C array as a list of ints */
+typedef struct Space Space;
 
-/* A call's labels by the identity of (op, dtype, arg): the three objects are held (a reference each) until the call ends,
-   so an address is not reused while it is a key (lab_probe and lab_put's table, as the space's). */
-struct DecodeLabels { PyObject **key; int32_t *label, *code; int64_t cap, n; };
+PyObject *Space_intern_rows(Space *s, PyObject *args);   /* intern_rows(rows, made, make) -> [node of each row] */
 
-static void decode_labels_free(struct DecodeLabels *t) {
-  if (t->key) for (int64_t i = 0; i < t->cap; i++) if (t->key[3 * i]) for (int k = 0; k < 3; k++) Py_DECREF(t->key[3 * i + k]);
-  PyMem_Free(t->key); PyMem_Free(t->label); PyMem_Free(t->code);
-}
-
-/* An inner row's label and op code: the space's identity cache (read only: its keys are held by bound UOps, these rows'
-   objects are not), this call's, or the labeler (which raises NotNative for a CALL), then kept for the call. 0 or -1. */
-static int decode_label(Space *s, struct DecodeLabels *t, PyObject *const key[3], int32_t *label, int32_t *code) {
-  int64_t g = lab_probe(s->lab_key, s->cap_lab, key);
-  if (s->lab_key[3 * g]) { *label = s->lab_val[g]; *code = s->lab_op[g]; return 0; }
-  int64_t j = lab_probe(t->key, t->cap, key);
-  if (t->key[3 * j]) { *label = t->label[j]; *code = t->code[j]; return 0; }
-  /* the op's code first: an op the core has no code for adds no label */
-  PyObject *c = PyDict_GetItemWithError(s->op_codes, key[0]);
-  if (!c) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_KeyError, "intern_rows: an op without a code"); return -1; }
-  long cv = PyLong_AsLong(c);
-  if (cv == -1 && PyErr_Occurred()) return -1;
-  PyObject *r = PyObject_CallFunctionObjArgs(s->labeler, key[0], key[1], key[2], NULL);
-  if (!r) return -1;
-  long v = PyLong_AsLong(r);
-  Py_DECREF(r);
-  if (v == -1 && PyErr_Occurred()) return -1;
-  if (v < 0 || v > INT32_MAX) { PyErr_SetString(PyExc_ValueError, "intern_rows: the labeler gave no label"); return -1; }
-  *label = (int32_t)v; *code = (int32_t)cv;
-  /* (the labeler may have run anything, but this table is the call's own) */
-  if (lab_put(&t->key, &t->label, &t->code, &t->cap, &t->n, key, *label, *code) < 0) return -1;
-  for (int k = 0; k < 3; k++) Py_INCREF(key[k]);
-  return 0;
-}
-
-/* The node of ref r: a base node, one of `made` (the rows read before: a node id, or a UOp where the core took none,
-   indexed now, so a row on a CALL raises NotNative there too), or this call's row r - first. -1 on error. */
-static int32_t decode_ref(Space *s, PyObject *made, Py_ssize_t first, const int32_t *ids, int64_t row, long r) {
-  if (r < 0) {
-    struct SpaceRows *rs = s->rows;   /* read again each time: a callback may have set another base up */
-    if (-1 - (int64_t)r >= rs->n_base) { PyErr_SetString(PyExc_IndexError, "intern_rows: a ref past the base"); return -1; }
-    return rs->base[-1 - r];
-  }
-  if (r >= first) {
-    if (r - first >= row) { PyErr_SetString(PyExc_IndexError, "intern_rows: a ref to a row not read yet"); return -1; }
-    return ids[r - first];
-  }
-  if (r >= PyList_GET_SIZE(made)) { PyErr_SetString(PyExc_IndexError, "intern_rows: a ref past made"); return -1; }
-  PyObject *o = PyList_GET_ITEM(made, r);
-  if (!PyLong_Check(o)) { int32_t x = walk(s, o, 1); return x < 0 ? -1 : x; }
-  long v = PyLong_AsLong(o);
-  if (v == -1 && PyErr_Occurred()) return -1;
-  if (v < 0 || v >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "intern_rows: made holds no such node"); return -1; }
-  return (int32_t)v;
-}
-
-/* intern_rows(rows, made, make) -> [node of each row]: each row's native node, in order, made where new (hash consing
- * gives an existing graph's very node), its sources resolved through rows_setup's base or `made`, which is extended with
- * the batch's ids once all are made (an error, NotNative at a CALL among them, extends nothing: the nodes made before it
- * are ordinary nodes no one refers to). make(op, src, arg, dtype) is make_uop, for a leaf's UOp. Iterative, ticked. */
-static PyObject *Space_intern_rows(Space *s, PyObject *args) {
-  PyObject *rows, *made, *make;
-  if (!PyArg_ParseTuple(args, "OO!O", &rows, &PyList_Type, &made, &make)) return NULL;
-  if (!s->rows) { PyErr_SetString(PyExc_RuntimeError, "rows_setup() first"); return NULL; }
-  PyObject *seq = PySequence_Fast(rows, "intern_rows: rows is a list of (op, dtype, arg, refs)");
-  if (!seq) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), first = PyList_GET_SIZE(made);
-  struct DecodeLabels t = {PyMem_Calloc(64 * 3, sizeof(PyObject *)), PyMem_Malloc(64 * sizeof(int32_t)), PyMem_Malloc(64 * sizeof(int32_t)), 64, 0};
-  int32_t *ids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t)), small[8], *src = small;
-  int64_t cap_src = 8;
-  PyObject *out = NULL, *empty = PyTuple_New(0);
-  if (n > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "intern_rows: too many rows"); goto done; }
-  if (!t.key || !t.label || !t.code || !ids) { PyErr_NoMemory(); goto done; }
-  if (!empty) goto done;
-  for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(row, 3))) {
-      PyErr_SetString(PyExc_TypeError, "intern_rows: a row is (op, dtype, arg, refs tuple)"); goto done;
-    }
-    PyObject *const key[3] = {PyTuple_GET_ITEM(row, 0), PyTuple_GET_ITEM(row, 1), PyTuple_GET_ITEM(row, 2)};
-    PyObject *refs = PyTuple_GET_ITEM(row, 3);
-    Py_ssize_t m = PyTuple_GET_SIZE(refs);
-    int32_t x;
-    if (m == 0) {   /* a leaf: its UOp (make_uop's hash consing gives the one a node is bound to), indexed as walk does */
-      PyObject *u = PyObject_CallFunctionObjArgs(make, key[0], empty, key[2], key[1], NULL);
-      if (!u) goto done;
-      x = walk(s, u, 1);
-      Py_DECREF(u);   /* held by its node now (bind) */
-      if (x < 0) goto done;
-    } else {
-      if (m > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "intern_rows: too many sources"); goto done; }
-      int32_t label, code;
-      if (decode_label(s, &t, key, &label, &code) < 0) goto done;
-      if (m > cap_src) {
-        int32_t *nb = PyMem_Malloc((size_t)m * sizeof(int32_t));
-        if (!nb) { PyErr_NoMemory(); goto done; }
-        if (src != small) PyMem_Free(src);
-        src = nb; cap_src = m;
-      }
-      for (Py_ssize_t k = 0; k < m; k++) {
-        long r = PyLong_AsLong(PyTuple_GET_ITEM(refs, k));
-        if (r == -1 && PyErr_Occurred()) goto done;
-        if ((src[k] = decode_ref(s, made, first, ids, i, r)) < 0) goto done;
-      }
-      if ((x = intern(s, label, (uint8_t)code, src, (int32_t)m, 1)) < 0) goto done;
-    }
-    ids[i] = x;
-    if (tick(s, 1) < 0) goto done;
-  }
-  PyObject *got = int_list(ids, (int32_t)n);
-  if (!got) goto done;
-  Py_ssize_t at = PyList_GET_SIZE(made);
-  if (PyList_SetSlice(made, at, at, got) < 0) { Py_DECREF(got); goto done; }
-  out = got;
-done:
-  Py_DECREF(seq); Py_XDECREF(empty);
-  decode_labels_free(&t); PyMem_Free(ids);
-  if (src != small) PyMem_Free(src);
-  return out;
-}
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
+#endif

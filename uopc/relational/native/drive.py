@@ -59,7 +59,11 @@ class NativeOut:
   __slots__ = ("space", "state")
 
   def __init__(self, space: NativeSpace, state: int) -> None: self.space, self.state = space, state
-  def _steps(self) -> list[tuple[int, int, int]]: return self.space.core.out(self.state)
+  def _steps(self) -> list[tuple[int, int, int]]:
+    steps = self.space.core.out(self.state)
+    assert steps is not None, "an expanded state's steps"   # (None: a state not expanded, which has no NativeOut)
+    return steps
+
   def __len__(self) -> int: return self.space.core.n_steps(self.state)   # a grouped graph's steps, counted per group
   def __bool__(self) -> bool: return len(self) > 0
 
@@ -174,7 +178,7 @@ def edges(ex: Exploration, space: NativeSpace) -> list[Edge]:
   found: list[Edge] = []
   for s in states:
     if s.out is None: continue
-    for r, _, t in out(s.id):
+    for r, _, t in out(s.id) or ():   # (expanded: never None)
       if 0 <= t < len(states): found.append(Edge.of(s, states[t], keys[r]))
   return found
 

@@ -1,4 +1,4 @@
-"""Rules' patterns as tables the native core matches on its own nodes (``_space.c``: ``Space.patterns``).
+"""Rules' patterns as tables the native core matches on its own nodes (``_space_patterns.c``: ``Space.patterns``).
 
 The core calls Python for a node only if some rule's pattern may match it. With only the
 one-level signature check (``PatternMatcher.may_rewrite``: the node's op and its sources'

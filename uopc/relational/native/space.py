@@ -8,6 +8,7 @@ some rule may match (to call the rules), a rule's result (to index it), a state'
 when someone asks for it.
 
 >>> from uopc import UOp, symbolic
+>>> from uopc.relational.native import available
 >>> from uopc.relational.space.step import Stepper
 >>> if available():
 ...   space = NativeSpace(Stepper(symbolic))
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from uopc.dtype import DType
 from uopc.ops import Ops
-from uopc.relational.native import Space, available
+from uopc.relational.native import Space
 from uopc.relational.native.patterns import CODES, compile_rules, python_may
 from uopc.relational.space.step import At, Redex, Stepper
 from uopc.term import _let_names_list, parts_for
@@ -45,7 +46,7 @@ class NativeSpace:
   """One exploration's native nodes, states and redexes, and the ``UOp``s made of them so far (held by the core)."""
 
   def __init__(self, stepper: Stepper) -> None:
-    assert available(), "the native core is not built"
+    assert Space is not None, "the native core is not built"   # (available(), as the type checker reads it)
     self.stepper = stepper
     self.redexes: list[Redex] = []    # a native redex id -> its Redex (made by the Python Stepper's matching)
     self._labels: list[tuple] = []    # label -> (op, dtype, arg) of an inner node
@@ -54,7 +55,7 @@ class NativeSpace:
     self.patterns = compile_rules(stepper.pm, CODES)
     may = python_may(stepper.pm, self.patterns.python)
     asks = None if not self.patterns.python else lambda op, n, src: may(_OPS[op], None if src is None else tuple(_OPS[o] for o in src), n)
-    self.core: Any = Space(self._match, asks, self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit,
+    self.core = Space(self._match, asks, self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit,
                            tree=stepper.semantics == "tree")
     self.core.patterns(self.patterns.tables, self._check)
     # a step key of the core -> what the Python core keys that step by: its Redex, or under tree semantics its At

@@ -1,0 +1,19 @@
+/* Analyses over the explored states' steps, for cycles.py, analyses/order.py and paths (_space_cycles.c). */
+#ifndef UOPC_SPACE_CYCLES_H
+#define UOPC_SPACE_CYCLES_H
+#include <Python.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility push(hidden)
+#endif
+
+typedef struct Space Space;
+
+PyObject *Space_cycles(Space *s, PyObject *noargs);          /* (steps between made states, closed components) */
+PyObject *Space_last_reaching(Space *s, PyObject *args);     /* per state, the last index of a path reaching it */
+PyObject *Space_bfs(Space *s, PyObject *args);               /* per state, its breadth-first parent from a start */
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC visibility pop
+#endif
+#endif

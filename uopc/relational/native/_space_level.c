@@ -1,0 +1,224 @@
+/* A cluster worker's stepping in C (cluster/shard.py): one graph's steps without a state (successors(), shard.py's
+ * steps_of), and a whole level in one call (expand_level(), Shard.expand), from the step maps and the fingerprints.
+ *
+ * expand_level(nodes, shards) takes the graphs a shard expands at one level, in its frontier's order, and gives back
+ * in one call what the Python loop made a step at a time: each state's step count (-1 where the core stops: the caller
+ * steps that graph in Python), each step's key and its target's fingerprint, each state's own fingerprint, and the
+ * candidates: the first step (by position) to each target not made a candidate before, with the shard that owns it
+ * (its fingerprint's first 8 bytes, little endian, mod shards: fingerprint.py's owner). "Before" is a table of every
+ * fingerprint made a candidate at this or an earlier call (a step to one of an earlier call's sets maybe_cycle: only
+ * such a step can close a cycle); forget_candidates() empties it (the table is only a saving: an owner drops what it
+ * has). Arrays come back as bytes (int32 native order, fingerprints 16 bytes each), for numpy.frombuffer. */
+#include "_space.h"
+#include "_space_fingerprint.h"
+#include "_space_level.h"
+#include <string.h>
+
+typedef struct { uint8_t fp[16]; uint32_t level; } CandSlot;   /* level 0: empty */
+
+struct SpaceLevel {
+  CandSlot *cand; int64_t cap_cand, n_cand;   /* open addressing on the fingerprint's first 8 bytes; power of two */
+  uint32_t level;                             /* this call's stamp (1, 2, ...) */
+  int32_t *first_stamp, *first_pos; int64_t cap_first; int32_t gen;   /* per node: the state that last saw it, and where */
+};
+
+void level_free(struct SpaceLevel *lv) {
+  if (!lv) return;
+  PyMem_Free(lv->cand); PyMem_Free(lv->first_stamp); PyMem_Free(lv->first_pos);
+  PyMem_Free(lv);
+}
+
+/* successors(node)'s two lists, sized beforehand, the next place in them, and the graph of the group being listed. */
+typedef struct { PyObject *keys, *targets; Py_ssize_t at; int32_t h; } SuccVisit;
+
+static int succ_put(void *arg, int32_t key) {
+  SuccVisit *v = arg;
+  PyObject *k = PyLong_FromLong(key), *t = PyLong_FromLong(v->h);
+  if (!k || !t) { Py_XDECREF(k); Py_XDECREF(t); return -1; }
+  PyList_SET_ITEM(v->keys, v->at, k); PyList_SET_ITEM(v->targets, v->at, t);   /* the places left are NULL: safe to free */
+  v->at++;
+  return 0;
+}
+
+/* successors(node) -> (keys, graphs): every step out of the graph rooted at node, in the order shard.py's steps_of lists
+ * them (the map's entries, or every key of its grouped steps in group order, as out() lists a state's), without a state;
+ * None where the core stops (a bail: the caller steps that graph in Python; the nodes below keep the maps made). */
+PyObject *Space_successors(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if (id == -1 && PyErr_Occurred()) return NULL;
+  if (s->reduction.on) { PyErr_SetString(PyExc_RuntimeError, "successors: a reducing space follows persistent sets, not every step"); return NULL; }
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  int32_t x = (int32_t)id;
+  int rc = map_of(s, x);
+  if (rc == -1) return NULL;
+  if (rc == -2) Py_RETURN_NONE;
+  int is_grouped = grouped(s, x);
+  int64_t n = 0;
+  for (int32_t e = 0; e < s->map_n[x]; e++) n += is_grouped ? group_size(s, group_at(s, x, e)) : 1;
+  if (n > PY_SSIZE_T_MAX / 2) { PyErr_SetString(PyExc_MemoryError, "successors: too many steps"); return NULL; }
+  SuccVisit v = {PyList_New((Py_ssize_t)n), PyList_New((Py_ssize_t)n), 0, -1};
+  if (!v.keys || !v.targets || each_step(s, x, succ_put, &v, &v.h) < 0) goto fail;
+  if (v.at != (Py_ssize_t)n) { PyErr_SetString(PyExc_RuntimeError, "successors: a group's size is not its keys'"); goto fail; }
+  return Py_BuildValue("NN", v.keys, v.targets);
+fail:
+  Py_XDECREF(v.keys); Py_XDECREF(v.targets);
+  return NULL;
+}
+
+static inline uint64_t fp_word(const uint8_t *fp) { uint64_t w; memcpy(&w, fp, 8); return w; }   /* little endian: x86, arm */
+
+/* The slot of fp: its own, or the empty one where it would go. */
+static CandSlot *cand_slot(struct SpaceLevel *lv, const uint8_t *fp) {
+  uint64_t mask = (uint64_t)lv->cap_cand - 1, i = fmix(fp_word(fp)) & mask;
+  while (lv->cand[i].level && memcmp(lv->cand[i].fp, fp, 16)) i = (i + 1) & mask;
+  return &lv->cand[i];
+}
+
+static int cand_room(struct SpaceLevel *lv) {
+  if (2 * (lv->n_cand + 1) <= lv->cap_cand) return 0;
+  int64_t old_cap = lv->cap_cand, cap = old_cap ? 2 * old_cap : 1024;
+  CandSlot *old = lv->cand, *t = PyMem_Calloc((size_t)cap, sizeof(CandSlot));
+  if (!t) { PyErr_NoMemory(); return -1; }
+  lv->cand = t; lv->cap_cand = cap;
+  for (int64_t i = 0; i < old_cap; i++) if (old[i].level) *cand_slot(lv, old[i].fp) = old[i];
+  PyMem_Free(old);
+  return 0;
+}
+
+/* Growable output arrays. */
+typedef struct { uint8_t *p; int64_t n, cap; } Buf;
+
+static int buf_put(Buf *b, const void *v, size_t k) {
+  if (grow((void **)&b->p, &b->cap, b->n + (int64_t)k, 1) < 0) return -1;
+  memcpy(b->p + b->n, v, k);
+  b->n += (int64_t)k;
+  return 0;
+}
+static inline int buf_i32(Buf *b, int32_t v) { return buf_put(b, &v, 4); }
+
+/* One state's steps as group_keys lists them: each (key, target) appended. */
+typedef struct { Buf *keys, *targets; int32_t h; } LevelVisit;
+
+static int level_put(void *arg, int32_t key) {
+  LevelVisit *v = arg;
+  return buf_i32(v->keys, key) < 0 || buf_i32(v->targets, v->h) < 0 ? -1 : 0;
+}
+
+/* A level being made: its output arrays (the first LEVEL_PARTS, in expand_level's order), one state's steps before
+ * they are read, and whether a step reached an earlier level's candidate. */
+#define LEVEL_PARTS 9
+typedef struct {
+  Buf counts, keys, tfps, sfps, c_state, c_pos, c_node, c_fp, c_owner;
+  Buf st_keys, st_targets;
+  int maybe_cycle;
+  uint32_t level;
+  int shards;
+} Level;
+
+/* The per-node stamps cover every node, and a new one is this state's. */
+static int level_stamp(Space *s, struct SpaceLevel *lv) {
+  if (lv->cap_first < s->n_nodes) {
+    int64_t old = lv->cap_first;
+    void **const arrays[] = {(void **)&lv->first_stamp, (void **)&lv->first_pos};
+    const size_t elems[] = {sizeof(int32_t), sizeof(int32_t)};
+    if (grow_parallel(&lv->cap_first, s->cap_nodes, arrays, elems, 2) < 0) return -1;
+    memset(lv->first_stamp + old, 0, (size_t)(lv->cap_first - old) * sizeof(int32_t));
+  }
+  if (lv->gen == INT32_MAX) { memset(lv->first_stamp, 0, (size_t)lv->cap_first * sizeof(int32_t)); lv->gen = 0; }
+  return ++lv->gen;
+}
+
+/* State k's steps' targets (n of them, in out->st_targets): each one's fingerprint, and its first step a candidate
+ * where its target was none before. 0, or -1 on error. */
+static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k, int64_t n) {
+  int32_t g = level_stamp(s, lv);
+  if (g < 0) return -1;
+  const int32_t *targets = (const int32_t *)out->st_targets.p;
+  for (int64_t e = 0; e < n; e++) {   /* each target's fingerprint, and its first step */
+    int32_t h = targets[e];
+    uint8_t fp[16];
+    if (fp_of(s, h, fp) < 0 || buf_put(&out->tfps, fp, 16) < 0) return -1;
+    if (lv->first_stamp[h] == g) continue;
+    lv->first_stamp[h] = g;
+    if (cand_room(lv) < 0) return -1;
+    CandSlot *slot = cand_slot(lv, fp);
+    if (slot->level == out->level) continue;          /* a candidate already at this level */
+    if (slot->level) { out->maybe_cycle = 1; continue; }   /* one of an earlier level (its owner has it by now) */
+    memcpy(slot->fp, fp, 16); slot->level = out->level; lv->n_cand++;
+    int32_t owner = (int32_t)(fp_word(fp) % (uint64_t)out->shards);
+    if (buf_i32(&out->c_state, (int32_t)k) < 0 || buf_i32(&out->c_pos, (int32_t)e) < 0 || buf_i32(&out->c_node, h) < 0
+        || buf_put(&out->c_fp, fp, 16) < 0 || buf_i32(&out->c_owner, owner) < 0) return -1;
+  }
+  return 0;
+}
+
+/* State k of the level, the graph of node `item`: its fingerprint, steps and their targets. 0, or -1 on error. */
+static int level_state(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k, PyObject *item) {
+  long id = PyLong_AsLong(item);
+  if (id == -1 && PyErr_Occurred()) return -1;
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return -1; }
+  int32_t x = (int32_t)id;
+  uint8_t gfp[16];
+  int rc = map_of(s, x);
+  if (rc == -1) return -1;
+  if (rc == -2)   /* the core stops here: the caller steps this graph in Python */
+    return buf_i32(&out->counts, -1) < 0 || fp_of(s, x, gfp) < 0 || buf_put(&out->sfps, gfp, 16) < 0 ? -1 : 0;
+  if (fp_of(s, x, gfp) < 0 || buf_put(&out->sfps, gfp, 16) < 0) return -1;
+  out->st_keys.n = out->st_targets.n = 0;
+  LevelVisit v = {&out->st_keys, &out->st_targets, -1};
+  if (each_step(s, x, level_put, &v, &v.h) < 0) return -1;
+  int64_t n = out->st_keys.n / 4;
+  if (n > INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "expand_level: too many steps"); return -1; }
+  if (buf_i32(&out->counts, (int32_t)n) < 0 || buf_put(&out->keys, out->st_keys.p, (size_t)out->st_keys.n) < 0) return -1;
+  if (level_targets(s, lv, out, k, n) < 0) return -1;
+  return tick(s, n + 1);
+}
+
+/* expand_level's tuple: the arrays as bytes, maybe_cycle, and the number of candidates kept. NULL on error. */
+static PyObject *level_result(const Level *out, int64_t n_cand) {
+  const Buf *parts[LEVEL_PARTS] = {&out->counts, &out->keys, &out->tfps, &out->sfps, &out->c_state, &out->c_pos, &out->c_node, &out->c_fp,
+                                   &out->c_owner};
+  PyObject *t = PyTuple_New(LEVEL_PARTS + 2);
+  for (int i = 0; t && i < LEVEL_PARTS; i++) {
+    PyObject *b = PyBytes_FromStringAndSize(parts[i]->p ? (char *)parts[i]->p : "", (Py_ssize_t)parts[i]->n);
+    if (!b) Py_CLEAR(t);
+    else PyTuple_SET_ITEM(t, i, b);
+  }
+  if (!t) return NULL;
+  PyTuple_SET_ITEM(t, LEVEL_PARTS, PyBool_FromLong(out->maybe_cycle));
+  PyObject *c = PyLong_FromLongLong(n_cand);
+  if (!c) { Py_DECREF(t); return NULL; }
+  PyTuple_SET_ITEM(t, LEVEL_PARTS + 1, c);
+  return t;
+}
+
+PyObject *Space_expand_level(Space *s, PyObject *args) {
+  PyObject *arg;
+  int shards;
+  if (!PyArg_ParseTuple(args, "Oi", &arg, &shards)) return NULL;
+  if (shards < 1) { PyErr_SetString(PyExc_ValueError, "expand_level: shards must be at least 1"); return NULL; }
+  if (s->reduction.on) { PyErr_SetString(PyExc_RuntimeError, "expand_level: a reducing space follows persistent sets, not every step"); return NULL; }
+  if (!s->fingerprints) { PyErr_SetString(PyExc_RuntimeError, "fingerprint_setup() first"); return NULL; }
+  if (!s->level && !(s->level = PyMem_Calloc(1, sizeof(struct SpaceLevel)))) return PyErr_NoMemory();
+  struct SpaceLevel *lv = s->level;
+  if (lv->level == UINT32_MAX) { PyErr_SetString(PyExc_OverflowError, "expand_level: too many levels"); return NULL; }
+  Level out = {.level = ++lv->level, .shards = shards};
+  PyObject *seq = PySequence_Fast(arg, "expand_level: a list of nodes");
+  if (!seq) return NULL;
+  Py_ssize_t n_states = PySequence_Fast_GET_SIZE(seq);
+  int ok = 1;
+  for (Py_ssize_t k = 0; k < n_states && ok; k++) ok = level_state(s, lv, &out, k, PySequence_Fast_GET_ITEM(seq, k)) == 0;
+  PyObject *result = ok ? level_result(&out, lv->n_cand) : NULL;
+  Buf *bufs[] = {&out.counts, &out.keys, &out.tfps, &out.sfps, &out.c_state, &out.c_pos, &out.c_node, &out.c_fp, &out.c_owner,
+                 &out.st_keys, &out.st_targets};
+  for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) PyMem_Free(bufs[i]->p);
+  Py_DECREF(seq);
+  return result;
+}
+
+/* forget_candidates(): the table of fingerprints made candidates empties (a shard's memory bound). */
+PyObject *Space_forget_candidates(Space *s, PyObject *noargs) {
+  struct SpaceLevel *lv = s->level;
+  if (lv) { PyMem_Free(lv->cand); lv->cand = NULL; lv->cap_cand = lv->n_cand = 0; }
+  Py_RETURN_NONE;
+}

@@ -1,0 +1,133 @@
+/* Nodes and hash consing: a node is a label and its sources' ids, in flat arrays (Space's nodes), found by one
+ * open-addressing table of ids (Slot). intern() finds or makes a node; every unit makes its nodes through it. */
+#include "_space.h"
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+#define EMPTY_SLOT (-1)
+
+static uint64_t node_hash(int32_t label, const int32_t *src, int32_t n) {
+  uint64_t h = mix(0x2545f4914f6cdd1dULL, (uint64_t)(uint32_t)label);
+  for (int32_t i = 0; i < n; i++) h = mix(h, (uint64_t)(uint32_t)src[i]);
+  return fmix(h);
+}
+
+static int same_node(Space *s, int32_t id, int32_t label, const int32_t *src, int32_t n) {
+  if (s->label[id] != label || s->src_n[id] != n) return 0;
+  const int32_t *a = s->srcs + s->src_off[id];
+  for (int32_t i = 0; i < n; i++) if (a[i] != src[i]) return 0;
+  return 1;
+}
+
+/* The hash-consing table's memory. It is read at random, one slot a new node: past a few megabytes, 4 KiB pages cost
+ * a TLB miss almost every lookup (and a virtual machine's two-level page walk), so on Linux a big table asks for huge
+ * pages. Allocated and freed here only (not PyMem): huge pages want 2 MiB alignment. */
+#define HUGE_PAGE (2 * 1024 * 1024)
+static Slot *table_alloc(int64_t cap) {
+  size_t bytes = (size_t)cap * sizeof(Slot);
+  void *t = NULL;
+  if (bytes < HUGE_PAGE) return malloc(bytes);
+  if (posix_memalign(&t, HUGE_PAGE, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(t, bytes, MADV_HUGEPAGE);   /* advice only: without huge pages it works the same, slower */
+#endif
+  return t;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
+#else
+#define PREFETCH_WRITE(p) ((void)(p))
+#endif
+#define INSERT_AHEAD 8   /* slots being loaded at once while nodes are put in the table: misses overlap */
+
+/* Put nodes [from, to) into table t (capacity cap, power of two), none of them there yet. Their slots are random: each
+ * is a cache miss, so the slot of node id + INSERT_AHEAD is prefetched while node id goes in, and the misses overlap. */
+static void table_insert(Space *s, Slot *t, int64_t cap, int32_t from, int32_t to) {
+  uint64_t ring[INSERT_AHEAD], mask = (uint64_t)cap - 1;
+  for (int32_t id = from; id < to + INSERT_AHEAD; id++) {
+    int32_t k = id - INSERT_AHEAD;
+    if (k >= from) {   /* node k's hash was computed (and its slot prefetched) INSERT_AHEAD nodes ago */
+      uint64_t h = ring[k % INSERT_AHEAD];
+      int64_t j = (int64_t)(h & mask);
+      while (t[j].id != EMPTY_SLOT) j = (j + 1) & (int64_t)mask;
+      t[j] = (Slot){k, (uint32_t)(h >> 32)};
+    }
+    if (id < to) {
+      uint64_t h = ring[id % INSERT_AHEAD] = node_hash(s->label[id], s->srcs + s->src_off[id], s->src_n[id]);
+      PREFETCH_WRITE(t + (h & mask));
+    }
+  }
+}
+
+/* The table at a new capacity, with every node in it (those pending too). Hashes are computed again rather than kept
+ * per node: a node's 8 bytes more, written and copied as the arrays grow, cost more than this does once per doubling. */
+int rehash(Space *s, int64_t cap) {
+  Slot *t = table_alloc(cap);
+  if (!t) { PyErr_NoMemory(); return -1; }
+  for (int64_t i = 0; i < cap; i++) t[i].id = EMPTY_SLOT;
+  table_insert(s, t, cap, 0, s->n_nodes);
+  free(s->table);
+  s->table = t; s->cap_table = cap; s->pending_from = s->n_nodes;
+  return 0;
+}
+
+/* The nodes made without a look at the table (intern: a fresh node) go in now, before a lookup that could find one. */
+static void flush_pending(Space *s) {
+  if (s->pending_from < s->n_nodes) table_insert(s, s->table, s->cap_table, s->pending_from, s->n_nodes);
+  s->pending_from = s->n_nodes;
+}
+
+/* The node (label, src): found, or made if `make`; -1 if absent (not made) or on error (exception set).
+ * A node with a source that no node uses yet cannot exist (a node is made after its sources, and marks them used), so
+ * such a node is made without a look at the table and put there later, with others (flush_pending): its lookup would
+ * be a cache miss, and nearly every node a rewrite makes is such a node (its rewritten source is new too). */
+int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make) {
+  int fresh = 0;
+  for (int32_t i = 0; i < n && !fresh; i++) fresh = !(s->nflags[src[i]] & NF_USED);
+  if (fresh && !make) return -1;
+  int64_t j = -1;
+  uint32_t tag = 0;
+  if (!fresh) {
+    flush_pending(s);
+    uint64_t h = node_hash(label, src, n);
+    int64_t mask = s->cap_table - 1;
+    j = (int64_t)(h & (uint64_t)mask);
+    tag = (uint32_t)(h >> 32);
+    for (int32_t id; (id = s->table[j].id) != EMPTY_SLOT; j = (j + 1) & mask)
+      if (s->table[j].tag == tag && same_node(s, id, label, src, n)) return id;
+    if (!make) return -1;
+  }
+  int32_t id = s->n_nodes;
+  if (id + 1 > s->cap_nodes) {
+    int32_t c = s->cap_nodes, c2;
+#define GROW_NODE(f, t) c2 = c; if (grow32((void **)&s->f, &c2, id + 1, sizeof(t)) < 0) return -1;
+    GROW_NODE(label, int32_t) GROW_NODE(src_off, int32_t) GROW_NODE(src_n, int32_t) GROW_NODE(map_off, int32_t)
+    GROW_NODE(map_n, int32_t) GROW_NODE(state_of, int32_t) GROW_NODE(op, uint8_t) GROW_NODE(nflags, uint8_t) GROW_NODE(obj, PyObject *)
+    if (s->reduction.on) { GROW_NODE(reduction.nstamp, int32_t) GROW_NODE(reduction.ninert, int8_t) }   /* the reduction's, made by reduce() */
+#undef GROW_NODE
+    s->cap_nodes = c2;
+  }
+  if (s->n_srcs + n > s->cap_srcs) {   /* `src` may point into s->srcs: copy it before growing that array */
+    int32_t small[8], *copy = small;
+    if (n > 8 && !(copy = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
+    memcpy(copy, src, (size_t)n * sizeof(int32_t));
+    int rc = grow((void **)&s->srcs, &s->cap_srcs, s->n_srcs + n, sizeof(int32_t));
+    if (rc == 0) memcpy(s->srcs + s->n_srcs, copy, (size_t)n * sizeof(int32_t));
+    if (copy != small) PyMem_Free(copy);
+    if (rc < 0) return -1;
+  } else memcpy(s->srcs + s->n_srcs, src, (size_t)n * sizeof(int32_t));
+  s->label[id] = label; s->op[id] = op; s->nflags[id] = 0;
+  s->src_off[id] = (int32_t)s->n_srcs; s->src_n[id] = n;
+  for (int32_t i = 0; i < n; i++) s->nflags[s->srcs[s->n_srcs + i]] |= NF_USED;
+  s->n_srcs += n;
+  s->map_off[id] = NO_MAP; s->map_n[id] = 0; s->state_of[id] = -1; s->obj[id] = NULL;
+  if (s->reduction.on) { s->reduction.nstamp[id] = 0; s->reduction.ninert[id] = -1; }
+  s->n_nodes = id + 1;
+  if ((int64_t)s->n_nodes * 2 > s->cap_table) { if (rehash(s, s->cap_table * 2) < 0) return -1; }
+  else if (!fresh) { s->table[j] = (Slot){id, tag}; s->pending_from = s->n_nodes; }   /* flushed above: none pending */
+  return id;
+}
