@@ -145,6 +145,9 @@ def check_unique_names(rules: list[Rule], set_name: str) -> None:
     raise RuleNameClash(f"rule set {set_name}: two rules named {rule.name}: {first.describe()} and {rule.describe()}{same}")
 
 
+def _set_label(rules: list[Rule]) -> str: return "+".join(dict.fromkeys(r.set_name for r in rules if r.set_name))
+
+
 def _interpret(pat: UPat, u: UOp) -> list[Bindings]: return pat.match(u, {})
 
 
@@ -233,12 +236,12 @@ class PatternMatcher:
 
   def __add__(self, other: PatternMatcher) -> PatternMatcher:
     """The rules of both, ``self``'s first; two rules of one name are a ``RuleNameClash``, as in one rule set."""
-    label = "+".join(filter(None, (self.set_label(), other.set_label())))
-    return PatternMatcher(self.rules + other.rules, compiled=self.compiled and other.compiled, name=label or None)
+    rules = self.rules + other.rules
+    return PatternMatcher(rules, compiled=self.compiled and other.compiled, name=_set_label(rules) or None)
 
   def set_label(self) -> str:
     """The rule sets its rules come from, as ``--rules`` names them: ``fold+symbolic+evaluate``."""
-    return "+".join(dict.fromkeys(r.set_name for r in self.rules if r.set_name))
+    return _set_label(self.rules)
   def __len__(self) -> int: return len(self.rules)
 
   def name_of(self, rule: Rule) -> str:

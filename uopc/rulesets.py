@@ -7,6 +7,13 @@ naming a tinygrad ``PatternMatcher`` give tinygrad's rule set as it is, for the 
 44
 >>> resolve_rules("uopc.symbolic:fold") is resolve_rules("fold")
 True
+
+A rule's name is unique in a sum as in one rule set: ``symbolic`` holds ``fold``'s rule, so their sum lists it twice.
+
+>>> resolve_rules("symbolic+fold")
+Traceback (most recent call last):
+  ...
+uopc.rulesets.RuleSetError: rule set symbolic+fold: two rules named fold-const: fold-const (symbolic.py:...) and fold-const (symbolic.py:...) (the same rule, listed twice)
 """
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ from types import ModuleType
 
 from uopc.evaluate import evaluate
 from uopc.matcher import PatternMatcher, require_matcher
-from uopc.rule_check import RuleError
+from uopc.rule_check import RuleError, RuleNameClash
 from uopc.symbolic import fold, symbolic
 
 NAMED: dict[str, PatternMatcher] = {"fold": fold, "symbolic": symbolic, "evaluate": evaluate}
@@ -48,7 +55,8 @@ def resolve_rules(spec: str) -> PatternMatcher:
       total = sets[0]
       for more in sets[1:]: total = total + more
       return total
-    pm = _sums[spec] = PatternMatcher([r for s in sets for r in s.rules])
+    try: pm = _sums[spec] = PatternMatcher([r for s in sets for r in s.rules], name=spec)
+    except RuleNameClash as e: raise RuleSetError(str(e)) from None   # symbolic+fold: fold's rule is symbolic's too
   return pm
 
 
