@@ -98,7 +98,7 @@ def test_trace_prints_the_chapter_trace_with_rule_names(capsys):
   lines = out.splitlines()
   assert code == 0 and lines[0] == "program: add(mul(add(p0, 2), 3), add(1, 4))"
   assert lines[-1] == "result: add(mul(p0, 3), 11)" and len(lines) == 17
-  assert lines[5].startswith("  visit mul(add(p0, 2), 3)           -> add(mul(p0, 3), 6)   [symbolic#21 (x:i32 + const(c1)) * const(c2)]")
+  assert lines[5].startswith("  visit mul(add(p0, 2), 3)           -> add(mul(p0, 3), 6)   [distribute-const]")
 
 
 def test_trace_and_explore_print_names_with_escapes_not_raw(capsys, tmp_path):
@@ -148,7 +148,7 @@ def test_python_and_c_name_a_needed_trap_alike(capsys, tmp_path):
 def test_trace_stats_counts_tries_matches_fires(capsys):
   code, out, _ = uopc(capsys, "trace", "--stats", EXAMPLES / "affine.uir")
   rows = {line.split(maxsplit=5)[5]: tuple(map(int, line.split()[:3])) for line in out.splitlines()[3:]}
-  fold_row = next(v for k, v in rows.items() if k.startswith("fold#0 x=alu"))
+  fold_row = next(v for k, v in rows.items() if k.startswith("fold-const"))
   assert fold_row == (7, 7, 1)   # 7 ALU visits, the pattern matches each, one folds (1 + 4)
   assert sum(v[2] for v in rows.values()) == 3
 

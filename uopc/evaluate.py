@@ -152,7 +152,7 @@ x = UPat.var("x")
 
 evaluate = PatternMatcher([
   (UPat({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.REDUCE}, name="u"), _eval_movement, "eval-movement"),
-  (UPat(Ops.INDEX, src=(x,)), lambda x: x, "index-none"),
+  (UPat(Ops.INDEX, src=(x,)), lambda x: x, "index-empty"),
   (UPat(Ops.INDEX, src=(UPat(Ops.INDEX, name="a"),), allow_any_len=True, name="b"),
    lambda a, b: a.src[0].index(*a.src[1:], *b.src[1:]), "index-index"),
   (UPat(Ops.INDEX, src=(UPat(Ops.STACK, name="s"), UPat.cvar("i")), allow_any_len=True, name="u"),
