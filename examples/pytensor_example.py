@@ -53,7 +53,7 @@ def main() -> None:
   rep = diagnose_order(g, rules)
   print(f"canonical path: {len(rep.path.edges)} steps; {len(rep.forks)} forks, of kinds {sorted({f.kind for f in rep.forks})}")
   r = search(g, "mul(_, x)", rules)
-  print(f"shortest path to mul(_, x), {r.length} steps:", " -> ".join(e.rule.split(" ")[1] for e in r.path))
+  print(f"shortest path to mul(_, x), {r.length} steps:", " -> ".join(e.rule for e in r.path))
   q = var()
   print("one step (stepo):", sorted(h.term() for h in run(0, q, stepo(rules, z, q))))
   print("4x reachable (reacho):", bool(run(1, q, reacho(rules, z, 4 * x))))
