@@ -13,7 +13,7 @@ A rule's name is unique in a sum as in one rule set: ``symbolic`` holds ``fold``
 >>> resolve_rules("symbolic+fold")
 Traceback (most recent call last):
   ...
-uopc.rulesets.RuleSetError: rule set symbolic+fold: two rules named fold-const: fold-const (symbolic.py:...) and fold-const (symbolic.py:...) (the same rule, listed twice)
+uopc.rulesets.RuleSetError: rule set symbolic+fold: two rules named fold-const: fold-const (symbolic.py:...) and ... (the same rule, listed twice)
 """
 from __future__ import annotations
 
