@@ -1,6 +1,7 @@
 """PatternMatcher: an ordered list of rules, indexed by the op of each pattern's root.
 
-A rule is a pair ``(pattern, function)``. When the pattern matches, the function gets
+A rule is a pair ``(pattern, function)``, or ``(pattern, function, "name")`` (``Rule``: every built-in rule
+has a name of its own, unique in its rule set). When the pattern matches, the function gets
 the bindings as keyword arguments and returns a replacement, or None for "does not
 apply". Order is priority: the first rule that returns a new node wins.
 
@@ -201,6 +202,9 @@ def signature(u: UOp) -> tuple:
 
 class PatternMatcher:
   """Ordered rules; ``pm1 + pm2`` has ``pm1``'s rules first.
+
+  A rule set's names are unique (``check_unique_names``, when it is made): two rules of one name, in one
+  list or in a sum, are a ``RuleNameClash``, since every report names rules by their names.
 
   ``reads`` declares what the functions of the rules given as tuples read (``uopc.footprint``:
   "pattern", "bounds", "sources"; default "opaque"), unless a function declares its own with ``@reads``.
