@@ -106,8 +106,7 @@ def short_name(name: str) -> str:
   >>> short_name("demo#2 x + 0"), short_name("mul-1")
   ('x + 0', 'mul-1')
   """
-  set_index, _, rest = name.partition(" ")
-  return rest if is_positional(name) else name
+  return name.partition(" ")[2] if is_positional(name) else name
 
 
 def is_positional(name: str) -> bool:
