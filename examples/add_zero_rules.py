@@ -9,4 +9,4 @@ from uopc import PatternMatcher, UPat
 
 x = UPat.var("x")
 
-rules = PatternMatcher([(x + 0, lambda x: x)], name="add_zero")
+rules = PatternMatcher([(x + 0, lambda x: x, "add-0")], name="add_zero")

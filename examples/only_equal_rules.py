@@ -12,7 +12,7 @@ from uopc import Ops, PatternMatcher, UPat
 x = UPat.var("x")
 
 rules = PatternMatcher([
-  (UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=1))), lambda x: x + 0),
-  (UPat(Ops.MAX, src=(x, x)), lambda x: x + 0),
-  (UPat(Ops.MAX, src=(x, x)), lambda x: x),
+  (UPat(Ops.MUL, src=(x, UPat(Ops.CONST, arg=1))), lambda x: x + 0, "mul-1-add-0"),
+  (UPat(Ops.MAX, src=(x, x)), lambda x: x + 0, "max-self-add-0"),
+  (UPat(Ops.MAX, src=(x, x)), lambda x: x, "max-self"),
 ])

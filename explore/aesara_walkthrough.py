@@ -52,7 +52,7 @@ def main() -> None:
   rep = diagnose_order(g, rules, max_states=1000, timeout=None)
   print(f"canonical path: {len(rep.path.edges)} steps; {len(rep.forks)} forks, of kinds {sorted({f.kind for f in rep.forks})}")
   r = search(g, "mul(_, x)", rules, max_states=1000)
-  print(f"shortest path to mul(_, x), {r.length} steps:", " -> ".join(e.rule.split(" ")[1] for e in r.path))
+  print(f"shortest path to mul(_, x), {r.length} steps:", " -> ".join(e.rule for e in r.path))
   q = var()
   one_step: Any = stepo(rules, z, q)   # kanren goals over PyTensor graphs (Any: kanren's stubs name their own goal type)
   print("one step (stepo):", sorted(h.term() for h in run(0, q, one_step)))

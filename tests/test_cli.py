@@ -98,7 +98,7 @@ def test_trace_prints_the_chapter_trace_with_rule_names(capsys):
   lines = out.splitlines()
   assert code == 0 and lines[0] == "program: add(mul(add(p0, 2), 3), add(1, 4))"
   assert lines[-1] == "result: add(mul(p0, 3), 11)" and len(lines) == 17
-  assert lines[5].startswith("  visit mul(add(p0, 2), 3)           -> add(mul(p0, 3), 6)   [symbolic#21 (x:i32 + const(c1)) * const(c2)]")
+  assert lines[5].startswith("  visit mul(add(p0, 2), 3)           -> add(mul(p0, 3), 6)   [distribute-const]")
 
 
 def test_trace_and_explore_print_names_with_escapes_not_raw(capsys, tmp_path):
@@ -148,7 +148,7 @@ def test_python_and_c_name_a_needed_trap_alike(capsys, tmp_path):
 def test_trace_stats_counts_tries_matches_fires(capsys):
   code, out, _ = uopc(capsys, "trace", "--stats", EXAMPLES / "affine.uir")
   rows = {line.split(maxsplit=5)[5]: tuple(map(int, line.split()[:3])) for line in out.splitlines()[3:]}
-  fold_row = next(v for k, v in rows.items() if k.startswith("fold#0 x=alu"))
+  fold_row = next(v for k, v in rows.items() if k.startswith("fold-const"))
   assert fold_row == (7, 7, 1)   # 7 ALU visits, the pattern matches each, one folds (1 + 4)
   assert sum(v[2] for v in rows.values()) == 3
 
@@ -225,6 +225,8 @@ RULES_HEAD = "from uopc import PatternMatcher, UPat, UOp\nx = UPat.var('x')\n"
   ("def f(y): return y\nrules = PatternMatcher([(x + 0, f)])\n",   # the rule writer's commonest slip: a TypeError at the call
    "rules.py:4: rule rules#0 x + 0 (rules.py:3): the pattern binds x, but its function takes (y) (a rule's function gets "
    "the pattern's names as keyword arguments)"),
+  ("def f(x): return x\ndef g(x): return x\nrules = PatternMatcher([(x + 0, f, 'add-0'), (x * 1, g, 'add-0')])\n",   # names are unique
+   "rules.py:5: rule set rules: two rules named add-0: add-0 (rules.py:3) and add-0 (rules.py:4)"),
 ])
 def test_a_bad_rules_file_is_exit_2_naming_the_file(capsys, monkeypatch, tmp_path, body, message):
   monkeypatch.chdir(tmp_path)
@@ -233,6 +235,15 @@ def test_a_bad_rules_file_is_exit_2_naming_the_file(capsys, monkeypatch, tmp_pat
     write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n", "p.uir")
     code, out, err = uopc(capsys, *argv, *(["rules.py:rules"] if argv[1:] == ["pairs"] else ["--rules", "rules.py:rules"]))
     assert (code, out) == (2, "") and err.startswith(f"uopc: --rules: {message}") and err.count("\n") == 1, (argv, err)
+
+
+def test_a_sum_of_rule_sets_with_a_rule_twice_is_exit_2_naming_it(capsys, monkeypatch, tmp_path):
+  monkeypatch.chdir(tmp_path)
+  write(tmp_path, "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n", "p.uir")
+  code, out, err = uopc(capsys, "simplify", "p.uir", "--rules", "symbolic+fold")   # symbolic holds fold's rule
+  assert (code, out) == (2, "") and err.count("\n") == 1
+  assert err.startswith("uopc: --rules: rule set symbolic+fold: two rules named fold-const: fold-const (symbolic.py:")
+  assert err.endswith(" (the same rule, listed twice)\n")
 
 
 def test_a_rules_file_is_not_run_by_help_or_a_bad_flag(capsys, tmp_path):

@@ -77,9 +77,14 @@ def test_a_cost_chooses_the_best_graph():
   assert saturate(prog, EX9, cost="add=5").best in (p0 * 2, 2 * p0)  # an add weighs 5
 
 
+# symbolic's rules but the two exercise 9 has (add-0 and mul-1, the same rewrites on i32, arith_programs' world):
+# a sum's rule names are unique, as a rule set's are
+SYMBOLIC_BEYOND_EX9 = PatternMatcher([r for r in symbolic.rules if r.name not in {q.name for q in EX9.rules}], name="symbolic")
+
+
 @given(arith_programs())
 def test_every_extracted_graph_evaluates_like_the_program(prog):
-  r = saturate(prog, EX9 + symbolic, max_iterations=6, max_enodes=1_000, timeout=None)
+  r = saturate(prog, EX9 + SYMBOLIC_BEYOND_EX9, max_iterations=6, max_enodes=1_000, timeout=None)
   rng = random.Random(0)
   for _ in range(3):
     env = {0: rng.randint(-2**31, 2**31 - 1), 1: rng.choice([0, 1, -1, rng.randint(-2**31, 2**31 - 1)])}

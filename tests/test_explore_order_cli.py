@@ -15,7 +15,7 @@ def test_text_report_of_the_chapters_program(capsys):
   assert "  [1] mul(p0, 0.0)   <- canonical" in lines and "  [2] mul(p0, -0.0)" in lines
   assert "the result depends on rule order: 1 other normal form (1 semantic)" in lines
   assert "  at state #0: mul(add(-0.0, 0.0), p0)" in lines and "  node: add(-0.0, 0.0)" in lines
-  assert any(l == "  canonical rule: fold#0 x=alu" for l in lines)
+  assert any(l == "  canonical rule: fold-const" for l in lines)
 
 
 def test_one_normal_form(capsys, tmp_path):
@@ -33,13 +33,13 @@ def test_json_report(capsys):
   assert data["canonical_index"] == 0 and data["canonical_path_complete"] and len(data["canonical_path"]) == 2
   (f,) = data["forks"]
   assert (f["normal_form"], f["fork_term"], f["node"], f["kind"]) == ("mul(p0, -0.0)", "mul(add(-0.0, 0.0), p0)", "add(-0.0, 0.0)", "semantic")
-  assert f["canonical_rule"].endswith(" x=alu") and f["competing_rule"].endswith(" x + 0")
+  assert f["canonical_rule"] == "fold-const" and f["competing_rule"] == "add-0"
   assert data["format"] == 2   # the paths name graphs by row of data["nodes"]
   assert [s["after"] for s in step_texts(data, f["canonical_path"])] == ["mul(0.0, p0)", "mul(p0, 0.0)"]
   assert [s["after"] for s in step_texts(data, f["competing_path"])] == ["mul(-0.0, p0)", "mul(p0, -0.0)"]
   perms = data["permutations"]
   assert perms["tried"] == 1 + 3 + len(symbolic.rules) - 1 and len(perms["changed"]) == 6   # reversed, 3 swaps, rotations
-  assert [[r.split(" ", 1)[1] for r in pair] for pair in perms["order_matters"]] == [["x=alu", "x + 0"], ["x=alu", "x + 0.0"]]
+  assert perms["order_matters"] == [["fold-const", "add-0"], ["fold-const", "add-0.0"]]
 
 
 def test_syntactic_fork_of_the_example(capsys, monkeypatch):

@@ -1,11 +1,14 @@
 """PatternMatcher: priority, indexing by op, composition, the None escape hatch, rule names."""
+import pathlib
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import param
 from tests.strategies import graphs
 from uopc import Ops, PatternMatcher, UOp, UPat, evaluate, symbolic
-from uopc.matcher import rule_name
+from uopc.matcher import is_positional, rule_name
 
 x = UPat.var("x")
 p0 = param(0)
@@ -30,17 +33,54 @@ def test_composition_and_length():
 
 def test_rule_names_say_where_and_what():
   names = [symbolic.name_of(r) for r in symbolic.rules]
-  assert names[:4] == ["fold#0 x=alu", "symbolic#1 u={add,cmpne,max,mul}(const(c), y)", "symbolic#2 x + 0", "symbolic#3 x + 0.0"]
+  assert names[:4] == ["fold-const", "comm-const-right", "add-0", "add-0.0"]
   assert len(set(names)) == len(names)
   assert symbolic.rules[2].location.startswith("symbolic.py:") and symbolic.rules[0].location.startswith("symbolic.py:")
+  assert symbolic.rules[2].describe() == f"add-0 ({symbolic.rules[2].location})"
   assert rule_name((x + 0, lambda x: x)) == "x + 0"
+
+
+def _built_in_rule_sets() -> dict[str, PatternMatcher]:
+  """Every rule set uopc and its examples build: the named ones, the backend's, the examples' rules files."""
+  from uopc.backend.lower import _inline
+  from uopc.evaluate import _run_rules, bind
+  from uopc.rulesets import NAMED, resolve_rules
+  folder = pathlib.Path(__file__).resolve().parents[1] / "examples"
+  examples = {f: resolve_rules(f"{folder / f}:rules") for f in ("add_zero_rules.py", "aesara_rules.py", "my_rules.py",
+                                                               "only_equal_rules.py", "saturation_rules.py")}
+  return {**NAMED, "bind": bind, "run": _run_rules, "inline": _inline, **examples}
+
+
+def test_every_built_in_rule_has_a_name_of_its_own_unique_in_its_rule_set():
+  for set_name, pm in _built_in_rule_sets().items():
+    names = [pm.name_of(r) for r in pm.rules]
+    assert len(set(names)) == len(names), set_name
+    assert not any(is_positional(n) or " " in n for n in names), (set_name, [n for n in names if is_positional(n) or " " in n])
+    assert all(re.fullmatch(r"[a-z0-9.]+(-[a-z0-9.]+)*", n) for n in names), (set_name, names)   # kebab-case, egg's style
+
+
+def test_two_rules_of_one_name_are_refused_when_the_rule_set_is_made():
+  import pytest
+
+  from uopc.rule_check import RuleError, RuleNameClash
+  def first(x): return x
+  def second(x): return x + 0
+  with pytest.raises(RuleNameClash) as e: PatternMatcher([(x + 0, first, "add-0"), (x * 1, lambda x: x), (x * 1, second, "add-0")], name="mine")
+  lines = first.__code__.co_firstlineno, second.__code__.co_firstlineno
+  assert isinstance(e.value, RuleError) and str(e.value) == ("rule set mine: two rules named add-0: add-0 (test_matcher.py:%d) "
+                                                            "and add-0 (test_matcher.py:%d)" % lines)
+  with pytest.raises(RuleNameClash, match=r"^rule set fold\+symbolic: two rules named add-0: add-0 \(symbolic\.py:\d+\) "
+                                          r"and add-0 \(symbolic\.py:\d+\) \(the same rule, listed twice\)$"):
+    symbolic + PatternMatcher(symbolic.rules[2:3], name="again")   # a sum clashes as one rule set does
 
 
 def test_rule_names_are_kept_by_sums_and_reorderings_and_default_to_the_module():
   a = PatternMatcher([(x + 0, lambda x: x), (x * 1, lambda x: x, "mul-1")])
   assert [r.name for r in a.rules] == ["test_matcher#0 x + 0", "mul-1"]
   b = PatternMatcher(a.rules[::-1], name="other")
-  assert [r.name for r in b.rules] == ["mul-1", "test_matcher#0 x + 0"] and [r.name for r in (b + a).rules][2] == "test_matcher#0 x + 0"
+  c = PatternMatcher([(x + 1, lambda x: x, "odd")], name="third")
+  assert [r.name for r in b.rules] == ["mul-1", "test_matcher#0 x + 0"] and [r.name for r in (c + b).rules][2] == "test_matcher#0 x + 0"
+  assert [r.set_name for r in (c + b).rules] == ["third", "test_matcher", "test_matcher"] and (c + b).set_label() == "third+test_matcher"
   assert a.rules[1].location.startswith("test_matcher.py:")
 
 
@@ -98,9 +138,9 @@ def test_every_candidate_gives_every_binding_of_every_rule(g, compiled):
     assert all(fn is pm.rules[i][1] for i, _, fn in pm.every_candidate(u))
 
 
-def test_every_candidate_keeps_a_rule_listed_twice_at_both_indices():
-  pm = PatternMatcher([(x + 0, lambda x: x)])
-  assert [i for i, _, _ in (pm + pm).every_candidate(p0 + 0)] == [0, 1]
+def test_every_candidate_keeps_two_rules_of_one_pattern_at_both_indices():
+  pm = PatternMatcher([(x + 0, lambda x: x, "a")]) + PatternMatcher([(x + 0, lambda x: x, "b")])
+  assert [i for i, _, _ in pm.every_candidate(p0 + 0)] == [0, 1]
 
 
 # ---- a rule's function must take the names its pattern binds: a RuleError when the rule is made
@@ -131,7 +171,7 @@ def test_functions_that_can_take_the_patterns_names_are_fine():
     def __call__(self, x): return x
   fine = [lambda x: x, lambda **kw: kw["x"], lambda x, y=None: x, lambda x, ctx: x, lambda x, ctx=None: x,
           lambda *, x: x, Call(), lambda x, *rest: x]
-  pm = PatternMatcher([(x + 0, fn) for fn in fine], compiled=False) + PatternMatcher([(x + 0, fn) for fn in fine])
+  pm = PatternMatcher([(x + 0, fn) for fn in fine], compiled=False, name="interpreted") + PatternMatcher([(x + 0, fn) for fn in fine])
   assert len(pm.rules) == 2 * len(fine) and pm.rewrite(p0 + 0) is p0
   assert len(PatternMatcher([(x + 0, max)])) == 1   # no signature to read: not checked
 

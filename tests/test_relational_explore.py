@@ -313,7 +313,7 @@ def _explore_everything_once(c: int) -> None:
   """One of each kind of use, on a program with constants no other call uses; nothing is kept."""
   g = (p0 + c) * 1 + (p1 * 1 + 0)
   list(explore(g, symbolic))
-  normal_forms(g, resolve_rules("symbolic+fold"))
+  normal_forms(g, resolve_rules("symbolic+evaluate"))
   etuplize(p0 + (c + 1))
   simplify(g * 3)
   from kanren import run, var

@@ -148,7 +148,7 @@ def test_the_chapters_minus_zero_fork_is_semantic():
   assert [s.graph for s in r.normal_forms] == [f0 * 0.0, f0 * -0.0]
   (f,) = r.forks
   assert f.normal_form.graph is f0 * -0.0 and f.fork.id == 0 and f.node is UOp.const(-0.0) + UOp.const(0.0)
-  assert short(f.canonical_step.rule) == "x=alu" and short(f.competing_step.rule) in ("x + 0", "x + 0.0")
+  assert f.canonical_step.rule == "fold-const" and f.competing_step.rule in ("add-0", "add-0.0")
   assert f.kind == "semantic" and "0.0 and -0.0" in f.detail or "-0.0 and 0.0" in f.detail
   assert [e.target.graph for e in f.canonical_path][-1] is r.canonical
   assert f.competing_path[-1].target is f.normal_form and f.competing_path[0] is f.competing_step
@@ -203,7 +203,7 @@ def test_a_failing_canonical_engine_is_reported():
 def test_permutations_name_the_rules_whose_order_matters():
   prog = parse_uir((ROOT / "examples" / "order.uir").read_text())
   r = diagnose_order(prog, symbolic)
-  fold, x0, x00 = 0, *(i for i, rule in enumerate(symbolic.rules) if short(symbolic.name_of(rule)) in ("x + 0", "x + 0.0"))
+  fold, x0, x00 = 0, *(i for i, rule in enumerate(symbolic.rules) if symbolic.name_of(rule) in ("add-0", "add-0.0"))
   assert {(fold, x0), (fold, x00), (x0, x00)} <= competing_rules(r.exploration)
   trials = permutation_trials(prog, symbolic, r)
   changed = {t.label: t for t in trials if t.changed}

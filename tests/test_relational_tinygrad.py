@@ -50,7 +50,20 @@ def test_a_raising_rule_is_a_stuck_state_naming_it_by_file_line():
   ex = explore(a * 2, pm)
   [stuck] = ex.stuck
   assert stuck.error == "ValueError: no" and stuck.rule_location.startswith("test_relational_tinygrad.py:")
-  assert stuck.rule == f"rules#0 {stuck.rule_location}"
+  assert stuck.rule == "_explode"   # a named function names its rule
+  [stuck] = explore(a * 2, PatternMatcher([(UPat(Ops.MUL, name="x"), lambda x: _explode(x))])).stuck
+  assert stuck.rule == f"rules#0 {stuck.rule_location}"   # a lambda's: the set, the index, where its UPat is written
+
+
+def test_rules_are_named_by_their_functions_with_the_index_only_where_two_share_one():
+  from uopc.relational.adapters.tinygrad.ir import TinygradRules
+  x = UPat.var("x")
+  pm = PatternMatcher([(x * 1, _explode), (x + 0, lambda x: x), (x * 2, _explode), (x * 3, _keep)])
+  names = [r.name for r in TinygradRules(pm, "mine").rules]
+  assert names == ["_explode#0", f"mine#1 {TinygradRules(pm, 'mine').rules[1].location}", "_explode#2", "_keep"]
+
+
+def _keep(x: UOp) -> UOp: return x
 
 
 def test_zero_by_zero_depends_on_rule_order_in_symbolic():

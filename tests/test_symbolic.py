@@ -50,7 +50,7 @@ def test_bind_with_ctx_then_simplify():
 
 def test_ctx_rules_cannot_mix_with_symbolic():
   # the chapter's TypeError, now a RuleError naming the rule: RuleSignatureError is both
-  with pytest.raises(TypeError, match=r"^rule fold#0 x=alu \(symbolic\.py:\d+\) raised TypeError: _fold\(\) got an unexpected keyword "
+  with pytest.raises(TypeError, match=r"^rule fold-const \(symbolic\.py:\d+\) raised TypeError: _fold\(\) got an unexpected keyword "
                                       r"argument 'ctx': the pattern binds x and graph_rewrite passes ctx=, but its function takes \(x\) "):
     graph_rewrite((p0 + 2) * p1, BIND + symbolic, ctx={0: 5})
 

@@ -222,7 +222,7 @@ def test_the_switch(monkeypatch):
   assert PatternMatcher(RULES).compiled is False
   monkeypatch.setenv("UOPC_COMPILE", "1")
   assert PatternMatcher(RULES).compiled is True
-  assert (PatternMatcher(RULES, compiled=False) + PatternMatcher(RULES)).compiled is False   # off wins
+  assert (PatternMatcher(symbolic.rules, compiled=False) + PatternMatcher(evaluate.rules)).compiled is False   # off wins
   assert StatsMatcher(PatternMatcher(RULES, compiled=False)).compiled is False
 
 

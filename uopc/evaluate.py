@@ -151,14 +151,14 @@ def _eval_movement(u: UOp) -> UOp | None:
 x = UPat.var("x")
 
 evaluate = PatternMatcher([
-  (UPat({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.REDUCE}, name="u"), _eval_movement),
-  (UPat(Ops.INDEX, src=(x,)), lambda x: x),
+  (UPat({Ops.RESHAPE, Ops.EXPAND, Ops.PERMUTE, Ops.SHRINK, Ops.REDUCE}, name="u"), _eval_movement, "eval-movement"),
+  (UPat(Ops.INDEX, src=(x,)), lambda x: x, "index-empty"),
   (UPat(Ops.INDEX, src=(UPat(Ops.INDEX, name="a"),), allow_any_len=True, name="b"),
-   lambda a, b: a.src[0].index(*a.src[1:], *b.src[1:])),
+   lambda a, b: a.src[0].index(*a.src[1:], *b.src[1:]), "index-index"),
   (UPat(Ops.INDEX, src=(UPat(Ops.STACK, name="s"), UPat.cvar("i")), allow_any_len=True, name="u"),
-   lambda s, i, u: _index_stack(s, i, u.src[2:])),
-  (UPat(ALU, name="x"), _push_stack),
-  (UPat(Ops.CALL, name="call"), inline_call),
+   lambda s, i, u: _index_stack(s, i, u.src[2:]), "index-stack"),
+  (UPat(ALU, name="x"), _push_stack, "alu-stack"),
+  (UPat(Ops.CALL, name="call"), inline_call, "inline-call"),
 ], name="evaluate", reads="pattern")
 
 
@@ -201,7 +201,7 @@ def _bind_param(p: UOp, ctx: dict[int, Any]) -> UOp | None:
   return v if isinstance(v, UOp) else from_python(v, p.dtype, p.shape)
 
 
-bind = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: _bind_param(p, ctx))], name="bind")
+bind = PatternMatcher([(UPat(Ops.PARAM, name="p"), lambda p, ctx: _bind_param(p, ctx), "bind-param")], name="bind")
 """Partial evaluation: ``graph_rewrite(u, bind, ctx={slot: value})`` replaces bound PARAMs by constants."""
 
 

@@ -1,6 +1,7 @@
 """PatternMatcher: an ordered list of rules, indexed by the op of each pattern's root.
 
-A rule is a pair ``(pattern, function)``. When the pattern matches, the function gets
+A rule is a pair ``(pattern, function)``, or ``(pattern, function, "name")`` (``Rule``: every built-in rule
+has a name of its own, unique in its rule set). When the pattern matches, the function gets
 the bindings as keyword arguments and returns a replacement, or None for "does not
 apply". Order is priority: the first rule that returns a new node wins.
 
@@ -22,7 +23,7 @@ from typing import Any, Callable
 
 from uopc.footprint import FOOTPRINTS, footprint_of
 from uopc.ops import Ops
-from uopc.rule_check import RuleSignatureError, signature_problem
+from uopc.rule_check import RuleNameClash, RuleSignatureError, signature_problem
 from uopc.upat import UPat
 from uopc.upat import Bindings
 from uopc.upat_compile import MatchFn, PlainFire, RuleFire, compile_match, compile_rule, interpreted_rule, plain_rule
@@ -34,9 +35,12 @@ RuleFn = Callable[..., "UOp | None"]
 class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
   """One rule: the pair ``(pattern, function)``, with a name that stays put when the code moves.
 
-  A rule set lists rules as ``(pattern, function)`` or ``(pattern, function, "name")``;
-  ``PatternMatcher`` names the unnamed ones after the rule set and their index,
-  ``symbolic#3 x + 0``, and a rule keeps its name in sums and reorderings of rule sets.
+  A rule set lists rules as ``(pattern, function, "name")``, egg's ``rw!("add-0"; ...)``: every built-in
+  rule has a short name of its own (``add-0``, ``comm-const-right``, ``div-mod-recombine``), unique in its
+  rule set (``PatternMatcher`` checks it). A user's rule may be a bare ``(pattern, function)``:
+  ``PatternMatcher`` names it after the rule set and its index, ``demo#0 x + 0`` (the positional
+  fallback: the number shifts when a rule is inserted before it). A rule keeps its name, and the
+  rule set it was first listed in (``set_name``), in sums and reorderings of rule sets.
   Where the function is defined is ``location``, shown beside the name, not in it.
 
   >>> x = UPat.var("x")
@@ -44,8 +48,8 @@ class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
   >>> [r.name for r in pm.rules]
   ['demo#0 x + 0', 'mul-1']
   >>> from uopc.symbolic import symbolic
-  >>> symbolic.rules[2].name, symbolic.rules[2].location.startswith("symbolic.py:")
-  ('symbolic#2 x + 0', True)
+  >>> symbolic.rules[2].name, symbolic.rules[2].set_name, symbolic.rules[2].location.startswith("symbolic.py:")
+  ('add-0', 'symbolic', True)
   >>> pattern, fn = pm.rules[1]      # still a pair
 
   A function that cannot take the names its pattern binds as keyword arguments is a
@@ -58,10 +62,11 @@ class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
   """
   name: str
   footprint: str   # what the function reads (uopc.footprint): "opaque" unless declared
+  set_name: str    # the rule set it was first listed in ("" for a rule made on its own)
 
-  def __new__(cls, pattern: UPat, fn: RuleFn, name: str, footprint: str = "opaque") -> Rule:
+  def __new__(cls, pattern: UPat, fn: RuleFn, name: str, footprint: str = "opaque", set_name: str = "") -> Rule:
     rule = tuple.__new__(cls, (pattern, fn))
-    rule.name = name
+    rule.name, rule.set_name = name, set_name
     rule.footprint = footprint_of(fn, footprint)
     if (problem := signature_problem(pattern, fn)) is not None: raise RuleSignatureError(rule.signature_error(problem))
     return rule
@@ -72,10 +77,10 @@ class Rule(tuple[UPat, RuleFn]):   # a pair, to the type checker too
     what = f" raised TypeError: {raised}:" if raised is not None else ":"
     return f"rule {self.describe()}{what} {problem} (a rule's function gets the pattern's names as keyword arguments)"
 
-  def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name, self.footprint)
+  def __getnewargs__(self) -> tuple: return (self[0], self[1], self.name, self.footprint, self.set_name)
 
   def describe(self) -> str:
-    """The name and, beside it, where the function is: ``symbolic#2 x + 0 (symbolic.py:97)``."""
+    """The name and, beside it, where the function is: ``add-0 (symbolic.py:97)``."""
     return f"{self.name} ({self.location})"
 
   @property
@@ -96,20 +101,51 @@ def rule_name(rule: tuple) -> str:
 
 
 def short_name(name: str) -> str:
-  """A rule name without its rule set and index: ``x + 0`` for ``symbolic#2 x + 0``; an explicit name whole.
+  """A rule name without its rule set and index: ``x + 0`` for the positional ``demo#2 x + 0``; a name of its own whole.
 
-  >>> short_name("symbolic#2 x + 0"), short_name("mul-1")
+  >>> short_name("demo#2 x + 0"), short_name("mul-1")
   ('x + 0', 'mul-1')
   """
+  return name.partition(" ")[2] if is_positional(name) else name
+
+
+def is_positional(name: str) -> bool:
+  """Whether a rule name is the positional fallback ``set#i pattern`` of an unnamed rule, not a name of its own.
+
+  >>> is_positional("demo#2 x + 0"), is_positional("add-0")
+  (True, False)
+  """
   set_index, _, rest = name.partition(" ")
-  return rest if "#" in set_index and rest else name
+  return "#" in set_index and bool(rest)
 
 
 def _as_rule(entry: tuple, set_name: str, index: int, footprint: str) -> Rule:
   if isinstance(entry, Rule): return entry
-  if len(entry) == 3: return Rule(entry[0], entry[1], entry[2], footprint)
+  if len(entry) == 3: return Rule(entry[0], entry[1], entry[2], footprint, set_name)
   pattern, fn = entry
-  return Rule(pattern, fn, f"{set_name}#{index} {pattern.pretty()}", footprint)
+  return Rule(pattern, fn, f"{set_name}#{index} {pattern.pretty()}", footprint, set_name)
+
+
+def check_unique_names(rules: list[Rule], set_name: str) -> None:
+  """Raise ``RuleNameClash`` if two of ``rules`` share a name: a report could not tell them apart.
+
+  The same rule listed twice clashes too (a sum like ``symbolic+fold``, whose ``symbolic`` holds ``fold``'s rule):
+  the explorer would take each step twice, and the second copy never fires first in the canonical engine.
+
+  >>> x = UPat.var("x")
+  >>> PatternMatcher([(x + 0, lambda x: x, "add-0"), (x * 1, lambda x: x, "add-0")], name="demo")
+  Traceback (most recent call last):
+    ...
+  uopc.rule_check.RuleNameClash: rule set demo: two rules named add-0: add-0 (<doctest ...>:1) and add-0 (<doctest ...>:1)
+  """
+  seen: dict[str, Rule] = {}
+  for rule in rules:
+    if (first := seen.get(rule.name)) is None: seen[rule.name] = rule; continue
+    same = " (the same rule, listed twice)" if first is rule else ""
+    raise RuleNameClash(f"rule set {set_name}: two rules named {rule.name}: {first.describe()} and {rule.describe()}{same}")
+
+
+def _set_label(rules: list[Rule]) -> str: return "+".join(dict.fromkeys(r.set_name for r in rules if r.set_name))
 
 
 def _interpret(pat: UPat, u: UOp) -> list[Bindings]: return pat.match(u, {})
@@ -166,6 +202,9 @@ def signature(u: UOp) -> tuple:
 class PatternMatcher:
   """Ordered rules; ``pm1 + pm2`` has ``pm1``'s rules first.
 
+  A rule set's names are unique (``check_unique_names``, when it is made): two rules of one name, in one
+  list or in a sum, are a ``RuleNameClash``, since every report names rules by their names.
+
   ``reads`` declares what the functions of the rules given as tuples read (``uopc.footprint``:
   "pattern", "bounds", "sources"; default "opaque"), unless a function declares its own with ``@reads``.
 
@@ -181,6 +220,7 @@ class PatternMatcher:
     if reads not in FOOTPRINTS: raise ValueError(f"reads={reads!r}: one of {', '.join(FOOTPRINTS)}")
     # ``reads``: the footprint of the new rules whose functions declare none (uopc.footprint); a Rule keeps its own
     self.rules: list[Rule] = [_as_rule(entry, set_name, i, reads) for i, entry in enumerate(rules)]
+    check_unique_names(self.rules, set_name)
     self.compiled: bool = compile_default() if compiled is None else compiled
     # index by root op so a node only tries rules that could match it
     self.by_op: dict[Ops, list[Rule]] = {}
@@ -198,7 +238,13 @@ class PatternMatcher:
     self._every: dict[tuple, tuple[tuple[int, MatchFn, RuleFn], ...]] = {}
 
   def __add__(self, other: PatternMatcher) -> PatternMatcher:
-    return PatternMatcher(self.rules + other.rules, compiled=self.compiled and other.compiled)
+    """The rules of both, ``self``'s first; two rules of one name are a ``RuleNameClash``, as in one rule set."""
+    rules = self.rules + other.rules
+    return PatternMatcher(rules, compiled=self.compiled and other.compiled, name=_set_label(rules) or None)
+
+  def set_label(self) -> str:
+    """The rule sets its rules come from, as ``--rules`` names them: ``fold+symbolic+evaluate``."""
+    return _set_label(self.rules)
   def __len__(self) -> int: return len(self.rules)
 
   def name_of(self, rule: Rule) -> str:

@@ -16,8 +16,13 @@ if TYPE_CHECKING: from uopc.matcher import PatternMatcher   # which imports this
 class RuleError(Exception):
   """A rule raised, or returned something that cannot replace the node it matched: a bug in the rule.
 
-  The message names the rule and where its function is (``Rule.describe``: ``symbolic#2 x + 0 (symbolic.py:97)``).
+  The message names the rule and where its function is (``Rule.describe``: ``add-0 (symbolic.py:97)``).
   """
+
+
+class RuleNameClash(RuleError, ValueError):
+  """Two rules of one rule set (or of a sum of rule sets) share a name: the reports, which name rules, could not tell
+  them apart. Raised when the ``PatternMatcher`` is made; the message names both rules and where they are."""
 
 
 class RewriteTypeError(RuleError, UOpError):

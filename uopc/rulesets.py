@@ -6,6 +6,13 @@ sum of those. Other IRs' rule sets (``tinygrad:sym``, a PyTensor rewriter) are t
 44
 >>> resolve_rules("uopc.symbolic:fold") is resolve_rules("fold")
 True
+
+A rule's name is unique in a sum as in one rule set: ``symbolic`` holds ``fold``'s rule, so their sum lists it twice.
+
+>>> resolve_rules("symbolic+fold")
+Traceback (most recent call last):
+  ...
+uopc.rulesets.RuleSetError: rule set symbolic+fold: two rules named fold-const: fold-const (symbolic.py:...) and ... (the same rule, listed twice)
 """
 from __future__ import annotations
 
@@ -19,7 +26,7 @@ from typing import Mapping, Sequence
 
 from uopc.evaluate import evaluate
 from uopc.matcher import PatternMatcher, require_matcher
-from uopc.rule_check import RuleError
+from uopc.rule_check import RuleError, RuleNameClash
 from uopc.symbolic import fold, symbolic
 
 NAMED: dict[str, PatternMatcher] = {"fold": fold, "symbolic": symbolic, "evaluate": evaluate}
@@ -48,7 +55,9 @@ def resolve_rules(spec: str, obj: object = None) -> PatternMatcher:
 
 def add_rules(spec: str, sets: Sequence[PatternMatcher]) -> PatternMatcher:
   """The sum of rule sets ``sets`` (``spec``, ``a+b``), one matcher shared while something uses it."""
-  if (pm := _sums.get(spec)) is None: pm = _sums[spec] = PatternMatcher([r for s in sets for r in s.rules])
+  if (pm := _sums.get(spec)) is None:
+    try: pm = _sums[spec] = PatternMatcher([r for s in sets for r in s.rules], name=spec)
+    except RuleNameClash as e: raise RuleSetError(str(e)) from None   # symbolic+fold: fold's rule is symbolic's too
   return pm
 
 

@@ -54,7 +54,7 @@ def _fold(x: UOp) -> UOp | None:
   return None if r is None else make_const(r, x.dtype)
 
 
-fold = PatternMatcher([(UPat(ALU, name="x"), _fold)], name="fold")
+fold = PatternMatcher([(UPat(ALU, name="x"), _fold, "fold-const")], name="fold")
 
 
 def _wrap_i32(v: int) -> int: return truncate(dtypes.i32, v)   # int32 arithmetic wraps, so folded constants must too
@@ -114,57 +114,58 @@ ints = (dtypes.i32, dtypes.bool)
 # x + 0.0 -> x is not exact for x = -0.0 (-0.0 + 0.0 is 0.0); we accept that. These two rules (x + 0's 0 matches
 # the f32 constant 0.0 too) are the ones check-rules excuses for it, known by identity: the same rule elsewhere is unsound.
 ADD_ZERO = (
-  (x + 0, lambda x: x),
-  (x + 0.0, lambda x: x),
+  (x + 0, lambda x: x, "add-0"),
+  (x + 0.0, lambda x: x, "add-0.0"),
 )
 
 symbolic = PatternMatcher(fold.rules + [
   # canonical form: constants on the right of commutative ops
   (UPat((Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE), src=(UPat(Ops.CONST, name="c"), UPat(name="y")), name="u"),
-   reads("sources")(lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None)),
+   reads("sources")(lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None), "comm-const-right"),
   # identities
   *ADD_ZERO,
-  (x * 1, lambda x: x),
-  (x * 1.0, lambda x: x),
-  (UPat.var("x", dtype=ints) * 0, lambda x: x.const_like(0)),   # ints only: inf * 0 and nan * 0 are nan
-  (x // 1, lambda x: x),
-  (x % 1, lambda x: x.const_like(0)),
-  (UPat(Ops.MAX, src=(x, x)), lambda x: x),
-  (UPat(Ops.WHERE, src=(UPat(), x, x)), lambda x: x),
-  (UPat(Ops.WHERE, src=(UPat.cvar("c"), x, y)), lambda c, x, y: x if c.arg else y),
-  (UPat(Ops.WHERE, src=(z, UPat(Ops.WHERE, src=(z, x, UPat())), y)), lambda z, x, y: z.where(x, y)),
-  (UPat(Ops.WHERE, src=(z, x, UPat(Ops.WHERE, src=(z, UPat(), y)))), lambda z, x, y: z.where(x, y)),
-  (UPat(Ops.CAST, src=(x,), name="c"), lambda c, x: x if c.dtype is x.dtype else None),
-  (UPat(Ops.CMPNE, src=(UPat.var("x", dtype=dtypes.bool), UPat(Ops.CONST, arg=False))), lambda x: x),
-  (UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)), lambda x: UOp.const(False).broadcast(x.shape)),   # keep x's shape
-  (xi + xi, lambda x: x * 2),
-  (xi + xi * -1, lambda x: x.const_like(0)),
+  (x * 1, lambda x: x, "mul-1"),
+  (x * 1.0, lambda x: x, "mul-1.0"),
+  (UPat.var("x", dtype=ints) * 0, lambda x: x.const_like(0), "mul-0"),   # ints only: inf * 0 and nan * 0 are nan
+  (x // 1, lambda x: x, "div-1"),
+  (x % 1, lambda x: x.const_like(0), "mod-1"),
+  (UPat(Ops.MAX, src=(x, x)), lambda x: x, "max-self"),
+  (UPat(Ops.WHERE, src=(UPat(), x, x)), lambda x: x, "where-same"),
+  (UPat(Ops.WHERE, src=(UPat.cvar("c"), x, y)), lambda c, x, y: x if c.arg else y, "where-const"),
+  (UPat(Ops.WHERE, src=(z, UPat(Ops.WHERE, src=(z, x, UPat())), y)), lambda z, x, y: z.where(x, y), "where-nested-then"),
+  (UPat(Ops.WHERE, src=(z, x, UPat(Ops.WHERE, src=(z, UPat(), y)))), lambda z, x, y: z.where(x, y), "where-nested-else"),
+  (UPat(Ops.CAST, src=(x,), name="c"), lambda c, x: x if c.dtype is x.dtype else None, "cast-same"),
+  (UPat(Ops.CMPNE, src=(UPat.var("x", dtype=dtypes.bool), UPat(Ops.CONST, arg=False))), lambda x: x, "cmpne-false"),
+  (UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)), lambda x: UOp.const(False).broadcast(x.shape), "cmp-self"),   # keep x's shape
+  (xi + xi, lambda x: x * 2, "add-self"),
+  (xi + xi * -1, lambda x: x.const_like(0), "sub-self"),
   # reassociate constants outward, so that they meet and fold (ints only: float + isn't associative)
-  ((xi + c1) + c2, lambda x, c1, c2: x + _wrap_i32(c1.arg + c2.arg)),
-  ((xi * c1) * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg * c2.arg)),
-  ((xi + c1) * c2, lambda x, c1, c2: x * c2 + _wrap_i32(c1.arg * c2.arg)),
+  ((xi + c1) + c2, lambda x, c1, c2: x + _wrap_i32(c1.arg + c2.arg), "assoc-add-const"),
+  ((xi * c1) * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg * c2.arg), "assoc-mul-const"),
+  ((xi + c1) * c2, lambda x, c1, c2: x * c2 + _wrap_i32(c1.arg * c2.arg), "distribute-const"),
   # distribute constants over sums so that div/mod see every term: (a + b) * c -> a*c + b*c
-  (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y), name="s"), UPat.cvar("c"))), lambda x, y, s, c: x * c + y * c),
-  (UPat(Ops.ADD, src=[xi + c1, y]), reads("sources")(lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None)),
-  (xi * c1 + xi * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg + c2.arg)),
-  (xi * c1 + xi, lambda x, c1: x * _wrap_i32(c1.arg + 1)),
+  (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y), name="s"), UPat.cvar("c"))), lambda x, y, s, c: x * c + y * c, "distribute-sum"),
+  (UPat(Ops.ADD, src=[xi + c1, y]), reads("sources")(lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None), "const-outward"),
+  (xi * c1 + xi * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg + c2.arg), "factor-consts"),
+  (xi * c1 + xi, lambda x, c1: x * _wrap_i32(c1.arg + 1), "factor-const-1"),
   # division and modulo (floor semantics make these unconditional)
-  ((xi // c1) // c2, lambda x, c1, c2: x // (c1.arg * c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg * c2.arg < 2**31 else None),
-  ((xi % c1) % c2, lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None),
+  ((xi // c1) // c2, lambda x, c1, c2: x // (c1.arg * c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg * c2.arg < 2**31 else None, "div-div"),
+  ((xi % c1) % c2, lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None, "mod-mod"),
   # c1 > 0 too: for c1 < 0, x % c1 lies in (c1, 0] and the identity fails ((1 % -4) // 2 is -2, not 0)
-  ((xi % c1) // c2, lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg % c2.arg == 0 else None),
-  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=False))),
-  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=True))),
-  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None)),
-  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x if 0 <= vmin(x) and vmax(x) < c.arg else None)),
+  ((xi % c1) // c2, lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg % c2.arg == 0 else None, "mod-div"),
+  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=False)), "div-sum"),
+  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=True)), "mod-sum"),
+  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None),
+   "div-small"),
+  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x if 0 <= vmin(x) and vmax(x) < c.arg else None), "mod-small"),
   # recombine: (x//c)*c + x%c == x
-  (UPat(Ops.ADD, src=[(xi // c1) * c1, xi % c1]), lambda x, c1: x),
-  (UPat(Ops.ADD, src=[(xi // c1) * c1 + y, xi % c1]), lambda x, c1, y: x + y),
+  (UPat(Ops.ADD, src=[(xi // c1) * c1, xi % c1]), lambda x, c1: x, "div-mod-recombine"),
+  (UPat(Ops.ADD, src=[(xi // c1) * c1 + y, xi % c1]), lambda x, c1, y: x + y, "div-mod-recombine-sum"),
   # comparisons
-  ((xi + c1) < c2, lambda x, c1, c2: x < (c2.arg - c1.arg) if -2**31 <= c2.arg - c1.arg < 2**31 else None),
-  ((xi * c1) < c2, _lt_mul),
+  ((xi + c1) < c2, lambda x, c1, c2: x < (c2.arg - c1.arg) if -2**31 <= c2.arg - c1.arg < 2**31 else None, "lt-add-const"),
+  ((xi * c1) < c2, _lt_mul, "lt-mul-const"),
   # bounds say this int expression is a constant
-  (UPat(ALU, name="x"), _const_bounds),
+  (UPat(ALU, name="x"), _const_bounds, "bounds-const"),
 ], name="symbolic", reads="pattern")   # a function that reads more says so (@reads; checked by tests/test_footprint.py)
 
 

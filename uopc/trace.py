@@ -104,19 +104,14 @@ def record(prog: UOp, pm: PatternMatcher, max_steps: int | None = None) -> tuple
 
   >>> from uopc import UOp, symbolic
   >>> result, error, firings = record(UOp.param(0) * 1 + 0, symbolic)
-  >>> result is UOp.param(0), error, [symbolic.name_of(symbolic.rules[f.rule_index]).split(" ", 1)[1] for f in firings]
-  (True, None, ['x * 1', 'x + 0'])
+  >>> result is UOp.param(0), error, [symbolic.name_of(symbolic.rules[f.rule_index]) for f in firings]
+  (True, None, ['mul-1', 'add-0'])
   """
   rec = RecordingMatcher(pm)
   if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
   try: return graph_rewrite(prog, rec, max_steps=max_steps), None, rec.firings
   except RewriteLoopError: return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups", rec.firings
   except Exception as e: return None, failure_text(e), rec.firings
-
-
-def rules_label(pm: PatternMatcher) -> str:
-  """The rule sets a matcher's rules come from, as ``--rules`` names them: ``symbolic+evaluate``."""
-  return "+".join(dict.fromkeys(pm.name_of(r).split("#", 1)[0] for r in pm.rules))
 
 
 def rewrite_json(prog: UOp, pm: PatternMatcher, max_steps: int, rules: str | None = None) -> dict[str, Any]:
@@ -144,5 +139,5 @@ def rewrite_json(prog: UOp, pm: PatternMatcher, max_steps: int, rules: str | Non
       if f.node in set(graph.toposort()): graph = graph.substitute({f.node: f.result})
       step.update(before=show(before, TERM_LIMIT), after=show(graph, TERM_LIMIT))
     steps.append(step)
-  return {"program": show(prog, TERM_LIMIT), "rules": rules or rules_label(pm), "result": None if result is None else show(result, TERM_LIMIT),
+  return {"program": show(prog, TERM_LIMIT), "rules": rules or pm.set_label(), "result": None if result is None else show(result, TERM_LIMIT),
           "error": error, "steps": steps}

@@ -25,7 +25,7 @@ from uopc.backend.errors import RenderError
 
 # bottom-up, so an inner CALL is inlined (into its enclosing body, in that body's scope)
 # before the outer one; inline_call itself never crosses a nested body either way
-_inline = PatternMatcher([(UPat(Ops.CALL, name="call"), inline_call)])
+_inline = PatternMatcher([(UPat(Ops.CALL, name="call"), inline_call, "inline-call")], name="inline")
 
 
 def inline_calls(u: UOp) -> UOp:

@@ -170,7 +170,7 @@ def is_accepted(before: UOp, b: Outcome, a: Outcome) -> bool:
 def is_excused(rule: Rule) -> bool:
   """Whether ``rule`` is one of the chapter's own ``x + 0`` rules (``uopc.symbolic.ADD_ZERO``), the only ones the
   accepted mismatch is excused for: by the identity of its function, so a user's rule of the same shape is not."""
-  return any(rule[1] is fn for _, fn in ADD_ZERO)
+  return any(rule[1] is fn for _, fn, _ in ADD_ZERO)
 
 
 def _apply(rule: Rule, u: UOp) -> UOp | None:

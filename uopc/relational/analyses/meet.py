@@ -15,8 +15,8 @@ can be found later than a balanced one).
 >>> r = meet((p0 + 0) + p1, p0 + p1 * 1, symbolic)
 >>> r.found, show(r.meeting), len(r.from_a), len(r.from_b)
 (True, 'add(p0, p1)', 1, 1)
->>> [(e.rule.split(" ", 1)[1], show(e.node), e.target.term()) for e in r.from_a + r.from_b]
-[('x + 0', 'add(p0, 0)', 'add(p0, p1)'), ('x * 1', 'mul(p1, 1)', 'add(p0, p1)')]
+>>> [(e.rule, show(e.node), e.target.term()) for e in r.from_a + r.from_b]
+[('add-0', 'add(p0, 0)', 'add(p0, p1)'), ('mul-1', 'mul(p1, 1)', 'add(p0, p1)')]
 """
 from __future__ import annotations
 

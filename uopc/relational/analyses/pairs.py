@@ -17,9 +17,9 @@ At the root, ``a`` is the earlier rule of the two, and a rule is also paired wit
 itself (a list pattern may match one node in several ways, with different results).
 
 >>> from uopc import PatternMatcher, show, symbolic
->>> fold, x_plus_0 = symbolic.rules[0], next(r for r in symbolic.rules if symbolic.name_of(r).endswith(" x + 0.0"))
+>>> fold, x_plus_0 = symbolic.rules[0], next(r for r in symbolic.rules if symbolic.name_of(r) == "add-0.0")
 >>> report = critical_pairs(PatternMatcher([fold, x_plus_0]))
->>> p = next(p for p in report.pairs if p.short_rules == ("x=alu", "x + 0.0"))
+>>> p = next(p for p in report.pairs if p.rules == ("fold-const", "add-0.0"))
 >>> p.status, show(p.witness), [show(r) for r in p.results]
 ('not-joinable', 'add(-0.0, 0.0)', ['0.0', '-0.0'])
 """
@@ -74,7 +74,7 @@ class PairResult(NamedTuple):
 
   @property
   def short_rules(self) -> tuple[str, str]:
-    """The two rule names without their rule set and index (``x + 0.0`` for ``symbolic#3 x + 0.0``)."""
+    """The two rule names, a positional one without its rule set and index (``short_name``)."""
     return tuple(short_name(r) for r in self.rules)   # type: ignore[return-value]
 
 

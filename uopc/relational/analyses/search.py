@@ -12,10 +12,10 @@ shortest one.
 >>> r = search(prog, "add(mul(p0, 3), ?c)", symbolic)
 >>> r.found, show(r.graph), {k: show(v) for k, v in r.bindings.items()}, r.length, r.searched
 (True, 'add(mul(p0, 3), 11)', {'c': '11'}, 3, 25)
->>> for e in r.path: print(e.rule.split(" ", 1)[1], "@", show(e.node), "->", e.target.term())
-(x:i32 + const(c1)) * const(c2) @ mul(add(p0, 2), 3) -> add(add(mul(p0, 3), 6), add(1, 4))
-x=alu @ add(1, 4) -> add(add(mul(p0, 3), 6), 5)
-(x:i32 + const(c1)) + const(c2) @ add(add(mul(p0, 3), 6), 5) -> add(mul(p0, 3), 11)
+>>> for e in r.path: print(e.rule, "@", show(e.node), "->", e.target.term())
+distribute-const @ mul(add(p0, 2), 3) -> add(add(mul(p0, 3), 6), add(1, 4))
+fold-const @ add(1, 4) -> add(add(mul(p0, 3), 6), 5)
+assoc-add-const @ add(add(mul(p0, 3), 6), 5) -> add(mul(p0, 3), 11)
 >>> replay(prog, r.path, symbolic) is r.graph
 True
 

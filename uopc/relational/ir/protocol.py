@@ -23,9 +23,22 @@ one-line error).
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
 
 N = TypeVar("N")   # an IR's node type
+
+
+def stable_names(own: list[str | None], positional: list[str]) -> list[str]:
+  """The names of another IR's rules: each rule's own where it has one (its function's ``__name__``, a rewriter's
+  name), with ``#i`` (its index) only where rules share it, so the names are unique; else ``positional[i]``, the
+  fallback ``set#i ...`` of an unnamed rule (a lambda), as ``uopc.matcher`` names one.
+
+  >>> stable_names(["fold", None, "fold", "lt_folding"], ["s#0 a.py:1", "s#1 a.py:2", "s#2 a.py:3", "s#3 a.py:4"])
+  ['fold#0', 's#1 a.py:2', 'fold#2', 'lt_folding']
+  """
+  shared = Counter(n for n in own if n is not None)
+  return [positional[i] if n is None else n if shared[n] == 1 else f"{n}#{i}" for i, n in enumerate(own)]
 
 
 def type_name(t: type) -> str:

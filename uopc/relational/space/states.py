@@ -25,8 +25,8 @@ def step_text(rule: str | None, node: UOp, result: UOp | None, error: str | None
   (or a label of ``limit`` characters, ``uopc.term.show``, or ``term``: a state's ``text_of``).
 
   >>> from uopc import UOp
-  >>> step_text("symbolic#2 x + 0", UOp.param(0) + 0, UOp.param(0))
-  'symbolic#2 x + 0: add(p0, 0) -> p0'
+  >>> step_text("add-0", UOp.param(0) + 0, UOp.param(0))
+  'add-0: add(p0, 0) -> p0'
   """
   return f"{rule}: {term(node, limit)} -> {term(result, limit) if error is None else f'error: {error}'}"  # type: ignore[arg-type]  # no error: a result
 

@@ -24,7 +24,7 @@
   function section(title, ...kids) { return el("section", {}, el("h2", {}, title), ...kids); }
   function termText(t, cls) { return el("div", { class: "term" + (cls ? " " + cls : "") }, t === null ? "(none)" : t); }
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
-  function shortRule(rule) { if (!rule) return ""; const i = rule.indexOf(" "); return i < 0 ? rule : rule.slice(i + 1); }
+  function shortRule(rule) { if (!rule) return ""; const i = rule.indexOf(" "); return i < 0 || !rule.slice(0, i).includes("#") ? rule : rule.slice(i + 1); }
 
   // ---- terms: the one-line form (with its let names) parsed into a hash-consed DAG: one node per distinct subterm
   const INTERN = new Map();   // label and the keys of its sources -> a key shared by every term on the page

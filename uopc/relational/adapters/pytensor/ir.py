@@ -14,7 +14,8 @@ op instances, op types, ``OpPattern``s). A rule is called as PyTensor calls it,
 state's context (``uopc.relational.adapters.pytensor.context``: a ``FunctionGraph`` of the whole state's
 graph, built when the rewriter first reads it). Its replacement of the node's output, filtered
 to the output's type as ``FunctionGraph.replace`` filters it, is one step; a rewriter that raises
-is a stuck state naming it (``rules#1 local_exp_log (math.py:521)``).
+is a stuck state naming it (``local_exp_log (math.py:521)``). A rule's name is the rewriter's own
+(``rewriter_own_name``), with its index only where two rewriters share one (``protocol.stable_names``).
 
 The canonical result is PyTensor's own rewrite: an ``EquilibriumGraphRewriter`` of the same node
 rewriters (and ``MergeOptimizer``, since the explorer's states are merged graphs) on a
@@ -42,7 +43,7 @@ from pytensor.graph.rewriting.basic import (EquilibriumGraphRewriter, MergeOptim
 from pytensor.graph.rewriting.unify import OpPattern
 
 from uopc.relational.ir.discovery import other_ir_rules
-from uopc.relational.ir.protocol import IR, mismatch, type_name
+from uopc.relational.ir.protocol import IR, mismatch, stable_names, type_name
 from uopc.relational.ir.registry import register
 from uopc.relational.adapters.pytensor.context import Contexts
 from uopc.relational.adapters.pytensor.nodes import INPUT, PyTensorNode, from_pytensor, make, node_of, node_parts, to_pytensor
@@ -85,7 +86,7 @@ def named_rules(name: str) -> PyTensorRules:
   ``FAST_RUN`` mode queries it); any other name: the node rewriter of that name in ``pytensor.tensor.rewriting``.
 
   >>> len(named_rules("canonicalize")) > 100, named_rules("local_exp_log").rules[0].name
-  (True, 'local_exp_log#0 local_exp_log (math.py:521)')
+  (True, 'local_exp_log')
   """
   import importlib
   import pkgutil
@@ -100,11 +101,15 @@ def named_rules(name: str) -> PyTensorRules:
 
 
 def rewriter_name(rw: NodeRewriter) -> str:
-  """A rewriter's name: its function's, its own, the one a database registered it under, else as PyTensor prints it
-  (a pattern's ``in -> out``)."""
+  """A rewriter's name (``rewriter_own_name``), else as PyTensor prints it (a pattern's ``in -> out``)."""
+  return rewriter_own_name(rw) or str(rw)
+
+
+def rewriter_own_name(rw: NodeRewriter) -> str | None:
+  """A rewriter's own name: its function's, its own, the one a database registered it under; None if it has none."""
   fn = getattr(rw, "fn", None)
   named = getattr(fn, "__name__", None) or getattr(rw, "__name__", None) or getattr(rw, "name", None)
-  return named if isinstance(named, str) else str(rw)
+  return named if isinstance(named, str) and named != "<lambda>" else None
 
 
 def rewriter_location(rw: NodeRewriter) -> str:
@@ -121,8 +126,8 @@ class PyTensorRule:
   def __init__(self, rewriter: NodeRewriter, name: str, location: str) -> None:
     self.rewriter, self.name, self.location = rewriter, name, location
 
-  def describe(self) -> str: return self.name
-  def __repr__(self) -> str: return f"PyTensorRule({self.name})"
+  def describe(self) -> str: return f"{self.name} ({self.location})"
+  def __repr__(self) -> str: return f"PyTensorRule({self.describe()})"
 
 
 class _AtRoot(NodeRewriter):
@@ -157,8 +162,8 @@ class PyTensorRules:
 
   def __init__(self, rewriters: list[NodeRewriter], name: str = "rules", skipped: Iterable[str] = ()) -> None:
     self.rewriters, self.set_name, self.ir, self.skipped = list(rewriters), name, PYTENSOR, list(skipped)
-    self.rules = [PyTensorRule(rw, f"{name}#{i} {rewriter_name(rw)} ({rewriter_location(rw)})", rewriter_location(rw))
-                  for i, rw in enumerate(self.rewriters)]
+    names = stable_names([rewriter_own_name(rw) for rw in self.rewriters], [f"{name}#{i} {rw}" for i, rw in enumerate(self.rewriters)])
+    self.rules = [PyTensorRule(rw, n, rewriter_location(rw)) for rw, n in zip(self.rewriters, names)]
     self._index = {id(rw): i for i, rw in reversed(list(enumerate(self.rewriters)))}   # the first copy is the one that fires
     self._steps = [_as_step(rw) for rw in self.rewriters]   # what a step calls (PyTensor's own rewrite calls rewriters)
     self._tracker = OpToRewriterTracker()
@@ -301,8 +306,8 @@ def adapt(pm: Any, name: str = "rules") -> PyTensorRules:
 
   >>> from pytensor.tensor.rewriting.math import local_exp_log
   >>> rules = adapt([local_exp_log])
-  >>> adapt([local_exp_log]) is rules, rules.rules[0].name
-  (True, 'rules#0 local_exp_log (math.py:521)')
+  >>> adapt([local_exp_log]) is rules, rules.rules[0].name, rules.rules[0].describe()
+  (True, 'local_exp_log', 'local_exp_log (math.py:521)')
   """
   if isinstance(pm, PyTensorRules): return pm
   rws, skipped = node_rewriters(pm)

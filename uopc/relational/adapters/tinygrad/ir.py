@@ -7,8 +7,10 @@ tinygrad's ``UPat.match`` gives (``UPat.any``, commutative source lists, repeate
 ``allow_any_len``), from the pattern compiled to Python (``tinygrad_match``), candidates are
 filtered by its ``early_reject`` as ``PatternMatcher.rewrite`` filters them (and by
 ``may_match``, which leaves out only rules with no binding), and tinygrad's own functions are called unchanged,
-with ``ctx`` when they take one. A rule that raises is a stuck state naming the rule
-(``symbolic#12 symbolic.py:97``: the set, the index, where its ``UPat`` is written).
+with ``ctx`` when they take one. A rule that raises is a stuck state naming the rule. A rule's name is its
+function's, where that is a named function (``fold_unrolled_divs``; with ``#i``, its index, only where rules share
+one: ``protocol.stable_names``); a lambda's is the set, the index and where its ``UPat`` is written
+(``symbolic#12 symbolic.py:97``).
 
 The canonical result is tinygrad's ``graph_rewrite(prog, pm)``; ``canonical_variants`` adds
 ``bottom_up=True``. A node is rebuilt on new sources as tinygrad's rewrite rebuilds it: its
@@ -28,7 +30,7 @@ from tinygrad.helpers import SPEC
 from tinygrad.uop.ops import Ops, PatternMatcher, UOp, UOpMetaClass, dtype_from_uop, graph_rewrite
 
 from uopc.relational.ir.discovery import other_ir_rules
-from uopc.relational.ir.protocol import IR, mismatch, type_name
+from uopc.relational.ir.protocol import IR, mismatch, stable_names, type_name
 from uopc.relational.ir.registry import register
 from uopc.relational.adapters.tinygrad.match import every_binding
 from uopc.term import PARTS, op_parts
@@ -51,6 +53,12 @@ def _location(pattern: Any, fn: Callable) -> str:
   if isinstance(loc, tuple) and len(loc) == 2: return f"{os.path.basename(str(loc[0]))}:{loc[1]}"
   code = getattr(fn, "__code__", None)
   return f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}" if code is not None else type(fn).__name__
+
+
+def _own_name(fn: Callable) -> str | None:
+  """The name of a rule's function, if it is a named one (``fold_unrolled_divs``; a lambda has none)."""
+  name = getattr(fn, "__name__", None)
+  return name if isinstance(name, str) and name.isidentifier() else None
 
 
 def _caller(fn: Callable, pattern: Any = None) -> Callable:
@@ -103,7 +111,9 @@ class TinygradRules:
 
   def __init__(self, pm: PatternMatcher, name: str) -> None:
     self.pm, self.set_name, self.ir = pm, name, TINYGRAD
-    self.rules = [TinygradRule(p, fn, f"{name}#{i} {(loc := _location(p, fn))}", loc) for i, (p, fn) in enumerate(pm.patterns)]
+    locations = [_location(p, fn) for p, fn in pm.patterns]
+    names = stable_names([_own_name(fn) for _, fn in pm.patterns], [f"{name}#{i} {loc}" for i, loc in enumerate(locations)])
+    self.rules = [TinygradRule(p, fn, n, loc) for (p, fn), n, loc in zip(pm.patterns, names, locations)]
     self.by_op: dict[Any, list[int]] = {}   # op -> the indices of the rules filed under it, in order (tinygrad's pdict)
     for i, (p, _) in enumerate(pm.patterns):
       for op in p.op or (): self.by_op.setdefault(op, []).append(i)
