@@ -27,7 +27,7 @@ EXPECTED: dict[str, list[str]] = {
   "every_graph.py": [
     "31 graphs reached from add(mul(add(p0, 2), 3), add(1, 4)) (83 steps between them), the whole space:",
     "  [0] depth 0: add(mul(add(p0, 2), 3), add(1, 4))   (the program)",
-    "  [24] depth 3: add(mul(p0, 3), 11)   by symbolic#19",
+    "  [24] depth 3: add(mul(p0, 3), 11)   by assoc-add-const",
     "1 normal form:\n  add(mul(p0, 3), 11)   <- graph_rewrite gives this one\n"],
   "rule_order.py": [
     "mul(add(p0, p1), 2): 6 graphs, 2 normal forms\n  graph_rewrite gives add(add(p0, p0), add(p1, p1)) in 3 steps\n",
@@ -37,7 +37,7 @@ EXPECTED: dict[str, list[str]] = {
     "  distribute and mul-2 on mul(add(p0, p1), 2): add(mul(p0, 2), mul(p1, 2)) or let a = add(p0, p1) in add(a, a), not-joinable (syntactic)"],
   "rewrite_path.py": [
     "add(mul(add(p0, 2), 3), add(1, 4)) -> add(mul(p0, 3), ?c): 3 steps (25 graphs searched), ?c = 11",
-    "  3. symbolic#19 (x:i32 + const(c1)) + const(c2): add(add(mul(p0, 3), 6), 5) -> add(mul(p0, 3), 11)\n",
+    "  3. assoc-add-const: add(add(mul(p0, 3), 6), 5) -> add(mul(p0, 3), 11)\n",
     "-> add(?x, ?x): not found, the whole space searched (31 graphs)",
     "add(add(p0, 0), p1) and add(p0, mul(p1, 1)) meet at add(p0, p1): 1 and 1 steps"],
   "run_program.py": [
