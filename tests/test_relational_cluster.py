@@ -347,7 +347,8 @@ def test_a_shard_that_forgets_its_memos_every_level_finds_the_same_states(monkey
   # in this process, one shard of one: past its limit a shard forgets its fingerprints and its stepper's memo at a
   # level's end (their nodes may go); here at every level, and it makes the same states with the same parents
 
-  from uopc.relational.cluster import fingerprint, shard
+  from uopc.relational.cluster import shard
+  from uopc.relational.space import fingerprint
   from uopc.relational.cluster.codec import Codec
   from uopc.relational.cluster.coordinator import ship
   monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)
