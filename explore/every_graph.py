@@ -9,14 +9,15 @@ each graph some sequence of rewrites reaches, with the rule that first reached i
 """
 from pathlib import Path
 
-from uopc import parse_uir, symbolic
+from uopc.uir import read_uir
+from uopc import symbolic
 from uopc.relational import explore, normal_forms
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
 
 
 def main() -> None:
-  program = parse_uir((EXAMPLES / "affine.uir").read_text(), "affine.uir")
+  program = read_uir(EXAMPLES / "affine.uir")
 
   # A lazy stream of states; .run() explores up to the bound. max_states keeps an unexpectedly large space from
   # running away: the exploration then says which bound cut it short (ex.bound) instead of running for hours.

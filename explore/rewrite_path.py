@@ -9,19 +9,17 @@ for a graph both reach: a proof that the rule set makes them equal.
 """
 from pathlib import Path
 
-from uopc import UOp, parse_uir, show, symbolic
+from uopc.uir import read_uir
+from uopc import show, symbolic
 from uopc.relational import meet, search
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
 
 
-def load(name: str) -> UOp:
-  return parse_uir((EXAMPLES / name).read_text(), name)
-
 
 def main() -> None:
   # 1. The chapter's (p0 + 2) * 3 + (1 + 4) reaches p0 * 3 + c for which c? max_states bounds the search.
-  program = load("affine.uir")
+  program = read_uir(EXAMPLES / "affine.uir")
   found = search(program, "add(mul(p0, 3), ?c)", symbolic, max_states=1000)
   print(f"{show(program)} -> add(mul(p0, 3), ?c): {found.length} steps ({found.searched} graphs searched), "
         f"?c = {show(found.bindings['c'])}")
@@ -34,7 +32,7 @@ def main() -> None:
         f"{'the whole space searched' if missing.complete else f'cut short by {missing.bound}'} ({missing.searched} graphs)")
 
   # 3. Two programs (examples/equal_a.uir and equal_b.uir) and a graph both rewrite to.
-  a, b = load("equal_a.uir"), load("equal_b.uir")
+  a, b = read_uir(EXAMPLES / "equal_a.uir"), read_uir(EXAMPLES / "equal_b.uir")
   both = meet(a, b, symbolic, max_states=1000)
   assert both.meeting is not None, f"no meeting: {both.bound or 'the two spaces are disjoint'}"
   print(f"{show(a)} and {show(b)} meet at {show(both.meeting)}: {len(both.from_a)} and {len(both.from_b)} steps")

@@ -14,7 +14,8 @@ Two questions about the same flawed rule set, examples/my_rules.py (six named ru
 import runpy
 from pathlib import Path
 
-from uopc import parse_uir, show
+from uopc.uir import read_uir
+from uopc import show
 from uopc.relational import critical_pairs, diagnose_order
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
@@ -22,7 +23,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input fil
 
 def main() -> None:
   rules = runpy.run_path(str(EXAMPLES / "my_rules.py"))["rules"]   # a rule file, as `--rules examples/my_rules.py:rules` reads it
-  program = parse_uir((EXAMPLES / "fork.uir").read_text(), "fork.uir")
+  program = read_uir(EXAMPLES / "fork.uir")
 
   # Bounds on the work, never on the clock (timeout=None): this space has a handful of graphs.
   report = diagnose_order(program, rules, max_states=1000, max_depth=20, timeout=None)

@@ -9,28 +9,26 @@ closed by binding them (``bind_params``). examples/order.uir, ``(-0.0 + 0.0) * p
 """
 from pathlib import Path
 
-from uopc import UOp, parse_uir, run, show, simplify, symbolic, to_python
+from uopc.uir import read_uir
+from uopc import run, show, simplify, symbolic, to_python
 from uopc.evaluate import bind_params
 from uopc.relational import normal_forms
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"   # the input files the docs use
 
 
-def load(name: str) -> UOp:
-  return parse_uir((EXAMPLES / name).read_text(), name)
-
 
 def main() -> None:
   # A closed program: a * b + a with a = [1, 2, 3], b = [10, 20, 30].
-  vector = load("vector.uir")
+  vector = read_uir(EXAMPLES / "vector.uir")
   print(f"run({show(vector)}) = {to_python(run(vector))}")
 
   # A program with a PARAM: simplify() is the canonical engine alone, run() evaluates once p0 is bound.
-  affine = load("affine.uir")
+  affine = read_uir(EXAMPLES / "affine.uir")
   print(f"simplify({show(affine)}) = {show(simplify(affine))}; with p0 = 5, run gives {to_python(run(bind_params(affine, {0: 5})))}")
 
   # Every normal form of examples/order.uir (a small space: max_states is a safety bound), each run with p0 = -1.0.
-  order = load("order.uir")
+  order = read_uir(EXAMPLES / "order.uir")
   nf = normal_forms(order, symbolic, max_states=100)
   print(f"{show(order)}: {len(nf.forms)} normal forms under symbolic; with p0 = -1.0:")
   for form in nf.forms:

@@ -14,6 +14,8 @@ graphs of any depth work; bad input raises ``UIRError`` (``file:line:col: messag
 """
 from __future__ import annotations
 
+import os
+
 import difflib
 import json
 import re
@@ -534,6 +536,11 @@ def _decode(data: bytes, filename: str) -> str:
     start = data.rfind(b"\n", 0, e.start) + 1
     col = len(data[start:e.start].decode("utf-8", "replace")) + 1
     raise UIRError(filename, line, col, f"invalid UTF-8 byte 0x{data[e.start]:02x}") from None
+
+
+def read_uir(path: str | os.PathLike[str]) -> UOp:
+  """The program in the ``.uir`` file at ``path`` (its errors say ``file:line:col``); ``parse_uir`` of the file's bytes."""
+  with open(path, "rb") as f: return parse_uir(f.read(), os.fspath(path))
 
 
 def parse_uir(text: str | bytes, filename: str = "<string>") -> UOp:

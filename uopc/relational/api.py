@@ -38,26 +38,26 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
                             limits=limits)
 
 
-def _on_cluster(prog: UOp, pm: PatternMatcher, cluster: str | None, **bounds: Any) -> Any:
-  """The ``explorer`` of a search on ``cluster`` (None: the default exploration)."""
-  if cluster is None: return None
-  from uopc.relational.cluster import ClusterExploration
-  return lambda target, first: ClusterExploration(prog, pm, cluster=cluster, target=target, stop_at_match=first, **bounds)
+def _searching(prog: UOp, pm: PatternMatcher, cluster: str | None, max_states: int | None, max_depth: int | None,
+               timeout: float | None, limits: Limits) -> dict[str, Any]:
+  """The bounds of a search, and its ``explorer``: None in this process, else the exploration on ``cluster``."""
+  explorer = None
+  if cluster is not None:
+    from uopc.relational.cluster import ClusterExploration
+    explorer = lambda target, first: ClusterExploration(prog, pm, cluster=cluster, target=target, stop_at_match=first, max_states=max_states,
+                                                        max_depth=max_depth, timeout=timeout, limits=limits)
+  return {"max_states": max_states, "max_depth": max_depth, "timeout": timeout, "limits": limits, "explorer": explorer}
 
 
 def search_all(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, ctx: Any = None, progress: Progress | None = None, cluster: str | None = None,
                limits: Limits = NO_LIMITS) -> SearchStream:
   """``uopc.relational.analyses.search.search_all``; with ``cluster``, on a Ray cluster."""
-  explorer = _on_cluster(prog, pm, cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, limits=limits)
-  return search_all_here(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, progress=progress,
-                         explorer=explorer, limits=limits)
+  return search_all_here(prog, target, pm, ctx=ctx, progress=progress, **_searching(prog, pm, cluster, max_states, max_depth, timeout, limits))
 
 
 def search(prog: UOp, target: Any, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
            timeout: float | None = None, ctx: Any = None, progress: Progress | None = None, cluster: str | None = None,
            limits: Limits = NO_LIMITS) -> SearchResult:
   """``uopc.relational.analyses.search.search``; with ``cluster``, on a Ray cluster (the same answer)."""
-  explorer = _on_cluster(prog, pm, cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, limits=limits)
-  return search_here(prog, target, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, ctx=ctx, progress=progress,
-                     explorer=explorer, limits=limits)
+  return search_here(prog, target, pm, ctx=ctx, progress=progress, **_searching(prog, pm, cluster, max_states, max_depth, timeout, limits))
