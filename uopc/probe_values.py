@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import random
 import struct
-from typing import Any, Callable, Hashable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Hashable, Iterable, Iterator, Sequence, TypeVar
 
 from uopc.dtype import DType, dtypes, truncate
 
@@ -39,13 +39,20 @@ EDGE_WIDE: dict[DType, tuple[Any, ...]] = {
 }
 
 
+def edge_or(rng: random.Random, edges: Sequence[T], draw: Callable[[], T]) -> T:
+  """One of ``edges`` about a third of the time, else ``draw()``: how a random binding meets the edges often enough.
+
+  >>> edge_or(random.Random(1), (0, 10), lambda: 5)
+  0
+  """
+  return rng.choice(edges) if rng.random() < 0.3 else draw()
+
+
 def random_scalar(rng: random.Random, dt: DType) -> Any:
   """A value of ``dt``: an edge value (``EDGE``) about a third of the time, else a small one (floats in quarters: exact in
   f32, and short to print)."""
-  if rng.random() < 0.3: return rng.choice(EDGE[dt])
-  if dt is dtypes.bool: return rng.random() < 0.5
-  if dt is dtypes.i32: return rng.randint(-100, 100)
-  return rng.randint(-400, 400) / 4
+  return edge_or(rng, EDGE[dt], lambda: rng.random() < 0.5 if dt is dtypes.bool else rng.randint(-100, 100) if dt is dtypes.i32 else
+                 rng.randint(-400, 400) / 4)
 
 
 def random_bindings(params: Iterable[Any], n: int = 8, seed: int = 0) -> list[dict[int, Any]]:
