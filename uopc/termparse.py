@@ -440,6 +440,52 @@ def _read_term(cur: _TermCursor) -> Term:
       item = _close(cur, frames.pop())
 
 
+# ---- another IR's terms: the shape only
+
+_SHAPE_TOKEN = re.compile(r"\s*(?:(\?[A-Za-z_]\w*)|([(),])|([^\s(),]+))")
+
+
+def parse_shape(text: str, filename: str = "<target>") -> Any:
+  """The one-line form read for its shape only, as another IR's terms are (their heads are not uopc's ops, and may be
+  ``ExpandDims{axis=0}``): nested ``(head, [args])``, a leaf as its text (``?x`` a hole, ``_`` a wildcard). Errors are
+  ``UIRError`` at line 1.
+
+  >>> parse_shape("add(?x, ExpandDims{axis=0}(2))")
+  ('add', ['?x', ('ExpandDims{axis=0}', ['2'])])
+  >>> try: parse_shape("add(a,")
+  ... except UIRError as e: print(e)
+  <target>:1:7: ')' expected
+  """
+  toks: list[tuple[int, str, str]] = []
+  pos = 0
+  while pos < len(text):
+    if not text[pos:].strip(): break
+    if (m := _SHAPE_TOKEN.match(text, pos)) is None or m.end() == pos: raise UIRError(filename, 1, pos + 1, f"unexpected {text[pos]!r}")
+    kind = "hole" if m.group(1) else "punct" if m.group(2) else "word"
+    toks.append((m.start(m.lastindex or 0) + 1, kind, m.group(m.lastindex or 0)))
+    pos = m.end()
+  k = 0
+
+  def term() -> Any:
+    nonlocal k
+    if k >= len(toks): raise UIRError(filename, 1, len(text) + 1, "the term ends early")
+    col, kind, t = toks[k]
+    k += 1
+    if kind == "punct": raise UIRError(filename, 1, col, f"unexpected {t!r}")
+    if kind == "hole" or k >= len(toks) or toks[k][2] != "(": return t
+    k += 1
+    args: list[Any] = []
+    while k < len(toks) and toks[k][2] != ")":
+      args.append(term())
+      if k < len(toks) and toks[k][2] == ",": k += 1
+    if k >= len(toks): raise UIRError(filename, 1, len(text) + 1, "')' expected")
+    k += 1
+    return (t, args)
+  root = term()
+  if k != len(toks): raise UIRError(filename, 1, toks[k][0], f"unexpected {toks[k][2]!r} after the term")
+  return root
+
+
 # ---- building a graph from a term without holes
 
 class _Pending(NamedTuple):

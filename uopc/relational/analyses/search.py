@@ -47,13 +47,12 @@ import time
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.ir.target import target_for
 from uopc.relational.logic.goals import reacho
 from uopc.relational.analyses.meet import MeetResult, meet
 from uopc.relational.analyses.replay import ReplayError, replay
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.stream import Bound, Exploration
-from uopc.relational.logic.target import Target, matcho, target_pattern
+from uopc.relational.logic.target import Target, matcho, target_for, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
