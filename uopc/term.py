@@ -136,6 +136,17 @@ def let_form(root: N, parts: Callable[[N], str | list[N | str]], max_nodes: int 
   return f"let {defs} in {text}"
 
 
+def tree_text(root: N, parts: Callable[[N], str | list[N | str]], limit: int | None = None) -> str:
+  """``root`` written out whole, sharing expanded (no let names), cut at ``limit`` characters with an ellipsis: the walk
+  a renderer of another kind of term (a pattern, a unified pattern) gives its ``parts`` to. ``parts`` is called on each
+  node as the text reaches it, left to right, so a renderer may name variables in order of appearance.
+
+  >>> tree_text(("add", 1, 2), lambda x: str(x) if isinstance(x, int) else op_parts(x[0], x[1:], None))
+  'add(1, 2)'
+  """
+  return _inline(root, parts, {}, limit=limit)
+
+
 def _walk(root: Any, parts: Callable[[Any], Any], max_nodes: int | None) -> tuple[list[Any], dict[int, Any], dict[int, int]] | None:
   """The let form's walk: the distinct nodes, sources first, left to right; each one's pieces and how often parents
   use it (``add(a, a)`` counts twice), by id; None past ``max_nodes`` distinct nodes. Iterative."""

@@ -41,6 +41,7 @@ from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import GroupOp, Ops, UOp, UPat, dtype_from_uop
 
 from uopc.dtype import dtypes as uopc_dtypes
+from uopc.term import op_parts, tree_text
 from uopc.probe_values import EDGE, FAILED, by_cost, round_robin
 
 MAX_ALTERNATIVES = 64      # trees per pattern (UPat.any and commutative source lists multiply)
@@ -301,26 +302,20 @@ def _why_not(p: UPat, trees: list[Tree]) -> str | None:
 
 
 def _text(u: Unified, root: int) -> str:
-  """The unified pattern as a term: ``add(~x, 0)``; holes ``~name`` (``~_`` unnamed), op sets ``{add,or}``."""
+  """The unified pattern as a term: ``add(~x, 0)``; holes ``~name`` (``~_`` unnamed), op sets ``{add,or}`` (a renderer
+  for the term walk, ``uopc.term.tree_text``, over cells)."""
+  if u.cells(root) is None: return "?"
   names: dict[int, str] = {}
   for n, c in u.names.items(): names.setdefault(u.find(c), n.split(":", 1)[1])
-  memo: dict[int, str] = {}
-  order = u.cells(root) or []
-  for c in order:
+
+  def parts(c: int) -> str | list[int | str]:
     ops, src = u.ops[c], u.src[c]
-    if ops is not None and ops <= {Ops.CONST} and u.args[c] and src is None:
-      memo[c] = _arg_text(u.args[c][0])
-      continue
-    if ops is None and src is None:
-      memo[c] = f"~{names.get(c, '_')}"
-      continue
+    if ops is not None and ops <= {Ops.CONST} and u.args[c] and src is None: return _arg_text(u.args[c][0])
+    if ops is None and src is None: return f"~{names.get(c, '_')}"
     head = "?" if ops is None else next(iter(ops)).name.lower() if len(ops) == 1 else "{" + ",".join(sorted(o.name.lower() for o in ops)) + "}"
-    if src is None:
-      memo[c] = f"{head}:{names[c]}" if c in names else head
-      continue
-    parts = [memo[u.find(k)] for k in src] + ([_arg_text(u.args[c][0])] if u.args[c] else [])
-    memo[c] = f"{head}({', '.join(parts)})"
-  return memo.get(u.find(root), "?")
+    if src is None: return f"{head}:{names[c]}" if c in names else head
+    return op_parts(head, [u.find(k) for k in src], _arg_text(u.args[c][0]) if u.args[c] else None)
+  return tree_text(u.find(root), parts)
 
 
 def _arg_text(v: Any) -> str: return repr(v) if not isinstance(v, float) or math.isfinite(v) else str(v)
