@@ -128,7 +128,7 @@ def round_robin(streams: Iterable[Iterator[T]], most: int, budget: int | None = 
   left = math.inf if budget is None else budget
   while live and len(seen) < most and left > 0:
     for s in list(live):
-      x = next(s, _END)
+      x: Any = next(s, _END)
       if x is _END:
         live.remove(s)
         continue

@@ -17,6 +17,7 @@ not wrap (uopc's i32 does), a division by zero raises. Results are compared bit 
 from __future__ import annotations
 
 import random
+from functools import partial
 from typing import Any
 
 from tinygrad.dtype import Invalid, InvalidType, dtypes
@@ -70,7 +71,7 @@ def random_bindings(vs: list[UOp], n: int = 8, seed: int = 0) -> list[dict[str, 
     b = {}
     for v in vs:
       lo, hi = int(v.vmin), int(v.vmax)
-      x = edge_or(rng, (lo, hi), lambda lo=lo, hi=hi: rng.randint(lo, hi))
+      x = edge_or(rng, (lo, hi), partial(rng.randint, lo, hi))
       b[v.arg.name] = bool(x) if v.dtype is dtypes.bool else float(x) if dtypes.is_float(v.dtype) else x   # a value of its dtype
     out.append(b)
   return out
