@@ -371,9 +371,8 @@ def show_pattern(x: Any, limit: int | None = None) -> str:
 def _pattern_parts(item: Any) -> Any:
   """``show_pattern``'s pieces of one item: a node as ``show`` labels it in the room left, an operand list (a ``cdr``)
   as ``e(...)``, a pattern node laid out as ``show`` lays out a node (``uopc.term.op_parts``), anything else its ``str``."""
-  if type(item) is UOp or (isinstance(item, ExpressionTuple) and item._evaled_obj is not _NOT_SET):
-    node = item if type(item) is UOp else item._evaled_obj   # an evaluated etuple: its node
-    return lambda room: show(node, room)
+  if type(item) is UOp: return lambda room: show(item, room)
+  if isinstance(item, ExpressionTuple) and (node := item._evaled_obj) is not _NOT_SET: return lambda room: show(node, room)   # evaluated: its node
   if not isinstance(item, ExpressionTuple): return str(item)
   if not item._tuple or type(item._tuple[0]) is not Head:   # not a node: an operand list, empty at a leaf
     pieces: list[Any] = ["e("]
