@@ -143,7 +143,7 @@ def test_instances_use_fresh_params_and_edge_constants_filtered_by_dtype():
     c = u.src[1] if u.src[1].op is Ops.CONST else u.src[0]
     assert c.arg == 0.0 and c.dtype is u.dtype          # the pattern's 0.0 is matched with ==: 0, 0.0, -0.0, False
     for s in u.src:
-      if s.op is Ops.CONST: assert any(type(v) is type(s.arg) and (v == s.arg or v != v) for v in EDGE_CONSTANTS)
+      if s.op is Ops.CONST: assert any(type(v) is type(s.arg) and (v == s.arg or v != v) for v in EDGE_CONSTANTS[s.dtype])
 
 
 def test_instances_are_bounded_and_distinct():

@@ -136,6 +136,19 @@ def let_form(root: N, parts: Callable[[N], str | list[N | str]], max_nodes: int 
   return f"let {defs} in {text}"
 
 
+def tree_text(root: N, parts: Callable[[N], str | list[N | str]], limit: int | None = None) -> str:
+  """``root`` written out whole, sharing expanded (no let names), cut at ``limit`` characters with an ellipsis: the walk
+  a renderer of another kind of term (a pattern, a unified pattern) gives its ``parts`` to. ``parts`` is called on each
+  node as the text reaches it, left to right, so a renderer may name variables in order of appearance; it may also give
+  a function of the room left (None: no limit; else one more than fits) for a text that is a label of its own (a graph
+  inside a pattern: ``show(node, room)``).
+
+  >>> tree_text(("add", 1, 2), lambda x: str(x) if isinstance(x, int) else op_parts(x[0], x[1:], None))
+  'add(1, 2)'
+  """
+  return _inline(root, parts, {}, limit=limit)
+
+
 def _walk(root: Any, parts: Callable[[Any], Any], max_nodes: int | None) -> tuple[list[Any], dict[int, Any], dict[int, int]] | None:
   """The let form's walk: the distinct nodes, sources first, left to right; each one's pieces and how often parents
   use it (``add(a, a)`` counts twice), by id; None past ``max_nodes`` distinct nodes. Iterative."""
@@ -174,6 +187,7 @@ def _inline(x: Any, parts: Callable[[Any], Any], named: dict[int, str], top: boo
     if isinstance(item, str): text = item
     elif id(item) in named and not (top and item is x): text = named[id(item)]
     elif isinstance(p := parts(item), str): text = p
+    elif callable(p): text = p(None if limit is None else max(limit - size, 0) + 1)   # a text made for the room left
     else:
       stack.extend(reversed(p))
       continue

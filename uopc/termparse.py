@@ -295,29 +295,37 @@ def _close(cur: _TermCursor, f: _Frame) -> Term:
   srcs = tuple(_term_item(cur, i) for i in items[:len(items) - n_arg])
   extra = items[len(items) - n_arg:]
   arg: Any = None
-  if op in MOVEMENT:
-    a, pairs = extra[0], op is Ops.SHRINK
-    if isinstance(a, Wild): arg = ANY_ARG
-    elif isinstance(a, _TupleArg) and all(isinstance(x, tuple) and len(x) == 2 if pairs else isinstance(x, int) for x in a.value):
-      arg = a.value
-    else:
-      want = "((begin, end), ...)" if pairs else "a tuple of integers"
-      raise cur.error(_item_col(a), f"expected {want} or _ as {name}'s last operand, got {_describe(a)}")
-  elif op is Ops.CAST:
-    a = extra[0]
-    if isinstance(a, Wild): arg = ANY_ARG
-    elif isinstance(a, _Bare) and (d := dtypes.from_name(a.text)) is not None: arg = d
-    else: raise cur.error(_item_col(a), f"expected a dtype ({', '.join(d.name for d in dtypes.all)}) or _ as cast's last operand, got {_describe(a)}")
-  elif op is Ops.REDUCE:
-    r, k = extra
-    if isinstance(r, Wild): r_arg: Any = ANY_ARG
-    elif isinstance(r, _Bare) and r.text in _TERM_OPS and _TERM_OPS[r.text] in REDUCE_OPS: r_arg = _TERM_OPS[r.text]
-    else: raise cur.error(_item_col(r), f"expected add, mul, max or _ as reduce's op, got {_describe(r)}")
-    if isinstance(k, Wild): k_arg: Any = ANY_ARG
-    elif isinstance(k, TermConst) and k.dtype is dtypes.i32: k_arg = k.value
-    else: raise cur.error(_item_col(k), f"expected an integer or _ as reduce's count, got {_describe(k)}")
-    arg = (r_arg, k_arg)
+  if op in MOVEMENT: arg = _movement_arg(cur, op, name, extra[0])
+  elif op is Ops.CAST: arg = _cast_arg(cur, extra[0])
+  elif op is Ops.REDUCE: arg = _reduce_arg(cur, *extra)
   return TermNode(op, srcs, arg, f.tok.col)
+
+
+def _movement_arg(cur: _TermCursor, op: Ops, name: str, a: Any) -> Any:
+  """A movement op's last operand: its shape tuple (SHRINK's ``((begin, end), ...)``), or ``_``."""
+  if isinstance(a, Wild): return ANY_ARG
+  pairs = op is Ops.SHRINK
+  if isinstance(a, _TupleArg) and all(isinstance(x, tuple) and len(x) == 2 if pairs else isinstance(x, int) for x in a.value): return a.value
+  want = "((begin, end), ...)" if pairs else "a tuple of integers"
+  raise cur.error(_item_col(a), f"expected {want} or _ as {name}'s last operand, got {_describe(a)}")
+
+
+def _cast_arg(cur: _TermCursor, a: Any) -> Any:
+  """CAST's last operand: a dtype, or ``_``."""
+  if isinstance(a, Wild): return ANY_ARG
+  if isinstance(a, _Bare) and (d := dtypes.from_name(a.text)) is not None: return d
+  raise cur.error(_item_col(a), f"expected a dtype ({', '.join(d.name for d in dtypes.all)}) or _ as cast's last operand, got {_describe(a)}")
+
+
+def _reduce_arg(cur: _TermCursor, r: Any, k: Any) -> tuple[Any, Any]:
+  """REDUCE's last two operands: its op (add, mul, max) and its axis count, each or ``_``."""
+  if isinstance(r, Wild): r_arg: Any = ANY_ARG
+  elif isinstance(r, _Bare) and r.text in _TERM_OPS and _TERM_OPS[r.text] in REDUCE_OPS: r_arg = _TERM_OPS[r.text]
+  else: raise cur.error(_item_col(r), f"expected add, mul, max or _ as reduce's op, got {_describe(r)}")
+  if isinstance(k, Wild): k_arg: Any = ANY_ARG
+  elif isinstance(k, TermConst) and k.dtype is dtypes.i32: k_arg = k.value
+  else: raise cur.error(_item_col(k), f"expected an integer or _ as reduce's count, got {_describe(k)}")
+  return (r_arg, k_arg)
 
 
 def parse_term(text: str, filename: str = "<target>") -> TermPattern:
@@ -438,6 +446,52 @@ def _read_term(cur: _TermCursor) -> Term:
         if t.kind == ",": break
         if t.kind != ")": raise cur.error(t.col, f"expected ',' or ')', got {t.describe()}")
       item = _close(cur, frames.pop())
+
+
+# ---- another IR's terms: the shape only
+
+_SHAPE_TOKEN = re.compile(r"\s*(?:(\?[A-Za-z_]\w*)|([(),])|([^\s(),]+))")
+
+
+def parse_shape(text: str, filename: str = "<target>") -> Any:
+  """The one-line form read for its shape only, as another IR's terms are (their heads are not uopc's ops, and may be
+  ``ExpandDims{axis=0}``): nested ``(head, [args])``, a leaf as its text (``?x`` a hole, ``_`` a wildcard). Errors are
+  ``UIRError`` at line 1.
+
+  >>> parse_shape("add(?x, ExpandDims{axis=0}(2))")
+  ('add', ['?x', ('ExpandDims{axis=0}', ['2'])])
+  >>> try: parse_shape("add(a,")
+  ... except UIRError as e: print(e)
+  <target>:1:7: ')' expected
+  """
+  toks: list[tuple[int, str, str]] = []
+  pos = 0
+  while pos < len(text):
+    if not text[pos:].strip(): break
+    if (m := _SHAPE_TOKEN.match(text, pos)) is None or m.end() == pos: raise UIRError(filename, 1, pos + 1, f"unexpected {text[pos]!r}")
+    kind = "hole" if m.group(1) else "punct" if m.group(2) else "word"
+    toks.append((m.start(m.lastindex or 0) + 1, kind, m.group(m.lastindex or 0)))
+    pos = m.end()
+  k = 0
+
+  def term() -> Any:
+    nonlocal k
+    if k >= len(toks): raise UIRError(filename, 1, len(text) + 1, "the term ends early")
+    col, kind, t = toks[k]
+    k += 1
+    if kind == "punct": raise UIRError(filename, 1, col, f"unexpected {t!r}")
+    if kind == "hole" or k >= len(toks) or toks[k][2] != "(": return t
+    k += 1
+    args: list[Any] = []
+    while k < len(toks) and toks[k][2] != ")":
+      args.append(term())
+      if k < len(toks) and toks[k][2] == ",": k += 1
+    if k >= len(toks): raise UIRError(filename, 1, len(text) + 1, "')' expected")
+    k += 1
+    return (t, args)
+  root = term()
+  if k != len(toks): raise UIRError(filename, 1, toks[k][0], f"unexpected {toks[k][2]!r} after the term")
+  return root
 
 
 # ---- building a graph from a term without holes

@@ -20,6 +20,7 @@ from typing import Any
 
 from uopc.dtype import DType
 from uopc.ops import ALU, COMMUTATIVE, Ops
+from uopc.term import tree_text
 from uopc.uop import UOp
 
 Bindings = dict[str, UOp]
@@ -111,26 +112,30 @@ class UPat:
 
   # ---- reading patterns back
   def pretty(self) -> str:
-    """The pattern as math-like text: ``(x:i32 + c1) + c2``, ``where(_, x, x)``."""
-    text = self._pretty()
+    """The pattern as math-like text: ``(x:i32 + c1) + c2``, ``where(_, x, x)`` (a renderer for the term walk,
+    ``uopc.term.tree_text``)."""
+    text = tree_text(self, _pretty_parts)
     return text[1:-1] if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]) else text
 
-  def _pretty(self) -> str:
-    dt = "" if self.dtype is None else ":" + "|".join(sorted(d.name for d in self.dtype))
-    if self.op == _CONST_SET and self.src is None:
-      if self.arg is not None: return repr(self.arg) + dt
-      return f"const({self.name or '_'}){dt}"
-    if self.op is None and self.src is None: return f"{self.name or '_'}{dt}"
-    ops = "alu" if self.op == ALU else "any" if self.op is None else \
-      next(iter(self.op)).name.lower() if len(self.op) == 1 else "{" + ",".join(sorted(o.name.lower() for o in self.op)) + "}"
-    srcs = [] if self.src is None else [p._pretty() for p in self.src]
-    if self.op is not None and len(self.op) == 1 and next(iter(self.op)) in _INFIX and len(srcs) == 2 and self.name is None and self.arg is None:
-      return f"({srcs[0]} {_INFIX[next(iter(self.op))]} {srcs[1]}){dt}"
-    head = f"{self.name}=" if self.name else ""
-    body = "" if self.src is None else ("[" if isinstance(self.src, list) else "(") + ", ".join(srcs) + \
-      (", ..." if self.allow_any_len else "") + ("]" if isinstance(self.src, list) else ")")
-    arg = "" if self.arg is None else f"{{arg={self.arg!r}}}"
-    return f"{head}{ops}{dt}{arg}{body}"
+
+def _pretty_parts(p: UPat) -> str | list[UPat | str]:
+  """``pretty``'s text of a leaf pattern, or the pieces of a pattern with sources: infix for a binary op it names
+  alone, else ``name=op:dtype{arg=...}(sources)`` (``[...]`` for a list: any order; ``, ...`` for more)."""
+  dt = "" if p.dtype is None else ":" + "|".join(sorted(d.name for d in p.dtype))
+  if p.op == _CONST_SET and p.src is None: return repr(p.arg) + dt if p.arg is not None else f"const({p.name or '_'}){dt}"
+  if p.op is None and p.src is None: return f"{p.name or '_'}{dt}"
+  ops = "alu" if p.op == ALU else "any" if p.op is None else \
+    next(iter(p.op)).name.lower() if len(p.op) == 1 else "{" + ",".join(sorted(o.name.lower() for o in p.op)) + "}"
+  src = list(p.src or ())
+  if p.op is not None and len(p.op) == 1 and next(iter(p.op)) in _INFIX and len(src) == 2 and p.name is None and p.arg is None:
+    return ["(", src[0], f" {_INFIX[next(iter(p.op))]} ", src[1], f"){dt}"]
+  head = f"{p.name}=" if p.name else ""
+  arg = "" if p.arg is None else f"{{arg={p.arg!r}}}"
+  if p.src is None: return f"{head}{ops}{dt}{arg}"
+  bracket = "[]" if isinstance(p.src, list) else "()"
+  pieces: list[UPat | str] = [f"{head}{ops}{dt}{arg}{bracket[0]}"]
+  for i, q in enumerate(src): pieces += [", ", q] if i else [q]
+  return pieces + [(", ..." if p.allow_any_len else "") + bracket[1]]
 
 
 _CONST_SET = frozenset([Ops.CONST])

@@ -4,7 +4,7 @@
 from the pattern's op set, the dtype from what the pattern allows *and* what the op's
 typing rules leave possible, sources follow the pattern's sources (a list in a random
 order, since a list matches in any order; ``allow_any_len`` may add extra ones), a
-repeated name reuses its node, and a CONST hole takes an edge constant (0, 1, -1, 2,
+repeated name reuses its node, and a CONST hole takes an edge constant (``uopc.probe_values.EDGE_WIDE``: 0, 1, -1, 2,
 2**31-1, -2**31, 0.0, -0.0, 1.0, inf, -inf, nan, True, False, ...) or a random one.
 A hole (a pattern with no op) becomes a fresh PARAM, a constant, or a small bounded
 expression such as ``p3 % 7`` (what bounds-based rules need to fire), depending on a
@@ -28,24 +28,16 @@ uopc.backend.instances.NoInstance: no dtype fits: the pattern wants f32, FLOORDI
 from __future__ import annotations
 
 import collections
-import math
 import random
-import struct
 from typing import Any
 
 from uopc.dtype import DType, dtypes, truncate
+from uopc.probe_values import EDGE_WIDE, random_value
 from uopc.ops import ALU, BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, UNARY, Ops, arity
 from uopc.upat import UPat
 from uopc.uop import Shape, UOp, UOpError, prod
 
 ALL: tuple[DType, ...] = (dtypes.i32, dtypes.f32, dtypes.bool)
-
-EDGE: dict[DType, list[Any]] = {
-  dtypes.i32: [0, 1, -1, 2, 3, 4, 7, 8, 16, 100, -2, -4, -7, 2**31 - 1, -2**31, 2**30, -2**30, 2**16],
-  dtypes.f32: [0.0, -0.0, 1.0, -1.0, 2.0, 0.5, -3.0, 100.0, 1e-3, math.inf, -math.inf, math.nan,
-               3.4028234663852886e38, -3.4028234663852886e38, 1.401298464324817e-45, 1.1754943508222875e-38, 16777217.0],
-  dtypes.bool: [True, False],
-}
 
 _MAKES = {**{op: (dtypes.bool,) for op in COMPARISON}, **{op: (dtypes.f32,) for op in UNARY},
           Ops.FLOORDIV: (dtypes.i32,), Ops.FLOORMOD: (dtypes.i32,), Ops.RANGE: (dtypes.i32,)}
@@ -60,28 +52,13 @@ class _Retry(Exception):
   """This attempt hit an inconsistency; another random attempt may not."""
 
 
-def random_value(rng: random.Random, dtype: DType) -> Any:
-  """An edge value half of the time, else a random one (small, or anywhere in the dtype).
-
-  >>> r = random.Random(0)
-  >>> all(type(random_value(r, dtypes.i32)) is int for _ in range(100))
-  True
-  """
-  if rng.random() < 0.5: return rng.choice(EDGE[dtype])
-  if dtype is dtypes.bool: return rng.random() < 0.5
-  if dtype is dtypes.i32: return rng.randint(-20, 20) if rng.random() < 0.5 else rng.randint(-2**31, 2**31 - 1)
-  if rng.random() < 0.5: return truncate(dtypes.f32, rng.uniform(-10, 10))
-  v = struct.unpack("<f", struct.pack("<I", rng.getrandbits(32)))[0]   # any bit pattern, NaNs included
-  return truncate(dtypes.f32, v)
-
-
 def random_input(rng: random.Random, p: UOp, edge: int | None = None) -> Any:
   """A random value for PARAM ``p``: a scalar, or nested lists of its shape.
 
   ``edge``: take edge value number ``edge`` (cyclically) for a scalar, so that a series
   of inputs walks through all of them instead of hitting each by chance.
   """
-  if edge is not None and not p.shape: return EDGE[p.dtype][edge % len(EDGE[p.dtype])]
+  if edge is not None and not p.shape: return EDGE_WIDE[p.dtype][edge % len(EDGE_WIDE[p.dtype])]
   def fill(shape: Shape) -> Any:
     return random_value(rng, p.dtype) if not shape else [fill(shape[1:]) for _ in range(shape[0])]
   return fill(p.shape)
@@ -147,7 +124,7 @@ class Synth:
 
   def _const_candidates(self, arg: Any, d: DType) -> list[Any]:
     """Values of dtype ``d`` that a pattern's ``arg`` (compared with ==) matches."""
-    pool = list(EDGE[d])
+    pool = list(EDGE_WIDE[d])
     try: pool.append(truncate(d, arg))
     except (TypeError, ValueError, OverflowError): pass
     return [v for v in pool if not (v != arg)]

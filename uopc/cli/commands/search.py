@@ -50,18 +50,15 @@ def _bounds(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _target(args: argparse.Namespace, prog: Any) -> Any:
-  from uopc.relational.analyses.search import Target
-  from uopc.relational.ir import UOPC, ir_of
-  from uopc.relational.ir.target import PartsTarget, TargetSyntaxError, target_for
+  from uopc.relational.logic.target import target_for
   from uopc.uir import UIRError
-  own = ir_of(prog) is UOPC
   if args.target_file is not None:
     graph = load_program(args.target_file)
     if type(graph) is not type(prog):
       raise CLIError(f"uopc: --target-file {args.target_file} is a {_type(graph)}, but the program is a {_type(prog)}")
-    return Target.graph(graph) if own else target_for(prog, graph)
-  try: return Target.parse(args.target, "<target>") if own else PartsTarget.parse(args.target)
-  except (UIRError, TargetSyntaxError) as e: raise CLIError(str(e)) from None
+    return target_for(prog, graph)
+  try: return target_for(prog, args.target)
+  except UIRError as e: raise CLIError(str(e)) from None
 
 
 def _type(x: Any) -> str:

@@ -25,13 +25,13 @@ number them in order of appearance for reports.
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any, Iterator
 
 from unification.variable import Var
 
 from uopc.dtype import DType, dtypes, truncate, value_key
 from uopc.evaluate import substitute_scoped
+from uopc.probe_values import EDGE, FAILED, by_cost, round_robin
 from uopc.ops import BINARY, COMPARISON, Ops, UNARY
 from uopc.relational.logic.bridge import Head, UExpr
 from uopc.relational.logic.encoding import Domain, args_match, term_vars
@@ -39,7 +39,9 @@ from uopc.uop import UOp, UOpError, call_params, make_uop, node_memo
 
 __all__ = ["EDGE_CONSTANTS", "Instances", "UopcOverlaps", "renumber", "renumbering"]
 
-EDGE_CONSTANTS: tuple = (0, 1, -1, 2, 2**31 - 1, -2**31, 0.0, -0.0, 1.0, math.inf, -math.inf, math.nan, True, False)
+# the edge values (``uopc.probe_values.EDGE``) a constant hole takes, dtype by dtype: f32's without -1.0, which pairs has
+# never tried (with it every report's instances and counts change)
+EDGE_CONSTANTS: dict[DType, tuple[Any, ...]] = {dt: tuple(v for v in EDGE[dt] if not (dt is dtypes.f32 and v == -1.0)) for dt in EDGE}
 ALL_DTYPES = (dtypes.bool, dtypes.i32, dtypes.f32)
 INEXACT_ARG_COST = 3          # a constant that only == the pattern's arg comes after the written one
 MAX_ASSIGNMENTS = 512         # dtype (and op) combinations tried per overlap
@@ -67,7 +69,7 @@ def _make_consts(dt: DType, args: tuple) -> list[tuple[int, UOp]]:
     if all(args_match(v, b) for b in args) and value_key(v) not in {value_key(e) for e in exact}: exact.append(v)
   out = [(0, UOp.const(v, dt)) for v in exact]
   seen = {value_key(v) for v in exact}
-  for k, v in enumerate(c for c in EDGE_CONSTANTS if dtypes.of(c) is dt):
+  for k, v in enumerate(EDGE_CONSTANTS.get(dt, ())):
     if value_key(v) in seen or not all(args_match(v, a) for a in args): continue
     seen.add(value_key(v))
     out.append((len(exact) + k + (INEXACT_ARG_COST if args else 0), UOp.const(v, dt)))
@@ -121,29 +123,6 @@ def _hole_groups(v: Var, d: Domain, p: _Params) -> list[tuple[Any, list[tuple[in
   return groups
 
 
-def _by_cost(groups: list[list[tuple[int, Any]]]) -> Iterator[tuple[Any, ...]]:
-  """Every combination of one candidate per group, in order of increasing total cost."""
-  levels: list[dict[int, list[Any]]] = [{} for _ in groups]   # per group: cost -> its candidates
-  for lv, g in zip(levels, groups):
-    for c, x in g: lv.setdefault(c, []).append(x)
-  costs = [sorted(lv) for lv in levels]
-  top = sum(c[-1] for c in costs)
-  for total in range(top + 1):
-    yield from _with_total(levels, costs, 0, total, ())
-
-
-def _with_total(levels: list[dict], costs: list[list[int]], k: int, total: int, acc: tuple) -> Iterator[tuple]:
-  # recursion depth is the number of holes of one pattern (a handful)
-  if k == len(levels):
-    if total == 0: yield acc
-    return
-  rest_max = sum(c[-1] for c in costs[k + 1:])
-  for c in costs[k]:
-    if c > total: break
-    if total - c > rest_max: continue
-    for x in levels[k][c]: yield from _with_total(levels, costs, k + 1, total - c, acc + (x,))
-
-
 class Instances:
   """Iterate the instances of an overlap term (at most ``max_instances`` distinct ones).
 
@@ -171,25 +150,22 @@ class Instances:
       groups = [choices[h][g][1] for h, g in enumerate(combo)]
       try: self._build(holes, tuple(g[0][1] for g in groups))
       except UOpError: self.ill_typed += 1; continue
-      assignments.append(_by_cost(groups))
+      assignments.append(by_cost(groups))
     if not assignments:
       self.why_none = "no well-typed instance"
       return
     # 2. round robin over the well-typed combinations, each in order of cost
-    seen: set[UOp] = set()
-    budget = self.max_instances * TRIES_PER_INSTANCE
-    while assignments and len(seen) < self.max_instances and budget > 0:
-      for gen in list(assignments):
-        pick = next(gen, None)
-        if pick is None: assignments.remove(gen); continue
-        budget -= 1
-        try: u = self._build(holes, pick)
-        except UOpError: self.ill_typed += 1; continue
-        if u in seen: continue
-        seen.add(u)
-        self.tried += 1
-        yield u
-        if len(seen) >= self.max_instances or budget <= 0: break
+    for u in round_robin([self._built(holes, picks) for picks in assignments], self.max_instances, self.max_instances * TRIES_PER_INSTANCE):
+      self.tried += 1
+      yield u
+
+  def _built(self, holes: list[Var], picks: Iterator[tuple]) -> Iterator[UOp]:
+    """The instance of each pick, ``FAILED`` (counted in ``ill_typed``) for one that is not well typed."""
+    for pick in picks:
+      try: yield self._build(holes, pick)
+      except UOpError:
+        self.ill_typed += 1
+        yield FAILED
 
   def _holes(self) -> tuple[list[Var], list[list[tuple[Any, list[tuple[int, Any]]]]] | None]:
     """The choice points of the term and their candidate groups (None if one has no candidate)."""
@@ -315,20 +291,7 @@ class UopcOverlaps:
   def instances(self, group: list[Any], max_instances: int) -> tuple[list[tuple[UOp, tuple[int, ...], Any]], int, set[str | None]]:
     """Distinct instances of a group of overlaps (one pair), taken round robin; the ill-typed count; why there are none."""
     gens = [(Instances(o.term, o.domains, max_instances), o) for o in group]
-    iters = [(iter(g), g, o) for g, o in gens]
-    seen: set[UOp] = set()
-    out: list[tuple[UOp, tuple[int, ...], Any]] = []
-    while iters and len(out) < max_instances:
-      for item in list(iters):
-        it, _, o = item
-        u = next(it, None)
-        if u is None:
-          iters.remove(item)
-          continue
-        if u in seen: continue
-        seen.add(u)
-        out.append((u, o.actual, o))
-        if len(out) >= max_instances: break
+    out = list(round_robin([zip(g, itertools.repeat(o.actual), itertools.repeat(o)) for g, o in gens], max_instances, key=lambda i: i[0]))
     return out, sum(g.ill_typed for g, _ in gens), {g.why_none for g, _ in gens}
 
   def renaming(self, u: UOp) -> Any:

@@ -47,14 +47,13 @@ import time
 from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from uopc.matcher import PatternMatcher
-from uopc.relational.ir.target import target_for
 from uopc.relational.logic.goals import reacho
 from uopc.relational.analyses.meet import MeetResult, meet
 from uopc.relational.analyses.replay import ReplayError, replay
 from uopc.relational.space.states import Edge, State
 from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.space.stream import Exploration
-from uopc.relational.logic.target import Target, matcho, target_pattern
+from uopc.relational.logic.target import PartsTarget, Target, matcho, target_for, target_pattern
 from uopc.symbolic import symbolic
 from uopc.term import show
 from uopc.uop import UOp
@@ -172,7 +171,7 @@ class SearchResult(Bounded):
   reachable space); ``elapsed`` seconds; ``stuck``, the stuck states met (a rule raised).
   """
 
-  def __init__(self, target: Target, match: Match | None, searched: int, bound: StopReason | None, elapsed: float,
+  def __init__(self, target: Target | PartsTarget, match: Match | None, searched: int, bound: StopReason | None, elapsed: float,
                stuck: list[State] | None = None) -> None:
     self.target, self.match, self.searched, self.bound, self.elapsed = target, match, searched, bound, elapsed
     self.stuck: list[State] = stuck or []

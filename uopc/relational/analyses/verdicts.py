@@ -17,13 +17,12 @@ whose values differ somewhere are a *semantic* difference; equal everywhere trie
 """
 from __future__ import annotations
 
-import math
-import random
 from typing import Any, NamedTuple
 
-from uopc.dtype import DType, dtypes, value_key
+from uopc.dtype import value_key
 from uopc.evaluate import bind_params, evaluate, to_python
 from uopc.relational.ir import IR, UOPC
+from uopc.probe_values import random_bindings
 from uopc.rewrite import graph_rewrite
 from uopc.symbolic import symbolic
 from uopc.uop import UOp, call_params
@@ -31,8 +30,6 @@ from uopc.uop import UOp, call_params
 __all__ = ["OrderVerdict", "Verdict", "compare", "evaluate_value", "order_verdict", "random_bindings", "value_key"]
 
 _RUN = symbolic + evaluate
-_EDGE: dict[DType, list[Any]] = {dtypes.i32: [0, 1, -1, 2, 2**31 - 1, -2**31], dtypes.f32: [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan],
-         dtypes.bool: [True, False]}
 
 
 def evaluate_value(u: UOp, values: dict[int, Any] | None = None, max_steps: int = 200_000) -> tuple[bool, Any]:
@@ -46,28 +43,6 @@ def evaluate_value(u: UOp, values: dict[int, Any] | None = None, max_steps: int 
     return True, to_python(graph_rewrite(u, _RUN, max_steps=max_steps))
   except Exception as e:   # out-of-bounds index, division by zero left unevaluated, a loop
     return False, f"{type(e).__name__}: {e}"
-
-
-def _scalar(rng: random.Random, dt: DType) -> Any:
-  if rng.random() < 0.3: return rng.choice(_EDGE[dt])
-  if dt is dtypes.bool: return rng.random() < 0.5
-  if dt is dtypes.i32: return rng.randint(-100, 100)
-  return rng.randint(-400, 400) / 4   # quarters: exact in f32, and short to print
-
-
-def _value(rng: random.Random, dt: DType, shape: tuple[int, ...]) -> Any:
-  if not shape: return _scalar(rng, dt)
-  return [_value(rng, dt, shape[1:]) for _ in range(shape[0])]
-
-
-def random_bindings(params: list[UOp], n: int = 8, seed: int = 0) -> list[dict[int, Any]]:
-  """``n`` random bindings ``{slot: value}`` of these PARAMs (edge values about a third of the time).
-
-  >>> [sorted(b) for b in random_bindings([UOp.param(0), UOp.param(2, dtypes.f32)], n=2)]
-  [[0, 2], [0, 2]]
-  """
-  rng = random.Random(seed)
-  return [{p.arg.slot: _value(rng, p.dtype, p.shape) for p in params} for _ in range(n)]
 
 
 class Verdict(NamedTuple):

@@ -39,7 +39,7 @@ from unification.variable import Var
 
 from uopc.dtype import dtypes, same_value, value_key
 from uopc.ops import ARGLESS, Ops
-from uopc.term import ELLIPSIS, head_arg_text, op_parts, show
+from uopc.term import head_arg_text, op_parts, show, tree_text
 from uopc.uop import UOp, UOpError
 from uopc.lengths import LENGTHS
 
@@ -363,36 +363,26 @@ def term_pattern(text: str) -> Any:
 
 
 def show_pattern(x: Any, limit: int | None = None) -> str:
-  """A node, etuple or pattern in the one-line term form; logic variables print as ``~name``."""
-  out: list[str] = []
-  size = 0
-  stack: list[Any] = [x]
-  while stack:
-    item = stack.pop()
-    if isinstance(item, _Text): text = item.s
-    elif type(item) is UOp or (isinstance(item, ExpressionTuple) and item._evaled_obj is not _NOT_SET):
-      text = show(item if type(item) is UOp else item._evaled_obj,  # type: ignore[union-attr]  # not a UOp: an evaluated etuple
-                  None if limit is None else max(limit - size, 0) + 1)
-    elif isinstance(item, ExpressionTuple) and (not item._tuple or type(item._tuple[0]) is not Head):
-      text = "e("   # not a node: an operand list (a ``cdr``), empty at a leaf
-      stack.append(_Text(")"))
-      for i, a in reversed(list(enumerate(item._tuple))):
-        stack.append(a)
-        if i: stack.append(_Text(", "))
-    elif isinstance(item, ExpressionTuple):
-      h, args = item._tuple[0], list(item._tuple[1:])
-      if h.op is Ops.CONST and not args: text = repr(h.arg)
-      elif h.op is Ops.PARAM and not args and not isvar(h.arg) and not isvar(h.arg[0]): text = f"p{h.arg[0]}"
-      else:   # laid out as show lays out a node (uopc.term.op_parts): its pieces of text wrapped, its operands pushed
-        if h.op is Ops.CALL and args: pieces = op_parts(h.arg if isinstance(h.arg, str) and h.arg else "call", args[1:], None, args[0])
-        else: pieces = op_parts(h.op.name.lower() if isinstance(h.op, Ops) else str(h), args, _trailing_arg(h))
-        stack.extend(_Text(p) if type(p) is str else p for p in reversed(pieces))
-        continue
-    else: text = str(item)
-    out.append(text)
-    size += len(text)
-    if limit is not None and size > limit: return "".join(out)[:limit] + ELLIPSIS
-  return "".join(out)
+  """A node, etuple or pattern in the one-line term form; logic variables print as ``~name`` (a renderer for the term
+  walk, ``uopc.term.tree_text``)."""
+  return tree_text(x, _pattern_parts, limit)
+
+
+def _pattern_parts(item: Any) -> Any:
+  """``show_pattern``'s pieces of one item: a node as ``show`` labels it in the room left, an operand list (a ``cdr``)
+  as ``e(...)``, a pattern node laid out as ``show`` lays out a node (``uopc.term.op_parts``), anything else its ``str``."""
+  if type(item) is UOp: return lambda room: show(item, room)
+  if isinstance(item, ExpressionTuple) and (node := item._evaled_obj) is not _NOT_SET: return lambda room: show(node, room)   # evaluated: its node
+  if not isinstance(item, ExpressionTuple): return str(item)
+  if not item._tuple or type(item._tuple[0]) is not Head:   # not a node: an operand list, empty at a leaf
+    pieces: list[Any] = ["e("]
+    for i, a in enumerate(item._tuple): pieces += [", ", a] if i else [a]
+    return pieces + [")"]
+  h, args = item._tuple[0], list(item._tuple[1:])
+  if h.op is Ops.CONST and not args: return repr(h.arg)
+  if h.op is Ops.PARAM and not args and not isvar(h.arg) and not isvar(h.arg[0]): return f"p{h.arg[0]}"
+  if h.op is Ops.CALL and args: return op_parts(h.arg if isinstance(h.arg, str) and h.arg else "call", args[1:], None, args[0])
+  return op_parts(h.op.name.lower() if isinstance(h.op, Ops) else str(h), args, _trailing_arg(h))
 
 
 def _trailing_arg(h: Any) -> str | None:
@@ -400,11 +390,6 @@ def _trailing_arg(h: Any) -> str | None:
   if type(h) is not Head: return None
   if isinstance(h.op, Ops) and (text := head_arg_text(h.op, h.dtype, h.arg)) is not None: return text
   return None if h.arg is None or h.op is Ops.CALL else repr(h.arg)
-
-
-class _Text:
-  __slots__ = ("s",)
-  def __init__(self, s: str) -> None: self.s = s
 
 
 # ---- unification and reification dispatch

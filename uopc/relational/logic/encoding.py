@@ -24,7 +24,7 @@ from unification.variable import Var
 from uopc.dtype import DType, same_value
 from uopc.ops import ARGLESS, Ops
 from uopc.relational.logic.bridge import Head, UExpr
-from uopc.term import head_arg_text, show
+from uopc.term import head_arg_text, show, tree_text
 from uopc.upat import UPat
 from uopc.uop import UOp
 
@@ -137,17 +137,7 @@ def encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: C
   ``x + 0``) that exact constant instead of a hole; ``name_var`` gives a name its variable.
   """
   # patterns are a few levels deep: plain recursion is fine here
-  if p.src is None:
-    if literal_consts and p.name is None and p.op == _CONST and p.arg is not None:
-      const_dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
-      return [(UExpr((Head(Ops.CONST, const_dtype, p.arg),)), [], [])]
-    v = name_var(names, p.name) if p.name is not None else var()
-    d = _leaf_domain(p)
-    old = domains.get(v)
-    merged = d if old is None else old.merge(d)
-    if merged is None: return []
-    domains[v] = merged
-    return [(v, [Position(path, actual, v)] if p.op is not None else [], [])]
+  if p.src is None: return _encode_leaf(p, names, domains, path, actual, literal_consts, name_var)
   out: list[Encoded] = []
   written = list(enumerate(p.src))
   orders = [tuple(o) for o in itertools.permutations(written)] if isinstance(p.src, list) else [tuple(written)]
@@ -157,22 +147,43 @@ def encode(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], shared: C
       for extra in extras:
         kid_alts = [encode(q, names, domains, shared, path + (i,), actual + (j,), literal_consts, name_var) for j, (i, q) in enumerate(order)]
         for kids in itertools.product(*kid_alts):
-          # each form gets its own head variables: forms are alternatives, never unified with each other
-          if op is None:
-            opv: Any = var()
-            domains[opv] = Domain()
-            arg: Any = p.arg if p.arg is not None else var()
-          else: opv, arg = op, p.arg if p.arg is not None else None if op in ARGLESS else var()
-          if p.dtype is not None and len(p.dtype) == 1: dtype: Any = next(iter(p.dtype))
-          else:
-            dtype = var()
-            domains[dtype] = Domain(dtypes=p.dtype)
-          term = UExpr((Head(opv, dtype, arg), *[k[0] for k in kids], *[var() for _ in range(extra)]))
+          term = UExpr((_head(p, op, domains), *[k[0] for k in kids], *[var() for _ in range(extra)]))
           equations = [e for k in kids for e in k[2]]
           if p.name is not None and p.name in shared: equations.append((name_var(names, p.name), term))
           positions = [Position(path, actual, term)] + [pos for k in kids for pos in k[1]]
           out.append((term, positions, equations))
   return out
+
+
+def _encode_leaf(p: UPat, names: dict[str, Var], domains: dict[Var, Domain], path: tuple, actual: tuple, literal_consts: bool,
+                 name_var: Callable[[dict[str, Var], str], Var]) -> list[Encoded]:
+  """``encode`` of a pattern without sources: a variable with its domain (none if the domains conflict), or with
+  ``literal_consts`` a literal constant as that constant."""
+  if literal_consts and p.name is None and p.op == _CONST and p.arg is not None:
+    const_dtype = next(iter(p.dtype)) if p.dtype is not None and len(p.dtype) == 1 else var()
+    return [(UExpr((Head(Ops.CONST, const_dtype, p.arg),)), [], [])]
+  v = name_var(names, p.name) if p.name is not None else var()
+  d = _leaf_domain(p)
+  old = domains.get(v)
+  merged = d if old is None else old.merge(d)
+  if merged is None: return []
+  domains[v] = merged
+  return [(v, [Position(path, actual, v)] if p.op is not None else [], [])]
+
+
+def _head(p: UPat, op: Ops | None, domains: dict[Var, Domain]) -> Head:
+  """The head of one form of node pattern ``p`` with op ``op`` (None: any op). Each form gets its own head variables:
+  forms are alternatives, never unified with each other."""
+  if op is None:
+    opv: Any = var()
+    domains[opv] = Domain()
+    arg: Any = p.arg if p.arg is not None else var()
+  else: opv, arg = op, p.arg if p.arg is not None else None if op in ARGLESS else var()
+  if p.dtype is not None and len(p.dtype) == 1: dtype: Any = next(iter(p.dtype))
+  else:
+    dtype = var()
+    domains[dtype] = Domain(dtypes=p.dtype)
+  return Head(opv, dtype, arg)
 
 
 # ---- unification with domains
@@ -265,41 +276,49 @@ def pattern_text(t: Any, s: dict | None = None, exact: bool = False) -> str:
   >>> [pattern_text(f.term) for f in forms_of(UPat.var("x") + 0)]
   ['add(~x, ~_)', 'add(~_, ~x)']
   """
-  s = s or {}
-  out: list[str] = []
-  names: dict[Var, str] = {}
-  used: set[str] = set()
-  stack: list[Any] = [t]
-  while stack:
-    x = stack.pop()
-    if type(x) is str: out.append(x); continue
-    if type(x) is Var: x = walk(x, s)
-    if type(x) is Var:
-      if (name := names.get(x)) is None:
-        base = x.token.rsplit("_", 1)[0] if type(x.token) is str else ""
-        name = f"?{len(names)}" if exact else base or "_"
-        while not exact and name != "_" and name in used: name += "'"
-        used.add(name)
-        names[x] = name
-      out.append("~" + name)
-    elif type(x) is UOp: out.append(show(x))
-    elif type(x) is UExpr:
-      h = x._tuple[0]
-      op, dtype, arg = walk(h.op, s), walk(h.dtype, s), walk(h.arg, s)
-      args = list(x._tuple[1:])
-      parts: list[Any] = [op.name.lower() if type(op) is not Var else op]
-      if exact: parts += [":", dtype.name if type(dtype) is not Var else dtype]
-      elif op is Ops.CALL and args and type(arg) is not Var:   # as show prints a call: name[body](args)
-        parts = [arg or "call", "[", args[0], "]"]
-        args, arg = args[1:], None
-      parts.append("(")
-      for k, a in enumerate(args):
-        if k: parts.append(", ")
-        parts.append(a)
-      trailing = head_arg_text(op, dtype, arg, lambda v: v) if not exact and type(op) is not Var else None
-      if trailing is None and arg is not None: trailing = arg if type(arg) is Var else repr(arg)
-      if trailing is not None: parts += [", " if args else "", trailing]
-      parts.append(")")
-      stack.extend(reversed(parts))
-    else: out.append(repr(x))
-  return "".join(out)
+  return tree_text(t, _PatternParts(s or {}, exact))
+
+
+class _PatternParts:
+  """``pattern_text``'s renderer for the term walk (``uopc.term.tree_text``): a pattern term's text or pieces, its
+  variables named as the text reaches them."""
+
+  def __init__(self, s: dict, exact: bool) -> None:
+    self.s, self.exact = s, exact
+    self.names: dict[Var, str] = {}
+    self.used: set[str] = set()
+
+  def __call__(self, x: Any) -> Any:
+    if type(x) is Var: x = walk(x, self.s)
+    if type(x) is Var: return "~" + self._name(x)
+    if type(x) is UOp: return show(x)
+    if type(x) is UExpr: return self._node(x)
+    return repr(x)
+
+  def _name(self, v: Var) -> str:
+    if (name := self.names.get(v)) is None:
+      base = v.token.rsplit("_", 1)[0] if type(v.token) is str else ""
+      name = f"?{len(self.names)}" if self.exact else base or "_"
+      while not self.exact and name != "_" and name in self.used: name += "'"
+      self.used.add(name)
+      self.names[v] = name
+    return name
+
+  def _node(self, x: UExpr) -> list[Any]:
+    s, h = self.s, x._tuple[0]
+    op, dtype, arg = walk(h.op, s), walk(h.dtype, s), walk(h.arg, s)
+    args = list(x._tuple[1:])
+    parts: list[Any] = [op.name.lower() if type(op) is not Var else op]
+    if self.exact: parts += [":", dtype.name if type(dtype) is not Var else dtype]
+    elif op is Ops.CALL and args and type(arg) is not Var:   # as show prints a call: name[body](args)
+      parts = [arg or "call", "[", args[0], "]"]
+      args, arg = args[1:], None
+    parts.append("(")
+    for k, a in enumerate(args):
+      if k: parts.append(", ")
+      parts.append(a)
+    trailing = head_arg_text(op, dtype, arg, lambda v: v) if not self.exact and type(op) is not Var else None
+    if trailing is None and arg is not None: trailing = arg if type(arg) is Var else repr(arg)
+    if trailing is not None: parts += [", " if args else "", trailing]
+    parts.append(")")
+    return parts

@@ -1,4 +1,5 @@
-"""Search targets: a term with holes, or a concrete graph, as a kanren pattern and a match test.
+"""Search targets: a term with holes, or a concrete graph, as a kanren pattern and a match test (uopc's nodes), or as
+the term text matched piece by piece (``PartsTarget``: another IR's); ``target_for`` picks by the program's IR.
 
 A ``Target`` holds the etuple pattern that ``term_pattern`` makes of the one-line
 term form (``?x`` is the logic variable ``var("x")``, ``_`` a fresh one), or a plain
@@ -30,7 +31,8 @@ from unification.variable import Var
 from uopc.dtype import same_value
 from uopc.relational.logic.bridge import Head, UExpr, show_pattern, term_pattern
 from uopc.term import show
-from uopc.termparse import Term, parse_term
+from uopc.relational.ir import ir_of
+from uopc.termparse import Term, parse_shape, parse_term
 from uopc.uop import UOp
 from uopc.lengths import LENGTHS
 
@@ -248,4 +250,90 @@ def _vars_in(x: Any) -> list[Var]:
   return list(out)
 
 
-__all__ = ["Target", "matcho", "target_pattern"]
+# ---- another IR's nodes: the term text, piece by piece
+
+class PartsTarget:
+  """What ``search`` looks for on another IR's nodes, which are not kanren terms: ``text``, ``holes``, ``match(graph)``
+  (the bindings, or None). The target's term (``parse_shape``) is matched against the one-line term form (``IR.parts``)
+  piece by piece: ``op(a, b)`` matches a node whose term is ``op(...)`` with matching sources (a last extra argument
+  matches the node's trailing arg text, ``CAST``'s dtype say), a leaf a node whose term is that text (a constant's value,
+  a variable's name), ``?x`` binds a node (twice: one node), ``_`` matches anything.
+
+  >>> from tinygrad.uop.ops import UOp as TinyUOp
+  >>> a = TinyUOp.variable("a", 0, 10)
+  >>> t = PartsTarget.parse("add(?x, mul(?x, 2))")
+  >>> t.match(a + a * 2)["x"] is a, t.match(a + (a + 1) * 2), PartsTarget.parse("mul(a, _)").match(a * 3)
+  (True, None, {})
+  """
+
+  def __init__(self, pattern: Any, text: str, holes: tuple[str, ...], exact: Any = None) -> None:
+    self.pattern, self.text, self.holes, self._exact = pattern, text, holes, exact
+
+  @staticmethod
+  def parse(text: str, filename: str = "<target>") -> PartsTarget:
+    """A target from the one-line term form; bad syntax raises ``UIRError`` (``<target>:1:COL: ...``)."""
+    pattern = parse_shape(text, filename)
+    holes: list[str] = []
+
+    def walk(p: Any) -> None:
+      if isinstance(p, str):
+        if p.startswith("?") and p[1:] not in holes: holes.append(p[1:])
+      else:
+        for c in p[1]: walk(c)
+    walk(pattern)
+    return PartsTarget(pattern, text, tuple(holes))
+
+  @staticmethod
+  def graph(u: Any) -> PartsTarget:
+    """Exactly the graph ``u`` (hash consing: matching is identity)."""
+    return PartsTarget(None, show(u, LENGTHS.line), (), exact=u)
+
+  def could_match(self, g: Any) -> bool: return True
+
+  def match(self, g: Any) -> dict[str, Any] | None:
+    if self._exact is not None: return {} if g is self._exact else None
+    parts: Callable[[Any], Any] = ir_of(g).parts
+    bound: dict[str, Any] = {}
+    todo = [(self.pattern, g)]
+    while todo:
+      p, u = todo.pop()
+      if isinstance(p, str):
+        if p == "_": continue
+        if p.startswith("?"):
+          if bound.setdefault(p[1:], u) is not u: return None
+          continue
+        if parts(u) != p: return None
+        continue
+      pieces = parts(u)
+      if isinstance(pieces, str) or pieces[0] != f"{p[0]}(": return None
+      head, args = p
+      n = len(u.src)
+      if len(args) == n + 1:   # the last argument is the trailing arg's text
+        trailing = pieces[-2] if len(pieces) > 2 and isinstance(pieces[-2], str) else None
+        want = args[-1]
+        if trailing is None or (want != "_" and trailing.removeprefix(", ") != want): return None
+        args = args[:-1]
+      elif len(args) != n: return None
+      todo.extend(zip(args, u.src))
+    return {h: bound[h] for h in self.holes}
+
+  def __repr__(self) -> str: return f"PartsTarget({self.text!r})"
+
+
+def target_for(prog: Any, target: Any) -> Target | PartsTarget:
+  """The target of a search from ``prog``: a ``Target`` (a kanren pattern) on uopc's nodes (see ``Target.of``), a
+  ``PartsTarget`` on another IR's (a term string, or a node of that IR). Bad syntax raises ``UIRError``.
+
+  >>> target_for(UOp.param(0), "add(?x, 1)")
+  Target('add(?x, 1)')
+  """
+  from uopc.relational.ir import UOPC
+  if ir_of(prog) is UOPC: return Target.of(target)
+  if isinstance(target, PartsTarget): return target
+  if isinstance(target, str): return PartsTarget.parse(target)
+  if type(target) is type(prog): return PartsTarget.graph(target)
+  raise TypeError(f"a target on a {type(prog).__module__}.{type(prog).__qualname__} program is a term string or a node of its IR, "
+                  f"got {type(target).__name__}")
+
+
+__all__ = ["PartsTarget", "Target", "matcho", "target_for", "target_pattern"]

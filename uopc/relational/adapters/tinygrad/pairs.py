@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import GroupOp, Ops, UOp, UPat, dtype_from_uop
 
-from uopc.relational.analyses.pair_instances import _by_cost   # cost-ordered combinations: one choice per group
+from uopc.dtype import dtypes as uopc_dtypes
+from uopc.term import op_parts, tree_text
+from uopc.probe_values import EDGE, FAILED, by_cost, round_robin
 
 MAX_ALTERNATIVES = 64      # trees per pattern (UPat.any and commutative source lists multiply)
 MAX_ASSIGNMENTS = 64       # dtype assignments (one per class of tied holes) tried per overlap
@@ -48,7 +50,9 @@ TRIES_PER_INSTANCE = 16    # builds tried per instance wanted
 REPEAT = 2                 # sources built for a pattern of any number of sources (UPat(src=UPat(...)))
 DOMAIN = (dtypes.weakint, dtypes.bool, dtypes.int32, dtypes.float32)   # a hole's dtypes when its pattern says none
 BOUNDS = ((0, 10), (-5, 5))   # a variable's bounds: the plain one first
-_EDGE = {"int": (0, 1, -1, 2), "bool": (False, True), "float": (0.0, 1.0, -0.0, -1.0, math.inf, math.nan)}
+# the edge values (``uopc.probe_values.EDGE``) by tinygrad dtype family: an int's the ones every int dtype holds; a bool's
+# and a float's in tinygrad's own order, plain before signed (False first; no -inf), which its reports' witnesses follow
+_EDGE = {"int": EDGE[uopc_dtypes.i32][:4], "bool": (False, True), "float": (0.0, 1.0, -0.0, -1.0, math.inf, math.nan)}
 
 _SAME = (GroupOp.Binary - GroupOp.Comparison) | {Ops.MULACC}   # the node and its sources share a dtype
 _CMP, _UNARY = set(GroupOp.Comparison), set(GroupOp.Unary)
@@ -267,19 +271,8 @@ class TinygradOverlaps:
   def instances(self, group: list[Overlap], max_instances: int) -> tuple[list[tuple[UOp, tuple[int, ...], Overlap]], int, set[str | None]]:
     """Distinct instances of a group of overlaps, taken round robin; the ill-typed count; why there are none."""
     gens = [(Builder(o.u, o.root), o) for o in group]
-    iters = [(iter(g.instances(max_instances)), g, o) for g, o in gens]
-    seen: set[UOp] = set()
-    out: list[tuple[UOp, tuple[int, ...], Overlap]] = []
-    while iters and len(out) < max_instances:
-      for item in list(iters):
-        u = next(item[0], None)
-        if u is None:
-          iters.remove(item)
-          continue
-        if u in seen: continue
-        seen.add(u)
-        out.append((u, item[2].actual, item[2]))
-        if len(out) >= max_instances: break
+    streams = [zip(g.instances(max_instances), itertools.repeat(o.actual), itertools.repeat(o)) for g, o in gens]
+    out = list(round_robin(streams, max_instances, key=lambda i: i[0]))
     untyped = ("no dtype fits", "no well-typed")   # an overlap without a well-typed instance is not a pair (critical_pairs)
     return out, sum(g.ill_typed for g, _ in gens), {"no well-typed instance" if w and w.startswith(untyped) else w for g, _ in gens
                                                      for w in (g.why_none,)}
@@ -309,26 +302,20 @@ def _why_not(p: UPat, trees: list[Tree]) -> str | None:
 
 
 def _text(u: Unified, root: int) -> str:
-  """The unified pattern as a term: ``add(~x, 0)``; holes ``~name`` (``~_`` unnamed), op sets ``{add,or}``."""
+  """The unified pattern as a term: ``add(~x, 0)``; holes ``~name`` (``~_`` unnamed), op sets ``{add,or}`` (a renderer
+  for the term walk, ``uopc.term.tree_text``, over cells)."""
+  if u.cells(root) is None: return "?"
   names: dict[int, str] = {}
   for n, c in u.names.items(): names.setdefault(u.find(c), n.split(":", 1)[1])
-  memo: dict[int, str] = {}
-  order = u.cells(root) or []
-  for c in order:
+
+  def parts(c: int) -> str | list[int | str]:
     ops, src = u.ops[c], u.src[c]
-    if ops is not None and ops <= {Ops.CONST} and u.args[c] and src is None:
-      memo[c] = _arg_text(u.args[c][0])
-      continue
-    if ops is None and src is None:
-      memo[c] = f"~{names.get(c, '_')}"
-      continue
+    if ops is not None and ops <= {Ops.CONST} and u.args[c] and src is None: return _arg_text(u.args[c][0])
+    if ops is None and src is None: return f"~{names.get(c, '_')}"
     head = "?" if ops is None else next(iter(ops)).name.lower() if len(ops) == 1 else "{" + ",".join(sorted(o.name.lower() for o in ops)) + "}"
-    if src is None:
-      memo[c] = f"{head}:{names[c]}" if c in names else head
-      continue
-    parts = [memo[u.find(k)] for k in src] + ([_arg_text(u.args[c][0])] if u.args[c] else [])
-    memo[c] = f"{head}({', '.join(parts)})"
-  return memo.get(u.find(root), "?")
+    if src is None: return f"{head}:{names[c]}" if c in names else head
+    return op_parts(head, [u.find(k) for k in src], _arg_text(u.args[c][0]) if u.args[c] else None)
+  return tree_text(u.find(root), parts)
 
 
 def _arg_text(v: Any) -> str: return repr(v) if not isinstance(v, float) or math.isfinite(v) else str(v)
@@ -382,55 +369,59 @@ class Builder:
     return {c: find(c) for c in cells}, allowed
 
   def instances(self, max_instances: int) -> Iterator[UOp]:
-    u = self.u
-    if u.tagged:
+    if self.u.tagged:
       self.why_none = "its pattern matches a tag (instances carry none)"
       return
-    cells = u.cells(self.root)
+    cells = self.u.cells(self.root)
     assert cells is not None
+    if not (gens := self._assignments(cells)):
+      self.why_none = self.why_none or "no well-typed instance"
+      return
+    self.why_none = None
+    made = 0
+    for node in round_robin([self._built(cells, picks) for picks in gens], max_instances, max_instances * TRIES_PER_INSTANCE):
+      made += 1
+      yield node
+    if not made: self.why_none = "no well-typed instance"
+
+  def _assignments(self, cells: list[int]) -> list[Iterator[tuple]]:
+    """For each dtype assignment (one dtype per class of tied cells, plainest first) whose every cell has a choice, the
+    combinations of choices by cost; ``why_none`` says why a cell had none."""
     cls, allowed = self._classes(cells)
     roots = sorted(set(cls.values()))
-    domains = []
-    for r in roots:
-      a = allowed[r]
-      dom = list(DOMAIN) if a is None else [d for d in DOMAIN if d in a] + sorted(a - set(DOMAIN), key=lambda d: d.name)[:2]
-      if not dom:
-        self.why_none = "no dtype fits its pattern"
-        return
-      domains.append(dom)
-    assigns = sorted(itertools.islice(itertools.product(*[range(len(d)) for d in domains]), MAX_ASSIGNMENTS * 8), key=sum)
+    if (domains := self._domains(roots, allowed)) is None: return []
     gens = []
-    holes = [c for c in cells if u.src[c] is None and u.ops[c] is None]
-    letters = {c: chr(ord("a") + k % 26) for k, c in enumerate(holes)} | {c: f"s{k}" for k, c in enumerate(cells) if u.ops[c] is not None}
+    holes = [c for c in cells if self.u.src[c] is None and self.u.ops[c] is None]
+    letters = {c: chr(ord("a") + k % 26) for k, c in enumerate(holes)} | {c: f"s{k}" for k, c in enumerate(cells) if self.u.ops[c] is not None}
+    assigns = sorted(itertools.islice(itertools.product(*[range(len(d)) for d in domains]), MAX_ASSIGNMENTS * 8), key=sum)
     for combo in assigns[:MAX_ASSIGNMENTS]:
       dt = {r: domains[k][combo[k]] for k, r in enumerate(roots)}
       groups = [self._choices(c, dt[cls[c]], letters.get(c, "v")) for c in cells]   # memoized: assignments share most
       if any(not g for g in groups):
         if self.why_none is None: self.why_none = next(self._no_choice(c) for c, g in zip(cells, groups) if not g)
         continue
-      gens.append((_by_cost(groups), dt))
-    if not gens:
-      self.why_none = self.why_none or "no well-typed instance"
-      return
-    self.why_none = None
-    seen: set[UOp] = set()
-    budget = max_instances * TRIES_PER_INSTANCE
-    while gens and len(seen) < max_instances and budget > 0:
-      for g in list(gens):
-        pick = next(g[0], None)
-        if pick is None:
-          gens.remove(g)
-          continue
-        budget -= 1
-        node = self._build(cells, pick)
-        if node is None:
-          self.ill_typed += 1
-          continue
-        if node in seen: continue
-        seen.add(node)
-        yield node
-        if len(seen) >= max_instances or budget <= 0: break
-    if not seen: self.why_none = "no well-typed instance"
+      gens.append(by_cost(groups))
+    return gens
+
+  def _domains(self, roots: list[int], allowed: dict[int, frozenset | None]) -> list[list[Any]] | None:
+    """Each class's dtypes, ``DOMAIN``'s first; None (and ``why_none``) if a class has none."""
+    domains = []
+    for r in roots:
+      a = allowed[r]
+      dom = list(DOMAIN) if a is None else [d for d in DOMAIN if d in a] + sorted(a - set(DOMAIN), key=lambda d: d.name)[:2]
+      if not dom:
+        self.why_none = "no dtype fits its pattern"
+        return None
+      domains.append(dom)
+    return domains
+
+  def _built(self, cells: list[int], picks: Iterator[tuple]) -> Iterator[UOp]:
+    """The instance of each pick, ``FAILED`` (counted in ``ill_typed``) where tinygrad's typing refuses it."""
+    for pick in picks:
+      if (node := self._build(cells, pick)) is None:
+        self.ill_typed += 1
+        yield FAILED
+      else: yield node
 
   def _no_choice(self, c: int) -> str:
     ops = self.u.ops[c]
@@ -579,24 +570,27 @@ def _samples(op: Any, dt: Any, letter: str, args: tuple) -> list[UOp]:
 
 
 def _make_samples(op: Any, dt: Any, letter: str, args: tuple) -> list[UOp]:
-  def var(k: int, d: Any = dt) -> UOp | None:
-    vs = _variables(f"{letter}{k}", d)
-    return vs[0] if vs else None
+  if (recipe := _sample_recipe(op, dt, letter, args)) is None: return []
+  over, make = recipe
   try:
-    if op in _SAME and (x := var(0)) is not None and (y := var(1)) is not None: return [UOp(op, dt, (x, y))]
-    if op in _CMP and dt is dtypes.bool and (x := var(0, dtypes.weakint)) is not None and (y := var(1, dtypes.weakint)) is not None:
-      return [UOp(op, dtypes.bool, (x, y))]
-    if op in _UNARY and (x := var(0)) is not None: return [UOp(op, dt, (x,))]
-    if op is Ops.WHERE and (c := var(0, dtypes.bool)) is not None and (x := var(1)) is not None and (y := var(2)) is not None:
-      return [c.where(x, y)]
-    if op is Ops.CAST and (x := var(0, dtypes.weakint if dt is not dtypes.weakint else dtypes.int32)) is not None: return [x.cast(dt)]
-    if op is Ops.RANGE and dt is dtypes.weakint and (e := var(0)) is not None: return [UOp.range(e, 0), UOp.range(4, 0)]
-    if op is Ops.STACK and (x := var(0)) is not None and (y := var(1)) is not None: return [UOp(Ops.STACK, src=(x, y))]
-    if op is Ops.INDEX and (x := var(0)) is not None and (y := var(1)) is not None and (i := var(2, dtypes.weakint)) is not None:
-      return [UOp(Ops.STACK, src=(x, y)).index(i)]
-    if op is Ops.AFTER and (x := var(0)) is not None: return [UOp(Ops.AFTER, dt, (x, UOp.range(4, 0)))]
-    if op in (Ops.SINK, Ops.GROUP) and (x := var(0)) is not None: return [UOp(op, dtypes.void, (x,))]
-    if op is Ops.BUFFER and args == () and (x := var(0)) is not None: return [x]
-    if op is Ops.PARAM and args == () and _family(dt) == "int": return [UOp.variable(f"{letter}0", 0, 10, dt, param=True)]
-  except Exception: pass
-  return []
+    vs = [_variables(f"{letter}{k}", d) for k, d in enumerate(over)]
+    return [] if any(not v for v in vs) else make(*[v[0] for v in vs])
+  except Exception: return []
+
+
+def _sample_recipe(op: Any, dt: Any, letter: str, args: tuple) -> tuple[tuple[Any, ...], Callable[..., list[UOp]]] | None:
+  """The dtypes of the variables a small node of ``op`` and dtype ``dt`` is made over, and how to make it; None for none."""
+  wi = dtypes.weakint
+  if op in _SAME: return (dt, dt), lambda x, y: [UOp(op, dt, (x, y))]
+  if op in _CMP: return ((wi, wi), lambda x, y: [UOp(op, dtypes.bool, (x, y))]) if dt is dtypes.bool else None
+  if op in _UNARY: return (dt,), lambda x: [UOp(op, dt, (x,))]
+  if op is Ops.WHERE: return (dtypes.bool, dt, dt), lambda c, x, y: [c.where(x, y)]
+  if op is Ops.CAST: return (wi if dt is not wi else dtypes.int32,), lambda x: [x.cast(dt)]
+  if op is Ops.RANGE: return ((dt,), lambda e: [UOp.range(e, 0), UOp.range(4, 0)]) if dt is wi else None
+  if op is Ops.STACK: return (dt, dt), lambda x, y: [UOp(Ops.STACK, src=(x, y))]
+  if op is Ops.INDEX: return (dt, dt, wi), lambda x, y, i: [UOp(Ops.STACK, src=(x, y)).index(i)]
+  if op is Ops.AFTER: return (dt,), lambda x: [UOp(Ops.AFTER, dt, (x, UOp.range(4, 0)))]
+  if op in (Ops.SINK, Ops.GROUP): return (dt,), lambda x: [UOp(op, dtypes.void, (x,))]
+  if op is Ops.BUFFER and args == (): return (dt,), lambda x: [x]
+  if op is Ops.PARAM and args == () and _family(dt) == "int": return (), lambda: [UOp.variable(f"{letter}0", 0, 10, dt, param=True)]
+  return None

@@ -17,12 +17,14 @@ not wrap (uopc's i32 does), a division by zero raises. Results are compared bit 
 from __future__ import annotations
 
 import random
+from functools import partial
 from typing import Any
 
 from tinygrad.dtype import Invalid, InvalidType, dtypes
 from tinygrad.uop.ops import GroupOp, Ops, UOp, exec_alu
 
 from uopc.dtype import value_key
+from uopc.probe_values import edge_or
 
 _NAMED = {op for op in Ops if op.name in ("BUFFER", "PARAM", "DEFINE_VAR")}
 
@@ -62,14 +64,14 @@ def value_of(u: UOp, binding: dict[str, Any] | None = None) -> tuple[bool, Any]:
 
 
 def random_bindings(vs: list[UOp], n: int = 8, seed: int = 0) -> list[dict[str, Any]]:
-  """``n`` random bindings of these variables within their bounds (a bound itself about a third of the time)."""
+  """``n`` random bindings of these variables within their bounds (a bound itself about a third of the time: ``edge_or``)."""
   rng = random.Random(seed)
   out = []
   for _ in range(n):
     b = {}
     for v in vs:
       lo, hi = int(v.vmin), int(v.vmax)
-      x = rng.choice((lo, hi)) if rng.random() < 0.3 else rng.randint(lo, hi)
+      x = edge_or(rng, (lo, hi), partial(rng.randint, lo, hi))
       b[v.arg.name] = bool(x) if v.dtype is dtypes.bool else float(x) if dtypes.is_float(v.dtype) else x   # a value of its dtype
     out.append(b)
   return out
