@@ -1,6 +1,6 @@
 """A cluster worker's two biggest costs a state, Python against the native core: ``python -m bench worker_core``.
 
-A worker (``uopc/relational/cluster/shard.py``) expands each state of its frontier, ``steps_of(stepper, g)``, and
+A worker (``uopc/relational/cluster/shard.py``) expands each state of its frontier, ``list(stepper.successors(g))``, and
 fingerprints the state and every graph its steps make (``Fingerprints.of``). The native core does both in C:
 ``Space.successors(node)`` and ``Space.fingerprint(s)`` (``docs/native.md``). Each workload of ``bench/cluster.py`` is
 explored once (not timed) for its states; then, from cold (a new ``Stepper`` and ``Fingerprints``, a new
@@ -37,7 +37,6 @@ from uopc import collector
 from uopc.relational import Exploration
 from uopc.relational.cluster.codec import Codec, Records
 from uopc.relational.space.fingerprint import Fingerprints
-from uopc.relational.cluster.shard import steps_of
 from uopc.relational.native import available
 from uopc.relational.native.space import NativeSpace
 from uopc.relational.space.step import Stepper
@@ -61,7 +60,7 @@ def python_turn(states: list, pm: Any, fingerprints: bool = True) -> int:
   """Every state stepped and (``fingerprints``) fingerprinted with its targets, as shard.py does it in Python: steps counted."""
   stepper, fps, n = Stepper(pm), Fingerprints(), 0
   for g in states:
-    pairs = steps_of(stepper, g)
+    pairs = list(stepper.successors(g))
     if fingerprints:
       fps.of(g)
       for _, h in pairs: fps.of(h)
@@ -100,7 +99,7 @@ def main() -> None:
   if not available():
     print("worker_core: the native core is not built")
     return
-  print("a cluster worker's steps and fingerprints a state: steps_of + Fingerprints.of against Space.successors + fingerprint(s);"
+  print("a cluster worker's steps and fingerprints a state: Stepper.successors + Fingerprints.of against Space.successors + fingerprint(s);"
         f" CPU seconds, best of {TURNS} turns")
   print(f"{'workload':<20} {'states':>7} {'steps':>8} {'Python s':>9} {'(steps':>7} {'fps)':>6} {'C s':>6} {'(steps':>7} {'fps)':>6} "
         f"{'Py/C':>6} {'+uop() s':>9} {'Py/(C+uop)':>10} {'to_id s':>8}")

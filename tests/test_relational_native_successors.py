@@ -1,4 +1,4 @@
-"""The native core's entry points for a cluster's worker: ``Space.successors`` against ``steps_of`` (the Python Stepper's steps
+"""The native core's entry points for a cluster's worker: ``Space.successors`` against ``Stepper.successors`` (the Python Stepper's steps
 of one graph, in order) and ``Space.fingerprint`` against ``Fingerprints().of``."""
 import hashlib
 from collections import Counter
@@ -14,7 +14,6 @@ from uopc.dtype import dtypes
 from uopc.ops import Ops
 from uopc.relational import Exploration
 from uopc.relational.space.fingerprint import Fingerprints, node_fields
-from uopc.relational.cluster.shard import steps_of
 from uopc.relational.native._space import ST_DONE
 from uopc.relational.native.space import NativeSpace, NotNative
 from uopc.relational.space.states import Stuck
@@ -37,15 +36,15 @@ def key_of(r) -> tuple:
 
 def walk(g: UOp, pm: PatternMatcher, map_limit: int, semantics: str, most: int = 30) -> Counter:
   """Up to ``most`` graphs reachable from ``g``, breadth first by the Python steps, each given to ``successors`` (one space for
-  them all, so a later graph comes after an earlier one's None) and held to ``steps_of``: what happened, counted."""
+  them all, so a later graph comes after an earlier one's None) and held to ``Stepper.successors``: what happened, counted."""
   space = NativeSpace(Stepper(pm, map_limit=map_limit, semantics=semantics))
   python = Stepper(pm, map_limit=map_limit, semantics=semantics)
   seen, todo, counts, stopped = {g}, [g], Counter(), []
   while todo and len(seen) <= most:
     u = todo.pop(0)
-    steps = steps_of(python, u)
+    steps = list(python.successors(u))
     got = space.core.successors(space.to_id(u))
-    lazy = python.step_map(u) is None and python.grouped_steps(u) is None   # steps_of enumerated them lazily (iter_big)
+    lazy = python.step_map(u) is None and python.grouped_steps(u) is None   # successors enumerated them lazily (iter_big)
     stuck = any(h.__class__ is Stuck for _, h in steps)
     fresh = NativeSpace(Stepper(pm, map_limit=map_limit, semantics=semantics))
     assert (got is None) == (not fresh.core.prepare(fresh.to_id(u))), u   # None exactly where a search's core would stop

@@ -3,7 +3,7 @@
 A shard's expansion spends most of its time making step maps (the ``Stepper``) and
 fingerprinting each successor (``fingerprint.py``, a BLAKE2b a new node). The native core
 (``uopc/relational/native``) does both over its own nodes: ``Space.expand_level`` gives a
-whole level's steps (the keys the Python core keys them by, in ``steps_of``'s order), their
+whole level's steps (the keys the Python core keys them by, in ``Stepper.successors``' order), their
 targets' fingerprints (the very bytes ``Fingerprints`` gives) and the candidates to send, and
 ``Space.rows`` writes graphs as the codec's rows (``codec.Codec.encode_native``). A graph the
 core stops at (a rule raised, a map Python enumerates lazily) is stepped in Python, as one

@@ -5,7 +5,7 @@ step that made it among the parent's steps (``visited.py``), not its graph. ``Pa
 asks the owners for a batch of fingerprints at once, then for their parents, and so on
 to the program (one call a shard a step of depth, however many states are asked for);
 then it replays each path from the program: the parent's steps in the order every
-explorer meets them (``shard.steps_of``), the step at the recorded position, whose result
+explorer meets them (``Stepper.successors``), the step at the recorded position, whose result
 is the child's graph. So a report holds the states it prints (normal forms, stuck
 states, matches, with their paths), each once, and nothing else; a path costs one
 expansion a step, in this process.
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from uopc.relational.cluster.shard import steps_of
 from uopc.relational.space.states import State, Stuck
 
 Record = tuple[int, bytes, int, int]   # a state's (id, parent fingerprint, step position, depth)
@@ -64,7 +63,7 @@ class Paths:
     if (s := self.made.get(sid)) is not None: return s
     self.walk([parent])
     p = self._state(parent)
-    r, h = steps_of(self.stepper, p.graph)[pos]
+    r, h = list(self.stepper.successors(p.graph))[pos]
     assert type(h) is Stuck, "a stuck state's step is a failed one"
     s = self.made[sid] = State(sid, p.graph, depth, p, r, self.stepper, error=r.error)
     s.normal, s.out = False, ()
@@ -82,6 +81,6 @@ class Paths:
     s = self.made.get(top[0])
     if s is None: s = self.made[top[0]] = State(0, self.root, 0, None, None, self.stepper)
     for sid, _, pos, depth in reversed(chain):   # replay: the step at the recorded position makes the child
-      r, h = steps_of(self.stepper, s.graph)[pos]
+      r, h = list(self.stepper.successors(s.graph))[pos]
       s = self.made[sid] = State(sid, h, depth, s, r, self.stepper)
     return s

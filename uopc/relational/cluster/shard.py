@@ -57,15 +57,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def steps_of(stepper: Any, g: Any) -> list[tuple[Any, Any]]:
-  """Every step out of ``g`` as ``(redex, new root or Stuck)``, in the order one process's explorer meets them
-  (``Exploration._drive``: the step map, else the grouped steps, else the lazy enumeration)."""
-  m = stepper.step_map(g)
-  if m is not None: return list(m.items())
-  grouped = stepper.grouped_steps(g)
-  return list(grouped) if grouped is not None else list(stepper.iter_big(g))
-
-
 def _paused(fn: F) -> F:
   """``fn`` with the cycle collector paused (``uopc.collector``): a level makes many lasting acyclic objects, as an
   exploration does, and a worker's collector passes over them doubled what the steps cost."""
@@ -308,7 +299,7 @@ class Shard:
     before, now = self.candidates, set()
     if len(before) > CANDIDATES_KEPT: before.clear()   # only a saving: the owners still drop what they have
     for sid, g in frontier:
-      pairs = steps_of(stepper, g)
+      pairs = list(stepper.successors(g))
       n = len(pairs)
       sids.append(sid)
       counts.append(n)

@@ -87,7 +87,7 @@ static PyMethodDef Space_methods[] = {
   {"text", (PyCFunction)Space_text, METH_VARARGS, "text(node or its UOp, limit=None) -> uopc.term.show of its UOp, made from the nodes (None: a UOp of none)."},
   {"materialize", (PyCFunction)Space_materialize, METH_VARARGS, "materialize(id, make, labels) -> the node's UOp, made where new."},
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
-  {"successors", (PyCFunction)Space_successors, METH_O, "successors(id) -> (step keys, graphs) of every step out of id's graph, in steps_of's order; None if the core stops there."},
+  {"successors", (PyCFunction)Space_successors, METH_O, "successors(id) -> (step keys, graphs) of every step out of id's graph, in Stepper.successors' order; None if the core stops there."},
   {"fingerprint_setup", (PyCFunction)Space_fingerprint_setup, METH_O, "fingerprint_setup(fields(node) -> bytes): for fingerprint(), fields asked once per label."},
   {"fingerprint", (PyCFunction)Space_fingerprint, METH_O, "fingerprint(id) -> cluster/fingerprint.py's 16 bytes of id's graph (BLAKE2b), computed in C."},
   {"fingerprints", (PyCFunction)Space_fingerprints, METH_O, "fingerprints(ids) -> [fingerprint(id) for id in ids]."},

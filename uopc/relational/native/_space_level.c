@@ -1,5 +1,5 @@
 /* A cluster worker's stepping in C (cluster/shard.py): one graph's steps without a state (successors(), shard.py's
- * steps_of), and a whole level in one call (expand_level(), Shard.expand), from the step maps and the fingerprints.
+ * Stepper.successors), and a whole level in one call (expand_level(), Shard.expand), from the step maps and the fingerprints.
  *
  * expand_level(nodes, shards) takes the graphs a shard expands at one level, in its frontier's order, and gives back
  * in one call what the Python loop made a step at a time: each state's step count (-1 where the core stops: the caller
@@ -40,7 +40,7 @@ static int succ_put(void *arg, int32_t key) {
   return 0;
 }
 
-/* successors(node) -> (keys, graphs): every step out of the graph rooted at node, in the order shard.py's steps_of lists
+/* successors(node) -> (keys, graphs): every step out of the graph rooted at node, in the order Stepper.successors lists
  * them (the map's entries, or every key of its grouped steps in group order, as out() lists a state's), without a state;
  * None where the core stops (a bail: the caller steps that graph in Python; the nodes below keep the maps made). */
 PyObject *Space_successors(Space *s, PyObject *arg) {
