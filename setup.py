@@ -1,5 +1,6 @@
 """The compiled parts: the explorer's native core (uopc/relational/native/_space.c, docs/native.md), the e-graph's
-(uopc/egraph/_egraph.c, docs/saturation.md), the let form's walk that reports print with (uopc/_term.c, docs/performance.md)
+(uopc/egraph/_egraph.c, docs/saturation.md), the let form's walk that reports print with (uopc/_letform.c, in both uopc/_term.c's extension and the explorer's
+core; docs/performance.md)
 and the .uir parser's plain lines (uopc/_uir.c, docs/uir-format.md).
 
 Everything else is in pyproject.toml. ``optional=True``: without a C compiler the install
@@ -9,10 +10,10 @@ from setuptools import Extension, setup
 
 FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers", "-Wno-cast-function-type"]
 
-setup(ext_modules=[Extension("uopc.relational.native._space", ["uopc/relational/native/_space.c"], optional=True, extra_compile_args=FLAGS,
+setup(ext_modules=[Extension("uopc.relational.native._space", ["uopc/relational/native/_space.c", "uopc/_letform.c"], optional=True, extra_compile_args=FLAGS,
                              depends=["uopc/relational/native/_space_text.h", "uopc/relational/native/_space_level.h",
                                       "uopc/relational/native/_space_rows.h", "uopc/relational/native/_space_decode.h",
-                                      "uopc/relational/native/_blake2b.h"]),
+                                      "uopc/relational/native/_blake2b.h", "uopc/_letform.h"]),
                    Extension("uopc.egraph._egraph", ["uopc/egraph/_egraph.c"], optional=True, extra_compile_args=FLAGS),
-                   Extension("uopc._term", ["uopc/_term.c"], optional=True, extra_compile_args=FLAGS),
+                   Extension("uopc._term", ["uopc/_term.c", "uopc/_letform.c"], optional=True, extra_compile_args=FLAGS, depends=["uopc/_letform.h"]),
                    Extension("uopc._uir", ["uopc/_uir.c"], optional=True, extra_compile_args=FLAGS)])
