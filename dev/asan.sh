@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The native cores under AddressSanitizer: _space.c (with _space_text.h, a state's text from its nodes), uopc/egraph/_egraph.c, uopc/_term.c and uopc/_uir.c built with -fsanitize=address into
+# The native cores under AddressSanitizer: _space.c (with _space_text.h, a state's text from its nodes), uopc/egraph/_egraph.c, uopc/_term.c and uopc/_uir.c
+# (with uopc/_letform.c, the let form's walk, in _space's and _term's) built with -fsanitize=address into
 # a copy of the package, and the differential tests (native against Python, its pattern matcher against UPat.match, the e-graph's
 # C core against its Python loop, the C let form against term.py's, a native node's text against show, the core's successors and fingerprints against steps_of and Fingerprints.of, its codec rows against Codec.encode and back against Codec.decode, the C .uir plain lines against uir.py's) and the reduction's tests run on them with libasan preloaded (docs/native.md, docs/saturation.md).
 # Fails when pytest fails or when ASan reports anything, in any process: reports go to log files, since pytest's
@@ -22,16 +23,19 @@ EGRAPH="$WORK/repo/uopc/egraph"
 SUFFIX="$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
 INCLUDE="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
 SOURCES=(relational/native/_space.c _term.c egraph/_egraph.c _uir.c)   # under uopc/, each built beside its source
+declare -A WITH=([relational/native/_space.c]="_letform.c" [_term.c]="_letform.c")   # the units linked in with it, under uopc/
 FLAGS=(-shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE")
 # the sanitized builds are kept by what they are made of (the C sources and headers, the compiler and its flags): a second
 # run, make test-cores after the suite's own tests of this script, builds nothing
-KEY="$( { cd "$WORK/repo/uopc" && cat "${SOURCES[@]}" $(find . -name "*.h" | sort); "$CC" --version; echo "${FLAGS[*]}"; } | sha256sum | cut -c1-16)"
+KEY="$( { cd "$WORK/repo/uopc" && cat $(find . -name "*.[ch]" | sort); "$CC" --version; echo "${FLAGS[*]}" "${WITH[*]}"; } | sha256sum | cut -c1-16)"
 CACHE="${TMPDIR:-/tmp}/uopc-asan-$(id -u)"
 if [[ ! -d "$CACHE/$KEY" ]]; then
   BUILD="$(mktemp -d "${TMPDIR:-/tmp}/uopc-asan-build.XXXXXX")"
   for src in "${SOURCES[@]}"; do
     mkdir -p "$BUILD/$(dirname "$src")"
-    "$CC" "${FLAGS[@]}" "$WORK/repo/uopc/$src" -o "$BUILD/${src%.c}$SUFFIX"
+    units=("$WORK/repo/uopc/$src")
+    for unit in ${WITH[$src]:-}; do units+=("$WORK/repo/uopc/$unit"); done
+    "$CC" "${FLAGS[@]}" "${units[@]}" -o "$BUILD/${src%.c}$SUFFIX"
   done
   mkdir -p "$CACHE"
   find "$CACHE" -mindepth 1 -maxdepth 1 -mmin +60 -exec rm -rf {} +   # older keys: other trees' sources
