@@ -1,5 +1,6 @@
 /* The let form's walk in C, for any caller's nodes (uopc/_letform.h says how they are read). Compiled into uopc._term and
-   the explorer's native core: one walk, one naming, one text for both. */
+   the explorer's native core: one walk, one naming, one text for both. The walk asks the caller for each node's pieces
+   and its sources' nodes once; the passes after it read the sources' indices it kept (kid), not the caller. */
 #include "_letform.h"
 
 #include <string.h>
@@ -7,24 +8,14 @@
 /* grow the arrays kept by index to hold one more entry */
 static int grow_entries(LetWalk *w) {
   int32_t cap = w->cap ? 2 * w->cap : 256;
-  void **wide[] = {(void **)&w->node, (void **)&w->pieces, (void **)&w->text};
-  size_t wide_size[] = {sizeof(LetNode), sizeof(PyObject *), sizeof(PyObject *)};
-  for (size_t k = 0; k < 3; k++) {
-    void *q = PyMem_Realloc(*wide[k], (size_t)cap * wide_size[k]);
+  void **arrays[] = {(void **)&w->node, (void **)&w->pieces, (void **)&w->text, (void **)&w->kid_off,
+                     (void **)&w->kid_n, (void **)&w->uses, (void **)&w->name, (void **)&w->order, (void **)&w->naming, (void **)&w->needed};
+  size_t sizes[] = {sizeof(LetNode), sizeof(PyObject *), sizeof(PyObject *), sizeof(int64_t), sizeof(int32_t), sizeof(int32_t),
+                    sizeof(int32_t), sizeof(int32_t), 1, 1};
+  for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+    void *q = PyMem_Realloc(*arrays[k], (size_t)cap * sizes[k]);
     if (!q) { PyErr_NoMemory(); return -1; }
-    *wide[k] = q;
-  }
-  void **ints[] = {(void **)&w->uses, (void **)&w->name, (void **)&w->order};
-  for (size_t k = 0; k < 3; k++) {
-    void *q = PyMem_Realloc(*ints[k], (size_t)cap * sizeof(int32_t));
-    if (!q) { PyErr_NoMemory(); return -1; }
-    *ints[k] = q;
-  }
-  void **bytes[] = {(void **)&w->naming, (void **)&w->needed};
-  for (size_t k = 0; k < 2; k++) {
-    void *q = PyMem_Realloc(*bytes[k], (size_t)cap);
-    if (!q) { PyErr_NoMemory(); return -1; }
-    *bytes[k] = q;
+    *arrays[k] = q;
   }
   w->cap = cap;
   return 0;
@@ -55,17 +46,28 @@ static int push(LetWalk *w, PyObject *s, LetNode node, uint8_t flag) {
   return 0;
 }
 
-/* the pieces of node x, last first (so they pop in order): each str as itself, each source as its node */
-static int push_pieces(LetWalk *w, const LetNodes *g, LetNode x, PyObject *p) {
-  for (Py_ssize_t k = PyList_GET_SIZE(p) - 1; k >= 0; k--) {
-    PyObject *c = PyList_GET_ITEM(p, k);
-    if (PyUnicode_Check(c) ? push(w, c, 0, 0) : push(w, NULL, g->source(g->ctx, x, c), 0)) return -1;
+static int push_kid(LetWalk *w, int32_t ci) {
+  if (w->n_kid == w->cap_kid) {
+    int64_t cap = w->cap_kid ? 2 * w->cap_kid : 1024;
+    int32_t *kid = PyMem_Realloc(w->kid, (size_t)cap * sizeof(int32_t));
+    if (!kid) { PyErr_NoMemory(); return -1; }
+    w->kid = kid; w->cap_kid = cap;
   }
+  w->kid[w->n_kid++] = ci;
   return 0;
 }
 
-/* the index of the source reference c of x's pieces */
-static inline int32_t source_local(LetWalk *w, const LetNodes *g, LetNode x, PyObject *c) { return local(w, g, g->source(g->ctx, x, c)); }
+/* walked node i's pieces, last first (so they pop in order): each str as itself, each source as its index */
+static int push_pieces(LetWalk *w, int32_t i) {
+  PyObject *p = w->pieces[i];
+  const int32_t *kid = w->kid + w->kid_off[i];
+  int32_t r = w->kid_n[i];
+  for (Py_ssize_t k = PyList_GET_SIZE(p) - 1; k >= 0; k--) {
+    PyObject *c = PyList_GET_ITEM(p, k);
+    if (PyUnicode_Check(c) ? push(w, c, 0, 0) : push(w, NULL, kid[--r], 0)) return -1;
+  }
+  return 0;
+}
 
 static PyObject *join(PyObject *parts) {
   static PyObject *empty = NULL;
@@ -76,50 +78,50 @@ static PyObject *join(PyObject *parts) {
 void letform_reset(LetWalk *w) {
   for (int32_t i = 0; i < w->n; i++) Py_CLEAR(w->text[i]);
   w->n = w->n_order = 0;
-  w->n_stack = 0;
+  w->n_kid = w->n_stack = 0;
 }
 
 void letform_free(LetWalk *w) {
   PyMem_Free(w->node); PyMem_Free(w->pieces); PyMem_Free(w->text); PyMem_Free(w->uses); PyMem_Free(w->name);
-  PyMem_Free(w->order); PyMem_Free(w->naming); PyMem_Free(w->needed); PyMem_Free(w->stack); PyMem_Free(w->flag);
+  PyMem_Free(w->order); PyMem_Free(w->naming); PyMem_Free(w->needed); PyMem_Free(w->kid_off); PyMem_Free(w->kid_n); PyMem_Free(w->kid);
+  PyMem_Free(w->stack); PyMem_Free(w->flag);
   memset(w, 0, sizeof *w);
 }
 
-/* node x (index i) walked: its pieces, its sources' uses counted and pushed to walk next, left to right */
-static int walk_node(LetWalk *w, const LetNodes *g, LetNode x, int32_t i) {
+/* node i walked: its pieces, its sources' indices (kid) and uses, and them pushed to walk next, left to right */
+static int walk_node(LetWalk *w, const LetNodes *g, int32_t i) {
+  LetNode x = w->node[i];
   PyObject *p = g->pieces(g->ctx, x);
   if (!p) return -1;
   w->pieces[i] = p;
-  if (push(w, NULL, x, 1) < 0) return -1;   /* its place in the order, after its sources */
+  w->kid_off[i] = w->n_kid;
+  w->kid_n[i] = 0;
+  if (push(w, NULL, i, 1) < 0) return -1;   /* its place in the order, after its sources */
   if (PyUnicode_Check(p)) return 0;
   for (Py_ssize_t k = 0; k < PyList_GET_SIZE(p); k++) {
     PyObject *c = PyList_GET_ITEM(p, k);
     if (PyUnicode_Check(c)) continue;
-    int32_t ci = source_local(w, g, x, c);
-    if (ci < 0) return -1;
+    int32_t ci = local(w, g, g->source(g->ctx, x, c));
+    if (ci < 0 || push_kid(w, ci) < 0) return -1;
     w->uses[ci]++;
   }
-  for (Py_ssize_t k = PyList_GET_SIZE(p) - 1; k >= 0; k--) {
-    PyObject *c = PyList_GET_ITEM(p, k);
-    if (!PyUnicode_Check(c) && push(w, NULL, g->source(g->ctx, x, c), 0) < 0) return -1;
-  }
+  w->kid_n[i] = (int32_t)(w->n_kid - w->kid_off[i]);
+  for (int64_t j = w->n_kid - 1; j >= w->kid_off[i]; j--) if (push(w, NULL, w->kid[j], 0) < 0) return -1;
   return 0;
 }
 
 int letform_walk(LetWalk *w, const LetNodes *g, LetNode root, int64_t max_nodes) {
   int64_t walked = 0;
   w->n_stack = 0;
-  if (push(w, NULL, root, 0) < 0) return -1;
+  int32_t ri = local(w, g, root);
+  if (ri < 0 || push(w, NULL, ri, 0) < 0) return -1;
   while (w->n_stack) {
-    LetNode x = w->stack[--w->n_stack].node;
-    uint8_t ready = w->flag[w->n_stack];
-    int32_t i = local(w, g, x);
-    if (i < 0) return -1;
-    if (ready) { w->order[w->n_order++] = i; continue; }
+    int32_t i = (int32_t)w->stack[--w->n_stack].node;
+    if (w->flag[w->n_stack]) { w->order[w->n_order++] = i; continue; }
     if (w->pieces[i]) continue;   /* walked */
     if (max_nodes >= 0 && walked >= max_nodes) return LETFORM_TOO_MANY;
     walked++;
-    if (walk_node(w, g, x, i) < 0) return -1;
+    if (walk_node(w, g, i) < 0) return -1;
   }
   return LETFORM_DONE;
 }
@@ -144,31 +146,20 @@ static int mark_needed(LetWalk *w, const LetNodes *g) {
     PyObject *t = g->plain(g->ctx, w->node[i]);
     if (t) { w->text[i] = Py_NewRef(t); continue; }
     if (PyErr_Occurred()) return -1;
-    PyObject *p = w->pieces[i];
-    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(p); j++) {
-      PyObject *c = PyList_GET_ITEM(p, j);
-      if (PyUnicode_Check(c)) continue;
-      int32_t ci = source_local(w, g, w->node[i], c);
-      if (ci < 0) return -1;
-      w->needed[ci] = 1;
-    }
+    for (int64_t j = w->kid_off[i], end = j + w->kid_n[i]; j < end; j++) w->needed[w->kid[j]] = 1;
   }
   return 0;
 }
 
 /* node i's tree text, from its pieces and its sources' texts (made before it) */
-static PyObject *joined_text(LetWalk *w, const LetNodes *g, int32_t i) {
+static PyObject *joined_text(LetWalk *w, int32_t i) {
   PyObject *p = w->pieces[i];
+  const int32_t *kid = w->kid + w->kid_off[i];
   PyObject *bits = PyList_New(PyList_GET_SIZE(p));
   if (!bits) return NULL;
   for (Py_ssize_t j = 0; j < PyList_GET_SIZE(p); j++) {
     PyObject *c = PyList_GET_ITEM(p, j);
-    if (!PyUnicode_Check(c)) {
-      int32_t ci = source_local(w, g, w->node[i], c);
-      if (ci < 0) { Py_DECREF(bits); return NULL; }
-      c = w->text[ci];
-    }
-    PyList_SET_ITEM(bits, j, Py_NewRef(c));
+    PyList_SET_ITEM(bits, j, Py_NewRef(PyUnicode_Check(c) ? c : w->text[*kid++]));
   }
   PyObject *t = join(bits);
   Py_DECREF(bits);
@@ -184,46 +175,36 @@ static PyObject *plain_text(LetWalk *w, const LetNodes *g) {
     if (!w->needed[i] || w->text[i]) continue;
     PyObject *p = w->pieces[i];
     if (PyUnicode_Check(p)) { w->text[i] = Py_NewRef(p); continue; }
-    if (!(w->text[i] = joined_text(w, g, i))) return NULL;
+    if (!(w->text[i] = joined_text(w, i))) return NULL;
     if (g->keep(g->ctx, w->node[i], w->text[i], i == 0) < 0) return NULL;
   }
   return Py_NewRef(w->text[0]);
 }
 
 /* naming: the nodes with a named node in them (the named ones too), written piece by piece; the others may be kept texts */
-static int mark_naming(LetWalk *w, const LetNodes *g) {
+static void mark_naming(LetWalk *w) {
   for (int32_t k = 0; k < w->n_order; k++) {
     int32_t i = w->order[k];
     if (w->name[i] >= 0) { w->naming[i] = 1; continue; }
-    PyObject *p = w->pieces[i];
-    if (PyUnicode_Check(p)) continue;
-    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(p) && !w->naming[i]; j++) {
-      PyObject *c = PyList_GET_ITEM(p, j);
-      if (PyUnicode_Check(c)) continue;
-      int32_t ci = source_local(w, g, w->node[i], c);
-      if (ci < 0) return -1;
-      if (w->naming[ci]) w->naming[i] = 1;
-    }
+    for (int64_t j = w->kid_off[i], end = j + w->kid_n[i]; j < end && !w->naming[i]; j++) w->naming[i] = w->naming[w->kid[j]];
   }
-  return 0;
 }
 
 /* node i's text into out (a list of str), as term.py's _Memo._inline writes it: a named node as its name (node i itself
    too unless top), a node that names nothing as its kept text where there is one, else piece by piece */
 static int inline_text(LetWalk *w, const LetNodes *g, int32_t xi, int top, PyObject *names, PyObject *out) {
   w->n_stack = 0;
-  if (push(w, NULL, w->node[xi], 0) < 0) return -1;
+  if (push(w, NULL, xi, 0) < 0) return -1;
   while (w->n_stack) {
     LetItem it = w->stack[--w->n_stack];
     if (it.s) { if (PyList_Append(out, it.s) < 0) return -1; continue; }
-    int32_t i = local(w, g, it.node);
-    if (i < 0) return -1;
+    int32_t i = (int32_t)it.node;
     PyObject *t = NULL;
     if (w->name[i] >= 0 && !(top && i == xi)) t = PyList_GET_ITEM(names, w->name[i]);
-    else if (!w->naming[i] && !(t = w->text[i]) && !(t = g->plain(g->ctx, it.node)) && PyErr_Occurred()) return -1;
+    else if (!w->naming[i] && !(t = w->text[i]) && !(t = g->plain(g->ctx, w->node[i])) && PyErr_Occurred()) return -1;
     if (!t && PyUnicode_Check(w->pieces[i])) t = w->pieces[i];
     if (t) { if (PyList_Append(out, t) < 0) return -1; continue; }
-    if (push_pieces(w, g, it.node, w->pieces[i]) < 0) return -1;
+    if (push_pieces(w, i) < 0) return -1;
   }
   return 0;
 }
@@ -235,7 +216,7 @@ static PyObject *named_text(LetWalk *w, const LetNodes *g, PyObject *names) {
   if (!eq_s && !(eq_s = PyUnicode_FromString(" = "))) return NULL;
   if (!comma_s && !(comma_s = PyUnicode_FromString(", "))) return NULL;
   if (!in_s && !(in_s = PyUnicode_FromString(" in "))) return NULL;
-  if (mark_naming(w, g) < 0) return NULL;
+  mark_naming(w);
   PyObject *out = PyList_New(0), *text = NULL;
   if (!out) return NULL;
   int ok = PyList_Append(out, let_s) == 0;
@@ -269,6 +250,15 @@ static PyObject *cut(PyObject *out, Py_ssize_t limit, PyObject *ellipsis) {
   return r;
 }
 
+/* node x's pieces p, last first, each source as its node (letform_prefix's items: nodes, not walked) */
+static int push_source_nodes(LetWalk *w, const LetNodes *g, LetNode x, PyObject *p) {
+  for (Py_ssize_t k = PyList_GET_SIZE(p) - 1; k >= 0; k--) {
+    PyObject *c = PyList_GET_ITEM(p, k);
+    if (PyUnicode_Check(c) ? push(w, c, 0, 0) : push(w, NULL, g->source(g->ctx, x, c), 0)) return -1;
+  }
+  return 0;
+}
+
 PyObject *letform_prefix(LetWalk *w, const LetNodes *g, LetNode root, Py_ssize_t limit, PyObject *ellipsis) {
   PyObject *out = PyList_New(0);
   if (!out) return NULL;
@@ -283,7 +273,7 @@ PyObject *letform_prefix(LetWalk *w, const LetNodes *g, LetNode root, Py_ssize_t
       PyObject *p = g->pieces(g->ctx, it.node);
       if (!p) goto fail;
       if (PyList_Check(p)) {
-        if (push_pieces(w, g, it.node, p) < 0) goto fail;
+        if (push_source_nodes(w, g, it.node, p) < 0) goto fail;
         continue;
       }
       piece = p;

@@ -38,7 +38,8 @@ typedef struct LetNodes {
   int (*keep)(void *ctx, LetNode x, PyObject *text, int is_root);
 } LetNodes;
 
-typedef struct { PyObject *s; LetNode node; } LetItem;   /* a piece to write: a str (s), or a node (s NULL) */
+/* a piece to write: a str (s), or a node (s NULL): its index in the walk (letform_prefix: the node itself) */
+typedef struct { PyObject *s; LetNode node; } LetItem;
 
 typedef struct LetWalk {
   /* by index in this walk (the root's is 0) */
@@ -47,7 +48,10 @@ typedef struct LetWalk {
   PyObject **text;     /* new references: the node's tree text, where the text without names needed it */
   int32_t *uses, *name, *order;   /* how often parents use it; its let name's number (-1: none); the walk's order */
   uint8_t *naming, *needed;       /* a named node is in it; the root's tree text needs its text */
+  int64_t *kid_off;               /* where a walked node's sources' indices start in kid (in the order of its pieces) */
+  int32_t *kid_n;                 /* and how many it has */
   int32_t n, cap, n_order;
+  int32_t *kid; int64_t n_kid, cap_kid;   /* the walked nodes' sources' indices: read once from the caller, in the walk */
   LetItem *stack; uint8_t *flag; int64_t n_stack, cap_stack;
 } LetWalk;
 
