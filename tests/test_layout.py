@@ -23,6 +23,7 @@ def modules() -> dict[str, pathlib.Path]:
       parts = [package, *path.relative_to(folder).with_suffix("").parts]
       out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     for path in sorted(folder.rglob("_*.c")):   # a compiled module (setup.py builds uopc/_term.c as uopc._term): imports nothing
+      if f"PyInit_{path.stem}" not in path.read_text(): continue   # a unit linked into modules (uopc/_letform.c): no module itself
       out[".".join([package, *path.relative_to(folder).with_suffix("").parts])] = path
   return out
 
