@@ -185,110 +185,160 @@ static PyObject *literal_node(PyObject *literals, PyObject *literal, PyObject *t
   return PyObject_CallFunctionObjArgs(literal, text, like, NULL);
 }
 
+/* Where _PLAIN_LINE matches a line: its ref (p[0:ref_end]), and a PARAM's slot and dtype or a binary node's op and operands. */
+typedef struct {
+  const char *p; Py_ssize_t n, ref_end;
+  int is_param;
+  Py_ssize_t slot0, slot1, d0, d1;          /* a PARAM's slot digits and dtype name */
+  Py_ssize_t a0, a1, b0, b1; Named *op;     /* a binary node's operands and op */
+} PlainMatch;
+
+/* `slot=N dtype=D` from p[k], to the end (blanks after) */
+static int match_param(PlainMatch *f, Py_ssize_t k) {
+  const char *p = f->p;
+  Py_ssize_t n = f->n;
+  f->slot0 = k; f->slot1 = k;
+  while (f->slot1 < n && is_digit(p[f->slot1])) f->slot1++;
+  if (f->slot1 == f->slot0 || f->slot1 - f->slot0 > 9 || n - f->slot1 < 7 || memcmp(p + f->slot1, " dtype=", 7) != 0) return 0;
+  f->d0 = f->slot1 + 7; f->d1 = word_run(p, f->d0, n);
+  return f->d1 != f->d0 && blanks_to_end(p, f->d1, n);
+}
+
+/* `op a, b` from p[q], to the end (blanks after), op one of the binary ops */
+static int match_binary(PlainMatch *f, Py_ssize_t q) {
+  const char *p = f->p;
+  Py_ssize_t n = f->n, e = q;
+  while (e < n && ((p[e] >= 'a' && p[e] <= 'z') || is_digit(p[e]) || p[e] == '_')) e++;
+  if (e == q || e >= n || p[e] != ' ') return 0;
+  f->a0 = e + 1;
+  if ((f->a1 = operand_end(p, f->a0, n)) < 0 || f->a1 + 2 > n || p[f->a1] != ',' || p[f->a1 + 1] != ' ') return 0;
+  f->b0 = f->a1 + 2;
+  if ((f->b1 = operand_end(p, f->b0, n)) < 0 || !blanks_to_end(p, f->b1, n)) return 0;
+  return (f->op = find(binary_ops, n_binary, p + q, e - q)) != NULL;   /* after the match: a line it fails is no node */
+}
+
+/* 1 the line matches _PLAIN_LINE (f filled), 0 not, -1 not a str */
+static int match_plain(PyObject *line, PlainMatch *f) {
+  if (!PyUnicode_Check(line)) { PyErr_SetString(PyExc_TypeError, "_uir.plain_lines: lines must be str"); return -1; }
+  if (!PyUnicode_IS_ASCII(line)) return 0;   /* every character _PLAIN_LINE matches is ASCII */
+  const char *p = f->p = (const char *)PyUnicode_DATA(line);
+  Py_ssize_t n = f->n = PyUnicode_GET_LENGTH(line);
+  if (n < 1 || p[0] != '%') return 0;
+  f->ref_end = word_run(p, 1, n);
+  if (f->ref_end == 1 || f->ref_end + 3 > n || memcmp(p + f->ref_end, " = ", 3) != 0) return 0;
+  Py_ssize_t q = f->ref_end + 3;
+  static const char param_head[] = "param : slot=";
+  const Py_ssize_t head_len = (Py_ssize_t)sizeof(param_head) - 1;
+  f->is_param = n - q >= head_len && memcmp(p + q, param_head, (size_t)head_len) == 0;
+  return f->is_param ? match_param(f, q + head_len) : match_binary(f, q);
+}
+
+/* The PARAM of a matched line (*u), its place put in params: 1 made, 0 not plain (an unknown dtype), -1 error. */
+static int param_node(const PlainMatch *f, Py_ssize_t lineno, PyObject *params, PyObject **u) {
+  Named *d = find(dtype_names, n_dtypes, f->p + f->d0, f->d1 - f->d0);
+  if (d == NULL) return 0;
+  long slot = 0;
+  for (Py_ssize_t k = f->slot0; k < f->slot1; k++) slot = slot * 10 + (f->p[k] - '0');
+  /* ParamArg(slot, dtype) as tuple.__new__ makes it: the subclass, its four items */
+  PyObject *arg = param_arg_type->tp_alloc(param_arg_type, 4), *pyslot = PyLong_FromLong(slot), *empty = PyTuple_New(0);
+  if (arg == NULL || pyslot == NULL || empty == NULL) { Py_XDECREF(arg); Py_XDECREF(pyslot); Py_XDECREF(empty); return -1; }
+  PyTuple_SET_ITEM(arg, 0, pyslot); PyTuple_SET_ITEM(arg, 1, Py_NewRef(d->obj)); PyTuple_SET_ITEM(arg, 2, Py_NewRef(empty));
+  PyTuple_SET_ITEM(arg, 3, Py_NewRef(Py_None));
+  *u = make_checked(param_op, d->obj, empty, arg, empty);
+  Py_DECREF(arg); Py_DECREF(empty);
+  if (*u == NULL) return -1;
+  PyObject *where = Py_BuildValue("(nn)", lineno, f->ref_end + 4);   /* the op's column: after "%N = " */
+  if (where == NULL) return -1;
+  PyObject *got = PyDict_SetDefault(params, *u, where);
+  Py_DECREF(where);
+  return got == NULL ? -1 : 1;
+}
+
+/* The literal p[k0:k1] beside node `like` (literal_node) in *out: 1 made, 0 in error (stop), -1 error. */
+static int literal_beside(PyObject *literals, PyObject *literal, const char *p, Py_ssize_t k0, Py_ssize_t k1, PyObject *like, PyObject **out) {
+  /* a literal's text is a str only when it is looked up (in the parser's literal memo) */
+  PyObject *text = PyUnicode_FromStringAndSize(p + k0, k1 - k0);
+  if (text == NULL) return -1;
+  PyObject *x = literal_node(literals, literal, text, like);
+  Py_DECREF(text);
+  if (x == NULL) return -1;
+  if (x == Py_None) { Py_DECREF(x); return 0; }
+  *out = x;
+  return 1;
+}
+
+/* A binary line's operands (new references in *x, *y): a ref's node, a literal's made beside the other operand's node.
+   1 both, 0 not plain (an undefined ref, two literals, a literal in error), -1 error. */
+static int operands(const PlainMatch *f, Mirror *m, PyObject *refs, PyObject *literals, PyObject *literal, PyObject **x, PyObject **y) {
+  int a_ref = f->p[f->a0] == '%', b_ref = f->p[f->b0] == '%', err = 0;
+  PyObject *bx = a_ref ? ref_node(m, refs, f->p, f->a0, f->a1, &err) : NULL;
+  if (err) return -1;
+  if (bx == NULL && a_ref) return 0;
+  PyObject *by = b_ref ? ref_node(m, refs, f->p, f->b0, f->b1, &err) : NULL;
+  if (err) return -1;
+  if (bx == NULL) {   /* a literal, then a ref */
+    if (by == NULL) return 0;
+    *y = Py_NewRef(by);
+    return literal_beside(literals, literal, f->p, f->a0, f->a1, *y, x);
+  }
+  *x = Py_NewRef(bx);
+  if (by != NULL) { *y = Py_NewRef(by); return 1; }
+  if (b_ref) return 0;
+  return literal_beside(literals, literal, f->p, f->b0, f->b1, *x, y);
+}
+
+/* The binary node of operands x and y (*u) as make_uop checks it: 1 made, 0 not plain (a type error: Python says why), -1 error. */
+static int binary_node(const PlainMatch *f, PyObject *x, PyObject *y, PyObject **u) {
+  if (Py_TYPE(x) != uop_type || Py_TYPE(y) != uop_type) return 0;   /* never: refs and literals hold UOps */
+  PyObject *dtype = SLOT(x, DTYPE), *shape = SLOT(x, SHAPE);
+  if (SLOT(y, DTYPE) != dtype) return 0;
+  if (SLOT(y, SHAPE) != shape) {
+    int ne = PyObject_RichCompareBool(SLOT(y, SHAPE), shape, Py_NE);
+    if (ne != 0) return ne < 0 ? -1 : 0;
+  }
+  if (f->op->i32_only && dtype != i32_dtype) return 0;   /* make_uop says why */
+  PyObject *src = PyTuple_Pack(2, x, y);
+  if (src == NULL) return -1;
+  *u = make_checked(f->op->obj, f->op->boolean ? bool_dtype : dtype, src, Py_None, shape);
+  Py_DECREF(src);
+  return *u == NULL ? -1 : 1;
+}
+
+static int binary_line(const PlainMatch *f, Mirror *m, PyObject *refs, PyObject *literals, PyObject *literal, PyObject **u) {
+  PyObject *x = NULL, *y = NULL;
+  int rc = operands(f, m, refs, literals, literal, &x, &y);
+  if (rc == 1) rc = binary_node(f, x, y, u);
+  Py_XDECREF(x); Py_XDECREF(y);
+  return rc;
+}
+
+/* node u defined as ref (number num) at lineno: 1, or -1 on error */
+static int define(PyObject *ref, Py_ssize_t num, PyObject *u, Py_ssize_t lineno, Mirror *m, PyObject *refs, PyObject *lines_of, PyObject **made) {
+  if (PyDict_SetItem(refs, ref, u) < 0 || mirror(m, num, u) < 0) return -1;
+  PyObject *no = PyLong_FromSsize_t(lineno);
+  if (no == NULL) return -1;
+  int app = PyList_Append(lines_of, no);
+  Py_DECREF(no);
+  if (app < 0) return -1;
+  Py_XSETREF(*made, Py_NewRef(u));
+  return 1;
+}
+
 /* One line: 1 read (node in *made), 0 not plain (stop), -1 error. */
 static int plain_line(PyObject *line, Py_ssize_t lineno, Mirror *m, PyObject *refs, PyObject *lines_of, PyObject *params,
                       PyObject *literals, PyObject *literal, PyObject **made) {
-  if (!PyUnicode_Check(line)) { PyErr_SetString(PyExc_TypeError, "_uir.plain_lines: lines must be str"); return -1; }
-  if (!PyUnicode_IS_ASCII(line)) return 0;   /* every character _PLAIN_LINE matches is ASCII */
-  const char *p = (const char *)PyUnicode_DATA(line);
-  Py_ssize_t n = PyUnicode_GET_LENGTH(line);
-  if (n < 1 || p[0] != '%') return 0;
-  Py_ssize_t ref_end = word_run(p, 1, n);
-  if (ref_end == 1 || ref_end + 3 > n || memcmp(p + ref_end, " = ", 3) != 0) return 0;
-  Py_ssize_t q = ref_end + 3;
-  static const char param_head[] = "param : slot=";
-  const Py_ssize_t head_len = (Py_ssize_t)sizeof(param_head) - 1;
-  int is_param = n - q >= head_len && memcmp(p + q, param_head, (size_t)head_len) == 0;
-  Py_ssize_t a0 = 0, a1 = 0, b0 = 0, b1 = 0, slot0 = 0, slot1 = 0, d0 = 0, d1 = 0;
-  Named *op = NULL;
-  if (is_param) {
-    slot0 = q + head_len; slot1 = slot0;
-    while (slot1 < n && is_digit(p[slot1])) slot1++;
-    if (slot1 == slot0 || slot1 - slot0 > 9 || n - slot1 < 7 || memcmp(p + slot1, " dtype=", 7) != 0) return 0;
-    d0 = slot1 + 7; d1 = word_run(p, d0, n);
-    if (d1 == d0 || !blanks_to_end(p, d1, n)) return 0;
-  } else {
-    Py_ssize_t e = q;
-    while (e < n && ((p[e] >= 'a' && p[e] <= 'z') || is_digit(p[e]) || p[e] == '_')) e++;
-    if (e == q || e >= n || p[e] != ' ') return 0;
-    a0 = e + 1;
-    if ((a1 = operand_end(p, a0, n)) < 0 || a1 + 2 > n || p[a1] != ',' || p[a1 + 1] != ' ') return 0;
-    b0 = a1 + 2;
-    if ((b1 = operand_end(p, b0, n)) < 0 || !blanks_to_end(p, b1, n)) return 0;
-    if ((op = find(binary_ops, n_binary, p + q, e - q)) == NULL) return 0;   /* after the match: a line it fails is no node */
-  }
+  PlainMatch f = {0};
+  int rc = match_plain(line, &f);
+  if (rc <= 0) return rc;
   /* the line matches _PLAIN_LINE: the same checks as plain_lines_py, in its order */
-  PyObject *ref = PyUnicode_FromStringAndSize(p, ref_end), *u = NULL, *a = NULL, *b = NULL, *x = NULL, *y = NULL;
-  int rc = -1, err = 0;
+  PyObject *ref = PyUnicode_FromStringAndSize(f.p, f.ref_end), *u = NULL;
   if (ref == NULL) return -1;
-  Py_ssize_t num = ref_number(m, p, 0, ref_end);
+  Py_ssize_t num = ref_number(m, f.p, 0, f.ref_end);
   int dup = mirrored(m, num) != NULL ? 1 : num >= 0 && m->fresh ? 0 : PyDict_Contains(refs, ref);
-  if (dup != 0) { rc = dup < 0 ? -1 : 0; goto done; }
-  if (is_param) {
-    Named *d = find(dtype_names, n_dtypes, p + d0, d1 - d0);
-    if (d == NULL) { rc = 0; goto done; }
-    long slot = 0;
-    for (Py_ssize_t k = slot0; k < slot1; k++) slot = slot * 10 + (p[k] - '0');
-    /* ParamArg(slot, dtype) as tuple.__new__ makes it: the subclass, its four items */
-    PyObject *arg = param_arg_type->tp_alloc(param_arg_type, 4), *pyslot = PyLong_FromLong(slot), *empty = PyTuple_New(0);
-    if (arg == NULL || pyslot == NULL || empty == NULL) { Py_XDECREF(arg); Py_XDECREF(pyslot); Py_XDECREF(empty); goto done; }
-    PyTuple_SET_ITEM(arg, 0, pyslot); PyTuple_SET_ITEM(arg, 1, Py_NewRef(d->obj)); PyTuple_SET_ITEM(arg, 2, Py_NewRef(empty));
-    PyTuple_SET_ITEM(arg, 3, Py_NewRef(Py_None));
-    u = make_checked(param_op, d->obj, empty, arg, empty);
-    Py_DECREF(arg); Py_DECREF(empty);
-    if (u == NULL) goto done;
-    PyObject *where = Py_BuildValue("(nn)", lineno, ref_end + 4);   /* the op's column: after "%N = " */
-    if (where == NULL) goto done;
-    PyObject *got = PyDict_SetDefault(params, u, where);
-    Py_DECREF(where);
-    if (got == NULL) goto done;
-  } else {
-    /* a literal's text is a str only when it is looked up (in the parser's literal memo) */
-    int a_ref = p[a0] == '%', b_ref = p[b0] == '%';
-    PyObject *bx = a_ref ? ref_node(m, refs, p, a0, a1, &err) : NULL, *by;
-    if (err) goto done;
-    if (bx == NULL) {
-      if (a_ref) { rc = 0; goto done; }
-      by = b_ref ? ref_node(m, refs, p, b0, b1, &err) : NULL;
-      if (err) goto done;
-      if (by == NULL) { rc = 0; goto done; }
-      y = Py_NewRef(by);
-      if ((a = PyUnicode_FromStringAndSize(p + a0, a1 - a0)) == NULL || (x = literal_node(literals, literal, a, y)) == NULL) goto done;
-      if (x == Py_None) { rc = 0; goto done; }
-    } else {
-      x = Py_NewRef(bx);
-      by = b_ref ? ref_node(m, refs, p, b0, b1, &err) : NULL;
-      if (err) goto done;
-      if (by == NULL) {
-        if (b_ref) { rc = 0; goto done; }
-        if ((b = PyUnicode_FromStringAndSize(p + b0, b1 - b0)) == NULL || (y = literal_node(literals, literal, b, x)) == NULL) goto done;
-        if (y == Py_None) { rc = 0; goto done; }
-      } else y = Py_NewRef(by);
-    }
-    if (Py_TYPE(x) != uop_type || Py_TYPE(y) != uop_type) { rc = 0; goto done; }   /* never: refs and literals hold UOps */
-    PyObject *dtype = SLOT(x, DTYPE), *shape = SLOT(x, SHAPE);
-    if (SLOT(y, DTYPE) != dtype) { rc = 0; goto done; }
-    if (SLOT(y, SHAPE) != shape) {
-      int ne = PyObject_RichCompareBool(SLOT(y, SHAPE), shape, Py_NE);
-      if (ne != 0) { rc = ne < 0 ? -1 : 0; goto done; }
-    }
-    if (op->i32_only && dtype != i32_dtype) { rc = 0; goto done; }   /* make_uop says why */
-    PyObject *src = PyTuple_Pack(2, x, y);
-    if (src == NULL) goto done;
-    u = make_checked(op->obj, op->boolean ? bool_dtype : dtype, src, Py_None, shape);
-    Py_DECREF(src);
-    if (u == NULL) goto done;
-  }
-  if (PyDict_SetItem(refs, ref, u) < 0 || mirror(m, num, u) < 0) goto done;
-  PyObject *no = PyLong_FromSsize_t(lineno);
-  if (no == NULL) goto done;
-  int app = PyList_Append(lines_of, no);
-  Py_DECREF(no);
-  if (app < 0) goto done;
-  Py_XSETREF(*made, Py_NewRef(u));
-  rc = 1;
-done:
-  Py_DECREF(ref); Py_XDECREF(u); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(x); Py_XDECREF(y);
+  if (dup != 0) rc = dup < 0 ? -1 : 0;
+  else rc = f.is_param ? param_node(&f, lineno, params, &u) : binary_line(&f, m, refs, literals, literal, &u);
+  if (rc == 1) rc = define(ref, num, u, lineno, m, refs, lines_of, made);
+  Py_DECREF(ref); Py_XDECREF(u);
   return rc;
 }
 

@@ -234,7 +234,7 @@ class _Memo:
     return text
 
   def _native_let(self, root: Any) -> str | None:
-    """``_let`` (or ``_plain`` where nothing is shared) in C (``uopc/_term.c``): the same walk, names and texts, with
+    """``_let`` (or ``_plain`` where nothing is shared) in C (``uopc/_term.c``, the walk ``uopc/_letform.c``'s): the same walk, names and texts, with
     ``parts`` and ``plain`` filled as Python fills them; None past ``MAX_NODES`` distinct nodes."""
     assert _native is not None
     found = _native.let_text(root, self.parts, _make_parts, self.plain, _let_names_list(self.MAX_NODES), self.MAX_NODES)

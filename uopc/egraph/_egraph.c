@@ -875,6 +875,234 @@ static PyObject *bits_weight(const Bits *nodes, PyObject *wlist, const Bits *mas
   return v;
 }
 
+/* extract()'s worklist: what it is given, and each class's best so far */
+typedef struct {
+  Core *g;
+  PyObject *labels, *make, *uerr, *weights, *fn, *weight_of, *sum;   /* sum: borrowed, the builtin */
+  int sharing;        /* weight_of given: a DAG cost with sharing */
+  int64_t nc;
+  PyObject **graph, **value;   /* each class's best graph and its cost (new references) */
+  int64_t *changed;   /* the tick a class's best last changed */
+  int64_t **seen;     /* per class, per e-node: the tick it was last looked at (-1 never) */
+  uint8_t *queued;
+  IVec queue; int64_t head, tick;
+  /* sharing: each distinct node's bit (index: node -> bit), the bits of each weight (masks, in the order the weights
+     were seen: wpos weight -> position, wlist), each class's best's nodes, and the candidate's */
+  Bits *best_bits, *masks, cand; int64_t nbits, nmasks;
+  PyObject *index, *wpos, *wlist;
+} Extract;
+
+static void extract_free(Extract *e) {
+  for (int64_t c = 0; c < e->nc; c++) {
+    if (e->graph) Py_XDECREF(e->graph[c]);
+    if (e->value) Py_XDECREF(e->value[c]);
+    if (e->seen) PyMem_Free(e->seen[c]);
+    if (e->best_bits) PyMem_Free(e->best_bits[c].w);
+  }
+  for (int64_t p = 0; p < e->nmasks; p++) PyMem_Free(e->masks[p].w);
+  PyMem_Free(e->masks); PyMem_Free(e->cand.w); PyMem_Free(e->best_bits);
+  PyMem_Free(e->graph); PyMem_Free(e->value); PyMem_Free(e->changed); PyMem_Free(e->seen); PyMem_Free(e->queued); iv_free(&e->queue);
+  Py_XDECREF(e->index); Py_XDECREF(e->wpos); Py_XDECREF(e->wlist);
+}
+
+/* the arrays, and every live class queued with none of its e-nodes seen */
+static int extract_init(Extract *e) {
+  Core *g = e->g;
+  size_t nc = (size_t)(e->nc ? e->nc : 1);
+  e->graph = PyMem_Calloc(nc, sizeof(PyObject *)); e->value = PyMem_Calloc(nc, sizeof(PyObject *));
+  e->changed = PyMem_Calloc(nc, sizeof(int64_t)); e->seen = PyMem_Calloc(nc, sizeof(int64_t *)); e->queued = PyMem_Calloc(nc, 1);
+  if (e->sharing) {
+    e->best_bits = PyMem_Calloc(nc, sizeof(Bits));
+    e->index = PyDict_New(); e->wpos = PyDict_New(); e->wlist = PyList_New(0);
+  }
+  e->sum = PyDict_GetItemString(PyEval_GetBuiltins(), "sum");
+  if (!e->graph || !e->value || !e->changed || !e->seen || !e->queued || !e->sum || (e->sharing && (!e->best_bits || !e->index || !e->wpos || !e->wlist))) {
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return -1;
+  }
+  for (int64_t c = 0; c < e->nc; c++) if (g->cls[c].alive) {
+    if (iv_push(&e->queue, (int32_t)c) < 0) return -1;
+    e->queued[c] = 1;
+    int64_t n = g->cls[c].nodes.n;
+    if (!(e->seen[c] = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); return -1; }
+    for (int64_t j = 0; j < n; j++) e->seen[c][j] = -1;
+  }
+  return 0;
+}
+
+/* e-node n's graph from its children's bests (*u): 1 made, 0 not well-formed on these graphs (make raised uerr), -1 error */
+static int enode_graph(Extract *e, int32_t n, PyObject **u) {
+  Core *g = e->g;
+  int32_t nk = g->keys[n].nk, label = g->keys[n].label;
+  const int32_t *kids = kids_of(g, n);
+  PyObject *lab = PyList_GET_ITEM(e->labels, label);
+  if (g->label_const.a[label]) { *u = Py_NewRef(PyTuple_GET_ITEM(lab, 2)); return 1; }
+  PyObject *src = PyTuple_New(nk);
+  if (!src) return -1;
+  for (int32_t x = 0; x < nk; x++) PyTuple_SET_ITEM(src, x, Py_NewRef(e->graph[find(g, kids[x])]));
+  *u = PyObject_CallFunctionObjArgs(e->make, PyTuple_GET_ITEM(lab, 0), src, PyTuple_GET_ITEM(lab, 2), PyTuple_GET_ITEM(lab, 1), NULL);
+  Py_DECREF(src);
+  if (*u) return 1;
+  if (!PyErr_ExceptionMatches(e->uerr)) return -1;
+  PyErr_Clear();
+  return 0;
+}
+
+/* the position of weight w among the weights seen (a new one gets the next, with an empty mask); -1 on error */
+static int64_t weight_position(Extract *e, PyObject *w) {
+  PyObject *pos = PyDict_GetItemWithError(e->wpos, w);
+  if (pos) return PyLong_AsLongLong(pos);
+  if (PyErr_Occurred()) return -1;
+  int64_t p = e->nmasks;
+  PyObject *pv = PyLong_FromLongLong(p);
+  Bits *m = PyMem_Realloc(e->masks, (size_t)(e->nmasks + 1) * sizeof(Bits));
+  int bad = !pv || !m || PyDict_SetItem(e->wpos, w, pv) < 0 || PyList_Append(e->wlist, w) < 0;
+  Py_XDECREF(pv);
+  if (m) { e->masks = m; e->masks[e->nmasks++] = (Bits){0}; }
+  else if (!PyErr_Occurred()) PyErr_NoMemory();
+  return bad ? -1 : p;
+}
+
+/* node u's bit (_Bits.bit(u)): a new node gets the next, set in its weight's mask; -1 on error */
+static int64_t node_bit(Extract *e, PyObject *u, PyObject *op) {
+  PyObject *bi = PyDict_GetItemWithError(e->index, u);
+  if (bi) return PyLong_AsLongLong(bi);
+  if (PyErr_Occurred()) return -1;
+  int64_t i = e->nbits++;
+  PyObject *iv = PyLong_FromLongLong(i), *w = PyObject_CallOneArg(e->weight_of, op);
+  int bad = !iv || !w || PyDict_SetItem(e->index, u, iv) < 0;
+  Py_XDECREF(iv);
+  int64_t p = bad ? -1 : weight_position(e, w);
+  Py_XDECREF(w);
+  if (p < 0 || bits_set(&e->masks[p], i) < 0) return -1;
+  return i;
+}
+
+/* nodes = bits.bit(u) | the children's nodes (in cand); value = bits.weight(nodes) */
+static PyObject *sharing_value(Extract *e, PyObject *u, int32_t n) {
+  Core *g = e->g;
+  int32_t nk = g->keys[n].nk;
+  const int32_t *kids = kids_of(g, n);
+  int64_t i = node_bit(e, u, PyTuple_GET_ITEM(PyList_GET_ITEM(e->labels, g->keys[n].label), 0));
+  if (i < 0) return NULL;
+  int64_t words = (e->nbits + 63) / 64;
+  if (e->cand.n < words) {
+    uint64_t *w = PyMem_Realloc(e->cand.w, (size_t)words * sizeof(uint64_t));
+    if (!w) return PyErr_NoMemory();
+    e->cand.w = w;
+  }
+  e->cand.n = words;
+  memset(e->cand.w, 0, (size_t)words * sizeof(uint64_t));
+  e->cand.w[i / 64] |= 1ULL << (i % 64);
+  for (int32_t x = 0; x < nk; x++) {
+    const Bits *kb = &e->best_bits[find(g, kids[x])];
+    for (int64_t q = 0; q < kb->n; q++) e->cand.w[q] |= kb->w[q];
+  }
+  return bits_weight(&e->cand, e->wlist, e->masks, e->sum);
+}
+
+/* the children's best costs, as a list */
+static PyObject *kid_costs(Extract *e, int32_t n) {
+  int32_t nk = e->g->keys[n].nk;
+  const int32_t *kids = kids_of(e->g, n);
+  PyObject *costs = PyList_New(nk);
+  if (!costs) return NULL;
+  for (int32_t x = 0; x < nk; x++) PyList_SET_ITEM(costs, x, Py_NewRef(e->value[find(e->g, kids[x])]));
+  return costs;
+}
+
+/* e-node n's cost with graph u, in extract's way */
+static PyObject *enode_value(Extract *e, int32_t n, PyObject *u) {
+  if (e->sharing) return sharing_value(e, u, n);
+  PyObject *costs = kid_costs(e, n), *v;
+  if (!costs) return NULL;
+  if (e->weights != Py_None) {   /* weight(u.op) + sum(k.cost for k in kids) */
+    PyObject *total = PyObject_CallOneArg(e->sum, costs);
+    v = total ? PyNumber_Add(PyList_GET_ITEM(e->weights, e->g->keys[n].label), total) : NULL;
+    Py_XDECREF(total);
+  } else v = PyObject_CallFunctionObjArgs(e->fn, u, costs, NULL);
+  Py_DECREF(costs);
+  return v;
+}
+
+/* u at cost v for class c (both references taken): kept if cheaper than its best. 1 kept, 0 not, -1 error */
+static int offer(Extract *e, int32_t c, PyObject *u, PyObject *v) {
+  int better = 1;
+  if (e->value[c] && (better = PyObject_RichCompareBool(v, e->value[c], Py_LT)) <= 0) { Py_DECREF(u); Py_DECREF(v); return better; }
+  Py_XSETREF(e->graph[c], u); Py_XSETREF(e->value[c], v);
+  e->changed[c] = ++e->tick;
+  if (!e->sharing) return 1;
+  Bits *bb = &e->best_bits[c];
+  if (bb->n < e->cand.n) {
+    uint64_t *w = PyMem_Realloc(bb->w, (size_t)e->cand.n * sizeof(uint64_t));
+    if (!w) { PyErr_NoMemory(); return -1; }
+    bb->w = w;
+  }
+  bb->n = e->cand.n;
+  memcpy(bb->w, e->cand.w, (size_t)e->cand.n * sizeof(uint64_t));
+  return 1;
+}
+
+/* class c's e-node j looked at again where a child's best changed since: 1 it became the best, 0 not, -1 error */
+static int visit_enode(Extract *e, int32_t c, int64_t j) {
+  Core *g = e->g;
+  int32_t n = g->cls[c].nodes.a[j], nk = g->keys[n].nk;
+  const int32_t *kids = kids_of(g, n);
+  int stale = e->seen[c][j] < 0;
+  for (int32_t x = 0; x < nk; x++) {
+    int32_t k = find(g, kids[x]);
+    if (!e->graph[k]) return 0;   /* a child has no graph yet */
+    stale |= e->changed[k] > e->seen[c][j];
+  }
+  if (!stale) return 0;   /* nothing it reads changed */
+  e->seen[c][j] = e->tick;
+  PyObject *u;
+  int made = enode_graph(e, n, &u);
+  if (made <= 0) return made;
+  PyObject *v = enode_value(e, n, u);
+  if (!v) { Py_DECREF(u); return -1; }
+  return offer(e, c, u, v);
+}
+
+/* the next queued class: its e-nodes looked at, its parents queued if its best changed */
+static int visit_class(Extract *e) {
+  Core *g = e->g;
+  int32_t c = e->queue.a[e->head++];
+  if (e->head > 4096 && e->head * 2 > e->queue.n) {
+    memmove(e->queue.a, e->queue.a + e->head, (size_t)(e->queue.n - e->head) * sizeof(int32_t));
+    e->queue.n -= e->head; e->head = 0;
+  }
+  e->queued[c] = 0;
+  int improved = 0;
+  for (int64_t j = 0; j < g->cls[c].nodes.n; j++) {
+    int r = visit_enode(e, c, j);
+    if (r < 0) return -1;
+    improved |= r;
+  }
+  if (improved) {
+    IVec *ps = &g->cls[c].parents;
+    for (int64_t j = 1; j < ps->n; j += 2) {
+      int32_t pc = find(g, ps->a[j]);
+      if (!e->queued[pc]) { e->queued[pc] = 1; if (iv_push(&e->queue, pc) < 0) return -1; }
+    }
+  }
+  if ((g->work += g->cls[c].nodes.n + 1) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) return -1; }
+  return 0;
+}
+
+/* {class: (graph, cost)} for each class with a graph */
+static PyObject *extract_result(Extract *e) {
+  PyObject *res = PyDict_New();
+  if (!res) return NULL;
+  for (int64_t c = 0; c < e->nc; c++) if (e->graph[c]) {
+    PyObject *k = PyLong_FromLongLong(c), *item = PyTuple_Pack(2, e->graph[c], e->value[c]);
+    int bad = !k || !item || PyDict_SetItem(res, k, item) < 0;
+    Py_XDECREF(k); Py_XDECREF(item);
+    if (bad) { Py_DECREF(res); return NULL; }
+  }
+  return res;
+}
+
 /* extract(labels, make_uop, uop_error, weights, fn, weight_of) -> {class: (graph, cost)}: extract.extract_all's worklist
  * on the core's classes, in one of its three ways: weight_of (Cost.weight) given, a DAG cost with sharing (bit sets of
  * distinct nodes, as its _Bits); weights (a list: each label's weight), a DAG cost summed as a tree, weight + sum(kids);
@@ -882,168 +1110,18 @@ static PyObject *bits_weight(const Bits *nodes, PyObject *wlist, const Bits *mas
  * of its children's best changed since it was last: with the same children's graphs it makes the same graph, nodes and
  * cost, which did not beat the class's best then and cannot beat it now (bests only get cheaper). */
 static PyObject *Core_extract(Core *g, PyObject *args) {
-  PyObject *labels, *make, *uerr, *weights, *fn, *weight_of;
-  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyList_Type, &labels, &make, &uerr, &weights, &fn, &weight_of)) return NULL;
-  if (PyList_GET_SIZE(labels) < g->nlabels || (weights != Py_None && (!PyList_Check(weights) || PyList_GET_SIZE(weights) < g->nlabels))) {
+  Extract e = {.g = g, .tick = 1};
+  if (!PyArg_ParseTuple(args, "O!OOOOO", &PyList_Type, &e.labels, &e.make, &e.uerr, &e.weights, &e.fn, &e.weight_of)) return NULL;
+  if (PyList_GET_SIZE(e.labels) < g->nlabels || (e.weights != Py_None && (!PyList_Check(e.weights) || PyList_GET_SIZE(e.weights) < g->nlabels))) {
     PyErr_SetString(PyExc_ValueError, "a (op, dtype, arg) and a weight per label");
     return NULL;
   }
-  int sharing = weight_of != Py_None;
-  int64_t nc = g->parent.n;
-  PyObject **graph = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(PyObject *)), **value = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(PyObject *));
-  int64_t *changed = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(int64_t));
-  int64_t **seen = PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(int64_t *));
-  uint8_t *queued = PyMem_Calloc((size_t)(nc ? nc : 1), 1);
-  Bits *best_bits = sharing ? PyMem_Calloc((size_t)(nc ? nc : 1), sizeof(Bits)) : NULL, *masks = NULL, cand = {0};
-  int64_t nbits = 0, nmasks = 0;
-  PyObject *index = sharing ? PyDict_New() : NULL, *wpos = sharing ? PyDict_New() : NULL, *wlist = sharing ? PyList_New(0) : NULL;
-  PyObject *sum = PyDict_GetItemString(PyEval_GetBuiltins(), "sum");   /* borrowed */
-  IVec queue = {0};
-  PyObject *res = NULL;
-  int64_t tick = 1, head = 0;
-  if (!graph || !value || !changed || !seen || !queued || !sum || (sharing && (!best_bits || !index || !wpos || !wlist))) {
-    if (!PyErr_Occurred()) PyErr_NoMemory();
-    goto out;
-  }
-  for (int64_t c = 0; c < nc; c++) if (g->cls[c].alive) {
-    if (iv_push(&queue, (int32_t)c) < 0) goto out;
-    queued[c] = 1;
-    if (!(seen[c] = PyMem_Malloc((size_t)(g->cls[c].nodes.n ? g->cls[c].nodes.n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); goto out; }
-    for (int64_t j = 0; j < g->cls[c].nodes.n; j++) seen[c][j] = -1;
-  }
-  while (head < queue.n) {
-    int32_t c = queue.a[head++];
-    if (head > 4096 && head * 2 > queue.n) { memmove(queue.a, queue.a + head, (size_t)(queue.n - head) * sizeof(int32_t)); queue.n -= head; head = 0; }
-    queued[c] = 0;
-    int improved = 0;
-    IVec *nodes = &g->cls[c].nodes;
-    for (int64_t j = 0; j < nodes->n; j++) {
-      int32_t n = nodes->a[j], nk = g->keys[n].nk, label = g->keys[n].label;
-      const int32_t *kids = kids_of(g, n);
-      int ready = 1, stale = seen[c][j] < 0;
-      for (int32_t x = 0; x < nk && ready; x++) {
-        int32_t k = find(g, kids[x]);
-        ready = graph[k] != NULL;
-        stale |= changed[k] > seen[c][j];
-      }
-      if (!ready || !stale) continue;   /* a child has no graph yet; or nothing it reads changed */
-      seen[c][j] = tick;
-      PyObject *lab = PyList_GET_ITEM(labels, label), *u;
-      if (g->label_const.a[label]) u = Py_NewRef(PyTuple_GET_ITEM(lab, 2));
-      else {
-        PyObject *src = PyTuple_New(nk);
-        if (!src) goto out;
-        for (int32_t x = 0; x < nk; x++) PyTuple_SET_ITEM(src, x, Py_NewRef(graph[find(g, kids[x])]));
-        u = PyObject_CallFunctionObjArgs(make, PyTuple_GET_ITEM(lab, 0), src, PyTuple_GET_ITEM(lab, 2), PyTuple_GET_ITEM(lab, 1), NULL);
-        Py_DECREF(src);
-        if (!u) {
-          if (!PyErr_ExceptionMatches(uerr)) goto out;
-          PyErr_Clear();   /* an e-node on these graphs is not well-formed */
-          continue;
-        }
-      }
-      PyObject *v;
-      if (sharing) {   /* nodes = bits.bit(u) | the children's nodes; value = bits.weight(nodes) */
-        PyObject *bi = PyDict_GetItemWithError(index, u);
-        int64_t i;
-        if (bi) i = PyLong_AsLongLong(bi);
-        else {
-          if (PyErr_Occurred()) { Py_DECREF(u); goto out; }
-          i = nbits++;
-          PyObject *iv = PyLong_FromLongLong(i), *w = PyObject_CallOneArg(weight_of, PyTuple_GET_ITEM(lab, 0));
-          int bad = !iv || !w || PyDict_SetItem(index, u, iv) < 0;
-          Py_XDECREF(iv);
-          PyObject *pos = bad ? NULL : PyDict_GetItemWithError(wpos, w);
-          int64_t p = pos ? PyLong_AsLongLong(pos) : -1;
-          if (!bad && !pos) {
-            if (PyErr_Occurred()) bad = 1;
-            else {
-              p = nmasks;
-              PyObject *pv = PyLong_FromLongLong(p);
-              Bits *m = PyMem_Realloc(masks, (size_t)(nmasks + 1) * sizeof(Bits));
-              bad = !pv || !m || PyDict_SetItem(wpos, w, pv) < 0 || PyList_Append(wlist, w) < 0;
-              Py_XDECREF(pv);
-              if (m) { masks = m; masks[nmasks++] = (Bits){0}; }
-              else if (!PyErr_Occurred()) PyErr_NoMemory();
-            }
-          }
-          Py_XDECREF(w);
-          if (bad || bits_set(&masks[p], i) < 0) { Py_DECREF(u); goto out; }
-        }
-        int64_t words = (nbits + 63) / 64;
-        if (cand.n < words) {
-          uint64_t *w = PyMem_Realloc(cand.w, (size_t)words * sizeof(uint64_t));
-          if (!w) { Py_DECREF(u); PyErr_NoMemory(); goto out; }
-          cand.w = w;
-        }
-        cand.n = words;
-        memset(cand.w, 0, (size_t)words * sizeof(uint64_t));
-        cand.w[i / 64] |= 1ULL << (i % 64);
-        for (int32_t x = 0; x < nk; x++) {
-          const Bits *kb = &best_bits[find(g, kids[x])];
-          for (int64_t q = 0; q < kb->n; q++) cand.w[q] |= kb->w[q];
-        }
-        v = bits_weight(&cand, wlist, masks, sum);
-      } else if (weights != Py_None) {   /* weight(u.op) + sum(k.cost for k in kids) */
-        PyObject *costs = PyList_New(nk);
-        if (!costs) { Py_DECREF(u); goto out; }
-        for (int32_t x = 0; x < nk; x++) PyList_SET_ITEM(costs, x, Py_NewRef(value[find(g, kids[x])]));
-        PyObject *total = PyObject_CallOneArg(sum, costs);
-        Py_DECREF(costs);
-        v = total ? PyNumber_Add(PyList_GET_ITEM(weights, label), total) : NULL;
-        Py_XDECREF(total);
-      } else {
-        PyObject *costs = PyList_New(nk);
-        if (!costs) { Py_DECREF(u); goto out; }
-        for (int32_t x = 0; x < nk; x++) PyList_SET_ITEM(costs, x, Py_NewRef(value[find(g, kids[x])]));
-        v = PyObject_CallFunctionObjArgs(fn, u, costs, NULL);
-        Py_DECREF(costs);
-      }
-      if (!v) { Py_DECREF(u); goto out; }
-      int better = 1;
-      if (value[c] && (better = PyObject_RichCompareBool(v, value[c], Py_LT)) < 0) { Py_DECREF(u); Py_DECREF(v); goto out; }
-      if (better) {
-        Py_XSETREF(graph[c], u); Py_XSETREF(value[c], v);
-        changed[c] = ++tick;
-        improved = 1;
-        if (sharing) {
-          Bits *bb = &best_bits[c];
-          if (bb->n < cand.n) {
-            uint64_t *w = PyMem_Realloc(bb->w, (size_t)cand.n * sizeof(uint64_t));
-            if (!w) { PyErr_NoMemory(); goto out; }
-            bb->w = w;
-          }
-          bb->n = cand.n;
-          memcpy(bb->w, cand.w, (size_t)cand.n * sizeof(uint64_t));
-        }
-      } else { Py_DECREF(u); Py_DECREF(v); }
-    }
-    if (improved) {
-      IVec *ps = &g->cls[c].parents;
-      for (int64_t j = 1; j < ps->n; j += 2) {
-        int32_t pc = find(g, ps->a[j]);
-        if (!queued[pc]) { queued[pc] = 1; if (iv_push(&queue, pc) < 0) goto out; }
-      }
-    }
-    if ((g->work += nodes->n + 1) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) goto out; }
-  }
-  if (!(res = PyDict_New())) goto out;
-  for (int64_t c = 0; c < nc; c++) if (graph[c]) {
-    PyObject *k = PyLong_FromLongLong(c), *item = PyTuple_Pack(2, graph[c], value[c]);
-    if (!k || !item || PyDict_SetItem(res, k, item) < 0) { Py_XDECREF(k); Py_XDECREF(item); Py_CLEAR(res); goto out; }
-    Py_DECREF(k); Py_DECREF(item);
-  }
-out:
-  for (int64_t c = 0; c < nc; c++) {
-    if (graph) Py_XDECREF(graph[c]);
-    if (value) Py_XDECREF(value[c]);
-    if (seen) PyMem_Free(seen[c]);
-    if (best_bits) PyMem_Free(best_bits[c].w);
-  }
-  for (int64_t p = 0; p < nmasks; p++) PyMem_Free(masks[p].w);
-  PyMem_Free(masks); PyMem_Free(cand.w); PyMem_Free(best_bits);
-  PyMem_Free(graph); PyMem_Free(value); PyMem_Free(changed); PyMem_Free(seen); PyMem_Free(queued); iv_free(&queue);
-  Py_XDECREF(index); Py_XDECREF(wpos); Py_XDECREF(wlist);
+  e.sharing = e.weight_of != Py_None;
+  e.nc = g->parent.n;
+  int ok = extract_init(&e) == 0;
+  while (ok && e.head < e.queue.n) ok = visit_class(&e) == 0;
+  PyObject *res = ok ? extract_result(&e) : NULL;
+  extract_free(&e);
   return res;
 }
 
