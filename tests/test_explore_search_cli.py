@@ -11,7 +11,7 @@ from uopc.relational.analyses.search import meet, replay, search
 from uopc.relational.space.saved import step_texts
 from uopc.uir import parse_uir
 
-search_module = importlib.import_module("uopc.relational.analyses.search")   # the package exports a function of that name
+search_module = importlib.import_module("uopc.relational.api")   # the command line searches through it (cluster= or not)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
