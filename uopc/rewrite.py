@@ -212,17 +212,22 @@ def _firing_functions(pm: PatternMatcher, ctx: Any) -> tuple[dict[tuple, tuple[P
   return known, firing
 
 
-def _sources_to_visit(usrc: tuple[UOp, ...], done: dict[UOp, UOp], by_op: dict) -> tuple[list[UOp], int]:
-  """Stage 0's look at a node's sources: those not done yet that need a visit, in order, and how many plain leaves it
-  marked done instead (a leaf no rule is filed under is normal as it is; each counts as a step, as ``_visit_all``'s do)."""
-  todo, leaves = [], 0
+def _sources_to_visit(usrc: tuple[UOp, ...], done: dict[UOp, UOp], by_op: dict) -> list[UOp] | None:
+  """Stage 0's look at a node's sources, marking the plain leaves among them done (a leaf no rule is filed under is
+  normal as it is): those not done yet, to visit first, in order; if there are none, ``[]`` where some source's
+  normal form is another node (the node is rebuilt) and None where each is its own."""
+  todo: list[UOp] | None = None
+  same = True
   for s in usrc:
-    if s not in done:
-      if s.src or s.op in by_op: todo.append(s)
-      else:
-        done[s] = s
-        leaves += 1
-  return todo, leaves
+    if (r := done.get(s)) is None:
+      if s.src or s.op in by_op:
+        if todo is None: todo = [s]
+        else: todo.append(s)
+        continue
+      done[s] = r = s
+    if r is not s: same = False
+  if todo is not None: return todo
+  return None if same else []
 
 
 def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
@@ -263,13 +268,14 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
         key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
       else:
         if usrc:
-          todo, leaves = _sources_to_visit(usrc, done, by_op)
-          steps += leaves
+          marked = len(done)
+          todo = _sources_to_visit(usrc, done, by_op)
+          steps += len(done) - marked   # the plain leaves it marked done: a step each, as _visit_all counts them
           if todo:
             push(u); push(_REBUILD)
             stack.extend(reversed(todo))
             continue
-          if (src := tuple(map(normal_form, usrc))) != usrc: n = rebuild(u, src)
+          if todo is not None: n = rebuild(u, tuple(map(normal_form, usrc)))
         key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
