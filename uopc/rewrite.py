@@ -212,24 +212,6 @@ def _firing_functions(pm: PatternMatcher, ctx: Any) -> tuple[dict[tuple, tuple[P
   return known, firing
 
 
-def _sources_to_visit(usrc: tuple[UOp, ...], done: dict[UOp, UOp], by_op: dict) -> list[UOp] | None:
-  """Stage 0's look at a node's sources, marking the plain leaves among them done (a leaf no rule is filed under is
-  normal as it is): those not done yet, to visit first, in order; if there are none, ``[]`` where some source's
-  normal form is another node (the node is rebuilt) and None where each is its own."""
-  todo: list[UOp] | None = None
-  same = True
-  for s in usrc:
-    if (r := done.get(s)) is None:
-      if s.src or s.op in by_op:
-        if todo is None: todo = [s]
-        else: todo.append(s)
-        continue
-      done[s] = r = s
-    if r is not s: same = False
-  if todo is not None: return todo
-  return None if same else []
-
-
 def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   """The fast loop: the same rule calls in the same order as ``_visit_all``, less work around them.
 
@@ -256,27 +238,30 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
       u = pop()
       done[u] = done[pop()]
       continue
-    if u is _REBUILD:   # stage 1, once the sources are done: rebuild from their normal forms
-      u = pop()
-      if u in done: continue
-      n = u if (src := tuple(map(normal_form, u.src))) == u.src else rebuild(u, src)
+    if u is _REBUILD: u = pop()   # stage 1: u's sources are done now, so stage 0's reading of them rebuilds it
+    if u in done: continue
+    # stage 0: schedule the sources that are not done yet; if none, rebuild from their normal forms and try the rules
+    n, usrc = u, u.src
+    if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
+      key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
+    else:
+      if usrc:
+        todo, same = None, True
+        for s in usrc:
+          if (r := done_get(s)) is None:
+            if s.src or s.op in by_op:
+              if todo is None: todo = [s]
+              else: todo.append(s)
+              continue
+            done[s] = r = s   # a plain leaf is normal as it is
+            steps += 1
+          if r is not s: same = False
+        if todo is not None:   # (never in stage 1: what was scheduled is done)
+          push(u); push(_REBUILD)
+          stack.extend(reversed(todo))
+          continue
+        if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
       key = None
-    else:               # stage 0: schedule the sources that are not done yet; if none, this is stage 1
-      if u in done: continue
-      n, usrc = u, u.src
-      if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
-        key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
-      else:
-        if usrc:
-          marked = len(done)
-          todo = _sources_to_visit(usrc, done, by_op)
-          steps += len(done) - marked   # the plain leaves it marked done: a step each, as _visit_all counts them
-          if todo:
-            push(u); push(_REBUILD)
-            stack.extend(reversed(todo))
-            continue
-          if todo is not None: n = rebuild(u, tuple(map(normal_form, usrc)))
-        key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
     if (cands := known.get(signature(n) if key is None else key)) is None: cands = firing(n)
