@@ -246,21 +246,22 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
       key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
     else:
       if usrc:
-        todo, same = None, True
-        for s in usrc:
-          if (r := done_get(s)) is None:
-            if s.src or s.op in by_op:
-              if todo is None: todo = [s]
-              else: todo.append(s)
-              continue
-            done[s] = r = s   # a plain leaf is normal as it is
-            steps += 1
-          if r is not s: same = False
-        if todo is not None:   # (never in stage 1: what was scheduled is done)
-          push(u); push(_REBUILD)
-          stack.extend(reversed(todo))
-          continue
-        if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
+        if None in (src := tuple(map(done_get, usrc))):   # the sources' normal forms, None for one not done yet
+          todo = None
+          for s in usrc:
+            if s not in done:
+              if s.src or s.op in by_op:
+                if todo is None: todo = [s]
+                else: todo.append(s)
+                continue
+              done[s] = s   # a plain leaf is normal as it is
+              steps += 1
+          if todo is not None:   # (never in stage 1: what was scheduled is done)
+            push(u); push(_REBUILD)
+            stack.extend(reversed(todo))
+            continue
+          src = tuple(map(normal_form, usrc))
+        if src != usrc: n = rebuild(u, src)
       key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
