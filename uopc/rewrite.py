@@ -238,15 +238,15 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
       u = pop()
       done[u] = done[pop()]
       continue
-    if u is _REBUILD: u = pop()   # stage 1: u's sources are done now, so stage 0's reading of them rebuilds it
+    if stage1 := u is _REBUILD: u = pop()   # stage 1: u's sources are done now
     if u in done: continue
-    # stage 0: schedule the sources that are not done yet; if none, rebuild from their normal forms and try the rules
+    # stage 0: schedule the sources that are not done yet; if none (or in stage 1), rebuild from their normal forms
     n, usrc = u, u.src
     if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
       key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
     else:
       if usrc:
-        if None in (src := tuple(map(done_get, usrc))):   # the sources' normal forms, None for one not done yet
+        if not stage1:
           todo = None
           for s in usrc:
             if s not in done:
@@ -256,12 +256,11 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
                 continue
               done[s] = s   # a plain leaf is normal as it is
               steps += 1
-          if todo is not None:   # (never in stage 1: what was scheduled is done)
+          if todo is not None:
             push(u); push(_REBUILD)
             stack.extend(reversed(todo))
             continue
-          src = tuple(map(normal_form, usrc))
-        if src != usrc: n = rebuild(u, src)
+        if (src := tuple(map(normal_form, usrc))) != usrc: n = rebuild(u, src)
       key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
