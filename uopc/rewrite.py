@@ -238,29 +238,29 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
       u = pop()
       done[u] = done[pop()]
       continue
-    if stage1 := u is _REBUILD: u = pop()   # stage 1: u's sources are done now
+    if u is _REBUILD: u = pop()   # stage 1: u's sources are done now, so stage 0's reading of them rebuilds it
     if u in done: continue
-    # stage 0: schedule the sources that are not done yet; if none (or in stage 1), rebuild from their normal forms
+    # stage 0: schedule the sources that are not done yet; if none, rebuild from their normal forms and try the rules
     n, usrc = u, u.src
     if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
       key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
     else:
       if usrc:
-        if not stage1:
-          todo = None
-          for s in usrc:
-            if s not in done:
-              if s.src or s.op in by_op:
-                if todo is None: todo = [s]
-                else: todo.append(s)
-                continue
-              done[s] = s   # a plain leaf is normal as it is
-              steps += 1
-          if todo is not None:
-            push(u); push(_REBUILD)
-            stack.extend(reversed(todo))
-            continue
-        if (src := tuple(map(normal_form, usrc))) != usrc: n = rebuild(u, src)
+        todo, same = None, True
+        for s in usrc:
+          if (r := done_get(s)) is None:
+            if s.src or s.op in by_op:
+              if todo is None: todo = [s]
+              else: todo.append(s)
+              continue
+            done[s] = r = s   # a plain leaf is normal as it is
+            steps += 1
+          if r is not s: same = False
+        if todo is not None:   # (never in stage 1: what was scheduled is done)
+          push(u); push(_REBUILD)
+          stack.extend(reversed(todo))
+          continue
+        if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
       key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
