@@ -23,13 +23,15 @@ demo: $(STAMP)
 # The explorer's tests once more on the pure-Python core (the default run uses the C core wherever it applies);
 # the differential tests are left out, they run both cores by themselves
 EXPLORER_TESTS := $(filter-out tests/test_relational_native_%.py,$(sort $(wildcard tests/test_relational_*.py tests/test_explore_*.py)))
+# and the other three C extensions' Python twins (uopc/native_switch.py): the let form's text, the .uir reader, saturation
+TWIN_TESTS := tests/test_term.py tests/test_uir.py tests/test_egraph_saturate.py
 
 test: browser $(STAMP) static
 	$(BIN)/python -m pytest -n 2
 
-# What CI runs after `make test`: the explorer's tests on the other core, and the C files' tests under AddressSanitizer
+# What CI runs after `make test`: every C extension's tests on its Python twin, and the C files' tests under AddressSanitizer
 test-cores: $(STAMP)
-	UOPC_NATIVE=0 $(BIN)/python -m pytest -n 2 -p no:cacheprovider -o addopts=-q $(EXPLORER_TESTS)
+	UOPC_NATIVE=0 $(BIN)/python -m pytest -n 2 -p no:cacheprovider -o addopts=-q $(EXPLORER_TESTS) $(TWIN_TESTS)
 	bash dev/asan.sh   # the C cores' differential and reduction tests under AddressSanitizer
 
 # Chromium and its driver for the page tests: installed as root with apt, else one line says how

@@ -53,19 +53,24 @@ def _bounds(u: UOp) -> tuple[Any, Any]:
   if op is RANGE: return (0, max(0, u.src[0]._bounds[1] - 1))
   if not _needs_sources(u): return _FULL[u.dtype]
   if op is CAST and u.src[0].dtype is BOOL: return (int(u.src[0]._bounds[0]), int(u.src[0]._bounds[1]))
-  if op is WHERE:
-    (c0, c1), (a0, a1), (b0, b1) = (s._bounds for s in u.src)
-    if c0: return (a0, a1)
-    if not c1: return (b0, b1)
-    return (min(a0, b0), max(a1, b1))
+  if op is WHERE: return _where_bounds(*(s._bounds for s in u.src))
   if len(u.src) != 2: return _FULL[u.dtype]
-  (a0, a1), (b0, b1) = u.src[0]._bounds, u.src[1]._bounds
+  b = _binary_bounds(op, u.src[0]._bounds, u.src[1]._bounds)
+  return _FULL[u.dtype] if b is None else b
+
+
+def _where_bounds(c: tuple[Any, Any], a: tuple[Any, Any], b: tuple[Any, Any]) -> tuple[Any, Any]:
+  """``where(c, a, b)``'s bounds: one side's where the condition is known, else the range covering both."""
+  if c[0]: return a
+  if not c[1]: return b
+  return (min(a[0], b[0]), max(a[1], b[1]))
+
+
+def _binary_bounds(op: Ops, a: tuple[Any, Any], b: tuple[Any, Any]) -> tuple[Any, Any] | None:
+  """The bounds of ``op`` on sources of bounds ``a`` and ``b``; None where only the dtype's full range is known."""
+  (a0, a1), (b0, b1) = a, b
   if op is ADD: return (a0 + b0, a1 + b1)
-  if op is MUL:
-    for v in (a0, a1, b0, b1):
-      if isinstance(v, float) and math.isinf(v): return _FULL[u.dtype]
-    ps = (a0 * b0, a0 * b1, a1 * b0, a1 * b1)
-    return (min(ps), max(ps))
+  if op is MUL: return _product_bounds(a0, a1, b0, b1)
   if op is MAX: return (max(a0, b0), max(a1, b1))
   if op is FLOORDIV and b0 == b1 and b0 > 0: return (a0 // b0, a1 // b0)
   if op is FLOORMOD and b0 == b1 and b0 > 0:
@@ -73,4 +78,12 @@ def _bounds(u: UOp) -> tuple[Any, Any]:
   if op is CMPLT: return (True, True) if a1 < b0 else (False, False) if a0 >= b1 else (False, True)
   if op is CMPNE:
     return (True, True) if a1 < b0 or b1 < a0 else (False, False) if a0 == a1 == b0 == b1 else (False, True)
-  return _FULL[u.dtype]
+  return None
+
+
+def _product_bounds(a0: Any, a1: Any, b0: Any, b1: Any) -> tuple[Any, Any] | None:
+  """The bounds of a product: the extremes of the corners' products; None if a bound is infinite (inf * 0 is nan)."""
+  for v in (a0, a1, b0, b1):
+    if isinstance(v, float) and math.isinf(v): return None
+  ps = (a0 * b0, a0 * b1, a1 * b0, a1 * b1)
+  return (min(ps), max(ps))

@@ -26,7 +26,7 @@ from uopc.ops import Ops
 from uopc.upat import UPat  # noqa: F401
 from uopc.rule_check import (RewriteTypeError, RuleError, RuleSignatureError, check_preserves_type, rewrite_problem,  # noqa: F401  (importers find them here)
                              signature_problem)
-from uopc.upat_compile import call_rule
+from uopc.upat_compile import PlainFire, call_rule
 from uopc.uop import UOp, UOpError, make_uop
 from uopc.lengths import LENGTHS
 
@@ -198,6 +198,20 @@ def _visit_all(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   return done[root]
 
 
+def _firing_functions(pm: PatternMatcher, ctx: Any) -> tuple[dict[tuple, tuple[PlainFire, ...]], Callable[[UOp], tuple[PlainFire, ...]]]:
+  """``_rewrite``'s table of firing functions by signature, and the function that fills it for a node not in it.
+
+  Without a ctx, the matcher's own (``PatternMatcher.plain_candidates``, kept across calls); with one, each rule's
+  function with the ctx bound, in a table of this call's own.
+  """
+  if ctx is None: return pm._plain, pm.plain_candidates
+  known: dict[tuple, tuple[PlainFire, ...]] = {}
+  def firing(u: UOp) -> tuple[PlainFire, ...]:
+    fires = known[signature(u)] = tuple([partial(f, ctx=ctx) for _, f in pm.candidates(u)])
+    return fires
+  return known, firing
+
+
 def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   """The fast loop: the same rule calls in the same order as ``_visit_all``, less work around them.
 
@@ -212,12 +226,7 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
   2,000-ADD chain in 3% more, too little to pay for a second copy of the firing block.
   """
   by_op = pm.by_op
-  if ctx is None: known, firing = pm._plain, pm.plain_candidates
-  else:   # each rule's firing function with ctx bound, per call
-    known = {}
-    def firing(u: UOp) -> tuple[Callable[[UOp], UOp | None], ...]:
-      fires = known[signature(u)] = tuple([partial(f, ctx=ctx) for _, f in pm.candidates(u)])
-      return fires
+  known, firing = _firing_functions(pm, ctx)
   done: dict[UOp, UOp] = {}
   normal_form, done_get = done.__getitem__, done.get
   stack: list[Any] = [root]
@@ -229,34 +238,30 @@ def _rewrite(root: UOp, pm: PatternMatcher, ctx: Any, max_steps: int) -> UOp:
       u = pop()
       done[u] = done[pop()]
       continue
-    if u is _REBUILD:   # stage 1, once the sources are done: rebuild from their normal forms
-      u = pop()
-      if u in done: continue
-      n = u if (src := tuple(map(normal_form, u.src))) == u.src else rebuild(u, src)
+    if u is _REBUILD: u = pop()   # stage 1: u's sources are done now, so stage 0's reading of them rebuilds it
+    if u in done: continue
+    # stage 0: schedule the sources that are not done yet; if none, rebuild from their normal forms and try the rules
+    n, usrc = u, u.src
+    if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
+      key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
+    else:
+      if usrc:
+        todo, same = None, True
+        for s in usrc:
+          if (r := done_get(s)) is None:
+            if s.src or s.op in by_op:
+              if todo is None: todo = [s]
+              else: todo.append(s)
+              continue
+            done[s] = r = s   # a plain leaf is normal as it is
+            steps += 1
+          if r is not s: same = False
+        if todo is not None:   # (never in stage 1: what was scheduled is done)
+          push(u); push(_REBUILD)
+          stack.extend(reversed(todo))
+          continue
+        if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
       key = None
-    else:               # stage 0: schedule the sources that are not done yet; if none, this is stage 1
-      if u in done: continue
-      n, usrc = u, u.src
-      if len(usrc) == 2 and done_get(a := usrc[0]) is a and done_get(b := usrc[1]) is b:
-        key = (u.op, a.op, b.op)  # type: ignore[union-attr]  # (`is` narrowed a, b to UOp | None) the common case: binary, sources normal; signature(u), spelled out
-      else:
-        if usrc:
-          todo, same = None, True
-          for s in usrc:
-            if (r := done_get(s)) is None:
-              if s.src or s.op in by_op:
-                if todo is None: todo = [s]
-                else: todo.append(s)
-                continue
-              done[s] = r = s   # a plain leaf is normal as it is
-              steps += 1
-            if r is not s: same = False
-          if todo is not None:
-            push(u); push(_REBUILD)
-            stack.extend(reversed(todo))
-            continue
-          if not same: n = rebuild(u, tuple(map(normal_form, usrc)))
-        key = None
     steps += 1
     if steps > max_steps: raise RewriteLoopError("graph_rewrite did not converge (a rule loops?)")
     if (cands := known.get(signature(n) if key is None else key)) is None: cands = firing(n)

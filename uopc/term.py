@@ -18,6 +18,7 @@ from itertools import count, islice, product
 from string import ascii_lowercase
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TypeVar, cast
 
+from uopc import native_switch
 from uopc.dtype import DType, dtypes
 from uopc.ops import MOVEMENT, Ops
 if TYPE_CHECKING: from uopc.uop import UOp   # annotations only: uop.py imports this module for UOp.__repr__
@@ -217,6 +218,7 @@ class _Memo:
     self.plain: dict[Any, str] = {}     # the tree text of a subterm that shares nothing
     self.free: dict[Any, frozenset | None] = {}   # a small subterm that shares nothing -> its inner nodes; else None
     self.answers: dict[tuple[Any, int | None], str] = {}
+    self.native = _native if native_switch.enabled() else None   # the C walk, asked once a memo
 
   def show(self, root: Any, limit: int | None) -> str:
     # a subterm that shares nothing, printed before (a step's node and result, a chain's states): its text is the answer
@@ -225,7 +227,7 @@ class _Memo:
     if self.chars > self.MAX_CHARS: self.__init__(self.max_entries)   # type: ignore[misc]  # bounded: start again
     elif len(self.answers) > self.max_entries: self.answers.clear()   # the subterms' texts stay: they are what new states reuse
     if text is None:   # (else a plain text past the limit: its label below)
-      if _native is not None and _hash_consed(type(root)): text = self._native_let(root)   # the same text, from C
+      if self.native is not None and _hash_consed(type(root)): text = self._native_let(root)   # the same text, from C
       else: text = self._plain(root) if self._free(root) is not None else self._let(root)
     if text is None: text = _show(root, limit)   # too big to remember
     elif limit is not None and len(text) > limit: text = _inline(root, self._pieces, {}, limit=limit)   # the tree's prefix, as _show
@@ -236,8 +238,8 @@ class _Memo:
   def _native_let(self, root: Any) -> str | None:
     """``_let`` (or ``_plain`` where nothing is shared) in C (``uopc/_term.c``, the walk ``uopc/_letform.c``'s): the same walk, names and texts, with
     ``parts`` and ``plain`` filled as Python fills them; None past ``MAX_NODES`` distinct nodes."""
-    assert _native is not None
-    found = _native.let_text(root, self.parts, _make_parts, self.plain, _let_names_list(self.MAX_NODES), self.MAX_NODES)
+    assert self.native is not None
+    found = self.native.let_text(root, self.parts, _make_parts, self.plain, _let_names_list(self.MAX_NODES), self.MAX_NODES)
     if found is None: return None
     text, chars = found
     self.chars += chars

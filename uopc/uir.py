@@ -21,7 +21,7 @@ import json
 import re
 from typing import Any, NamedTuple, cast
 
-from uopc import collector
+from uopc import collector, native_switch
 from uopc import uop as _uop
 from uopc.dtype import BOOL, I32, DType, dtypes
 from uopc.ops import BINARY, COMPARISON, MOVEMENT, REDUCE_OPS, Ops, arity
@@ -268,6 +268,7 @@ class _Parser:
     self.params: dict[UOp, tuple[int, int]] = {}   # each PARAM node: the (line, col) that first defines it
     self.root: UOp | None = None   # the last node defined
     self.literals: dict[str, UOp] = {}   # plain_lines' literals: text -> the node last made of it
+    self.native = _native if native_switch.enabled() else None   # plain_lines in C, asked once a parse
 
   def line(self, cur: TokenCursor) -> UOp | None:
     if cur.peek().kind == "end": return None
@@ -306,8 +307,8 @@ class _Parser:
     The whole of most programs. In C (``uopc/_uir.c``) where it is built, else ``plain_lines_py``: the same nodes,
     the same stop (``tests/test_uir_native.py`` compares them). A line it stops at has changed nothing.
     """
-    if _native is None: return self.plain_lines_py(lines, i)
-    stop, u = _native.plain_lines(lines, i, self.refs, self.lines_of, self.params, self.literals, self.literal)
+    if self.native is None: return self.plain_lines_py(lines, i)
+    stop, u = self.native.plain_lines(lines, i, self.refs, self.lines_of, self.params, self.literals, self.literal)
     if u is not None: self.root = u
     return stop
 

@@ -20,10 +20,10 @@ or a build without the extension runs in Python instead (``unsupported`` says wh
 """
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
+from uopc import native_switch
 from uopc.cost import Cost
 from uopc.egraph.egraph import EClass, EGraph, enode_key
 from uopc.egraph.seminaive import names
@@ -42,14 +42,14 @@ MAX_SOURCES = 64   # the C core's e-nodes and patterns have at most this many ch
 
 
 def available() -> bool:
-  """Whether the extension is built and not turned off (``UOPC_NATIVE=0``)."""
-  return _egraph is not None and os.environ.get("UOPC_NATIVE", "1") != "0"
+  """Whether the extension is built and not turned off (``UOPC_NATIVE=0``, ``uopc.native_switch``)."""
+  return _egraph is not None and native_switch.enabled()
 
 
 def unsupported(prog: UOp, pats: list[UPat], templates: list[Template | None], rep_free: list[bool], compiled: list[Any]) -> str | None:
   """Why the C core cannot run this saturation, or None if it can."""
   if _egraph is None: return "the extension uopc.egraph._egraph is not built"
-  if os.environ.get("UOPC_NATIVE", "1") == "0": return "UOPC_NATIVE=0"
+  if (off := native_switch.why_off()) is not None: return off
   for i, (t, rf, f) in enumerate(zip(templates, rep_free, compiled)):
     if t is None or not rf or f is None: return f"rule {i} is not a template rule over a compiled pattern that reads only classes"
     if _widest(pats[i]) > MAX_SOURCES: return f"rule {i}'s pattern has a node of more than {MAX_SOURCES} sources"

@@ -16,7 +16,8 @@ Stepper, with the same results, wherever it does not (``docs/native.md``).
 """
 from __future__ import annotations
 
-import os
+
+from uopc import native_switch
 
 _missing: str | None = None
 try:
@@ -38,10 +39,11 @@ def missing() -> str | None:
 
 
 def enabled() -> bool:
-  """Whether explorations use the native core where it applies: built, and env ``UOPC_NATIVE`` is not ``0``.
+  """Whether explorations use the native core where it applies: built, and not turned off (``uopc.native_switch``).
 
+  >>> import os
   >>> from unittest import mock
   >>> with mock.patch.dict(os.environ, {"UOPC_NATIVE": "0"}): enabled()
   False
   """
-  return available() and os.environ.get("UOPC_NATIVE", "1").strip().lower() not in ("0", "false", "no", "off")
+  return available() and native_switch.enabled()
