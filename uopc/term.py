@@ -368,8 +368,9 @@ def show(root: UOp, limit: int | None = None) -> str:
   """``root`` in the one-line term form, each shared subterm named once (``let_form``).
 
   With ``limit`` it is a label of at most ``limit`` characters: the same text when it
-  fits, else the first ``limit`` characters of the tree form (sharing written out, so the
-  root's op comes first) and an ellipsis. A label costs O(``limit``), however big the graph.
+  fits, else the tree form (sharing written out, so the root's op comes first) when that
+  fits, else its first ``limit`` characters and an ellipsis. A label costs O(``limit``),
+  however big the graph.
 
   >>> from uopc.uop import UOp
   >>> a = UOp.param(0) + 0
