@@ -1,4 +1,4 @@
-/* BLAKE2b (RFC 7693), unkeyed, incremental: the digest cluster/fingerprint.py takes of a node (hashlib.blake2b with
+/* BLAKE2b (RFC 7693), unkeyed, incremental: the digest space/fingerprint.py takes of a node (hashlib.blake2b with
  * digest_size 16). Here so that _space.c fingerprints its own nodes without a call into hashlib per node
  * (Space.fingerprint, docs/native.md). Checked against hashlib by tests/test_relational_native_successors.py. */
 #ifndef UOPC_BLAKE2B_H

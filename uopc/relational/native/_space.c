@@ -89,7 +89,7 @@ static PyMethodDef Space_methods[] = {
   {"prepare", (PyCFunction)Space_prepare, METH_O, "prepare(id) -> True once the step maps of id's graph exist, False if the core stops there."},
   {"successors", (PyCFunction)Space_successors, METH_O, "successors(id) -> (step keys, graphs) of every step out of id's graph, in Stepper.successors' order; None if the core stops there."},
   {"fingerprint_setup", (PyCFunction)Space_fingerprint_setup, METH_O, "fingerprint_setup(fields(node) -> bytes): for fingerprint(), fields asked once per label."},
-  {"fingerprint", (PyCFunction)Space_fingerprint, METH_O, "fingerprint(id) -> cluster/fingerprint.py's 16 bytes of id's graph (BLAKE2b), computed in C."},
+  {"fingerprint", (PyCFunction)Space_fingerprint, METH_O, "fingerprint(id) -> space/fingerprint.py's 16 bytes of id's graph (BLAKE2b), computed in C."},
   {"fingerprints", (PyCFunction)Space_fingerprints, METH_O, "fingerprints(ids) -> [fingerprint(id) for id in ids]."},
   {"expand_level", (PyCFunction)Space_expand_level, METH_VARARGS, "expand_level(nodes, shards) -> a cluster worker's level: steps, fingerprints, candidates (_space_level.c)."},
   {"forget_candidates", (PyCFunction)Space_forget_candidates, METH_NOARGS, "forget_candidates(): expand_level's table of candidates made empties."},

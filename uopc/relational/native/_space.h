@@ -92,7 +92,7 @@ struct Space {
   int64_t ticks;  /* work since the last signal check */
   struct SpaceRows *rows;   /* codec rows of graphs (_space_rows.h): rows_setup() makes it */
   struct SpaceText *text;   /* a node's text without its UOp (_space_text.h): text_setup() makes it */
-  struct SpaceFingerprints *fingerprints;   /* cluster/fingerprint.py's, in C (_space_fingerprint.h): fingerprint_setup() */
+  struct SpaceFingerprints *fingerprints;   /* space/fingerprint.py's, in C (_space_fingerprint.h): fingerprint_setup() */
   struct SpaceLevel *level;   /* a cluster worker's levels (_space_level.h): expand_level() makes it */
 };
 

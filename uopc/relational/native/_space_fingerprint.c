@@ -1,10 +1,10 @@
-/* Fingerprints of the core's graphs (cluster/fingerprint.py's, in C; _space_fingerprint.h). */
+/* Fingerprints of the core's graphs (space/fingerprint.py's, in C; _space_fingerprint.h). */
 #include "_space.h"
 #include "_space_fingerprint.h"
 #include "_blake2b.h"   /* BLAKE2b (RFC 7693) */
 #include <string.h>
 
-/* fingerprint_setup(fields): fields(node) -> the bytes cluster/fingerprint.py's node_fields gives of its UOp. */
+/* fingerprint_setup(fields): fields(node) -> the bytes space/fingerprint.py's node_fields gives of its UOp. */
 PyObject *Space_fingerprint_setup(Space *s, PyObject *cb) {
   if (!PyCallable_Check(cb)) { PyErr_SetString(PyExc_TypeError, "fingerprint_setup: fields must be callable"); return NULL; }
   if (!s->fingerprints && !(s->fingerprints = PyMem_Calloc(1, sizeof(SpaceFingerprints)))) return PyErr_NoMemory();
@@ -80,7 +80,7 @@ static int32_t fp_node(Space *s, PyObject *arg) {
   return (int32_t)id;
 }
 
-/* fingerprint(node) -> cluster/fingerprint.py's Fingerprints().of of the node's UOp: 16 bytes. */
+/* fingerprint(node) -> space/fingerprint.py's Fingerprints().of of the node's UOp: 16 bytes. */
 PyObject *Space_fingerprint(Space *s, PyObject *arg) {
   uint8_t d[16];
   int32_t id = fp_node(s, arg);

@@ -1,4 +1,4 @@
-/* Fingerprints of the core's graphs, in C (_space_fingerprint.c): cluster/fingerprint.py's Fingerprints.of, BLAKE2b
+/* Fingerprints of the core's graphs, in C (_space_fingerprint.c): space/fingerprint.py's Fingerprints.of, BLAKE2b
  * (_blake2b.h) of a node's fields followed by its sources' fingerprints, 16 bytes, each node's computed once. */
 #ifndef UOPC_SPACE_FINGERPRINT_H
 #define UOPC_SPACE_FINGERPRINT_H
