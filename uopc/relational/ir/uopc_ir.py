@@ -32,26 +32,26 @@ class UopcIR(IR[UOp]):
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp: return make_uop(op, src, arg, dtype)
   def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]: return existing_nodes(op, dtype, arg)
-  def result_problem(self, node: Any, result: Any) -> str | None: return rewrite_problem(node, result)
-  def parts(self, node: Any) -> Any: return node_parts(node)
+  def result_problem(self, node: UOp, result: Any) -> str | None: return rewrite_problem(node, result)
+  def parts(self, node: UOp) -> Any: return node_parts(node)
 
   def rules(self, pm: Any, what: str, node: Any) -> PatternMatcher:
     if not isinstance(pm, PatternMatcher) and other_ir_rules(pm, self.name) is not None: raise mismatch(what, pm, node)
     return require_matcher(pm, what)
 
-  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[UOp | None, str | None]:
+  def canonical(self, prog: UOp, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[UOp | None, str | None]:
     if max_steps is None: max_steps = 200_000 + 20 * len(prog.toposort())
     try: return graph_rewrite(prog, pm, ctx=ctx, max_steps=max_steps), None
     except RewriteLoopError as e:
       return None, f"the canonical engine did not reach a fixed point within {max_steps} rule lookups ({str(e).partition(': ')[2]})"
     except Exception as e: return None, failure_text(e)   # a rule raised: the engine fails, the explorer shows a stuck state
 
-  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[UOp | None, str | None, list]:
+  def record(self, prog: UOp, pm: Any, max_steps: int | None = None) -> tuple[UOp | None, str | None, list]:
     return record(prog, pm, max_steps)
 
   def reordered(self, pm: Any, order: tuple[int, ...]) -> PatternMatcher: return PatternMatcher([pm.rules[k] for k in order])
 
-  def basis(self, prog: Any, bindings: int) -> str:
+  def basis(self, prog: UOp, bindings: int) -> str:
     params = call_params(prog)
     if not params: return "the program is closed: results compared by value (run), bit for bit"
     names = ", ".join(f"p{p.arg.slot}" for p in params)

@@ -365,11 +365,11 @@ class PyTensorIR(IR[PyTensorNode]):
     try: return adapt(pm)
     except TypeError as e: raise TypeError(f"{what}: {e} (the program is a {type_name(PyTensorNode)})") from None
 
-  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[PyTensorNode | None, str | None]:
+  def canonical(self, prog: PyTensorNode, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[PyTensorNode | None, str | None]:
     try: return pytensor_rewrite(prog, self.rules(pm, "pm", prog)), None
     except Exception as e: return None, f"PyTensor's rewrite raised {type(e).__name__}: {e}"
 
-  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[PyTensorNode | None, str | None, list]:
+  def record(self, prog: PyTensorNode, pm: Any, max_steps: int | None = None) -> tuple[PyTensorNode | None, str | None, list]:
     """``canonical`` with its firings: every replacement PyTensor's rewrite makes for one of the rules, in order (a
     ``Feature`` on its ``FunctionGraph`` watches ``on_change_input``; the graph is not changed)."""
     rules = self.rules(pm, "pm", prog)
@@ -379,17 +379,17 @@ class PyTensorIR(IR[PyTensorNode]):
 
   def reordered(self, pm: Any, order: tuple[int, ...]) -> PyTensorRules: return self.rules(pm, "pm", None).reordered(order)
 
-  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+  def compare(self, a: PyTensorNode, b: PyTensorNode, prog: PyTensorNode, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
     from uopc.relational.adapters.pytensor.values import compare_values
     return compare_values(a, b, prog, bindings, seed)
 
-  def basis(self, prog: Any, bindings: int) -> str:
+  def basis(self, prog: PyTensorNode, bindings: int) -> str:
     from uopc.relational.adapters.pytensor.values import inputs_of
     if not (vs := inputs_of(prog)): return "the graph has no inputs: results compared by value (PyTensor's Python perform)"
     return f"the graph has inputs ({', '.join(str(v.name) for v in vs)}): results evaluated by PyTensor's Python perform on " \
            f"{bindings} random bindings, equal within float tolerance (numpy.allclose)"
 
-  def parts(self, node: Any) -> Any: return node_parts(node)
+  def parts(self, node: PyTensorNode) -> Any: return node_parts(node)
   def named_rules(self, name: str) -> PyTensorRules: return named_rules(name)
   def adopt_rules(self, obj: Any, spec: str) -> PyTensorRules: return adapt(obj)   # node rewriters, or a list of them
   def sum_rules(self, sets: Sequence[Any], spec: str) -> PyTensorRules: return adapt([rw for s in sets for rw in s.rewriters], spec)

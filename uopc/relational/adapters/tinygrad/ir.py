@@ -329,16 +329,16 @@ class TinygradIR(IR[UOp]):
     article = "an" if given[0] in "aeioAEIO" else "a"
     raise TypeError(f"{what} is {article} {given}, not a {type_name(PatternMatcher)} (the program is a {type_name(UOp)})")
 
-  def canonical(self, prog: Any, pm: Any, ctx: Any = None, max_steps: int | None = None,
+  def canonical(self, prog: UOp, pm: Any, ctx: Any = None, max_steps: int | None = None,
                 bottom_up: bool = False) -> tuple[UOp | None, str | None]:
     pm = pm.pm if isinstance(pm, TinygradRules) else pm
     try: return graph_rewrite(prog, pm, ctx=ctx, bottom_up=bottom_up), None
     except Exception as e: return None, f"tinygrad's graph_rewrite raised {type(e).__name__}: {e}"
 
-  def canonical_variants(self, prog: Any, pm: Any, ctx: Any = None) -> list[tuple[str, Any, str | None]]:
+  def canonical_variants(self, prog: UOp, pm: Any, ctx: Any = None) -> list[tuple[str, UOp | None, str | None]]:
     return [("graph_rewrite(bottom_up=True)", *self.canonical(prog, pm, ctx, bottom_up=True))]
 
-  def record(self, prog: Any, pm: Any, max_steps: int | None = None) -> tuple[UOp | None, str | None, list]:
+  def record(self, prog: UOp, pm: Any, max_steps: int | None = None) -> tuple[UOp | None, str | None, list]:
     """tinygrad's ``graph_rewrite(prog, pm)`` with its firings (``uopc.trace.Firing``): the matcher is watched, not
     changed (each lookup is tinygrad's own ``rewrite``, the firing rule told by its ``pdict`` entry)."""
     from uopc.trace import Firing
@@ -358,18 +358,18 @@ class TinygradIR(IR[UOp]):
     pats = self.rules(pm, "pm", None).pm.patterns
     return PatternMatcher([pats[k] for k in order])
 
-  def compare(self, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
+  def compare(self, a: UOp, b: UOp, prog: UOp, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
     from uopc.relational.adapters.tinygrad.values import compare_values
     return compare_values(a, b, prog, bindings, seed)
 
-  def basis(self, prog: Any, bindings: int) -> str:
+  def basis(self, prog: UOp, bindings: int) -> str:
     from uopc.relational.adapters.tinygrad.values import variables
     if not (vs := variables(prog)): return "the program is closed: results compared by value (tinygrad's exec_alu), bit for bit"
     names = ", ".join(v.arg.name for v in vs)
     return f"the program has variables ({names}): results evaluated by tinygrad's exec_alu on {bindings} random bindings within " \
            "their bounds, bit for bit"
 
-  def parts(self, node: Any) -> Any: return node_parts(node)
+  def parts(self, node: UOp) -> Any: return node_parts(node)
 
   def named_rules(self, name: str) -> PatternMatcher:
     """``tinygrad:NAME``: a ``PatternMatcher`` of ``tinygrad.uop.symbolic`` (``symbolic``, ``symbolic_simple``, ``sym``)."""
@@ -390,7 +390,7 @@ class TinygradIR(IR[UOp]):
     from uopc.relational.adapters.tinygrad.pairs import TinygradOverlaps   # only critical_pairs needs it
     return TinygradOverlaps(self.rules(pm, "pm", None))
 
-  def from_uopc(self, prog: Any) -> Any:
+  def from_uopc(self, prog: Any) -> UOp:
     from uopc.relational.adapters.tinygrad.convert import from_uopc
     return from_uopc(prog)
 
