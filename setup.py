@@ -8,7 +8,10 @@ still succeeds and the explorer and saturation run their pure-Python cores, with
 """
 from setuptools import Extension, setup
 
-FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers", "-Wno-cast-function-type"]
+# -fvisibility=hidden: the units of one extension share their functions, and each exports only its PyInit_ (PyMODINIT_FUNC
+# marks it visible), so two extensions that link the same unit (uopc/_letform.c) keep their own copies
+FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers", "-Wno-cast-function-type",
+         "-fvisibility=hidden"]
 
 NATIVE = "uopc/relational/native/"
 # the explorer's core, one extension of several units: the type (_space.c), the core (nodes, step maps, grouped steps,

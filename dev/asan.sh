@@ -25,7 +25,7 @@ mapfile -t EXTENSIONS < <(cd "$ROOT" && "$PY" -c 'import setuptools
 setuptools.setup = lambda **kw: [print(e.name, *e.sources) for e in kw["ext_modules"]]
 exec(open("setup.py").read())')
 [[ ${#EXTENSIONS[@]} -gt 0 ]] || { echo "dev/asan.sh: no extension read from setup.py" >&2; exit 1; }
-FLAGS=(-shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -I"$INCLUDE")
+FLAGS=(-shared -fPIC -g -O1 -fsanitize=address -fno-omit-frame-pointer -fvisibility=hidden -I"$INCLUDE")   # hidden: as setup.py builds them
 # the sanitized builds are kept by what they are made of (the C sources and headers, the compiler and its flags): a second
 # run, make test-cores after the suite's own tests of this script, builds nothing
 KEY="$( { cd "$WORK/repo" && printf '%s\n' "${EXTENSIONS[@]}" && cat $(printf '%s\n' "${EXTENSIONS[@]}" | cut -d' ' -f2-) $(find uopc -name "*.h" | sort); "$CC" --version; echo "${FLAGS[*]}"; } | sha256sum | cut -c1-16)"

@@ -16,12 +16,6 @@
 #include <Python.h>
 #include <stdint.h>
 
-#if defined(__GNUC__)
-#define LETFORM_API __attribute__((visibility("hidden")))   /* each extension's own copy: none exports it */
-#else
-#define LETFORM_API
-#endif
-
 typedef intptr_t LetNode;   /* a node as its caller knows it: a PyObject * (uopc/_term.c) or a node id (the explorer's core) */
 
 typedef struct LetNodes {
@@ -58,15 +52,15 @@ typedef struct LetWalk {
 enum { LETFORM_DONE = 0, LETFORM_TOO_MANY = 1 };
 
 /* Drops the last call's texts and indices (the arrays stay, for the next call). */
-LETFORM_API void letform_reset(LetWalk *w);
+void letform_reset(LetWalk *w);
 /* Frees the arrays (after letform_reset). */
-LETFORM_API void letform_free(LetWalk *w);
+void letform_free(LetWalk *w);
 /* The walk from root: LETFORM_DONE, LETFORM_TOO_MANY past max_nodes distinct nodes (max_nodes < 0: no bound), -1 on error. */
-LETFORM_API int letform_walk(LetWalk *w, const LetNodes *g, LetNode root, int64_t max_nodes);
+int letform_walk(LetWalk *w, const LetNodes *g, LetNode root, int64_t max_nodes);
 /* After a walk that was done: the root's let form, a new reference (names: the let names in order, a list of str). */
-LETFORM_API PyObject *letform_text(LetWalk *w, const LetNodes *g, PyObject *names);
+PyObject *letform_text(LetWalk *w, const LetNodes *g, PyObject *names);
 /* The first `limit` characters of root's tree form and `ellipsis` (term.py's _inline with a limit), or the whole tree
    form where it is no longer; needs no walk. */
-LETFORM_API PyObject *letform_prefix(LetWalk *w, const LetNodes *g, LetNode root, Py_ssize_t limit, PyObject *ellipsis);
+PyObject *letform_prefix(LetWalk *w, const LetNodes *g, LetNode root, Py_ssize_t limit, PyObject *ellipsis);
 
 #endif

@@ -24,9 +24,6 @@
 #include "_space_reduction.h"
 #include "_space_uops.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 #define NF_USED 1
 #define NF_GROUPED 2
@@ -140,6 +137,8 @@ static inline int64_t entry_steps(Space *s, int32_t i, int32_t e) {
 }
 
 int check_state(Space *s, int i);   /* 0, or -1 with IndexError */
+int check_node(Space *s, long id);   /* 0, or -1 with IndexError */
+int32_t node_arg(Space *s, PyObject *arg);   /* the node id a Python int names, checked; -1 with an exception set */
 PyObject *Space_start(Space *s, PyObject *args);
 PyObject *Space_expand(Space *s, PyObject *args);
 PyObject *Space_changes(Space *s, PyObject *noargs);
@@ -151,7 +150,4 @@ PyObject *Space_step_to(Space *s, PyObject *args);
 PyObject *Space_n_steps(Space *s, PyObject *args);
 PyObject *Space_state_of(Space *s, PyObject *args);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

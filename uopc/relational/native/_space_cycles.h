@@ -3,9 +3,6 @@
 #define UOPC_SPACE_CYCLES_H
 #include <Python.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
@@ -13,7 +10,4 @@ PyObject *Space_cycles(Space *s, PyObject *noargs);          /* (steps between m
 PyObject *Space_last_reaching(Space *s, PyObject *args);     /* per state, the last index of a path reaching it */
 PyObject *Space_bfs(Space *s, PyObject *args);               /* per state, its breadth-first parent from a start */
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

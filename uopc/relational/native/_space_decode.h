@@ -4,15 +4,9 @@
 #define UOPC_SPACE_DECODE_H
 #include <Python.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
 PyObject *Space_intern_rows(Space *s, PyObject *args);   /* intern_rows(rows, made, make) -> [node of each row] */
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

@@ -76,7 +76,7 @@ static int32_t fp_node(Space *s, PyObject *arg) {
   long id = PyLong_AsLong(arg);
   if (id == -1 && PyErr_Occurred()) return -1;
   if (!s->fingerprints) { PyErr_SetString(PyExc_RuntimeError, "fingerprint_setup() first"); return -1; }
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return -1; }
+  if (check_node(s, id) < 0) return -1;
   return (int32_t)id;
 }
 

@@ -5,9 +5,6 @@
 #include <Python.h>
 #include <stdint.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
@@ -24,7 +21,4 @@ PyObject *Space_fingerprint_setup(Space *s, PyObject *cb);
 PyObject *Space_fingerprint(Space *s, PyObject *arg);
 PyObject *Space_fingerprints(Space *s, PyObject *arg);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

@@ -6,9 +6,6 @@
 #define UOPC_SPACE_GROUPS_H
 #include "_space_tables.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
@@ -28,7 +25,4 @@ int group_keys(Space *s, int32_t g, int (*visit)(void *, int32_t), void *arg);
 int each_step(Space *s, int32_t x, int (*visit)(void *, int32_t), void *arg, int32_t *h);
 void groups_free(StepGroups *g);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

@@ -47,7 +47,7 @@ PyObject *Space_successors(Space *s, PyObject *arg) {
   long id = PyLong_AsLong(arg);
   if (id == -1 && PyErr_Occurred()) return NULL;
   if (s->reduction.on) { PyErr_SetString(PyExc_RuntimeError, "successors: a reducing space follows persistent sets, not every step"); return NULL; }
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  if (check_node(s, id) < 0) return NULL;
   int32_t x = (int32_t)id;
   int rc = map_of(s, x);
   if (rc == -1) return NULL;
@@ -154,10 +154,8 @@ static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t
 
 /* State k of the level, the graph of node `item`: its fingerprint, steps and their targets. 0, or -1 on error. */
 static int level_state(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k, PyObject *item) {
-  long id = PyLong_AsLong(item);
-  if (id == -1 && PyErr_Occurred()) return -1;
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return -1; }
-  int32_t x = (int32_t)id;
+  int32_t x = node_arg(s, item);
+  if (x < 0) return -1;
   uint8_t gfp[16];
   int rc = map_of(s, x);
   if (rc == -1) return -1;

@@ -4,9 +4,6 @@
 #define UOPC_SPACE_LEVEL_H
 #include <Python.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 struct SpaceLevel;
@@ -16,7 +13,4 @@ PyObject *Space_successors(Space *s, PyObject *arg);
 PyObject *Space_expand_level(Space *s, PyObject *args);
 PyObject *Space_forget_candidates(Space *s, PyObject *noargs);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

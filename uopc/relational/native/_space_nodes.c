@@ -9,6 +9,17 @@
 
 #define EMPTY_SLOT (-1)
 
+int check_node(Space *s, long id) {
+  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return -1; }
+  return 0;
+}
+
+int32_t node_arg(Space *s, PyObject *arg) {
+  long id = PyLong_AsLong(arg);
+  if ((id == -1 && PyErr_Occurred()) || check_node(s, id) < 0) return -1;
+  return (int32_t)id;
+}
+
 static uint64_t node_hash(int32_t label, const int32_t *src, int32_t n) {
   uint64_t h = mix(0x2545f4914f6cdd1dULL, (uint64_t)(uint32_t)label);
   for (int32_t i = 0; i < n; i++) h = mix(h, (uint64_t)(uint32_t)src[i]);

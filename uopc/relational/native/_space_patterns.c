@@ -268,10 +268,9 @@ fail:   /* op_first stays all 0 (no rule under any op) until a call succeeds; th
 /* asks(node) -> whether the core would ask Python for the node's own redexes: a compiled pattern matches it, or its
  * signature lets a rule left to Python match it (the differential tests hold this against UPat.match). */
 PyObject *Space_asks(Space *s, PyObject *arg) {
-  long id = PyLong_AsLong(arg);
-  if (id == -1 && PyErr_Occurred()) return NULL;
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
-  int m = asks_python(s, (int32_t)id);
+  int32_t id = node_arg(s, arg);
+  if (id < 0) return NULL;
+  int m = asks_python(s, id);
   if (m < 0) return NULL;
   return PyBool_FromLong(m);
 }

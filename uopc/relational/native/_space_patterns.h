@@ -5,9 +5,6 @@
 #define UOPC_SPACE_PATTERNS_H
 #include "_space_tables.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
@@ -49,7 +46,4 @@ void patterns_free(SpacePatterns *p);
 PyObject *Space_patterns(Space *s, PyObject *args);
 PyObject *Space_asks(Space *s, PyObject *arg);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

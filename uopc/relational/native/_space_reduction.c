@@ -254,7 +254,7 @@ PyObject *Space_reduce(Space *s, PyObject *args) {
   }
   for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(keep); k++) {
     long id = PyLong_AsLong(PyTuple_GET_ITEM(keep, k));
-    if (id < 0 || id >= s->n_nodes) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+    if ((id == -1 && PyErr_Occurred()) || check_node(s, id) < 0) return NULL;
     if (!map_get(&s->reduction.keep_full, (uint64_t)id + 1, 0) && map_put(&s->reduction.keep_full, (uint64_t)id + 1, 1) < 0) return NULL;
   }
   Py_INCREF(cb);

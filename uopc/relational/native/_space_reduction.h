@@ -4,9 +4,6 @@
 #define UOPC_SPACE_REDUCTION_H
 #include "_space_tables.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
@@ -29,7 +26,4 @@ int persistent_set(Space *s, int32_t i);
 void reduction_free(SpaceReduction *r);
 PyObject *Space_reduce(Space *s, PyObject *args);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

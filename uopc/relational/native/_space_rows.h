@@ -13,9 +13,6 @@
 #include <Python.h>
 #include <stdint.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
@@ -33,7 +30,4 @@ PyObject *Space_rows_setup(Space *s, PyObject *args);
 PyObject *Space_rows_reset(Space *s, PyObject *arg);
 PyObject *Space_rows(Space *s, PyObject *args);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

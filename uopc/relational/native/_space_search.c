@@ -24,7 +24,7 @@ PyObject *Space_start(Space *s, PyObject *args) {
   int root, dfs = 0;
   if (!PyArg_ParseTuple(args, "i|p", &root, &dfs)) return NULL;
   if (s->n_states) { PyErr_SetString(PyExc_RuntimeError, "the search has started already"); return NULL; }
-  if (root < 0 || root >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  if (check_node(s, root) < 0) return NULL;
   if (add_state(s, root, -1, 0, -1) < 0) return NULL;
   s->dfs = dfs; s->cur = -1;
   if (dfs && push_int(&s->stack, &s->n_stack, &s->cap_stack, 0) < 0) return NULL;

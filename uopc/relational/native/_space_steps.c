@@ -269,10 +269,9 @@ int map_of(Space *s, int32_t root) {
 
 /* prepare(node): the step map of node and of every node below it (a program's first indexing). */
 PyObject *Space_prepare(Space *s, PyObject *arg) {
-  long id = PyLong_AsLong(arg);
-  if (id == -1 && PyErr_Occurred()) return NULL;
-  if (id < 0 || id >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
-  int rc = map_of(s, (int32_t)id);
+  int32_t id = node_arg(s, arg);
+  if (id < 0) return NULL;
+  int rc = map_of(s, id);
   if (rc == -1) return NULL;
   return PyBool_FromLong(rc == 0);
 }

@@ -7,9 +7,6 @@
 #include <Python.h>
 #include <stdint.h>
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)   /* shared by the units of one extension module, exported by none */
-#endif
 
 /* A hash map from nonzero 64-bit keys to 32-bit values: open addressing, power-of-two capacity, at most half full. */
 typedef struct { uint64_t *key; int32_t *val; int64_t cap, n; } U64Map;
@@ -51,7 +48,4 @@ static inline int push_int(int32_t **a, int64_t *n, int64_t *cap, int32_t v) {  
 }
 PyObject *int_list(const int32_t *v, int32_t n);                 /* a C array as a list of ints, or NULL */
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif

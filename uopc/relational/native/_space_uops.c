@@ -145,7 +145,7 @@ PyObject *Space_lookup(Space *s, PyObject *u) {
 PyObject *Space_materialize(Space *s, PyObject *args) {
   int root; PyObject *make, *labels;
   if (!PyArg_ParseTuple(args, "iOO!", &root, &make, &PyList_Type, &labels)) return NULL;
-  if (root < 0 || root >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "no such node"); return NULL; }
+  if (check_node(s, root) < 0) return NULL;
   if (s->obj[root]) { Py_INCREF(s->obj[root]); return s->obj[root]; }   /* made already: the usual case */
   int32_t *stack = NULL; int64_t cap = 0, top = 0;
   if (grow((void **)&stack, &cap, 64, sizeof(int32_t)) < 0) return NULL;

@@ -5,9 +5,6 @@
 #define UOPC_SPACE_UOPS_H
 #include "_space_tables.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility push(hidden)
-#endif
 
 typedef struct Space Space;
 
@@ -36,7 +33,4 @@ PyObject *Space_index(Space *s, PyObject *u);
 PyObject *Space_lookup(Space *s, PyObject *u);
 PyObject *Space_materialize(Space *s, PyObject *args);
 
-#if defined(__GNUC__) || defined(__clang__)
-#pragma GCC visibility pop
-#endif
 #endif
