@@ -25,8 +25,9 @@ loads only that part, not kanren and every analysis.
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from uopc.lazy import lazy_names
 
 if TYPE_CHECKING:   # the same names, for the type checker
   from uopc.relational.logic.bridge import Head, UExpr, as_node, etuplize, head_of, pat, show_pattern, term_pattern
@@ -101,15 +102,7 @@ _WHERE = {  # name -> the module that defines it
 }
 
 
-def __getattr__(name: str) -> Any:
-  """A public name, imported from its module the first time it is asked for."""
-  if (module := _WHERE.get(name)) is None: raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-  value = globals()[name] = getattr(importlib.import_module(module), name)
-  return value
-
-
-def __dir__() -> list[str]: return sorted(set(globals()) | set(_WHERE))
-
+__getattr__, __dir__ = lazy_names(__name__, _WHERE)
 
 __all__ = ["Edge", "Exploration", "Fork", "Head", "Match", "MeetResult", "NormalForms", "NotGroundError", "OrderReport",
            "PairResult", "PairsReport", "Redex", "ReplayError", "RulePattern", "SearchResult", "SearchStream", "State", "Stepper",

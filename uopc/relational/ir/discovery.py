@@ -60,6 +60,11 @@ def adapter_named(name: str) -> Adapter | None:
   return next((a for a in adapters() if a.name == name), None)
 
 
+def adapter_owning(obj: object) -> Adapter | None:
+  """The adapter whose library ``obj`` (or every item of a non-empty list of them) belongs to, or None."""
+  return next((a for a in adapters() if a.owns(obj)), None)
+
+
 @functools.cache
 def rule_types() -> dict[str, str]:
   """Rule-set type name -> IR name, for every IR the explorer knows (so telling one from another imports none)."""

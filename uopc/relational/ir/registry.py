@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from uopc.relational.ir.discovery import Adapter, adapter_named, adapters, rule_types
+from uopc.relational.ir.discovery import Adapter, adapter_named, adapter_owning, adapters, rule_types
 from uopc.relational.ir.protocol import IR, type_name
 from uopc.relational.ir.uopc_ir import UOPC
 from uopc.rulesets import RuleSetError, add_rules, resolve_rules as resolve_uopc_rules, rule_object
@@ -38,6 +38,12 @@ def _load(adapter: Adapter) -> IR:
   return next(ir for ir in _registry.values() if ir.name == adapter.name)
 
 
+def _node_adapter(t: type) -> Adapter | None:
+  """The adapter that declares ``t`` its node type, or None."""
+  name = type_name(t)
+  return next((a for a in adapters() if name in a.node_types), None)
+
+
 def ir_named(name: str) -> IR:
   """The IR called ``name`` (``uopc``, or an adapter's, imported on demand); a KeyError for none."""
   if name == UOPC.name: return UOPC
@@ -49,7 +55,7 @@ def ir_of(node: Any) -> IR:
   """The IR of ``node``, found by its type; a TypeError for an object of no known IR."""
   t = type(node)
   if (ir := _registry.get(t)) is not None: return ir
-  if (adapter := next((a for a in adapters() if type_name(t) in a.node_types), None)) is not None:
+  if (adapter := _node_adapter(t)) is not None:
     _load(adapter)
     if (ir := _registry.get(t)) is not None: return ir
   names = [type_name(UOPC.node_type), *(n for a in adapters() for n in a.node_types)]   # a fixed order, whichever are imported
@@ -69,7 +75,7 @@ def ir_of_rules(pm: Any, what: str = "pm") -> tuple[IR, Any]:
   ('uopc', True)
   """
   if isinstance(ir := getattr(pm, "ir", None), IR): return ir, pm
-  if (name := rule_types().get(type_name(type(pm)))) is None and (adapter := next((a for a in adapters() if a.owns(pm)), None)):
+  if (name := rule_types().get(type_name(type(pm)))) is None and (adapter := adapter_owning(pm)) is not None:
     ir = _load(adapter)   # the library's own objects (a list of PyTensor rewriters), taken as they are
     return ir, ir.adopt_rules(pm, what)
   ir = ir_named(name or UOPC.name)
@@ -86,10 +92,8 @@ def host_node(obj: Any) -> Any:
   """``obj`` as a node of some IR: a node as it is, an object of an adapter's library that stands for a graph (a PyTensor
   variable) as that IR's node, else None."""
   t = type(obj)
-  if t in _registry or any(type_name(t) in a.node_types for a in adapters()): return obj
-  for adapter in adapters():
-    if adapter.owns(obj) and (node := _load(adapter).host_node(obj)) is not None: return node
-  return None
+  if t in _registry or _node_adapter(t) is not None: return obj
+  return None if (adapter := adapter_owning(obj)) is None else _load(adapter).host_node(obj)
 
 
 def resolve_rules(spec: str) -> Any:
@@ -125,10 +129,8 @@ def _resolve_one(spec: str) -> tuple[IR, Any]:
     except KeyError as e: raise RuleSetError(str(e.args[0])) from None
   if not prefix: return UOPC, resolve_uopc_rules(spec)
   obj = rule_object(spec, installs={a.name: a.install for a in adapters()})
-  for adapter in adapters():
-    if adapter.owns(obj):   # another IR's rule set, taken as it is
-      ir = _load(adapter)
-      try: return ir, ir.adopt_rules(obj, spec)
-      except TypeError as e: raise RuleSetError(str(e)) from None
-  return UOPC, resolve_uopc_rules(spec, obj)
+  if (adapter := adapter_owning(obj)) is None: return UOPC, resolve_uopc_rules(spec, obj)
+  ir = _load(adapter)   # another IR's rule set, taken as it is
+  try: return ir, ir.adopt_rules(obj, spec)
+  except TypeError as e: raise RuleSetError(str(e)) from None
 
