@@ -245,6 +245,7 @@ class PatternMatcher:
   def set_label(self) -> str:
     """The rule sets its rules come from, as ``--rules`` names them: ``fold+symbolic+evaluate``."""
     return _set_label(self.rules)
+
   def __len__(self) -> int: return len(self.rules)
 
   def name_of(self, rule: Rule) -> str:

@@ -31,7 +31,7 @@ from unification.variable import Var
 from uopc.dtype import same_value
 from uopc.relational.logic.bridge import Head, UExpr, show_pattern, term_pattern
 from uopc.term import show
-from uopc.relational.ir import ir_of
+from uopc.relational.ir import UOPC, ir_of, type_name
 from uopc.termparse import Term, parse_shape, parse_term
 from uopc.uop import UOp
 from uopc.lengths import LENGTHS
@@ -327,12 +327,11 @@ def target_for(prog: Any, target: Any) -> Target | PartsTarget:
   >>> target_for(UOp.param(0), "add(?x, 1)")
   Target('add(?x, 1)')
   """
-  from uopc.relational.ir import UOPC
   if ir_of(prog) is UOPC: return Target.of(target)
   if isinstance(target, PartsTarget): return target
   if isinstance(target, str): return PartsTarget.parse(target)
   if type(target) is type(prog): return PartsTarget.graph(target)
-  raise TypeError(f"a target on a {type(prog).__module__}.{type(prog).__qualname__} program is a term string or a node of its IR, "
+  raise TypeError(f"a target on a {type_name(type(prog))} program is a term string or a node of its IR, "
                   f"got {type(target).__name__}")
 
 
