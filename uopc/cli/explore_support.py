@@ -1,9 +1,8 @@
 """What the explorer's commands share when they run: the progress bar of an exploration, ``--cluster``'s checks, the
 program in the rules' IR, the canonical engine's result, the exit code, and how much of a term the outputs print.
 
-Their options are declared in ``uopc.cli.options`` and named command by command in ``uopc.cli.commands.COMMANDS``. This
-module imports nothing of ``explore/``: the command modules (``explore/*_cli.py``), ``report``, ``sampled`` and ``html``
-import from it, never the other way.
+Their options are declared in ``uopc.cli.options`` and named command by command in ``uopc.cli.commands.COMMANDS``. The
+explorer's command modules (``uopc.cli.commands``) and reports (``uopc.cli.reports``) import from it, never the other way.
 """
 from __future__ import annotations
 
