@@ -63,6 +63,7 @@ def chunked(data: dict[str, Any], size: int) -> tuple[dict[str, Any], list[dict[
     row[2] += len(targets.get(s["id"], ())) > 1
     row[4] = s["id"]
   path, at = [], data.get("canonical_state")
+  if at is not None and not 0 <= at < len(states): at = None   # past a cut report's states: no path to draw
   while at is not None:
     path.append(at)
     at = states[at]["parent"]

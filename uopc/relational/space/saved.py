@@ -26,7 +26,8 @@ from typing import Any, Callable
 from uopc.json_input import JSONInputError, parse_json
 from uopc.term import let_form
 
-__all__ = ["LoadError", "NodeTexts", "Saved", "SavedEdge", "SavedState", "kind_of", "load", "step_texts", "texts_of"]
+__all__ = ["LoadError", "NodeTexts", "Saved", "SavedEdge", "SavedState", "check_exploration", "check_fields", "incomplete", "kind_of", "load",
+           "step_texts", "texts_of"]
 
 
 class LoadError(ValueError):
@@ -69,7 +70,9 @@ class Saved:
 
   @property
   def normal_forms(self) -> list[SavedState]:
-    return [self.states_by_id[i] for i in self.data.get("normal_form_ids", [])]
+    """The normal forms the file holds (an incomplete file may name some past the states it lists: ``check_exploration``)."""
+    by_id = self.states_by_id
+    return [by_id[i] for i in self.data.get("normal_form_ids", []) if i in by_id]
 
   @property
   def states_by_id(self) -> dict[int, SavedState]:
@@ -151,16 +154,74 @@ def load(path: str) -> Saved:
   kind = kind_of(data)
   if kind is None: raise LoadError(f"{path}: not the --format json output of a uopc explorer command")
   if data.get("format", 1) not in (1, 2): raise LoadError(f"{path}: format {data['format']!r}: this uopc reads formats 1 and 2")
+  check_fields(data, kind, path)
   saved = Saved(kind, data)
   if kind in ("reachable", "normal-forms"):
     try:
+      check_exploration(data, path)
       texts = texts_of(data)
       saved.states = [SavedState(s["id"], s["depth"], s["parent"], s["rule"], texts(s["node"]),
                                  texts(s["graph"]) if "graph" in s else s["term"], s["normal"], s["error"], texts(s.get("result")))
                       for s in data["states"]]
       saved.edges = [SavedEdge(e["from"], e["to"], e["rule"], e.get("rule_index"), texts(e["node"]), texts(e.get("result")), e.get("error"))
                      for e in data["edges"]]
-      _ = saved.normal_forms   # every normal form id names a state (the property raises on a dangling id)
+    except LoadError: raise
     except (TypeError, KeyError, ValueError) as e:
       raise LoadError(f"{path}: a state or edge is malformed ({type(e).__name__}: {e})") from None
   return saved
+
+
+# what each page's view reads without a guard (uopc/cli/reports/static/viewer.js), with its type: a file without one is refused
+FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+  "reachable": {"states": list, "edges": list}, "normal-forms": {"states": list, "edges": list, "paths": dict},
+  "order": {"program": str, "normal_forms": list, "canonical_path": list, "forks": list},
+  "search": {"program": str, "found": bool, "searched": int, "path": list}, "pairs": {"pairs": list, "summary": dict},
+  "trace": {"program": str, "steps": list, "result": (str, type(None))},
+  "saturate": {"program": str, "best": str, "cost": (int, float)}, "best": {"program": str, "best": str, "cost": (int, float)}}
+
+
+def check_fields(data: dict[str, Any], kind: str, path: str) -> None:
+  """``LoadError`` unless ``data`` has each field its page reads (``FIELDS``), of its type, and a list of records where it has one."""
+  for key, kinds in FIELDS[kind].items():
+    value = data.get(key)
+    if not isinstance(value, kinds) or isinstance(value, bool) is not (kinds is bool):
+      raise LoadError(f"{path}: not a whole {kind} output: {key!r} is {'missing' if key not in data else type(value).__name__}")
+    if isinstance(value, list) and key != "normal_forms" and not all(isinstance(x, dict) for x in value):
+      raise LoadError(f"{path}: not a whole {kind} output: {key!r} holds something other than records")
+
+
+def incomplete(data: dict[str, Any]) -> bool:
+  """True if the file says it is not the whole exploration: a bound stopped the search (``complete`` false), maybe before the
+  program was a state, or the report's detail was cut (``report``), so it may name states past those it lists."""
+  report = data.get("report")
+  return data.get("complete") is False or (isinstance(report, dict) and report.get("complete") is False)
+
+
+def check_exploration(data: dict[str, Any], path: str) -> None:
+  """``LoadError`` unless the states are listed by id from 0 (the program, state 0, first: it is in every complete file), each
+  reached from an earlier one, and every step and every state named elsewhere is one of them (an incomplete file may name
+  states past those it lists)."""
+  states, edges = data["states"], data["edges"]
+  if not states and not incomplete(data):
+    raise LoadError(f"{path}: an exploration with no state: a complete one holds at least its program (state 0)")
+  for i, s in enumerate(states):
+    if s.get("id") != i: raise LoadError(f"{path}: state {i} has id {s.get('id')!r}: the states are listed by id, from 0")
+    parent = s.get("parent")
+    if (parent is None) != (i == 0) or (parent is not None and not (type(parent) is int and 0 <= parent < i)):
+      raise LoadError(f"{path}: state {i} has parent {parent!r}: state 0 is the program, every other one is reached from an earlier one")
+  ids = range(len(states))
+  for e in edges:
+    if e.get("from") not in ids or e.get("to") not in ids:
+      raise LoadError(f"{path}: a step from {e.get('from')!r} to {e.get('to')!r} names a state the file does not hold")
+  named = {"normal_form_ids": data.get("normal_form_ids", []), "canonical_state": [data.get("canonical_state")],
+           "stuck": [x.get("id") if isinstance(x, dict) else x for x in data.get("stuck", [])],
+           "cycles": [i for c in data.get("cycles", []) for i in (c.get("states", []) if isinstance(c, dict) else [c])],
+           "paths": list(data.get("paths", {}))}
+  for key, refs in named.items():
+    for ref in refs:
+      state = int(ref) if isinstance(ref, str) and ref.isdigit() else ref
+      if ref is None and key == "canonical_state": continue
+      if type(state) is not int or state < 0 or (state >= len(states) and not incomplete(data)):
+        raise LoadError(f"{path}: {key} names state {ref!r}, which the file does not hold")
+  if len(data.get("normal_forms", [])) != len(data.get("normal_form_ids", [])):
+    raise LoadError(f"{path}: normal_forms and normal_form_ids differ in length")

@@ -279,12 +279,17 @@
       for (const e of es) (out.get(e.from) || out.set(e.from, []).get(e.from)).push(e);
     }
     function loadChunk(k) {
-      if (loaded.has(k)) return;
+      if (loaded.has(k) || !(k >= 0 && k < lazy.count)) return;   // a state past the chunks: not in this file
       loaded.add(k);
       const c = JSON.parse(document.getElementById("uopc-chunk-" + k).textContent);
       add(c.states, c.edges);
     }
     function state(id) { if (lazy) loadChunk(Math.floor(id / lazy.size)); return byId.get(id); }
+    // a file cut short (its report stopped by a bound, docs/visualize.md) may name states it does not list
+    function held(id) { return lazy ? Number.isInteger(id) && id >= 0 && id < lazy.states : byId.has(id); }
+    const cutReport = d.report && d.report.complete === false ? d.report : null;
+    const missingWhy = cutReport ? "the report lists only its first " + plural(cutReport.states, "state") + " (stopped by " +
+      (cutReport.stopped_by || "a bound") + ")" : "the file does not list it";
     function stepsFrom(id) { state(id); return out.get(id) || []; }
     let all = null;
     function allStates() {   // every state, in id order (a page in chunks parses them all: a search, a rule filter)
@@ -299,16 +304,17 @@
     const termOf = (s) => (T ? T(s.graph) : s.term);      // a state's graph as text
     const cut = (t, n) => (t === null ? "(none)" : t.length > n ? t.slice(0, n - 1) + "\u2026" : t);
     const normal = new Set(d.normal_form_ids || []), stuck = new Set((d.stuck || []).map((s) => s.id));
-    const cyc = lazy ? (d.cycles || []).map((c) => c.states) : cycles(allStates(), out);
+    const cyc = lazy ? (d.cycles || []).map((c) => [...c.states].sort((a, b) => a - b)) : cycles(allStates(), out);
+    const terminal = new Map((d.cycles || []).map((c) => [[...c.states].sort((a, b) => a - b).join(","), c.rules || []]));   // the JSON's terminal cycles
     const inspector = document.getElementById("inspector");
     const chips = new Map();
     let selected = null;
 
     function chip(id) {
       const s = lazy ? null : byId.get(id);   // a page in chunks: no term as a tooltip (it would parse the chunk)
-      const cls = ["chip", normal.has(id) ? "normal" : "", id === d.canonical_state ? "canonical" : "",
+      const cls = ["chip", held(id) ? "" : "missing", normal.has(id) ? "normal" : "", id === d.canonical_state ? "canonical" : "",
                    stuck.has(id) ? "stuck" : "", id === selected ? "selected" : ""].join(" ");
-      const c = el("span", { class: cls, "data-state": id, title: s ? termOf(s) : "", role: "button", tabindex: 0,
+      const c = el("span", { class: cls, "data-state": id, title: s ? termOf(s) : held(id) ? "" : "not in this file", role: "button", tabindex: 0,
                              onclick: () => select(id) }, "#" + id);
       c.addEventListener("keydown", (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); select(id); } });
       (chips.get(id) || chips.set(id, []).get(id)).push(c);
@@ -337,6 +343,10 @@
       selected = id;
       for (const c of chips.get(id) || []) c.classList.add("selected");
       for (const b of document.querySelectorAll("svg.states g.state")) b.classList.toggle("selected", Number(b.dataset.state) === id);
+      if (!held(id)) {
+        inspector.replaceChildren(section("state #" + id, el("div", { class: "muted", id: "missing-state" }, "not in this file: " + missingWhy)));
+        return;
+      }
       const s = state(id), e = edgeInto(id);
       const succ = collapse(stepsFrom(id));
       inspector.replaceChildren(
@@ -419,10 +429,17 @@
     }
     depthView(null);
 
-    const canonPath = d.canonical_state === null || d.canonical_state === undefined ? null
+    const canonPath = d.canonical_state === null || d.canonical_state === undefined || !held(d.canonical_state) ? null
       : lazy ? lazy.canonical_path : pathTo(d.canonical_state);
     const overview = document.getElementById("overview");
+    const nothing = !(lazy ? lazy.states : byId.size);
     put(overview,
+      cutReport || nothing ? section(nothing ? "no state" : "a cut report", el("div", { class: "muted", id: "cut-report" },
+        nothing ? "this file lists no state: " + (cutReport ? "the report was stopped by " + (cutReport.stopped_by || "a bound") + " before its first"
+          : d.complete === false ? "the search was stopped by " + (d.stopped_by || d.bound || "a bound") + " before the program was explored"
+          : "a whole exploration holds at least its program, state 0")
+                : "this file lists " + plural(cutReport.states, "state") + " and " + plural(cutReport.edges, "step") + " of those found: " +
+                  "the report was stopped by " + (cutReport.stopped_by || "a bound") + "; a state it names past them is shown as not in this file")) : null,
       lazy ? section("a large exploration", el("div", { class: "muted", id: "chunked" }, plural(lazy.states, "state") + " and " +
         plural(lazy.edges, "step") + " in " + plural(lazy.count, "chunk") + " of " + lazy.size + " states, each read when one of " +
         "its states is shown; a search or a rule filter reads them all")) : null,
@@ -432,18 +449,22 @@
           el("span", { class: "term nf" }, d.normal_forms[k]), id === d.canonical_state ? "   \u2190 canonical" : ""))),
       section("canonical result", termText(d.canonical === null ? "none (" + d.canonical_error + ")" : d.canonical),
         canonPath ? el("div", {}, el("span", { class: "muted" }, "a shortest path to it: "), canonPath.map(chip))
-                  : el("div", { class: "muted" }, "not reached within the bounds")),
+                  : el("div", { class: "muted" }, d.canonical_state === null || d.canonical_state === undefined ? "not reached within the bounds"
+                                                    : "reached: state #" + d.canonical_state + ", not in this file: " + missingWhy)),
       sampledSection(d),
-      section("state graph", !lazy && byId.size <= GRAPH_CAP ? stateGraph() : el("div", { class: "muted", id: "no-state-graph" },
+      nothing ? null : section("state graph", !lazy && byId.size <= GRAPH_CAP ? stateGraph() : el("div", { class: "muted", id: "no-state-graph" },
         "not drawn: " + plural(lazy ? lazy.states : byId.size, "state") + " (up to " + GRAPH_CAP + " are); the depth rows below list them")),
       cyc.length ? section((lazy ? "terminal cycles (" : "cycles (") + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
-        plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : ""))) : null,
+        plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : "",
+        terminal.has(c.join(",")) ? el("span", { class: "muted terminal" }, "  terminal (no step leaves it); rules: " +
+          terminal.get(c.join(",")).map(shortRule).join(", ")) : null))) : null,
       (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
         chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
       section("all states by depth", el("div", { class: "controls" }, filterBox, ruleSel),
         el("div", { class: "muted" }, "search: a term with ?holes (add(?x, 0); _ matches anything, the same ?name twice one node) finds the " +
            "states with a subterm of that shape; other text matches a substring of the term; /.../ is a regular expression"), results, depths));
-    select(0);
+    if (nothing) inspector.replaceChildren(section("no state", el("div", { class: "muted" }, "nothing to inspect: this file lists no state")));
+    else select(0);
 
     // The state graph of a small exploration, as Redex's traces draws it: a box per state (its term), an arrow per step
     // (parallel steps one arrow, their rules' short names as its label), layered by depth; the canonical path, the normal
@@ -589,6 +610,21 @@
     return true;
   }
 
+  // A value of a key no view knows, as text to read, not JSON: a list of plain values comma-separated, records and
+  // lists of them nested a few levels, long ones cut (the JSON holds all of it).
+  function readable(v, depth) {
+    const plain = (x) => x === null || typeof x !== "object";
+    const text = (x) => (x === null ? "none" : typeof x === "string" ? (x.length > 200 ? x.slice(0, 199) + "\u2026" : x) : String(x));
+    if (plain(v)) return el("span", { class: "value" }, text(v));
+    const items = Array.isArray(v) ? v.map((x, k) => [null, x, k]) : Object.entries(v).map(([k, x]) => [k, x]);
+    if (!items.length) return el("span", { class: "value muted" }, Array.isArray(v) ? "(none)" : "(empty)");
+    const shown = items.slice(0, 20), more = items.length > 20 ? "\u2026 and " + (items.length - 20) + " more" : null;
+    if (Array.isArray(v) && v.every(plain)) return el("span", { class: "value" }, shown.map(([, x]) => text(x)).join(", ") + (more ? ", " + more : ""));
+    if (depth >= 3) return el("span", { class: "value muted" }, Array.isArray(v) ? plural(v.length, "item") : plural(items.length, "field"));
+    return el("ul", { class: "value" }, shown.map(([k, x]) => el("li", {}, k === null ? null : el("span", { class: "key" }, k + ": "), readable(x, depth + 1))),
+              more ? el("li", { class: "muted" }, more) : null);
+  }
+
   // ---- the other reports
   // a count only where the search was exhaustive (a bounded one may have missed forms), and the forms random runs found after a bound, each with its path
   function formsTitle(d, n) { return d.complete === false ? "normal forms found (" + n + "; there may be more: the space was not exhausted)" : "normal forms (" + n + ")"; }
@@ -602,12 +638,20 @@
 
   function orderView(d) {
     const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
-    put(ov, 
+    const inForms = Number.isInteger(d.canonical_index) && d.canonical_index >= 0 && d.canonical_index < d.normal_forms.length;
+    put(ov,
+      d.verdict_text || d.basis ? section("verdict", d.verdict_text ? el("div", { class: "verdict" }, d.verdict_text) : null,
+        d.basis ? el("div", { class: "muted basis" }, d.basis) : null) : null,
       section("program", termText(d.program, "program"), dagSvg(d.program)),
       section(formsTitle(d, d.normal_forms.length), d.normal_forms.map((t, k) =>
         el("div", { class: "row" }, "[" + (k + 1) + "] ", el("span", { class: "term nf" }, t), k === d.canonical_index ? "   \u2190 canonical" : ""))),
+      inForms ? null : section("canonical result", termText(d.canonical === null || d.canonical === undefined ? "none (" + d.canonical_error + ")" : d.canonical),
+        d.canonical ? el("div", { class: "muted" }, "not among the normal forms found") : null),
       section("canonical path (" + plural(d.canonical_path.length, "step") + (d.canonical_path_complete ? "" : ", incomplete") + ")",
         stepper(d.canonical_path, "canonical path")),
+      (d.cycles || []).length ? section("terminal cycles (" + d.cycles.length + ")", d.cycles.slice(0, 50).map((c) => el("div", { class: "term" },
+        plural(c.states.length, "state") + ": " + c.states.slice(0, 20).map((id) => "#" + id).join(" ") + (c.states.length > 20 ? " \u2026" : "") +
+        "; rules: " + (c.rules || []).map(shortRule).join(", ")))) : null,
       d.permutations ? section("other rule orders: " + d.permutations.tried + " tried, " + d.permutations.changed.length + " change the result",
         d.permutations.changed.map((t) => el("div", { class: "term" }, t.label + " \u2192 " + (t.result || "error: " + t.error)))) : null);
     const forks = d.forks || [];
@@ -636,8 +680,11 @@
                       d.to !== undefined ? termText(d.to, "program") : null),
               section(d.target !== undefined ? "target" : "meeting", termText(d.target !== undefined ? d.target : d.meeting)),
               section("result", el("div", {}, d.found ? "found (" + plural(d.length ?? d.path.length, "step") + ")" : "not found" +
-                      (d.bound ? " (stopped by " + d.bound + ")" : "")), el("div", { class: "muted" }, "searched " + d.searched + " graphs"),
-                      Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))));
+                      (d.bound ? " (stopped by " + d.bound + ")" : "")), el("div", { class: "muted searched" }, "searched " + plural(d.searched, "graph") +
+                        (d.searched_a !== undefined ? " (" + d.searched_a + " from a, " + d.searched_b + " from b)" : "")),
+                      Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))),
+              (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((x) =>
+                el("div", { class: "term stuck" }, x.rule + (x.location ? " (" + x.location + ")" : "") + " @ " + x.node + ": " + x.error))) : null);
     if (d.paths) put(insp, section("from a", stepper(d.paths.from_a, "from a")), section("from b", stepper(d.paths.from_b, "from b")));
     else if (d.matches) put(insp, d.matches.slice(0, 50).map((m, k) => section("match " + (k + 1) + ": " + m.graph, stepper(m.path, "match " + (k + 1)))),
                             d.matches.length > 50 ? el("div", { class: "muted" }, "and " + (d.matches.length - 50) + " more matches (in the JSON)") : null);
@@ -672,6 +719,8 @@
     search.addEventListener("input", refresh);
     sel.addEventListener("change", refresh);
     put(ov, section("summary", el("div", {}, d.summary.line)),
+              (d.skipped_rules || []).length ? section("rules not analyzed (" + d.skipped_rules.length + ")", d.skipped_rules.map((x) =>
+                el("div", { class: "term skipped" }, x.rule + ": " + x.reason))) : null,
               section("pairs", el("div", { class: "controls" }, search, sel), el("table", {}, body)));
     refresh();
     const first = d.pairs.findIndex((p) => p.status !== "joinable");
@@ -708,11 +757,15 @@
   }
 
   const summary = document.getElementById("summary");
+  const cut = DATA.report && DATA.report.complete === false ? DATA.report : null;   // a report whose detail a bound cut
   summary.textContent = [DATA.rules || DATA.ruleset ? "rules " + (DATA.rules || DATA.ruleset) : "",
-    Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural(DATA.edges.length, "edge") :
-      DATA.chunks ? plural(DATA.chunks.states, "state") + ", " + plural(DATA.chunks.edges, "edge") : "",
-    DATA.complete === false ? "incomplete: stopped by " + DATA.bound +
-      (DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
+    Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural((DATA.edges || []).length, "edge") :
+      DATA.chunks ? plural(DATA.chunks.states, "state") + ", " + plural(DATA.chunks.edges, "edge") :
+      typeof DATA.states === "number" ? plural(DATA.states, "state") + " explored" : "",
+    DATA.complete === false ? "incomplete: stopped by " + (DATA.stopped_by || DATA.bound) +
+      (!DATA.stopped_by && DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
+    cut ? "the report lists " + plural(cut.states, "state") + " and " + plural(cut.edges, "edge") + " (cut by " + (cut.stopped_by || "a bound") + ")" : "",
+    DATA.reduced ? "reduced: one persistent set of steps per state, so every normal form but not every graph" : "",
     typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
   // The paths of order, search, best and saturate (format 2) name graphs by row: the views read a copy with their texts
   // (the sampled runs' paths, uopc/cli/reports/sampled.py, are texts).
@@ -730,18 +783,21 @@
   const views = { reachable: explorationView, "normal-forms": explorationView, order: orderView, search: searchView,
                   pairs: pairsView, trace: traceView, saturate: bestView, best: bestView };
   (views[KIND] || explorationView)(pathTexts(DATA));
-  // the keys no view draws (a newer command's, say) are still shown, as JSON
-  const DRAWN = ["format", "nodes", "chunks", "program", "rules", "ruleset", "complete", "bound", "states", "edges", "normal_forms", "normal_form_ids", "stuck",
-                 "canonical", "canonical_state", "canonical_error", "paths", "canonical_index", "canonical_path",
-                 "canonical_path_complete", "forks", "permutations", "basis", "to", "target", "meeting", "found", "length", "path",
-                 "bindings", "matches", "searched", "graph", "pairs", "summary", "result", "error", "steps", "elapsed", "bounds",
-                 "best", "cost", "cost_function", "canonical_cost", "reachable", "stop", "iterations", "enodes", "eclasses",
-                 "conflicts", "seen", "expanded", "applied", "rejected", "reach_searched", "native",
-                 "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness", "verdict", "verdict_text"];
-  const extra = Object.keys(DATA).filter((k) => !DRAWN.includes(k));
-  if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) => {
-    const text = JSON.stringify(DATA[k]);
-    return el("div", { class: "term extra", "data-key": k }, k + ": " + (text.length > 2000 ? text.slice(0, 2000) + "\u2026" : text));
-  })));
+  // The keys each view draws (the header draws COMMON's); any other key (a newer command's, say) is still shown, as readable text.
+  const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "reduced", "elapsed"];
+  const EXPLORED = ["program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state", "canonical_error",
+                    "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
+  const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
+  const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
+    order: ["program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete", "normal_forms",
+            "cycles", "basis", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness", "verdict", "verdict_text"],
+    search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a", "searched_b", "stuck"],
+    pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
+    saturate: [...BEST, "stop", "iterations", "enodes", "eclasses", "applied", "matches", "rejected", "conflicts", "native", "reach_searched"],
+    best: [...BEST, "seen", "expanded", "conflicts"] };
+  const known = new Set([...COMMON, ...(DRAWN[KIND] || EXPLORED)]);
+  const extra = Object.keys(DATA).filter((k) => !known.has(k));
+  if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) =>
+    el("div", { class: "extra", "data-key": k }, el("span", { class: "key" }, k + ": "), readable(DATA[k], 0)))));
   document.body.dataset.ready = "1";
 })();
