@@ -490,11 +490,8 @@
         for (const s of row) { pos.set(s.id, { x, y: M + r * (H + VGAP), w: width(s) }); x += width(s) + GAP; }
         W = Math.max(W, x);
       });
-      const Hh = M + rows.length * (H + VGAP);
+      let Hh = M + rows.length * (H + VGAP);
       svg.setAttribute("class", "states");
-      svg.setAttribute("viewBox", "0 0 " + W + " " + Hh);
-      svg.setAttribute("width", W);
-      svg.setAttribute("height", Hh);
       svg.setAttribute("role", "img");
       svg.setAttribute("aria-label", "the state graph: " + plural(ss.length, "state"));
       const defs = mk("defs", {});
@@ -504,6 +501,32 @@
         defs.append(m);
       }
       svg.append(defs);
+      // Each arrow's label goes where it overlaps no label placed before it and no state's box: the first free place along
+      // its arrow (from the middle outwards, right or left of it), else the nearest free one above or below the middle.
+      const placed = ss.map((s) => { const p = pos.get(s.id); return { left: p.x, top: p.y, right: p.x + p.w, bottom: p.y + H, box: true }; });
+      const measure = document.createElement("canvas").getContext("2d");
+      measure.font = "10px ui-monospace, monospace";   // svg.states g.step text.rule's font (viewer.css)
+      const PAD = 2, ALONG = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.45, 0.55, 0.35, 0.65, 0.25, 0.75];
+      const NEAR = [];   // offsets from the arrow's middle, nearest first
+      for (const dx of [0, -20, 20, -40, 40, -80, 80, -120, 120]) for (let dy = -48; dy <= 48; dy += 6) NEAR.push([dx, dy]);
+      NEAR.sort((p, q) => Math.abs(p[0]) / 2 + Math.abs(p[1]) - Math.abs(q[0]) / 2 - Math.abs(q[1]));
+      function placeLabel(c, text) {
+        const m = measure.measureText(text), w = m.width, up = Math.max(10, m.fontBoundingBoxAscent || 0), down = Math.max(3, m.fontBoundingBoxDescent || 0);
+        const at = (t) => { const u = 1 - t; return [u * u * u * c[0] + 3 * u * u * t * c[2] + 3 * u * t * t * c[4] + t * t * t * c[6],
+                                                     u * u * u * c[1] + 3 * u * u * t * c[3] + 3 * u * t * t * c[5] + t * t * t * c[7]]; };
+        const boxAt = (x, y) => ({ left: x - PAD, top: y - up - PAD, right: x + w + PAD, bottom: y + down + PAD });
+        const free = (b, boxes) => b.top >= 0 && b.left >= 0 && !placed.some((o) => (boxes || !o.box) && b.left < o.right && o.left < b.right &&
+                                                                                  b.top < o.bottom && o.top < b.bottom);
+        const take = (x, y) => { const box = boxAt(x, y); placed.push(box); return { x, y, box }; };
+        for (const t of ALONG) for (const dy of [0, -6, 6]) for (const side of [1, -1]) {
+          const [px, py] = at(t), x = side > 0 ? px + 3 : px - 3 - w, y = py + 4 + dy;
+          if (free(boxAt(x, y), true)) return take(x, y);
+        }
+        const [px, py] = at(0.5);
+        for (const [dx, dy] of NEAR) if (free(boxAt(px + 3 + dx, py + 4 + dy), true)) return take(px + 3 + dx, py + 4 + dy);
+        const step = up + down + 2 * PAD + 1;   // else over a state's box if need be, never over a label: below them all at worst
+        for (let k = 1; ; k++) for (const y of [py + 4 - k * step, py + 4 + k * step]) if (free(boxAt(px + 3, y), false)) return take(px + 3, y);
+      }
       const canon = new Set();
       if (canonPath) canonPath.slice(1).forEach((to, k) => canon.add(canonPath[k] + ">" + to));
       for (const s of ss) for (const [to, es] of collapse(out.get(s.id) || [])) {
@@ -511,26 +534,30 @@
         if (!b) continue;
         const onCanon = canon.has(s.id + ">" + to), g = mk("g", { class: "step" + (onCanon ? " canon" : "") + (es.some((e) => e.error) ? " error" : ""),
                                                                "data-from": s.id, "data-to": to });
-        let dpath, lx, ly;
+        let c;   // the arrow, a cubic curve: from, two control points, to
         if (to === s.id) {   // a step to itself: a loop on the right
           const x = a.x + a.w, y = a.y + H / 2;
-          dpath = "M " + x + " " + (y - 5) + " C " + (x + 30) + " " + (y - 25) + ", " + (x + 30) + " " + (y + 25) + ", " + x + " " + (y + 5);
-          lx = x + 26; ly = y;
+          c = [x, y - 5, x + 30, y - 25, x + 30, y + 25, x, y + 5];
         } else if (b.y > a.y) {   // down a layer or more
           const x1 = a.x + a.w / 2, y1 = a.y + H, x2 = b.x + b.w / 2, y2 = b.y;
-          dpath = "M " + x1 + " " + y1 + " C " + x1 + " " + (y1 + VGAP / 2) + ", " + x2 + " " + (y2 - VGAP / 2) + ", " + x2 + " " + y2;
-          lx = (x1 + x2) / 2; ly = (y1 + y2) / 2;
+          c = [x1, y1, x1, y1 + VGAP / 2, x2, y2 - VGAP / 2, x2, y2];
         } else {   // back up (a cycle) or sideways: a curve beside the boxes
           const x1 = a.x + a.w, y1 = a.y + H / 2, x2 = b.x + b.w, y2 = b.y + H / 2, bend = Math.max(x1, x2) + 40;
-          dpath = "M " + x1 + " " + y1 + " C " + bend + " " + y1 + ", " + bend + " " + y2 + ", " + x2 + " " + y2;
-          lx = bend - 10; ly = (y1 + y2) / 2;
+          c = [x1, y1, bend, y1, bend, y2, x2, y2];
         }
-        const rulesText = [...new Set(es.map((e) => shortRule(e.rule)))].join("; ");
-        g.append(mk("path", { d: dpath, "marker-end": "url(#" + (onCanon ? "uopc-arrow-canon" : "uopc-arrow") + ")" }),
-                 mk("text", { x: lx + 3, y: ly, class: "rule" }, cut(rulesText, 40)),
+        const rulesText = cut([...new Set(es.map((e) => shortRule(e.rule)))].join("; "), 40);
+        const at = placeLabel(c, rulesText);
+        g.append(mk("path", { d: "M " + c[0] + " " + c[1] + " C " + c[2] + " " + c[3] + ", " + c[4] + " " + c[5] + ", " + c[6] + " " + c[7],
+                              "marker-end": "url(#" + (onCanon ? "uopc-arrow-canon" : "uopc-arrow") + ")" }),
+                 mk("text", { x: at.x, y: at.y, class: "rule" }, rulesText),
                  mk("title", {}, es.map(stepText).join("\n")));
         svg.append(g);
+        W = Math.max(W, c[2] + M, c[4] + M, at.box.right + M);
+        Hh = Math.max(Hh, at.box.bottom + M);
       }
+      svg.setAttribute("viewBox", "0 0 " + W + " " + Hh);
+      svg.setAttribute("width", W);
+      svg.setAttribute("height", Hh);
       for (const s of ss) {
         const p = pos.get(s.id);
         const cls = ["state", normal.has(s.id) ? "normal" : "", s.id === d.canonical_state ? "canonical" : "", stuck.has(s.id) ? "stuck" : "",
@@ -765,7 +792,7 @@
     DATA.complete === false ? "incomplete: stopped by " + (DATA.stopped_by || DATA.bound) +
       (!DATA.stopped_by && DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
     cut ? "the report lists " + plural(cut.states, "state") + " and " + plural(cut.edges, "edge") + " (cut by " + (cut.stopped_by || "a bound") + ")" : "",
-    DATA.reduced ? "reduced: one persistent set of steps per state, so every normal form but not every graph" : "",
+    DATA.reduced === true && ["reachable", "normal-forms", "order"].includes(KIND) ? "reduced: one persistent set of steps per state, so every normal form but not every graph" : "",
     typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
   // The paths of order, search, best and saturate (format 2) name graphs by row: the views read a copy with their texts
   // (the sampled runs' paths, uopc/cli/reports/sampled.py, are texts).
@@ -784,12 +811,12 @@
                   pairs: pairsView, trace: traceView, saturate: bestView, best: bestView };
   (views[KIND] || explorationView)(pathTexts(DATA));
   // The keys each view draws (the header draws COMMON's); any other key (a newer command's, say) is still shown, as readable text.
-  const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "reduced", "elapsed"];
-  const EXPLORED = ["program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state", "canonical_error",
+  const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "elapsed"];
+  const EXPLORED = ["reduced", "program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state", "canonical_error",
                     "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
   const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
   const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
-    order: ["program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete", "normal_forms",
+    order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete", "normal_forms",
             "cycles", "basis", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness", "verdict", "verdict_text"],
     search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a", "searched_b", "stuck"],
     pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
