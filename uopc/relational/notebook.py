@@ -1,5 +1,5 @@
 """Notebook display of the explorer's results: the ``_repr_html_`` of ``Exploration``,
-``NormalForms``, ``OrderReport``, ``SearchResult`` and ``PairsReport``.
+``NormalForms``, ``OrderReport``, ``SearchResult``, ``PairsReport`` and ``State``.
 
 Static HTML (no script: notebooks may not run one): a summary line, graphs as SVG
 (``uopc.draw``: each shared node once, the rewritten node highlighted) and terms as
@@ -11,6 +11,15 @@ text. The interactive page is ``--format html`` on the command line.
 >>> page = nf._repr_html_()
 >>> page.count("<svg"), "<code>0.0</code>" in page, "canonical" in page
 (2, True, True)
+
+Displaying an exploration never explores: one not started says so, in its text and its HTML alike.
+
+>>> from uopc.relational import explore
+>>> ex = explore(UOp.param(0) + 0, symbolic)
+>>> ex, "not started: call .run() or iterate" in ex._repr_html_(), ex.found
+(Exploration(add(p0, 0): not started: call .run() or iterate), True, [])
+>>> ex.run()
+Exploration(add(p0, 0): 2 states, 1 edge, 1 normal form; complete)
 """
 from __future__ import annotations
 
@@ -19,6 +28,7 @@ from typing import Any
 
 from uopc.draw import dag_svg
 from uopc.term import show
+from uopc.uop import UOp
 
 LIMIT = 400     # characters of a term
 SHOWN = 20      # normal forms, forks or pairs listed before "and N more"
@@ -35,10 +45,18 @@ def _steps(edges: list[Any]) -> str:
   return "<ol>" + "".join(f"<li>{escape(e.rule)} @ {code(e.node)}</li>" for e in edges) + "</ol>"
 
 
-def _counts(ex: Any) -> str:
+def _n(n: int, word: str) -> str: return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def exploration_summary(ex: Any) -> str:
+  """Where ``ex`` is, in words, without exploring it: what both its text and its HTML repr say."""
+  if ex.running:
+    if not ex.found: return "not started: call .run() or iterate"
+    normal = sum(s.normal is True for s in ex.found)
+    return f"{_n(len(ex.found), 'state')} and {_n(normal, 'normal form')} so far; paused: call .run() to finish, or iterate on"
   done = "complete" if ex.bound is None else f"stopped by {ex.bound}"
   found = "" if ex.bound is None else " found so far"
-  return f"{len(ex.states)} states, {ex.edge_count} edges, {len(ex.normal_forms)} normal forms{found}; {done}"
+  return f"{_n(ex.state_count, 'state')}, {_n(ex.edge_count, 'edge')}, {_n(len(ex.normal_forms), 'normal form')}{found}; {done}"
 
 
 def _box(title: str, *parts: str) -> str:
@@ -46,10 +64,22 @@ def _box(title: str, *parts: str) -> str:
 
 
 def exploration_html(ex: Any) -> str:
-  forms = ex.normal_forms
+  """An ``Exploration``: its program and the normal forms found, never exploring further (``exploration_summary``)."""
+  forms = [s for s in ex.found if s.normal is True] if ex.running else ex.normal_forms
   items = "".join(f"<li>#{s.id} {code(s.graph)}</li>" for s in forms[:SHOWN]) + _more(len(forms))
-  return _box(f"exploration: {_counts(ex)}", f"<p>program {code(ex.root)}</p>", dag_svg(ex.root),
-              f"<p>normal forms:</p><ul>{items}</ul>")
+  return _box(f"exploration: {exploration_summary(ex)}", f"<p>program {code(ex.root)}</p>", dag_svg(ex.root),
+              f"<p>normal forms{' so far' if ex.running else ''}:</p><ul>{items}</ul>" if forms else "")
+
+
+def state_html(s: Any) -> str:
+  """A ``State``: what its text repr says (id, depth, normal or stuck, term), the step that reached it, and its graph drawn,
+  the step's result highlighted."""
+  tag = f", stuck: {s.error}" if s.error else ", normal form" if s.normal else ""
+  step = "<p>the program</p>" if s.parent is None else \
+    f"<p>reached from #{s.parent.id} by {escape(s.rule or '')} @ {code(s.text_of(s.node, LIMIT))}</p>"
+  result = None if s.redex is None or s.error else s.redex.result
+  return _box(f"state #{s.id}, depth {s.depth}{tag}", f"<p>{code(s.term(LIMIT))}</p>", step,
+              dag_svg(s.graph, result if isinstance(result, UOp) else None))
 
 
 def normal_forms_html(nf: Any) -> str:
@@ -58,7 +88,7 @@ def normal_forms_html(nf: Any) -> str:
     mark = " ← canonical" if s is nf.canonical_state else ""
     items.append(f"<li>{code(s.graph)}{mark}{dag_svg(s.graph)}{_steps(nf.path(s))}</li>")
   found = "" if nf.complete else " found so far"
-  return _box(f"{len(nf.forms)} normal forms{found} ({_counts(nf.exploration)})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
+  return _box(f"{len(nf.forms)} normal forms{found} ({exploration_summary(nf.exploration)})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
 
 
 def order_html(r: Any, verdict: str) -> str:

@@ -103,6 +103,10 @@ class State:
     tag = " stuck" if self.error else " normal" if self.normal else ""
     return f"State(#{self.id} depth {self.depth}{tag}: {show(self.graph, LENGTHS.message)})"
 
+  def _repr_html_(self) -> str:   # Jupyter: its graph drawn (uopc.relational.notebook)
+    from uopc.relational.notebook import state_html
+    return state_html(self)
+
 
 class Edge(NamedTuple):
   """One step: ``source`` to ``target`` by rule ``rule`` rewriting ``node`` into ``result``.

@@ -35,6 +35,8 @@ from uopc.relational.space.step import GroupedSteps, Redex, Semantics, Stepper, 
 from uopc.uop import UOp
 from uopc.bounded import Bounded, StopReason
 from uopc.limits import NO_LIMITS, BoundHit, Limits
+from uopc.lengths import LENGTHS
+from uopc.term import show
 
 class Exploration(Bounded):
   """Every graph reachable from ``root`` under ``pm``, discovered lazily.
@@ -321,9 +323,19 @@ class Exploration(Bounded):
       state = s
     return state.path()
 
-  def __repr__(self) -> str:
-    status = "running" if self._driver is not None else "complete" if self._bound is None else f"stopped by {self._bound}"
-    return f"Exploration({len(self._states)} states, {status})"
+  @property
+  def running(self) -> bool:
+    """True until the exploration is over (explored to the end or stopped by a bound); asking explores nothing."""
+    return self._driver is not None
+
+  @property
+  def found(self) -> list[State]:
+    """The states found so far, without exploring further (``states`` explores to the end first)."""
+    return self._states
+
+  def __repr__(self) -> str:   # the facts the notebook's HTML gives (uopc.relational.notebook); never explores
+    from uopc.relational.notebook import exploration_summary
+    return f"Exploration({show(self.root, LENGTHS.label)}: {exploration_summary(self)})"
 
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
     from uopc.relational.notebook import exploration_html
