@@ -224,13 +224,13 @@ def test_cycles_are_listed(driver, capsys, tmp_path):
   assert console_errors(driver) == []
 
 
-def test_keys_no_view_draws_are_shown(driver, tmp_path):
+def test_keys_no_view_draws_are_shown_as_text_not_json(driver, tmp_path):
   from uopc.cli.reports.html import page
   path = tmp_path / "extra.html"
   path.write_text(page({"program": "p0", "rules": "r", "result": "p0", "error": None, "steps": [], "reduced": 42,
-                        "cycles": [[1, 2]]}, "trace", "t"))
+                        "cycles": [[1, 2]], "why": {"note": "a b", "runs": [{"seed": 1}, None], "seen": []}}, "trace", "t"))
   open_page(driver, path)
-  assert [e.text for e in css(driver, ".extra")] == ["reduced: 42", "cycles: [[1,2]]"]
+  assert [e.text for e in css(driver, ".extra")] == ["reduced: 42", "cycles:\n1, 2", "why:\nnote: a b\nruns:\nseed: 1\nnone\nseen: (none)"]
   assert console_errors(driver) == []
 
 
@@ -408,4 +408,122 @@ def test_a_page_of_131072_states_opens_and_shows_its_normal_form(driver, capsys,
   chip.click()
   assert css(driver, "#inspector .selected-term")[0].text == show(normal)
   assert css(driver, "#inspector h2")[-1].text == "next steps (0 targets)"
+  assert console_errors(driver) == []
+
+
+def open_data(driver, tmp_path, data, kind):
+  """The page of ``data`` (as ``uopc.cli.reports.page`` writes it, whatever the loader would say of it), opened."""
+  from uopc.cli.reports.page import page
+  path = tmp_path / f"{kind}.html"
+  path.write_text(page(data, kind, "t"))
+  open_page(driver, path)
+
+
+def chip_state(i, parent=None):
+  return {"id": i, "depth": 0 if parent is None else 1, "parent": parent, "rule": None if parent is None else "r",
+          "node": None if parent is None else "p0", "term": f"add(p{i}, 0)", "normal": False, "error": None}
+
+
+def test_a_saved_exploration_with_no_state_opens_as_an_empty_one(driver, capsys, tmp_path):
+  """``{"states":[],"edges":[]}`` made a page that threw (``undefined.parent``); uopc writes no state when a bound stops it first."""
+  saved, out = tmp_path / "saved.json", tmp_path / "page.html"
+  saved.write_text(json.dumps({"program": "p0", "complete": False, "bound": "timeout", "stopped_by": "--timeout 10 s", "states": [],
+                               "edges": [], "normal_forms": [], "normal_form_ids": []}))
+  assert main(["explore", "view", str(saved), "-o", str(out)]) == 0
+  open_page(driver, out)
+  assert css(driver, "#cut-report")[0].text == "this file lists no state: the search was stopped by --timeout 10 s before the program was explored"
+  assert "0 states, 0 edges; incomplete: stopped by --timeout 10 s" in css(driver, "#summary")[0].text
+  assert css(driver, "#inspector")[0].text == "no state\nnothing to inspect: this file lists no state" and not css(driver, "svg.states")
+  assert console_errors(driver) == []
+  open_data(driver, tmp_path, {"states": [], "edges": []}, "reachable")   # the page of the file itself (the loader refuses it)
+  assert css(driver, "#cut-report")[0].text == "this file lists no state: a whole exploration holds at least its program, state 0"
+  assert console_errors(driver) == []
+
+
+def test_a_cut_report_shows_the_states_it_names_past_its_list_as_missing(driver, tmp_path):
+  data = {"program": "add(p0, 0)", "states": [chip_state(0), chip_state(1, 0)], "edges": [{"from": 0, "to": 1, "rule": "r", "node": "p0", "result": "p1"}],
+          "normal_forms": ["p7"], "normal_form_ids": [7], "canonical": "p7", "canonical_state": 7, "stuck": [{"id": 9, "rule": "r", "node": "p0", "error": "boom"}],
+          "report": {"complete": False, "states": 2, "edges": 1, "stopped_by": "--timeout 5 s"}}
+  open_data(driver, tmp_path, data, "reachable")
+  assert css(driver, "#cut-report")[0].text.startswith("this file lists 2 states and 1 step of those found: the report was stopped by --timeout 5 s")
+  assert "the report lists 2 states and 1 edge (cut by --timeout 5 s)" in css(driver, "#summary")[0].text
+  assert [c.get_attribute("data-state") for c in css(driver, "#overview .chip.missing")] == ["7", "9"]
+  css(driver, '#overview .chip[data-state="7"]')[0].click()
+  assert css(driver, "#inspector h2")[0].text == "state #7"
+  assert css(driver, "#missing-state")[0].text == "not in this file: the report lists only its first 2 states (stopped by --timeout 5 s)"
+  css(driver, 'svg.states g.state[data-state="1"] rect')[0].click()
+  assert css(driver, "#inspector .selected-term")[0].text == "add(p1, 0)"
+  assert console_errors(driver) == []
+
+
+@pytest.mark.parametrize("data", [
+  {"program": "p0", "states": [chip_state(0)], "edges": [], "normal_forms": [], "normal_form_ids": []},
+  {"program": "p0", "states": [chip_state(0)], "edges": [{"from": 0, "to": 3, "rule": "r", "node": "p0", "result": "p1"}], "normal_forms": ["p5"],
+   "normal_form_ids": [5], "canonical_state": 5, "cycles": [{"states": [0, 6], "rules": ["r"]}]},
+  {"states": [chip_state(0)], "edges": []},
+], ids=["one-state-no-step", "naming-missing-states", "no-program"])
+def test_a_degenerate_exploration_page_opens_without_a_script_error(driver, tmp_path, data):
+  """A page is written by the command itself too (``--format html``), not only by the loader's ``view``: it never throws."""
+  open_data(driver, tmp_path, data, "reachable")
+  assert css(driver, "#inspector h2")[0].text == "state #0" and [b.get_attribute("data-state") for b in css(driver, "svg.states g.state")] == ["0"]
+  for chip in css(driver, "#overview .chip.missing"):
+    chip.click()
+    assert css(driver, "#missing-state")[0].text == "not in this file: the file does not list it"
+  assert console_errors(driver) == []
+
+
+@pytest.mark.parametrize("argv", [
+  ["explore", "reachable", str(EX / "order.uir")],
+  ["explore", "normal-forms", str(EX / "fork.uir"), "--rules", f"{EX / 'my_rules.py'}:rules"],
+  ["explore", "order", str(EX / "fork.uir"), "--rules", f"{EX / 'my_rules.py'}:rules"],
+  ["explore", "search", str(EX / "affine.uir"), "--target", "add(?x, ?c)", "--all"],
+  ["explore", "search", str(EX / "affine.uir"), "--target", "mul(?x, 77)"],
+  ["explore", "search", str(EX / "equal_a.uir"), "--to", str(EX / "equal_b.uir")],
+  ["explore", "pairs", "fold", "--max-instances", "4"],
+  ["trace", str(EX / "affine.uir")],
+  ["simplify", str(EX / "affine.uir")],
+  ["saturate", str(EX / "saturation.uir"), "--rules", f"{EX / 'saturation_rules.py'}:rules"],
+  ["explore", "best", str(EX / "only_equal.uir"), "--rules", f"{EX / 'only_equal_rules.py'}:rules"],
+], ids=["reachable", "normal-forms", "order", "search-all", "search-not-found", "search-to", "pairs", "trace", "simplify", "saturate", "best"])
+def test_every_page_draws_every_field_of_its_command(driver, capsys, tmp_path, argv):
+  """Every page ended with an "other fields" box of raw JSON (reduced, cycles, searched_a, skipped_rules ...): the views draw them."""
+  path, data = page_and_json(capsys, tmp_path, argv)
+  open_page(driver, path)
+  assert css(driver, ".extra") == [] and "other fields" not in [h.text for h in css(driver, "h2")]
+  assert console_errors(driver) == []
+
+
+def label_overlaps(driver):
+  """The pairs of rule labels of the state graph whose boxes on the screen intersect, and how many labels there are."""
+  boxes = driver.execute_script("return [...document.querySelectorAll('svg.states text.rule')].map((t) => { const r = t.getBoundingClientRect(); "
+                                "return [r.left, r.top, r.right, r.bottom, t.textContent]; })")
+  return [(a[4], b[4]) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]], len(boxes)
+
+
+COMM = ("from uopc import Ops, PatternMatcher, UPat\nx, y, z = UPat.var('x'), UPat.var('y'), UPat.var('z')\n"
+        "comm = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x)])\n"
+        "both = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x), (UPat(Ops.ADD, src=(UPat(Ops.ADD, src=(x, y)), z)), lambda x, y, z: x + (y + z))])\n"
+        "twice = PatternMatcher([(UPat(Ops.ADD, src=(x, UPat.cvar('c'))), lambda x, c: x if c.arg == 0 else None), "
+        "(UPat(Ops.ADD, src=(x, UPat.cvar('c'))), lambda x, c: x if c.arg == 0 else None), (UPat(Ops.MUL, src=(x, y)), lambda x, y: y * x)])\n")
+ADD3 = "%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=i32\n%2 = add %0, %1\n%3 = param : slot=2 dtype=i32\n%4 = add %2, %3\n"
+MUL = "%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = param : slot=1 dtype=i32\n%3 = add %2, 0\n%4 = mul %1, %3\n"
+
+
+@pytest.mark.parametrize("program,rules,states", [
+  (ADD3, "comm", 4),   # each state a step to two others and back: arrows both ways, crossing
+  (ADD3, "both", 12),  # 30 arrows across 5 layers, many crossing: their labels stacked on each other
+  (MUL, "twice", 8),   # two rules for each step (one label "r; r"), a cycle by mul's commutation
+  (None, None, 5),     # examples/order.uir's normal forms
+], ids=["crossing", "dense", "parallel-rules", "order"])
+def test_edge_labels_of_a_small_state_graph_do_not_overlap(driver, capsys, tmp_path, program, rules, states):
+  if program is None: argv = ["explore", "normal-forms", str(EX / "order.uir")]
+  else:
+    (tmp_path / "rules.py").write_text(COMM)
+    (tmp_path / "p.uir").write_text(program)
+    argv = ["explore", "reachable", str(tmp_path / "p.uir"), "--rules", f"{tmp_path / 'rules.py'}:{rules}"]
+  path, data = page_and_json(capsys, tmp_path, argv)
+  assert len(data["states"]) == states
+  open_page(driver, path)
+  overlaps, labels = label_overlaps(driver)
+  assert overlaps == [] and labels == len({(e["from"], e["to"]) for e in data["edges"]}) > 1
   assert console_errors(driver) == []

@@ -49,3 +49,29 @@ def test_pairs_list_the_pairs_that_do_not_join():
   page = r._repr_html_()
   bad = [p for p in r.pairs if p.status != "joinable"]
   assert r.summary() in page and page.count("<tr>") == 1 + min(len(bad), 20)
+
+
+def test_displaying_an_exploration_never_runs_it_and_both_reprs_say_the_same():
+  """Both reprs of an unstarted exploration explored it (the HTML) or disagreed ("0 states, running"): now neither explores."""
+  from uopc.relational.notebook import exploration_summary
+  ex = explore((UOp.param(0) + 0) * 1, symbolic)
+  text, page = repr(ex), ex._repr_html_()
+  assert ex.running and ex.found == []   # nothing was explored to display it
+  assert "not started: call .run() or iterate" in text and "not started: call .run() or iterate" in page
+  it = iter(ex)
+  next(it), next(it)   # a consumer read two states: paused, the two reprs still agree and explore nothing more
+  paused = exploration_summary(ex)
+  assert paused.startswith("2 states and 0 normal forms so far; paused") and paused in repr(ex) and paused in ex._repr_html_()
+  assert len(ex.found) == 2 and ex.running
+  ex.run()
+  done = exploration_summary(ex)
+  assert done.endswith("; complete") and f"{len(ex.states)} states" in done and done in repr(ex) and done in ex._repr_html_()
+
+
+def test_a_state_draws_its_graph():
+  ex = explore((UOp.param(0) + 0) * 1, symbolic).run()
+  s = ex.normal_forms[0]
+  page = s._repr_html_()
+  assert page.count("<svg") == 1 and f"state #{s.id}, depth {s.depth}, normal form" in page and f"<code>{show(s.graph)}</code>" in page
+  assert f"reached from #{s.parent.id} by {s.rule} @ <code>{show(s.node)}</code>" in page
+  assert "the program" in ex.states[0]._repr_html_()

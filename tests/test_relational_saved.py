@@ -115,3 +115,65 @@ def test_view_of_json_no_page_can_hold_is_one_line_exit_2(capsys, tmp_path, text
   assert main(["explore", "view", str(path), "-o", str(page)]) == 2
   err = capsys.readouterr().err
   assert err.count("\n") == 1 and re.search(message, err) and not page.exists()
+
+
+def state(i, parent=None, normal=False):
+  return {"id": i, "depth": 0 if parent is None else 1, "parent": parent, "rule": None if parent is None else "r", "node": None if parent is None else "p0",
+          "term": f"t{i}", "normal": normal, "error": None}
+
+
+def exploration(states, edges=(), **more):
+  return json.dumps({"program": "t0", "states": states, "edges": list(edges), **more})
+
+
+STEP = {"from": 0, "to": 1, "rule": "r", "node": "p0", "result": "p1"}
+
+
+@pytest.mark.parametrize("text,message", [
+  ('{"states":[],"edges":[]}', r"saved\.json: an exploration with no state: a complete one holds at least its program \(state 0\)"),
+  (exploration([], complete=True), r"an exploration with no state"),
+  (exploration([state(1), state(0)]), r"state 0 has id 1: the states are listed by id, from 0"),
+  (exploration([state(0), state(1)]), r"state 1 has parent None: state 0 is the program, every other one is reached from an earlier one"),
+  (exploration([state(0), state(1, parent=1)]), r"state 1 has parent 1"),
+  (exploration([state(0, parent=0)]), r"state 0 has parent 0"),
+  (exploration([state(0)], [STEP]), r"a step from 0 to 1 names a state the file does not hold"),
+  (exploration([state(0)], normal_form_ids=[3], normal_forms=["t3"]), r"normal_form_ids names state 3, which the file does not hold"),
+  (exploration([state(0)], canonical_state=2), r"canonical_state names state 2"),
+  (exploration([state(0)], stuck=[{"id": 4, "rule": "r", "node": "p0", "error": "boom"}]), r"stuck names state 4"),
+  (exploration([state(0)], cycles=[{"states": [0, 5], "rules": ["r"]}]), r"cycles names state 5"),
+  (exploration([state(0)], normal_form_ids=[0], normal_forms=[]), r"normal_forms and normal_form_ids differ in length"),
+  (exploration([state(0)], complete=False, canonical_state=-1), r"canonical_state names state -1"),
+  ('{"states": [1, 2], "edges": []}', r"not a whole reachable output: 'states' holds something other than records"),
+  ('{"states": {}, "edges": []}', r"not a whole reachable output: 'states' is dict"),
+  ('{"forks": [], "canonical_path": []}', r"not a whole order output: 'program' is missing"),
+  ('{"pairs": [], "summary": 3}', r"not a whole pairs output: 'summary' is int"),
+  ('{"steps": [], "result": "p0"}', r"not a whole trace output: 'program' is missing"),
+  ('{"program": "p0", "found": 1, "path": [], "searched": 1}', r"not a whole search output: 'found' is int"),
+  ('{"program": "p0", "best": "p0", "cost": true, "seen": 1}', r"not a whole best output: 'cost' is bool"),
+], ids=["empty", "empty-complete", "ids-out-of-order", "no-parent", "parent-not-earlier", "program-with-parent", "step-to-nowhere",
+        "normal-form-missing", "canonical-missing", "stuck-missing", "cycle-missing", "forms-differ", "negative-id", "states-not-records",
+        "states-not-a-list", "order-without-program", "pairs-summary", "trace-without-program", "search-found", "best-cost"])
+def test_view_of_a_degenerate_saved_file_is_one_line_exit_2(capsys, tmp_path, text, message):
+  """``{"states":[],"edges":[]}`` made a page (exit 0) that threw in the browser; each of these made a page that threw or lied."""
+  path, page = tmp_path / "saved.json", tmp_path / "page.html"
+  path.write_text(text)
+  assert main(["explore", "view", str(path), "-o", str(page)]) == 2
+  err = capsys.readouterr().err
+  assert err.count("\n") == 1 and re.search(message, err) and str(path) in err and not page.exists()
+
+
+@pytest.mark.parametrize("text,states", [
+  (exploration([], complete=False, bound="timeout", normal_form_ids=[], normal_forms=[]), 0),   # a bound before the program was a state
+  (exploration([], report={"complete": False, "states": 0, "edges": 0, "stopped_by": "--timeout 5 s"}), 0),   # the report's cut, at once
+  (exploration([state(0, normal=True)], normal_form_ids=[0], normal_forms=["t0"]), 1),   # one state, no step
+  (exploration([state(0), state(1, parent=0, normal=True)], [STEP], normal_form_ids=[1, 7], normal_forms=["t1", "t7"], canonical_state=7,
+               stuck=[{"id": 9, "rule": "r", "node": "p0", "error": "boom"}], report={"complete": False, "states": 2, "edges": 1}), 2),
+], ids=["stopped-before-the-program", "report-cut-at-once", "one-state", "cut-report-naming-states-past-it"])
+def test_an_incomplete_or_small_exploration_loads(capsys, tmp_path, text, states):
+  """What uopc writes when a bound stops it early: no state at all, or states named past a cut report's list (the page shows them
+  as not in the file: tests/test_html_browser.py)."""
+  path, page = tmp_path / "saved.json", tmp_path / "page.html"
+  path.write_text(text)
+  saved = load(str(path))
+  assert len(saved.states) == states and [s.id for s in saved.normal_forms] == [s.id for s in saved.states if s.normal]
+  assert main(["explore", "view", str(path), "-o", str(page)]) == 0 and page.exists()

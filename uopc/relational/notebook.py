@@ -19,7 +19,7 @@ Displaying an exploration never explores: one not started says so, in its text a
 >>> ex, "not started: call .run() or iterate" in ex._repr_html_(), ex.found
 (Exploration(add(p0, 0): not started: call .run() or iterate), True, [])
 >>> ex.run()
-Exploration(add(p0, 0): 2 states, 1 edge, 1 normal form; complete)
+Exploration(add(p0, 0): 2 states, 2 edges, 1 normal form; complete)
 """
 from __future__ import annotations
 

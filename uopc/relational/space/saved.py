@@ -223,5 +223,5 @@ def check_exploration(data: dict[str, Any], path: str) -> None:
       if ref is None and key == "canonical_state": continue
       if type(state) is not int or state < 0 or (state >= len(states) and not incomplete(data)):
         raise LoadError(f"{path}: {key} names state {ref!r}, which the file does not hold")
-  if len(data.get("normal_forms", [])) != len(data.get("normal_form_ids", [])):
+  if "normal_forms" in data and len(data["normal_forms"]) != len(data.get("normal_form_ids", [])):
     raise LoadError(f"{path}: normal_forms and normal_form_ids differ in length")
