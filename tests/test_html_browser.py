@@ -441,8 +441,9 @@ def test_a_saved_exploration_with_no_state_opens_as_an_empty_one(driver, capsys,
 
 
 def test_a_cut_report_shows_the_states_it_names_past_its_list_as_missing(driver, tmp_path):
-  data = {"program": "add(p0, 0)", "states": [chip_state(0), chip_state(1, 0)], "edges": [{"from": 0, "to": 1, "rule": "r", "node": "p0", "result": "p1"}],
-          "normal_forms": ["p7"], "normal_form_ids": [7], "canonical": "p7", "canonical_state": 7, "stuck": [{"id": 9, "rule": "r", "node": "p0", "error": "boom"}],
+  data = {"program": "add(p0, 0)", "states": [chip_state(0), chip_state(1, 0)],
+          "edges": [{"from": 0, "to": 1, "rule": "r", "node": "p0", "result": "p1"}], "normal_forms": ["p7"], "normal_form_ids": [7],
+          "canonical": "p7", "canonical_state": 7, "stuck": [{"id": 9, "rule": "r", "node": "p0", "error": "boom"}],
           "report": {"complete": False, "states": 2, "edges": 1, "stopped_by": "--timeout 5 s"}}
   open_data(driver, tmp_path, data, "reachable")
   assert css(driver, "#cut-report")[0].text.startswith("this file lists 2 states and 1 step of those found: the report was stopped by --timeout 5 s")
@@ -502,7 +503,8 @@ def label_overlaps(driver):
 
 COMM = ("from uopc import Ops, PatternMatcher, UPat\nx, y, z = UPat.var('x'), UPat.var('y'), UPat.var('z')\n"
         "comm = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x)])\n"
-        "both = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x), (UPat(Ops.ADD, src=(UPat(Ops.ADD, src=(x, y)), z)), lambda x, y, z: x + (y + z))])\n"
+        "both = PatternMatcher([(UPat(Ops.ADD, src=(x, y)), lambda x, y: y + x),\n"
+        "                       (UPat(Ops.ADD, src=(UPat(Ops.ADD, src=(x, y)), z)), lambda x, y, z: x + (y + z))])\n"
         "twice = PatternMatcher([(UPat(Ops.ADD, src=(x, UPat.cvar('c'))), lambda x, c: x if c.arg == 0 else None), "
         "(UPat(Ops.ADD, src=(x, UPat.cvar('c'))), lambda x, c: x if c.arg == 0 else None), (UPat(Ops.MUL, src=(x, y)), lambda x, y: y * x)])\n")
 ADD3 = "%0 = param : slot=0 dtype=i32\n%1 = param : slot=1 dtype=i32\n%2 = add %0, %1\n%3 = param : slot=2 dtype=i32\n%4 = add %2, %3\n"

@@ -118,8 +118,8 @@ def test_view_of_json_no_page_can_hold_is_one_line_exit_2(capsys, tmp_path, text
 
 
 def state(i, parent=None, normal=False):
-  return {"id": i, "depth": 0 if parent is None else 1, "parent": parent, "rule": None if parent is None else "r", "node": None if parent is None else "p0",
-          "term": f"t{i}", "normal": normal, "error": None}
+  return {"id": i, "depth": 0 if parent is None else 1, "parent": parent, "rule": None if parent is None else "r",
+          "node": None if parent is None else "p0", "term": f"t{i}", "normal": normal, "error": None}
 
 
 def exploration(states, edges=(), **more):

@@ -88,7 +88,8 @@ def normal_forms_html(nf: Any) -> str:
     mark = " ← canonical" if s is nf.canonical_state else ""
     items.append(f"<li>{code(s.graph)}{mark}{dag_svg(s.graph)}{_steps(nf.path(s))}</li>")
   found = "" if nf.complete else " found so far"
-  return _box(f"{len(nf.forms)} normal forms{found} ({exploration_summary(nf.exploration)})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
+  summary = exploration_summary(nf.exploration)
+  return _box(f"{len(nf.forms)} normal forms{found} ({summary})", "<ol>" + "".join(items) + _more(len(nf.forms)) + "</ol>")
 
 
 def order_html(r: Any, verdict: str) -> str:
