@@ -529,3 +529,27 @@ def test_edge_labels_of_a_small_state_graph_do_not_overlap(driver, capsys, tmp_p
   overlaps, labels = label_overlaps(driver)
   assert overlaps == [] and labels == len({(e["from"], e["to"]) for e in data["edges"]}) > 1
   assert console_errors(driver) == []
+
+
+NOTHING_YET = {   # what a command stopped before it had a graph writes (docs/failure-contract.md): the same output, nothing found
+  "order": {"program": None, "normal_forms": [], "canonical_path": [], "forks": [], "complete": False, "stopped_by": "--timeout 1 s",
+            "canonical": None, "canonical_error": None},
+  "search": {"program": None, "target": "add(?x, 0)", "found": False, "path": [], "searched": 0, "complete": False, "bound": "timeout"},
+  "pairs": {"ruleset": "r", "pairs": [], "skipped_rules": [], "summary": {"line": "stopped by --timeout 1 s"}},
+  "trace": {"program": None, "result": None, "error": "stopped by --timeout 1 s", "steps": []},
+  "saturate": {"program": None, "best": None, "cost": None, "path": None, "complete": False, "stop": "timeout", "iterations": 0, "enodes": 0,
+               "eclasses": 0, "applied": 0, "matches": 0, "rejected": 0, "reach_searched": 0, "canonical": None, "canonical_cost": None,
+               "canonical_error": "not run", "cost_function": "nodes", "conflicts": []},
+  "best": {"program": None, "best": None, "cost": None, "path": [], "canonical": None, "canonical_error": "not run", "complete": False,
+           "bound": "timeout", "seen": 0, "expanded": 0, "cost_function": "nodes"},
+}
+
+
+@pytest.mark.parametrize("kind", list(NOTHING_YET))
+def test_a_page_with_nothing_found_yet_opens_and_loads_back(driver, capsys, tmp_path, kind):
+  saved, out = tmp_path / "saved.json", tmp_path / "page.html"
+  saved.write_text(json.dumps(NOTHING_YET[kind]))
+  assert main(["explore", "view", str(saved), "-o", str(out)]) == 0 and f'data-kind="{kind}"' in out.read_text()
+  open_page(driver, out)
+  assert css(driver, ".extra") == []
+  assert console_errors(driver) == []

@@ -172,19 +172,21 @@ def load(path: str) -> Saved:
 
 
 # what each page's view reads without a guard (uopc/cli/reports/static/viewer.js), with its type: a file without one is refused
+# (a graph may be None: a bound that stops a command before it has one leaves the output with nothing found yet)
+TERM, NUMBER = (str, type(None)), (int, float, type(None))
 FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
   "reachable": {"states": list, "edges": list}, "normal-forms": {"states": list, "edges": list, "paths": dict},
-  "order": {"program": str, "normal_forms": list, "canonical_path": list, "forks": list},
-  "search": {"program": str, "found": bool, "searched": int, "path": list}, "pairs": {"pairs": list, "summary": dict},
-  "trace": {"program": str, "steps": list, "result": (str, type(None))},
-  "saturate": {"program": str, "best": str, "cost": (int, float)}, "best": {"program": str, "best": str, "cost": (int, float)}}
+  "order": {"program": TERM, "normal_forms": list, "canonical_path": list, "forks": list},
+  "search": {"program": TERM, "found": bool, "searched": int, "path": list}, "pairs": {"pairs": list, "summary": dict},
+  "trace": {"program": TERM, "steps": list, "result": TERM},
+  "saturate": {"program": TERM, "best": TERM, "cost": NUMBER}, "best": {"program": TERM, "best": TERM, "cost": NUMBER}}
 
 
 def check_fields(data: dict[str, Any], kind: str, path: str) -> None:
   """``LoadError`` unless ``data`` has each field its page reads (``FIELDS``), of its type, and a list of records where it has one."""
   for key, kinds in FIELDS[kind].items():
     value = data.get(key)
-    if not isinstance(value, kinds) or isinstance(value, bool) is not (kinds is bool):
+    if key not in data or not isinstance(value, kinds) or isinstance(value, bool) is not (kinds is bool):
       raise LoadError(f"{path}: not a whole {kind} output: {key!r} is {'missing' if key not in data else type(value).__name__}")
     if isinstance(value, list) and key != "normal_forms" and not all(isinstance(x, dict) for x in value):
       raise LoadError(f"{path}: not a whole {kind} output: {key!r} holds something other than records")
