@@ -137,6 +137,7 @@ STEP = {"from": 0, "to": 1, "rule": "r", "node": "p0", "result": "p1"}
   (exploration([state(0), state(1, parent=1)]), r"state 1 has parent 1"),
   (exploration([state(0, parent=0)]), r"state 0 has parent 0"),
   (exploration([state(0)], [STEP]), r"a step from 0 to 1 names a state the file does not hold"),
+  (exploration([state(0), state(1, parent=0)], [{**STEP, "from": True}]), r"a step from True to 1 names a state"),
   (exploration([state(0)], normal_form_ids=[3], normal_forms=["t3"]), r"normal_form_ids names state 3, which the file does not hold"),
   (exploration([state(0)], canonical_state=2), r"canonical_state names state 2"),
   (exploration([state(0)], stuck=[{"id": 4, "rule": "r", "node": "p0", "error": "boom"}]), r"stuck names state 4"),
@@ -150,7 +151,7 @@ STEP = {"from": 0, "to": 1, "rule": "r", "node": "p0", "result": "p1"}
   ('{"steps": [], "result": "p0"}', r"not a whole trace output: 'program' is missing"),
   ('{"program": "p0", "found": 1, "path": [], "searched": 1}', r"not a whole search output: 'found' is int"),
   ('{"program": "p0", "best": "p0", "cost": true, "seen": 1}', r"not a whole best output: 'cost' is bool"),
-], ids=["empty", "empty-complete", "ids-out-of-order", "no-parent", "parent-not-earlier", "program-with-parent", "step-to-nowhere",
+], ids=["empty", "empty-complete", "ids-out-of-order", "no-parent", "parent-not-earlier", "program-with-parent", "step-to-nowhere", "step-from-a-bool",
         "normal-form-missing", "canonical-missing", "stuck-missing", "cycle-missing", "forms-differ", "negative-id", "states-not-records",
         "states-not-a-list", "order-without-program", "pairs-summary", "trace-without-program", "search-found", "best-cost"])
 def test_view_of_a_degenerate_saved_file_is_one_line_exit_2(capsys, tmp_path, text, message):

@@ -203,17 +203,18 @@ def check_exploration(data: dict[str, Any], path: str) -> None:
   """``LoadError`` unless the states are listed by id from 0 (the program, state 0, first: it is in every complete file), each
   reached from an earlier one, and every step and every state named elsewhere is one of them (an incomplete file may name
   states past those it lists)."""
-  states, edges = data["states"], data["edges"]
-  if not states and not incomplete(data):
+  states, edges, cut = data["states"], data["edges"], incomplete(data)
+  def below(x: Any, n: int) -> bool: return type(x) is int and 0 <= x < n   # a state id under n (not a bool, not 1.0)
+  if not states and not cut:
     raise LoadError(f"{path}: an exploration with no state: a complete one holds at least its program (state 0)")
   for i, s in enumerate(states):
-    if s.get("id") != i: raise LoadError(f"{path}: state {i} has id {s.get('id')!r}: the states are listed by id, from 0")
+    if not (below(s.get("id"), i + 1) and s["id"] == i):
+      raise LoadError(f"{path}: state {i} has id {s.get('id')!r}: the states are listed by id, from 0")
     parent = s.get("parent")
-    if (parent is None) != (i == 0) or (parent is not None and not (type(parent) is int and 0 <= parent < i)):
+    if (parent is None) != (i == 0) or (parent is not None and not below(parent, i)):
       raise LoadError(f"{path}: state {i} has parent {parent!r}: state 0 is the program, every other one is reached from an earlier one")
-  ids = range(len(states))
   for e in edges:
-    if e.get("from") not in ids or e.get("to") not in ids:
+    if not (below(e.get("from"), len(states)) and below(e.get("to"), len(states))):
       raise LoadError(f"{path}: a step from {e.get('from')!r} to {e.get('to')!r} names a state the file does not hold")
   named = {"normal_form_ids": data.get("normal_form_ids", []), "canonical_state": [data.get("canonical_state")],
            "stuck": [x.get("id") if isinstance(x, dict) else x for x in data.get("stuck", [])],
@@ -223,7 +224,7 @@ def check_exploration(data: dict[str, Any], path: str) -> None:
     for ref in refs:
       state = int(ref) if isinstance(ref, str) and ref.isdigit() else ref
       if ref is None and key == "canonical_state": continue
-      if type(state) is not int or state < 0 or (state >= len(states) and not incomplete(data)):
+      if not below(state, len(states) if not cut else state + 1):
         raise LoadError(f"{path}: {key} names state {ref!r}, which the file does not hold")
   if "normal_forms" in data and len(data["normal_forms"]) != len(data.get("normal_form_ids", [])):
     raise LoadError(f"{path}: normal_forms and normal_form_ids differ in length")
