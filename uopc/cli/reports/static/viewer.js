@@ -305,7 +305,7 @@
     const cut = (t, n) => (t === null ? "(none)" : t.length > n ? t.slice(0, n - 1) + "\u2026" : t);
     const normal = new Set(d.normal_form_ids || []), stuck = new Set((d.stuck || []).map((s) => s.id));
     const cyc = lazy ? (d.cycles || []).map((c) => [...c.states].sort((a, b) => a - b)) : cycles(allStates(), out);
-    const terminal = new Map((d.cycles || []).map((c) => [[...c.states].sort((a, b) => a - b).join(","), c.rules || []]));   // the JSON's terminal cycles
+    const terminal = new Map((d.cycles || []).map((c) => [[...c.states].sort((a, b) => a - b).join(","), c.rules || []]));   // the JSON's
     const inspector = document.getElementById("inspector");
     const chips = new Map();
     let selected = null;
@@ -439,7 +439,8 @@
           : d.complete === false ? "the search was stopped by " + (d.stopped_by || d.bound || "a bound") + " before the program was explored"
           : "a whole exploration holds at least its program, state 0")
                 : "this file lists " + plural(cutReport.states, "state") + " and " + plural(cutReport.edges, "step") + " of those found: " +
-                  "the report was stopped by " + (cutReport.stopped_by || "a bound") + "; a state it names past them is shown as not in this file")) : null,
+                  "the report was stopped by " + (cutReport.stopped_by || "a bound") +
+                  "; a state it names past them is shown as not in this file")) : null,
       lazy ? section("a large exploration", el("div", { class: "muted", id: "chunked" }, plural(lazy.states, "state") + " and " +
         plural(lazy.edges, "step") + " in " + plural(lazy.count, "chunk") + " of " + lazy.size + " states, each read when one of " +
         "its states is shown; a search or a rule filter reads them all")) : null,
@@ -511,7 +512,8 @@
       for (const dx of [0, -20, 20, -40, 40, -80, 80, -120, 120]) for (let dy = -48; dy <= 48; dy += 6) NEAR.push([dx, dy]);
       NEAR.sort((p, q) => Math.abs(p[0]) / 2 + Math.abs(p[1]) - Math.abs(q[0]) / 2 - Math.abs(q[1]));
       function placeLabel(c, text) {
-        const m = measure.measureText(text), w = m.width, up = Math.max(10, m.fontBoundingBoxAscent || 0), down = Math.max(3, m.fontBoundingBoxDescent || 0);
+        const m = measure.measureText(text), w = m.width;
+        const up = Math.max(10, m.fontBoundingBoxAscent || 0), down = Math.max(3, m.fontBoundingBoxDescent || 0);
         const at = (t) => { const u = 1 - t; return [u * u * u * c[0] + 3 * u * u * t * c[2] + 3 * u * t * t * c[4] + t * t * t * c[6],
                                                      u * u * u * c[1] + 3 * u * u * t * c[3] + 3 * u * t * t * c[5] + t * t * t * c[7]]; };
         const boxAt = (x, y) => ({ left: x - PAD, top: y - up - PAD, right: x + w + PAD, bottom: y + down + PAD });
@@ -646,9 +648,12 @@
     const items = Array.isArray(v) ? v.map((x, k) => [null, x, k]) : Object.entries(v).map(([k, x]) => [k, x]);
     if (!items.length) return el("span", { class: "value muted" }, Array.isArray(v) ? "(none)" : "(empty)");
     const shown = items.slice(0, 20), more = items.length > 20 ? "\u2026 and " + (items.length - 20) + " more" : null;
-    if (Array.isArray(v) && v.every(plain)) return el("span", { class: "value" }, shown.map(([, x]) => text(x)).join(", ") + (more ? ", " + more : ""));
+    if (Array.isArray(v) && v.every(plain)) {
+      return el("span", { class: "value" }, shown.map(([, x]) => text(x)).join(", ") + (more ? ", " + more : ""));
+    }
     if (depth >= 3) return el("span", { class: "value muted" }, Array.isArray(v) ? plural(v.length, "item") : plural(items.length, "field"));
-    return el("ul", { class: "value" }, shown.map(([k, x]) => el("li", {}, k === null ? null : el("span", { class: "key" }, k + ": "), readable(x, depth + 1))),
+    return el("ul", { class: "value" },
+              shown.map(([k, x]) => el("li", {}, k === null ? null : el("span", { class: "key" }, k + ": "), readable(x, depth + 1))),
               more ? el("li", { class: "muted" }, more) : null);
   }
 
@@ -672,7 +677,8 @@
       section("program", termText(d.program, "program"), dagSvg(d.program)),
       section(formsTitle(d, d.normal_forms.length), d.normal_forms.map((t, k) =>
         el("div", { class: "row" }, "[" + (k + 1) + "] ", el("span", { class: "term nf" }, t), k === d.canonical_index ? "   \u2190 canonical" : ""))),
-      inForms ? null : section("canonical result", termText(d.canonical === null || d.canonical === undefined ? "none (" + d.canonical_error + ")" : d.canonical),
+      inForms ? null : section("canonical result",
+        termText(d.canonical === null || d.canonical === undefined ? "none (" + d.canonical_error + ")" : d.canonical),
         d.canonical ? el("div", { class: "muted" }, "not among the normal forms found") : null),
       section("canonical path (" + plural(d.canonical_path.length, "step") + (d.canonical_path_complete ? "" : ", incomplete") + ")",
         stepper(d.canonical_path, "canonical path")),
@@ -707,7 +713,8 @@
                       d.to !== undefined ? termText(d.to, "program") : null),
               section(d.target !== undefined ? "target" : "meeting", termText(d.target !== undefined ? d.target : d.meeting)),
               section("result", el("div", {}, d.found ? "found (" + plural(d.length ?? d.path.length, "step") + ")" : "not found" +
-                      (d.bound ? " (stopped by " + d.bound + ")" : "")), el("div", { class: "muted searched" }, "searched " + plural(d.searched, "graph") +
+                      (d.bound ? " (stopped by " + d.bound + ")" : "")),
+                      el("div", { class: "muted searched" }, "searched " + plural(d.searched, "graph") +
                         (d.searched_a !== undefined ? " (" + d.searched_a + " from a, " + d.searched_b + " from b)" : "")),
                       Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))),
               (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((x) =>
@@ -784,15 +791,17 @@
   }
 
   const summary = document.getElementById("summary");
-  const cut = DATA.report && DATA.report.complete === false ? DATA.report : null;   // a report whose detail a bound cut
+  const reportCut = DATA.report && DATA.report.complete === false ? DATA.report : null;   // a report whose detail a bound cut
   summary.textContent = [DATA.rules || DATA.ruleset ? "rules " + (DATA.rules || DATA.ruleset) : "",
     Array.isArray(DATA.states) ? plural(DATA.states.length, "state") + ", " + plural((DATA.edges || []).length, "edge") :
       DATA.chunks ? plural(DATA.chunks.states, "state") + ", " + plural(DATA.chunks.edges, "edge") :
       typeof DATA.states === "number" ? plural(DATA.states, "state") + " explored" : "",
     DATA.complete === false ? "incomplete: stopped by " + (DATA.stopped_by || DATA.bound) +
       (!DATA.stopped_by && DATA.bounds && DATA.bounds[DATA.bound] ? " (" + DATA.bounds[DATA.bound] + ")" : "") : "",
-    cut ? "the report lists " + plural(cut.states, "state") + " and " + plural(cut.edges, "edge") + " (cut by " + (cut.stopped_by || "a bound") + ")" : "",
-    DATA.reduced === true && ["reachable", "normal-forms", "order"].includes(KIND) ? "reduced: one persistent set of steps per state, so every normal form but not every graph" : "",
+    reportCut ? "the report lists " + plural(reportCut.states, "state") + " and " + plural(reportCut.edges, "edge") + " (cut by " +
+      (reportCut.stopped_by || "a bound") + ")" : "",
+    DATA.reduced === true && ["reachable", "normal-forms", "order"].includes(KIND)
+      ? "reduced: one persistent set of steps per state, so every normal form but not every graph" : "",
     typeof DATA.elapsed === "number" ? DATA.elapsed + " s" : ""].filter((x) => x).join("; ");
   // The paths of order, search, best and saturate (format 2) name graphs by row: the views read a copy with their texts
   // (the sampled runs' paths, uopc/cli/reports/sampled.py, are texts).
@@ -812,13 +821,15 @@
   (views[KIND] || explorationView)(pathTexts(DATA));
   // The keys each view draws (the header draws COMMON's); any other key (a newer command's, say) is still shown, as readable text.
   const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "elapsed"];
-  const EXPLORED = ["reduced", "program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state", "canonical_error",
-                    "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
+  const EXPLORED = ["reduced", "program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state",
+                    "canonical_error", "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
   const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
   const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
-    order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete", "normal_forms",
-            "cycles", "basis", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness", "verdict", "verdict_text"],
-    search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a", "searched_b", "stuck"],
+    order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete",
+            "normal_forms", "cycles", "basis", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
+            "verdict", "verdict_text"],
+    search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a",
+             "searched_b", "stuck"],
     pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
     saturate: [...BEST, "stop", "iterations", "enodes", "eclasses", "applied", "matches", "rejected", "conflicts", "native", "reach_searched"],
     best: [...BEST, "seen", "expanded", "conflicts"] };
