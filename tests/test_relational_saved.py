@@ -152,8 +152,8 @@ STEP = {"from": 0, "to": 1, "rule": "r", "node": "p0", "result": "p1"}
   ('{"program": "p0", "found": 1, "path": [], "searched": 1}', r"not a whole search output: 'found' is int"),
   ('{"program": "p0", "best": "p0", "cost": true, "seen": 1}', r"not a whole best output: 'cost' is bool"),
 ], ids=["empty", "empty-complete", "ids-out-of-order", "no-parent", "parent-not-earlier", "program-with-parent", "step-to-nowhere",
-        "step-from-a-bool", "normal-form-missing", "canonical-missing", "stuck-missing", "cycle-missing", "forms-differ", "negative-id", "states-not-records",
-        "states-not-a-list", "order-without-program", "pairs-summary", "trace-without-program", "search-found", "best-cost"])
+        "step-from-a-bool", "normal-form-missing", "canonical-missing", "stuck-missing", "cycle-missing", "forms-differ", "negative-id",
+        "states-not-records", "states-not-a-list", "order-without-program", "pairs-summary", "trace-without-program", "search-found", "best-cost"])
 def test_view_of_a_degenerate_saved_file_is_one_line_exit_2(capsys, tmp_path, text, message):
   """``{"states":[],"edges":[]}`` made a page (exit 0) that threw in the browser; each of these made a page that threw or lied."""
   path, page = tmp_path / "saved.json", tmp_path / "page.html"
