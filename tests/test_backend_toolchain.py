@@ -144,7 +144,8 @@ def test_the_sweeper_never_touches_what_uopc_did_not_make_in_a_cache_directory_o
   # the user's case: UOPC_CACHE_DIR pointed at a directory of theirs holding .build-* files and directories (a build
   # tool's), an hour old or more: the sweep took every .build-* entry there, directories with all they held
   cache.mkdir(mode=0o700)
-  theirs = [cache / ".build-cache", cache / ".build-log", cache / f"{toolchain.PARTIAL_PREFIX}notes", cache / f"{toolchain.PARTIAL_PREFIX}{'ab' * 16}"]
+  prefix = toolchain.PARTIAL_PREFIX
+  theirs = [cache / ".build-cache", cache / ".build-log", cache / f"{prefix}notes", cache / f"{prefix}{'ab' * 16}"]
   theirs[0].mkdir()
   (theirs[0] / "objects").write_text("a build tool's")
   for p in theirs[1:]: p.write_text("the user's")

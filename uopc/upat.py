@@ -43,7 +43,8 @@ def _one_or_many(value: Any, kind: type, what: str, namespace: str, members: Any
   if isinstance(value, kind): return frozenset([value])
   if isinstance(value, (tuple, list, set, frozenset)) and all(isinstance(v, kind) for v in value): return frozenset(value)
   wrong = value if not isinstance(value, (tuple, list, set, frozenset)) else next(v for v in value if not isinstance(v, kind))
-  hint = f": write {namespace}.{wrong} (from uopc import {namespace})" if isinstance(wrong, str) and isinstance(getattr(members, wrong, None), kind) else ""
+  named = isinstance(wrong, str) and isinstance(getattr(members, wrong, None), kind)   # "ADD": Ops has a member of that name
+  hint = f": write {namespace}.{wrong} (from uopc import {namespace})" if named else ""
   raise TypeError(f"a UPat's {what} must be {namespace}.<name> or a tuple or set of them, not {wrong!r}{hint}")
 
 
