@@ -257,7 +257,7 @@ def test_compiler_selection_and_failure(tmp_path, monkeypatch, private_tmp):
   with pytest.raises(CompileError, match="the C compiler failed .exit 1.: prog.c:1:1: error: this compiler refuses"):
     run_c(UOp.param(0) + 12345, {0: 1})
   assert list(private_tmp.iterdir()) == []
-  assert not [p for p in Path(os.environ["UOPC_CACHE_DIR"]).iterdir() if p.name.startswith(".build-")]
+  assert not [p for p in Path(os.environ["UOPC_CACHE_DIR"]).iterdir() if toolchain.PARTIAL_NAME.fullmatch(p.name)]
   monkeypatch.delenv("CC")
   assert toolchain.find_cc()[0] in ("cc", "gcc")
 

@@ -108,14 +108,20 @@ def _killed_build(name: str, age: float = toolchain.STALE_SECONDS + 1, marker: b
   return d
 
 
+def _partial(cache: Path, tail: str, age: float = toolchain.STALE_SECONDS + 1) -> Path:
+  """A half-copied binary a killed run left in the cache, named as ``_install`` names it, ``age`` seconds old."""
+  p = cache / f"{toolchain.PARTIAL_PREFIX}{'ab' * 16}-{tail}"
+  p.write_text("half a binary")
+  os.utime(p, (time.time() - age,) * 2)
+  return p
+
+
 def test_stale_build_files_are_swept(cache):
   cache.mkdir(mode=0o700)
-  old_file, new_file = cache / ".build-old", cache / ".build-new"
-  for p in (old_file, new_file): p.write_text("half a binary")
-  os.utime(old_file, (time.time() - toolchain.STALE_SECONDS - 1,) * 2)
+  old_file, new_file = _partial(cache, "old_0001"), _partial(cache, "new_0001", age=10)
   old, new, unmarked = _killed_build("build-old"), _killed_build("build-new", age=10), _killed_build("build-x", marker=False)
   removed = toolchain.sweep_stale(cache)
-  assert sorted(p.name for p in removed) == [".build-old", "build-old"]
+  assert sorted(p.name for p in removed) == [old_file.name, "build-old"]
   assert new_file.exists() and new.exists() and unmarked.exists() and not old.exists()
 
 
@@ -134,11 +140,38 @@ def test_the_sweeper_never_touches_a_directory_uopc_did_not_make(cache):
   assert all((d / "prog.c").read_text().endswith("/* by hand */\n") for d in mine) and (mine[0] / "notes.txt").exists()
 
 
+def test_the_sweeper_never_touches_what_uopc_did_not_make_in_a_cache_directory_of_the_users(cache):
+  # the user's case: UOPC_CACHE_DIR pointed at a directory of theirs holding .build-* files and directories (a build
+  # tool's), an hour old or more: the sweep took every .build-* entry there, directories with all they held
+  cache.mkdir(mode=0o700)
+  prefix = toolchain.PARTIAL_PREFIX
+  theirs = [cache / ".build-cache", cache / ".build-log", cache / f"{prefix}notes", cache / f"{prefix}{'ab' * 16}"]
+  theirs[0].mkdir()
+  (theirs[0] / "objects").write_text("a build tool's")
+  for p in theirs[1:]: p.write_text("the user's")
+  lookalike = cache / f"{toolchain.PARTIAL_PREFIX}{'ab' * 16}-dir00000"   # a directory under a copy's name: _install makes none
+  lookalike.mkdir()
+  (lookalike / "kept").write_text("the user's")
+  for p in (*theirs, lookalike): os.utime(p, (time.time() - 10 * toolchain.STALE_SECONDS,) * 2)
+  assert toolchain.sweep_stale(cache) == [] and run_c(UOp.param(0) * 5 + 3, {0: 1}) == 8
+  assert (theirs[0] / "objects").read_text() == "a build tool's" and all(p.exists() for p in theirs[1:]) and (lookalike / "kept").exists()
+
+
+def test_a_copy_into_the_cache_is_named_for_the_sweeper(cache, monkeypatch):
+  cache.mkdir(mode=0o700)
+  names = []
+  real_replace = os.replace
+  def replace(src, dst):   # the copy's name, seen as it is renamed into place
+    names.append(Path(src).name)
+    real_replace(src, dst)
+  monkeypatch.setattr(os, "replace", replace)
+  assert run_c(UOp.param(0) * 7 + 3, {0: 1}) == 10
+  assert len(names) == 1 and toolchain.PARTIAL_NAME.fullmatch(names[0])
+
+
 def test_the_next_build_sweeps(cache, monkeypatch):
   cache.mkdir(mode=0o700)
-  stale = [cache / ".build-killed", _killed_build("build-killed")]
-  stale[0].write_text("half a binary")
-  os.utime(stale[0], (time.time() - toolchain.STALE_SECONDS - 1,) * 2)
+  stale = [_partial(cache, "killed00"), _killed_build("build-killed")]
   monkeypatch.setattr(toolchain, "_swept", set())
   assert run_c(UOp.param(0) * 5 + 3, {0: 1}) == 8
   assert not any(p.exists() for p in stale)

@@ -239,6 +239,35 @@ def test_the_command_line_takes_pytensor_programs_and_rules(capsys):
   assert code == 2 and "--rules symbolic is a uopc.matcher.PatternMatcher, but the program is a uopc.relational.adapters.pytensor.nodes" in err
 
 
+RULES_FILE = """
+from pytensor.graph.rewriting.basic import NodeRewriter
+from pytensor.tensor.rewriting.math import local_exp_log
+
+
+class Nothing(NodeRewriter):   # a rewriter of the file's own class: its type's module is the rules file, not PyTensor's
+  def tracks(self): return None
+  def transform(self, fgraph, node): return False
+
+
+RULES = [local_exp_log, Nothing()]
+"""
+
+
+def test_a_rules_file_holding_a_list_of_pytensor_rewriters_is_taken_on_the_command_line(capsys, tmp_path):
+  # the user's case: refused, "RULES is a list, not a uopc PatternMatcher", though the Python API takes the same list
+  import importlib.util
+  (tmp_path / "rules.py").write_text(RULES_FILE)
+  spec = importlib.util.spec_from_file_location("rules_list", tmp_path / "rules.py")
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  z = pt.log(pt.exp(x + x)) + x + x   # the example's program
+  by_api = normal_forms(from_pytensor(z), module.RULES).forms
+  code, out, err = run_cli(capsys, "explore", "normal-forms", f"{EXAMPLE}:z", "--rules", f"{tmp_path / 'rules.py'}:RULES")
+  assert code == 0 and err == "" and f"{len(by_api)} normal form:" in out and "local_exp_log: log(exp(add(x, x))) -> add(x, x)" in out, out + err
+  code, out, err = run_cli(capsys, "explore", "normal-forms", f"{EXAMPLE}:z", "--rules", f"{tmp_path / 'rules.py'}:RULES+pytensor:canonicalize")
+  assert code == 0 and err == "" and "canonical:" in out
+
+
 def test_json_and_html_reports_print_pytensor_nodes(capsys, tmp_path):
   import json
   code, out, _ = run_cli(capsys, "explore", "reachable", f"{EXAMPLE}:z", "--rules", f"{EXAMPLE}:rules", "--format", "json")

@@ -1,5 +1,7 @@
 """``uopc.relational.space.saved``: a ``--format json`` output loads back (``load``), and ``uopc explore view`` makes its page."""
+import contextlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -41,6 +43,21 @@ def saved_exploration(tmp_path, paths, fmt=2):
   assert data.get("format") == (2 if fmt == 2 else None)
   path.write_text(json.dumps(data))
   return ex, load(str(path))
+
+
+def test_load_takes_a_path_never_a_file_descriptor(tmp_path):
+  # the user's case: load(5) read file descriptor 5, whatever it was open on
+  saved_exploration(tmp_path, paths=False)
+  fd = os.open(tmp_path / "saved.json", os.O_RDONLY)
+  try:
+    with pytest.raises(TypeError, match=r"^load\(\) takes a path \(str or os.PathLike\) of a saved --format json output, not int: \d+$"):
+      load(fd)
+    assert os.read(fd, 1) == b"{"   # not read, not closed
+  finally:
+    with contextlib.suppress(OSError): os.close(fd)
+  for wrong in (b"saved.json", None, 5.0):
+    with pytest.raises(TypeError, match=f"not {type(wrong).__name__}: "): load(wrong)
+  assert load(tmp_path / "saved.json").kind == load(str(tmp_path / "saved.json")).kind == "reachable"
 
 
 @pytest.mark.parametrize("fmt", [1, 2], ids=["format 1", "format 2"])

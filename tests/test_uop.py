@@ -113,6 +113,22 @@ def test_nodes_are_values_for_copy_and_pickle():
   assert copy.deepcopy(e) is e and pickle.loads(pickle.dumps(e)) is e
 
 
+def test_a_graph_of_any_depth_pickles():
+  # the user's case: pickle of a chain of 20,000 ADDs raised RecursionError (pickle nested a level of C frames a node)
+  shared = (p0 * 3 + p1) * (p1 - 2)   # a low part every node of the chain uses: pickled once, by pickle's memo
+  chain = p0
+  for i in range(20_000): chain = chain + shared if i % 2 else chain + 1
+  for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+    blob = pickle.dumps([chain, chain.src[0], shared], protocol=protocol)
+    assert pickle.loads(blob) == [chain, chain.src[0], shared] and pickle.loads(blob)[0] is chain   # hash-consed: the same node
+  assert len(pickle.dumps(chain)) < 20 * 20_000   # each node's few fields, not the shared part again
+
+
+@given(graphs())
+def test_pickle_round_trips_a_graph(g):
+  assert pickle.loads(pickle.dumps(g)) is g
+
+
 def test_unused_nodes_are_collected():
   gc.collect()   # nodes held only by an earlier test's garbage cycles would die mid-test and be counted out
   before = live_nodes()

@@ -1,4 +1,6 @@
 """UPat: the chapter's matching examples, sugar, and pattern printing."""
+import pytest
+
 from tests.helpers import param
 from uopc import Ops, UOp, UPat, dtypes
 
@@ -72,3 +74,19 @@ def test_a_name_must_be_an_identifier_it_is_a_rule_functions_parameter():
     with pytest.raises(UPatError): UPat.cvar(name)
   assert issubclass(UPatError, ValueError)
   assert [UPat.var(n).name for n in ("x", "_", "ctx", "match", "type", "x1", "ñ")] == ["x", "_", "ctx", "match", "type", "x1", "ñ"]
+
+
+def test_a_string_op_or_dtype_is_refused_with_what_to_write():
+  # the user's case: UPat("ADD") became the op set {'A', 'D'} and matched nothing, silently
+  cases = [({"op": "ADD"}, "op", "'ADD': write Ops.ADD (from uopc import Ops)"),
+           ({"op": (Ops.MUL, "ADD")}, "op", "'ADD': write Ops.ADD (from uopc import Ops)"),
+           ({"op": {"MUL"}}, "op", "'MUL': write Ops.MUL (from uopc import Ops)"),
+           ({"op": "FOO"}, "op", "'FOO'"), ({"op": 3}, "op", "3"),
+           ({"dtype": "i32"}, "dtype", "'i32': write dtypes.i32 (from uopc import dtypes)"),
+           ({"dtype": (dtypes.f32, "bool")}, "dtype", "'bool': write dtypes.bool (from uopc import dtypes)")]
+  for kwargs, what, tail in cases:
+    namespace = "Ops" if what == "op" else "dtypes"
+    with pytest.raises(TypeError) as e: UPat(**kwargs)
+    assert str(e.value) == f"a UPat's {what} must be {namespace}.<name> or a tuple or set of them, not {tail}"
+  assert UPat([Ops.ADD, Ops.MUL]).op == UPat((Ops.ADD, Ops.MUL)).op == UPat(frozenset({Ops.ADD, Ops.MUL})).op == {Ops.ADD, Ops.MUL}
+  assert UPat(Ops.ADD, dtype=dtypes.i32).dtype == {dtypes.i32} and UPat().op is None

@@ -121,7 +121,12 @@ class UOp:
   # nodes are values: copying returns the node itself
   def __copy__(self) -> UOp: return self
   def __deepcopy__(self, memo: dict) -> UOp: return self
-  def __reduce__(self): return (UOp, (self.op, self.src, self.arg, self.dtype))
+  def __reduce__(self) -> tuple[Any, ...]:
+    # pickle nests a few C frames a level of sources, under Python's recursion limit: a node not higher than
+    # PICKLE_NESTED_HEIGHT pickles as itself (its sources by pickle's memo, shared with the rest of what is pickled), a
+    # higher one as a flat list whose higher part is never nested (``_flat_graph``), so a graph of any depth pickles
+    if (_heights.get(self) or _height(self)) <= PICKLE_NESTED_HEIGHT: return (UOp, (self.op, self.src, self.arg, self.dtype))
+    return (_from_flat_graph, (_flat_graph(self),))
 
   def __repr__(self) -> str:
     if not self.src: return f"UOp({self.op!r}, arg={self.arg!r})" if self.op is not Ops.CONST or self.dtype is dtypes.of(self.arg) \
@@ -279,6 +284,30 @@ def fill_bottom_up(root: Any, done: dict[Any, Any], make: Callable[[Any, tuple],
       continue
     done[u] = make(u, tuple([done[s] for s in u.src]))
   return done[root]
+
+
+# ---- pickling (UOp.__reduce__): a node above this height goes as a flat list; pickle nests ~3 frames a level below it
+PICKLE_NESTED_HEIGHT = 64
+_heights: dict[UOp, int] = node_memo()   # each node's height (a leaf's is 0), kept until the node tables are next collected
+
+
+def _height(u: UOp) -> int:
+  return fill_bottom_up(u, _heights, lambda _, kids: 1 + max(kids, default=-1))
+
+
+def _flat_graph(root: UOp) -> list[tuple[Ops, Any, DType, tuple[Any, ...]]]:
+  """The nodes of ``root``'s graph higher than ``PICKLE_NESTED_HEIGHT``, sources first, ``root`` last, each as ``(op, arg,
+  dtype, sources)``: a source is an earlier entry's index, or a node low enough to pickle as itself."""
+  high = toposort(root, lambda u: [s for s in u.src if _height(s) > PICKLE_NESTED_HEIGHT])
+  index = {u: i for i, u in enumerate(high)}
+  return [(u.op, u.arg, u.dtype, tuple(index.get(s, s) for s in u.src)) for u in high]
+
+
+def _from_flat_graph(entries: list[tuple[Ops, Any, DType, tuple[Any, ...]]]) -> UOp:
+  """The graph ``_flat_graph`` wrote, made again (hash-consed: the very nodes, where they exist)."""
+  made: list[UOp] = []
+  for op, arg, dtype, src in entries: made.append(UOp(op, tuple(made[s] if type(s) is int else s for s in src), arg, dtype))
+  return made[-1]
 
 
 def call_body_scope(u: UOp) -> tuple[UOp, ...]:

@@ -18,7 +18,7 @@ import itertools
 import keyword
 from typing import Any
 
-from uopc.dtype import DType
+from uopc.dtype import DType, dtypes
 from uopc.ops import ALU, COMMUTATIVE, Ops
 from uopc.term import tree_text
 from uopc.uop import UOp
@@ -36,6 +36,18 @@ def _check_name(name: Any) -> None:
     raise UPatError(f"a UPat name must be a Python identifier (its rule function's parameter), got {name!r}")
 
 
+def _one_or_many(value: Any, kind: type, what: str, namespace: str, members: Any) -> frozenset | None:
+  """``value`` (None, one ``kind``, or a tuple, list or set of them) as a frozenset. Anything else is a TypeError naming what to
+  write: a string is iterable, so ``UPat("ADD")`` would otherwise match the op set {'A', 'D'}, which no node has."""
+  if value is None: return None
+  if isinstance(value, kind): return frozenset([value])
+  if isinstance(value, (tuple, list, set, frozenset)) and all(isinstance(v, kind) for v in value): return frozenset(value)
+  wrong = value if not isinstance(value, (tuple, list, set, frozenset)) else next(v for v in value if not isinstance(v, kind))
+  named = isinstance(wrong, str) and isinstance(getattr(members, wrong, None), kind)   # "ADD": Ops has a member of that name
+  hint = f": write {namespace}.{wrong} (from uopc import {namespace})" if named else ""
+  raise TypeError(f"a UPat's {what} must be {namespace}.<name> or a tuple or set of them, not {wrong!r}{hint}")
+
+
 class UPat:
   """``UPat(op, src, name, arg, dtype, allow_any_len)``; every constraint is optional."""
   __slots__ = ("op", "src", "name", "arg", "dtype", "allow_any_len", "_orders", "_compiled")
@@ -43,8 +55,8 @@ class UPat:
   def __init__(self, op: Ops | tuple[Ops, ...] | set[Ops] | frozenset[Ops] | None = None,
                src: tuple[UPat, ...] | list[UPat] | None = None, name: str | None = None, arg: Any = None,
                dtype: DType | tuple[DType, ...] | None = None, allow_any_len: bool = False):
-    self.op: frozenset[Ops] | None = None if op is None else frozenset([op]) if isinstance(op, Ops) else frozenset(op)
-    self.dtype: frozenset[DType] | None = None if dtype is None else frozenset([dtype]) if isinstance(dtype, DType) else frozenset(dtype)
+    self.op: frozenset[Ops] | None = _one_or_many(op, Ops, "op", "Ops", Ops)
+    self.dtype: frozenset[DType] | None = _one_or_many(dtype, DType, "dtype", "dtypes", dtypes)
     if name is not None: _check_name(name)
     self.src, self.name, self.arg, self.allow_any_len = src, name, arg, allow_any_len
     # the source orders to try, computed once: every permutation of a list, the tuple itself

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -44,6 +45,10 @@ LIBS: tuple[str, ...] = ("-lm",)
 BUILD_ROOT = "uopc-builds-"   # + the uid: this user's directory of build directories, in the temporary directory
 BUILD_MARKER = ".uopc-build"   # written into each build directory: the sweeper removes only directories holding it
 BUILD_PREFIX = "uopc-build-"   # a build directory outside BUILD_ROOT (when it is not ours to use): never swept
+PARTIAL_PREFIX = ".uopc-partial-"   # + the cache key + "-": a binary being copied into the cache, under mkstemp's random tail
+# the whole name of such a copy (the key is source_key's 32 hex digits, the tail mkstemp's 8 characters): in a cache directory
+# the user chose ($UOPC_CACHE_DIR may be a directory of theirs), the sweeper removes nothing else
+PARTIAL_NAME = re.compile(re.escape(PARTIAL_PREFIX) + r"[0-9a-f]{32}-[a-z0-9_]{8}")
 STALE_SECONDS = 3600.0   # a build file older than this belongs to a killed run: builds take seconds, runs at most minutes
 
 
@@ -197,7 +202,7 @@ def _install(exe: Path, target: Path) -> None:
   """Copy ``exe`` to ``target`` atomically; a cache that vanished or filled up is skipped."""
   tmp = None
   try:
-    fd, tmp = tempfile.mkstemp(prefix=".build-", dir=target.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{PARTIAL_PREFIX}{target.name}-", dir=target.parent)
     with os.fdopen(fd, "wb") as f, open(exe, "rb") as src: shutil.copyfileobj(src, f)
     os.chmod(tmp, 0o700)
     os.replace(tmp, target)
@@ -210,22 +215,24 @@ _swept: set[Path | None] = set()
 
 
 def sweep_stale(d: Path | None, now: float | None = None) -> list[Path]:
-  """Remove what killed builds left (older than ``STALE_SECONDS``): ``.build-*`` files in
-  the cache ``d`` (if any) and the build directories in ``$TMPDIR/uopc-builds-<uid>/`` that
-  hold uopc's marker (``build_dir``); nothing else, whatever its name. Returns them.
+  """Remove what killed builds left (older than ``STALE_SECONDS``): in the cache ``d`` (if any), the partial copies
+  ``_install`` names (``PARTIAL_NAME``: regular files of this user), and the build directories in
+  ``$TMPDIR/uopc-builds-<uid>/`` that hold uopc's marker (``build_dir``); nothing else, whatever its name. Returns them.
   """
   cutoff = (time.time() if now is None else now) - STALE_SECONDS
-  found = [p for p in _listdir(d) if p.name.startswith(".build-")] if d is not None else []
+  files = [p for p in _listdir(d) if PARTIAL_NAME.fullmatch(p.name)] if d is not None else []
   root = Path(tempfile.gettempdir()) / f"{BUILD_ROOT}{os.getuid()}"
+  directories = []
   if ours(root, directory=True) and not root.is_symlink():
-    found += [p for p in _listdir(root) if os.path.isfile(p / BUILD_MARKER) and not p.is_symlink()]
+    directories = [p for p in _listdir(root) if os.path.isfile(p / BUILD_MARKER) and not p.is_symlink()]
   removed = []
-  for p in found:
+  for p in files + directories:
     try:
       st = os.lstat(p)
       if st.st_mtime >= cutoff or st.st_uid != os.getuid(): continue
-      if stat.S_ISDIR(st.st_mode): shutil.rmtree(p)
-      else: os.unlink(p)
+      if p in directories and stat.S_ISDIR(st.st_mode): shutil.rmtree(p)
+      elif p in files and stat.S_ISREG(st.st_mode): os.unlink(p)
+      else: continue   # a directory or link under a copy's name: not one _install made
       removed.append(p)
     except OSError: continue   # gone already, or not ours to remove
   return removed

@@ -42,9 +42,10 @@ class Adapter:
   install: str
 
   def owns(self, obj: object) -> bool:
-    """True for an object of the adapter's library (told by its type's module: nothing is imported)."""
+    """True for an object of the adapter's library, or of a subclass of one of its classes (a rules file's own
+    ``NodeRewriter``), told by the modules of its type's classes: nothing is imported."""
     items = obj if isinstance(obj, (list, tuple)) and obj else [obj]
-    return all(type(o).__module__.startswith(self.host_modules) for o in items)
+    return all(any(c.__module__.startswith(self.host_modules) for c in type(o).__mro__) for o in items)
 
 
 @functools.cache

@@ -20,6 +20,7 @@ files written before it (no ``format`` key) hold each graph as text, cut at 10,0
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -144,8 +145,16 @@ def kind_of(data: Any) -> str | None:
   return next((kind for kind, keys in KINDS if all(k in data for k in keys)), None)
 
 
-def load(path: str) -> Saved:
-  """Read a saved ``--format json`` output; ``LoadError`` for anything else."""
+def load(path: str | os.PathLike[str]) -> Saved:
+  """Read a saved ``--format json`` output; ``LoadError`` for anything else, a ``TypeError`` for a path that is not one.
+
+  >>> load(5)   # open() would read file descriptor 5
+  Traceback (most recent call last):
+  TypeError: load() takes a path (str or os.PathLike) of a saved --format json output, not int: 5
+  """
+  if not isinstance(path, (str, os.PathLike)):
+    raise TypeError(f"load() takes a path (str or os.PathLike) of a saved --format json output, not {type(path).__name__}: {path!r}")
+  path = os.fspath(path)
   try:
     with open(path, encoding="utf-8") as f: text = f.read()
   except (OSError, UnicodeError) as e: raise LoadError(f"{path}: cannot read: {getattr(e, 'strerror', None) or e}") from None
