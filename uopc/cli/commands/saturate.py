@@ -18,6 +18,7 @@ from typing import Any
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.cli.reports.html import emit
+from uopc.cli.reports.stopped import write_nothing_found
 from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, steps_word, term_text
 
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int]:
@@ -36,7 +37,8 @@ def cmd_saturate(args: argparse.Namespace) -> int:
       r = bounded(lambda: saturate(prog, pm, cost, max_iterations=args.max_iterations, max_enodes=args.max_enodes,
                                    timeout=args.timeout), None, grace=True)
       if r is None:   # a rule call that never returned
-        print(f"best: none ({stopped_text()})")
+        if args.format == "text": print(f"best: none ({stopped_text()})")
+        else: write_nothing_found(args, prog)
         return EXIT_BOUND
       canon, canon_cost, error = canonical_of(prog, args, cost)
     except CostError as e: raise CLIError(str(e)) from None
@@ -46,7 +48,7 @@ def cmd_saturate(args: argparse.Namespace) -> int:
 
 def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost: Any, error: str | None,
             reachable: bool | None, path: list[Any], searched: int) -> int:
-  from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
+  from uopc.cli.reports.exploration import NodeTable, steps_json, stopped_by, with_nodes   # deferred: it imports the explorer
   cost = args.cost
   conflicts = [f"{term_text(a)} = {term_text(b)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
   if args.format in ("json", "html"):
@@ -54,6 +56,7 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
     emit(args, with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": cost.name,
                 "best": term_text(r.best), "cost": r.cost, "canonical": term_text(canon),
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
+                "stopped_by": stopped_by(None if r.complete else r.stop, args),
                 "reachable": reachable, "path": steps_json(path, table) if reachable else None, "reach_searched": searched,
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
                 "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "native": r.native,

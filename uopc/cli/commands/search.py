@@ -25,7 +25,7 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.cli.reports.html import emit
-from uopc.cli.reports.exploration import search_bound_text
+from uopc.cli.reports.exploration import search_bound_text, stopped_by
 from uopc.cli.explore_support import TERM_LIMIT, on_cluster, step_lines, steps_word
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped
 from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
@@ -130,7 +130,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
             "bindings": _bindings(matches[0].bindings) if matches else {},
             "matches": [{"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings),
                          "searched": m.searched, "path": steps_json(m.path, table)} for m in matches],
-            "searched": stream.searched, "bound": bound, "complete": bound is None,
+            "searched": stream.searched, "bound": bound, "stopped_by": stopped_by(bound, args), "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
     emit(args, with_nodes(data, table), "search")
   return _exit_code(bool(matches), bound, stream.stuck)
@@ -228,6 +228,7 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   return with_nodes({"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
                      "graph": None if r.graph is None else _term(r.graph), "length": r.length,
                      "path": steps_json(r.path, table), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
+                     "stopped_by": stopped_by(r.bound, args),
                      "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
 
 
@@ -240,4 +241,5 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
           "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
+          "stopped_by": stopped_by(r.bound, args),
           "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
