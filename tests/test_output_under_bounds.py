@@ -205,3 +205,21 @@ def test_a_canonical_result_cut_by_the_bound_names_it_and_marks_the_output_incom
   with Budget(timeout=0.2, max_memory=None) as b, shielded():   # the bound falls while the canonical engine runs
     canon, error = canonical_for(UOp.param(0) + 0, args)
   assert canon is None and error == "not computed: stopped by --timeout 0.2 s" and b.report_cut
+
+
+def test_a_drawing_and_a_text_report_are_cut_too_and_say_so():
+  import io
+  from uopc.cli.budget import REPORT_TIME, Budget
+  from uopc.cli.reports.exploration import normal_forms_text, summary_lines, to_dot
+  from uopc.relational import NormalForms
+  g, ex = _space()
+  with Budget(timeout=None, max_memory=None) as b:
+    b.hit("interrupted")
+    b.hit_at -= REPORT_TIME + 1   # the report's second is over before it begins
+    source = to_dot(ex, None, "zero").source
+    out = io.StringIO()
+    normal_forms_text(NormalForms(ex, None, "not computed"), g, "zero", out)
+    lines = summary_lines(ex, None, "not computed", "zero")
+  assert "incomplete drawing: stopped by an interrupt (SIGINT) (0 states and 0 steps drawn)" in source and "->" not in source
+  assert "[1-1] not listed: the report was stopped by an interrupt (SIGINT)" in out.getvalue()
+  assert "  (1 more not listed: the report was stopped by an interrupt (SIGINT))" in lines

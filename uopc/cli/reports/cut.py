@@ -23,8 +23,9 @@ T = TypeVar("T")
 CHECK_EVERY = 0.01   # seconds between two questions to the budget (a /proc read each: about 30 microseconds)
 SAMPLE_EVERY = 64    # an item in this many is encoded to weigh the report's text
 # copies of the JSON text held at once while it is written: json_text's and the newline's, the bytes written; a page's
-# chunks, the page, its bytes (five_params' whole space as a page, 2.3 GB at the most, planned with 5 copies for 3.6)
-WRITE_COPIES = {"json": 3.0, "html": 3.0}
+# chunks, the page, its bytes (five_params' whole space as a page, 2.3 GB at the most, planned with 5 copies for 3.6);
+# a drawing's lines joined, their bytes
+WRITE_COPIES = {"json": 3.0, "html": 3.0, "dot": 2.0}
 HEADROOM = 0.85      # of --max-memory: what the report plans to reach at the most (the rest: what the estimate misses)
 
 

@@ -392,7 +392,10 @@ def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = 
                          graph_attr={"rankdir": "TB", "label": f"rules {rules}: {drawn}, {bound_text(ex)}"},
                          node_attr={"shape": "box", "fontname": "monospace", "fontsize": "10"},
                          edge_attr={"fontname": "monospace", "fontsize": "8"})
+  cut = ItemCut("dot", [ListSize(dot.body)])   # a state or a step at a time, while the report's time and memory last
+  kept = 0
   for s in states:
+    if cut(): break
     attrs: dict[str, str] = {}
     label = f"#{s.id} {s.term(DOT_TERM_LIMIT)}"
     if s.error is not None:
@@ -402,10 +405,16 @@ def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = 
     if s is canon_state: attrs.update(style="filled", fillcolor="palegreen")
     if s.id == 0: attrs["penwidth"] = "2"
     dot.node(str(s.id), label, **attrs)
-  ids = {s.id for s in states}
+    kept += 1
+  ids = {s.id for s in states[:kept]}
+  steps = 0
   for e in ex.edges:
     if e.source.id in ids and e.target.id in ids:
+      if cut(): break
       dot.edge(str(e.source.id), str(e.target.id), label=short_rule(e.rule), **({"color": "red"} if e.error else {}))
+      steps += 1
+  if cut.reason is not None:   # the drawing says it holds part of what it was to hold
+    dot.graph_attr["label"] += f"; incomplete drawing: stopped by {cut.reason} ({kept} states and {steps} steps drawn)"
   return dot
 
 
