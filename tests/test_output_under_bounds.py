@@ -223,3 +223,11 @@ def test_a_drawing_and_a_text_report_are_cut_too_and_say_so():
   assert "incomplete drawing: stopped by an interrupt (SIGINT) (0 states and 0 steps drawn)" in source and "->" not in source
   assert "[1-1] not listed: the report was stopped by an interrupt (SIGINT)" in out.getvalue()
   assert "  (1 more not listed: the report was stopped by an interrupt (SIGINT))" in lines
+
+
+def test_saturate_names_its_bounds_with_their_values():
+  from uopc.cli.commands.saturate import _unknown_why
+  r = uopc("saturate", "examples/saturation.uir", "--rules", "examples/saturation_rules.py:rules", "--max-iterations", "1", "--timeout", "600")
+  assert r.returncode == 3 and "saturation: stopped by --max-iterations 1 after 1 iteration;" in r.stdout, r.stderr
+  import argparse
+  assert _unknown_why(0, "timeout", argparse.Namespace(timeout=2)) == "not searched: stopped by --timeout 2 s"   # not "the first 0 graphs"
