@@ -231,3 +231,20 @@ def test_saturate_names_its_bounds_with_their_values():
   assert r.returncode == 3 and "saturation: stopped by --max-iterations 1 after 1 iteration;" in r.stdout, r.stderr
   import argparse
   assert _unknown_why(0, "timeout", argparse.Namespace(timeout=2)) == "not searched: stopped by --timeout 2 s"   # not "the first 0 graphs"
+
+
+def test_search_all_as_json_keeps_the_matches_its_report_had_time_for(capsys, monkeypatch):
+  from uopc.cli import main as cli
+  from uopc.cli.budget import current
+  from uopc.cli.reports import cut
+  code = cli.main(["explore", "search", "examples/equal_a.uir", "--target", "add(?x, ?y)", "--all", "--format", "json"])
+  full = json.loads(capsys.readouterr().out)
+  def due():   # the report's time is over as it begins: what budget.report_cut records and says then
+    b = current()
+    b.cut = b.report_cut = True
+    return "timeout"
+  monkeypatch.setattr(cut, "report_cut", due)
+  code = cli.main(["explore", "search", "examples/equal_a.uir", "--target", "add(?x, ?y)", "--all", "--format", "json"])
+  data = json.loads(capsys.readouterr().out)
+  assert len(full["matches"]) > 1 and full["complete"] is True
+  assert code == 3 and data["matches"] == [] and data["complete"] is False and data["report"]["matches"] == 0

@@ -19,7 +19,7 @@ import sys
 from typing import Callable, Sequence, Any
 
 from uopc.cli.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
-from uopc.cli.reports.stopped import write_stopped
+from uopc.cli.reports.stopped import Returned, write_stopped
 from uopc.cli.spec import add_command
 from uopc.cli.support import EXIT_BAD_INPUT, EXIT_BOUND, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, CLIError, load_rules, run_command
 from uopc.cli.commands import COMMANDS, GROUPS
@@ -81,13 +81,15 @@ def main(argv: Sequence[str] | None = None) -> int:
   budget = Budget(getattr(args, "timeout", None), getattr(args, "max_memory", DEFAULT_MAX_MEMORY))
   code: int | None = None
   wrote = True
+  command = Returned(func)   # what the command returned, if it did: a tick as it ended may raise after it
   try:
     with budget:
       load_rules(args)   # inside the budget: a rules file that hangs at import is bounded too
-      with term_memo(): code = run_command(func, args)   # -o FILE for every format; each node's text made once
+      with term_memo(): code = run_command(command, args)   # -o FILE for every format; each node's text made once
   except BoundHit:
     budget.close()
-    if code is None:   # stopped before the command had anything to report (else: a tick as it ended): its output, empty
+    if code is None: code = command.code
+    if code is None:   # stopped before the command had anything to report: its output, empty, marked incomplete
       code = EXIT_BOUND
       try: wrote = write_stopped(args, budget.reason, budget.flag_text(), _phase_words(budget))
       except CLIError as e: return _fail(str(e), e.code)

@@ -123,15 +123,20 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     from uopc.cli.reports.exploration import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
+    from uopc.cli.reports.cut import ItemCut, ListSize, until_cut
     from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
     table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
+    rows: list[dict[str, Any]] = []   # a match at a time, while the report's time and memory last (uopc.cli.reports.cut)
+    cut = ItemCut(args.format, [ListSize(rows), ListSize(table.rows)])
+    until_cut(({"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings), "searched": m.searched,
+                "path": steps_json(m.path, table)} for m in matches), cut, rows)
     data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
-            "path": steps_json(matches[0].path, table) if matches else [],
-            "bindings": _bindings(matches[0].bindings) if matches else {},
-            "matches": [{"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings),
-                         "searched": m.searched, "path": steps_json(m.path, table)} for m in matches],
+            "path": rows[0]["path"] if rows else [], "bindings": rows[0]["bindings"] if rows else {}, "matches": rows,
             "searched": stream.searched, "bound": bound, "stopped_by": stopped_by(bound, args), "complete": bound is None,
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
+    if cut.reason is not None:   # the output holds part of what was found
+      data.update(complete=False, bound=bound or cut.bound, stopped_by=data["stopped_by"] or cut.reason,
+                  report={"complete": False, "matches": len(rows), "stopped_by": cut.reason})
     emit(args, with_nodes(data, table), "search")
   return _exit_code(bool(matches), bound, stream.stuck)
 

@@ -18,12 +18,30 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import Any, Callable
 
 # the page (``uopc.cli.reports.page.KINDS``) of each command that writes one
 PAGE_KIND = {"explore reachable": "reachable", "explore normal-forms": "normal-forms", "explore order": "order",
              "explore search": "search", "explore pairs": "pairs", "explore best": "best", "saturate": "saturate",
              "simplify": "trace", "trace": "trace"}
+
+
+class Returned:
+  """A command that remembers what it returned: a ``BoundHit`` raised after it returned (a tick due as the command
+  ended, once its output was written) must not write the empty output too.
+
+  >>> r = Returned(lambda args: 0)
+  >>> r.code, r(None), r.code
+  (None, 0, 0)
+  """
+
+  def __init__(self, func: Callable[[argparse.Namespace], int]) -> None:
+    self.func = func
+    self.code: int | None = None
+
+  def __call__(self, args: argparse.Namespace) -> int:
+    self.code = self.func(args)
+    return self.code
 
 
 def command_name(args: argparse.Namespace) -> str:
