@@ -248,3 +248,17 @@ def test_search_all_as_json_keeps_the_matches_its_report_had_time_for(capsys, mo
   data = json.loads(capsys.readouterr().out)
   assert len(full["matches"]) > 1 and full["complete"] is True
   assert code == 3 and data["matches"] == [] and data["complete"] is False and data["report"]["matches"] == 0
+
+
+def test_an_interrupt_while_uopc_imports_waits_for_the_budget_and_gets_the_output(files):
+  """The console script's worker keeps SIGINT blocked until the command's budget takes it (uopc_launch): a signal sent
+  while uopc imports is then an interrupt in the start-up, with the output marked incomplete, not 0 bytes."""
+  code = ("import os, signal, sys\n"
+          "signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})   # as uopc_launch's worker starts\n"
+          "os.kill(os.getpid(), signal.SIGINT)   # sent before uopc is imported: pending\n"
+          "from uopc.cli.main import main\n"
+          f"sys.exit(main(['explore', 'normal-forms', {str(files / 'prog.uir')!r}, '--format', 'json']))\n")
+  r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=HANG)
+  data = json.loads(r.stdout)
+  assert r.returncode == 130 and data["complete"] is False and data["stopped_by"] == "an interrupt (SIGINT)", r.stderr
+  assert data["states"] == [] and "output included" in r.stderr
