@@ -262,3 +262,9 @@ def test_an_interrupt_while_uopc_imports_waits_for_the_budget_and_gets_the_outpu
   data = json.loads(r.stdout)
   assert r.returncode == 130 and data["complete"] is False and data["stopped_by"] == "an interrupt (SIGINT)", r.stderr
   assert data["states"] == [] and "output included" in r.stderr
+
+
+@pytest.mark.parametrize("rules", ["tinygrad:symbolic", "pytensor:canonicalize"])
+def test_saturate_refuses_another_ir_s_rules_in_one_line(rules):
+  r = uopc("saturate", "examples/order.uir", "--rules", rules, "--timeout", "600")
+  assert r.returncode == 2 and r.stderr.startswith(f"uopc: saturate: --rules {rules} is a ") and r.stderr.count("\n") == 1, r.stderr

@@ -33,6 +33,9 @@ def cmd_saturate(args: argparse.Namespace) -> int:
   from uopc.cost import CostError
   from uopc.egraph import saturate
   prog, pm, cost = load_program(args.file), args.rules.pm, args.cost
+  from uopc.relational.ir import UOPC, ir_of_rules
+  if (ir := ir_of_rules(pm, f"--rules {args.rules.spec}")[0]) is not UOPC:   # the e-graph matches uopc's patterns only
+    raise CLIError(f"uopc: saturate: --rules {args.rules.spec} is a {ir.name} rule set; saturate takes uopc's (explore takes {ir.name}'s)")
   with shielded():   # only the bounded work can be interrupted: the report is whole
     try:
       r = bounded(lambda: saturate(prog, pm, cost, max_iterations=args.max_iterations, max_enodes=args.max_enodes,
