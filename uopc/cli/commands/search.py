@@ -132,7 +132,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
                 "path": steps_json(m.path, table)} for m in matches), cut, rows)
     data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": rows[0]["path"] if rows else [], "bindings": rows[0]["bindings"] if rows else {}, "matches": rows,
-            "searched": stream.searched, "bound": bound, "stopped_by": stopped_by(bound, args), "complete": bound is None,
+            "searched": stream.searched, "bound": bound, "complete": bound is None, "stopped_by": stopped_by(bound, args),
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
     if cut.reason is not None:   # the output holds part of what was found
       data.update(complete=False, bound=bound or cut.bound, stopped_by=data["stopped_by"] or cut.reason,
@@ -233,8 +233,7 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   return with_nodes({"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
                      "graph": None if r.graph is None else _term(r.graph), "length": r.length,
                      "path": steps_json(r.path, table), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
-                     "stopped_by": stopped_by(r.bound, args),
-                     "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
+                     "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -246,5 +245,4 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
           "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
-          "stopped_by": stopped_by(r.bound, args),
-          "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
+          "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
