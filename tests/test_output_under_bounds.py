@@ -174,10 +174,11 @@ def test_the_report_is_cut_between_two_items_once_the_bound_is_due(monkeypatch):
   assert data["complete"] is False and data["report"]["stopped_by"] == "an interrupt (SIGINT)" == data["stopped_by"]
 
 
-def test_the_report_plans_its_memory_and_leaves_out_what_would_not_fit():
+def test_the_report_plans_its_memory_and_leaves_out_what_would_not_fit(monkeypatch):
   from uopc.cli.budget import Budget
   from uopc.cli.reports import cut
   from uopc.cli.reports.exploration import json_text, to_json
+  monkeypatch.setattr(cut, "CHECK_EVERY", 0.0)   # the budget asked before every item: however fast the report is built
   g, ex = _space()
   full = to_json(ex, g, "zero", None, None)
   text = len(json_text(full))
@@ -268,3 +269,18 @@ def test_an_interrupt_while_uopc_imports_waits_for_the_budget_and_gets_the_outpu
 def test_saturate_refuses_another_ir_s_rules_in_one_line(rules):
   r = uopc("saturate", "examples/order.uir", "--rules", rules, "--timeout", "600")
   assert r.returncode == 2 and r.stderr.startswith(f"uopc: saturate: --rules {rules} is a ") and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_one_graph_of_a_report_cannot_outlast_its_cut():
+  from uopc.cli.reports.cut import CutShort, ItemCut, until_cut
+  from uopc.cli.reports.exploration import CUT_NODES, NodeTable
+  g = UOp.param(0)
+  for k in range(3 * CUT_NODES): g = g + k   # one graph, a chain of 12,289 distinct nodes
+  table = NodeTable()
+  table.cut = lambda: True   # the report's cut came while the graph was added
+  with pytest.raises(CutShort): table.id(g)
+  assert len(table.rows) == CUT_NODES and all(isinstance(r, str) or max(i for i in r if isinstance(i, int)) < len(table.rows)
+                                                  for r in table.rows[1:])   # the rows kept are whole, sources first
+  cut = ItemCut()
+  table.cut = lambda: True
+  assert until_cut(({"graph": table.id(g)} for _ in range(3)), cut) == []   # that item left out, the report goes on

@@ -233,7 +233,8 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   return with_nodes({"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
                      "graph": None if r.graph is None else _term(r.graph), "length": r.length,
                      "path": steps_json(r.path, table), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
-                     "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
+                     "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4),
+                     "stuck": _stuck(r.stuck)}, table)
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:

@@ -29,6 +29,10 @@ WRITE_COPIES = {"json": 3.0, "html": 3.0, "dot": 2.0}
 HEADROOM = 0.85      # of --max-memory: what the report plans to reach at the most (the rest: what the estimate misses)
 
 
+class CutShort(Exception):
+  """Raised while one item is built (a graph of a million nodes) once the cut says so: ``until_cut`` leaves that item out."""
+
+
 class ListSize:
   """The JSON text a report's list of items will take, estimated from every ``SAMPLE_EVERY``-th item, encoded when asked.
 
@@ -108,7 +112,7 @@ def until_cut(items: Iterable[T], cut: ItemCut, out: list[T] | None = None, bar:
   it = iter(items)
   while not cut():
     try: kept.append(next(it))
-    except StopIteration: break
+    except (StopIteration, CutShort): break   # the end, or an item too big to finish within the cut
     if bar is not None and len(kept) % 1024 == 0 and not bar.disable: bar.update(1024)
   return kept
 

@@ -14,7 +14,7 @@ from typing import Any, TextIO, cast
 from uopc.matcher import short_name
 from uopc.bounded import StopReason
 from uopc.cli.budget import stopped_text
-from uopc.cli.reports.cut import ItemCut, ListSize, cut_text, until_cut
+from uopc.cli.reports.cut import CutShort, ItemCut, ListSize, cut_text, until_cut
 from uopc.cli.explore_support import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
 from uopc.relational.ir import ir_of
@@ -24,6 +24,7 @@ from uopc.term import parts_for, show
 from uopc.lengths import LENGTHS
 
 DOT_TERM_LIMIT = LENGTHS.label   # a box in a drawing (uopc.lengths)
+CUT_NODES = 4096   # nodes a report's node table adds between two questions to its cut (a clock read each)
 
 
 def short_rule(rule: str | None) -> str:
@@ -228,14 +229,17 @@ class NodeTable:
     self.rows: list[Any] = []
     self._ids: dict[int, int] = {}   # id(node) -> row; the nodes are kept alive in _kept, so an id is never reused
     self._kept: list[Any] = []
+    self.cut: ItemCut | None = None   # the report's cut, asked every CUT_NODES nodes added: one graph can be a million
 
   def id(self, u: Any) -> int | None:
-    """The row of ``u`` (adding it and its sources, iteratively, when new); None for no node."""
+    """The row of ``u`` (adding it and its sources, iteratively, when new); None for no node. ``CutShort`` once the
+    table's ``cut`` says so while a big graph is added (the rows added so far stay: each is whole, sources first)."""
     if u is None: return None
     ids = self._ids
     if (known := ids.get(id(u))) is not None: return known
     stack: list[tuple[Any, bool]] = [(u, False)]
     parts_of = parts_for(u)   # another IR's nodes print in its own term form (tinygrad's, PyTensor's)
+    added = 0
     while stack:
       x, ready = stack.pop()
       if id(x) in ids: continue
@@ -251,6 +255,8 @@ class NodeTable:
       ids[id(x)] = len(self.rows)
       self.rows.append(row)
       self._kept.append(x)
+      added += 1
+      if added % CUT_NODES == 0 and self.cut is not None and self.cut(): raise CutShort
     return ids[id(u)]
 
 
@@ -271,14 +277,15 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
   states: list[dict[str, Any]] = []
   edges: list[dict[str, Any]] = []
   # a path per normal form (as long as its depth) first: small, so cut by the time alone, before the memory's cut below
-  cut_paths = ItemCut()
+  cut_paths = table.cut = ItemCut()
   kept_paths = dict(until_cut(((str(s.id), [edge_json(e, nid) for e in s.path()]) for s in ex.normal_forms), cut_paths)) if paths else {}
-  cut = ItemCut(fmt, [ListSize(states), ListSize(edges), ListSize(table.rows)])
+  cut = table.cut = ItemCut(fmt, [ListSize(states), ListSize(edges), ListSize(table.rows)])
   with progress_bar(len(ex.states) + ex.edge_count, "item", "report") as bar:   # five_params' 488,511 states took a minute
     until_cut(({"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
                 "graph": nid(s.graph), "node": nid(s.node), "result": None if s.redex is None else nid(s.redex.result),
                 "normal": s.normal, "error": s.error} for s in ex.states), cut, states, bar)
     if len(states) == len(ex.states): until_cut((edge_json(e, nid) for e in ex.edges), cut, edges, bar)
+  table.cut = None   # what follows is said whole: the stuck steps' nodes
   out: dict[str, Any] = {
     "format": FORMAT, "program": term_text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
     "stopped_by": None if ex.bound is None else bound_flag(ex.bound, ex.max_states, ex.max_depth, ex.timeout),
