@@ -284,3 +284,8 @@ def test_one_graph_of_a_report_cannot_outlast_its_cut():
   cut = ItemCut()
   table.cut = lambda: True
   assert until_cut(({"graph": table.id(g)} for _ in range(3)), cut) == []   # that item left out, the report goes on
+
+
+def test_run_writes_no_text_where_its_value_would_be(files):
+  r = uopc("run", f"{files / 'hang.py'}:z", "--timeout", "1")   # the program never finishes loading
+  assert r.returncode == 3 and r.stdout == "" and "no output" in r.stderr, r.stderr

@@ -5,8 +5,8 @@ format, marked incomplete, with nothing found yet (not 0 bytes, not a line of te
 program load, a rule call that never returns outside the bounded search), and the commands whose search gave nothing at
 all (``explore pairs``, ``explore best``, ``saturate``) write it instead of their report. Text is one line; JSON is the
 command's keys, empty, with ``"complete": false``, ``"bound"`` and ``"stopped_by"``; ``--format html`` the page of that
-JSON; DOT an empty drawing whose label says it. A format that has no incomplete form (``simplify``'s ``.uir``, ``emit-c``,
-``run``'s value) gets nothing, and ``stopped`` says so.
+JSON; DOT an empty drawing whose label says it. A format that has no incomplete form (``simplify``'s ``.uir``, ``emit-c``'s
+C, ``run``'s value) gets nothing, and the closing line on stderr says so.
 
 >>> import argparse
 >>> args = argparse.Namespace(command="explore", explore_command="best", format="json", file="p.uir", rules=None)
@@ -97,7 +97,7 @@ def write_stopped(args: argparse.Namespace, bound: str | None, flag: str, phase:
   """The command's output with nothing found, in ``--format``, to ``-o FILE`` or stdout; False for a format that has no
   such output (nothing written)."""
   from uopc.cli.reports.page import write_page, write_text
-  fmt = getattr(args, "format", "text") or "text"
+  fmt = getattr(args, "format", None) or ("text" if command_name(args) == "check-rules" else None)   # run's value, emit-c's C: none
   path = getattr(args, "output", None)
   kind = PAGE_KIND.get(command_name(args))
   if fmt == "text": write_text(path, stopped_text(flag, phase) + "\n")
