@@ -100,7 +100,7 @@ def test_a_bound_in_the_start_up_gives_every_format_its_output(files, fmt):
 
 def test_a_format_without_an_empty_form_says_no_output_was_written(files):
   r = uopc("simplify", files / "prog.uir", "--rules", f"{files / 'hang.py'}:rules", "--timeout", "1")   # a .uir program
-  assert r.returncode == 3 and r.stdout == "" and "no output" in r.stderr and "output included" not in r.stderr
+  assert r.returncode == 3 and r.stdout == "" and "nothing written" in r.stderr and "output included" not in r.stderr
 
 
 def test_an_interrupt_in_the_start_up_writes_valid_json(files):
@@ -288,4 +288,4 @@ def test_one_graph_of_a_report_cannot_outlast_its_cut():
 
 def test_run_writes_no_text_where_its_value_would_be(files):
   r = uopc("run", f"{files / 'hang.py'}:z", "--timeout", "1")   # the program never finishes loading
-  assert r.returncode == 3 and r.stdout == "" and "no output" in r.stderr, r.stderr
+  assert r.returncode == 3 and r.stdout == "" and "nothing written" in r.stderr, r.stderr

@@ -93,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
       code = EXIT_BOUND
       try: wrote = write_stopped(args, budget.reason, budget.flag_text(), _phase_words(budget))
       except CLIError as e: return _fail(str(e), e.code)
+      except BrokenPipeError: wrote = False   # the reader is gone: the bound's code all the same
+      except (OSError, ValueError) as e: return _fail(f"uopc: cannot write the output: {e}", EXIT_BAD_INPUT)   # a full disk, stdout closed
   except CLIError as e: return _fail(str(e), e.code)
   except RuleError as e: return _fail(f"uopc: {e}", EXIT_BAD_INPUT)
   except KeyboardInterrupt: return _fail("uopc: interrupted", 130)
@@ -111,10 +113,10 @@ def _phase_words(budget: Budget) -> str | None:
 
 def _stopped_code(budget: Budget, code: int, wrote: bool = True) -> int:
   """A command cut short by its budget: one line on stderr with the time in all, output included (or that its format
-  has no output for a command stopped before any result); exit 3, or 128 + the signal for an interrupt."""
+  has no output for a command stopped before any result: nothing written); exit 3, or 128 + the signal for an interrupt."""
   if budget.report_cut and code == EXIT_OK: code = EXIT_BOUND   # the work was done, but its report holds part of it
   if not budget.cut or code != EXIT_BOUND: return code   # the bound cut nothing short (or came during the report)
-  output = "output included" if wrote else "no output (this format has none for a command stopped before any result)"
+  output = "output included" if wrote else "nothing written"   # a format with no empty form (a .uir program, a value), stdout closed
   print(f"uopc: stopped by {budget.flag_text()}; {budget.elapsed:.2f} s in all, {output}", file=sys.stderr)
   if budget.reason == "interrupted": return 128 + (budget.signum or signal.SIGINT)
   return code

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any, Callable
 
 # the page (``uopc.cli.reports.page.KINDS``) of each command that writes one
@@ -99,6 +100,7 @@ def write_stopped(args: argparse.Namespace, bound: str | None, flag: str, phase:
   from uopc.cli.reports.page import write_page, write_text
   fmt = getattr(args, "format", None) or ("text" if command_name(args) == "check-rules" else None)   # run's value, emit-c's C: none
   path = getattr(args, "output", None)
+  if path is None and sys.stdout is None: return False   # stdout closed: nowhere to write
   kind = PAGE_KIND.get(command_name(args))
   if fmt == "text": write_text(path, stopped_text(flag, phase) + "\n")
   elif fmt in ("json", "html") and kind is not None:
