@@ -17,8 +17,9 @@ process sent is forwarded; a second interrupt stops the worker at once. The work
 the supervisor its bounds and when one is hit through a pipe, one line each:
 ``<exit code> <when the bound falls, CLOCK_MONOTONIC> <memory bound or 0> <what stopped it>``.
 
-Start-up is quiet too: the signals are blocked before anything is imported, and the worker
-installs handlers that exit at once (nothing was found yet) before it imports uopc.
+Start-up is quiet too: the signals are blocked before anything is imported, and stay blocked in the worker until the
+command's budget takes them (an interrupt while uopc imports is then the command's, which writes its output marked
+incomplete); the handlers the worker installs first exit at once, should one come before (without a traceback).
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def main() -> int:
   old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS | {signal.SIGCHLD}) - _SIGNALS   # the mask before the import, less ours
   if not (hasattr(os, "fork") and hasattr(signal, "sigtimedwait")) or os.environ.get("UOPC_SUPERVISOR") == "0":
     _quiet_start()
-    signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    signal.pthread_sigmask(signal.SIG_SETMASK, old | _SIGNALS)   # an interrupt waits for the command's budget (_command)
     return _command(None)
   read_end, write_end = os.pipe()
   _adopt_orphans()
@@ -50,7 +51,7 @@ def main() -> int:
   if pid == 0:
     os.close(read_end)
     _quiet_start()
-    signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    signal.pthread_sigmask(signal.SIG_SETMASK, old | _SIGNALS)   # an interrupt waits for the command's budget (_command)
     _die_with_parent()
     try: code = _command(write_end)
     except SystemExit as e: code = e.code if isinstance(e.code, int) else int(e.code is not None)   # argparse's --help and errors
@@ -94,6 +95,9 @@ def _die_with_parent() -> None:
 
 
 def _command(control: int | None) -> int:
+  """The command, its SIGINT and SIGTERM still blocked: an interrupt while uopc imports stays pending until the command's
+  budget unblocks them (``uopc.cli.budget.Budget``), and is then an interrupt in its start-up, with the command's output
+  (empty, marked incomplete: ``uopc.cli.reports.stopped``), not an exit with nothing written."""
   from uopc.cli import budget
   budget.set_supervisor(control)
   from uopc.cli.main import main as command

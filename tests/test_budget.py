@@ -76,8 +76,8 @@ def uopc(*argv, env=None):
 
 
 def total_seconds(stderr):
-  """The time in all the command reports on its last line (output included)."""
-  m = re.search(r"stopped by (.*?); ([0-9.]+) s in all, output included", stderr)
+  """The time in all the command reports on its last line (output included, or none in a format without an empty form)."""
+  m = re.search(r"stopped by (.*?); ([0-9.]+) s in all, (?:output included|nothing written)", stderr)
   assert m, stderr
   return m.group(1), float(m.group(2))
 

@@ -118,6 +118,9 @@ class Budget:
     self._unraisable, sys.unraisablehook = sys.unraisablehook, self._on_unraisable
     bound_at = self.started + self.timeout if self.timeout is not None else float("inf")
     _tell_supervisor(3, bound_at, self.max_memory, self.flag_text("timeout") if self.timeout is not None else "")
+    # the console script's worker keeps the signals blocked until now (uopc_launch): one sent while uopc was imported
+    # is handled here, by the handler above, as an interrupt of the start-up (a BoundHit: the command's output, empty)
+    if self._saved: signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
     return self
 
   def __exit__(self, *exc: Any) -> None:

@@ -10,7 +10,7 @@ import argparse
 import contextlib
 from typing import Any, Iterator
 
-from uopc.cli.budget import bounded, stopped_text
+from uopc.cli.budget import bounded, current, stopped_text
 from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, max_steps_for, progress_bar
 from uopc.term import show
 from uopc.lengths import LENGTHS
@@ -75,8 +75,10 @@ def program_for_rules(prog: Any, args: argparse.Namespace, name: str | None = No
 def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]:
   """The canonical engine's result (or None and why), bounded by ``--max-steps`` and the command's budget."""
   from uopc.relational import canonical
-  return bounded(lambda: canonical(prog, args.rules.pm, max_steps_for(prog, args.max_steps)),
-                 (None, f"not computed: {stopped_text()}"), grace=True)
+  found = bounded(lambda: canonical(prog, args.rules.pm, max_steps_for(prog, args.max_steps)), None, grace=True)
+  if found is not None: return found
+  if (b := current()) is not None: b.report_cut = True   # the output lacks the canonical result: incomplete (exit 3)
+  return None, f"not computed: {stopped_text()}"   # the bound named once it stopped it
 
 
 def exit_code(ex: Any) -> int:

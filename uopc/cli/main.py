@@ -19,6 +19,7 @@ import sys
 from typing import Callable, Sequence, Any
 
 from uopc.cli.budget import DEFAULT_MAX_MEMORY, Budget, BoundHit
+from uopc.cli.reports.stopped import Returned, write_stopped
 from uopc.cli.spec import add_command
 from uopc.cli.support import EXIT_BAD_INPUT, EXIT_BOUND, EXIT_CODES, EXIT_INTERNAL, EXIT_OK, CLIError, load_rules, run_command
 from uopc.cli.commands import COMMANDS, GROUPS
@@ -79,13 +80,21 @@ def main(argv: Sequence[str] | None = None) -> int:
   func: Callable[[argparse.Namespace], int] = args.func
   budget = Budget(getattr(args, "timeout", None), getattr(args, "max_memory", DEFAULT_MAX_MEMORY))
   code: int | None = None
+  wrote = True
+  command = Returned(func)   # what the command returned, if it did: a tick as it ended may raise after it
   try:
     with budget:
       load_rules(args)   # inside the budget: a rules file that hangs at import is bounded too
-      with term_memo(): code = run_command(func, args)   # -o FILE for every format; each node's text made once
+      with term_memo(): code = run_command(command, args)   # -o FILE for every format; each node's text made once
   except BoundHit:
     budget.close()
-    if code is None: code = EXIT_BOUND   # stopped before the command had anything to report (else: a tick as it ended)
+    if code is None: code = command.code
+    if code is None:   # stopped before the command had anything to report: its output, empty, marked incomplete
+      code = EXIT_BOUND
+      try: wrote = write_stopped(args, budget.reason, budget.flag_text(), _phase_words(budget))
+      except CLIError as e: return _fail(str(e), e.code)
+      except BrokenPipeError: wrote = False   # the reader is gone: the bound's code all the same
+      except (OSError, ValueError) as e: return _fail(f"uopc: cannot write the output: {e}", EXIT_BAD_INPUT)   # a full disk, stdout closed
   except CLIError as e: return _fail(str(e), e.code)
   except RuleError as e: return _fail(f"uopc: {e}", EXIT_BAD_INPUT)
   except KeyboardInterrupt: return _fail("uopc: interrupted", 130)
@@ -93,15 +102,22 @@ def main(argv: Sequence[str] | None = None) -> int:
   except RecursionError: return _fail("uopc: internal error: recursion too deep (please report this)", EXIT_INTERNAL)
   except Exception as e:   # never a traceback: a one-line report of the unexpected
     return _fail(f"uopc: internal error: {type(e).__name__}: {e}", EXIT_INTERNAL)
-  return _stopped_code(budget, code)
+  return _stopped_code(budget, code, wrote)
 
 
-def _stopped_code(budget: Budget, code: int) -> int:
-  """A command cut short by its budget: one line on stderr with the time in all, output included;
-  exit 3, or 128 + the signal for an interrupt."""
+def _phase_words(budget: Budget) -> str | None:
+  """``the start-up``: the phase a bound stopped the command in, as the output says it (None where the budget has none)."""
+  phase = getattr(budget, "hit_phase", None) or getattr(budget, "phase", None)
+  return f"the {phase}" if phase else None
+
+
+def _stopped_code(budget: Budget, code: int, wrote: bool = True) -> int:
+  """A command cut short by its budget: one line on stderr with the time in all, output included (or that its format
+  has no output for a command stopped before any result: nothing written); exit 3, or 128 + the signal for an interrupt."""
   if budget.report_cut and code == EXIT_OK: code = EXIT_BOUND   # the work was done, but its report holds part of it
   if not budget.cut or code != EXIT_BOUND: return code   # the bound cut nothing short (or came during the report)
-  print(f"uopc: stopped by {budget.flag_text()}; {budget.elapsed:.2f} s in all, output included", file=sys.stderr)
+  output = "output included" if wrote else "nothing written"   # a format with no empty form (a .uir program, a value), stdout closed
+  print(f"uopc: stopped by {budget.flag_text()}; {budget.elapsed:.2f} s in all, {output}", file=sys.stderr)
   if budget.reason == "interrupted": return 128 + (budget.signum or signal.SIGINT)
   return code
 

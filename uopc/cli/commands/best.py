@@ -20,7 +20,8 @@ import sys
 from typing import Any
 
 from uopc.cli.reports.html import emit
-from uopc.cli.reports.exploration import search_bound_text
+from uopc.cli.reports.exploration import search_bound_text, stopped_by
+from uopc.cli.reports.stopped import write_nothing_found
 from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, steps_word, term_text
 from uopc.cli.budget import bounded, shielded, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
@@ -36,7 +37,8 @@ def cmd_best(args: argparse.Namespace) -> int:
     try:
       r = bounded(lambda: best(prog, args.rules.pm, args.cost, max_states=args.max_states, timeout=args.timeout), None, grace=True)
       if r is None:   # a rule call that never returned
-        print(f"best: none found ({stopped_text()})")
+        if args.format == "text": print(f"best: none found ({stopped_text()})")
+        else: write_nothing_found(args, prog)
         return EXIT_BOUND
       canon, canon_cost, error = canonical_of(prog, args, args.cost)
     except CostError as e: raise CLIError(str(e)) from None
@@ -51,7 +53,7 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
     emit(args, with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": args.cost.name,
                 "best": term_text(r.graph), "cost": r.cost, "path": steps_json(r.path, table),
                 "canonical": term_text(canon), "canonical_cost": canon_cost, "canonical_error": error,
-                "complete": r.complete, "bound": r.bound, "seen": r.seen, "expanded": r.expanded,
+                "complete": r.complete, "bound": r.bound, "stopped_by": stopped_by(r.bound, args), "seen": r.seen, "expanded": r.expanded,
                 "elapsed": round(r.elapsed, 4)}, table), "best")
   else:
     print(f"program: {term_text(prog)}   (cost {args.cost.of(prog):g})")

@@ -107,7 +107,7 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   canon, err = canonical_for(prog, args)
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
-  elif args.format in ("json", "html"): html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err), "reachable")
+  elif args.format in ("json", "html"): html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err, fmt=args.format), "reachable")
   else: print(report.to_dot(ex, canon, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 
@@ -132,7 +132,7 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
     report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout, sample)
   elif args.format in ("json", "html"):
     from uopc.cli.reports import sampled
-    data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True)
+    data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True, fmt=args.format)
     data.update(sampled.to_json(sample, ex.complete))
     html.emit(args, data, "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")

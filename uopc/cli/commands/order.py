@@ -83,7 +83,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   if args.format in ("json", "html"):
     from uopc.cli.reports import html
     data = to_json(report, args.rules.spec, pm, trials, sample, witness)
-    if cut: data.update(complete=False, bound=stopped())
+    if cut: data.update(complete=False, bound=stopped(), stopped_by=(stopped_text() or "a bound").removeprefix("stopped by "))
     html.emit(args, data, "order")
   else:
     write_text(report, args.rules.spec, pm, sys.stdout, trials, sample, witness)
@@ -198,7 +198,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms`` (the exploration's), ``forks``, ``verdict``,
   ``exhaustive``, ``sampled_normal_forms`` and ``sampled_witness`` (and ``permutations``)."""
   from uopc.cli.reports import sampled
-  from uopc.cli.reports.exploration import NodeTable, cycles_json, steps_json, with_nodes
+  from uopc.cli.reports.exploration import NodeTable, bound_flag, cycles_json, steps_json, with_nodes
   def term(u: Any) -> str | None: return None if u is None else _show(u)
   table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
   def steps(path: list[Any]) -> list[dict[str, Any]]: return steps_json(path, table)
@@ -206,6 +206,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   forms = report.normal_forms
   data: dict[str, Any] = {
     "program": term(report.program), "rules": spec, "complete": report.complete, "bound": report.bound,
+    "stopped_by": None if report.bound is None else bound_flag(report.bound, ex.max_states, ex.max_depth, ex.timeout),
     "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
     "canonical_path": steps(report.path.edges), "canonical_path_complete": report.path.complete,

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from uopc.cli.explore_support import term_text
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped_text
+from uopc.cli.reports.stopped import write_nothing_found
 from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, isatty, progress_bar
 
 
@@ -47,7 +48,8 @@ def _pairs(args: argparse.Namespace) -> int:
   finally:
     if bar is not None: bar.close()
   if report is None:   # stopped while the overlaps were computed, before any pair
-    print(f"no pair checked: {stopped_text()}")
+    if args.format == "text": print(f"no pair checked: {stopped_text()}")
+    else: write_nothing_found(args)
     return EXIT_BOUND
   if args.format in ("json", "html"):
     from uopc.cli.reports import html
@@ -136,4 +138,7 @@ def to_json(report: Any, spec: str) -> dict[str, Any]:
              "bound": _bound(report),
              "line": report.summary(spec)}
   skipped = [{"rule": rule, "reason": why} for rule, why in report.skipped]
-  return {"ruleset": spec, "pairs": pairs, "skipped_rules": skipped, "summary": summary}
+  # the marks every command's JSON has: complete, and what stopped it (the flag the pairs not tried name)
+  stopped = _stop_reason(report).removeprefix("stopped by ") if report.timed_out else None
+  return {"ruleset": spec, "complete": not report.timed_out, "bound": _bound(report), "stopped_by": stopped, "pairs": pairs,
+          "skipped_rules": skipped, "summary": summary}

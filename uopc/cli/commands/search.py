@@ -25,7 +25,7 @@ import sys
 from typing import Any, Callable, Iterator
 
 from uopc.cli.reports.html import emit
-from uopc.cli.reports.exploration import search_bound_text
+from uopc.cli.reports.exploration import search_bound_text, stopped_by
 from uopc.cli.explore_support import TERM_LIMIT, on_cluster, step_lines, steps_word
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped
 from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
@@ -123,15 +123,20 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     from uopc.cli.reports.exploration import stuck_lines   # deferred: it imports the explorer
     for line in stuck_lines(stream.stuck): print(line)
   else:
+    from uopc.cli.reports.cut import ItemCut, ListSize, until_cut
     from uopc.cli.reports.exploration import NodeTable, steps_json, with_nodes   # deferred: it imports the explorer
     table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
+    rows: list[dict[str, Any]] = []   # a match at a time, while the report's time and memory last (uopc.cli.reports.cut)
+    cut = ItemCut(args.format, [ListSize(rows), ListSize(table.rows)])
+    until_cut(({"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings), "searched": m.searched,
+                "path": steps_json(m.path, table)} for m in matches), cut, rows)
     data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
-            "path": steps_json(matches[0].path, table) if matches else [],
-            "bindings": _bindings(matches[0].bindings) if matches else {},
-            "matches": [{"graph": _term(m.graph), "length": m.length, "bindings": _bindings(m.bindings),
-                         "searched": m.searched, "path": steps_json(m.path, table)} for m in matches],
-            "searched": stream.searched, "bound": bound, "complete": bound is None,
+            "path": rows[0]["path"] if rows else [], "bindings": rows[0]["bindings"] if rows else {}, "matches": rows,
+            "searched": stream.searched, "bound": bound, "complete": bound is None, "stopped_by": stopped_by(bound, args),
             "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
+    if cut.reason is not None:   # the output holds part of what was found
+      data.update(complete=False, bound=bound or cut.bound, stopped_by=data["stopped_by"] or cut.reason,
+                  report={"complete": False, "matches": len(rows), "stopped_by": cut.reason})
     emit(args, with_nodes(data, table), "search")
   return _exit_code(bool(matches), bound, stream.stuck)
 
@@ -228,7 +233,8 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
   return with_nodes({"program": _term(prog), "target": r.target.text, "rules": args.rules.spec, "found": r.found,
                      "graph": None if r.graph is None else _term(r.graph), "length": r.length,
                      "path": steps_json(r.path, table), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
-                     "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
+                     "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4),
+                     "stuck": _stuck(r.stuck)}, table)
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -240,4 +246,4 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
           "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
-          "complete": r.complete, "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
+          "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)

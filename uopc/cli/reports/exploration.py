@@ -9,11 +9,12 @@ the whole graph twice.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, TextIO, TypeVar, cast
+from typing import Any, TextIO, cast
 
 from uopc.matcher import short_name
 from uopc.bounded import StopReason
-from uopc.cli.budget import report_cut, stopped_text
+from uopc.cli.budget import stopped_text
+from uopc.cli.reports.cut import CutShort, ItemCut, ListSize, cut_text, until_cut
 from uopc.cli.explore_support import TERM_LIMIT, term_text
 from uopc.relational import Edge, Exploration, State
 from uopc.relational.ir import ir_of
@@ -22,8 +23,8 @@ from uopc.relational.space.cycles import terminal_cycles
 from uopc.term import parts_for, show
 from uopc.lengths import LENGTHS
 
-T = TypeVar("T")
 DOT_TERM_LIMIT = LENGTHS.label   # a box in a drawing (uopc.lengths)
+CUT_NODES = 4096   # nodes a report's node table adds between two questions to its cut (a clock read each)
 
 
 def short_rule(rule: str | None) -> str:
@@ -72,10 +73,12 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
   out = [f"{ex.state_count} states, {ex.edge_count} edges, {len(normals)} normal form{'s' * (len(normals) != 1)}{found}, "
          f"{len(stuck)} stuck; {bound_text(ex)} ({ex.elapsed:.2f} s, rules {rules})"]
   canon_state = None if canonical is None else ex.state_of(canonical)
+  cut = ItemCut()   # a line at a time, while the report's time lasts
   if normals:
     out.append("normal forms:")
-    for s in normals:
-      out.append(f"  #{s.id:<5} {s.term(TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else ""))
+    listed = until_cut((f"  #{s.id:<5} {s.term(TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else "") for s in normals), cut)
+    out += listed
+    if len(listed) < len(normals): out.append(f"  ({len(normals) - len(listed)} more not listed: the report was stopped by {cut_text(cut)})")
   if stuck:
     out.append("stuck steps:")
     out.extend(f"  #{s.id:<5} {stuck_text(s)}" for s in stuck)
@@ -166,7 +169,11 @@ def normal_forms_text(nf: Any, program: Any, rules: str, out: TextIO, sample: An
         file=out)
   n = len(nf.forms)
   print(f"{found_text(n, nf.complete)}{':' if n else ''}", file=out)
+  cut = ItemCut()   # a form and its path (as long as its depth) at a time, while the report's time lasts
   for i, s in enumerate(nf.forms, 1):
+    if cut():
+      print(f"[{i}-{n}] not listed: the report was stopped by {cut_text(cut)}", file=out)
+      break
     mark = f"   <- canonical ({engine_of(nf.canonical)} gives this one)" if s is nf.canonical_state else ""
     print(f"[{i}] {s.term(TERM_LIMIT)}{mark}", file=out)
     path_text(nf.path(s), out)
@@ -222,14 +229,17 @@ class NodeTable:
     self.rows: list[Any] = []
     self._ids: dict[int, int] = {}   # id(node) -> row; the nodes are kept alive in _kept, so an id is never reused
     self._kept: list[Any] = []
+    self.cut: ItemCut | None = None   # the report's cut, asked every CUT_NODES nodes added: one graph can be a million
 
   def id(self, u: Any) -> int | None:
-    """The row of ``u`` (adding it and its sources, iteratively, when new); None for no node."""
+    """The row of ``u`` (adding it and its sources, iteratively, when new); None for no node. ``CutShort`` once the
+    table's ``cut`` says so while a big graph is added (the rows added so far stay: each is whole, sources first)."""
     if u is None: return None
     ids = self._ids
     if (known := ids.get(id(u))) is not None: return known
     stack: list[tuple[Any, bool]] = [(u, False)]
     parts_of = parts_for(u)   # another IR's nodes print in its own term form (tinygrad's, PyTensor's)
+    added = 0
     while stack:
       x, ready = stack.pop()
       if id(x) in ids: continue
@@ -245,30 +255,43 @@ class NodeTable:
       ids[id(x)] = len(self.rows)
       self.rows.append(row)
       self._kept.append(x)
+      added += 1
+      if added % CUT_NODES == 0 and self.cut is not None and self.cut(): raise CutShort
     return ids[id(u)]
 
 
 def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
-            paths: bool = False) -> dict[str, Any]:
+            paths: bool = False, fmt: str = "json") -> dict[str, Any]:
   """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form).
 
   Format 2: ``nodes`` holds each distinct node once (``NodeTable``); a state's ``graph`` and a step's ``node`` and ``result``
   are row ids, so the report grows with the distinct nodes and the steps, never with a graph's text per step. The program,
-  the normal forms and the canonical result are also text. ``uopc.relational.load`` reads the terms back (either format)."""
+  the normal forms and the canonical result are also text. ``uopc.relational.load`` reads the terms back (either format).
+
+  The states and steps are added while the report's cut allows (``uopc.cli.reports.cut``: time, and the memory the text
+  written as ``fmt`` will take); a report cut short says so in ``report``."""
   from uopc.cli.support import progress_bar
   canon_state = None if canonical is None else ex.state_of(canonical)
   table = NodeTable()
   nid = table.id
+  states: list[dict[str, Any]] = []
+  edges: list[dict[str, Any]] = []
+  # a path per normal form (as long as its depth) first: small, so cut by the time alone, before the memory's cut below
+  cut_paths = table.cut = ItemCut()
+  kept_paths = dict(until_cut(((str(s.id), [edge_json(e, nid) for e in s.path()]) for s in ex.normal_forms), cut_paths)) if paths else {}
+  cut = table.cut = ItemCut(fmt, [ListSize(states), ListSize(edges), ListSize(table.rows)])
   with progress_bar(len(ex.states) + ex.edge_count, "item", "report") as bar:   # five_params' 488,511 states took a minute
-    states = until_cut(({"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
-                         "graph": nid(s.graph), "node": nid(s.node), "result": None if s.redex is None else nid(s.redex.result),
-                         "normal": s.normal, "error": s.error} for s in ex.states), bar)
-    edges = until_cut((edge_json(e, nid) for e in ex.edges), bar) if len(states) == len(ex.states) else []
+    until_cut(({"id": s.id, "depth": s.depth, "parent": None if s.parent is None else s.parent.id, "rule": s.rule,
+                "graph": nid(s.graph), "node": nid(s.node), "result": None if s.redex is None else nid(s.redex.result),
+                "normal": s.normal, "error": s.error} for s in ex.states), cut, states, bar)
+    if len(states) == len(ex.states): until_cut((edge_json(e, nid) for e in ex.edges), cut, edges, bar)
+  table.cut = None   # what follows is said whole: the stuck steps' nodes
   out: dict[str, Any] = {
     "format": FORMAT, "program": term_text(program), "rules": rules, "complete": ex.complete, "bound": ex.bound,
+    "stopped_by": None if ex.bound is None else bound_flag(ex.bound, ex.max_states, ex.max_depth, ex.timeout),
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
     "elapsed": round(ex.elapsed, 4), "reduced": ex.reduced, "states": states, "edges": edges,
-    "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms],
+    "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms],   # what the search established, said however cut
     "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
     "normal_form_ids": [s.id for s in ex.normal_forms],
     "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
@@ -276,36 +299,14 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,
   }
-  if paths:
-    out["paths"] = {str(s.id): [edge_json(e, nid) for e in s.path()] for s in ex.normal_forms}
-  if len(states) < len(ex.states) or len(edges) < ex.edge_count:   # a bound ended the report's detail (budget.report_cut)
-    out["report"] = {"complete": False, "states": len(states), "edges": len(edges), "stopped_by": report_cut_text()}
+  if paths: out["paths"] = kept_paths
+  if (which := cut if cut.reason is not None else cut_paths).reason is not None:   # a bound ended the report's detail
+    out["report"] = {"complete": False, "states": len(states), "edges": len(edges), "stopped_by": cut_text(which)}
+    if paths and len(kept_paths) < len(ex.normal_forms): out["report"]["paths"] = len(kept_paths)
+    # the output holds part of what was found: incomplete, whatever the search was
+    out.update(complete=False, bound=ex.bound or which.bound, stopped_by=out["stopped_by"] or which.reason)
   out["nodes"] = table.rows   # last: every graph above has its rows by now
   return out
-
-
-def until_cut(items: Iterable[T], bar: Any = None) -> list[T]:
-  """``list(items)``, or its first items once a bound ends the report's detail (``uopc.cli.budget.report_cut``, asked every
-  1,024 items): a report of millions of states is written within its bounds, saying how much of it there is. ``bar``: a
-  progress bar (``uopc.cli.support.progress_bar``) told of each 1,024.
-
-  >>> until_cut(iter(range(5)))
-  [0, 1, 2, 3, 4]
-  """
-  out: list[T] = []
-  for i, x in enumerate(items):
-    if i % 1024 == 0:
-      if report_cut() is not None: break
-      if i and bar is not None and not bar.disable: bar.update(1024)
-    out.append(x)
-  return out
-
-
-def report_cut_text() -> str:
-  """The flag that ended the report's detail: ``--timeout 5 s``, ``an interrupt (SIGINT)``."""
-  from uopc.cli.budget import current
-  b = current()
-  return b.flag_text() if b is not None and b.reason is not None else "a bound"
 
 
 def edge_json(e: Edge, nid: Any) -> dict[str, Any]:
@@ -398,7 +399,10 @@ def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = 
                          graph_attr={"rankdir": "TB", "label": f"rules {rules}: {drawn}, {bound_text(ex)}"},
                          node_attr={"shape": "box", "fontname": "monospace", "fontsize": "10"},
                          edge_attr={"fontname": "monospace", "fontsize": "8"})
+  cut = ItemCut("dot", [ListSize(dot.body)])   # a state or a step at a time, while the report's time and memory last
+  kept = 0
   for s in states:
+    if cut(): break
     attrs: dict[str, str] = {}
     label = f"#{s.id} {s.term(DOT_TERM_LIMIT)}"
     if s.error is not None:
@@ -408,11 +412,29 @@ def to_dot(ex: Exploration, canonical: Any, rules: str, max_nodes: int | None = 
     if s is canon_state: attrs.update(style="filled", fillcolor="palegreen")
     if s.id == 0: attrs["penwidth"] = "2"
     dot.node(str(s.id), label, **attrs)
-  ids = {s.id for s in states}
+    kept += 1
+  ids = {s.id for s in states[:kept]}
+  steps = 0
   for e in ex.edges:
     if e.source.id in ids and e.target.id in ids:
+      if cut(): break
       dot.edge(str(e.source.id), str(e.target.id), label=short_rule(e.rule), **({"color": "red"} if e.error else {}))
+      steps += 1
+  if cut.reason is not None:   # the drawing says it holds part of what it was to hold
+    dot.graph_attr["label"] += f"; incomplete drawing: stopped by {cut.reason} ({kept} states and {steps} steps drawn)"
   return dot
+
+
+def stopped_by(bound: str | None, args: Any) -> str | None:
+  """A JSON output's ``stopped_by``: the flag behind ``bound`` (``--max-states 100``, ``--timeout 5 s``), None for none.
+
+  >>> import argparse
+  >>> stopped_by("max_states", argparse.Namespace(max_states=100)), stopped_by(None, None)
+  ('--max-states 100', None)
+  """
+  if bound is None or bound == "saturated": return None
+  if bound in ("iterations", "enodes"): return f"--max-{bound} {getattr(args, f'max_{bound}', None)}"   # saturate's
+  return bound_flag(bound, getattr(args, "max_states", None), getattr(args, "max_depth", None), getattr(args, "timeout", None))
 
 
 def search_bound_text(bound: str | None, args: Any, complete: str = "the whole space was searched") -> str:
