@@ -21,6 +21,16 @@ reset as it begins), so memory taken and given back between two ticks still coun
 the supervisor adds the command's child processes (the C compiler, a compiled program),
 and says so with ``SIGUSR1``.
 
+**Phases.** A command moves through ``PHASES``: ``start-up`` (loading the rules and the program, translating it, a
+cluster starting), ``search`` (the bounded work), ``report`` (building the output from what was found) and ``write``
+(writing it). ``enter(phase)`` moves the active budget on and tells the supervisor; ``bounded`` enters ``search`` for
+the work it runs and ``report`` after it, ``uopc.cli.support`` enters ``write`` as it writes, and a library loop with a
+start-up of its own says so through ``LIMITS.phase`` (the cluster: ``start-up`` while Ray starts, ``search`` once it
+is up). ``--timeout`` counts the search: its clock starts as the search is first entered, stops while a later
+start-up runs and goes on through the report; each start-up has a clock of its own of the same length (a rules file
+that hangs at import still stops). In ``write`` no time or memory bound is hit: a complete result is written whole
+however slowly its reader reads; an interrupt still counts.
+
 A command that reports partial results runs ``shielded()`` (never interrupted) and
 does its work through ``bounded(fn, default)``: ``fn`` can be interrupted, and a
 ``BoundHit`` from it gives ``default``. With ``grace=True`` the interruption waits
@@ -33,6 +43,10 @@ returns is interrupted once the grace is over. A second interrupt while the firs
 one is handled raises ``KeyboardInterrupt``. During ``shielded()`` the signals are
 blocked (``pthread_sigmask``): a handler run during a large write to a pipe makes
 CPython drop the rest of it, so output waits for no signal and is never cut.
+
+A worker whose supervisor is gone (killed by SIGKILL: the kernel sends the worker SIGTERM, ``PR_SET_PDEATHSIG``)
+takes that SIGTERM as an interrupt without grace: the derived work gets no ``GRACE``, the report no ``REPORT_TIME``,
+and it writes what it has at once (``orphaned``).
 
 Outside the main thread (signals cannot be installed there) a budget does nothing:
 the bounds are then only those the loops check themselves (``Exploration(timeout=)``).
@@ -64,19 +78,29 @@ GRACE = 0.5     # seconds a report's derived work may run after a bound was hit
 DEFAULT_MAX_MEMORY = 4 << 30   # bytes of resident memory (4 GiB)
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _MEMORY_SIGNAL = signal.SIGUSR1   # the supervisor's word: the command's child processes took it past --max-memory
+PHASES = ("start-up", "search", "report", "write")   # a command's phases, in order (module doc)
+Phase = str
 _supervisor: int | None = None   # the pipe to the supervisor, in a command run by the console script
+_supervisor_pid: int | None = None   # the supervisor's process id: once the worker's parent is another, it is gone
 
 
 def set_supervisor(fd: int | None) -> None:
-  """The pipe to the supervisor process (``uopc_launch``), told of each budget's bounds and of each bound hit."""
-  global _supervisor
-  _supervisor = fd
+  """The pipe to the supervisor process (``uopc_launch``, this process's parent), told of each budget's bounds, phase
+  and bound hit."""
+  global _supervisor, _supervisor_pid
+  _supervisor, _supervisor_pid = fd, (os.getppid() if fd is not None else None)
 
 
-def _tell_supervisor(code: int, bound_at: float, memory: int | None, why: str) -> None:
-  """One line to the supervisor: the exit code of a bound, when it falls (``time.monotonic``), the memory bound, the flag."""
+def orphaned() -> bool:
+  """True once the supervisor this worker was started by is gone (its parent is another process now)."""
+  return _supervisor_pid is not None and os.getppid() != _supervisor_pid
+
+
+def _tell_supervisor(code: int, bound_at: float, memory: int | None, phase: Phase, why: str) -> None:
+  """One line to the supervisor: the exit code of the bound, when it falls (``time.monotonic``; the moment it was hit
+  once it was), the memory bound (0: none), the phase, and what the bound is (the flag, or the interrupt)."""
   if _supervisor is None: return
-  try: os.write(_supervisor, f"{code} {bound_at!r} {memory or 0} {why}\n".encode())
+  try: os.write(_supervisor, f"{code} {bound_at!r} {memory or 0} {phase} {why}\n".encode())
   except OSError: pass   # the supervisor is gone: nothing to tell
 
 
@@ -87,7 +111,11 @@ class Budget:
     self.timeout, self.max_memory = timeout, max_memory
     self.reason: StopReason | None = None
     self.signum: int | None = None   # the signal that interrupted, if one did
-    self.started = time.monotonic()
+    self.started = time.monotonic()   # when the clock of the phase's time bound started (the start-up's, then the search's)
+    self.phase: Phase = "start-up"
+    self.hit_phase: Phase | None = None   # the phase in which the bound was hit
+    self.orphaned = False             # the supervisor is gone: wind up at once (module doc)
+    self._searched = 0.0              # seconds of search before a later start-up (a cluster's), which stops its clock
     self.hit_at = float("inf")        # when the bound was hit
     self.cut = False                  # the bound cut some work short (not only hit while reporting)
     self.report_cut = False           # ... the detail of the report itself (``report_cut``): the output is incomplete
@@ -106,6 +134,7 @@ class Budget:
     self._outer, _current = _current, self
     self._outer_limit = limit_children(self.max_memory)   # the children it starts: held to --max-memory, as the command is
     self.started = time.monotonic()
+    self.phase, self._searched = "start-up", 0.0
     self._shielded = 0
     if threading.current_thread() is threading.main_thread():
       self._saved = {s: signal.signal(s, self._on_signal) for s in _SIGNALS}
@@ -116,9 +145,31 @@ class Budget:
     if self.max_memory is not None: reset_peak_memory()
     self._peak_before = peak_memory()
     self._unraisable, sys.unraisablehook = sys.unraisablehook, self._on_unraisable
-    bound_at = self.started + self.timeout if self.timeout is not None else float("inf")
-    _tell_supervisor(3, bound_at, self.max_memory, self.flag_text("timeout") if self.timeout is not None else "")
+    self._tell()
     return self
+
+  def enter(self, phase: Phase) -> None:
+    """Move on to ``phase`` (one of ``PHASES``; module doc) and tell the supervisor. The search's clock starts as the
+    search begins after a start-up (and goes on where it stopped, after a later one); a start-up starts a clock of
+    its own. Once a bound was hit, its moment stays: only the phase changes."""
+    if phase not in PHASES: raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
+    if phase == self.phase: return
+    now = time.monotonic()
+    if self.reason is None and phase == "start-up":
+      if self.phase == "search": self._searched += now - self.started
+      self.started = now
+    elif self.reason is None and phase == "search" and self.phase == "start-up": self.started = now - self._searched
+    self.phase = phase
+    self._tell()
+
+  def _tell(self) -> None:
+    """The supervisor's view of this budget now: the bound's code and moment, the memory bound, the phase."""
+    if self.reason is not None:
+      code = 128 + (self.signum or signal.SIGINT) if self.reason == "interrupted" else 3
+      _tell_supervisor(code, self.hit_at, self.max_memory, self.phase, self.flag_text())
+    elif self.timeout is not None:
+      _tell_supervisor(3, self.started + self.timeout, self.max_memory, self.phase, self.flag_text("timeout"))
+    else: _tell_supervisor(3, float("inf"), self.max_memory, self.phase, "")
 
   def __exit__(self, *exc: Any) -> None:
     self.close()
@@ -157,8 +208,9 @@ class Budget:
     self._raise_if_due()
 
   def _check_bounds(self) -> None:
-    """Record a bound that the clock or the memory has passed (the tick's check; ``report_cut``'s while shielded)."""
-    if self.reason is None:
+    """Record a bound that the clock or the memory has passed (the tick's check; ``report_cut``'s while shielded); none
+    while the output is written."""
+    if self.reason is None and self.phase != "write":
       if self.timeout is not None and time.monotonic() - self.started >= self.timeout: self.hit("timeout")
       elif self.max_memory is not None and self.memory() > self.max_memory: self.hit("max_memory")
 
@@ -169,11 +221,12 @@ class Budget:
     return peak if peak > self._peak_before else resident_memory()
 
   def _on_children_memory(self, signum: int, frame: Any) -> None:
-    if self.max_memory is not None: self.hit("max_memory")
+    if self.max_memory is not None and self.phase != "write": self.hit("max_memory")
     self._raise_if_due()
 
   def _on_signal(self, signum: int, frame: Any) -> None:
     if self.reason == "interrupted": raise KeyboardInterrupt   # the second interrupt: stop now, whatever is lost
+    if signum == signal.SIGTERM and orphaned(): self.orphaned = True   # the kernel's word that the supervisor died
     self.signum = signum
     self.hit("interrupted")
     self._raise_if_due()
@@ -188,12 +241,12 @@ class Budget:
   def hit(self, reason: StopReason) -> None:
     """Record that ``reason`` stopped the command (an interrupt overrides an earlier bound)."""
     if self.reason is None or reason == "interrupted":
-      self.reason, self.hit_at = reason, time.monotonic()
-      if _supervisor is not None:
-        _tell_supervisor(128 + (self.signum or signal.SIGINT) if reason == "interrupted" else 3, self.hit_at, self.max_memory, self.flag_text())
+      self.reason, self.hit_at, self.hit_phase = reason, time.monotonic(), self.phase
+      self._tell()
 
   def _raise_if_due(self) -> None:
-    if self.reason is not None and not self._shielded and not self._delivered and time.monotonic() >= self.hit_at + self._grace:
+    grace = 0.0 if self.orphaned else self._grace
+    if self.reason is not None and not self._shielded and not self._delivered and time.monotonic() >= self.hit_at + grace:
       self._delivered = self.cut = True   # once: code that catches it (the explorer) may then wind up and report
       raise BoundHit(self.reason)
 
@@ -201,7 +254,8 @@ class Budget:
 
   @property
   def elapsed(self) -> float:
-    """Seconds since the command started."""
+    """Seconds on the clock ``--timeout`` counts: since the search began (less a later start-up), the report and the
+    output included; for a command that never searched, since its start-up began."""
     return time.monotonic() - self.started
 
   def flag_text(self, reason: StopReason | None = None) -> str:
@@ -219,6 +273,16 @@ _current: Budget | None = None
 def current() -> Budget | None:
   """The active budget, if a command runs under one."""
   return _current
+
+
+def enter(phase: Phase) -> None:
+  """The active budget moves on to ``phase`` (``Budget.enter``); without one, nothing."""
+  if _current is not None: _current.enter(phase)
+
+
+def phase() -> Phase | None:
+  """The active budget's phase, or None without one."""
+  return _current.phase if _current is not None else None
 
 
 def stopped() -> StopReason | None:
@@ -257,7 +321,7 @@ def report_cut() -> StopReason | None:
   b = _current
   if b is None: return None
   _look(b)   # while shielded: what the ticks and the signals would say
-  if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + REPORT_TIME): return None
+  if b.reason is None or (b.reason != "max_memory" and not b.orphaned and time.monotonic() < b.hit_at + REPORT_TIME): return None
   b.cut = b.report_cut = True
   return b.reason
 
@@ -269,10 +333,18 @@ def stopped_text() -> str | None:
 
 def bounded(fn: Callable[[], T], default: D, *, grace: bool = False) -> T | D:
   """``fn()``, or ``default`` if a bound stops it. With ``grace``, ``fn`` may run ``GRACE``
-  seconds past the bound (and does not start once they are over)."""
+  seconds past the bound (and does not start once they are over). ``fn`` is the command's
+  search: the budget is in the ``search`` phase while it runs and in ``report`` after it."""
   b = _current
   if b is None: return fn()
-  if b.reason is not None and (not grace or time.monotonic() >= b.hit_at + GRACE):
+  outer = b.phase
+  b.enter("search")
+  try: return _bounded(b, fn, default, grace)
+  finally: b.enter("search" if outer == "search" else "report")   # (a bounded call inside another is still the search)
+
+
+def _bounded(b: Budget, fn: Callable[[], T], default: D, grace: bool) -> T | D:
+  if b.reason is not None and (not grace or b.orphaned or time.monotonic() >= b.hit_at + GRACE):
     b.cut = True
     return default
   saved = b._grace, b._shielded, b._delivered
@@ -317,6 +389,7 @@ class _BudgetLimits(Limits):
   def should_stop(self) -> StopReason | None: return stopped()
   def take(self) -> StopReason | None: return taken()
   def shield(self) -> AbstractContextManager[None]: return shielded()
+  def phase(self, name: str) -> None: enter(name)
 
   def describe(self, reason: StopReason) -> str:
     return _current.flag_text(reason) if _current is not None and reason in ("timeout", "max_memory", "interrupted") else reason
