@@ -45,8 +45,8 @@ blocked (``pthread_sigmask``): a handler run during a large write to a pipe make
 CPython drop the rest of it, so output waits for no signal and is never cut.
 
 A worker whose supervisor is gone (killed by SIGKILL: the kernel sends the worker SIGTERM, ``PR_SET_PDEATHSIG``)
-takes that SIGTERM as an interrupt without grace: the derived work gets no ``GRACE``, the report no ``REPORT_TIME``,
-and it writes what it has at once (``orphaned``).
+takes that SIGTERM as an interrupt without grace: the derived work gets no ``GRACE``, the report ``ORPHAN_REPORT_TIME``
+instead of ``REPORT_TIME``, and it writes what it has (``orphaned``) before its guardian stops it (``uopc_launch``).
 
 Outside the main thread (signals cannot be installed there) a budget does nothing:
 the bounds are then only those the loops check themselves (``Exploration(timeout=)``).
@@ -164,6 +164,7 @@ class Budget:
 
   def _tell(self) -> None:
     """The supervisor's view of this budget now: the bound's code and moment, the memory bound, the phase."""
+    if _supervisor is None: return
     if self.reason is not None:
       code = 128 + (self.signum or signal.SIGINT) if self.reason == "interrupted" else 3
       _tell_supervisor(code, self.hit_at, self.max_memory, self.phase, self.flag_text())
@@ -264,7 +265,7 @@ class Budget:
     if reason == "timeout": return f"--timeout {self.timeout:g} s"
     if reason == "max_memory": return f"--max-memory {memory_text(self.max_memory or 0)}"
     name = signal.Signals(self.signum).name if self.signum is not None else "SIGINT"
-    return f"an interrupt ({name})"
+    return f"the end of its supervisor ({name})" if self.orphaned else f"an interrupt ({name})"
 
 
 _current: Budget | None = None
@@ -293,6 +294,7 @@ def stopped() -> StopReason | None:
 
 
 REPORT_TIME = 1.0   # seconds a report may add detail once a bound was hit (well below the supervisor's 8: it must get out)
+ORPHAN_REPORT_TIME = 0.25   # ... once the supervisor is gone (well below the guardian's 1 s: uopc_launch.ORPHAN)
 
 
 def _look(b: Budget) -> None:
@@ -321,7 +323,8 @@ def report_cut() -> StopReason | None:
   b = _current
   if b is None: return None
   _look(b)   # while shielded: what the ticks and the signals would say
-  if b.reason is None or (b.reason != "max_memory" and not b.orphaned and time.monotonic() < b.hit_at + REPORT_TIME): return None
+  detail = ORPHAN_REPORT_TIME if b.orphaned else REPORT_TIME
+  if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + detail): return None
   b.cut = b.report_cut = True
   return b.reason
 
