@@ -23,9 +23,11 @@ SLACK = 10.0   # seconds a loaded machine may add to the supervisor's HARD
 RULES = """\
 import ctypes, os, subprocess, sys, threading, time
 from uopc import Ops, PatternMatcher, UPat
-def started():
+def started():                    # the first rule call says so, with the process it runs in
   path = os.environ.get("UOPC_TEST_STARTED")
-  if path and not os.path.exists(path): open(path, "w").close()
+  if path and not os.path.exists(path):
+    with open(path + ".tmp", "w") as f: f.write(str(os.getpid()))
+    os.replace(path + ".tmp", path)
 def in_c(x):                       # one C call that holds the GIL: no handler runs until it returns
   started()
   sum(range(10 ** 12))
@@ -50,7 +52,12 @@ def orphan(x):                     # a process a rule starts and never waits for
 def spike(x):                      # 1 GB taken and given back inside one bytecode, then a wait a tick sees
   len(b"x" * (1 << 30))
   time.sleep(2)
+def slow(x):                       # an infinite space, slowly
+  started()
+  time.sleep(0.01)
+  return x + 1
 add_zero = UPat(Ops.ADD, src=(UPat.var("x"), UPat(Ops.CONST, arg=0)))
+slow_rules = PatternMatcher([(UPat(Ops.ADD, name="x"), slow)])
 in_c_rules, catch_all_rules, thread_rules = (PatternMatcher([(add_zero, f)]) for f in (in_c, catch_all, thread))
 big_child_rules, spike_rules, orphan_rules = (PatternMatcher([(add_zero, f)]) for f in (big_child, spike, orphan))
 """
@@ -210,6 +217,72 @@ def test_a_big_output_to_a_full_disk_is_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "uopc", "explore", "reachable", FIVE, "--max-states", "500", "--format", "json"],
                        stdout=sink, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
   assert (r.returncode, r.stderr) == (2, "uopc: cannot write the output: No space left on device\n")
+
+
+def _alive(pid: int) -> bool:
+  try:
+    with open(f"/proc/{pid}/stat") as f: return f.read().rpartition(")")[2].split()[0] != "Z"
+  except OSError: return False
+
+
+def _kill_the_supervisor(files, rules: str, *extra):
+  """Start a command whose rules say when they run, SIGKILL its supervisor then; the worker's pid, its output, its stderr
+  (read to their end: the worker and what it started have closed them)."""
+  env = {**os.environ, "UOPC_TEST_STARTED": str(files / "started")}
+  p = start("explore", "reachable", files / "prog.uir", "--rules", f"{files}/rules.py:{rules}", "--max-states", "1000000",
+            "--max-depth", "100000", "--timeout", "600", "--format", "json", *extra, env=env)
+  wait_for(files / "started", p)
+  worker = int((files / "started").read_text())
+  p.kill()
+  out, err = p.communicate(timeout=120)
+  for _ in range(2400):   # the worker's parent, init, reaps it
+    if not _alive(worker): break
+    time.sleep(0.05)
+  return worker, out, err
+
+
+def test_a_worker_whose_supervisor_was_killed_writes_what_it_has_and_says_why(files):
+  """The kernel's SIGTERM (PR_SET_PDEATHSIG) ends it without grace; before, it took it for an interrupt like any other,
+  with the grace and the report's second (16 s in all on a loaded machine)."""
+  worker, out, err = _kill_the_supervisor(files, "slow_rules")
+  data = json.loads(out)
+  assert not _alive(worker) and data["complete"] is False and data["bound"] == "interrupted" and data["states"], err
+  assert "stopped by the end of its supervisor (SIGTERM)" in err
+
+
+def test_a_worker_stuck_in_c_whose_supervisor_was_killed_is_stopped_by_its_guardian(files):
+  """No handler runs in the worker: its guardian stops it ``ORPHAN`` seconds after the supervisor's end (before, it ran on)."""
+  (files / "started").unlink(missing_ok=True)
+  worker, out, err = _kill_the_supervisor(files, "in_c_rules")
+  assert not _alive(worker) and out == "", err
+
+
+def test_a_cluster_whose_command_lost_its_supervisor_leaves_no_process(files):
+  """Ray's processes (its agents too, whose parent, the raylet, ends first) end with the worker; before, two agents were
+  left for about 90 s."""
+  env = {**os.environ, "UOPC_TEST_STARTED": str(files / "started")}
+  p = start("explore", "reachable", FIVE, "--max-states", "10000000", "--timeout", "600", "--format", "json", "--cluster", "local:2",
+            env=env)
+  tree: set[int] = set()
+  while p.poll() is None and not any("ray::" in _cmdline(k) for k in tree):   # the shards are up
+    tree |= set(uopc_launch.descendants(p.pid))
+    time.sleep(0.05)
+  children = set(uopc_launch.descendants(p.pid)) - set(k for c in tree for k in uopc_launch.descendants(c))
+  worker = max(children, key=lambda k: len(uopc_launch.descendants(k)))   # (not its guardian: Ray is the worker's)
+  p.kill()
+  while _alive(worker): tree |= set(uopc_launch.descendants(worker))   # what it starts until it ends
+  p.communicate(timeout=120)
+  for _ in range(1200):
+    left = [k for k in tree if _alive(k)]
+    if not left: break
+    time.sleep(0.05)
+  assert not left, [_cmdline(k) for k in left]
+
+
+def _cmdline(pid: int) -> str:
+  try:
+    with open(f"/proc/{pid}/cmdline", "rb") as f: return f.read().replace(b"\0", b" ").decode(errors="replace")
+  except OSError: return ""
 
 
 def test_memory_taken_and_given_back_inside_one_rule_call_is_still_over_the_bound(files):

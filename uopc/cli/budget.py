@@ -151,9 +151,11 @@ class Budget:
   def enter(self, phase: Phase) -> None:
     """Move on to ``phase`` (one of ``PHASES``; module doc) and tell the supervisor. The search's clock starts as the
     search begins after a start-up (and goes on where it stopped, after a later one); a start-up starts a clock of
-    its own. Once a bound was hit, its moment stays: only the phase changes."""
+    its own. A start-up past its clock as it ends is a bound hit (a cluster's runs shielded: no tick saw it). Once a
+    bound was hit, its moment stays: only the phase changes."""
     if phase not in PHASES: raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
     if phase == self.phase: return
+    if self.phase == "start-up": self._check_bounds()   # a start-up past its clock (shielded, as a cluster's is) is a bound hit
     now = time.monotonic()
     if self.reason is None and phase == "start-up":
       if self.phase == "search": self._searched += now - self.started
