@@ -249,8 +249,9 @@ def test_the_timeout_counts_the_search_and_each_phase_is_told_to_the_supervisor(
 
 def test_no_time_or_memory_bound_is_hit_while_the_output_is_written_but_an_interrupt_is():
   from uopc.cli.budget import enter
-  with _told() as lines, Budget(timeout=0.001, max_memory=1) as b, shielded():
+  with _told() as lines, Budget(timeout=600, max_memory=None) as b, shielded():
     enter("write")
+    b.timeout, b.max_memory = 0.001, 1
     time.sleep(0.01)
     b._check_bounds()   # the clock and the memory are past their bounds
     b._on_children_memory(signal.SIGUSR1, None)
