@@ -44,8 +44,8 @@ import sys
 if sys.argv[0].rpartition("/")[2] == "uopc":   # the console script is importing us: block the signals before anything else
   signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
-import os     # noqa: E402  (after the block: no import may run with the signals open)
-import time   # noqa: E402
+import os     # (after the block: no import may run with the signals open)
+import time
 
 HARD = 8.0          # seconds past a bound before the supervisor stops the worker from outside (a report gets 1: budget.REPORT_TIME)
 SECOND = 0.25       # seconds the worker has to end by itself after a second interrupt

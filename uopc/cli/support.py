@@ -34,7 +34,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_MEANINGS: dict[int, str] = {
   EXIT_OK: "success",
   EXIT_FAILED: "the program failed, or the command found something (a non-joinable pair, an unsound rule, a rule that raised)",
-  EXIT_BAD_INPUT: "bad input (a file, a flag, a rule or a rules file)",
+  EXIT_BAD_INPUT: "bad input (a file, a flag, a rule or a rules file), or output that cannot be written",
   EXIT_BOUND: "a bound was hit (the partial output is marked incomplete)",
   EXIT_INTERNAL: "an internal error of uopc (please report it)",
   130: "interrupted by SIGINT (the partial output is marked incomplete)",
