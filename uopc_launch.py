@@ -64,11 +64,11 @@ _SI_KERNEL = 0x80   # si_code of a signal the kernel sent (the terminal's Ctrl-C
 def main() -> int:
   """Entry point of the ``uopc`` console script (``uopc.cli.main:main`` is the command itself)."""
   old = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS | {signal.SIGCHLD}) - _SIGNALS   # the mask before the import, less ours
+  _open_standard_files()
   if not (hasattr(os, "fork") and hasattr(signal, "sigtimedwait")) or os.environ.get("UOPC_SUPERVISOR") == "0":
     _quiet_start()
     signal.pthread_sigmask(signal.SIG_SETMASK, old)
     return _command(None)
-  _open_standard_files()
   read_end, write_end = os.pipe()
   _adopt_orphans()
   supervisor = os.getpid()
@@ -137,6 +137,7 @@ def _guard(worker: int, lifeline: int, held: int) -> None:
   for fd in range(3): os.dup2(null, fd)   # it holds none of the command's files: a reader of stdout sees its end
   os.closerange(3, lifeline)   # nor the supervisor's other pipes
   os.closerange(lifeline + 1, 1 << 16)
+  born = _stat(worker)[19:20]   # its start time: a process that takes its number once it is gone is not it
   while True:
     try:
       if not os.read(lifeline, 1): break
@@ -144,20 +145,24 @@ def _guard(worker: int, lifeline: int, held: int) -> None:
   deadline = time.monotonic() + ORPHAN
   while time.monotonic() < deadline and _alive(worker): time.sleep(0.02)
   for _ in range(50):   # its tree first (once the worker is gone, its children are init's), then the worker
-    tree = descendants(worker)
+    tree = descendants(worker) if _stat(worker)[19:20] == born else []
     for p in tree:
       try: os.kill(p, signal.SIGKILL)
       except ProcessLookupError: pass
     if not tree: break
-  try: os.kill(worker, signal.SIGKILL)
-  except ProcessLookupError: pass
+  if _stat(worker)[19:20] == born: os.kill(worker, signal.SIGKILL)
+
+
+def _stat(pid: int) -> list[str]:
+  """The fields of ``/proc/PID/stat`` after the command's name (the state first, the start time 20th); none if it is gone."""
+  try:
+    with open(f"/proc/{pid}/stat") as f: return f.read().rpartition(")")[2].split()
+  except OSError: return []
 
 
 def _alive(pid: int) -> bool:
   """Whether ``pid`` runs (exists and is no zombie)."""
-  try:
-    with open(f"/proc/{pid}/stat") as f: return f.read().rpartition(")")[2].split()[0] != "Z"
-  except OSError: return False
+  return _stat(pid)[:1] not in ([], ["Z"])
 
 
 def _adopt_orphans() -> None:
