@@ -16,7 +16,7 @@ second thread; and a tick that reads the clock and ``/proc/self/statm`` costs ab
 What a handler cannot stop (a rule stuck in one long C call, a loop that catches every
 exception, output to a pipe nobody reads) the console script's supervisor stops from
 outside (``uopc_launch``): the budget tells it, through ``set_supervisor``'s pipe, when
-each bound falls. The tick counts memory by its peak since the budget began (``peak_memory``,
+each bound falls and which phase the command is in (one line each: ``_tell_supervisor``). The tick counts memory by its peak since the budget began (``peak_memory``,
 reset as it begins), so memory taken and given back between two ticks still counts;
 the supervisor adds the command's child processes (the C compiler, a compiled program),
 and says so with ``SIGUSR1``.
@@ -28,8 +28,11 @@ the work it runs and ``report`` after it, ``uopc.cli.support`` enters ``write`` 
 start-up of its own says so through ``LIMITS.phase`` (the cluster: ``start-up`` while Ray starts, ``search`` once it
 is up). ``--timeout`` counts the search: its clock starts as the search is first entered, stops while a later
 start-up runs and goes on through the report; each start-up has a clock of its own of the same length (a rules file
-that hangs at import still stops). In ``write`` no time or memory bound is hit: a complete result is written whole
-however slowly its reader reads; an interrupt still counts.
+that hangs at import still stops; one found past its clock as it ends is a bound hit). ``elapsed`` is that clock.
+In ``write`` no time or memory bound is hit: a complete result is written whole however slowly its reader reads; an
+interrupt still counts. A command that never enters the search is bounded on its start-up's clock all along.
+A command other helpers write moves on by itself where it uses ``bounded`` and ``uopc.cli.support``'s writers; work
+outside them that is the search calls ``enter("search")`` as it begins (``check-rules``).
 
 A command that reports partial results runs ``shielded()`` (never interrupted) and
 does its work through ``bounded(fn, default)``: ``fn`` can be interrupted, and a
