@@ -247,6 +247,19 @@ def test_the_timeout_counts_the_search_and_each_phase_is_told_to_the_supervisor(
   assert phase() is None
 
 
+def test_a_librarys_own_start_up_has_at_least_its_allowance():
+  """A cluster's start (Ray's: over 10 s on a loaded machine) inside the search: not refused for a --timeout of a few seconds."""
+  from uopc.cli.budget import LIBRARY_START_UP, enter
+  with _told() as lines, Budget(timeout=1, max_memory=None) as b, shielded():
+    enter("search")
+    enter("start-up")
+    assert float(lines()[-1][1]) == b.started + LIBRARY_START_UP and LIBRARY_START_UP > 1
+    b._check_bounds()
+    assert b.reason is None
+    enter("search")
+    assert float(lines()[-1][1]) == b.started + 1
+
+
 def test_no_time_or_memory_bound_is_hit_while_the_output_is_written_but_an_interrupt_is():
   from uopc.cli.budget import enter
   with _told() as lines, Budget(timeout=600, max_memory=None) as b, shielded():

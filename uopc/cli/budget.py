@@ -16,10 +16,10 @@ second thread; and a tick that reads the clock and ``/proc/self/statm`` costs ab
 What a handler cannot stop (a rule stuck in one long C call, a loop that catches every
 exception, output to a pipe nobody reads) the console script's supervisor stops from
 outside (``uopc_launch``): the budget tells it, through ``set_supervisor``'s pipe, when
-each bound falls and which phase the command is in (one line each: ``_tell_supervisor``). The tick counts memory by its peak since the budget began (``peak_memory``,
-reset as it begins), so memory taken and given back between two ticks still counts;
-the supervisor adds the command's child processes (the C compiler, a compiled program),
-and says so with ``SIGUSR1``.
+each bound falls and which phase the command is in (one line each: ``_tell_supervisor``).
+The tick counts memory by its peak since the budget began (``peak_memory``, reset as it
+begins), so memory taken and given back between two ticks still counts; the supervisor adds
+the command's child processes (the C compiler, a compiled program), and says so with ``SIGUSR1``.
 
 **Phases.** A command moves through ``PHASES``: ``start-up`` (loading the rules and the program, translating it, a
 cluster starting), ``search`` (the bounded work), ``report`` (building the output from what was found) and ``write``
@@ -28,7 +28,8 @@ the work it runs and ``report`` after it, ``uopc.cli.support`` enters ``write`` 
 start-up of its own says so through ``LIMITS.phase`` (the cluster: ``start-up`` while Ray starts, ``search`` once it
 is up). ``--timeout`` counts the search: its clock starts as the search is first entered, stops while a later
 start-up runs and goes on through the report; each start-up has a clock of its own of the same length (a rules file
-that hangs at import still stops; one found past its clock as it ends is a bound hit). ``elapsed`` is that clock.
+that hangs at import still stops; one found past its clock as it ends is a bound hit), a library's at least
+``LIBRARY_START_UP`` seconds (``ray.init`` alone took 10.4 s at a load of 6.5). ``elapsed`` is that clock.
 In ``write`` no time or memory bound is hit: a complete result is written whole however slowly its reader reads; an
 interrupt still counts. A command that never enters the search is bounded on its start-up's clock all along.
 A command other helpers write moves on by itself where it uses ``bounded`` and ``uopc.cli.support``'s writers; work
@@ -78,6 +79,7 @@ D = TypeVar("D")   # the default of `bounded`, often None where T is not
 
 TICK = 0.05     # seconds between two checks of the clock and the memory
 GRACE = 0.5     # seconds a report's derived work may run after a bound was hit
+LIBRARY_START_UP = 60.0   # seconds at least that a library's own start-up may take (a cluster's: ``Budget._allowed``)
 DEFAULT_MAX_MEMORY = 4 << 30   # bytes of resident memory (4 GiB)
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _MEMORY_SIGNAL = signal.SIGUSR1   # the supervisor's word: the command's child processes took it past --max-memory
@@ -119,6 +121,7 @@ class Budget:
     self.hit_phase: Phase | None = None   # the phase in which the bound was hit
     self.orphaned = False             # the supervisor is gone: wind up at once (module doc)
     self._searched = 0.0              # seconds of search before a later start-up (a cluster's), which stops its clock
+    self._library_start = False       # the start-up now is a library's own, inside the search (``LIBRARY_START_UP``)
     self.hit_at = float("inf")        # when the bound was hit
     self.cut = False                  # the bound cut some work short (not only hit while reporting)
     self.report_cut = False           # ... the detail of the report itself (``report_cut``): the output is incomplete
@@ -137,7 +140,7 @@ class Budget:
     self._outer, _current = _current, self
     self._outer_limit = limit_children(self.max_memory)   # the children it starts: held to --max-memory, as the command is
     self.started = time.monotonic()
-    self.phase, self._searched = "start-up", 0.0
+    self.phase, self._searched, self._library_start = "start-up", 0.0, False
     self._shielded = 0
     if threading.current_thread() is threading.main_thread():
       self._saved = {s: signal.signal(s, self._on_signal) for s in _SIGNALS}
@@ -162,7 +165,7 @@ class Budget:
     now = time.monotonic()
     if self.reason is None and phase == "start-up":
       if self.phase == "search": self._searched += now - self.started
-      self.started = now
+      self.started, self._library_start = now, True
     elif self.reason is None and phase == "search" and self.phase == "start-up": self.started = now - self._searched
     self.phase = phase
     self._tell()
@@ -173,8 +176,8 @@ class Budget:
     if self.reason is not None:
       code = 128 + (self.signum or signal.SIGINT) if self.reason == "interrupted" else 3
       _tell_supervisor(code, self.hit_at, self.max_memory, self.phase, self.flag_text())
-    elif self.timeout is not None:
-      _tell_supervisor(3, self.started + self.timeout, self.max_memory, self.phase, self.flag_text("timeout"))
+    elif (allowed := self._allowed()) is not None:
+      _tell_supervisor(3, self.started + allowed, self.max_memory, self.phase, self.flag_text("timeout"))
     else: _tell_supervisor(3, float("inf"), self.max_memory, self.phase, "")
 
   def __exit__(self, *exc: Any) -> None:
@@ -217,8 +220,14 @@ class Budget:
     """Record a bound that the clock or the memory has passed (the tick's check; ``report_cut``'s while shielded); none
     while the output is written."""
     if self.reason is None and self.phase != "write":
-      if self.timeout is not None and time.monotonic() - self.started >= self.timeout: self.hit("timeout")
+      if (allowed := self._allowed()) is not None and time.monotonic() - self.started >= allowed: self.hit("timeout")
       elif self.max_memory is not None and self.memory() > self.max_memory: self.hit("max_memory")
+
+  def _allowed(self) -> float | None:
+    """Seconds the time bound allows on the clock now: ``--timeout``; at least ``LIBRARY_START_UP`` in a library's
+    own start-up (Ray's, over 10 s on a loaded machine), which a search of a few seconds must not be refused for."""
+    if self.timeout is None or not (self._library_start and self.phase == "start-up"): return self.timeout
+    return max(self.timeout, LIBRARY_START_UP)
 
   def memory(self) -> int:
     """The memory the bound counts: the peak since the budget began (a bound crossed and given back inside
