@@ -334,6 +334,7 @@ class CommandOutput:
       real.write(text)
 
   def __getattr__(self, name: str) -> Any:   # isatty, fileno, encoding, ...: the real stdout's
+    if name in ("real", "held"): raise AttributeError(name)   # (not set yet: a copy being made)
     return getattr(self.real, name)
 
 
