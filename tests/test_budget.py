@@ -207,6 +207,84 @@ def _ticks_at_the_end_of_bounded_work() -> int:
   finally: b.close()   # as uopc.cli.main does
 
 
+# ---- phases: the search's clock, the supervisor told, no bound in the write
+
+@contextlib.contextmanager
+def _told():
+  """The lines the budget tells a supervisor (``set_supervisor``), read as they come: yields a function giving them."""
+  from uopc.cli import budget
+  read_end, write_end = os.pipe()
+  os.set_blocking(read_end, False)
+  budget.set_supervisor(write_end)
+  seen: list[list[str]] = []
+  def lines() -> list[list[str]]:
+    with contextlib.suppress(BlockingIOError): seen.extend(line.split(" ", 4) for line in os.read(read_end, 1 << 16).decode().splitlines())
+    return seen
+  try: yield lines
+  finally:
+    budget.set_supervisor(None)
+    os.close(read_end)
+    os.close(write_end)
+
+
+def test_the_timeout_counts_the_search_and_each_phase_is_told_to_the_supervisor():
+  from uopc.cli.budget import enter, phase
+  with _told() as lines, Budget(timeout=600, max_memory=None) as b, shielded():
+    start_up = b.started
+    assert (b.phase, phase(), lines()[-1][3], float(lines()[-1][1])) == ("start-up", "start-up", "start-up", start_up + 600)
+    time.sleep(0.01)
+    assert bounded(lambda: (b.phase, b.started), None) == ("search", b.started) and b.started > start_up   # the search's own clock
+    assert b.phase == "report" and [line[3] for line in lines()] == ["start-up", "search", "report"]
+    assert float(lines()[1][1]) == b.started + 600 and lines()[1][4] == "--timeout 600 s"   # when the bound falls, as told
+    searching = b.started
+    enter("search")
+    time.sleep(0.01)
+    enter("start-up")   # a cluster starting: its own clock, and the search's stops
+    time.sleep(0.02)
+    enter("search")
+    assert b.started >= searching + 0.02 and b.elapsed < 600   # the start-up between did not count
+    with pytest.raises(ValueError): enter("lunch")
+  assert phase() is None
+
+
+def test_a_librarys_own_start_up_has_at_least_its_allowance():
+  """A cluster's start (Ray's: over 10 s on a loaded machine) inside the search: not refused for a --timeout of a few seconds."""
+  from uopc.cli.budget import LIBRARY_START_UP, enter
+  with _told() as lines, Budget(timeout=1, max_memory=None) as b, shielded():
+    enter("search")
+    enter("start-up")
+    assert float(lines()[-1][1]) == b.started + LIBRARY_START_UP and LIBRARY_START_UP > 1
+    b._check_bounds()
+    assert b.reason is None
+    enter("search")
+    assert float(lines()[-1][1]) == b.started + 1
+
+
+def test_no_time_or_memory_bound_is_hit_while_the_output_is_written_but_an_interrupt_is():
+  from uopc.cli.budget import enter
+  with _told() as lines, Budget(timeout=600, max_memory=None) as b, shielded():
+    enter("write")
+    b.timeout, b.max_memory = 0.001, 1
+    time.sleep(0.01)
+    b._check_bounds()   # the clock and the memory are past their bounds
+    b._on_children_memory(signal.SIGUSR1, None)
+    assert b.reason is None and lines()[-1][:1] == ["3"] and lines()[-1][3] == "write"
+    b._on_signal(signal.SIGINT, None)
+    assert b.reason == "interrupted" and lines()[-1][0] == "130" and lines()[-1][3:] == ["write", "an interrupt (SIGINT)"]
+
+
+def test_a_worker_whose_supervisor_is_gone_winds_up_without_grace(monkeypatch):
+  """The SIGTERM the kernel sends once the supervisor died (PR_SET_PDEATHSIG): no grace, a short report, and it says so."""
+  from uopc.cli import budget
+  with _told(), Budget(timeout=None, max_memory=None) as b, shielded():
+    monkeypatch.setattr(budget.os, "getppid", lambda: -1)   # the parent is another process now
+    b._on_signal(signal.SIGTERM, None)
+    assert b.orphaned and bounded(lambda: "derived", None, grace=True) is None   # no GRACE
+    assert b.flag_text() == "the end of its supervisor (SIGTERM)"
+    b.hit_at -= budget.ORPHAN_REPORT_TIME
+    assert budget.report_cut() == "interrupted"   # not REPORT_TIME after
+
+
 # ---- a rule call that never returns, on every long-running command
 
 SPIN_COMMANDS = [

@@ -232,6 +232,17 @@ def test_a_timeout_ends_the_run_between_levels_with_whole_levels():
   assert all(s.normal is None for s in many.states if s.depth == deepest)   # the frontier a timeout left
 
 
+def test_the_cluster_tells_its_limits_when_its_start_up_ends_and_its_search_begins():
+  """``Limits.phase``: a command's ``--timeout`` counts the search, not Ray's start nor the shards' loading (uopc.cli.budget)."""
+  from uopc.limits import Limits
+  class Phases(Limits):
+    def __init__(self) -> None: self.told: list[str] = []
+    def phase(self, name: str) -> None: self.told.append(name)
+  limits = Phases()
+  many = explore(sum_of_add0(0, 2), symbolic, cluster=CLUSTER, limits=limits).run()
+  assert many.complete and limits.told == ["start-up", "search"]
+
+
 def test_options_the_cluster_does_not_run_are_refused():
   with pytest.raises(ValueError, match="breadth first"): explore(UOp.param(0) + 0, symbolic, cluster=CLUSTER, order="dfs")
   with pytest.raises(ClusterError, match="local:N"): explore(UOp.param(0) + 0, symbolic, cluster="local:0").run()

@@ -4,14 +4,16 @@ A loop that can stop cleanly asks ``limits.should_stop()`` between units of work
 sampler between runs) and ends with the ``StopReason`` it gets; a loop that runs shielded from interruption and winds up
 by itself (the cluster's coordinator, waiting in Ray's C code) asks ``take()`` and runs its waits inside ``shield()``.
 ``max_memory`` is a memory bound the loop checks itself where it cannot be measured here (the cluster's workers), and
-``describe(reason)`` names a bound as the user set it (a report's ``stopped by ...``). ``NO_LIMITS``, the default of
+``describe(reason)`` names a bound as the user set it (a report's ``stopped by ...``). A loop with a start-up of its
+own (the cluster starting Ray) says where it is with ``phase("start-up")`` and ``phase("search")``: a caller's time bound
+counts the search, not the start-up (the command line's phases, ``uopc.cli.budget``). ``NO_LIMITS``, the default of
 every loop, never stops; the command line passes its budget's (``uopc.cli.budget.LIMITS``).
 
 Whatever bounds a caller sets may also be raised into the running code as ``BoundHit`` (the command line's budget does,
 from a signal handler): library code catches it where it keeps partial results.
 
->>> NO_LIMITS.should_stop(), NO_LIMITS.take(), NO_LIMITS.describe("timeout"), NO_LIMITS.max_memory
-(None, None, 'timeout', None)
+>>> NO_LIMITS.should_stop(), NO_LIMITS.take(), NO_LIMITS.describe("timeout"), NO_LIMITS.max_memory, NO_LIMITS.phase("search")
+(None, None, 'timeout', None, None)
 """
 from __future__ import annotations
 
@@ -53,6 +55,10 @@ class Limits:
   def describe(self, reason: StopReason) -> str:
     """The bound ``reason`` as the user set it (``--timeout 5 s`` for a command's); here its name."""
     return reason
+
+  def phase(self, name: str) -> None:
+    """The loop is now in phase ``name`` (``"start-up"``: its own start-up, which a time bound does not count;
+    ``"search"``: its work); here nothing."""
 
 
 NO_LIMITS = Limits()

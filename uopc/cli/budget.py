@@ -16,10 +16,24 @@ second thread; and a tick that reads the clock and ``/proc/self/statm`` costs ab
 What a handler cannot stop (a rule stuck in one long C call, a loop that catches every
 exception, output to a pipe nobody reads) the console script's supervisor stops from
 outside (``uopc_launch``): the budget tells it, through ``set_supervisor``'s pipe, when
-each bound falls. The tick counts memory by its peak since the budget began (``peak_memory``,
-reset as it begins), so memory taken and given back between two ticks still counts;
-the supervisor adds the command's child processes (the C compiler, a compiled program),
-and says so with ``SIGUSR1``.
+each bound falls and which phase the command is in (one line each: ``_tell_supervisor``).
+The tick counts memory by its peak since the budget began (``peak_memory``, reset as it
+begins), so memory taken and given back between two ticks still counts; the supervisor adds
+the command's child processes (the C compiler, a compiled program), and says so with ``SIGUSR1``.
+
+**Phases.** A command moves through ``PHASES``: ``start-up`` (loading the rules and the program, translating it, a
+cluster starting), ``search`` (the bounded work), ``report`` (building the output from what was found) and ``write``
+(writing it). ``enter(phase)`` moves the active budget on and tells the supervisor; ``bounded`` enters ``search`` for
+the work it runs and ``report`` after it, ``uopc.cli.support`` enters ``write`` as it writes, and a library loop with a
+start-up of its own says so through ``LIMITS.phase`` (the cluster: ``start-up`` while Ray starts, ``search`` once it
+is up). ``--timeout`` counts the search: its clock starts as the search is first entered, stops while a later
+start-up runs and goes on through the report; each start-up has a clock of its own of the same length (a rules file
+that hangs at import still stops; one found past its clock as it ends is a bound hit), a library's at least
+``LIBRARY_START_UP`` seconds (``ray.init`` alone took 10.4 s at a load of 6.5). ``elapsed`` is that clock.
+In ``write`` no time or memory bound is hit: a complete result is written whole however slowly its reader reads; an
+interrupt still counts. A command that never enters the search is bounded on its start-up's clock all along.
+A command other helpers write moves on by itself where it uses ``bounded`` and ``uopc.cli.support``'s writers; work
+outside them that is the search calls ``enter("search")`` as it begins (``check-rules``).
 
 A command that reports partial results runs ``shielded()`` (never interrupted) and
 does its work through ``bounded(fn, default)``: ``fn`` can be interrupted, and a
@@ -33,6 +47,10 @@ returns is interrupted once the grace is over. A second interrupt while the firs
 one is handled raises ``KeyboardInterrupt``. During ``shielded()`` the signals are
 blocked (``pthread_sigmask``): a handler run during a large write to a pipe makes
 CPython drop the rest of it, so output waits for no signal and is never cut.
+
+A worker whose supervisor is gone (killed by SIGKILL: the kernel sends the worker SIGTERM, ``PR_SET_PDEATHSIG``)
+takes that SIGTERM as an interrupt without grace: the derived work gets no ``GRACE``, the report ``ORPHAN_REPORT_TIME``
+instead of ``REPORT_TIME``, and it writes what it has (``orphaned``) before its guardian stops it (``uopc_launch``).
 
 Outside the main thread (signals cannot be installed there) a budget does nothing:
 the bounds are then only those the loops check themselves (``Exploration(timeout=)``).
@@ -61,22 +79,33 @@ D = TypeVar("D")   # the default of `bounded`, often None where T is not
 
 TICK = 0.05     # seconds between two checks of the clock and the memory
 GRACE = 0.5     # seconds a report's derived work may run after a bound was hit
+LIBRARY_START_UP = 60.0   # seconds at least that a library's own start-up may take (a cluster's: ``Budget._allowed``)
 DEFAULT_MAX_MEMORY = 4 << 30   # bytes of resident memory (4 GiB)
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _MEMORY_SIGNAL = signal.SIGUSR1   # the supervisor's word: the command's child processes took it past --max-memory
+PHASES = ("start-up", "search", "report", "write")   # a command's phases, in order (module doc)
+Phase = str
 _supervisor: int | None = None   # the pipe to the supervisor, in a command run by the console script
+_supervisor_pid: int | None = None   # the supervisor's process id: once the worker's parent is another, it is gone
 
 
 def set_supervisor(fd: int | None) -> None:
-  """The pipe to the supervisor process (``uopc_launch``), told of each budget's bounds and of each bound hit."""
-  global _supervisor
-  _supervisor = fd
+  """The pipe to the supervisor process (``uopc_launch``, this process's parent), told of each budget's bounds, phase
+  and bound hit."""
+  global _supervisor, _supervisor_pid
+  _supervisor, _supervisor_pid = fd, (os.getppid() if fd is not None else None)
 
 
-def _tell_supervisor(code: int, bound_at: float, memory: int | None, why: str) -> None:
-  """One line to the supervisor: the exit code of a bound, when it falls (``time.monotonic``), the memory bound, the flag."""
+def orphaned() -> bool:
+  """True once the supervisor this worker was started by is gone (its parent is another process now)."""
+  return _supervisor_pid is not None and os.getppid() != _supervisor_pid
+
+
+def _tell_supervisor(code: int, bound_at: float, memory: int | None, phase: Phase, why: str) -> None:
+  """One line to the supervisor: the exit code of the bound, when it falls (``time.monotonic``; the moment it was hit
+  once it was), the memory bound (0: none), the phase, and what the bound is (the flag, or the interrupt)."""
   if _supervisor is None: return
-  try: os.write(_supervisor, f"{code} {bound_at!r} {memory or 0} {why}\n".encode())
+  try: os.write(_supervisor, f"{code} {bound_at!r} {memory or 0} {phase} {why}\n".encode())
   except OSError: pass   # the supervisor is gone: nothing to tell
 
 
@@ -87,7 +116,12 @@ class Budget:
     self.timeout, self.max_memory = timeout, max_memory
     self.reason: StopReason | None = None
     self.signum: int | None = None   # the signal that interrupted, if one did
-    self.started = time.monotonic()
+    self.started = time.monotonic()   # when the clock of the phase's time bound started (the start-up's, then the search's)
+    self.phase: Phase = "start-up"
+    self.hit_phase: Phase | None = None   # the phase in which the bound was hit
+    self.orphaned = False             # the supervisor is gone: wind up at once (module doc)
+    self._searched = 0.0              # seconds of search before a later start-up (a cluster's), which stops its clock
+    self._library_start = False       # the start-up now is a library's own, inside the search (``LIBRARY_START_UP``)
     self.hit_at = float("inf")        # when the bound was hit
     self.cut = False                  # the bound cut some work short (not only hit while reporting)
     self.report_cut = False           # ... the detail of the report itself (``report_cut``): the output is incomplete
@@ -106,6 +140,7 @@ class Budget:
     self._outer, _current = _current, self
     self._outer_limit = limit_children(self.max_memory)   # the children it starts: held to --max-memory, as the command is
     self.started = time.monotonic()
+    self.phase, self._searched, self._library_start = "start-up", 0.0, False
     self._shielded = 0
     if threading.current_thread() is threading.main_thread():
       self._saved = {s: signal.signal(s, self._on_signal) for s in _SIGNALS}
@@ -116,12 +151,37 @@ class Budget:
     if self.max_memory is not None: reset_peak_memory()
     self._peak_before = peak_memory()
     self._unraisable, sys.unraisablehook = sys.unraisablehook, self._on_unraisable
-    bound_at = self.started + self.timeout if self.timeout is not None else float("inf")
-    _tell_supervisor(3, bound_at, self.max_memory, self.flag_text("timeout") if self.timeout is not None else "")
+    self._tell()
     # the console script's worker keeps the signals blocked until now (uopc_launch): one sent while uopc was imported
     # is handled here, by the handler above, as an interrupt of the start-up (a BoundHit: the command's output, empty)
     if self._saved: signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
     return self
+
+  def enter(self, phase: Phase) -> None:
+    """Move on to ``phase`` (one of ``PHASES``; module doc) and tell the supervisor. The search's clock starts as the
+    search begins after a start-up (and goes on where it stopped, after a later one); a start-up starts a clock of
+    its own. A start-up past its clock as it ends is a bound hit (a cluster's runs shielded: no tick saw it). Once a
+    bound was hit, its moment stays: only the phase changes."""
+    if phase not in PHASES: raise ValueError(f"unknown phase {phase!r} (one of {', '.join(PHASES)})")
+    if phase == self.phase: return
+    if self.phase == "start-up": self._check_bounds()   # a start-up past its clock (shielded, as a cluster's is) is a bound hit
+    now = time.monotonic()
+    if self.reason is None and phase == "start-up":
+      if self.phase == "search": self._searched += now - self.started
+      self.started, self._library_start = now, True
+    elif self.reason is None and phase == "search" and self.phase == "start-up": self.started = now - self._searched
+    self.phase = phase
+    self._tell()
+
+  def _tell(self) -> None:
+    """The supervisor's view of this budget now: the bound's code and moment, the memory bound, the phase."""
+    if _supervisor is None: return
+    if self.reason is not None:
+      code = 128 + (self.signum or signal.SIGINT) if self.reason == "interrupted" else 3
+      _tell_supervisor(code, self.hit_at, self.max_memory, self.phase, self.flag_text())
+    elif (allowed := self._allowed()) is not None:
+      _tell_supervisor(3, self.started + allowed, self.max_memory, self.phase, self.flag_text("timeout"))
+    else: _tell_supervisor(3, float("inf"), self.max_memory, self.phase, "")
 
   def __exit__(self, *exc: Any) -> None:
     self.close()
@@ -160,10 +220,17 @@ class Budget:
     self._raise_if_due()
 
   def _check_bounds(self) -> None:
-    """Record a bound that the clock or the memory has passed (the tick's check; ``report_cut``'s while shielded)."""
-    if self.reason is None:
-      if self.timeout is not None and time.monotonic() - self.started >= self.timeout: self.hit("timeout")
+    """Record a bound that the clock or the memory has passed (the tick's check; ``report_cut``'s while shielded); none
+    while the output is written."""
+    if self.reason is None and self.phase != "write":
+      if (allowed := self._allowed()) is not None and time.monotonic() - self.started >= allowed: self.hit("timeout")
       elif self.max_memory is not None and self.memory() > self.max_memory: self.hit("max_memory")
+
+  def _allowed(self) -> float | None:
+    """Seconds the time bound allows on the clock now: ``--timeout``; at least ``LIBRARY_START_UP`` in a library's
+    own start-up (Ray's, over 10 s on a loaded machine), which a search of a few seconds must not be refused for."""
+    if self.timeout is None or not (self._library_start and self.phase == "start-up"): return self.timeout
+    return max(self.timeout, LIBRARY_START_UP)
 
   def memory(self) -> int:
     """The memory the bound counts: the peak since the budget began (a bound crossed and given back inside
@@ -172,11 +239,12 @@ class Budget:
     return peak if peak > self._peak_before else resident_memory()
 
   def _on_children_memory(self, signum: int, frame: Any) -> None:
-    if self.max_memory is not None: self.hit("max_memory")
+    if self.max_memory is not None and self.phase != "write": self.hit("max_memory")
     self._raise_if_due()
 
   def _on_signal(self, signum: int, frame: Any) -> None:
     if self.reason == "interrupted": raise KeyboardInterrupt   # the second interrupt: stop now, whatever is lost
+    if signum == signal.SIGTERM and orphaned(): self.orphaned = True   # the kernel's word that the supervisor died
     self.signum = signum
     self.hit("interrupted")
     self._raise_if_due()
@@ -191,12 +259,12 @@ class Budget:
   def hit(self, reason: StopReason) -> None:
     """Record that ``reason`` stopped the command (an interrupt overrides an earlier bound)."""
     if self.reason is None or reason == "interrupted":
-      self.reason, self.hit_at = reason, time.monotonic()
-      if _supervisor is not None:
-        _tell_supervisor(128 + (self.signum or signal.SIGINT) if reason == "interrupted" else 3, self.hit_at, self.max_memory, self.flag_text())
+      self.reason, self.hit_at, self.hit_phase = reason, time.monotonic(), self.phase
+      self._tell()
 
   def _raise_if_due(self) -> None:
-    if self.reason is not None and not self._shielded and not self._delivered and time.monotonic() >= self.hit_at + self._grace:
+    grace = 0.0 if self.orphaned else self._grace
+    if self.reason is not None and not self._shielded and not self._delivered and time.monotonic() >= self.hit_at + grace:
       self._delivered = self.cut = True   # once: code that catches it (the explorer) may then wind up and report
       raise BoundHit(self.reason)
 
@@ -204,7 +272,8 @@ class Budget:
 
   @property
   def elapsed(self) -> float:
-    """Seconds since the command started."""
+    """Seconds on the clock ``--timeout`` counts: since the search began (less a later start-up), the report and the
+    output included; for a command that never searched, since its start-up began."""
     return time.monotonic() - self.started
 
   def flag_text(self, reason: StopReason | None = None) -> str:
@@ -213,7 +282,7 @@ class Budget:
     if reason == "timeout": return f"--timeout {self.timeout:g} s"
     if reason == "max_memory": return f"--max-memory {memory_text(self.max_memory or 0)}"
     name = signal.Signals(self.signum).name if self.signum is not None else "SIGINT"
-    return f"an interrupt ({name})"
+    return f"the end of its supervisor ({name})" if self.orphaned else f"an interrupt ({name})"
 
 
 _current: Budget | None = None
@@ -224,6 +293,16 @@ def current() -> Budget | None:
   return _current
 
 
+def enter(phase: Phase) -> None:
+  """The active budget moves on to ``phase`` (``Budget.enter``); without one, nothing."""
+  if _current is not None: _current.enter(phase)
+
+
+def phase() -> Phase | None:
+  """The active budget's phase, or None without one."""
+  return _current.phase if _current is not None else None
+
+
 def stopped() -> StopReason | None:
   """The bound that stopped the command, or None: the check of a loop that can stop cleanly."""
   if _current is None or _current.reason is None: return None
@@ -232,6 +311,7 @@ def stopped() -> StopReason | None:
 
 
 REPORT_TIME = 1.0   # seconds a report may add detail once a bound was hit (well below the supervisor's 8: it must get out)
+ORPHAN_REPORT_TIME = 0.25   # ... once the supervisor is gone (well below the guardian's 1 s: uopc_launch.ORPHAN)
 
 
 def _look(b: Budget) -> None:
@@ -260,7 +340,8 @@ def report_cut() -> StopReason | None:
   b = _current
   if b is None: return None
   _look(b)   # while shielded: what the ticks and the signals would say
-  if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + REPORT_TIME): return None
+  detail = ORPHAN_REPORT_TIME if b.orphaned else REPORT_TIME
+  if b.reason is None or (b.reason != "max_memory" and time.monotonic() < b.hit_at + detail): return None
   b.cut = b.report_cut = True
   return b.reason
 
@@ -272,10 +353,18 @@ def stopped_text() -> str | None:
 
 def bounded(fn: Callable[[], T], default: D, *, grace: bool = False) -> T | D:
   """``fn()``, or ``default`` if a bound stops it. With ``grace``, ``fn`` may run ``GRACE``
-  seconds past the bound (and does not start once they are over)."""
+  seconds past the bound (and does not start once they are over). ``fn`` is the command's
+  search: the budget is in the ``search`` phase while it runs and in ``report`` after it."""
   b = _current
   if b is None: return fn()
-  if b.reason is not None and (not grace or time.monotonic() >= b.hit_at + GRACE):
+  outer = b.phase
+  b.enter("search")
+  try: return _bounded(b, fn, default, grace)
+  finally: b.enter("search" if outer == "search" else "report")   # (a bounded call inside another is still the search)
+
+
+def _bounded(b: Budget, fn: Callable[[], T], default: D, grace: bool) -> T | D:
+  if b.reason is not None and (not grace or b.orphaned or time.monotonic() >= b.hit_at + GRACE):
     b.cut = True
     return default
   saved = b._grace, b._shielded, b._delivered
@@ -320,6 +409,7 @@ class _BudgetLimits(Limits):
   def should_stop(self) -> StopReason | None: return stopped()
   def take(self) -> StopReason | None: return taken()
   def shield(self) -> AbstractContextManager[None]: return shielded()
+  def phase(self, name: str) -> None: enter(name)
 
   def describe(self, reason: StopReason) -> str:
     return _current.flag_text(reason) if _current is not None and reason in ("timeout", "max_memory", "interrupted") else reason

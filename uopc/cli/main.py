@@ -4,7 +4,12 @@ What the commands share (exit codes, argument types, loading programs and rules)
 options they share in ``uopc.cli.options``. Exit codes (``docs/failure-contract.md``, ``EXIT_MEANINGS``): 0 success,
 1 the program failed (out-of-bounds index, did not evaluate, rules loop) or the command found something (a
 non-joinable pair, an unsound rule), 2 bad input (unreadable file, parse or type error, bad flag, a bad rule or rules
-file), 3 a bound was hit before the work was complete. Errors are one line on stderr, never a traceback.
+file) or output that cannot be written (a full disk, stdout closed), 3 a bound was hit before the work was complete,
+128 + N an interrupt by signal N. Errors are one line on stderr, never a traceback.
+
+The command runs under its ``Budget`` (``uopc.cli.budget``) from its start-up on: loading the rules is its first
+phase, the work its ``bounded`` calls do is the search, and its output is written in the ``write`` phase (by
+``uopc.cli.support``), where no time or memory bound cuts it.
 
 >>> sorted(build_parser()._subparsers._group_actions[0].choices)
 ['check-rules', 'emit-c', 'explore', 'run', 'saturate', 'simplify', 'trace']

@@ -1,6 +1,7 @@
 """What every ``uopc`` command shares: exit codes, ``CLIError``, argument types, ``--rules``
 and ``--param`` handling, loading a program, the one progress bar and writing a result
-(the options themselves are declared in ``uopc.cli.options``).
+(the options themselves are declared in ``uopc.cli.options``), in the ``write`` phase of the command's budget:
+no time or memory bound cuts it (``uopc.cli.budget``), and output that cannot be written is one line, exit 2.
 
 The command modules (``uopc.cli.commands.*``) import these
 from here, so no command module imports another one back. Exit codes (``EXIT_MEANINGS``,
@@ -10,13 +11,14 @@ from here, so no command module imports another one back. Exit codes (``EXIT_MEA
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import re
 import sys
 import time
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple, TextIO, cast
 
-from uopc.cli.budget import parse_memory, shielded
+from uopc.cli.budget import enter, parse_memory, phase, shielded
 from uopc.dtype import DType, dtypes
 from uopc.evaluate import bind_params
 from uopc.cli.files import write_atomically
@@ -32,7 +34,7 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_BOUND, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_MEANINGS: dict[int, str] = {
   EXIT_OK: "success",
   EXIT_FAILED: "the program failed, or the command found something (a non-joinable pair, an unsound rule, a rule that raised)",
-  EXIT_BAD_INPUT: "bad input (a file, a flag, a rule or a rules file)",
+  EXIT_BAD_INPUT: "bad input (a file, a flag, a rule or a rules file), or output that cannot be written",
   EXIT_BOUND: "a bound was hit (the partial output is marked incomplete)",
   EXIT_INTERNAL: "an internal error of uopc (please report it)",
   130: "interrupted by SIGINT (the partial output is marked incomplete)",
@@ -255,13 +257,17 @@ def bind_cli_params(prog: UOp, params: list[tuple[int, Any]], path: str) -> UOp:
 
 
 def write_out(text: str) -> None:
-  """A command's result to stdout, never interrupted by its budget: a signal during a large
-  write to a pipe can make CPython drop the rest of it (see ``uopc.cli.budget``)."""
-  with shielded(): sys.stdout.write(text)
+  """A command's result to stdout, in the ``write`` phase (no time or memory bound cuts it) and never interrupted by
+  its budget: a signal during a large write to a pipe can make CPython drop the rest of it (see ``uopc.cli.budget``).
+  Output that cannot be written (a full disk, stdout closed) is a ``CLIError`` (exit 2)."""
+  enter("write")
+  with shielded(), _output_errors(): _stdout(sys.stdout).write(text)
 
 
 def write_file(path: str, text: str) -> None:
-  """``text`` to the file ``path`` (``-o FILE``), whole or not at all; a file that cannot be written is a ``CLIError``."""
+  """``text`` to the file ``path`` (``-o FILE``), whole or not at all, in the ``write`` phase; a file that cannot be
+  written is a ``CLIError``."""
+  enter("write")
   try:
     with shielded(): write_atomically(path, text)
   except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
@@ -269,14 +275,82 @@ def write_file(path: str, text: str) -> None:
 
 def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
   """``func(args)``; with ``-o FILE`` and a format the command prints (text, dot, uir), what it prints goes to FILE
-  instead of stdout, whole, once it has returned (``--format json`` and ``html`` write FILE themselves)."""
+  instead of stdout, whole, once it has returned (``--format json`` and ``html`` write FILE themselves). Without, what
+  it prints goes to stdout through a ``CommandOutput``: held from the report on and written in the ``write`` phase."""
   path = getattr(args, "output", None)
-  if path is None or getattr(args, "format", None) in (None, "json", "html"): return func(args)
+  if path is None or getattr(args, "format", None) in (None, "json", "html"): return _to_stdout(func, args)
   stdout, sys.stdout = sys.stdout, io.StringIO()
   try: code = func(args)
   finally: text, sys.stdout = sys.stdout.getvalue(), stdout
   write_file(path, text)
   return code
+
+
+def _to_stdout(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+  out = CommandOutput(sys.stdout)
+  sys.stdout = cast(TextIO, out)
+  try: code = func(args)
+  finally:
+    sys.stdout = out.real
+    failed = sys.exc_info()[0]
+    if failed is not KeyboardInterrupt:   # (the second interrupt: out now, whatever is lost)
+      enter("write")
+      try: out.flush()
+      except (CLIError, OSError):
+        if failed is None: raise   # else the error on its way says more
+  return code
+
+
+class CommandOutput:
+  """A command's stdout while it runs (``run_command``). What it prints in the start-up and the search goes through at
+  once (``explore reachable`` streams its states); from the ``report`` phase on it is held here and written whole in
+  the ``write`` phase (``write_out``, or as the command ends), so a reader that reads slowly slows the write, not the
+  report, and no time bound cuts it. Every write is shielded (a signal during a large write to a pipe can make
+  CPython drop the rest of it); one that fails is a ``CLIError`` (``cannot write the output``, exit 2), but a reader
+  gone (``BrokenPipeError``), which ends the command quietly."""
+
+  def __init__(self, real: TextIO | None) -> None:
+    self.real = real   # None: Python found stdout closed
+    self.held = io.StringIO()
+
+  def write(self, text: str) -> int:
+    if phase() == "report": return self.held.write(text)
+    with shielded(), _output_errors():
+      real = _stdout(self.real)
+      self._release(real)
+      return real.write(text)
+
+  def flush(self) -> None:
+    if phase() == "report" or (self.real is None and not self.held.tell()): return   # (nothing to write: stdout may be closed)
+    with shielded(), _output_errors():
+      real = _stdout(self.real)
+      self._release(real)
+      real.flush()
+
+  def _release(self, real: TextIO) -> None:
+    if self.held.tell():
+      text = self.held.getvalue()
+      self.held = io.StringIO()
+      real.write(text)
+
+  def __getattr__(self, name: str) -> Any:   # isatty, fileno, encoding, ...: the real stdout's
+    if name in ("real", "held"): raise AttributeError(name)   # (not set yet: a copy being made)
+    return getattr(self.real, name)
+
+
+def _stdout(out: TextIO | None) -> TextIO:
+  """``out``, the stdout to write to; a ``CLIError`` where it is closed (None)."""
+  if out is None: raise CLIError("uopc: cannot write the output: stdout is closed")
+  return out
+
+
+@contextlib.contextmanager
+def _output_errors() -> Iterator[None]:
+  """Writing the output: an ``OSError`` (a full disk, a closed file) is the one-line ``CLIError`` (exit 2); a reader
+  gone (``BrokenPipeError``) stays itself (``uopc.cli.main`` ends quietly)."""
+  try: yield
+  except BrokenPipeError: raise
+  except OSError as e: raise CLIError(f"uopc: cannot write the output: {e.strerror or e}") from None
 
 
 def max_steps_for(prog: UOp, requested: int | None) -> int:

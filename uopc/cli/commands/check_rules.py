@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from uopc.cli.budget import shielded
+from uopc.cli.budget import enter, shielded
 from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, bar_is_up, progress_bar, write_out
 
 
@@ -23,6 +23,7 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
     bar.set_postfix_str(what[:60], refresh=False)
     if bar_is_up(bar): bar.refresh()   # drawn at every step once past its delay: compiling is most of the time
 
+  enter("search")   # the checks are the search: --timeout counts them, not the start-up (uopc.cli.budget)
   try: report = check_rules(pm, samples=args.samples, inputs=args.inputs, seed=args.seed, progress=progress)   # SIGTERM: the budget's
   except BackendError as e: raise CLIError(f"check-rules: {e}", EXIT_FAILED) from None
   finally: bar.close()

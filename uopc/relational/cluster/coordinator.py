@@ -154,6 +154,7 @@ class Coordinator:
     a ``BoundHit`` (and one raised in a finalizer is lost). The waits poll (``POLL``) and stop at once when the caller's
     ``limits`` have a bound (``Limits.take``)."""
     with self.limits.shield():
+      self.limits.phase("start-up")   # Ray's start and the shards' loading: not the search's time (uopc.limits)
       n, release = open_session(cluster, self.limits)
       try: out = self._run(n)
       except BaseException:
@@ -197,6 +198,7 @@ class Coordinator:
     the search with what the finished levels found."""
     t0 = time.perf_counter()
     self._prepare(n)
+    self.limits.phase("search")
     found = _Found()
     interrupted = lost = False
     try: self._search(found, None if self.timeout is None else time.monotonic() + self.timeout)
