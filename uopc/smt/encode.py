@@ -25,9 +25,15 @@ from uopc.uop import Shape, UOp, prod
 
 from uopc.backend.lower import inline_calls
 from uopc.smt.layout import index_rows, reduce_groups, source_elements, strides
-from uopc.smt.ops import UNINTERPRETED, alu, combine
+from uopc.smt.ops import ENCODED_ALU, UNINTERPRETED, alu, combine
 from uopc.smt.solver import require
 from uopc.smt.sorts import I32_BITS, value_term, variable
+
+
+ENCODED = ENCODED_ALU | {CONST, PARAM, RANGE, STACK, CALL, INDEX, REDUCE} | MOVEMENT
+"""Every op with an encoding (EXP2, LOG2 and SIN in part: ``ops.UNINTERPRETED``)."""
+NOT_ENCODED: dict[Ops, str] = {}
+"""The ops without one, and why: none."""
 
 
 class NotEncodable(ValueError):

@@ -22,6 +22,7 @@ its value is not one until replayed.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes
@@ -39,7 +40,12 @@ class Elem(NamedTuple):
   defined: Any
 
 
+@lru_cache(maxsize=None)
 def _rne() -> Any: return require().RNE()
+
+
+@lru_cache(maxsize=None)
+def _true() -> Any: return require().BoolVal(True)
 
 
 def _f32(v: float) -> Any:
@@ -97,7 +103,7 @@ def _floordiv(a: Any, b: Any) -> Elem:
 
 def _floormod(a: Any, b: Any) -> Elem:
   z3 = require()
-  return Elem(z3.SMod(a, b), b != z3.BitVecVal(0, I32_BITS))   # bvsmod: the sign of the divisor, INT_MIN % -1 == 0
+  return Elem(a % b, b != z3.BitVecVal(0, I32_BITS))   # z3py % is bvsmod: the sign of the divisor, INT_MIN % -1 == 0
 
 
 def _where(c: Any, a: Any, b: Any) -> Any: return require().If(c, a, b)
@@ -140,7 +146,7 @@ def _sin(a: Any) -> Any:
 def cast(a: Any, src: DType, dtype: DType) -> Elem:
   """CAST of one value from ``src`` to ``dtype``, and where it is defined."""
   z3 = require()
-  yes = z3.BoolVal(True)
+  yes = _true()
   if src is dtype: return Elem(a, yes)
   if dtype is dtypes.bool:
     return Elem(z3.Not(z3.fpIsZero(a)) if src is dtypes.f32 else a != z3.BitVecVal(0, I32_BITS), yes)
@@ -156,8 +162,7 @@ def cast(a: Any, src: DType, dtype: DType) -> Elem:
 def alu(op: Ops, args: list[Any], src: DType, dtype: DType) -> Elem:
   """The value of ALU ``op`` (result ``dtype``) on one element of each operand (``src``: the operands' dtype; a
   WHERE's is its branches'), and the op's own definedness (not its operands')."""
-  z3 = require()
-  yes = z3.BoolVal(True)
+  yes = _true()
   if op in _BINARY_VALUES: return Elem(_BINARY_VALUES[op](args[0], args[1], dtype), yes)
   if op is CMPLT: return Elem(_cmplt(args[0], args[1], src), yes)
   if op is CMPNE: return Elem(_cmpne(args[0], args[1], src), yes)
