@@ -20,7 +20,7 @@ from itertools import product
 from typing import Any, NamedTuple
 
 from uopc.dtype import DType, dtypes
-from uopc.ops import ALU, CALL, CAST, CONST, INDEX, MOVEMENT, PARAM, RANGE, REDUCE, STACK, WHERE, Ops
+from uopc.ops import ALU, CALL, CONST, INDEX, MOVEMENT, PARAM, RANGE, REDUCE, STACK, WHERE, Ops
 from uopc.uop import Shape, UOp, prod
 
 from uopc.backend.lower import inline_calls
@@ -130,9 +130,8 @@ class Encoder:
     dims, row = index_rows(n.src[0].shape, len(idx))
     bounds = [z3.And(i >= z3.BitVecVal(0, I32_BITS), i < z3.BitVecVal(d, I32_BITS)) for i, d in zip(idx, dims)]
     conditions = [b for b in map(z3.simplify, bounds) if not z3.is_true(b)]
-    known = [i.as_signed_long() if z3.is_bv_value(i) else None for i in idx]
-    if all(k is not None for k in known) and not conditions:
-      at = sum(k * s for k, s in zip(known, strides(tuple(dims)))) * row   # type: ignore[operator]  # all ints, checked above
+    if all(z3.is_bv_value(i) for i in idx) and not conditions:
+      at = sum(i.as_signed_long() * s for i, s in zip(idx, strides(tuple(dims)))) * row
       return _Node(base[at:at + row], [])
     rows = list(product(*map(range, dims)))
     out = []
