@@ -11,7 +11,7 @@ cannot make (STACK, INDEX, movement ops, REDUCE, CALL, RANGE in the pattern) rai
 >>> from uopc.term import show
 >>> x, c = UPat.var("x"), UPat.cvar("c")
 >>> [show(u) for u in left_sides(x * c + x, dtypes.i32, limit=3)]
-['add(mul(p0, 0), p0)', 'add(mul(p0, 2), p0)', 'add(mul(p0, -4), p0)']
+['add(mul(p0, 0), p0)', 'add(mul(p0, 1073741824), p0)', 'add(mul(p0, 4), p0)']
 """
 from __future__ import annotations
 
