@@ -100,6 +100,7 @@ class _Builder:
     n = 3 if op is WHERE else 1 if op in UNARY or op is CAST else 2
     srcs = (srcs + [UPat()] * n)[:n]
     wants: list[DType | None] = [dtypes.bool, d, d] if op is WHERE else [dtypes.f32] if op in UNARY else [None] if op is CAST else [d, d]
+    src: tuple[UOp, ...]
     if op in COMPARISON:   # both operands one dtype: the first's decides
       a = self.node(srcs[0], None)
       src = (a, self.node(srcs[1], a.dtype))
