@@ -167,7 +167,7 @@ def test_encoding_matches_the_c_backend_on_random_values(batches: list[list[tupl
   for (u, row), c in zip(queries, outs): check_row(u, row, c, "the C backend")
 
 
-@settings(max_examples=max(2, EXAMPLES // 5))
+@settings(max_examples=max(2, EXAMPLES // 3))
 @given(st.lists(closed_programs(), min_size=10, max_size=20))
 def test_shaped_programs_match_c_strict_and_run(cases: list[tuple[UOp, dict[int, Any]]]) -> None:
   """Whole programs (movement ops, REDUCE, INDEX with PARAM indices, STACK, CALL): the encoding's outcome is the C
