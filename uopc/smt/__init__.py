@@ -7,5 +7,13 @@
 - ``encode``: a UOp graph as z3 terms, one per element, iteratively (no recursion);
 - ``model``: a term with values substituted, back to a Python value (the differential tests and counterexamples).
 
+- ``instance``: a rule's left side with symbolic leaves; ``prove``: ``prove_rule`` and ``prove_rewrite``, verdicts for all inputs.
+
 Importing this package never needs z3; building a term without it raises ``SMTUnavailable``.
 """
+from uopc.smt.encode import Encoding, encode
+from uopc.smt.model import evaluate
+from uopc.smt.prove import Verdict, prove_rewrite, prove_rule
+from uopc.smt.solver import SMTUnavailable, available
+
+__all__ = ["Encoding", "SMTUnavailable", "Verdict", "available", "encode", "evaluate", "prove_rewrite", "prove_rule"]

@@ -9,6 +9,7 @@ confirm). A rewrite may make a program *more* defined (``x * 0 -> 0`` drops a tr
 ``prove_rule(pattern, fn, dtype)`` builds the rule's left side with symbolic leaves (``instance.left_sides``), runs
 the rule, and proves each rewrite. Constants are not symbolic yet: a rule with constant holes is tried at each
 choice of edge values for them, so it can be refuted, and otherwise is "unknown" (proved at those constants only).
+A fourth status, "inapplicable", says that the pattern's leaves cannot have the dtype asked for.
 
 >>> from uopc.dtype import dtypes
 >>> from uopc.upat import UPat
@@ -43,7 +44,7 @@ TIMEOUT_MS = 5000   # one solver query; past it the verdict is "unknown (timeout
 
 class Verdict(NamedTuple):
   """What the prover says of one rewrite or rule."""
-  status: str                                # "proved", "refuted" or "unknown"
+  status: str                                # "proved", "refuted", "unknown" or "inapplicable"
   reason: str = ""                           # why, in one line
   counterexample: dict[int, Any] | None = None   # PARAM values (refuted, or unknown with a candidate)
   lhs: UOp | None = None                     # the instance the verdict is about
