@@ -11,9 +11,8 @@
 
 Importing this package never needs z3; building a term without it raises ``SMTUnavailable``.
 """
-from uopc.smt.encode import Encoding, encode
-from uopc.smt.model import evaluate
+# the module uopc.smt.encode keeps its name: its function is uopc.smt.encode.encode, not re-exported here
 from uopc.smt.prove import Verdict, prove_rewrite, prove_rule
 from uopc.smt.solver import SMTUnavailable, available
 
-__all__ = ["Encoding", "SMTUnavailable", "Verdict", "available", "encode", "evaluate", "prove_rewrite", "prove_rule"]
+__all__ = ["SMTUnavailable", "Verdict", "available", "prove_rewrite", "prove_rule"]

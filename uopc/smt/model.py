@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from uopc.dtype import DType
+from uopc.dtype import DType, dtypes
 from uopc.uop import Shape, prod
 
 from uopc.smt.encode import Encoding
@@ -43,8 +43,8 @@ def substitution(enc: Encoding, values: dict[int, Any], dtypes_of: dict[int, DTy
   pairs = []
   for slot, consts in enc.variables.items():
     if slot not in values: continue
-    shape = () if len(consts) == 1 and not isinstance(values[slot], list) else None
-    flat = [values[slot]] if shape == () else flat_values(values[slot], _shape_of(values[slot]))
+    v = values[slot]
+    flat = flat_values(v, _shape_of(v)) if isinstance(v, list) else [v]
     pairs += [(c, value_term(v, dtypes_of[slot])) for c, v in zip(consts, flat)]
   return pairs
 
@@ -69,7 +69,6 @@ def evaluate(enc: Encoding, values: dict[int, Any]) -> tuple[bool, Any]:
 
 
 def _dtype_of(const: Any) -> DType:
-  from uopc.dtype import dtypes
   z3 = require()
   if z3.is_bool(const): return dtypes.bool
   return dtypes.i32 if z3.is_bv(const) else dtypes.f32
