@@ -216,12 +216,13 @@ def test_a_deep_graph_encodes_without_recursion():
 
 def test_without_z3_every_other_module_works_and_proving_says_why_in_one_line():
   code = ("import sys; sys.modules['z3'] = None\n"
-          "import uopc, uopc.smt.encode, uopc.smt.model\n"
-          "from uopc import UOp, simplify; assert simplify(UOp.param(0) + 0) is UOp.param(0)\n"
-          "try: uopc.smt.encode.encode(UOp.param(0))\n"
-          "except ImportError as e: print(e)\n")
+          "import uopc, uopc.smt, uopc.smt.encode, uopc.smt.model\n"
+          "from uopc import UOp, simplify; assert simplify(UOp.param(0) + 0) is UOp.param(0) and not uopc.smt.available()\n"
+          "for call in (lambda: uopc.smt.encode.encode(UOp.param(0)), lambda: uopc.smt.prove_rewrite(UOp.param(0), UOp.param(0))):\n"
+          "  try: call()\n"
+          "  except uopc.smt.SMTUnavailable as e: print(e)\n")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-  assert out == "proving needs the z3 SMT solver, which is not installed: pip install -e '.[prove]'\n"
+  assert out == "proving needs the z3 SMT solver, which is not installed: pip install -e '.[prove]'\n" * 2
 
 
 @pytest.mark.parametrize("dtype", dtypes.all)
