@@ -124,9 +124,9 @@ def test_every_alu_op_and_dtype_has_a_case():
 def test_encoding_matches_exec_alu_and_run_on_edge_values():
   exact = 0
   for u in CASES:
-    for row in edge_rows(u):
+    for k, row in enumerate(edge_rows(u)):
       exact += check_row(u, row, reference(u, row), "exec_alu")
-      if u.op is Ops.WHERE or row[-1] in (0, 1): assert same(run_outcome(u, dict(enumerate(row))), reference(u, row))
+      if k % 4 == 0: assert same(run_outcome(u, dict(enumerate(row))), reference(u, row))   # a rewrite per row: a quarter of them
   assert exact > 8_000
 
 
