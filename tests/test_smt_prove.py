@@ -7,7 +7,8 @@ import pytest
 from uopc.backend.driver import Batch
 from uopc.dtype import dtypes
 from uopc.ops import Ops
-from uopc.smt.prove import Verdict, describe, prove_rewrite, prove_rule
+from uopc.matcher import PatternMatcher
+from uopc.smt.prove import Verdict, describe, prove_rewrite, prove_rule, prove_rules, rule_status
 from uopc.symbolic import symbolic
 from uopc.upat import UPat
 from uopc.uop import UOp
@@ -33,6 +34,15 @@ def test_the_rules_check_rules_finds_unsound_are_refuted_and_c_confirms_each_cou
     queries += [(batch.add(v.lhs), v.counterexample), (batch.add(v.rhs), v.counterexample)]
   outs = batch.run(queries)
   for v, left, right in zip(verdicts, outs[::2], outs[1::2]): assert not same(left, right), describe(v)
+
+
+def test_a_rule_set_is_proved_rule_by_rule_at_every_dtype_it_applies_to():
+  pm = PatternMatcher([RULES[name] for name in ("add-0", "add-self", "lt-add-const", "assoc-add-const")])
+  verdicts = prove_rules(pm)
+  assert {name: sorted(d.name for d in by_dtype) for name, by_dtype in verdicts.items()} == {
+    "add-0": ["bool", "f32", "i32"], "add-self": ["i32"], "lt-add-const": ["i32"], "assoc-add-const": ["i32"]}
+  assert {name: rule_status(by_dtype) for name, by_dtype in verdicts.items()} == {
+    "add-0": "refuted", "add-self": "proved", "lt-add-const": "refuted", "assoc-add-const": "unknown"}
 
 
 def test_add_zero_on_f32_is_refuted_at_minus_zero():

@@ -12,7 +12,7 @@
 Importing this package never needs z3; building a term without it raises ``SMTUnavailable``.
 """
 # the module uopc.smt.encode keeps its name: its function is uopc.smt.encode.encode, not re-exported here
-from uopc.smt.prove import Verdict, prove_rewrite, prove_rule
+from uopc.smt.prove import Verdict, prove_rewrite, prove_rule, prove_rules, rule_status
 from uopc.smt.solver import SMTUnavailable, available
 
-__all__ = ["SMTUnavailable", "Verdict", "available", "prove_rewrite", "prove_rule"]
+__all__ = ["SMTUnavailable", "Verdict", "available", "prove_rewrite", "prove_rule", "prove_rules", "rule_status"]

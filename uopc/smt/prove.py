@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple
 
-from uopc.dtype import DType, same_value
+from uopc.dtype import DType, dtypes, same_value
 from uopc.evaluate import bind_params, run, to_python
 from uopc.matcher import PatternMatcher
 from uopc.ops import PARAM
@@ -131,6 +131,28 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
     return Verdict("unknown", f"no counterexample: proved for all values of the variables at {what} "
                    f"({len(holes)} constant hole(s) from edge values: constants are not symbolic yet)")
   return Verdict("proved", f"equal for all {dtype.name} inputs wherever the left side is defined")
+
+
+def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_ms: int = TIMEOUT_MS) -> dict[str, dict[DType, Verdict]]:
+  """Every rule of ``pm`` at every dtype of ``at`` where it applies: rule name -> dtype -> verdict.
+
+  >>> from uopc.upat import UPat
+  >>> v = prove_rules(PatternMatcher([(UPat.var("x", dtype=dtypes.i32) * 1, lambda x: x, "mul-1")]))
+  >>> {name: {d.name: x.status for d, x in by_dtype.items()} for name, by_dtype in v.items()}
+  {'mul-1': {'i32': 'proved'}}
+  """
+  out: dict[str, dict[DType, Verdict]] = {}
+  for rule in pm.rules:
+    verdicts = {d: prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms) for d in at}
+    out[pm.name_of(rule)] = {d: v for d, v in verdicts.items() if v.status != "inapplicable"}
+  return out
+
+
+def rule_status(by_dtype: dict[DType, Verdict]) -> str:
+  """One status for a rule over its dtypes: refuted at any, proved at all (and at least one), else unknown."""
+  statuses = [v.status for v in by_dtype.values()]
+  if "refuted" in statuses: return "refuted"
+  return "proved" if statuses and all(s == "proved" for s in statuses) else "unknown"
 
 
 def describe(v: Verdict) -> str:
