@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 $(TEST_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,tinygrad,pytensor,cluster]'   # the optional IRs' and the cluster's tests need them (they fail, never skip, without)
+	$(BIN)/pip install --quiet -e '.[test,tinygrad,pytensor,cluster,prove]'   # the optional IRs', the cluster's and the SMT layer's tests need them (they fail, never skip, without)
 	touch $(TEST_STAMP)
 
 demo: $(STAMP)

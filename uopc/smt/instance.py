@@ -1,0 +1,149 @@
+"""A rule's left side with symbolic leaves, for the prover: every hole of the pattern a PARAM (a z3 variable once
+encoded), every constant hole a CONST taken from the dtype's edge values (``uopc.probe_values.EDGE_WIDE``).
+
+Left side 0 takes the first option at every choice (the first op of a pattern's op set that can make the wanted
+dtype, the first edge value); the others draw the choices from ``random.Random(k)``, so the list is the same on every
+run. With ``forms``, an i32 hole may also become a small expression over fresh PARAMs (``p0 * 7 + p1``, ``p0 % 7``,
+...): what a rule that looks into its leaves, or at their bounds, needs to fire. Scalars only; what the builder
+cannot make (STACK, INDEX, movement ops, REDUCE, CALL, RANGE in the pattern) raises ``NoLeftSide`` with the reason.
+
+>>> from uopc.upat import UPat
+>>> from uopc.term import show
+>>> x, c = UPat.var("x"), UPat.cvar("c")
+>>> [show(u) for u in left_sides(x * c + x, dtypes.i32, limit=3)]
+['add(mul(p0, 0), p0)', 'add(mul(p0, 1073741824), p0)', 'add(mul(p0, 4), p0)']
+"""
+from __future__ import annotations
+
+import random
+from typing import Any, Callable, Iterator, Sequence
+
+from uopc.dtype import DType, dtypes, truncate
+from uopc.ops import ALU, CAST, COMPARISON, CONST, FLOORDIV, FLOORMOD, PARAM, UNARY, WHERE
+from uopc.probe_values import EDGE_WIDE
+from uopc.upat import UPat
+from uopc.uop import UOp, UOpError
+
+
+class NoLeftSide(ValueError):
+  """The pattern has no left side this builder can make (the message says why)."""
+
+
+class Inapplicable(NoLeftSide):
+  """The pattern's leaves cannot have the dtype asked for (``xi + xi`` at f32)."""
+
+
+_MAKES = {**{op: dtypes.bool for op in COMPARISON}, **{op: dtypes.f32 for op in UNARY}, FLOORDIV: dtypes.i32, FLOORMOD: dtypes.i32}
+FORM_CONSTANTS = (2, 3, 4, 7, 8, 16, -2, -4)
+
+
+def _forms(b: _Builder) -> list[Callable[[int], UOp]]:
+  """i32 leaves with structure (each given its constant): sums of multiples, bounded remainders, a cast bool."""
+  return [lambda c: b.param(dtypes.i32), lambda c: b.param(dtypes.i32) * c + b.param(dtypes.i32), lambda c: b.param(dtypes.i32) % c,
+          lambda c: b.param(dtypes.i32) // c, lambda c: b.param(dtypes.i32) * c, lambda c: b.param(dtypes.i32) + c,
+          lambda c: b.param(dtypes.bool).cast(dtypes.i32), lambda c: b.param(dtypes.i32).max(0) % c]
+
+
+class _Builder:
+  """One left side; ``rng`` None takes the first option at every choice."""
+
+  def __init__(self, dtype: DType, rng: random.Random | None, forms: bool):
+    self.dtype, self.rng, self.forms = dtype, rng, forms
+    self.holes: list[DType] = []   # the dtype of each constant hole met, in order
+    self.slot = 0
+    self.env: dict[str, UOp] = {}
+    self.theme = self.choose(FORM_CONSTANTS)   # structured leaves share one constant, and the rule's constants often meet it
+
+  def choose(self, options: Sequence[Any]) -> Any: return options[0] if self.rng is None else self.rng.choice(options)
+
+  def node(self, pat: UPat, want: DType | None) -> UOp:
+    if pat.name is not None and (u := self.env.get(pat.name)) is not None:
+      if want is not None and u.dtype is not want: raise NoLeftSide(f"'{pat.name}' is used with two dtypes")
+      return u
+    u = self.leaf(pat, want) if pat.op is None and pat.src is None else self.build(pat, want)
+    if pat.name is not None: self.env[pat.name] = u
+    return u
+
+  def pick(self, pat: UPat, want: DType | None, makes: DType | None = None) -> DType:
+    d = want or makes or self.dtype
+    if pat.dtype is not None and d not in pat.dtype:
+      if want is not None or makes is not None: raise NoLeftSide(f"the pattern wants {'|'.join(sorted(x.name for x in pat.dtype))}, here {d.name}")
+      d = sorted(pat.dtype, key=lambda x: x.name)[0]
+    return d
+
+  def param(self, d: DType) -> UOp:
+    self.slot += 1
+    return UOp.param(self.slot - 1, d)
+
+  def leaf(self, pat: UPat, want: DType | None) -> UOp:
+    d = self.pick(pat, want)
+    if self.forms and d is dtypes.i32: return self.choose(_forms(self))(self.theme)
+    return self.param(d)
+
+  def constant(self, pat: UPat, d: DType) -> UOp:
+    if pat.arg is not None:
+      v = truncate(d, pat.arg)
+      if v != pat.arg: raise NoLeftSide(f"no {d.name} constant equals {pat.arg!r}")
+      return UOp.const(v, d)
+    self.holes.append(d)
+    # with structured leaves, an i32 constant from theirs: (p0 * 7 + p1) // 7 needs the two 7s to meet
+    return UOp.const(self.choose((self.theme, *FORM_CONSTANTS) if self.forms and d is dtypes.i32 else EDGE_WIDE[d]), d)
+
+  def build(self, pat: UPat, want: DType | None) -> UOp:
+    ops = sorted(pat.op or ALU, key=lambda o: o.value)
+    fits = [op for op in ops if op in ALU | {CONST} and (want is None or op not in _MAKES or _MAKES[op] is want)]
+    if not fits: raise NoLeftSide(f"the builder makes scalar ALU ops and constants only, the pattern wants {', '.join(o.name for o in ops)}")
+    op = self.choose(fits)
+    d = self.pick(pat, want, _MAKES.get(op))
+    if op is CONST: return self.constant(pat, d)
+    srcs = list(pat.src) if pat.src is not None else []
+    n = 3 if op is WHERE else 1 if op in UNARY or op is CAST else 2
+    srcs = (srcs + [UPat()] * n)[:n]
+    wants: list[DType | None] = [dtypes.bool, d, d] if op is WHERE else [dtypes.f32] if op in UNARY else [None] if op is CAST else [d, d]
+    src: tuple[UOp, ...]
+    if op in COMPARISON:   # both operands one dtype: the first's decides
+      a = self.node(srcs[0], None)
+      src = (a, self.node(srcs[1], a.dtype))
+    else: src = tuple(self.node(p, w) for p, w in zip(srcs, wants))
+    try: return UOp(op, src, None, d if op is CAST else None)
+    except UOpError as e: raise NoLeftSide(str(e)) from None
+
+
+def _leaves_have(u: UOp, dtype: DType) -> bool:
+  """Is ``dtype`` the dtype of a PARAM of ``u`` (of a CONST, if it has no PARAM)?"""
+  nodes = u.toposort()
+  leaves = [n for n in nodes if n.op is PARAM] or [n for n in nodes if n.op is CONST]
+  return any(n.dtype is dtype for n in leaves)
+
+
+def constant_holes(pattern: UPat, dtype: DType) -> list[DType]:
+  """The dtypes of the pattern's constant holes (CONSTs without a fixed arg) in left side 0; ``Inapplicable`` if its
+  leaves cannot be ``dtype``."""
+  b = _Builder(dtype, None, False)
+  try: u = b.node(pattern, None)
+  except NoLeftSide:
+    if any(_builds(pattern, d) for d in dtypes.all if d is not dtype): raise Inapplicable(f"the pattern's leaves cannot be {dtype.name}") from None
+    raise
+  if not _leaves_have(u, dtype): raise Inapplicable(f"the pattern's leaves cannot be {dtype.name}")
+  return b.holes
+
+
+def _builds(pattern: UPat, dtype: DType) -> bool:
+  try: _Builder(dtype, None, False).node(pattern, None)
+  except NoLeftSide: return False
+  return True
+
+
+def left_sides(pattern: UPat, dtype: DType, limit: int = 64, forms: bool = False) -> Iterator[UOp]:
+  """Up to ``limit`` distinct left sides of ``pattern`` whose leaves are ``dtype`` where the pattern leaves it free
+  (see the module's docstring); ``NoLeftSide`` if the builder can make none."""
+  seen: set[UOp] = set()
+  for k in range(limit * 4):
+    try: u = _Builder(dtype, None if k == 0 else random.Random(k), forms).node(pattern, None)
+    except NoLeftSide:
+      if k == 0: raise
+      continue
+    if u in seen or not pattern.match(u, {}): continue
+    seen.add(u)
+    yield u
+    if len(seen) == limit: return
