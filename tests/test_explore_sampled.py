@@ -1,6 +1,5 @@
 """``uopc/cli/reports/sampled.py`` and the wording of incomplete runs: ``normal-forms`` and ``order`` sample normal forms
 after a bound, and no output states a count or a verdict the search did not establish, in text and JSON."""
-import argparse
 import json
 
 from uopc import parse_uir, show, symbolic
@@ -86,14 +85,31 @@ def test_reachable_summary_of_an_incomplete_run_counts_only_what_it_found(capsys
   assert code == 3 and "0 normal forms found (there may be more)" in summary
 
 
-def test_defaults_are_time_and_memory_and_the_help_says_so(capsys):
+def test_defaults_are_counts_of_work_and_the_help_says_so(capsys):
+  # a default run is bounded by counts (states, sampled runs), not by the clock: the same output on a busy machine
   from uopc.cli.main import build_parser
-  from uopc.cli.reports.sampled import EXPLORE_SHARE, explore_timeout
+  from uopc.cli.options import DEFAULT_MAX_STATES, DEFAULT_SAMPLE_GRAPHS, DEFAULT_TIMEOUT
   args = build_parser().parse_args(["explore", "normal-forms", str(FIVE)])
-  assert args.max_states is None and args.timeout == 10.0 and args.max_memory == 4 << 30 and args.samples is None
-  assert explore_timeout(args) == 10.0 * EXPLORE_SHARE == 5.0
-  assert explore_timeout(argparse.Namespace(timeout=10.0, samples=0)) == 10.0   # no sampling: the exploration has it all
+  assert (args.max_states, args.timeout, args.max_memory, args.samples) == (DEFAULT_MAX_STATES, DEFAULT_TIMEOUT, 4 << 30, None)
+  assert DEFAULT_MAX_STATES == 50_000 and DEFAULT_TIMEOUT >= 120 and DEFAULT_SAMPLE_GRAPHS == 600_000
   code, out, _ = uopc(capsys, "explore", "normal-forms", "--help")
   text = " ".join(out.split())
-  assert code == 0 and "10,000" not in text and "--timeout and --max-memory bound a default run" in text
-  assert "(default 10)" in text and "random rewrite runs" in text
+  assert code == 0 and "(default 50,000: a default run is bounded by this count" in text and "half of --timeout" not in text
+  assert "(default 300: a safety net, the counts bound a default run)" in text and "have made 600,000 graphs" in text
+  assert "time left" not in text
+
+
+def test_a_default_run_stops_by_its_counts_and_samples_a_fixed_number_of_runs(capsys, monkeypatch):
+  import uopc.relational.analyses.sample as sample
+  calls = []
+  real = sample.sample_normal_forms
+  def spy(*a, **kw):
+    calls.append(kw)
+    return real(*a, **kw)
+  monkeypatch.setattr(sample, "sample_normal_forms", spy)
+  code, out, _ = uopc(capsys, "explore", "normal-forms", FIVE, "--format", "json")
+  data = json.loads(out)
+  assert code == 3 and data["bound"] == "max_states" and data["complete"] is False and data["bounds"]["max_states"] == 50_000
+  assert (calls[0]["max_runs"], calls[0]["patience"], calls[0]["max_graphs"], calls[0].get("timeout")) == (None, 50, 600_000, None)
+  assert data["sampling"]["graphs"] >= 600_000 and data["sampling"]["stopped"] == "the runs made 600,000 graphs (the default)"
+  assert len(data["sampled_normal_forms"]) == 16   # all of five_params' normal forms, by run 1,893 (508,709 graphs)

@@ -64,7 +64,7 @@ def test_the_command_line_runs_the_python_api(capsys, monkeypatch):
   assert uopc(capsys, "explore", "search", AFFINE, "--target", "add(_, 5)", "--max-states", "77")[0] == 0
   (args, kw), = calls
   assert args[0] is parse_uir(AFFINE.read_text()) and args[1].text == "add(_, 5)" and args[2] is symbolic
-  assert (kw["max_states"], kw["max_depth"], kw["timeout"]) == (77, 50, 10.0)   # the default --timeout: runs are bounded by time, not states
+  assert (kw["max_states"], kw["max_depth"], kw["timeout"]) == (77, 50, 300.0)   # the default --timeout: a safety net above the counts
 
 
 def test_an_unreachable_target_in_a_finite_space_exits_1(capsys):

@@ -222,10 +222,19 @@ def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found()
   assert all(s.normal is None for s in many.states if s.depth == deepest)   # the level being expanded when it was lost
 
 
-def test_a_timeout_ends_the_run_between_levels_with_whole_levels():
+def test_a_timeout_ends_the_run_between_levels_with_whole_levels(monkeypatch):
+  # the deadline passes at the third check between levels, however fast the levels go (not after a second of them)
+  from uopc.relational.cluster.coordinator import Coordinator
+  checks: list[float] = []
+  real = Coordinator._stop_reason
+  def deadline_passed_at_the_third_check(self, summaries, deadline):
+    checks.append(deadline)
+    return real(self, summaries, float("-inf") if len(checks) >= 3 else deadline)
+  monkeypatch.setattr(Coordinator, "_stop_reason", deadline_passed_at_the_third_check)
   g = sum_of_add0(0, 8)   # under symbolic: reassociation makes millions of states
-  many = explore(g, symbolic, cluster=CLUSTER, max_states=None, timeout=1.0).run()
+  many = explore(g, symbolic, cluster=CLUSTER, max_states=None, timeout=600).run()
   n, deepest = len(many.states), many.states[-1].depth
+  assert len(checks) == 3 and deepest == 2   # levels 0 and 1 expanded, depth 2 the frontier the third check left
   one = explore(g, symbolic, max_states=n + 1, max_depth=deepest).run()
   assert many.bound == "timeout" and n == sum(1 for s in one.states if s.depth <= deepest) > 1
   assert [s.graph for s in many.states] == [s.graph for s in one.states[:n]]
@@ -298,25 +307,29 @@ def test_what_the_cluster_does_not_run_is_one_line_and_exit_2(capsys, tmp_path, 
   assert (code, out) == (2, "") and message in err and err.count("\n") == 1
 
 
+CALLS_PAST_LEVEL_0 = 100   # rule calls: the program's level makes 8 (one per x + 0), so the levels after it have begun
+
+
 def test_ctrl_c_stops_the_cluster_and_prints_the_partial_result_marked_incomplete(tmp_path):
-  # its own local cluster, in a command of its own: SIGINT once the workers have begun (their first rule call says so)
+  # its own local cluster, in a command of its own: SIGINT once the workers are past the program's level (their rule calls
+  # say so, a byte each: the program has 8 redexes of x + 0), not after a fixed sleep that a busy machine may not fill
   n = 8
   rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
   rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
   (tmp_path / "big.uir").write_text("\n".join(rows) + "\n")   # (p0 + 0) + ... + (p7 + 0) under symbolic: millions of states
   started = tmp_path / "started"
   (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
-    import pathlib
     from uopc import PatternMatcher, UPat, symbolic
-    def mark(x): pathlib.Path({str(started)!r}).touch()
+    def mark(x):
+      with open({str(started)!r}, "a") as f: f.write(".")
     rules = PatternMatcher([(UPat.var("x") + 0, mark)] + symbolic.rules)
     """))
   p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "normal-forms", str(tmp_path / "big.uir"), "--no-reduce", "--rules",
                         f"{tmp_path / 'rules.py'}:rules", "--cluster", "local:2", "--max-states", "10000000", "--timeout", "300", "--samples", "0"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
   deadline = time.monotonic() + 120
-  while not started.exists() and p.poll() is None and time.monotonic() < deadline: time.sleep(0.05)
-  time.sleep(1.0)   # a few levels
+  while (not started.exists() or started.stat().st_size < CALLS_PAST_LEVEL_0) and p.poll() is None and time.monotonic() < deadline:
+    time.sleep(0.05)
   p.send_signal(signal.SIGINT)
   out, err = p.communicate(timeout=120)
   explored = re.search(r"explored (\d+) states, \d+ edges: incomplete: stopped by an interrupt \(SIGINT\)", out)

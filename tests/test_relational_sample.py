@@ -83,3 +83,14 @@ def test_a_budget_stops_the_runs_and_keeps_what_they_found():
     b.hit("timeout")
     unbounded = sample_normal_forms(prog, symbolic, max_runs=5)   # the budget is the command's: passed in, never read
   assert unbounded.runs == 5 and unbounded.bound is None
+
+
+def test_max_graphs_bounds_the_runs_by_their_work_between_runs():
+  # a count of the graphs the runs' steps made (every successor of every graph a run goes through): the same on any machine
+  prog = parse_uir((ROOT / "examples" / "five_params.uir").read_text())
+  s = sample_normal_forms(prog, symbolic, max_graphs=20_000, patience=None)
+  again = sample_normal_forms(prog, symbolic, max_graphs=20_000, patience=None)
+  assert s.graphs >= 20_000 and s.max_graphs == 20_000 and s.bound is None and s.runs < 200
+  assert (s.runs, s.graphs, [f.graph for f in s.forms]) == (again.runs, again.graphs, [f.graph for f in again.forms])
+  fewer = sample_normal_forms(prog, symbolic, max_runs=s.runs - 1, patience=None)
+  assert fewer.graphs < 20_000   # the last run is the one that passed the count: it stops between runs

@@ -11,7 +11,7 @@ import contextlib
 from typing import Any, Iterator
 
 from uopc.cli.budget import bounded, current, stopped_text
-from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, max_steps_for, progress_bar
+from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, progress_bar
 from uopc.term import show
 from uopc.lengths import LENGTHS
 
@@ -75,10 +75,22 @@ def program_for_rules(prog: Any, args: argparse.Namespace, name: str | None = No
 def canonical_for(prog: Any, args: argparse.Namespace) -> tuple[Any, str | None]:
   """The canonical engine's result (or None and why), bounded by ``--max-steps`` and the command's budget."""
   from uopc.relational import canonical
-  found = bounded(lambda: canonical(prog, args.rules.pm, max_steps_for(prog, args.max_steps)), None, grace=True)
+  # --max-steps' default is the library's (uopc.cli.options.EXPLORE_MAX_STEPS): a looping rule set fails in 1-2 s
+  found = bounded(lambda: canonical(prog, args.rules.pm, max_steps=args.max_steps), None, grace=True)
   if found is not None: return found
   if (b := current()) is not None: b.report_cut = True   # the output lacks the canonical result: incomplete (exit 3)
   return None, f"not computed: {stopped_text()}"   # the bound named once it stopped it
+
+
+def marked_if_cut(data: dict[str, Any]) -> dict[str, Any]:
+  """A JSON output whose search was complete but whose derived work a bound cut short (the canonical engine:
+  ``canonical_for`` sets the budget's ``report_cut``) is incomplete too: its ``complete``, ``bound`` and ``stopped_by``
+  (those of them it has) say so."""
+  b = current()
+  if data.get("complete") and b is not None and b.report_cut and b.reason is not None:
+    for key, value in (("complete", False), ("bound", b.reason), ("stopped_by", b.flag_text())):
+      if key in data: data[key] = value
+  return data
 
 
 def exit_code(ex: Any) -> int:

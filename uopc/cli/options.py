@@ -13,11 +13,20 @@ from uopc.cli.budget import DEFAULT_MAX_MEMORY, memory_text
 from uopc.cli.spec import Option, option
 from uopc.cli.support import RULES_HELP, integer_arg, memory_arg, natural_int, param_arg, positive_int, rules_arg, seconds_arg
 
-# A default exploration is bounded by time and memory, not by a count of states: what a space of 10,000 states
-# takes is nothing, and a count says nothing of how long a big program's states take.
-DEFAULT_MAX_STATES: int | None = None
+# A default run is bounded by counts of work, so that it gives the same output on a loaded machine as on an idle one;
+# time is only a safety net far above what a default run takes. 50,000 states: 0.6-1.3 s of exploring for
+# examples/five_params.uir, doubling.uir or sum30.uir on an idle machine (2 cores), 4 s for best (its states cost more),
+# and room above stack_five_params.uir's 12,262. A report of that many (five_params' JSON: 55 MB) takes a few seconds more.
+DEFAULT_MAX_STATES = 50_000
 DEFAULT_MAX_DEPTH = 50
-DEFAULT_TIMEOUT = 10.0   # seconds, of the explorer's commands and saturate
+DEFAULT_TIMEOUT = 300.0   # seconds, of the explorer's commands and saturate: the safety net (a rule that never returns)
+# --samples by default: random runs after a bound until they have made this many graphs (each step of a run makes every
+# successor of its graph): a count of their work, as --max-states is of the exploration's. five_params' 16 normal forms
+# are all found by run 1,893, 508,709 graphs (1.2 s); sum30's runs make 6,700 graphs each (10 us a graph: 6 s in all)
+DEFAULT_SAMPLE_GRAPHS = 600_000
+# ... ending sooner once this many runs in a row (and twice as many as it took to find the last new form) found none:
+# doubling.uir's one normal form is found by the first run, and its runs are costly (40 us a graph: 51 runs, 9 s)
+SAMPLE_PATIENCE = 50
 
 
 def cost_arg(spec: str) -> Any:
@@ -41,6 +50,10 @@ RULESET = option("rules", nargs="?", default="symbolic", type=rules_arg, metavar
 PARAM = option("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
 MAX_STEPS = option("--max-steps", type=positive_int, default=None, metavar="N",
                    help="rule lookups before giving up on a looping rule set (default: 1,000,000 + 100 per node)")
+# the explorer's canonical engine: the library's default (uopc.relational.canonical), so a looping rule set fails in 1-2 s
+EXPLORE_MAX_STEPS = option("--max-steps", type=positive_int, default=None, metavar="N",
+                           help="rule lookups of the canonical engine before it is reported as not converging (default: "
+                                "200,000 + 20 per node)")
 
 
 def output(what: str = "write to FILE, whole or not at all (default stdout)") -> Option:
@@ -57,9 +70,10 @@ MAX_MEMORY = option("--max-memory", type=memory_arg, default=DEFAULT_MAX_MEMORY,
 
 
 def timeout(default: float | None = None) -> Option:
-  """``--timeout``, with the command's default (None: no bound)."""
+  """``--timeout``, with the command's default (None: no bound; a default is a safety net: the counts bound a default run)."""
   return option("--timeout", type=seconds_arg, default=default, metavar="S",
-                help=f"stop after S seconds and report what was done, exit 3 ({'default: none' if default is None else f'default {default:g}'})")
+                help="stop after S seconds and report what was done, exit 3 ("
+                     + ("default: none)" if default is None else f"default {default:g}: a safety net, the counts bound a default run)"))
 
 
 def bounds(default_timeout: float | None = None) -> tuple[Option, Option]:
@@ -78,7 +92,8 @@ def max_states(default: int | None, what: str) -> Option:
   return option("--max-states", type=positive_int, default=default, metavar="N", help=what)
 
 
-MAX_STATES = max_states(DEFAULT_MAX_STATES, "stop after N states (default: no count; --timeout and --max-memory bound a default run)")
+MAX_STATES = max_states(DEFAULT_MAX_STATES, f"stop after N states (default {DEFAULT_MAX_STATES:,}: a default run is bounded by this "
+                                            "count, so it gives the same output however busy the machine is)")
 MAX_DEPTH = option("--max-depth", type=natural_int, default=DEFAULT_MAX_DEPTH, metavar="D",
                    help=f"do not go more than D steps from the program (default {DEFAULT_MAX_DEPTH})")
 DOT = (option("--dot-max-nodes", type=positive_int, default=None, metavar="N",
@@ -93,12 +108,13 @@ CLUSTER = option("--cluster", type=cluster_arg, metavar="local:N|ADDRESS", defau
                  help="explore on a Ray cluster, with the same results: local:N starts N workers here and stops them after, "
                       "ADDRESS joins a cluster started by `ray start --head` (docs/scaling.md; needs pip install -e '.[cluster]')")
 SAMPLES = option("--samples", type=natural_int, default=None, metavar="N",
-                 help="if a bound stops the exploration: N random rewrite runs, each to a normal form (default: as many as the "
-                      "time left allows, until they stop finding new ones; the exploration has half of --timeout; 0: none)")
+                 help=f"if a bound stops the exploration: N random rewrite runs, each to a normal form, seeded by --seed (default: "
+                      f"runs until their steps have made {DEFAULT_SAMPLE_GRAPHS:,} graphs, or {SAMPLE_PATIENCE} runs in a row, and twice as many "
+                      f"as it took to find the last new one, found none: counts, so the same runs on any machine; 0: none)")
 
 
 def explore_options(fmts: tuple[str, ...], canonical: bool = True) -> tuple[Option, ...]:
   """What every exploring command takes: the program, ``--rules``, the bounds, ``--format`` (with ``-o``, and the DOT options
   when it draws DOT); ``canonical``: it also runs the canonical engine (``--max-steps``)."""
-  return (PROGRAM, RULES, MAX_STATES, MAX_DEPTH, *bounds(DEFAULT_TIMEOUT), *((MAX_STEPS,) if canonical else ()),
+  return (PROGRAM, RULES, MAX_STATES, MAX_DEPTH, *bounds(DEFAULT_TIMEOUT), *((EXPLORE_MAX_STEPS,) if canonical else ()),
           formats(*fmts), OUTPUT, *(DOT if "dot" in fmts else ()))

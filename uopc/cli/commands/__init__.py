@@ -11,8 +11,8 @@ backend's (``backend``) and the explorer's (``explore``, ``order``, ``pairs``, `
 """
 from __future__ import annotations
 
-from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES, RULESET, SAMPLES,
-                              SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
+from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, EXPLORE_MAX_STEPS, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES, RULESET,
+                              SAMPLES, SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
 from uopc.cli.spec import Command, option
 from uopc.cli.support import positive_int
 
@@ -106,7 +106,7 @@ COMMANDS: tuple[Command, ...] = (
           "Apply every rule in every way in an e-graph, then extract the cheapest graph under a cost.",
           (PROGRAM, RULES, COST, option("--max-iterations", type=positive_int, default=30, metavar="N", help="saturation iterations (default 30)"),
            option("--max-enodes", type=positive_int, default=10_000, metavar="N", help="e-nodes (default 10,000)"),
-           *bounds(DEFAULT_TIMEOUT), MAX_STEPS,
+           *bounds(DEFAULT_TIMEOUT), EXPLORE_MAX_STEPS,
            max_states(REACH_MAX_STATES, f"graphs the reachability search may look at (default {REACH_MAX_STATES:,})"),
            formats("text", "json", "html"), OUTPUT),
           ((0, "saturated"), BAD, (3, "a bound cut saturation short (the best graph so far is printed)"))),

@@ -22,7 +22,7 @@ from typing import Any
 from uopc.cli.reports.html import emit
 from uopc.cli.reports.exploration import search_bound_text, stopped_by
 from uopc.cli.reports.stopped import write_nothing_found
-from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, steps_word, term_text
+from uopc.cli.explore_support import canonical_line, canonical_of, marked_if_cut, step_lines, steps_word, term_text
 from uopc.cli.budget import bounded, shielded, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 
@@ -50,11 +50,11 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
   from uopc.relational.analyses.best import lower_bound
   if args.format in ("json", "html"):
     table = NodeTable()   # the path's graphs, each distinct node once (format 2)
-    emit(args, with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": args.cost.name,
+    emit(args, marked_if_cut(with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": args.cost.name,
                 "best": term_text(r.graph), "cost": r.cost, "path": steps_json(r.path, table),
                 "canonical": term_text(canon), "canonical_cost": canon_cost, "canonical_error": error,
                 "complete": r.complete, "bound": r.bound, "stopped_by": stopped_by(r.bound, args), "seen": r.seen, "expanded": r.expanded,
-                "elapsed": round(r.elapsed, 4)}, table), "best")
+                "elapsed": round(r.elapsed, 4)}, table)), "best")
   else:
     print(f"program: {term_text(prog)}   (cost {args.cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {args.cost.name}")

@@ -4,11 +4,11 @@
 (breadth first; ``--dfs`` for depth first); ``uopc explore normal-forms prog.uir``
 prints every normal form with one shortest rewrite path and marks the one the
 canonical engine (``graph_rewrite``) produces. Both take ``--rules``,
-``--max-states`` (default: no count), ``--max-depth`` (default 50), ``--timeout``
-(default 10 s), ``--max-memory`` (default 4 GiB; ``uopc.cli.budget``), ``--max-steps`` (the
-canonical engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json and html).
-When a bound stops ``normal-forms`` before it exhausts the space, random runs sample
-more normal forms in the time left (``uopc/cli/reports/sampled.py``; ``--samples``, ``--seed``).
+``--max-states`` (default 50,000: a default run is bounded by counts, ``uopc.cli.options``), ``--max-depth``
+(default 50), ``--timeout`` (default 300 s, a safety net), ``--max-memory`` (default 4 GiB; ``uopc.cli.budget``),
+``--max-steps`` (the canonical engine's) and ``--format text|json|dot|html`` (``-o FILE`` for json and html).
+When a bound stops ``normal-forms`` before it exhausts the space, a fixed number of seeded random runs sample
+more normal forms (``uopc/cli/reports/sampled.py``; ``--samples``, ``--seed``).
 
 Exit codes: the command's row of ``uopc.cli.commands.COMMANDS`` (its ``--help`` ends with them); a bound or an interrupt
 still prints the partial result. Progress goes to stderr, only when it is a terminal and
@@ -28,9 +28,9 @@ from typing import Any, Literal
 from uopc import collector
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped
 from uopc.cli.support import bar_is_up, isatty, load_program
-from uopc.cli.explore_support import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress, on_cluster,
-                                  program_for_rules)
-from uopc.cli.reports.sampled import explore_timeout, sample_after
+from uopc.cli.explore_support import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress,
+                                     marked_if_cut, on_cluster, program_for_rules)
+from uopc.cli.reports.sampled import sample_after
 
 
 def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool) -> Any:
@@ -41,8 +41,7 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
 def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool, cluster: str | None) -> Any:
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.cli.reports.exploration import state_line
-  timeout = explore_timeout(args) if hasattr(args, "samples") else args.timeout   # sampling may follow: its share
-  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=timeout, order=order,
+  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
                reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster,
                limits=LIMITS)
   out = sys.stdout
@@ -107,7 +106,8 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   canon, err = canonical_for(prog, args)
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
-  elif args.format in ("json", "html"): html.emit(args, report.to_json(ex, prog, args.rules.spec, canon, err, fmt=args.format), "reachable")
+  elif args.format in ("json", "html"):
+    html.emit(args, marked_if_cut(report.to_json(ex, prog, args.rules.spec, canon, err, fmt=args.format)), "reachable")
   else: print(report.to_dot(ex, canon, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 
@@ -127,14 +127,14 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
     args.reduce = False
     ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
-  sample = sample_after(prog, ex, args) if args.format != "dot" else None   # a bound stopped it: random runs in the time left
+  sample = sample_after(prog, ex, args) if args.format != "dot" else None   # a bound stopped it: random runs
   if args.format == "text":
     report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout, sample)
   elif args.format in ("json", "html"):
     from uopc.cli.reports import sampled
     data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True, fmt=args.format)
     data.update(sampled.to_json(sample, ex.complete))
-    html.emit(args, data, "normal-forms")
+    html.emit(args, marked_if_cut(data), "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 

@@ -28,7 +28,7 @@ from typing import Any, TextIO
 
 from uopc.cli.explore_support import TERM_LIMIT
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped, stopped_text
-from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, load_program, max_steps_for, progress_bar
+from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, load_program, progress_bar
 
 
 def cmd_order(args: argparse.Namespace) -> int:
@@ -41,15 +41,15 @@ def cmd_order(args: argparse.Namespace) -> int:
 def _order(prog: Any, args: argparse.Namespace) -> int:
   from uopc import collector
   from uopc.cli.explore_support import STREAM_BATCH, exit_code, exploration_progress
-  from uopc.cli.reports.sampled import explore_timeout, sample_after
+  from uopc.cli.reports.sampled import sample_after
   from uopc.relational.space.cycles import unsure_cycles
   from uopc.relational.analyses.order import diagnose_order, order_exploration, permutation_trials
   pm = args.rules.pm
-  max_steps = max_steps_for(prog, args.max_steps)
+  max_steps = args.max_steps   # None: the library's default, so a looping rule set fails fast (uopc.cli.options.EXPLORE_MAX_STEPS)
 
   def explore_order(reduce: bool) -> Any:
     def make(reduce: bool) -> Any:
-      return order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=explore_timeout(args),
+      return order_exploration(prog, pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout,
                                reduce=reduce, limits=LIMITS)
     # the reduction replays the canonical engine first (its path is expanded fully): a bound there means no reduction
     ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
@@ -69,7 +69,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
   cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
   if report is None: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
                                             recorded=(None, f"not computed: {stopped_text()}", []))
-  sample = sample_after(prog, ex, args)   # a bound stopped the exploration: random runs in the time left
+  sample = sample_after(prog, ex, args)   # a bound stopped the exploration: random runs
   witness = None
   if sample is not None:
     from uopc.relational.analyses.order import sampled_witness

@@ -19,7 +19,7 @@ from uopc.cli.budget import LIMITS, bounded, shielded, stopped, stopped_text
 from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
 from uopc.cli.reports.html import emit
 from uopc.cli.reports.stopped import write_nothing_found
-from uopc.cli.explore_support import canonical_line, canonical_of, step_lines, steps_word, term_text
+from uopc.cli.explore_support import canonical_line, canonical_of, marked_if_cut, step_lines, steps_word, term_text
 
 def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool | None, list[Any], int, str | None]:
   """Whether directed rewriting reaches ``graph`` from ``prog`` (None: not known within the bound), a path, graphs searched,
@@ -57,7 +57,7 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
   conflicts = [f"{term_text(a)} = {term_text(b)}" for a, b in dict.fromkeys(r.egraph.conflicts)]
   if args.format in ("json", "html"):
     table = NodeTable()   # the path's graphs, each distinct node once (format 2)
-    emit(args, with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": cost.name,
+    emit(args, marked_if_cut(with_nodes({"program": term_text(prog), "rules": args.rules.spec, "cost_function": cost.name,
                 "best": term_text(r.best), "cost": r.cost, "canonical": term_text(canon),
                 "canonical_cost": canon_cost, "canonical_error": error, "complete": r.complete, "stop": r.stop,
                 "stopped_by": stopped_by(None if r.complete else r.stop, args),
@@ -65,7 +65,7 @@ def _report(prog: Any, args: argparse.Namespace, r: Any, canon: Any, canon_cost:
                 "reach_stopped_by": stopped_by(reach_bound, args),
                 "iterations": r.iterations, "enodes": r.enodes, "eclasses": r.eclasses, "applied": r.applied,
                 "matches": r.matches, "rejected": r.rejected, "conflicts": conflicts, "native": r.native,
-                "elapsed": round(r.elapsed, 4)}, table), "saturate")
+                "elapsed": round(r.elapsed, 4)}, table)), "saturate")
   else:
     print(f"program: {term_text(prog)}   (cost {cost.of(prog):g})")
     print(f"rules: {args.rules.spec}; cost: {cost.name}")

@@ -123,8 +123,8 @@ def found_text(n: int, complete: bool, what: str = "normal form") -> str:
 
 def sampled_stopped_why(s: Any) -> str:
   """Why the sampling after a bound stopped (``uopc/cli/reports/sampled.py``), in words."""
-  if s.bound == "timeout": return "the time --timeout left"
   if s.bound is not None: return stopped_text() or s.bound
+  if s.max_graphs is not None and s.graphs >= s.max_graphs: return f"the runs made {s.max_graphs:,} graphs (the default)"
   return "--samples runs done" if s.runs == s.max_runs else "the runs stopped finding new normal forms"
 
 

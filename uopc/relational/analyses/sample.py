@@ -45,27 +45,30 @@ PATIENCE = 1_000   # runs without a new normal form (and at least twice as many 
 
 
 class Run(NamedTuple):
-  """One finished run: where it ended (``"normal"``, ``"stuck"``: only failing steps left, ``"cut"``: ``max_steps``)."""
+  """One finished run: where it ended (``"normal"``, ``"stuck"``: only failing steps left, ``"cut"``: ``max_steps``), and the
+  graphs its steps made (every successor of every graph it went through: its work, whatever the machine's speed)."""
   end: str
   strategy: Strategy
   steps: int
+  graphs: int
 
 
 class Sample:
   """What the runs found: ``forms`` (normal states, each its shortest sampled path: ``form.path()``), in order of discovery.
 
   ``runs`` counts the runs finished, ``stuck`` and ``cut`` those that ended without a normal
-  form (a failing step was all that was left, or ``max_steps`` ran out); ``bound`` says what
-  stopped the sampling (None: it ran ``max_runs`` or stopped finding new forms); ``elapsed``
-  its seconds.
+  form (a failing step was all that was left, or ``max_steps`` ran out); ``graphs`` the graphs
+  their steps made (``max_graphs`` bounds it); ``bound`` says what stopped the sampling (None: it
+  ran ``max_runs``, made ``max_graphs`` or stopped finding new forms); ``elapsed`` its seconds.
   """
 
   def __init__(self, seed: int = 0) -> None:
     self.seed = seed
-    self.runs = self.stuck = self.cut = 0
+    self.runs = self.stuck = self.cut = self.graphs = 0
     self.bound: StopReason | None = None
     self.elapsed = 0.0
     self.max_runs: int | None = None
+    self.max_graphs: int | None = None
     self.max_steps = DEFAULT_MAX_STEPS
     # one list of (state, run, strategy), each entry written in one operation: a bound raised into the
     # sampling (``uopc.limits.BoundHit``) leaves it whole
@@ -132,13 +135,15 @@ def _one_run(prog: UOp, stepper: Stepper, rng: random.Random, max_steps: int, he
   weights = _weights(rng, len(stepper.pm.rules))
   g: Any = prog
   steps: list[tuple[Any, Any]] = []
+  made = 0
   for _ in range(max_steps):
     ok: list[tuple[Any, Any]] = []
     failing = False
     for r, h in stepper.successors(g):
       if h.__class__ is not Stuck: ok.append((r, h))   # a node of any IR (uopc's, tinygrad's, PyTensor's), or a failing step
       else: failing = True
-    if not ok: return Run("stuck" if failing else "normal", strategy, len(steps)), steps
+    made += len(ok)
+    if not ok: return Run("stuck" if failing else "normal", strategy, len(steps), made), steps
     if strategy != "anywhere" and len(ok) > 1:
       hs = [_height(r.node, heights) for r, _ in ok]
       best = min(hs) if strategy == "innermost" else max(hs)
@@ -147,16 +152,17 @@ def _one_run(prog: UOp, stepper: Stepper, rng: random.Random, max_steps: int, he
     steps.append((r, h))
     g = h
     if (len(steps) & 63) == 0 and limits.should_stop() is not None: break   # a long run still sees the caller's bound
-  return Run("cut", strategy, len(steps)), steps
+  return Run("cut", strategy, len(steps), made), steps
 
 
 def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_runs: int | None = None, timeout: float | None = None,
-                        max_steps: int | None = None, patience: int | None = PATIENCE, ctx: Any = None,
+                        max_steps: int | None = None, patience: int | None = PATIENCE, max_graphs: int | None = None, ctx: Any = None,
                         semantics: Semantics = "graph", stepper: Stepper | None = None, into: Sample | None = None,
                         limits: Limits = NO_LIMITS) -> Sample:
   """Random runs of ``pm`` from ``prog``, each to a normal form (see the module doc), until a bound.
 
-  Stops after ``max_runs`` runs, after ``timeout`` seconds, at the caller's ``limits``
+  Stops after ``max_runs`` runs, once the runs have made ``max_graphs`` graphs (a count of
+  their work: a run's step makes every successor of its graph; checked between runs), after ``timeout`` seconds, at the caller's ``limits``
   (``uopc.limits``: checked between runs and every 64 steps), or, with ``patience``,
   once that many runs in a row (and at least as many as it took to find the last new one)
   found no new normal form. A run gives up after ``max_steps`` steps (default 10,000).
@@ -167,19 +173,20 @@ def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_run
   out = into if into is not None else Sample(seed)
   rng = random.Random(seed)
   max_steps = out.max_steps = DEFAULT_MAX_STEPS if max_steps is None else max_steps
-  out.max_runs = max_runs
+  out.max_runs, out.max_graphs = max_runs, max_graphs
   t0 = time.perf_counter()
   deadline = None if timeout is None else t0 + timeout
   heights: dict[UOp, int] = {}
   last_new = 0
   try:
-    while max_runs is None or out.runs < max_runs:
+    while (max_runs is None or out.runs < max_runs) and (max_graphs is None or out.graphs < max_graphs):
       if (why := limits.should_stop()) is not None: out.bound = why; break
       if deadline is not None and time.perf_counter() > deadline: out.bound = "timeout"; break
       if patience is not None and out.runs - last_new >= max(patience, 2 * last_new): break
       run, steps = _one_run(prog, stepper, rng, max_steps, heights, limits)
       if run.end == "cut" and (why := limits.should_stop()) is not None: out.bound = why; break  # the bound cut the run short: not a run
       out.runs += 1
+      out.graphs += run.graphs
       if run.end != "normal":
         if run.end == "stuck": out.stuck += 1
         else: out.cut += 1

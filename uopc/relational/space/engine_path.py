@@ -106,6 +106,7 @@ def canonical_path(ex: Exploration, pm: PatternMatcher, firings: list[Firing] | 
   ex.run()
   s = ex.states[0]
   states: list[State] = [s]
+  seen = {s.id}   # the states on the path (a looping engine's replay stops once it comes back to one)
   edges: list[Edge] = []
   cache: dict[UOp, Any] = {}
   i = catch_up = 0
@@ -129,8 +130,10 @@ def canonical_path(ex: Exploration, pm: PatternMatcher, firings: list[Firing] | 
     if e is False:
       note = f"the canonical path leaves the explored states after {len(edges)} steps ({ex.bound} bound)"
       break
+    if canonical is None and e.target.id in seen: break   # an engine that failed by looping: the rest goes round this cycle again
     edges.append(e)
     s = e.target
+    seen.add(s.id)
     states.append(s)
   complete = canonical is not None and s.graph is canonical
   if note is None and not complete: note = error or "the replay did not reach the canonical result"
