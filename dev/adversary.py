@@ -50,6 +50,7 @@ INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM}
 SLOW_CHUNK, SLOW_PAUSE = 8192, 0.1   # the slow reader: 8 KiB every 0.1 s, about 80 KB/s
 STALL = 13.0                         # the stalled reader's sleep: past the supervisor's 8 s after its 3 s timeout
 SAFETY = 30                          # the --timeout beside a memory or states bound: a run that never reaches it still ends
+WRITE_WAIT = 20.0                    # signal-in-write: seconds to wait for the first output byte before sending the signal anyway
 MARKER = re.compile(r"stopped by|incomplete", re.I)
 HTML_DATA = re.compile(r'<script type="application/json" id="(uopc-[\w-]+)">(.*?)</script>', re.S)
 PHASE_WORD = re.compile(r"during (?:the )?(start-up|search|report|write)")
@@ -190,6 +191,8 @@ def draw_case(index: int, rng: random.Random, stop: str) -> Case:
     case.reader = stop
   if case.reader in ("slow", "stalled") and command.states and "--max-states" not in argv:
     argv += ["--max-states", "1000"]   # a complete result of 0.2-1 MB: its write outlasts the timeout
+  if command.kind == "pairs" and "--timeout" not in argv and stop not in ("sigint-early", "sigterm-early"):
+    argv += ["--timeout", str(SAFETY)]   # its default is 600 s: tinygrad's rules take minutes
   if fmt != command.formats[0]: argv += ["--format", fmt]
   return case
 
@@ -232,10 +235,9 @@ class Runner:
   def _signal(self, case: Case, proc: subprocess.Popen, io: _Streams, start: float, waiter: threading.Thread) -> float | None:
     """Send the case's signal (to the supervisor, as ``kill PID`` does) at its moment; the time it was sent, or None."""
     if not case.signum: return None
-    if case.stop == "signal-in-write":
-      while io.first_byte is None and waiter.is_alive() and time.monotonic() - start < self.cap: time.sleep(0.01)
-      if io.first_byte is None: return None
-      moment = io.first_byte + case.delay
+    if case.stop == "signal-in-write":   # once the output has begun (or, if it never does, after WRITE_WAIT s)
+      while io.first_byte is None and waiter.is_alive() and time.monotonic() - start < WRITE_WAIT: time.sleep(0.01)
+      moment = (io.first_byte or time.monotonic()) + case.delay
     else: moment = start + case.delay
     while time.monotonic() < moment and waiter.is_alive(): time.sleep(min(0.005, max(0.0, moment - time.monotonic())))
     if not waiter.is_alive(): return None
@@ -252,7 +254,7 @@ class Runner:
     peak = ended.get("maxrss_kib", 0) / 1024
     if case.memory_mib: overshoot = peak - case.memory_mib if "--max-memory" in stderr else None   # only when that bound stopped it
     result = Result(case, code, end - start, overshoot, "", peak, len(io.stdout), stderr)
-    result.phase = phase_of(case, stderr, start, sent, bound_at, io.first_byte)
+    result.phase = phase_of(case, stderr, start, end, sent, bound_at, io.first_byte)
     if case.signum and sent is None: result.phase = "ended before the signal"
     check(result, io.stdout, out_file, folder, sent)
     return result
@@ -299,11 +301,12 @@ def _wait4(proc: subprocess.Popen, ended: dict[str, Any]) -> None:
   ended["maxrss_kib"] = usage.ru_maxrss
 
 
-def phase_of(case: Case, stderr: str, start: float, sent: float | None, bound_at: float | None, first_byte: float | None) -> str:
+def phase_of(case: Case, stderr: str, start: float, end: float, sent: float | None, bound_at: float | None, first_byte: float | None) -> str:
   """Where the stop fell, as the command says it (``during the search``) or as seen from outside."""
   said = PHASE_WORD.search(stderr)
   if said: return said.group(1)
   if case.reader in ("dev-full", "stdout-closed"): return "write"
+  if case.reader == "stalled" and end >= start + STALL - 0.5: return "write"   # still there when the reader woke: blocked on the pipe
   if case.stop.endswith("early"): return "start-up"
   if bound_at is not None and first_byte is not None and first_byte <= bound_at: return "write"
   if case.timeout and case.timeout < 0.3: return "start-up"
