@@ -485,6 +485,12 @@ def print_report(results: list[Result], header: str) -> None:
     print(f"{row['command']:<13} {row['stop']:<16} {row['runs']:>4} {row['invalid']:>7} {row['unmarked']:>8} {overshoot_text(row):>14}")
   invalid, unmarked = sum(r.invalid for r in results), sum(bool(r.unmarked) and not r.invalid for r in results)
   print(f"{'all':<13} {'':<16} {len(results):>4} {invalid:>7} {unmarked:>8}")
+  phases: dict[str, list[int]] = {}
+  for r in results:
+    row = phases.setdefault(r.phase, [0, 0])
+    row[0] += 1
+    row[1] += r.invalid
+  print("by phase: " + ", ".join(f"{p} {n} runs {bad} invalid" for p, (n, bad) in sorted(phases.items())))
   for kind, worst in by_stop(results).items():
     print(f"largest overshoot past a {kind} bound: {worst['overshoot']} {worst['unit']} (run {worst['run']}, {worst['command']}, {worst['stop']})")
   for r in results:
