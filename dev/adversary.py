@@ -50,6 +50,7 @@ INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM}
 SLOW_CHUNK, SLOW_PAUSE = 8192, 0.1   # the slow reader: 8 KiB every 0.1 s, about 80 KB/s
 STALL = 13.0                         # the stalled reader's sleep: past the supervisor's 8 s after its 3 s timeout
 SAFETY = 30                          # the --timeout beside a memory or states bound: a run that never reaches it still ends
+PIPE_BYTES = 65536                   # a pipe's buffer: a writer that filled it waits for its reader
 WRITE_WAIT = 20.0                    # signal-in-write: seconds to wait for the first output byte before sending the signal anyway
 MARKER = re.compile(r"stopped by|incomplete", re.I)
 HTML_DATA = re.compile(r'<script type="application/json" id="(uopc-[\w-]+)">(.*?)</script>', re.S)
@@ -254,7 +255,7 @@ class Runner:
     peak = ended.get("maxrss_kib", 0) / 1024
     if case.memory_mib: overshoot = peak - case.memory_mib if "--max-memory" in stderr else None   # only when that bound stopped it
     result = Result(case, code, end - start, overshoot, "", peak, len(io.stdout), stderr)
-    result.phase = phase_of(case, stderr, start, end, sent, bound_at, io.first_byte)
+    result.phase = phase_of(case, stderr, start, end, sent, bound_at, io.first_byte, len(io.stdout))
     if case.signum and sent is None: result.phase = "ended before the signal"
     check(result, io.stdout, out_file, folder, sent)
     return result
@@ -301,16 +302,17 @@ def _wait4(proc: subprocess.Popen, ended: dict[str, Any]) -> None:
   ended["maxrss_kib"] = usage.ru_maxrss
 
 
-def phase_of(case: Case, stderr: str, start: float, end: float, sent: float | None, bound_at: float | None, first_byte: float | None) -> str:
+def phase_of(case: Case, stderr: str, start: float, end: float, sent: float | None, bound_at: float | None, first_byte: float | None,
+             out_bytes: int) -> str:
   """Where the stop fell, as the command says it (``during the search``) or as seen from outside."""
   said = PHASE_WORD.search(stderr)
   if said: return said.group(1)
   if case.reader in ("dev-full", "stdout-closed"): return "write"
-  if case.reader == "stalled" and end >= start + STALL - 0.5: return "write"   # still there when the reader woke: blocked on the pipe
+  if case.reader == "stalled" and (end >= start + STALL - 0.5 or out_bytes >= PIPE_BYTES): return "write"   # blocked on the full pipe
   if case.stop.endswith("early"): return "start-up"
   if bound_at is not None and first_byte is not None and first_byte <= bound_at: return "write"
   if case.timeout and case.timeout < 0.3: return "start-up"
-  return "search/report" if bound_at is not None else "-"
+  return "search/report" if bound_at is not None else "not said"
 
 
 # ---------------------------------------------------------------------------------------------- what is valid
