@@ -50,6 +50,7 @@ INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM}
 SLOW_CHUNK, SLOW_PAUSE = 8192, 0.1   # the slow reader: 8 KiB every 0.1 s, about 80 KB/s
 STALL = 13.0                         # the stalled reader's sleep: past the supervisor's 8 s after its 3 s timeout
 SAFETY = 30                          # the --timeout beside a memory or states bound: a run that never reaches it still ends
+LINGER = 3.0                         # seconds a worker may outlive its supervisor killed by SIGKILL
 PIPE_BYTES = 65536                   # a pipe's buffer: a writer that filled it waits for its reader
 WRITE_WAIT = 20.0                    # signal-in-write: seconds to wait for the first output byte before sending the signal anyway
 MARKER = re.compile(r"stopped by|incomplete", re.I)
@@ -123,7 +124,7 @@ def command_argv(command: Command, program: Program) -> list[str]:
 # ---------------------------------------------------------------------------------------------- one run
 
 STOPS = ("timeout", "memory", "states", "sigint-early", "sigterm-early", "sigint", "sigterm", "signal-in-write",
-         "slow-reader", "stalled-reader", "dev-full", "stdout-closed")
+         "slow-reader", "stalled-reader", "dev-full", "stdout-closed", "supervisor-killed")
 
 
 @dataclass
@@ -164,8 +165,9 @@ def draw_case(index: int, rng: random.Random, stop: str) -> Case:
   """The case for ``stop``: a command that can take it, a program, a format and an output, drawn from ``rng``."""
   writes_long = stop in ("slow-reader", "stalled-reader", "signal-in-write")   # a big output, so the write lasts
   usable = [c for c in COMMANDS if (stop != "states" or c.states) and not (writes_long and c.kind == "run")]   # run's output is a line
+  if stop == "supervisor-killed": usable = [c for c in usable if c.kind == "explore"]   # still at work a few seconds in
   command = rng.choices(usable, [WEIGHTS[c.name] for c in usable])[0]
-  program = rng.choice([p for p in programs(command.kind) if p.heavy or not writes_long])
+  program = rng.choice([p for p in programs(command.kind) if p.heavy or not (writes_long or stop == "supervisor-killed")])
   fmt = rng.choice(command.formats)
   to_file = command.output and stop not in ("slow-reader", "stalled-reader", "signal-in-write", "dev-full", "stdout-closed") \
     and rng.random() < 0.4
@@ -184,6 +186,8 @@ def draw_case(index: int, rng: random.Random, stop: str) -> Case:
     case.delay = rng.uniform(0, 0.2) if stop.endswith("early") else rng.uniform(0.2, 4.0) if stop in ("sigint", "sigterm") \
       else rng.uniform(0, 0.5)
     if stop == "signal-in-write": case.reader = "slow"
+  elif stop == "supervisor-killed":   # SIGKILL to the supervisor alone: its worker must not outlive it long
+    case.signum, case.delay = int(signal.SIGKILL), rng.uniform(0.5, 3.0)
   elif stop in ("slow-reader", "stalled-reader"):
     case.reader = "slow" if stop == "slow-reader" else "stalled"
     case.timeout = 2.0 if stop == "slow-reader" else 3.0   # the stalled reader's: past start-up on a loaded machine, then the write
@@ -228,6 +232,9 @@ class Runner:
       except ProcessLookupError: pass
       waiter.join()
       ended["code"] = None
+    if case.stop == "supervisor-killed" and sent is not None: ended["lingered"] = _group_gone(proc.pid, self.cap) - sent
+    try: os.killpg(proc.pid, signal.SIGKILL)   # whatever this run left behind
+    except ProcessLookupError: pass
     io.join()
     result = self._judge(case, ended, start, sent, io, out_file, folder)
     result.repro = repro(case, self.uopc, self.checkout)
@@ -254,6 +261,7 @@ class Runner:
     overshoot = (end - bound_at) if bound_at is not None and end >= bound_at else None   # None: it ended before the bound fell
     peak = ended.get("maxrss_kib", 0) / 1024
     if case.memory_mib: overshoot = peak - case.memory_mib if "--max-memory" in stderr else None   # only when that bound stopped it
+    if "lingered" in ended: overshoot = ended["lingered"]
     result = Result(case, code, end - start, overshoot, "", peak, len(io.stdout), stderr)
     result.phase = phase_of(case, stderr, start, end, sent, bound_at, io.first_byte, len(io.stdout))
     if case.signum and sent is None: result.phase = "ended before the signal"
@@ -292,6 +300,21 @@ class _Streams:
     for t in self.threads: t.join()
 
 
+def _group_gone(pgid: int, cap: float) -> float:
+  """When no live process of the process group ``pgid`` is left (zombies do not count), waiting at most ``cap`` seconds."""
+  deadline = time.monotonic() + cap
+  while time.monotonic() < deadline:
+    alive = False
+    for entry in os.listdir("/proc"):
+      if not entry.isdigit(): continue
+      try: fields = Path(f"/proc/{entry}/stat").read_text().rpartition(")")[2].split()
+      except OSError: continue
+      if int(fields[2]) == pgid and fields[0] != "Z": alive = True; break   # fields: state, ppid, pgrp, ...
+    if not alive: break
+    time.sleep(0.05)
+  return time.monotonic()
+
+
 def _wait4(proc: subprocess.Popen, ended: dict[str, Any]) -> None:
   """The run's end: its exit code (128+N when a signal killed it), the time, and its peak memory with its waited-for children's."""
   _, status, usage = os.wait4(proc.pid, 0)
@@ -321,7 +344,7 @@ def check(result: Result, stdout: bytes, out_file: Path, folder: Path, sent: flo
   """Fill ``result.problems`` (no valid output) and ``result.unmarked`` (valid, but a stop it does not declare)."""
   case, code, err = result.case, result.code, result.stderr
   if code is None: result.problems.append(f"still running after the hard cap of the run ({result.elapsed:.0f} s): killed")
-  if code is not None and code not in DOCUMENTED: result.problems.append(f"undocumented exit {code}")
+  if code is not None and code not in DOCUMENTED and case.stop != "supervisor-killed": result.problems.append(f"undocumented exit {code}")
   if "Traceback" in err and not python_start_traceback(err, case, sent): result.problems.append("a traceback on stderr")
   if "internal error" in err: result.problems.append("'internal error' on stderr")
   lines = [line for line in err.splitlines() if line.strip()]
@@ -329,6 +352,10 @@ def check(result: Result, stdout: bytes, out_file: Path, folder: Path, sent: flo
   if "lost" in err and "outside" in err: result.problems.append("stopped from outside (what it had found is lost)")
   if sent is not None and code == 3 and result.phase != "write": result.problems.append("an interrupt reported as exit 3")
   if sent is not None and code in INTERRUPTED and code != 128 + case.signum: result.problems.append(f"exit {code} for signal {case.signum}")
+  if case.stop == "supervisor-killed":   # no output is promised: only that the worker ends with it
+    if sent is not None and result.overshoot is not None and result.overshoot > LINGER:
+      result.problems.append(f"the worker outlived its killed supervisor by {result.overshoot:.1f} s")
+    return
   if case.reader in ("dev-full", "stdout-closed"):
     if code != 2: result.problems.append(f"stdout {'to /dev/full' if case.reader == 'dev-full' else 'closed'}: exit {code}, not 2")
     return
@@ -414,6 +441,9 @@ def repro(case: Case, uopc: Path, checkout: Path) -> str:
   if case.stop == "signal-in-write":
     return prefix + f"{{ {cmd} & p=$!; sleep {case.delay + 1:.2f}; kill -{signal.Signals(case.signum).name[3:]} $p; wait $p; " \
                     f"echo exit $? >&2; }} | {slow}{sink}  # the signal {case.delay:.2f} s after the first output byte"
+  if case.stop == "supervisor-killed":
+    wait = f"while pgrep -f {shlex.quote(case.argv[2])} > /dev/null; do sleep 0.1; done"   # the program's name in the worker's argv
+    return prefix + f"{cmd}{sink} & sleep {case.delay:.2f}; kill -KILL $!; time ({wait})"
   if case.signum:
     return prefix + f"{cmd}{sink} & sleep {case.delay:.2f}; kill -{signal.Signals(case.signum).name[3:]} $!; wait $!; echo $?"
   if case.reader == "slow": return prefix + f"{cmd} | {slow}{sink}; echo ${{PIPESTATUS[0]}}"
@@ -466,7 +496,7 @@ def by_stop(results: list[Result]) -> dict[str, dict[str, Any]]:
   out: dict[str, dict[str, Any]] = {}
   for r in results:
     if r.overshoot is None or r.code is None: continue
-    kind = "memory" if r.case.memory_mib else "signal" if r.case.signum else "timeout"
+    kind = "memory" if r.case.memory_mib else "supervisor killed" if r.case.stop == "supervisor-killed" else "signal" if r.case.signum else "timeout"
     best = out.get(kind)
     if best is None or r.overshoot > best["overshoot"]:
       out[kind] = {"overshoot": round(r.overshoot, 2), "unit": "MiB" if kind == "memory" else "s", "run": r.case.index,
@@ -482,11 +512,11 @@ def overshoot_text(row: dict[str, Any]) -> str:
 
 def print_report(results: list[Result], header: str) -> None:
   print(header)
-  print(f"{'command':<13} {'stop':<16} {'runs':>4} {'invalid':>7} {'unmarked':>8} {'max overshoot':>14}")
+  print(f"{'command':<13} {'stop':<18} {'runs':>4} {'invalid':>7} {'unmarked':>8} {'max overshoot':>14}")
   for row in table(results):
-    print(f"{row['command']:<13} {row['stop']:<16} {row['runs']:>4} {row['invalid']:>7} {row['unmarked']:>8} {overshoot_text(row):>14}")
+    print(f"{row['command']:<13} {row['stop']:<18} {row['runs']:>4} {row['invalid']:>7} {row['unmarked']:>8} {overshoot_text(row):>14}")
   invalid, unmarked = sum(r.invalid for r in results), sum(bool(r.unmarked) and not r.invalid for r in results)
-  print(f"{'all':<13} {'':<16} {len(results):>4} {invalid:>7} {unmarked:>8}")
+  print(f"{'all':<13} {'':<18} {len(results):>4} {invalid:>7} {unmarked:>8}")
   phases: dict[str, list[int]] = {}
   for r in results:
     row = phases.setdefault(r.phase, [0, 0])
