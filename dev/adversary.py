@@ -365,8 +365,9 @@ def check(result: Result, stdout: bytes, out_file: Path, folder: Path, sent: flo
     if stdout.strip(): result.problems.append(f"{len(stdout)} bytes on stdout with -o")
     data = out_file.read_bytes() if out_file.exists() else None
   else: data = stdout if stdout else None
-  stopped = code == 3 or code in INTERRUPTED
-  wanted = code in (0, 3) or (code in INTERRUPTED and not early_python_death(result, sent))
+  stopped = code == 3 or code in INTERRUPTED or (code == 1 and "stopped by" in err)   # a finding's exit 1 wins over a bound's 3
+  findings = code == 1 and case.command not in ("run", "simplify", "saturate")   # the explorer's exit 1 is a finding, printed
+  wanted = code in (0, 3) or findings or (code in INTERRUPTED and not early_python_death(result, sent))
   if data is None:
     if wanted: result.problems.append(f"no output ({'no -o file' if case.to_file else '0 bytes on stdout'}) with exit {code}")
     if "output included" in err: result.problems.append("stderr says 'output included' but there is none")
