@@ -343,9 +343,12 @@ def phase_of(case: Case, stderr: str, start: float, end: float, sent: float | No
 def check(result: Result, stdout: bytes, out_file: Path, folder: Path, sent: float | None) -> None:
   """Fill ``result.problems`` (no valid output) and ``result.unmarked`` (valid, but a stop it does not declare)."""
   case, code, err = result.case, result.code, result.stderr
+  if python_start_traceback(err, case, sent):
+    result.phase = "Python's start"   # before the console script's first line: the contract leaves it to Python
+    return
   if code is None: result.problems.append(f"still running after the hard cap of the run ({result.elapsed:.0f} s): killed")
   if code is not None and code not in DOCUMENTED and case.stop != "supervisor-killed": result.problems.append(f"undocumented exit {code}")
-  if "Traceback" in err and not python_start_traceback(err, case, sent): result.problems.append("a traceback on stderr")
+  if "Traceback" in err: result.problems.append("a traceback on stderr")
   if "internal error" in err: result.problems.append("'internal error' on stderr")
   lines = [line for line in err.splitlines() if line.strip()]
   if len(lines) > 2 and "Traceback" not in err: result.problems.append(f"stderr has {len(lines)} lines")
