@@ -432,7 +432,7 @@ def validate(fmt: str, data: bytes) -> tuple[str, bool | None]:
       depth += (ch == "{") - (ch == "}")
       if depth < 0: break
     if depth != 0 or not body.endswith("}"): return "DOT braces do not balance", None
-    return "", (False if MARKER.search(body) else None)
+    return "", (False if MARKER.search(text) else None)   # the marker may be in a comment
   return "", (False if MARKER.search(text) else None)   # text, uir
 
 

@@ -59,3 +59,18 @@ def test_a_stop_leaves_a_valid_marked_output(runner, name):
   result = runner.run(CASES[name])
   wrong = "; ".join(result.problems + result.unmarked)
   assert not wrong, f"exit {result.code}: {wrong}; stderr {result.stderr.strip()[-300:]!r}\n  to repeat it: {result.repro}"
+
+
+def test_the_checks_tell_a_cut_output_from_a_whole_one():
+  """The judge itself: an output cut anywhere is invalid, a whole one is valid, and its incomplete marker is read."""
+  page = '<!doctype html><html><script type="application/json" id="uopc-data">{"complete": false}</script></html>\n'
+  assert adversary.validate("json", b'{"complete": false, "states": []}\n') == ("", False)
+  assert adversary.validate("html", page.encode()) == ("", False)
+  assert adversary.validate("dot", b"// incomplete: stopped by --timeout 1 s\ndigraph states {\n\t0 [label=\"}\"]\n}\n") == ("", False)
+  assert adversary.validate("text", b"5 states\nincomplete: stopped by --max-states 5\n") == ("", False)
+  assert adversary.validate("json", b'{"summary": {"complete": false}}') == ("", None)   # a marker nested deeper is no marker
+  for fmt, whole in (("json", b'{"complete": true, "states": [1, 2]}'), ("html", page.encode()), ("dot", b"digraph s {\n\t0 -> 1\n}\n")):
+    for cut in (len(whole) // 3, len(whole) // 2, len(whole) - 2):
+      problem, _ = adversary.validate(fmt, whole[:cut])
+      assert problem, (fmt, cut)
+  assert adversary.validate("text", b"")[0] == "empty"
