@@ -50,6 +50,7 @@ INTERRUPTED = {128 + signal.SIGINT, 128 + signal.SIGTERM}
 SLOW_CHUNK, SLOW_PAUSE = 8192, 0.1   # the slow reader: 8 KiB every 0.1 s, about 80 KB/s
 STALL = 13.0                         # the stalled reader's sleep: past the supervisor's 8 s after its 3 s timeout
 SAFETY = 30                          # the --timeout beside a memory or states bound: a run that never reaches it still ends
+UNWRITABLE = "/proc/self/uopc-adversary"   # a folder no one can make: -o FILE in it cannot be written
 HARD = 8.0                           # uopc_launch.HARD: the supervisor's seconds past a bound before it stops the worker
 LINGER = 3.0                         # seconds a worker may outlive its supervisor killed by SIGKILL
 PIPE_BYTES = 65536                   # a pipe's buffer: a writer that filled it waits for its reader
@@ -125,7 +126,7 @@ def command_argv(command: Command, program: Program) -> list[str]:
 # ---------------------------------------------------------------------------------------------- one run
 
 STOPS = ("timeout", "memory", "states", "sigint-early", "sigterm-early", "sigint", "sigterm", "signal-in-write",
-         "slow-reader", "stalled-reader", "dev-full", "stdout-closed", "supervisor-killed")
+         "slow-reader", "stalled-reader", "dev-full", "stdout-closed", "o-unwritable", "supervisor-killed")
 
 
 @dataclass
@@ -168,6 +169,7 @@ def draw_case(index: int, rng: random.Random, stop: str) -> Case:
   writes_long = stop in ("slow-reader", "stalled-reader", "signal-in-write")   # a big output, so the write lasts
   usable = [c for c in COMMANDS if (stop != "states" or c.states) and not (writes_long and c.kind == "run")]   # run's output is a line
   if stop == "supervisor-killed": usable = [c for c in usable if c.kind == "explore"]   # still at work a few seconds in
+  if stop == "o-unwritable": usable = [c for c in usable if c.output]
   command = rng.choices(usable, [WEIGHTS[c.name] for c in usable])[0]
   program = rng.choice([p for p in programs(command.kind) if p.heavy or not (writes_long or stop == "supervisor-killed")])
   fmt = rng.choice(command.formats)
@@ -196,6 +198,8 @@ def draw_case(index: int, rng: random.Random, stop: str) -> Case:
     argv += ["--timeout", f"{case.timeout:g}"]
   elif stop in ("dev-full", "stdout-closed"):
     case.reader = stop
+  elif stop == "o-unwritable":   # -o in a folder that cannot be made: exit 2, one line
+    case.to_file, case.reader = True, stop
   if case.reader in ("slow", "stalled") and command.states and "--max-states" not in argv:
     argv += ["--max-states", "1000"]   # a complete result of 0.2-1 MB: its write outlasts the timeout
   if command.kind == "pairs" and "--timeout" not in argv and stop not in ("sigint-early", "sigterm-early"):
@@ -214,7 +218,7 @@ class Runner:
 
   def run(self, case: Case) -> Result:
     folder = Path(tempfile.mkdtemp(prefix=f"run{case.index:03d}-", dir=self.workdir))
-    out_file = folder / f"out.{case.fmt}"
+    out_file = Path(UNWRITABLE) / f"out.{case.fmt}" if case.reader == "o-unwritable" else folder / f"out.{case.fmt}"
     argv = [str(self.uopc), *case.argv, *(["-o", str(out_file)] if case.to_file else [])]
     if case.reader == "stdout-closed": argv = ["sh", "-c", 'exec "$@" >&-', "sh", *argv]
     stdout: Any = subprocess.PIPE
@@ -332,7 +336,7 @@ def phase_of(case: Case, stderr: str, start: float, end: float, sent: float | No
   """Where the stop fell, as the command says it (``during the search``) or as seen from outside."""
   said = PHASE_WORD.search(stderr)
   if said: return said.group(1)
-  if case.reader in ("dev-full", "stdout-closed"): return "write"
+  if case.reader in ("dev-full", "stdout-closed", "o-unwritable"): return "write"
   if case.reader == "stalled" and (end >= start + STALL - 0.5 or out_bytes >= PIPE_BYTES): return "write"   # blocked on the full pipe
   if case.stop.endswith("early"): return "start-up"
   if bound_at is not None and first_byte is not None and first_byte <= bound_at: return "write"
@@ -368,8 +372,10 @@ def _check(result: Result, stdout: bytes, out_file: Path, folder: Path, sent: fl
     if sent is not None and result.overshoot is not None and result.overshoot > LINGER:
       result.problems.append(f"the worker outlived its killed supervisor by {result.overshoot:.1f} s")
     return
-  if case.reader in ("dev-full", "stdout-closed"):
-    if code != 2: result.problems.append(f"stdout {'to /dev/full' if case.reader == 'dev-full' else 'closed'}: exit {code}, not 2")
+  if case.reader in ("dev-full", "stdout-closed", "o-unwritable"):
+    where = {"dev-full": "stdout to /dev/full", "stdout-closed": "stdout closed", "o-unwritable": f"-o in {UNWRITABLE}"}[case.reader]
+    if code != 2: result.problems.append(f"{where}: exit {code}, not 2")
+    if len(lines) > 1 and "Traceback" not in err: result.problems.append(f"{where}: {len(lines)} lines on stderr, not one")
     return
   leftovers = [p.name for p in folder.iterdir() if p != out_file]
   if leftovers: result.problems.append(f"files left beside -o: {leftovers}")
@@ -444,7 +450,8 @@ def complete_of(doc: Any) -> bool | None:
 
 def repro(case: Case, uopc: Path, checkout: Path) -> str:
   """A shell command line that repeats the run (the moment of a signal and the reader's pace as this run had them)."""
-  cmd = " ".join(shlex.quote(a) for a in [str(uopc), *case.argv, *(["-o", f"/tmp/out.{case.fmt}"] if case.to_file else [])])
+  out = f"{UNWRITABLE}/out.{case.fmt}" if case.reader == "o-unwritable" else f"/tmp/out.{case.fmt}"
+  cmd = " ".join(shlex.quote(a) for a in [str(uopc), *case.argv, *(["-o", out] if case.to_file else [])])
   prefix = f"cd {shlex.quote(str(checkout))} && PYTHONPATH=$PWD "
   slow = ("python3 -c 'import sys, time; [(sys.stdout.buffer.write(b), time.sleep(%g)) for b in iter(lambda: sys.stdin.buffer.read1(%d), b\"\")]'"
           % (SLOW_PAUSE, SLOW_CHUNK))
