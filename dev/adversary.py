@@ -279,7 +279,8 @@ class _Streams:
   """Reads the run's stdout as its reader does (all at once, slowly, after a stall) and its stderr, on threads."""
 
   def __init__(self, proc: subprocess.Popen, reader: str) -> None:
-    self.stdout, self.stderr, self.first_byte = b"", b"", None
+    self.stdout, self.stderr = b"", b""
+    self.first_byte: float | None = None
     self.threads = [threading.Thread(target=self._err, args=(proc,), daemon=True)]
     if proc.stdout is not None: self.threads.append(threading.Thread(target=self._out, args=(proc, reader), daemon=True))
     for t in self.threads: t.start()
@@ -539,9 +540,9 @@ def print_report(results: list[Result], header: str) -> None:
   print(f"{'all':<13} {'':<18} {len(results):>4} {invalid:>7} {unmarked:>8}")
   phases: dict[str, list[int]] = {}
   for r in results:
-    row = phases.setdefault(r.phase, [0, 0])
-    row[0] += 1
-    row[1] += r.invalid
+    counts = phases.setdefault(r.phase, [0, 0])
+    counts[0] += 1
+    counts[1] += r.invalid
   print("by phase: " + ", ".join(f"{p} {n} runs {bad} invalid" for p, (n, bad) in sorted(phases.items())))
   for kind, worst in by_stop(results).items():
     print(f"largest overshoot past a {kind} bound: {worst['overshoot']} {worst['unit']} (run {worst['run']}, {worst['command']}, {worst['stop']})")
