@@ -517,7 +517,8 @@ def by_stop(results: list[Result]) -> dict[str, dict[str, Any]]:
   out: dict[str, dict[str, Any]] = {}
   for r in results:
     if r.overshoot is None or r.code is None: continue
-    kind = "memory" if r.case.memory_mib else "supervisor killed" if r.case.stop == "supervisor-killed" else "signal" if r.case.signum else "timeout"
+    kind = "memory" if r.case.memory_mib else "supervisor killed" if r.case.stop == "supervisor-killed" else "signal" if r.case.signum \
+      else "timeout (its reader slow or stalled: the write waits for it)" if r.case.reader in ("slow", "stalled") else "timeout"
     best = out.get(kind)
     if best is None or r.overshoot > best["overshoot"]:
       out[kind] = {"overshoot": round(r.overshoot, 2), "unit": "MiB" if kind == "memory" else "s", "run": r.case.index,
