@@ -40,6 +40,9 @@ CASES = {
   # the report of a timed-out exploration is cut by time in every format: DOT too (21 MB in 29 s on main, killed from outside)
   "reachable dot -o, timeout": Case(9, "reachable", ["explore", "reachable", FIVE, "--timeout", "1", "--format", "dot"], "dot", True, "timeout",
                                     timeout=1.0),
+  # ... and past a few seconds of search: the drawing must not make every edge of the space before its first cut check
+  "reachable dot, timeout 3": Case(11, "reachable", ["explore", "reachable", FIVE, "--timeout", "3", "--format", "dot"], "dot", False, "timeout",
+                                   timeout=3.0),
   # text to -o is held until the command returns: a bound that cuts its report must not drop it (main: exit 3,
   # "output included", no file)
   "reachable text -o, timeout": Case(10, "reachable", ["explore", "reachable", FIVE, "--timeout", "2"], "text", True, "timeout", timeout=2.0),
