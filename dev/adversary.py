@@ -208,10 +208,19 @@ def draw_case(index: int, rng: random.Random, stop: str) -> Case:
   return case
 
 
+def interruptible_children() -> None:
+  """A background job of a non-interactive shell (``python dev/adversary.py &``) starts with SIGINT ignored, and its
+  children inherit that: Python keeps it ignored, so a SIGINT in their start-up is dropped, which is the shell's doing,
+  not uopc's. A handler (not SIG_IGN) here is reset to the default in every child at exec."""
+  if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 class Runner:
   """Runs cases with ``uopc`` (the console script) importing the code of ``checkout``."""
 
   def __init__(self, uopc: Path, checkout: Path, cap: float, workdir: Path) -> None:
+    interruptible_children()
     self.uopc, self.checkout, self.cap, self.workdir = uopc, checkout, cap, workdir
     self.env = {**os.environ, "PYTHONPATH": str(checkout), "PYTHONUNBUFFERED": "1"}
     self.env.pop("UOPC_SUPERVISOR", None)
@@ -454,6 +463,7 @@ def repro(case: Case, uopc: Path, checkout: Path) -> str:
   out = f"{UNWRITABLE}/out.{case.fmt}" if case.reader == "o-unwritable" else f"/tmp/out.{case.fmt}"
   cmd = " ".join(shlex.quote(a) for a in [str(uopc), *case.argv, *(["-o", out] if case.to_file else [])])
   prefix = f"cd {shlex.quote(str(checkout))} && PYTHONPATH=$PWD "
+  if case.signum: prefix = "set -m; " + prefix   # a script's background job would start with SIGINT ignored
   slow = ("python3 -c 'import sys, time; [(sys.stdout.buffer.write(b), time.sleep(%g)) for b in iter(lambda: sys.stdin.buffer.read1(%d), b\"\")]'"
           % (SLOW_PAUSE, SLOW_CHUNK))
   sink = "" if case.to_file else f" > /tmp/out.{case.fmt}"
