@@ -582,7 +582,7 @@ def default_uopc() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-  parser.add_argument("--runs", type=int, default=60, help="runs (default 60: every stop five times)")
+  parser.add_argument("--runs", type=int, default=60, help="runs (default 60: the stops taken in turn, each about four times)")
   parser.add_argument("--seed", type=int, default=0, help="seed of the draw of commands, formats, outputs and moments")
   parser.add_argument("--uopc", type=Path, default=None, help="the console script (default: the one beside this Python)")
   parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout whose code runs (PYTHONPATH; default: this one)")
