@@ -26,6 +26,7 @@ from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes, same_value
 from uopc.evaluate import bind_params, run, to_python
+from uopc.lengths import LENGTHS
 from uopc.matcher import PatternMatcher
 from uopc.ops import PARAM
 from uopc.rewrite import ProgramError, RewriteLoopError
@@ -157,7 +158,7 @@ def rule_status(by_dtype: dict[DType, Verdict]) -> str:
 
 def describe(v: Verdict) -> str:
   """One line: the status, the instance, the counterexample and its replay."""
-  where = f" on {show(v.lhs, 80)} -> {show(v.rhs, 80)}" if v.lhs is not None and v.rhs is not None else ""
+  where = f" on {show(v.lhs, LENGTHS.message)} -> {show(v.rhs, LENGTHS.message)}" if v.lhs is not None and v.rhs is not None else ""
   ce = f" at {v.counterexample}" if v.counterexample else ""
   seen = f" (run(): {v.replay[0]} vs {v.replay[1]})" if v.replay else ""
   return f"{v.status}{where}{ce}{seen}: {v.reason}"

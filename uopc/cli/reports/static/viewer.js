@@ -777,7 +777,7 @@
       ? "saturation: " + (d.complete ? "saturated" : "stopped by " + d.stop) + " after " + plural(d.iterations, "iteration") + "; " +
         d.enodes + " e-nodes in " + d.eclasses + " e-classes; " + d.applied + " rule results added (" + d.matches + " matches, " +
         d.rejected + " rejected)" + (d.native === undefined ? "" : d.native ? " in saturation's C core" : " in the Python loop") +
-        "; reachability searched " + plural(d.reach_searched, "graph")
+        "; reachability searched " + plural(d.reach_searched, "graph") + (d.reach_stopped_by ? " (stopped by " + d.reach_stopped_by + ")" : "")
       : "searched " + plural(d.seen, "graph") + " (" + d.expanded + " expanded)" + (d.complete ? "" : "; stopped by " + d.bound);
     const reach = d.reachable === undefined ? null
       : el("div", {}, "reachable by rewriting: " + (d.reachable === true ? "yes" : d.reachable === false ? "no, only equal" : "unknown"));
@@ -831,7 +831,8 @@
     search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a",
              "searched_b", "stuck"],
     pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
-    saturate: [...BEST, "stop", "iterations", "enodes", "eclasses", "applied", "matches", "rejected", "conflicts", "native", "reach_searched"],
+    saturate: [...BEST, "stop", "iterations", "enodes", "eclasses", "applied", "matches", "rejected", "conflicts", "native", "reach_searched",
+               "reach_stopped_by"],
     best: [...BEST, "seen", "expanded", "conflicts"] };
   const known = new Set([...COMMON, ...(DRAWN[KIND] || EXPLORED)]);
   const extra = Object.keys(DATA).filter((k) => !known.has(k));
