@@ -357,3 +357,12 @@ def test_a_command_whose_report_a_bound_cut_exits_3_even_when_its_work_was_done(
   b.hit("timeout")
   b.cut = b.report_cut = True   # what budget.report_cut records once it ends a report's detail
   assert _stopped_code(b, 0) == 3 and "stopped by --timeout 5 s" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["simplify", "trace", "saturate"])
+@pytest.mark.parametrize("rules,ir", [("tinygrad:symbolic", "tinygrad"), ("pytensor:canonicalize", "pytensor")])
+def test_the_canonical_engines_refuse_another_irs_rule_set_in_one_line(capsys, command, rules, ir):
+  """They run uopc's rules only: another IR's set was an internal error (exit 4) in simplify and trace."""
+  code, out, err = uopc(capsys, command, EXAMPLES / "order.uir", "--rules", rules)
+  assert (code, out) == (2, "")
+  assert err == f"uopc: {command}: --rules {rules} is a {ir} rule set; {command} takes uopc's (explore takes {ir}'s)\n"

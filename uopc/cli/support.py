@@ -130,6 +130,15 @@ def load_rules(args: argparse.Namespace) -> None:
     except RuleSetError as e: raise CLIError(f"uopc: --rules: {e}") from None
 
 
+def uopc_rules(args: argparse.Namespace, command: str) -> PatternMatcher:
+  """``--rules`` as a uopc rule set, for a command that runs uopc's own engines (simplify, trace, saturate); another IR's
+  rule set is one line (exit 2) naming the command that takes it."""
+  from uopc.relational.ir import UOPC, ir_of_rules   # deferred: the registry knows every IR's rule-set types
+  if (ir := ir_of_rules(args.rules.pm, f"--rules {args.rules.spec}")[0]) is not UOPC:
+    raise CLIError(f"uopc: {command}: --rules {args.rules.spec} is a {ir.name} rule set; {command} takes uopc's (explore takes {ir.name}'s)")
+  return args.rules.pm
+
+
 def shown_name(name: str) -> str:
   r"""A file name from argv as text every output can hold: bytes that are not UTF-8 (which Python passes on
   surrogate-escaped, and UTF-8 cannot encode) written ``\xff``.

@@ -16,7 +16,7 @@ import argparse
 from typing import Any
 
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped, stopped_text
-from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program
+from uopc.cli.support import EXIT_BOUND, EXIT_OK, CLIError, load_program, uopc_rules
 from uopc.cli.reports.html import emit
 from uopc.cli.reports.stopped import write_nothing_found
 from uopc.cli.explore_support import canonical_line, canonical_of, marked_if_cut, step_lines, steps_word, term_text
@@ -32,10 +32,7 @@ def reachability(prog: Any, graph: Any, pm: Any, max_states: int) -> tuple[bool 
 def cmd_saturate(args: argparse.Namespace) -> int:
   from uopc.cost import CostError
   from uopc.egraph import saturate
-  prog, pm, cost = load_program(args.file), args.rules.pm, args.cost
-  from uopc.relational.ir import UOPC, ir_of_rules
-  if (ir := ir_of_rules(pm, f"--rules {args.rules.spec}")[0]) is not UOPC:   # the e-graph matches uopc's patterns only
-    raise CLIError(f"uopc: saturate: --rules {args.rules.spec} is a {ir.name} rule set; saturate takes uopc's (explore takes {ir.name}'s)")
+  prog, pm, cost = load_program(args.file), uopc_rules(args, "saturate"), args.cost   # the e-graph matches uopc's patterns only
   with shielded():   # only the bounded work can be interrupted: the report is whole
     try:
       r = bounded(lambda: saturate(prog, pm, cost, max_iterations=args.max_iterations, max_enodes=args.max_enodes,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from uopc.cli.support import EXIT_OK, PROGRAM_FAILURES, bind_cli_params, load_program, max_steps_for, program_failed, write_out
+from uopc.cli.support import EXIT_OK, PROGRAM_FAILURES, bind_cli_params, load_program, max_steps_for, program_failed, uopc_rules, write_out
 from uopc.cli.reports.firings import rewrite_report
 from uopc.rewrite import graph_rewrite
 from uopc.term import show
@@ -12,6 +12,7 @@ from uopc.trace import TERM_LIMIT, StatsMatcher, TracingMatcher
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+  uopc_rules(args, "trace")   # the canonical engine runs uopc's rules only
   prog = load_program(args.file)
   if args.param: prog = bind_cli_params(prog, args.param, args.file)
   if args.format != "text": return rewrite_report(prog, args, "trace")
