@@ -110,10 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
   return _stopped_code(budget, code, wrote)
 
 
-def _phase_words(budget: Budget) -> str | None:
-  """``the start-up``: the phase a bound stopped the command in, as the output says it (None where the budget has none)."""
-  phase = getattr(budget, "hit_phase", None) or getattr(budget, "phase", None)
-  return f"the {phase}" if phase else None
+def _phase_words(budget: Budget) -> str:
+  """``the start-up``: the phase a bound stopped the command in, as the output says it."""
+  return f"the {budget.hit_phase or budget.phase}"
 
 
 def _stopped_code(budget: Budget, code: int, wrote: bool = True) -> int:
