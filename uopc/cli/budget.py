@@ -256,6 +256,14 @@ class Budget:
     if isinstance(info.exc_value, BoundHit): self._delivered = False
     else: self._unraisable(info)
 
+  def cut_report(self, reason: StopReason) -> str:
+    """Mark the output incomplete for a bound the report will not cross (memory it has not spent yet): ``reason`` names
+    it (the report, the exit code and the closing line), but it is not hit: no ``BoundHit`` is raised and the
+    supervisor is not told, since nothing is to be stopped (the smaller output is written). The flag, as ``flag_text``."""
+    if self.reason is None: self.reason = reason
+    self.cut = self.report_cut = True
+    return self.flag_text(reason)
+
   def hit(self, reason: StopReason) -> None:
     """Record that ``reason`` stopped the command (an interrupt overrides an earlier bound)."""
     if self.reason is None or reason == "interrupted":

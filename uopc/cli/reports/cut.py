@@ -87,17 +87,8 @@ class ItemCut:
     if self.bound is not None: self.reason = b.flag_text()
     elif b.max_memory is not None and self._sizes:
       planned = b.memory() + self._copies * sum(s.chars for s in self._sizes)
-      if planned > HEADROOM * b.max_memory: self.reason, self.bound = _memory_cut(b), "max_memory"
+      if planned > HEADROOM * b.max_memory: self.reason, self.bound = b.cut_report("max_memory"), "max_memory"
     return self.reason is not None
-
-
-def _memory_cut(b: Any) -> str:
-  """Mark the command's output incomplete for want of memory it has not spent yet. The budget records the bound as
-  its reason (the report, the exit code and the closing line name it) but not as hit: ``hit_at`` stays unset, so no
-  ``BoundHit`` is raised and the supervisor is not told (nothing is to be stopped: the smaller output is written)."""
-  if b.reason is None: b.reason = "max_memory"
-  b.cut = b.report_cut = True
-  return b.flag_text("max_memory")
 
 
 def until_cut(items: Iterable[T], cut: ItemCut, out: list[T] | None = None, bar: Any = None) -> list[T]:
