@@ -345,3 +345,45 @@ def test_beside_kanren_constraints_unify_is_unambiguous_and_honours_disequalitie
   import sys
   out = subprocess.run([sys.executable, "-W", "error", "-c", imports + "\n" + _WITH_CONSTRAINTS], capture_output=True, text=True)
   assert (out.returncode, out.stdout, out.stderr) == (0, "ok\n", "")
+
+
+def _tuple_unify(pattern, node, s):
+  """What unification's own path answers (the tuple walk ``match_ground`` stands in for)."""
+  from unification.core import _unify, stream_eval
+  return stream_eval(_unify(pattern._tuple, (head_of(node), *node.src), s))
+
+
+def bridge_parts(pattern):
+  out, todo = [], [pattern]
+  while todo:
+    t = todo.pop()
+    if type(t) is UExpr and t._evaled_obj is bridge.ExpressionTuple.null: out.append(t); todo.extend(t._tuple[1:])
+  return out
+
+
+@given(graphs(), graphs(), st.data())
+def test_match_ground_answers_as_unification_does(g, h, data):
+  """The direct matcher of a pattern against a ground node gives unification's answer: the same bindings or False."""
+  x, y = var(), var()
+  nodes = h.toposort()
+  holes = {data.draw(st.sampled_from(nodes)): x, data.draw(st.sampled_from(nodes)): y}
+  pattern = etuplize(h, holes={n: v for n, v in holes.items() if n is not h})
+  if type(pattern) is not UExpr or pattern._evaled_obj is not bridge.ExpressionTuple.null: return   # a hole at the root: no node pattern
+  for node in (g, h):
+    for s in ({}, {x: data.draw(st.sampled_from(g.toposort() + nodes))}):
+      fast, slow = bridge.match_ground(pattern, node, s), _tuple_unify(pattern, node, s)
+      assert fast is not None or any(type(t) is UExpr and isinstance(t._tuple[0].arg, tuple) for t in bridge_parts(pattern))
+      assert (fast is False) == (slow is False)
+      if fast is not False: assert fast == slow
+
+
+def test_match_ground_with_open_heads_binds_op_dtype_and_arg_variables():
+  a, op, dt, c = var(), var(), var(), var()
+  p0 = UOp.param(0)
+  pattern = UExpr((Head(op, dt), a, UExpr((Head(Ops.CONST, dtypes.i32, c),))))
+  s = bridge.match_ground(pattern, p0 * 3, {})
+  assert (s[op], s[dt], s[a], s[c]) == (Ops.MUL, dtypes.i32, p0, 3) and s == _tuple_unify(pattern, p0 * 3, {})
+  assert bridge.match_ground(pattern, p0 * 3, {c: 4}) is False and bridge.match_ground(pattern, p0 * 3, {op: Ops.ADD}) is False
+  both = pat.add(a, a)
+  assert bridge.match_ground(both, p0 + p0, {}) == _tuple_unify(both, p0 + p0, {}) and bridge.match_ground(both, p0 + p0, {})[a] is p0
+  assert bridge.match_ground(both, p0 + 1, {}) is False

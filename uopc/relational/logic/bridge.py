@@ -143,13 +143,14 @@ class UExpr(ExpressionTuple):
   evaluation and reification are iterative. Reifying a pattern whose holes are all
   bound gives the node itself, not an etuple.
   """
-  __slots__ = ("_hash",)
+  __slots__ = ("_hash", "_plan")   # _plan: the pattern flattened for match_ground, made at its first match
 
   def __init__(self, seq: Iterable[Any] = (), evaled_obj: Any = _NOT_SET) -> None:
     self._tuple = tuple(seq)  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
     self._evaled_obj = evaled_obj  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
     self._parent = None  # type: ignore[misc]  # a slot of the untyped ExpressionTuple
     self._hash = hash(self._tuple)   # children are UExprs with a cached hash, or nodes, heads, vars
+    self._plan: _Plan | None = None
 
   def __hash__(self) -> int: return self._hash
 
@@ -420,7 +421,123 @@ def _unify_expr_node(e: ExpressionTuple, u: UOp, s: Mapping) -> Any:
   if len(t) != len(u.src) + 1: return False
   h = t[0]
   if type(h) is Head and h.op is not u.op and type(h.op) is Ops: return False   # most nodes fail here, cheaply
+  if type(s) is dict and type(e) is UExpr and (r := match_ground(e, u, s)) is not None: return r
   return _unify(t, (head_of(u), *u.src), s)
+
+
+_NODE, _VAR, _FIELD_VAR = 0, 1, 2
+
+
+class _Plan:
+  """A pattern flattened for ``match_ground``: its positions in preorder and its variables in order of first use.
+
+  ``steps[i]`` is ``(parent, child, kind, data)``: the node at position i is source ``child`` of the node at position
+  ``parent``; ``kind`` is a node pattern (``data``: its head and source count), a variable's slot, or a ground node."""
+  __slots__ = ("steps", "variables", "slots", "fallback")
+
+  def __init__(self, pattern: UExpr):
+    self.steps: list[tuple[int, int, int, Any]] = []
+    self.variables: list[Var] = []
+    self.slots: dict[Any, int] = {}   # a variable's token -> its slot
+    self.fallback = False
+
+    def slot(v: Var) -> int:
+      if (k := self.slots.get(v.token)) is None:
+        k = self.slots[v.token] = len(self.variables)
+        self.variables.append(v)
+      return k
+
+    todo: list[tuple[int, int, Any]] = [(-1, 0, pattern)]
+    while todo:
+      parent, child, p = todo.pop()
+      here = len(self.steps)
+      if type(p) is Var: self.steps.append((parent, child, _VAR, slot(p)))
+      elif type(p) is UExpr and p._evaled_obj is not _NOT_SET: self.steps.append((parent, child, _NODE, p._evaled_obj))
+      elif type(p) is UExpr and type(h := p._tuple[0]) is Head and (h.ground or not isinstance(h.arg, tuple)):
+        fields = tuple((_FIELD_VAR, slot(f)) if type(f) is Var else (_NODE, f) for f in (h.op, h.dtype, h.arg))
+        self.steps.append((parent, child, _NODE, (h if h.ground else None, fields, len(p._tuple) - 1)))
+        todo.extend((here, k, q) for k, q in reversed(list(enumerate(p._tuple[1:]))))
+      else:
+        self.fallback = True   # an operand list, an open head's tuple arg: the generic path
+        return
+
+
+def _plan(pattern: UExpr) -> _Plan:
+  if (plan := pattern._plan) is None: plan = pattern._plan = _Plan(pattern)
+  return plan
+
+
+def match_ground(pattern: UExpr, node: UOp, s: dict) -> dict | bool | None:
+  """``unify(pattern, node, s)`` for a pattern against a ground node, without unification's generic machinery: the
+  extended substitution, False, or None where the pattern holds what only the generic path handles (an operand list, a
+  tuple arg, a variable bound to a pattern). The pattern is flattened once (``_Plan``); a call looks each of its
+  variables up in ``s`` once, and copies ``s`` once: ``reacho(pm, g, q), eq(q, pattern)`` pays this once per
+  reachable graph, and once per answer.
+
+  >>> from unification import var
+  >>> x = var()
+  >>> s = match_ground(pat.add(x, 1), UOp.param(0) + 1, {})
+  >>> s[x] is UOp.param(0), match_ground(pat.add(x, x), UOp.param(0) + 1, {})
+  (True, False)
+  """
+  plan = pattern._plan or _plan(pattern)
+  if plan.fallback: return None
+  variables = plan.variables
+  values = _bound(plan, s)
+  fresh = [k for k, x in enumerate(values) if x is _NOT_SET]
+  nodes: list[Any] = []
+  for parent, child, kind, data in plan.steps:
+    n = node if parent < 0 else nodes[parent].src[child]
+    nodes.append(n)
+    if kind == _VAR:
+      v = values[data]
+      if v is _NOT_SET: values[data] = n
+      elif v is not n:
+        if type(v) is UOp: return False
+        return None   # bound to a pattern or to another variable: the generic path
+    elif type(data) is UOp:
+      if data is not n: return False
+    else:
+      ground_head, fields, arity = data
+      if len(n.src) != arity: return False
+      if ground_head is not None:
+        if ground_head is not head_of(n): return False
+        continue
+      (op_kind, op), (dtype_kind, dtype), (arg_kind, arg) = fields
+      if op_kind == _NODE:
+        if op is not n.op: return False
+      elif (r := _field(values, op, n.op)) is not True: return r
+      if dtype_kind == _NODE:
+        if dtype is not n.dtype and dtype != n.dtype: return False
+      elif (r := _field(values, dtype, n.dtype)) is not True: return r
+      if arg_kind == _NODE:
+        if arg is not n.arg and not same_value(arg, n.arg): return False   # an arg bit for bit, as heads unify
+      elif (r := _field(values, arg, n.arg)) is not True: return r
+  if not fresh: return s
+  out = s.copy()
+  for k in fresh: out[variables[k]] = values[k]
+  return out
+
+
+def _bound(plan: _Plan, s: dict) -> list[Any]:
+  """The values ``s`` binds the plan's variables to (``_NOT_SET`` where free). Var's hash is a Python function, about
+  as dear as the rest of a match: a small substitution is scanned by its keys' tokens (strings, whose hash is cached)."""
+  if len(s) > 2 * len(plan.variables): return [s.get(v, _NOT_SET) for v in plan.variables]
+  values = [_NOT_SET] * len(plan.variables)
+  slots = plan.slots
+  for key, value in s.items():
+    if type(key) is Var and (k := slots.get(key.token)) is not None: values[k] = value
+  return values
+
+
+def _field(values: list[Any], k: int, value: Any) -> bool | None:
+  """A head field's variable (slot ``k``) meets the node's ``value``: True if it binds or agrees, else False, or None
+  for the generic path."""
+  v = values[k]
+  if v is _NOT_SET: values[k] = value
+  elif type(v) is Var or isinstance(v, tuple): return None
+  elif not v == value: return False   # a bound variable compares as unification's default does: ==
+  return True
 
 
 def _unify_node_expr(u: UOp, e: ExpressionTuple, s: Mapping) -> Any: return _unify_expr_node(e, u, s)
@@ -487,7 +604,7 @@ def _unify_top(u: Any, v: Any, s: Mapping) -> Any:
     if type(v) is UOp: return s if u is v else False
     if type(v) is UExpr: r = _unify_expr_node(v, u, s)
   elif type(v) is UOp and type(u) is UExpr: r = _unify_expr_node(u, v, s)
-  if r is not None: return r if r is False or r is s else stream_eval(r)   # most answers are settled already: no generator to run
+  if r is not None: return stream_eval(r) if isinstance(r, Generator) else r   # most answers are settled already: no generator to run
   if type(u) is Var or type(v) is Var:   # a fresh variable meets a node or an etuple: bind it (what ``assoc`` does)
     if type(u) is not Var: u, v = v, u
     return s if u is v else assoc(s, u, v)
