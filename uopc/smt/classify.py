@@ -1,0 +1,221 @@
+"""Two results of one program (a fork's two normal forms, a critical pair's two results): equal for all inputs, or not?
+
+``classify(a, b)`` gives one of four kinds, each with its words (``detail``) and, for a difference, the input:
+
+- ``semantic``: an input (a binding of the free PARAMs) at which they differ, *replayed through* ``run()`` *and
+  confirmed there*: ``different values at p0=-1.0: 0.0 vs -0.0``. A z3 model that ``run()`` does not confirm is
+  never claimed;
+- ``syntactic``: equal for all inputs, **proved**: by z3 over every value of the PARAMs (``encode``: i32 as wrapping
+  bit-vectors, f32 as IEEE single), or, for a closed program, by evaluating both exactly;
+- ``no-difference-found``: not proved (z3 gave up, could not encode a side, or is not installed), and a witness
+  search (the dtype's edge values 0, +-1, +-40, +-800, its limits, inf, nan, then seeded random bindings) found no
+  input where they differ;
+- ``unknown``: neither side could be evaluated on any input tried.
+
+Definedness, for a fork: neither side is the reference (a rewrite rule's left side is; ``prove_rewrite`` lets its
+right side be *more* defined), so the two are equal at an input when both are defined there with the same value, bit
+for bit (``-0.0`` is not ``0.0``, NaN is NaN), or both are undefined there (both trap: a division by zero, an index
+out of bounds). A trap on one side only is a difference. z3 decides this in the C backend's semantics (``encode``: a
+kernel traps if any node it keeps traps); ``run()`` may drop a dead undefined branch, so a z3 model at which one side
+traps in C may be an input where ``run()`` gives both values: such a model is not confirmed, and the search goes on.
+An input at which ``run()`` cannot evaluate a side for another reason (no fixed point within its steps) shows nothing.
+
+The solver is bounded by a resource limit (``RLIMIT``), not a time: a verdict is the same on a busy machine.
+
+>>> from uopc.uop import UOp
+>>> from uopc.dtype import dtypes
+>>> p0 = UOp.param(0)
+>>> classify(p0 + p0, p0 * 2)
+Classification(kind='syntactic', detail='equal for all inputs (proved by z3)', binding=None)
+>>> x = UOp.param(0, dtypes.f32)
+>>> v = classify(x * 0.0, x * -0.0)
+>>> v.kind, v.binding == {0: 0.0} or v.binding
+('semantic', True)
+>>> v.detail
+'different values at p0=0.0: 0.0 vs -0.0'
+>>> classify(UOp.const(7) // 2, UOp.const(3)).detail
+'equal for all inputs (proved: the program is closed, both sides evaluated exactly)'
+"""
+from __future__ import annotations
+
+import math
+from itertools import islice
+from typing import Any, Iterator, NamedTuple
+
+from uopc.dtype import DType, dtypes, same_value, truncate
+from uopc.evaluate import IndexOutOfBounds, UndefinedError, bind_params, run, to_python
+from uopc.probe_values import by_cost, random_bindings
+from uopc.uop import UOp, call_params
+
+from uopc.smt.model import nest
+from uopc.smt.solver import MISSING, available, require
+from uopc.smt.sorts import python_value
+
+KINDS = ("semantic", "syntactic", "no-difference-found", "unknown")
+"""The four kinds, in the order reports count them."""
+
+RLIMIT = 2_000_000
+"""z3's resource limit per query (a count of its internal steps, so the same on any machine): past it, "gave up"."""
+MAX_STEPS = 200_000
+"""``run()``'s rule lookups per side and input: a side that does not converge within them shows nothing there."""
+EDGE_INPUTS = 64
+"""Edge bindings tried (cheapest combinations first) before the random ones."""
+MODELS = 3
+"""z3 models replayed before its counterexamples are given up as not confirmed by ``run()``."""
+
+F32_MAX = 3.4028234663852886e38
+SEARCH_EDGES: dict[DType, tuple[Any, ...]] = {
+  dtypes.i32: (0, 1, -1, 40, -40, 800, -800, 2**31 - 1, -2**31),
+  dtypes.f32: (0.0, -0.0, 1.0, -1.0, 40.0, -40.0, 800.0, -800.0, F32_MAX, -F32_MAX, 1.401298464324817e-45, math.inf, -math.inf,
+               math.nan),
+  dtypes.bool: (False, True),
+}
+"""The witness search's edge values per dtype: zero and its sign, one, magnitudes where exp/log overflow, the limits."""
+
+
+class Classification(NamedTuple):
+  """``kind`` (one of ``KINDS``), ``detail`` the verdict in words, ``binding`` the input of a ``semantic`` one."""
+  kind: str
+  detail: str
+  binding: dict[int, Any] | None = None
+
+
+class _Side(NamedTuple):
+  """One side's outcome at one input: ``value``, ``trap`` (undefined, as C traps) or ``error`` (``run()`` cannot tell)."""
+  status: str
+  value: Any
+
+  def text(self) -> str: return repr(self.value) if self.status == "value" else f"{self.status} ({self.value})"
+
+
+def outcome(u: UOp, values: dict[int, Any] | None = None, max_steps: int = MAX_STEPS) -> _Side:
+  """``u`` with ``values`` bound to its PARAMs, through ``run()``."""
+  try: return _Side("value", to_python(run(bind_params(u, values) if values else u, max_steps=max_steps)))
+  except (UndefinedError, IndexOutOfBounds) as e: return _Side("trap", str(e))
+  except Exception as e: return _Side("error", f"{type(e).__name__}: {e}")   # no fixed point, a rule's own error, a value too large
+
+
+def _differ(x: _Side, y: _Side) -> bool | None:
+  """Do two outcomes differ (a trap on one side only does)? None if either cannot be evaluated."""
+  if "error" in (x.status, y.status): return None
+  if x.status != y.status: return True
+  return x.status == "value" and not same_value(x.value, y.value)
+
+
+def binding_text(b: dict[int, Any]) -> str:
+  """``p0=1, p1=-0.0``."""
+  return ", ".join(f"p{k}={v!r}" for k, v in sorted(b.items()))
+
+
+def free_params(*us: UOp) -> list[UOp]:
+  """The free PARAMs of these programs, by slot."""
+  seen: dict[UOp, None] = {}
+  for u in us:
+    for p in call_params(u): seen.setdefault(p)
+  return sorted(seen, key=lambda p: p.arg.slot)
+
+
+def classify(a: UOp, b: UOp, params: list[UOp] | None = None, n: int = 8, seed: int = 0, rlimit: int = RLIMIT) -> Classification:
+  """The kind of ``a`` vs ``b`` (see the module's docstring); ``params`` the free PARAMs (of both, by default), ``n``
+  random bindings after the edge ones (``seed``)."""
+  params = free_params(a, b) if params is None else params
+  if not params: return _closed(a, b)
+  why = "z3 is not installed"
+  if available():
+    proof, why = _prove(a, b, rlimit)
+    if proof is not None: return proof
+  return _search(a, b, params, n, seed, why)
+
+
+def _closed(a: UOp, b: UOp) -> Classification:
+  x, y = outcome(a), outcome(b)
+  differ = _differ(x, y)
+  if differ is None: return Classification("unknown", f"unknown: could not evaluate: {(x if x.status == 'error' else y).value}")
+  if differ: return Classification("semantic", f"different values: {x.text()} vs {y.text()}", {})
+  both = "" if x.status == "value" else f"; both trap: {x.value}"
+  return Classification("syntactic", f"equal for all inputs (proved: the program is closed, both sides evaluated exactly{both})")
+
+
+def _prove(a: UOp, b: UOp, rlimit: int) -> tuple[Classification | None, str]:
+  """z3's verdict, or (None, why not) for the witness search to say."""
+  from uopc.smt.encode import Encoder
+  z3 = require()
+  try:
+    enc = Encoder()
+    left, right = enc.encode(a), enc.encode(b)
+  except Exception as e: return None, f"no SMT encoding: {type(e).__name__}: {e}"   # an op or dtype the encoding does not have
+  if (left.dtype, left.shape) != (right.dtype, right.shape): return None, "the two sides have different types"
+  same = [x == y for x, y in zip(left.elements, right.elements)]   # z3's = on floats: bit for bit, one NaN (sorts.py)
+  differ = z3.Or(left.defined != right.defined, z3.And(left.defined, right.defined, z3.Not(z3.And(same))))
+  s = z3.Solver()
+  s.set("rlimit", rlimit)
+  s.add(*left.assumptions, *right.assumptions, differ)
+  variables = {slot: consts for e in (left, right) for slot, consts in e.variables.items()}
+  params = {p.arg.slot: p for p in free_params(a, b)}
+  for k in range(MODELS):
+    answer = s.check()
+    if answer == z3.unsat:   # after a model that run() did not confirm, the others are excluded: no proof of equality
+      if k == 0: return Classification("syntactic", "equal for all inputs (proved by z3)"), ""
+      break
+    if answer != z3.sat: return None, f"z3 gave up ({s.reason_unknown()})"
+    model = s.model()
+    values = {slot: nest([python_value(model.eval(c, model_completion=True), p.dtype) for c in variables[slot]], p.shape)
+              for slot, p in params.items()}
+    x, y = outcome(a, values), outcome(b, values)
+    if _differ(x, y): return _semantic(values, x, y), ""
+    s.add(z3.Or([c != model.eval(c, model_completion=True) for consts in variables.values() for c in consts]))   # another input
+  return None, "z3's counterexamples are not confirmed by run()"
+
+
+def _semantic(values: dict[int, Any], x: _Side, y: _Side) -> Classification:
+  return Classification("semantic", f"different values at {binding_text(values)}: {x.text()} vs {y.text()}", values)
+
+
+def edge_bindings(params: list[UOp], limit: int = EDGE_INPUTS) -> Iterator[dict[int, Any]]:
+  """Up to ``limit`` bindings of edge values (``SEARCH_EDGES``; a shaped PARAM gets one value in every element): each
+  value for every PARAM at once first, then every combination, cheapest first."""
+  tables = [[truncate(p.dtype, v) for v in SEARCH_EDGES[p.dtype]] for p in params]
+  def bind(vs: tuple[Any, ...]) -> dict[int, Any]:
+    return {p.arg.slot: nest([v] * _size(p), p.shape) for p, v in zip(params, vs)}
+  longest = max(len(t) for t in tables)
+  diagonal = [tuple(t[k % len(t)] for t in tables) for k in range(longest)]
+  combos = by_cost([list(enumerate(t)) for t in tables]) if len(params) > 1 else iter(())
+  seen: set[tuple[int, ...]] = set()
+  for vs in islice((*diagonal, *islice(combos, limit)), limit):
+    key = tuple(map(_bits, vs))
+    if key in seen: continue
+    seen.add(key)
+    yield bind(vs)
+
+
+def _bits(v: Any) -> Any: return (type(v), repr(v))   # -0.0 and 0.0 two bindings, NaN one
+
+
+def _size(p: UOp) -> int:
+  out = 1
+  for d in p.shape: out *= d
+  return out
+
+
+def _search(a: UOp, b: UOp, params: list[UOp], n: int, seed: int, why: str) -> Classification:
+  """Edge bindings, then ``n`` random ones: the first where the two differ in ``run()``, else what was seen."""
+  tried, evaluated, last = 0, 0, ""
+  for values in (*edge_bindings(params), *random_bindings(params, n, seed)):
+    tried += 1
+    x, y = outcome(a, values), outcome(b, values)
+    differ = _differ(x, y)
+    if differ: return _semantic(values, x, y)
+    if differ is None: last = (x if x.status == "error" else y).value
+    else: evaluated += 1
+  if not evaluated: return Classification("unknown", f"unknown: could not evaluate either side on {tried} inputs ({last}); not proved: {why}")
+  return Classification("no-difference-found", f"no difference found on {evaluated} inputs (not proved: {why})")
+
+
+def basis_text(params: list[UOp], n: int) -> str:
+  """How ``classify`` decides for a program with these free PARAMs, in words (a report's ``values:`` line)."""
+  if not params: return "the program is closed: results compared by value (run), bit for bit, exactly"
+  names = ", ".join(f"p{p.arg.slot}" for p in params)
+  search = f"edge values (0, ±1, ±40, ±800, the limits, inf, nan) and {n} random bindings"
+  if not available(): return f"free PARAMs ({names}), bit for bit: a witness search only, on {search}; nothing is proved ({MISSING})"
+  return (f"free PARAMs ({names}), bit for bit: proved equal for all inputs by z3, or a difference found and replayed through "
+          f"run(); where z3 gives up, a witness search on {search}")
