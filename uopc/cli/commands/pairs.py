@@ -110,6 +110,7 @@ def write_text(report: Any, spec: str, out: TextIO, show_all: bool = False) -> N
   if joinable and not show_all: print(f"{joinable} joinable pair{'s' * (joinable != 1)} not listed (--all lists them)", file=out)
   for rule, why in report.skipped: print(f"not analyzed: {rule}: {why}", file=out)
   if report.timed_out: print(f"{_stop_reason(report)}: the pairs not tried are undecided", file=out)
+  if (line := report.verdicts_line()) is not None: print(line, file=out)
   print(report.summary(spec), file=out)
 
 
@@ -136,7 +137,7 @@ def to_json(report: Any, spec: str) -> dict[str, Any]:
   summary = {"rules": report.rules, "overlaps": len(report.pairs), "instances": report.instances,
              "ill_typed": report.ill_typed, "joinable": report.count("joinable"),
              "not_joinable": report.count("not-joinable"), "errors": report.count("error"),
-             "undecided": report.count("undecided"), "untyped_overlaps": report.untyped, "verdicts": report.verdicts(),
+             "undecided": report.count("undecided"), "untyped_overlaps": report.untyped, "verdicts": report.verdicts(), "verdicts_line": report.verdicts_line(),
              "seconds": round(report.elapsed, 3), "timed_out": report.timed_out, "complete": not report.timed_out,
              "bound": _bound(report),
              "line": report.summary(spec)}
