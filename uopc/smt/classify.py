@@ -73,6 +73,40 @@ SEARCH_EDGES: dict[DType, tuple[Any, ...]] = {
 """The witness search's edge values per dtype: zero and its sign, one, magnitudes where exp/log overflow, the limits."""
 
 
+KIND_WORDS = {"semantic": "semantic", "syntactic": "syntactic (proved)", "no-difference-found": "no difference found", "unknown": "unknown"}
+
+
+def kinds_text(kinds: list[str | None]) -> str:
+  """How many of each kind, in words, in ``KINDS``' order (kinds outside them, another IR's, after)."""
+  order = [*KINDS, *sorted({k for k in kinds if k is not None and k not in KINDS})]
+  return ", ".join(f"{kinds.count(k)} {KIND_WORDS.get(k, k)}" for k in order if k in kinds)
+
+
+def kinds_count(kinds: list[str | None]) -> dict[str, int]:
+  """How many of each kind (every one of ``KINDS``, 0 included; another IR's kinds after): a JSON report's counts.
+
+  >>> kinds_count(["semantic", None, "semantic"])
+  {'semantic': 2, 'syntactic': 0, 'no-difference-found': 0, 'unknown': 0}
+  """
+  others = sorted({k for k in kinds if k is not None and k not in KINDS})
+  return {k: kinds.count(k) for k in (*KINDS, *others)}
+
+
+def verdict_words(kind: str | None, detail: str | None) -> str:
+  """One verdict as a report prints it: the kind, then its words (a detail that starts with its kind's words, as
+  ``unknown: ...`` and ``no difference found ...`` do, alone).
+
+  >>> verdict_words("semantic", "different values at p0=40: -inf vs -40.0")
+  'semantic: different values at p0=40: -inf vs -40.0'
+  >>> verdict_words("no-difference-found", "no difference found on 9 inputs (not proved: z3 gave up)")
+  'no difference found on 9 inputs (not proved: z3 gave up)'
+  """
+  detail = detail or ""
+  if kind is None: return detail
+  words = KIND_WORDS.get(kind, kind)
+  return detail if detail.startswith(words.removesuffix(" (proved)")) else f"{kind}: {detail}" if detail else kind
+
+
 class Classification(NamedTuple):
   """``kind`` (one of ``KINDS``), ``detail`` the verdict in words, ``binding`` the input of a ``semantic`` one."""
   kind: str

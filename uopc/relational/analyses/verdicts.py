@@ -26,7 +26,7 @@ from uopc.evaluate import bind_params, evaluate, to_python
 from uopc.relational.ir import IR, UOPC
 from uopc.probe_values import random_bindings
 from uopc.rewrite import graph_rewrite
-from uopc.smt.classify import KINDS, Classification, classify
+from uopc.smt.classify import KINDS, Classification, classify, kinds_count, kinds_text, verdict_words
 from uopc.symbolic import symbolic
 from uopc.uop import UOp, call_params
 
@@ -37,40 +37,6 @@ _RUN = symbolic + evaluate
 
 Verdict = Classification
 """``kind`` (one of ``KINDS``), ``detail`` in words, ``binding`` where the values differ (free PARAMs only)."""
-
-KIND_WORDS = {"semantic": "semantic", "syntactic": "syntactic (proved)", "no-difference-found": "no difference found", "unknown": "unknown"}
-
-
-def kinds_text(kinds: list[str | None]) -> str:
-  """How many of each kind, in words, in ``KINDS``' order (kinds outside them, another IR's, after)."""
-  order = [*KINDS, *sorted({k for k in kinds if k is not None and k not in KINDS})]
-  return ", ".join(f"{kinds.count(k)} {KIND_WORDS.get(k, k)}" for k in order if k in kinds)
-
-
-def kinds_count(kinds: list[str | None]) -> dict[str, int]:
-  """How many of each kind (every one of ``KINDS``, 0 included; another IR's kinds after): a JSON report's counts.
-
-  >>> kinds_count(["semantic", None, "semantic"])
-  {'semantic': 2, 'syntactic': 0, 'no-difference-found': 0, 'unknown': 0}
-  """
-  others = sorted({k for k in kinds if k is not None and k not in KINDS})
-  return {k: kinds.count(k) for k in (*KINDS, *others)}
-
-
-def verdict_words(kind: str | None, detail: str | None) -> str:
-  """One verdict as a report prints it: the kind, then its words (a detail that starts with its kind's words, as
-  ``unknown: ...`` and ``no difference found ...`` do, alone).
-
-  >>> verdict_words("semantic", "different values at p0=40: -inf vs -40.0")
-  'semantic: different values at p0=40: -inf vs -40.0'
-  >>> verdict_words("no-difference-found", "no difference found on 9 inputs (not proved: z3 gave up)")
-  'no difference found on 9 inputs (not proved: z3 gave up)'
-  """
-  detail = detail or ""
-  if kind is None: return detail
-  words = KIND_WORDS.get(kind, kind)
-  return detail if detail.startswith(words.removesuffix(" (proved)")) else f"{kind}: {detail}" if detail else kind
-
 
 def evaluate_value(u: UOp, values: dict[int, Any] | None = None, max_steps: int = 200_000) -> tuple[bool, Any]:
   """``(True, python value)`` of ``u`` with ``values`` bound to its free PARAMs, or ``(False, why not)``.
