@@ -19,6 +19,9 @@ out of bounds). A trap on one side only is a difference. z3 decides this in the 
 kernel traps if any node it keeps traps); ``run()`` may drop a dead undefined branch, so a z3 model at which one side
 traps in C may be an input where ``run()`` gives both values: such a model is not confirmed, and the search goes on.
 An input at which ``run()`` cannot evaluate a side for another reason (no fixed point within its steps) shows nothing.
+What z3 proves for ``syntactic`` is the stronger statement: at every input both sides trap in C alike, *and* their
+elements' values (what a lazy evaluation gives where it avoids the trap) are equal, so wherever ``run()`` gives both
+sides a value, the values are the same.
 
 The solver is bounded by a resource limit (``RLIMIT``), not a time: a verdict is the same on a busy machine.
 
@@ -180,7 +183,9 @@ def _prove(a: UOp, b: UOp, rlimit: int) -> tuple[Classification | None, str]:
   except Exception as e: return None, f"no SMT encoding: {type(e).__name__}: {e}"   # an op or dtype the encoding does not have
   if (left.dtype, left.shape) != (right.dtype, right.shape): return None, "the two sides have different types"
   same = [x == y for x, y in zip(left.elements, right.elements)]   # z3's = on floats: bit for bit, one NaN (sorts.py)
-  differ = z3.Or(left.defined != right.defined, z3.And(left.defined, right.defined, z3.Not(z3.And(same))))
+  # the values must agree even where both trap in C: run() is lazier (it drops a dead branch), and where it gives
+  # both sides a value, those are the elements' values
+  differ = z3.Or(left.defined != right.defined, z3.Not(z3.And(same)))
   s = z3.Solver()
   s.set("rlimit", rlimit)
   s.add(*left.assumptions, *right.assumptions, differ)
