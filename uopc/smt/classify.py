@@ -254,7 +254,7 @@ def basis_text(params: list[UOp], n: int) -> str:
   """How ``classify`` decides for a program with these free PARAMs, in words (a report's ``values:`` line)."""
   if not params: return "the program is closed: results compared by value (run), bit for bit, exactly"
   names = ", ".join(f"p{p.arg.slot}" for p in params)
-  search = f"edge values (0, ±1, ±40, ±800, the limits, inf, nan) and {n} random bindings"
-  if not available(): return f"free PARAMs ({names}), bit for bit: a witness search only, on {search}; nothing is proved ({MISSING})"
-  return (f"free PARAMs ({names}), bit for bit: proved equal for all inputs by z3, or a difference found and replayed through "
-          f"run(); where z3 gives up, a witness search on {search}")
+  search = f"a search on edge values (0, ±1, ±40, ±800, the limits, inf, nan) and {n} random bindings"
+  if not available(): return f"the program has free PARAMs ({names}), and nothing is proved ({MISSING}): {search}, bit for bit"
+  return (f"the program has free PARAMs ({names}): z3 proves the results equal for all inputs, or finds an input where run() "
+          f"shows them different, bit for bit; where z3 gives up, {search}")
