@@ -80,7 +80,7 @@ COMMANDS: tuple[Command, ...] = (
           (*explore_options(("text", "json", "html")), NO_REDUCE,
            option("--permutations", action="store_true", help="also try other rule orders with the canonical engine"),
            option("--max-orders", type=positive_int, default=200, metavar="N", help="rule orders tried by --permutations (default 200)"),
-           option("--bindings", type=positive_int, default=8, metavar="N", help="random bindings of free PARAMs for comparing values (default 8)"),
+           option("--bindings", type=positive_int, default=8, metavar="N", help="random bindings of free PARAMs the witness search tries, after the edge values, where z3 does not decide (default 8)"),
            SEED, SAMPLES),
           ((0, "complete"), (1, "the canonical engine failed, or a step is stuck (a rule raised)"), BAD, BOUND)),
   Command("explore pairs", "uopc.cli.commands.pairs:cmd_pairs", "critical pairs of a rule set, joinable or not, with witnesses",
