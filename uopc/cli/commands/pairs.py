@@ -137,7 +137,8 @@ def to_json(report: Any, spec: str) -> dict[str, Any]:
   summary = {"rules": report.rules, "overlaps": len(report.pairs), "instances": report.instances,
              "ill_typed": report.ill_typed, "joinable": report.count("joinable"),
              "not_joinable": report.count("not-joinable"), "errors": report.count("error"),
-             "undecided": report.count("undecided"), "untyped_overlaps": report.untyped, "verdicts": report.verdicts(), "verdicts_line": report.verdicts_line(),
+             "undecided": report.count("undecided"), "untyped_overlaps": report.untyped,
+             "verdicts": report.verdicts(), "verdicts_line": report.verdicts_line(),
              "seconds": round(report.elapsed, 3), "timed_out": report.timed_out, "complete": not report.timed_out,
              "bound": _bound(report),
              "line": report.summary(spec)}

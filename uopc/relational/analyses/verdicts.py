@@ -30,8 +30,8 @@ from uopc.smt.classify import KINDS, Classification, classify, kinds_count, kind
 from uopc.symbolic import symbolic
 from uopc.uop import UOp, call_params
 
-__all__ = ["KINDS", "OrderVerdict", "Verdict", "compare", "evaluate_value", "kinds_count", "kinds_text", "order_verdict", "random_bindings", "value_key",
-           "verdict_words"]
+__all__ = ["KINDS", "OrderVerdict", "Verdict", "compare", "evaluate_value", "kinds_count", "kinds_text", "order_verdict", "random_bindings",
+           "value_key", "verdict_words"]
 
 _RUN = symbolic + evaluate
 
