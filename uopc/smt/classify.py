@@ -8,8 +8,8 @@
 - ``syntactic``: equal for all inputs, **proved**: by z3 over every value of the PARAMs (``encode``: i32 as wrapping
   bit-vectors, f32 as IEEE single), or, for a closed program, by evaluating both exactly;
 - ``no-difference-found``: not proved (z3 gave up, could not encode a side, or is not installed), and a witness
-  search (the dtype's edge values 0, +-1, +-40, +-800, its limits, inf, nan, then seeded random bindings) found no
-  input where they differ;
+  search (the dtype's edge values 0, +-1, +-40, +-800, its limits, inf, nan, then seeded random bindings, small ones
+  and ones from anywhere in the dtype) found no input where they differ;
 - ``unknown``: neither side could be evaluated on any input tried.
 
 Definedness, for a fork: neither side is the reference (a rewrite rule's left side is; ``prove_rewrite`` lets its
@@ -42,12 +42,13 @@ Classification(kind='syntactic', detail='equal for all inputs (proved by z3)', b
 from __future__ import annotations
 
 import math
+import random
 from itertools import islice
 from typing import Any, Iterator, NamedTuple
 
 from uopc.dtype import DType, dtypes, same_value, truncate
 from uopc.evaluate import IndexOutOfBounds, UndefinedError, bind_params, run, to_python
-from uopc.probe_values import by_cost, random_bindings
+from uopc.probe_values import by_cost, random_bindings, random_value
 from uopc.uop import UOp, call_params
 
 from uopc.smt.model import nest
@@ -227,6 +228,13 @@ def edge_bindings(params: list[UOp], limit: int = EDGE_INPUTS) -> Iterator[dict[
     yield bind(vs)
 
 
+def wide_bindings(params: list[UOp], n: int, seed: int) -> list[dict[int, Any]]:
+  """``n`` seeded bindings from anywhere in each dtype (``probe_values.random_value``, check-rules' draw: any f32 bit
+  pattern, any i32): where rounding and wraparound show, which small random values seldom reach."""
+  rng = random.Random(seed)
+  return [{p.arg.slot: nest([random_value(rng, p.dtype) for _ in range(_size(p))], p.shape) for p in params} for _ in range(n)]
+
+
 def _bits(v: Any) -> Any: return (type(v), repr(v))   # -0.0 and 0.0 two bindings, NaN one
 
 
@@ -239,7 +247,7 @@ def _size(p: UOp) -> int:
 def _search(a: UOp, b: UOp, params: list[UOp], n: int, seed: int, why: str) -> Classification:
   """Edge bindings, then ``n`` random ones: the first where the two differ in ``run()``, else what was seen."""
   tried, evaluated, last = 0, 0, ""
-  for values in (*edge_bindings(params), *random_bindings(params, n, seed)):
+  for values in (*edge_bindings(params), *random_bindings(params, n, seed), *wide_bindings(params, n, seed)):
     tried += 1
     x, y = outcome(a, values), outcome(b, values)
     differ = _differ(x, y)
