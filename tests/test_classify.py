@@ -71,6 +71,21 @@ def test_without_z3_the_search_only_and_the_basis_says_so_once(monkeypatch):
   assert classify(f0 * 0.0, f0 * -0.0).kind == "semantic"   # the edge values find the sign of zero
 
 
+def test_without_z3_explore_pairs_says_once_that_nothing_is_proved(monkeypatch, capsys):
+  import io
+  from uopc.cli.commands.pairs import write_text
+  from uopc.matcher import PatternMatcher
+  from uopc.upat import UPat
+  x = UPat.var("x")
+  rules = PatternMatcher([(x * 2, lambda x: x + x, "mul-2"), ((x + x) * 2, lambda x: x * 4, "quad")])
+  monkeypatch.setattr(classify_module, "available", lambda: False)
+  out = io.StringIO()
+  write_text(critical_pairs(rules), "r", out)
+  lines = out.getvalue().splitlines()
+  assert any(line.endswith("(not proved: z3 is not installed)") for line in lines)
+  assert [line for line in lines if "pip install" in line] == ["values: nothing is proved: " + classify_module.MISSING]
+
+
 def test_nothing_evaluates_is_unknown():
   r = UOp(Ops.RANGE, (UOp.const(4),))   # run() has no value for a RANGE outside a loop; z3 takes it as any 0 <= r < 4
   v = classify(r + p0, p0 + r, rlimit=1)

@@ -67,6 +67,9 @@ EDGE_INPUTS = 64
 MODELS = 3
 """z3 models replayed before its counterexamples are given up as not confirmed by ``run()``."""
 
+NO_Z3 = "z3 is not installed"
+"""Why a verdict is not proved when z3 is missing (a report says once how to install it: ``missing_z3``)."""
+
 F32_MAX = 3.4028234663852886e38
 SEARCH_EDGES: dict[DType, tuple[Any, ...]] = {
   dtypes.i32: (0, 1, -1, 40, -40, 800, -800, 2**31 - 1, -2**31),
@@ -158,7 +161,7 @@ def classify(a: UOp, b: UOp, params: list[UOp] | None = None, n: int = 8, seed: 
   random bindings after the edge ones (``seed``)."""
   params = free_params(a, b) if params is None else params
   if not params: return _closed(a, b)
-  why = "z3 is not installed"
+  why = NO_Z3
   if available():
     proof, why = _prove(a, b, rlimit)
     if proof is not None: return proof
@@ -256,6 +259,11 @@ def _search(a: UOp, b: UOp, params: list[UOp], n: int, seed: int, why: str) -> C
     else: evaluated += 1
   if not evaluated: return Classification("unknown", f"unknown: could not evaluate either side on {tried} inputs ({last}); not proved: {why}")
   return Classification("no-difference-found", f"no difference found on {evaluated} inputs (not proved: {why})")
+
+
+def missing_z3(details: list[str | None]) -> str | None:
+  """The one line a report prints when some of its verdicts were not proved because z3 is missing, else None."""
+  return f"values: nothing is proved: {MISSING}" if any(d and d.endswith(f"(not proved: {NO_Z3})") for d in details) else None
 
 
 def basis_text(params: list[UOp], n: int) -> str:

@@ -111,6 +111,8 @@ def write_text(report: Any, spec: str, out: TextIO, show_all: bool = False) -> N
   for rule, why in report.skipped: print(f"not analyzed: {rule}: {why}", file=out)
   if report.timed_out: print(f"{_stop_reason(report)}: the pairs not tried are undecided", file=out)
   if (line := report.verdicts_line()) is not None: print(line, file=out)
+  from uopc.smt.classify import missing_z3
+  if (line := missing_z3([p.verdict_detail for p in report.pairs])) is not None: print(line, file=out)
   print(report.summary(spec), file=out)
 
 
