@@ -158,14 +158,19 @@ def free_params(*us: UOp) -> list[UOp]:
 
 def classify(a: UOp, b: UOp, params: list[UOp] | None = None, n: int = 8, seed: int = 0, rlimit: int = RLIMIT) -> Classification:
   """The kind of ``a`` vs ``b`` (see the module's docstring); ``params`` the free PARAMs (of both, by default), ``n``
-  random bindings after the edge ones (``seed``)."""
+  random bindings after the edge ones (``seed``).
+
+  Where z3 finds that they are not alike, the witness search runs first and its input is the one shown: z3's models
+  depend on what the process asked it before, the search's order does not, so a report is the same however it was
+  reached. z3's own models are replayed only where the search finds nothing."""
   params = free_params(a, b) if params is None else params
   if not params: return _closed(a, b)
-  why = NO_Z3
-  if available():
-    proof, why = _prove(a, b, rlimit)
-    if proof is not None: return proof
-  return _search(a, b, params, n, seed, why)
+  if not available(): return _searched(_hunt(a, b, params, n, seed), NO_Z3)
+  query = _Query(a, b, rlimit)
+  if query.answer == "unsat": return Classification("syntactic", "equal for all inputs (proved by z3)")
+  hunt = _hunt(a, b, params, n, seed)
+  if hunt.found is not None or query.answer != "sat": return _searched(hunt, query.why)
+  return query.confirmed(a, b) or _searched(hunt, "z3's counterexamples are not confirmed by run()")
 
 
 def _closed(a: UOp, b: UOp) -> Classification:
@@ -177,37 +182,48 @@ def _closed(a: UOp, b: UOp) -> Classification:
   return Classification("syntactic", f"equal for all inputs (proved: the program is closed, both sides evaluated exactly{both})")
 
 
-def _prove(a: UOp, b: UOp, rlimit: int) -> tuple[Classification | None, str]:
-  """z3's verdict, or (None, why not) for the witness search to say."""
-  from uopc.smt.encode import Encoder
-  z3 = require()
-  try:
-    enc = Encoder()
-    left, right = enc.encode(a), enc.encode(b)
-  except Exception as e: return None, f"no SMT encoding: {type(e).__name__}: {e}"   # an op or dtype the encoding does not have
-  if (left.dtype, left.shape) != (right.dtype, right.shape): return None, "the two sides have different types"
-  same = [x == y for x, y in zip(left.elements, right.elements)]   # z3's = on floats: bit for bit, one NaN (sorts.py)
-  # the values must agree even where both trap in C: run() is lazier (it drops a dead branch), and where it gives
-  # both sides a value, those are the elements' values
-  differ = z3.Or(left.defined != right.defined, z3.Not(z3.And(same)))
-  s = z3.Solver()
-  s.set("rlimit", rlimit)
-  s.add(*left.assumptions, *right.assumptions, differ)
-  variables = {slot: consts for e in (left, right) for slot, consts in e.variables.items()}
-  params = {p.arg.slot: p for p in free_params(a, b)}
-  for k in range(MODELS):
+class _Query:
+  """z3 asked for an input where ``a`` and ``b`` are not alike: ``answer`` is ``unsat`` (there is none: the proof),
+  ``sat``, ``unknown`` or ``no-encoding``, and ``why`` a reason to give if that is not decisive."""
+
+  def __init__(self, a: UOp, b: UOp, rlimit: int) -> None:
+    from uopc.smt.encode import Encoder
+    z3 = self.z3 = require()
+    self.answer, self.why = "no-encoding", ""
+    try:
+      enc = Encoder()
+      left, right = enc.encode(a), enc.encode(b)
+    except Exception as e:   # an op or dtype the encoding does not have
+      self.why = f"no SMT encoding: {type(e).__name__}: {e}"
+      return
+    if (left.dtype, left.shape) != (right.dtype, right.shape):
+      self.why = "the two sides have different types"
+      return
+    same = [x == y for x, y in zip(left.elements, right.elements)]   # z3's = on floats: bit for bit, one NaN (sorts.py)
+    # the values must agree even where both trap in C: run() is lazier (it drops a dead branch), and where it gives
+    # both sides a value, those are the elements' values
+    differ = z3.Or(left.defined != right.defined, z3.Not(z3.And(same)))
+    self.solver = s = z3.Solver()
+    s.set("rlimit", rlimit)
+    s.add(*left.assumptions, *right.assumptions, differ)
+    self.variables = {slot: consts for e in (left, right) for slot, consts in e.variables.items()}
     answer = s.check()
-    if answer == z3.unsat:   # after a model that run() did not confirm, the others are excluded: no proof of equality
-      if k == 0: return Classification("syntactic", "equal for all inputs (proved by z3)"), ""
-      break
-    if answer != z3.sat: return None, f"z3 gave up ({s.reason_unknown()})"
-    model = s.model()
-    values = {slot: nest([python_value(model.eval(c, model_completion=True), p.dtype) for c in variables[slot]], p.shape)
-              for slot, p in params.items()}
-    x, y = outcome(a, values), outcome(b, values)
-    if _differ(x, y): return _semantic(values, x, y), ""
-    s.add(z3.Or([c != model.eval(c, model_completion=True) for consts in variables.values() for c in consts]))   # another input
-  return None, "z3's counterexamples are not confirmed by run()"
+    self.answer = "unsat" if answer == z3.unsat else "sat" if answer == z3.sat else "unknown"
+    if self.answer == "unknown": self.why = f"z3 gave up ({s.reason_unknown()})"
+
+  def confirmed(self, a: UOp, b: UOp) -> Classification | None:
+    """Up to ``MODELS`` of z3's inputs replayed through ``run()``: the first it confirms, ``semantic``; else None."""
+    z3, s = self.z3, self.solver
+    params = {p.arg.slot: p for p in free_params(a, b)}
+    for _ in range(MODELS):
+      model = s.model()
+      values = {slot: nest([python_value(model.eval(c, model_completion=True), p.dtype) for c in self.variables[slot]], p.shape)
+                for slot, p in params.items()}
+      x, y = outcome(a, values), outcome(b, values)
+      if _differ(x, y): return _semantic(values, x, y)
+      s.add(z3.Or([c != model.eval(c, model_completion=True) for consts in self.variables.values() for c in consts]))   # another input
+      if s.check() != z3.sat: return None
+    return None
 
 
 def _semantic(values: dict[int, Any], x: _Side, y: _Side) -> Classification:
@@ -247,18 +263,32 @@ def _size(p: UOp) -> int:
   return out
 
 
-def _search(a: UOp, b: UOp, params: list[UOp], n: int, seed: int, why: str) -> Classification:
-  """Edge bindings, then ``n`` random ones: the first where the two differ in ``run()``, else what was seen."""
+class _Hunt(NamedTuple):
+  found: Classification | None   # the first input where the two differ, ``semantic``
+  tried: int
+  evaluated: int
+  last: str                      # why the last input that could not be evaluated could not
+
+
+def _hunt(a: UOp, b: UOp, params: list[UOp], n: int, seed: int) -> _Hunt:
+  """Edge bindings, then ``n`` small random ones, then ``n`` from anywhere in the dtypes: the first where the two
+  differ in ``run()``, and how many were tried and evaluated."""
   tried, evaluated, last = 0, 0, ""
   for values in (*edge_bindings(params), *random_bindings(params, n, seed), *wide_bindings(params, n, seed)):
     tried += 1
     x, y = outcome(a, values), outcome(b, values)
     differ = _differ(x, y)
-    if differ: return _semantic(values, x, y)
+    if differ: return _Hunt(_semantic(values, x, y), tried, evaluated + 1, last)
     if differ is None: last = (x if x.status == "error" else y).value
     else: evaluated += 1
-  if not evaluated: return Classification("unknown", f"unknown: could not evaluate either side on {tried} inputs ({last}); not proved: {why}")
-  return Classification("no-difference-found", f"no difference found on {evaluated} inputs (not proved: {why})")
+  return _Hunt(None, tried, evaluated, last)
+
+
+def _searched(h: _Hunt, why: str) -> Classification:
+  """What a search says: its difference, or that it found none (not proved: ``why``), or that nothing evaluated."""
+  if h.found is not None: return h.found
+  if not h.evaluated: return Classification("unknown", f"unknown: could not evaluate either side on {h.tried} inputs ({h.last}); not proved: {why}")
+  return Classification("no-difference-found", f"no difference found on {h.evaluated} inputs (not proved: {why})")
 
 
 def missing_z3(details: list[str | None]) -> str | None:

@@ -839,7 +839,7 @@
   const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
   const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
     order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete",
-            "normal_forms", "cycles", "basis", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
+            "normal_forms", "cycles", "basis", "fork_kinds", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
             "verdict", "verdict_text"],
     search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a",
              "searched_b", "stuck"],
