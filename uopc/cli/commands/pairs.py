@@ -112,7 +112,7 @@ def write_text(report: Any, spec: str, out: TextIO, show_all: bool = False) -> N
   if report.timed_out: print(f"{_stop_reason(report)}: the pairs not tried are undecided", file=out)
   if (line := report.verdicts_line()) is not None: print(line, file=out)
   from uopc.smt.classify import missing_z3
-  if (line := missing_z3([p.verdict_detail for p in report.pairs])) is not None: print(line, file=out)
+  if (missing := missing_z3([p.verdict_detail for p in report.pairs])) is not None: print(missing, file=out)
   print(report.summary(spec), file=out)
 
 
