@@ -2,6 +2,7 @@
 (proved), no-difference-found (searched, not proved) or unknown, and every report says which, in words."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from hypothesis import given, settings
@@ -129,6 +130,23 @@ def test_a_verdict_holds_where_run_evaluates(a, b, bindings):
   for x, y in ((a, b), (a, graph_rewrite(a, symbolic, max_steps=20_000))):
     v = classify(x, y, [p0, p1])
     assert v.kind in KINDS
+    if v.kind == "semantic": assert _replays_different(x, y, v.binding), v
+    if v.kind == "syntactic": assert not any(_differ_in_values(x, y, bnd) for bnd in bindings), (v, bindings)
+
+
+F_LEAVES = st.sampled_from([f0, UOp.param(1, dtypes.f32), UOp.const(0.0), UOp.const(-0.0), UOp.const(1.0), UOp.const(40.0), UOp.const(math.inf)])
+F_PROGRAMS = st.recursive(F_LEAVES, lambda inner: st.tuples(st.sampled_from(["add", "sub", "mul", "max", "where"]), inner, inner)
+                          .map(_combine), max_leaves=4)
+F_BINDINGS = st.fixed_dictionaries({0: st.floats(width=32), 1: st.floats(width=32)})
+
+
+@settings(max_examples=12, deadline=None)
+@given(F_PROGRAMS, F_PROGRAMS, st.lists(F_BINDINGS, min_size=1, max_size=4))
+def test_a_verdict_holds_where_run_evaluates_on_floats(a, b, bindings):
+  """The same on f32, where -0.0, inf and NaN are values of their own."""
+  params = [f0, UOp.param(1, dtypes.f32)]
+  for x, y in ((a, b), (a, graph_rewrite(a, symbolic, max_steps=20_000))):
+    v = classify(x, y, params)
     if v.kind == "semantic": assert _replays_different(x, y, v.binding), v
     if v.kind == "syntactic": assert not any(_differ_in_values(x, y, bnd) for bnd in bindings), (v, bindings)
 
