@@ -13,7 +13,7 @@ from uopc.ops import Ops
 from uopc.relational.analyses.pairs import critical_pairs
 from uopc.rewrite import graph_rewrite
 from uopc.smt import classify as classify_module
-from uopc.smt.classify import KINDS, SEARCH_EDGES, basis_text, classify, edge_bindings, outcome
+from uopc.smt.classify import KINDS, SEARCH_EDGES, basis_text, classify, differ, edge_bindings, outcome
 
 p0, p1 = UOp.param(0), UOp.param(1)
 f0 = UOp.param(0, dtypes.f32)
@@ -28,8 +28,7 @@ def _differ_in_values(a: UOp, b: UOp, binding: dict[int, Any]) -> bool:
 
 def _replays_different(a: UOp, b: UOp, binding: dict[int, Any]) -> bool:
   """run() confirms a difference at ``binding``: different values, or a trap on one side only."""
-  from uopc.smt.classify import _differ
-  return bool(_differ(outcome(a, binding), outcome(b, binding)))
+  return bool(differ(outcome(a, binding), outcome(b, binding)))
 
 
 # ---- the four kinds
