@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -40,6 +39,7 @@ def graphs() -> dict[str, Any]:
 def main(names: list[str]) -> None:
   from uopc.relational import diagnose_order, explore
   from uopc.relational.adapters.pytensor.ir import DATABASES, PyTensorRules, from_pytensor, named_rules
+  from uopc.relational.analyses.verdicts import kinds_text
   for name, z in graphs().items():
     if names and name not in names: continue
     g: Any = from_pytensor(z)   # Any: the explorer's signatures name uopc's types; PyTensor's nodes and rules go through
@@ -56,9 +56,8 @@ def main(names: list[str]) -> None:
       for s in ex.stuck[:2]: print(f"   stuck: {s.rule}: {(s.error or '')[:160]}")
       canon = rep.canonical.term()[:150] if rep.canonical is not None else rep.canonical_error
       where = next((f"normal form [{k + 1}]" for k, f in enumerate(forms) if f.graph is rep.canonical), "not reached within the bound")
-      kinds = Counter(f.kind for f in rep.forks)
       print(f"   PyTensor's rewrite ({where}): {canon}")
-      if rep.forks: print(f"   order dependence: {len(rep.forks)} forks ({', '.join(f'{n} {k}' for k, n in sorted(kinds.items()))})")
+      if rep.forks: print(f"   order dependence: {len(rep.forks)} forks ({kinds_text([f.kind for f in rep.forks])})")
       for f in rep.forks[:3]:
         print(f"   fork ({f.kind}) at {f.fork.term(120)}")
         print(f"     canonical: {f.canonical_step.rule if f.canonical_step else '(cut by the bound)'}, then {len(f.canonical_path)} steps")

@@ -7,7 +7,8 @@ Two questions about the same flawed rule set, examples/my_rules.py (six named ru
    ``distribute`` and ``mul-2`` both rewrite the root, and the two results never meet.
 2. ``critical_pairs`` on the rule set alone: every way two rules' patterns overlap, each tried on small instances;
    a pair that does not join is a fork waiting for a program that reaches it. "semantic" means the two results
-   compute different values (a bug), "syntactic" the same values as two different programs.
+   compute different values at an input shown (a bug), "syntactic" the same values for all inputs, proved, as two
+   different programs (uopc.smt.classify; "no difference found" and "unknown" when neither is established).
 
   python explore/rule_order.py
 """

@@ -50,13 +50,13 @@ EXPECTED: dict[str, list[str]] = {
     "19 graphs reached from add(add(log(exp(add(x, x))), x), x):",
     "normal forms: mul(ExpandDims{axis=0}(4), x), add(mul(ExpandDims{axis=0}(3), x), x), let a = ExpandDims{axis=0}(2) in mul(a, a, x)",
     "PyTensor's own rewrite (EquilibriumGraphRewriter): let a = ExpandDims{axis=0}(2) in mul(a, a, x)",
-    "canonical path: 6 steps; 2 forks, of kinds ['syntactic']",
+    "canonical path: 6 steps; 2 forks, of kinds ['no-difference-found']",
     "shortest path to mul(_, x), 3 steps: local_exp_log -> flatten_nested_add_mul -> local_reduce_add",
     "4x reachable (reacho): True"],
   "pytensor_databases.py": [
     "== logreg_loss: 26 nodes:",
     "-- stabilize: 28 states, 0 stuck, 2 normal forms among them;",
-    "order dependence: 1 forks (1 syntactic)", "log1msigm_to_softplus",
+    "order dependence: 1 forks (1 no difference found)", "log1msigm_to_softplus",
     "== softmax: 8 nodes:", "-- stabilize: 2 states, 0 stuck, 1 normal forms among them;", "Softmax{axis=None}",
     "== normal_logp: 20 nodes:"],
   "tinygrad_index.py": [

@@ -55,7 +55,8 @@ def test_a_closed_program_is_compared_by_value(capsys, tmp_path):
   prog.write_text("%0 = add -0.0, 0.0\n")
   code, out, _ = uopc(capsys, "explore", "order", prog)
   assert code == 0 and "values: the program is closed" in out
-  assert "fork to [2] -0.0: semantic (the values differ: 0.0 and -0.0)" in out
+  assert "fork to [2] -0.0: semantic: different values: 0.0 vs -0.0" in out
+  assert "the result depends on rule order: 1 other normal form (1 semantic)" in out
 
 
 def test_exit_3_when_a_bound_is_hit(capsys):

@@ -1,5 +1,6 @@
 """``uopc explore pairs``: text and JSON output, exit codes, bad input (its documented runs: tests/test_docs.py)."""
 import json
+import re
 import pathlib
 
 import pytest
@@ -24,10 +25,14 @@ def test_symbolic_text(capsys):
   assert code == 1 and err == ""
   lines = out.splitlines()
   assert lines[-1].startswith("symbolic: ") and " not joinable, 0 errors, 0 undecided (" in lines[-1]
-  block = lines[lines.index(next(l for l in lines if l == "NOT JOINABLE: fold-const  |  add-0.0  (both at the root)")):][:6]
+  block = lines[lines.index(next(l for l in lines if l == "NOT JOINABLE: fold-const  |  add-0.0  (both at the root)")):][:7]
   assert block == [
     "NOT JOINABLE: fold-const  |  add-0.0  (both at the root)", "  overlap: add(~x, ~_)",
-    "  witness: add(-0.0, 0.0)", "  -> 0.0   by fold-const", "  -> -0.0  by add-0.0", "  no common reduct"]
+    "  witness: add(-0.0, 0.0)", "  -> 0.0   by fold-const", "  -> -0.0  by add-0.0", "  no common reduct",
+    "  semantic: different values: 0.0 vs -0.0"]
+  # every not-joinable pair of symbolic is decided: proved equal, or different at an input replayed through run()
+  assert re.fullmatch(r"values of the (\d+) not-joinable pairs: (\d+) semantic, (\d+) syntactic \(proved\)", lines[-2])
+  assert "random binding" not in out and "  syntactic: equal for all inputs (proved by z3)" in lines
 
 
 def test_symbolic_json(capsys):
@@ -40,6 +45,10 @@ def test_symbolic_json(capsys):
   assert {p["status"] for p in data["pairs"]} == {"joinable", "not-joinable"}
   p = next(p for p in data["pairs"] if p["rules"] == ["fold-const", "add-0.0"])
   assert (p["status"], p["witness"], p["results"], p["position"]) == ("not-joinable", "add(-0.0, 0.0)", ["0.0", "-0.0"], [])
+  assert (p["verdict"], p["verdict_detail"]) == ("semantic", "different values: 0.0 vs -0.0")
+  kinds = [p["verdict"] for p in data["pairs"] if p["status"] == "not-joinable"]
+  assert s["verdicts"] == {k: kinds.count(k) for k in ("semantic", "syntactic", "no-difference-found", "unknown")}
+  assert s["verdicts"]["unknown"] == s["verdicts"]["no-difference-found"] == 0 and s["verdicts_line"].startswith("values of the ")
 
 
 def test_all_lists_the_joinable_pairs(capsys):

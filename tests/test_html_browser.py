@@ -176,6 +176,9 @@ def test_order_shows_the_fork_and_both_paths(driver, capsys, tmp_path):
   assert css(driver, "#inspector .fork-term")[0].text == fork["fork_term"]
   befores = [e.text for e in css(driver, "#inspector .stepper .after")]
   assert befores == [fork["canonical_path"][0]["after"], fork["competing_path"][0]["after"]]
+  # the fork's values in words, and the forks counted by kind next to the verdict: distribute or double, proved equal
+  assert css(driver, "#inspector h2")[0].text == f"fork to [{fork['normal_form_index'] + 1}]: syntactic: equal for all inputs (proved by z3)"
+  assert css(driver, "#overview .verdict")[0].text.endswith("(1 syntactic (proved))") and data["fork_kinds"]["syntactic"] == 1
   assert console_errors(driver) == []
 
 
@@ -197,6 +200,10 @@ def test_pairs_show_the_witness_and_both_results(driver, capsys, tmp_path):
   rows[-1].click()
   pair = data["pairs"][-1]
   assert css(driver, "#inspector .witness")[0].text == (pair["witness"] if pair["witness"] is not None else "(none)")
+  assert css(driver, "#overview .verdicts")[0].text == data["summary"]["verdicts_line"]
+  bad = next(k for k, p in enumerate(data["pairs"]) if p["verdict"] == "semantic")
+  rows[bad].click()
+  assert css(driver, "#inspector .verdict")[0].text == "values: semantic: " + data["pairs"][bad]["verdict_detail"]
   assert console_errors(driver) == []
 
 

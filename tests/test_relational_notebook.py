@@ -34,6 +34,8 @@ def test_order_shows_both_rules_at_the_fork():
   assert len(r.forks) == 1 and "depends on rule order" in page
   f = r.forks[0]
   assert f.canonical_step.rule in page and f.competing_step.rule in page and 'fill="#ffd8b5"' in page
+  # the fork's values in words, and the forks counted by kind: (p0 + p1) * 2 distributed or doubled, proved equal
+  assert "(1 syntactic (proved))" in page and "syntactic: equal for all inputs (proved by z3)" in page
 
 
 def test_search_shows_the_path_and_bindings():
@@ -49,6 +51,7 @@ def test_pairs_list_the_pairs_that_do_not_join():
   page = r._repr_html_()
   bad = [p for p in r.pairs if p.status != "joinable"]
   assert r.summary() in page and page.count("<tr>") == 1 + min(len(bad), 20)
+  assert r.verdicts_line() in page and "syntactic: equal for all inputs (proved by z3)" in page and "semantic: different values at p0=0" in page
 
 
 def test_displaying_an_exploration_never_runs_it_and_both_reprs_say_the_same():

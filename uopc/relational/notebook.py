@@ -94,12 +94,14 @@ def normal_forms_html(nf: Any) -> str:
 
 def order_html(r: Any, verdict: str) -> str:
   """An ``OrderReport`` (``diagnose_order``) with its ``verdict`` in words, as HTML."""
-  forks = "".join(f"<li>to {code(f.normal_form.graph)}: {escape(f.kind)} ({escape(f.detail)})<br>at {code(f.fork.graph)}"
+  from uopc.smt.classify import kinds_text, verdict_words
+  forks = "".join(f"<li>to {code(f.normal_form.graph)}: {escape(verdict_words(f.kind, f.detail))}<br>at {code(f.fork.graph)}"
                   f"{dag_svg(f.fork.graph, f.node)}canonical {escape(f.canonical_step.rule if f.canonical_step else '(cut short)')}"
                   f"{_steps(f.canonical_path)}competing {escape(f.competing_step.rule)}{_steps(f.competing_path)}</li>"
                   for f in r.forks[:SHOWN])
   canon = code(r.canonical) if r.canonical is not None else escape(f"none ({r.canonical_error})")
-  return _box(verdict, f"<p>program {code(r.program)}; canonical {canon}</p>",
+  counts = f" ({kinds_text([f.kind for f in r.forks])})" if r.forks else ""   # _box escapes its title
+  return _box(verdict + counts, f"<p>program {code(r.program)}; canonical {canon}</p><p>values: {escape(r.basis)}</p>",
               f"<ol>{forks}{_more(len(r.forks))}</ol>")
 
 
@@ -111,9 +113,13 @@ def search_html(r: Any) -> str:
 
 
 def pairs_html(r: Any) -> str:
+  from uopc.smt.classify import verdict_words
   rows = "".join(f"<tr><td>{escape(p.status)}</td><td>{escape(' × '.join(p.short_rules))}</td><td>{code(p.overlap)}</td>"
                  f"<td>{code(p.witness) if p.witness is not None else ''}</td>"
-                 f"<td>{'<br>'.join(code(x) for x in p.results if x is not None)}</td></tr>"
+                 f"<td>{'<br>'.join(code(x) for x in p.results if x is not None)}</td>"
+                 f"<td>{escape(verdict_words(p.verdict, p.verdict_detail)) if p.verdict is not None else ''}</td></tr>"
                  for p in [p for p in r.pairs if p.status != "joinable"][:SHOWN])
-  return _box(r.summary(), "<table><tr><th>status</th><th>rules</th><th>overlap</th><th>witness</th><th>results</th></tr>"
+  line = r.verdicts_line()
+  return _box(r.summary(), f"<p>{escape(line)}</p>" if line else "",
+              "<table><tr><th>status</th><th>rules</th><th>overlap</th><th>witness</th><th>results</th><th>values</th></tr>"
               f"{rows}</table>")

@@ -5,9 +5,11 @@ reaches (bounded by ``--max-states/--max-depth/--timeout``). For each normal for
 than the canonical one, the **fork**: the last state of the canonical engine's path
 from which that normal form is still reachable, the node there, the rule the engine
 applied and the competing rule, and the paths from the fork to both results; and
-whether the difference is *semantic* (the values differ, bit for bit: ``-0.0`` is not
-``0.0``), *syntactic* (same value) or *unknown*. Programs with free PARAMs are
-evaluated on ``--bindings`` random bindings (seeded by ``--seed``).
+whether the difference is *semantic* (an input where the values differ, bit for bit: ``-0.0`` is
+not ``0.0``, replayed through ``run()``), *syntactic* (equal for all inputs, proved by z3 or, for
+a closed program, by evaluation), *no difference found* (not proved, and a witness search on edge
+values and ``--bindings`` random bindings, seeded by ``--seed``, found none) or *unknown*
+(``uopc.smt.classify``).
 
 ``--permutations`` also runs the canonical engine with the rules reversed, with each
 pair of rules that compete for a node swapped, and rotated, and lists the orders that
@@ -146,13 +148,12 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
     if report.canonical is not None or verdict.kind != "unknown": print(verdict.text, file=out)
     if witness is not None: _witness_text(witness, [*forms, *extra], report.basis, out)
   else:
-    kinds = [f.kind for f in report.forks]
-    counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("semantic", "syntactic", "unknown") if k in kinds)
-    print(f"{verdict.text} ({counts})", file=out)
+    from uopc.relational.analyses.verdicts import kinds_text, verdict_words
+    print(f"{verdict.text} ({kinds_text([f.kind for f in report.forks])})", file=out)
     print(f"values: {report.basis}", file=out)
     for f in report.forks:
       k = forms.index(f.normal_form) + 1
-      print(f"fork to [{k}] {f.normal_form.term(TERM_LIMIT)}: {f.kind} ({f.detail})", file=out)
+      print(f"fork to [{k}] {f.normal_form.term(TERM_LIMIT)}: {verdict_words(f.kind, f.detail)}", file=out)
       print(f"  at state #{f.fork.id}: {f.fork.term(TERM_LIMIT)}", file=out)
       print(f"  node: {_show(f.node)}", file=out)
       if f.canonical_step is not None: print(f"  canonical rule: {f.canonical_step.rule}", file=out)
@@ -172,7 +173,8 @@ def _witness_text(w: Any, forms: list[Any], basis: str, out: TextIO) -> None:
   k = graphs.index(w.form.graph) + 1
   against = "the canonical result" if w.other_state is None else f"[{graphs.index(w.other) + 1}], which another run reaches"
   print(f"values: {basis}", file=out)
-  print(f"witness (sampled): a run reaches [{k}] {w.form.term(TERM_LIMIT)}, not {against}: {w.kind} ({w.detail})", file=out)
+  from uopc.relational.analyses.verdicts import verdict_words
+  print(f"witness (sampled): a run reaches [{k}] {w.form.term(TERM_LIMIT)}, not {against}: {verdict_words(w.kind, w.detail)}", file=out)
   path = w.form.path()
   print(f"  the run's path ({_plural(len(path), 'step')}):", file=out)
   _steps(path, out)
@@ -199,6 +201,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   ``exhaustive``, ``sampled_normal_forms`` and ``sampled_witness`` (and ``permutations``)."""
   from uopc.cli.reports import sampled
   from uopc.cli.reports.exploration import NodeTable, bound_flag, cycles_json, steps_json, with_nodes
+  from uopc.relational.analyses.verdicts import kinds_count
   def term(u: Any) -> str | None: return None if u is None else _show(u)
   table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
   def steps(path: list[Any]) -> list[dict[str, Any]]: return steps_json(path, table)
@@ -211,7 +214,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
     "canonical_path": steps(report.path.edges), "canonical_path_complete": report.path.complete,
     "normal_forms": [s.term(TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,
-    "basis": report.basis,
+    "basis": report.basis, "fork_kinds": kinds_count([f.kind for f in report.forks]),
     "forks": [{"normal_form": f.normal_form.term(TERM_LIMIT), "normal_form_index": forms.index(f.normal_form),
                "fork_term": f.fork.term(TERM_LIMIT), "fork_state": f.fork.id, "node": term(f.node),
                "canonical_rule": None if f.canonical_step is None else f.canonical_step.rule,

@@ -3,8 +3,9 @@
 RULESET is ``symbolic`` (default), ``fold``, ``evaluate``, a sum (``symbolic+evaluate``),
 ``module:attr`` naming a ``PatternMatcher`` (uopc's or tinygrad's: ``tinygrad:symbolic``), or
 ``path/to/file.py:attr`` (loaded from the file, so your rules need not be importable). Text
-output lists every pair that is not joinable (with the verdict on its two results: semantic or
-syntactic), raised or is undecided, with its witness; ``--all`` adds the joinable ones; then
+output lists every pair that is not joinable (with the verdict on its two results: semantic, with an
+input where they differ; syntactic, equal for all inputs, proved; no difference found; or unknown:
+``uopc.smt.classify``), raised or is undecided, with its witness; ``--all`` adds the joinable ones; then
 the rules that could not be analyzed, with why; the last line is the summary. ``--format json``
 prints ``pairs``, ``skipped_rules`` (``{"rule", "reason"}``) and ``summary``.
 
@@ -94,7 +95,9 @@ def pair_lines(p: Any) -> list[str]:
     na, nb = (term_text(n) for n in p.normal_forms)
     if (na, nb) != (ra, rb) and na is not None and nb is not None: out.append(f"  normal forms: {na}  and  {nb}")
   out.append(f"  {p.how}")
-  if p.verdict is not None: out.append(f"  {p.verdict}: {p.verdict_detail}")
+  if p.verdict is not None:
+    from uopc.relational.analyses.verdicts import verdict_words
+    out.append(f"  {verdict_words(p.verdict, p.verdict_detail)}")
   return out
 
 
@@ -107,6 +110,9 @@ def write_text(report: Any, spec: str, out: TextIO, show_all: bool = False) -> N
   if joinable and not show_all: print(f"{joinable} joinable pair{'s' * (joinable != 1)} not listed (--all lists them)", file=out)
   for rule, why in report.skipped: print(f"not analyzed: {rule}: {why}", file=out)
   if report.timed_out: print(f"{_stop_reason(report)}: the pairs not tried are undecided", file=out)
+  if (line := report.verdicts_line()) is not None: print(line, file=out)
+  from uopc.smt.classify import missing_z3
+  if (missing := missing_z3([p.verdict_detail for p in report.pairs])) is not None: print(missing, file=out)
   print(report.summary(spec), file=out)
 
 
@@ -134,6 +140,7 @@ def to_json(report: Any, spec: str) -> dict[str, Any]:
              "ill_typed": report.ill_typed, "joinable": report.count("joinable"),
              "not_joinable": report.count("not-joinable"), "errors": report.count("error"),
              "undecided": report.count("undecided"), "untyped_overlaps": report.untyped,
+             "verdicts": report.verdicts(), "verdicts_line": report.verdicts_line(),
              "seconds": round(report.elapsed, 3), "timed_out": report.timed_out, "complete": not report.timed_out,
              "bound": _bound(report),
              "line": report.summary(spec)}

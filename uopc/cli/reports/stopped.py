@@ -60,7 +60,7 @@ def _empty(kind: str) -> dict[str, Any]:
             **({"paths": {}, "exhaustive": False, "sampled_normal_forms": [], "sampling": None} if kind == "normal-forms" else {})}
   if kind == "order":
     return {"format": 2, "states": 0, "canonical": None, "canonical_error": "not computed", "canonical_index": None,
-            "canonical_path": [], "canonical_path_complete": False, "normal_forms": [], "cycles": [], "forks": [],
+            "canonical_path": [], "canonical_path_complete": False, "normal_forms": [], "cycles": [], "forks": [], "fork_kinds": {},
             "exhaustive": False, "sampled_normal_forms": [], "sampling": None, "verdict": "unknown", "sampled_witness": None, "nodes": []}
   if kind == "search":
     return {"format": 2, "found": False, "path": [], "bindings": {}, "matches": [], "searched": 0, "stuck": [], "nodes": []}

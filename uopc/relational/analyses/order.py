@@ -6,8 +6,9 @@ replayed as explorer steps) and, for every normal form other than the canonical
 result, finds the **fork**: the last state of the canonical path from which that normal
 form is still reachable. There the canonical engine applied one rule and lost the other
 normal form; the first step of a shortest path from the fork to it is the competing
-step. Each fork is *semantic* if the two results compute different values (bit for
-bit), *syntactic* if the same, or *unknown* (``uopc.relational.analyses.verdicts``).
+step. Each fork is *semantic* if the two results compute different values at an input (bit for
+bit, replayed), *syntactic* if they are proved equal for all inputs, else *no-difference-found* or
+*unknown* (``uopc.relational.analyses.verdicts``, ``uopc.smt.classify``).
 
 >>> from uopc import UOp, dtypes, show, symbolic
 >>> prog = (UOp.const(-0.0) + UOp.const(0.0)) * UOp.param(0, dtypes.f32)
@@ -161,8 +162,8 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
 
   ``exploration`` may be one already run (it must be of ``prog`` under ``pm``); else
   one is made with the bounds given (``order_exploration``; ``reduce``: with the reduction
-  that keeps every normal form). ``bindings`` random bindings (``seed``) decide
-  semantic vs syntactic for programs with free PARAMs. ``max_steps`` bounds the
+  that keeps every normal form). ``bindings`` random bindings (``seed``) are what the witness
+  search tries after the edge values, for programs with free PARAMs where z3 does not decide. ``max_steps`` bounds the
   canonical engine (see ``record``), unless ``recorded`` gives its outcome already
   (``(None, why, [])``: no canonical result, so no forks). ``progress(n)``: n more states searched for the forks (a
   command's progress bar: ``uopc explore order``). ``limits``: the caller's bounds on the exploration it makes (``uopc.limits``).
@@ -301,7 +302,7 @@ class SampledWitness(NamedTuple):
 
 def sampled_witness(report: OrderReport, sample: Sample, bindings: int = 8, seed: int = 0) -> SampledWitness | None:
   """A sampled normal form other than the canonical result (or, without one, two different sampled normal forms), with
-  the semantic/syntactic verdict of the difference; None if every run reached one result.
+  the verdict on the difference (``verdicts.compare``); None if every run reached one result.
 
   >>> from uopc import UOp, show, symbolic
   >>> from uopc.relational.analyses.sample import sample_normal_forms

@@ -33,7 +33,7 @@ from uopc.limits import NO_LIMITS, BoundHit, Limits
 from uopc.matcher import short_name
 from uopc.relational.analyses.joinable import join
 from uopc.relational.analyses.pair_instances import UopcOverlaps
-from uopc.relational.analyses.verdicts import compare_results
+from uopc.relational.analyses.verdicts import compare_results, kinds_count, kinds_text
 from uopc.relational.ir import IR, UOPC, ir_of_rules
 from uopc.relational.space.step import Stepper, Stuck, stepper_for
 
@@ -51,9 +51,10 @@ class PairResult(NamedTuple):
   form the witness has; the first form when there is no witness); ``witness`` the instance that
   decided the status (None if no instance had a peak), ``results`` the two one-step results there,
   ``normal_forms`` what the canonical engine makes of them, ``error`` the message of a rule that raised (with ``error_rule``);
-  ``instances`` were tried, and on ``applied`` of them both rules applied. A ``not-joinable`` pair's ``verdict`` says
-  whether its two results compute different values (``semantic``), the same (``syntactic``), or ``unknown``, decided
-  in the IR's own semantics on the witness's free variables (``IR.compare``), with ``verdict_detail``.
+  ``instances`` were tried, and on ``applied`` of them both rules applied. A ``not-joinable`` pair's ``verdict`` is the
+  kind of its two results (``uopc.smt.classify``): different values at an input (``semantic``), equal for all inputs,
+  proved (``syntactic``), ``no-difference-found`` or ``unknown``, in the IR's own semantics over the witness's free
+  variables (``IR.compare``), with ``verdict_detail`` in words.
   """
   rules: tuple[str, str]
   rule_indices: tuple[int, int]
@@ -69,7 +70,7 @@ class PairResult(NamedTuple):
   instances: int
   ill_typed: int
   applied: int = 0
-  verdict: str | None = None          # a not-joinable pair's two results: semantic (values differ), syntactic or unknown
+  verdict: str | None = None          # a not-joinable pair's two results: semantic, syntactic, no-difference-found, unknown
   verdict_detail: str | None = None   # how the IR's compare decided (a binding where the values differ, ...)
 
   @property
@@ -103,6 +104,17 @@ class PairsReport(NamedTuple):
             f"({self.ill_typed} ill-typed skipped), {self.count('joinable')} joinable, "
             f"{self.count('not-joinable')} not joinable, {self.count('error')} errors, "
             f"{self.count('undecided')} undecided ({self.elapsed:.2f} s)")
+
+  def verdicts(self) -> dict[str, int]:
+    """How many not-joinable pairs of each kind (``verdicts.kinds_count``)."""
+    return kinds_count([p.verdict for p in self.pairs if p.status == "not-joinable"])
+
+  def verdicts_line(self) -> str | None:
+    """The not-joinable pairs' values, counted by kind in words (None without a not-joinable pair):
+    ``values of the 33 not-joinable pairs: 14 semantic, 19 syntactic (proved)``."""
+    kinds = [p.verdict for p in self.pairs if p.status == "not-joinable"]
+    if not kinds: return None
+    return f"values of the {len(kinds)} not-joinable pair{'s' * (len(kinds) != 1)}: {kinds_text(kinds) or 'not compared'}"
 
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
     from uopc.relational.notebook import pairs_html

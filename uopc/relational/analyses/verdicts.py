@@ -1,19 +1,21 @@
-"""Do two programs compute the same value? Bit-exact comparison, on random bindings for free PARAMs.
+"""Do two programs compute the same value? Equal for all inputs (proved), different (with an input), or not known.
 
-Values are compared bit for bit: ``-0.0`` and ``0.0`` differ, a NaN equals a NaN of
-the same bits, ``1`` and ``True`` and ``1.0`` are three different values. A closed
-program is evaluated once (``run``'s rules: ``symbolic + evaluate``); a program with
-free PARAMs on a few random bindings (seeded, so reports are reproducible). Two results
-whose values differ somewhere are a *semantic* difference; equal everywhere tried, a
-*syntactic* one; if nothing could be evaluated, ``unknown``.
+The four kinds (``uopc.smt.classify``, where the definitions and the definedness of a fork are):
+``semantic`` (an input where the values differ, replayed through ``run()``), ``syntactic`` (equal for all
+inputs, proved: by z3, or a closed program evaluated exactly), ``no-difference-found`` (not proved, and a witness
+search on edge and random inputs found no difference) and ``unknown``. Values are compared bit for bit:
+``-0.0`` and ``0.0`` differ, a NaN equals a NaN, ``1`` and ``True`` and ``1.0`` are three different values.
+Without z3 installed, nothing is proved: the witness search only (the report's ``values:`` line says so once).
 
 >>> from uopc import UOp, dtypes
->>> compare(UOp.const(0.0), UOp.const(-0.0)).kind
-'semantic'
+>>> compare(UOp.const(0.0), UOp.const(-0.0)).detail
+'different values: 0.0 vs -0.0'
 >>> p0 = UOp.param(0)
 >>> v = compare(p0 + p0, p0 * 2)
 >>> v.kind, v.detail
-('syntactic', 'the same values on 8 random bindings of p0')
+('syntactic', 'equal for all inputs (proved by z3)')
+>>> kinds_text(["semantic", "syntactic", "syntactic", "no-difference-found"])
+'1 semantic, 2 syntactic (proved), 1 no difference found'
 """
 from __future__ import annotations
 
@@ -24,13 +26,17 @@ from uopc.evaluate import bind_params, evaluate, to_python
 from uopc.relational.ir import IR, UOPC
 from uopc.probe_values import random_bindings
 from uopc.rewrite import graph_rewrite
+from uopc.smt.classify import KINDS, Classification, classify, kinds_count, kinds_text, verdict_words
 from uopc.symbolic import symbolic
 from uopc.uop import UOp, call_params
 
-__all__ = ["OrderVerdict", "Verdict", "compare", "evaluate_value", "order_verdict", "random_bindings", "value_key"]
+__all__ = ["KINDS", "OrderVerdict", "Verdict", "compare", "evaluate_value", "kinds_count", "kinds_text", "order_verdict", "random_bindings",
+           "value_key", "verdict_words"]
 
 _RUN = symbolic + evaluate
 
+Verdict = Classification
+"""``kind`` (one of ``KINDS``), ``detail`` in words, ``binding`` where the values differ (free PARAMs only)."""
 
 def evaluate_value(u: UOp, values: dict[int, Any] | None = None, max_steps: int = 200_000) -> tuple[bool, Any]:
   """``(True, python value)`` of ``u`` with ``values`` bound to its free PARAMs, or ``(False, why not)``.
@@ -45,52 +51,15 @@ def evaluate_value(u: UOp, values: dict[int, Any] | None = None, max_steps: int 
     return False, f"{type(e).__name__}: {e}"
 
 
-class Verdict(NamedTuple):
-  """``kind``: ``semantic`` (the values differ), ``syntactic`` (same values, different graphs) or ``unknown``;
-  ``detail`` in words; ``binding`` where they differ (free PARAMs only)."""
-  kind: str
-  detail: str
-  binding: dict[int, Any] | None = None
-
-
-def _free(*us: UOp) -> list[UOp]:
-  seen: dict[UOp, None] = {}
-  for u in us:
-    for p in call_params(u): seen.setdefault(p)
-  return sorted(seen, key=lambda p: p.arg.slot)
-
-
-def _binding_text(b: dict[int, Any]) -> str: return ", ".join(f"p{k}={v!r}" for k, v in sorted(b.items()))
-
-
 def compare(a: UOp, b: UOp, params: list[UOp] | None = None, n: int = 8, seed: int = 0) -> Verdict:
-  """Whether ``a`` and ``b`` compute different values (see the module doc); ``params`` are the free PARAMs to bind."""
-  params = _free(a, b) if params is None else params
-  if not params:
-    oka, va = evaluate_value(a)
-    okb, vb = evaluate_value(b)
-    if not (oka and okb): return Verdict("unknown", f"could not evaluate: {va if not oka else vb}")
-    if value_key(va) != value_key(vb): return Verdict("semantic", f"the values differ: {va!r} and {vb!r}")
-    return Verdict("syntactic", f"the same value: {va!r}")
-  names = ", ".join(f"p{p.arg.slot}" for p in params)
-  agreed = 0
-  why = ""
-  for binding in random_bindings(params, n, seed):
-    oka, va = evaluate_value(a, binding)
-    okb, vb = evaluate_value(b, binding)
-    if not (oka and okb):
-      why = va if not oka else vb
-      continue
-    if value_key(va) != value_key(vb):
-      return Verdict("semantic", f"the values differ at {_binding_text(binding)}: {va!r} and {vb!r}", binding)
-    agreed += 1
-  if agreed: return Verdict("syntactic", f"the same values on {agreed} random binding{'s' * (agreed != 1)} of {names}")
-  return Verdict("unknown", f"could not evaluate on {n} random bindings of {names}: {why}")
+  """The kind of ``a`` vs ``b`` (``uopc.smt.classify.classify``); ``params`` are the free PARAMs, ``n`` the random
+  bindings the witness search tries after the edge values (``seed``)."""
+  return classify(a, b, params, n, seed)
 
 
 def compare_results(ir: IR, a: Any, b: Any, prog: Any, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
-  """``(kind, detail)`` of results ``a`` and ``b`` of ``prog`` in ``ir``'s semantics: uopc's by ``compare`` here (built on
-  the engine's evaluation), another IR's by its own ``IR.compare``."""
+  """``(kind, detail)`` of results ``a`` and ``b`` of ``prog`` in ``ir``'s semantics: uopc's by ``compare`` here (z3 and
+  ``run()``), another IR's by its own ``IR.compare``."""
   if ir is not UOPC: return ir.compare(a, b, prog, bindings, seed)
   v = compare(a, b, call_params(prog), bindings, seed)
   return v.kind, v.detail

@@ -101,9 +101,11 @@ class IR(Protocol[N]):
     raise NotImplementedError
 
   def compare(self, a: N, b: N, prog: N, bindings: int = 8, seed: int = 0) -> tuple[str, str]:
-    """``(kind, detail)``: do results ``a`` and ``b`` of ``prog`` compute different values (``semantic``), the same
-    (``syntactic``), or is it not known (``unknown``)? In the IR's own semantics, on ``bindings`` random bindings.
-    (uopc's own is the analyses': ``uopc.relational.analyses.verdicts.compare_results``.)"""
+    """``(kind, detail)``: do results ``a`` and ``b`` of ``prog`` compute different values at an input, replayed in the
+    IR's own evaluation (``semantic``), the same for all inputs, proved (``syntactic``), or neither: a witness search on
+    edge values and ``bindings`` random bindings found no difference (``no-difference-found``) or nothing could be
+    evaluated (``unknown``)? ``detail`` says it in words (``docs/verdicts.md``). (uopc's own is the analyses':
+    ``uopc.relational.analyses.verdicts.compare_results``.)"""
     raise TypeError(f"results of {self.name} programs are not compared here")
 
   def basis(self, prog: N, bindings: int) -> str:

@@ -52,10 +52,8 @@ class UopcIR(IR[UOp]):
   def reordered(self, pm: Any, order: tuple[int, ...]) -> PatternMatcher: return PatternMatcher([pm.rules[k] for k in order])
 
   def basis(self, prog: UOp, bindings: int) -> str:
-    params = call_params(prog)
-    if not params: return "the program is closed: results compared by value (run), bit for bit"
-    names = ", ".join(f"p{p.arg.slot}" for p in params)
-    return f"the program has free PARAMs ({names}): results evaluated on {bindings} random bindings, bit for bit"
+    from uopc.smt.classify import basis_text
+    return basis_text(call_params(prog), bindings)
 
 
 UOPC = UopcIR()

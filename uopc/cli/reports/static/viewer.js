@@ -24,6 +24,16 @@
   function section(title, ...kids) { return el("section", {}, el("h2", {}, title), ...kids); }
   function termText(t, cls) { return el("div", { class: "term" + (cls ? " " + cls : "") }, t === null ? "(none)" : t); }
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
+  // a verdict on two results' values in words, and verdicts counted by kind (uopc/smt/classify.py: verdict_words, kinds_text)
+  const KIND_WORDS = { "semantic": "semantic", "syntactic": "syntactic (proved)", "no-difference-found": "no difference found", "unknown": "unknown" };
+  function verdictWords(kind, detail) {
+    if (!kind) return detail || "";
+    const words = (KIND_WORDS[kind] || kind).replace(/ \(proved\)$/, "");
+    return detail && detail.startsWith(words) ? detail : detail ? kind + ": " + detail : kind;
+  }
+  function kindsText(counts) {
+    return Object.entries(counts || {}).filter(([, n]) => n > 0).map(([k, n]) => n + " " + (KIND_WORDS[k] || k)).join(", ");
+  }
   function shortRule(rule) { if (!rule) return ""; const i = rule.indexOf(" "); return i < 0 || !rule.slice(0, i).includes("#") ? rule : rule.slice(i + 1); }
 
   // ---- terms: the one-line form (with its let names) parsed into a hash-consed DAG: one node per distinct subterm
@@ -672,7 +682,8 @@
     const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
     const inForms = Number.isInteger(d.canonical_index) && d.canonical_index >= 0 && d.canonical_index < d.normal_forms.length;
     put(ov,
-      d.verdict_text || d.basis ? section("verdict", d.verdict_text ? el("div", { class: "verdict" }, d.verdict_text) : null,
+      d.verdict_text || d.basis ? section("verdict", d.verdict_text ? el("div", { class: "verdict" }, d.verdict_text +
+        (kindsText(d.fork_kinds) ? " (" + kindsText(d.fork_kinds) + ")" : "")) : null,
         d.basis ? el("div", { class: "muted basis" }, d.basis) : null) : null,
       section("program", termText(d.program, "program"), dagSvg(d.program)),
       section(formsTitle(d, d.normal_forms.length), d.normal_forms.map((t, k) =>
@@ -690,7 +701,7 @@
     const forks = d.forks || [];
     function showFork(k) {
       const f = forks[k];
-      insp.replaceChildren(section("fork to [" + (f.normal_form_index + 1) + "]: " + f.kind + " (" + f.detail + ")",
+      insp.replaceChildren(section("fork to [" + (f.normal_form_index + 1) + "]: " + verdictWords(f.kind, f.detail),
         el("div", { class: "muted" }, "at state #" + f.fork_state), termText(f.fork_term, "fork-term"),
         dagSvg(f.fork_term, { highlight: f.node }),
         el("div", { class: "term" }, "node: " + f.node),
@@ -700,9 +711,9 @@
           el("div", {}, el("h2", {}, "competing: " + f.competing_rule), stepper(f.competing_path, "competing path from the fork")))));
     }
     put(ov, section("forks (" + forks.length + ")", forks.length ? forks.map((f, k) => el("div", { class: "row fork", onclick: () => showFork(k) },
-      "[" + (f.normal_form_index + 1) + "] " + f.kind + ": ", el("span", { class: "term" }, f.normal_form)))
+      "[" + (f.normal_form_index + 1) + "] " + (KIND_WORDS[f.kind] || f.kind) + ": ", el("span", { class: "term" }, f.normal_form)))
       : el("div", { class: "muted" }, d.verdict_text || "no fork found")), sampledSection(d),
-      d.sampled_witness ? section("witness (sampled): " + d.sampled_witness.kind + " (" + d.sampled_witness.detail + ")",
+      d.sampled_witness ? section("witness (sampled): " + verdictWords(d.sampled_witness.kind, d.sampled_witness.detail),
         el("div", { class: "term nf" }, d.sampled_witness.normal_form), stepper(d.sampled_witness.path, "the run")) : null);
     if (forks.length) showFork(0);
   }
@@ -734,6 +745,7 @@
         el("div", { class: "term" }, "overlap: " + p.overlap), el("div", { class: "muted" }, "witness"), termText(p.witness, "witness"),
         p.witness ? dagSvg(p.witness) : null,
         p.error ? el("div", { class: "term" }, p.error_rule + " raised " + p.error) : null,
+        p.verdict ? el("div", { class: "verdict verdict-" + p.verdict }, "values: " + verdictWords(p.verdict, p.verdict_detail)) : null,
         el("div", { class: "sides" }, p.results.map((r, i) => el("div", {}, el("div", { class: "muted" }, "by " + p.rules[i]),
           termText(r), r ? dagSvg(r, { other: p.results[1 - i], otherClass: "new" }) : null,
           p.normal_forms[i] && p.normal_forms[i] !== r ? el("div", { class: "term" }, "normal form: " + p.normal_forms[i]) : null)))));
@@ -748,11 +760,12 @@
       body.replaceChildren(...d.pairs.map((p, k) => [p, k]).filter(([p]) => (!sel.value || p.status === sel.value) &&
         (!test || test(p.rules.join(" ") + " " + p.overlap + " " + (p.witness || "")))).map(([p, k]) =>
         el("tr", { class: "clickable", onclick: () => showPair(k) }, el("td", { class: "status-" + p.status }, p.status),
-           el("td", {}, p.rules.map(shortRule).join(" \u00d7 ")), el("td", { class: "term" }, p.overlap))));
+           el("td", {}, p.rules.map(shortRule).join(" \u00d7 ")), el("td", { class: "term" }, p.overlap),
+           el("td", { class: "verdict-" + (p.verdict || "none") }, p.verdict || ""))));
     }
     search.addEventListener("input", refresh);
     sel.addEventListener("change", refresh);
-    put(ov, section("summary", el("div", {}, d.summary.line)),
+    put(ov, section("summary", el("div", {}, d.summary.line), d.summary.verdicts_line ? el("div", { class: "verdicts" }, d.summary.verdicts_line) : null),
               (d.skipped_rules || []).length ? section("rules not analyzed (" + d.skipped_rules.length + ")", d.skipped_rules.map((x) =>
                 el("div", { class: "term skipped" }, x.rule + ": " + x.reason))) : null,
               section("pairs", el("div", { class: "controls" }, search, sel), el("table", {}, body)));
@@ -826,7 +839,7 @@
   const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
   const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
     order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete",
-            "normal_forms", "cycles", "basis", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
+            "normal_forms", "cycles", "basis", "fork_kinds", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
             "verdict", "verdict_text"],
     search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a",
              "searched_b", "stuck"],

@@ -386,8 +386,9 @@ class PyTensorIR(IR[PyTensorNode]):
   def basis(self, prog: PyTensorNode, bindings: int) -> str:
     from uopc.relational.adapters.pytensor.values import inputs_of
     if not (vs := inputs_of(prog)): return "the graph has no inputs: results compared by value (PyTensor's Python perform)"
-    return f"the graph has inputs ({', '.join(str(v.name) for v in vs)}): results evaluated by PyTensor's Python perform on " \
-           f"{bindings} random bindings, equal within float tolerance (numpy.allclose)"
+    return f"the graph has inputs ({', '.join(str(v.name) for v in vs)}): a witness search, nothing proved: results evaluated by " \
+           f"PyTensor's Python perform on edge inputs (0, ±1, ±40, ±800, the limits, inf, nan) and {bindings} random ones; " \
+           "inf or nan on one side only differs, finite values within float tolerance (numpy.allclose) do not"
 
   def parts(self, node: PyTensorNode) -> Any: return node_parts(node)
   def named_rules(self, name: str) -> PyTensorRules: return named_rules(name)

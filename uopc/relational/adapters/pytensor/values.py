@@ -1,26 +1,43 @@
 """Values of PyTensor graphs, in PyTensor's own semantics: what ``diagnose_order`` compares two results by.
 
-Both graphs are run by PyTensor's Python linker (each ``Op``'s ``perform``, no C compilation, no
-rewriting) on random values of the program's inputs (a dimension of unknown length gets 3, floats
-are normal, ints in [-5, 5]); values are equal when their shapes are and ``numpy.allclose`` holds
-(rewrites such as ``log(exp(y)) -> y`` change the last bits).
+PyTensor's ops (``log``, ``exp``, ``sigmoid``, ``softplus``, ...) have no exact encoding in SMT, so two results with
+inputs are never proved equal here: a **witness search** runs both graphs with PyTensor's Python linker (each ``Op``'s
+``perform``, no C compilation, no rewriting) on edge inputs first (every element of an input one value: 0, -0.0,
++-1, +-40, +-800, the dtype's limits, inf, -inf, nan; each value for every input at once, then combinations), then
+on seeded random ones (a dimension of unknown length gets 3, floats are normal, ints in [-5, 5]). Two values differ
+when their shapes do, when inf or nan is on one side only (or a different inf, or nan against inf), or when the
+finite elements are not ``numpy.allclose`` (rewrites such as ``log(exp(y)) -> y`` change the last bits). The kinds
+(``uopc.smt.classify``):
+
+- ``semantic``: an input where they differ, with both values;
+- ``no-difference-found``: none found, never "equal": the search is not a proof;
+- ``syntactic``: only for a graph without inputs, whose two values are evaluated and the same, bit for bit;
+- ``unknown``: the graphs could not be run.
 
 >>> import pytensor.tensor as pt
 >>> from uopc.relational.adapters.pytensor.nodes import from_pytensor
 >>> x = pt.vector("x")
 >>> a, b = from_pytensor(x + x), from_pytensor(2 * x)
->>> compare_values(a, b, a)
-('syntactic', 'the same values on 8 random bindings of x')
->>> compare_values(a, from_pytensor(x * x), a)[0]
-'semantic'
+>>> compare_values(a, b, a)[0]
+'no-difference-found'
+>>> compare_values(a, from_pytensor(x * x), a)
+('semantic', 'different values at x=[1. 1. 1.]: [2. 2. 2.] vs [1. 1. 1.]')
+>>> compare_values(from_pytensor(pt.log(pt.exp(x))), from_pytensor(x), a)[1]
+'different values at x=[800. 800. 800.]: [inf inf inf] vs [800. 800. 800.]'
 """
 from __future__ import annotations
 
-from typing import Any, cast
+from itertools import islice
+from typing import Any, Iterator, cast
 
 import numpy as np
 
+from uopc.probe_values import by_cost
 from uopc.relational.adapters.pytensor.nodes import INPUT, PyTensorNode, to_pytensor
+
+EDGE_INPUTS = 64
+"""Edge bindings tried (each value for every input at once, then combinations, cheapest first) before the random ones."""
+NOT_PROVED = "PyTensor's ops have no exact encoding, and finite values are compared within numpy.allclose"
 
 
 def inputs_of(*gs: PyTensorNode) -> list[Any]:
@@ -32,37 +49,100 @@ def inputs_of(*gs: PyTensorNode) -> list[Any]:
   return sorted(seen.values(), key=lambda v: str(v.name))
 
 
+def _shape(t: Any) -> tuple[int, ...]: return tuple(3 if s is None else s for s in getattr(t, "shape", ()))
+
+
 def random_value(t: Any, rng: np.random.Generator) -> Any:
   """A random value of PyTensor type ``t`` (a tensor type: its static shape, 3 where unknown)."""
-  shape = tuple(3 if s is None else s for s in getattr(t, "shape", ()))
+  shape = _shape(t)
   dtype = np.dtype(t.dtype)
   if dtype.kind == "f": return rng.normal(size=shape).astype(dtype)
   if dtype.kind == "b": return rng.integers(0, 2, size=shape).astype(dtype)
   return rng.integers(-5, 6, size=shape).astype(dtype)
 
 
+def edge_values(dtype: Any) -> list[Any]:
+  """The edge values of a numpy dtype, each representable in it (an int dtype drops what it cannot hold).
+
+  >>> edge_values("int8")
+  [0, 1, -1, 40, -40, -128, 127]
+  """
+  d = np.dtype(dtype)
+  if d.kind == "b": return [False, True]
+  if d.kind == "f":
+    big = float(np.finfo(d).max)
+    return [0.0, -0.0, 1.0, -1.0, 40.0, -40.0, 800.0, -800.0, big, -big, np.inf, -np.inf, np.nan]
+  info = np.iinfo(d)
+  return [v for v in (0, 1, -1, 40, -40, 800, -800, int(info.min), int(info.max)) if info.min <= v <= info.max]
+
+
+def edge_bindings(vs: list[Any], limit: int = EDGE_INPUTS) -> Iterator[list[Any]]:
+  """Up to ``limit`` edge inputs of the variables ``vs``, each a list of arrays (see the module's docstring)."""
+  tables = [edge_values(v.type.dtype) for v in vs]
+  diagonal = [tuple(t[k % len(t)] for t in tables) for k in range(max(map(len, tables)))]
+  combos = by_cost([list(enumerate(t)) for t in tables]) if len(vs) > 1 else iter(())
+  seen: set[str] = set()
+  for choice in islice((*diagonal, *islice(combos, limit)), limit):
+    if (key := repr(choice)) in seen: continue
+    seen.add(key)
+    yield [np.full(_shape(v.type), e, dtype=v.type.dtype) for v, e in zip(vs, choice)]
+
+
+def differ(va: Any, vb: Any) -> bool:
+  """Do two values differ: shapes, inf or nan on one side only (or unlike), finite values beyond ``numpy.allclose``?
+
+  >>> differ(np.float64(-np.inf), np.float64(-40.0)), differ(np.nan, np.nan), differ([1.0, 2.0], [1.0, 2.0 + 1e-12])
+  (True, False, False)
+  """
+  a, b = np.asarray(va), np.asarray(vb)
+  if a.shape != b.shape: return True
+  if a.dtype.kind not in "fc" and b.dtype.kind not in "fc": return not np.array_equal(a, b)
+  wide = np.complex128 if "c" in (a.dtype.kind, b.dtype.kind) else np.float64
+  a, b = a.astype(wide), b.astype(wide)
+  special_a, special_b = ~np.isfinite(a), ~np.isfinite(b)
+  if (special_a != special_b).any(): return True
+  if special_a.any() and not np.array_equal(a[special_a], b[special_b], equal_nan=True): return True
+  finite = ~special_a
+  return not np.allclose(a[finite], b[finite])
+
+
+def _text(v: Any) -> str:
+  a = np.asarray(v)
+  return repr(a.item()) if a.ndim == 0 else np.array2string(a, precision=4, threshold=12)
+
+
 def compare_values(a: PyTensorNode, b: PyTensorNode, prog: PyTensorNode, n: int = 8, seed: int = 0) -> tuple[str, str]:
-  """``(kind, detail)``: ``semantic`` if ``a`` and ``b`` differ on some binding of the inputs, ``syntactic`` if equal on
-  every one tried, ``unknown`` if they could not be run."""
+  """``(kind, detail)`` of ``a`` vs ``b`` (see the module's docstring); ``n`` random inputs after the edge ones (``seed``)."""
   import pytensor
   from pytensor.compile.mode import Mode
   vs = inputs_of(prog, a, b)
-  names = ", ".join(str(v.name) for v in vs)
   try:
     f = pytensor.function(vs, [to_pytensor(a), to_pytensor(b)], mode=Mode(linker="py", optimizer=cast(Any, None)), on_unused_input="ignore")
-  except Exception as e: return "unknown", f"could not run the graphs: {type(e).__name__}: {e}"
+  except Exception as e: return "unknown", f"unknown: could not run the graphs: {type(e).__name__}: {e}"
+  if not vs: return _closed(f)
   rng = np.random.default_rng(seed)
-  agreed, why = 0, ""
-  for _ in range(n if vs else 1):
-    values = [random_value(v.type, rng) for v in vs]
-    try: va, vb = f(*values)
+  tried, evaluated, why = 0, 0, ""
+  for values in (*edge_bindings(vs), *([random_value(v.type, rng) for v in vs] for _ in range(n))):
+    tried += 1
+    try:
+      with np.errstate(all="ignore"): va, vb = f(*values)
     except Exception as e:
       why = f"{type(e).__name__}: {e}"
       continue
-    if np.shape(va) != np.shape(vb) or not np.allclose(va, vb, equal_nan=True):
-      at = ", ".join(f"{v.name}={np.array2string(np.asarray(x), precision=3)}" for v, x in zip(vs, values))
-      return "semantic", f"the values differ{' at ' + at if at else ''}: {np.asarray(va)!r} and {np.asarray(vb)!r}"
-    agreed += 1
-  if not agreed: return "unknown", f"could not evaluate: {why}"
-  if not vs: return "syntactic", f"the same value: {np.asarray(va)!r}"
-  return "syntactic", f"the same values on {agreed} random binding{'s' * (agreed != 1)} of {names}"
+    evaluated += 1
+    if differ(va, vb):
+      at = ", ".join(f"{v.name}={_text(x)}" for v, x in zip(vs, values))
+      return "semantic", f"different values at {at}: {_text(va)} vs {_text(vb)}"
+  if not evaluated: return "unknown", f"unknown: could not evaluate either side on {tried} inputs ({why})"
+  return "no-difference-found", f"no difference found on {evaluated} inputs (not proved: {NOT_PROVED})"
+
+
+def _closed(f: Any) -> tuple[str, str]:
+  """A graph without inputs: both values, evaluated."""
+  try:
+    with np.errstate(all="ignore"): va, vb = f()
+  except Exception as e: return "unknown", f"unknown: could not evaluate: {type(e).__name__}: {e}"
+  if differ(va, vb): return "semantic", f"different values: {_text(va)} vs {_text(vb)}"
+  if np.shape(va) == np.shape(vb) and np.array_equal(va, vb, equal_nan=np.asarray(va).dtype.kind in "fc"):
+    return "syntactic", "equal for all inputs (proved: the graph has no inputs, both sides evaluated)"
+  return "no-difference-found", f"no difference found beyond rounding: {_text(va)} vs {_text(vb)} (not proved: equal within numpy.allclose)"
