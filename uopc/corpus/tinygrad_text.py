@@ -149,6 +149,13 @@ def is_expression(root: UOp) -> bool:
   >>> is_expression(v * 2 + 1), is_expression(v), is_expression(UOp.range(10, 0).reshape((1,)))
   (True, False, False)
   """
-  nodes = root.toposort()
-  return all(u.op in EXPRESSION_OPS or _is_variable(u) or u.op is Ops.STACK and not u.src for u in nodes) and \
-    any(u.op in GroupOp.ALU for u in nodes)
+  seen, todo, alu = {root}, [root], False
+  while todo:   # stops at the first node of another kind: a kernel's graph is large, its first store is near its root
+    u = todo.pop()
+    if u.op in GroupOp.ALU: alu = True
+    elif not (u.op in EXPRESSION_OPS or _is_variable(u) or u.op is Ops.STACK and not u.src): return False
+    for s in u.src:
+      if s not in seen:
+        seen.add(s)
+        todo.append(s)
+  return alu
