@@ -244,10 +244,12 @@ def resolve(entries: list[Entry], rules: str | None) -> tuple[dict[str, Any], Co
 def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: int = 2_000, max_depth: int = 50,
                  timeout: float | None = 5.0, bindings: int = 8, seed: int = 0, limits: Limits = NO_LIMITS,
                  progress: Callable[[int], Any] | None = None, stop: Callable[[], str | None] | None = None,
-                 rule_sets: dict[str, Any] | None = None) -> CheckReport:
+                 rule_sets: dict[str, Any] | None = None,
+                 run: Callable[[Callable[[], GraphOutcome]], GraphOutcome | None] = lambda fn: fn()) -> CheckReport:
   """Check every entry of a corpus (``rules``: under that rule set, a spec; None: each under its own, the unnamed ones
   skipped and counted). Each graph gets ``max_states``/``max_depth``/``timeout`` (per graph); ``limits`` are the caller's
-  bounds on the whole check and ``stop()`` says when they were hit: the report so far is returned, marked incomplete."""
+  bounds on the whole check and ``stop()`` says when they were hit, ``run(fn)`` runs one graph's check (a command's
+  ``bounded``: None where a bound cut it): the report so far is returned, marked incomplete."""
   report = CheckReport(graphs=len(entries))
   sets = rule_sets if rule_sets is not None else resolve(entries, rules)[0]
   checker = Checker(entries, report)
@@ -256,10 +258,10 @@ def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: 
     if rules is None and not e.named: report.skipped["unnamed rule set (give --rules to check these)"] += 1
     elif spec not in sets: report.skipped[f"rule set {spec} does not resolve"] += 1
     else:
-      out = check_graph(i, e.program, sets[spec], spec, max_states=max_states, max_depth=max_depth, timeout=timeout,
-                        bindings=bindings, seed=seed, limits=limits)
-      if stop is not None and (why := stop()) is not None:   # the command's bound cut this graph short: not counted
-        report.stopped = why
+      out = run(lambda: check_graph(i, e.program, sets[spec], spec, max_states=max_states, max_depth=max_depth, timeout=timeout,
+                                    bindings=bindings, seed=seed, limits=limits))
+      if out is None or stop is not None and (why := stop()) is not None:   # the command's bound cut this graph short: not counted
+        report.stopped = (stop() if stop is not None else None) or "stopped"
         break
       checker.add(out, spec)
     if progress is not None: progress(1)

@@ -95,10 +95,10 @@ def _field(obj: dict, key: str, kind: type, where: str) -> Any:
 def read_header(path: str | os.PathLike[str]) -> Header:
   """The header of corpus ``path``."""
   with open(path, encoding="utf-8") as f: first = f.readline()
-  return _header(first, f"{os.fspath(path)}:1")
+  return parse_header(first, f"{os.fspath(path)}:1")
 
 
-def _header(line: str, where: str) -> Header:
+def parse_header(line: str, where: str) -> Header:
   try: obj = json.loads(line)
   except ValueError as e: raise CorpusError(f"{where}: not a uopc corpus (not JSON: {e})") from None
   if not isinstance(obj, dict) or obj.get("uopc-corpus") != FORMAT_VERSION:
@@ -116,11 +116,11 @@ def load(path: str | os.PathLike[str], parse: bool = True) -> list[Entry]:
     with open(path, encoding="utf-8") as f: lines = f.read().splitlines()
   except (OSError, UnicodeDecodeError) as e: raise CorpusError(f"{name}: {e}") from None
   if not lines: raise CorpusError(f"{name}: empty (a corpus starts with its header line)")
-  _header(lines[0], f"{name}:1")
-  return [_entry(line, f"{name}:{n}", parse) for n, line in enumerate(lines[1:], 2) if line.strip()]
+  parse_header(lines[0], f"{name}:1")
+  return [parse_entry(line, f"{name}:{n}", parse) for n, line in enumerate(lines[1:], 2) if line.strip()]
 
 
-def _entry(line: str, where: str, parse: bool) -> Entry:
+def parse_entry(line: str, where: str, parse: bool) -> Entry:
   try: obj = json.loads(line)
   except ValueError as e: raise CorpusError(f"{where}: not JSON ({e})") from None
   if not isinstance(obj, dict): raise CorpusError(f"{where}: not a JSON object")

@@ -55,11 +55,11 @@ class TinygradHook:
     self.names: dict[int, str] = {}
 
   def install(self) -> None:
-    import tinygrad
+    import importlib.metadata
     from tinygrad.helpers import CACHELEVEL, PARALLEL
     from tinygrad.uop.ops import RewriteContext
     from uopc.corpus.tinygrad_text import is_expression
-    self.recorder.versions["tinygrad"] = getattr(tinygrad, "__version__", "?")
+    self.recorder.versions["tinygrad"] = importlib.metadata.version("tinygrad")
     self.names = named_sets()
     self.saved_context = (CACHELEVEL.value, PARALLEL.value)
     CACHELEVEL.value, PARALLEL.value = 0, 0
