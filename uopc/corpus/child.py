@@ -34,13 +34,13 @@ def _uopc_capture():
   except Exception as e:
     print(f"uopc capture: the hook did not start in this process: {type(e).__name__}: {e}", file=sys.stderr)
   # the sitecustomize this one shadows, if any
-  del sys.modules["sitecustomize"]
+  me = sys.modules.pop("sitecustomize", None)
   saved = list(sys.path)
   sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
   try:
     import sitecustomize  # noqa: F401
   except ImportError:
-    pass
+    if me is not None: sys.modules["sitecustomize"] = me
   finally:
     sys.path[:] = saved
 _uopc_capture()
@@ -48,19 +48,19 @@ _uopc_capture()
 
 
 def start() -> None:
-  """In the captured process: install the hooks, and write the part file as the process exits (a SIGTERM too)."""
+  """In the captured process: hook each compiler as it is imported, and write the part file as the process exits (a
+  SIGTERM too)."""
   import atexit
   import signal
-  from uopc.corpus.capture import hooks
+  from uopc.corpus.capture import Session
   from uopc.corpus.recorder import Recorder
   recorder = Recorder()
-  installed = hooks(recorder)
-  for h in installed: h.install()
+  session = Session(recorder).start()
   parts = os.environ[PART_ENV]
 
   def finish() -> None:
-    for h in reversed(installed): h.uninstall()
-    write(os.path.join(parts, f"part-{os.getpid()}.jsonl"), recorder.entries(), recorder.header())
+    session.stop()
+    if recorder.passes: write(os.path.join(parts, f"part-{os.getpid()}.jsonl"), recorder.entries(), recorder.header())
   atexit.register(finish)
   if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:   # a stop by SIGTERM (uopc capture's --timeout) still writes
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -33,9 +33,10 @@ class Recorder:
         return True
       return (rules, program) in self._skipped
 
-  def keep(self, ir: str, rules: str, program: Any, where: str) -> None:
-    """A graph ``program`` of IR ``ir`` that a pass of rule set ``rules`` saw (at ``where``) for the first time."""
-    with self._lock: self._kept[(ir, rules, program)] = Entry(ir, rules, program, 1, where)
+  def keep(self, ir: str, rules: str, program: Any, where: str, text: str = "") -> None:
+    """A graph ``program`` of IR ``ir`` that a pass of rule set ``rules`` saw (at ``where``) for the first time; ``text``:
+    its text form already made (a graph the pass will change in place is kept as its text, which is then ``program``)."""
+    with self._lock: self._kept[(ir, rules, program)] = Entry(ir, rules, None if text else program, 1, where, text)
 
   def skip(self, rules: str, program: Any, reason: str) -> None:
     """A graph a pass of ``rules`` saw that the corpus does not keep, counted under ``reason`` (once per distinct graph)."""
@@ -48,7 +49,7 @@ class Recorder:
     """The kept graphs, each with its text form, in the order first seen; a graph with no text form is counted as skipped."""
     out = []
     for e in list(self._kept.values()):
-      try: e.text = dump_graph(e.ir, e.program)
+      try: e.text = e.text or dump_graph(e.ir, e.program)
       except ValueError as err:
         self.not_checkable[f"{e.rules} no text form ({err})"] += 1
         continue

@@ -19,7 +19,7 @@ from uopc.corpus.format import UNNAMED
 from uopc.corpus.recorder import Recorder
 
 NEEDS = {"CACHELEVEL": "0", "PARALLEL": "0"}
-NEEDS_TEXT = "tinygrad: CACHELEVEL=0 PARALLEL=0 (no disk cache, no compile workers: every rewrite pass runs in this process)"
+NEEDS_TEXT = "tinygrad CACHELEVEL=0 PARALLEL=0 (no disk cache, no compile workers: every rewrite pass runs in this process)"
 
 
 def named_sets() -> dict[int, str]:
