@@ -181,7 +181,7 @@ def check_graph(index: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
     k = "values" if f.kind == "semantic" else "order"
     canonical_rule = f.canonical_step.rule if f.canonical_step is not None else "(the engine stopped)"
     hits.append(Hit(k, f"{k}|{rules}|{canonical_rule}|{f.competing_step.rule}",
-                    f"order: {canonical_rule} (graph_rewrite's) vs {f.competing_step.rule}: {f.kind}", "explore",
+                    f"{canonical_rule} (the engine's choice) or {f.competing_step.rule} first: {f.kind}", "explore",
                     f.competing_step.rule, None, 1,
                     f"at {show(f.node, EXAMPLE_LIMIT)}: {show(report.canonical, EXAMPLE_LIMIT)} vs {f.normal_form.term(EXAMPLE_LIMIT)}"
                     f" ({f.detail})", _size(ir, f.node)))
