@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import argparse
 
-from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, EXPLORE_MAX_STEPS, MAX_DEPTH, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES,
+from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, EACH_RULES, EXPLORE_MAX_STEPS, MAX_DEPTH, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES,
                               RULESET, SAMPLES, SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
 from uopc.cli.spec import Command, option
-from uopc.cli.support import positive_int, rules_arg, seconds_arg
+from uopc.cli.support import positive_int, seconds_arg
 
 REACH_MAX_STATES = 10_000   # graphs saturate's reachability check of its best graph looks at: a side question, not the command's search
 
@@ -124,10 +124,10 @@ COMMANDS: tuple[Command, ...] = (
   Command("check", "uopc.cli.commands.check:cmd_check", "check a captured corpus for rule-order findings",
           "Explore every graph of a corpus (uopc capture) in every rewrite order within a per-graph budget, and report each cause "
           "found once: rules that raise, orders that never end, results that depend on rule order, results that differ in value; "
-          "and the graphs no search decided.",
+          "and the graphs no search decided. --rules checks every graph under that rule set; without it, each graph under the "
+          "rule set of the pass that saw it (graphs of unnamed rule sets are skipped and counted).",
           (option("corpus", help="a corpus file (uopc capture -o)"),
-           option("--rules", type=rules_arg, default=None, metavar="NAME",
-                  help="check every graph under this rule set (default: each under the rule set its pass used; unnamed ones are skipped)"),
+           EACH_RULES,
            max_states(2_000, "states per graph (default 2,000)"), MAX_DEPTH,
            option("--graph-timeout", type=seconds_arg, default=5.0, metavar="S", help="seconds per graph (default 5)"),
            option("--bindings", type=positive_int, default=8, metavar="N", help="random bindings for comparing values (default 8)"), SEED,
