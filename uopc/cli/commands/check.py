@@ -4,7 +4,8 @@ order, and what was found, grouped by cause (``uopc.corpus.check``).
 Each graph gets its own budget (``--max-states``, ``--max-depth``, ``--graph-timeout``); a graph it does not decide is
 counted, not a failure. ``--baseline FILE`` writes the findings' keys to FILE when it does not exist, else compares
 with it: only findings not in it are new, and only new ones fail (exit 1), so a CI job fails when a change brings a new
-cause, not on the ones known. ``--update-baseline`` rewrites FILE with the findings of this run.
+cause, not on the ones known. ``--update-baseline`` rewrites FILE with the findings of this run. A run that writes the
+baseline exits 0 (its findings are now the known ones); only a whole check writes one.
 
 >>> from uopc.cli.commands import COMMANDS
 >>> [c.name for c in COMMANDS if c.target.startswith('uopc.cli.commands.check:')]
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from uopc.cli.budget import LIMITS, bounded, enter, shielded, stopped
@@ -39,19 +41,21 @@ def cmd_check(args: argparse.Namespace) -> int:
                           bindings=args.bindings, seed=args.seed, limits=LIMITS, progress=bar.update, stop=stopped, rule_sets=sets,
                           run=lambda fn: bounded(fn, None, grace=True))
   if args.minimize: _minimize(report, entries, sets, spec)
-  new = None
+  new, wrote = None, False
   if known is not None:
     from uopc.corpus.check import mark_new
     new = mark_new(report, known)
-  elif args.baseline and report.complete:   # a baseline is written only from a whole check
+  elif args.baseline and report.complete:   # a baseline is written only from a whole check: its findings are then known
     _write_baseline(args.baseline, report)
+    wrote = True
   data = to_json(report, args.corpus, spec, header, args, known is not None)
   with shielded():
     if args.format == "text": write_out(text_report(report, args.corpus, spec, header, args, known is not None))
     else:
       from uopc.cli.reports import html
       html.emit(argparse.Namespace(format=args.format, output=args.output, file=args.corpus), data, "check")
-  failing = new if new is not None else report.findings
+  if wrote: print(f"uopc check: wrote the baseline {args.baseline} ({len(report.findings)} findings)", file=sys.stderr)
+  failing = new if new is not None else [] if wrote else report.findings
   if failing: return EXIT_FAILED
   return EXIT_OK if report.complete else EXIT_BOUND
 
@@ -119,7 +123,10 @@ def text_report(report: Any, corpus: str, spec: str | None, header: Any, args: a
     lines.append(f"undecided: {sum(report.undecided.values()):,} graphs a bound stopped ("
                  + ", ".join(f"{k} {v:,}" for k, v in report.undecided.items()) + "): their findings may be incomplete")
     for i, t in report.undecided_examples[:3]: lines.append(f"    e.g. entry line {i + 2}: {t}")
-  if report.cyclic: lines.append(f"cycles: {report.cyclic:,} graphs have orders that go round a cycle with a way out (not findings)")
+  if report.cyclic:
+    many = report.cyclic != 1
+    lines.append(f"cycles: {report.cyclic:,} graph{'s' * many} {'have' if many else 'has'} orders that go round a cycle with a way out "
+                 "(not findings)")
   for why, n in report.skipped.items(): lines.append(f"skipped: {n:,} graphs: {why}")
   if header.not_checkable:
     lines.append(f"not kept at capture: {sum(header.not_checkable.values()):,} graphs (not expressions the explorer takes)")
