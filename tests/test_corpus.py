@@ -159,7 +159,7 @@ def test_the_capture_command_hooks_the_program_it_runs(tmp_path):
   (tmp_path / "prog.py").write_text(PROGRAM)
   r = _uopc("capture", "-o", "c.jsonl", "--", sys.executable, "prog.py", cwd=str(tmp_path))
   assert r.returncode == 0, r.stderr
-  assert "(v*2+3)" in r.stdout and "sets tinygrad CACHELEVEL=0 PARALLEL=0" in r.stderr
+  assert "(v*2+3)" in r.stdout and "sets tinygrad CACHELEVEL=0 PARALLEL=0" in r.stdout
   entries = load(tmp_path / "c.jsonl")
   rules = {e.rules for e in entries}
   assert {"tinygrad:symbolic", "pytensor:canonicalize"} <= rules

@@ -166,7 +166,7 @@ def check_graph(index: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
   for (rule, exc), states in stuck.items():
     smallest = min(states, key=lambda s: _size(ir, s.node))
     node = smallest.node
-    hits.append(Hit("raises", f"raises|{rules}|{rule}|{exc}", f"{rule} raises {exc}", "explore", rule, exc, len(states),
+    hits.append(Hit("raises", f"raises|{rules}|{rule}|{exc}", f"{rule} raises {exc}", "explore", smallest.rule, exc, len(states),
                     f"{show(node, EXAMPLE_LIMIT)}: {smallest.error}", _size(ir, node)))
   if report.canonical_error is not None: hits.append(_engine_hits(rules, "canonical", "graph_rewrite", report.canonical_error))
   for label, result, error in ir.canonical_variants(prog, pm):

@@ -34,7 +34,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
   if command and command[0] == "--": command = command[1:]
   if not command: raise CLIError("uopc capture: no program to run (uopc capture -o corpus.jsonl -- python my_model.py)")
   if shutil.which(command[0]) is None and not os.path.exists(command[0]): raise CLIError(f"uopc capture: {command[0]}: command not found")
-  print(f"uopc capture: sets {NEEDS_TEXT} in the program's environment", file=sys.stderr)
+  print(f"uopc capture: sets {NEEDS_TEXT} in the program's environment", flush=True)
   work = tempfile.mkdtemp(prefix="uopc-capture-")
   try:
     hook_dir, parts = os.path.join(work, "hook"), os.path.join(work, "parts")

@@ -122,7 +122,7 @@ def text_report(report: Any, corpus: str, spec: str | None, header: Any, args: a
   if report.undecided:
     lines.append(f"undecided: {sum(report.undecided.values()):,} graphs a bound stopped ("
                  + ", ".join(f"{k} {v:,}" for k, v in report.undecided.items()) + "): their findings may be incomplete")
-    for i, t in report.undecided_examples[:3]: lines.append(f"    e.g. entry line {i + 2}: {t}")
+    for i, t in report.undecided_examples[:3]: lines.append(f"    e.g. line {i + 2}: {t}")
   if report.cyclic:
     many = report.cyclic != 1
     lines.append(f"cycles: {report.cyclic:,} graph{'s' * many} {'have' if many else 'has'} orders that go round a cycle with a way out "
