@@ -14,6 +14,7 @@ A compiler is hooked once it is imported (``on_import``): a block that uses only
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.util
 import os
@@ -39,10 +40,10 @@ class Session:
 
   def start(self) -> Session:
     for lib in self.which:
-      if importlib.util.find_spec(lib) is not None: self.waiting.append(when_imported(lib, lambda _, lib=lib: self._install(lib)))
+      if importlib.util.find_spec(lib) is not None: self.waiting.append(when_imported(lib, functools.partial(self._install, lib)))
     return self
 
-  def _install(self, lib: str) -> None:
+  def _install(self, lib: str, module: Any = None) -> None:
     module, _, name = HOOKS[lib].partition(":")
     hook = getattr(importlib.import_module(module), name)(self.recorder)
     try: hook.install()

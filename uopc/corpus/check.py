@@ -26,10 +26,11 @@ stopped is *undecided* (it may still have findings).
 """
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple, cast
 
 from uopc.corpus.format import Entry, dump_graph
 from uopc.limits import NO_LIMITS, Limits
@@ -55,7 +56,7 @@ class Hit(NamedTuple):
 
 class GraphOutcome(NamedTuple):
   """What checking one graph found."""
-  index: int
+  entry: int
   hits: list[Hit]
   states: int
   bound: str | None      # why its exploration stopped early (max_states, max_depth, timeout, ...), None: complete
@@ -148,7 +149,7 @@ def _rule_text(s: Any) -> str:
   return name
 
 
-def check_graph(index: int, prog: Any, pm: Any, rules: str, *, max_states: int, max_depth: int, timeout: float | None,
+def check_graph(entry: int, prog: Any, pm: Any, rules: str, *, max_states: int, max_depth: int, timeout: float | None,
                 bindings: int = 8, seed: int = 0, limits: Limits = NO_LIMITS) -> GraphOutcome:
   """Explore ``prog`` under ``pm`` (named ``rules``) in every order within the bounds given, run the IR's own engine and
   its variants, and say what was found (``Hit``s), and whether the exploration was complete."""
@@ -169,27 +170,28 @@ def check_graph(index: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
     hits.append(Hit("raises", f"raises|{rules}|{rule}|{exc}", f"{rule} raises {exc}", "explore", smallest.rule, exc, len(states),
                     f"{show(node, EXAMPLE_LIMIT)}: {smallest.error}", _size(ir, node)))
   if report.canonical_error is not None: hits.append(_engine_hits(rules, "canonical", "graph_rewrite", report.canonical_error))
+  canonical: Any = report.canonical
   for label, result, error in ir.canonical_variants(prog, pm):
     engine = "bottom_up" if "bottom_up" in label else label
     if error is not None: hits.append(_engine_hits(rules, engine, label, error))
-    elif report.canonical is not None and result is not report.canonical:
-      kind, detail = ir.compare(report.canonical, result, prog, bindings, seed)
+    elif canonical is not None and result is not canonical:
+      kind, detail = ir.compare(canonical, result, prog, bindings, seed)
       k = "values" if kind == "semantic" else "order"
       hits.append(Hit(k, f"{k}|{rules}|{engine}", f"{label} gives another result than graph_rewrite ({kind})", engine, None, None, 1,
-                      f"{show(report.canonical, EXAMPLE_LIMIT)} vs {show(result, EXAMPLE_LIMIT)}: {detail}", 0))
+                      f"{show(canonical, EXAMPLE_LIMIT)} vs {show(cast(Any, result), EXAMPLE_LIMIT)}: {detail}", 0))
   for f in report.forks:
     k = "values" if f.kind == "semantic" else "order"
     canonical_rule = f.canonical_step.rule if f.canonical_step is not None else "(the engine stopped)"
     hits.append(Hit(k, f"{k}|{rules}|{canonical_rule}|{f.competing_step.rule}",
                     f"{canonical_rule} (the engine's choice) or {f.competing_step.rule} first: {f.kind}", "explore",
                     f.competing_step.rule, None, 1,
-                    f"at {show(f.node, EXAMPLE_LIMIT)}: {show(report.canonical, EXAMPLE_LIMIT)} vs {f.normal_form.term(EXAMPLE_LIMIT)}"
+                    f"at {show(f.node, EXAMPLE_LIMIT)}: {show(canonical, EXAMPLE_LIMIT)} vs {f.normal_form.term(EXAMPLE_LIMIT)}"
                     f" ({f.detail})", _size(ir, f.node)))
   for c in terminal_cycles(ex):
     names = sorted(set(c.rules))
     hits.append(Hit("loops", f"loops|{rules}|explore|{'+'.join(names)}", f"no normal form: orders end in a cycle of {', '.join(names)}",
                     "explore", names[0] if names else None, None, 1, "", 0))
-  return GraphOutcome(index, hits, len(ex.states), ex.bound, time.perf_counter() - start, _has_cycle(ex))
+  return GraphOutcome(entry, hits, len(ex.states), ex.bound, time.perf_counter() - start, _has_cycle(ex))
 
 
 class Checker:
@@ -200,7 +202,7 @@ class Checker:
     self.by_key: dict[str, Finding] = {}
 
   def add(self, out: GraphOutcome, rules: str) -> None:
-    r, e = self.report, self.entries[out.index]
+    r, e = self.report, self.entries[out.entry]
     r.checked += 1
     r.states += out.states
     r.seconds += out.seconds
@@ -208,7 +210,7 @@ class Checker:
     prog_size = _size(None, e.program)
     if out.bound is not None:
       r.undecided[out.bound] += 1
-      r.undecided_examples.append((out.index, show(e.program, EXAMPLE_LIMIT)))
+      r.undecided_examples.append((out.entry, show(cast(Any, e.program), EXAMPLE_LIMIT)))
       r.undecided_examples.sort(key=lambda x: len(x[1]))
       del r.undecided_examples[5:]
     for h in out.hits:
@@ -218,8 +220,8 @@ class Checker:
       f.steps += h.steps
       example_size = h.size or prog_size
       if (example_size, prog_size) < (f.example_size, f.program_size):
-        f.example = h.example or show(e.program, EXAMPLE_LIMIT)
-        f.example_size, f.program_size, f.entry = example_size, prog_size, out.index
+        f.example = h.example or show(cast(Any, e.program), EXAMPLE_LIMIT)
+        f.example_size, f.program_size, f.entry = example_size, prog_size, out.entry
         f.program = e.text or dump_graph(e.ir, e.program)
 
   def finish(self) -> CheckReport:
@@ -258,10 +260,11 @@ def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: 
     if rules is None and not e.named: report.skipped["unnamed rule set (give --rules to check these)"] += 1
     elif spec not in sets: report.skipped[f"rule set {spec} does not resolve"] += 1
     else:
-      out = run(lambda: check_graph(i, e.program, sets[spec], spec, max_states=max_states, max_depth=max_depth, timeout=timeout,
-                                    bindings=bindings, seed=seed, limits=limits))
-      if out is None or stop is not None and (why := stop()) is not None:   # the command's bound cut this graph short: not counted
-        report.stopped = (stop() if stop is not None else None) or "stopped"
+      out = run(functools.partial(check_graph, i, e.program, sets[spec], spec, max_states=max_states, max_depth=max_depth,
+                                  timeout=timeout, bindings=bindings, seed=seed, limits=limits))
+      why = stop() if stop is not None else None
+      if out is None or why is not None:   # the command's bound cut this graph short: not counted
+        report.stopped = why or "stopped"
         break
       checker.add(out, spec)
     if progress is not None: progress(1)

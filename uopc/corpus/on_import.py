@@ -12,7 +12,6 @@ process that uses it (importing either costs a second or more, and tinygrad's im
 from __future__ import annotations
 
 import importlib.abc
-import importlib.machinery
 import sys
 from typing import Any, Callable
 
@@ -29,27 +28,29 @@ class _Watch(importlib.abc.MetaPathFinder):
     for finder in sys.meta_path:
       if finder is self or not hasattr(finder, "find_spec"): continue
       if (spec := finder.find_spec(fullname, path, target)) is not None and spec.loader is not None:
-        loader, then, watch = spec.loader, self.then, self
-        exec_module = loader.exec_module
-
-        def exec_and_call(module: Any) -> None:
-          exec_module(module)
-          watch.remove()
-          then(module)
-        spec.loader = _Loader(loader, exec_and_call)
+        spec.loader = _Loader(spec.loader, self)
         return spec
     return None
+
+  def loaded(self, module: Any) -> None:
+    """The module has run: stop watching, and call ``then``."""
+    self.remove()
+    self.then(module)
 
   def remove(self) -> None:
     if self in sys.meta_path: sys.meta_path.remove(self)
 
 
 class _Loader(importlib.abc.Loader):
-  def __init__(self, inner: Any, exec_module: Callable[[Any], None]) -> None:
-    self.inner, self._exec = inner, exec_module
+  """The module's own loader, and ``watch.loaded`` once it has run the module."""
+  def __init__(self, inner: Any, watch: _Watch) -> None:
+    self.inner, self.watch = inner, watch
 
   def create_module(self, spec: Any) -> Any: return self.inner.create_module(spec)
-  def exec_module(self, module: Any) -> None: self._exec(module)
+
+  def exec_module(self, module: Any) -> None:
+    self.inner.exec_module(module)
+    self.watch.loaded(module)
   def __getattr__(self, name: str) -> Any: return getattr(self.inner, name)
 
 

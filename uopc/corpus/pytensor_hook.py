@@ -21,7 +21,8 @@ class PyTensorHook:
   NEEDS_TEXT = ""
 
   def __init__(self, recorder: Recorder) -> None:
-    self.recorder, self.saved = recorder, None
+    self.recorder = recorder
+    self.saved: Any = None   # the method replaced, to put back
 
   def install(self) -> None:
     from pytensor.graph.rewriting.basic import EquilibriumGraphRewriter

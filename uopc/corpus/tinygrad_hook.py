@@ -51,7 +51,8 @@ class TinygradHook:
   """While installed, records each pass's input graph into ``recorder``."""
 
   def __init__(self, recorder: Recorder) -> None:
-    self.recorder, self.saved = recorder, {}   # saved: the methods replaced, to put back
+    self.recorder = recorder
+    self.saved: dict[str, Callable] = {}   # the methods replaced, to put back
     self.names: dict[int, str] = {}
 
   def install(self) -> None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, EACH_RULES, EXPLORE_MAX_STEPS, MAX_DEPTH, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES,
-                              RULESET, SAMPLES, SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
+from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, EACH_RULES, EXPLORE_MAX_STEPS, MAX_DEPTH, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM,
+                              PROGRAM, RULES, RULESET, SAMPLES, SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
 from uopc.cli.spec import Command, option
 from uopc.cli.support import positive_int, seconds_arg
 

@@ -14,6 +14,8 @@ baseline exits 0 (its findings are now the known ones); only a whole check write
 from __future__ import annotations
 
 import argparse
+import functools
+import importlib
 import json
 import os
 import sys
@@ -33,7 +35,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     header = read_header(args.corpus)
   except CorpusError as e: raise CLIError(f"uopc check: {e}") from None
   spec = args.rules.spec if args.rules is not None else None
-  sets, _ = resolve(entries, spec) if args.rules is None else ({spec: args.rules.pm}, None)
+  sets: dict[str, Any] = resolve(entries, None)[0] if spec is None else {spec: args.rules.pm}
   known = _read_baseline(args.baseline) if args.baseline and os.path.exists(args.baseline) and not args.update_baseline else None
   enter("search")
   with shielded(), progress_bar(len(entries), "graph", "checking") as bar:
@@ -63,8 +65,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _minimize(report: Any, entries: list, sets: dict[str, Any], spec: str | None) -> None:
   """Each finding's example graph shrunk to the smallest that still shows it, where the minimizer is there
   (``uopc.relational.analyses.minimize``, issue 39.3), bounded by the command's budget."""
-  try: from uopc.relational.analyses.minimize import Finding as Question, minimize   # type: ignore[import-not-found]
+  try: found = importlib.import_module("uopc.relational.analyses.minimize")
   except ImportError: return
+  Question, minimize = found.Finding, found.minimize
   from uopc.term import show
   for f in report.findings:
     if stopped() is not None: break
@@ -72,7 +75,7 @@ def _minimize(report: Any, entries: list, sets: dict[str, Any], spec: str | None
     pm = sets.get(spec or e.rules)
     if pm is None: continue
     question = Question(f.kind, engine=f.engine, error=f.error, rule=f.rule if f.engine == "explore" else None)
-    m = bounded(lambda: minimize(e.program, pm, question, limits=LIMITS), None, grace=True)
+    m = bounded(functools.partial(minimize, e.program, pm, question, limits=LIMITS), None, grace=True)
     if m is not None: f.minimized = show(m.program)
 
 
