@@ -138,3 +138,38 @@ def test_the_page_lists_the_findings(tmp_path, driver):
   assert [r.text.split()[0] for r in rows] == ["raises", "raises", "loops"]
   rows[2].click()
   assert "infinite loop in fixed_point_rewrite" in driver.find_element(By.ID, "inspector").text
+
+
+def test_an_interrupted_check_prints_what_it_found_marked_incomplete(tmp_path, capsys, monkeypatch):
+  import uopc.corpus.check as check
+  from uopc.cli import budget
+  original, calls = check.check_graph, []
+
+  def bound_on_the_second(*args, **kwargs):   # as --timeout would fall while the second graph is explored
+    calls.append(1)
+    if len(calls) == 2: budget.current().hit("timeout")
+    return original(*args, **kwargs)
+  monkeypatch.setattr(check, "check_graph", bound_on_the_second)
+  path = corpus(tmp_path / "c.jsonl", [LOOP, *DIVMOD])
+  assert main(["check", path, "--max-states", STATES, "--timeout", "600", "--format", "json"]) == 1   # a finding outranks the bound
+  data = json.loads(capsys.readouterr().out)
+  assert (data["complete"], data["bound"], data["checked"]) == (False, "timeout", 1)
+  assert [f["key"] for f in data["findings"]] == [LOOP_KEY]
+  calls.clear()
+  assert main(["check", path, "--max-states", STATES, "--timeout", "600"]) == 1
+  assert "incomplete: stopped by --timeout 600 s after 1 of 3 graphs" in capsys.readouterr().out
+
+
+def test_a_pytensor_corpus_is_checked_under_its_own_rule_sets(tmp_path):
+  import pytensor
+  import pytensor.tensor as pt
+  from uopc.corpus import load
+  from uopc.corpus.capture import capture
+  x, y = pt.vector("x"), pt.vector("y")
+  with capture(tmp_path / "c.jsonl", which=("pytensor",), say=None):
+    pytensor.function([x, y], pt.log(pt.exp(x + y)) * 1 + x - x + pt.maximum(y, 0) * 2)
+  entries = load(tmp_path / "c.jsonl")
+  assert [e.rules for e in entries] == ["pytensor:canonicalize", "pytensor:stabilize", "pytensor:specialize", "?uncanonicalize"]
+  report = check_corpus(entries, max_states=int(STATES))
+  assert report.checked == 3 and report.complete and dict(report.skipped) == {"unnamed rule set (give --rules to check these)": 1}
+  assert report.states > 3 and all(f.rules.startswith("pytensor:") and f.kind in ("order", "values") for f in report.findings)

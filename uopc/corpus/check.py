@@ -82,6 +82,7 @@ class Finding:
   program_size: int = 1 << 30
   entry: int = -1            # its index in the corpus
   minimized: str | None = None   # the minimizer's smallest program (a term), where it ran
+  regression: str | None = None  # its regression test, to paste into the rules' own project
   new: bool | None = None    # against a baseline: not in it (None: no baseline)
 
   def as_json(self) -> dict[str, Any]:

@@ -63,20 +63,25 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _minimize(report: Any, entries: list, sets: dict[str, Any], spec: str | None) -> None:
-  """Each finding's example graph shrunk to the smallest that still shows it, where the minimizer is there
-  (``uopc.relational.analyses.minimize``, issue 39.3), bounded by the command's budget."""
+  """Each finding's example graph shrunk to the smallest that still shows it, with a test to paste into the rules' project,
+  where the minimizer is there (``uopc.relational.analyses.minimize``, issue 39.3); each bounded by the command's budget."""
   try: found = importlib.import_module("uopc.relational.analyses.minimize")
-  except ImportError: return
-  Question, minimize = found.Finding, found.minimize
+  except ImportError:
+    print("uopc check: --minimize: this uopc has no minimizer (uopc.relational.analyses.minimize)", file=sys.stderr)
+    return
   from uopc.term import show
   for f in report.findings:
     if stopped() is not None: break
     e = entries[f.entry]
-    pm = sets.get(spec or e.rules)
-    if pm is None: continue
-    question = Question(f.kind, engine=f.engine, error=f.error, rule=f.rule if f.engine == "explore" else None)
-    m = bounded(functools.partial(minimize, e.program, pm, question, limits=LIMITS), None, grace=True)
-    if m is not None: f.minimized = show(m.program)
+    rules = spec or e.rules
+    if (pm := sets.get(rules)) is None: continue
+    question = found.Finding(f.kind, engine=f.engine, error=f.error, rule=f.rule if f.engine == "explore" else None)
+    try: m = bounded(functools.partial(found.minimize, e.program, pm, question, limits=LIMITS), None, grace=True)
+    except ValueError: continue   # the finding does not show on its own graph alone (an order found by a bounded search)
+    if m is None: continue
+    f.minimized = show(m.program)
+    try: f.regression = found.regression_test(m, rules)
+    except ValueError: pass
 
 
 def _read_baseline(path: str) -> set[str]:
@@ -122,6 +127,7 @@ def text_report(report: Any, corpus: str, spec: str | None, header: Any, args: a
     lines.append(f"    e.g. {f.example}")
     lines.append(f"    reproducer: line {f.entry + 2} of the corpus ({f.program_size} nodes)" +
                  (f"; minimized: {f.minimized}" if f.minimized else ""))
+    if f.regression: lines.extend("      " + t for t in f.regression.rstrip().splitlines())
   if report.undecided:
     lines.append(f"undecided: {sum(report.undecided.values()):,} graphs a bound stopped ("
                  + ", ".join(f"{k} {v:,}" for k, v in report.undecided.items()) + "): their findings may be incomplete")
