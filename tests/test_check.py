@@ -173,3 +173,18 @@ def test_a_pytensor_corpus_is_checked_under_its_own_rule_sets(tmp_path):
   report = check_corpus(entries, max_states=int(STATES))
   assert report.checked == 3 and report.complete and dict(report.skipped) == {"unnamed rule set (give --rules to check these)": 1}
   assert report.states > 3 and all(f.rules.startswith("pytensor:") and f.kind in ("order", "values") for f in report.findings)
+
+
+def test_a_cycle_with_a_way_out_is_counted_and_with_cycles_a_finding_named_by_a_shortest_cycle():
+  from uopc import PatternMatcher, UOp as UopcOp, UPat
+  from uopc.relational.space.stream import Exploration
+  from uopc.corpus.check import _cycle_rules
+  x = UPat.var("x")
+  swap = PatternMatcher([(x + 0, lambda x: x), (UPat.var("a") * UPat.var("b"), lambda a, b: b * a)])
+  assert _cycle_rules(Exploration(UopcOp.param(0) * 2 + 0, swap).run()) == ["test_check#1 a * b"]
+  assert _cycle_rules(Exploration(UopcOp.param(0) + 0, swap).run()) is None
+  plain = check_corpus([Entry("tinygrad", "tinygrad:symbolic", LOOP)], max_states=int(STATES))
+  assert plain.cyclic == 1 and [f.key for f in plain.findings] == [LOOP_KEY]
+  asked = check_corpus([Entry("tinygrad", "tinygrad:symbolic", LOOP)], max_states=int(STATES), cycles=True)
+  cycle = [f for f in asked.findings if f.key.startswith("loops|tinygrad:symbolic|explore-cycle|")]
+  assert len(cycle) == 1 and cycle[0].title.startswith("some orders never end: a cycle of symbolic#")

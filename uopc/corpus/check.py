@@ -8,7 +8,8 @@ A finding is one of
 - ``raises``: a rule raises (a stuck step of the explorer: one finding per rule and exception type, however many steps
   and graphs), or the engine itself raises;
 - ``loops``: an order that never ends: the engine's own loop error, or no normal form (every order ends in a cycle:
-  a terminal cycle of the explored space); cycles with an exit are counted (``cyclic``), not findings;
+  a terminal cycle of the explored space); a cycle with a way out is counted (``cyclic``), a finding only with
+  ``cycles=True`` (keyed by the rules of a shortest cycle);
 - ``order``: the result depends on rule order, the results equal in value (or not known to differ);
 - ``values``: the result depends on rule order and the results differ in value (the IR's ``compare``: ``semantic``).
 
@@ -128,14 +129,35 @@ def _engine_hits(rules: str, engine: str, label: str, error: str) -> Hit:
   return Hit("raises", f"raises|{rules}|{engine}|{exc}", f"{label} raises {message}", engine, None, exc, 1, "", 0)
 
 
-def _has_cycle(ex: Any) -> bool:
-  """Whether the explored space has a cycle (a strongly connected component of more than one state, or a step back to
-  its own state): some order never ends there, though another does. Counted, not a finding: the explorer rewrites
-  any node in any order, so rule pairs that undo each other (``x+c`` reassociated back and forth) make such cycles in
-  most spaces, steps the engine's own strategy never takes."""
+def _cycle_rules(ex: Any) -> list[str] | None:
+  """The rules of a shortest cycle of the explored space (a strongly connected component of more than one state, or a
+  step back to its own state), None where it has none: some order never ends there, though another may. The
+  explorer rewrites any node in any order, so rule pairs that undo each other (``x+c`` reassociated back and forth)
+  make such cycles in most spaces, by steps the engine's own strategy never takes: counted, findings only if asked."""
+  from collections import deque
   from uopc.relational.space.scc import components
   succ = {s.id: ids for s in ex.states if (ids := ex.successor_ids(s))}
-  return any(len(c) > 1 or c[0] in succ.get(c[0], ()) for c in components((s.id for s in ex.states), succ))
+  cyclic = [c for c in components((s.id for s in ex.states), succ) if len(c) > 1 or c[0] in succ.get(c[0], ())]
+  if not cyclic: return None
+  members, start = set(min(cyclic, key=len)), min(min(cyclic, key=len))
+  states = ex.states
+  back: dict[int, tuple[int, str]] = {}   # state -> (its parent on a shortest path from start, the rule of that step)
+  todo = deque([start])
+  while todo:   # breadth first inside the component, back to start: a shortest cycle through it
+    v = todo.popleft()
+    for e in ex.edges_from(states[v]):
+      t = e.target.id
+      if t not in members or t in back: continue
+      back[t] = (v, e.rule)
+      if t == start: todo.clear()
+      else: todo.append(t)
+      if t == start: break
+  rules, v = [], start
+  while True:
+    v, rule = back[v]
+    rules.append(rule)
+    if v == start: break
+  return sorted(set(rules))
 
 
 def _rule_text(s: Any) -> str:
@@ -151,9 +173,10 @@ def _rule_text(s: Any) -> str:
 
 
 def check_graph(entry: int, prog: Any, pm: Any, rules: str, *, max_states: int, max_depth: int, timeout: float | None,
-                bindings: int = 8, seed: int = 0, limits: Limits = NO_LIMITS) -> GraphOutcome:
+                bindings: int = 8, seed: int = 0, limits: Limits = NO_LIMITS, cycles: bool = False) -> GraphOutcome:
   """Explore ``prog`` under ``pm`` (named ``rules``) in every order within the bounds given, run the IR's own engine and
-  its variants, and say what was found (``Hit``s), and whether the exploration was complete."""
+  its variants, and say what was found (``Hit``s), and whether the exploration was complete. ``cycles``: a cycle with
+  a way out is a finding too (``_cycle_rules``)."""
   from uopc.relational.analyses.order import diagnose_order
   from uopc.relational.ir import ir_of
   from uopc.relational.space.cycles import terminal_cycles
@@ -192,7 +215,11 @@ def check_graph(entry: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
     names = sorted(set(c.rules))
     hits.append(Hit("loops", f"loops|{rules}|explore|{'+'.join(names)}", f"no normal form: orders end in a cycle of {', '.join(names)}",
                     "explore", names[0] if names else None, None, 1, "", 0))
-  return GraphOutcome(entry, hits, len(ex.states), ex.bound, time.perf_counter() - start, _has_cycle(ex))
+  cycle = _cycle_rules(ex)
+  if cycle is not None and cycles and not terminal_cycles(ex):
+    hits.append(Hit("loops", f"loops|{rules}|explore-cycle|{'+'.join(cycle)}", f"some orders never end: a cycle of {', '.join(cycle)}",
+                    "explore", cycle[0], None, 1, "", 0))
+  return GraphOutcome(entry, hits, len(ex.states), ex.bound, time.perf_counter() - start, cycle is not None)
 
 
 class Checker:
@@ -247,7 +274,7 @@ def resolve(entries: list[Entry], rules: str | None) -> tuple[dict[str, Any], Co
 def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: int = 2_000, max_depth: int = 50,
                  timeout: float | None = 5.0, bindings: int = 8, seed: int = 0, limits: Limits = NO_LIMITS,
                  progress: Callable[[int], Any] | None = None, stop: Callable[[], str | None] | None = None,
-                 rule_sets: dict[str, Any] | None = None,
+                 rule_sets: dict[str, Any] | None = None, cycles: bool = False,
                  run: Callable[[Callable[[], GraphOutcome]], GraphOutcome | None] = lambda fn: fn()) -> CheckReport:
   """Check every entry of a corpus (``rules``: under that rule set, a spec; None: each under its own, the unnamed ones
   skipped and counted). Each graph gets ``max_states``/``max_depth``/``timeout`` (per graph); ``limits`` are the caller's
@@ -262,7 +289,7 @@ def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: 
     elif spec not in sets: report.skipped[f"rule set {spec} does not resolve"] += 1
     else:
       out = run(functools.partial(check_graph, i, e.program, sets[spec], spec, max_states=max_states, max_depth=max_depth,
-                                  timeout=timeout, bindings=bindings, seed=seed, limits=limits))
+                                  timeout=timeout, bindings=bindings, seed=seed, limits=limits, cycles=cycles))
       why = stop() if stop is not None else None
       if out is None or why is not None:   # the command's bound cut this graph short: not counted
         report.stopped = why or "stopped"

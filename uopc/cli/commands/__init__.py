@@ -134,6 +134,8 @@ COMMANDS: tuple[Command, ...] = (
            option("--baseline", metavar="FILE", help="compare with FILE (only new findings fail), or write it if it does not exist"),
            option("--update-baseline", action="store_true", help="with --baseline: rewrite FILE with this run's findings"),
            option("--minimize", action="store_true", help="shrink each finding's example to the smallest graph that still shows it"),
+           option("--cycles", action="store_true",
+                  help="a cycle some orders go round, where others end, is a finding (default: counted; the rules of a shortest cycle)"),
            *bounds(), formats("text", "json", "html"), OUTPUT),
           ((0, "no finding (with --baseline: no new one)"), (1, "findings (with --baseline: new ones)"), BAD,
            (3, "a bound stopped the check before every graph was checked (the findings so far are printed)"))),

@@ -41,7 +41,7 @@ def cmd_check(args: argparse.Namespace) -> int:
   with shielded(), progress_bar(len(entries), "graph", "checking") as bar:
     report = check_corpus(entries, spec, max_states=args.max_states, max_depth=args.max_depth, timeout=args.graph_timeout,
                           bindings=args.bindings, seed=args.seed, limits=LIMITS, progress=bar.update, stop=stopped, rule_sets=sets,
-                          run=lambda fn: bounded(fn, None, grace=True))
+                          run=lambda fn: bounded(fn, None, grace=True), cycles=args.cycles)
   if args.minimize: _minimize(report, entries, sets, spec)
   new, wrote = None, False
   if known is not None:
@@ -132,10 +132,10 @@ def text_report(report: Any, corpus: str, spec: str | None, header: Any, args: a
     lines.append(f"undecided: {sum(report.undecided.values()):,} graphs a bound stopped ("
                  + ", ".join(f"{k} {v:,}" for k, v in report.undecided.items()) + "): their findings may be incomplete")
     for i, t in report.undecided_examples[:3]: lines.append(f"    e.g. line {i + 2}: {t}")
-  if report.cyclic:
+  if report.cyclic and not args.cycles:
     many = report.cyclic != 1
     lines.append(f"cycles: {report.cyclic:,} graph{'s' * many} {'have' if many else 'has'} orders that go round a cycle with a way out "
-                 "(not findings)")
+                 "(--cycles: findings)")
   for why, n in report.skipped.items(): lines.append(f"skipped: {n:,} graphs: {why}")
   if header.not_checkable:
     lines.append(f"not kept at capture: {sum(header.not_checkable.values()):,} graphs (not expressions the explorer takes)")
