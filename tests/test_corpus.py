@@ -174,3 +174,18 @@ def test_a_program_that_fails_leaves_the_corpus_of_what_ran(tmp_path):
   assert [e.rules for e in load(tmp_path / "c.jsonl")] == ["tinygrad:symbolic"]
   r = _uopc("capture", "-o", "c.jsonl", cwd=str(tmp_path))
   assert r.returncode == 2 and r.stderr.count("\n") == 1 and "no program to run" in r.stderr
+
+
+def test_an_interrupted_capture_writes_what_ran_and_says_so(tmp_path):
+  import signal
+  import time
+  (tmp_path / "prog.py").write_text(PROGRAM.split("import pytensor")[0] + "open('ready', 'w').close()\nimport time\ntime.sleep(600)\n")
+  env = {**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+  proc = subprocess.Popen([sys.executable, "-m", "uopc", "capture", "-o", "c.jsonl", "--", sys.executable, "prog.py"], cwd=tmp_path, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+  while not (tmp_path / "ready").exists() and proc.poll() is None: time.sleep(0.05)   # the program has simplified, and sleeps
+  proc.send_signal(signal.SIGTERM)
+  out, err = proc.communicate(timeout=300)
+  assert proc.returncode == 143, err
+  assert "incomplete: stopped by" in err and "c.jsonl: 1 graph (1 of named rule sets" in out
+  assert [e.rules for e in load(tmp_path / "c.jsonl")] == ["tinygrad:symbolic"]

@@ -134,13 +134,15 @@ def parse_entry(line: str, where: str, parse: bool) -> Entry:
   return Entry(ir, rules, program, count, str(site), text)
 
 
-def write(path: str | os.PathLike[str], entries: Iterable[Entry], header: Header | None = None) -> int:
-  """Write a corpus (header first); the number of entries written."""
-  n = 0
-  with open(path, "w", encoding="utf-8") as f:
-    f.write((header or Header()).line() + "\n")
-    for e in entries:
-      if not e.text: e.text = dump_graph(e.ir, e.program)
-      f.write(e.line() + "\n")
-      n += 1
-  return n
+def corpus_text(entries: Iterable[Entry], header: Header | None = None) -> str:
+  """A corpus as its file's text (header first), each entry's text form made where it has none yet."""
+  lines = [(header or Header()).line()]
+  for e in entries:
+    if not e.text: e.text = dump_graph(e.ir, e.program)
+    lines.append(e.line())
+  return "\n".join(lines) + "\n"
+
+
+def write(path: str | os.PathLike[str], entries: Iterable[Entry], header: Header | None = None) -> None:
+  """Write a corpus (header first)."""
+  with open(path, "w", encoding="utf-8") as f: f.write(corpus_text(entries, header))
