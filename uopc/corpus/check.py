@@ -139,7 +139,8 @@ def _cycle_rules(ex: Any) -> list[str] | None:
   succ = {s.id: ids for s in ex.states if (ids := ex.successor_ids(s))}
   cyclic = [c for c in components((s.id for s in ex.states), succ) if len(c) > 1 or c[0] in succ.get(c[0], ())]
   if not cyclic: return None
-  members, start = set(min(cyclic, key=len)), min(min(cyclic, key=len))
+  smallest: list[int] = min(cyclic, key=len)
+  members, start = set(smallest), min(smallest)
   states = ex.states
   back: dict[int, tuple[int, str]] = {}   # state -> (its parent on a shortest path from start, the rule of that step)
   todo = deque([start])

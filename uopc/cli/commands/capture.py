@@ -82,7 +82,8 @@ def _report(path: str, entries: list, header: object) -> None:
   by_rules = Counter(e.rules for e in entries)
   named = sum(n for r, n in by_rules.items() if not r.startswith("?"))
   skipped = getattr(header, "not_checkable", {})
-  lines = [f"{path}: {len(entries):,} graph{'s' * (len(entries) != 1)} ({named:,} of named rule sets, {len(entries) - named:,} of unnamed ones: check them with --rules)"]
+  lines = [f"{path}: {len(entries):,} graph{'s' * (len(entries) != 1)} ({named:,} of named rule sets, "
+           f"{len(entries) - named:,} of unnamed ones: check them with --rules)"]
   lines += [f"  {n:6,}  {r}" for r, n in by_rules.most_common() if not r.startswith("?")]
   if skipped: lines.append(f"not kept (not expressions the explorer takes): {sum(skipped.values()):,} graphs; " +
                            ", ".join(f"{k} {v:,}" for k, v in skipped.items()))
