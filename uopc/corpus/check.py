@@ -116,9 +116,9 @@ def _exception(error: str | None) -> str:
   return name if name.isidentifier() else "Exception"
 
 
-def _size(ir: Any, u: Any) -> int:
-  try: return len(u.toposort())
-  except Exception: return 1 << 20
+def _size(u: Any) -> int:
+  """The number of nodes of graph ``u`` (tinygrad's, PyTensor's and uopc's nodes all have ``toposort``)."""
+  return len(u.toposort())
 
 
 def _engine_hits(rules: str, engine: str, label: str, error: str) -> Hit:
@@ -190,10 +190,10 @@ def check_graph(entry: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
   stuck: dict[tuple[str, str], list[Any]] = {}
   for s in ex.stuck: stuck.setdefault((_rule_text(s), _exception(s.error)), []).append(s)
   for (rule, exc), states in stuck.items():
-    smallest = min(states, key=lambda s: _size(ir, s.node))
+    smallest = min(states, key=lambda s: _size(s.node))
     node = smallest.node
     hits.append(Hit("raises", f"raises|{rules}|{rule}|{exc}", f"{rule} raises {exc}", "explore", smallest.rule, exc, len(states),
-                    f"{show(node, EXAMPLE_LIMIT)}: {smallest.error}", _size(ir, node)))
+                    f"{show(node, EXAMPLE_LIMIT)}: {smallest.error}", _size(node)))
   if report.canonical_error is not None: hits.append(_engine_hits(rules, "canonical", "graph_rewrite", report.canonical_error))
   canonical: Any = report.canonical
   for label, result, error in ir.canonical_variants(prog, pm):
@@ -211,7 +211,7 @@ def check_graph(entry: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
                     f"{canonical_rule} (the engine's choice) or {f.competing_step.rule} first: {f.kind}", "explore",
                     f.competing_step.rule, None, 1,
                     f"at {show(f.node, EXAMPLE_LIMIT)}: {show(canonical, EXAMPLE_LIMIT)} vs {f.normal_form.term(EXAMPLE_LIMIT)}"
-                    f" ({f.detail})", _size(ir, f.node)))
+                    f" ({f.detail})", _size(f.node)))
   for c in terminal_cycles(ex):
     names = sorted(set(c.rules))
     hits.append(Hit("loops", f"loops|{rules}|explore|{'+'.join(names)}", f"no normal form: orders end in a cycle of {', '.join(names)}",
@@ -236,7 +236,7 @@ class Checker:
     r.states += out.states
     r.seconds += out.seconds
     r.cyclic += out.cyclic
-    prog_size = _size(None, e.program)
+    prog_size = _size(e.program)
     if out.bound is not None:
       r.undecided[out.bound] += 1
       r.undecided_examples.append((out.entry, show(cast(Any, e.program), EXAMPLE_LIMIT)))
@@ -259,17 +259,16 @@ class Checker:
     return self.report
 
 
-def resolve(entries: list[Entry], rules: str | None) -> tuple[dict[str, Any], Counter]:
-  """The rule set of each spec the entries need (``rules``: one for all), and the specs that do not resolve, counted."""
+def resolve(entries: list[Entry]) -> dict[str, Any]:
+  """The rule set of each named spec the entries name (a spec that does not resolve is left out: its graphs are skipped
+  and counted, as the unnamed ones)."""
   from uopc.relational.ir import resolve_rules
   from uopc.rulesets import RuleSetError
-  specs = {rules} if rules is not None else {e.rules for e in entries if e.named}
   sets: dict[str, Any] = {}
-  bad: Counter = Counter()
-  for spec in sorted(specs):
+  for spec in sorted({e.rules for e in entries if e.named}):
     try: sets[spec] = resolve_rules(spec)
-    except (RuleSetError, ModuleNotFoundError) as err: bad[f"--rules {spec} does not resolve ({err})"] += 0
-  return sets, bad
+    except (RuleSetError, ModuleNotFoundError): pass
+  return sets
 
 
 def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: int = 2_000, max_depth: int = 50,
@@ -282,7 +281,11 @@ def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: 
   bounds on the whole check and ``stop()`` says when they were hit, ``run(fn)`` runs one graph's check (a command's
   ``bounded``: None where a bound cut it): the report so far is returned, marked incomplete."""
   report = CheckReport(graphs=len(entries))
-  sets = rule_sets if rule_sets is not None else resolve(entries, rules)[0]
+  if rule_sets is not None: sets = rule_sets
+  elif rules is not None:
+    from uopc.relational.ir import resolve_rules
+    sets = {rules: resolve_rules(rules)}
+  else: sets = resolve(entries)
   checker = Checker(entries, report)
   for i, e in enumerate(entries):
     spec = rules if rules is not None else e.rules

@@ -35,7 +35,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     header = read_header(args.corpus)
   except CorpusError as e: raise CLIError(f"uopc check: {e}") from None
   spec = args.rules.spec if args.rules is not None else None
-  sets: dict[str, Any] = resolve(entries, None)[0] if spec is None else {spec: args.rules.pm}
+  sets: dict[str, Any] = resolve(entries) if spec is None else {spec: args.rules.pm}
   known = _read_baseline(args.baseline) if args.baseline and os.path.exists(args.baseline) and not args.update_baseline else None
   enter("search")
   with shielded(), progress_bar(len(entries), "graph", "checking") as bar:
