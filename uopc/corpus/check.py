@@ -62,7 +62,7 @@ class GraphOutcome(NamedTuple):
   states: int
   bound: str | None      # why its exploration stopped early (max_states, max_depth, timeout, ...), None: complete
   seconds: float
-  cyclic: bool = False   # its explored space has a cycle that is not a dead end (_has_cycle)
+  cyclic: bool = False   # its explored space has a cycle that is not a dead end (_cycle_rules)
 
 
 @dataclass
@@ -99,7 +99,7 @@ class CheckReport:
   skipped: Counter = field(default_factory=Counter)   # reason -> entries not checked
   undecided: Counter = field(default_factory=Counter)   # bound -> graphs whose exploration a bound stopped
   undecided_examples: list[tuple[int, str]] = field(default_factory=list)   # (entry, term): the smallest few
-  cyclic: int = 0                       # graphs whose explored space has a cycle with an exit (_has_cycle)
+  cyclic: int = 0                       # graphs whose explored space has a cycle with an exit (_cycle_rules)
   states: int = 0
   seconds: float = 0.0
   stopped: str | None = None            # the command's bound that cut the check short (incomplete), None: complete
