@@ -188,3 +188,15 @@ def test_a_cycle_with_a_way_out_is_counted_and_with_cycles_a_finding_named_by_a_
   asked = check_corpus([Entry("tinygrad", "tinygrad:symbolic", LOOP)], max_states=int(STATES), cycles=True)
   cycle = [f for f in asked.findings if f.key.startswith("loops|tinygrad:symbolic|explore-cycle|")]
   assert len(cycle) == 1 and cycle[0].title.startswith("some orders never end: a cycle of symbolic#")
+
+
+def test_uopcs_own_graphs_are_a_corpus_too_and_a_value_difference_is_a_values_finding(tmp_path):
+  from uopc import UOp as UopcOp, dtypes
+  from uopc.corpus import load
+  prog = (UopcOp.const(-0.0) + UopcOp.const(0.0)) * UopcOp.param(0, dtypes.f32)
+  write(tmp_path / "u.jsonl", [Entry("uopc", "symbolic", prog)])
+  entries = load(tmp_path / "u.jsonl")
+  assert entries[0].program is prog
+  finding, = check_corpus(entries).findings
+  assert (finding.kind, finding.key) == ("values", "values|symbolic|fold-const|add-0")
+  assert finding.title == "fold-const (the engine's choice) or add-0 first: semantic" and "the values differ at p0=" in finding.example
