@@ -200,3 +200,14 @@ def test_uopcs_own_graphs_are_a_corpus_too_and_a_value_difference_is_a_values_fi
   finding, = check_corpus(entries).findings
   assert (finding.kind, finding.key) == ("values", "values|symbolic|fold-const|add-0")
   assert finding.title == "fold-const (the engine's choice) or add-0 first: semantic" and "the values differ at p0=" in finding.example
+
+
+def test_several_processes_give_the_report_one_gives(tmp_path, capsys):
+  entries = [Entry("tinygrad", "tinygrad:symbolic", g) for g in [LOOP, *DIVMOD]] + [Entry("tinygrad", "?x.py:1", LOOP)]
+  one, two = (check_corpus(entries, max_states=int(STATES), jobs=n) for n in (1, 2))
+  assert [f.as_json() for f in one.findings] == [f.as_json() for f in two.findings]
+  assert (one.checked, one.states, one.skipped, one.cyclic) == (two.checked, two.states, two.skipped, two.cyclic) == \
+         (3, one.states, {"unnamed rule set (give --rules to check these)": 1}, 1)
+  path = corpus(tmp_path / "c.jsonl", [LOOP, *DIVMOD])
+  assert main(["check", path, "--max-states", STATES, "--jobs", "2", "--format", "json"]) == 1
+  assert {f["key"] for f in json.loads(capsys.readouterr().out)["findings"]} == {DIVMOD_KEY, BOTTOM_UP_KEY, LOOP_KEY}

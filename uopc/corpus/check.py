@@ -31,7 +31,7 @@ import functools
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, NamedTuple, cast
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, cast
 
 from uopc.corpus.format import Entry, dump_graph
 from uopc.limits import NO_LIMITS, Limits
@@ -274,12 +274,14 @@ def resolve(entries: list[Entry]) -> dict[str, Any]:
 def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: int = 2_000, max_depth: int = 50,
                  timeout: float | None = 5.0, bindings: int = 8, seed: int = 0, limits: Limits = NO_LIMITS,
                  progress: Callable[[int], Any] | None = None, stop: Callable[[], str | None] | None = None,
-                 rule_sets: dict[str, Any] | None = None, cycles: bool = False,
-                 run: Callable[[Callable[[], GraphOutcome]], GraphOutcome | None] = lambda fn: fn()) -> CheckReport:
+                 rule_sets: dict[str, Any] | None = None, cycles: bool = False, jobs: int = 1,
+                 run: Callable[[Callable[[], GraphOutcome | None]], GraphOutcome | None] = lambda fn: fn()) -> CheckReport:
   """Check every entry of a corpus (``rules``: under that rule set, a spec; None: each under its own, the unnamed ones
   skipped and counted). Each graph gets ``max_states``/``max_depth``/``timeout`` (per graph); ``limits`` are the caller's
-  bounds on the whole check and ``stop()`` says when they were hit, ``run(fn)`` runs one graph's check (a command's
-  ``bounded``: None where a bound cut it): the report so far is returned, marked incomplete."""
+  bounds on the whole check and ``stop()`` says when they were hit, ``run(fn)`` waits for one graph's check (a command's
+  ``bounded``: None where a bound cut it): the report so far is returned, marked incomplete. ``jobs`` > 1: graphs are
+  checked by that many forked processes (``uopc.corpus.workers``; ``limits`` then bound the wait, each worker only its
+  graph's own bounds), the report the same."""
   report = CheckReport(graphs=len(entries))
   if rule_sets is not None: sets = rule_sets
   elif rules is not None:
@@ -287,20 +289,38 @@ def check_corpus(entries: list[Entry], rules: str | None = None, *, max_states: 
     sets = {rules: resolve_rules(rules)}
   else: sets = resolve(entries)
   checker = Checker(entries, report)
+  tasks: list[tuple[int, str]] = []
   for i, e in enumerate(entries):
     spec = rules if rules is not None else e.rules
     if rules is None and not e.named: report.skipped["unnamed rule set (give --rules to check these)"] += 1
     elif spec not in sets: report.skipped[f"rule set {spec} does not resolve"] += 1
-    else:
-      out = run(functools.partial(check_graph, i, e.program, sets[spec], spec, max_states=max_states, max_depth=max_depth,
-                                  timeout=timeout, bindings=bindings, seed=seed, limits=limits, cycles=cycles))
+    else: tasks.append((i, spec))
+  if progress is not None and len(tasks) < len(entries): progress(len(entries) - len(tasks))
+  bounds = dict(max_states=max_states, max_depth=max_depth, timeout=timeout, bindings=bindings, seed=seed, cycles=cycles)
+  parallel = jobs > 1 and len(tasks) > 1
+  if parallel:
+    from uopc.corpus.workers import outcomes
+    results = outcomes(check_graph, entries, sets, tasks, jobs, bounds)
+    next_outcome: Callable[[], GraphOutcome | None] = functools.partial(next, results, None)
+  else: next_outcome = functools.partial(_check_next, iter(tasks), entries, sets, limits, bounds)
+  try:
+    for _, spec in tasks:
+      out = run(next_outcome)
       why = stop() if stop is not None else None
       if out is None or why is not None:   # the command's bound cut this graph short: not counted
         report.stopped = why or "stopped"
         break
       checker.add(out, spec)
-    if progress is not None: progress(1)
+      if progress is not None: progress(1)
+  finally:
+    if parallel: results.close()   # stops the workers
   return checker.finish()
+
+
+def _check_next(pending: Iterator[tuple[int, str]], entries: list[Entry], sets: dict[str, Any], limits: Limits,
+                bounds: dict[str, Any]) -> GraphOutcome:
+  i, spec = next(pending)
+  return check_graph(i, entries[i].program, sets[spec], spec, limits=limits, **bounds)
 
 
 def baseline_keys(report: CheckReport) -> list[str]:

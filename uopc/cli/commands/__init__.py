@@ -134,6 +134,7 @@ COMMANDS: tuple[Command, ...] = (
            option("--baseline", metavar="FILE", help="compare with FILE (only new findings fail), or write it if it does not exist"),
            option("--update-baseline", action="store_true", help="with --baseline: rewrite FILE with this run's findings"),
            option("--minimize", action="store_true", help="shrink each finding's example to the smallest graph that still shows it"),
+           option("--jobs", type=positive_int, default=1, metavar="N", help="check N graphs at a time, in N processes (default 1)"),
            option("--cycles", action="store_true",
                   help="a cycle some orders go round, where others end, is a finding (default: counted; the rules of a shortest cycle)"),
            *bounds(), formats("text", "json", "html"), OUTPUT),

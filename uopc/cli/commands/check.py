@@ -41,7 +41,7 @@ def cmd_check(args: argparse.Namespace) -> int:
   with shielded(), progress_bar(len(entries), "graph", "checking") as bar:
     report = check_corpus(entries, spec, max_states=args.max_states, max_depth=args.max_depth, timeout=args.graph_timeout,
                           bindings=args.bindings, seed=args.seed, limits=LIMITS, progress=bar.update, stop=stopped, rule_sets=sets,
-                          run=lambda fn: bounded(fn, None, grace=True), cycles=args.cycles)
+                          run=lambda fn: bounded(fn, None, grace=True), cycles=args.cycles, jobs=args.jobs)
   if args.minimize: _minimize(report, entries, sets, spec)
   new, wrote = None, False
   if known is not None:
