@@ -59,11 +59,14 @@ def run_steps(steps: list[tuple[str, list[str]]], folder: pathlib.Path, capsys) 
       continue
     if command == "echo $?": out = f"{code}\n"
     elif command.startswith("uopc "):
-      cwd = os.getcwd()
+      cwd, path = os.getcwd(), os.environ.get("PATH", "")
       os.chdir(folder)
+      os.environ["PATH"] = env["PATH"]   # a command uopc runs (uopc capture -- python ...) finds this Python first, as bash's do
       try: code = main(shlex.split(command, comments=True)[1:])
       except SystemExit as e: code = e.code if isinstance(e.code, int) else 1
-      finally: os.chdir(cwd)
+      finally:
+        os.chdir(cwd)
+        os.environ["PATH"] = path
       captured = capsys.readouterr()
       out = captured.out + captured.err
     else:

@@ -138,6 +138,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
   ("adapters", ("uopc.relational.adapters",)),
   ("cluster", ("uopc.relational.cluster",)),
   ("relational API", ("uopc.relational.api", "uopc.relational")),
+  ("corpus", ("uopc.corpus",)),                                       # captured graphs (tinygrad, PyTensor imported lazily) and their check
   ("command line", ("uopc.cli", "uopc.__main__")),
 ]
 

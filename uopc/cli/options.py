@@ -46,6 +46,7 @@ def cluster_arg(text: str) -> str:
 
 PROGRAM = option("file", help=".uir program (- for stdin)")
 RULES = option("--rules", type=rules_arg, default="symbolic", metavar="NAME", help=RULES_HELP)
+EACH_RULES = option("--rules", type=rules_arg, default=None, metavar="NAME", help=RULES_HELP)   # check's: default, each graph's own
 RULESET = option("rules", nargs="?", default="symbolic", type=rules_arg, metavar="RULESET", help=RULES_HELP)   # the positional form
 PARAM = option("--param", action="append", default=[], type=param_arg, metavar="SLOT=VALUE", help="bind a PARAM (repeatable)")
 MAX_STEPS = option("--max-steps", type=positive_int, default=None, metavar="N",

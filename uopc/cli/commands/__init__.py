@@ -11,10 +11,12 @@ backend's (``backend``) and the explorer's (``explore``, ``order``, ``pairs``, `
 """
 from __future__ import annotations
 
-from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, EXPLORE_MAX_STEPS, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM, PROGRAM, RULES, RULESET,
-                              SAMPLES, SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
+import argparse
+
+from uopc.cli.options import (CLUSTER, COST, DEFAULT_TIMEOUT, EACH_RULES, EXPLORE_MAX_STEPS, MAX_DEPTH, MAX_STEPS, NO_REDUCE, OUTPUT, PARAM,
+                              PROGRAM, RULES, RULESET, SAMPLES, SEED, SEMANTICS, bounds, explore_options, formats, max_states, output)
 from uopc.cli.spec import Command, option
-from uopc.cli.support import positive_int
+from uopc.cli.support import positive_int, seconds_arg
 
 REACH_MAX_STATES = 10_000   # graphs saturate's reachability check of its best graph looks at: a side question, not the command's search
 
@@ -111,4 +113,32 @@ COMMANDS: tuple[Command, ...] = (
            max_states(REACH_MAX_STATES, f"graphs the reachability search may look at (default {REACH_MAX_STATES:,})"),
            formats("text", "json", "html"), OUTPUT),
           ((0, "saturated"), BAD, (3, "a bound cut saturation short (the best graph so far is printed)"))),
+  Command("capture", "uopc.cli.commands.capture:cmd_capture", "record the rewrite passes' input graphs while a program runs",
+          "Run a program (after --) with a hook in its Python processes that records the input graph of every tinygrad graph_rewrite "
+          "pass and PyTensor rewriter pass, and write them, deduplicated, to a corpus (JSON Lines) for uopc check. Sets tinygrad's "
+          "CACHELEVEL=0 PARALLEL=0 so that its passes run in the process.",
+          (option("-o", "--output", required=True, metavar="CORPUS", help="the corpus file to write (JSON Lines)"),
+           option("command", nargs=argparse.REMAINDER, metavar="-- PROGRAM ...", help="the program to run, after --"),
+           *bounds()),
+          ((0, "captured"), (1, "the program failed (the corpus holds what ran)"), BAD,
+           (3, "a bound stopped the program (the corpus holds what ran)"))),
+  Command("check", "uopc.cli.commands.check:cmd_check", "check a captured corpus for rule-order findings",
+          "Explore every graph of a corpus (uopc capture) in every rewrite order within a per-graph budget, and report each cause "
+          "found once: rules that raise, orders that never end, results that depend on rule order, results that differ in value; "
+          "and the graphs no search decided. --rules checks every graph under that rule set; without it, each graph under the "
+          "rule set of the pass that saw it (graphs of unnamed rule sets are skipped and counted).",
+          (option("corpus", help="a corpus file (uopc capture -o)"),
+           EACH_RULES,
+           max_states(2_000, "states per graph (default 2,000)"), MAX_DEPTH,
+           option("--graph-timeout", type=seconds_arg, default=5.0, metavar="S", help="seconds per graph (default 5)"),
+           option("--bindings", type=positive_int, default=8, metavar="N", help="random bindings for comparing values (default 8)"), SEED,
+           option("--baseline", metavar="FILE", help="compare with FILE (only new findings fail), or write it if it does not exist"),
+           option("--update-baseline", action="store_true", help="with --baseline: rewrite FILE with this run's findings"),
+           option("--minimize", action="store_true", help="shrink each finding's example to the smallest graph that still shows it"),
+           option("--jobs", type=positive_int, default=1, metavar="N", help="check N graphs at a time, in N processes (default 1)"),
+           option("--cycles", action="store_true",
+                  help="a cycle some orders go round, where others end, is a finding (default: counted; the rules of a shortest cycle)"),
+           *bounds(), formats("text", "json", "html"), OUTPUT),
+          ((0, "no finding (with --baseline: no new one)"), (1, "findings (with --baseline: new ones)"), BAD,
+           (3, "a bound stopped the check before every graph was checked (the findings so far are printed)"))),
 )

@@ -22,7 +22,7 @@ from typing import Any
 from uopc.cli.support import shown_name, write_file, write_out
 from uopc.term import RESERVED_NAMES   # the words a let name is not: the viewer names shared nodes as show does
 
-KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace", "saturate", "best")
+KINDS = ("reachable", "normal-forms", "order", "search", "pairs", "trace", "saturate", "best", "check")
 
 
 def _asset(name: str) -> str:

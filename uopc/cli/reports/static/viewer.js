@@ -774,6 +774,28 @@
     if (d.pairs.length) showPair(first < 0 ? 0 : first);
   }
 
+  function checkView(d) {   // uopc check: one row per finding (a cause), the smallest example and the corpus line that has it
+    const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
+    function showFinding(k) {
+      const f = d.findings[k];
+      insp.replaceChildren(section(f.kind + ": " + f.title, el("div", {}, f.graphs + " graphs, " + f.steps + " steps" +
+          (f.new === true ? " (new: not in the baseline)" : f.new === false ? " (in the baseline)" : "")),
+        el("div", { class: "muted" }, "example"), termText(f.example), el("div", { class: "muted" }, "key: " + f.key),
+        el("div", { class: "muted" }, "reproducer: line " + (f.entry + 2) + " of the corpus"),
+        f.minimized ? section("minimized", termText(f.minimized), dagSvg(f.minimized)) : null));
+    }
+    const body = el("tbody");
+    body.replaceChildren(...d.findings.map((f, k) => el("tr", { class: "clickable", onclick: () => showFinding(k) },
+      el("td", {}, (f.new ? "NEW " : "") + f.kind), el("td", {}, f.title), el("td", {}, String(f.graphs)))));
+    const undecided = Object.entries(d.undecided || {}).map(([k, v]) => k + " " + v).join(", ");
+    put(ov, section("summary", el("div", {}, d.checked + " of " + d.graphs + " graphs checked, " + d.states + " states, " +
+                                      d.findings.length + " findings" + (undecided ? "; undecided: " + undecided : ""))),
+        (d.undecided_examples || []).length ? section("undecided (smallest)", d.undecided_examples.map((x) =>
+          el("div", { class: "term" }, "line " + (x.entry + 2) + ": " + x.graph))) : null,
+        section("findings", el("table", {}, body)));
+    if (d.findings.length) showFinding(0);
+  }
+
   function traceView(d) {
     const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
     put(ov, section("program", termText(d.program, "program"), dagSvg(d.program)),
@@ -830,7 +852,7 @@
     return v;
   }
   const views = { reachable: explorationView, "normal-forms": explorationView, order: orderView, search: searchView,
-                  pairs: pairsView, trace: traceView, saturate: bestView, best: bestView };
+                  pairs: pairsView, trace: traceView, saturate: bestView, best: bestView, check: checkView };
   (views[KIND] || explorationView)(pathTexts(DATA));
   // The keys each view draws (the header draws COMMON's); any other key (a newer command's, say) is still shown, as readable text.
   const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "elapsed"];
@@ -846,7 +868,8 @@
     pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
     saturate: [...BEST, "stop", "iterations", "enodes", "eclasses", "applied", "matches", "rejected", "conflicts", "native", "reach_searched",
                "reach_stopped_by"],
-    best: [...BEST, "seen", "expanded", "conflicts"] };
+    best: [...BEST, "seen", "expanded", "conflicts"],
+    check: ["corpus", "findings", "graphs", "checked", "states", "undecided", "undecided_examples"] };
   const known = new Set([...COMMON, ...(DRAWN[KIND] || EXPLORED)]);
   const extra = Object.keys(DATA).filter((k) => !known.has(k));
   if (extra.length) put(document.getElementById("overview"), section("other fields", extra.map((k) =>
