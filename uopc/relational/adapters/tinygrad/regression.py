@@ -1,0 +1,115 @@
+"""A minimized finding as a plain tinygrad test: the program built with tinygrad's API, its own ``graph_rewrite``.
+
+The program is written with tinygrad's operators where they rebuild exactly the node found (``v*2 + 0``), else with
+``UOp(Ops..., dtype, src, arg)``; the code is run here and must give the very node (hash-consed: ``is``), so a test
+never shows another program than the one minimized. The test fails while the finding shows: it calls the engine the
+finding names and asserts what a fixed tinygrad would do (no exception, the same result both ways).
+
+>>> from tinygrad.uop.ops import UOp
+>>> v = UOp.variable("v", 0, 10)
+>>> print(program_source((v * 2 + 0) // 5)[0])
+v = UOp.variable('v', 0, 10)
+prog = (v * 2 + 0) // 5
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tinygrad.dtype import dtypes
+from tinygrad.uop.ops import Ops, UOp
+
+from uopc.relational.adapters.tinygrad.ir import node_parts
+
+OPERATORS = {Ops.ADD: ("+", 1), Ops.MUL: ("*", 2), Ops.FLOORDIV: ("//", 2), Ops.FLOORMOD: ("%", 2)}   # symbol, precedence
+
+
+def _literal(v: Any) -> str:
+  if isinstance(v, float) and not math.isfinite(v): return f"float('{v}')"
+  return repr(v)
+
+
+def _is_variable(u: UOp) -> bool: return u.op is not Ops.CONST and isinstance(node_parts(u), str)
+
+
+def _render(prog: UOp, pretty: bool) -> tuple[list[str], str]:
+  """The lines binding the variables and shared nodes, and the root's expression."""
+  users: dict[UOp, int] = {}
+  for u in prog.toposort():
+    if not _is_variable(u):
+      for s in u.src: users[s] = users.get(s, 0) + 1
+  names: dict[UOp, str] = {}
+  lines: list[str] = []
+
+  def expr(u: UOp, outer: int = 0) -> str:   # outer: the precedence of the operator around u (0: none)
+    if u in names: return names[u]
+    if _is_variable(u):
+      lo, hi = u.arg.vmin_vmax
+      dt = "" if u.dtype == dtypes.weakint else f", {u.dtype!r}"
+      names[u] = str(u.arg.name)
+      lines.append(f"{u.arg.name} = UOp.variable({u.arg.name!r}, {_literal(lo)}, {_literal(hi)}{dt})")
+      return names[u]
+    if u.op is Ops.CONST:
+      return _literal(u.arg) if pretty and outer else f"UOp.const({_literal(u.arg)}, {u.dtype!r})"
+    if pretty and u.op in OPERATORS and all(s.dtype == u.dtype for s in u.src) and u.src[0].op is not Ops.CONST:
+      sym, prec = OPERATORS[u.op]
+      text = f"{expr(u.src[0], prec)} {sym} {expr(u.src[1], prec + 1)}"
+      text = f"({text})" if outer > prec else text
+    else:
+      arg = "" if u.arg is None else f", {u.arg!r}"
+      text = f"UOp({u.op!r}, {u.dtype!r}, ({''.join(expr(s) + ', ' for s in u.src)}){arg})"
+    if users.get(u, 0) > 1 and u is not prog:
+      names[u] = f"n{len(names)}"
+      lines.append(f"{names[u]} = {text}")
+      return names[u]
+    return text
+  root = expr(prog)
+  return lines, root
+
+
+def program_source(prog: UOp) -> tuple[str, bool]:
+  """Python lines that build ``prog`` as ``prog = ...``, and whether they were checked to build exactly it."""
+  for pretty in (True, False):
+    lines, root = _render(prog, pretty)
+    code = "\n".join([*lines, f"prog = {root}"])
+    env: dict[str, Any] = {"UOp": UOp, "Ops": Ops, "dtypes": dtypes}
+    try: exec(code, env)   # the code we wrote, over tinygrad's API only
+    except Exception: continue
+    if env["prog"] is prog: return code, True
+  return code, False
+
+
+def rules_source(rules: str, subset: tuple[int, ...] | None) -> tuple[list[str], str]:
+  """The imports and the expression of the rule set a ``--rules`` spec names (``tinygrad:symbolic``, ``module:attr``,
+  ``a+b``), narrowed to ``subset``."""
+  imports, exprs = [], []
+  for part in rules.split("+"):
+    prefix, _, attr = part.strip().rpartition(":")
+    module = "tinygrad.uop.symbolic" if prefix == "tinygrad" else prefix
+    imports.append(f"from {module} import {attr}")
+    exprs.append(attr)
+  expr = " + ".join(exprs)
+  if subset is None: return imports, expr
+  if len(exprs) > 1: expr = f"({expr})"
+  return imports, f"PatternMatcher([{expr}.patterns[k] for k in {subset!r}])"
+
+
+def regression_test(prog: UOp, rules: str, subset: tuple[int, ...] | None, finding: Any, name: str) -> str | None:
+  """The test (module doc); None for a finding of the explorer's (``engine="explore"``), which tinygrad's engine alone
+  does not reproduce."""
+  if finding.engine == "explore": return None
+  code, exact = program_source(prog)
+  if not exact: return None
+  imports, pm = rules_source(rules, subset)
+  up = ", bottom_up=True" if finding.engine == "bottom_up" else ""
+  other = "" if finding.engine == "bottom_up" else ", bottom_up=True"
+  if finding.kind in ("raises", "loops"):
+    now = f"raises {finding.error or 'an exception'}" if finding.kind == "raises" else "never ends (RuntimeError: infinite loop)"
+    check = [f"graph_rewrite(prog, pm{up})   # tinygrad 0.14: {now}"]
+  else:
+    check = [f"assert graph_rewrite(prog, pm{up}) is graph_rewrite(prog, pm{other})   # tinygrad 0.14: two results"]
+  lines = [f'"""Found by uopc: {finding.describe()}."""', "from tinygrad.dtype import dtypes",
+           "from tinygrad.uop.ops import Ops, PatternMatcher, UOp, graph_rewrite", *imports, "", "",
+           f"def {name}():", *(f"  {line}" for line in code.splitlines()), f"  pm = {pm}", *(f"  {c}" for c in check)]
+  return "\n".join(lines) + "\n"
+
