@@ -5,7 +5,8 @@ A *finding* (``Finding``) is a question about a program under a rule set that sa
 engine's; does some step of the explorer (every order) raise, reach two normal forms, or two that differ in value.
 ``minimize`` shrinks the program while the answer stays yes, greedily, the smallest candidate first: a node replaced by
 one of its sources, by a fresh variable (the IR's ``variable_like``: of the node's dtype and, where the IR bounds
-variables, its bounds) or by the constant 0 or 1; a constant shrunk toward 0, 1 and small values. Then (``rules=True``) it
+variables, its bounds) or by the constant 0 or 1; a constant shrunk toward 0, 1 and small values (never a divisor to 0:
+a division by zero is a finding of its own, which would replace the one minimized). Then (``rules=True``) it
 drops rules by ``ddmin`` (Zeller's delta debugging: halves, then quarters, ... of the rule list), and shrinks the program
 once more under the rules left. Every question is bounded (``Finding.max_states`` for the explorer's) and the whole
 search by ``max_checks`` and the caller's ``Limits``: a stop keeps the smallest program found so far.
@@ -18,7 +19,7 @@ of uopc's API.
 >>> prog = ((UOp.const(-0.0) + UOp.const(0.0)) * UOp.param(0, dtypes.f32)) + UOp.param(1, dtypes.f32) * 1.0
 >>> m = minimize(prog, symbolic, Finding("order", engine="explore"))
 >>> m.size_before, m.size, show(m.program)
-(9, 4, 'mul(add(-0.0, 0.0), p0)')
+(9, 3, 'add(-0.0, 0.0)')
 """
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ from uopc.term import show
 __all__ = ["Finding", "Minimized", "minimize", "program_size", "regression_test"]
 
 Kind = Literal["raises", "loops", "order", "values"]
+# ops whose second source divides: a zero is never put there, since a division by zero is a finding of its own (tinygrad's
+# `a // 0` raises in every order), not the one being minimized
+DIVISIONS = frozenset({"IDIV", "MOD", "FLOORDIV", "FLOORMOD", "FDIV", "TRUEDIV"})
 LOOP_WORDS = ("infinite loop", "did not reach a fixed point")   # tinygrad's fixed_point_rewrite, uopc's canonical engine
 
 
@@ -153,7 +157,9 @@ def _const_value(ir: IR, u: Any) -> tuple[bool, Any]:
 def _smaller_constants(v: Any) -> list[Any]:
   """Constants to try in place of ``v``: 0, 1, -1, 2 and halves, each simpler than ``v`` (smaller magnitude, or as small and not negative)."""
   if isinstance(v, bool) or not isinstance(v, (int, float)): return [False] if v is True else []
-  tries = [0, 1, -1, 2, v // 2 if isinstance(v, int) else v / 2, v - 1 if v > 0 else v + 1, -v]
+  # steps of 1, 2, 4, ... toward 0: a walk of log(v) checks, not v
+  toward = [v - d if v > 0 else v + d for d in (1 << k for k in range(min(int(abs(v)), 1 << 62).bit_length()))]
+  tries = [0, 1, -1, 2, v // 2 if isinstance(v, int) else v / 2, *toward, -v]
   if isinstance(v, float): tries = [float(t) for t in tries]
   def key(t: Any) -> tuple: return (abs(t), t < 0 or (t == 0 and str(t).startswith("-")))
   return [t for t in dict.fromkeys(tries) if key(t) < key(v)]
@@ -163,16 +169,18 @@ def _candidates(ir: IR, prog: Any) -> Iterator[tuple[str, Any]]:
   """``(what, smaller program)``: every one-step shrink of ``prog`` (see the module doc)."""
   nodes = _nodes(ir, prog)
   taken = {p for u in nodes if isinstance(p := ir.parts(u), str)}
+  divisors = {u.src[1] for u in nodes if len(u.src) == 2 and getattr(u.op, "name", "") in DIVISIONS}
   for u in reversed(nodes):   # the root first
     is_const, value = _const_value(ir, u)
     if is_const:
       for c in _smaller_constants(value):
+        if c == 0 and u in divisors: continue
         if (k := ir.const_like(u, c)) is not None: yield f"constant {value!r} -> {c!r}", _replace(ir, prog, u, k)
       continue
     if not _is_leaf(ir, u):
       for s in dict.fromkeys(u.src): yield f"{show(u)} -> its source {show(s)}", _replace(ir, prog, u, s)
       if (v := ir.variable_like(u, taken)) is not None: yield f"{show(u)} -> a variable", _replace(ir, prog, u, v)
-    for c in (0, 1):
+    for c in (1,) if u in divisors else (0, 1):
       if (k := ir.const_like(u, c)) is not None and k is not u: yield f"{show(u)} -> {c}", _replace(ir, prog, u, k)
 
 
@@ -236,7 +244,7 @@ def _shrink_program(ir: IR, prog: Any, pm: Any, key: Any, search: _Search, steps
     found = sorted(((_rank(ir, p), what, p) for what, p in _candidates(ir, prog) if p is not None and p is not prog),
                    key=lambda t: t[0])
     for rank, what, p in found:
-      if rank >= here: break
+      if rank >= here: return prog   # sorted: no simpler candidate is left
       if search.shows(p, pm, key):
         steps.append(what)
         prog = p
@@ -304,13 +312,26 @@ def regression_test(m: Minimized, rules: str, name: str | None = None) -> str:
   return _uopc_test(m, rules, name)
 
 
+UOPC_CHECKS = {   # (engine, kind) -> the test's import and its last line: what holds once the finding is fixed
+  ("canonical", "raises"): ("from uopc.rewrite import graph_rewrite", "graph_rewrite(prog, pm)"),
+  ("canonical", "loops"): ("from uopc.rewrite import graph_rewrite", "graph_rewrite(prog, pm)"),
+  ("explore", "raises"): ("from uopc.relational import explore", "assert not explore(prog, pm).stuck"),
+  ("explore", "loops"): ("from uopc.relational import explore\nfrom uopc.relational.space.cycles import terminal_cycles",
+                         "assert not terminal_cycles(explore(prog, pm))"),
+  ("explore", "order"): ("from uopc.relational import explore", "assert len(explore(prog, pm).normal_forms) == 1"),
+  ("explore", "values"): ("from uopc.relational import diagnose_order",
+                          "assert all(f.kind != 'semantic' for f in diagnose_order(prog, pm).forks)"),
+}
+
+
 def _uopc_test(m: Minimized, rules: str, name: str) -> str:
   from uopc.uir import to_uir
   f = m.finding
+  if (check := UOPC_CHECKS.get((f.engine, f.kind))) is None: raise ValueError(f"no uopc test for: {f.describe()}")
   header = [f'"""Found by uopc ({f.describe()}), minimized from {m.size_before} to {m.size} nodes."""',
-            "from uopc.relational.ir.registry import resolve_rules", "from uopc.relational.analyses.minimize import Finding",
-            "from uopc.uir import parse_uir", "", "", f"def {name}():"]
-  body = [f"  prog = parse_uir('''\\\n{to_uir(m.program)}''')", f"  pm = resolve_rules({rules!r})"]
+            "from uopc.relational.ir.registry import resolve_rules", "from uopc.uir import parse_uir", check[0], "", "", f"def {name}():"]
+  quotes = "\'" * 3
+  body = [f"  prog = parse_uir({quotes}\\\n{to_uir(m.program)}{quotes})", f"  pm = resolve_rules({rules!r})"]
   if m.subset is not None: body.append(f"  pm = type(pm)([pm.rules[k] for k in {m.subset!r}])")
-  body.append(f"  assert not {f!r}.shows(prog, pm)")
+  body.append(f"  {check[1]}")
   return "\n".join(header + body) + "\n"

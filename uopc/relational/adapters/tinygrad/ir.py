@@ -399,7 +399,7 @@ class TinygradIR(IR[UOp]):
     except Exception: return None   # a dtype or range tinygrad's variables do not take (a pointer, void)
 
   def const_like(self, node: UOp, value: Any) -> UOp | None:
-    try: return UOp.const(value, node.dtype) if node.dtype.count == 1 and node.dtype != dtypes.void else None
+    try: return UOp.const(value, node.dtype) if node.dtype != dtypes.void else None
     except Exception: return None   # not a value of that dtype
 
   def regression_test(self, prog: UOp, rules: str, subset: tuple[int, ...] | None, finding: Any, name: str) -> str | None:
