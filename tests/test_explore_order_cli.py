@@ -107,7 +107,8 @@ def test_exit_1_when_a_rule_raises_off_the_canonical_path(capsys, tmp_path):
   prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 1\n")
   code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
   assert code == 1 and "canonical (graph_rewrite): p0" in out
-  assert "1 stuck step (a rule raised), 1 rule and exception:\n  1x rules_under_test#2 x=param * const(c) (rules_under_test.py:3) raised ValueError, e.g. #" in out
+  assert "1 stuck step (a rule raised), 1 rule and exception:\n" \
+         "  1x rules_under_test#2 x=param * const(c) (rules_under_test.py:3) raised ValueError, e.g. #" in out
   assert " @ mul(p0, 1): ValueError: no\n" in out
 
 
