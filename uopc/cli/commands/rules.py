@@ -125,8 +125,9 @@ def write_text(usage: Any, args: argparse.Namespace, corpus: Corpus, complete: b
   left = "".join(f"; {n:,} left out ({why})" for why, n in corpus.skipped.items())
   print(f"corpus: {', '.join(args.corpus)}: {_plural(len(corpus.programs), 'graph')}{left}", file=out)
   cut = usage.explored - usage.complete
-  print(f"explored {_plural(usage.explored, 'graph')}, {usage.complete:,} completely" + (f", {cut:,} stopped by --max-states {args.max_states:,}" if cut else "")
-        + ("" if usage.stopped is None and stopped_text() is None else f"; {stopped_text() or usage.stopped}"), file=out)
+  stops = (f", {cut:,} stopped by --max-states {args.max_states:,}" if cut else "") + \
+    ("" if usage.stopped is None and stopped_text() is None else f"; {stopped_text() or usage.stopped}")
+  print(f"explored {_plural(usage.explored, 'graph')}, {usage.complete:,} completely{stops}", file=out)
   if usage.canonical_errors:
     print(f"the canonical engine failed on {_plural(len(usage.canonical_errors), 'graph')} (its firings until then count)", file=out)
   width = max(len(_rule_text(c)) for c in rules)

@@ -12,7 +12,7 @@ applied it, *in some order* if a step of the exploration is its. A rule that nev
 - **unreached** if no node of any explored graph matches its pattern: no program of the corpus reaches it (within the
   bounds: ``complete`` says whether every exploration was).
 
->>> from uopc import UOp, UPat, PatternMatcher
+>>> from uopc import UOp, UPat, PatternMatcher, show
 >>> x = UPat.var("x")
 >>> pm = PatternMatcher([(x + 0, lambda x: x), (x + 0, lambda x: x * 1), (x * 1, lambda x: x), (x * 3, lambda x: None)])
 >>> u = rule_usage([UOp.param(0) + 0, UOp.param(0) * 3], pm)
@@ -31,7 +31,6 @@ from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.ir import ir_of, rules_for
 from uopc.relational.space.explore import explore
-from uopc.term import show
 
 __all__ = ["RuleCount", "RuleUsage", "Witness", "rule_usage"]
 
