@@ -4,9 +4,9 @@ For each program, the IR's own engine is recorded (``IR.record``: the canonical 
 is explored (bounded by ``max_states`` per program and the caller's ``Limits``): a rule *fires* canonically if the engine
 applied it, *in some order* if a step of the exploration is its. A rule that never fires canonically is
 
-- **shadowed** if it fires in some other order: other rules always take its redexes first. The witness is the first
-  such step: the program, the node, and the rule the canonical engine fired on that node (or None: the engine rewrote a
-  node around it first, so the redex was gone);
+- **shadowed** if it fires in some other order: other rules always take its redexes first. The witness is one such
+  step: the program, the node, and the rule the canonical engine fired on that node (or None: the engine rewrote a
+  node around it first, so the redex was gone), preferring a node the engine rewrote, then the smallest node;
 - **declined** if its pattern matched a node of an explored (expanded) graph but its function never rewrote (returned
   None) or raised;
 - **unreached** if no node of any explored graph matches its pattern: no program of the corpus reaches it (within the
@@ -93,6 +93,7 @@ def rule_usage(programs: list[Any], pm: Any, *, max_states: int | None = 2_000, 
   counts = [RuleCount(i, rules.name_of(r), getattr(r, "location", "?")) for i, r in enumerate(rules.rules)]
   usage = RuleUsage(counts, programs)
   nodes: set[Any] = set()   # every node of every explored graph, for the rules that never fired
+  sizes: dict[Any, int] = {}   # a witness node's size
   for k, prog in enumerate(programs):
     if (why := limits.should_stop()) is not None:
       usage.stopped = why
@@ -119,7 +120,8 @@ def rule_usage(programs: list[Any], pm: Any, *, max_states: int | None = 2_000, 
         continue
       c.any_order += 1
       seen.add(e.rule_index)
-      if c.witness is None and c.canonical == 0: c.witness = Witness(k, e.source.graph, e.node, taken.get(e.node))
+      if c.canonical == 0 and _better(w := Witness(k, e.source.graph, e.node, taken.get(e.node)), c.witness, sizes):
+        c.witness = w
     for i in seen: counts[i].any_graphs += 1
     for s in ex.states:   # an expanded state's nodes were each shown to every rule (a bound leaves the last ones unexpanded)
       if not s.stuck and s.normal is not None: nodes.update(s.graph.toposort())
@@ -135,6 +137,16 @@ def rule_usage(programs: list[Any], pm: Any, *, max_states: int | None = 2_000, 
       for i, match, fn in rules.every_candidate(u):
         if i in dead and (bindings := match(u)) and all(_declines(fn, b) for b in bindings): counts[i].matched += 1
   return usage
+
+
+def _better(new: Witness, old: Witness | None, sizes: dict[Any, int]) -> bool:
+  """Is ``new`` the better witness: one at a node the canonical engine rewrote (it says which rule took the redex), then
+  the smaller node?"""
+  if old is None: return True
+  if (new.taken_by is None) != (old.taken_by is None): return new.taken_by is not None
+  for u in (new.node, old.node):
+    if u not in sizes: sizes[u] = len(u.toposort())
+  return sizes[new.node] < sizes[old.node]
 
 
 def _declines(fn: Callable, binding: dict[str, Any]) -> bool:
