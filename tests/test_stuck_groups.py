@@ -56,6 +56,6 @@ def test_two_rules_two_exceptions_two_groups(capsys):
   prog = (UOp.param(0) + 0) * 1 + (UOp.param(1) + 0) * 1
   ex = Exploration(prog, pm).run()
   groups = group_stuck(ex.stuck)
-  assert sorted((g.error_type, g.count) for g in groups) == sorted([("ZeroDivisionError", 2), ("ValueError", 2), ("IndexError", 2)])
-  assert sum(g.count for g in groups) == len(ex.stuck) and all(g.example in ex.stuck for g in groups)
+  assert sorted((g.error_type, g.steps) for g in groups) == sorted([("ZeroDivisionError", 2), ("ValueError", 2), ("IndexError", 2)])
+  assert sum(g.steps for g in groups) == len(ex.stuck) and all(g.example in ex.stuck for g in groups)
   assert len({(g.rule, g.error_type) for g in groups}) == 3

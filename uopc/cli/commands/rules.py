@@ -16,6 +16,7 @@ exploration or the run short (the counts cover what was explored), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from typing import Any
@@ -74,13 +75,12 @@ def load_corpus(paths: list[str], pm: Any) -> Corpus:
       if not _is_corpus_file(file):
         add(load_program(file), file)
         continue
-      try: from uopc.corpus import load   # the capture helper's format (uopc.corpus.format)
+      try: formats = importlib.import_module("uopc.corpus.format")   # the capture helper's (uopc capture, docs/gate.md)
       except ImportError: raise CLIError(f"uopc rules: --corpus {file}: this uopc cannot read corpus files (no uopc.corpus)") from None
-      from uopc.corpus.format import CorpusError
-      try: entries = load(file)
-      except CorpusError as e: raise CLIError(f"uopc rules: {e}") from None
-      for k, e in enumerate(entries, 2):   # line 1 is the header
-        add(e.program, f"{file}:{k}" + (f" ({e.where})" if e.where else ""))
+      try: entries = formats.load(file)
+      except formats.CorpusError as e: raise CLIError(f"uopc rules: {e}") from None
+      for k, entry in enumerate(entries, 2):   # line 1 is the header
+        add(entry.program, f"{file}:{k}" + (f" ({entry.where})" if entry.where else ""))
   if not corpus.programs:
     left = "; ".join(f"{n} {why}" for why, n in corpus.skipped.items())
     raise CLIError(f"uopc rules: the corpus has no graph of {ir.name}'s IR" + (f" ({left})" if left else ""))

@@ -116,14 +116,14 @@ def stuck_group_text(g: StuckGroup) -> str:
   """``3x rule (file:line) raised ZeroDivisionError, e.g. #7 @ node: error``: one group of stuck steps."""
   s = g.example
   where = "" if g.location is None or g.location in (g.rule or "") else f" ({g.location})"   # an unnamed rule's name holds it
-  return f"{g.count:,}x {g.rule}{where} raised {g.error_type}, e.g. #{s.id} @ {show(s.node, TERM_LIMIT)}: {s.error}"
+  return f"{g.steps:,}x {g.rule}{where} raised {g.error_type}, e.g. #{s.id} @ {show(s.node, TERM_LIMIT)}: {s.error}"
 
 
 def stuck_groups_json(stuck: list[Any], node: Any = None) -> list[dict[str, Any]]:
   """The groups of ``stuck`` as JSON: rule, location, error type, count and the example step (its state id, node, error);
   ``node``: how the example's node is written (the report's node table; its term by default)."""
   write = node or (lambda u: show(u, TERM_LIMIT))
-  return [{"rule": g.rule, "location": g.location, "error_type": g.error_type, "count": g.count,
+  return [{"rule": g.rule, "location": g.location, "error_type": g.error_type, "count": g.steps,
            "example": {"id": g.example.id, "node": write(g.example.node), "error": g.example.error}} for g in group_stuck(stuck)]
 
 

@@ -220,7 +220,8 @@ class _Search:
 
   def __init__(self, finding: Finding, max_checks: int, limits: Limits) -> None:
     self.finding, self.max_checks, self.limits = finding, max_checks, limits
-    self.checks, self.stopped = 0, None
+    self.checks = 0
+    self.stopped: StopReason | Literal["max_checks"] | None = None
     self.memo: dict[tuple, bool] = {}
 
   def shows(self, prog: Any, pm: Any, key: Any) -> bool:

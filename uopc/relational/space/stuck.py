@@ -8,7 +8,7 @@ a corpus graph had 5,390 stuck steps, all one rule's ``ZeroDivisionError``. Repo
 >>> x = UPat.var("x")
 >>> boom = PatternMatcher([(x + 0, lambda x: 1 // 0)])
 >>> ex = Exploration((UOp.param(0) + 0) * (UOp.param(1) + 0), boom).run()
->>> [(g.location.startswith("<doctest"), g.error_type, g.count) for g in group_stuck(ex.stuck)]
+>>> [(g.location.startswith("<doctest"), g.error_type, g.steps) for g in group_stuck(ex.stuck)]
 [(True, 'ZeroDivisionError', 2)]
 """
 from __future__ import annotations
@@ -20,11 +20,12 @@ __all__ = ["StuckGroup", "error_type", "group_stuck"]
 
 
 class StuckGroup(NamedTuple):
-  """The stuck steps of one rule that raised one exception type: how many, and the first (``example``, a stuck State)."""
+  """The stuck steps of one rule that raised one exception type: how many (``steps``), and the first (``example``, a
+  stuck State)."""
   rule: str | None
   location: str | None
   error_type: str
-  count: int
+  steps: int
   example: Any
 
 

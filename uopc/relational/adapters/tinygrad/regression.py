@@ -19,8 +19,6 @@ from typing import Any
 from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import Ops, UOp
 
-from uopc.relational.adapters.tinygrad.ir import node_parts
-
 OPERATORS = {Ops.ADD: ("+", 1), Ops.MUL: ("*", 2), Ops.FLOORDIV: ("//", 2), Ops.FLOORMOD: ("%", 2)}   # symbol, precedence
 
 
@@ -29,7 +27,9 @@ def _literal(v: Any) -> str:
   return repr(v)
 
 
-def _is_variable(u: UOp) -> bool: return u.op is not Ops.CONST and isinstance(node_parts(u), str)
+def _is_variable(u: UOp) -> bool:
+  """A ``UOp.variable`` (as the adapter's ``node_parts`` reads one: a named buffer, param or var)."""
+  return u.op.name in ("BUFFER", "PARAM", "DEFINE_VAR") and isinstance(getattr(u.arg, "name", None), str)
 
 
 def _render(prog: UOp, pretty: bool) -> tuple[list[str], str]:
