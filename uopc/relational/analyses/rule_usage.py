@@ -92,37 +92,18 @@ def rule_usage(programs: list[Any], pm: Any, *, max_states: int | None = 2_000, 
   rules = rules_for(programs[0], pm, "rule_usage: pm")
   counts = [RuleCount(i, rules.name_of(r), getattr(r, "location", "?")) for i, r in enumerate(rules.rules)]
   usage = RuleUsage(counts, programs)
-  nodes: set[Any] = set()   # every node of every explored graph, for the rules that never fired
+  nodes: set[Any] = set()   # every node of every expanded graph, for the rules that never fired
   sizes: dict[Any, int] = {}   # a witness node's size
   for k, prog in enumerate(programs):
     if (why := limits.should_stop()) is not None:
       usage.stopped = why
       break
-    ir = ir_of(prog)
-    canonical, error, firings = ir.record(prog, pm, max_steps)
-    if error is not None: usage.canonical_errors[k] = error
-    taken: dict[Any, int] = {}
-    seen = set()
-    for f in firings:
-      counts[f.rule_index].canonical += 1
-      seen.add(f.rule_index)
-      taken.setdefault(f.node, f.rule_index)
-    for i in seen: counts[i].canonical_graphs += 1
+    taken = _count_canonical(k, prog, pm, max_steps, usage)
     ex = explore(prog, pm, max_states=max_states, limits=limits)
     ex.run()
     usage.explored += 1
     usage.complete += ex.complete
-    seen = set()
-    for e in ex.edges:
-      c = counts[e.rule_index]
-      if e.error is not None:
-        c.raised += 1
-        continue
-      c.any_order += 1
-      seen.add(e.rule_index)
-      if c.canonical == 0 and _better(w := Witness(k, e.source.graph, e.node, taken.get(e.node)), c.witness, sizes):
-        c.witness = w
-    for i in seen: counts[i].any_graphs += 1
+    _count_steps(k, ex, taken, counts, sizes)
     for s in ex.states:   # an expanded state's nodes were each shown to every rule (a bound leaves the last ones unexpanded)
       if not s.stuck and s.normal is not None: nodes.update(s.graph.toposort())
     if progress is not None: progress(1)
@@ -131,12 +112,43 @@ def rule_usage(programs: list[Any], pm: Any, *, max_states: int | None = 2_000, 
       break
   for c in counts:
     if c.canonical: c.witness = None   # a witness was taken before the rule's first canonical firing was seen
-  dead = {c.index for c in counts if not c.any_order}
-  if dead:
-    for u in nodes:
-      for i, match, fn in rules.every_candidate(u):
-        if i in dead and (bindings := match(u)) and all(_declines(fn, b) for b in bindings): counts[i].matched += 1
+  _count_declines(rules, nodes, counts)
   return usage
+
+
+def _count_canonical(k: int, prog: Any, pm: Any, max_steps: int | None, usage: RuleUsage) -> dict[Any, int]:
+  """Count program ``k``'s canonical firings; the rule the engine fired first on each node it rewrote."""
+  _, error, firings = ir_of(prog).record(prog, pm, max_steps)
+  if error is not None: usage.canonical_errors[k] = error
+  taken: dict[Any, int] = {}
+  for f in firings:
+    usage.rules[f.rule_index].canonical += 1
+    taken.setdefault(f.node, f.rule_index)
+  for i in {f.rule_index for f in firings}: usage.rules[i].canonical_graphs += 1
+  return taken
+
+
+def _count_steps(k: int, ex: Any, taken: dict[Any, int], counts: list[RuleCount], sizes: dict[Any, int]) -> None:
+  """Count the steps of program ``k``'s exploration ``ex`` by rule (and those that raised); a shadowed rule's witness."""
+  seen = set()
+  for e in ex.edges:
+    c = counts[e.rule_index]
+    if e.error is not None:
+      c.raised += 1
+      continue
+    c.any_order += 1
+    seen.add(e.rule_index)
+    if c.canonical == 0 and _better(w := Witness(k, e.source.graph, e.node, taken.get(e.node)), c.witness, sizes): c.witness = w
+  for i in seen: counts[i].any_graphs += 1
+
+
+def _count_declines(rules: Any, nodes: set[Any], counts: list[RuleCount]) -> None:
+  """For each rule with no step anywhere: the nodes whose every binding of its pattern its function declines."""
+  dead = {c.index for c in counts if not c.any_order}
+  if not dead: return
+  for u in nodes:
+    for i, match, fn in rules.every_candidate(u):
+      if i in dead and (bindings := match(u)) and all(_declines(fn, b) for b in bindings): counts[i].matched += 1
 
 
 def _better(new: Witness, old: Witness | None, sizes: dict[Any, int]) -> bool:
