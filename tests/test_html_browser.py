@@ -553,3 +553,18 @@ def test_a_page_with_nothing_found_yet_opens_and_loads_back(driver, capsys, tmp_
   open_page(driver, out)
   assert css(driver, ".extra") == []
   assert console_errors(driver) == []
+
+
+def test_the_stuck_steps_are_grouped_on_the_page(driver, capsys, tmp_path, monkeypatch):
+  """One row per rule and exception type (issue 39): tinygrad's fold_divmod_general raises in every state holding a
+  (v*2 + 0) // 5, one row for all of them, with its count and an example chip."""
+  from tests.test_stuck_groups import MANY
+  (tmp_path / "many.py").write_text(MANY)
+  monkeypatch.chdir(tmp_path)
+  path, data = page_and_json(capsys, tmp_path, ["explore", "reachable", "many.py:prog", "--rules", "tinygrad:symbolic"])
+  n = len(data["stuck"])
+  assert n > 10 and [g["count"] for g in data["stuck_groups"]] == [n]
+  open_page(driver, path)
+  rows = [r.text for r in css(driver, "#overview .row") if "raised" in r.text]
+  assert len(rows) == 1 and rows[0].startswith(f"{n}\u00d7 ") and "raised ZeroDivisionError, e.g. #" in rows[0]
+  assert f"stuck steps ({n})" in css(driver, "#overview")[0].text

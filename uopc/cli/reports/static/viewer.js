@@ -459,8 +459,10 @@
         plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : "",
         terminal.has(c.join(",")) ? el("span", { class: "muted terminal" }, "  terminal (no step leaves it); rules: " +
           terminal.get(c.join(",")).map(shortRule).join(", ")) : null))) : null,
-      (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
-        chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
+      (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck_groups ? d.stuck_groups.map((g) => el("div", { class: "row" },
+        // grouped, one row per rule and exception type (a saved file from before the groups lists each step)
+        g.count + "\u00d7 " + g.rule + " raised " + g.error_type + ", e.g. ", chip(g.example.id), " @ " + txt(g.example.node) + ": " + g.example.error))
+        : d.stuck.map((s) => el("div", { class: "row" }, chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
       section("all states by depth", el("div", { class: "controls" }, filterBox, ruleSel),
         el("div", { class: "muted" }, "search: a term with ?holes (add(?x, 0); _ matches anything, the same ?name twice one node) finds the " +
            "states with a subterm of that shape; other text matches a substring of the term; /.../ is a regular expression"), results, depths));
@@ -717,7 +719,9 @@
                       el("div", { class: "muted searched" }, "searched " + plural(d.searched, "graph") +
                         (d.searched_a !== undefined ? " (" + d.searched_a + " from a, " + d.searched_b + " from b)" : "")),
                       Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))),
-              (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((x) =>
+              (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck_groups ? d.stuck_groups.map((g) =>
+                el("div", { class: "term stuck" }, g.count + "\u00d7 " + g.rule + (g.location ? " (" + g.location + ")" : "") + " raised " +
+                   g.error_type + ", e.g. @ " + g.example.node + ": " + g.example.error)) : d.stuck.map((x) =>
                 el("div", { class: "term stuck" }, x.rule + (x.location ? " (" + x.location + ")" : "") + " @ " + x.node + ": " + x.error))) : null);
     if (d.paths) put(insp, section("from a", stepper(d.paths.from_a, "from a")), section("from b", stepper(d.paths.from_b, "from b")));
     else if (d.matches) put(insp, d.matches.slice(0, 50).map((m, k) => section("match " + (k + 1) + ": " + m.graph, stepper(m.path, "match " + (k + 1)))),
