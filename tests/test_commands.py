@@ -109,6 +109,7 @@ DOC_EXITS = [
   ("confluence.md", "`order`: 0", "`pairs`:", ["explore order"]),
   ("confluence.md", "`pairs`: 0", "Both:", ["explore pairs"]),
   ("c-backend.md", "- **Exit code**: 0", "\n- ", ["check-rules"]),
+  ("rules.md", "Exit codes: 0", "\n\n", ["rules"]),
 ]
 
 
