@@ -124,3 +124,23 @@ def test_constants_shrink():
 def test_ddmin_finds_a_one_minimal_subset():
   assert _ddmin(list(range(40)), lambda xs: {3, 17, 31} <= set(xs)) == [3, 17, 31]
   assert _ddmin(list(range(10)), lambda xs: 9 in xs) == [9]
+
+
+def test_a_rule_that_raises_in_some_order_is_tested_alone():
+  """A finding of the explorer's (a stuck step of divandmod.py:108 in some order) becomes a plain tinygrad test of that
+  rule alone, bottom up, checked here to raise."""
+  f = Finding("raises", engine="explore", error="ZeroDivisionError", rule="divandmod.py:108")
+  v = UOp.variable("v", 0, 10)
+  m = minimize((v * 2 + 0) // 5 + (v + 3), tiny_symbolic, f)
+  assert m.size <= 5 and f.shows(m.program, tiny_symbolic)
+  source = regression_test(m, "tinygrad:symbolic")
+  assert "pm = PatternMatcher([symbolic.patterns[k] for k in (117,)])" in source and "bottom_up=True" in source
+  with pytest.raises(ZeroDivisionError): run_test(source)
+
+
+def test_a_test_that_would_not_fail_is_not_given():
+  """The printed test is run before it is given: an order finding of the explorer's is not reproduced by tinygrad's
+  engine alone, so no tinygrad test (a ValueError saying so)."""
+  m = minimize(divmod_program(), tiny_symbolic, DIVMOD)
+  with pytest.raises(ValueError, match="writes no regression test"):
+    regression_test(m.__class__(**{**m.__dict__, "finding": Finding("order", engine="explore")}), "tinygrad:symbolic")

@@ -36,13 +36,17 @@ from uopc.relational.space.cycles import terminal_cycles
 from uopc.relational.space.explore import explore
 from uopc.term import show
 
-__all__ = ["Finding", "Minimized", "minimize", "program_size", "regression_test"]
+__all__ = ["Finding", "FindingError", "Minimized", "minimize", "program_size", "regression_test"]
 
 Kind = Literal["raises", "loops", "order", "values"]
 # ops whose second source divides: a zero is never put there, since a division by zero is a finding of its own (tinygrad's
 # `a // 0` raises in every order), not the one being minimized
 DIVISIONS = frozenset({"IDIV", "MOD", "FLOORDIV", "FLOORMOD", "FDIV", "TRUEDIV"})
 LOOP_WORDS = ("infinite loop", "did not reach a fixed point")   # tinygrad's fixed_point_rewrite, uopc's canonical engine
+
+
+class FindingError(ValueError):
+  """A finding that cannot be asked of a program's IR (a ``bottom_up`` engine the IR does not have)."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ def _engine(ir: IR, prog: Any, pm: Any, engine: str) -> tuple[Any, str | None]:
   if engine == "canonical": return ir.canonical(prog, pm, max_steps=10_000 + 20 * program_size(prog))
   for label, result, error in ir.canonical_variants(prog, pm):
     if "bottom_up" in label: return result, error
-  raise ValueError(f"{ir.name}'s engine has no bottom_up variant: use engine='canonical' or 'explore'")
+  raise FindingError(f"{ir.name}'s engine has no bottom_up variant: use engine='canonical' or 'explore'")
 
 
 def _is_leaf(ir: IR, u: Any) -> bool: return isinstance(ir.parts(u), str)
@@ -232,8 +236,8 @@ class _Search:
       return False
     self.checks += 1
     try: found = self.finding.shows(prog, pm)
-    except ValueError: raise   # a finding that cannot be asked of this IR: the caller's mistake
-    except Exception: found = False   # a candidate the IR cannot run at all does not show the finding
+    except FindingError: raise   # a finding that cannot be asked of this IR: the caller's mistake
+    except Exception: found = False   # a candidate the IR cannot run at all (its evaluation raised) does not show the finding
     self.memo[(prog, key)] = found
     return found
 

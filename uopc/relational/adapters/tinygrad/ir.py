@@ -404,7 +404,9 @@ class TinygradIR(IR[UOp]):
 
   def regression_test(self, prog: UOp, rules: str, subset: tuple[int, ...] | None, finding: Any, name: str) -> str | None:
     from uopc.relational.adapters.tinygrad.regression import regression_test
-    return regression_test(prog, rules, subset, finding, name)
+    from uopc.relational.ir.registry import resolve_rules
+    named = [(r.name, r.location) for r in adapt(resolve_rules(rules)).rules]   # a rule the finding names, found by name or file:line
+    return regression_test(prog, rules, subset, finding, name, named)
 
   def from_uopc(self, prog: Any) -> UOp:
     from uopc.relational.adapters.tinygrad.convert import from_uopc

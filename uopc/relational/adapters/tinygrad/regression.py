@@ -3,7 +3,8 @@
 The program is written with tinygrad's operators where they rebuild exactly the node found (``v*2 + 0``), else with
 ``UOp(Ops..., dtype, src, arg)``; the code is run here and must give the very node (hash-consed: ``is``), so a test
 never shows another program than the one minimized. The test fails while the finding shows: it calls the engine the
-finding names and asserts what a fixed tinygrad would do (no exception, the same result both ways).
+finding names and asserts what a fixed tinygrad would do (no exception, the same result both ways); it is run here
+too, and only a test that fails as the finding says is given.
 
 >>> from tinygrad.uop.ops import UOp
 >>> v = UOp.variable("v", 0, 10)
@@ -94,15 +95,42 @@ def rules_source(rules: str, subset: tuple[int, ...] | None) -> tuple[list[str],
   return imports, f"PatternMatcher([{expr}.patterns[k] for k in {subset!r}])"
 
 
-def regression_test(prog: UOp, rules: str, subset: tuple[int, ...] | None, finding: Any, name: str) -> str | None:
-  """The test (module doc); None for a finding of the explorer's (``engine="explore"``), which tinygrad's engine alone
-  does not reproduce."""
-  if finding.engine == "explore": return None
+def _rule_alone(named: list[tuple[str, str]], subset: tuple[int, ...] | None, rule: str) -> tuple[int, ...] | None:
+  """The index of the rule named ``rule`` (its name or file:line; ``named``: each rule's of the set, in order), among
+  ``subset``'s where given."""
+  indices = subset if subset is not None else tuple(range(len(named)))
+  found = [k for k in indices if rule in named[k]]
+  return (found[0],) if found else None
+
+
+def _fails_as_found(source: str, finding: Any) -> bool:
+  """Does the test fail as the finding says (the exception type it names; a loop's RuntimeError; an assertion)?"""
+  env: dict[str, Any] = {}
+  try:
+    exec(compile(source, "<regression test>", "exec"), env)   # the test we wrote: tinygrad's API and the rule set's module
+    next(v for k, v in env.items() if k.startswith("test_"))()
+  except Exception as e:
+    if finding.kind == "raises": return finding.error is None or type(e).__name__ == finding.error
+    if finding.kind == "loops": return isinstance(e, RuntimeError) and "infinite loop" in str(e)
+    return isinstance(e, AssertionError)
+  return False
+
+
+def regression_test(prog: UOp, rules: str, subset: tuple[int, ...] | None, finding: Any, name: str,
+                    named: list[tuple[str, str]]) -> str | None:
+  """The test (module doc), run here: None unless it fails as the finding says. A rule that raises in some order of the
+  explorer's (``engine="explore"``) is tested alone, bottom up (it is tried on every node); another finding of the
+  explorer's is not reproduced by tinygrad's engine alone: None. ``named``: each rule's (name, file:line), in order."""
   code, exact = program_source(prog)
   if not exact: return None
+  engine = finding.engine
+  if engine == "explore":
+    if finding.kind != "raises" or finding.rule is None or (subset := _rule_alone(named, subset, finding.rule)) is None:
+      return None
+    engine = "bottom_up"
   imports, pm = rules_source(rules, subset)
-  up = ", bottom_up=True" if finding.engine == "bottom_up" else ""
-  other = "" if finding.engine == "bottom_up" else ", bottom_up=True"
+  up = ", bottom_up=True" if engine == "bottom_up" else ""
+  other = "" if engine == "bottom_up" else ", bottom_up=True"
   if finding.kind in ("raises", "loops"):
     now = f"raises {finding.error or 'an exception'}" if finding.kind == "raises" else "never ends (RuntimeError: infinite loop)"
     check = [f"graph_rewrite(prog, pm{up})   # tinygrad 0.14: {now}"]
@@ -111,5 +139,5 @@ def regression_test(prog: UOp, rules: str, subset: tuple[int, ...] | None, findi
   lines = [f'"""Found by uopc: {finding.describe()}."""', "from tinygrad.dtype import dtypes",
            "from tinygrad.uop.ops import Ops, PatternMatcher, UOp, graph_rewrite", *imports, "", "",
            f"def {name}():", *(f"  {line}" for line in code.splitlines()), f"  pm = {pm}", *(f"  {c}" for c in check)]
-  return "\n".join(lines) + "\n"
-
+  source = "\n".join(lines) + "\n"
+  return source if _fails_as_found(source, finding) else None
