@@ -144,3 +144,20 @@ def test_a_test_that_would_not_fail_is_not_given():
   m = minimize(divmod_program(), tiny_symbolic, DIVMOD)
   with pytest.raises(ValueError, match="writes no regression test"):
     regression_test(m.__class__(**{**m.__dict__, "finding": Finding("order", engine="explore")}), "tinygrad:symbolic")
+
+
+def test_the_program_source_rebuilds_each_node_exactly():
+  """Operators where they rebuild the very node, tinygrad's constructor elsewhere; a constant first operand stays a UOp."""
+  from tinygrad.dtype import dtypes as tiny_dtypes
+  from uopc.relational.adapters.tinygrad.regression import program_source
+  x = UOp.variable("x0", 0, 240)
+  shared = x * 3 + 1
+  for prog, text in [((UOp.const(0, tiny_dtypes.weakint) + x) // 2, "prog = (UOp.const(0, dtypes.weakint) + x0) // 2"),
+                     ((x < 3).where(x, x + 1), "prog = UOp(Ops.WHERE, dtypes.weakint, (UOp(Ops.CMPLT, dtypes.bool, "
+                                                "(x0, UOp.const(3, dtypes.weakint))), x0, x0 + 1))"),
+                     (shared * shared, "n0 = x0 * 3 + 1\nprog = n0 * n0")]:
+    source, exact = program_source(prog)
+    assert exact and source.endswith(text), source
+    env: dict[str, Any] = {"UOp": UOp}
+    exec("from tinygrad.uop.ops import Ops\nfrom tinygrad.dtype import dtypes\n" + source, env)
+    assert env["prog"] is prog

@@ -52,17 +52,22 @@ def _render(prog: UOp, pretty: bool) -> tuple[list[str], str]:
       return names[u]
     if u.op is Ops.CONST:
       return _literal(u.arg) if pretty and outer else f"UOp.const({_literal(u.arg)}, {u.dtype!r})"
-    if pretty and u.op in OPERATORS and all(s.dtype == u.dtype for s in u.src) and u.src[0].op is not Ops.CONST:
+    if users.get(u, 0) > 1 and u is not prog:   # a shared node: bound to a name once, written whole there
+      names[u] = f"n{sum(n.startswith('n') and n[1:].isdigit() for n in names.values())}"
+      lines.append(f"{names[u]} = {body(u, 0)}")
+      return names[u]
+    return body(u, outer)
+
+  def body(u: UOp, outer: int) -> str:
+    if pretty and u.op in OPERATORS and all(s.dtype == u.dtype for s in u.src):
       sym, prec = OPERATORS[u.op]
-      text = f"{expr(u.src[0], prec)} {sym} {expr(u.src[1], prec + 1)}"
+      first = expr(u.src[0]) if u.src[0].op is Ops.CONST else expr(u.src[0], prec)   # a literal first would not be a UOp
+      text = f"{first} {sym} {expr(u.src[1], prec + 1)}"
       text = f"({text})" if outer > prec else text
     else:
       arg = "" if u.arg is None else f", {u.arg!r}"
-      text = f"UOp({u.op!r}, {u.dtype!r}, ({''.join(expr(s) + ', ' for s in u.src)}){arg})"
-    if users.get(u, 0) > 1 and u is not prog:
-      names[u] = f"n{len(names)}"
-      lines.append(f"{names[u]} = {text}")
-      return names[u]
+      src = ", ".join(expr(s) for s in u.src) + ("," if len(u.src) == 1 else "")
+      text = f"UOp({u.op!r}, {u.dtype!r}, ({src}){arg})"
     return text
   root = expr(prog)
   return lines, root
