@@ -59,3 +59,10 @@ def test_two_rules_two_exceptions_two_groups(capsys):
   assert sorted((g.error_type, g.steps) for g in groups) == sorted([("ZeroDivisionError", 2), ("ValueError", 2), ("IndexError", 2)])
   assert sum(g.steps for g in groups) == len(ex.stuck) and all(g.example in ex.stuck for g in groups)
   assert len({(g.rule, g.error_type) for g in groups}) == 3
+
+
+def test_order_json_has_the_groups(capsys, many):
+  n = stuck_count(capsys, many)
+  code, out = uopc(capsys, "explore", "order", many, "--rules", "tinygrad:symbolic", "--format", "json")
+  groups = json.loads(out)["stuck_groups"]
+  assert code == 1 and [(g["location"], g["error_type"], g["count"]) for g in groups] == [("divandmod.py:108", "ZeroDivisionError", n)]

@@ -198,7 +198,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms`` (the exploration's), ``forks``, ``verdict``,
   ``exhaustive``, ``sampled_normal_forms`` and ``sampled_witness`` (and ``permutations``)."""
   from uopc.cli.reports import sampled
-  from uopc.cli.reports.exploration import NodeTable, bound_flag, cycles_json, steps_json, with_nodes
+  from uopc.cli.reports.exploration import NodeTable, bound_flag, cycles_json, steps_json, stuck_groups_json, with_nodes
   def term(u: Any) -> str | None: return None if u is None else _show(u)
   table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
   def steps(path: list[Any]) -> list[dict[str, Any]]: return steps_json(path, table)
@@ -221,6 +221,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   }
   verdict = verdict_of(report, sample, witness)
   data.update(sampled.to_json(sample, report.complete), verdict=verdict.kind, verdict_text=verdict.text)
+  data["stuck_groups"] = stuck_groups_json(ex.stuck)   # the rules that raised, as the text groups them
   data["sampled_witness"] = None if witness is None else {
     "normal_form": witness.form.term(TERM_LIMIT), "path": steps_json(witness.form.path()), "other": term(witness.other),
     "other_is_canonical": witness.other_state is None, "kind": witness.kind, "detail": witness.detail}
