@@ -97,6 +97,11 @@ def _show(u: Any) -> str:
   return show(u, TERM_LIMIT)
 
 
+def _stuck_groups(ex: Any) -> list[dict[str, Any]]:
+  from uopc.cli.reports.exploration import stuck_groups_json   # deferred: it imports the explorer
+  return stuck_groups_json(ex.stuck)
+
+
 def _steps(edges: list[Any], out: TextIO, indent: str = "    ") -> None:
   for k, e in enumerate(edges, 1): print(f"{indent}{k}. {e.describe(TERM_LIMIT)}", file=out)
 
@@ -198,7 +203,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   """The report as a JSON-ready dict: ``canonical``, ``normal_forms`` (the exploration's), ``forks``, ``verdict``,
   ``exhaustive``, ``sampled_normal_forms`` and ``sampled_witness`` (and ``permutations``)."""
   from uopc.cli.reports import sampled
-  from uopc.cli.reports.exploration import NodeTable, bound_flag, cycles_json, steps_json, stuck_groups_json, with_nodes
+  from uopc.cli.reports.exploration import NodeTable, bound_flag, cycles_json, steps_json, with_nodes
   def term(u: Any) -> str | None: return None if u is None else _show(u)
   table = NodeTable()   # the paths' graphs, each distinct node once (format 2)
   def steps(path: list[Any]) -> list[dict[str, Any]]: return steps_json(path, table)
@@ -208,6 +213,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
     "program": term(report.program), "rules": spec, "complete": report.complete, "bound": report.bound,
     "stopped_by": None if report.bound is None else bound_flag(report.bound, ex.max_states, ex.max_depth, ex.timeout),
     "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
+    "stuck_groups": _stuck_groups(ex),   # the rules that raised, as the text groups them
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
     "canonical_path": steps(report.path.edges), "canonical_path_complete": report.path.complete,
     "normal_forms": [s.term(TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,
@@ -221,7 +227,6 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   }
   verdict = verdict_of(report, sample, witness)
   data.update(sampled.to_json(sample, report.complete), verdict=verdict.kind, verdict_text=verdict.text)
-  data["stuck_groups"] = stuck_groups_json(ex.stuck)   # the rules that raised, as the text groups them
   data["sampled_witness"] = None if witness is None else {
     "normal_form": witness.form.term(TERM_LIMIT), "path": steps_json(witness.form.path()), "other": term(witness.other),
     "other_is_canonical": witness.other_state is None, "kind": witness.kind, "detail": witness.detail}
