@@ -826,14 +826,14 @@
   // The keys each view draws (the header draws COMMON's); any other key (a newer command's, say) is still shown, as readable text.
   const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "elapsed"];
   const EXPLORED = ["reduced", "program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state",
-                    "canonical_error", "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
+                    "stuck_groups", "canonical_error", "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
   const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
   const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
     order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete",
             "normal_forms", "cycles", "basis", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
             "verdict", "verdict_text"],
     search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a",
-             "searched_b", "stuck"],
+             "searched_b", "stuck", "stuck_groups"],
     pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
     saturate: [...BEST, "stop", "iterations", "enodes", "eclasses", "applied", "matches", "rejected", "conflicts", "native", "reach_searched",
                "reach_stopped_by"],
