@@ -124,7 +124,7 @@ def write_text(usage: Any, args: argparse.Namespace, corpus: Corpus, complete: b
   print(f"rules: {args.rules.spec} ({len(rules)} rules)", file=out)
   left = "".join(f"; {n:,} left out ({why})" for why, n in corpus.skipped.items())
   print(f"corpus: {', '.join(args.corpus)}: {_plural(len(corpus.programs), 'graph')}{left}", file=out)
-  cut = usage.explored - usage.complete
+  cut = usage.cut
   stops = (f", {cut:,} stopped by --max-states {args.max_states:,}" if cut else "") + \
     ("" if usage.stopped is None and stopped_text() is None else f"; {stopped_text() or usage.stopped}")
   print(f"explored {_plural(usage.explored, 'graph')}, {usage.complete:,} completely{stops}", file=out)

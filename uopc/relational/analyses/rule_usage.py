@@ -73,12 +73,13 @@ class RuleCount:
 @dataclass
 class RuleUsage:
   """The counts of every rule (in the rule set's order), the programs (``programs``), how many explorations were
-  complete, the canonical engine's failures (``canonical_errors``: program index -> why) and the bound that stopped the
+  complete (and how many their own bound cut), the canonical engine's failures (``canonical_errors``: program index -> why) and the bound that stopped the
   whole run (``stopped``: programs after it were not looked at)."""
   rules: list[RuleCount]
   programs: list[Any]
   complete: int = 0
   explored: int = 0
+  cut: int = 0   # explorations their own bound (max_states, max_depth) stopped
   canonical_errors: dict[int, str] = field(default_factory=dict)
   stopped: StopReason | None = None
 
@@ -103,6 +104,7 @@ def rule_usage(programs: list[Any], pm: Any, *, max_states: int | None = 2_000, 
     ex.run()
     usage.explored += 1
     usage.complete += ex.complete
+    usage.cut += ex.bound in ("max_states", "max_depth")
     _count_steps(k, ex, taken, counts, sizes)
     for s in ex.states:   # an expanded state's nodes were each shown to every rule (a bound leaves the last ones unexpanded)
       if not s.stuck and s.normal is not None: nodes.update(s.graph.toposort())
