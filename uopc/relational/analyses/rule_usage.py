@@ -73,8 +73,8 @@ class RuleCount:
 @dataclass
 class RuleUsage:
   """The counts of every rule (in the rule set's order), the programs (``programs``), how many explorations were
-  complete (and how many their own bound cut), the canonical engine's failures (``canonical_errors``: program index -> why) and the bound that stopped the
-  whole run (``stopped``: programs after it were not looked at)."""
+  complete (and how many their own bound cut), the canonical engine's failures (``canonical_errors``: program index ->
+  why) and the bound that stopped the whole run (``stopped``: programs after it were not looked at)."""
   rules: list[RuleCount]
   programs: list[Any]
   complete: int = 0
