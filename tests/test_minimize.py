@@ -161,3 +161,15 @@ def test_the_program_source_rebuilds_each_node_exactly():
     env: dict[str, Any] = {"UOp": UOp}
     exec("from tinygrad.uop.ops import Ops\nfrom tinygrad.dtype import dtypes\n" + source, env)
     assert env["prog"] is prog
+
+
+def test_a_values_finding_of_uopc_shrinks_to_the_sign_of_zero():
+  """Two normal forms that differ in value (-0.0 and 0.0): the finding survives only where both forms are reached."""
+  prog = ((UUOp.const(-0.0) + UUOp.const(0.0)) * UUOp.param(0, dtypes.f32)) * (UUOp.param(1, dtypes.f32) + 0.0)
+  f = Finding("values", engine="explore")
+  m = minimize(prog, symbolic, f)
+  assert f.shows(m.program, symbolic) and m.size < m.size_before and m.size <= 4
+  assert not Finding("values", engine="explore").shows(UUOp.param(1, dtypes.f32) + 0.0, symbolic)   # a part without the sign
+  source = regression_test(m, "symbolic")
+  assert "assert all(f.kind != 'semantic' for f in diagnose_order(prog, pm).forks)" in source
+  with pytest.raises(AssertionError): run_test(source)

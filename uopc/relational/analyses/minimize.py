@@ -23,6 +23,7 @@ of uopc's API.
 """
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.ir import UOPC, ir_of, rules_for
 from uopc.relational.ir.protocol import IR
+from uopc.relational.analyses.verdicts import compare_results
 from uopc.relational.space.cycles import terminal_cycles
 from uopc.relational.space.explore import explore
 from uopc.term import show
@@ -42,6 +44,7 @@ Kind = Literal["raises", "loops", "order", "values"]
 # ops whose second source divides: a zero is never put there, since a division by zero is a finding of its own (tinygrad's
 # `a // 0` raises in every order), not the one being minimized
 DIVISIONS = frozenset({"IDIV", "MOD", "FLOORDIV", "FLOORMOD", "FDIV", "TRUEDIV"})
+VALUE_FORMS = 8   # normal forms whose values a "values" finding compares pairwise (a bound on the comparisons of one check)
 LOOP_WORDS = ("infinite loop", "did not reach a fixed point")   # tinygrad's fixed_point_rewrite, uopc's canonical engine
 
 
@@ -80,13 +83,13 @@ class Finding:
       if self.kind == "loops": return error is not None and any(w in error for w in LOOP_WORDS)
       other, other_error = _engine(ir, prog, pm, "canonical" if self.engine == "bottom_up" else "bottom_up")
       if result is None or other is None or result is other: return False
-      return self.kind == "order" or ir.compare(result, other, prog)[0] == "semantic"
+      return self.kind == "order" or compare_results(ir, result, other, prog)[0] == "semantic"
     ex = explore(prog, pm, max_states=self.max_states)
     if self.kind == "raises": return self._stuck(prog, pm, ex)
     if self.kind == "loops": return bool(terminal_cycles(ex))
     if self.kind == "order": return len(ex.normal_forms) > 1
-    forms = ex.normal_forms
-    return any(ir.compare(a.graph, b.graph, prog)[0] == "semantic" for a, b in zip(forms, forms[1:]))
+    forms = ex.normal_forms[:VALUE_FORMS]
+    return any(compare_results(ir, a.graph, b.graph, prog)[0] == "semantic" for a, b in itertools.combinations(forms, 2))
 
   def _stuck(self, prog: Any, pm: Any, ex: Any = None) -> bool:
     if ex is None: ex = explore(prog, pm, max_states=self.max_states)
