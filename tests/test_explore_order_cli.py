@@ -108,7 +108,9 @@ def test_exit_1_when_a_rule_raises_off_the_canonical_path(capsys, tmp_path):
   prog.write_text("%0 = param : slot=0 dtype=i32\n%1 = add %0, 0\n%2 = mul %1, 1\n")
   code, out, _ = uopc(capsys, "explore", "order", prog, "--rules", spec)
   assert code == 1 and "canonical (graph_rewrite): p0" in out
-  assert "1 stuck step (a rule raised):\n  rules_under_test#2 x=param * const(c) (rules_under_test.py:3) @ mul(p0, 1): ValueError: no\n" in out
+  assert "1 stuck step (a rule raised), 1 rule and exception:\n" \
+         "  1x rules_under_test#2 x=param * const(c) (rules_under_test.py:3) raised ValueError, e.g. #" in out
+  assert " @ mul(p0, 1): ValueError: no\n" in out
 
 
 def test_the_fork_search_and_the_rule_orders_show_progress_on_a_terminal(capsys, monkeypatch):

@@ -1,6 +1,7 @@
 """``uopc explore search``: text and JSON output, exit codes, errors, --all, --target-file, --to (its documented runs: tests/test_docs.py)."""
 import importlib
 import json
+import re
 import pathlib
 
 import pytest
@@ -265,4 +266,9 @@ def test_a_rule_that_raises_is_reported_and_exits_1_even_when_found(capsys, monk
     data = json.loads(out)
     assert data["found"] and data["stuck"][0] == {"rule": "raising#0 x + 0", "location": "raising.py:3", "node": "add(p0, 0)",
                                                    "error": "NameError: name 'undefined_name' is not defined"}
-  else: assert "raising#0 x + 0 (raising.py:3) @ add(p0, 0): NameError: name 'undefined_name' is not defined" in out
+    example = {"id": data["stuck_groups"][0]["example"]["id"], **{k: data["stuck"][0][k] for k in ("node", "error")}}
+    assert data["stuck_groups"] == [{"rule": "raising#0 x + 0", "location": "raising.py:3", "error_type": "NameError",
+                                     "count": len(data["stuck"]), "example": example}]
+  else:
+    assert re.search(r"\n  \d+x raising#0 x \+ 0 \(raising.py:3\) raised NameError, e.g. #\d+ @ add\(p0, 0\): "
+                     r"NameError: name 'undefined_name' is not defined\n", out), out

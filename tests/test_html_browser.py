@@ -464,6 +464,21 @@ def test_a_cut_report_shows_the_states_it_names_past_its_list_as_missing(driver,
   assert console_errors(driver) == []
 
 
+def test_the_stuck_steps_are_grouped_on_the_page(driver, capsys, tmp_path, monkeypatch):
+  """One row per rule and exception type (issue 39): tinygrad's fold_divmod_general raises in every state holding a
+  (v*2 + 0) // 5, one row for all of them, with its count and an example chip."""
+  from tests.test_stuck_groups import MANY
+  (tmp_path / "many.py").write_text(MANY)
+  monkeypatch.chdir(tmp_path)
+  path, data = page_and_json(capsys, tmp_path, ["explore", "reachable", "many.py:prog", "--rules", "tinygrad:symbolic"])
+  n = len(data["stuck"])
+  assert n > 10 and [g["count"] for g in data["stuck_groups"]] == [n]
+  open_page(driver, path)
+  rows = [r.text for r in css(driver, "#overview .row") if "raised" in r.text]
+  assert len(rows) == 1 and rows[0].startswith(f"{n}\u00d7 ") and "raised ZeroDivisionError, e.g. #" in rows[0]
+  assert f"stuck steps ({n})" in css(driver, "#overview")[0].text
+
+
 @pytest.mark.parametrize("data", [
   {"program": "p0", "states": [chip_state(0)], "edges": [], "normal_forms": [], "normal_form_ids": []},
   {"program": "p0", "states": [chip_state(0)], "edges": [{"from": 0, "to": 3, "rule": "r", "node": "p0", "result": "p1"}], "normal_forms": ["p5"],

@@ -96,6 +96,15 @@ COMMANDS: tuple[Command, ...] = (
                   help="rule lookups per normalization by the canonical engine (default 10,000)"),
            *bounds(600.0)),
           ((0, "all joinable"), (1, "some pair not joinable or a rule raised"), BAD, (3, "undecided (a bound was hit)"))),
+  Command("rules", "uopc.cli.commands.rules:cmd_rules", "how often each rule fires on a corpus; dead and shadowed rules",
+          "For each rule: how often it fires across a corpus under the canonical order and under any order (each graph explored), "
+          "and for one the canonical engine never fires: shadowed (it fires in another order: other rules take its redexes first; "
+          "with a witness), matched but never rewrote, or its pattern never reached by a graph of the corpus.",
+          (RULESET, option("--corpus", nargs="+", required=True, metavar="CORPUS",
+                           help="a uopc capture corpus (.jsonl), .uir files, file.py:attr programs, or directories of those"),
+           max_states(2_000, "states explored per graph (default 2,000)"), EXPLORE_MAX_STEPS, *bounds(DEFAULT_TIMEOUT),
+           formats("text", "json"), OUTPUT),
+          ((0, "every graph explored completely"), BAD, (3, "a bound cut an exploration or the run short (the counts cover what was explored)"))),
   Command("explore best", "uopc.cli.commands.best:cmd_best", "the cheapest graph reachable by rewriting, with its path",
           "Search best first for the cheapest graph the rules reach from the program (directed rewriting; cycles are fine).",
           (*explore_options(("text", "json", "html")), COST),

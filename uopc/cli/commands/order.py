@@ -99,6 +99,13 @@ def _show(u: Any) -> str:
   return show(u, TERM_LIMIT)
 
 
+def _stuck_groups(ex: Any) -> dict[str, Any]:
+  """``stuck_groups`` where a rule raised, else nothing: the order page does not draw them, so it shows them as another
+  field only when there are some."""
+  from uopc.cli.reports.exploration import stuck_groups_json   # deferred: it imports the explorer
+  return {"stuck_groups": stuck_groups_json(ex.stuck)} if ex.stuck else {}
+
+
 def _steps(edges: list[Any], out: TextIO, indent: str = "    ") -> None:
   for k, e in enumerate(edges, 1): print(f"{indent}{k}. {e.describe(TERM_LIMIT)}", file=out)
 
@@ -211,6 +218,7 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
     "program": term(report.program), "rules": spec, "complete": report.complete, "bound": report.bound,
     "stopped_by": None if report.bound is None else bound_flag(report.bound, ex.max_states, ex.max_depth, ex.timeout),
     "states": len(ex.states), "canonical": term(report.canonical), "canonical_error": report.canonical_error,
+    **_stuck_groups(ex),   # the rules that raised, as the text groups them
     "canonical_index": forms.index(report.canonical_state) if report.canonical_state in forms else None,
     "canonical_path": steps(report.path.edges), "canonical_path_complete": report.path.complete,
     "normal_forms": [s.term(TERM_LIMIT) for s in forms], "cycles": cycles_json(ex), "reduced": ex.reduced,

@@ -133,7 +133,7 @@ def _cmd_search_all(prog: Any, target: Any, args: argparse.Namespace) -> int:
     data = {"program": _term(prog), "target": target.text, "rules": args.rules.spec, "found": bool(matches),
             "path": rows[0]["path"] if rows else [], "bindings": rows[0]["bindings"] if rows else {}, "matches": rows,
             "searched": stream.searched, "bound": bound, "complete": bound is None, "stopped_by": stopped_by(bound, args),
-            "elapsed": round(stream.elapsed, 4), "stuck": _stuck(stream.stuck)}
+            "elapsed": round(stream.elapsed, 4), **_stuck(stream.stuck)}
     if cut.reason is not None:   # the output holds part of what was found
       data.update(complete=False, bound=bound or cut.bound, stopped_by=data["stopped_by"] or cut.reason,
                   report={"complete": False, "matches": len(rows), "stopped_by": cut.reason})
@@ -218,9 +218,12 @@ def meet_text(r: Any, a: Any, b: Any, args: argparse.Namespace) -> list[str]:
 
 # ---- JSON
 
-def _stuck(stuck: list[Any]) -> list[dict[str, Any]]:
-  """The stuck steps (a rule raised) as JSON: the rule, the node, the error."""
-  return [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node), "error": s.error} for s in stuck]
+def _stuck(stuck: list[Any]) -> dict[str, Any]:
+  """The stuck steps (a rule raised) as JSON: ``stuck``, each step's rule, node and error; ``stuck_groups``, one per rule
+  and exception type with a count and an example (``uopc.cli.reports.exploration.stuck_groups_json``)."""
+  from uopc.cli.reports.exploration import stuck_groups_json   # deferred: it imports the explorer
+  return {"stuck": [{"rule": s.rule, "location": s.rule_location, "node": _term(s.node), "error": s.error} for s in stuck],
+          "stuck_groups": stuck_groups_json(stuck)}
 
 
 def _bindings(bindings: dict[str, Any]) -> dict[str, str]: return {k: _term(v) for k, v in bindings.items()}
@@ -234,7 +237,7 @@ def search_json(r: Any, prog: Any, args: argparse.Namespace) -> dict[str, Any]:
                      "graph": None if r.graph is None else _term(r.graph), "length": r.length,
                      "path": steps_json(r.path, table), "bindings": _bindings(r.bindings), "searched": r.searched, "bound": r.bound,
                      "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4),
-                     "stuck": _stuck(r.stuck)}, table)
+                     **_stuck(r.stuck)}, table)
 
 
 def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any]:
@@ -246,4 +249,4 @@ def meet_json(r: Any, a: Any, b: Any, args: argparse.Namespace) -> dict[str, Any
           "meeting": None if r.meeting is None else _term(r.meeting), "length": r.length,
           "path": from_a, "paths": {"from_a": from_a, "from_b": from_b}, "bindings": {},
           "searched": r.searched, "searched_a": r.searched_a, "searched_b": r.searched_b, "bound": r.bound,
-          "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4), "stuck": _stuck(r.stuck)}, table)
+          "complete": r.complete, "stopped_by": stopped_by(r.bound, args), "elapsed": round(r.elapsed, 4), **_stuck(r.stuck)}, table)

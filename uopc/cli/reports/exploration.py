@@ -20,6 +20,7 @@ from uopc.relational import Edge, Exploration, State
 from uopc.relational.ir import ir_of
 from uopc.relational.space.states import step_text
 from uopc.relational.space.cycles import terminal_cycles
+from uopc.relational.space.stuck import StuckGroup, group_stuck
 from uopc.term import parts_for, show
 from uopc.lengths import LENGTHS
 
@@ -79,9 +80,7 @@ def summary_lines(ex: Exploration, canonical: Any, canonical_error: str | None, 
     listed = until_cut((f"  #{s.id:<5} {s.term(TERM_LIMIT)}" + ("   (canonical)" if s is canon_state else "") for s in normals), cut)
     out += listed
     if len(listed) < len(normals): out.append(f"  ({len(normals) - len(listed)} more not listed: the report was stopped by {cut_text(cut)})")
-  if stuck:
-    out.append("stuck steps:")
-    out.extend(f"  #{s.id:<5} {stuck_text(s)}" for s in stuck)
+  out.extend(stuck_lines(stuck))
   out.append(canonical_line(canonical, canonical_error, canon_state))
   return out
 
@@ -103,15 +102,29 @@ def engine_of(canonical: Any) -> str:
 
 
 def stuck_lines(stuck: list[Any]) -> list[str]:
-  """The stuck steps of an exploration (each names its rule, the node and the error), or no lines."""
+  """The stuck steps of an exploration grouped (``group_stuck``): one line per rule and exception type, with the count
+  and the first step as the example; no lines without stuck steps. A rule that raises on a node raises in every state
+  holding it, so one line per step would repeat one finding thousands of times."""
   if not stuck: return []
-  head = f"{len(stuck)} stuck step{'s' * (len(stuck) != 1)} (a rule raised):"
-  return [head, *(f"  {stuck_text(s)}" for s in stuck)]
+  groups = group_stuck(stuck)
+  kinds = "1 rule and exception" if len(groups) == 1 else f"{len(groups)} rules and exceptions"
+  head = f"{len(stuck):,} stuck step{'s' * (len(stuck) != 1)} (a rule raised), {kinds}:"
+  return [head, *(f"  {stuck_group_text(g)}" for g in groups)]
 
 
-def stuck_text(s: State) -> str:
-  """``rule (file:line) @ node: error``: one stuck step."""
-  return f"{s.rule} ({s.rule_location}) @ {show(s.node, TERM_LIMIT)}: {s.error}"  # type: ignore[arg-type]  # a stuck state is reached by a step: it has a node
+def stuck_group_text(g: StuckGroup) -> str:
+  """``3x rule (file:line) raised ZeroDivisionError, e.g. #7 @ node: error``: one group of stuck steps."""
+  s = g.example
+  where = "" if g.location is None or g.location in (g.rule or "") else f" ({g.location})"   # an unnamed rule's name holds it
+  return f"{g.steps:,}x {g.rule}{where} raised {g.error_type}, e.g. #{s.id} @ {show(s.node, TERM_LIMIT)}: {s.error}"
+
+
+def stuck_groups_json(stuck: list[Any], node: Any = None) -> list[dict[str, Any]]:
+  """The groups of ``stuck`` as JSON: rule, location, error type, count and the example step (its state id, node, error);
+  ``node``: how the example's node is written (the report's node table; its term by default)."""
+  write = node or (lambda u: show(u, TERM_LIMIT))
+  return [{"rule": g.rule, "location": g.location, "error_type": g.error_type, "count": g.steps,
+           "example": {"id": g.example.id, "node": write(g.example.node), "error": g.example.error}} for g in group_stuck(stuck)]
 
 
 def found_text(n: int, complete: bool, what: str = "normal form") -> str:
@@ -295,6 +308,7 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
     "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
     "normal_form_ids": [s.id for s in ex.normal_forms],
     "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
+    "stuck_groups": stuck_groups_json(ex.stuck, nid),
     "canonical": term_text(canonical),
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,

@@ -142,6 +142,21 @@ class IR(Protocol[N]):
     """The sum of this IR's rule sets ``sets`` (``a+b`` on the command line), in order."""
     raise TypeError(f"{spec}: {self.name} rule sets do not add up")
 
+  def variable_like(self, node: N, taken: set[str]) -> N | None:
+    """A fresh free variable that may stand for ``node`` (its dtype; where the IR bounds variables, ``node``'s bounds), whose
+    text (``parts``) is not in ``taken``; None where the IR has none for it. The minimizer's replacement of a subgraph."""
+    return None
+
+  def const_like(self, node: N, value: Any) -> N | None:
+    """The constant ``value`` of ``node``'s dtype, or None where it is not one. The minimizer's shrinking of constants."""
+    return None
+
+  def regression_test(self, prog: N, rules: str, subset: tuple[int, ...] | None, finding: Any, name: str) -> str | None:
+    """A ready-to-paste test in the IR's own project that fails while ``finding`` (``uopc.relational.analyses.minimize.Finding``)
+    shows on ``prog`` under the rule set ``rules`` names (``--rules`` spec; ``subset``: only those rules, in order), built
+    with the IR's own API; None where the IR's engine alone cannot show the finding (the caller writes a uopc test)."""
+    return None
+
   def host_node(self, obj: Any) -> N | None:
     """An object of this IR's library that stands for a graph (a PyTensor variable) as this IR's node, or None."""
     return None

@@ -56,4 +56,14 @@ class UopcIR(IR[UOp]):
     return basis_text(call_params(prog), bindings)
 
 
+  def variable_like(self, node: UOp, taken: set[str]) -> UOp | None:
+    """A scalar PARAM of ``node``'s dtype whose slot's ``pN`` is not in ``taken``."""
+    if node.shape: return None
+    slot = next(k for k in range(len(taken) + 1) if f"p{k}" not in taken)
+    return UOp.param(slot, node.dtype)
+
+  def const_like(self, node: UOp, value: Any) -> UOp | None:
+    try: return UOp.const(value, node.dtype) if not node.shape else None
+    except (UOpError, TypeError, ValueError): return None   # not a value of that dtype
+
 UOPC = UopcIR()

@@ -469,8 +469,10 @@
         plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : "",
         terminal.has(c.join(",")) ? el("span", { class: "muted terminal" }, "  terminal (no step leaves it); rules: " +
           terminal.get(c.join(",")).map(shortRule).join(", ")) : null))) : null,
-      (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((s) => el("div", { class: "row" },
-        chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
+      (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck_groups ? d.stuck_groups.map((g) => el("div", { class: "row" },
+        // grouped, one row per rule and exception type (a saved file from before the groups lists each step)
+        g.count + "\u00d7 " + g.rule + " raised " + g.error_type + ", e.g. ", chip(g.example.id), " @ " + txt(g.example.node) + ": " + g.example.error))
+        : d.stuck.map((s) => el("div", { class: "row" }, chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
       section("all states by depth", el("div", { class: "controls" }, filterBox, ruleSel),
         el("div", { class: "muted" }, "search: a term with ?holes (add(?x, 0); _ matches anything, the same ?name twice one node) finds the " +
            "states with a subterm of that shape; other text matches a substring of the term; /.../ is a regular expression"), results, depths));
@@ -728,7 +730,9 @@
                       el("div", { class: "muted searched" }, "searched " + plural(d.searched, "graph") +
                         (d.searched_a !== undefined ? " (" + d.searched_a + " from a, " + d.searched_b + " from b)" : "")),
                       Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))),
-              (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck.map((x) =>
+              (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck_groups ? d.stuck_groups.map((g) =>
+                el("div", { class: "term stuck" }, g.count + "\u00d7 " + g.rule + (g.location ? " (" + g.location + ")" : "") + " raised " +
+                   g.error_type + ", e.g. @ " + g.example.node + ": " + g.example.error)) : d.stuck.map((x) =>
                 el("div", { class: "term stuck" }, x.rule + (x.location ? " (" + x.location + ")" : "") + " @ " + x.node + ": " + x.error))) : null);
     if (d.paths) put(insp, section("from a", stepper(d.paths.from_a, "from a")), section("from b", stepper(d.paths.from_b, "from b")));
     else if (d.matches) put(insp, d.matches.slice(0, 50).map((m, k) => section("match " + (k + 1) + ": " + m.graph, stepper(m.path, "match " + (k + 1)))),
@@ -857,14 +861,14 @@
   // The keys each view draws (the header draws COMMON's); any other key (a newer command's, say) is still shown, as readable text.
   const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "elapsed"];
   const EXPLORED = ["reduced", "program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state",
-                    "canonical_error", "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
+                    "stuck_groups", "canonical_error", "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
   const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
   const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
     order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete",
             "normal_forms", "cycles", "basis", "fork_kinds", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
             "verdict", "verdict_text"],
     search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a",
-             "searched_b", "stuck"],
+             "searched_b", "stuck", "stuck_groups"],
     pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
     saturate: [...BEST, "stop", "iterations", "enodes", "eclasses", "applied", "matches", "rejected", "conflicts", "native", "reach_searched",
                "reach_stopped_by"],

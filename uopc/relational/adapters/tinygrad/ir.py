@@ -27,6 +27,7 @@ import weakref
 from typing import Any, Callable, Sequence, cast
 
 from tinygrad.helpers import SPEC
+from tinygrad.dtype import dtypes
 from tinygrad.uop.ops import Ops, PatternMatcher, UOp, UOpMetaClass, dtype_from_uop, graph_rewrite
 
 from uopc.relational.ir.discovery import other_ir_rules
@@ -389,6 +390,23 @@ class TinygradIR(IR[UOp]):
   def overlaps(self, pm: Any) -> Any:
     from uopc.relational.adapters.tinygrad.pairs import TinygradOverlaps   # only critical_pairs needs it
     return TinygradOverlaps(self.rules(pm, "pm", None))
+
+  def variable_like(self, node: UOp, taken: set[str]) -> UOp | None:
+    """``UOp.variable`` over ``node``'s dtype and bounds (``vmin``, ``vmax``: a rule reading the range sees the same one),
+    named ``x0``, ``x1``, ... the first not in ``taken``."""
+    name = next(f"x{k}" for k in range(len(taken) + 1) if f"x{k}" not in taken)
+    try: return UOp.variable(name, node.vmin, node.vmax, node.dtype)
+    except Exception: return None   # a dtype or range tinygrad's variables do not take (a pointer, void)
+
+  def const_like(self, node: UOp, value: Any) -> UOp | None:
+    try: return UOp.const(value, node.dtype) if node.dtype != dtypes.void else None
+    except Exception: return None   # not a value of that dtype
+
+  def regression_test(self, prog: UOp, rules: str, subset: tuple[int, ...] | None, finding: Any, name: str) -> str | None:
+    from uopc.relational.adapters.tinygrad.regression import regression_test
+    from uopc.relational.ir.registry import resolve_rules
+    named = [(r.name, r.location) for r in adapt(resolve_rules(rules)).rules]   # a rule the finding names, found by name or file:line
+    return regression_test(prog, rules, subset, finding, name, named)
 
   def from_uopc(self, prog: Any) -> UOp:
     from uopc.relational.adapters.tinygrad.convert import from_uopc
