@@ -199,7 +199,7 @@ def test_uopcs_own_graphs_are_a_corpus_too_and_a_value_difference_is_a_values_fi
   assert entries[0].program is prog
   finding, = check_corpus(entries).findings
   assert (finding.kind, finding.key) == ("values", "values|symbolic|fold-const|add-0")
-  assert finding.title == "fold-const (the engine's choice) or add-0 first: semantic" and "the values differ at p0=" in finding.example
+  assert finding.title == "fold-const (the engine's choice) or add-0 first: semantic" and "different values at p0=" in finding.example
 
 
 def test_several_processes_give_the_report_one_gives(tmp_path, capsys):
