@@ -95,6 +95,17 @@ def _collect() -> None:
   _cache_limit = max(100_000, 2 * len(log), *(2 * len(t) for t in _consts.values()))
 
 
+def forget(nodes: set[UOp]) -> None:
+  """Drop ``nodes`` from the tables and the log, now: the prover's nodes over symbolic constants
+  (``uopc.smt.concolic``), whose args are z3 terms no other node may ever meet."""
+  global _log
+  for u in nodes:
+    table = _consts[u.dtype] if u.op is CONST and not u.src else _tables_get((u.op, u.dtype, u.arg))
+    key = u.arg if u.op is CONST and not u.src else u.src
+    if table is not None and table.get(key) is u: del table[key]
+  _log = [u for u in _log if u not in nodes]
+
+
 def live_nodes() -> int:
   """How many nodes the hash-consing tables hold now (after dropping unused ones)."""
   _collect()
@@ -323,9 +334,14 @@ def call_params(body: UOp) -> list[UOp]:
 def _fits(v: Any, dtype: DType) -> bool:
   """Whether ``v`` is a value of ``dtype`` as it is (no rounding to an int, no wrapping, no truth test)."""
   t = type(v)
-  if dtype is F32: return t is float or t is int
-  if dtype is I32: return t is int and -0x80000000 <= v <= 0x7FFFFFFF
-  return t is bool or (t is int and v in (0, 1))
+  if dtype is F32: return t is float or t is int or _fits_symbolic(v, dtype)
+  if dtype is I32: return (t is int and -0x80000000 <= v <= 0x7FFFFFFF) or _fits_symbolic(v, dtype)
+  return t is bool or (t is int and v in (0, 1)) or _fits_symbolic(v, dtype)
+
+
+def _fits_symbolic(v: Any, dtype: DType) -> bool:
+  """A symbolic constant of the prover (``uopc.smt.concolic``) says itself whether it fits (it may fork on it)."""
+  return type(v) not in (int, float, bool) and hasattr(v, "__uopc_fits__") and v.__uopc_fits__(dtype)
 
 
 def _literal_problem(v: Any, dtype: DType) -> str | None:
