@@ -88,9 +88,10 @@ class Symbolic:
 
   # ---- what the run cannot follow
   def _stop(self, what: str) -> Any: raise Unfollowable(f"{what} of a symbolic constant")
-  def __int__(self) -> int: return self._stop("int()")
-  def __index__(self) -> int: return self._stop("an index or int()")
-  def __float__(self) -> float: return self._stop("float() (or math.*)")
+  # a bool has two values: int() or float() of one is a fork on it, exact; of an int or f32 one, not followed
+  def __int__(self) -> int: return int(bool(self)) if self.kind == "bool" else self._stop("int()")
+  def __index__(self) -> int: return int(bool(self)) if self.kind == "bool" else self._stop("an index or int()")
+  def __float__(self) -> float: return float(bool(self)) if self.kind == "bool" else self._stop("float() (or math.*)")
   def __complex__(self) -> complex: return self._stop("complex()")
   def __round__(self, n: Any = None) -> Any: return self._stop("round()")
   def __trunc__(self) -> Any: return self._stop("math.trunc()")
@@ -205,8 +206,8 @@ def _divmod(a: Any, b: Any, mod: bool) -> Symbolic:
   z3 = require()
   x, y = _int(a), _int(b)
   if bool(y == 0): raise ZeroDivisionError("integer division or modulo by zero")
-  if mod: i = z3.If(y.i > 0, x.i % y.i, -((-x.i) % (-y.i)))   # Int % is Euclidean (>= 0)
-  else: i = z3.If(y.i > 0, x.i / y.i, (-x.i) / (-y.i))
+  q = z3.If(y.i > 0, x.i / y.i, (-x.i) / (-y.i))   # Int / is Euclidean: floor division for a positive divisor
+  i = x.i - y.i * q if mod else q
   bv = None
   if x.b is not None and y.b is not None:
     if mod: bv = x.b % y.b   # z3py's % on bit-vectors is bvsmod: Python's sign
@@ -226,8 +227,11 @@ def _compare(a: Any, b: Any, how: str) -> Any:
   kinds = {v.kind if isinstance(v, Symbolic) else type(v).__name__ for v in (a, b)}
   if "f32" in kinds or "float" in kinds:
     if not kinds <= {"f32", "float", "int"}: return NotImplemented
-    x, y = (v.i if isinstance(v, Symbolic) else z3.FPVal(v, z3.Float32()) for v in (a, b))
-    if {"int"} & kinds: raise Unfollowable("a comparison of a symbolic f32 constant with an int")
+    if any(isinstance(v, Symbolic) and v.kind != "f32" for v in (a, b)): raise Unfollowable("a comparison of a symbolic f32 with another kind")
+    if any(type(v) is int and abs(v) > 2**53 for v in (a, b)): raise Unfollowable("a comparison of a symbolic f32 constant with a large int")
+    # as Python compares a float with an int or a float: exactly, here in double precision (an f32 widens exactly)
+    f64 = z3.Float64()
+    x, y = (z3.fpToFP(z3.RNE(), v.i, f64) if isinstance(v, Symbolic) else z3.FPVal(float(v), f64) for v in (a, b))
     t = getattr(z3, _FP_COMPARE[how])(x, y)
     return _bool(t)
   if how in ("eq", "ne") and kinds <= {"bool"}:   # bools compare as bools (True == 1 too, below)

@@ -107,7 +107,7 @@ def _floordiv(a: Any, b: Any) -> Elem:
 def _floormod(a: Any, b: Any) -> Elem:
   z3 = require()
   zero = i32_val(0, a)
-  if z3.is_int(a): return Elem(z3.If(b > zero, a % b, -((-a) % (-b))), b != zero)   # Euclidean, signed as the divisor
+  if z3.is_int(a): return Elem(a - b * _floordiv(a, b).value, b != zero)   # a - b * (a // b): what z3 relates to the division
   return Elem(a % b, b != zero)   # z3py % is bvsmod: the sign of the divisor, INT_MIN % -1 == 0
 
 

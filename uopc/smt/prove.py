@@ -6,10 +6,16 @@ trap, ``encode``) and ``rhs`` undefined or different (bit for bit: -0.0 is not 0
 reason: the solver's timeout, or a counterexample that rests on an uninterpreted libm value ``run()`` does not
 confirm). A rewrite may make a program *more* defined (``x * 0 -> 0`` drops a trap in ``x``), never less.
 
-``prove_rule(pattern, fn, dtype)`` builds the rule's left side with symbolic leaves (``instance.left_sides``), runs
-the rule, and proves each rewrite. Constants are not symbolic yet: a rule with constant holes is tried at each
-choice of edge values for them, so it can be refuted, and otherwise is "unknown" (proved at those constants only).
+``prove_rule(pattern, fn, dtype)`` builds the rule's left side with a variable at every leaf and a *symbolic
+constant* at every constant hole (``concolic``), runs the rule's Python function on it once per path (each ``if`` on
+a constant forks), and proves each path's rewrite under that path's condition: "proved" holds for every value of the
+variables and of the constants. Where the symbolic run cannot follow the function (``int()`` of a constant, float
+arithmetic on one), the constants are tried at edge values instead, which can refute the rule but not prove it.
 A fourth status, "inapplicable", says that the pattern's leaves cannot have the dtype asked for.
+
+Each query is asked with i32 as bit-vectors, or, where the rewrite divides, as Ints (``sorts``: the same values;
+division by a constant is linear there, where a bit-blasted divider times out), and in the other theory if the
+first gives up.
 
 >>> from uopc.dtype import dtypes
 >>> from uopc.upat import UPat
@@ -19,28 +25,33 @@ A fourth status, "inapplicable", says that the pattern's leaves cannot have the 
 >>> v = prove_rule(x + 0.0, lambda x: x, dtypes.f32)
 >>> v.status, v.counterexample, v.replay
 ('refuted', {0: -0.0}, ('0.0', '-0.0'))
+>>> c1, c2 = UPat.cvar("c1"), UPat.cvar("c2")
+>>> prove_rule((x * c1) * c2, lambda x, c1, c2: x * truncate(dtypes.i32, c1.arg * c2.arg), dtypes.i32).status
+'proved'
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, NamedTuple
 
-from uopc.dtype import DType, dtypes, same_value
+from uopc.dtype import DType, dtypes, same_value, truncate
 from uopc.evaluate import bind_params, run, to_python
 from uopc.lengths import LENGTHS
 from uopc.matcher import PatternMatcher
-from uopc.ops import PARAM
+from uopc.ops import CONST, FLOORDIV, FLOORMOD, PARAM
 from uopc.rewrite import ProgramError, RewriteLoopError
 from uopc.term import show
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
 
+from uopc.smt.concolic import FEASIBLE_MS, Path, Symbolic, Unfollowable, explore, forget, hole_range
 from uopc.smt.encode import Encoder, Encoding
-from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, left_sides
+from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, holes_of, left_sides
 from uopc.smt.model import nest
 from uopc.smt.solver import require
 from uopc.smt.sorts import python_value
 
-TIMEOUT_MS = 5000   # one solver query; past it the verdict is "unknown (timeout)"
+TIMEOUT_MS = 2000   # one rewrite's queries together; past it the verdict is "unknown (timeout)"
 
 
 class Verdict(NamedTuple):
@@ -51,6 +62,7 @@ class Verdict(NamedTuple):
   lhs: UOp | None = None                     # the instance the verdict is about
   rhs: UOp | None = None
   replay: tuple[str, str] | None = None      # run() of lhs and of rhs at the counterexample
+  seconds: float = 0.0                       # the time it took (prove_rules fills it in)
 
 
 def _outcome(u: UOp, values: dict[int, Any]) -> tuple[bool, Any]:
@@ -77,24 +89,72 @@ def _values(model: Any, sides: list[Encoding], params: list[UOp]) -> dict[int, A
           for p in params}
 
 
-def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
-  """Is ``lhs -> rhs`` sound for every value of the PARAMs (see the module's docstring)?"""
+def _divides(*us: UOp) -> bool:
+  return any(n.op is FLOORDIV or n.op is FLOORMOD for u in us for n in u.toposort())
+
+
+class _Answer(NamedTuple):
+  status: str              # "proved", "refuted" or "unknown"
+  reason: str = ""         # why the solver gave up
+  model: Any = None        # a counterexample (refuted)
+  sides: list[Encoding] = []
+  ints: bool = False       # the theory of the model
+
+
+def purify(formulas: list[Any]) -> list[Any]:
+  """``formulas`` with each Int division by a non-constant replaced by a fresh quotient ``q`` and its definition,
+  ``b*q <= a < b*q + |b|`` (b != 0): the form in which z3's nonlinear arithmetic relates a quotient to its divisor
+  (``(x % c1) % c2`` with ``c1`` a multiple of ``c2`` is proved in it, and times out as ``div`` terms)."""
   z3 = require()
-  enc = Encoder()
-  left, right = enc.encode(lhs), enc.encode(rhs)
-  if (left.dtype, left.shape) != (right.dtype, right.shape):
-    return Verdict("refuted", f"the rewrite changes the type: {left.dtype.name}{list(left.shape)} -> {right.dtype.name}{list(right.shape)}",
-                   {}, lhs, rhs)
-  s = z3.Solver()
-  s.set(timeout=timeout_ms)
-  s.add(*left.assumptions, *right.assumptions, left.defined, _differ(z3, left, right))
-  answer = s.check()
-  if answer == z3.unsat: return Verdict("proved", "equal for all inputs wherever the left side is defined", None, lhs, rhs)
-  if answer != z3.sat: return Verdict("unknown", f"the solver gave up: {s.reason_unknown()}", None, lhs, rhs)
+  found: dict[int, Any] = {}
+  stack, seen = list(formulas), set()
+  while stack:
+    t = stack.pop()
+    if t.get_id() in seen: continue
+    seen.add(t.get_id())
+    if z3.is_app_of(t, z3.Z3_OP_IDIV) and not z3.is_int_value(t.arg(1)): found[t.get_id()] = t
+    stack.extend(t.children())
+  if not found: return formulas
+  pairs = [(t, z3.Int(f"quotient!{k}")) for k, t in enumerate(found.values())]
+  defs = [z3.Implies(t.arg(1) != 0, z3.And(t.arg(1) * q <= t.arg(0), t.arg(0) < t.arg(1) * q + z3.If(t.arg(1) > 0, t.arg(1), -t.arg(1))))
+          for t, q in pairs]
+  return [z3.substitute(f, *pairs) for f in formulas + defs]
+
+
+def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeout_ms: int) -> _Answer:
+  """Is there an input (under ``given(ints)``, the constraints in each theory) where ``lhs`` is defined and ``rhs``
+  undefined or different? Asked in the theory that suits the rewrite first (Ints where it divides, then with its
+  quotients purified), then the other; ``timeout_ms`` is shared among them."""
+  z3 = require()
+  divides = _divides(lhs, rhs)
+  attempts = [(True, False, 0.4), (True, True, 0.4), (False, False, 0.2)] if divides else [(False, False, 0.75), (True, False, 0.25)]
+  reasons = []
+  for ints, purified, share in attempts:
+    extra = given(ints)
+    if extra is None: continue   # a constant past 64 bits has no bit-vector term
+    enc = Encoder(ints)
+    try: left, right = enc.encode(lhs), enc.encode(rhs)
+    except Unfollowable: continue
+    formulas = [*left.assumptions, *right.assumptions, *extra, left.defined, _differ(z3, left, right)]
+    if purified:
+      if (pure := purify(formulas)) is formulas: continue   # no quotient to purify: the plain query was this one
+      formulas = pure
+    s = z3.Solver()
+    s.set(timeout=max(int(timeout_ms * share), 1))
+    s.add(*formulas)
+    answer = s.check()
+    if answer == z3.unsat: return _Answer("proved")
+    if answer == z3.sat: return _Answer("refuted", "", s.model(), [left, right], ints)
+    reasons.append(f"{s.reason_unknown()} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}")
+  return _Answer("unknown", "; ".join(reasons) or "no theory has terms for these constants")
+
+
+def _refuted(lhs: UOp, rhs: UOp, answer: _Answer) -> Verdict:
+  """The verdict on a model of a concrete rewrite: confirmed by ``run()``, or resting on an uninterpreted libm value."""
   params = [n for n in {*lhs.toposort(), *rhs.toposort()} if n.op is PARAM]
-  values = _values(s.model(), [left, right], params)
+  values = _values(answer.model, answer.sides, params)
   shown, differs = replay(lhs, rhs, values)
-  libm = sorted(op.name for op in left.uninterpreted | right.uninterpreted)
+  libm = sorted(op.name for op in answer.sides[0].uninterpreted | answer.sides[1].uninterpreted)
   if libm and not differs:
     return Verdict("unknown", f"a candidate counterexample rests on {', '.join(libm)}, whose values are uninterpreted, and run() "
                    "does not confirm it", values, lhs, rhs, shown)
@@ -102,17 +162,110 @@ def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
                  values, lhs, rhs, shown)
 
 
-def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit: int = 64, timeout_ms: int = TIMEOUT_MS) -> Verdict:
-  """Is the rule ``pattern -> fn`` sound at ``dtype`` (its leaves' dtype, where the pattern leaves it free)?
+def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
+  """Is ``lhs -> rhs`` sound for every value of the PARAMs (see the module's docstring)?"""
+  require()
+  if (lhs.dtype, lhs.shape) != (rhs.dtype, rhs.shape):
+    return Verdict("refuted", f"the rewrite changes the type: {lhs.dtype.name}{list(lhs.shape)} -> {rhs.dtype.name}{list(rhs.shape)}",
+                   {}, lhs, rhs)
+  answer = _solve(lhs, rhs, lambda ints: [], timeout_ms)
+  if answer.status == "proved": return Verdict("proved", "equal for all inputs wherever the left side is defined", None, lhs, rhs)
+  if answer.status == "unknown": return Verdict("unknown", f"the solver gave up: {answer.reason}", None, lhs, rhs)
+  return _refuted(lhs, rhs, answer)
 
-  Tries up to ``limit`` left sides (``instance.left_sides``: one per choice of constants; if the rule fires on none,
-  left sides whose i32 leaves are small expressions); the first refuted one is the verdict. "proved" needs a left
-  side that stands for every instance: leaves that are all variables, no constant holes. "inapplicable": the
-  pattern's leaves cannot have ``dtype``."""
-  try: holes = constant_holes(pattern, dtype)
-  except Inapplicable as e: return Verdict("inapplicable", str(e))
-  except NoLeftSide as e: return Verdict("unknown", f"no left side: {e}")
-  rule = PatternMatcher([(pattern, fn, "rule")], name="prove")
+
+def concretize(u: UOp, model: Any, ints: bool) -> UOp:
+  """``u`` with each symbolic constant replaced by its value in ``model`` (a model of the theory ``ints``)."""
+  new: dict[UOp, UOp] = {}
+  for n in u.toposort():
+    if n.op is CONST and isinstance(n.arg, Symbolic):
+      new[n] = UOp.const(python_value(model.eval(n.arg.smt_term(n.dtype, ints), model_completion=True), n.dtype), n.dtype)
+    elif any(new[s] is not s for s in n.src): new[n] = n.replace(src=tuple(new[s] for s in n.src))
+    else: new[n] = n
+  return new[u]
+
+
+def _fire(rule: PatternMatcher, u: UOp) -> UOp | None:
+  try: return rule.rewrite(u)
+  except Exception: return None   # the concrete run raised where the symbolic one returned: they differ
+
+
+def _same_run(lhs: UOp, rhs: UOp, path: Path, holes: list[UOp], rule: PatternMatcher) -> bool:
+  """Does the rule, run on one concrete choice of constants on ``path``, return ``rhs`` at those constants? A symbolic
+  run may take a branch a concrete one does not (the function looks at the constant's Python type)."""
+  z3 = require()
+  s = z3.Solver()
+  s.set(timeout=FEASIBLE_MS)
+  s.add(path.condition(True), *[hole_range(h, True) for h in holes])
+  if s.check() != z3.sat: return True   # no concrete constants take the path (or none found in time): nothing to compare
+  m = s.model()
+  return _fire(rule, concretize(lhs, m, True)) is concretize(rhs, m, True)
+
+
+def _prove_path(lhs: UOp, rhs: UOp, path: Path, holes: list[UOp], rule: PatternMatcher, timeout_ms: int) -> Verdict:
+  """One path's rewrite, proved under its condition, or refuted at concrete constants."""
+  def given(ints: bool) -> list[Any] | None:
+    cond = path.condition(ints)
+    return None if cond is None else [cond, *[hole_range(h, ints) for h in holes]]
+  answer = _solve(lhs, rhs, given, timeout_ms)
+  if answer.status == "proved":
+    if holes and not _same_run(lhs, rhs, path, holes, rule):
+      return Verdict("unknown", "the rule returns something else on concrete constants than on symbolic ones (it looks at "
+                     "their Python type): the proof is not about the rule")
+    return Verdict("proved", "")
+  if answer.status == "unknown":
+    return Verdict("unknown", f"the solver gave up on the path where {path.condition(True)}: {answer.reason}")
+  lhs_c, rhs_c = concretize(lhs, answer.model, answer.ints), concretize(rhs, answer.model, answer.ints)
+  if holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the concrete run is the rule's: judge what it returns
+    if real is None: return Verdict("unknown", f"a counterexample at constants where the concrete rule does not fire: {show(lhs_c)}")
+    rhs_c = real
+  return _refuted(lhs_c, rhs_c, answer)
+
+
+def _fresh_rewrite(rule: PatternMatcher, lhs: UOp) -> UOp | None:
+  """``rule.rewrite(lhs)`` with no bounds cached on ``lhs``'s nodes: each run computes them on its own path (a
+  cached bound is one path's value, and would take that path's decisions for every other)."""
+  for n in lhs.toposort(): n._bounds = None
+  return rule.rewrite(lhs)
+
+
+def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: int, timeout_ms: int) -> Verdict:
+  """The rule on left sides with symbolic constants, every path proved (see the module's docstring)."""
+  made: list[UOp] = []
+  fired, paths, unknown = 0, 0, None
+  try:
+    for forms, constant_leaves in ((False, False), (True, False), (False, True)):
+      for lhs in left_sides(pattern, dtype, limit, forms, symbolic=True, constant_leaves=constant_leaves):
+        made.append(lhs)
+        holes = holes_of(lhs)
+        for path in explore(lambda lhs=lhs: _fresh_rewrite(rule, lhs), holes):
+          if path.raised is not None:
+            unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where {path.condition(True)}")
+            continue
+          if path.outcome is None: continue
+          made.append(path.outcome)
+          fired, paths = fired + 1, paths + 1
+          v = _prove_path(lhs, path.outcome, path, holes, rule, timeout_ms)
+          if v.status == "refuted": return v
+          if v.status == "unknown" and unknown is None: unknown = v
+          if unknown is not None and fired >= 2: return unknown   # timeouts add up: two queries are enough to say so
+      if fired: break
+  except Unfollowable as e: return Verdict("unknown", f"the symbolic run cannot follow the rule: {e}")
+  finally: forget(made)
+  if not fired: return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
+                               "beyond the shapes tried, or need constants it was not given)")
+  if unknown is not None: return unknown
+  n = len(holes_of(made[0])) if made else 0
+  consts = f" and all values of its {n} constant(s)" if n else ""
+  if forms: return Verdict("unknown", f"no counterexample: proved for all values of the variables{consts}, at {paths} path(s) of "
+                           "left sides with structured leaves (the rule looks into its leaves)")
+  if constant_leaves: return Verdict("proved", f"equal for all {dtype.name} constants at every leaf ({paths} path(s)): the rule fires on "
+                                     "no left side with a variable leaf the builder made")
+  return Verdict("proved", f"equal for all {dtype.name} inputs{consts} wherever the left side is defined ({paths} path(s))")
+
+
+def _prove_at_edge_values(pattern: UPat, rule: PatternMatcher, dtype: DType, holes: list[DType], limit: int, timeout_ms: int) -> Verdict:
+  """The rule at edge values of its constants: it can be refuted, and proved only if it has no constant hole."""
   fired, forms, unknown = 0, False, None
   for forms in (False, True):
     for lhs in left_sides(pattern, dtype, limit, forms):
@@ -121,7 +274,7 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
       v = prove_rewrite(lhs, rhs, timeout_ms)
       if v.status == "refuted": return v
       if v.status == "unknown" and unknown is None: unknown = v
-      if unknown is not None and fired >= 2: return unknown   # timeouts add up: two queries are enough to say so
+      if unknown is not None and fired >= 2: return unknown
     if fired: break
   if not fired:
     return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
@@ -130,8 +283,27 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
   if holes or forms:
     what = f"each of {fired} left sides" + (" with structured leaves" if forms else "")
     return Verdict("unknown", f"no counterexample: proved for all values of the variables at {what} "
-                   f"({len(holes)} constant hole(s) from edge values: constants are not symbolic yet)")
+                   f"({len(holes)} constant hole(s) from edge values)")
   return Verdict("proved", f"equal for all {dtype.name} inputs wherever the left side is defined")
+
+
+def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit: int = 64, timeout_ms: int = TIMEOUT_MS) -> Verdict:
+  """Is the rule ``pattern -> fn`` sound at ``dtype`` (its leaves' dtype, where the pattern leaves it free)?
+
+  Tries up to ``limit`` left sides (``instance.left_sides``: one per choice of ops; if the rule fires on none, left
+  sides whose i32 leaves are small expressions, then left sides whose leaves are constants), each with symbolic
+  constants and every path of the rule's function; the first refuted path is the verdict. "proved": every path of
+  every left side is; "inapplicable": the pattern's leaves cannot have ``dtype``. Where the symbolic run cannot
+  follow the function, the constants are tried at edge values (``unknown`` then says why, unless refuted)."""
+  try: holes = constant_holes(pattern, dtype)
+  except Inapplicable as e: return Verdict("inapplicable", str(e))
+  except NoLeftSide as e: return Verdict("unknown", f"no left side: {e}")
+  rule = PatternMatcher([(pattern, fn, "rule")], name="prove")
+  v = _prove_symbolic(pattern, rule, dtype, limit, timeout_ms)
+  if v.status != "unknown" or not v.reason.startswith(("the symbolic run cannot follow", "the rule fired on no left side")): return v
+  edge = _prove_at_edge_values(pattern, rule, dtype, holes, limit, timeout_ms)
+  if edge.status != "unknown": return edge
+  return v if v.reason.startswith("the symbolic run") else edge
 
 
 def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_ms: int = TIMEOUT_MS) -> dict[str, dict[DType, Verdict]]:
