@@ -306,21 +306,6 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
   return v if v.reason.startswith("the symbolic run") else edge
 
 
-def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_ms: int = TIMEOUT_MS) -> dict[str, dict[DType, Verdict]]:
-  """Every rule of ``pm`` at every dtype of ``at`` where it applies: rule name -> dtype -> verdict.
-
-  >>> from uopc.upat import UPat
-  >>> v = prove_rules(PatternMatcher([(UPat.var("x", dtype=dtypes.i32) * 1, lambda x: x, "mul-1")]))
-  >>> {name: {d.name: x.status for d, x in by_dtype.items()} for name, by_dtype in v.items()}
-  {'mul-1': {'i32': 'proved'}}
-  """
-  out: dict[str, dict[DType, Verdict]] = {}
-  for rule in pm.rules:
-    verdicts = {d: prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms) for d in at}
-    out[pm.name_of(rule)] = {d: v for d, v in verdicts.items() if v.status != "inapplicable"}
-  return out
-
-
 def rule_status(by_dtype: dict[DType, Verdict]) -> str:
   """One status for a rule over its dtypes: refuted at any, proved at all (and at least one), else unknown."""
   statuses = [v.status for v in by_dtype.values()]
