@@ -95,15 +95,27 @@ def _collect() -> None:
   _cache_limit = max(100_000, 2 * len(log), *(2 * len(t) for t in _consts.values()))
 
 
-def forget(nodes: set[UOp]) -> None:
-  """Drop ``nodes`` from the tables and the log, now: the prover's nodes over symbolic constants
-  (``uopc.smt.concolic``), whose args are z3 terms no other node may ever meet."""
+def log_mark() -> int:
+  """Where the node log is now: ``forget_since`` drops what was made after it."""
+  return len(_log)
+
+
+def forget_since(mark: int, foreign: Callable[[Any], bool]) -> int:
+  """Drop from the tables and the log, now, every constant whose arg is ``foreign`` and every node made since ``mark``
+  that stands on one: the prover's nodes over symbolic constants (``uopc.smt.concolic``), whose args are z3 terms
+  that no other node may ever meet or keep alive. Returns how many were dropped."""
   global _log
-  for u in nodes:
-    table = _consts[u.dtype] if u.op is CONST and not u.src else _tables_get((u.op, u.dtype, u.arg))
-    key = u.arg if u.op is CONST and not u.src else u.src
-    if table is not None and table.get(key) is u: del table[key]
-  _log = [u for u in _log if u not in nodes]
+  start = mark if mark <= len(_log) else 0   # a collection since compacted the log: look at all of it
+  gone: set[UOp] = set()
+  for consts in _consts.values():
+    for key in [k for k in consts if type(k) not in (int, float, bool, bytes) and foreign(k)]: gone.add(consts.pop(key))
+  for u in _log[start:]:
+    if any(s in gone or (s.op is CONST and foreign(s.arg)) for s in u.src):
+      gone.add(u)
+      table = _tables_get((u.op, u.dtype, u.arg))
+      if table is not None and table.get(u.src) is u: del table[u.src]
+  if gone: _log = _log[:start] + [u for u in _log[start:] if u not in gone]
+  return len(gone)
 
 
 def live_nodes() -> int:

@@ -14,7 +14,7 @@ float arithmetic) raises ``Unfollowable``: the prover then falls back to edge va
 
 A symbolic value is meaningful only inside its run: ``bool()`` of one outside it raises ``Unfollowable``, so a value
 that escaped into the engine cannot decide anything there. Its CONST nodes are made outside the hash-consing
-tables (``hole``), and the nodes a run makes over them are dropped from the tables afterwards (``forget``).
+tables (``hole``), and the nodes made over them are dropped from the tables afterwards (``forget``).
 
 >>> from uopc.dtype import dtypes
 >>> c = hole(0, dtypes.i32)
@@ -28,7 +28,7 @@ from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes
 from uopc.ops import CONST
-from uopc.uop import UOp, forget as forget_nodes
+from uopc.uop import UOp, forget_since
 
 from uopc.smt.solver import require
 from uopc.smt.sorts import I32_BITS, I32_END, I32_MIN
@@ -299,10 +299,6 @@ def is_symbolic(u: UOp) -> bool:
   return any(n.op is CONST and isinstance(n.arg, Symbolic) for n in u.toposort())
 
 
-def forget(roots: list[UOp]) -> None:
-  """Drop from the hash-consing tables every node of ``roots`` that stands on a symbolic constant."""
-  symbolic: set[UOp] = set()
-  for r in roots:
-    for n in r.toposort():
-      if (n.op is CONST and isinstance(n.arg, Symbolic)) or any(s in symbolic for s in n.src): symbolic.add(n)
-  forget_nodes(symbolic)
+def forget(mark: int) -> None:
+  """Drop every node made since ``mark`` (``uop.log_mark()``) over a symbolic constant from the hash-consing tables."""
+  forget_since(mark, lambda arg: isinstance(arg, Symbolic))

@@ -24,7 +24,7 @@ from uopc.probe_values import EDGE_WIDE
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
 
-from uopc.smt.concolic import Symbolic, hole
+from uopc.smt.concolic import Symbolic, Unfollowable, hole
 
 
 class NoLeftSide(ValueError):
@@ -155,7 +155,9 @@ def left_sides(pattern: UPat, dtype: DType, limit: int = 64, forms: bool = False
       if k == 0: raise
       continue
     key = signature(u)
-    if key in seen or not pattern.match(u, {}): continue
+    try:
+      if key in seen or not pattern.match(u, {}): continue
+    except Unfollowable: continue   # it matches or not by a symbolic constant's value (a constant leaf against x + 1's 1)
     seen.add(key)
     yield u
     if len(seen) == limit: return

@@ -42,7 +42,7 @@ from uopc.ops import CONST, FLOORDIV, FLOORMOD, PARAM
 from uopc.rewrite import ProgramError, RewriteLoopError
 from uopc.term import show
 from uopc.upat import UPat
-from uopc.uop import UOp, UOpError
+from uopc.uop import UOp, UOpError, log_mark
 
 from uopc.smt.concolic import FEASIBLE_MS, Path, Symbolic, Unfollowable, explore, forget, hole_range
 from uopc.smt.encode import Encoder, Encoding
@@ -232,6 +232,7 @@ def _fresh_rewrite(rule: PatternMatcher, lhs: UOp) -> UOp | None:
 def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: int, timeout_ms: int) -> Verdict:
   """The rule on left sides with symbolic constants, every path proved (see the module's docstring)."""
   made: list[UOp] = []
+  mark = log_mark()
   fired, paths, unknown = 0, 0, None
   try:
     for forms, constant_leaves in ((False, False), (True, False), (False, True)):
@@ -251,7 +252,7 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
           if unknown is not None and fired >= 2: return unknown   # timeouts add up: two queries are enough to say so
       if fired: break
   except Unfollowable as e: return Verdict("unknown", f"the symbolic run cannot follow the rule: {e}")
-  finally: forget(made)
+  finally: forget(mark)
   if not fired: return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
                                "beyond the shapes tried, or need constants it was not given)")
   if unknown is not None: return unknown
