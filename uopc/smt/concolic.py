@@ -20,7 +20,7 @@ tables (``hole``), and the nodes made over them are dropped from the tables afte
 >>> c = hole(0, dtypes.i32)
 >>> paths = explore(lambda: "positive" if c.arg > 0 else "not", [c])
 >>> sorted((str(p.condition(ints=True)), p.outcome) for p in paths)
-[('Not(c0 > 0)', 'not'), ('c0 > 0', 'positive')]
+[('0 < c0', 'positive'), ('Not(0 < c0)', 'not')]
 """
 from __future__ import annotations
 
