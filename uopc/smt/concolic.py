@@ -24,6 +24,7 @@ tables (``hole``), and the nodes made over them are dropped from the tables afte
 """
 from __future__ import annotations
 
+import random
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes
@@ -43,10 +44,11 @@ class Unfollowable(Exception):
 
 
 class _Run:
-  """One run: its decision prefix, the decisions it took and the path condition so far."""
+  """One run: its decision prefix, the decisions it took and the path condition so far; ``witnesses``: the sample
+  constants (substitutions) that take this path so far, which show a side of a fork feasible without a solver."""
 
-  def __init__(self, prefix: list[bool], assumptions: list[Any], pending: list[list[bool]]) -> None:
-    self.prefix, self.assumptions, self.pending = prefix, assumptions, pending
+  def __init__(self, prefix: list[bool], assumptions: list[Any], pending: list[list[bool]], witnesses: list[list[tuple[Any, Any]]]) -> None:
+    self.prefix, self.assumptions, self.pending, self.witnesses = prefix, assumptions, pending, witnesses
     self.taken: list[bool] = []
     self.conditions: list[Symbolic] = []
 
@@ -62,11 +64,13 @@ class _Run:
     c = z3.simplify(b.i)
     if z3.is_true(c): return True
     if z3.is_false(c): return False
+    holds = [z3.is_true(z3.simplify(z3.substitute(c, *w))) for w in self.witnesses]
     k = len(self.taken)
     if k < len(self.prefix): choice = self.prefix[k]
     else:
-      choice = self._feasible(c)
-      if choice and self._feasible(z3.Not(c)): self.pending.append(self.taken + [False])
+      choice = any(holds) or self._feasible(c)
+      if choice and (not all(holds) or self._feasible(z3.Not(c))): self.pending.append(self.taken + [False])
+    self.witnesses = [w for w, h in zip(self.witnesses, holds) if h == choice]
     self.taken.append(choice)
     self.conditions.append(b if choice else b._not())
     return choice
@@ -262,11 +266,32 @@ def hole_range(h: UOp, ints: bool) -> Any:
   return z3.BoolVal(True)
 
 
+SAMPLES = {dtypes.i32: (0, 1, -1, 2, -2, 3, 4, 7, -7, 100, 65536, I32_MIN, I32_END - 1),
+           dtypes.bool: (False, True), dtypes.f32: (0.0, -0.0, 1.0, -1.0, 2.5, float("inf"), float("-inf"), float("nan"))}
+MAX_WITNESSES = 64
+
+
+def witnesses(holes: list[UOp]) -> list[list[tuple[Any, Any]]]:
+  """Sample values of the holes (their Int-theory variables), as substitutions: edge values, combined at random
+  (seeded, so every run explores alike) up to ``MAX_WITNESSES``."""
+  z3 = require()
+  rng = random.Random(0)
+  def value(h: UOp, v: Any) -> Any:
+    if h.dtype is dtypes.i32: return z3.IntVal(v)
+    return z3.BoolVal(v) if h.dtype is dtypes.bool else z3.FPVal(v, z3.Float32())
+  choices = [[(h.arg.i, value(h, v)) for v in SAMPLES[h.dtype]] for h in holes]
+  if not choices: return [[]]
+  out = [[c[k % len(c)] for c in choices] for k in range(max(map(len, choices)))]   # each value of each hole at least once
+  out += [[rng.choice(c) for c in choices] for _ in range(MAX_WITNESSES - len(out))]
+  return out
+
+
 class Path(NamedTuple):
   """One path of a run: its decisions' conditions and what the function returned (or the exception it raised)."""
   conditions: list[Symbolic]
   outcome: Any
   raised: BaseException | None
+  witness: list[tuple[Any, Any]] | None = None   # sample values of the holes that take this path (Int theory), if one did
 
   def condition(self, ints: bool) -> Any:
     """The path condition in one theory (None in the bit-vector one if a condition has no term there)."""
@@ -280,17 +305,18 @@ def explore(fn: Callable[[], Any], holes: list[UOp], max_paths: int = MAX_PATHS)
   """Every path of ``fn()`` over the symbolic constants ``holes`` (at most ``max_paths``; ``Unfollowable`` past
   that, or where a run cannot follow a value)."""
   assumptions = [hole_range(h, True) for h in holes]
+  samples = witnesses(holes)
   pending: list[list[bool]] = [[]]
   paths: list[Path] = []
   while pending:
     if len(paths) == max_paths: raise Unfollowable(f"more than {max_paths} paths")
-    run = _Run(pending.pop(), assumptions, pending)
+    run = _Run(pending.pop(), assumptions, pending, samples)
     _runs.append(run)
     try: out, raised = fn(), None
     except Unfollowable: raise
     except Exception as e: out, raised = None, e
     finally: _runs.pop()
-    paths.append(Path(run.conditions, out, raised))
+    paths.append(Path(run.conditions, out, raised, run.witnesses[0] if run.witnesses else None))
   return paths
 
 

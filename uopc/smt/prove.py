@@ -174,12 +174,13 @@ def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
   return _refuted(lhs, rhs, answer)
 
 
-def concretize(u: UOp, model: Any, ints: bool) -> UOp:
-  """``u`` with each symbolic constant replaced by its value in ``model`` (a model of the theory ``ints``)."""
+def concretize(u: UOp, value_of: Callable[[Any], Any], ints: bool) -> UOp:
+  """``u`` with each symbolic constant replaced by its value (``value_of``: a term of the theory ``ints`` -> its value
+  term, as a model or a substitution gives it)."""
   new: dict[UOp, UOp] = {}
   for n in u.toposort():
     if n.op is CONST and isinstance(n.arg, Symbolic):
-      new[n] = UOp.const(python_value(model.eval(n.arg.smt_term(n.dtype, ints), model_completion=True), n.dtype), n.dtype)
+      new[n] = UOp.const(python_value(value_of(n.arg.smt_term(n.dtype, ints)), n.dtype), n.dtype)
     elif any(new[s] is not s for s in n.src): new[n] = n.replace(src=tuple(new[s] for s in n.src))
     else: new[n] = n
   return new[u]
@@ -194,12 +195,15 @@ def _same_run(lhs: UOp, rhs: UOp, path: Path, holes: list[UOp], rule: PatternMat
   """Does the rule, run on one concrete choice of constants on ``path``, return ``rhs`` at those constants? A symbolic
   run may take a branch a concrete one does not (the function looks at the constant's Python type)."""
   z3 = require()
-  s = z3.Solver()
-  s.set(timeout=FEASIBLE_MS)
-  s.add(path.condition(True), *[hole_range(h, True) for h in holes])
-  if s.check() != z3.sat: return True   # no concrete constants take the path (or none found in time): nothing to compare
-  m = s.model()
-  return _fire(rule, concretize(lhs, m, True)) is concretize(rhs, m, True)
+  if path.witness is not None: value_of = lambda t: z3.simplify(z3.substitute(t, *path.witness)) if path.witness else z3.simplify(t)
+  else:
+    s = z3.Solver()
+    s.set(timeout=FEASIBLE_MS)
+    s.add(path.condition(True), *[hole_range(h, True) for h in holes])
+    if s.check() != z3.sat: return True   # no concrete constants take the path (or none found in time): nothing to compare
+    m = s.model()
+    value_of = lambda t: m.eval(t, model_completion=True)
+  return _fire(rule, concretize(lhs, value_of, True)) is concretize(rhs, value_of, True)
 
 
 def _prove_path(lhs: UOp, rhs: UOp, path: Path, holes: list[UOp], rule: PatternMatcher, timeout_ms: int) -> Verdict:
@@ -215,7 +219,8 @@ def _prove_path(lhs: UOp, rhs: UOp, path: Path, holes: list[UOp], rule: PatternM
     return Verdict("proved", "")
   if answer.status == "unknown":
     return Verdict("unknown", f"the solver gave up on the path where {path.condition(True)}: {answer.reason}")
-  lhs_c, rhs_c = concretize(lhs, answer.model, answer.ints), concretize(rhs, answer.model, answer.ints)
+  value_of = lambda t: answer.model.eval(t, model_completion=True)
+  lhs_c, rhs_c = concretize(lhs, value_of, answer.ints), concretize(rhs, value_of, answer.ints)
   if holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the concrete run is the rule's: judge what it returns
     if real is None: return Verdict("unknown", f"a counterexample at constants where the concrete rule does not fire: {show(lhs_c)}")
     rhs_c = real
