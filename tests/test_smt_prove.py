@@ -57,15 +57,15 @@ def test_a_rule_set_is_proved_rule_by_rule_at_every_dtype_it_applies_to():
   assert {name: sorted(d.name for d in by_dtype) for name, by_dtype in verdicts.items()} == {
     "add-0": ["bool", "f32", "i32"], "add-self": ["i32"], "lt-add-const": ["i32"], "assoc-add-const": ["i32"], "mod-small": ["i32"]}
   assert {name: rule_status(by_dtype) for name, by_dtype in verdicts.items()} == {
-    "add-0": "refuted", "add-self": "proved", "lt-add-const": "refuted", "assoc-add-const": "proved", "mod-small": "unknown"}
+    "add-0": "refuted", "add-self": "proved", "lt-add-const": "refuted", "assoc-add-const": "proved", "mod-small": "proved"}
   # add-0 is the chapter's own x + 0: refuted at -0.0 and accepted, as check-rules accepts it; the C replay agrees with run()
-  assert [r.status for r in report.rules] == ["accepted", "proved", "refuted", "proved", "unknown"]
+  assert [r.status for r in report.rules] == ["accepted", "proved", "refuted", "proved", "proved"]
   assert report.rules[0].c_replay[dtypes.f32] == ("0.0", "-0.0") and report.rules[2].c_replay[dtypes.i32][0] != report.rules[2].c_replay[dtypes.i32][1]
-  assert report.summary().startswith("2 proved, 1 refuted, 1 accepted, 1 unknown (5 rules, ")
+  assert report.summary().startswith("3 proved, 1 refuted, 1 accepted, 0 unknown (5 rules, ")
   table = report.table()
   assert re.search(r"^add-0 +f32 +accepted +[0-9.]+s  add\(p0, 0.0\) -> p0 at p0 = -0.0: run\(\) 0.0 vs -0.0, C 0.0 vs -0.0$", table, re.M)
   data = report.to_json()
-  assert [r["verdict"] for r in data["rules"]] == ["accepted", "proved", "refuted", "proved", "unknown"]
+  assert [r["verdict"] for r in data["rules"]] == ["accepted", "proved", "refuted", "proved", "proved"]
   lt = data["rules"][2]["dtypes"][0]
   assert lt["verdict"] == "refuted" and lt["run"] == lt["c"] and lt["run"][0] != lt["run"][1] and set(lt["inputs"]) == {"p0"}
 
@@ -110,6 +110,18 @@ def test_a_rule_the_symbolic_run_cannot_follow_falls_back_to_edge_values_and_say
   assert v.status == "unknown" and "cannot follow the rule: int() of a symbolic constant" in v.reason
   wrong = prove_rule(UPat.var("x") + c, lambda x, c: x * int(c.arg) if c.arg == 1 else None, dtypes.i32)
   assert wrong.status == "refuted" and wrong.lhs is not None and wrong.lhs.src[1].arg == 1   # x + 1 -> x * 1, at edge values
+
+
+def test_a_rule_that_reads_bounds_is_proved_for_every_leaf_within_its_bounds():
+  """div-small and mod-small fire where bounds() puts x in [0, c): proved on leaves whose bounds are symbolic too. A
+  rule that trusts the bounds one off is refuted there (its counterexample needs a leaf with those bounds)."""
+  assert [prove(name).status for name in ("div-small", "mod-small")] == ["proved", "proved"]
+  from uopc.bounds import vmax, vmin
+  from uopc.footprint import reads
+  c = UPat.cvar("c")
+  off_by_one = reads("bounds")(lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) <= c.arg else None)
+  v = prove_rule(UPat(Ops.FLOORDIV, src=(UPat.var("x", dtype=dtypes.i32), c)), off_by_one, dtypes.i32)
+  assert v.status == "unknown" and "a counterexample where bounds() gives p0 in [" in v.reason
 
 
 def test_symbolic_constants_never_reach_the_hash_consing_tables():

@@ -100,17 +100,17 @@ def log_mark() -> int:
   return len(_log)
 
 
-def forget_since(mark: int, foreign: Callable[[Any], bool]) -> int:
-  """Drop from the tables and the log, now, every constant whose arg is ``foreign`` and every node made since ``mark``
-  that stands on one: the prover's nodes over symbolic constants (``uopc.smt.concolic``), whose args are z3 terms
-  that no other node may ever meet or keep alive. Returns how many were dropped."""
+def forget_since(mark: int, foreign: Callable[[UOp], bool]) -> int:
+  """Drop from the tables and the log, now, every ``foreign`` leaf (a constant whose arg is no value) and every node
+  made since ``mark`` that stands on one: the prover's nodes over symbolic constants (``uopc.smt.concolic``), whose
+  args are z3 terms that no other node may ever meet or keep alive. Returns how many were dropped."""
   global _log
   start = mark if mark <= len(_log) else 0   # a collection since compacted the log: look at all of it
   gone: set[UOp] = set()
   for consts in _consts.values():
-    for key in [k for k in consts if type(k) not in (int, float, bool, bytes) and foreign(k)]: gone.add(consts.pop(key))
+    for key in [k for k in consts if type(k) not in (int, float, bool, bytes) and foreign(consts[k])]: gone.add(consts.pop(key))
   for u in _log[start:]:
-    if any(s in gone or (s.op is CONST and foreign(s.arg)) for s in u.src):
+    if any(s in gone or (not s.src and foreign(s)) for s in u.src):
       gone.add(u)
       table = _tables_get((u.op, u.dtype, u.arg))
       if table is not None and table.get(u.src) is u: del table[u.src]

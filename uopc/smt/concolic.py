@@ -28,14 +28,14 @@ import random
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes
-from uopc.ops import CONST
-from uopc.uop import UOp, forget_since
+from uopc.ops import CONST, PARAM, Ops
+from uopc.uop import ParamArg, UOp, existing_nodes, forget_since
 
-from uopc.smt.solver import require
+from uopc.smt.solver import budget, require
 from uopc.smt.sorts import I32_BITS, I32_END, I32_MIN
 
 WIDE = 64                 # the bit-vector width of a Python int's second term
-FEASIBLE_MS = 2000        # one feasibility query of a fork
+FEASIBLE_MS = 2000        # one feasibility query of a fork (past it the side counts as feasible: its proof decides)
 MAX_PATHS = 64            # paths explored per left side
 
 
@@ -54,8 +54,7 @@ class _Run:
 
   def _feasible(self, cond: Any) -> bool:
     z3 = require()
-    s = z3.Solver()
-    s.set(timeout=FEASIBLE_MS)
+    s = budget(z3.Solver(), FEASIBLE_MS)
     s.add(*self.assumptions, *[c.i for c in self.conditions], cond)
     return s.check() != z3.unsat   # unknown counts as feasible: the path's own proof then decides
 
@@ -246,17 +245,38 @@ def _compare(a: Any, b: Any, how: str) -> Any:
   return _bool(_COMPARE[how](x.i, y.i), None if x.b is None or y.b is None else _COMPARE[how](x.b, y.b))
 
 
-def hole(k: int, dtype: DType) -> UOp:
-  """The CONST of constant hole ``k`` (named ``c<k>``), made outside the hash-consing tables."""
+def _outside(op: Ops, dtype: DType, arg: Any, bounds: Any = None) -> UOp:
+  """A leaf node made outside the hash-consing tables (no other node is ever it)."""
+  u = object.__new__(UOp)
+  u.op, u.dtype, u.src, u.arg, u.shape, u._bounds = op, dtype, (), arg, (), bounds
+  return u
+
+
+def hole(k: int, dtype: DType, name: str | None = None) -> UOp:
+  """The CONST of constant hole ``k`` (named ``c<k>``, or ``name``), made outside the hash-consing tables."""
   z3 = require()
-  name = f"c{k}"
+  name = name or f"c{k}"
   if dtype is dtypes.i32:
     v = Symbolic(z3.Int(name), z3.SignExt(WIDE - I32_BITS, z3.BitVec(name, I32_BITS)), I32_END, "int", True)
   elif dtype is dtypes.bool: v = _bool(z3.Bool(name))
   else: v = Symbolic(z3.FP(name, z3.Float32()), z3.FP(name, z3.Float32()), 0, "f32")
-  u = object.__new__(UOp)
-  u.op, u.dtype, u.src, u.arg, u.shape, u._bounds = CONST, dtype, (), v, (), None
-  return u
+  return _outside(CONST, dtype, v)
+
+
+def bounded_leaf(slot: int) -> tuple[UOp, UOp, UOp]:
+  """An i32 PARAM (``p<slot>``, outside the tables) whose bounds (``uopc.bounds``) are symbolic, ``lo<slot>`` and
+  ``hi<slot>``, and the two holes that carry them: a leaf for every leaf a rule that reads bounds may meet.
+  ``leaf_constraints`` says what relates them."""
+  lo, hi = hole(0, dtypes.i32, f"lo{slot}"), hole(0, dtypes.i32, f"hi{slot}")
+  return _outside(PARAM, dtypes.i32, ParamArg(slot, dtypes.i32, (), None), (lo.arg, hi.arg)), lo, hi
+
+
+def leaf_constraints(leaf: UOp, lo: UOp, hi: UOp, value: Any, ints: bool) -> list[Any]:
+  """lo <= hi, and lo <= the leaf's ``value`` (its term in the theory ``ints``) <= hi."""
+  z3 = require()
+  if ints: return [lo.arg.i <= hi.arg.i, lo.arg.i <= value, value <= hi.arg.i]
+  wide = z3.SignExt(WIDE - I32_BITS, value)
+  return [lo.arg.b <= hi.arg.b, lo.arg.b <= wide, wide <= hi.arg.b]
 
 
 def hole_range(h: UOp, ints: bool) -> Any:
@@ -301,11 +321,12 @@ class Path(NamedTuple):
     return z3.And(terms) if len(terms) > 1 else terms[0] if terms else z3.BoolVal(True)
 
 
-def explore(fn: Callable[[], Any], holes: list[UOp], max_paths: int = MAX_PATHS) -> list[Path]:
+def explore(fn: Callable[[], Any], holes: list[UOp], max_paths: int = MAX_PATHS, assumptions: tuple[Any, ...] = ()) -> list[Path]:
   """Every path of ``fn()`` over the symbolic constants ``holes`` (at most ``max_paths``; ``Unfollowable`` past
-  that, or where a run cannot follow a value)."""
-  assumptions = [hole_range(h, True) for h in holes]
-  samples = witnesses(holes)
+  that, or where a run cannot follow a value); ``assumptions``: what else the holes satisfy (Int theory)."""
+  z3 = require()
+  assumptions = (*[hole_range(h, True) for h in holes], *assumptions)
+  samples = [w for w in witnesses(holes) if all(z3.is_true(z3.simplify(z3.substitute(a, *w))) for a in assumptions if w)]
   pending: list[list[bool]] = [[]]
   paths: list[Path] = []
   while pending:
@@ -325,6 +346,23 @@ def is_symbolic(u: UOp) -> bool:
   return any(n.op is CONST and isinstance(n.arg, Symbolic) for n in u.toposort())
 
 
+def is_symbolic_leaf(u: UOp) -> bool:
+  """A symbolic constant, or a PARAM made outside the tables (``bounded_leaf``, and its concrete copies)?"""
+  return (u.op is CONST and isinstance(u.arg, Symbolic)) or (u.op is PARAM and existing_nodes(PARAM, u.dtype, u.arg)(()) is not u)
+
+
+def bounded_leaves(u: UOp) -> dict[UOp, tuple[UOp, UOp]]:
+  """``u``'s bounded leaves (``bounded_leaf``), each with the holes of its bounds."""
+  return {n: (_outside(CONST, dtypes.i32, n._bounds[0]), _outside(CONST, dtypes.i32, n._bounds[1])) for n in u.toposort()
+          if n.op is PARAM and type(n._bounds) is tuple and isinstance(n._bounds[0], Symbolic)}
+
+
+def concrete_leaf(leaf: UOp, lo: int, hi: int) -> UOp:
+  """A copy of a bounded leaf whose bounds are ``lo`` and ``hi`` (outside the tables too)."""
+  return _outside(PARAM, leaf.dtype, leaf.arg, (lo, hi))
+
+
 def forget(mark: int) -> None:
-  """Drop every node made since ``mark`` (``uop.log_mark()``) over a symbolic constant from the hash-consing tables."""
-  forget_since(mark, lambda arg: isinstance(arg, Symbolic))
+  """Drop every node made since ``mark`` (``uop.log_mark()``) over a symbolic constant or a leaf made outside the
+  tables from the hash-consing tables."""
+  forget_since(mark, is_symbolic_leaf)

@@ -24,7 +24,7 @@ from uopc.probe_values import EDGE_WIDE
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
 
-from uopc.smt.concolic import Symbolic, Unfollowable, hole
+from uopc.smt.concolic import Symbolic, Unfollowable, bounded_leaf, hole
 
 
 class NoLeftSide(ValueError):
@@ -50,9 +50,10 @@ class _Builder:
   """One left side; ``rng`` None takes the first option at every choice. ``symbolic``: constant holes are symbolic
   (``concolic.hole``), and with ``constant_leaves`` every free leaf is one too."""
 
-  def __init__(self, dtype: DType, rng: random.Random | None, forms: bool, symbolic: bool = False, constant_leaves: bool = False):
+  def __init__(self, dtype: DType, rng: random.Random | None, forms: bool, symbolic: bool = False, constant_leaves: bool = False,
+               bounded: bool = False):
     self.dtype, self.rng, self.forms = dtype, rng, forms
-    self.symbolic, self.constant_leaves = symbolic, constant_leaves
+    self.symbolic, self.constant_leaves, self.bounded = symbolic, constant_leaves, bounded
     self.holes: list[DType] = []   # the dtype of each constant hole met, in order
     self.slot = 0
     self.env: dict[str, UOp] = {}
@@ -84,6 +85,9 @@ class _Builder:
     if self.constant_leaves:
       self.holes.append(d)
       return hole(len(self.holes) - 1, d)
+    if self.bounded and d is dtypes.i32:
+      self.slot += 1
+      return bounded_leaf(self.slot - 1)[0]
     if self.forms and d is dtypes.i32: return self.choose(_forms(self))(self.theme)
     return self.param(d)
 
@@ -143,14 +147,15 @@ def _builds(pattern: UPat, dtype: DType) -> bool:
 
 
 def left_sides(pattern: UPat, dtype: DType, limit: int = 64, forms: bool = False, symbolic: bool = False,
-               constant_leaves: bool = False) -> Iterator[UOp]:
+               constant_leaves: bool = False, bounded: bool = False) -> Iterator[UOp]:
   """Up to ``limit`` distinct left sides of ``pattern`` whose leaves are ``dtype`` where the pattern leaves it free
   (see the module's docstring); ``NoLeftSide`` if the builder can make none. ``symbolic``: constant holes are
   symbolic constants (``concolic.hole``, named ``c0``, ``c1``, ... in order), and with ``constant_leaves`` every free
-  leaf is one too (a rule that fires on constants only: ``fold-const``)."""
+  leaf is one too (a rule that fires on constants only: ``fold-const``); with ``bounded``, every free i32 leaf is a
+  PARAM with symbolic bounds (``concolic.bounded_leaf``: a rule that reads its leaves' bounds)."""
   seen: set[Any] = set()
   for k in range(limit * 4):
-    try: u = _Builder(dtype, None if k == 0 else random.Random(k), forms, symbolic, constant_leaves).node(pattern, None)
+    try: u = _Builder(dtype, None if k == 0 else random.Random(k), forms, symbolic, constant_leaves, bounded).node(pattern, None)
     except NoLeftSide:
       if k == 0: raise
       continue

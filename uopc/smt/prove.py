@@ -36,6 +36,7 @@ from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes, same_value, truncate
 from uopc.evaluate import bind_params, run, to_python
+from uopc.footprint import footprint_of
 from uopc.lengths import LENGTHS
 from uopc.matcher import PatternMatcher
 from uopc.ops import CONST, FLOORDIV, FLOORMOD, PARAM
@@ -44,12 +45,13 @@ from uopc.term import show
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError, log_mark
 
-from uopc.smt.concolic import FEASIBLE_MS, Path, Symbolic, Unfollowable, explore, forget, hole_range
+from uopc.smt.concolic import (FEASIBLE_MS, Path, Symbolic, Unfollowable, bounded_leaves, concrete_leaf, explore, forget, hole_range,
+                               leaf_constraints)
 from uopc.smt.encode import Encoder, Encoding
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, holes_of, left_sides
 from uopc.smt.model import nest
-from uopc.smt.solver import require
-from uopc.smt.sorts import python_value
+from uopc.smt.solver import budget, require
+from uopc.smt.sorts import python_value, variable
 
 TIMEOUT_MS = 2000   # one rewrite's queries together; past it the verdict is "unknown (timeout)"
 
@@ -139,8 +141,7 @@ def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeou
     if purified:
       if (pure := purify(formulas)) is formulas: continue   # no quotient to purify: the plain query was this one
       formulas = pure
-    s = z3.Solver()
-    s.set(timeout=max(int(timeout_ms * share), 1))
+    s = budget(z3.Solver(), int(timeout_ms * share))
     s.add(*formulas)
     answer = s.check()
     if answer == z3.unsat: return _Answer("proved")
@@ -174,11 +175,12 @@ def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
   return _refuted(lhs, rhs, answer)
 
 
-def concretize(u: UOp, value_of: Callable[[Any], Any], ints: bool) -> UOp:
+def concretize(u: UOp, value_of: Callable[[Any], Any], ints: bool, leaves: dict[UOp, UOp] | None = None) -> UOp:
   """``u`` with each symbolic constant replaced by its value (``value_of``: a term of the theory ``ints`` -> its value
-  term, as a model or a substitution gives it)."""
-  new: dict[UOp, UOp] = {}
+  term, as a model or a substitution gives it), and each bounded leaf by ``leaves``' copy of it."""
+  new: dict[UOp, UOp] = dict(leaves or {})
   for n in u.toposort():
+    if n in new: continue
     if n.op is CONST and isinstance(n.arg, Symbolic):
       new[n] = UOp.const(python_value(value_of(n.arg.smt_term(n.dtype, ints)), n.dtype), n.dtype)
     elif any(new[s] is not s for s in n.src): new[n] = n.replace(src=tuple(new[s] for s in n.src))
@@ -191,67 +193,98 @@ def _fire(rule: PatternMatcher, u: UOp) -> UOp | None:
   except Exception: return None   # the concrete run raised where the symbolic one returned: they differ
 
 
-def _same_run(lhs: UOp, rhs: UOp, path: Path, holes: list[UOp], rule: PatternMatcher) -> bool:
-  """Does the rule, run on one concrete choice of constants on ``path``, return ``rhs`` at those constants? A symbolic
-  run may take a branch a concrete one does not (the function looks at the constant's Python type)."""
+class _LeftSide(NamedTuple):
+  """A left side with symbolic parts: its constant holes and its bounded leaves (each with the holes of its bounds)."""
+  u: UOp
+  holes: list[UOp]
+  leaves: dict[UOp, tuple[UOp, UOp]]
+
+  @property
+  def variables(self) -> list[UOp]:
+    """Every hole: the constants' and the bounds'."""
+    return self.holes + [h for pair in self.leaves.values() for h in pair]
+
+  def constraints(self, ints: bool) -> list[Any]:
+    """What the holes range over and how a bounded leaf's value relates to its bounds, in the theory ``ints``."""
+    return [*[hole_range(h, ints) for h in self.variables],
+            *[c for leaf, (lo, hi) in self.leaves.items() for c in leaf_constraints(leaf, lo, hi, variable(f"p{leaf.arg.slot}", dtypes.i32, ints), ints)]]
+
+  def rewrite(self, rule: PatternMatcher) -> UOp | None:
+    """``rule.rewrite`` with no bounds cached on the left side's nodes but its leaves': each run computes them on its
+    own path (a cached bound is one path's value, and would take that path's decisions for every other)."""
+    for n in self.u.toposort(): n._bounds = None
+    for leaf, (lo, hi) in self.leaves.items(): leaf._bounds = (lo.arg, hi.arg)
+    return rule.rewrite(self.u)
+
+  def concrete_leaves(self, value_of: Callable[[Any], Any]) -> dict[UOp, UOp]:
+    return {leaf: concrete_leaf(leaf, python_value(value_of(lo.arg.i), dtypes.i32), python_value(value_of(hi.arg.i), dtypes.i32))
+            for leaf, (lo, hi) in self.leaves.items()}
+
+
+def _same_run(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher) -> bool:
+  """Does the rule, run on one concrete choice of constants (and bounds) on ``path``, return ``rhs`` at those
+  constants? A symbolic run may take a branch a concrete one does not (the function looks at a constant's Python type)."""
   z3 = require()
   if path.witness is not None: value_of = lambda t: z3.simplify(z3.substitute(t, *path.witness)) if path.witness else z3.simplify(t)
   else:
-    s = z3.Solver()
-    s.set(timeout=FEASIBLE_MS)
-    s.add(path.condition(True), *[hole_range(h, True) for h in holes])
+    s = budget(z3.Solver(), FEASIBLE_MS)
+    s.add(path.condition(True), *side.constraints(True))
     if s.check() != z3.sat: return True   # no concrete constants take the path (or none found in time): nothing to compare
     m = s.model()
     value_of = lambda t: m.eval(t, model_completion=True)
-  return _fire(rule, concretize(lhs, value_of, True)) is concretize(rhs, value_of, True)
+  leaves = side.concrete_leaves(value_of)
+  return _fire(rule, concretize(side.u, value_of, True, leaves)) is concretize(rhs, value_of, True, leaves)
 
 
-def _prove_path(lhs: UOp, rhs: UOp, path: Path, holes: list[UOp], rule: PatternMatcher, timeout_ms: int) -> Verdict:
+def _prove_path(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher, timeout_ms: int) -> Verdict:
   """One path's rewrite, proved under its condition, or refuted at concrete constants."""
   def given(ints: bool) -> list[Any] | None:
     cond = path.condition(ints)
-    return None if cond is None else [cond, *[hole_range(h, ints) for h in holes]]
-  answer = _solve(lhs, rhs, given, timeout_ms)
+    return None if cond is None else [cond, *side.constraints(ints)]
+  answer = _solve(side.u, rhs, given, timeout_ms)
   if answer.status == "proved":
-    if holes and not _same_run(lhs, rhs, path, holes, rule):
+    if side.variables and not _same_run(side, rhs, path, rule):
       return Verdict("unknown", "the rule returns something else on concrete constants than on symbolic ones (it looks at "
                      "their Python type): the proof is not about the rule")
     return Verdict("proved", "")
   if answer.status == "unknown":
     return Verdict("unknown", f"the solver gave up on the path where {path.condition(True)}: {answer.reason}")
   value_of = lambda t: answer.model.eval(t, model_completion=True)
-  lhs_c, rhs_c = concretize(lhs, value_of, answer.ints), concretize(rhs, value_of, answer.ints)
-  if holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the concrete run is the rule's: judge what it returns
+  if side.leaves:
+    bounds = ", ".join(f"p{leaf.arg.slot} in [{lo.arg.i}, {hi.arg.i}]" for leaf, (lo, hi) in side.leaves.items())
+    values = {leaf.arg.slot: python_value(value_of(variable(f"p{leaf.arg.slot}", dtypes.i32, answer.ints)), dtypes.i32) for leaf in side.leaves}
+    return Verdict("unknown", f"a counterexample where bounds() gives {bounds}: {concretize(side.u, value_of, answer.ints, side.concrete_leaves(value_of))} "
+                   f"at {values} (not replayed: no graph with those bounds was built)")
+  lhs_c, rhs_c = concretize(side.u, value_of, answer.ints), concretize(rhs, value_of, answer.ints)
+  if side.holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the concrete run is the rule's: judge what it returns
     if real is None: return Verdict("unknown", f"a counterexample at constants where the concrete rule does not fire: {show(lhs_c)}")
     rhs_c = real
   return _refuted(lhs_c, rhs_c, answer)
 
 
-def _fresh_rewrite(rule: PatternMatcher, lhs: UOp) -> UOp | None:
-  """``rule.rewrite(lhs)`` with no bounds cached on ``lhs``'s nodes: each run computes them on its own path (a
-  cached bound is one path's value, and would take that path's decisions for every other)."""
-  for n in lhs.toposort(): n._bounds = None
-  return rule.rewrite(lhs)
+PASSES = ((False, False, False), (True, False, False), (False, True, False))   # (forms, constant leaves, bounded leaves)
+BOUNDED_PASSES = ((False, False, True), (False, True, False))                  # a rule that reads its leaves' bounds
 
 
 def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: int, timeout_ms: int) -> Verdict:
   """The rule on left sides with symbolic constants, every path proved (see the module's docstring)."""
-  made: list[UOp] = []
+  sides: list[_LeftSide] = []
   mark = log_mark()
   fired, paths, unknown = 0, 0, None
+  reads_bounds = footprint_of(rule.rules[0][1], "pattern") == "bounds"
   try:
-    for forms, constant_leaves in ((False, False), (True, False), (False, True)):
-      for lhs in left_sides(pattern, dtype, limit, forms, symbolic=True, constant_leaves=constant_leaves):
-        made.append(lhs)
-        holes = holes_of(lhs)
-        for path in explore(lambda lhs=lhs: _fresh_rewrite(rule, lhs), holes):
+    for forms, constant_leaves, bounded in BOUNDED_PASSES if reads_bounds else PASSES:
+      for lhs in left_sides(pattern, dtype, limit, forms, symbolic=True, constant_leaves=constant_leaves, bounded=bounded):
+        side = _LeftSide(lhs, holes_of(lhs), bounded_leaves(lhs))
+        sides.append(side)
+        assumptions = tuple(lo.arg.i <= hi.arg.i for lo, hi in side.leaves.values())
+        for path in explore(lambda side=side: side.rewrite(rule), side.variables, assumptions=assumptions):
           if path.raised is not None:
             unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where {path.condition(True)}")
             continue
           if path.outcome is None: continue
-          made.append(path.outcome)
           fired, paths = fired + 1, paths + 1
-          v = _prove_path(lhs, path.outcome, path, holes, rule, timeout_ms)
+          v = _prove_path(side, path.outcome, path, rule, timeout_ms)
           if v.status == "refuted": return v
           if v.status == "unknown" and unknown is None: unknown = v
           if unknown is not None and fired >= 2: return unknown   # timeouts add up: two queries are enough to say so
@@ -261,12 +294,14 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
   if not fired: return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
                                "beyond the shapes tried, or need constants it was not given)")
   if unknown is not None: return unknown
-  n = len(holes_of(made[0])) if made else 0
+  n = len(sides[0].holes) if sides else 0
   consts = f" and all values of its {n} constant(s)" if n else ""
   if forms: return Verdict("unknown", f"no counterexample: proved for all values of the variables{consts}, at {paths} path(s) of "
                            "left sides with structured leaves (the rule looks into its leaves)")
   if constant_leaves: return Verdict("proved", f"equal for all {dtype.name} constants at every leaf ({paths} path(s)): the rule fires on "
                                      "no left side with a variable leaf the builder made")
+  if bounded: return Verdict("proved", f"equal for all {dtype.name} inputs{consts} and all bounds of its leaves that hold their values "
+                             f"({paths} path(s): the rule reads bounds, computed here on symbolic ones)")
   return Verdict("proved", f"equal for all {dtype.name} inputs{consts} wherever the left side is defined ({paths} path(s))")
 
 
