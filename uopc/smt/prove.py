@@ -53,7 +53,7 @@ from uopc.smt.model import nest
 from uopc.smt.solver import budget, require
 from uopc.smt.sorts import python_value, variable
 
-TIMEOUT_MS = 2000   # one rewrite's queries together; past it the verdict is "unknown (timeout)"
+TIMEOUT_MS = 2000   # one rewrite's queries together: their budget, in z3's work units (solver.budget), worth 2 s unloaded; past it the verdict is "unknown (timeout)"
 
 
 class Verdict(NamedTuple):
@@ -146,7 +146,9 @@ def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeou
     answer = s.check()
     if answer == z3.unsat: return _Answer("proved")
     if answer == z3.sat: return _Answer("refuted", "", s.model(), [left, right], ints)
-    reasons.append(f"{s.reason_unknown()} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}")
+    why = s.reason_unknown()
+    why = "out of budget" if "resource" in why or why in ("timeout", "canceled") else why   # the rlimit, or the clock's safety net
+    reasons.append(f"{why} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}")
   return _Answer("unknown", "; ".join(reasons) or "no theory has terms for these constants")
 
 
