@@ -25,16 +25,16 @@ first gives up.
 >>> v = prove_rule(x + 0.0, lambda x: x, dtypes.f32)
 >>> v.status, v.counterexample, v.replay
 ('refuted', {0: -0.0}, ('0.0', '-0.0'))
+>>> from uopc.dtype import truncate
 >>> c1, c2 = UPat.cvar("c1"), UPat.cvar("c2")
 >>> prove_rule((x * c1) * c2, lambda x, c1, c2: x * truncate(dtypes.i32, c1.arg * c2.arg), dtypes.i32).status
 'proved'
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, NamedTuple
 
-from uopc.dtype import DType, dtypes, same_value, truncate
+from uopc.dtype import DType, dtypes, same_value
 from uopc.evaluate import bind_params, run, to_python
 from uopc.footprint import footprint_of
 from uopc.lengths import LENGTHS
@@ -45,15 +45,15 @@ from uopc.term import show
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError, log_mark
 
-from uopc.smt.concolic import (FEASIBLE_MS, Path, Symbolic, Unfollowable, bounded_leaves, concrete_leaf, explore, forget, hole_range,
-                               leaf_constraints)
+from uopc.smt.concolic import (FEASIBLE_MS, Path, Symbolic, Unfollowable, bounded_leaves, concrete_leaf, explore, forget,
+                               hole_range, leaf_constraints)
 from uopc.smt.encode import Encoder, Encoding
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, holes_of, left_sides
 from uopc.smt.model import nest
 from uopc.smt.solver import budget, require
 from uopc.smt.sorts import python_value, variable
 
-TIMEOUT_MS = 2000   # one rewrite's queries together: their budget, in z3's work units (solver.budget), worth 2 s unloaded; past it the verdict is "unknown (timeout)"
+TIMEOUT_MS = 2000   # one rewrite's queries together, in z3's work units (solver.budget): past it, "unknown (out of budget)"
 
 
 class Verdict(NamedTuple):
@@ -208,8 +208,9 @@ class _LeftSide(NamedTuple):
 
   def constraints(self, ints: bool) -> list[Any]:
     """What the holes range over and how a bounded leaf's value relates to its bounds, in the theory ``ints``."""
+    def value(leaf: UOp) -> Any: return variable(f"p{leaf.arg.slot}", dtypes.i32, ints)
     return [*[hole_range(h, ints) for h in self.variables],
-            *[c for leaf, (lo, hi) in self.leaves.items() for c in leaf_constraints(leaf, lo, hi, variable(f"p{leaf.arg.slot}", dtypes.i32, ints), ints)]]
+            *[c for leaf, (lo, hi) in self.leaves.items() for c in leaf_constraints(leaf, lo, hi, value(leaf), ints)]]
 
   def rewrite(self, rule: PatternMatcher) -> UOp | None:
     """``rule.rewrite`` with no bounds cached on the left side's nodes but its leaves': each run computes them on its
@@ -255,8 +256,9 @@ def _prove_path(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher, tim
   if side.leaves:
     bounds = ", ".join(f"p{leaf.arg.slot} in [{lo.arg.i}, {hi.arg.i}]" for leaf, (lo, hi) in side.leaves.items())
     values = {leaf.arg.slot: python_value(value_of(variable(f"p{leaf.arg.slot}", dtypes.i32, answer.ints)), dtypes.i32) for leaf in side.leaves}
-    return Verdict("unknown", f"a counterexample where bounds() gives {bounds}: {concretize(side.u, value_of, answer.ints, side.concrete_leaves(value_of))} "
-                   f"at {values} (not replayed: no graph with those bounds was built)")
+    instance = show(concretize(side.u, value_of, answer.ints, side.concrete_leaves(value_of)))
+    return Verdict("unknown", f"a counterexample where bounds() gives {bounds}: {instance} at {values} "
+                   "(not replayed: no graph with those bounds was built)")
   lhs_c, rhs_c = concretize(side.u, value_of, answer.ints), concretize(rhs, value_of, answer.ints)
   if side.holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the concrete run is the rule's: judge what it returns
     if real is None: return Verdict("unknown", f"a counterexample at constants where the concrete rule does not fire: {show(lhs_c)}")
