@@ -145,8 +145,8 @@ class Symbolic:
   def __le__(self, o: Any) -> Any: return _compare(self, o, "le")
   def __gt__(self, o: Any) -> Any: return _compare(self, o, "gt")
   def __ge__(self, o: Any) -> Any: return _compare(self, o, "ge")
-  def __eq__(self, o: Any) -> Any: return _compare(self, o, "eq")   # type: ignore[override]
-  def __ne__(self, o: Any) -> Any: return _compare(self, o, "ne")   # type: ignore[override]
+  def __eq__(self, o: Any) -> Any: return _compare(self, o, "eq")
+  def __ne__(self, o: Any) -> Any: return _compare(self, o, "ne")
 
   # ---- the engine's hooks (uopc.dtype.truncate, uopc.uop's literal check) and the encoder's
   def __uopc_truncate__(self, dtype: DType) -> Symbolic:
@@ -325,13 +325,13 @@ def explore(fn: Callable[[], Any], holes: list[UOp], max_paths: int = MAX_PATHS,
   """Every path of ``fn()`` over the symbolic constants ``holes`` (at most ``max_paths``; ``Unfollowable`` past
   that, or where a run cannot follow a value); ``assumptions``: what else the holes satisfy (Int theory)."""
   z3 = require()
-  assumptions = (*[hole_range(h, True) for h in holes], *assumptions)
-  samples = [w for w in witnesses(holes) if all(z3.is_true(z3.simplify(z3.substitute(a, *w))) for a in assumptions if w)]
+  every = [*[hole_range(h, True) for h in holes], *assumptions]
+  samples = [w for w in witnesses(holes) if all(z3.is_true(z3.simplify(z3.substitute(a, *w))) for a in every if w)]
   pending: list[list[bool]] = [[]]
   paths: list[Path] = []
   while pending:
     if len(paths) == max_paths: raise Unfollowable(f"more than {max_paths} paths")
-    run = _Run(pending.pop(), assumptions, pending, samples)
+    run = _Run(pending.pop(), every, pending, samples)
     _runs.append(run)
     try: out, raised = fn(), None
     except Unfollowable: raise

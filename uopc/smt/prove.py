@@ -32,6 +32,7 @@ first gives up.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes, same_value
@@ -282,7 +283,7 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
         side = _LeftSide(lhs, holes_of(lhs), bounded_leaves(lhs))
         sides.append(side)
         assumptions = tuple(lo.arg.i <= hi.arg.i for lo, hi in side.leaves.values())
-        for path in explore(lambda side=side: side.rewrite(rule), side.variables, assumptions=assumptions):
+        for path in explore(partial(_LeftSide.rewrite, side, rule), side.variables, assumptions=assumptions):
           if path.raised is not None:
             unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where {path.condition(True)}")
             continue

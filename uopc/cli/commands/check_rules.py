@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any, Callable
 
 from uopc.cli.budget import enter, shielded
 from uopc.cli.support import EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, bar_is_up, progress_bar, write_out
 
 
-def _progress(bar: object) -> object:
+def _progress(bar: Any) -> Callable[[str, int, int], None]:
   def progress(what: str, done: int, total: int) -> None:   # a step per rule, per C file, then the shrinking
-    bar.total, bar.n = total, done   # type: ignore[attr-defined]
-    bar.set_postfix_str(what[:60], refresh=False)   # type: ignore[attr-defined]
-    if bar_is_up(bar): bar.refresh()   # type: ignore[attr-defined]  # drawn at every step once past its delay
+    bar.total, bar.n = total, done
+    bar.set_postfix_str(what[:60], refresh=False)
+    if bar_is_up(bar): bar.refresh()   # drawn at every step once past its delay: compiling is most of the time
   return progress
 
 
