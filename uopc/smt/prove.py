@@ -261,9 +261,12 @@ def _prove_path(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher, tim
     return Verdict("unknown", f"a counterexample where bounds() gives {bounds}: {instance} at {values} "
                    "(not replayed: no graph with those bounds was built)")
   lhs_c, rhs_c = concretize(side.u, value_of, answer.ints), concretize(rhs, value_of, answer.ints)
-  if side.holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the concrete run is the rule's: judge what it returns
+  if side.holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the symbolic run left the rule's path: judge what the rule returns
     if real is None: return Verdict("unknown", f"a counterexample at constants where the concrete rule does not fire: {show(lhs_c)}")
-    rhs_c = real
+    v = prove_rewrite(lhs_c, real, timeout_ms)
+    if v.status == "refuted": return v
+    return Verdict("unknown", f"the rule returns something else on concrete constants than on symbolic ones (it looks at their "
+                   f"Python type), and is not wrong at {show(lhs_c)}")
   return _refuted(lhs_c, rhs_c, answer)
 
 
