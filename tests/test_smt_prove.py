@@ -171,6 +171,11 @@ def test_a_rule_that_fires_on_no_left_side_is_unknown_and_says_why():
   assert v.status == "unknown" and "fired on no left side" in v.reason
 
 
+def test_a_rule_the_solver_gives_up_on_says_where_in_one_line():
+  v = prove("mod-div", timeout_ms=50)
+  assert v.status == "unknown" and v.reason.startswith("the solver gave up on the path where And(0 < c0, 0 < c1, ") and "\n" not in v.reason
+
+
 def test_a_timeout_is_unknown_with_the_solvers_reason():
   """f32 multiplication is not associative, but no solver says so on 1 ms of work (each theory tried gives up)."""
   a, b, c = (UOp.param(i, dtypes.f32) for i in range(3))

@@ -191,6 +191,12 @@ def concretize(u: UOp, value_of: Callable[[Any], Any], ints: bool, leaves: dict[
   return new[u]
 
 
+def _one_line(term: Any) -> str:
+  """A z3 term as one line of at most ``LENGTHS.message`` characters (z3 prints long ones over several)."""
+  text = " ".join(str(term).split())
+  return text if len(text) <= LENGTHS.message else text[:LENGTHS.message - 1] + "…"
+
+
 def _fire(rule: PatternMatcher, u: UOp) -> UOp | None:
   try: return rule.rewrite(u)
   except Exception: return None   # the concrete run raised where the symbolic one returned: they differ
@@ -252,7 +258,7 @@ def _prove_path(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher, tim
                      "their Python type): the proof is not about the rule")
     return Verdict("proved", "")
   if answer.status == "unknown":
-    return Verdict("unknown", f"the solver gave up on the path where {path.condition(True)}: {answer.reason}")
+    return Verdict("unknown", f"the solver gave up on the path where {_one_line(path.condition(True))}: {answer.reason}")
   value_of = lambda t: answer.model.eval(t, model_completion=True)
   if side.leaves:
     bounds = ", ".join(f"p{leaf.arg.slot} in [{lo.arg.i}, {hi.arg.i}]" for leaf, (lo, hi) in side.leaves.items())
@@ -288,7 +294,8 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
         assumptions = tuple(lo.arg.i <= hi.arg.i for lo, hi in side.leaves.values())
         for path in explore(partial(_LeftSide.rewrite, side, rule), side.variables, assumptions=assumptions):
           if path.raised is not None:
-            unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where {path.condition(True)}")
+            unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where "
+                                         f"{_one_line(path.condition(True))}")
             continue
           if path.outcome is None: continue
           fired, paths = fired + 1, paths + 1
