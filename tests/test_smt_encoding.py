@@ -66,6 +66,7 @@ def alu_cases() -> list[UOp]:
 
 CASES = alu_cases()
 ENCODINGS = {u: encode(u) for u in CASES}
+INT_ENCODINGS = {u: encode(u, ints=True) for u in CASES}   # i32 as Ints: the theory the prover uses for division
 
 
 def _params(u: UOp) -> list[UOp]: return sorted(call_params(u), key=lambda p: p.arg.slot)
@@ -92,12 +93,14 @@ def encoded(enc: Encoding, row: tuple[Any, ...]) -> Outcome | None:
 
 
 def check_row(u: UOp, row: tuple[Any, ...], other: Outcome, what: str) -> bool:
-  """The encoding agrees with ``other`` at ``row`` (True), or is an uninterpreted value off the fixed points (False)."""
-  got = encoded(ENCODINGS[u], row)
-  if u.op in UNINTERPRETED:
-    assert (got is not None) == FIXED_POINTS[u.op](row[0]), f"{u.op.name}({row[0]!r}): exact where it should not be, or not where it should"
-  if got is None: return False
-  assert same(got, other), f"{show_case(u)} at {row}: the encoding gives {show_outcome(got)}, {what} {show_outcome(other)}"
+  """Both encodings (i32 as bit-vectors, as Ints) agree with ``other`` at ``row`` (True), or are an uninterpreted
+  value off the fixed points (False)."""
+  for encodings in (ENCODINGS, INT_ENCODINGS):
+    got = encoded(encodings[u], row)
+    if u.op in UNINTERPRETED:
+      assert (got is not None) == FIXED_POINTS[u.op](row[0]), f"{u.op.name}({row[0]!r}): exact where it should not be, or not where it should"
+    if got is None: return False
+    assert same(got, other), f"{show_case(u)} at {row}: the encoding gives {show_outcome(got)}, {what} {show_outcome(other)}"
   return True
 
 
@@ -180,6 +183,8 @@ def test_shaped_programs_match_c_strict_and_run(cases: list[tuple[UOp, dict[int,
     got = Outcome(ok, value, "" if ok else "undefined")
     note(f"program: {prog}\nvalues: {values}\nencoding: {show_outcome(got)}\nC: {show_outcome(c)}")
     assert same(got, c) and same(got, strict_outcome(prog, values))
+    iok, ivalue = evaluate(encode(prog, ints=True), values)   # i32 as Ints: the same outcome
+    assert same(Outcome(iok, ivalue, "" if iok else "undefined"), got)
     fired: set[str] = set()
     r = run_outcome(prog, values, fired)
     if ok and not same(r, got): assert fired & EXCUSES, f"run() gives {show_outcome(r)}"

@@ -87,11 +87,18 @@ def truncate(dtype: DType, v: Any) -> Any:
   (2147483647, True, 1.0)
   """
   if dtype is dtypes.i32:
-    if type(v) is not int: v = int(v)   # bool, or a float that is already integral
+    if type(v) is not int:
+      if _symbolic(v): return v.__uopc_truncate__(dtype)
+      v = int(v)   # bool, or a float that is already integral
     return ((v + 0x80000000) & 0xFFFFFFFF) - 0x80000000
-  if dtype is dtypes.f32: return f32_round(float(v))
-  if dtype is dtypes.bool: return bool(v)
+  if dtype is dtypes.f32: return f32_round(float(v)) if type(v) is float or not _symbolic(v) else v.__uopc_truncate__(dtype)
+  if dtype is dtypes.bool: return v.__uopc_truncate__(dtype) if _symbolic(v) else bool(v)
   raise TypeError(f"unknown dtype {dtype!r}")
+
+
+def _symbolic(v: Any) -> bool:
+  """Is ``v`` a symbolic constant of the prover (``uopc.smt.concolic.Symbolic``: a z3 term that truncates itself)?"""
+  return type(v) not in (int, float, bool) and hasattr(v, "__uopc_truncate__")
 
 
 _F64 = struct.Struct("<d")

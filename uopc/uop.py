@@ -95,6 +95,29 @@ def _collect() -> None:
   _cache_limit = max(100_000, 2 * len(log), *(2 * len(t) for t in _consts.values()))
 
 
+def log_mark() -> int:
+  """Where the node log is now: ``forget_since`` drops what was made after it."""
+  return len(_log)
+
+
+def forget_since(mark: int, foreign: Callable[[UOp], bool]) -> int:
+  """Drop from the tables and the log, now, every ``foreign`` leaf (a constant whose arg is no value) and every node
+  made since ``mark`` that stands on one: the prover's nodes over symbolic constants (``uopc.smt.concolic``), whose
+  args are z3 terms that no other node may ever meet or keep alive. Returns how many were dropped."""
+  global _log
+  start = mark if mark <= len(_log) else 0   # a collection since compacted the log: look at all of it
+  gone: set[UOp] = set()
+  for consts in _consts.values():
+    for key in [k for k in consts if type(k) not in (int, float, bool, bytes) and foreign(consts[k])]: gone.add(consts.pop(key))
+  for u in _log[start:]:
+    if any(s in gone or (not s.src and foreign(s)) for s in u.src):
+      gone.add(u)
+      table = _tables_get((u.op, u.dtype, u.arg))
+      if table is not None and table.get(u.src) is u: del table[u.src]
+  if gone: _log = _log[:start] + [u for u in _log[start:] if u not in gone]
+  return len(gone)
+
+
 def live_nodes() -> int:
   """How many nodes the hash-consing tables hold now (after dropping unused ones)."""
   _collect()
@@ -323,9 +346,14 @@ def call_params(body: UOp) -> list[UOp]:
 def _fits(v: Any, dtype: DType) -> bool:
   """Whether ``v`` is a value of ``dtype`` as it is (no rounding to an int, no wrapping, no truth test)."""
   t = type(v)
-  if dtype is F32: return t is float or t is int
-  if dtype is I32: return t is int and -0x80000000 <= v <= 0x7FFFFFFF
-  return t is bool or (t is int and v in (0, 1))
+  if dtype is F32: return t is float or t is int or _fits_symbolic(v, dtype)
+  if dtype is I32: return (t is int and -0x80000000 <= v <= 0x7FFFFFFF) or _fits_symbolic(v, dtype)
+  return t is bool or (t is int and v in (0, 1)) or _fits_symbolic(v, dtype)
+
+
+def _fits_symbolic(v: Any, dtype: DType) -> bool:
+  """A symbolic constant of the prover (``uopc.smt.concolic``) says itself whether it fits (it may fork on it)."""
+  return type(v) not in (int, float, bool) and hasattr(v, "__uopc_fits__") and v.__uopc_fits__(dtype)
 
 
 def _literal_problem(v: Any, dtype: DType) -> str | None:

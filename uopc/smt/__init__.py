@@ -7,12 +7,15 @@
 - ``encode``: a UOp graph as z3 terms, one per element, iteratively (no recursion);
 - ``model``: a term with values substituted, back to a Python value (the differential tests and counterexamples).
 
-- ``instance``: a rule's left side with symbolic leaves; ``prove``: ``prove_rule`` and ``prove_rewrite``, verdicts for all inputs.
+- ``concolic``: symbolic constants, and a rule's Python function run on them along every path;
+- ``instance``: a rule's left side with symbolic leaves; ``prove``: ``prove_rule`` and ``prove_rewrite``, verdicts for all inputs;
+- ``report``: ``prove_rules``, every rule of a rule set at every dtype, its counterexamples replayed in C (``check-rules --prove``).
 
 Importing this package never needs z3; building a term without it raises ``SMTUnavailable``.
 """
 # the module uopc.smt.encode keeps its name: its function is uopc.smt.encode.encode, not re-exported here
-from uopc.smt.prove import Verdict, prove_rewrite, prove_rule, prove_rules, rule_status
+from uopc.smt.prove import Verdict, prove_rewrite, prove_rule, rule_status
+from uopc.smt.report import ProofReport, prove_rules
 from uopc.smt.solver import SMTUnavailable, available
 
-__all__ = ["SMTUnavailable", "Verdict", "available", "prove_rewrite", "prove_rule", "prove_rules", "rule_status"]
+__all__ = ["ProofReport", "SMTUnavailable", "Verdict", "available", "prove_rewrite", "prove_rule", "prove_rules", "rule_status"]

@@ -27,7 +27,7 @@ from uopc.backend.lower import inline_calls
 from uopc.smt.layout import index_rows, reduce_groups, source_elements, strides
 from uopc.smt.ops import ENCODED_ALU, UNINTERPRETED, alu, combine
 from uopc.smt.solver import require
-from uopc.smt.sorts import I32_BITS, value_term, variable
+from uopc.smt.sorts import i32_val, in_range, value_term, variable
 
 
 ENCODED = ENCODED_ALU | {CONST, PARAM, RANGE, STACK, CALL, INDEX, REDUCE} | MOVEMENT
@@ -64,12 +64,15 @@ def param_names(p: UOp) -> list[str]:
 
 class Encoder:
   """Encodes graphs, sharing the terms of common nodes (and the RANGE constants) between calls: a rule's two sides
-  encoded by one Encoder talk about the same variables."""
+  encoded by one Encoder talk about the same variables. With ``ints``, i32 values are Ints (``sorts``: the same
+  values, each in range by an assumption), which makes division by a constant linear."""
 
-  def __init__(self) -> None:
+  def __init__(self, ints: bool = False) -> None:
     self.z3 = require()
+    self.ints = ints
     self.memo: dict[UOp, _Node] = {}
     self.ranges: dict[UOp, Any] = {}
+    self.i32 = variable("i32", dtypes.i32, ints)   # a term of the i32 sort, which i32 values and casts follow
 
   def encode(self, u: UOp) -> Encoding:
     """``u``'s elements and the condition that its C program succeeds."""
@@ -81,20 +84,21 @@ class Encoder:
     conditions = [c for n in order for c in self.memo[n].conditions]
     variables = {n.arg.slot: self.memo[n].elements for n in order if n.op is PARAM}
     assumptions = [self._range_bounds(n) for n in order if n.op is RANGE]
+    if self.ints: assumptions += [in_range(c) for n in order if n.op is PARAM and n.dtype is dtypes.i32 for c in self.memo[n].elements]
     defined = conditions[0] if len(conditions) == 1 else z3.And(conditions) if conditions else z3.BoolVal(True)
     return Encoding(self.memo[u].elements, u.dtype, u.shape, defined,
                     variables, assumptions, frozenset(n.op for n in order if n.op in UNINTERPRETED))
 
   def _range_bounds(self, n: UOp) -> Any:
     r, end = self.ranges[n], self.memo[n.src[0]].elements[0]
-    return self.z3.And(r >= self.z3.BitVecVal(0, I32_BITS), r < end)
+    return self.z3.And(r >= i32_val(0, r), r < end)
 
   def _node(self, n: UOp) -> _Node:
     op = n.op
-    if op is CONST: return _Node([value_term(n.arg, n.dtype)], [])
-    if op is PARAM: return _Node([variable(name, n.dtype) for name in param_names(n)], [])
+    if op is CONST: return _Node([value_term(n.arg, n.dtype, self.ints)], [])
+    if op is PARAM: return _Node([variable(name, n.dtype, self.ints) for name in param_names(n)], [])
     if op is RANGE:
-      self.ranges[n] = r = variable(f"range{len(self.ranges)}", dtypes.i32)
+      self.ranges[n] = r = variable(f"range{len(self.ranges)}", dtypes.i32, self.ints)
       return _Node([r], [])
     srcs = [self.memo[s].elements for s in n.src]
     if op in ALU: return self._alu(n, srcs)
@@ -108,7 +112,7 @@ class Encoder:
     operand = n.src[1].dtype if n.op is WHERE else n.src[0].dtype
     elements, conditions = [], []
     for args in zip(*srcs):
-      e = alu(n.op, list(args), operand, n.dtype)
+      e = alu(n.op, list(args), operand, n.dtype, self.i32)
       elements.append(e.value)
       if not self.z3.is_true(e.defined): conditions.append(e.defined)
     return _Node(elements, conditions)
@@ -128,21 +132,22 @@ class Encoder:
     if not idx: return _Node(base, [])
     z3 = self.z3
     dims, row = index_rows(n.src[0].shape, len(idx))
-    bounds = [z3.And(i >= z3.BitVecVal(0, I32_BITS), i < z3.BitVecVal(d, I32_BITS)) for i, d in zip(idx, dims)]
+    bounds = [z3.And(i >= i32_val(0, i), i < i32_val(d, i)) for i, d in zip(idx, dims)]
     conditions = [b for b in map(z3.simplify, bounds) if not z3.is_true(b)]
-    if all(z3.is_bv_value(i) for i in idx) and not conditions:
-      at = sum(i.as_signed_long() * s for i, s in zip(idx, strides(tuple(dims)))) * row
+    idx = [z3.simplify(i) for i in idx]
+    if all(z3.is_bv_value(i) or z3.is_int_value(i) for i in idx) and not conditions:
+      at = sum((i.as_signed_long() if z3.is_bv_value(i) else i.as_long()) * s for i, s in zip(idx, strides(tuple(dims)))) * row
       return _Node(base[at:at + row], [])
     rows = list(product(*map(range, dims)))
     out = []
     for j in range(row):
       value = base[(prod(dims) - 1) * row + j]   # the last block where no earlier one matches (or out of bounds)
       for r in reversed(range(len(rows) - 1)):
-        value = z3.If(z3.And([i == z3.BitVecVal(x, I32_BITS) for i, x in zip(idx, rows[r])]), base[r * row + j], value)
+        value = z3.If(z3.And([i == i32_val(x, i) for i, x in zip(idx, rows[r])]), base[r * row + j], value)
       out.append(value)
     return _Node(out, conditions)
 
 
-def encode(u: UOp) -> Encoding:
-  """``u`` as z3 terms (see the module's docstring)."""
-  return Encoder().encode(u)
+def encode(u: UOp, ints: bool = False) -> Encoding:
+  """``u`` as z3 terms (see the module's docstring); i32 as Ints with ``ints``."""
+  return Encoder(ints).encode(u)

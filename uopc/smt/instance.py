@@ -24,6 +24,8 @@ from uopc.probe_values import EDGE_WIDE
 from uopc.upat import UPat
 from uopc.uop import UOp, UOpError
 
+from uopc.smt.concolic import Symbolic, Unfollowable, bounded_leaf, hole
+
 
 class NoLeftSide(ValueError):
   """The pattern has no left side this builder can make (the message says why)."""
@@ -45,10 +47,13 @@ def _forms(b: _Builder) -> list[Callable[[int], UOp]]:
 
 
 class _Builder:
-  """One left side; ``rng`` None takes the first option at every choice."""
+  """One left side; ``rng`` None takes the first option at every choice. ``symbolic``: constant holes are symbolic
+  (``concolic.hole``), and with ``constant_leaves`` every free leaf is one too."""
 
-  def __init__(self, dtype: DType, rng: random.Random | None, forms: bool):
+  def __init__(self, dtype: DType, rng: random.Random | None, forms: bool, symbolic: bool = False, constant_leaves: bool = False,
+               bounded: bool = False):
     self.dtype, self.rng, self.forms = dtype, rng, forms
+    self.symbolic, self.constant_leaves, self.bounded = symbolic, constant_leaves, bounded
     self.holes: list[DType] = []   # the dtype of each constant hole met, in order
     self.slot = 0
     self.env: dict[str, UOp] = {}
@@ -77,6 +82,12 @@ class _Builder:
 
   def leaf(self, pat: UPat, want: DType | None) -> UOp:
     d = self.pick(pat, want)
+    if self.constant_leaves:
+      self.holes.append(d)
+      return hole(len(self.holes) - 1, d)
+    if self.bounded and d is dtypes.i32:
+      self.slot += 1
+      return bounded_leaf(self.slot - 1)[0]
     if self.forms and d is dtypes.i32: return self.choose(_forms(self))(self.theme)
     return self.param(d)
 
@@ -86,6 +97,7 @@ class _Builder:
       if v != pat.arg: raise NoLeftSide(f"no {d.name} constant equals {pat.arg!r}")
       return UOp.const(v, d)
     self.holes.append(d)
+    if self.symbolic: return hole(len(self.holes) - 1, d)
     # with structured leaves, an i32 constant from theirs: (p0 * 7 + p1) // 7 needs the two 7s to meet
     return UOp.const(self.choose((self.theme, *FORM_CONSTANTS) if self.forms and d is dtypes.i32 else EDGE_WIDE[d]), d)
 
@@ -134,16 +146,38 @@ def _builds(pattern: UPat, dtype: DType) -> bool:
   return True
 
 
-def left_sides(pattern: UPat, dtype: DType, limit: int = 64, forms: bool = False) -> Iterator[UOp]:
+def left_sides(pattern: UPat, dtype: DType, limit: int = 64, forms: bool = False, symbolic: bool = False,
+               constant_leaves: bool = False, bounded: bool = False) -> Iterator[UOp]:
   """Up to ``limit`` distinct left sides of ``pattern`` whose leaves are ``dtype`` where the pattern leaves it free
-  (see the module's docstring); ``NoLeftSide`` if the builder can make none."""
-  seen: set[UOp] = set()
+  (see the module's docstring); ``NoLeftSide`` if the builder can make none. ``symbolic``: constant holes are
+  symbolic constants (``concolic.hole``, named ``c0``, ``c1``, ... in order), and with ``constant_leaves`` every free
+  leaf is one too (a rule that fires on constants only: ``fold-const``); with ``bounded``, every free i32 leaf is a
+  PARAM with symbolic bounds (``concolic.bounded_leaf``: a rule that reads its leaves' bounds)."""
+  seen: set[Any] = set()
   for k in range(limit * 4):
-    try: u = _Builder(dtype, None if k == 0 else random.Random(k), forms).node(pattern, None)
+    try: u = _Builder(dtype, None if k == 0 else random.Random(k), forms, symbolic, constant_leaves, bounded).node(pattern, None)
     except NoLeftSide:
       if k == 0: raise
       continue
-    if u in seen or not pattern.match(u, {}): continue
-    seen.add(u)
+    key = signature(u)
+    try:
+      if key in seen or not pattern.match(u, {}): continue
+    except Unfollowable: continue   # it matches or not by a symbolic constant's value (a constant leaf against x + 1's 1)
+    seen.add(key)
     yield u
     if len(seen) == limit: return
+
+
+def signature(u: UOp) -> tuple[Any, ...]:
+  """``u``'s structure, a symbolic constant by its name: two left sides with one signature are one left side."""
+  index: dict[UOp, int] = {}
+  out = []
+  for n in u.toposort():
+    index[n] = len(index)
+    out.append((n.op, n.dtype, repr(n.arg) if isinstance(n.arg, Symbolic) else n.arg, tuple(index[s] for s in n.src)))
+  return tuple(out)
+
+
+def holes_of(u: UOp) -> list[UOp]:
+  """The symbolic constants of ``u``, by name."""
+  return sorted((n for n in u.toposort() if n.op is CONST and isinstance(n.arg, Symbolic)), key=lambda n: int(repr(n.arg)[1:]))

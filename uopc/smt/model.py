@@ -45,7 +45,7 @@ def substitution(enc: Encoding, values: dict[int, Any], dtypes_of: dict[int, DTy
     if slot not in values: continue
     v = values[slot]
     flat = flat_values(v, _shape_of(v)) if isinstance(v, list) else [v]
-    pairs += [(c, value_term(v, dtypes_of[slot])) for c, v in zip(consts, flat)]
+    pairs += [(c, value_term(v, dtypes_of[slot], require().is_int(c))) for c, v in zip(consts, flat)]
   return pairs
 
 
@@ -71,4 +71,4 @@ def evaluate(enc: Encoding, values: dict[int, Any]) -> tuple[bool, Any]:
 def _dtype_of(const: Any) -> DType:
   z3 = require()
   if z3.is_bool(const): return dtypes.bool
-  return dtypes.i32 if z3.is_bv(const) else dtypes.f32
+  return dtypes.i32 if z3.is_bv(const) or z3.is_int(const) else dtypes.f32

@@ -2,7 +2,8 @@
 
 Every function mirrors one case of ``uopc/alu.py`` (``exec_alu``) and of the C runtime (``uopc/backend/runtime.py``):
 
-- i32 wraps (bit-vector arithmetic), compares signed; FLOORDIV and FLOORMOD are *floor* division and modulo
+- i32 wraps (bit-vector arithmetic, or an Int's sum and product brought back into range: ``sorts.wrap``; each op
+  follows its operands' sort), compares signed; FLOORDIV and FLOORMOD are *floor* division and modulo
   (Python's ``//`` and ``%``, what exec_alu computes and ``uopc_floordiv_i32`` emulates on C's truncating ``/``);
 - f32 is IEEE single with round-to-nearest-even: the C runtime computes ``+ * 1/x sqrt`` in double and rounds once to
   float, which for these operations is exactly the single-precision operation (53 >= 2*24 + 2 bits); MAX is IEEE
@@ -29,7 +30,7 @@ from uopc.dtype import DType, dtypes
 from uopc.ops import ADD, CAST, CMPLT, CMPNE, EXP2, FLOORDIV, FLOORMOD, LOG2, MAX, MUL, RECIP, SIN, SQRT, WHERE, Ops
 
 from uopc.smt.solver import require
-from uopc.smt.sorts import I32_BITS, sort_of
+from uopc.smt.sorts import I32_BITS, i32_val, sort_of, wrap
 
 I32_MIN = -2**31
 
@@ -56,13 +57,13 @@ def _f32(v: float) -> Any:
 def _add(a: Any, b: Any, dtype: DType) -> Any:
   z3 = require()
   if dtype is dtypes.bool: return z3.Or(a, b)
-  return a + b if dtype is dtypes.i32 else z3.fpAdd(_rne(), a, b)
+  return wrap(a + b) if dtype is dtypes.i32 else z3.fpAdd(_rne(), a, b)
 
 
 def _mul(a: Any, b: Any, dtype: DType) -> Any:
   z3 = require()
   if dtype is dtypes.bool: return z3.And(a, b)
-  return a * b if dtype is dtypes.i32 else z3.fpMul(_rne(), a, b)
+  return wrap(a * b) if dtype is dtypes.i32 else z3.fpMul(_rne(), a, b)
 
 
 def _max(a: Any, b: Any, dtype: DType) -> Any:
@@ -95,15 +96,19 @@ _BINARY_VALUES: dict[Ops, Callable[[Any, Any, DType], Any]] = {ADD: _add, MUL: _
 
 def _floordiv(a: Any, b: Any) -> Elem:
   z3 = require()
-  zero, minus_one = z3.BitVecVal(0, I32_BITS), z3.BitVecVal(-1, I32_BITS)
+  zero, minus_one = i32_val(0, a), i32_val(-1, a)
+  defined = z3.And(b != zero, z3.Not(z3.And(a == i32_val(I32_MIN, a), b == minus_one)))
+  # Int division is Euclidean (the remainder >= 0): floor division for b > 0, and a // b == (-a) // (-b) for b < 0
+  if z3.is_int(a): return Elem(z3.If(b > zero, a / b, (-a) / (-b)), defined)
   q, r = a / b, z3.SRem(a, b)   # C's / and %: truncation toward zero
-  value = z3.If(z3.And(r != zero, (r < zero) != (b < zero)), q - 1, q)
-  return Elem(value, z3.And(b != zero, z3.Not(z3.And(a == z3.BitVecVal(I32_MIN, I32_BITS), b == minus_one))))
+  return Elem(z3.If(z3.And(r != zero, (r < zero) != (b < zero)), q - 1, q), defined)
 
 
 def _floormod(a: Any, b: Any) -> Elem:
   z3 = require()
-  return Elem(a % b, b != z3.BitVecVal(0, I32_BITS))   # z3py % is bvsmod: the sign of the divisor, INT_MIN % -1 == 0
+  zero = i32_val(0, a)
+  if z3.is_int(a): return Elem(a - b * _floordiv(a, b).value, b != zero)   # a - b * (a // b): what z3 relates to the division
+  return Elem(a % b, b != zero)   # z3py % is bvsmod: the sign of the divisor, INT_MIN % -1 == 0
 
 
 def _where(c: Any, a: Any, b: Any) -> Any: return require().If(c, a, b)
@@ -143,25 +148,28 @@ def _sin(a: Any) -> Any:
   return z3.If(z3.Or(z3.fpIsNaN(a), z3.fpIsInf(a)), z3.fpNaN(F), z3.If(z3.fpIsZero(a), a, _libm("sin")(a)))   # sin(+-0) = +-0
 
 
-def cast(a: Any, src: DType, dtype: DType) -> Elem:
-  """CAST of one value from ``src`` to ``dtype``, and where it is defined."""
+def cast(a: Any, src: DType, dtype: DType, like: Any = None) -> Elem:
+  """CAST of one value from ``src`` to ``dtype``, and where it is defined; an i32 result has the sort of ``like`` (an
+  i32 term of the encoding: a bit-vector or an Int), a bit-vector without one."""
   z3 = require()
   yes = _true()
   if src is dtype: return Elem(a, yes)
   if dtype is dtypes.bool:
-    return Elem(z3.Not(z3.fpIsZero(a)) if src is dtypes.f32 else a != z3.BitVecVal(0, I32_BITS), yes)
+    return Elem(z3.Not(z3.fpIsZero(a)) if src is dtypes.f32 else a != i32_val(0, a), yes)
   if src is dtypes.bool:
-    one, zero = (z3.BitVecVal(1, I32_BITS), z3.BitVecVal(0, I32_BITS)) if dtype is dtypes.i32 else (_f32(1.0), _f32(0.0))
+    one, zero = (i32_val(1, like), i32_val(0, like)) if dtype is dtypes.i32 else (_f32(1.0), _f32(0.0))
     return Elem(z3.If(a, one, zero), yes)
-  if dtype is dtypes.f32: return Elem(z3.fpSignedToFP(_rne(), a, z3.Float32()), yes)
+  if dtype is dtypes.f32: return Elem(z3.fpSignedToFP(_rne(), z3.Int2BV(a, I32_BITS) if z3.is_int(a) else a, z3.Float32()), yes)
   # f32 -> i32: C's (int32_t)d for -2**31 - 1 < d < 2**31 (for an f32, -2**31 <= d < 2**31), else the runtime traps
   ok = z3.And(z3.fpGEQ(a, _f32(float(I32_MIN))), z3.fpLT(a, _f32(2.0**31)))
-  return Elem(z3.If(ok, z3.fpToSBV(z3.RTZ(), a, sort_of(dtypes.i32)), z3.BitVecVal(0, I32_BITS)), ok)
+  bits = z3.If(ok, z3.fpToSBV(z3.RTZ(), a, sort_of(dtypes.i32)), z3.BitVecVal(0, I32_BITS))
+  return Elem(z3.BV2Int(bits, is_signed=True) if z3.is_int(like) else bits, ok)
 
 
-def alu(op: Ops, args: list[Any], src: DType, dtype: DType) -> Elem:
+def alu(op: Ops, args: list[Any], src: DType, dtype: DType, like: Any = None) -> Elem:
   """The value of ALU ``op`` (result ``dtype``) on one element of each operand (``src``: the operands' dtype; a
-  WHERE's is its branches'), and the op's own definedness (not its operands')."""
+  WHERE's is its branches'), and the op's own definedness (not its operands'); ``like``: an i32 term of the encoding,
+  whose sort a CAST to i32 makes (a bit-vector without one)."""
   yes = _true()
   if op in _BINARY_VALUES: return Elem(_BINARY_VALUES[op](args[0], args[1], dtype), yes)
   if op is CMPLT: return Elem(_cmplt(args[0], args[1], src), yes)
@@ -169,7 +177,7 @@ def alu(op: Ops, args: list[Any], src: DType, dtype: DType) -> Elem:
   if op is FLOORDIV: return _floordiv(args[0], args[1])
   if op is FLOORMOD: return _floormod(args[0], args[1])
   if op is WHERE: return Elem(_where(*args), yes)
-  if op is CAST: return cast(args[0], src, dtype)
+  if op is CAST: return cast(args[0], src, dtype, like)
   return Elem(_UNARY[op](args[0]), yes)
 
 

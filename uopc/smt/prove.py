@@ -6,10 +6,16 @@ trap, ``encode``) and ``rhs`` undefined or different (bit for bit: -0.0 is not 0
 reason: the solver's timeout, or a counterexample that rests on an uninterpreted libm value ``run()`` does not
 confirm). A rewrite may make a program *more* defined (``x * 0 -> 0`` drops a trap in ``x``), never less.
 
-``prove_rule(pattern, fn, dtype)`` builds the rule's left side with symbolic leaves (``instance.left_sides``), runs
-the rule, and proves each rewrite. Constants are not symbolic yet: a rule with constant holes is tried at each
-choice of edge values for them, so it can be refuted, and otherwise is "unknown" (proved at those constants only).
+``prove_rule(pattern, fn, dtype)`` builds the rule's left side with a variable at every leaf and a *symbolic
+constant* at every constant hole (``concolic``), runs the rule's Python function on it once per path (each ``if`` on
+a constant forks), and proves each path's rewrite under that path's condition: "proved" holds for every value of the
+variables and of the constants. Where the symbolic run cannot follow the function (``int()`` of a constant, float
+arithmetic on one), the constants are tried at edge values instead, which can refute the rule but not prove it.
 A fourth status, "inapplicable", says that the pattern's leaves cannot have the dtype asked for.
+
+Each query is asked with i32 as bit-vectors, or, where the rewrite divides, as Ints (``sorts``: the same values;
+division by a constant is linear there, where a bit-blasted divider times out), and in the other theory if the
+first gives up.
 
 >>> from uopc.dtype import dtypes
 >>> from uopc.upat import UPat
@@ -19,28 +25,36 @@ A fourth status, "inapplicable", says that the pattern's leaves cannot have the 
 >>> v = prove_rule(x + 0.0, lambda x: x, dtypes.f32)
 >>> v.status, v.counterexample, v.replay
 ('refuted', {0: -0.0}, ('0.0', '-0.0'))
+>>> from uopc.dtype import truncate
+>>> c1, c2 = UPat.cvar("c1"), UPat.cvar("c2")
+>>> prove_rule((x * c1) * c2, lambda x, c1, c2: x * truncate(dtypes.i32, c1.arg * c2.arg), dtypes.i32).status
+'proved'
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes, same_value
 from uopc.evaluate import bind_params, run, to_python
+from uopc.footprint import footprint_of
 from uopc.lengths import LENGTHS
 from uopc.matcher import PatternMatcher
-from uopc.ops import PARAM
+from uopc.ops import CONST, FLOORDIV, FLOORMOD, PARAM
 from uopc.rewrite import ProgramError, RewriteLoopError
 from uopc.term import show
 from uopc.upat import UPat
-from uopc.uop import UOp, UOpError
+from uopc.uop import UOp, UOpError, log_mark
 
+from uopc.smt.concolic import (FEASIBLE_MS, Path, Symbolic, Unfollowable, bounded_leaves, concrete_leaf, explore, forget,
+                               hole_range, leaf_constraints)
 from uopc.smt.encode import Encoder, Encoding
-from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, left_sides
+from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, holes_of, left_sides
 from uopc.smt.model import nest
-from uopc.smt.solver import require
-from uopc.smt.sorts import python_value
+from uopc.smt.solver import budget, require
+from uopc.smt.sorts import python_value, variable
 
-TIMEOUT_MS = 5000   # one solver query; past it the verdict is "unknown (timeout)"
+TIMEOUT_MS = 2000   # one rewrite's queries together, in z3's work units (solver.budget): past it, "unknown (out of budget)"
 
 
 class Verdict(NamedTuple):
@@ -51,6 +65,7 @@ class Verdict(NamedTuple):
   lhs: UOp | None = None                     # the instance the verdict is about
   rhs: UOp | None = None
   replay: tuple[str, str] | None = None      # run() of lhs and of rhs at the counterexample
+  seconds: float = 0.0                       # the time it took (prove_rules fills it in)
 
 
 def _outcome(u: UOp, values: dict[int, Any]) -> tuple[bool, Any]:
@@ -77,24 +92,73 @@ def _values(model: Any, sides: list[Encoding], params: list[UOp]) -> dict[int, A
           for p in params}
 
 
-def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
-  """Is ``lhs -> rhs`` sound for every value of the PARAMs (see the module's docstring)?"""
+def _divides(*us: UOp) -> bool:
+  return any(n.op is FLOORDIV or n.op is FLOORMOD for u in us for n in u.toposort())
+
+
+class _Answer(NamedTuple):
+  status: str              # "proved", "refuted" or "unknown"
+  reason: str = ""         # why the solver gave up
+  model: Any = None        # a counterexample (refuted)
+  sides: list[Encoding] = []
+  ints: bool = False       # the theory of the model
+
+
+def purify(formulas: list[Any]) -> list[Any]:
+  """``formulas`` with each Int division by a non-constant replaced by a fresh quotient ``q`` and its definition,
+  ``b*q <= a < b*q + |b|`` (b != 0): the form in which z3's nonlinear arithmetic relates a quotient to its divisor
+  (``(x % c1) % c2`` with ``c1`` a multiple of ``c2`` is proved in it, and times out as ``div`` terms)."""
   z3 = require()
-  enc = Encoder()
-  left, right = enc.encode(lhs), enc.encode(rhs)
-  if (left.dtype, left.shape) != (right.dtype, right.shape):
-    return Verdict("refuted", f"the rewrite changes the type: {left.dtype.name}{list(left.shape)} -> {right.dtype.name}{list(right.shape)}",
-                   {}, lhs, rhs)
-  s = z3.Solver()
-  s.set(timeout=timeout_ms)
-  s.add(*left.assumptions, *right.assumptions, left.defined, _differ(z3, left, right))
-  answer = s.check()
-  if answer == z3.unsat: return Verdict("proved", "equal for all inputs wherever the left side is defined", None, lhs, rhs)
-  if answer != z3.sat: return Verdict("unknown", f"the solver gave up: {s.reason_unknown()}", None, lhs, rhs)
+  found: dict[int, Any] = {}
+  stack, seen = list(formulas), set()
+  while stack:
+    t = stack.pop()
+    if t.get_id() in seen: continue
+    seen.add(t.get_id())
+    if z3.is_app_of(t, z3.Z3_OP_IDIV) and not z3.is_int_value(t.arg(1)): found[t.get_id()] = t
+    stack.extend(t.children())
+  if not found: return formulas
+  pairs = [(t, z3.Int(f"quotient!{k}")) for k, t in enumerate(found.values())]
+  defs = [z3.Implies(t.arg(1) != 0, z3.And(t.arg(1) * q <= t.arg(0), t.arg(0) < t.arg(1) * q + z3.If(t.arg(1) > 0, t.arg(1), -t.arg(1))))
+          for t, q in pairs]
+  return [z3.substitute(f, *pairs) for f in formulas + defs]
+
+
+def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeout_ms: int) -> _Answer:
+  """Is there an input (under ``given(ints)``, the constraints in each theory) where ``lhs`` is defined and ``rhs``
+  undefined or different? Asked in the theory that suits the rewrite first (Ints where it divides, then with its
+  quotients purified), then the other; ``timeout_ms`` is shared among them."""
+  z3 = require()
+  divides = _divides(lhs, rhs)
+  attempts = [(True, False, 0.4), (True, True, 0.4), (False, False, 0.2)] if divides else [(False, False, 0.75), (True, False, 0.25)]
+  reasons = []
+  for ints, purified, share in attempts:
+    extra = given(ints)
+    if extra is None: continue   # a constant past 64 bits has no bit-vector term
+    enc = Encoder(ints)
+    try: left, right = enc.encode(lhs), enc.encode(rhs)
+    except Unfollowable: continue
+    formulas = [*left.assumptions, *right.assumptions, *extra, left.defined, _differ(z3, left, right)]
+    if purified:
+      if (pure := purify(formulas)) is formulas: continue   # no quotient to purify: the plain query was this one
+      formulas = pure
+    s = budget(z3.Solver(), int(timeout_ms * share))
+    s.add(*formulas)
+    answer = s.check()
+    if answer == z3.unsat: return _Answer("proved")
+    if answer == z3.sat: return _Answer("refuted", "", s.model(), [left, right], ints)
+    why = s.reason_unknown()
+    why = "out of budget" if "resource" in why or why in ("timeout", "canceled") else why   # the rlimit, or the clock's safety net
+    reasons.append(f"{why} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}")
+  return _Answer("unknown", "; ".join(reasons) or "no theory has terms for these constants")
+
+
+def _refuted(lhs: UOp, rhs: UOp, answer: _Answer) -> Verdict:
+  """The verdict on a model of a concrete rewrite: confirmed by ``run()``, or resting on an uninterpreted libm value."""
   params = [n for n in {*lhs.toposort(), *rhs.toposort()} if n.op is PARAM]
-  values = _values(s.model(), [left, right], params)
+  values = _values(answer.model, answer.sides, params)
   shown, differs = replay(lhs, rhs, values)
-  libm = sorted(op.name for op in left.uninterpreted | right.uninterpreted)
+  libm = sorted(op.name for op in answer.sides[0].uninterpreted | answer.sides[1].uninterpreted)
   if libm and not differs:
     return Verdict("unknown", f"a candidate counterexample rests on {', '.join(libm)}, whose values are uninterpreted, and run() "
                    "does not confirm it", values, lhs, rhs, shown)
@@ -102,17 +166,162 @@ def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
                  values, lhs, rhs, shown)
 
 
-def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit: int = 64, timeout_ms: int = TIMEOUT_MS) -> Verdict:
-  """Is the rule ``pattern -> fn`` sound at ``dtype`` (its leaves' dtype, where the pattern leaves it free)?
+def prove_rewrite(lhs: UOp, rhs: UOp, timeout_ms: int = TIMEOUT_MS) -> Verdict:
+  """Is ``lhs -> rhs`` sound for every value of the PARAMs (see the module's docstring)?"""
+  require()
+  if (lhs.dtype, lhs.shape) != (rhs.dtype, rhs.shape):
+    return Verdict("refuted", f"the rewrite changes the type: {lhs.dtype.name}{list(lhs.shape)} -> {rhs.dtype.name}{list(rhs.shape)}",
+                   {}, lhs, rhs)
+  answer = _solve(lhs, rhs, lambda ints: [], timeout_ms)
+  if answer.status == "proved": return Verdict("proved", "equal for all inputs wherever the left side is defined", None, lhs, rhs)
+  if answer.status == "unknown": return Verdict("unknown", f"the solver gave up: {answer.reason}", None, lhs, rhs)
+  return _refuted(lhs, rhs, answer)
 
-  Tries up to ``limit`` left sides (``instance.left_sides``: one per choice of constants; if the rule fires on none,
-  left sides whose i32 leaves are small expressions); the first refuted one is the verdict. "proved" needs a left
-  side that stands for every instance: leaves that are all variables, no constant holes. "inapplicable": the
-  pattern's leaves cannot have ``dtype``."""
-  try: holes = constant_holes(pattern, dtype)
-  except Inapplicable as e: return Verdict("inapplicable", str(e))
-  except NoLeftSide as e: return Verdict("unknown", f"no left side: {e}")
-  rule = PatternMatcher([(pattern, fn, "rule")], name="prove")
+
+def concretize(u: UOp, value_of: Callable[[Any], Any], ints: bool, leaves: dict[UOp, UOp] | None = None) -> UOp:
+  """``u`` with each symbolic constant replaced by its value (``value_of``: a term of the theory ``ints`` -> its value
+  term, as a model or a substitution gives it), and each bounded leaf by ``leaves``' copy of it."""
+  new: dict[UOp, UOp] = dict(leaves or {})
+  for n in u.toposort():
+    if n in new: continue
+    if n.op is CONST and isinstance(n.arg, Symbolic):
+      new[n] = UOp.const(python_value(value_of(n.arg.smt_term(n.dtype, ints)), n.dtype), n.dtype)
+    elif any(new[s] is not s for s in n.src): new[n] = n.replace(src=tuple(new[s] for s in n.src))
+    else: new[n] = n
+  return new[u]
+
+
+def _one_line(term: Any) -> str:
+  """A z3 term as one line of at most ``LENGTHS.message`` characters (z3 prints long ones over several)."""
+  text = " ".join(str(term).split())
+  return text if len(text) <= LENGTHS.message else text[:LENGTHS.message - 1] + "…"
+
+
+def _fire(rule: PatternMatcher, u: UOp) -> UOp | None:
+  try: return rule.rewrite(u)
+  except Exception: return None   # the concrete run raised where the symbolic one returned: they differ
+
+
+class _LeftSide(NamedTuple):
+  """A left side with symbolic parts: its constant holes and its bounded leaves (each with the holes of its bounds)."""
+  u: UOp
+  holes: list[UOp]
+  leaves: dict[UOp, tuple[UOp, UOp]]
+
+  @property
+  def variables(self) -> list[UOp]:
+    """Every hole: the constants' and the bounds'."""
+    return self.holes + [h for pair in self.leaves.values() for h in pair]
+
+  def constraints(self, ints: bool) -> list[Any]:
+    """What the holes range over and how a bounded leaf's value relates to its bounds, in the theory ``ints``."""
+    def value(leaf: UOp) -> Any: return variable(f"p{leaf.arg.slot}", dtypes.i32, ints)
+    return [*[hole_range(h, ints) for h in self.variables],
+            *[c for leaf, (lo, hi) in self.leaves.items() for c in leaf_constraints(leaf, lo, hi, value(leaf), ints)]]
+
+  def rewrite(self, rule: PatternMatcher) -> UOp | None:
+    """``rule.rewrite`` with no bounds cached on the left side's nodes but its leaves': each run computes them on its
+    own path (a cached bound is one path's value, and would take that path's decisions for every other)."""
+    for n in self.u.toposort(): n._bounds = None
+    for leaf, (lo, hi) in self.leaves.items(): leaf._bounds = (lo.arg, hi.arg)
+    return rule.rewrite(self.u)
+
+  def concrete_leaves(self, value_of: Callable[[Any], Any]) -> dict[UOp, UOp]:
+    return {leaf: concrete_leaf(leaf, python_value(value_of(lo.arg.i), dtypes.i32), python_value(value_of(hi.arg.i), dtypes.i32))
+            for leaf, (lo, hi) in self.leaves.items()}
+
+
+def _same_run(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher) -> bool:
+  """Does the rule, run on one concrete choice of constants (and bounds) on ``path``, return ``rhs`` at those
+  constants? A symbolic run may take a branch a concrete one does not (the function looks at a constant's Python type)."""
+  z3 = require()
+  if path.witness is not None: value_of = lambda t: z3.simplify(z3.substitute(t, *path.witness)) if path.witness else z3.simplify(t)
+  else:
+    s = budget(z3.Solver(), FEASIBLE_MS)
+    s.add(path.condition(True), *side.constraints(True))
+    if s.check() != z3.sat: return True   # no concrete constants take the path (or none found in time): nothing to compare
+    m = s.model()
+    value_of = lambda t: m.eval(t, model_completion=True)
+  leaves = side.concrete_leaves(value_of)
+  return _fire(rule, concretize(side.u, value_of, True, leaves)) is concretize(rhs, value_of, True, leaves)
+
+
+def _prove_path(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher, timeout_ms: int) -> Verdict:
+  """One path's rewrite, proved under its condition, or refuted at concrete constants."""
+  def given(ints: bool) -> list[Any] | None:
+    cond = path.condition(ints)
+    return None if cond is None else [cond, *side.constraints(ints)]
+  answer = _solve(side.u, rhs, given, timeout_ms)
+  if answer.status == "proved":
+    if side.variables and not _same_run(side, rhs, path, rule):
+      return Verdict("unknown", "the rule returns something else on concrete constants than on symbolic ones (it looks at "
+                     "their Python type): the proof is not about the rule")
+    return Verdict("proved", "")
+  if answer.status == "unknown":
+    return Verdict("unknown", f"the solver gave up on the path where {_one_line(path.condition(True))}: {answer.reason}")
+  value_of = lambda t: answer.model.eval(t, model_completion=True)
+  if side.leaves:
+    bounds = ", ".join(f"p{leaf.arg.slot} in [{lo.arg.i}, {hi.arg.i}]" for leaf, (lo, hi) in side.leaves.items())
+    values = {leaf.arg.slot: python_value(value_of(variable(f"p{leaf.arg.slot}", dtypes.i32, answer.ints)), dtypes.i32) for leaf in side.leaves}
+    instance = show(concretize(side.u, value_of, answer.ints, side.concrete_leaves(value_of)))
+    return Verdict("unknown", f"a counterexample where bounds() gives {bounds}: {instance} at {values} "
+                   "(not replayed: no graph with those bounds was built)")
+  lhs_c, rhs_c = concretize(side.u, value_of, answer.ints), concretize(rhs, value_of, answer.ints)
+  if side.holes and (real := _fire(rule, lhs_c)) is not rhs_c:   # the symbolic run left the rule's path: judge what the rule returns
+    if real is None: return Verdict("unknown", f"a counterexample at constants where the concrete rule does not fire: {show(lhs_c)}")
+    v = prove_rewrite(lhs_c, real, timeout_ms)
+    if v.status == "refuted": return v
+    return Verdict("unknown", f"the rule returns something else on concrete constants than on symbolic ones (it looks at their "
+                   f"Python type), and is not wrong at {show(lhs_c)}")
+  return _refuted(lhs_c, rhs_c, answer)
+
+
+PASSES = ((False, False, False), (True, False, False), (False, True, False))   # (forms, constant leaves, bounded leaves)
+BOUNDED_PASSES = ((False, False, True), (False, True, False))                  # a rule that reads its leaves' bounds
+
+
+def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: int, timeout_ms: int) -> Verdict:
+  """The rule on left sides with symbolic constants, every path proved (see the module's docstring)."""
+  sides: list[_LeftSide] = []
+  mark = log_mark()
+  fired, paths, unknown = 0, 0, None
+  reads_bounds = footprint_of(rule.rules[0][1], "pattern") == "bounds"
+  try:
+    for forms, constant_leaves, bounded in BOUNDED_PASSES if reads_bounds else PASSES:
+      for lhs in left_sides(pattern, dtype, limit, forms, symbolic=True, constant_leaves=constant_leaves, bounded=bounded):
+        side = _LeftSide(lhs, holes_of(lhs), bounded_leaves(lhs))
+        sides.append(side)
+        assumptions = tuple(lo.arg.i <= hi.arg.i for lo, hi in side.leaves.values())
+        for path in explore(partial(_LeftSide.rewrite, side, rule), side.variables, assumptions=assumptions):
+          if path.raised is not None:
+            unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where "
+                                         f"{_one_line(path.condition(True))}")
+            continue
+          if path.outcome is None: continue
+          fired, paths = fired + 1, paths + 1
+          v = _prove_path(side, path.outcome, path, rule, timeout_ms)
+          if v.status == "refuted": return v
+          if v.status == "unknown" and unknown is None: unknown = v
+          if unknown is not None and fired >= 2: return unknown   # timeouts add up: two queries are enough to say so
+      if fired: break
+  except Unfollowable as e: return Verdict("unknown", f"the symbolic run cannot follow the rule: {e}")
+  finally: forget(mark)
+  if not fired: return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
+                               "beyond the shapes tried, or need constants it was not given)")
+  if unknown is not None: return unknown
+  n = len(sides[0].holes) if sides else 0
+  consts = f" and all values of its {n} constant(s)" if n else ""
+  if forms: return Verdict("unknown", f"no counterexample: proved for all values of the variables{consts}, at {paths} path(s) of "
+                           "left sides with structured leaves (the rule looks into its leaves)")
+  if constant_leaves: return Verdict("proved", f"equal for all {dtype.name} constants at every leaf ({paths} path(s)): the rule fires on "
+                                     "no left side with a variable leaf the builder made")
+  if bounded: return Verdict("proved", f"equal for all {dtype.name} inputs{consts} and all bounds of its leaves that hold their values "
+                             f"({paths} path(s): the rule reads bounds, computed here on symbolic ones)")
+  return Verdict("proved", f"equal for all {dtype.name} inputs{consts} wherever the left side is defined ({paths} path(s))")
+
+
+def _prove_at_edge_values(pattern: UPat, rule: PatternMatcher, dtype: DType, holes: list[DType], limit: int, timeout_ms: int) -> Verdict:
+  """The rule at edge values of its constants: it can be refuted, and proved only if it has no constant hole."""
   fired, forms, unknown = 0, False, None
   for forms in (False, True):
     for lhs in left_sides(pattern, dtype, limit, forms):
@@ -121,7 +330,7 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
       v = prove_rewrite(lhs, rhs, timeout_ms)
       if v.status == "refuted": return v
       if v.status == "unknown" and unknown is None: unknown = v
-      if unknown is not None and fired >= 2: return unknown   # timeouts add up: two queries are enough to say so
+      if unknown is not None and fired >= 2: return unknown
     if fired: break
   if not fired:
     return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
@@ -130,23 +339,27 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
   if holes or forms:
     what = f"each of {fired} left sides" + (" with structured leaves" if forms else "")
     return Verdict("unknown", f"no counterexample: proved for all values of the variables at {what} "
-                   f"({len(holes)} constant hole(s) from edge values: constants are not symbolic yet)")
+                   f"({len(holes)} constant hole(s) from edge values)")
   return Verdict("proved", f"equal for all {dtype.name} inputs wherever the left side is defined")
 
 
-def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_ms: int = TIMEOUT_MS) -> dict[str, dict[DType, Verdict]]:
-  """Every rule of ``pm`` at every dtype of ``at`` where it applies: rule name -> dtype -> verdict.
+def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit: int = 64, timeout_ms: int = TIMEOUT_MS) -> Verdict:
+  """Is the rule ``pattern -> fn`` sound at ``dtype`` (its leaves' dtype, where the pattern leaves it free)?
 
-  >>> from uopc.upat import UPat
-  >>> v = prove_rules(PatternMatcher([(UPat.var("x", dtype=dtypes.i32) * 1, lambda x: x, "mul-1")]))
-  >>> {name: {d.name: x.status for d, x in by_dtype.items()} for name, by_dtype in v.items()}
-  {'mul-1': {'i32': 'proved'}}
-  """
-  out: dict[str, dict[DType, Verdict]] = {}
-  for rule in pm.rules:
-    verdicts = {d: prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms) for d in at}
-    out[pm.name_of(rule)] = {d: v for d, v in verdicts.items() if v.status != "inapplicable"}
-  return out
+  Tries up to ``limit`` left sides (``instance.left_sides``: one per choice of ops; if the rule fires on none, left
+  sides whose i32 leaves are small expressions, then left sides whose leaves are constants), each with symbolic
+  constants and every path of the rule's function; the first refuted path is the verdict. "proved": every path of
+  every left side is; "inapplicable": the pattern's leaves cannot have ``dtype``. Where the symbolic run cannot
+  follow the function, the constants are tried at edge values (``unknown`` then says why, unless refuted)."""
+  try: holes = constant_holes(pattern, dtype)
+  except Inapplicable as e: return Verdict("inapplicable", str(e))
+  except NoLeftSide as e: return Verdict("unknown", f"no left side: {e}")
+  rule = PatternMatcher([(pattern, fn, "rule")], name="prove")
+  v = _prove_symbolic(pattern, rule, dtype, limit, timeout_ms)
+  if v.status != "unknown" or not v.reason.startswith(("the symbolic run cannot follow", "the rule fired on no left side")): return v
+  edge = _prove_at_edge_values(pattern, rule, dtype, holes, limit, timeout_ms)
+  if edge.status != "unknown": return edge
+  return v if v.reason.startswith("the symbolic run") else edge
 
 
 def rule_status(by_dtype: dict[DType, Verdict]) -> str:
