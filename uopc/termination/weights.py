@@ -1,0 +1,131 @@
+"""Weights per op: a term weighs the sum of its ops' weights over its tree (every use of a shared node counts).
+
+A rule ``l -> r`` decreases for *every* weight of its variables (each stands for any subterm) when no variable occurs
+more often in ``r`` than in ``l`` and what is left, ``sum_op (count_l(op) - count_r(op)) * w(op) + sum_x (occ_l(x) -
+occ_r(x)) * least``, is positive, ``least`` being the least weight a term can have (its leaf's: a CONST's or a PARAM's).
+Weights may be 0: a stage that keeps every rule's weight (``>= 0``) and lowers some (``> 0``) removes those; the
+rest must decrease in the stages after (rule removal, as termination provers do). Found by z3 (maximizing the rules
+removed) when it is installed, else by a small search.
+
+>>> from uopc.uop import UOp
+>>> x = UOp.param(0)
+>>> d = difference(x + x, x * 2, frozenset({x}))
+>>> sorted(d.ops.items()), d.variables_ok, d.surplus
+([('ADD', 1), ('CONST', -1), ('MUL', -1)], True, 1)
+>>> d.holds({"ADD": 2, "MUL": 1, "CONST": 1, "PARAM": 1}, strict=True)
+True
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any, Iterable, NamedTuple
+
+from uopc.limits import NO_LIMITS, Limits
+from uopc.uop import UOp
+
+from uopc.termination.path_order import symbol
+
+LEAVES = ("CONST", "PARAM")   # every term has one: the least weight of a term is the least of theirs
+CHOICES = (0, 1, 2, 3)        # the search's weights without z3
+TRIES = 4000                  # weight vectors the search tries
+
+
+class Difference(NamedTuple):
+  """``weight(lhs) - weight(rhs)`` of one instance, as a linear form: op counts, and the variables' surplus."""
+  ops: Counter[str]
+  variables_ok: bool   # no variable occurs more often on the right
+  surplus: int         # sum over the variables of occ_l - occ_r (each weighs at least ``least``)
+
+  def value(self, weights: dict[str, int]) -> int:
+    least = min(weights.get(f, 0) for f in LEAVES)
+    return sum(n * weights.get(f, 0) for f, n in self.ops.items()) + self.surplus * least
+
+  def holds(self, weights: dict[str, int], strict: bool) -> bool:
+    """Does the instance keep (``strict``: lower) the weight for every weight of its variables?"""
+    if not self.variables_ok: return False
+    v = self.value(weights)
+    return v > 0 if strict else v >= 0
+
+
+def _tree_counts(u: UOp, variables: frozenset[UOp]) -> tuple[Counter[str], Counter[UOp]]:
+  memo: dict[UOp, tuple[Counter[str], Counter[UOp]]] = {}
+  for n in u.toposort():
+    if n in variables: memo[n] = (Counter(), Counter({n: 1})); continue
+    ops, vs = Counter({symbol(n): 1}), Counter()
+    for s in n.src:
+      ops.update(memo[s][0])
+      vs.update(memo[s][1])
+    memo[n] = (ops, vs)
+  return memo[u]
+
+
+def difference(lhs: UOp, rhs: UOp, variables: frozenset[UOp]) -> Difference:
+  """The weight difference of an instance ``lhs -> rhs`` (module doc)."""
+  (lo, lv), (ro, rv) = _tree_counts(lhs, variables), _tree_counts(rhs, variables)
+  ops = Counter(lo)
+  ops.subtract(ro)
+  return Difference(Counter({f: n for f, n in ops.items() if n}), all(lv[x] >= n for x, n in rv.items()),
+                    sum(lv.values()) - sum(rv.values()))
+
+
+def weigh(u: UOp, weights: dict[str, int]) -> int:
+  """The weight of ``u``'s tree (a shared node counts at each use)."""
+  memo: dict[UOp, int] = {}
+  for n in u.toposort(): memo[n] = weights.get(symbol(n), 0) + sum(memo[s] for s in n.src)
+  return memo[u]
+
+
+class Stage(NamedTuple):
+  """One weight function and the rules it removes (lowers on every instance; the others it keeps)."""
+  weights: dict[str, int]
+  removes: tuple[str, ...]
+
+
+def _strict_rules(rules: dict[str, list[Difference]], weights: dict[str, int]) -> tuple[str, ...] | None:
+  """The rules ``weights`` lowers, or None if it raises some rule's weight."""
+  if not all(d.holds(weights, False) for ds in rules.values() for d in ds): return None
+  return tuple(name for name, ds in rules.items() if all(d.holds(weights, True) for d in ds))
+
+
+def find_stage(rules: dict[str, list[Difference]], symbols: Iterable[str], seed: int = 0, limits: Limits = NO_LIMITS,
+               use_z3: bool = True) -> Stage | None:
+  """Weights that keep every rule's weight and lower as many rules as they can (None: none lowers any)."""
+  if not all(d.variables_ok for ds in rules.values() for d in ds): return None   # a rule copies a variable: no weights keep it
+  ops = sorted(set(symbols) | set(LEAVES))
+  weights = _z3_weights(rules, ops) if use_z3 else _searched_weights(rules, ops, seed, limits)
+  if weights is None: return None
+  removes = _strict_rules(rules, weights)
+  return Stage(weights, removes) if removes else None
+
+
+def _searched_weights(rules: dict[str, list[Difference]], ops: list[str], seed: int, limits: Limits) -> dict[str, int] | None:
+  rng = random.Random(seed)
+  best: tuple[int, dict[str, int]] | None = None
+  candidates: list[dict[str, int]] = [{f: 1 for f in ops}, {f: 0 if f in LEAVES else 1 for f in ops}]
+  for k in range(TRIES):
+    if k % 256 == 0 and limits.should_stop() is not None: break
+    w = candidates[k] if k < len(candidates) else {f: rng.choice(CHOICES) for f in ops}
+    if (removes := _strict_rules(rules, w)) and (best is None or len(removes) > best[0]): best = (len(removes), w)
+  return None if best is None else best[1]
+
+
+def _z3_weights(rules: dict[str, list[Difference]], ops: list[str]) -> dict[str, int] | None:
+  from uopc.smt.solver import require
+  z3 = require()
+  w = {f: z3.Int(f"w_{f}") for f in ops}
+  least = z3.Int("least")
+  opt = z3.Optimize()
+  opt.set(timeout=10_000)
+  opt.add(*[v >= 0 for v in w.values()], *[v <= 8 for v in w.values()], least >= 0, *[least <= w[f] for f in LEAVES])
+
+  def value(d: Difference) -> Any:
+    return z3.Sum([n * w[f] for f, n in d.ops.items()] + [z3.IntVal(d.surplus) * least])
+  for name, ds in rules.items():
+    for d in ds: opt.add(value(d) >= 0)
+    opt.add_soft(z3.And(*[value(d) > 0 for d in ds]), 1, "removed")
+  opt.minimize(z3.Sum(list(w.values())))   # after the rules removed: the smallest weights that remove them, to read
+  if opt.check() != z3.sat: return None
+  m = opt.model()
+  # least: the model's may be below the least leaf weight (only a lower bound is asked): the check uses the real one
+  return {f: m.eval(v, model_completion=True).as_long() for f, v in w.items()}
