@@ -53,8 +53,16 @@ COMMANDS: tuple[Command, ...] = (
           (RULESET, option("--samples", type=positive_int, default=100, metavar="N", help="rewritten instances per rule (default 100)"),
            option("--inputs", type=positive_int, default=24, metavar="K",
                   help="inputs per instance (default 24): half walk through edge values, half random"),
-           SEED, *bounds()),
-          ((0, "every rule is sound"), (1, "a rule is unsound or raises, or the C compiler failed"), BAD, BOUND)),
+           SEED, *bounds(),
+           option("--terminates", action="store_true",
+                  help="prove termination instead: a measure every rule lowers, or the rules not oriented, each with a program on which "
+                       "the rules loop or 'unknown' (docs/termination.md)"),
+           option("--on", action="append", default=[], metavar="FILE",
+                  help="--terminates: also look for a loop on this program (.uir or file.py:attr; repeatable; the only check of "
+                       "another IR's rule set, e.g. tinygrad:symbolic)"),
+           max_states(2_000, "--terminates: explore at most N states of each program looking for a loop (default 2,000)")),
+          ((0, "every rule is sound (--terminates: every rule oriented, no loop found)"),
+           (1, "a rule is unsound or raises, or the C compiler failed (--terminates: a rule not oriented, or a loop found)"), BAD, BOUND)),
   Command("explore reachable", "uopc.cli.commands.explore:cmd_reachable", "every reachable graph (bounded, streamed)",
           "Stream every graph reachable from the program, with the step that first reached it.",
           (*explore_options(("text", "json", "dot", "html")), option("--dfs", action="store_true", help="depth first instead of breadth first"),

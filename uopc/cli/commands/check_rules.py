@@ -13,6 +13,9 @@ from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, bar_is_
 
 
 def cmd_check_rules(args: argparse.Namespace) -> int:
+  if args.terminates:   # a proof of termination, not of soundness (uopc.cli.terminates)
+    from uopc.cli.terminates import cmd_terminates
+    return cmd_terminates(args)
   from uopc.backend.errors import BackendError
   from uopc.backend.soundness import check_rules
   pm = args.rules.pm
