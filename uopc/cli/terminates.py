@@ -47,7 +47,8 @@ def cmd_terminates(args: argparse.Namespace) -> int:
   programs = [(f, program_for_rules(load_program(f), args, f)) for f in args.on]
   uopc_rules = ir_of_rules(pm)[0] is UOPC
   enter("search")
-  lines = [f"rules: {args.rules.spec} ({len(pm.rules) if uopc_rules else len(pm.patterns)} rules)"]
+  n = len(pm.rules) if uopc_rules else len(pm.patterns)
+  lines = [f"rules: {args.rules.spec} ({n} rule{'s' if n != 1 else ''})"]
   failed = False
   with progress_bar(len(pm.rules) + 2 if uopc_rules else len(programs), "step", "terminates") as bar:
     def progress(what: str) -> None:
@@ -63,7 +64,7 @@ def cmd_terminates(args: argparse.Namespace) -> int:
       every = sum(r.scope == "every instance" for r in oriented)
       sizes = sorted(len(_instances_of(r)) for r in oriented if r.scope != "every instance")
       lines.append(f"oriented: {len(oriented)} of {len(t.rules)} rules; checked on every instance: {every}"
-                   + (f", on instances only: {len(sizes)} ({sizes[0]} to {sizes[-1]} each)" if sizes else ""))
+                   + (f", on instances only: {len(sizes)} ({_span(sizes)} each)" if sizes else ""))
       if t.unoriented:
         failed = True
         lines.append(f"not oriented: {len(t.unoriented)} rule(s)")
@@ -95,6 +96,10 @@ def _rule_loop(name: str, pm: Any, args: argparse.Namespace, progress: Any) -> l
     if (loop := _search(inst.lhs, pm, args)[0]) is not None: return _loop_lines(loop, "    ")
     if stopped(): break
   return [f"    loop: unknown (none within {args.max_states:,} states from {LOOP_TRIES} of its left sides)"]
+
+
+def _span(sizes: list[int]) -> str:
+  return f"{sizes[0]}" if sizes[0] == sizes[-1] else f"{sizes[0]} to {sizes[-1]}"
 
 
 def _instances_of(r: Any) -> range:

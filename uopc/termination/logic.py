@@ -32,7 +32,8 @@ class Symbolic:
 
   def __init__(self) -> None:
     self.z3 = require()
-    self.true, self.false = self.z3.BoolVal(True), self.z3.BoolVal(False)
+    self.ctx = self.z3.Context()   # a fresh context per search: z3's answers depend on what its context saw before
+    self.true, self.false = self.z3.BoolVal(True, self.ctx), self.z3.BoolVal(False, self.ctx)
     self.ranks: dict[str, Any] = {}
     self.statuses: dict[str, Any] = {}
 
@@ -45,13 +46,13 @@ class Symbolic:
     return self.true if any(x is self.true for x in xs) else self.false if not xs else xs[0] if len(xs) == 1 else self.z3.Or(*xs)
 
   def rank(self, f: str) -> Any:
-    if f not in self.ranks: self.ranks[f] = self.z3.Int(f"rank_{f}")
+    if f not in self.ranks: self.ranks[f] = self.z3.Int(f"rank_{f}", self.ctx)
     return self.ranks[f]
 
   def above(self, f: str, g: str) -> Any: return self.false if f == g else self.rank(f) > self.rank(g)
 
   def from_right(self, f: str) -> Any:
-    if f not in self.statuses: self.statuses[f] = self.z3.Bool(f"right_to_left_{f}")
+    if f not in self.statuses: self.statuses[f] = self.z3.Bool(f"right_to_left_{f}", self.ctx)
     return self.statuses[f]
 
   def concrete(self, model: Any) -> Concrete:

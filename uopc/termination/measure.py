@@ -56,10 +56,10 @@ class Measure(NamedTuple):
     """The measure, readable: one component a line, with the rules it removes."""
     out = []
     for i, stage in enumerate(self.stages, 1):
-      w = " ".join(f"{f}={n}" for f, n in sorted(stage.weights.items(), key=lambda kv: (-kv[1], kv[0])))
+      w = " ".join(f"{f}={n}" for f, n in sorted(stage.weights.items(), key=lambda kv: (-kv[1], kv[0])) if n) + " (every other op 0)"
       out.append(f"{i}. weights {w}")
       out.append(f"   lowers {len(stage.removes)} rule(s): {', '.join(stage.removes)}")
     if self.path is not None:
       out.append(f"{len(self.stages) + 1}. {self.path.text()}")
       out.append(f"   orients {len(self.path.orients)} rule(s): {', '.join(self.path.orients)}")
-    return out
+    return out or ["none found"]

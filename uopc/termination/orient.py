@@ -73,11 +73,13 @@ def _instances(pm: PatternMatcher, limits: Limits, progress: Callable[[str], Non
 def _path_z3(rules: dict[str, RuleInstances], symbols: set[str]) -> Concrete | None:
   logic = Symbolic()
   z3 = logic.z3
-  opt = z3.Optimize()
+  opt = z3.Optimize(ctx=logic.ctx)
   opt.set(timeout=Z3_TIMEOUT_MS)
   for name, ri in rules.items():
     opt.add_soft(logic.all(greater(i.lhs, i.rhs, logic, i.variables, i.nonconstant, symbols) for i in ri.instances), 1, "oriented")
-  for f in symbols: logic.rank(f)
+  ranks = [logic.rank(f) for f in sorted(symbols)]
+  opt.add(*[r >= 0 for r in ranks])
+  opt.minimize(z3.Sum(ranks))   # after the rules oriented: the flattest precedence, to read
   if opt.check() != z3.sat: return None
   return logic.concrete(opt.model())
 

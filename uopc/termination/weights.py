@@ -113,14 +113,15 @@ def _searched_weights(rules: dict[str, list[Difference]], ops: list[str], seed: 
 def _z3_weights(rules: dict[str, list[Difference]], ops: list[str]) -> dict[str, int] | None:
   from uopc.smt.solver import require
   z3 = require()
-  w = {f: z3.Int(f"w_{f}") for f in ops}
-  least = z3.Int("least")
-  opt = z3.Optimize()
+  ctx = z3.Context()   # a fresh context per search: z3's answers depend on what its context saw before
+  w = {f: z3.Int(f"w_{f}", ctx) for f in ops}
+  least = z3.Int("least", ctx)
+  opt = z3.Optimize(ctx=ctx)
   opt.set(timeout=10_000)
   opt.add(*[v >= 0 for v in w.values()], *[v <= 8 for v in w.values()], least >= 0, *[least <= w[f] for f in LEAVES])
 
   def value(d: Difference) -> Any:
-    return z3.Sum([n * w[f] for f, n in d.ops.items()] + [z3.IntVal(d.surplus) * least])
+    return z3.Sum([n * w[f] for f, n in d.ops.items()] + [z3.IntVal(d.surplus, ctx) * least])
   for name, ds in rules.items():
     for d in ds: opt.add(value(d) >= 0)
     opt.add_soft(z3.And(*[value(d) > 0 for d in ds]), 1, "removed")
