@@ -22,7 +22,7 @@ from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes
 from uopc.matcher import PatternMatcher
-from uopc.ops import PARAM
+from uopc.ops import COMMUTATIVE, PARAM
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, left_sides
 from uopc.term import show
 from uopc.uop import UOp
@@ -30,6 +30,7 @@ from uopc.uop import UOp
 __all__ = ["Instance", "RuleInstances", "rule_instances", "show"]
 
 LEFT_SIDES = 8   # per dtype: the builder draws constants at random after the first
+ORDERS = 16      # source orders of a left side's commutative nodes tried (a pattern with list sources matches each)
 
 
 class Instance(NamedTuple):
@@ -81,6 +82,19 @@ def _params(u: UOp) -> list[UOp]:
   return sorted({n for n in u.toposort() if n.op is PARAM}, key=lambda p: p.arg.slot)
 
 
+def _orders(lhs: UOp) -> list[UOp]:
+  """``lhs`` with the sources of its commutative nodes in every order (up to ``ORDERS``): the builder makes one order,
+  a pattern with list sources matches all of them, and a rule may rewrite each differently."""
+  out: dict[UOp, None] = {lhs: None}
+  for n in lhs.toposort():
+    if n.op not in COMMUTATIVE or len(n.src) != 2 or n.src[0] is n.src[1]: continue
+    for u in list(out):
+      if len(out) >= ORDERS: break
+      swapped = n.replace(src=n.src[::-1])
+      out[_substitute(u, {n: swapped})] = None
+  return list(out)
+
+
 def _variants(rule: PatternMatcher, lhs: UOp, rhs: UOp | None) -> tuple[list[Instance], bool]:
   """The instances one left side gives: itself (if the rule fires), its leaves made constants all at once and one at
   a time; and whether the rule fired on the symbolic left side itself."""
@@ -111,13 +125,14 @@ def rule_instances(pattern: Any, fn: Callable[..., UOp | None], name: str, at: t
       continue
     fired_plain = False
     for forms in (False, True):
-      for lhs in left_sides(pattern, d, limit, forms):
-        made, fired = _variants(rule, lhs, _fire(rule, lhs))
-        fired_plain |= fired and not forms
-        for inst in made:
-          if (inst.lhs, inst.rhs) not in seen:
-            seen.add((inst.lhs, inst.rhs))
-            found.append(inst)
+      for built in left_sides(pattern, d, limit, forms):
+        for k, lhs in enumerate(_orders(built)):
+          made, fired = _variants(rule, lhs, _fire(rule, lhs))
+          fired_plain |= fired and not forms and k == 0
+          for inst in made:
+            if (inst.lhs, inst.rhs) not in seen:
+              seen.add((inst.lhs, inst.rhs))
+              found.append(inst)
       if fired_plain: break
     # every instance: at each dtype the symbolic left side fired with variable leaves only, and no constant hole was drawn
     every = every and fired_plain and not holes
