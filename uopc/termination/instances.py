@@ -7,14 +7,16 @@ are constants, so each left side is also tried with its leaves made constants, a
 where a constant stops the rule from firing is *non-constant*: the rule refused a constant there (``c + y -> y + c``
 only if ``y`` is not a constant), and a measure may count on it.
 
-The verdict's scope: "every instance" when the rule's left side has only variable leaves (no constant holes, no
-structured leaves, nothing made constant) and the right side keeps them as variables; else "on N instances".
+The verdict's scope: "every instance" when, at every dtype, the rule fired on its left side with only variable leaves
+(no constant holes, no structured leaves) and the right side keeps them as variables; else "on N instances". Left
+sides are also tried with the sources of their commutative nodes in every order: a pattern with list sources
+matches each, and its function may rewrite each differently.
 
 >>> from uopc.upat import UPat
 >>> x = UPat.var("x")
->>> r = rule_instances(x * 1, lambda x: x, "mul-1")
->>> [(show(i.lhs), show(i.rhs)) for i in r.instances][:1], r.scope
-([('mul(p0, 1)', 'p0')], 'on 9 instances')
+>>> r = rule_instances(x * 1, lambda x: x, "mul-1", at=(dtypes.i32,))
+>>> [(show(i.lhs), show(i.rhs)) for i in r.instances], r.scope
+([('mul(p0, 1)', 'p0'), ('mul(3, 1)', '3'), ('mul(1, p0)', 'p0'), ('mul(1, 3)', '3')], 'every instance')
 """
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ checked on its instances (``instances``): "every instance" or "on N instances" s
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, NamedTuple
+from typing import Callable, NamedTuple
 
 from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
@@ -61,7 +61,7 @@ class Termination(NamedTuple):
 
 
 def _instances(pm: PatternMatcher, limits: Limits, progress: Callable[[str], None] | None) -> tuple[list[RuleInstances], StopReason | None]:
-  out = []
+  out: list[RuleInstances] = []
   for rule in pm.rules:
     if (stop := limits.should_stop()) is not None: return out, stop
     name = pm.name_of(rule)
@@ -75,7 +75,7 @@ def _path_z3(rules: dict[str, RuleInstances], symbols: set[str]) -> Concrete | N
   z3 = logic.z3
   opt = z3.Optimize(ctx=logic.ctx)
   opt.set(timeout=Z3_TIMEOUT_MS)
-  for name, ri in rules.items():
+  for ri in rules.values():
     opt.add_soft(logic.all(greater(i.lhs, i.rhs, logic, i.variables, i.nonconstant, symbols) for i in ri.instances), 1, "oriented")
   ranks = [logic.rank(f) for f in sorted(symbols)]
   opt.add(*[r >= 0 for r in ranks])

@@ -52,7 +52,7 @@ def _tree_counts(u: UOp, variables: frozenset[UOp]) -> tuple[Counter[str], Count
   memo: dict[UOp, tuple[Counter[str], Counter[UOp]]] = {}
   for n in u.toposort():
     if n in variables: memo[n] = (Counter(), Counter({n: 1})); continue
-    ops, vs = Counter({symbol(n): 1}), Counter()
+    ops, vs = Counter({symbol(n): 1}), Counter[UOp]()
     for s in n.src:
       ops.update(memo[s][0])
       vs.update(memo[s][1])
@@ -122,7 +122,7 @@ def _z3_weights(rules: dict[str, list[Difference]], ops: list[str]) -> dict[str,
 
   def value(d: Difference) -> Any:
     return z3.Sum([n * w[f] for f, n in d.ops.items()] + [z3.IntVal(d.surplus, ctx) * least])
-  for name, ds in rules.items():
+  for ds in rules.values():
     for d in ds: opt.add(value(d) >= 0)
     opt.add_soft(z3.And(*[value(d) > 0 for d in ds]), 1, "removed")
   opt.minimize(z3.Sum(list(w.values())))   # after the rules removed: the smallest weights that remove them, to read
