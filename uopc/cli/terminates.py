@@ -3,7 +3,8 @@ program on which the rules loop (found by the explorer) or "unknown".
 
 For a uopc rule set the measure is searched (``uopc.termination.find_measure``); the left sides of each rule that is
 not oriented, and every ``--on`` program, are explored (``--max-states`` each) for a loop
-(``uopc.relational.analyses.loop_witness``). Another IR's rule set (``tinygrad:symbolic``) gets the loop search on the
+(``uopc.relational.analyses.loop_witness``), and the steps explored on the ``--on`` programs are checked as instances
+of their rules too (the only ones of a rule whose left sides the builder cannot make, as ``evaluate``'s). Another IR's rule set (``tinygrad:symbolic``) gets the loop search on the
 ``--on`` programs only: left sides are built for uopc's IR (docs/termination.md).
 
 Exit codes: 0 every rule oriented (terminating) and no loop found; 1 a rule not oriented or a loop found; 2 bad input;
@@ -54,9 +55,14 @@ def cmd_terminates(args: argparse.Namespace) -> int:
     def progress(what: str) -> None:
       bar.update()
       bar.set_postfix_str(what[:60], refresh=False)
+    searched = []   # the --on programs' loops, and their explored steps: instances of the rules too
+    for f, prog in programs:
+      progress(f)
+      searched.append((f, *_search(prog, pm, args)))
     if uopc_rules:
       from uopc.termination import find_measure
-      t = bounded(lambda: find_measure(pm, limits=LIMITS, seed=args.seed, progress=progress), None, grace=True)
+      observed = [(e.rule, e.node, e.result) for _, _, ex in searched if ex is not None for e in ex.edges if e.result is not None]
+      t = bounded(lambda: find_measure(pm, observed=observed, limits=LIMITS, seed=args.seed, progress=progress), None, grace=True)
       if t is None: return _stopped(lines)
       lines += [f"measure ({t.solver}; lexicographic: the first component that differs decides):", *["  " + l for l in t.measure.lines()]]
       by_name = {r.name: r for r in t.rules}
@@ -70,12 +76,10 @@ def cmd_terminates(args: argparse.Namespace) -> int:
         lines.append(f"not oriented: {len(t.unoriented)} rule(s)")
         for name in t.unoriented:
           r = by_name[name]
-          lines.append(f"  {name}" + (f" ({r.scope})" if r.scope else "") + f": {r.by}")
+          lines.append(f"  {name} ({r.scope or r.status}): {r.by}")
           lines += _rule_loop(name, pm, args, progress)
       if t.stopped is not None: return _stopped(lines)
-    for f, prog in programs:
-      progress(f)
-      loop, ex = _search(prog, pm, args)
+    for f, loop, ex in searched:
       lines.append(f"--on {f}: " + ("loops" if loop else "no loop: every order reaches a normal form (explored completely)"
                                     if ex is not None and ex.complete else f"unknown (no loop within {args.max_states:,} states)"))
       lines += _loop_lines(loop, "  ")
@@ -91,7 +95,8 @@ def _rule_loop(name: str, pm: Any, args: argparse.Namespace, progress: Any) -> l
   """A loop of the rule set from one of rule ``name``'s left sides, or "loop: unknown"."""
   from uopc.termination.instances import rule_instances
   rule = next(r for r in pm.rules if pm.name_of(r) == name)
-  for inst in rule_instances(rule[0], rule[1], name).instances[:LOOP_TRIES]:
+  if not (made := rule_instances(rule[0], rule[1], name).instances): return ["    loop: unknown (no left side to explore)"]
+  for inst in made[:LOOP_TRIES]:
     progress(f"loop: {name}")
     if (loop := _search(inst.lhs, pm, args)[0]) is not None: return _loop_lines(loop, "    ")
     if stopped(): break

@@ -50,11 +50,20 @@ class RuleInstances(NamedTuple):
   instances: list[Instance]
   every: bool           # the instances stand for every instance (see the module's docstring)
   missing: str = ""     # why no instance was made
+  observed: int = 0     # how many of them are steps observed on programs (``with_observed``)
 
   @property
   def scope(self) -> str:
-    """"every instance", or "on N instances"."""
-    return "every instance" if self.every else f"on {len(self.instances)} instances"
+    """"every instance", or "on N instances" (and how many were observed)."""
+    if self.every: return "every instance"
+    return f"on {len(self.instances)} instances" + (f" ({self.observed} observed on programs)" if self.observed else "")
+
+  def with_observed(self, steps: list[tuple[UOp, UOp]]) -> RuleInstances:
+    """These instances and the rule's steps observed on programs (node, result: concrete, every PARAM a symbol)."""
+    seen = {(i.lhs, i.rhs) for i in self.instances}
+    new = [Instance(a, b, frozenset(), frozenset()) for a, b in dict.fromkeys(steps) if (a, b) not in seen and a is not b]
+    if not new: return self
+    return self._replace(instances=self.instances + new, observed=self.observed + len(new), missing="")
 
 
 _SAMPLE_VALUE = {dtypes.bool: True}

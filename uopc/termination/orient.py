@@ -17,12 +17,13 @@ checked on its instances (``instances``): "every instance" or "on N instances" s
 from __future__ import annotations
 
 import random
-from typing import Callable, NamedTuple
+from typing import Callable, Iterable, NamedTuple
 
 from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.matcher import PatternMatcher
 from uopc.smt.solver import available
+from uopc.uop import UOp
 
 from uopc.termination.instances import RuleInstances, rule_instances
 from uopc.termination.logic import Concrete, Symbolic
@@ -60,13 +61,14 @@ class Termination(NamedTuple):
     return [r.name for r in self.rules if r.status != "oriented"]
 
 
-def _instances(pm: PatternMatcher, limits: Limits, progress: Callable[[str], None] | None) -> tuple[list[RuleInstances], StopReason | None]:
+def _instances(pm: PatternMatcher, observed: dict[str, list[tuple[UOp, UOp]]], limits: Limits,
+               progress: Callable[[str], None] | None) -> tuple[list[RuleInstances], StopReason | None]:
   out: list[RuleInstances] = []
   for rule in pm.rules:
     if (stop := limits.should_stop()) is not None: return out, stop
     name = pm.name_of(rule)
     if progress is not None: progress(name)
-    out.append(rule_instances(rule[0], rule[1], name))
+    out.append(rule_instances(rule[0], rule[1], name).with_observed(observed.get(name, [])))
   return out, None
 
 
@@ -104,12 +106,15 @@ def _path_search(rules: dict[str, RuleInstances], symbols: set[str], seed: int, 
   return None if best is None else best[1]
 
 
-def find_measure(pm: PatternMatcher, *, limits: Limits = NO_LIMITS, use_z3: bool | None = None, seed: int = 0,
-                 progress: Callable[[str], None] | None = None) -> Termination:
-  """A measure every rule of ``pm`` lowers (module doc); ``use_z3`` None: z3 where it is installed, else the search;
-  ``progress(what)`` is called at each rule and stage."""
+def find_measure(pm: PatternMatcher, *, observed: Iterable[tuple[str, UOp, UOp]] = (), limits: Limits = NO_LIMITS,
+                 use_z3: bool | None = None, seed: int = 0, progress: Callable[[str], None] | None = None) -> Termination:
+  """A measure every rule of ``pm`` lowers (module doc); ``observed``: steps seen on programs (rule name, node, result),
+  checked as instances too (the only ones of a rule whose left sides the builder cannot make: STACK, INDEX, CALL, ...);
+  ``use_z3`` None: z3 where it is installed, else the search; ``progress(what)`` is called at each rule and stage."""
   z3 = available() if use_z3 is None else use_z3
-  made, stop = _instances(pm, limits, progress)
+  steps: dict[str, list[tuple[UOp, UOp]]] = {}
+  for name, node, result in observed: steps.setdefault(name, []).append((node, result))
+  made, stop = _instances(pm, steps, limits, progress)
   checked = {ri.name: ri for ri in made if ri.instances}
   verdicts: dict[str, RuleVerdict] = {ri.name: RuleVerdict(ri.name, "not checked", f"no instance: {ri.missing}", "")
                                       for ri in made if not ri.instances}
@@ -125,7 +130,7 @@ def find_measure(pm: PatternMatcher, *, limits: Limits = NO_LIMITS, use_z3: bool
     for name in stage.removes:
       verdicts[name] = RuleVerdict(name, "oriented", f"weights {len(stages)}", remaining.pop(name).scope)
     stop = limits.should_stop()
-  path = None
+  path, order = None, None
   if remaining and stop is None:
     if progress is not None: progress("path order")
     order = _path_z3(remaining, symbols) if z3 else _path_search(remaining, symbols, seed, limits)
@@ -135,17 +140,15 @@ def find_measure(pm: PatternMatcher, *, limits: Limits = NO_LIMITS, use_z3: bool
       for name in orients: verdicts[name] = RuleVerdict(name, "oriented", "path order", remaining.pop(name).scope)
     stop = stop or limits.should_stop()
   for name, ri in remaining.items():
-    verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri), ri.scope)
+    verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri, order, symbols), ri.scope)
   ordered = [verdicts[pm.name_of(r)] for r in pm.rules if pm.name_of(r) in verdicts]
   return Termination(Measure(tuple(stages), path), ordered, stop, "z3" if z3 else "search")
 
 
-def _why_not(ri: RuleInstances) -> str:
-  """The first instance no component lowers, as text."""
+def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str]) -> str:
+  """An instance the path order found (if any) does not orient, as text."""
   from uopc.term import show
-  i = ri.instances[0]
-  grows = difference(i.lhs, i.rhs, i.variables)
-  copies = "" if grows.variables_ok else " (its right side copies a variable)"
+  failing = [i for i in ri.instances if order is None or not greater(i.lhs, i.rhs, order, i.variables, i.nonconstant, symbols)]
+  i = (failing or ri.instances)[0]
+  copies = "" if difference(i.lhs, i.rhs, i.variables).variables_ok else " (its right side copies a variable)"
   return f"e.g. {show(i.lhs)} -> {show(i.rhs)}{copies}"
-
-
