@@ -133,3 +133,15 @@ def test_timings_are_reported(capsys):   # measured, never asserted: the machine
     find_measure(NAMED[name])
     print(f"find_measure({name}): {time.perf_counter() - t0:.2f} s")
   assert "find_measure(symbolic)" in capsys.readouterr().out
+
+
+def test_steps_observed_on_programs_check_the_rules_the_builder_cannot_make():
+  from uopc.cli.support import load_program
+  pm = NAMED["evaluate"]
+  alone = {r.name: r.status for r in find_measure(pm).rules}
+  assert set(alone.values()) == {"not checked"}
+  ex = explore(load_program(str(ROOT / "examples" / "evaluate.uir")), pm, max_states=2000).run()
+  t = find_measure(pm, observed=[(e.rule, e.node, e.result) for e in ex.edges if e.result is not None])
+  by = {r.name: r for r in t.rules}
+  assert by["inline-call"].status == "oriented" and "observed on programs" in by["inline-call"].scope
+  assert by["index-empty"].status == "not checked"
