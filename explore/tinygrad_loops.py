@@ -3,7 +3,7 @@
 `uopc check-rules --terminates tinygrad:symbolic --on PROGRAM` finds each loop with the explorer: a cycle of two
 rules, `symbolic.py:267` (two-stage ALU folding: `(x + c1) + c2 -> x + (c1 + c2)`, which leaves `c1 + c2` unfolded)
 and `symbolic.py:281` (`(x + c1) + y -> (x + y) + c1` unless y is a constant: it takes `c1 + c2` apart again, the
-constant `c1` as its x). tinygrad's own `graph_rewrite(..., bottom_up=True)` stays on that cycle and raises; top down,
+constant `c1` as its x), or their MUL twins (267 and 282). tinygrad's own `graph_rewrite(..., bottom_up=True)` stays on that cycle and raises; top down,
 constant folding comes first and ends it. The two rules alone loop in either direction.
 
 Run: python explore/tinygrad_loops.py
@@ -14,12 +14,13 @@ from tinygrad.uop.ops import PatternMatcher, UOp, graph_rewrite
 from tinygrad.uop.symbolic import sym, symbolic
 
 v = UOp.variable("v", 0, 2)
+# each program, and the symbolic.py lines of the rules on its cycle (found by the explorer)
 PROGRAMS = {
-  "((10 + v*81) + 233) % 243": ((10 + v * 81) + 233) % 243,   # from tinygrad's conv2d codegen (issue 38)
-  "(10 + v*81) + 233": (10 + v * 81) + 233,
-  "(1 + v) + 2": (1 + v) + 2,
+  "((10 + v*81) + 233) % 243": (((10 + v * 81) + 233) % 243, (267, 281)),   # from tinygrad's conv2d codegen (issue 38)
+  "(10 + v*81) + 233": ((10 + v * 81) + 233, (267, 281)),
+  "(1 + v) + 2": ((1 + v) + 2, (267, 281)),
+  "(2 * v) * 3": ((2 * v) * 3, (267, 282)),   # the same with MUL: symbolic.py:282 is 281's twin
 }
-LOOP_RULES = (267, 281)   # symbolic.py lines of the two rules on the cycle
 
 
 def rules_at(pm: PatternMatcher, lines: tuple[int, ...]) -> PatternMatcher:
@@ -34,10 +35,10 @@ def outcome(prog: UOp, pm: PatternMatcher, bottom_up: bool) -> str:
 
 
 def main() -> None:
-  two = rules_at(symbolic, LOOP_RULES)
-  for name, prog in PROGRAMS.items():
+  for name, (prog, lines) in PROGRAMS.items():
     print(f"{name}, v in [0, 2]:")
-    for label, pm in (("symbolic", symbolic), ("sym", sym), ("symbolic.py:267 + :281 alone", two)):
+    alone = f"symbolic.py:{lines[0]} + :{lines[1]} alone"
+    for label, pm in (("symbolic", symbolic), ("sym", sym), (alone, rules_at(symbolic, lines))):
       for bottom_up in (False, True):
         print(f"  {label}{' bottom up' if bottom_up else ''}: {outcome(prog, pm, bottom_up)}")
 

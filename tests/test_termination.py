@@ -110,9 +110,8 @@ def test_tinygrad_loop_reproduced_with_tinygrad_alone():
   mod = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(mod)
   from tinygrad.uop.symbolic import sym, symbolic
-  two = mod.rules_at(symbolic, mod.LOOP_RULES)
-  for prog in mod.PROGRAMS.values():
-    for pm in (symbolic, sym, two):
+  for prog, lines in mod.PROGRAMS.values():
+    for pm in (symbolic, sym, mod.rules_at(symbolic, lines)):
       assert mod.outcome(prog, pm, bottom_up=True).startswith("RuntimeError: infinite loop")
     assert not mod.outcome(prog, symbolic, bottom_up=False).startswith("RuntimeError")
 
@@ -125,6 +124,8 @@ def test_tinygrad_loop_found_by_the_explorer_names_the_two_rules():
     loop = find_loop(((10 + v * 81) + 233) % 243, resolve_rules(name))
     assert loop is not None and loop.kind == "cycle"
     assert sorted(e.rule.rsplit(" ", 1)[1] for e in loop.steps) == ["symbolic.py:267", "symbolic.py:281"]
+  loop = find_loop((2 * v) * 3, resolve_rules("tinygrad:symbolic"))
+  assert loop is not None and {e.rule.rsplit(" ", 1)[1] for e in loop.steps} >= {"symbolic.py:267", "symbolic.py:282"}
 
 
 def test_timings_are_reported(capsys):   # measured, never asserted: the machine is shared (issue 36)
