@@ -4,7 +4,8 @@
 rules, `symbolic.py:267` (two-stage ALU folding: `(x + c1) + c2 -> x + (c1 + c2)`, which leaves `c1 + c2` unfolded)
 and `symbolic.py:281` (`(x + c1) + y -> (x + y) + c1` unless y is a constant: it takes `c1 + c2` apart again, the
 constant `c1` as its x), or their MUL twins (267 and 282). tinygrad's own `graph_rewrite(..., bottom_up=True)` stays on that cycle and raises; top down,
-constant folding comes first and ends it. The two rules alone loop in either direction.
+constant folding comes first and ends it. The two rules alone loop in either direction (top down until
+tinygrad's rewrite stack is full, which takes seconds, so the script runs them bottom up only).
 
 Run: python explore/tinygrad_loops.py
 """
@@ -38,8 +39,10 @@ def main() -> None:
   for name, (prog, lines) in PROGRAMS.items():
     print(f"{name}, v in [0, 2]:")
     alone = f"symbolic.py:{lines[0]} + :{lines[1]} alone"
-    for label, pm in (("symbolic", symbolic), ("sym", sym), (alone, rules_at(symbolic, lines))):
-      for bottom_up in (False, True):
+    # the two rules alone top down loop too, until tinygrad's rewrite stack (250,000) is full: 10 s a program
+    for label, pm, directions in (("symbolic", symbolic, (False, True)), ("sym", sym, (False, True)),
+                                  (alone, rules_at(symbolic, lines), (True,))):
+      for bottom_up in directions:
         print(f"  {label}{' bottom up' if bottom_up else ''}: {outcome(prog, pm, bottom_up)}")
 
 
