@@ -46,6 +46,8 @@ def cmd_terminates(args: argparse.Namespace) -> int:
   from uopc.relational.ir import UOPC, ir_of_rules
   pm = args.rules.pm
   programs = [(f, program_for_rules(load_program(f), args, f)) for f in args.on]
+  from uopc.relational.analyses.loop_witness import search_loop  # noqa: F401  (imported before the search: its time is the start-up's)
+  from uopc.termination import find_measure
   uopc_rules = ir_of_rules(pm)[0] is UOPC
   enter("search")
   n = len(pm.rules) if uopc_rules else len(pm.patterns)
@@ -60,7 +62,6 @@ def cmd_terminates(args: argparse.Namespace) -> int:
       progress(f)
       searched.append((f, *_search(prog, pm, args)))
     if uopc_rules:
-      from uopc.termination import find_measure
       observed = [(e.rule, e.node, e.result) for _, _, ex in searched if ex is not None for e in ex.edges if e.result is not None]
       t = bounded(lambda: find_measure(pm, observed=observed, limits=LIMITS, seed=args.seed, progress=progress), None, grace=True)
       if t is None: return _stopped(lines)
@@ -79,6 +80,9 @@ def cmd_terminates(args: argparse.Namespace) -> int:
           lines.append(f"  {name} ({r.scope or r.status}): {r.by}")
           lines += _rule_loop(name, pm, args, progress)
       if t.stopped is not None: return _stopped(lines)
+    else:
+      lines.append("measure: not searched (left sides are built as uopc nodes only): loops are looked for on the --on programs")
+      failed = True   # not proved
     for f, loop, ex in searched:
       lines.append(f"--on {f}: " + ("loops" if loop else "no loop: every order reaches a normal form (explored completely)"
                                     if ex is not None and ex.complete else f"unknown (no loop within {args.max_states:,} states)"))

@@ -32,7 +32,7 @@ from uopc.termination.path_order import greater, symbol
 from uopc.termination.weights import Stage, difference, find_stage
 
 PATH_TRIES = 300       # precedences the search tries without z3 (each checks every remaining rule's instances)
-Z3_TIMEOUT_MS = 20_000
+Z3_TIMEOUT_MS = 5_000   # one query: a bound of the command cannot interrupt z3 inside it (the supervisor stops it from outside)
 
 
 class RuleVerdict(NamedTuple):

@@ -117,7 +117,7 @@ def _z3_weights(rules: dict[str, list[Difference]], ops: list[str]) -> dict[str,
   w = {f: z3.Int(f"w_{f}", ctx) for f in ops}
   least = z3.Int("least", ctx)
   opt = z3.Optimize(ctx=ctx)
-  opt.set(timeout=10_000)
+  opt.set(timeout=5_000)   # a bound of the command cannot interrupt z3 inside one query
   opt.add(*[v >= 0 for v in w.values()], *[v <= 8 for v in w.values()], least >= 0, *[least <= w[f] for f in LEAVES])
 
   def value(d: Difference) -> Any:
