@@ -29,10 +29,9 @@ from uopc.termination.instances import RuleInstances, rule_instances
 from uopc.termination.logic import Concrete, Symbolic
 from uopc.termination.measure import Measure, PathOrder
 from uopc.termination.path_order import greater, symbol
-from uopc.termination.weights import Stage, difference, find_stage
+from uopc.termination.weights import Z3_RLIMIT, Stage, difference, find_stage
 
 PATH_TRIES = 300       # precedences the search tries without z3 (each checks every remaining rule's instances)
-Z3_TIMEOUT_MS = 5_000   # one query: a bound of the command cannot interrupt z3 inside it (the supervisor stops it from outside)
 
 
 class RuleVerdict(NamedTuple):
@@ -76,7 +75,7 @@ def _path_z3(rules: dict[str, RuleInstances], symbols: set[str]) -> Concrete | N
   logic = Symbolic()
   z3 = logic.z3
   opt = z3.Optimize(ctx=logic.ctx)
-  opt.set(timeout=Z3_TIMEOUT_MS)
+  opt.set(rlimit=Z3_RLIMIT)
   for ri in rules.values():
     opt.add_soft(logic.all(greater(i.lhs, i.rhs, logic, i.variables, i.nonconstant, symbols) for i in ri.instances), 1, "oriented")
   ranks = [logic.rank(f) for f in sorted(symbols)]

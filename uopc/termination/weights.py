@@ -29,6 +29,8 @@ from uopc.termination.path_order import symbol
 LEAVES = ("CONST", "PARAM")   # every term has one: the least weight of a term is the least of theirs
 CHOICES = (0, 1, 2, 3)        # the search's weights without z3
 TRIES = 4000                  # weight vectors the search tries
+Z3_RLIMIT = 20_000_000        # z3's resource count per query (symbolic's largest: 93,226): a count, not a time, so the answer is the
+                              # same on a loaded machine; a bound of the command cannot interrupt z3 inside one (the supervisor can)
 
 
 class Difference(NamedTuple):
@@ -117,7 +119,7 @@ def _z3_weights(rules: dict[str, list[Difference]], ops: list[str]) -> dict[str,
   w = {f: z3.Int(f"w_{f}", ctx) for f in ops}
   least = z3.Int("least", ctx)
   opt = z3.Optimize(ctx=ctx)
-  opt.set(timeout=5_000)   # a bound of the command cannot interrupt z3 inside one query
+  opt.set(rlimit=Z3_RLIMIT)
   opt.add(*[v >= 0 for v in w.values()], *[v <= 8 for v in w.values()], least >= 0, *[least <= w[f] for f in LEAVES])
 
   def value(d: Difference) -> Any:
