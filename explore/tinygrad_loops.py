@@ -3,8 +3,8 @@
 `uopc check-rules --terminates tinygrad:symbolic --on PROGRAM` finds each loop with the explorer: a cycle of two
 rules, `symbolic.py:267` (two-stage ALU folding: `(x + c1) + c2 -> x + (c1 + c2)`, which leaves `c1 + c2` unfolded)
 and `symbolic.py:281` (`(x + c1) + y -> (x + y) + c1` unless y is a constant: it takes `c1 + c2` apart again, the
-constant `c1` as its x), or their MUL twins (267 and 282). tinygrad's own `graph_rewrite(..., bottom_up=True)` stays on that cycle and raises; top down,
-constant folding comes first and ends it. The two rules alone loop in either direction (top down until
+constant `c1` as its x), or their MUL twins (267 and 282). tinygrad's own `graph_rewrite(..., bottom_up=True)` stays
+on that cycle and raises; top down, constant folding comes first and ends it. The two rules alone loop in either direction (top down until
 tinygrad's rewrite stack is full, which takes seconds, so the script runs them bottom up only).
 
 Run: python explore/tinygrad_loops.py

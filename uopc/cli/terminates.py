@@ -4,8 +4,9 @@ program on which the rules loop (found by the explorer) or "unknown".
 For a uopc rule set the measure is searched (``uopc.termination.find_measure``); the left sides of each rule that is
 not oriented, and every ``--on`` program, are explored (``--max-states`` each) for a loop
 (``uopc.relational.analyses.loop_witness``), and the steps explored on the ``--on`` programs are checked as instances
-of their rules too (the only ones of a rule whose left sides the builder cannot make, as ``evaluate``'s). Another IR's rule set (``tinygrad:symbolic``) gets the loop search on the
-``--on`` programs only: left sides are built for uopc's IR (docs/termination.md).
+of their rules too (the only ones of a rule whose left sides the builder cannot make, as ``evaluate``'s). Another
+IR's rule set (``tinygrad:symbolic``) gets the loop search on the ``--on`` programs only: left sides are built for
+uopc's IR (docs/termination.md).
 
 Exit codes: 0 every rule oriented (terminating) and no loop found; 1 a rule not oriented or a loop found; 2 bad input;
 3 a bound was hit (what was done is printed, marked incomplete).
