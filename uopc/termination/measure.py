@@ -48,7 +48,7 @@ class Measure(NamedTuple):
   def decreases(self, lhs: UOp, rhs: UOp) -> bool:
     """Is ``rhs`` below ``lhs`` in the measure (both concrete terms: every PARAM a symbol)?"""
     for stage in self.stages:
-      a, b = weigh(lhs, stage.weights), weigh(rhs, stage.weights)
+      a, b = weigh(lhs, stage.weights, stage.coefficients), weigh(rhs, stage.weights, stage.coefficients)
       if a != b: return a > b
     return self.path is not None and bool(greater(lhs, rhs, self.path.order))
 
@@ -57,7 +57,9 @@ class Measure(NamedTuple):
     out = []
     for i, stage in enumerate(self.stages, 1):
       w = " ".join(f"{f}={n}" for f, n in sorted(stage.weights.items(), key=lambda kv: (-kv[1], kv[0])) if n) + " (every other op 0)"
-      out.append(f"{i}. weights {w}")
+      factors = "; sources counted " + ", ".join(f"{f}({', '.join(map(str, k))})" for f, k in sorted(stage.coefficients.items())) \
+        + " times (every other once)" if stage.coefficients else ""
+      out.append(f"{i}. weights {w}{factors}")
       out.append(f"   lowers {len(stage.removes)} rule(s): {', '.join(stage.removes)}")
     if self.path is not None:
       out.append(f"{len(self.stages) + 1}. {self.path.text()}")

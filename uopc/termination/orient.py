@@ -109,11 +109,24 @@ def find_measure(pm: PatternMatcher, *, observed: Iterable[tuple[str, UOp, UOp]]
                  use_z3: bool | None = None, seed: int = 0, progress: Callable[[str], None] | None = None) -> Termination:
   """A measure every rule of ``pm`` lowers (module doc); ``observed``: steps seen on programs (rule name, node, result),
   checked as instances too (the only ones of a rule whose left sides the builder cannot make: STACK, INDEX, CALL, ...);
-  ``use_z3`` None: z3 where it is installed, else the search; ``progress(what)`` is called at each rule and stage."""
+  ``use_z3`` None: z3 where it is installed, else the search; ``progress(what)`` is called at each rule and stage.
+
+  If some rule is not oriented, the search runs again letting weight stages drop rules (a rule that loops keeps no
+  weight stage from lowering the others), and the measure that orients more rules is the answer."""
   z3 = available() if use_z3 is None else use_z3
   steps: dict[str, list[tuple[UOp, UOp]]] = {}
   for name, node, result in observed: steps.setdefault(name, []).append((node, result))
   made, stop = _instances(pm, steps, limits, progress)
+  t = _orient(pm, made, stop, limits, z3, seed, progress, drops=False)
+  if t.stopped is None and any(r.status == "not oriented" for r in t.rules):
+    again = _orient(pm, made, None, limits, z3, seed, progress, drops=True)
+    if again.stopped is None and len(again.unoriented) < len(t.unoriented): return again
+  return t
+
+
+def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | None, limits: Limits, z3: bool, seed: int,
+            progress: Callable[[str], None] | None, drops: bool) -> Termination:
+  """Weight stages while they lower rules, then a path order for the rest (module doc)."""
   checked = {ri.name: ri for ri in made if ri.instances}
   verdicts: dict[str, RuleVerdict] = {ri.name: RuleVerdict(ri.name, "not checked", f"no instance: {ri.missing}", "")
                                       for ri in made if not ri.instances}
@@ -122,12 +135,15 @@ def find_measure(pm: PatternMatcher, *, observed: Iterable[tuple[str, UOp, UOp]]
   stages: list[Stage] = []
   while remaining and stop is None:
     if progress is not None: progress(f"weights {len(stages) + 1}")
-    diffs = {name: [difference(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}
-    stage = find_stage(diffs, symbols, seed, limits, z3)
+    stage = find_stage({name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed, limits,
+                       z3, drops)
     if stage is None: break
     stages.append(stage)
     for name in stage.removes:
       verdicts[name] = RuleVerdict(name, "oriented", f"weights {len(stages)}", remaining.pop(name).scope)
+    for name in stage.drops:
+      verdicts[name] = RuleVerdict(name, "not oriented", f"weights {len(stages)} raise it, to lower others; "
+                                   f"{_why_not(remaining[name], None, symbols)}", remaining.pop(name).scope)
     stop = limits.should_stop()
   path, order = None, None
   if remaining and stop is None:
