@@ -66,20 +66,8 @@ def cmd_terminates(args: argparse.Namespace) -> int:
       observed = [(e.rule, e.node, e.result) for _, _, ex in searched if ex is not None for e in ex.edges if e.result is not None]
       t = bounded(lambda: find_measure(pm, observed=observed, limits=LIMITS, seed=args.seed, progress=progress), None, grace=True)
       if t is None: return _stopped(lines)
-      lines += [f"measure ({t.solver}; lexicographic: the first component that differs decides):", *["  " + l for l in t.measure.lines()]]
-      by_name = {r.name: r for r in t.rules}
-      oriented = [r for r in t.rules if r.status == "oriented"]
-      every = sum(r.scope == "every instance" for r in oriented)
-      sizes = sorted(len(_instances_of(r)) for r in oriented if r.scope != "every instance")
-      lines.append(f"oriented: {len(oriented)} of {len(t.rules)} rules; checked on every instance: {every}"
-                   + (f", on instances only: {len(sizes)} ({_span(sizes)} each)" if sizes else ""))
-      if t.unoriented:
-        failed = True
-        lines.append(f"not oriented: {len(t.unoriented)} rule(s)")
-        for name in t.unoriented:
-          r = by_name[name]
-          lines.append(f"  {name} ({r.scope or r.status}): {r.by}")
-          lines += _rule_loop(name, pm, args, progress)
+      lines += _measure_lines(t, pm, args, progress)
+      failed = bool(t.unoriented)
       if t.stopped is not None: return _stopped(lines)
     else:
       lines.append("measure: not searched (left sides are built as uopc nodes only): loops are looked for on the --on programs")
@@ -94,6 +82,23 @@ def cmd_terminates(args: argparse.Namespace) -> int:
   lines.append(f"verdict: {verdict}")
   with shielded(): write_out("\n".join(lines) + "\n")
   return EXIT_FAILED if failed else EXIT_OK
+
+
+def _measure_lines(t: Any, pm: Any, args: argparse.Namespace, progress: Any) -> list[str]:
+  """The measure, what its checks covered, and each rule not oriented with its loop (or "unknown")."""
+  lines = [f"measure ({t.solver}; lexicographic: the first component that differs decides):", *["  " + l for l in t.measure.lines()]]
+  by_name = {r.name: r for r in t.rules}
+  oriented = [r for r in t.rules if r.status == "oriented"]
+  every = sum(r.scope == "every instance" for r in oriented)
+  sizes = sorted(len(_instances_of(r)) for r in oriented if r.scope != "every instance")
+  lines.append(f"oriented: {len(oriented)} of {len(t.rules)} rules; checked on every instance: {every}"
+               + (f", on instances only: {len(sizes)} ({_span(sizes)} each)" if sizes else ""))
+  if t.unoriented: lines.append(f"not oriented: {len(t.unoriented)} rule(s)")
+  for name in t.unoriented:
+    r = by_name[name]
+    lines.append(f"  {name} ({r.scope or r.status}): {r.by}")
+    lines += _rule_loop(name, pm, args, progress)
+  return lines
 
 
 def _rule_loop(name: str, pm: Any, args: argparse.Namespace, progress: Any) -> list[str]:
