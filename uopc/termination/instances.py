@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes
+from uopc.evaluate import substitute_scoped
 from uopc.matcher import PatternMatcher
 from uopc.ops import COMMUTATIVE, PARAM
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, left_sides
@@ -80,15 +81,6 @@ def _fire(rule: PatternMatcher, lhs: UOp) -> UOp | None:
     return None
 
 
-def _substitute(u: UOp, mapping: dict[UOp, UOp]) -> UOp:
-  new: dict[UOp, UOp] = {}
-  for n in u.toposort():
-    if n in mapping: new[n] = mapping[n]; continue
-    src = tuple(new[s] for s in n.src)
-    new[n] = n if src == n.src else n.replace(src=src)
-  return new[u]
-
-
 def _params(u: UOp) -> list[UOp]:
   return sorted({n for n in u.toposort() if n.op is PARAM}, key=lambda p: p.arg.slot)
 
@@ -102,7 +94,7 @@ def _orders(lhs: UOp) -> list[UOp]:
     for u in list(out):
       if len(out) >= ORDERS: break
       swapped = n.replace(src=n.src[::-1])
-      out[_substitute(u, {n: swapped})] = None
+      out[substitute_scoped(u, {n: swapped})] = None
   return list(out)
 
 
@@ -110,13 +102,13 @@ def _variants(rule: PatternMatcher, lhs: UOp, rhs: UOp | None) -> tuple[list[Ins
   """The instances one left side gives: itself (if the rule fires), its leaves made constants all at once and one at
   a time; and whether the rule fired on the symbolic left side itself."""
   params = _params(lhs)
-  made = {p: _substitute(lhs, {p: _constant(p)}) for p in params}   # one leaf constant: does the rule still fire?
+  made = {p: substitute_scoped(lhs, {p: _constant(p)}) for p in params}   # one leaf constant: does the rule still fire?
   fired = {p: _fire(rule, u) for p, u in made.items()}
   refused = frozenset(p for p in params if fired[p] is None) if rhs is not None else frozenset()
   out = [Instance(made[p], r, frozenset(params) - {p}, refused - {p}) for p in params if (r := fired[p]) is not None]
   if rhs is not None: out.insert(0, Instance(lhs, rhs, frozenset(params), refused))
   if len(params) > 1:
-    ground = _substitute(lhs, {p: _constant(p) for p in params})
+    ground = substitute_scoped(lhs, {p: _constant(p) for p in params})
     if (rhs0 := _fire(rule, ground)) is not None: out.append(Instance(ground, rhs0, frozenset(), frozenset()))
   return [i for i in out if i.lhs is not i.rhs], rhs is not None
 
