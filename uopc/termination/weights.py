@@ -28,7 +28,7 @@ from uopc.termination.path_order import symbol
 
 LEAVES = ("CONST", "PARAM")   # every term has one: the least weight of a term is the least of theirs
 CHOICES = (0, 1, 2, 3)        # the search's weights without z3
-TRIES = 4000                  # weight vectors the search tries
+TRIES = 300                   # weight vectors the search tries per choice of factors (symbolic: 7 s of CPU without z3, 9 s with)
 Z3_RLIMIT = 20_000_000        # z3's resource count per query (symbolic's largest: 93,226): a count, not a time, so the answer is the
                               # same on a loaded machine; a bound of the command cannot interrupt z3 inside one (the supervisor can)
 
@@ -128,7 +128,8 @@ def find_stage(rules: dict[str, list[tuple[UOp, UOp, frozenset[UOp]]]], symbols:
   rise (the rule is then dropped: no later component can orient it) where that lets more rules be lowered."""
   ops = sorted(set(symbols) | set(LEAVES))
   best: tuple[int, Stage] | None = None
-  for coefficients in coefficient_choices(ops):
+  choices = coefficient_choices(ops) if use_z3 else coefficient_choices(ops)[:2]   # without z3: all ones, and ADD's first twice
+  for coefficients in choices:
     if limits.should_stop() is not None: break
     diffs = {name: [difference(l, r, v, coefficients) for l, r, v in inst] for name, inst in rules.items()}
     if not drops and not all(d.variables_ok for ds in diffs.values() for d in ds): continue   # a rule copies a variable: no weights keep it
