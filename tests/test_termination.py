@@ -135,3 +135,15 @@ def test_steps_observed_on_programs_check_the_rules_the_builder_cannot_make():
   by = {r.name: r for r in t.rules}
   assert by["inline-call"].status == "oriented" and "observed on programs" in by["inline-call"].scope
   assert by["index-empty"].status == "not checked"
+
+
+def test_check_rules_terminates_on_a_program_and_another_irs_rules(capsys, tmp_path, monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "div0.uir").write_text("%0 = floordiv 0, 3\n")
+  assert main(["check-rules", "--terminates", "fold", "--on", "div0.uir"]) == 0
+  assert "--on div0.uir: no loop: every order reaches a normal form (explored completely)" in capsys.readouterr().out
+  assert main(["check-rules", "--terminates", "symbolic", "--on", "div0.uir"]) == 1
+  out = capsys.readouterr().out
+  assert "--on div0.uir: loops" in out and "-> add(0, floordiv(0, 3))   [div-sum]" in out
+  assert main(["check-rules", "--terminates", "tinygrad:sym"]) == 1   # no measure for tinygrad's rules: not proved
+  assert "measure: not searched" in capsys.readouterr().out
