@@ -147,3 +147,24 @@ def test_check_rules_terminates_on_a_program_and_another_irs_rules(capsys, tmp_p
   assert "--on div0.uir: loops" in out and "-> add(0, floordiv(0, 3))   [div-sum]" in out
   assert main(["check-rules", "--terminates", "tinygrad:sym"]) == 1   # no measure for tinygrad's rules: not proved
   assert "measure: not searched" in capsys.readouterr().out
+
+
+@st.composite
+def int_programs(draw: st.DrawFn, max_ops: int = 5) -> UOp:
+  """A small i32 DAG over PARAMs 0 and 1 and a few constants, with every binary op symbolic's rules look at."""
+  from uopc.ops import Ops
+  pool = [UOp.param(0), UOp.param(1)]
+  for _ in range(draw(st.integers(1, max_ops))):
+    a = pool[-1 - draw(st.integers(0, len(pool) - 1))]
+    b = pool[-1 - draw(st.integers(0, len(pool) - 1))] if draw(st.booleans()) else UOp.const(draw(st.sampled_from((0, 1, 2, 3, 4, -1))))
+    op = draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.FLOORDIV, Ops.FLOORMOD, Ops.MAX]))
+    pool.append(UOp(op, (a, b) if draw(st.booleans()) or op in (Ops.FLOORDIV, Ops.FLOORMOD) else (b, a)))
+  return pool[-1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(int_programs(), min_size=1, max_size=3))
+def test_the_measure_decreases_on_random_rewrites_with_division(programs):
+  oriented = {r.name for r in _SYMBOLIC.rules if r.status == "oriented"}
+  for name, before, after in _steps(NAMED["symbolic"], programs):
+    if name in oriented: assert _SYMBOLIC.measure.decreases(before, after), (name, before, after)
