@@ -130,7 +130,8 @@ def package_graph(graph: dict[str, set[str]], packages: list[str]) -> dict[str, 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
   ("engine", ("uopc",)),                                              # every module not in a later layer
   ("backend and e-graph", ("uopc.backend", "uopc.egraph")),
-  ("SMT encoding", ("uopc.smt",)),                                    # the engine and the backend's lowering (CALL inlining)
+  ("SMT encoding", ("uopc.smt", "uopc.termination")),                 # the engine and the backend's lowering (CALL inlining); termination
+                                                                      # proofs build on the SMT layer's instances, never on the explorer
   ("relational protocol", ("uopc.relational.ir",)),
   ("space", ("uopc.relational.space", "uopc.relational.native", "uopc.relational.notebook")),
   ("logic", ("uopc.relational.logic",)),

@@ -58,9 +58,18 @@ COMMANDS: tuple[Command, ...] = (
            SEED, option("--prove", action="store_true",
                         help="prove each rule for all inputs of each dtype with z3, or refute it with a counterexample that run() and C "
                              "confirm; unknown with the reason (docs/prove.md; needs pip install -e '.[prove]')"),
+           option("--terminates", action="store_true",
+                  help="prove termination instead: a measure every rule lowers, or the rules not oriented, each with a program on which "
+                       "the rules loop or 'unknown' (docs/termination.md)"),
+           option("--on", action="append", default=[], metavar="FILE",
+                  help="--terminates: also look for a loop on this program (.uir or file.py:attr; repeatable; the only check of "
+                       "another IR's rule set, e.g. tinygrad:symbolic)"),
+           max_states(2_000, "--terminates: explore at most N states of each program looking for a loop (default 2,000)"),
            formats("text", "json", text="; json with --prove"), *bounds()),
-          ((0, "every rule is sound (--prove: none refuted; each proved, or unknown with its reason)"),
-           (1, "a rule is unsound or raises, or the C compiler failed (--prove: a rule is refuted)"),
+          ((0, "every rule is sound (--prove: none refuted; each proved, or unknown with its reason; --terminates: every rule "
+               "oriented, no loop found)"),
+           (1, "a rule is unsound or raises, or the C compiler failed (--prove: a rule is refuted; --terminates: a rule not oriented, "
+               "or a loop found)"),
            (2, "bad input (--prove: z3 is not installed)"), BOUND)),
   Command("explore reachable", "uopc.cli.commands.explore:cmd_reachable", "every reachable graph (bounded, streamed)",
           "Stream every graph reachable from the program, with the step that first reached it.",

@@ -24,8 +24,12 @@ def _progress(bar: Any) -> Callable[[str, int, int], None]:
 
 
 def cmd_check_rules(args: argparse.Namespace) -> int:
+  if args.prove and args.terminates: raise CLIError("check-rules: --prove and --terminates are two checks: give one")
+  if args.format != "text" and not args.prove: raise CLIError("check-rules: --format json needs --prove (the other checks print a table)")
   if args.prove: return _prove(args)
-  if args.format != "text": raise CLIError("check-rules: --format json needs --prove (the sampled check prints a table)")
+  if args.terminates:   # a proof of termination, not of soundness (uopc.cli.terminates)
+    from uopc.cli.terminates import cmd_terminates
+    return cmd_terminates(args)
   from uopc.backend.errors import BackendError
   from uopc.backend.soundness import check_rules
   pm = args.rules.pm

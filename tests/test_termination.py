@@ -1,0 +1,170 @@
+"""Termination proofs (``uopc.termination``) and ``uopc check-rules --terminates`` (docs/termination.md)."""
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from uopc import PatternMatcher, UOp, UPat
+from uopc.cli.main import main
+from uopc.relational.analyses.loop_witness import find_loop
+from uopc.rulesets import NAMED
+from uopc.termination import find_measure
+from uopc.termination.path_order import greater
+from uopc.termination.logic import Concrete
+from uopc.relational.space.explore import explore
+
+from tests.strategies import arith_programs
+
+x, y = UPat.var("x"), UPat.var("y")
+SWAP = PatternMatcher([(x + 0, lambda x: x, "add-0"), (x * 2, lambda x: x + x, "double"), (x + y, lambda x, y: y + x, "swap")], name="swap")
+SHRINK = PatternMatcher([(x + 0, lambda x: x, "add-0"), (x * 1, lambda x: x, "mul-1"), ((x + y) * 3, lambda x, y: x * 3 + y * 3, "distribute"),
+                         (UPat.cvar("c") + y, lambda c, y: y + c if y.op is not UOp.const(0).op else None, "const-right")], name="shrink")
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+_SYMBOLIC = find_measure(NAMED["symbolic"])   # once: 9 s of CPU
+
+
+@pytest.mark.parametrize("use_z3", [True, False])
+def test_a_swap_rule_is_not_oriented_and_its_loop_is_shown(use_z3):
+  t = find_measure(SWAP, use_z3=use_z3)
+  assert not t.proved and t.unoriented == ["swap"]
+  assert [r.status for r in t.rules] == ["oriented", "oriented", "not oriented"]
+  loop = find_loop(UOp.param(0) + UOp.param(1), SWAP)
+  assert loop is not None and loop.kind == "cycle" and [e.rule for e in loop.steps] == ["swap", "swap"]
+
+
+@pytest.mark.parametrize("use_z3", [True, False])
+def test_a_shrinking_rule_set_is_proved_with_its_measure(use_z3):
+  t = find_measure(SHRINK, use_z3=use_z3)
+  assert t.proved, t.rules
+  assert {r.scope for r in t.rules if r.name in ("add-0", "mul-1")} == {"every instance"}
+  assert t.measure.path is not None and "distribute" in t.measure.path.orients   # MUL above ADD: weights cannot
+  assert t.measure.path.order.rank["MUL"] > t.measure.path.order.rank["ADD"]
+
+
+def test_a_rule_whose_right_side_holds_its_left_side_grows_forever():
+  grow = PatternMatcher([(x * 2, lambda x: (x * 2) + 0, "grow")], name="grow")
+  assert find_measure(grow).unoriented == ["grow"]
+  loop = find_loop(UOp.param(0) * 2, grow)
+  assert loop is not None and loop.kind == "grows"
+
+
+def test_a_variable_copied_to_the_right_has_no_weights_but_a_path_order():
+  square = PatternMatcher([((x + y) * (x + y), lambda x, y: x * x + (x * y) * 2 + y * y, "square")], name="square")
+  t = find_measure(square)
+  assert t.proved and t.measure.stages == () and t.measure.path is not None
+
+
+def test_the_path_order_treats_variables_as_any_subterm():
+  p0, p1 = UOp.param(0), UOp.param(1)
+  order = Concrete({"ADD": 1, "MUL": 2})
+  assert greater(p0 + p1, p0, order, frozenset({p0, p1}))
+  assert not greater(p0 + p1, p1 + p0, order, frozenset({p0, p1}))              # a swap: no order
+  assert not greater(p0 * 2, p1, order, frozenset({p0, p1}))                     # p1 is not in the left side
+  assert greater(UOp.const(3) + p1, p1 + 3, Concrete({"ADD": 1, "CONST": 0, "PARAM": 2}, frozenset({"ADD"})), frozenset({p1}), frozenset({p1}))
+
+
+def test_uopc_rule_sets():
+  assert find_measure(NAMED["fold"]).proved
+  t = _SYMBOLIC
+  assert "div-sum" in t.unoriented and len(t.unoriented) == 4 and t.rules[0].status == "oriented"   # docs/termination.md says why
+  loop = find_loop(UOp.const(0) // 1, NAMED["symbolic"])        # div-sum and add-0 go round
+  assert loop is not None and {e.rule for e in loop.steps} == {"div-sum", "add-0"}
+  assert {r.status for r in find_measure(NAMED["evaluate"]).rules} == {"not checked"}
+
+
+def _steps(pm, programs):
+  """Every step the explorer takes from ``programs`` (200 graphs each): (rule name, graph before, graph after)."""
+  return [(e.rule, e.source.graph, e.target.graph) for prog in programs for e in explore(prog, pm, max_states=200).run().edges
+          if e.target.error is None]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(arith_programs(), min_size=1, max_size=4))
+def test_the_measure_decreases_on_random_rewrites(programs):
+  t = _SYMBOLIC
+  oriented = {r.name for r in t.rules if r.status == "oriented"}
+  for name, before, after in _steps(NAMED["symbolic"], programs):
+    if name in oriented: assert t.measure.decreases(before, after), (name, before, after)
+
+
+def test_check_rules_terminates_prints_the_measure_or_the_loop(capsys, tmp_path, monkeypatch):
+  assert main(["check-rules", "--terminates", "fold"]) == 0
+  out = capsys.readouterr().out
+  assert "1. weights" in out and "verdict: terminates" in out
+  (tmp_path / "swap.py").write_text("from uopc import PatternMatcher, UPat\nx, y = UPat.var('x'), UPat.var('y')\n"
+                                    "rules = PatternMatcher([(x + y, lambda x, y: y + x, 'swap')], name='swap')\n")
+  monkeypatch.chdir(tmp_path)
+  assert main(["check-rules", "--terminates", "swap.py:rules"]) == 1
+  out = capsys.readouterr().out
+  assert "not oriented: 1 rule(s)" in out and "loops by a cycle" in out and "rules on the loop: swap" in out
+
+
+def test_tinygrad_loop_reproduced_with_tinygrad_alone():
+  spec = importlib.util.spec_from_file_location("tinygrad_loops", ROOT / "explore" / "tinygrad_loops.py")
+  mod = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(mod)
+  from tinygrad.uop.symbolic import sym, symbolic
+  for prog, lines in mod.PROGRAMS.values():
+    for pm in (symbolic, sym, mod.rules_at(symbolic, lines)):
+      assert mod.outcome(prog, pm, bottom_up=True).startswith("RuntimeError: infinite loop")
+    assert not mod.outcome(prog, symbolic, bottom_up=False).startswith("RuntimeError")
+
+
+def test_tinygrad_loop_found_by_the_explorer_names_the_two_rules():
+  from tinygrad.uop.ops import UOp as TUOp
+  from uopc.relational.ir import resolve_rules
+  v = TUOp.variable("v", 0, 2)
+  for name in ("tinygrad:symbolic", "tinygrad:sym"):
+    loop = find_loop(((10 + v * 81) + 233) % 243, resolve_rules(name))
+    assert loop is not None and loop.kind == "cycle"
+    assert sorted(e.rule.rsplit(" ", 1)[1] for e in loop.steps) == ["symbolic.py:267", "symbolic.py:281"]
+  loop = find_loop((2 * v) * 3, resolve_rules("tinygrad:symbolic"))
+  assert loop is not None and {e.rule.rsplit(" ", 1)[1] for e in loop.steps} >= {"symbolic.py:267", "symbolic.py:282"}
+
+
+def test_steps_observed_on_programs_check_the_rules_the_builder_cannot_make():
+  from uopc.cli.support import load_program
+  pm = NAMED["evaluate"]
+  alone = {r.name: r.status for r in find_measure(pm).rules}
+  assert set(alone.values()) == {"not checked"}
+  ex = explore(load_program(str(ROOT / "examples" / "evaluate.uir")), pm, max_states=2000).run()
+  t = find_measure(pm, observed=[(e.rule, e.node, e.result) for e in ex.edges if e.result is not None])
+  by = {r.name: r for r in t.rules}
+  assert by["inline-call"].status == "oriented" and "observed on programs" in by["inline-call"].scope
+  assert by["index-empty"].status == "not checked"
+
+
+def test_check_rules_terminates_on_a_program_and_another_irs_rules(capsys, tmp_path, monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "div0.uir").write_text("%0 = floordiv 0, 3\n")
+  assert main(["check-rules", "--terminates", "fold", "--on", "div0.uir"]) == 0
+  assert "--on div0.uir: no loop: every order reaches a normal form (explored completely)" in capsys.readouterr().out
+  assert main(["check-rules", "--terminates", "symbolic", "--on", "div0.uir"]) == 1
+  out = capsys.readouterr().out
+  assert "--on div0.uir: loops" in out and "-> add(0, floordiv(0, 3))   [div-sum]" in out
+  assert main(["check-rules", "--terminates", "tinygrad:sym"]) == 1   # no measure for tinygrad's rules: not proved
+  assert "measure: not searched" in capsys.readouterr().out
+
+
+@st.composite
+def int_programs(draw: st.DrawFn, max_ops: int = 5) -> UOp:
+  """A small i32 DAG over PARAMs 0 and 1 and a few constants, with every binary op symbolic's rules look at."""
+  from uopc.ops import Ops
+  pool = [UOp.param(0), UOp.param(1)]
+  for _ in range(draw(st.integers(1, max_ops))):
+    a = pool[-1 - draw(st.integers(0, len(pool) - 1))]
+    b = pool[-1 - draw(st.integers(0, len(pool) - 1))] if draw(st.booleans()) else UOp.const(draw(st.sampled_from((0, 1, 2, 3, 4, -1))))
+    op = draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.FLOORDIV, Ops.FLOORMOD, Ops.MAX]))
+    pool.append(UOp(op, (a, b) if draw(st.booleans()) or op in (Ops.FLOORDIV, Ops.FLOORMOD) else (b, a)))
+  return pool[-1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(int_programs(), min_size=1, max_size=3))
+def test_the_measure_decreases_on_random_rewrites_with_division(programs):
+  oriented = {r.name for r in _SYMBOLIC.rules if r.status == "oriented"}
+  for name, before, after in _steps(NAMED["symbolic"], programs):
+    if name in oriented: assert _SYMBOLIC.measure.decreases(before, after), (name, before, after)
