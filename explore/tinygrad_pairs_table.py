@@ -24,11 +24,13 @@ from typing import Any
 if __name__ == "__main__":   # run by path: the repository's root importable
   sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tinygrad.dtype import InvalidType, dtypes
 from tinygrad.uop import symbolic as tsym
-from tinygrad.uop.ops import PatternMatcher, graph_rewrite
+from tinygrad.uop.ops import Ops, PatternMatcher, graph_rewrite
 
 from uopc import show
 from uopc.relational import critical_pairs
+from uopc.relational.adapters.tinygrad.values import _key, value_of
 
 
 def cell(text: Any, width: int = 90) -> str:
@@ -51,27 +53,77 @@ VERDICTS = (("syntactic", "equal for all inputs (proved)"), ("semantic", "differ
             ("no-difference-found", "no difference found"), ("unknown", "unknown"))
 
 
+def _number(text: str) -> tuple[type, float]:
+  """A value's repr as (its Python type, its number): ``False`` is (bool, 0.0), ``-0.0`` (float, -0.0)."""
+  t = text.strip()
+  if t in ("True", "False"): return bool, float(t == "True")
+  return (float if any(c in t for c in ".na") else int), float(t)
+
+
 def difference(p: Any) -> str:
   """What kind of difference a ``semantic`` pair's two values are (from its detail, ``... : X vs Y``): ``value`` (two
   numbers), ``nan`` (NaN on one side), ``zero sign`` (``-0.0`` and ``0.0``), ``type`` (the same number, two Python types:
   a rule changed the node's dtype, or the node's dtype is one ``exec_alu`` gives a value of another type)."""
   x, y = (p.verdict_detail or "").rsplit(": ", 1)[-1].split(" vs ", 1)
-  try: fx, fy = float(x.strip("'")), float(y.strip("'"))
+  try: (tx, fx), (ty, fy) = _number(x), _number(y)
   except ValueError: return "value"
-  if fx != fx or fy != fy: return "nan" if (fx != fx) != (fy != fy) else "value"
-  if fx == fy and fx == 0 and x.startswith("-") != y.startswith("-") and "." in x and "." in y: return "zero sign"
-  return "type" if fx == fy else "value"
+  if (fx != fx) != (fy != fy): return "nan"
+  if tx is float and ty is float and fx == fy == 0: return "zero sign"
+  return "type" if fx == fy or (fx != fx and fy != fy) else "value"
 
 
-def verdict_counts(report: Any) -> str:
-  """The verdicts of a report's pairs that do not join, and the kinds of difference of the different ones."""
+_FLOAT_OPS = {Ops.RECIPROCAL, Ops.POW, Ops.EXP2, Ops.LOG2, Ops.SIN, Ops.SQRT}
+
+
+def int_float_op(p: Any) -> bool:
+  """Does the pair's witness or a result hold a float op of an int dtype (``RECIPROCAL`` of a ``weakint``: ``exec_alu``
+  gives Python's float ``1/x``, a value no int dtype has)?"""
+  return any(n.op in _FLOAT_OPS and dtypes.is_int(n.dtype) for u in (p.witness, *p.results) if u is not None for n in u.toposort())
+
+
+def binding_of(p: Any) -> dict[str, Any]:
+  """The input a ``semantic`` pair's detail names (``... at a=0, b=True: ...``)."""
+  head = (p.verdict_detail or "").rsplit(": ", 1)[0]
+  if " at " not in head: return {}
+  out = {}
+  for kv in head.split(" at ", 1)[1].split(", "):
+    k, v = kv.split("=", 1)
+    out[k] = v == "True" if v in ("True", "False") else float(v) if any(c in v for c in ".na") else int(v)
+  return out
+
+
+def wrong_rule(p: Any) -> str:
+  """The rule of a ``semantic`` pair whose one-step result's value differs from the witness's own (tinygrad's
+  evaluation at the input), or ``both``/``neither`` (the witness cannot tell: it is undefined, or both differ)."""
+  b = binding_of(p)
+  ok, vw = value_of(p.witness, b)
+  if not ok or isinstance(vw, InvalidType): return "the witness has no value there"
+  off = [r for r, res in zip(p.rules, p.results) if not same(res, b, vw)]
+  return off[0].split(" ", 1)[1] if len(off) == 1 else "both rules" if off else "neither rule"
+
+
+def same(u: Any, b: dict[str, Any], v: Any) -> bool:
+  ok, w = value_of(u, b)
+  return ok and not isinstance(w, InvalidType) and _key(w) == _key(v)
+
+
+def verdict_counts(report: Any) -> list[str]:
+  """The verdicts of a report's pairs that do not join, the kinds of difference of the different ones, and the real
+  value bugs (different numbers, NaN or zero signs, no int-typed float op) by the rule whose result is off."""
   pairs = [p for p in report.pairs if p.status == "not-joinable"]
   kinds = Counter(p.verdict or "unknown" for p in pairs)
-  diffs = Counter(difference(p) for p in pairs if p.verdict == "semantic")
+  sem = [p for p in pairs if p.verdict == "semantic"]
+  diffs = Counter(difference(p) for p in sem)
   words = ", ".join(f"{kinds[k]} {w}" for k, w in VERDICTS)
   of = ", ".join(f"{diffs[k]} {w}" for k, w in (("value", "in value"), ("nan", "NaN on one side"), ("zero sign", "in the sign of a zero"),
                                                 ("type", "the same number of two types")))
-  return f"Verdicts of the {len(pairs)} pairs that do not join: {words}; of the different ones, {of}."
+  real = [p for p in sem if difference(p) != "type" and not int_float_op(p)]
+  rules = Counter(wrong_rule(p) for p in real)
+  by = ", ".join(f"{r} {n}" for r, n in sorted(rules.items(), key=lambda x: (-x[1], x[0])))
+  return [f"Verdicts of the {len(pairs)} pairs that do not join: {words}; of the different ones, {of}.", "",
+          f"Real value bugs (two values that differ as numbers, as NaN or in the sign of a zero, both defined, at an input within "
+          f"the variables' bounds, without a float op of an int dtype): {len(real)}; by the rule whose result is not the witness's "
+          f"own value there: {by or 'none'}."]
 
 
 def table(name: str, shown: set[tuple[str, str, str]]) -> list[str]:
@@ -79,7 +131,7 @@ def table(name: str, shown: set[tuple[str, str, str]]) -> list[str]:
   (a pair already in ``shown``, the earlier sets' rows by both rules and position, is counted, not repeated)."""
   pm = getattr(tsym, name)
   report = critical_pairs(pm)
-  out = [f"## {name}", "", f"{report.summary(name)}", "", verdict_counts(report), ""]
+  out = [f"## {name}", "", f"{report.summary(name)}", "", *verdict_counts(report), ""]
   out += [f"Not analyzed: {rule}: {why}." for rule, why in report.skipped] + [""]
   out.append("| # | first rule | second rule | at | witness | results | graph_rewrite of the results | graph_rewrite of the witness: "
              "as written / first rule first / second rule first | verdict |")

@@ -160,3 +160,18 @@ def test_not_proved_is_not_called_equal():
   kind, detail = compare_values(UOp(Ops.BITCAST, dtypes.float32, (i,)), UOp(Ops.BITCAST, dtypes.float32, (i + 0,)), i)
   assert kind == "unknown" and "BITCAST" in detail
   assert compare_values(f + 0.0, f, f) == ("semantic", "different values at f=-0.0: 0.0 vs -0.0")
+
+
+def test_the_value_bugs_reproduce_with_tinygrad_alone(capsys):
+  """explore/tinygrad_value_bugs.py: each class of real value bug (docs/tinygrad.md, section 6), one rule of tinygrad's
+  applied by tinygrad's own matcher, gives a value other than the witness's at an input within the bounds."""
+  import importlib.util
+  import pathlib
+  path = pathlib.Path(__file__).resolve().parents[1] / "explore" / "tinygrad_value_bugs.py"
+  spec = importlib.util.spec_from_file_location("tinygrad_value_bugs", path)
+  assert spec is not None and spec.loader is not None
+  mod = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(mod)
+  values = mod.main()
+  assert len(values) >= 8 and all(_key(before) != _key(after) for before, after in values)
+  assert "at a=0: 0 before, 1 after" in capsys.readouterr().out
