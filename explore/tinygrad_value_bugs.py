@@ -62,6 +62,9 @@ def main() -> list[tuple[Any, Any]]:
     case("x*(1/x) -> 1", "symbolic.py:160", f * f.reciprocal(), f=0.0),
     case("(x*x2)*(1/x2) -> x", "symbolic.py:161", (f * g) * g.reciprocal(), f=1.0, g=0.0),
     case("x*c0 + x*c1 -> x*(c0+c1), x infinite", "symbolic.py:233", inf * 0.0 + inf * 1.0),
+    # identities of real numbers that floats do not keep (sym's reciprocal rules): the sign of an infinity, rounding
+    case("1/(x*c) -> (1/x)*(1/c)", "symbolic.py:463", (a * -1).reciprocal(), a=0),
+    case("x*(1/(1+x)) -> 1-1/(1+x)", "symbolic.py:464", f * (1 + f).reciprocal(), f=0.5),
     # the sign of a zero
     case("x+0 -> x", "symbolic.py:111", f + 0.0, f=-0.0),
     case("x*0 -> 0", "symbolic.py:165", f * 0.0, f=-1.0),
