@@ -337,7 +337,9 @@ class Encoder:
 
 
 
-TIMEOUT_MS = 2000   # per solver call: a pair's results are small; past this the witness search decides
+RLIMIT = 20_000_000   # z3's resource bound per solver call (a count of its steps, so a verdict does not depend on the machine's speed:
+                      # a pair's results take 1M-10M; past it the witness search decides)
+TIMEOUT_MS = 120_000  # a wall-clock bound only against a pathological call (RLIMIT comes first, on any machine)
 
 
 class Decision(NamedTuple):
@@ -359,33 +361,38 @@ def same_value(enc: Encoder, a: Term, da: DType, b: Term, db: DType) -> Any:
   return enc._double(a.value) == enc._double(b.value)   # z3's == on floats is structural: one NaN, two zeros
 
 
-def decide(a: UOp, b: UOp, timeout_ms: int = TIMEOUT_MS) -> Decision:
+def decide(a: UOp, b: UOp, rlimit: int = RLIMIT) -> Decision:
   """Are ``a`` and ``b`` equal for every binding of their variables within bounds where both are defined? (See ``Decision``.)"""
   try:
     enc = Encoder(width(a, b))
     ta, tb = enc.encode(a), enc.encode(b)
   except NotEncodable as e: return Decision("unknown", reason=f"no SMT encoding: {e}")
   z3 = enc.z3
-  s = z3.Solver()
-  s.set("timeout", timeout_ms)
+  s = _solver(z3, rlimit)
   s.add(*enc.bounds, *enc.exact, z3.Not(z3.Or(*enc.fails)) if enc.fails else z3.BoolVal(True), ta.defined, tb.defined)
   s.add(z3.Not(same_value(enc, ta, a.dtype, tb, b.dtype)))
   r = s.check()
   if r == z3.sat: return Decision("differ", binding=model_binding(enc, s.model()))
   if r == z3.unknown: return Decision("unknown", reason=f"z3 gave up ({s.reason_unknown()})")
   if enc.exact:   # proved where the encoding is exact: is it exact wherever the bounds hold?
-    if (why := _holds(enc, z3.Not(z3.And(*enc.exact)), timeout_ms)) != "unsat":
+    if (why := _holds(enc, z3.Not(z3.And(*enc.exact)), rlimit)) != "unsat":
       return Decision("unknown", reason="an operand of a bitwise op or a shift count may leave the range the encoding is exact on"
                       + ("" if why == "sat" else f" ({why})"))
   undefined = z3.Or(z3.Not(ta.defined), z3.Not(tb.defined), *enc.fails)
-  return Decision("equal", partial=_holds(enc, undefined, timeout_ms) != "unsat")
+  return Decision("equal", partial=_holds(enc, undefined, rlimit) != "unsat")
 
 
-def _holds(enc: Encoder, cond: Any, timeout_ms: int) -> str:
+def _solver(z3: Any, rlimit: int) -> Any:
+  s = z3.Solver()
+  s.set("rlimit", rlimit)
+  s.set("timeout", TIMEOUT_MS)
+  return s
+
+
+def _holds(enc: Encoder, cond: Any, rlimit: int) -> str:
   """``sat``, ``unsat`` or why not known: can ``cond`` hold within the bounds?"""
   z3 = enc.z3
-  s = z3.Solver()
-  s.set("timeout", timeout_ms)
+  s = _solver(z3, rlimit)
   s.add(*enc.bounds, cond)
   r = s.check()
   return str(r) if r != z3.unknown else f"z3 gave up: {s.reason_unknown()}"
