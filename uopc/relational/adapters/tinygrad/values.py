@@ -36,7 +36,7 @@ from tinygrad.dtype import DType, Invalid, InvalidType, dtypes, truncate
 from tinygrad.uop.ops import GroupOp, Ops, UOp, exec_alu
 
 from uopc.dtype import value_key
-from uopc.relational.adapters.tinygrad.smt import NAMED as _NAMED, variable_name
+from uopc.relational.adapters.tinygrad.smt import variable_name
 from uopc.smt.solver import available
 
 SEARCH = 64                  # random bindings the witness search tries (besides the edge values)
