@@ -128,14 +128,14 @@ def _in_bounds(vs: list[UOp], binding: dict[str, Any]) -> bool:
 
 def edge_bindings(vs: list[UOp]) -> list[dict[str, Any]]:
   """Every combination of the variables' edge values (``_edges``) within the bounds, from the first 256 combinations."""
-  names = [variable_name(v) for v in vs]
+  names = [str(variable_name(v)) for v in vs]
   combos = [dict(zip(names, combo)) for combo in itertools.islice(itertools.product(*[_edges(v) for v in vs]), 256)]
   return [b for b in combos if _in_bounds(vs, b)]
 
 
 def search_bindings(vs: list[UOp], n: int = SEARCH, seed: int = 0) -> list[dict[str, Any]]:
   """The witness search's bindings: ``edge_bindings``, then ``n`` random ones within the bounds (seeded)."""
-  names = [variable_name(v) for v in vs]
+  names = [str(variable_name(v)) for v in vs]
   rng = random.Random(seed)
   drawn = [{name: _draw(rng, v) for name, v in zip(names, vs)} for _ in range(n if vs else 0)]
   return edge_bindings(vs) + [b for b in drawn if _in_bounds(vs, b)]
