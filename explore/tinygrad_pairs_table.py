@@ -30,6 +30,7 @@ from tinygrad.uop.ops import Ops, PatternMatcher, graph_rewrite
 
 from uopc import show
 from uopc.relational import critical_pairs
+from uopc.relational.adapters.tinygrad.ir import adapt
 from uopc.relational.adapters.tinygrad.values import _key, value_of
 
 
@@ -51,6 +52,15 @@ def moved_first(pm: PatternMatcher, i: int) -> PatternMatcher:
 
 VERDICTS = (("syntactic", "equal for all inputs (proved)"), ("semantic", "different values at an input"),
             ("no-difference-found", "no difference found"), ("unknown", "unknown"))
+
+
+def where(rule_name: str) -> str:
+  """A rule's ``file:line`` (of its ``UPat``) from its name in a report (``symbolic#13 symbolic.py:111``, or a named
+  function's ``fold_const_alu#40``)."""
+  return _LOCATIONS.get(rule_name) or rule_name.split(" ", 1)[-1]
+
+
+_LOCATIONS: dict[str, str] = {}   # rule name -> file:line, of the rule sets tabled so far
 
 
 def _number(text: str) -> tuple[type, float]:
@@ -99,7 +109,7 @@ def wrong_rule(p: Any) -> str:
   ok, vw = value_of(p.witness, b)
   if not ok or isinstance(vw, InvalidType): return "the witness has no value there"
   off = [r for r, res in zip(p.rules, p.results) if not same(res, b, vw)]
-  return off[0].split(" ", 1)[1] if len(off) == 1 else "both rules" if off else "neither rule"
+  return where(off[0]) if len(off) == 1 else "both rules" if off else "neither rule"
 
 
 def same(u: Any, b: dict[str, Any], v: Any) -> bool:
@@ -130,6 +140,7 @@ def table(name: str, shown: set[tuple[str, str, str]]) -> list[str]:
   """The section of rule set ``name``: its summary, the rules not analyzed, and each pair that does not join or raised
   (a pair already in ``shown``, the earlier sets' rows by both rules and position, is counted, not repeated)."""
   pm = getattr(tsym, name)
+  _LOCATIONS.update((r.name, r.location) for r in adapt(pm).rules)
   report = critical_pairs(pm)
   out = [f"## {name}", "", f"{report.summary(name)}", "", *verdict_counts(report), ""]
   out += [f"Not analyzed: {rule}: {why}." for rule, why in report.skipped] + [""]
@@ -139,7 +150,7 @@ def table(name: str, shown: set[tuple[str, str, str]]) -> list[str]:
   k = repeated = 0
   for p in report.pairs:
     if p.status == "joinable": continue
-    ra, rb = (r.split(" ", 1)[1] for r in p.rules)
+    ra, rb = (where(r) for r in p.rules)
     at = "root" if not p.position else ".".join(map(str, p.position))
     if (ra, rb, at) in shown:
       repeated += 1
@@ -155,7 +166,7 @@ def table(name: str, shown: set[tuple[str, str, str]]) -> list[str]:
     i, j = p.rule_indices
     gr = " / ".join((rewritten(w, pm), rewritten(w, moved_first(pm, i)), rewritten(w, moved_first(pm, j))))
     verdict = f"{p.verdict}: {p.verdict_detail}" if p.verdict else p.status
-    if p.status == "error": verdict = f"error: {p.error_rule.split(' ', 1)[1] if p.error_rule else ''} raised {p.error}"
+    if p.status == "error": verdict = f"error: {where(p.error_rule) if p.error_rule else ''} raised {p.error}"
     out.append(f"| {k} | {ra} | {rb} | {at} | {cell(show(w, 200))} | {cell(res)} | {cell(nfs)} | {cell(gr, 160)} | {cell(verdict, 130)} |")
   if repeated: out += ["", f"{repeated} more pairs that do not join or raised are those of the rule sets above (same rules, same position)."]
   return out + [""]
