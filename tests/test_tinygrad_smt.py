@@ -51,9 +51,10 @@ def random_node(rng: random.Random, dt, depth: int) -> UOp:
       return UOp(rng.choice((Ops.CMPLT, Ops.CMPNE, Ops.CMPEQ)), dt, (sub(other), sub(other)))
     return UOp(rng.choice((Ops.AND, Ops.OR, Ops.XOR, Ops.ADD, Ops.MUL, Ops.MAX)), dt, (sub(), sub()))
   if dtypes.is_float(dt):
-    if r < 0.4: return UOp(rng.choice((Ops.NEG, Ops.RECIPROCAL, Ops.SQRT) + ((Ops.TRUNC,) if dt == dtypes.float32 else ())), dt, (sub(),))
-    if r < 0.45: return UOp(Ops.MULACC, dt, (sub(), sub(), sub()))
-    return UOp(rng.choice(FLOAT_OPS), dt, (sub(), sub()))
+    def operand(): return sub(rng.choice((dt, dt, dt, dtypes.weakint, dtypes.int32, dtypes.bool)))   # Python mixes an int in
+    if r < 0.4: return UOp(rng.choice((Ops.NEG, Ops.RECIPROCAL, Ops.SQRT) + ((Ops.TRUNC,) if dt == dtypes.float32 else ())), dt, (operand(),))
+    if r < 0.45: return UOp(Ops.MULACC, dt, (operand(), operand(), operand()))
+    return UOp(rng.choice(FLOAT_OPS), dt, (operand(), operand()))
   if r < 0.3: return UOp(Ops.NEG, dt, (sub(),))
   if r < 0.4: return UOp(rng.choice((Ops.SHL, Ops.SHR)), dt, (sub(), UOp.const(rng.randint(0, 9), dt)))
   return UOp(rng.choice(INT_OPS), dt, (sub(), sub()))
@@ -91,13 +92,16 @@ def test_encoding_agrees_with_tinygrads_evaluation():
   """Differential: random nodes of every encoded op and dtype, at random and edge bindings: the encoding's value,
   definedness (``Invalid``) and failure agree with ``value_of`` (tinygrad's ``exec_alu``) every time."""
   rng = random.Random(37)
-  checked = disagreements = 0
+  checked = disagreements = refused = 0
   bad = []
   for _ in range(400):
     dt = rng.choice((dtypes.bool, *INTS, *FLOATS))
     u = random_node(rng, dt, 3)
     enc = smt.Encoder(smt.BITS)
-    term = enc.encode(u)
+    try: term = enc.encode(u)
+    except smt.NotEncodable:   # a weakfloat op whose Python value is an int (max over an int, ints only): said so
+      refused += 1
+      continue
     vs = {n.arg.name: n for n in u.toposort() if smt.variable_name(n) is not None}
     for _ in range(4):
       binding = {k: _draw(rng, v) for k, v in vs.items()}
@@ -111,7 +115,7 @@ def test_encoding_agrees_with_tinygrads_evaluation():
       if not same:
         disagreements += 1
         bad.append((u, binding, ok, want, defined, value, fails))
-  assert checked > 1000
+  assert checked > 1000 and refused < 60
   assert disagreements == 0, bad[:3]
 
 

@@ -125,6 +125,10 @@ class Encoder:
     z3 = self.z3
     return x if dt != dtypes.float32 else z3.fpFPToFP(z3.RNE(), x, z3.Float32())
 
+  def _int_as_double(self, x: Any) -> Any:
+    """An int or bool operand of a float op as Python converts it (``1/x``, ``x + 1.5``): correctly rounded to a double."""
+    return self.z3.fpSignedToFP(self.z3.RNE(), self._int(x), self.z3.Float64())
+
   def _int(self, t: Any) -> Any:
     """An int or bool term as an int's bit-vector (Python's ``True`` is 1)."""
     z3 = self.z3
@@ -167,6 +171,7 @@ class Encoder:
     defined = z3.And(*[s.defined for s in src]) if src else z3.BoolVal(True)
     if n.op is Ops.CAST: return Term(self._cast(src[0].value, n.src[0].dtype, n.dtype), defined, no)
     if n.op is Ops.MAX and n.dtype == dtypes.weakfloat:   # Python's max returns an operand itself: a ConstFloat stays one
+      if any(kind(s.dtype) != "float" for s in n.src): raise NotEncodable("MAX of a weakfloat over an int (max returns the int)")
       x, y = (s.value for s in src)
       return Term(self._alu(n, src), defined, z3.If(z3.fpGT(self._double(y), self._double(x)), src[1].constfloat, src[0].constfloat))
     return Term(self._alu(n, src), defined, no)
@@ -315,8 +320,11 @@ class Encoder:
   def _float(self, n: UOp, xs: list[Any], consts: list[Any]) -> Any:
     """A float result: the double Python computes, rounded to the node's dtype."""
     z3, op, rm = self.z3, n.op, self.z3.RNE()
-    if any(kind(s.dtype) != "float" for s in n.src) or kind(n.dtype) != "float": raise NotEncodable(f"{op} mixing float and other dtypes")
-    ds = [self._double(x) for x in xs]
+    if kind(n.dtype) != "float": raise NotEncodable(f"{op} of a {n.dtype.name} over a float (exec_alu gives it a float value)")
+    mixed = [kind(s.dtype) != "float" for s in n.src]
+    if any(mixed) and (op is Ops.MULACC or (all(mixed) and n.dtype == dtypes.weakfloat and op not in (Ops.RECIPROCAL, Ops.SQRT))):
+      raise NotEncodable(f"{op} of a weakfloat over ints (exec_alu gives it an int value) or a MULACC mixing ints and floats")
+    ds = [self._double(x) if kind(s.dtype) == "float" else self._int_as_double(x) for s, x in zip(n.src, xs)]
     if op in _BINARY_FLOAT: r = getattr(z3, _BINARY_FLOAT[op])(rm, *ds)
     elif op is Ops.MAX: r = z3.If(z3.fpGT(ds[1], ds[0]), ds[1], ds[0])
     elif op is Ops.NEG: r = z3.fpNeg(ds[0])
