@@ -345,8 +345,8 @@ class Encoder:
 
 
 
-RLIMIT = 20_000_000   # z3's resource bound per solver call (a count of its steps, so a verdict does not depend on the machine's speed:
-                      # a pair's results take 1M-10M; past it the witness search decides)
+RLIMIT = 6_000_000    # z3's resource bound per solver call (a count of its steps, so a verdict does not depend on the machine's speed:
+                      # most pairs take under 1M, a few float ones 5M-10M; past it the witness search decides)
 TIMEOUT_MS = 120_000  # a wall-clock bound only against a pathological call (RLIMIT comes first, on any machine)
 
 
