@@ -375,6 +375,8 @@ def decide(a: UOp, b: UOp, rlimit: int = RLIMIT) -> Decision:
     enc = Encoder(width(a, b))
     ta, tb = enc.encode(a), enc.encode(b)
   except NotEncodable as e: return Decision("unknown", reason=f"no SMT encoding: {e}")
+  except Exception as e:   # a node this encoding did not foresee (z3 refuses a term of it): no verdict from z3, not a crash
+    return Decision("unknown", reason=f"no SMT encoding: {type(e).__name__}: {e}")
   z3 = enc.z3
   s = _solver(z3, rlimit)
   s.add(*enc.bounds, *enc.exact, z3.Not(z3.Or(*enc.fails)) if enc.fails else z3.BoolVal(True), ta.defined, tb.defined)
