@@ -240,13 +240,14 @@ class Encoder:
   def _compare(self, n: UOp, src: list[Term], ks: str) -> Any:
     z3 = self.z3
     a, b = (s.value for s in src)
-    if ks == "float":
-      a, b = self._double(a), self._double(b)
+    kinds = [kind(s.dtype) for s in n.src]
+    if "float" in kinds:   # an int compared with a float: Python converts the int (correctly rounded)
+      a, b = (self._double(x) if k == "float" else self._int_as_double(x) for k, x in zip(kinds, (a, b)))
       if n.op is Ops.CMPLT: return z3.fpLT(a, b)
       both_nan = z3.And(z3.fpIsNaN(a), z3.fpIsNaN(b), z3.Or(src[0].constfloat, src[1].constfloat))
       eq = z3.Or(z3.fpEQ(a, b), both_nan)
       return eq if n.op is Ops.CMPEQ else z3.Not(eq)
-    if ks == "bool" and n.op is not Ops.CMPLT: return a == b if n.op is Ops.CMPEQ else a != b
+    if kinds == ["bool", "bool"] and n.op is not Ops.CMPLT: return a == b if n.op is Ops.CMPEQ else a != b
     a, b = self._int(a), self._int(b)
     return a < b if n.op is Ops.CMPLT else a == b if n.op is Ops.CMPEQ else a != b
 
