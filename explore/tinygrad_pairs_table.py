@@ -67,7 +67,7 @@ def _number(text: str) -> tuple[type, float]:
   """A value's repr as (its Python type, its number): ``False`` is (bool, 0.0), ``-0.0`` (float, -0.0)."""
   t = text.strip()
   if t in ("True", "False"): return bool, float(t == "True")
-  return (float if any(c in t for c in ".na") else int), float(t)
+  return (float if any(c in t for c in ".nae") else int), float(t)
 
 
 def difference(p: Any) -> str:
@@ -98,7 +98,7 @@ def binding_of(p: Any) -> dict[str, Any]:
   out = {}
   for kv in head.split(" at ", 1)[1].split(", "):
     k, v = kv.split("=", 1)
-    out[k] = v == "True" if v in ("True", "False") else float(v) if any(c in v for c in ".na") else int(v)
+    out[k] = v == "True" if v in ("True", "False") else float(v) if any(c in v for c in ".nae") else int(v)
   return out
 
 
