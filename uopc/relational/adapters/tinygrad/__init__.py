@@ -1,6 +1,7 @@
 """tinygrad's own ``UOp``s and ``PatternMatcher``s in the explorer (the ``tinygrad`` extra): ``ir`` (the protocols), ``match``
 (its ``UPat``s compiled to every binding), ``convert`` (a ``.uir`` program as tinygrad nodes), ``values`` (results compared
-in tinygrad's semantics), ``pairs`` (the overlaps of its patterns, for critical pairs)."""
+in tinygrad's semantics: proved equal, or different at an input), ``smt`` (tinygrad nodes as z3 terms, exactly as
+``values`` evaluates them), ``pairs`` (the overlaps of its patterns, for critical pairs)."""
 from uopc.relational.ir.discovery import Adapter
 
 ADAPTER = Adapter(name="tinygrad", module="uopc.relational.adapters.tinygrad.ir", node_types=("tinygrad.uop.ops.UOp",),

@@ -366,9 +366,11 @@ class TinygradIR(IR[UOp]):
   def basis(self, prog: UOp, bindings: int) -> str:
     from uopc.relational.adapters.tinygrad.values import variables
     if not (vs := variables(prog)): return "the program is closed: results compared by value (tinygrad's exec_alu), bit for bit"
-    names = ", ".join(v.arg.name for v in vs)
-    return f"the program has variables ({names}): results evaluated by tinygrad's exec_alu on {bindings} random bindings within " \
-           "their bounds, bit for bit"
+    from uopc.relational.adapters.tinygrad.smt import variable_name
+    names = ", ".join(str(variable_name(v)) for v in vs)
+    return f"the program has variables ({names}): results proved equal by z3 for every value within their bounds (an exact " \
+           "encoding of tinygrad's exec_alu), or evaluated by tinygrad's exec_alu at an input where they differ (z3's, or " \
+           f"one of the edge values and {bindings} + 64 random bindings tried), bit for bit"
 
   def parts(self, node: UOp) -> Any: return node_parts(node)
 

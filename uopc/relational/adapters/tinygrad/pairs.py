@@ -279,7 +279,7 @@ class TinygradOverlaps:
 
   def renaming(self, u: UOp) -> Any:
     """Name the witness's variables ``a, b, c, ...`` in order of appearance (bounds kept)."""
-    from uopc.relational.adapters.tinygrad.values import _NAMED
+    from uopc.relational.adapters.tinygrad.smt import NAMED as _NAMED
     seen = [n for n in u.toposort() if n.op in _NAMED and isinstance(getattr(n.arg, "name", None), str)]
     mapping = {v: UOp.variable(chr(ord("a") + k), v.vmin, v.vmax, v.dtype, param=v.op is Ops.PARAM) for k, v in enumerate(seen[:26])}
     if all(k.arg.name == v.arg.name for k, v in mapping.items()): return lambda x: x
