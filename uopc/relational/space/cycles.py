@@ -119,6 +119,7 @@ def cyclic_components(ex: Exploration) -> list[list[int]]:
   """The ids of each strongly connected component of the explored steps that holds a cycle (more than one state, or a
   step from a state to itself), closed or not; failing steps and graphs a bound left unmade left out. Linear in the
   states and steps: Tarjan's, in C where the native core ran the search."""
+  if not getattr(ex, "may_cycle", lambda: True)(): return []   # a cluster run whose shards saw no step that could close one
   if (core := ex.native_core) is not None: return core.cycles(True)[1]
   from uopc.relational.space.scc import components
   succ = {s.id: ids for s in ex.states if (ids := ex.successor_ids(s))}
