@@ -22,7 +22,7 @@ from uopc.relational import diagnose_order
 from uopc.relational.analyses.verdicts import order_verdict
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from tinygrad_hunt import programs  # noqa: E402  (a script beside this one)
+from tinygrad_hunt import programs  # a script beside this one
 
 
 def conv_index() -> Any:
@@ -55,8 +55,9 @@ def main(stride: int = 200, max_states: int = 500) -> None:
         engine_loops += 1
         engine_loops_with_cycle += loop is not None
       if k == 0:
-        print(f"  {name}, conv index {r.exploration.states[0].term()}: {len(r.exploration.states)} states, {0 if loop is None else loop.on_cycles} on cycles; verdict before "
-              f"{old.kind!r}, after {new.kind!r}; engine runs that loop: {looped or 'none'}")
+        print(f"  {name}, conv index {r.exploration.states[0].term()}: {len(r.exploration.states)} states, "
+              f"{0 if loop is None else loop.on_cycles} on cycles; verdict before {old.kind!r}, after {new.kind!r}; "
+              f"engine runs that loop: {looped or 'none'}")
     print(f"{name}: {len(progs)} programs, {states:,} states, {on_cycles:,} on cycles; verdicts before {dict(before)}, after {dict(after)}")
     print(f"  an engine run loops on {engine_loops} programs, a reachable cycle found on {engine_loops_with_cycle} of them")
     for rules, n in cycle_rules.most_common(8): print(f"  {n:4} programs loop on {rules}")
