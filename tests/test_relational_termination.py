@@ -20,7 +20,7 @@ from uopc import PatternMatcher, UOp, UPat, symbolic
 from uopc.relational import Exploration
 from uopc.relational.analyses.order import diagnose_order
 from uopc.relational.space.cycles import Loop, cyclic_components, reachable_cycle
-from uopc.relational.space.termination import loop_error, termination
+from uopc.relational.space.termination import loop_error, program_termination, termination
 from uopc.rulesets import resolve_rules
 from uopc.uir import parse_uir
 
@@ -169,6 +169,18 @@ def test_tinygrads_conv_index_loops_under_symbolic_and_the_rules_are_named() -> 
   top, bottom = report.strategies
   assert (top.outcome, top.through_cycle) == ("terminates", True)
   assert bottom.label == "graph_rewrite(bottom_up=True)" and bottom.outcome == "loops" and "infinite loop" in bottom.detail
+
+
+def test_program_termination_finds_the_loop_with_a_path_into_it() -> None:
+  prog, pm = tinygrad_conv()
+  t = program_termination(prog, pm)
+  assert t.terminates is False and t.loop.on_cycles == 580
+  check_loop(t.loop, prog)
+  into = program_termination(UOp.param(0) + UOp.param(0), PatternMatcher([OTHERS["halve"], SWAPS["swap*"]]))
+  assert into.terminates is False
+  check_loop(into.loop, UOp.param(0) + UOp.param(0))   # add(p0, p0) swaps to itself: no step; the cycle is after the halving
+  assert [e.describe().split(": ", 1)[1] for e in into.loop.path] == ["add(p0, p0) -> mul(p0, 2)"]
+  assert [e.target.term() for e in into.loop.cycle] == ["mul(2, p0)", "mul(p0, 2)"]
 
 
 @pytest.fixture

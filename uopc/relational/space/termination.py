@@ -16,16 +16,24 @@ which ended and which went round a cycle.
 (False, ['add(mul(p0, 2), 0)', 'add(mul(2, p0), 0)'], ['a * b'])
 >>> termination(Exploration(UOp.param(0) + 0, swap)).terminates
 True
+
+``program_termination(prog, rules)`` explores and answers in one call (a rule set's termination check looks for a
+program its rules loop on this way: ``check-rules --terminates``):
+
+>>> t = program_termination(UOp.param(0) * UOp.param(1), swap, max_states=100)
+>>> t.terminates, len(t.loop.path), len(t.loop.cycle)
+(False, 0, 2)
 """
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.space.cycles import Loop, cyclic_components, reachable_cycle
 from uopc.relational.space.states import State
 from uopc.relational.space.stream import Exploration
 
-__all__ = ["Strategy", "Termination", "loop_error", "strategies", "termination"]
+__all__ = ["Strategy", "Termination", "loop_error", "program_termination", "strategies", "termination"]
 
 
 class Termination(NamedTuple):
@@ -55,6 +63,15 @@ def termination(ex: Exploration) -> Termination:
   """
   loop = reachable_cycle(ex)
   return Termination(False if loop is not None else (True if ex.complete else None), loop)
+
+
+def program_termination(prog: Any, pm: Any, *, max_states: int | None = 10_000, max_depth: int | None = None,
+                        timeout: float | None = None, limits: Limits = NO_LIMITS) -> Termination:
+  """``termination`` of a breadth-first exploration of ``prog`` under ``pm`` (any IR's program and rules), bounded as
+  ``Exploration``; reduced where the IR allows it (a persistent set keeps every cycle that matters, see ``termination``)."""
+  from uopc.relational.ir import ir_of
+  return termination(Exploration(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, reduce=ir_of(prog).reducible,
+                                 limits=limits).run())
 
 
 class Strategy(NamedTuple):
