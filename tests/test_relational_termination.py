@@ -222,6 +222,17 @@ def test_explore_normal_forms_reports_the_loop(capsys: pytest.CaptureFixture, co
   assert code == 0 and out.splitlines()[-1] == "termination: every rule order terminates: no explored state lies on a cycle"
 
 
+def test_two_normal_forms_and_a_loop_say_both(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+  """p0 * 1 becomes p0 or 1, and swaps to 1 * p0 and back: the result depends on rule order, and some order never ends."""
+  (tmp_path / "r.py").write_text("from uopc import PatternMatcher, UPat\nx, a, b = UPat.var('x'), UPat.var('a'), UPat.var('b')\n"
+                                 "rules = PatternMatcher([(x * 1, lambda x: x), (x * 1, lambda x: x.const_like(1)), (a * b, lambda a, b: b * a)])\n")
+  (tmp_path / "p.uir").write_text("%0 = param : slot=0 dtype=i32\n%1 = mul %0, 1\n")
+  code, out, _ = uopc(capsys, "explore", "order", tmp_path / "p.uir", "--rules", f"{tmp_path / 'r.py'}:rules")
+  verdict = [line for line in out.splitlines() if line.startswith("the result depends")]
+  assert code == 0 and verdict == ["the result depends on rule order: 1 other normal form (1 semantic); and not every rule order terminates: "
+                                   "some orders loop forever on a reachable cycle"]
+
+
 def test_the_page_shows_the_loop(capsys: pytest.CaptureFixture, conv_py: str, tmp_path: Path) -> None:
   page = tmp_path / "order.html"
   code, _, _ = uopc(capsys, "explore", "order", conv_py, "--rules", "tinygrad:symbolic", "--format", "html", "-o", str(page))

@@ -151,7 +151,8 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
   else:
     kinds = [f.kind for f in report.forks]
     counts = ", ".join(f"{kinds.count(k)} {k}" for k in ("semantic", "syntactic", "unknown") if k in kinds)
-    print(f"{verdict.text} ({counts})", file=out)
+    head, loops, rest = verdict.text.partition("; and not every")   # the forks' kinds beside their count, before termination's clause
+    print(f"{head} ({counts}){loops}{rest}", file=out)
     print(f"values: {report.basis}", file=out)
     for f in report.forks:
       k = forms.index(f.normal_form) + 1
