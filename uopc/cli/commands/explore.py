@@ -128,8 +128,8 @@ def _termination(prog: Any, args: argparse.Namespace, nf: Any) -> tuple[Any, lis
   ex = nf.exploration
   def work() -> tuple[Any, list[Any]]:
     variants = ir_of(prog).canonical_variants(prog, args.rules.pm)
-    return termination(ex), strategies(ir_of(prog).engine, nf.canonical, nf.canonical_error, variants, None, ex,
-                                       lambda u: show(u, TERM_LIMIT))
+    ends = termination(ex)
+    return ends, strategies(ir_of(prog).engine, nf.canonical, nf.canonical_error, variants, None, ends.loop, lambda u: show(u, TERM_LIMIT))
   if (found := bounded(work, None, grace=True)) is None and (b := current()) is not None: b.report_cut = True   # said incomplete
   return found
 

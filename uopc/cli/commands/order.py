@@ -67,8 +67,10 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
     report = bounded(lambda: diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex, max_steps=max_steps,
                                             progress=bar.update), None, grace=True)
   cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
-  if report is None: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
-                                            recorded=(None, f"not computed: {stopped_text()}", []))
+  if report is None:   # nothing more that takes time: termination too is not established
+    from uopc.relational.space.termination import Termination
+    report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
+                            recorded=(None, f"not computed: {stopped_text()}", []), terminating=Termination(None, None))
   sample = sample_after(prog, ex, args)   # a bound stopped the exploration: random runs
   witness = None
   if sample is not None:

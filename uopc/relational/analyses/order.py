@@ -185,7 +185,7 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
                    exploration: Exploration | None = None, max_steps: int | None = None,
                    recorded: tuple[UOp | None, str | None, list] | None = None, reduce: bool = True,
                    progress: Callable[[int], object] | None = None, limits: Limits = NO_LIMITS,
-                   variants: list[tuple[str, Any, str | None]] | None = None) -> OrderReport:
+                   variants: list[tuple[str, Any, str | None]] | None = None, terminating: Termination | None = None) -> OrderReport:
   """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result; say whether every
   order terminates (a reachable cycle if not) and which of the IR engine's runs end.
 
@@ -197,6 +197,8 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   (``(None, why, [])``: no canonical result, so no forks). ``progress(n)``: n more states searched for the forks (a
   command's progress bar: ``uopc explore order``). ``limits``: the caller's bounds on the exploration it makes (``uopc.limits``).
   ``variants``: the engine's other runs (``IR.canonical_variants``), run here unless given or ``recorded`` is.
+  ``terminating``: whether every order terminates, if known (``Termination(None, None)``: not to be found here, as by a
+  command whose bound cut this work short); else found here (``uopc.relational.space.termination``).
   """
   ir = ir_of(prog)
   pm = rules_for(prog, pm, "diagnose_order: pm")
@@ -223,8 +225,9 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
       forks.append(Fork(nf, fork, path.edges[j] if j < len(path.edges) else None, competing[0], path.edges[j:],
                         competing, kind, detail))
   if variants is None: variants = ir.canonical_variants(prog, pm) if recorded is None else []
-  runs = strategies(ir.engine, canonical, error, variants, path.states, ex, _term)
-  return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, ir.basis(prog, bindings), termination(ex), tuple(runs))
+  ends = termination(ex) if terminating is None else terminating
+  runs = strategies(ir.engine, canonical, error, variants, path.states, ends.loop, _term)
+  return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, ir.basis(prog, bindings), ends, tuple(runs))
 
 
 def _term(u: Any) -> str:

@@ -89,12 +89,13 @@ class Loop(NamedTuple):
   """A reachable cycle an order can go round forever: ``path`` a shortest path from the program to ``entry`` (the first
   state on any cycle a breadth-first search from the program reaches), ``cycle`` a shortest cycle of steps from
   ``entry`` back to it; ``component`` the states of ``entry``'s strongly connected component, ``on_cycles`` the states on
-  any cycle (in a component with one), in ``components`` components."""
+  any cycle (in a component with one), in ``components`` components; ``cyclic`` the ids of those states."""
   path: list[Edge]
   cycle: list[Edge]
   component: int
   on_cycles: int
   components: int
+  cyclic: frozenset[int] = frozenset()
 
   @property
   def entry(self) -> State:
@@ -135,7 +136,8 @@ def reachable_cycle(ex: Exploration) -> Loop | None:
   states = ex.states
   entry = min((states[i] for c in comps for i in c), key=lambda s: (s.depth, s.id))   # BFS order: a shortest path into a cycle
   comp = next(c for c in comps if entry.id in c)
-  return Loop(entry.path(), _shortest_cycle(ex, entry), len(comp), sum(len(c) for c in comps), len(comps))
+  cyclic = frozenset(i for c in comps for i in c)
+  return Loop(entry.path(), _shortest_cycle(ex, entry), len(comp), len(cyclic), len(comps), cyclic)
 
 
 def _shortest_cycle(ex: Exploration, entry: State) -> list[Edge]:

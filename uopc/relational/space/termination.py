@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from uopc.limits import NO_LIMITS, Limits
-from uopc.relational.space.cycles import Loop, cyclic_components, reachable_cycle
+from uopc.relational.space.cycles import Loop, reachable_cycle
 from uopc.relational.space.states import State
 from uopc.relational.space.stream import Exploration
 
@@ -92,14 +92,12 @@ def loop_error(error: str) -> bool:
 
 
 def strategies(engine: str, canonical: Any, error: str | None, variants: list[tuple[str, Any, str | None]],
-               path: list[State] | None, ex: Exploration, show: Any) -> list[Strategy]:
+               path: list[State] | None, loop: Loop | None, show: Any) -> list[Strategy]:
   """The canonical engine (``engine``: its name; ``canonical``/``error`` its outcome, ``path`` its replayed states, None
-  if unknown) and each variant ``(label, result, error)``, as ``Strategy``s; ``show`` prints a result."""
-  on_cycle: set[int] | None = None
-  if path:
-    on_cycle = {i for c in cyclic_components(ex) for i in c}
+  if unknown) and each variant ``(label, result, error)``, as ``Strategy``s; ``loop``: the exploration's
+  (``reachable_cycle``), whose states on cycles the path may pass through; ``show`` prints a result."""
   def one(label: str, result: Any, err: str | None, states: list[State] | None) -> Strategy:
-    through = None if states is None or on_cycle is None else any(s.id in on_cycle for s in states)
+    through = None if not states else loop is not None and any(s.id in loop.cyclic for s in states)
     if err is None: return Strategy(label, "terminates", show(result), through)
     return Strategy(label, "loops" if loop_error(err) else "fails", err, through)
   return [one(engine, canonical, error, path), *(one(label, r, e, None) for label, r, e in variants)]
