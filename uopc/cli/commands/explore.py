@@ -129,7 +129,7 @@ def _termination(prog: Any, args: argparse.Namespace, nf: Any) -> tuple[Any, lis
   def work() -> tuple[Any, list[Any]]:
     variants = ir_of(prog).canonical_variants(prog, args.rules.pm)
     ends = termination(ex)
-    return ends, strategies(ir_of(prog).engine, nf.canonical, nf.canonical_error, variants, None, ends.loop, lambda u: show(u, TERM_LIMIT))
+    return ends, strategies(ir_of(prog).engine, nf.canonical, nf.canonical_error, variants, None, ends, lambda u: show(u, TERM_LIMIT))
   if (found := bounded(work, None, grace=True)) is None and (b := current()) is not None: b.report_cut = True   # said incomplete
   return found
 

@@ -226,7 +226,7 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
                         competing, kind, detail))
   if variants is None: variants = ir.canonical_variants(prog, pm) if recorded is None else []
   ends = termination(ex) if terminating is None else terminating
-  runs = strategies(ir.engine, canonical, error, variants, path.states, ends.loop, _term)
+  runs = strategies(ir.engine, canonical, error, variants, path.states, ends, _term)
   return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, ir.basis(prog, bindings), ends, tuple(runs))
 
 

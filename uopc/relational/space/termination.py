@@ -92,12 +92,14 @@ def loop_error(error: str) -> bool:
 
 
 def strategies(engine: str, canonical: Any, error: str | None, variants: list[tuple[str, Any, str | None]],
-               path: list[State] | None, loop: Loop | None, show: Any) -> list[Strategy]:
+               path: list[State] | None, ends: Termination, show: Any) -> list[Strategy]:
   """The canonical engine (``engine``: its name; ``canonical``/``error`` its outcome, ``path`` its replayed states, None
-  if unknown) and each variant ``(label, result, error)``, as ``Strategy``s; ``loop``: the exploration's
-  (``reachable_cycle``), whose states on cycles the path may pass through; ``show`` prints a result."""
+  if unknown) and each variant ``(label, result, error)``, as ``Strategy``s; ``ends``: the exploration's ``termination``,
+  whose states on cycles the path may pass through (not known where that is not established); ``show`` prints a result."""
+  loop = ends.loop
   def one(label: str, result: Any, err: str | None, states: list[State] | None) -> Strategy:
-    through = None if not states else loop is not None and any(s.id in loop.cyclic for s in states)
+    through = None if not states or (loop is None and ends.terminates is None) else \
+      loop is not None and any(s.id in loop.cyclic for s in states)
     if err is None: return Strategy(label, "terminates", show(result), through)
     return Strategy(label, "loops" if loop_error(err) else "fails", err, through)
   return [one(engine, canonical, error, path), *(one(label, r, e, None) for label, r, e in variants)]
