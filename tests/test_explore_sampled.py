@@ -47,7 +47,7 @@ def test_order_without_evidence_gives_no_verdict(capsys):
   assert code == 3
   assert "does not depend" not in out and "one normal form" not in out and "0 normal forms" not in out
   assert ("not established whether the result depends on rule order: the search stopped before exhausting the space, "
-          "and no normal form was found; there may be normal forms it did not reach") in out.splitlines()
+          "and no normal form was found; there may be normal forms it did not reach, and orders that never end") in out.splitlines()
   code, out, _ = uopc(capsys, "explore", "order", FIVE, *CUT, "--samples", "0", "--format", "json")
   data = json.loads(out)
   assert data["verdict"] == "unknown" and data["exhaustive"] is False and data["normal_forms"] == [] and data["sampling"] is None
@@ -74,7 +74,8 @@ def test_order_verdicts_of_complete_runs(capsys, tmp_path):
   code, out, _ = uopc(capsys, "explore", "order", prog, "--format", "json")
   data = json.loads(out)
   assert code == 0 and data["verdict"] == "independent" and data["exhaustive"] is True
-  assert data["verdict_text"] == "the result does not depend on rule order: one normal form"
+  assert data["verdict_text"] == "the result does not depend on rule order: one normal form, and every rule order terminates"
+  assert data["one_normal_form"] is True and data["termination"]["terminates"] is True and data["termination"]["loop"] is None
   code, out, _ = uopc(capsys, "explore", "order", ROOT / "examples" / "order.uir", "--format", "json")
   assert json.loads(out)["verdict"] == "depends"
 

@@ -575,3 +575,19 @@ def test_a_page_with_nothing_found_yet_opens_and_loads_back(driver, capsys, tmp_
   open_page(driver, out)
   assert css(driver, ".extra") == []
   assert console_errors(driver) == []
+
+
+@pytest.mark.parametrize("command", ["order", "normal-forms"])
+def test_a_loop_is_shown_with_its_cycle_and_the_engines_runs(driver, capsys, tmp_path, command):
+  """tinygrad's conv index under `symbolic`: one normal form, a cycle of two rules, and bottom up loops on it."""
+  path, data = page_and_json(capsys, tmp_path, ["explore", command, str(EX / "conv_index.uir"), "--rules", "tinygrad:symbolic"])
+  t = data["termination"]
+  assert t["terminates"] is False
+  open_page(driver, path)
+  section = [s for s in css(driver, "#overview section") if s.find_element("css selector", "h2").text == "termination"][0]
+  assert section.find_element("css selector", ".verdict" if command == "order" else "div").text.startswith(t["text"][:40])
+  assert "rules: " + "; ".join(t["loop"]["rules"]) in section.find_element("css selector", ".loop-rules").text
+  assert [e.text for e in section.find_elements("css selector", ".strategy")][-1].startswith("graph_rewrite(bottom_up=True): loops")
+  cycle = step_texts(data, t["loop"]["cycle"]) if command == "order" else t["loop"]["cycle"]   # order's steps name node rows
+  assert section.find_element("css selector", ".stepper .after").text == cycle[0]["after"] == "floormod(add(mul(p0, 81), add(10, 233)), 243)"
+  assert console_errors(driver) == []

@@ -118,8 +118,25 @@ def cmd_normal_forms(args: argparse.Namespace) -> int:
   with shielded(): return _normal_forms(prog, args)
 
 
+def _termination(prog: Any, args: argparse.Namespace, nf: Any) -> tuple[Any, list[Any]] | None:
+  """Whether every order terminates, and how the IR engine's runs end (its variants run here, within the command's
+  bounds), for the report; None if a bound stopped it first."""
+  from uopc.relational.ir import ir_of
+  from uopc.cli.budget import current
+  from uopc.relational.space.termination import strategies, termination
+  from uopc.term import show
+  ex = nf.exploration
+  def work() -> tuple[Any, list[Any]]:
+    variants = ir_of(prog).canonical_variants(prog, args.rules.pm)
+    ends = termination(ex)
+    return ends, strategies(ir_of(prog).engine, nf.canonical, nf.canonical_error, variants, None, ends, lambda u: show(u, TERM_LIMIT))
+  if (found := bounded(work, None, grace=True)) is None and (b := current()) is not None: b.report_cut = True   # said incomplete
+  return found
+
+
 def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
   from uopc.cli.reports import html, exploration as report
+  from uopc.cli.reports.termination import termination_json, termination_text
   from uopc.relational import NormalForms
   from uopc.relational.space.cycles import unsure_cycles
   ex = _explore(prog, args, "bfs", stream_text=False)
@@ -128,12 +145,15 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
     ex = _explore(prog, args, "bfs", stream_text=False)
   nf = NormalForms(ex, *canonical_for(prog, args))
   sample = sample_after(prog, ex, args) if args.format != "dot" else None   # a bound stopped it: random runs
+  loops = _termination(prog, args, nf) if args.format != "dot" else None
   if args.format == "text":
     report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout, sample)
+    if loops is not None: termination_text(*loops, sys.stdout, always=True)
   elif args.format in ("json", "html"):
     from uopc.cli.reports import sampled
     data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True, fmt=args.format)
     data.update(sampled.to_json(sample, ex.complete))
+    if loops is not None: data["termination"] = termination_json(*loops, report.steps_json)
     html.emit(args, marked_if_cut(data), "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)

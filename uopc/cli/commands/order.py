@@ -69,8 +69,10 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
     report = bounded(lambda: diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex, max_steps=max_steps,
                                             progress=bar.update), None, grace=True)
   cut = report is None   # the bound cut the canonical engine or the forks short: report the exploration alone
-  if report is None: report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
-                                            recorded=(None, f"not computed: {stopped_text()}", []))
+  if report is None:   # nothing more that takes time: termination too is not established
+    from uopc.relational.space.termination import Termination
+    report = diagnose_order(prog, pm, bindings=args.bindings, seed=args.seed, exploration=ex,
+                            recorded=(None, f"not computed: {stopped_text()}", []), terminating=Termination(None, None))
   sample = sample_after(prog, ex, args)   # a bound stopped the exploration: random runs
   witness = None
   if sample is not None:
@@ -118,7 +120,8 @@ def verdict_of(report: Any, sample: Any = None, witness: Any = None) -> Any:
   from uopc.cli.reports.exploration import sampled_extra_forms as extra_forms
   from uopc.relational.analyses.verdicts import order_verdict
   forms = len(report.normal_forms) + (len(extra_forms(sample, report.normal_forms)) if sample is not None else 0)
-  return order_verdict(report.complete, forms, len(report.forks), witness is not None, sample.runs if sample is not None else 0)
+  return order_verdict(report.complete, forms, len(report.forks), witness is not None, sample.runs if sample is not None else 0,
+                       terminates=report.termination.terminates)
 
 
 def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] | None = None, sample: Any = None,
@@ -150,13 +153,16 @@ def write_text(report: Any, spec: str, pm: Any, out: TextIO, trials: list[Any] |
   if report.canonical is not None and report.canonical_state is None and all(f.graph is not report.canonical for f in extra):
     print("  (the canonical result was not reached within the bounds)", file=out)
   for line in stuck_lines(ex.stuck): print(line, file=out)
+  from uopc.cli.reports.termination import termination_text
+  termination_text(report.termination, report.strategies, out)   # the loop, where some order never ends
   verdict = verdict_of(report, sample, witness)
   if not report.forks:
     if report.canonical is not None or verdict.kind != "unknown": print(verdict.text, file=out)
     if witness is not None: _witness_text(witness, [*forms, *extra], report.basis, out)
   else:
     from uopc.relational.analyses.verdicts import kinds_text, verdict_words
-    print(f"{verdict.text} ({kinds_text([f.kind for f in report.forks])})", file=out)
+    head, loops, rest = verdict.text.partition("; and not every")   # the forks' kinds beside their count, before termination's clause
+    print(f"{head} ({kinds_text([f.kind for f in report.forks])}){loops}{rest}", file=out)
     print(f"values: {report.basis}", file=out)
     for f in report.forks:
       k = forms.index(f.normal_form) + 1
@@ -232,6 +238,8 @@ def to_json(report: Any, spec: str, pm: Any, trials: list[Any] | None = None, sa
   }
   verdict = verdict_of(report, sample, witness)
   data.update(sampled.to_json(sample, report.complete), verdict=verdict.kind, verdict_text=verdict.text)
+  from uopc.cli.reports.termination import termination_json
+  data.update(one_normal_form=verdict.one_form, termination=termination_json(report.termination, report.strategies, steps))
   data["sampled_witness"] = None if witness is None else {
     "normal_form": witness.form.term(TERM_LIMIT), "path": steps_json(witness.form.path()), "other": term(witness.other),
     "other_is_canonical": witness.other_state is None, "kind": witness.kind, "detail": witness.detail}

@@ -25,6 +25,24 @@ result:
 
 >>> [(t.label, show(t.result)) for t in permutation_trials(prog, symbolic, report) if t.changed][:2]
 [('reversed', 'mul(p0, -0.0)'), ('swap #0 and #2', 'mul(p0, -0.0)')]
+
+Whether every order terminates is the other half of the verdict (``uopc.relational.space.termination``): a reachable
+cycle means some order never ends, whatever the normal forms; ``report.termination.loop`` is one, with a shortest path
+into it, and ``report.strategies`` says which of the IR engine's runs (tinygrad: top down and bottom up) went round one:
+
+>>> from uopc import UPat, PatternMatcher
+>>> from uopc.matcher import short_name
+>>> a, b = UPat.var("a"), UPat.var("b")
+>>> swap = PatternMatcher([(UPat.var("x") * 1, lambda x: x), (a * b, lambda a, b: b * a)])
+>>> loop = diagnose_order(UOp.param(0) * 1 + UOp.param(1), swap)
+>>> loop.verdict().text
+'one normal form, but not every rule order terminates: some orders loop forever on a reachable cycle'
+>>> [s.term() for s in loop.termination.loop.states], [short_name(r) for r in loop.termination.loop.rules]
+(['add(mul(p0, 1), p1)', 'add(mul(1, p0), p1)'], ['a * b'])
+>>> [(s.label, s.outcome, s.through_cycle) for s in loop.strategies]   # uopc's engine ends, though it starts on the cycle
+[('graph_rewrite', 'terminates', True)]
+>>> report.verdict().kind
+'depends'
 """
 from __future__ import annotations
 
@@ -37,10 +55,11 @@ from uopc.relational.space.engine_path import CanonicalPath, canonical_path
 from uopc.relational.space.reduction import order_keep_full
 from uopc.relational.space.states import Edge, State
 from uopc.relational.space.step import stepper_for
+from uopc.relational.space.termination import Strategy, Termination, strategies, termination
 from uopc.limits import NO_LIMITS, Limits
 from uopc.relational.space.stream import Exploration
 from uopc.relational.analyses.sample import Sample
-from uopc.relational.analyses.verdicts import compare_results, order_verdict
+from uopc.relational.analyses.verdicts import OrderVerdict, compare_results, order_verdict
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.uop import UOp
 from uopc.bounded import Bounded, StopReason
@@ -82,11 +101,14 @@ class _OrderFields(NamedTuple):
   canonical_state: State | None
   forks: list[Fork]
   basis: str
+  termination: Termination = Termination(None, None)
+  strategies: tuple[Strategy, ...] = ()
 
 
 class OrderReport(_OrderFields, Bounded):
-  """Everything ``uopc explore order`` prints: the exploration, the canonical result and path, the forks (a tuple of
-  its nine fields); ``complete`` if every reachable graph was explored (so these are all the normal forms)."""
+  """Everything ``uopc explore order`` prints: the exploration, the canonical result and path, the forks, whether every
+  order terminates (``termination``: a reachable cycle if not) and how the IR engine's runs ended (``strategies``) (a
+  tuple of its eleven fields); ``complete`` if every reachable graph was explored (so these are all the normal forms)."""
   __slots__ = ()
 
   @property
@@ -94,9 +116,15 @@ class OrderReport(_OrderFields, Bounded):
     """Which bound stopped the exploration, or None."""
     return self.exploration.bound
 
+  def verdict(self, forms: int | None = None, witness: bool = False, runs: int = 0) -> OrderVerdict:
+    """``order_verdict`` of this report: one normal form, and every order terminates (``forms``: the normal forms found
+    with sampled ones, default the explored ones; ``witness``, ``runs``: a sampled run's, as ``order_verdict``'s)."""
+    return order_verdict(self.complete, len(self.normal_forms) if forms is None else forms, len(self.forks), witness, runs,
+                         terminates=self.termination.terminates)
+
   def _repr_html_(self) -> str:   # Jupyter (uopc.relational.notebook)
     from uopc.relational.notebook import order_html
-    return order_html(self, order_verdict(self.complete, len(self.normal_forms), len(self.forks)).text)   # what the search established
+    return order_html(self, self.verdict().text)   # what the search established
 
 
 def _last_reaching(ex: Exploration, on_path: list[State], progress: Callable[[int], object] | None = None) -> dict[int, int]:
@@ -157,8 +185,10 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
                    timeout: float | None = 30.0, bindings: int = 8, seed: int = 0,
                    exploration: Exploration | None = None, max_steps: int | None = None,
                    recorded: tuple[UOp | None, str | None, list] | None = None, reduce: bool = True,
-                   progress: Callable[[int], object] | None = None, limits: Limits = NO_LIMITS) -> OrderReport:
-  """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result.
+                   progress: Callable[[int], object] | None = None, limits: Limits = NO_LIMITS,
+                   variants: list[tuple[str, Any, str | None]] | None = None, terminating: Termination | None = None) -> OrderReport:
+  """Explore ``prog`` under ``pm`` and explain every normal form that is not the canonical result; say whether every
+  order terminates (a reachable cycle if not) and which of the IR engine's runs end.
 
   ``exploration`` may be one already run (it must be of ``prog`` under ``pm``); else
   one is made with the bounds given (``order_exploration``; ``reduce``: with the reduction
@@ -167,6 +197,9 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
   canonical engine (see ``record``), unless ``recorded`` gives its outcome already
   (``(None, why, [])``: no canonical result, so no forks). ``progress(n)``: n more states searched for the forks (a
   command's progress bar: ``uopc explore order``). ``limits``: the caller's bounds on the exploration it makes (``uopc.limits``).
+  ``variants``: the engine's other runs (``IR.canonical_variants``), run here unless given or ``recorded`` is.
+  ``terminating``: whether every order terminates, if known (``Termination(None, None)``: not to be found here, as by a
+  command whose bound cut this work short); else found here (``uopc.relational.space.termination``).
   """
   ir = ir_of(prog)
   pm = rules_for(prog, pm, "diagnose_order: pm")
@@ -192,7 +225,16 @@ def diagnose_order(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10
       kind, detail = compare_results(ir, canonical, nf.graph, prog, bindings, seed)
       forks.append(Fork(nf, fork, path.edges[j] if j < len(path.edges) else None, competing[0], path.edges[j:],
                         competing, kind, detail))
-  return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, ir.basis(prog, bindings))
+  if variants is None: variants = ir.canonical_variants(prog, pm) if recorded is None else []
+  ends = termination(ex) if terminating is None else terminating
+  runs = strategies(ir.engine, canonical, error, variants, path.states, ends, _term)
+  return OrderReport(prog, ex, canonical, error, path, forms, canon_state, forks, ir.basis(prog, bindings), ends, tuple(runs))
+
+
+def _term(u: Any) -> str:
+  from uopc.term import show
+  from uopc.lengths import LENGTHS
+  return show(u, LENGTHS.label)
 
 
 def order_exploration(prog: UOp, pm: PatternMatcher, *, max_states: int | None = 10_000, max_depth: int | None = 50,

@@ -66,38 +66,61 @@ def compare_results(ir: IR, a: Any, b: Any, prog: Any, bindings: int = 8, seed: 
 
 
 class OrderVerdict(NamedTuple):
-  """What a search established about rule order: ``kind`` is ``depends``, ``independent``, ``no-normal-form`` or ``unknown``
-  (the search stopped before it could tell); ``text`` says it in words, and says what is not known."""
+  """What a search established about rule order: ``kind`` is ``depends``, ``independent``, ``loops`` (one normal form,
+  or none known, but some order never terminates), ``no-normal-form`` or ``unknown`` (the search stopped before it could
+  tell); ``text`` says it in words, and says what is not known. The two properties apart: ``one_form`` (True: exactly one
+  normal form, False: two or more, or none; None: not established) and ``terminates`` (every order terminates: True,
+  False, or None: not established). "Does not depend on rule order" is said only where both are True."""
   kind: str
   text: str
+  one_form: bool | None = None
+  terminates: bool | None = None
 
 
-def order_verdict(complete: bool, forms: int, forks: int, witness: bool = False, runs: int = 0) -> OrderVerdict:
+def order_verdict(complete: bool, forms: int, forks: int, witness: bool = False, runs: int = 0,
+                  terminates: bool | None = None) -> OrderVerdict:
   """The verdict of ``uopc explore order``, only as far as the search established it.
 
   ``forms``: the normal forms found (explored and sampled), ``forks``: the explored ones other
   than the canonical result, ``witness``: a sampled run reached a normal form other than the
-  canonical result (or two runs reached different ones), ``runs``: the sampled runs. Two
-  normal forms prove that the result depends on rule order; that it does not, or that there is
-  no normal form, only an exhaustive search proves.
+  canonical result (or two runs reached different ones), ``runs``: the sampled runs, ``terminates``:
+  whether every order terminates (``uopc.relational.space.termination``: False once a reachable cycle
+  is found, True only after an exhaustive search found none, None not established). Two normal forms
+  prove that the result depends on rule order, and a reachable cycle that some order never ends; that
+  the result does not depend on it (one normal form, and every order ends), or that there is no normal
+  form, only an exhaustive search proves.
 
-  >>> order_verdict(True, 1, 0).text
-  'the result does not depend on rule order: one normal form'
+  >>> order_verdict(True, 1, 0, terminates=True).text
+  'the result does not depend on rule order: one normal form, and every rule order terminates'
+  >>> order_verdict(True, 1, 0, terminates=False).text
+  'one normal form, but not every rule order terminates: some orders loop forever on a reachable cycle'
   >>> order_verdict(False, 0, 0, runs=0).kind
   'unknown'
   >>> order_verdict(False, 3, 0, witness=True).text
   'the result depends on rule order: a sampled run reaches a normal form other than the canonical result'
   """
+  loops = "some orders loop forever on a reachable cycle"
+  also = f"; and not every rule order terminates: {loops}" if terminates is False else ""
   if forks:
     more = "" if complete else " found (there may be more: the search stopped before exhausting the space)"
-    return OrderVerdict("depends", f"the result depends on rule order: {forks} other normal form{'s' * (forks != 1)}{more}")
+    return OrderVerdict("depends", f"the result depends on rule order: {forks} other normal form{'s' * (forks != 1)}{more}{also}",
+                        False, terminates)
   if witness:
-    return OrderVerdict("depends", "the result depends on rule order: a sampled run reaches a normal form other than the canonical result")
-  if forms >= 2: return OrderVerdict("depends", f"the result depends on rule order: {forms} normal forms")
-  if complete and forms == 1: return OrderVerdict("independent", "the result does not depend on rule order: one normal form")
-  if complete: return OrderVerdict("no-normal-form", "no normal form: every rewrite ordering ends in a cycle or a failing step")
+    return OrderVerdict("depends", "the result depends on rule order: a sampled run reaches a normal form other than the canonical "
+                                   f"result{also}", False, terminates)
+  if forms >= 2: return OrderVerdict("depends", f"the result depends on rule order: {forms} normal forms{also}", False, terminates)
+  if complete and forms == 1:
+    if terminates: return OrderVerdict("independent", "the result does not depend on rule order: one normal form, and every rule order "
+                                                      "terminates", True, True)
+    if terminates is False: return OrderVerdict("loops", f"one normal form, but not every rule order terminates: {loops}", True, False)
+    return OrderVerdict("unknown", "one normal form; not established whether every rule order terminates", True, None)
+  if complete:
+    return OrderVerdict("no-normal-form", "no normal form: every rewrite ordering ends in a cycle or a failing step", False, terminates)
   seen = "no normal form was found" if forms == 0 else "one normal form was found"
   if runs: seen += f" ({runs:,} sampled run{'s' * (runs != 1)}{' all' if runs > 1 and forms == 1 else ''}"
   if runs: seen += " reached it)" if forms == 1 else " reached none)"
+  if terminates is False:
+    return OrderVerdict("loops", f"not every rule order terminates: {loops}; not established whether the result depends on rule order "
+                                 f"otherwise: the search stopped before exhausting the space, and {seen}", None, False)
   return OrderVerdict("unknown", f"not established whether the result depends on rule order: the search stopped before exhausting "
-                                 f"the space, and {seen}; there may be normal forms it did not reach")
+                                 f"the space, and {seen}; there may be normal forms it did not reach, and orders that never end", None, None)

@@ -100,8 +100,13 @@ class ClusterExploration(Exploration):
     self._full()
     return super().edges_from(s)
 
+  def may_cycle(self) -> bool:
+    """False where the shards saw no step back to a state no deeper than its own (only such a step closes a cycle):
+    ``space/cycles.py`` then needs no state here."""
+    return (lean := self._lean()) is None or any(r["maybe_cycle"] for r in lean)
+
   def closed_components(self) -> list[list[int]]:
-    if (lean := self._lean()) is not None and not any(r["maybe_cycle"] for r in lean): return []   # no step could close one
+    if not self.may_cycle(): return []   # no step could close one
     self.run()
     self._full()
     return super().closed_components()

@@ -107,7 +107,7 @@ static PyMethodDef Space_methods[] = {
   {"step_to", (PyCFunction)Space_step_to, METH_VARARGS, "step_to(i, key) -> (result node, target state or -1) of state i's step keyed key, or None."},
   {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
-  {"cycles", (PyCFunction)Space_cycles, METH_NOARGS, "cycles() -> (steps between made states, closed components of more than one state)."},
+  {"cycles", (PyCFunction)Space_cycles, METH_VARARGS, "cycles(every=False) -> (steps between made states, closed components of more than one state; every: each component with a cycle, steps 0)."},
   {"last_reaching", (PyCFunction)Space_last_reaching, METH_VARARGS, "last_reaching(path) -> per state, the last path index reaching it, or -1."},
   {"bfs", (PyCFunction)Space_bfs, METH_VARARGS, "bfs(start, targets) -> per state, its breadth-first parent from start, or -1."},
   {"rows_setup", (PyCFunction)Space_rows_setup, METH_VARARGS, "rows_setup(base nodes, labels): for rows(), the program's nodes in Codec.base order (ref -1 - i)."},

@@ -6,7 +6,7 @@
 /* Tarjan's search over the states, iterative: per state its index and low link (index -1: not visited yet) and whether
  * it is on the stack (2: in the component being closed); the stack, the work stack of (state, next entry) pairs, and
  * the closed components found. */
-typedef struct { int32_t *index, *low, *stack, *work; int8_t *on; int32_t counter, top; PyObject *found; } Tarjan;
+typedef struct { int32_t *index, *low, *stack, *work; int8_t *on; int32_t counter, top; PyObject *found; int every; } Tarjan;
 
 /* The expanded states' steps to made states (Exploration.edges' edges), a group's keys each. */
 static long long made_steps(Space *s) {
@@ -20,14 +20,23 @@ static long long made_steps(Space *s) {
   return steps;
 }
 
+/* Whether state v has a step to itself (a component of one state that is a cycle: the explorer makes none, as a rule
+ * returning its node is no step, but a cycle finder must not rely on that). */
+static int self_step(Space *s, int32_t v) {
+  int32_t m = 0;
+  const int32_t *st = s->st_done[v] ? state_steps(s, v, &m) : NULL;
+  for (int32_t e = 0; e < m; e++) if (s->state_of[st[2 * e + 1]] == v) return 1;
+  return 0;
+}
+
 /* v is a component's root: its component, the stack from v up, comes off the stack, and is kept where it has more than
- * one state and no step leaves it. 0, or -1 on error. */
+ * one state and no step leaves it (t->every: where it has a cycle at all, closed or not). 0, or -1 on error. */
 static int pop_component(Space *s, Tarjan *t, int32_t v) {
   int32_t start = t->top;
   do start--; while (t->stack[start] != v);
-  int closed = t->top - start > 1;
+  int closed = t->top - start > 1 || (t->every && self_step(s, v));
   for (int32_t k = start; k < t->top; k++) t->on[t->stack[k]] = 2;   /* 2: in the component being closed */
-  for (int32_t k = start; k < t->top && closed; k++) {
+  for (int32_t k = start; k < t->top && closed && !t->every; k++) {
     int32_t u = t->stack[k], mu = 0;
     const int32_t *su = s->st_done[u] ? state_steps(s, u, &mu) : NULL;
     for (int32_t f = 0; f < mu && closed; f++) { int32_t w = s->state_of[su[2 * f + 1]]; if (w >= 0 && t->on[w] != 2) closed = 0; }
@@ -70,17 +79,20 @@ static int strong_from(Space *s, Tarjan *t, int32_t root) {
   return 0;
 }
 
-/* cycles() -> (steps between made states, [closed components]): the strongly connected components of more than one
-   state that no step leaves (Tarjan, iterative), over the expanded states' steps to made states (Exploration.edges'
-   edges). cycles.py keeps those whose states were all expanded fully; the report counts the steps. */
-PyObject *Space_cycles(Space *s, PyObject *noargs) {
+/* cycles(every=False) -> (steps between made states, [closed components]): the strongly connected components of more
+   than one state that no step leaves (Tarjan, iterative), over the expanded states' steps to made states
+   (Exploration.edges' edges). cycles.py keeps those whose states were all expanded fully; the report counts the steps.
+   every: every component with a cycle instead, closed or not (cycles.py's loops: an order can go round it forever). */
+PyObject *Space_cycles(Space *s, PyObject *args) {
+  int every = 0;
+  if (!PyArg_ParseTuple(args, "|p", &every)) return NULL;
   int32_t n = s->n_states;
   Tarjan t = {PyMem_Malloc(sizeof(int32_t) * (n + 1)), PyMem_Malloc(sizeof(int32_t) * (n + 1)), PyMem_Malloc(sizeof(int32_t) * (n + 1)),
-              PyMem_Malloc(sizeof(int32_t) * 2 * (n + 1)), PyMem_Calloc(n + 1, 1), 0, 0, PyList_New(0)};
+              PyMem_Malloc(sizeof(int32_t) * 2 * (n + 1)), PyMem_Calloc(n + 1, 1), 0, 0, PyList_New(0), every};
   PyObject *out = NULL;
   if (!t.index || !t.low || !t.stack || !t.work || !t.on || !t.found) { PyErr_NoMemory(); goto end; }
   for (int32_t i = 0; i < n; i++) t.index[i] = -1;
-  long long steps = made_steps(s);
+  long long steps = every ? 0 : made_steps(s);
   for (int32_t root = 0; root < n; root++) if (t.index[root] < 0 && strong_from(s, &t, root) < 0) goto end;
   out = Py_BuildValue("LN", steps, t.found);
   t.found = NULL;

@@ -6,7 +6,7 @@
 
 typedef struct Space Space;
 
-PyObject *Space_cycles(Space *s, PyObject *noargs);          /* (steps between made states, closed components) */
+PyObject *Space_cycles(Space *s, PyObject *args);            /* (steps between made states, closed or every cyclic components) */
 PyObject *Space_last_reaching(Space *s, PyObject *args);     /* per state, the last index of a path reaching it */
 PyObject *Space_bfs(Space *s, PyObject *args);               /* per state, its breadth-first parent from a start */
 

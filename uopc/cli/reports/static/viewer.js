@@ -462,7 +462,7 @@
         canonPath ? el("div", {}, el("span", { class: "muted" }, "a shortest path to it: "), canonPath.map(chip))
                   : el("div", { class: "muted" }, d.canonical_state === null || d.canonical_state === undefined ? "not reached within the bounds"
                                                     : "reached: state #" + d.canonical_state + ", not in this file: " + missingWhy)),
-      sampledSection(d),
+      sampledSection(d), terminationSection(d),
       nothing ? null : section("state graph", !lazy && byId.size <= GRAPH_CAP ? stateGraph() : el("div", { class: "muted", id: "no-state-graph" },
         "not drawn: " + plural(lazy ? lazy.states : byId.size, "state") + " (up to " + GRAPH_CAP + " are); the depth rows below list them")),
       cyc.length ? section((lazy ? "terminal cycles (" : "cycles (") + cyc.length + ")", cyc.slice(0, 50).map((c) => el("div", { class: "row" },
@@ -680,6 +680,22 @@
         stepper(f.path, "sampled run " + (k + 1)))) : el("div", { class: "muted" }, "no run reached a normal form"));
   }
 
+  // Whether every rule order terminates (uopc/cli/reports/termination.py): the loop, a shortest path into it, the engine's runs
+  function terminationSection(d) {
+    const t = d.termination;
+    if (!t) return null;
+    const loop = t.loop;
+    return section("termination", el("div", { class: t.terminates === false ? "verdict" : "muted" }, t.text),
+      loop ? el("div", { class: "muted" }, "a shortest path into a cycle (" + (loop.path.length ? plural(loop.path.length, "step") : "the program lies on it") +
+        "), to state #" + loop.entry_state) : null,
+      loop && loop.path.length ? stepper(loop.path, "path into the cycle") : null,
+      loop ? el("div", { class: "term loop-rules" }, "the cycle (" + plural(loop.cycle.length, "step") + ", in a component of " +
+        plural(loop.component_states, "state") + "); rules: " + loop.rules.join("; ")) : null,
+      loop ? stepper(loop.cycle, "the cycle") : null,
+      (t.strategies || []).map((s) => el("div", { class: "term strategy" }, s.label + ": " + s.outcome + " (" + s.detail + ")" +
+        (s.through_cycle ? (s.outcome === "terminates" ? "; its path passes through states on a cycle and leaves it" : "; its path reaches a state on a cycle") : ""))));
+  }
+
   function orderView(d) {
     const ov = document.getElementById("overview"), insp = document.getElementById("inspector");
     const inForms = Number.isInteger(d.canonical_index) && d.canonical_index >= 0 && d.canonical_index < d.normal_forms.length;
@@ -698,6 +714,7 @@
       (d.cycles || []).length ? section("terminal cycles (" + d.cycles.length + ")", d.cycles.slice(0, 50).map((c) => el("div", { class: "term" },
         plural(c.states.length, "state") + ": " + c.states.slice(0, 20).map((id) => "#" + id).join(" ") + (c.states.length > 20 ? " \u2026" : "") +
         "; rules: " + (c.rules || []).map(shortRule).join(", ")))) : null,
+      terminationSection(d),
       d.permutations ? section("other rule orders: " + d.permutations.tried + " tried, " + d.permutations.changed.length + " change the result",
         d.permutations.changed.map((t) => el("div", { class: "term" }, t.label + " \u2192 " + (t.result || "error: " + t.error)))) : null);
     const forks = d.forks || [];
@@ -852,6 +869,8 @@
     const v = Object.assign({}, d, { canonical_path: steps(d.canonical_path), path: steps(d.path) });
     if (Array.isArray(d.forks)) v.forks = d.forks.map((f) => Object.assign({}, f, { canonical_path: steps(f.canonical_path), competing_path: steps(f.competing_path) }));
     if (Array.isArray(d.matches)) v.matches = d.matches.map((m) => Object.assign({}, m, { path: steps(m.path) }));
+    if (d.termination && d.termination.loop) v.termination = Object.assign({}, d.termination, {
+      loop: Object.assign({}, d.termination.loop, { path: steps(d.termination.loop.path), cycle: steps(d.termination.loop.cycle) }) });
     if (d.paths && d.paths.from_a) v.paths = { from_a: steps(d.paths.from_a), from_b: steps(d.paths.from_b) };
     return v;
   }
@@ -861,12 +880,12 @@
   // The keys each view draws (the header draws COMMON's); any other key (a newer command's, say) is still shown, as readable text.
   const COMMON = ["format", "nodes", "chunks", "rules", "ruleset", "complete", "bound", "bounds", "stopped_by", "report", "elapsed"];
   const EXPLORED = ["reduced", "program", "states", "edges", "normal_forms", "normal_form_ids", "stuck", "canonical", "canonical_state",
-                    "stuck_groups", "canonical_error", "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling"];
+                    "stuck_groups", "canonical_error", "paths", "cycles", "exhaustive", "sampled_normal_forms", "sampling", "termination"];
   const BEST = ["program", "best", "cost", "cost_function", "canonical", "canonical_cost", "canonical_error", "reachable", "path"];
   const DRAWN = { reachable: EXPLORED, "normal-forms": EXPLORED,
     order: ["reduced", "program", "states", "canonical", "canonical_error", "canonical_index", "canonical_path", "canonical_path_complete",
             "normal_forms", "cycles", "basis", "fork_kinds", "forks", "permutations", "exhaustive", "sampled_normal_forms", "sampling", "sampled_witness",
-            "verdict", "verdict_text"],
+            "verdict", "verdict_text", "one_normal_form", "termination"],
     search: ["program", "to", "target", "meeting", "found", "graph", "length", "path", "paths", "matches", "bindings", "searched", "searched_a",
              "searched_b", "stuck", "stuck_groups"],
     pairs: ["pairs", "skipped_rules", "summary"], trace: ["program", "result", "error", "steps"],
