@@ -82,6 +82,16 @@ def test_the_command_prints_one_line_per_cause(tmp_path, capsys):
   assert "    e.g. floordiv(add(mul(v, 2), 0), 5): ZeroDivisionError: integer modulo by zero\n    reproducer: line 3 of the corpus" in out
 
 
+def test_minimize_gives_each_finding_a_reproducer_of_at_most_five_nodes_and_a_tinygrad_test(tmp_path, capsys):
+  path = corpus(tmp_path / "c.jsonl", [LOOP, *DIVMOD])
+  assert main(["check", path, "--max-states", STATES, "--minimize", "--format", "json"]) == 1
+  findings = {f["key"]: f for f in json.loads(capsys.readouterr().out)["findings"]}
+  for key in (DIVMOD_KEY, BOTTOM_UP_KEY, LOOP_KEY):
+    f = findings[key]
+    assert f["minimized"] is not None and f["minimized"].count("(") + f["minimized"].count(",") + 1 <= 5, f["minimized"]
+  assert "graph_rewrite(prog, pm, bottom_up=True)" in findings[LOOP_KEY]["regression"]
+
+
 def test_a_baseline_fails_only_on_new_findings(tmp_path, capsys):
   base = str(tmp_path / "baseline.json")
   old = corpus(tmp_path / "old.jsonl", [LOOP])
@@ -177,12 +187,12 @@ def test_a_pytensor_corpus_is_checked_under_its_own_rule_sets(tmp_path):
 
 def test_a_cycle_with_a_way_out_is_counted_and_with_cycles_a_finding_named_by_a_shortest_cycle():
   from uopc import PatternMatcher, UOp as UopcOp, UPat
-  from uopc.relational.space.stream import Exploration
+  from uopc.relational.analyses.order import diagnose_order
   from uopc.corpus.check import _cycle_rules
   x = UPat.var("x")
   swap = PatternMatcher([(x + 0, lambda x: x), (UPat.var("a") * UPat.var("b"), lambda a, b: b * a)])
-  assert _cycle_rules(Exploration(UopcOp.param(0) * 2 + 0, swap).run()) == ["test_check#1 a * b"]
-  assert _cycle_rules(Exploration(UopcOp.param(0) + 0, swap).run()) is None
+  assert _cycle_rules(diagnose_order(UopcOp.param(0) * 2 + 0, swap)) == ["test_check#1 a * b"]
+  assert _cycle_rules(diagnose_order(UopcOp.param(0) + 0, swap)) is None
   plain = check_corpus([Entry("tinygrad", "tinygrad:symbolic", LOOP)], max_states=int(STATES))
   assert plain.cyclic == 1 and [f.key for f in plain.findings] == [LOOP_KEY]
   asked = check_corpus([Entry("tinygrad", "tinygrad:symbolic", LOOP)], max_states=int(STATES), cycles=True)

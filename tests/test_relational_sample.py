@@ -94,3 +94,13 @@ def test_max_graphs_bounds_the_runs_by_their_work_between_runs():
   assert (s.runs, s.graphs, [f.graph for f in s.forms]) == (again.runs, again.graphs, [f.graph for f in again.forms])
   fewer = sample_normal_forms(prog, symbolic, max_runs=s.runs - 1, patience=None)
   assert fewer.graphs < 20_000   # the last run is the one that passed the count: it stops between runs
+
+
+def test_a_call_whose_body_loses_its_param_replays_as_the_stepper_took_it():
+  """``call[a](a)``, ``a = where(False, p0, False)``: the step rewrites ``a`` in the argument, and the body, which would
+  lose its PARAM, stays as written (as the engine's rebuild keeps it); replay substituting everywhere built an ill-typed CALL."""
+  from uopc import UOp
+  from uopc.dtype import dtypes
+  from uopc.ops import Ops
+  a = UOp(Ops.WHERE, (UOp.const(False), UOp.param(0, dtypes.bool), UOp.const(False)))
+  check_sample(a.call(a), symbolic, 0)

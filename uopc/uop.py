@@ -261,13 +261,15 @@ class UOp:
     """
     return toposort(self, enter)
 
-  def substitute(self, mapping: dict[UOp, UOp]) -> UOp:
-    """Replace nodes everywhere below (including inside CALL bodies: see ``inline_call``)."""
+  def substitute(self, mapping: dict[UOp, UOp], build: Callable[[UOp, tuple[UOp, ...]], UOp] | None = None) -> UOp:
+    """Replace nodes everywhere below (including inside CALL bodies: see ``inline_call``). ``build(u, src)`` makes a
+    node on its new sources (default ``u.replace(src=src)``; the engine's ``uopc.rewrite.rebuild`` keeps a CALL's body
+    as written where the new one lost a PARAM, as a rewrite does)."""
     new: dict[UOp, UOp] = {}
     for u in self.toposort():
       if u in mapping: new[u] = mapping[u]; continue
       src = tuple(new[s] for s in u.src)
-      new[u] = u if src == u.src else u.replace(src=src)
+      new[u] = u if src == u.src else u.replace(src=src) if build is None else build(u, src)
     return new[self]
 
 

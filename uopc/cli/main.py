@@ -12,7 +12,7 @@ phase, the work its ``bounded`` calls do is the search, and its output is writte
 ``uopc.cli.support``), where no time or memory bound cuts it.
 
 >>> sorted(build_parser()._subparsers._group_actions[0].choices)
-['check-rules', 'emit-c', 'explore', 'run', 'saturate', 'simplify', 'trace']
+['capture', 'check', 'check-rules', 'emit-c', 'explore', 'rules', 'run', 'saturate', 'simplify', 'trace']
 """
 from __future__ import annotations
 

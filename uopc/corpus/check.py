@@ -129,36 +129,13 @@ def _engine_hits(rules: str, engine: str, label: str, error: str) -> Hit:
   return Hit("raises", f"raises|{rules}|{engine}|{exc}", f"{label} raises {message}", engine, None, exc, 1, "", 0)
 
 
-def _cycle_rules(ex: Any) -> list[str] | None:
-  """The rules of a shortest cycle of the explored space (a strongly connected component of more than one state, or a
-  step back to its own state), None where it has none: some order never ends there, though another may. The
-  explorer rewrites any node in any order, so rule pairs that undo each other (``x+c`` reassociated back and forth)
-  make such cycles in most spaces, by steps the engine's own strategy never takes: counted, findings only if asked."""
-  from collections import deque
-  from uopc.relational.space.scc import components
-  succ = {s.id: ids for s in ex.states if (ids := ex.successor_ids(s))}
-  cyclic = [c for c in components((s.id for s in ex.states), succ) if len(c) > 1 or c[0] in succ.get(c[0], ())]
-  if not cyclic: return None
-  smallest: list[int] = min(cyclic, key=len)
-  members, start = set(smallest), min(smallest)
-  states = ex.states
-  back: dict[int, tuple[int, str]] = {}   # state -> (its parent on a shortest path from start, the rule of that step)
-  todo = deque([start])
-  while todo:   # breadth first inside the component, back to start: a shortest cycle through it
-    v = todo.popleft()
-    for e in ex.edges_from(states[v]):
-      t = e.target.id
-      if t not in members or t in back: continue
-      back[t] = (v, e.rule)
-      if t == start: todo.clear()
-      else: todo.append(t)
-      if t == start: break
-  rules, v = [], start
-  while True:
-    v, rule = back[v]
-    rules.append(rule)
-    if v == start: break
-  return sorted(set(rules))
+def _cycle_rules(report: Any) -> list[str] | None:
+  """The rules of a shortest reachable cycle of the explored space (``report.termination.loop``), None where it has none:
+  some order never ends there, though another may. The explorer rewrites any node in any order, so rule pairs that
+  undo each other (``x+c`` reassociated back and forth) make such cycles in most spaces, by steps the engine's own
+  strategy never takes: counted, findings only if asked."""
+  loop = report.termination.loop
+  return None if loop is None else sorted({e.rule for e in loop.cycle})
 
 
 def _rule_text(s: Any) -> str:
@@ -216,7 +193,7 @@ def check_graph(entry: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
     names = sorted(set(c.rules))
     hits.append(Hit("loops", f"loops|{rules}|explore|{'+'.join(names)}", f"no normal form: orders end in a cycle of {', '.join(names)}",
                     "explore", names[0] if names else None, None, 1, "", 0))
-  cycle = _cycle_rules(ex)
+  cycle = _cycle_rules(report)
   if cycle is not None and cycles and not terminal_cycles(ex):
     hits.append(Hit("loops", f"loops|{rules}|explore-cycle|{'+'.join(cycle)}", f"some orders never end: a cycle of {', '.join(cycle)}",
                     "explore", cycle[0], None, 1, "", 0))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib
 import json
 import os
 import sys
@@ -64,11 +63,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _minimize(report: Any, entries: list, sets: dict[str, Any], spec: str | None) -> None:
   """Each finding's example graph shrunk to the smallest that still shows it, with a test to paste into the rules' project,
-  where the minimizer is there (``uopc.relational.analyses.minimize``, issue 39.3); each bounded by the command's budget."""
-  try: found = importlib.import_module("uopc.relational.analyses.minimize")
-  except ImportError:
-    print("uopc check: --minimize: this uopc has no minimizer (uopc.relational.analyses.minimize)", file=sys.stderr)
-    return
+  (``uopc.relational.analyses.minimize``); each bounded by the command's budget."""
+  from uopc.relational.analyses import minimize as found
   from uopc.term import show
   for f in report.findings:
     if stopped() is not None: break

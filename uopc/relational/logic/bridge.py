@@ -452,6 +452,7 @@ class _Plan:
       parent, child, p = todo.pop()
       here = len(self.steps)
       if type(p) is Var: self.steps.append((parent, child, _VAR, slot(p)))
+      elif type(p) is UOp: self.steps.append((parent, child, _NODE, p))   # a ground operand: the node itself
       elif type(p) is UExpr and p._evaled_obj is not _NOT_SET: self.steps.append((parent, child, _NODE, p._evaled_obj))
       elif type(p) is UExpr and type(h := p._tuple[0]) is Head and (h.ground or not isinstance(h.arg, tuple)):
         fields = tuple((_FIELD_VAR, slot(f)) if type(f) is Var else (_NODE, f) for f in (h.op, h.dtype, h.arg))
