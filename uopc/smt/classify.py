@@ -52,7 +52,7 @@ from uopc.probe_values import by_cost, random_bindings, random_value
 from uopc.uop import UOp, call_params
 
 from uopc.smt.model import nest
-from uopc.smt.solver import MISSING, available, require
+from uopc.smt.solver import MISSING, Fresh, available, require
 from uopc.smt.sorts import python_value
 
 KINDS = ("semantic", "syntactic", "no-difference-found", "unknown")
@@ -203,12 +203,10 @@ class _Query:
     # the values must agree even where both trap in C: run() is lazier (it drops a dead branch), and where it gives
     # both sides a value, those are the elements' values
     differ = z3.Or(left.defined != right.defined, z3.Not(z3.And(same)))
-    self.solver = s = z3.Solver()
-    s.set("rlimit", rlimit)
+    self.solver = s = Fresh(rlimit=rlimit)
     s.add(*left.assumptions, *right.assumptions, differ)
     self.variables = {slot: consts for e in (left, right) for slot, consts in e.variables.items()}
-    answer = s.check()
-    self.answer = "unsat" if answer == z3.unsat else "sat" if answer == z3.sat else "unknown"
+    self.answer = s.check()
     if self.answer == "unknown": self.why = f"z3 gave up ({s.reason_unknown()})"
 
   def confirmed(self, a: UOp, b: UOp) -> Classification | None:
@@ -222,7 +220,7 @@ class _Query:
       x, y = outcome(a, values), outcome(b, values)
       if differ(x, y): return _semantic(values, x, y)
       s.add(z3.Or([c != model.eval(c, model_completion=True) for consts in self.variables.values() for c in consts]))   # another input
-      if s.check() != z3.sat: return None
+      if s.check() != "sat": return None
     return None
 
 

@@ -31,7 +31,7 @@ from uopc.dtype import DType, dtypes
 from uopc.ops import CONST, PARAM, Ops
 from uopc.uop import ParamArg, UOp, existing_nodes, forget_since
 
-from uopc.smt.solver import budget, require
+from uopc.smt.solver import Fresh, require
 from uopc.smt.sorts import I32_BITS, I32_END, I32_MIN
 
 WIDE = 64                 # the bit-vector width of a Python int's second term
@@ -53,10 +53,9 @@ class _Run:
     self.conditions: list[Symbolic] = []
 
   def _feasible(self, cond: Any) -> bool:
-    z3 = require()
-    s = budget(z3.Solver(), FEASIBLE_MS)
+    s = Fresh(ms=FEASIBLE_MS)
     s.add(*self.assumptions, *[c.i for c in self.conditions], cond)
-    return s.check() != z3.unsat   # unknown counts as feasible: the path's own proof then decides
+    return s.check() != "unsat"   # unknown counts as feasible: the path's own proof then decides
 
   def decide(self, b: Symbolic) -> bool:
     z3 = require()

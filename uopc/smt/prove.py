@@ -51,7 +51,7 @@ from uopc.smt.concolic import (FEASIBLE_MS, Path, Symbolic, Unfollowable, bounde
 from uopc.smt.encode import Encoder, Encoding
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, holes_of, left_sides
 from uopc.smt.model import nest
-from uopc.smt.solver import budget, require
+from uopc.smt.solver import Fresh, require
 from uopc.smt.sorts import python_value, variable
 
 TIMEOUT_MS = 2000   # one rewrite's queries together, in z3's work units (solver.budget): past it, "unknown (out of budget)"
@@ -142,11 +142,11 @@ def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeou
     if purified:
       if (pure := purify(formulas)) is formulas: continue   # no quotient to purify: the plain query was this one
       formulas = pure
-    s = budget(z3.Solver(), int(timeout_ms * share))
+    s = Fresh(ms=int(timeout_ms * share))
     s.add(*formulas)
     answer = s.check()
-    if answer == z3.unsat: return _Answer("proved")
-    if answer == z3.sat: return _Answer("refuted", "", s.model(), [left, right], ints)
+    if answer == "unsat": return _Answer("proved")
+    if answer == "sat": return _Answer("refuted", "", s.model(), [left, right], ints)
     why = s.reason_unknown()
     why = "out of budget" if "resource" in why or why in ("timeout", "canceled") else why   # the rlimit, or the clock's safety net
     reasons.append(f"{why} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}")
@@ -237,9 +237,9 @@ def _same_run(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher) -> bo
   z3 = require()
   if path.witness is not None: value_of = lambda t: z3.simplify(z3.substitute(t, *path.witness)) if path.witness else z3.simplify(t)
   else:
-    s = budget(z3.Solver(), FEASIBLE_MS)
+    s = Fresh(ms=FEASIBLE_MS)
     s.add(path.condition(True), *side.constraints(True))
-    if s.check() != z3.sat: return True   # no concrete constants take the path (or none found in time): nothing to compare
+    if s.check() != "sat": return True   # no concrete constants take the path (or none found in time): nothing to compare
     m = s.model()
     value_of = lambda t: m.eval(t, model_completion=True)
   leaves = side.concrete_leaves(value_of)

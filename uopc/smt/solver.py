@@ -34,6 +34,46 @@ def budget(solver: Any, ms: int) -> Any:
   return solver
 
 
+class Fresh:
+  """A z3 solver in a context of its own: a query's answer must not depend on what the process asked z3 before (in the
+  one global context, earlier queries' terms and resource count changed later verdicts and counterexamples). Terms
+  built in the global context are translated in; a model's values are translated back.
+
+  >>> z3 = require()
+  >>> x = z3.Int("x")
+  >>> q = Fresh(ms=100)
+  >>> q.add(x * x == 49, x < 0)
+  >>> q.check(), q.model().eval(x, model_completion=True)
+  ('sat', -7)
+  """
+
+  def __init__(self, ms: int | None = None, rlimit: int | None = None) -> None:
+    z3 = self.z3 = require()
+    self.ctx = z3.Context()
+    self.solver = z3.Solver(ctx=self.ctx)
+    if ms is not None: budget(self.solver, ms)
+    if rlimit is not None: self.solver.set("rlimit", rlimit)
+    self._model: Any = None
+
+  def add(self, *formulas: Any) -> None: self.solver.add(*[f.translate(self.ctx) for f in formulas])
+
+  def check(self) -> str:
+    """``sat``, ``unsat`` or ``unknown`` (then ``reason_unknown()`` says why)."""
+    self._model = None
+    answer = self.solver.check()
+    return "sat" if answer == self.z3.sat else "unsat" if answer == self.z3.unsat else "unknown"
+
+  def reason_unknown(self) -> str: return str(self.solver.reason_unknown())
+
+  def model(self) -> Fresh:
+    """The last ``sat`` answer's model: ``eval(term, model_completion)`` takes and gives terms of the global context."""
+    self._model = self.solver.model()
+    return self
+
+  def eval(self, term: Any, model_completion: bool = False) -> Any:
+    return self._model.eval(term.translate(self.ctx), model_completion=model_completion).translate(self.z3.main_ctx())
+
+
 def require() -> Any:
   """The z3 module; ``SMTUnavailable`` (one line, naming the extra) if it is not installed."""
   if _z3 is None: raise SMTUnavailable(MISSING)
