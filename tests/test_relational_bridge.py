@@ -387,3 +387,26 @@ def test_match_ground_with_open_heads_binds_op_dtype_and_arg_variables():
   both = pat.add(a, a)
   assert bridge.match_ground(both, p0 + p0, {}) == _tuple_unify(both, p0 + p0, {}) and bridge.match_ground(both, p0 + p0, {})[a] is p0
   assert bridge.match_ground(both, p0 + 1, {}) is False
+
+
+def test_match_ground_compiles_the_usual_patterns_and_agrees_with_its_interpreter():
+  """A pattern of nodes and fresh variables runs compiled (``plan_compile``); bound variables take the interpreter."""
+  y, z, w = var(), var(), var()
+  pattern = pat.mul(y, pat.add(z, w))
+  plan = bridge._plan(pattern)
+  assert plan.compiled is not None
+  p0, p1 = UOp.param(0), UOp.param(1)
+  for node in (p0 * (p1 + 0), p0 * p1, (p1 + 0) * (p0 + p0), p0 + (p1 + 0)):
+    assert bridge.match_ground(pattern, node, {}) == _tuple_unify(pattern, node, {})
+    assert bridge.match_ground(pattern, node, {z: p1}) == _tuple_unify(pattern, node, {z: p1})   # bound: the interpreter
+  assert bridge.match_ground(pattern, p0 * (p1 + 0), {})[w] is UOp.const(0)
+  assert bridge.match_ground(pattern, p0 * (p1 + 0), {z: p1})[w] is UOp.const(0)
+  assert bridge.match_ground(pattern, p0 * (p1 + 0), {z: p0}) is False
+
+
+def test_a_patterns_text_never_reaches_the_compiled_matchers_source():
+  """A hostile arg is a value of the compiled function's namespace: it compiles, matches what equals it, runs nothing."""
+  hostile = "'); raise SystemExit('escaped') #\n"
+  pattern = UExpr((Head(Ops.CONST, dtypes.i32, hostile),))
+  plan = bridge._plan(pattern)
+  assert plan.compiled is not None and plan.compiled(UOp.const(3), {}) is False

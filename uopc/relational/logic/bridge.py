@@ -42,6 +42,7 @@ from uopc.ops import ARGLESS, Ops
 from uopc.term import head_arg_text, op_parts, show, tree_text
 from uopc.uop import UOp, UOpError
 from uopc.lengths import LENGTHS
+from uopc.relational.logic.plan_compile import FIELD_VAR, NODE, VAR, GroundMatch, compile_plan
 
 _NOT_SET = ExpressionTuple.null
 
@@ -425,7 +426,7 @@ def _unify_expr_node(e: ExpressionTuple, u: UOp, s: Mapping) -> Any:
   return _unify(t, (head_of(u), *u.src), s)
 
 
-_NODE, _VAR, _FIELD_VAR = 0, 1, 2
+_NODE, _VAR, _FIELD_VAR = NODE, VAR, FIELD_VAR
 
 
 class _Plan:
@@ -433,7 +434,7 @@ class _Plan:
 
   ``steps[i]`` is ``(parent, child, kind, data)``: the node at position i is source ``child`` of the node at position
   ``parent``; ``kind`` is a node pattern (``data``: its head and source count), a variable's slot, or a ground node."""
-  __slots__ = ("steps", "variables", "slots", "fallback")
+  __slots__ = ("steps", "variables", "slots", "fallback", "compiled")
 
   def __init__(self, pattern: UExpr):
     self.steps: list[tuple[int, int, int, Any]] = []
@@ -460,7 +461,8 @@ class _Plan:
         todo.extend((here, k, q) for k, q in reversed(list(enumerate(p._tuple[1:]))))
       else:
         self.fallback = True   # an operand list, an open head's tuple arg: the generic path
-        return
+        break
+    self.compiled: GroundMatch | None = None if self.fallback else compile_plan(self.steps, self.variables, head_of)
 
 
 def _plan(pattern: UExpr) -> _Plan:
@@ -483,6 +485,7 @@ def match_ground(pattern: UExpr, node: UOp, s: dict) -> dict | bool | None:
   """
   plan = pattern._plan or _plan(pattern)
   if plan.fallback: return None
+  if plan.compiled is not None and _binds_none(plan, s): return plan.compiled(node, s)
   variables = plan.variables
   values = _bound(plan, s)
   fresh = [k for k, x in enumerate(values) if x is _NOT_SET]
@@ -518,6 +521,15 @@ def match_ground(pattern: UExpr, node: UOp, s: dict) -> dict | bool | None:
   out = s.copy()
   for k in fresh: out[variables[k]] = values[k]
   return out
+
+
+def _binds_none(plan: _Plan, s: dict) -> bool:
+  """``s`` binds none of the plan's variables (the usual case: the compiled matcher's); scanned as ``_bound`` does."""
+  if len(s) > 2 * len(plan.variables): return all(v not in s for v in plan.variables)
+  slots = plan.slots
+  for key in s:
+    if type(key) is Var and key.token in slots: return False
+  return True
 
 
 def _bound(plan: _Plan, s: dict) -> list[Any]:
