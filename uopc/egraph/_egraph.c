@@ -130,7 +130,7 @@ typedef struct {
 } Class;
 
 /* A pattern node: a variable (its class) or a structured node (a loop over the class's e-nodes). */
-typedef struct { int32_t var, name, ttest, ltest, src_none, norders, len, orders; } PNode;
+typedef struct { int32_t var, name, ttest, ltest, src_none, norders, len, orders, leaf; } PNode;   /* leaf: structured, only variables below */
 
 /* A template's steps for one combination of argument types. */
 typedef struct { int32_t *types; int32_t ok, result, rtype, nsteps; IVec steps; /* per step: label, type, nk, refs */ } TEntry;
@@ -160,6 +160,7 @@ typedef struct {
   Rule *rules; int32_t nrules;
   IVec changed, changed_start;        /* per iteration: the classes of its new e-nodes (changed_at) */
   IVec mark; int32_t epoch;           /* per class: roots' scratch */
+  IVec newer, newer_ep; int32_t newer_epoch;   /* per class, for one rule's matching: whether an e-node of it is stamped after its since */
   int32_t mark_epoch;                 /* keys' scratch epoch */
   PyObject *steps_fn;
   /* the matcher's state */
@@ -440,6 +441,30 @@ static int roots(Core *g, int32_t since, int32_t height, int32_t it, IVec *out) 
 static inline int ltest(Core *g, int32_t label, int32_t t) { return label < g->nlabels && g->ltest[(int64_t)label * g->nltests + t]; }
 static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->ntypes && g->ttest[(int64_t)type * g->nttests + t]; }
 
+/* Whether class c has an e-node stamped after the rule's since (cached for the pass: stamps do not change while matching). */
+static int class_newer(Core *g, int32_t c) {
+  if (g->newer_ep.a[c] == g->newer_epoch) return g->newer.a[c];
+  const IVec *nodes = &g->cls[c].nodes;
+  int32_t out = 0;
+  for (int64_t i = 0; i < nodes->n && !out; i++) out = g->keys[nodes->a[i]].stamp > g->m_since;
+  g->newer_ep.a[c] = g->newer_epoch; g->newer.a[c] = out;
+  return out;
+}
+
+/* Whether matching on from goal (p, c), with nothing new read so far and goals[0, sp) still to go, can read an e-node
+ * stamped after since. Only when every structured goal left is a leaf (its sources variables, so its class is known) can
+ * it say no: then a match reads new only from those classes' e-nodes. A match that reads nothing new is dropped, so
+ * pruning where this says no drops only such matches, and the others are found in the same order. */
+static int may_read_newer(Core *g, const Rule *r, int32_t sp, int32_t c) {
+  if (class_newer(g, c)) return 1;
+  for (int32_t i = 0; i < sp; i++) {
+    const PNode *q = &r->p[g->goals[2 * i]];
+    if (q->var) continue;
+    if (!q->leaf || class_newer(g, g->goals[2 * i + 1])) return 1;
+  }
+  return 0;
+}
+
 static void mrun(Core *g, int32_t sp, int d) {
   Rule *r = g->m_rule;
   if (g->m_full || g->m_err) return;
@@ -463,6 +488,7 @@ static void mrun(Core *g, int32_t sp, int d) {
     } else mrun(g, sp, d);
     goto restore;
   }
+  if (!d && q->leaf && !may_read_newer(g, r, sp, c)) goto restore;
   IVec *nodes = &g->cls[c].nodes;
   for (int64_t i = 0; i < nodes->n; i++) {
     int32_t n = nodes->a[i];
@@ -505,7 +531,7 @@ static void core_free(Core *g) {
   iv_free(&g->label_const); PyMem_Free(g->ltest); g->ltest = NULL; PyMem_Free(g->ttest); g->ttest = NULL;
   for (int32_t i = 0; i < g->nrules; i++) rule_free(&g->rules[i]);
   PyMem_Free(g->rules); g->rules = NULL; g->nrules = 0;
-  iv_free(&g->changed); iv_free(&g->changed_start); iv_free(&g->mark);
+  iv_free(&g->changed); iv_free(&g->changed_start); iv_free(&g->mark); iv_free(&g->newer); iv_free(&g->newer_ep);
   PyMem_Free(g->bound); g->bound = NULL; PyMem_Free(g->goals); g->goals = NULL;
 }
 
@@ -585,6 +611,11 @@ static int Core_init(Core *g, PyObject *args, PyObject *kw) {
         if (iv_extend(&r->opool, buf, len) < 0) return -1;
       }
       total += q->len;
+    }
+    for (int32_t j = 0; j < r->np; j++) {
+      PNode *q = &r->p[j];
+      q->leaf = !q->var;
+      for (int32_t x = 0; x < q->norders * q->len; x++) q->leaf &= r->p[r->opool.a[q->orders + x]].var;
     }
     if (total + 1 > maxgoals) maxgoals = total + 1;
   }
@@ -687,6 +718,10 @@ static PyObject *Core_match(Core *g, PyObject *args) {
     }
     int64_t count = 0;
     g->m_rule = r; g->m_since = r->since;
+    if (iv_reserve(&g->newer, g->parent.n) < 0 || iv_reserve(&g->newer_ep, g->parent.n) < 0) goto fail;
+    for (int64_t j = g->newer_ep.n; j < g->parent.n; j++) g->newer_ep.a[j] = 0;
+    g->newer.n = g->newer_ep.n = g->parent.n;
+    g->newer_epoch++;
     for (int64_t ci = 0; ci < cands->n; ci++) {
       int32_t c = cands->a[ci];
       tm_clear(&r->seen);
