@@ -120,6 +120,7 @@ typedef struct {
   int32_t memo;              /* memo: its class in the hash-cons table, or -1 (not a key of it) */
   int32_t mark, tmp;         /* scratch: dedup of a class's e-nodes, a repair's users */
   uint32_t hash;
+  int32_t head[2];           /* the first two children, also here: the intern table compares them without reading kidpool */
 } Key;
 
 typedef struct {
@@ -188,7 +189,9 @@ static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *ki
   for (uint64_t sl; (sl = g->slots[j]); j = (j + 1) & mask) {
     if ((uint32_t)(sl >> 32) != h) continue;
     const Key *k = &g->keys[(uint32_t)sl - 1];
-    if (k->label == label && k->nk == nk && same_ints(g->kidpool.a + k->kids, kids, nk)) return (int32_t)((uint32_t)sl - 1);
+    if (k->label != label || k->nk != nk) continue;
+    if (nk <= 2 ? nk == 0 || (k->head[0] == kids[0] && (nk == 1 || k->head[1] == kids[1])) : same_ints(g->kidpool.a + k->kids, kids, nk))
+      return (int32_t)((uint32_t)sl - 1);
   }
   return -1;
 }
@@ -219,7 +222,7 @@ static int32_t intern_new(Core *g, int32_t label, int32_t nk, const int32_t *kid
   int32_t off = (int32_t)g->kidpool.n;
   if (iv_extend(&g->kidpool, kids, nk) < 0) return -1;
   k = (int32_t)g->nkeys++;
-  g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids)};
+  g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids), {nk > 0 ? kids[0] : 0, nk > 1 ? kids[1] : 0}};
   intern_place(g, k);
   return k;
 }
@@ -730,6 +733,8 @@ static PyObject *Core_match(Core *g, PyObject *args) {
       g->m_full = g->m_err = 0;
       mrun(g, 1, 0);
       if (g->m_err) goto fail;
+      if (r->fired.cap) for (int64_t e = 0; e < r->seen.n; e++)   /* fired is large: its slots fetched at once, not one miss at a time */
+        __builtin_prefetch(&r->fired.slots[tm_hash(&r->fired, r->seen.data.a + e * r->nnames) & (uint64_t)(r->fired.cap - 1)]);
       for (int64_t e = 0; e < r->seen.n; e++) {   /* fired: an entry made now holds -1 (not applied) until apply sets it */
         const int32_t *ids = r->seen.data.a + e * r->nnames;
         int added;
@@ -1160,6 +1165,257 @@ static PyObject *Core_extract(Core *g, PyObject *args) {
   return res;
 }
 
+/* ---- extraction for the built-in costs (a weight per label, Cost.weights and Cost.tree): Core_extract's worklist, step
+ * for step, on numbers. A candidate graph is a *graph node*: (label, its children's graph nodes), interned, so that the
+ * same graph is the same number, as the same UOp is the same object (hash consing); with sharing, a graph node's number
+ * is its bit. Costs are int64 sums of int weights, exact as Python's ints are until they would overflow, which is
+ * reported (the caller then runs Core_extract). The UOp is made only for the root's best graph. No UOpError can
+ * happen on the way where Core_extract catches one: that needs a CALL, which never runs in the core. */
+typedef struct {
+  Core *g;
+  const int64_t *w;      /* each label's weight */
+  int sharing, overflow;
+  int64_t nc;
+  int32_t *best;         /* each class's best graph node, -1 none */
+  int64_t *value, *changed, **seen;
+  uint8_t *queued;
+  IVec queue; int64_t head, tick;
+  IVec gn_label, gn_nk, gn_off, gn_pool;   /* graph nodes */
+  uint64_t *gslots; int64_t gcap;
+  Bits *best_bits, cand, *masks; int64_t *mweight; int64_t nmasks;   /* sharing: the bits of each distinct weight */
+} NExtract;
+
+static void nextract_free(NExtract *e) {
+  for (int64_t c = 0; c < e->nc; c++) {
+    if (e->seen) PyMem_Free(e->seen[c]);
+    if (e->best_bits) PyMem_Free(e->best_bits[c].w);
+  }
+  for (int64_t p = 0; p < e->nmasks; p++) PyMem_Free(e->masks[p].w);
+  PyMem_Free(e->masks); PyMem_Free(e->mweight); PyMem_Free(e->cand.w); PyMem_Free(e->best_bits);
+  PyMem_Free(e->best); PyMem_Free(e->value); PyMem_Free(e->changed); PyMem_Free(e->seen); PyMem_Free(e->queued);
+  iv_free(&e->queue); iv_free(&e->gn_label); iv_free(&e->gn_nk); iv_free(&e->gn_off); iv_free(&e->gn_pool); PyMem_Free(e->gslots);
+}
+
+static int nextract_init(NExtract *e) {
+  Core *g = e->g;
+  size_t nc = (size_t)(e->nc ? e->nc : 1);
+  e->best = PyMem_Malloc(nc * sizeof(int32_t)); e->value = PyMem_Calloc(nc, sizeof(int64_t));
+  e->changed = PyMem_Calloc(nc, sizeof(int64_t)); e->seen = PyMem_Calloc(nc, sizeof(int64_t *)); e->queued = PyMem_Calloc(nc, 1);
+  if (e->sharing) e->best_bits = PyMem_Calloc(nc, sizeof(Bits));
+  if (!e->best || !e->value || !e->changed || !e->seen || !e->queued || (e->sharing && !e->best_bits)) { PyErr_NoMemory(); return -1; }
+  for (int64_t c = 0; c < e->nc; c++) e->best[c] = -1;
+  for (int64_t c = 0; c < e->nc; c++) if (g->cls[c].alive) {
+    if (iv_push(&e->queue, (int32_t)c) < 0) return -1;
+    e->queued[c] = 1;
+    int64_t n = g->cls[c].nodes.n;
+    if (!(e->seen[c] = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); return -1; }
+    for (int64_t j = 0; j < n; j++) e->seen[c][j] = -1;
+  }
+  return 0;
+}
+
+static void gn_place(NExtract *e, int32_t i, uint32_t h) {
+  int64_t mask = e->gcap - 1, j = (int64_t)(h & (uint64_t)mask);
+  while (e->gslots[j]) j = (j + 1) & mask;
+  e->gslots[j] = (uint64_t)h << 32 | (uint64_t)(i + 1);
+}
+
+/* the graph node (label, kids), made if new (*fresh says so); -1 on error */
+static int32_t gn_intern(NExtract *e, int32_t label, int32_t nk, const int32_t *kids, int *fresh) {
+  if ((e->gn_label.n + 1) * 2 > e->gcap) {
+    int64_t cap = e->gcap ? e->gcap * 2 : 1024;
+    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+    if (!s) { PyErr_NoMemory(); return -1; }
+    PyMem_Free(e->gslots);
+    e->gslots = s; e->gcap = cap;
+    for (int64_t i = 0; i < e->gn_label.n; i++)
+      gn_place(e, (int32_t)i, key_hash(e->gn_label.a[i], e->gn_nk.a[i], e->gn_pool.a + e->gn_off.a[i]));
+  }
+  uint32_t h = key_hash(label, nk, kids);
+  int64_t mask = e->gcap - 1, j = (int64_t)(h & (uint64_t)mask);
+  for (uint64_t sl; (sl = e->gslots[j]); j = (j + 1) & mask) {
+    if ((uint32_t)(sl >> 32) != h) continue;
+    int32_t i = (int32_t)((uint32_t)sl - 1);
+    if (e->gn_label.a[i] == label && e->gn_nk.a[i] == nk && same_ints(e->gn_pool.a + e->gn_off.a[i], kids, nk)) { *fresh = 0; return i; }
+  }
+  int32_t i = (int32_t)e->gn_label.n;
+  if (iv_push(&e->gn_label, label) < 0 || iv_push(&e->gn_nk, nk) < 0 || iv_push(&e->gn_off, (int32_t)e->gn_pool.n) < 0 ||
+      iv_extend(&e->gn_pool, kids, nk) < 0) return -1;
+  e->gslots[j] = (uint64_t)h << 32 | (uint64_t)(i + 1);
+  *fresh = 1;
+  return i;
+}
+
+/* sharing: graph node i's bit set in its weight's mask (_Bits.bit); -1 on error */
+static int gn_bit(NExtract *e, int32_t i, int64_t w) {
+  int64_t p = 0;
+  while (p < e->nmasks && e->mweight[p] != w) p++;
+  if (p == e->nmasks) {
+    Bits *m = PyMem_Realloc(e->masks, (size_t)(p + 1) * sizeof(Bits));
+    if (m) e->masks = m;
+    int64_t *mw = m ? PyMem_Realloc(e->mweight, (size_t)(p + 1) * sizeof(int64_t)) : NULL;
+    if (!mw) { PyErr_NoMemory(); return -1; }
+    e->mweight = mw; e->masks[p] = (Bits){0}; e->mweight[p] = w; e->nmasks++;
+  }
+  return bits_set(&e->masks[p], i);
+}
+
+/* sharing: the candidate's nodes (bit gn and its children's bests' nodes, in cand) and their weight in *v; -1 on error */
+static int gn_sharing_value(NExtract *e, int32_t gn, int32_t nk, const int32_t *kids, int64_t *v) {
+  Core *g = e->g;
+  int64_t words = (e->gn_label.n + 63) / 64;
+  if (e->cand.n < words) {
+    uint64_t *w = PyMem_Realloc(e->cand.w, (size_t)words * sizeof(uint64_t));
+    if (!w) { PyErr_NoMemory(); return -1; }
+    e->cand.w = w;
+  }
+  e->cand.n = words;
+  memset(e->cand.w, 0, (size_t)words * sizeof(uint64_t));
+  e->cand.w[gn / 64] |= 1ULL << (gn % 64);
+  for (int32_t x = 0; x < nk; x++) {
+    const Bits *kb = &e->best_bits[find(g, kids[x])];
+    for (int64_t q = 0; q < kb->n; q++) e->cand.w[q] |= kb->w[q];
+  }
+  int64_t total = 0;
+  for (int64_t p = 0; p < e->nmasks; p++) {
+    int64_t t;
+    if (__builtin_mul_overflow(e->mweight[p], bits_count(&e->cand, &e->masks[p]), &t) || __builtin_add_overflow(total, t, &total)) {
+      e->overflow = 1; return -1;
+    }
+  }
+  *v = total;
+  return 0;
+}
+
+/* Core_extract's visit_enode and offer, on numbers: 1 it became its class's best, 0 not, -1 error or overflow */
+static int nvisit_enode(NExtract *e, int32_t c, int64_t j) {
+  Core *g = e->g;
+  int32_t n = g->cls[c].nodes.a[j], nk = g->keys[n].nk, label = g->keys[n].label;
+  const int32_t *kids = kids_of(g, n);
+  int stale = e->seen[c][j] < 0;
+  for (int32_t x = 0; x < nk; x++) {
+    int32_t k = find(g, kids[x]);
+    if (e->best[k] < 0) return 0;
+    stale |= e->changed[k] > e->seen[c][j];
+  }
+  if (!stale) return 0;
+  e->seen[c][j] = e->tick;
+  int32_t buf[16], *gk = nk <= 16 ? buf : PyMem_Malloc((size_t)nk * sizeof(int32_t));
+  if (!gk) { PyErr_NoMemory(); return -1; }
+  for (int32_t x = 0; x < nk; x++) gk[x] = e->best[find(g, kids[x])];
+  int fresh = 0;
+  int32_t gn = gn_intern(e, label, nk, gk, &fresh);
+  if (gk != buf) PyMem_Free(gk);
+  if (gn < 0 || (fresh && e->sharing && gn_bit(e, gn, e->w[label]) < 0)) return -1;
+  int64_t v = e->w[label];
+  if (e->sharing) { if (gn_sharing_value(e, gn, nk, kids, &v) < 0) return -1; }
+  else for (int32_t x = 0; x < nk; x++) if (__builtin_add_overflow(v, e->value[find(g, kids[x])], &v)) { e->overflow = 1; return -1; }
+  if (e->best[c] >= 0 && !(v < e->value[c])) return 0;
+  e->best[c] = gn; e->value[c] = v; e->changed[c] = ++e->tick;
+  if (!e->sharing) return 1;
+  Bits *bb = &e->best_bits[c];
+  if (bb->n < e->cand.n) {
+    uint64_t *w = PyMem_Realloc(bb->w, (size_t)e->cand.n * sizeof(uint64_t));
+    if (!w) { PyErr_NoMemory(); return -1; }
+    bb->w = w;
+  }
+  bb->n = e->cand.n;
+  memcpy(bb->w, e->cand.w, (size_t)e->cand.n * sizeof(uint64_t));
+  return 1;
+}
+
+static int nvisit_class(NExtract *e) {
+  Core *g = e->g;
+  int32_t c = e->queue.a[e->head++];
+  if (e->head > 4096 && e->head * 2 > e->queue.n) {
+    memmove(e->queue.a, e->queue.a + e->head, (size_t)(e->queue.n - e->head) * sizeof(int32_t));
+    e->queue.n -= e->head; e->head = 0;
+  }
+  e->queued[c] = 0;
+  int improved = 0;
+  for (int64_t j = 0; j < g->cls[c].nodes.n; j++) {
+    int r = nvisit_enode(e, c, j);
+    if (r < 0) return -1;
+    improved |= r;
+  }
+  if (improved) {
+    IVec *ps = &g->cls[c].parents;
+    for (int64_t j = 1; j < ps->n; j += 2) {
+      int32_t pc = find(g, ps->a[j]);
+      if (!e->queued[pc]) { e->queued[pc] = 1; if (iv_push(&e->queue, pc) < 0) return -1; }
+    }
+  }
+  if ((g->work += g->cls[c].nodes.n + 1) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) return -1; }
+  return 0;
+}
+
+/* graph node `root` as a UOp: each of its nodes made once, children first (make_uop(op, src, arg, dtype); a CONST's
+ * label holds its UOp) */
+static PyObject *gn_graph(NExtract *e, int32_t root, PyObject *labels, PyObject *make) {
+  int64_t ng = e->gn_label.n;
+  PyObject **made = PyMem_Calloc((size_t)(ng ? ng : 1), sizeof(PyObject *));
+  IVec stack = {0};
+  PyObject *out = NULL;
+  if (!made) return PyErr_NoMemory();
+  if (iv_push(&stack, root) < 0) goto done;
+  while (stack.n) {
+    int32_t i = stack.a[stack.n - 1], nk = e->gn_nk.a[i];
+    const int32_t *kids = e->gn_pool.a + e->gn_off.a[i];
+    if (made[i]) { stack.n--; continue; }
+    int ready = 1;
+    for (int32_t x = 0; x < nk; x++) if (!made[kids[x]]) { ready = 0; if (iv_push(&stack, kids[x]) < 0) goto done; }
+    if (!ready) continue;
+    stack.n--;
+    PyObject *lab = PyList_GET_ITEM(labels, e->gn_label.a[i]);
+    if (e->g->label_const.a[e->gn_label.a[i]]) { made[i] = Py_NewRef(PyTuple_GET_ITEM(lab, 2)); continue; }
+    PyObject *src = PyTuple_New(nk);
+    if (!src) goto done;
+    for (int32_t x = 0; x < nk; x++) PyTuple_SET_ITEM(src, x, Py_NewRef(made[kids[x]]));
+    made[i] = PyObject_CallFunctionObjArgs(make, PyTuple_GET_ITEM(lab, 0), src, PyTuple_GET_ITEM(lab, 2), PyTuple_GET_ITEM(lab, 1), NULL);
+    Py_DECREF(src);
+    if (!made[i]) goto done;
+  }
+  out = Py_NewRef(made[root]);
+done:
+  for (int64_t i = 0; i < ng; i++) Py_XDECREF(made[i]);
+  PyMem_Free(made); iv_free(&stack);
+  return out;
+}
+
+/* extract_best(root, weights, sharing, labels, make_uop) -> (graph, cost) of class root, or None when an int64 sum would
+ * overflow (Python's ints would not: run extract); weights: an int >= 0 per label. */
+static PyObject *Core_extract_best(Core *g, PyObject *args) {
+  int root, sharing;
+  PyObject *weights, *labels, *make;
+  if (!PyArg_ParseTuple(args, "iO!pO!O", &root, &PyList_Type, &weights, &sharing, &PyList_Type, &labels, &make)) return NULL;
+  if (PyList_GET_SIZE(labels) < g->nlabels || PyList_GET_SIZE(weights) < g->nlabels) {
+    PyErr_SetString(PyExc_ValueError, "a (op, dtype, arg) and a weight per label");
+    return NULL;
+  }
+  if (check_class(g, root) < 0) return NULL;
+  int64_t *w = PyMem_Malloc((size_t)(g->nlabels ? g->nlabels : 1) * sizeof(int64_t));
+  if (!w) return PyErr_NoMemory();
+  for (int32_t i = 0; i < g->nlabels; i++) {
+    long long v = PyLong_AsLongLong(PyList_GET_ITEM(weights, i));
+    if (v == -1 && PyErr_Occurred()) { PyMem_Free(w); return NULL; }
+    if (v < 0) { PyMem_Free(w); PyErr_SetString(PyExc_ValueError, "a weight is >= 0"); return NULL; }
+    w[i] = v;
+  }
+  NExtract e = {.g = g, .w = w, .sharing = sharing, .tick = 1, .nc = g->parent.n};
+  int ok = nextract_init(&e) == 0;
+  while (ok && e.head < e.queue.n) ok = nvisit_class(&e) == 0;
+  PyObject *res = NULL;
+  int32_t r = find(g, root);
+  if (ok && e.best[r] < 0) PyErr_SetString(PyExc_KeyError, "the root class has no graph");
+  else if (ok) {
+    PyObject *graph = gn_graph(&e, e.best[r], labels, make);
+    res = graph ? Py_BuildValue("(NL)", graph, (long long)e.value[r]) : NULL;
+  } else if (e.overflow) res = Py_NewRef(Py_None);
+  nextract_free(&e);
+  PyMem_Free(w);
+  return res;
+}
+
 static PyObject *Core_enode_count(Core *g, PyObject *unused) {
   long long n = 0;
   for (int64_t c = 0; c < g->parent.n; c++) if (g->cls[c].alive) n += g->cls[c].nodes.n;
@@ -1280,6 +1536,7 @@ static PyMethodDef Core_methods[] = {
   {"per_rule", (PyCFunction)Core_per_rule, METH_NOARGS, "per rule: its results that changed the e-graph"},
   {"conflicts", (PyCFunction)Core_conflicts, METH_NOARGS, "conflicts() -> [(label, label)]: the refused merges of two constants"},
   {"extract", (PyCFunction)Core_extract, METH_VARARGS, "extract(labels, make_uop, uop_error, weights, fn, weight_of) -> {class: (graph, cost)}"},
+  {"extract_best", (PyCFunction)Core_extract_best, METH_VARARGS, "extract_best(root, weights, sharing, labels, make_uop) -> (graph, cost) or None (an int64 overflow)"},
   {"export", (PyCFunction)Core_export, METH_O, "export(labels) -> the e-graph as egraph.py holds it"},
   {NULL, NULL, 0, NULL},
 };
