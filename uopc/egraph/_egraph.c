@@ -17,6 +17,8 @@
 #define NO_RESULT INT32_MIN   /* a template whose function returned None */
 #define MAX_INSTANCES 1000    /* ematch.MAX_INSTANCES: matches per (rule, root class) */
 #define SIGNAL_EVERY 4096
+#define PREFETCH 4            /* e-nodes of a class fetched this far ahead */
+#define APPLY_AHEAD 4         /* matches fetched this far ahead */
 
 /* ---- growable arrays of int32 */
 
@@ -449,7 +451,10 @@ static int class_newer(Core *g, int32_t c) {
   if (g->newer_ep.a[c] == g->newer_epoch) return g->newer.a[c];
   const IVec *nodes = &g->cls[c].nodes;
   int32_t out = 0;
-  for (int64_t i = 0; i < nodes->n && !out; i++) out = g->keys[nodes->a[i]].stamp > g->m_since;
+  for (int64_t i = 0; i < nodes->n && !out; i++) {
+    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);
+    out = g->keys[nodes->a[i]].stamp > g->m_since;
+  }
   g->newer_ep.a[c] = g->newer_epoch; g->newer.a[c] = out;
   return out;
 }
@@ -495,6 +500,7 @@ static void mrun(Core *g, int32_t sp, int d) {
   IVec *nodes = &g->cls[c].nodes;
   for (int64_t i = 0; i < nodes->n; i++) {
     int32_t n = nodes->a[i];
+    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);   /* keys are scattered: a miss each */
     const Key *k = &g->keys[n];
     if (!ltest(g, k->label, q->ltest)) continue;
     g->work++;
@@ -802,6 +808,21 @@ bad:
   return NULL;
 }
 
+/* What applying a match a few ahead reads, fetched now: its entry in fired, its classes, and (when the last match's
+ * template would make it with the same types) the intern table's slot of its first step. A hint: no effect but time. */
+static void prefetch_match(Core *g, const Rule *r, const int32_t *m, const TEntry *t) {
+  __builtin_prefetch(&r->fired.vals.a[m[1]]);
+  for (int32_t j = 0; j < r->nnames; j++) __builtin_prefetch(&g->cls[m[2 + j]]);
+  if (!t || !t->ok || !t->nsteps || !g->capslots) return;
+  const int32_t *s = t->steps.a;
+  int32_t nk = s[2], kids[64];
+  for (int32_t x = 0; x < nk; x++) {
+    if (s[3 + x] >= 0) return;   /* a child made by an earlier step */
+    kids[x] = m[2 + r->order[-1 - s[3 + x]]];
+  }
+  __builtin_prefetch(&g->slots[key_hash(s[0], nk, kids) & (uint64_t)(g->capslots - 1)]);
+}
+
 /* apply(it, admitted, max_enodes, deadline, clock) -> (stop: 0 none, 1 enodes, 2 timeout; changed, matches, applied, rejected) */
 static PyObject *Core_apply(Core *g, PyObject *args) {
   int it;
@@ -824,8 +845,10 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
     r->since = it;
     int32_t w = 2 + r->nnames;   /* per match: root, fired entry, ids */
     if (r->nparams > 64) { PyErr_SetString(PyExc_ValueError, "too many parameters"); goto fail; }
+    TEntry *last = NULL;
     for (int64_t f = 0; f < r->found.n; f += w, n_done++) {
       if (g->memo_len > max_enodes) { stop = 1; break; }
+      if (f + APPLY_AHEAD * w < r->found.n) prefetch_match(g, r, r->found.a + f + APPLY_AHEAD * w, last);
       if (timed && n_done % 64 == 0) {
         PyObject *now = PyObject_CallNoArgs(clock);
         if (!now) goto fail;
@@ -843,6 +866,7 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
       for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->cls[find(g, ids[j])].type; }
       TEntry *t = template_of(g, i, types);
       if (!t) goto fail;
+      last = t;
       if (!t->ok) { rejected++; continue; }
       if (t->result == NO_RESULT) continue;
       if (t->rtype != g->cls[find(g, c)].type) { rejected++; continue; }
