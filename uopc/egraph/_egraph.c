@@ -163,7 +163,7 @@ typedef struct {
   Rule *rules; int32_t nrules;
   IVec changed, changed_start;        /* per iteration: the classes of its new e-nodes (changed_at) */
   IVec mark; int32_t epoch;           /* per class: roots' scratch */
-  IVec newer, newer_ep; int32_t newer_epoch;   /* per class, for one rule's matching: whether an e-node of it is stamped after its since */
+  IVec newer, newer_ep; int32_t newer_epoch, newer_since;   /* per class, within one match(): whether an e-node of it is stamped after newer_since */
   int32_t mark_epoch;                 /* keys' scratch epoch */
   PyObject *steps_fn;
   /* the matcher's state */
@@ -446,7 +446,8 @@ static int roots(Core *g, int32_t since, int32_t height, int32_t it, IVec *out) 
 static inline int ltest(Core *g, int32_t label, int32_t t) { return label < g->nlabels && g->ltest[(int64_t)label * g->nltests + t]; }
 static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->ntypes && g->ttest[(int64_t)type * g->nttests + t]; }
 
-/* Whether class c has an e-node stamped after the rule's since (cached for the pass: stamps do not change while matching). */
+/* Whether class c has an e-node stamped after the rule's since (cached for the rules of one since: stamps do not change
+ * while matching). */
 static int class_newer(Core *g, int32_t c) {
   if (g->newer_ep.a[c] == g->newer_epoch) return g->newer.a[c];
   const IVec *nodes = &g->cls[c].nodes;
@@ -711,6 +712,7 @@ static PyObject *Core_match(Core *g, PyObject *args) {
   IVec *cache = PyMem_Calloc((size_t)(g->nrules ? g->nrules : 1), sizeof(IVec));
   int32_t *ck = PyMem_Malloc((size_t)(g->nrules ? g->nrules : 1) * 2 * sizeof(int32_t));
   int32_t ncache = 0;
+  int first = 1;
   if (!cache || !ck) { PyErr_NoMemory(); goto fail; }
   for (int32_t i = 0; i < g->nrules; i++) {
     Rule *r = &g->rules[i];
@@ -730,7 +732,7 @@ static PyObject *Core_match(Core *g, PyObject *args) {
     if (iv_reserve(&g->newer, g->parent.n) < 0 || iv_reserve(&g->newer_ep, g->parent.n) < 0) goto fail;
     for (int64_t j = g->newer_ep.n; j < g->parent.n; j++) g->newer_ep.a[j] = 0;
     g->newer.n = g->newer_ep.n = g->parent.n;
-    g->newer_epoch++;
+    if (first || r->since != g->newer_since) { g->newer_epoch++; g->newer_since = r->since; first = 0; }   /* take() restamped */
     for (int64_t ci = 0; ci < cands->n; ci++) {
       int32_t c = cands->a[ci];
       tm_clear(&r->seen);
