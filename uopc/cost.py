@@ -45,13 +45,13 @@ class CostError(ValueError):
 class Cost:
   """A cost of graphs; build one with ``nodes``, ``weights`` or ``function``, or ``parse`` a ``--cost`` spec."""
 
-  def __init__(self, name: str, weight: Callable[[Ops], float] | None = None, fn: CostFn | None = None, tree: bool = False):
-    self.name, self._weight, self.fn, self.tree = name, weight, fn, tree
+  def __init__(self, name: str, weight: Callable[[Ops], float] | None = None, fn: CostFn | None = None, as_tree: bool = False):
+    self.name, self._weight, self.fn, self.as_tree = name, weight, fn, as_tree   # as_tree: weights summed as a tree
 
   @property
   def dag(self) -> bool:
     """Whether this is a sum of per-op weights over distinct nodes."""
-    return self._weight is not None and not self.tree
+    return self._weight is not None and not self.as_tree
 
   @property
   def weighted(self) -> bool:
@@ -73,7 +73,7 @@ class Cost:
 
   def node(self, u: UOp, src_costs: list[float]) -> float:
     """The cost of ``u`` given its sources' costs (tree costs): its weight plus theirs, or the user function, checked."""
-    if self.tree: return self.weight(u.op) + sum(src_costs)
+    if self.as_tree: return self.weight(u.op) + sum(src_costs)
     assert self.fn is not None
     try: c = self.fn(u, src_costs)
     except Exception as e: raise CostError(f"cost {self.name}: {type(e).__name__}: {e}") from None
@@ -102,7 +102,7 @@ class Cost:
   def tree(table: Mapping[Ops, float], default: float = 1, name: str = "tree") -> Cost:
     """A weight per op (``default`` for the others), summed as a tree: a shared node is paid once per use."""
     weights = Cost.weights(table, default, name)
-    return Cost(name, weight=weights._weight, tree=True)
+    return Cost(name, weight=weights._weight, as_tree=True)
 
   @staticmethod
   def function(fn: CostFn, name: str | None = None) -> Cost:
