@@ -55,8 +55,8 @@ static inline uint64_t fmix(uint64_t h) {
 }
 
 static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
-  for (int32_t i = 0; i < n; i++) h = fmix(h ^ ((uint64_t)(uint32_t)xs[i] + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
-  return h;
+  for (int32_t i = 0; i < n; i++) h = (h ^ (uint32_t)xs[i]) * 0x9e3779b97f4a7c15ULL + (uint64_t)i;   /* mixed once, at the end */
+  return fmix(h);
 }
 
 /* ---- a set of fixed-width int tuples, each with a value: open addressing; a slot holds an entry's hash and number + 1 */
@@ -181,7 +181,7 @@ static inline int32_t find(Core *g, int32_t i) {
 static inline const int32_t *kids_of(Core *g, int32_t k) { return g->kidpool.a + g->keys[k].kids; }
 
 static uint32_t key_hash(int32_t label, int32_t nk, const int32_t *kids) {
-  return (uint32_t)hash_ints(fmix((uint64_t)(uint32_t)label + 1), kids, nk);
+  return (uint32_t)hash_ints(((uint64_t)(uint32_t)label + 1) * 0xff51afd7ed558ccdULL, kids, nk);
 }
 
 static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
