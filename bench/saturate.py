@@ -37,7 +37,7 @@ PEER_PYTHON = os.path.join(ROOT, ".bench-venv", "bin", "python")
 a, b, c = UPat.var("a"), UPat.var("b"), UPat.var("c")
 COMMUTATIVITY = PatternMatcher([(UPat(Ops.ADD, src=(a, b)), lambda a, b: b + a), (UPat(Ops.MUL, src=(a, b)), lambda a, b: b * a)])
 def NO_BANS() -> BackoffScheduler: return BackoffScheduler(match_limit=10**12)
-RUNS = 3   # egglog against uopc: rounds, each program once on each side in each, the fastest kept (the machine is shared)
+RUNS = 5   # egglog against uopc: rounds, each program once on each side in each, the fastest kept (the machine is shared)
 PYTHON_ENODES = 5_000   # uopc's Python loop is timed too on e-graphs up to this size
 EGGLOG_COST = Cost.tree({Ops.PARAM: 2, Ops.CONST: 2}, name="egglog")   # Math(0), Math.var("p0"): 2; a constructor 1
 DISTRIBUTIVITY = PatternMatcher([   # egglog_peer.py's "distributivity", in the same order

@@ -460,12 +460,11 @@ static int class_newer(Core *g, int32_t c) {
   return out;
 }
 
-/* Whether matching on from goal (p, c), with nothing new read so far and goals[0, sp) still to go, can read an e-node
- * stamped after since. Only when every structured goal left is a leaf (its sources variables, so its class is known) can
- * it say no: then a match reads new only from those classes' e-nodes. A match that reads nothing new is dropped, so
- * pruning where this says no drops only such matches, and the others are found in the same order. */
-static int may_read_newer(Core *g, const Rule *r, int32_t sp, int32_t c) {
-  if (class_newer(g, c)) return 1;
+/* Whether the goals still to go after a leaf goal, goals[0, sp), with nothing new read so far, can read an e-node stamped
+ * after since. Only when every structured goal among them is a leaf (its sources variables, so its class is known) can it
+ * say no: then a match reads new only from those classes' e-nodes, and the leaf's. A match that reads nothing new is
+ * dropped, so pruning where nothing new can be read drops only such matches, and the others are found in the same order. */
+static int rest_may_read_newer(Core *g, const Rule *r, int32_t sp) {
   for (int32_t i = 0; i < sp; i++) {
     const PNode *q = &r->p[g->goals[2 * i]];
     if (q->var) continue;
@@ -497,13 +496,17 @@ static void mrun(Core *g, int32_t sp, int d) {
     } else mrun(g, sp, d);
     goto restore;
   }
-  if (!d && q->leaf && !may_read_newer(g, r, sp, c)) goto restore;
+  int only_new = 0;   /* nothing new read so far nor to be read after: only this class's new e-nodes make matches */
+  if (!d && q->leaf) {
+    only_new = !rest_may_read_newer(g, r, sp);
+    if (only_new && !class_newer(g, c)) goto restore;
+  }
   IVec *nodes = &g->cls[c].nodes;
   for (int64_t i = 0; i < nodes->n; i++) {
     int32_t n = nodes->a[i];
     if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);   /* keys are scattered: a miss each */
     const Key *k = &g->keys[n];
-    if (!ltest(g, k->label, q->ltest)) continue;
+    if (!ltest(g, k->label, q->ltest) || (only_new && k->stamp <= g->m_since)) continue;
     g->work++;
     int d2 = d || k->stamp > g->m_since;
     if (q->src_none) { mrun(g, sp, d2); continue; }
