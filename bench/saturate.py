@@ -211,7 +211,7 @@ def main() -> None:
   for rules, name, n, stop, it, en, ec, ours, stop2, it2, en2, ec2, theirs, t_ours, t_theirs, mem, native, t_py in rows:
     py_s = "-" if t_py is None else f"{t_py:.3f}"
     print(f"{rules:14s} {name:27s} {n:5d} {stop:>10s} {it:4d} {en:7d} {ec:7d} {ours:4g} | {stop2:>10s} {it2:4d} {en2:7d} {ec2:7d} "
-          f"{theirs:4g} | {t_ours:7.4f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):5.1f}x {mem:8.0f} {'yes' if native else 'no':>3s} {py_s:>8s}")
+          f"{theirs:4g} | {t_ours:7.4f} {t_theirs:8.4f} {t_ours / max(t_theirs, 1e-9):5.2f}x {mem:8.0f} {'yes' if native else 'no':>3s} {py_s:>8s}")
 
 
 if __name__ == "__main__":
