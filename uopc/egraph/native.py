@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from uopc import native_switch
-from uopc.cost import Cost
+from uopc.cost import MAX_WEIGHT, Cost
 from uopc.egraph.egraph import EClass, EGraph, enode_key
 from uopc.egraph.seminaive import names
 from uopc.egraph.template import NO_RESULT, Template
@@ -171,7 +171,7 @@ class NativeRun:
     labels = self.tests.label_objs
     if cost.weighted:
       weights = [cost.weight(op) for op, _, _ in labels]
-      if all(type(w) is int for w in weights):
+      if all(type(w) is int and 0 <= w <= MAX_WEIGHT for w in weights):   # int64 in C; Cost.weights checks the bound too
         if (found := self.core.extract_best(root, weights, cost.dag and sharing, labels, make_uop)) is not None: return found
     if cost.dag and sharing: bests = self.core.extract(labels, make_uop, UOpError, None, None, cost.weight)
     else: bests = self.core.extract(labels, make_uop, UOpError, [cost.weight(op) for op, _, _ in labels] if cost.dag else None, cost.node, None)
