@@ -1,7 +1,8 @@
-"""Exercise 9's rule set in egglog, for ``bench/saturate.py``: run by a Python that has ``egglog`` (3.12+).
+"""``bench/saturate.py``'s rule sets in egglog: run by a Python that has ``egglog`` (3.12+).
 
-Reads a JSON list of programs (``["add", a, b]``, ``["mul", a, b]``, ``["var", "p0"]``,
-``["num", 2]``) on stdin, saturates each (up to 30 iterations), and prints a JSON list
+Reads ``{"rules": RULES, "programs": [...]}`` on stdin: RULES is ``ex9`` (exercise 9's rule set) or ``distributivity``
+(associativity and commutativity of ``+`` and ``*``, distributivity both ways), a program is ``["add", a, b]``,
+``["mul", a, b]``, ``["var", "p0"]`` or ``["num", 2]``; saturates each (up to 30 iterations), and prints a JSON list
 of ``{"cost": egglog's extracted cost, "seconds": CPU time of run + extract, "iterations", "enodes", "eclasses",
 "stop"}`` (e-nodes and e-classes of the ``Math`` sort, counted outside the timing); with an argument N, the fastest
 of N runs of each.
@@ -40,11 +41,15 @@ def build(t: list) -> Math:
   return out[id(t)]
 
 
-def saturate(t: list) -> dict:
+def saturate(t: list, rules: str) -> dict:
   egraph = EGraph()
   a, b, c, x = vars_("a b c x", Math)
-  egraph.register(rewrite(x + Math(0)).to(x), rewrite(x * Math(1)).to(x), rewrite(x * Math(2)).to(x + x),
-                  rewrite((a + b) + c).to(a + (b + c)), rewrite(a + b).to(b + a), rewrite(a * b).to(b * a))
+  if rules == "ex9":
+    egraph.register(rewrite(x + Math(0)).to(x), rewrite(x * Math(1)).to(x), rewrite(x * Math(2)).to(x + x),
+                    rewrite((a + b) + c).to(a + (b + c)), rewrite(a + b).to(b + a), rewrite(a * b).to(b * a))
+  else:   # bench/saturate.py's DISTRIBUTIVITY, in its order
+    egraph.register(rewrite((a + b) + c).to(a + (b + c)), rewrite((a * b) * c).to(a * (b * c)), rewrite(a + b).to(b + a),
+                    rewrite(a * b).to(b * a), rewrite(a * (b + c)).to(a * b + a * c), rewrite(a * b + a * c).to(a * (b + c)))
   e = egraph.let("e", build(t))
   t0 = time.process_time()
   report = egraph.run(30)
@@ -58,4 +63,5 @@ def saturate(t: list) -> dict:
 
 if __name__ == "__main__":
   runs = int(sys.argv[1]) if len(sys.argv) > 1 else 1   # each program this many times, the fastest kept (as the uopc side does)
-  print(json.dumps([min((saturate(t) for _ in range(runs)), key=lambda r: r["seconds"]) for t in json.load(sys.stdin)]))
+  job = json.load(sys.stdin)
+  print(json.dumps([min((saturate(t, job["rules"]) for _ in range(runs)), key=lambda r: r["seconds"]) for t in job["programs"]]))

@@ -6,9 +6,11 @@ from hypothesis import strategies as st
 from tests.helpers import param
 from tests.strategies import arith_programs
 from uopc import Ops, PatternMatcher, UPat, dtypes
+from uopc.cost import Cost
 from uopc.egraph import BackoffScheduler, saturate
 from uopc.egraph import native as native_mod
 from uopc.rulesets import resolve_rules
+from uopc.uop import make_uop
 
 x, a, b, c = UPat.var("x"), UPat.var("a"), UPat.var("b"), UPat.var("c")
 xi = UPat.var("x", dtype=dtypes.i32)
@@ -34,6 +36,7 @@ POOL = [
   (x, lambda x: x * 1),
 ]
 EX9 = resolve_rules("examples/saturation_rules.py:rules")
+EGGLOG = Cost.function(lambda u, cs: (2 if not u.src else 1) + sum(cs), name="egglog")
 
 
 def snapshot(r) -> tuple:
@@ -54,12 +57,12 @@ SCHEDULERS = [lambda: BackoffScheduler(match_limit=10**12), lambda: BackoffSched
 
 @given(st.lists(arith_programs(max_ops=8), min_size=1, max_size=2), st.sets(st.integers(0, len(POOL) - 1), min_size=1, max_size=7),
        st.integers(0, 2), st.integers(1, 10), st.sampled_from([10, 25, 60, 400, 100_000]),
-       st.sampled_from(["nodes", "mul=3", "mul=0.1,add=0.7,*=0.3", "egglog"]))
+       st.sampled_from(["nodes", "mul=3", "mul=0.1,add=0.7,*=0.3", "egglog", "tree"]))
 def test_the_c_core_makes_the_python_loops_egraph(progs, chosen, sched, iterations, enodes, cost):
+  # nodes, mul=3 and tree are extracted on numbers in C (extract_best), the float weights and the function by calling Python
   prog = progs[0] if len(progs) == 1 else progs[0] + progs[1]
   pm = PatternMatcher([POOL[i] for i in sorted(chosen)])
-  from uopc.cost import Cost
-  cost_fn = Cost.function(lambda u, cs: (2 if not u.src else 1) + sum(cs), name="egglog") if cost == "egglog" else cost
+  cost_fn = {"egglog": EGGLOG, "tree": Cost.tree({Ops.PARAM: 2, Ops.CONST: 0}, default=3)}.get(cost, cost)
   py, c = both(prog, pm, SCHEDULERS[sched], cost=cost_fn, max_iterations=iterations, max_enodes=enodes)
   assert py == c
 
@@ -123,3 +126,29 @@ def test_a_20000_node_program_in_c():
   for _ in range(10_000): prog = (prog + 0) * 1
   r = saturate(prog, EX9, max_iterations=2, max_enodes=100_000, scheduler=BackoffScheduler(match_limit=100_000), timeout=None, native=True)
   assert r.best is param(0) and r.cost == 1 and r.applied >= 20_000
+
+
+@pytest.mark.parametrize("cost", [Cost.nodes(), Cost.parse("mul=4,add=0"), Cost.tree({Ops.PARAM: 2, Ops.CONST: 2})])
+def test_a_built_in_cost_makes_a_uop_only_for_the_best_graph(monkeypatch, cost):
+  made = []
+  def counting(*args):
+    made.append(args[0])
+    return make_uop(*args)
+  monkeypatch.setattr(native_mod, "make_uop", counting)
+  prog = (param(0) * 2 + 0) * 1 + (param(1) * 2 + 0) * 1 + (param(2) * 2 + 0) * 1
+  c = saturate(prog, EX9, cost, scheduler=SCHEDULERS[0](), timeout=None, native=True)
+  py = saturate(prog, EX9, cost, scheduler=SCHEDULERS[0](), timeout=None, native=False)
+  assert c.enodes == 234 and (c.best, c.cost) == (py.best, py.cost)
+  assert 0 < len(made) <= 2 * c.eclasses   # at most a node per class in each pass (sharing, and not: DAG costs); was one per e-node
+
+
+def test_a_sum_past_int64_is_extracted_by_python():
+  prog = param(0)
+  for _ in range(14): prog = prog + prog   # a tree of 2^15 - 1 nodes
+  cost = Cost.tree({}, default=10**15)       # 3.3e19 > 2^63
+  pm = PatternMatcher([POOL[1]])
+  c = saturate(prog, pm, cost, timeout=None, native=True)
+  run = c.egraph._run
+  assert run.core.extract_best(c.root, [10**15] * len(run.tests.label_objs), False, run.tests.label_objs, make_uop) is None
+  py = saturate(prog, pm, cost, timeout=None, native=False)
+  assert (c.best, c.cost) == (py.best, py.cost) and c.best is prog and c.cost == 10**15 * (2**15 - 1)

@@ -5,7 +5,8 @@ Three kinds, one interface:
 - ``Cost.nodes()``: the number of distinct nodes of the DAG (the default);
 - ``Cost.weights({Ops.MUL: 4, ...}, default=1)``: the sum, over distinct nodes, of a weight per op;
 - ``Cost.function(fn)``: a user function ``fn(node, src_costs) -> float`` applied bottom-up
-  (a shared node counts once per use: a tree cost).
+  (a shared node counts once per use: a tree cost);
+- ``Cost.tree({Ops.PARAM: 2, ...}, default=1)``: a weight per op summed as a tree (egglog's default cost is one).
 
 >>> from uopc.uop import UOp
 >>> p0 = UOp.param(0)
@@ -16,7 +17,12 @@ Three kinds, one interface:
 (6, 7)
 
 The first two are *DAG* costs (``dag`` is True): a sum of ``weight(op)`` over distinct
-nodes, which extraction from an e-graph treats specially (sharing is free).
+nodes, which extraction from an e-graph treats specially (sharing is free). The first two and
+the last are *built in* (``weighted``: a weight per op, no user function), which saturation's
+C core extracts without calling Python.
+
+>>> Cost.tree({Ops.PARAM: 2}).of((p0 * 2) + (p0 * 2)), Cost.tree({Ops.PARAM: 2}).dag
+(9, False)
 """
 from __future__ import annotations
 
@@ -39,29 +45,35 @@ class CostError(ValueError):
 class Cost:
   """A cost of graphs; build one with ``nodes``, ``weights`` or ``function``, or ``parse`` a ``--cost`` spec."""
 
-  def __init__(self, name: str, weight: Callable[[Ops], float] | None = None, fn: CostFn | None = None):
-    self.name, self._weight, self.fn = name, weight, fn
+  def __init__(self, name: str, weight: Callable[[Ops], float] | None = None, fn: CostFn | None = None, as_tree: bool = False):
+    self.name, self._weight, self.fn, self.as_tree = name, weight, fn, as_tree   # as_tree: weights summed as a tree
 
   @property
   def dag(self) -> bool:
     """Whether this is a sum of per-op weights over distinct nodes."""
+    return self._weight is not None and not self.as_tree
+
+  @property
+  def weighted(self) -> bool:
+    """Whether this is a weight per op, summed over distinct nodes (``dag``) or as a tree (``Cost.tree``)."""
     return self._weight is not None
 
   def weight(self, op: Ops) -> float:
-    """The weight of one node of ``op`` (DAG costs only)."""
+    """The weight of one node of ``op`` (weighted costs only)."""
     assert self._weight is not None
     return self._weight(op)
 
   def of(self, root: UOp) -> float:
     """The cost of the graph rooted at ``root``."""
     order = root.toposort()
-    if self._weight is not None: return sum(self._weight(u.op) for u in order)
+    if self.dag: return sum(self.weight(u.op) for u in order)
     costs: dict[UOp, float] = {}
     for u in order: costs[u] = self.node(u, [costs[s] for s in u.src])
     return costs[root]
 
   def node(self, u: UOp, src_costs: list[float]) -> float:
-    """The cost of ``u`` given its sources' costs (tree costs): the user function, checked."""
+    """The cost of ``u`` given its sources' costs (tree costs): its weight plus theirs, or the user function, checked."""
+    if self.as_tree: return self.weight(u.op) + sum(src_costs)
     assert self.fn is not None
     try: c = self.fn(u, src_costs)
     except Exception as e: raise CostError(f"cost {self.name}: {type(e).__name__}: {e}") from None
@@ -85,6 +97,12 @@ class Cost:
         raise CostError(f"cost {name}: the weight of {'*' if op is None else op.name.lower()} is {w!r}; a weight is a number "
                         f"from 0 to {MAX_WEIGHT:.0e}")
     return Cost(name, weight=lambda op: table.get(op, default))
+
+  @staticmethod
+  def tree(table: Mapping[Ops, float], default: float = 1, name: str = "tree") -> Cost:
+    """A weight per op (``default`` for the others), summed as a tree: a shared node is paid once per use."""
+    weights = Cost.weights(table, default, name)
+    return Cost(name, weight=weights._weight, as_tree=True)
 
   @staticmethod
   def function(fn: CostFn, name: str | None = None) -> Cost:

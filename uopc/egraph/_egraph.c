@@ -17,6 +17,8 @@
 #define NO_RESULT INT32_MIN   /* a template whose function returned None */
 #define MAX_INSTANCES 1000    /* ematch.MAX_INSTANCES: matches per (rule, root class) */
 #define SIGNAL_EVERY 4096
+#define PREFETCH 4            /* e-nodes of a class fetched this far ahead */
+#define APPLY_AHEAD 4         /* matches fetched this far ahead */
 
 /* ---- growable arrays of int32 */
 
@@ -53,8 +55,8 @@ static inline uint64_t fmix(uint64_t h) {
 }
 
 static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
-  for (int32_t i = 0; i < n; i++) h = fmix(h ^ ((uint64_t)(uint32_t)xs[i] + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
-  return h;
+  for (int32_t i = 0; i < n; i++) h = (h ^ (uint32_t)xs[i]) * 0x9e3779b97f4a7c15ULL + (uint64_t)i;   /* mixed once, at the end */
+  return fmix(h);
 }
 
 /* ---- a set of fixed-width int tuples, each with a value: open addressing; a slot holds an entry's hash and number + 1 */
@@ -120,6 +122,7 @@ typedef struct {
   int32_t memo;              /* memo: its class in the hash-cons table, or -1 (not a key of it) */
   int32_t mark, tmp;         /* scratch: dedup of a class's e-nodes, a repair's users */
   uint32_t hash;
+  int32_t head[2];           /* the first two children, also here: the intern table compares them without reading kidpool */
 } Key;
 
 typedef struct {
@@ -130,7 +133,7 @@ typedef struct {
 } Class;
 
 /* A pattern node: a variable (its class) or a structured node (a loop over the class's e-nodes). */
-typedef struct { int32_t var, name, ttest, ltest, src_none, norders, len, orders; } PNode;
+typedef struct { int32_t var, name, ttest, ltest, src_none, norders, len, orders, leaf; } PNode;   /* leaf: structured, only variables below */
 
 /* A template's steps for one combination of argument types. */
 typedef struct { int32_t *types; int32_t ok, result, rtype, nsteps; IVec steps; /* per step: label, type, nk, refs */ } TEntry;
@@ -160,6 +163,7 @@ typedef struct {
   Rule *rules; int32_t nrules;
   IVec changed, changed_start;        /* per iteration: the classes of its new e-nodes (changed_at) */
   IVec mark; int32_t epoch;           /* per class: roots' scratch */
+  IVec newer, newer_ep; int32_t newer_epoch, newer_since;   /* per class, within one match(): whether an e-node of it is stamped after newer_since */
   int32_t mark_epoch;                 /* keys' scratch epoch */
   PyObject *steps_fn;
   /* the matcher's state */
@@ -177,7 +181,7 @@ static inline int32_t find(Core *g, int32_t i) {
 static inline const int32_t *kids_of(Core *g, int32_t k) { return g->kidpool.a + g->keys[k].kids; }
 
 static uint32_t key_hash(int32_t label, int32_t nk, const int32_t *kids) {
-  return (uint32_t)hash_ints(fmix((uint64_t)(uint32_t)label + 1), kids, nk);
+  return (uint32_t)hash_ints(((uint64_t)(uint32_t)label + 1) * 0xff51afd7ed558ccdULL, kids, nk);
 }
 
 static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *kids) {
@@ -187,7 +191,9 @@ static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *ki
   for (uint64_t sl; (sl = g->slots[j]); j = (j + 1) & mask) {
     if ((uint32_t)(sl >> 32) != h) continue;
     const Key *k = &g->keys[(uint32_t)sl - 1];
-    if (k->label == label && k->nk == nk && same_ints(g->kidpool.a + k->kids, kids, nk)) return (int32_t)((uint32_t)sl - 1);
+    if (k->label != label || k->nk != nk) continue;
+    if (nk <= 2 ? nk == 0 || (k->head[0] == kids[0] && (nk == 1 || k->head[1] == kids[1])) : same_ints(g->kidpool.a + k->kids, kids, nk))
+      return (int32_t)((uint32_t)sl - 1);
   }
   return -1;
 }
@@ -218,7 +224,7 @@ static int32_t intern_new(Core *g, int32_t label, int32_t nk, const int32_t *kid
   int32_t off = (int32_t)g->kidpool.n;
   if (iv_extend(&g->kidpool, kids, nk) < 0) return -1;
   k = (int32_t)g->nkeys++;
-  g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids)};
+  g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids), {nk > 0 ? kids[0] : 0, nk > 1 ? kids[1] : 0}};
   intern_place(g, k);
   return k;
 }
@@ -440,6 +446,33 @@ static int roots(Core *g, int32_t since, int32_t height, int32_t it, IVec *out) 
 static inline int ltest(Core *g, int32_t label, int32_t t) { return label < g->nlabels && g->ltest[(int64_t)label * g->nltests + t]; }
 static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->ntypes && g->ttest[(int64_t)type * g->nttests + t]; }
 
+/* Whether class c has an e-node stamped after the rule's since (cached for the rules of one since: stamps do not change
+ * while matching). */
+static int class_newer(Core *g, int32_t c) {
+  if (g->newer_ep.a[c] == g->newer_epoch) return g->newer.a[c];
+  const IVec *nodes = &g->cls[c].nodes;
+  int32_t out = 0;
+  for (int64_t i = 0; i < nodes->n && !out; i++) {
+    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);
+    out = g->keys[nodes->a[i]].stamp > g->m_since;
+  }
+  g->newer_ep.a[c] = g->newer_epoch; g->newer.a[c] = out;
+  return out;
+}
+
+/* Whether the goals still to go after a leaf goal, goals[0, sp), with nothing new read so far, can read an e-node stamped
+ * after since. Only when every structured goal among them is a leaf (its sources variables, so its class is known) can it
+ * say no: then a match reads new only from those classes' e-nodes, and the leaf's. A match that reads nothing new is
+ * dropped, so pruning where nothing new can be read drops only such matches, and the others are found in the same order. */
+static int rest_may_read_newer(Core *g, const Rule *r, int32_t sp) {
+  for (int32_t i = 0; i < sp; i++) {
+    const PNode *q = &r->p[g->goals[2 * i]];
+    if (q->var) continue;
+    if (!q->leaf || class_newer(g, g->goals[2 * i + 1])) return 1;
+  }
+  return 0;
+}
+
 static void mrun(Core *g, int32_t sp, int d) {
   Rule *r = g->m_rule;
   if (g->m_full || g->m_err) return;
@@ -463,11 +496,17 @@ static void mrun(Core *g, int32_t sp, int d) {
     } else mrun(g, sp, d);
     goto restore;
   }
+  int only_new = 0;   /* nothing new read so far nor to be read after: only this class's new e-nodes make matches */
+  if (!d && q->leaf) {
+    only_new = !rest_may_read_newer(g, r, sp);
+    if (only_new && !class_newer(g, c)) goto restore;
+  }
   IVec *nodes = &g->cls[c].nodes;
   for (int64_t i = 0; i < nodes->n; i++) {
     int32_t n = nodes->a[i];
+    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);   /* keys are scattered: a miss each */
     const Key *k = &g->keys[n];
-    if (!ltest(g, k->label, q->ltest)) continue;
+    if (!ltest(g, k->label, q->ltest) || (only_new && k->stamp <= g->m_since)) continue;
     g->work++;
     int d2 = d || k->stamp > g->m_since;
     if (q->src_none) { mrun(g, sp, d2); continue; }
@@ -505,7 +544,7 @@ static void core_free(Core *g) {
   iv_free(&g->label_const); PyMem_Free(g->ltest); g->ltest = NULL; PyMem_Free(g->ttest); g->ttest = NULL;
   for (int32_t i = 0; i < g->nrules; i++) rule_free(&g->rules[i]);
   PyMem_Free(g->rules); g->rules = NULL; g->nrules = 0;
-  iv_free(&g->changed); iv_free(&g->changed_start); iv_free(&g->mark);
+  iv_free(&g->changed); iv_free(&g->changed_start); iv_free(&g->mark); iv_free(&g->newer); iv_free(&g->newer_ep);
   PyMem_Free(g->bound); g->bound = NULL; PyMem_Free(g->goals); g->goals = NULL;
 }
 
@@ -585,6 +624,11 @@ static int Core_init(Core *g, PyObject *args, PyObject *kw) {
         if (iv_extend(&r->opool, buf, len) < 0) return -1;
       }
       total += q->len;
+    }
+    for (int32_t j = 0; j < r->np; j++) {
+      PNode *q = &r->p[j];
+      q->leaf = !q->var;
+      for (int32_t x = 0; x < q->norders * q->len; x++) q->leaf &= r->p[r->opool.a[q->orders + x]].var;
     }
     if (total + 1 > maxgoals) maxgoals = total + 1;
   }
@@ -671,6 +715,7 @@ static PyObject *Core_match(Core *g, PyObject *args) {
   IVec *cache = PyMem_Calloc((size_t)(g->nrules ? g->nrules : 1), sizeof(IVec));
   int32_t *ck = PyMem_Malloc((size_t)(g->nrules ? g->nrules : 1) * 2 * sizeof(int32_t));
   int32_t ncache = 0;
+  int first = 1;
   if (!cache || !ck) { PyErr_NoMemory(); goto fail; }
   for (int32_t i = 0; i < g->nrules; i++) {
     Rule *r = &g->rules[i];
@@ -687,6 +732,10 @@ static PyObject *Core_match(Core *g, PyObject *args) {
     }
     int64_t count = 0;
     g->m_rule = r; g->m_since = r->since;
+    if (iv_reserve(&g->newer, g->parent.n) < 0 || iv_reserve(&g->newer_ep, g->parent.n) < 0) goto fail;
+    for (int64_t j = g->newer_ep.n; j < g->parent.n; j++) g->newer_ep.a[j] = 0;
+    g->newer.n = g->newer_ep.n = g->parent.n;
+    if (first || r->since != g->newer_since) { g->newer_epoch++; g->newer_since = r->since; first = 0; }   /* take() restamped */
     for (int64_t ci = 0; ci < cands->n; ci++) {
       int32_t c = cands->a[ci];
       tm_clear(&r->seen);
@@ -695,6 +744,8 @@ static PyObject *Core_match(Core *g, PyObject *args) {
       g->m_full = g->m_err = 0;
       mrun(g, 1, 0);
       if (g->m_err) goto fail;
+      if (r->fired.cap) for (int64_t e = 0; e < r->seen.n; e++)   /* fired is large: its slots fetched at once, not one miss at a time */
+        __builtin_prefetch(&r->fired.slots[tm_hash(&r->fired, r->seen.data.a + e * r->nnames) & (uint64_t)(r->fired.cap - 1)]);
       for (int64_t e = 0; e < r->seen.n; e++) {   /* fired: an entry made now holds -1 (not applied) until apply sets it */
         const int32_t *ids = r->seen.data.a + e * r->nnames;
         int added;
@@ -762,6 +813,21 @@ bad:
   return NULL;
 }
 
+/* What applying a match a few ahead reads, fetched now: its entry in fired, its classes, and (when the last match's
+ * template would make it with the same types) the intern table's slot of its first step. A hint: no effect but time. */
+static void prefetch_match(Core *g, const Rule *r, const int32_t *m, const TEntry *t) {
+  __builtin_prefetch(&r->fired.vals.a[m[1]]);
+  for (int32_t j = 0; j < r->nnames; j++) __builtin_prefetch(&g->cls[m[2 + j]]);
+  if (!t || !t->ok || !t->nsteps || !g->capslots) return;
+  const int32_t *s = t->steps.a;
+  int32_t nk = s[2], kids[64];
+  for (int32_t x = 0; x < nk; x++) {
+    if (s[3 + x] >= 0) return;   /* a child made by an earlier step */
+    kids[x] = m[2 + r->order[-1 - s[3 + x]]];
+  }
+  __builtin_prefetch(&g->slots[key_hash(s[0], nk, kids) & (uint64_t)(g->capslots - 1)]);
+}
+
 /* apply(it, admitted, max_enodes, deadline, clock) -> (stop: 0 none, 1 enodes, 2 timeout; changed, matches, applied, rejected) */
 static PyObject *Core_apply(Core *g, PyObject *args) {
   int it;
@@ -784,8 +850,10 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
     r->since = it;
     int32_t w = 2 + r->nnames;   /* per match: root, fired entry, ids */
     if (r->nparams > 64) { PyErr_SetString(PyExc_ValueError, "too many parameters"); goto fail; }
+    TEntry *last = NULL;
     for (int64_t f = 0; f < r->found.n; f += w, n_done++) {
       if (g->memo_len > max_enodes) { stop = 1; break; }
+      if (f + APPLY_AHEAD * w < r->found.n) prefetch_match(g, r, r->found.a + f + APPLY_AHEAD * w, last);
       if (timed && n_done % 64 == 0) {
         PyObject *now = PyObject_CallNoArgs(clock);
         if (!now) goto fail;
@@ -803,6 +871,7 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
       for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->cls[find(g, ids[j])].type; }
       TEntry *t = template_of(g, i, types);
       if (!t) goto fail;
+      last = t;
       if (!t->ok) { rejected++; continue; }
       if (t->result == NO_RESULT) continue;
       if (t->rtype != g->cls[find(g, c)].type) { rejected++; continue; }
@@ -1125,6 +1194,257 @@ static PyObject *Core_extract(Core *g, PyObject *args) {
   return res;
 }
 
+/* ---- extraction for the built-in costs (a weight per label, Cost.weights and Cost.tree): Core_extract's worklist, step
+ * for step, on numbers. A candidate graph is a *graph node*: (label, its children's graph nodes), interned, so that the
+ * same graph is the same number, as the same UOp is the same object (hash consing); with sharing, a graph node's number
+ * is its bit. Costs are int64 sums of int weights, exact as Python's ints are until they would overflow, which is
+ * reported (the caller then runs Core_extract). The UOp is made only for the root's best graph. No UOpError can
+ * happen on the way where Core_extract catches one: that needs a CALL, which never runs in the core. */
+typedef struct {
+  Core *g;
+  const int64_t *w;      /* each label's weight */
+  int sharing, overflow;
+  int64_t nc;
+  int32_t *best;         /* each class's best graph node, -1 none */
+  int64_t *value, *changed, **seen;
+  uint8_t *queued;
+  IVec queue; int64_t head, tick;
+  IVec gn_label, gn_nk, gn_off, gn_pool;   /* graph nodes */
+  uint64_t *gslots; int64_t gcap;
+  Bits *best_bits, cand, *masks; int64_t *mweight; int64_t nmasks;   /* sharing: the bits of each distinct weight */
+} NExtract;
+
+static void nextract_free(NExtract *e) {
+  for (int64_t c = 0; c < e->nc; c++) {
+    if (e->seen) PyMem_Free(e->seen[c]);
+    if (e->best_bits) PyMem_Free(e->best_bits[c].w);
+  }
+  for (int64_t p = 0; p < e->nmasks; p++) PyMem_Free(e->masks[p].w);
+  PyMem_Free(e->masks); PyMem_Free(e->mweight); PyMem_Free(e->cand.w); PyMem_Free(e->best_bits);
+  PyMem_Free(e->best); PyMem_Free(e->value); PyMem_Free(e->changed); PyMem_Free(e->seen); PyMem_Free(e->queued);
+  iv_free(&e->queue); iv_free(&e->gn_label); iv_free(&e->gn_nk); iv_free(&e->gn_off); iv_free(&e->gn_pool); PyMem_Free(e->gslots);
+}
+
+static int nextract_init(NExtract *e) {
+  Core *g = e->g;
+  size_t nc = (size_t)(e->nc ? e->nc : 1);
+  e->best = PyMem_Malloc(nc * sizeof(int32_t)); e->value = PyMem_Calloc(nc, sizeof(int64_t));
+  e->changed = PyMem_Calloc(nc, sizeof(int64_t)); e->seen = PyMem_Calloc(nc, sizeof(int64_t *)); e->queued = PyMem_Calloc(nc, 1);
+  if (e->sharing) e->best_bits = PyMem_Calloc(nc, sizeof(Bits));
+  if (!e->best || !e->value || !e->changed || !e->seen || !e->queued || (e->sharing && !e->best_bits)) { PyErr_NoMemory(); return -1; }
+  for (int64_t c = 0; c < e->nc; c++) e->best[c] = -1;
+  for (int64_t c = 0; c < e->nc; c++) if (g->cls[c].alive) {
+    if (iv_push(&e->queue, (int32_t)c) < 0) return -1;
+    e->queued[c] = 1;
+    int64_t n = g->cls[c].nodes.n;
+    if (!(e->seen[c] = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); return -1; }
+    for (int64_t j = 0; j < n; j++) e->seen[c][j] = -1;
+  }
+  return 0;
+}
+
+static void gn_place(NExtract *e, int32_t i, uint32_t h) {
+  int64_t mask = e->gcap - 1, j = (int64_t)(h & (uint64_t)mask);
+  while (e->gslots[j]) j = (j + 1) & mask;
+  e->gslots[j] = (uint64_t)h << 32 | (uint64_t)(i + 1);
+}
+
+/* the graph node (label, kids), made if new (*fresh says so); -1 on error */
+static int32_t gn_intern(NExtract *e, int32_t label, int32_t nk, const int32_t *kids, int *fresh) {
+  if ((e->gn_label.n + 1) * 2 > e->gcap) {
+    int64_t cap = e->gcap ? e->gcap * 2 : 1024;
+    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+    if (!s) { PyErr_NoMemory(); return -1; }
+    PyMem_Free(e->gslots);
+    e->gslots = s; e->gcap = cap;
+    for (int64_t i = 0; i < e->gn_label.n; i++)
+      gn_place(e, (int32_t)i, key_hash(e->gn_label.a[i], e->gn_nk.a[i], e->gn_pool.a + e->gn_off.a[i]));
+  }
+  uint32_t h = key_hash(label, nk, kids);
+  int64_t mask = e->gcap - 1, j = (int64_t)(h & (uint64_t)mask);
+  for (uint64_t sl; (sl = e->gslots[j]); j = (j + 1) & mask) {
+    if ((uint32_t)(sl >> 32) != h) continue;
+    int32_t i = (int32_t)((uint32_t)sl - 1);
+    if (e->gn_label.a[i] == label && e->gn_nk.a[i] == nk && same_ints(e->gn_pool.a + e->gn_off.a[i], kids, nk)) { *fresh = 0; return i; }
+  }
+  int32_t i = (int32_t)e->gn_label.n;
+  if (iv_push(&e->gn_label, label) < 0 || iv_push(&e->gn_nk, nk) < 0 || iv_push(&e->gn_off, (int32_t)e->gn_pool.n) < 0 ||
+      iv_extend(&e->gn_pool, kids, nk) < 0) return -1;
+  e->gslots[j] = (uint64_t)h << 32 | (uint64_t)(i + 1);
+  *fresh = 1;
+  return i;
+}
+
+/* sharing: graph node i's bit set in its weight's mask (_Bits.bit); -1 on error */
+static int gn_bit(NExtract *e, int32_t i, int64_t w) {
+  int64_t p = 0;
+  while (p < e->nmasks && e->mweight[p] != w) p++;
+  if (p == e->nmasks) {
+    Bits *m = PyMem_Realloc(e->masks, (size_t)(p + 1) * sizeof(Bits));
+    if (m) e->masks = m;
+    int64_t *mw = m ? PyMem_Realloc(e->mweight, (size_t)(p + 1) * sizeof(int64_t)) : NULL;
+    if (!mw) { PyErr_NoMemory(); return -1; }
+    e->mweight = mw; e->masks[p] = (Bits){0}; e->mweight[p] = w; e->nmasks++;
+  }
+  return bits_set(&e->masks[p], i);
+}
+
+/* sharing: the candidate's nodes (bit gn and its children's bests' nodes, in cand) and their weight in *v; -1 on error */
+static int gn_sharing_value(NExtract *e, int32_t gn, int32_t nk, const int32_t *kids, int64_t *v) {
+  Core *g = e->g;
+  int64_t words = (e->gn_label.n + 63) / 64;
+  if (e->cand.n < words) {
+    uint64_t *w = PyMem_Realloc(e->cand.w, (size_t)words * sizeof(uint64_t));
+    if (!w) { PyErr_NoMemory(); return -1; }
+    e->cand.w = w;
+  }
+  e->cand.n = words;
+  memset(e->cand.w, 0, (size_t)words * sizeof(uint64_t));
+  e->cand.w[gn / 64] |= 1ULL << (gn % 64);
+  for (int32_t x = 0; x < nk; x++) {
+    const Bits *kb = &e->best_bits[find(g, kids[x])];
+    for (int64_t q = 0; q < kb->n; q++) e->cand.w[q] |= kb->w[q];
+  }
+  int64_t total = 0;
+  for (int64_t p = 0; p < e->nmasks; p++) {
+    int64_t t;
+    if (__builtin_mul_overflow(e->mweight[p], bits_count(&e->cand, &e->masks[p]), &t) || __builtin_add_overflow(total, t, &total)) {
+      e->overflow = 1; return -1;
+    }
+  }
+  *v = total;
+  return 0;
+}
+
+/* Core_extract's visit_enode and offer, on numbers: 1 it became its class's best, 0 not, -1 error or overflow */
+static int nvisit_enode(NExtract *e, int32_t c, int64_t j) {
+  Core *g = e->g;
+  int32_t n = g->cls[c].nodes.a[j], nk = g->keys[n].nk, label = g->keys[n].label;
+  const int32_t *kids = kids_of(g, n);
+  int stale = e->seen[c][j] < 0;
+  for (int32_t x = 0; x < nk; x++) {
+    int32_t k = find(g, kids[x]);
+    if (e->best[k] < 0) return 0;
+    stale |= e->changed[k] > e->seen[c][j];
+  }
+  if (!stale) return 0;
+  e->seen[c][j] = e->tick;
+  int32_t buf[16], *gk = nk <= 16 ? buf : PyMem_Malloc((size_t)nk * sizeof(int32_t));
+  if (!gk) { PyErr_NoMemory(); return -1; }
+  for (int32_t x = 0; x < nk; x++) gk[x] = e->best[find(g, kids[x])];
+  int fresh = 0;
+  int32_t gn = gn_intern(e, label, nk, gk, &fresh);
+  if (gk != buf) PyMem_Free(gk);
+  if (gn < 0 || (fresh && e->sharing && gn_bit(e, gn, e->w[label]) < 0)) return -1;
+  int64_t v = e->w[label];
+  if (e->sharing) { if (gn_sharing_value(e, gn, nk, kids, &v) < 0) return -1; }
+  else for (int32_t x = 0; x < nk; x++) if (__builtin_add_overflow(v, e->value[find(g, kids[x])], &v)) { e->overflow = 1; return -1; }
+  if (e->best[c] >= 0 && !(v < e->value[c])) return 0;
+  e->best[c] = gn; e->value[c] = v; e->changed[c] = ++e->tick;
+  if (!e->sharing) return 1;
+  Bits *bb = &e->best_bits[c];
+  if (bb->n < e->cand.n) {
+    uint64_t *w = PyMem_Realloc(bb->w, (size_t)e->cand.n * sizeof(uint64_t));
+    if (!w) { PyErr_NoMemory(); return -1; }
+    bb->w = w;
+  }
+  bb->n = e->cand.n;
+  memcpy(bb->w, e->cand.w, (size_t)e->cand.n * sizeof(uint64_t));
+  return 1;
+}
+
+static int nvisit_class(NExtract *e) {
+  Core *g = e->g;
+  int32_t c = e->queue.a[e->head++];
+  if (e->head > 4096 && e->head * 2 > e->queue.n) {
+    memmove(e->queue.a, e->queue.a + e->head, (size_t)(e->queue.n - e->head) * sizeof(int32_t));
+    e->queue.n -= e->head; e->head = 0;
+  }
+  e->queued[c] = 0;
+  int improved = 0;
+  for (int64_t j = 0; j < g->cls[c].nodes.n; j++) {
+    int r = nvisit_enode(e, c, j);
+    if (r < 0) return -1;
+    improved |= r;
+  }
+  if (improved) {
+    IVec *ps = &g->cls[c].parents;
+    for (int64_t j = 1; j < ps->n; j += 2) {
+      int32_t pc = find(g, ps->a[j]);
+      if (!e->queued[pc]) { e->queued[pc] = 1; if (iv_push(&e->queue, pc) < 0) return -1; }
+    }
+  }
+  if ((g->work += g->cls[c].nodes.n + 1) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) return -1; }
+  return 0;
+}
+
+/* graph node `root` as a UOp: each of its nodes made once, children first (make_uop(op, src, arg, dtype); a CONST's
+ * label holds its UOp) */
+static PyObject *gn_graph(NExtract *e, int32_t root, PyObject *labels, PyObject *make) {
+  int64_t ng = e->gn_label.n;
+  PyObject **made = PyMem_Calloc((size_t)(ng ? ng : 1), sizeof(PyObject *));
+  IVec stack = {0};
+  PyObject *out = NULL;
+  if (!made) return PyErr_NoMemory();
+  if (iv_push(&stack, root) < 0) goto done;
+  while (stack.n) {
+    int32_t i = stack.a[stack.n - 1], nk = e->gn_nk.a[i];
+    const int32_t *kids = e->gn_pool.a + e->gn_off.a[i];
+    if (made[i]) { stack.n--; continue; }
+    int ready = 1;
+    for (int32_t x = 0; x < nk; x++) if (!made[kids[x]]) { ready = 0; if (iv_push(&stack, kids[x]) < 0) goto done; }
+    if (!ready) continue;
+    stack.n--;
+    PyObject *lab = PyList_GET_ITEM(labels, e->gn_label.a[i]);
+    if (e->g->label_const.a[e->gn_label.a[i]]) { made[i] = Py_NewRef(PyTuple_GET_ITEM(lab, 2)); continue; }
+    PyObject *src = PyTuple_New(nk);
+    if (!src) goto done;
+    for (int32_t x = 0; x < nk; x++) PyTuple_SET_ITEM(src, x, Py_NewRef(made[kids[x]]));
+    made[i] = PyObject_CallFunctionObjArgs(make, PyTuple_GET_ITEM(lab, 0), src, PyTuple_GET_ITEM(lab, 2), PyTuple_GET_ITEM(lab, 1), NULL);
+    Py_DECREF(src);
+    if (!made[i]) goto done;
+  }
+  out = Py_NewRef(made[root]);
+done:
+  for (int64_t i = 0; i < ng; i++) Py_XDECREF(made[i]);
+  PyMem_Free(made); iv_free(&stack);
+  return out;
+}
+
+/* extract_best(root, weights, sharing, labels, make_uop) -> (graph, cost) of class root, or None when an int64 sum would
+ * overflow (Python's ints would not: run extract); weights: an int >= 0 per label. */
+static PyObject *Core_extract_best(Core *g, PyObject *args) {
+  int root, sharing;
+  PyObject *weights, *labels, *make;
+  if (!PyArg_ParseTuple(args, "iO!pO!O", &root, &PyList_Type, &weights, &sharing, &PyList_Type, &labels, &make)) return NULL;
+  if (PyList_GET_SIZE(labels) < g->nlabels || PyList_GET_SIZE(weights) < g->nlabels) {
+    PyErr_SetString(PyExc_ValueError, "a (op, dtype, arg) and a weight per label");
+    return NULL;
+  }
+  if (check_class(g, root) < 0) return NULL;
+  int64_t *w = PyMem_Malloc((size_t)(g->nlabels ? g->nlabels : 1) * sizeof(int64_t));
+  if (!w) return PyErr_NoMemory();
+  for (int32_t i = 0; i < g->nlabels; i++) {
+    long long v = PyLong_AsLongLong(PyList_GET_ITEM(weights, i));
+    if (v == -1 && PyErr_Occurred()) { PyMem_Free(w); return NULL; }
+    if (v < 0) { PyMem_Free(w); PyErr_SetString(PyExc_ValueError, "a weight is >= 0"); return NULL; }
+    w[i] = v;
+  }
+  NExtract e = {.g = g, .w = w, .sharing = sharing, .tick = 1, .nc = g->parent.n};
+  int ok = nextract_init(&e) == 0;
+  while (ok && e.head < e.queue.n) ok = nvisit_class(&e) == 0;
+  PyObject *res = NULL;
+  int32_t r = find(g, root);
+  if (ok && e.best[r] < 0) PyErr_SetString(PyExc_KeyError, "the root class has no graph");
+  else if (ok) {
+    PyObject *graph = gn_graph(&e, e.best[r], labels, make);
+    res = graph ? Py_BuildValue("(NL)", graph, (long long)e.value[r]) : NULL;
+  } else if (e.overflow) res = Py_NewRef(Py_None);
+  nextract_free(&e);
+  PyMem_Free(w);
+  return res;
+}
+
 static PyObject *Core_enode_count(Core *g, PyObject *unused) {
   long long n = 0;
   for (int64_t c = 0; c < g->parent.n; c++) if (g->cls[c].alive) n += g->cls[c].nodes.n;
@@ -1245,6 +1565,7 @@ static PyMethodDef Core_methods[] = {
   {"per_rule", (PyCFunction)Core_per_rule, METH_NOARGS, "per rule: its results that changed the e-graph"},
   {"conflicts", (PyCFunction)Core_conflicts, METH_NOARGS, "conflicts() -> [(label, label)]: the refused merges of two constants"},
   {"extract", (PyCFunction)Core_extract, METH_VARARGS, "extract(labels, make_uop, uop_error, weights, fn, weight_of) -> {class: (graph, cost)}"},
+  {"extract_best", (PyCFunction)Core_extract_best, METH_VARARGS, "extract_best(root, weights, sharing, labels, make_uop) -> (graph, cost) or None (an int64 overflow)"},
   {"export", (PyCFunction)Core_export, METH_O, "export(labels) -> the e-graph as egraph.py holds it"},
   {NULL, NULL, 0, NULL},
 };

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from uopc import native_switch
-from uopc.cost import Cost
+from uopc.cost import MAX_WEIGHT, Cost
 from uopc.egraph.egraph import EClass, EGraph, enode_key
 from uopc.egraph.seminaive import names
 from uopc.egraph.template import NO_RESULT, Template
@@ -163,12 +163,19 @@ class NativeRun:
     """Rule -> its results that changed the e-graph (``Saturation.per_rule``)."""
     return {i: n for i, n in enumerate(self.core.per_rule()) if n}
 
-  def extract(self, cost: Cost, sharing: bool = True) -> dict[int, tuple[UOp, Any]]:
-    """``extract_all(eg, cost, sharing)`` on the core: class -> (its best graph, cost)."""
+  def extract(self, root: int, cost: Cost, sharing: bool = True) -> tuple[UOp, Any]:
+    """``extract_all(eg, cost, sharing)[root]`` on the core: the class's best graph and its cost.
+
+    A built-in cost whose weights are ints (``nodes``, ``mul=4``, ``Cost.tree``) is extracted in C on numbers, the UOp
+    made only for the best graph; a function cost, a float weight or a sum past int64 calls Python per candidate."""
     labels = self.tests.label_objs
-    if cost.dag and sharing: return self.core.extract(labels, make_uop, UOpError, None, None, cost.weight)
-    weights = [cost.weight(op) for op, _, _ in labels] if cost.dag else None
-    return self.core.extract(labels, make_uop, UOpError, weights, cost.node, None)
+    if cost.weighted:
+      weights = [cost.weight(op) for op, _, _ in labels]
+      if all(type(w) is int and 0 <= w <= MAX_WEIGHT for w in weights):   # int64 in C; Cost.weights checks the bound too
+        if (found := self.core.extract_best(root, weights, cost.dag and sharing, labels, make_uop)) is not None: return found
+    if cost.dag and sharing: bests = self.core.extract(labels, make_uop, UOpError, None, None, cost.weight)
+    else: bests = self.core.extract(labels, make_uop, UOpError, [cost.weight(op) for op, _, _ in labels] if cost.dag else None, cost.node, None)
+    return bests[self.core.find(root)]
 
   def egraph(self) -> tuple[EGraph, dict[int, int]]:
     """The e-graph as ``EGraph`` holds it (the same ids, e-nodes and users in the same order), and the results per rule."""

@@ -331,7 +331,7 @@ def _extract(eg: EGraph, root: int, cost: Cost, prog: UOp, prog_cost: float, run
   With the C core (``run``), extracted there, the same way."""
   best, best_cost = prog, prog_cost
   for sharing in ((True, False) if cost.dag else (True,)):
-    g = run.extract(cost, sharing)[root][0] if run is not None else extract_all(eg, cost, sharing=sharing)[root].graph
+    g = run.extract(root, cost, sharing)[0] if run is not None else extract_all(eg, cost, sharing=sharing)[root].graph
     if (gc := cost.of(g)) < best_cost: best, best_cost = g, gc
   return best, best_cost
 
