@@ -20,6 +20,7 @@ in the page's own order (a chunk's states, then its steps), not the JSON's: the 
 from __future__ import annotations
 
 import contextlib
+from array import array
 import json
 import os
 import shutil
@@ -55,51 +56,54 @@ class Items:
 
   def __init__(self, ex: Exploration, table: NodeTable) -> None:
     self.ex, self.table = ex, table
-    self._rules: dict[Any, str] = {}
-    self._steps: dict[int, str] = {}   # a native step key -> the step's text after its "to": a key is met many times
+    rules = ex.stepper.pm.rules
+    # a rule's text by its index: "rule":NAME,"rule_index":K, (a state's needs its name only)
+    self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]
+    self._rules = [f'"rule":{name},"rule_index":{k},' for k, name in enumerate(self._names)]
     native = ex.native_steps
     self._out, self._keys = native if native is not None else (None, None)
+    # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
+    # (five_params has 811,967 keys: their texts were 180 MB)
+    size = len(self._keys) if self._keys is not None else 0
+    self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
+    self._whole = ex.complete   # every step's target made
     self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
-
-  def rule(self, name: str | None) -> str:
-    if (text := self._rules.get(name)) is None: text = self._rules[name] = dumps(name)
-    return text
 
   def state(self, s: State) -> str:
     """``to_json``'s state dict, as text."""
-    nid = self.table.id
-    parent = "null" if s.parent is None else s.parent.id
-    redex = s.redex
-    node, result = ("null", "null") if redex is None else (_num(nid(redex.node)), _num(nid(redex.result)))
-    error = "null" if s.error is None else dumps(s.error)
-    return (f'{{"id":{s.id},"depth":{s.depth},"parent":{parent},"rule":{self.rule(s.rule)},"graph":{_num(nid(s.graph))},'
-            f'"node":{node},"result":{result},"normal":{_BOOL[s.normal]},"error":{error}}}')
+    nid, redex = self.table.id, s.redex
+    if redex is None: return (f'{{"id":{s.id},"depth":{s.depth},"parent":null,"rule":null,"graph":{nid(s.graph)},"node":null,'
+                              f'"result":null,"normal":{_BOOL[s.normal]},"error":{"null" if s.error is None else dumps(s.error)}}}')
+    parent = s.parent
+    result = "null" if redex.result is None else nid(redex.result)
+    return (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[redex.rule_index]},'
+            f'"graph":{nid(s.graph)},"node":{nid(redex.node)},"result":{result},"normal":{_BOOL[s.normal]},'
+            f'"error":{"null" if s.error is None else dumps(s.error)}}}')
 
-  def steps(self, s: State) -> list[str]:
-    """The texts of the steps out of ``s``, in ``Exploration.edges``' order: from the core's step maps where the native core
-    ran the search (a step key's text made once), else ``edge_json``'s."""
+  def steps(self, s: State) -> tuple[int, str]:
+    """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order: from the core's step
+    maps where the native core ran the search, else ``edge_json``'s (one encoding a state)."""
     if self._out is None:
       edges = self.ex.edges_from(s)
       if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
-      return [dumps(edge_json(e, self.table.id)) for e in edges]
-    if s.out is None: return []
-    n, texts, head = len(self.ex.states), self._steps, f'{{"from":{s.id},"to":'
-    steps = self._out(s.id) or ()
-    if self.forks is not None and len({t for _, _, t in steps if 0 <= t < n}) > 1: self.forks.add(s.id)
-    return [f"{head}{t},{texts[r] if r in texts else self._step(r)}" for r, _, t in steps if 0 <= t < n]
+      return len(edges), dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
+    if s.out is None or not (steps := self._out(s.id)): return 0, ""
+    if not self._whole: steps = [x for x in steps if 0 <= x[2] < len(self.ex.states)]   # a bound left targets unmade
+    if self.forks is not None and len({t for _, _, t in steps}) > 1: self.forks.add(s.id)
+    rule_of, node_of, result_of, rules, head = self._rule_of, self._node_of, self._result_of, self._rules, f'{{"from":{s.id},"to":'
+    for r, _, _ in steps:
+      if rule_of[r] < 0: self._read(r)   # rows in the order the steps name them: to_json's
+    return len(steps), ",".join([f'{head}{t},{rules[rule_of[r]]}"node":{node_of[r]},"result":{result_of[r]},"error":null}}'
+                                 for r, _, t in steps])
 
-  def _step(self, r: int) -> str:
+  def _read(self, r: int) -> None:
     key = self._keys[r]   # type: ignore[index]  # (set where _out is)
     nid = self.table.id
-    text = self._steps[r] = (f'"rule":{self.rule(self.ex.stepper.rule_name(key.rule_index))},"rule_index":{key.rule_index},'
-                             f'"node":{_num(nid(key.node))},"result":{_num(nid(key.result))},"error":null}}')
-    return text
+    self._node_of[r], self._result_of[r] = nid(key.node), nid(key.result)   # (a native step always has a result)
+    self._rule_of[r] = key.rule_index
 
 
 _BOOL = {True: "true", False: "false", None: "null"}
-
-
-def _num(x: int | None) -> str: return "null" if x is None else str(x)
 
 
 class Report:
@@ -150,16 +154,16 @@ class Report:
       if not bar.disable: bar.update()
       yield text
 
-  def step_items(self, states: list[State], bar: Any) -> Iterator[list[str]]:
-    """The steps out of each state, a state's at a time, while the cut allows."""
+  def step_items(self, states: list[State], bar: Any) -> Iterator[str]:
+    """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
     cut, steps = self.cut, self.items.steps
     for s in states:
       if cut(): return
-      try: texts = steps(s)
+      try: n, text = steps(s)
       except CutShort: return
-      self.edges += len(texts)
-      if not bar.disable: bar.update(len(texts))
-      if texts: yield texts
+      self.edges += n
+      if not bar.disable: bar.update(n)
+      if n: yield text
 
   def tail(self) -> str:
     """Everything after the edges: what the search established (said however cut), the report's own cut, the nodes."""
@@ -231,7 +235,7 @@ def write_json(f: IO[str], report: Report) -> str:
     out(',"states":[')
     out.items(report.state_items(ex.states, bar))
     out('],"edges":[')
-    if report.states == len(ex.states): out.items(",".join(t) for t in report.step_items(ex.states, bar))
+    if report.states == len(ex.states): out.items(report.step_items(ex.states, bar))
     out("]")
   out("," + report.tail())
   out(',"nodes":[')
@@ -257,7 +261,7 @@ def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = C
       out.items(report.state_items(part, bar), escape=True)
       out('],"edges":[')
       whole = report.states == k + len(part)
-      if whole: out.items((",".join(t) for t in report.step_items(part, bar)), escape=True)
+      if whole: out.items(report.step_items(part, bar), escape=True)
       out("]}</script>\n")
       count += 1
       if not whole or report.cut.reason is not None: break
@@ -297,10 +301,10 @@ def _spool(path: str | None) -> Iterator[IO[str]]:
   gone after, however the command ends."""
   try: fd, tmp = tempfile.mkstemp(prefix=_prefix(path), suffix=".tmp", dir=_directory(path))
   except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
-  f = os.fdopen(fd, "w+", encoding="utf-8")
-  try: yield f
+  os.close(fd)
+  try:
+    with open(tmp, "w+", encoding="utf-8") as f: yield f   # (by its name: f.name is the path then)
   finally:
-    f.close()
     with contextlib.suppress(OSError): os.unlink(tmp)   # (renamed onto path: nothing left)
 
 
