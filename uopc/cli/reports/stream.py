@@ -324,7 +324,7 @@ def emit_exploration(args: Any, kind: str, ex: Exploration, program: Any, rules:
         final = report.head()
       else:
         source = getattr(args, "file", None) or ""
-        write_page(f, report, kind, shown_name(f"uopc {kind}: {source}"))
+        write_page(f, report, kind, shown_name(f"uopc {kind}: {source}"), CHUNK_STATES)
         written = final = ""
       f.flush()
       if final != written: _rewrite_head(f, written, final, path)
