@@ -116,7 +116,8 @@ def main(only: list[str] | None = None) -> None:
   with tempfile.TemporaryDirectory() as tmp:
     chain = Path(tmp) / "chain.uir"
     chain.write_text(chain_text())
-    head = f"{'program':<15} {'command':<13} {'format':<6} {'library s':>9} {'MB':>6}  {'command s':>9} {'MB':>6}  {'cpu x':>6} {'mem x':>6} {'exit':>4}"
+    head = (f"{'program':<15} {'command':<13} {'format':<6} {'library s':>9} {'MB':>6}  {'command s':>9} {'MB':>6}  "
+            f"{'cpu x':>6} {'mem x':>6} {'exit':>4}")
     print(head)
     print("-" * len(head))
     for row, lib, cmd in measure(rows_for(only, str(chain))):

@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
@@ -61,7 +61,8 @@ class Items:
     self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]
     self._rules = [f'"rule":{name},"rule_index":{k},' for k, name in enumerate(self._names)]
     native = ex.native_steps
-    self._out, self._keys = native if native is not None else (None, None)
+    self._out: Callable[[int], list[tuple[int, int, int]] | None] | None = None if native is None else native[0]
+    self._keys: Any = None if native is None else native[1]
     # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
     # (five_params has 811,967 keys: their texts were 180 MB)
     size = len(self._keys) if self._keys is not None else 0
@@ -97,9 +98,8 @@ class Items:
                                  for r, _, t in steps])
 
   def _read(self, r: int) -> None:
-    key = self._keys[r]   # type: ignore[index]  # (set where _out is)
-    nid = self.table.id
-    self._node_of[r], self._result_of[r] = nid(key.node), nid(key.result)   # (a native step always has a result)
+    key, nid = self._keys[r], self.table.id
+    self._node_of[r], self._result_of[r] = cast(int, nid(key.node)), cast(int, nid(key.result))   # (a native step has both)
     self._rule_of[r] = key.rule_index
 
 
@@ -126,7 +126,7 @@ class Report:
   def head(self) -> str:
     """The document up to ``stopped_by``: what it says of itself, as it stands now."""
     ex = self.ex
-    complete, bound = ex.complete, ex.bound
+    complete, bound = ex.complete, cast(str | None, ex.bound)
     stopped_by = None if bound is None else bound_flag(bound, ex.max_states, ex.max_depth, ex.timeout)
     which = self._which()
     if which.reason is not None: complete, bound, stopped_by = False, bound or which.bound, stopped_by or which.reason
@@ -204,7 +204,8 @@ class Gather:
   """Text written to ``f`` a megabyte at a time: many small items, few writes."""
 
   def __init__(self, f: IO[str]) -> None:
-    self.f, self.parts, self.size = f, [], 0
+    self.f, self.size = f, 0
+    self.parts: list[str] = []
 
   def __call__(self, text: str) -> None:
     self.parts.append(text)
@@ -309,7 +310,13 @@ def _spool(path: str | None) -> Iterator[IO[str]]:
 
 
 def _prefix(path: str | None) -> str: return ".uopc-report." if path is None else f".{os.path.basename(path)}."
-def _directory(path: str | None) -> str | None: return None if path is None else os.path.dirname(os.path.abspath(path))
+
+
+def _directory(path: str | None) -> str | None:
+  """Where the output is written first: beside ``path``, or in the temporary directory for stdout or a ``path`` that is no
+  regular file (``/dev/stdout``, a pipe: copied to it at the end)."""
+  if path is None or (os.path.exists(path) and not os.path.isfile(path)): return None
+  return os.path.dirname(os.path.abspath(path))
 
 
 def emit_exploration(args: Any, kind: str, ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
