@@ -1,29 +1,53 @@
-"""What a command's report costs on top of its search: ``python -m bench report``.
+"""What a command's report costs on top of its search, in every format: ``python -m bench report``.
 
-For ``uopc explore normal-forms``, ``reachable`` and ``order`` on two programs (``five_params``' whole space, 488,511
-states; a chain of 999 ``+ 0`` nodes, 1,000 states and 499,500 steps), one process runs the library's
-``explore(...).run()`` (the same bounds as the command: none that the search reaches) and another the
-command (``uopc.cli.main``, stdout to /dev/null), each from a fresh interpreter; the table gives each one's CPU time
-(user + system, start-up and parse included on both sides) and peak resident memory, and the command's ratio to the
-library. The bar (issue 23): within 1.5x in both. The pairs alternate, best of ``REPEATS``: the machine may be shared.
+For ``uopc explore normal-forms examples/five_params.uir --no-reduce`` (its whole space: 488,511 states, 8.7 million steps)
+with ``--format text`` (stdout to /dev/null), ``--format json -o F`` and ``--format html -o F``, one process runs the library's
+``explore(prog, symbolic, reduce=False).run()`` (the command's bounds: none that the search reaches) and others the command
+as a user runs it: the console script's supervisor (``uopc_launch.py``) and its worker. The table gives each one's CPU time
+(user + system of the process and every process it waited for: start-up, imports and the parse counted on both sides) and
+peak resident memory (the largest process's), and the command's ratio to the library. The bar (issues 23, 41): within 1.5x
+in both. A round runs the library and each format once, in turn; the table keeps each one's best of ``REPEATS`` rounds
+(the machine may be shared: the load is printed).
 
-``python -m bench report chain`` runs only the chain's rows.
+``python -m bench report all`` adds ``reachable`` and ``order`` (text), and a chain of 999 ``+ 0`` nodes (1,000 states,
+499,500 steps) in every format; ``python -m bench report chain`` runs only the chain's rows.
 """
 from __future__ import annotations
 
-import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 REPEATS = 2
-COMMANDS = ("normal-forms", "reachable", "order")
 DEPTH = 100_000
-BOUNDS = ["--max-states", "2000000", "--max-depth", str(DEPTH), "--timeout", "600", "--max-memory", "8G"]   # the whole space: no bound is hit
+BOUNDS = ["--max-states", "2000000", "--max-depth", str(DEPTH), "--timeout", "1800", "--max-memory", "16G"]   # the whole space: no bound is hit
 CHAIN = 999   # + 0 nodes: 1,000 states
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARY = """import sys
+from uopc.cli.support import load_program
+from uopc.relational import explore
+from uopc.symbolic import symbolic
+ex = explore(load_program(sys.argv[1]), symbolic, max_states=None, max_depth={depth}, reduce=sys.argv[2] == "reduce").run()
+assert ex.complete, ex.bound
+"""
+COMMAND = "import sys, uopc_launch; sys.argv[0] = 'uopc'; sys.exit(uopc_launch.main())"   # the console script's own lines
+
+
+class Row(NamedTuple):
+  program: str
+  file: str
+  command: str
+  fmt: str
+  reduce: bool
+
+
+class Cost(NamedTuple):
+  cpu: float    # seconds, user + system, with the processes waited for
+  peak: float   # MB, the largest process's resident memory
+  code: int
 
 
 def chain_text(n: int = CHAIN) -> str:
@@ -32,61 +56,76 @@ def chain_text(n: int = CHAIN) -> str:
   return "\n".join(lines) + "\n"
 
 
-def _child(spec: dict) -> None:
-  """One side of a row, in this fresh process: the library's exploration or the command; CPU and peak RSS to a file."""
-  if spec["side"] == "library":
-    from uopc.cli.support import load_program
-    from uopc.relational import explore
-    from uopc.symbolic import symbolic
-    ex = explore(load_program(spec["file"]), symbolic, max_states=None, max_depth=DEPTH).run()
-    assert ex.complete, ex.bound
-    code, states = 0, len(ex.states)
-  else:
-    from uopc.cli.main import main
-    sys.stdout = open(os.devnull, "w")
-    code, states = main(["explore", spec["command"], spec["file"], *BOUNDS]), -1
-  r = resource.getrusage(resource.RUSAGE_SELF)
-  Path(spec["out"]).write_text(json.dumps({"cpu": r.ru_utime + r.ru_stime, "peak": r.ru_maxrss / 1024, "code": code, "states": states}))
+def run(argv: list[str], stdout: int | None = subprocess.DEVNULL) -> Cost:
+  """One process (and what it waits for) from a fresh interpreter: its CPU and peak memory (``os.wait4``'s rusage)."""
+  p = subprocess.Popen(argv, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, env={**os.environ, "PYTHONHASHSEED": "0"})
+  assert p.stderr is not None
+  err = p.stderr.read()
+  _, status, usage = os.wait4(p.pid, 0)
+  p.returncode = os.waitstatus_to_exitcode(status)
+  if p.returncode not in (0, 3): raise RuntimeError(f"{' '.join(argv[3:])}: exit {p.returncode}: {err.decode()[-500:]}")
+  return Cost(usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, p.returncode)
 
 
-def measure(side: str, file: str, command: str = "") -> dict:
-  """CPU seconds and peak MB of one side in a fresh interpreter."""
-  with tempfile.NamedTemporaryFile(suffix=".json") as f:
-    spec = {"side": side, "file": file, "command": command, "out": f.name}
-    subprocess.run([sys.executable, "-m", "bench.report", "--child", json.dumps(spec)], check=True, stdout=subprocess.DEVNULL,
-                   env={**os.environ, "PYTHONHASHSEED": "0"})
-    return json.loads(Path(f.name).read_text())
+def library(row: Row) -> Cost:
+  return run([sys.executable, "-c", LIBRARY.format(depth=DEPTH), row.file, "reduce" if row.reduce else "no"])
 
 
-def rows(programs: list[tuple[str, str]], commands: tuple[str, ...] = COMMANDS, repeats: int = REPEATS) -> list[tuple]:
-  """(program, command, library cpu, library MB, command cpu, command MB, exit code), best of ``repeats`` alternated pairs."""
-  out = []
-  for name, file in programs:
-    for command in commands:
-      lib_cpu = lib_mb = cmd_cpu = cmd_mb = float("inf")
-      code = None
-      for _ in range(repeats):
-        lib, cmd = measure("library", file), measure("command", file, command)
-        lib_cpu, lib_mb = min(lib_cpu, lib["cpu"]), min(lib_mb, lib["peak"])
-        cmd_cpu, cmd_mb, code = min(cmd_cpu, cmd["cpu"]), min(cmd_mb, cmd["peak"]), cmd["code"]
-      out.append((name, command, lib_cpu, lib_mb, cmd_cpu, cmd_mb, code))
-  return out
+def command(row: Row, out: str) -> Cost:
+  argv = [sys.executable, "-c", COMMAND, "explore", row.command, row.file, *BOUNDS, "--format", row.fmt]
+  if not row.reduce: argv.append("--no-reduce")
+  if row.fmt != "text": argv += ["-o", out]
+  try: return run(argv)
+  finally:
+    if os.path.exists(out): os.unlink(out)
+
+
+def measure(rows: list[Row], repeats: int = REPEATS) -> list[tuple[Row, Cost, Cost]]:
+  """Each row's library and command cost, best of ``repeats`` rounds; a round runs every row's command once, interleaved
+  with one library run per program (what the rows of one program share)."""
+  best_lib: dict[tuple[str, bool], Cost] = {}
+  best_cmd: dict[Row, Cost] = {}
+  first: dict[tuple[str, bool], Row] = {}
+  for row in rows: first.setdefault((row.file, row.reduce), row)
+  with tempfile.TemporaryDirectory() as tmp:
+    for _ in range(repeats):
+      for row in rows:
+        if first[key := (row.file, row.reduce)] == row: best_lib[key] = _best(best_lib.get(key), library(row))
+        best_cmd[row] = _best(best_cmd.get(row), command(row, os.path.join(tmp, f"out.{row.fmt}")))
+  return [(row, best_lib[(row.file, row.reduce)], best_cmd[row]) for row in rows]
+
+
+def _best(a: Cost | None, b: Cost) -> Cost:
+  return b if a is None else Cost(min(a.cpu, b.cpu), min(a.peak, b.peak), b.code)
+
+
+def rows_for(only: list[str], chain: str) -> list[Row]:
+  five = "examples/five_params.uir"
+  rows = [Row("five_params", five, "normal-forms", fmt, False) for fmt in ("text", "json", "html")]
+  if "all" in only or "chain" in only:
+    more = [Row("five_params", five, c, "text", True) for c in ("reachable", "order")] if "all" in only else []
+    rows = ([] if "chain" in only else rows + more) + [Row(f"chain of {CHAIN + 1:,}", chain, "normal-forms", fmt, True)
+                                                       for fmt in ("text", "json", "html")]
+  return rows
 
 
 def main(only: list[str] | None = None) -> None:
-  print(f"a command's report on top of its search (CPU s and peak MB, fresh processes, best of {REPEATS}; the bar: 1.5x)")
+  only = only or []
+  print(f"a command's report on top of its search, through the console script (CPU s and peak MB, fresh processes, "
+        f"best of {REPEATS} interleaved rounds; load {os.getloadavg()[0]:.1f}; the bar: 1.5x)")
   with tempfile.TemporaryDirectory() as tmp:
     chain = Path(tmp) / "chain.uir"
     chain.write_text(chain_text())
-    programs = [("five_params", "examples/five_params.uir"), (f"chain of {CHAIN + 1:,}", str(chain))]
-    if only: programs = [p for p in programs if any(o in p[0] for o in only)]
-    head = f"{'program':<15} {'command':<13} {'library s':>9} {'MB':>6}  {'command s':>9} {'MB':>6}  {'cpu x':>6} {'mem x':>6} {'exit':>4}"
+    head = (f"{'program':<15} {'command':<13} {'format':<6} {'library s':>9} {'MB':>6}  {'command s':>9} {'MB':>6}  "
+            f"{'cpu x':>6} {'mem x':>6} {'exit':>4}")
     print(head)
     print("-" * len(head))
-    for name, command, lc, lm, cc, cm, code in rows(programs):
-      print(f"{name:<15} {command:<13} {lc:9.2f} {lm:6.0f}  {cc:9.2f} {cm:6.0f}  {cc / lc:6.2f} {cm / lm:6.2f} {code:>4}")
+    for row, lib, cmd in measure(rows_for(only, str(chain))):
+      name = row.command + ("" if row.reduce else "*")
+      print(f"{row.program:<15} {name:<13} {row.fmt:<6} {lib.cpu:9.2f} {lib.peak:6.0f}  {cmd.cpu:9.2f} {cmd.peak:6.0f}  "
+            f"{cmd.cpu / lib.cpu:6.2f} {cmd.peak / lib.peak:6.2f} {cmd.code:>4}")
+  print(f"* --no-reduce (the library: reduce=False); load at the end {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
-  if sys.argv[1:2] == ["--child"]: _child(json.loads(sys.argv[2]))
-  else: main(sys.argv[1:])
+  main(sys.argv[1:])

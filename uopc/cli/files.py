@@ -29,14 +29,14 @@ def write_atomically(path: str, text: str) -> None:
   fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
   try:
     with os.fdopen(fd, "w", encoding="utf-8") as f: f.write(text)
-    os.chmod(tmp, _mode_for(path))
+    os.chmod(tmp, mode_for(path))
     os.replace(tmp, path)
   except BaseException:   # an interrupt too: the temporary file is never left behind
     with contextlib.suppress(OSError): os.unlink(tmp)
     raise
 
 
-def _mode_for(path: str) -> int:
+def mode_for(path: str) -> int:
   """The mode the file would get from ``open(path, "w")``: its current one, else 0o666 less the umask."""
   with contextlib.suppress(OSError): return os.stat(path).st_mode & 0o7777
   umask = os.umask(0)

@@ -107,7 +107,9 @@ def _reachable(prog: Any, args: argparse.Namespace) -> int:
   if text:
     for line in report.summary_lines(ex, canon, err, args.rules.spec): print(line)
   elif args.format in ("json", "html"):
-    html.emit(args, marked_if_cut(report.to_json(ex, prog, args.rules.spec, canon, err, fmt=args.format)), "reachable")
+    from uopc.cli.reports import stream
+    if stream.is_big(ex): stream.emit_exploration(args, "reachable", ex, prog, args.rules.spec, canon, err)   # written as it is read
+    else: html.emit(args, marked_if_cut(report.to_json(ex, prog, args.rules.spec, canon, err, fmt=args.format)), "reachable")
   else: print(report.to_dot(ex, canon, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 
@@ -150,11 +152,15 @@ def _normal_forms(prog: Any, args: argparse.Namespace) -> int:
     report.normal_forms_text(nf, prog, args.rules.spec + ("; tree semantics" if args.semantics == "tree" else ""), sys.stdout, sample)
     if loops is not None: termination_text(*loops, sys.stdout, always=True)
   elif args.format in ("json", "html"):
-    from uopc.cli.reports import sampled
-    data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True, fmt=args.format)
-    data.update(sampled.to_json(sample, ex.complete))
-    if loops is not None: data["termination"] = termination_json(*loops, report.steps_json)
-    html.emit(args, marked_if_cut(data), "normal-forms")
+    from uopc.cli.reports import sampled, stream
+    extra = sampled.to_json(sample, ex.complete)
+    if loops is not None: extra["termination"] = termination_json(*loops, report.steps_json)
+    if stream.is_big(ex):   # written as it is read
+      stream.emit_exploration(args, "normal-forms", ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True, extra=extra)
+    else:
+      data = report.to_json(ex, prog, args.rules.spec, nf.canonical, nf.canonical_error, paths=True, fmt=args.format)
+      data.update(extra)
+      html.emit(args, marked_if_cut(data), "normal-forms")
   else: print(report.to_dot(ex, nf.canonical, args.rules.spec, args.dot_max_nodes, args.dot_paths).source, end="")
   return exit_code(ex)
 

@@ -248,28 +248,30 @@ class NodeTable:
     """The row of ``u`` (adding it and its sources, iteratively, when new); None for no node. ``CutShort`` once the
     table's ``cut`` says so while a big graph is added (the rows added so far stay: each is whole, sources first)."""
     if u is None: return None
-    ids = self._ids
-    if (known := ids.get(id(u))) is not None: return known
-    stack: list[tuple[Any, bool]] = [(u, False)]
+    if (known := self._ids.get(id(u))) is not None: return known
+    return self._add(u)
+
+  def _add(self, u: Any) -> int:
+    """``u`` and its sources not in the table yet, sources first (in the order of its pieces), each once: a node's pieces
+    are made once, a node is pushed with its pieces once its new sources are pushed after it."""
+    ids, rows, kept, cut = self._ids, self.rows, self._kept, self.cut
     parts_of = parts_for(u)   # another IR's nodes print in its own term form (tinygrad's, PyTensor's)
+    stack: list[tuple[Any, Any]] = [(u, None)]
     added = 0
     while stack:
-      x, ready = stack.pop()
-      if id(x) in ids: continue
-      parts = parts_of(x)
-      if isinstance(parts, str): row: Any = parts
-      else:
-        kids = [c for c in parts if not isinstance(c, str)]
-        if not ready:
-          stack.append((x, True))
-          stack.extend((c, False) for c in reversed(kids) if id(c) not in ids)
+      x, parts = stack.pop()
+      if parts is None:
+        if id(x) in ids: continue   # (a source met twice: add(a, a))
+        parts = parts_of(x)
+        if type(parts) is not str and (new := [c for c in parts if type(c) is not str and id(c) not in ids]):
+          stack.append((x, parts))
+          stack.extend((c, None) for c in reversed(new))
           continue
-        row = [c if isinstance(c, str) else ids[id(c)] for c in parts]
-      ids[id(x)] = len(self.rows)
-      self.rows.append(row)
-      self._kept.append(x)
+      ids[id(x)] = len(rows)
+      rows.append(parts if type(parts) is str else [c if type(c) is str else ids[id(c)] for c in parts])
+      kept.append(x)
       added += 1
-      if added % CUT_NODES == 0 and self.cut is not None and self.cut(): raise CutShort
+      if added % CUT_NODES == 0 and cut is not None and cut(): raise CutShort
     return ids[id(u)]
 
 

@@ -81,6 +81,12 @@ def page(data: dict[str, Any], kind: str, title: str, chunk_states: int = CHUNK_
   if data.get("format") == 2 and isinstance(data.get("states"), list) and len(data["states"]) > chunk_states:
     data, chunks = chunked(data, chunk_states)
   parts = "".join(f'<script type="application/json" id="uopc-chunk-{k}">{embedded_json(c)}</script>\n' for k, c in enumerate(chunks))
+  return f"""{page_top(kind, title)}<script type="application/json" id="uopc-data">{embedded_json(data)}</script>
+{parts}{page_tail()}"""
+
+
+def page_top(kind: str, title: str) -> str:
+  """The page up to its data: the head, the stylesheet, the elements the viewer draws in."""
   return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -94,8 +100,12 @@ def page(data: dict[str, Any], kind: str, title: str, chunk_states: int = CHUNK_
 <header><h1>{html.escape(title)}</h1><div class="summary" id="summary"></div></header>
 <noscript>This page draws the embedded JSON with JavaScript; the data is in the element with id uopc-data.</noscript>
 <main><div id="overview"></div><div id="inspector"></div></main>
-<script type="application/json" id="uopc-data">{embedded_json(data)}</script>
-{parts}<script>
+"""
+
+
+def page_tail() -> str:
+  """The page after its data: the viewer, which reads the data's elements by id once the page is there."""
+  return f"""<script>
 {_asset("viewer.js")}</script>
 </body>
 </html>

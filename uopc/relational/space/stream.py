@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any, Collection, Generator, Iterable, Iterator, Literal, Mapping, NamedTuple
+from typing import Any, Callable, Collection, Generator, Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from uopc import collector
 from uopc.matcher import PatternMatcher
@@ -247,6 +247,15 @@ class Exploration(Bounded):
       from uopc.relational.native.drive import edge_count
       return edge_count(self, self._native)
     return sum(n for s in self.states for t, n in self._targets(s) if t is not None)
+
+  @property
+  def native_steps(self) -> tuple[Callable[[int], list[tuple[int, int, int]] | None], Any] | None:
+    """Where the native core ran the whole search: its ``out`` (a state id -> (step key, result node, target state id or -1)
+    of each step, None for a state not expanded) and ``keys`` (a step key -> its ``Redex``, or ``At`` under tree
+    semantics), what ``edges_from`` makes its ``Edge``s of; None elsewhere. A report of millions of steps reads these
+    instead (``uopc.cli.reports.stream``): no ``Edge`` made per step."""
+    if self.run()._native is None: return None
+    return self._native.core.out, self._native.keys
 
   @property
   def native_core(self) -> Any:

@@ -1,0 +1,379 @@
+"""An exploration's ``--format json`` and ``--format html`` written as the states are read: never the whole document in memory.
+
+Below ``BIG_JSON`` states and steps the document is built as a dict and written whole (``exploration.to_json``, indented, as
+ever). Past it, the same document, byte for byte (compact, as ``json_text`` writes a big one), is written item by item: a
+state, a step, each encoded by itself (``json.dumps`` for what is no number), to a file, so what is held is the node table
+(each distinct node once, as its row's text) and the text of each step key (a rule, a node and a result: a step repeats
+them), not 8.7 million steps' dicts and a gigabyte of text (``five_params``' whole space: 5 GB at its peak before).
+
+The document says first whether it is complete (``complete``, ``bound``, ``stopped_by``), but a report cut by a bound
+(``uopc.cli.reports.cut``) knows it only at its end: the head is written as it stands when the report begins, and if the
+end says otherwise the file is written again with the head it ends with, the rest copied (a cut report only). So the
+output goes to a file first: ``-o FILE``'s temporary one, renamed once whole (``uopc.cli.files.write_atomically``'s
+promise: whole or absent), or for stdout one in the temporary directory, copied to stdout in the ``write`` phase.
+
+A page embeds the same items in chunks of ``CHUNK_STATES`` states and the steps from them (``page.chunked``'s chunks),
+written as the states are read, then the rest of the document with the chunks' summary: the page's script reads the
+elements by id once the page is loaded, so the data element after the chunks reads the same. Its node rows are numbered
+in the page's own order (a chunk's states, then its steps), not the JSON's: the same graphs.
+"""
+from __future__ import annotations
+
+import contextlib
+from array import array
+import json
+import os
+import shutil
+import sys
+import tempfile
+from typing import IO, Any, Callable, Iterator, cast
+
+from uopc.cli.budget import current, enter, shielded
+from uopc.cli.explore_support import term_text
+from uopc.cli.reports.cut import CutShort, ItemCut, cut_text
+from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NodeTable, bound_flag, edge_json, stuck_groups_json
+from uopc.cli.reports.page import CHUNK_STATES, WARN_BYTES, page_tail, page_top
+from uopc.cli.support import CLIError, progress_bar, shown_name
+from uopc.relational import Exploration, State
+from uopc.relational.space.cycles import terminal_cycles
+
+COPY_BLOCK = 1 << 22   # bytes per read and write where the file is copied (a head written again, stdout)
+FLUSH_CHARS = 1 << 20  # characters of items gathered before a write
+
+
+def dumps(x: Any) -> str:
+  """Compact JSON, as the big document is written (``exploration.json_text``)."""
+  return json.dumps(x, ensure_ascii=False, separators=(",", ":"))
+
+
+def is_big(ex: Exploration) -> bool:
+  """Whether ``ex``'s report is past ``BIG_JSON`` states and steps: written item by item (compact), not built as a dict."""
+  return len(ex.states) + ex.edge_count > BIG_JSON
+
+
+class Items:
+  """The states and steps of an exploration as their JSON texts, each node named by its row in ``table`` as it comes."""
+
+  def __init__(self, ex: Exploration, table: NodeTable) -> None:
+    self.ex, self.table = ex, table
+    rules = ex.stepper.pm.rules
+    # a rule's text by its index: "rule":NAME,"rule_index":K, (a state's needs its name only)
+    self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]
+    self._rules = [f'"rule":{name},"rule_index":{k},' for k, name in enumerate(self._names)]
+    native = ex.native_steps
+    self._out: Callable[[int], list[tuple[int, int, int]] | None] | None = None if native is None else native[0]
+    self._keys: Any = None if native is None else native[1]
+    # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
+    # (five_params has 811,967 keys: their texts were 180 MB)
+    size = len(self._keys) if self._keys is not None else 0
+    self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
+    self._whole = ex.complete   # every step's target made
+    self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
+
+  def state(self, s: State) -> str:
+    """``to_json``'s state dict, as text."""
+    nid, redex = self.table.id, s.redex
+    if redex is None: return (f'{{"id":{s.id},"depth":{s.depth},"parent":null,"rule":null,"graph":{nid(s.graph)},"node":null,'
+                              f'"result":null,"normal":{_BOOL[s.normal]},"error":{"null" if s.error is None else dumps(s.error)}}}')
+    parent = s.parent
+    result = "null" if redex.result is None else nid(redex.result)
+    return (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[redex.rule_index]},'
+            f'"graph":{nid(s.graph)},"node":{nid(redex.node)},"result":{result},"normal":{_BOOL[s.normal]},'
+            f'"error":{"null" if s.error is None else dumps(s.error)}}}')
+
+  def steps(self, s: State) -> tuple[int, str]:
+    """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order: from the core's step
+    maps where the native core ran the search, else ``edge_json``'s (one encoding a state)."""
+    if self._out is None:
+      edges = self.ex.edges_from(s)
+      if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
+      return len(edges), dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
+    if s.out is None or not (steps := self._out(s.id)): return 0, ""
+    if not self._whole: steps = [x for x in steps if 0 <= x[2] < len(self.ex.states)]   # a bound left targets unmade
+    if self.forks is not None and len({t for _, _, t in steps}) > 1: self.forks.add(s.id)
+    rule_of, node_of, result_of, rules, head = self._rule_of, self._node_of, self._result_of, self._rules, f'{{"from":{s.id},"to":'
+    for r, _, _ in steps:
+      if rule_of[r] < 0: self._read(r)   # rows in the order the steps name them: to_json's
+    return len(steps), ",".join([f'{head}{t},{rules[rule_of[r]]}"node":{node_of[r]},"result":{result_of[r]},"error":null}}'
+                                 for r, _, t in steps])
+
+  def _read(self, r: int) -> None:
+    key, nid = self._keys[r], self.table.id
+    self._node_of[r], self._result_of[r] = cast(int, nid(key.node)), cast(int, nid(key.result))   # (a native step has both)
+    self._rule_of[r] = key.rule_index
+
+
+_BOOL = {True: "true", False: "false", None: "null"}
+
+
+class Report:
+  """One exploration's document: its items as they are read (``Items``), cut as ``to_json``'s (``ItemCut``), then the rest."""
+
+  def __init__(self, ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None, paths: bool,
+               extra: dict[str, Any], fmt: str) -> None:
+    self.ex, self.program, self.rules, self.canonical, self.canonical_error = ex, program, rules, canonical, canonical_error
+    self.paths, self.extra = paths, extra
+    self.table = NodeTable()
+    self.items = Items(ex, self.table)
+    self.states = self.edges = 0   # items written
+    self.kept_paths: dict[str, Any] = {}
+    self.cut_paths = self.table.cut = ItemCut()
+    if paths:   # small, and first, as to_json's
+      from uopc.cli.reports.cut import until_cut
+      self.kept_paths = dict(until_cut(((str(s.id), [edge_json(e, self.table.id) for e in s.path()]) for s in ex.normal_forms), self.cut_paths))
+    self.cut = self.table.cut = ItemCut(fmt)   # no text held: the time (and a bound) alone cuts the items
+
+  def head(self) -> str:
+    """The document up to ``stopped_by``: what it says of itself, as it stands now."""
+    ex = self.ex
+    complete, bound = ex.complete, cast(str | None, ex.bound)
+    stopped_by = None if bound is None else bound_flag(bound, ex.max_states, ex.max_depth, ex.timeout)
+    which = self._which()
+    if which.reason is not None: complete, bound, stopped_by = False, bound or which.bound, stopped_by or which.reason
+    b = current()   # exploration_support.marked_if_cut: derived work a bound cut short
+    if complete and b is not None and b.report_cut and b.reason is not None: complete, bound, stopped_by = False, b.reason, b.flag_text()
+    return (f'{{"format":{FORMAT},"program":{dumps(term_text(self.program))},"rules":{dumps(self.rules)},'
+            f'"complete":{_BOOL[complete]},"bound":{dumps(bound)},"stopped_by":{dumps(stopped_by)}')
+
+  def _which(self) -> ItemCut:
+    return self.cut if self.cut.reason is not None else self.cut_paths
+
+  def middle(self) -> str:
+    ex = self.ex
+    return (f',"bounds":{dumps({"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout})},'
+            f'"elapsed":{dumps(round(ex.elapsed, 4))},"reduced":{dumps(ex.reduced)}')
+
+  def state_items(self, states: list[State], bar: Any) -> Iterator[str]:
+    """The states' texts while the cut allows."""
+    cut, state = self.cut, self.items.state
+    for s in states:
+      if cut(): return
+      try: text = state(s)
+      except CutShort: return   # a graph too big to finish within the cut: left out
+      self.states += 1
+      if not bar.disable: bar.update()
+      yield text
+
+  def step_items(self, states: list[State], bar: Any) -> Iterator[str]:
+    """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
+    cut, steps = self.cut, self.items.steps
+    for s in states:
+      if cut(): return
+      try: n, text = steps(s)
+      except CutShort: return
+      self.edges += n
+      if not bar.disable: bar.update(n)
+      if n: yield text
+
+  def tail(self) -> str:
+    """Everything after the edges: what the search established (said however cut), the report's own cut, the nodes."""
+    ex, nid = self.ex, self.table.id
+    self.table.cut = None   # what follows is said whole: the stuck steps' nodes
+    canon_state = None if self.canonical is None else ex.state_of(self.canonical)
+    rest: dict[str, Any] = {
+      "normal_forms": [s.term(_limit()) for s in ex.normal_forms],
+      "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
+      "normal_form_ids": [s.id for s in ex.normal_forms],
+      "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
+      "stuck_groups": stuck_groups_json(ex.stuck, nid),
+      "canonical": term_text(self.canonical),
+      "canonical_state": None if canon_state is None else canon_state.id,
+      "canonical_error": self.canonical_error,
+    }
+    if self.paths: rest["paths"] = self.kept_paths
+    if (which := self._which()).reason is not None:
+      rest["report"] = {"complete": False, "states": self.states, "edges": self.edges, "stopped_by": cut_text(which)}
+      if self.paths and len(self.kept_paths) < len(ex.normal_forms): rest["report"]["paths"] = len(self.kept_paths)
+    return dumps(rest)[1:-1]
+
+  def nodes(self) -> Iterator[str]:
+    """The node table's rows, each as text (read last: every graph above has its rows by now)."""
+    rows = self.table.rows
+    for k in range(0, len(rows), 4096): yield dumps(rows[k:k + 4096])[1:-1]
+
+  def extras(self) -> str:
+    return "".join(f",{dumps(k)}:{dumps(v)}" for k, v in self.extra.items())
+
+
+def _limit() -> int:
+  from uopc.cli.explore_support import TERM_LIMIT
+  return TERM_LIMIT
+
+
+class Gather:
+  """Text written to ``f`` a megabyte at a time: many small items, few writes."""
+
+  def __init__(self, f: IO[str]) -> None:
+    self.f, self.size = f, 0
+    self.parts: list[str] = []
+
+  def __call__(self, text: str) -> None:
+    self.parts.append(text)
+    self.size += len(text)
+    if self.size > FLUSH_CHARS: self.flush()
+
+  def flush(self) -> None:
+    if self.parts: self.f.write("".join(self.parts))
+    self.parts, self.size = [], 0
+
+  def items(self, texts: Iterator[str], escape: bool = False) -> None:
+    """``texts`` comma-separated (each item's JSON, or a run of them); ``escape``: ``<`` written ``\\u003c`` (a page)."""
+    first = True
+    for t in texts:
+      if escape: t = t.replace("<", "\\u003c")
+      self(t if first else "," + t)
+      first = False
+
+
+def write_json(f: IO[str], report: Report) -> str:
+  """The JSON document to ``f``; returns its head as written (``Report.head`` says at the end what it must be)."""
+  ex = report.ex
+  out = Gather(f)
+  head = report.head()
+  out(head)
+  out(report.middle())
+  with progress_bar(len(ex.states) + ex.edge_count, "item", "report") as bar:
+    out(',"states":[')
+    out.items(report.state_items(ex.states, bar))
+    out('],"edges":[')
+    if report.states == len(ex.states): out.items(report.step_items(ex.states, bar))
+    out("]")
+  out("," + report.tail())
+  out(',"nodes":[')
+  out.items(report.nodes())
+  out("]" + report.extras() + "}\n")
+  out.flush()
+  return head
+
+
+def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = CHUNK_STATES) -> None:
+  """The page: its chunks as the states are read (``page.chunked``'s), then the rest of the document with the chunks' summary."""
+  ex = report.ex
+  out = Gather(f)
+  out(page_top(kind, title))
+  states = ex.states
+  report.items.forks = set()
+  count = 0
+  with progress_bar(len(states) + ex.edge_count, "item", "page") as bar:
+    for k in range(0, len(states), chunk):
+      if report.cut(): break
+      part = states[k:k + chunk]
+      out(f'<script type="application/json" id="uopc-chunk-{count}">{{"states":[')
+      out.items(report.state_items(part, bar), escape=True)
+      out('],"edges":[')
+      whole = report.states == k + len(part)
+      if whole: out.items(report.step_items(part, bar), escape=True)
+      out("]}</script>\n")
+      count += 1
+      if not whole or report.cut.reason is not None: break
+  summary = dumps(chunks_summary(report, chunk, count))
+  out('<script type="application/json" id="uopc-data">')
+  out((report.head() + report.middle() + "," + report.tail() + ',"nodes":[').replace("<", "\\u003c"))
+  out.items(report.nodes(), escape=True)
+  out(("]" + report.extras() + f',"chunks":{summary}}}').replace("<", "\\u003c"))
+  out("</script>\n" + page_tail())
+  out.flush()
+
+
+def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
+  """``page.chunked``'s ``chunks`` summary of the states and steps written, from the exploration (not from their JSON)."""
+  states, forks = report.ex.states[:report.states], report.items.forks or set()
+  depths: dict[int, list[int]] = {}   # depth -> [states, normal forms, forks, first id, last id]
+  for s in states:
+    row = depths.setdefault(s.depth, [0, 0, 0, s.id, s.id])
+    row[0] += 1
+    row[1] += bool(s.normal)
+    row[2] += s.id in forks
+    row[4] = s.id
+  path: list[int] = []
+  at = None if report.canonical is None or (c := report.ex.state_of(report.canonical)) is None else c.id
+  if at is not None and not 0 <= at < len(states): at = None   # past a cut report's states: no path to draw
+  while at is not None:
+    path.append(at)
+    parent = states[at].parent
+    at = None if parent is None else parent.id
+  return {"size": size, "count": count, "states": len(states), "edges": report.edges, "canonical_path": path[::-1],
+          "depths": [[d, *depths[d]] for d in sorted(depths)], "rules": sorted({s.rule for s in states if s.rule})}
+
+
+@contextlib.contextmanager
+def _spool(path: str | None) -> Iterator[IO[str]]:
+  """A temporary file for the output: beside ``path`` (renamed onto it by ``_finish``), or in the temporary directory;
+  gone after, however the command ends."""
+  try: fd, tmp = tempfile.mkstemp(prefix=_prefix(path), suffix=".tmp", dir=_directory(path))
+  except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
+  os.close(fd)
+  try:
+    with open(tmp, "w+", encoding="utf-8") as f: yield f   # (by its name: f.name is the path then)
+  finally:
+    with contextlib.suppress(OSError): os.unlink(tmp)   # (renamed onto path: nothing left)
+
+
+def _prefix(path: str | None) -> str: return ".uopc-report." if path is None else f".{os.path.basename(path)}."
+
+
+def _directory(path: str | None) -> str | None:
+  """Where the output is written first: beside ``path``, or in the temporary directory for stdout or a ``path`` that is no
+  regular file (``/dev/stdout``, a pipe: copied to it at the end)."""
+  if path is None or (os.path.exists(path) and not os.path.isfile(path)): return None
+  return os.path.dirname(os.path.abspath(path))
+
+
+def emit_exploration(args: Any, kind: str, ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
+                     paths: bool = False, extra: dict[str, Any] | None = None) -> None:
+  """A big exploration's ``--format json`` or ``html`` (``is_big``) to ``-o FILE`` or stdout, written as it is read."""
+  path = getattr(args, "output", None)
+  report = Report(ex, program, rules, canonical, canonical_error, paths, extra or {}, args.format)
+  with _spool(path) as f:
+    try:
+      if args.format == "json":
+        written = write_json(f, report)
+        final = report.head()
+      else:
+        source = getattr(args, "file", None) or ""
+        write_page(f, report, kind, shown_name(f"uopc {kind}: {source}"), CHUNK_STATES)
+        written = final = ""
+      f.flush()
+      if final != written: _rewrite_head(f, written, final, path)
+    except OSError as e: raise CLIError(f"{path or 'uopc'}: cannot write: {e.strerror or e}") from None
+    size = os.path.getsize(f.name)
+    if args.format == "html" and size > WARN_BYTES:
+      print(f"uopc: warning: the page is {size / 1e6:.0f} MB: a browser takes long to open it (--max-states keeps it smaller)",
+            file=sys.stderr)
+    _finish(f.name, path)
+
+
+def _rewrite_head(f: IO[str], written: str, final: str, path: str | None) -> None:
+  """``f``'s file made to begin with ``final`` instead of ``written``, the rest copied: the head as a cut report ends it."""
+  fd, tmp = tempfile.mkstemp(prefix=_prefix(path), suffix=".tmp", dir=_directory(path))
+  try:
+    with os.fdopen(fd, "wb") as g, open(f.name, "rb") as old:
+      g.write(final.encode("utf-8"))
+      old.seek(len(written.encode("utf-8")))
+      shutil.copyfileobj(old, g, COPY_BLOCK)
+    os.replace(tmp, f.name)
+  except BaseException:
+    with contextlib.suppress(OSError): os.unlink(tmp)
+    raise
+
+
+def _finish(name: str, path: str | None) -> None:
+  """The written file renamed onto ``path`` (written through where ``path`` is no regular file), or copied to stdout: the
+  ``write`` phase."""
+  from uopc.cli.files import mode_for
+  from uopc.cli.support import write_out_from
+  enter("write")
+  with shielded():
+    if path is None:
+      with open(name, "rb") as f: write_out_from(f)
+      return
+    try:
+      if os.path.exists(path) and not os.path.isfile(path):   # /dev/stdout, a pipe: no half-written state to keep
+        with open(name, "rb") as f, open(path, "wb") as g: shutil.copyfileobj(f, g, COPY_BLOCK)
+        return
+      os.chmod(name, mode_for(path))
+      os.replace(name, path)
+    except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+__all__ = ["Report", "emit_exploration", "is_big", "write_json", "write_page"]
