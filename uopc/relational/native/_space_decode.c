@@ -69,14 +69,29 @@ static int32_t decode_ref(Space *s, PyObject *made, Py_ssize_t first, const int3
 /* intern_rows(rows, made, make) -> [node of each row]: each row's native node, in order, made where new (hash consing
  * gives an existing graph's very node), its sources resolved through rows_setup's base or `made`, which is extended with
  * the batch's ids once all are made (an error, NotNative at a CALL among them, extends nothing: the nodes made before it
- * are ordinary nodes no one refers to). make(op, src, arg, dtype) is make_uop, for a leaf's UOp. Iterative, ticked. */
+ * are ordinary nodes no one refers to). make(op, src, arg, dtype) is make_uop, for a leaf's UOp. Iterative, ticked.
+ * rows is a list of (op, dtype, arg, refs), or packed rows (fields, data) as rows(..., packed=1) writes them. */
 PyObject *Space_intern_rows(Space *s, PyObject *args) {
   PyObject *rows, *made, *make;
   if (!PyArg_ParseTuple(args, "OO!O", &rows, &PyList_Type, &made, &make)) return NULL;
   if (!s->rows) { PyErr_SetString(PyExc_RuntimeError, "rows_setup() first"); return NULL; }
-  PyObject *seq = PySequence_Fast(rows, "intern_rows: rows is a list of (op, dtype, arg, refs)");
-  if (!seq) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), first = PyList_GET_SIZE(made);
+  PyObject *fields = NULL, *seq = NULL;
+  const int32_t *data = NULL;
+  Py_ssize_t n = 0, n_data = 0, at = 0;
+  if (PyTuple_Check(rows)) {   /* packed: (fields, data) */
+    if (PyTuple_GET_SIZE(rows) != 2 || !PyList_Check(PyTuple_GET_ITEM(rows, 0)) || !PyBytes_Check(PyTuple_GET_ITEM(rows, 1))
+        || PyBytes_GET_SIZE(PyTuple_GET_ITEM(rows, 1)) % 4) {
+      PyErr_SetString(PyExc_TypeError, "intern_rows: packed rows are (fields list, int32 bytes)"); return NULL;
+    }
+    fields = PyTuple_GET_ITEM(rows, 0);
+    data = (const int32_t *)PyBytes_AS_STRING(PyTuple_GET_ITEM(rows, 1));
+    n_data = PyBytes_GET_SIZE(PyTuple_GET_ITEM(rows, 1)) / 4;
+    for (Py_ssize_t i = 0; i + 1 < n_data; i += 2 + (data[i + 1] > 0 ? data[i + 1] : 0)) n++;   /* rows counted (checked below) */
+  } else {
+    if (!(seq = PySequence_Fast(rows, "intern_rows: rows is a list of (op, dtype, arg, refs)"))) return NULL;
+    n = PySequence_Fast_GET_SIZE(seq);
+  }
+  Py_ssize_t first = PyList_GET_SIZE(made);
   struct DecodeLabels t = {PyMem_Calloc(64 * 3, sizeof(PyObject *)), PyMem_Malloc(64 * sizeof(int32_t)), PyMem_Malloc(64 * sizeof(int32_t)), 64, 0};
   int32_t *ids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t)), small[8], *src = small;
   int64_t cap_src = 8;
@@ -85,13 +100,26 @@ PyObject *Space_intern_rows(Space *s, PyObject *args) {
   if (!t.key || !t.label || !t.code || !ids) { PyErr_NoMemory(); goto done; }
   if (!empty) goto done;
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(row, 3))) {
-      PyErr_SetString(PyExc_TypeError, "intern_rows: a row is (op, dtype, arg, refs tuple)"); goto done;
+    PyObject *key[3], *refs = NULL;
+    Py_ssize_t m;
+    if (fields) {
+      if (at + 2 > n_data || data[at + 1] < 0 || at + 2 + data[at + 1] > n_data || data[at] < 0 || data[at] >= PyList_GET_SIZE(fields)) {
+        PyErr_SetString(PyExc_ValueError, "intern_rows: packed rows cut short, or a field past fields"); goto done;
+      }
+      PyObject *f = PyList_GET_ITEM(fields, data[at]);
+      if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 3) { PyErr_SetString(PyExc_TypeError, "intern_rows: a field is (op, dtype, arg)"); goto done; }
+      for (int k = 0; k < 3; k++) key[k] = PyTuple_GET_ITEM(f, k);
+      m = data[at + 1];
+      at += 2;
+    } else {
+      PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
+      if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(row, 3))) {
+        PyErr_SetString(PyExc_TypeError, "intern_rows: a row is (op, dtype, arg, refs tuple)"); goto done;
+      }
+      for (int k = 0; k < 3; k++) key[k] = PyTuple_GET_ITEM(row, k);
+      refs = PyTuple_GET_ITEM(row, 3);
+      m = PyTuple_GET_SIZE(refs);
     }
-    PyObject *const key[3] = {PyTuple_GET_ITEM(row, 0), PyTuple_GET_ITEM(row, 1), PyTuple_GET_ITEM(row, 2)};
-    PyObject *refs = PyTuple_GET_ITEM(row, 3);
-    Py_ssize_t m = PyTuple_GET_SIZE(refs);
     int32_t x;
     if (m == 0) {   /* a leaf: its UOp (make_uop's hash consing gives the one a node is bound to), indexed as walk does */
       PyObject *u = PyObject_CallFunctionObjArgs(make, key[0], empty, key[2], key[1], NULL);
@@ -110,22 +138,24 @@ PyObject *Space_intern_rows(Space *s, PyObject *args) {
         src = nb; cap_src = m;
       }
       for (Py_ssize_t k = 0; k < m; k++) {
-        long r = PyLong_AsLong(PyTuple_GET_ITEM(refs, k));
-        if (r == -1 && PyErr_Occurred()) goto done;
+        long r;
+        if (fields) r = data[at + k];
+        else if ((r = PyLong_AsLong(PyTuple_GET_ITEM(refs, k))) == -1 && PyErr_Occurred()) goto done;
         if ((src[k] = decode_ref(s, made, first, ids, i, r)) < 0) goto done;
       }
       if ((x = intern(s, label, (uint8_t)code, src, (int32_t)m, 1)) < 0) goto done;
     }
+    if (fields) at += m;
     ids[i] = x;
     if (tick(s, 1) < 0) goto done;
   }
   PyObject *got = int_list(ids, (int32_t)n);
   if (!got) goto done;
-  Py_ssize_t at = PyList_GET_SIZE(made);
-  if (PyList_SetSlice(made, at, at, got) < 0) { Py_DECREF(got); goto done; }
+  Py_ssize_t end = PyList_GET_SIZE(made);
+  if (PyList_SetSlice(made, end, end, got) < 0) { Py_DECREF(got); goto done; }
   out = got;
 done:
-  Py_DECREF(seq); Py_XDECREF(empty);
+  Py_XDECREF(seq); Py_XDECREF(empty);
   decode_labels_free(&t); PyMem_Free(ids);
   if (src != small) PyMem_Free(src);
   return out;
