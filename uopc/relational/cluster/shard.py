@@ -276,7 +276,9 @@ class Shard:
       own = (*own[:4], [self._graph(h) for h in own[4]])
       steps["redexes"] = list(level.redexes)
     # (its maybe_cycle counts once the level is committed: an expansion sent ahead may go unused, advance)
-    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle}
+    # (a part lists each graph once: one part's candidates need no search for a graph twice, when no shard sends any)
+    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
+                     "once": len(parts) <= 1 and self.count == 1}
     batches: list[Any] = []
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
@@ -394,8 +396,8 @@ class Shard:
     new = np.flatnonzero(self.visited.find(fps) < 0)
     if len(new) < len(fps): p["maybe_cycle"] = True   # a step back to a visited state (it counts at the commit)
     # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order
-    order = new[np.lexsort((pos[new], par[new], fps[new]))]
-    if len(order):
+    order = new if p["once"] else new[np.lexsort((pos[new], par[new], fps[new]))]
+    if len(order) and not p["once"]:
       keep = np.ones(len(order), bool)
       keep[1:] = fps[order][1:] != fps[order][:-1]
       order = order[keep]
