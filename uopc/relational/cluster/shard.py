@@ -298,9 +298,12 @@ class Shard:
     """The frontier's level from the native core, and the states it left to Python (a CALL in the graph, or a graph the
     core stops at)."""
     kept, rest, nodes = [], [], []
-    for sid, g in frontier:   # (a native worker's graphs are its core's nodes, or UOps: those sent before its core was new)
-      if (i := native.node_or_none(g)) is None: rest.append((sid, g))
-      else: kept.append((sid, g)); nodes.append(i)
+    graphs = [g for _, g in frontier]
+    if all(g.__class__ is int for g in graphs): kept, nodes = frontier, graphs   # the usual case: every graph a node of the core
+    else:
+      for sid, g in frontier:   # (a native worker's graphs are its core's nodes, or UOps: those sent before its core was new)
+        if (i := native.node_or_none(g)) is None: rest.append((sid, g))
+        else: kept.append((sid, g)); nodes.append(i)
     r = native.core.expand_level(nodes, self.count)
     counts = np.frombuffer(r[0], np.int32)
     rest.extend(kept[k] for k in np.flatnonzero(counts < 0).tolist())
@@ -450,7 +453,8 @@ class Shard:
     rec["parent_fps"] = par_fps
     rec["maybe_cycle"] = self.maybe_cycle
     kept_ids = ids_new[kept].tolist()
-    self.frontier = sorted(zip(kept_ids, new_graphs), key=lambda x: x[0])
+    order = np.argsort(ids_new[kept], kind="stable").tolist()   # (in order already where one shard ranked its own)
+    self.frontier = [(kept_ids[i], new_graphs[i]) for i in order]
     self._pending = {}
     return self._summary(new_graphs, kept_ids), rec
 
