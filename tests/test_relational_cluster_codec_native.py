@@ -229,10 +229,11 @@ def test_bad_packed_rows_are_errors_and_extend_nothing():
   add = (Ops.ADD, p0.dtype, None)
   def data(*xs: int) -> bytes: return array("i", xs).tobytes()
   for rows, error in [(([add], data(0, 2, -1)), ValueError), (([add], data(1, 2, -1, -1)), ValueError), (([add], data(0, -1)), ValueError),
-                      (([add], data(0, 2, -1, -1)[:-1]), TypeError), (([add], data(0, 2, -1, 5)), IndexError), (([add, 3], data(1, 1, -1)), TypeError),
-                      (([add], "x"), TypeError), (([add], data(0, 2, -1, -1), 1), TypeError)]:
+                      (([add], data(0, 2, -1, -1)[:-1]), TypeError), (([add], data(0, 2, -1, 5)), IndexError),
+                      (([add, 3], data(1, 1, -1)), TypeError), (([add], "x"), TypeError), (([add], data(0, 2, -1, -1), 1), TypeError)]:
     made: list = []
     with pytest.raises(error): space.core.intern_rows(rows, made, make_uop)
     assert made == []
   made = []
-  assert space.core.intern_rows(([add], data(0, 2, -1, -1, 0, 2, 0, -1)), made, make_uop) == made == [space.to_id(p0 + p0), space.to_id((p0 + p0) + p0)]
+  two = data(0, 2, -1, -1, 0, 2, 0, -1)   # p0 + p0, then (row 0) + p0
+  assert space.core.intern_rows(([add], two), made, make_uop) == made == [space.to_id(p0 + p0), space.to_id((p0 + p0) + p0)]

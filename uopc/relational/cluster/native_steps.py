@@ -72,7 +72,7 @@ class NativeSteps:
     space = self.space
     if space.keys is not space.redexes: return None
     if (done := len(self._rules)) < (made := len(space.redexes)):
-      new = np.array(space.redex_table[3 * done:3 * made], np.int32).reshape(-1, 3)
+      new = np.array(space.redex_table[3 * done:3 * made], np.int32).reshape(-1, 3)   # (a slice of an array: a copy)
       self._rules, self._nodes = np.concatenate([self._rules, new[:, 2]]), np.concatenate([self._nodes, new[:, :2]])
     return self._rules[keys], self._nodes[keys].ravel()
 
