@@ -1,4 +1,18 @@
-"""The explorer on a local Ray cluster of 1, 2 and 4 workers against one process (``docs/scaling.md``): ``python -m bench cluster``.
+"""The explorer on a local Ray cluster of 1 and 2 workers against one process (``docs/scaling.md``): ``python -m bench cluster``.
+
+The first table (issue 41): each workload explored by one process (``Exploration.run``, the native core) and on a local
+cluster of one worker and of two (``ClusterExploration.run``, native workers), in one Ray session of 2 CPUs, the three
+interleaved round after round (ROUNDS, 3 by default), each on a program of its own (fresh PARAM slots); the best round of
+each. CPU seconds: this process's for one process, each worker's own for the cluster (``Shard.stats``: from its
+``load``, so a run's whole work on it, the coordinator's apart). "1 worker / one" is what a cluster of one costs against
+one process; "speed-up" is one process's CPU over the busiest of two workers' (what wall time would be on two idle cores,
+waits aside), and by wall time. The rule sets: commutativity and associativity of ``+`` (``x + y -> y + x``,
+``(x + y) + z -> x + (y + z)``) on the sum of n PARAMs, n! * Catalan(n - 1) states; ``x + 0`` and commutativity on the
+sum of n ``p_i + 0``, 3^n * 2^(n-1). The small sizes find the crossover: the states a worker must have for two workers to
+beat one process (the first size whose speed-up by CPU passes 1). ``BIG=1`` adds the sum of 7 under commutativity and
+associativity (665,280 states). The machine's load average is printed before and after.
+
+``FULL=1`` runs the older tables after it:
 
 For each worker count P a local cluster is started (``ray.init(num_cpus=P)``, not timed), its workers by a tiny run
 (not timed), and each workload explored once timed (``ClusterExploration.run`` and its state count: the levels, and
@@ -126,10 +140,16 @@ def _cluster(workers: int) -> Any:
 
 
 def main() -> None:
-  try: import ray  # the extra
+  try: import ray  # noqa: F401  # the extra
   except ImportError:
     print("bench cluster: Ray is not installed (pip install -e '.[cluster]')")
     return
+  against_one()
+  if os.environ.get("FULL"): older()
+
+
+def older() -> None:
+  """The tables before issue 41 (module doc): 1, 2 and 4 workers, on each core, the model, the coordinator's memory."""
   print("the explorer on a local Ray cluster (this machine: 2 cores, shared): one timed run each")
   ones = {w.name: one_process(w) for w in WORKLOADS}
   runs: dict[tuple[str, str, int], Run] = {}
@@ -176,6 +196,105 @@ def main() -> None:
               f"{p * g / (g + o + f * m):5.2f}x {one / r.busiest:13.2f}x {one / r.wall:5.2f}x")
 
   coordinator_memory()
+
+
+def comm_assoc() -> PatternMatcher:
+  y, z = UPat.var("y"), UPat.var("z")
+  return PatternMatcher([(x + y, lambda x, y: y + x), ((x + y) + z, lambda x, y, z: x + (y + z))], name="comm_assoc")
+
+
+def zero_comm() -> PatternMatcher:
+  y = UPat.var("y")
+  return PatternMatcher([(x + 0, lambda x: x), (x + y, lambda x, y: y + x)], name="add0_comm")
+
+
+def param_sum(n: int) -> UOp:
+  """p0 + p1 + ... + p{n-1} (fresh slots), left-nested."""
+  base = next(_slots)
+  return sum((UOp.param(base + i) for i in range(1, n)), UOp.param(base))
+
+
+class Size(NamedTuple):
+  rules: str
+  n: int
+  program: Callable[[], UOp]
+  pm: Callable[[], PatternMatcher]
+
+
+def sizes() -> list[Size]:
+  """The table's rows (module doc): each rule set at growing sizes, the largest 100,000 states and more."""
+  ca = [Size("comm + assoc", n, lambda n=n: param_sum(n), comm_assoc) for n in (4, 5, 6, *((7,) if os.environ.get("BIG") else ()))]
+  zc = [Size("x + 0, comm", n, lambda n=n: add0_sum(n), zero_comm) for n in (4, 5, 6, 7)]
+  return ca + zc
+
+
+class Round(NamedTuple):
+  states: int
+  one: float          # one process: CPU seconds
+  one_wall: float
+  solo: float         # a cluster of one worker: its CPU seconds
+  pair: list[float]   # a cluster of two: each worker's CPU seconds
+  pair_wall: float
+  coordinator: float  # CPU seconds of this process during the two workers' run
+
+
+def one_round(size: Size) -> Round:
+  """One process, one worker, two workers, each on a program of its own; the same state count from each (checked)."""
+  from uopc.relational.cluster import ClusterExploration
+  pm = size.pm()
+  t0, c0 = time.perf_counter(), time.process_time()
+  n = len(Exploration(size.program(), pm, max_states=None).run().states)
+  one, one_wall = time.process_time() - c0, time.perf_counter() - t0
+  solo = ClusterExploration(size.program(), pm, cluster="local:1", max_states=None)
+  assert solo.run().state_count == n, size
+  t0, c0 = time.perf_counter(), time.process_time()
+  pair = ClusterExploration(size.program(), pm, cluster="local:2", max_states=None)
+  count = pair.run().state_count
+  pair_wall, coord = time.perf_counter() - t0, time.process_time() - c0
+  assert count == n, size
+  return Round(n, one, one_wall, solo.outcome.stats[0]["cpu"], [s["cpu"] for s in pair.outcome.stats], pair_wall, coord)
+
+
+def best(rounds: list[Round]) -> Round:
+  """Each column's best round (the least time: the machine is shared, and a column's worst rounds are other work's)."""
+  pairs = min(rounds, key=lambda r: max(r.pair))
+  return Round(rounds[0].states, min(r.one for r in rounds), min(r.one_wall for r in rounds), min(r.solo for r in rounds), pairs.pair,
+               min(r.pair_wall for r in rounds), min(r.coordinator for r in rounds))
+
+
+def against_one() -> None:
+  """The first table (module doc)."""
+  import ray
+  rounds = int(os.environ.get("ROUNDS", "3"))
+  load = os.getloadavg()
+  print(f"one worker and two against one process, native core, CPU seconds, best of {rounds} interleaved rounds "
+        f"(load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores)")
+  os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+  import logging
+  ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+  try:
+    from uopc.relational.cluster import ClusterExploration
+    for p in (1, 2): ClusterExploration(add0_sum(2), zero(), cluster=f"local:{p}").run()   # the workers start (not timed)
+    table = sizes()
+    got: dict[tuple[str, int], list[Round]] = {(s.rules, s.n): [] for s in table}
+    for _ in range(rounds):
+      for s in table: got[s.rules, s.n].append(one_round(s))
+  finally: ray.shutdown()
+  print(f"{'rules':14s} {'n':>2s} {'states':>8s} {'st/worker':>9s} {'one s':>7s} {'1 worker s':>10s} {'1 worker/one':>12s} "
+        f"{'2 workers s (each)':>19s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s}")
+  crossing: dict[str, int | None] = {}
+  for s in table:
+    r = best(got[s.rules, s.n])
+    speed = r.one / max(r.pair)
+    if speed > 1 and s.rules not in crossing: crossing[s.rules] = r.states // 2
+    each = "/".join(f"{c:.2f}" for c in r.pair)
+    print(f"{s.rules:14s} {s.n:2d} {r.states:8,d} {r.states // 2:9,d} {r.one:7.2f} {r.solo:10.2f} {r.solo / r.one:11.2f}x "
+          f"{each:>19s} {r.coordinator:7.2f} {speed:12.2f}x {r.one_wall / r.pair_wall:5.2f}x")
+  for rules in dict.fromkeys(s.rules for s in table):
+    at = crossing.get(rules)
+    print(f"crossover, {rules}: " + (f"two workers beat one process by CPU from about {at:,d} states a worker" if at else "not reached here"))
+  load = os.getloadavg()
+  print(f"(load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
 
 
 RSS_RUN = """

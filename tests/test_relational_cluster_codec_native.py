@@ -1,5 +1,8 @@
 """The codec's native path (``Codec.encode_native``, ``Records.encode_native``: ``Space.rows`` in ``_space_rows.c``) against
 its Python path (``Codec.encode``, ``Records.encode`` on the same graphs' ``UOp``s): the same ``Encoded``, field by field."""
+import pickle
+from array import array
+
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -8,9 +11,10 @@ from tests.strategies import graphs
 from tests.test_relational_native_drive import RULESETS, ZERO, add0_chain, chains, sums_of_terms
 from uopc import UOp, symbolic
 from uopc.ops import Ops
-from uopc.relational.cluster.codec import Codec, Encoded, Records
+from uopc.relational.cluster.codec import Codec, Encoded, PackedRows, Records
 from uopc.relational.native.space import NativeSpace, NotNative
 from uopc.relational.space.step import Stepper
+from uopc.uop import make_uop
 
 
 def has_call(g: UOp) -> bool:
@@ -201,3 +205,35 @@ def test_an_error_mid_walk_forgets_the_stream():
   rows, refs = space.core.rows([b, a], 1, 2)
   assert [(r[0], r[2]) for r in rows] == [(Ops.CONST, 7), (Ops.CONST, 5), (Ops.MUL, None), (Ops.ADD, None), (Ops.CONST, 1), (Ops.ADD, None)]
   assert refs == [5, 7]
+
+
+@given(batch(), st.integers(0, 5))
+def test_packed_rows_are_the_rows(b, first):
+  # Space.rows(..., packed=True): the same rows as (fields, int32 data, count), fields once each; PackedRows reads them back
+  program, roots, _ = b
+  space = NativeSpace(Stepper(symbolic))
+  space.rows_setup(program.toposort())
+  ids = native_ids(space, roots)
+  rows, refs = space.core.rows(ids, 1, first)
+  space.core.rows_reset(1)
+  (fields, data, n), packed_refs = space.core.rows(ids, 1, first, True)
+  assert packed_refs == refs and n == len(rows) and PackedRows(fields, data) == rows
+  assert len({id(f) for f in fields}) == len(fields) and len(data) == 4 * sum(2 + len(r[3]) for r in rows)
+  assert pickle.loads(pickle.dumps(PackedRows(fields, data, n))) == rows
+
+
+def test_bad_packed_rows_are_errors_and_extend_nothing():
+  p0 = UOp.param(0)
+  space = NativeSpace(Stepper(symbolic))
+  space.rows_setup([p0])
+  add = (Ops.ADD, p0.dtype, None)
+  def data(*xs: int) -> bytes: return array("i", xs).tobytes()
+  for rows, error in [(([add], data(0, 2, -1)), ValueError), (([add], data(1, 2, -1, -1)), ValueError), (([add], data(0, -1)), ValueError),
+                      (([add], data(0, 2, -1, -1)[:-1]), TypeError), (([add], data(0, 2, -1, 5)), IndexError),
+                      (([add, 3], data(1, 1, -1)), TypeError), (([add], "x"), TypeError), (([add], data(0, 2, -1, -1), 1), TypeError)]:
+    made: list = []
+    with pytest.raises(error): space.core.intern_rows(rows, made, make_uop)
+    assert made == []
+  made = []
+  two = data(0, 2, -1, -1, 0, 2, 0, -1)   # p0 + p0, then (row 0) + p0
+  assert space.core.intern_rows(([add], two), made, make_uop) == made == [space.to_id(p0 + p0), space.to_id((p0 + p0) + p0)]

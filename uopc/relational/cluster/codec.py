@@ -47,7 +47,8 @@ or None. The receiver's ``decode`` is the same; a receiver on the native core re
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterable, NamedTuple
+from array import array
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
 
 from uopc.relational.space.fingerprint import SIZE, Fingerprints
 
@@ -57,10 +58,55 @@ if TYPE_CHECKING:
   from uopc.relational.native.space import NativeSpace
 
 
+Row = tuple[Any, Any, Any, tuple[int, ...]]   # (op, dtype, arg, source refs)
+
+
+class PackedRows:
+  """Rows as the native core writes them (``Space.rows(..., packed=True)``): ``fields``, the distinct (op, dtype, arg)
+  of the batch, and ``data``, int32s a row: its field's index, its number of sources, their refs. A list of tuples costs
+  a tuple and an int a source to make, and pickle walks each; these are one bytes and a short list. Read as the rows
+  they stand for (``len``, iteration, ``==`` against a list); ``Space.intern_rows`` reads them as they are.
+
+  >>> import pickle
+  >>> from uopc.ops import Ops
+  >>> rows = PackedRows([(Ops.ADD, None, None)], array("i", [0, 2, -1, -2]).tobytes())
+  >>> len(rows), rows == [(Ops.ADD, None, None, (-1, -2))], pickle.loads(pickle.dumps(rows)) == rows
+  (1, True, True)
+  """
+  __slots__ = ("fields", "data", "_n")
+
+  def __init__(self, fields: list[tuple[Any, Any, Any]], data: bytes, n: int = -1) -> None:
+    self.fields, self.data, self._n = fields, data, n
+
+  def __reduce__(self) -> tuple[Any, ...]: return PackedRows, (self.fields, self.data, self._n)
+
+  def __iter__(self) -> Iterator[Row]:
+    fields, d = self.fields, array("i", self.data)
+    at, end = 0, len(d)
+    while at < end:
+      n = d[at + 1]
+      op, dtype, arg = fields[d[at]]
+      yield op, dtype, arg, tuple(d[at + 2:at + 2 + n])
+      at += 2 + n
+
+  def __len__(self) -> int:
+    if self._n < 0: self._n = sum(1 for _ in self)
+    return self._n
+
+  def __eq__(self, other: object) -> bool:
+    if isinstance(other, PackedRows): other = list(other)
+    return list(self) == other if isinstance(other, list) else NotImplemented
+
+  __hash__ = None  # type: ignore[assignment]  # mutable-compare, as a list
+
+  def __repr__(self) -> str: return f"PackedRows({list(self)!r})"
+
+
 class Encoded(NamedTuple):
-  """A batch of graphs: ``rows`` (op, dtype, arg, source refs), ``roots`` (a ref per graph, None for no graph), and
-  ``fps`` (each row's fingerprint, 16 bytes a row, or empty when the sender did not compute them)."""
-  rows: list[tuple[Any, Any, Any, tuple[int, ...]]]
+  """A batch of graphs: ``rows`` (op, dtype, arg, source refs; packed where the native core wrote them), ``roots`` (a
+  ref per graph, None for no graph), and ``fps`` (each row's fingerprint, 16 bytes a row, or empty when the sender did
+  not compute them)."""
+  rows: list[Row] | PackedRows
   roots: list[int | None]
   fps: bytes
 
@@ -99,9 +145,9 @@ class Codec:
     into ``space``) or None; a graph the core does not take (a CALL) makes the whole batch ``encode``'s."""
     from uopc.relational.native.space import NotNative
     roots = roots if isinstance(roots, list) else list(roots)
-    try: rows, out = self.rows_core(space).rows(roots, 0, 0)
+    try: packed, out = self.rows_core(space).rows(roots, 0, 0, True)
     except NotNative: return self.encode(_uops(space, roots))
-    return Encoded(rows, out, b"")
+    return Encoded(PackedRows(*packed), out, b"")
 
   def rows_core(self, space: NativeSpace) -> Any:
     """``space``'s core, set up for ``Space.rows`` with this base (once a space: a worker's new core after ``forget`` again)."""
@@ -129,7 +175,8 @@ class Codec:
     (a stream's, ``Reader.decode_native``) as nodes (or ``UOp``s where the core took none), extended with these."""
     from uopc.relational.native.space import NotNative
     if made is None: made = []
-    try: self.rows_core(space).intern_rows(enc.rows, made, make_uop)
+    rows = enc.rows
+    try: self.rows_core(space).intern_rows((rows.fields, rows.data) if isinstance(rows, PackedRows) else rows, made, make_uop)
     except NotNative: return self._decode_ids(space, enc, made)   # a CALL: the batch in Python (C extended nothing)
     base, to_id = self.base, space.to_id
     return [None if r is None else made[r] if r >= 0 else to_id(base[-1 - r]) for r in enc.roots]
@@ -183,8 +230,9 @@ class Records:
       if self._stream is None or self._stream[1] != epoch or self._stream[0]() is not space:
         core.rows_reset(1)
         self._stream = (weakref.ref(space), epoch)
-      rows, out = core.rows(roots, 1, self.count)
+      packed, out = core.rows(roots, 1, self.count, True)
     except NotNative: return self.encode(_uops(space, roots))   # a CALL: this record in Python (its refs know what they wrote)
+    rows = PackedRows(*packed)
     self.count += len(rows)
     return Encoded(rows, out, b""), epoch
 

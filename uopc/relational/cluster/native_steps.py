@@ -32,6 +32,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from uopc.relational.native.space import NativeSpace, NotNative
 
 
@@ -50,6 +52,8 @@ class NativeSteps:
     # the core's own methods, called once a state or a step: no Python frame between
     self.fingerprint: Callable[[int], bytes] = self.core.fingerprint   # a native node's fingerprint (``Fingerprints.of``'s)
     self.fingerprints: Callable[[list[int]], list[bytes]] = self.core.fingerprints   # each node's
+    self._rules = np.empty(0, np.int32)        # per redex id (graph semantics' keys): its rule index,
+    self._nodes = np.empty((0, 2), np.int32)   # and its node's and its result's native nodes (redex_arrays)
 
   def node_or_none(self, g: Any) -> int | None:
     """The native node of ``g`` (a ``UOp``, or a native node already), or None where it has a CALL (a rule made one)."""
@@ -60,6 +64,17 @@ class NativeSteps:
   def uop(self, i: int) -> Any:
     """The ``UOp`` of native node ``i``."""
     return self.space.uop(i)
+
+  def redex_arrays(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each key's rule index, and its redex's node and result as native nodes (interleaved: a record writes both), from
+    arrays extended with the redexes made since the last call (``NativeSpace.redex_table``: each redex read once a run,
+    not once a level); None under tree semantics, whose keys are positions."""
+    space = self.space
+    if space.keys is not space.redexes: return None
+    if (done := len(self._rules)) < (made := len(space.redexes)):
+      new = np.array(space.redex_table[3 * done:3 * made], np.int32).reshape(-1, 3)   # (a slice of an array: a copy)
+      self._rules, self._nodes = np.concatenate([self._rules, new[:, 2]]), np.concatenate([self._nodes, new[:, :2]])
+    return self._rules[keys], self._nodes[keys].ravel()
 
   @property
   def full(self) -> bool:

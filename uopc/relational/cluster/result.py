@@ -27,7 +27,7 @@ from uopc.relational.cluster.coordinator import Coordinator, Outcome
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.space.fingerprint import SIZE, Fingerprints, owner
 from uopc.relational.cluster.paths import Paths
-from uopc.relational.cluster.shard import unpack
+from uopc.relational.cluster.shard import rules_of, unpack
 from uopc.relational.cluster.visited import FP, fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
@@ -242,7 +242,7 @@ def _materialize(ex: ClusterExploration, out: Outcome) -> None:
   for depth, recs in enumerate(out.levels()):
     for j, rec in enumerate(recs):
       nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]
-      table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(st["rules"])]
+      table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(rules_of(st))]
       redex, stuck, targets = st["redex"].tolist(), st["stuck"].tolist(), st["target"].tobytes()
       k = 0
       for sid, n in zip(st["sids"].tolist(), st["counts"].tolist()):
@@ -304,7 +304,7 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
     steps: dict[int, list[Redex]] = {}
     for j, rec in enumerate(recs):
       nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]
-      table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(st["rules"])]
+      table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(rules_of(st))]
       redex = st["redex"].tolist()
       k = 0
       for sid, n in zip(st["sids"].tolist(), st["counts"].tolist()):

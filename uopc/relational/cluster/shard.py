@@ -117,11 +117,45 @@ def _native_steps(stepper: Any, root: Any, limit: int) -> NativeSteps | None:
   except NotNative: return None
 
 
-def _kept_steps(steps: dict[str, Any], rules: list[int]) -> dict[str, Any]:
+def _kept_steps(steps: dict[str, Any], rules: np.ndarray) -> dict[str, Any]:
   """What a shard keeps of a level's steps (``expand``'s arrays) for its reports, each step's rule index with them."""
   kept = {k: v for k, v in steps.items() if isinstance(v, np.ndarray)}
-  kept["rule"] = np.array(rules, np.int32)[steps["redex"]] if len(steps["redex"]) else np.empty(0, np.int32)
+  kept["rule"] = rules[steps["redex"]] if len(steps["redex"]) else np.empty(0, np.int32)
   return kept
+
+
+def rules_of(steps: dict[str, Any]) -> list[tuple[int, Any]]:
+  """Each redex's (rule index, error) of a level record's steps (``rules``: the indices, ``errors``: the failed ones')."""
+  errors = steps["errors"]
+  return [(r, errors.get(i)) for i, r in enumerate(steps["rules"].tolist())]
+
+
+class NativeRedexes:
+  """A native level's distinct redexes, as their keys (``Space.expand_level``'s): read as the list of ``Redex``es they
+  stand for where one is needed, and as arrays where the record is written (``arrays``: no ``Redex`` read, each key's
+  rule and nodes looked up once a run, ``NativeSteps.redex_arrays``)."""
+  __slots__ = ("steps", "keys")
+
+  def __init__(self, steps: NativeSteps, keys: np.ndarray) -> None: self.steps, self.keys = steps, keys
+  def __len__(self) -> int: return len(self.keys)
+
+  def __iter__(self) -> Any:
+    table = self.steps.keys
+    return (table[k] for k in self.keys.tolist())
+
+  def arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each redex's rule index, and its node's and its result's native nodes (interleaved); None under tree semantics."""
+    return self.steps.redex_arrays(self.keys)
+
+
+def _redex_table(redexes: Any) -> tuple[np.ndarray, dict[int, Any], list[Any]]:
+  """A level's redexes as the record holds them: each one's rule index, the failed ones' errors, and the nodes to write
+  (each one's node and result: native nodes where the level's redexes are a native core's)."""
+  if isinstance(redexes, NativeRedexes) and (arrays := redexes.arrays()) is not None:
+    return arrays[0], {}, arrays[1].tolist()   # (a native redex never failed: the core stops at a failed step)
+  redexes = list(redexes)
+  rules = np.fromiter((r.rule_index for r in redexes), np.int32, len(redexes))
+  return rules, {i: r.error for i, r in enumerate(redexes) if r.error is not None}, [x for r in redexes for x in (r.node, r.result)]
 
 
 Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   # fingerprints, parent ids, positions, parents' fingerprints, graphs
@@ -134,7 +168,7 @@ class Level(NamedTuple):
   a native worker's node); whether a step reached a graph made a candidate at an earlier level."""
   sids: np.ndarray
   counts: np.ndarray
-  redexes: list[Any]
+  redexes: Any   # a list of Redexes, or NativeRedexes
   redex: np.ndarray
   target: np.ndarray
   stuck: np.ndarray
@@ -238,9 +272,13 @@ class Shard:
     # the level (after the batches are written: a native worker's candidates are its core's nodes until then)
     forget = fps.full or (native is not None and native.full)
     own = level.cands[self.index]
-    if forget and native is not None: own = (*own[:4], [self._graph(h) for h in own[4]])
+    if forget and native is not None:   # what names the core's nodes or keys, as UOps and Redexes while the core is there
+      own = (*own[:4], [self._graph(h) for h in own[4]])
+      steps["redexes"] = list(level.redexes)
     # (its maybe_cycle counts once the level is committed: an expansion sent ahead may go unused, advance)
-    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle}
+    # (a part lists each graph once: one part's candidates need no search for a graph twice, when no shard sends any)
+    self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
+                     "once": len(parts) <= 1 and self.count == 1}
     batches: list[Any] = []
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
@@ -260,9 +298,12 @@ class Shard:
     """The frontier's level from the native core, and the states it left to Python (a CALL in the graph, or a graph the
     core stops at)."""
     kept, rest, nodes = [], [], []
-    for sid, g in frontier:   # (a native worker's graphs are its core's nodes, or UOps: those sent before its core was new)
-      if (i := native.node_or_none(g)) is None: rest.append((sid, g))
-      else: kept.append((sid, g)); nodes.append(i)
+    graphs = [g for _, g in frontier]
+    if all(g.__class__ is int for g in graphs): kept, nodes = frontier, graphs   # the usual case: every graph a node of the core
+    else:
+      for sid, g in frontier:   # (a native worker's graphs are its core's nodes, or UOps: those sent before its core was new)
+        if (i := native.node_or_none(g)) is None: rest.append((sid, g))
+        else: kept.append((sid, g)); nodes.append(i)
     r = native.core.expand_level(nodes, self.count)
     counts = np.frombuffer(r[0], np.int32)
     rest.extend(kept[k] for k in np.flatnonzero(counts < 0).tolist())
@@ -271,7 +312,6 @@ class Shard:
     sids = np.array([sid for sid, _ in kept], np.int64)
     keys = np.frombuffer(r[1], np.int32)
     uniq, redex = np.unique(keys, return_inverse=True)
-    table = native.keys
     state_fps, c_state, c_pos = np.frombuffer(r[3], FP), np.frombuffer(r[4], np.int32), np.frombuffer(r[5], np.int32)
     c_node, c_fp, c_owner = np.frombuffer(r[6], np.int32), np.frombuffer(r[7], FP), np.frombuffer(r[8], np.int32)
     cands = []
@@ -280,7 +320,7 @@ class Shard:
       at = c_state[m]
       cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
     if r[10] > CANDIDATES_KEPT: native.core.forget_candidates()   # only a saving, as Python's set of them
-    part = Level(sids[ok], counts[ok], [table[k] for k in uniq.tolist()], redex.astype(np.int32), np.frombuffer(r[2], FP),
+    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex.astype(np.int32), np.frombuffer(r[2], FP),
                  np.full(len(keys), -1, np.int32), [], cands, bool(r[9]))
     return part, rest
 
@@ -359,8 +399,8 @@ class Shard:
     new = np.flatnonzero(self.visited.find(fps) < 0)
     if len(new) < len(fps): p["maybe_cycle"] = True   # a step back to a visited state (it counts at the commit)
     # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order
-    order = new[np.lexsort((pos[new], par[new], fps[new]))]
-    if len(order):
+    order = new if p["once"] else new[np.lexsort((pos[new], par[new], fps[new]))]
+    if len(order) and not p["once"]:
       keep = np.ones(len(order), bool)
       keep[1:] = fps[order][1:] != fps[order][:-1]
       order = order[keep]
@@ -405,13 +445,16 @@ class Shard:
     self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
     new_graphs = [graphs[i] for i in kept]
-    self.expanded.append(_kept_steps(p["steps"], [r.rule_index for r in p["steps"]["redexes"]]))
+    rules, errors, nodes = _redex_table(p["steps"].pop("redexes"))
+    p["steps"].update(rules=rules, errors=errors, redex_nodes=nodes)
+    self.expanded.append(_kept_steps(p["steps"], rules))
     self.stuck_kept.extend((i, par_id, at, depth) for i, par_id, at in st)
     rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
     rec["maybe_cycle"] = self.maybe_cycle
     kept_ids = ids_new[kept].tolist()
-    self.frontier = sorted(zip(kept_ids, new_graphs), key=lambda x: x[0])
+    order = np.argsort(ids_new[kept], kind="stable").tolist()   # (in order already where one shard ranked its own)
+    self.frontier = [(kept_ids[i], new_graphs[i]) for i in order]
     self._pending = {}
     return self._summary(new_graphs, kept_ids), rec
 
@@ -434,10 +477,9 @@ class Shard:
     (arrays a step: its redex in the record's table, its target's fingerprint, a failed one's stuck state; each redex
     once, its rule and error, its node and result as rows)."""
     if steps is None: steps = {"sids": np.empty(0, np.int64), "counts": np.empty(0, np.int32), "redex": np.empty(0, np.int32),
-                               "target": np.empty(0, FP), "stuck": np.empty(0, np.int32), "redexes": []}
-    redexes = steps.pop("redexes")
-    steps["rules"] = [(r.rule_index, r.error) for r in redexes]
-    nodes = [x for r in redexes for x in (r.node, r.result)]
+                               "target": np.empty(0, FP), "stuck": np.empty(0, np.int32), "rules": np.empty(0, np.int32), "errors": {},
+                               "redex_nodes": []}
+    nodes = steps.pop("redex_nodes")
     # read in this order (codec.Records): the steps', then the new states' graphs; a native worker's rows made in C
     write = self.written.encode if self.native is None else functools.partial(self.written.encode_native, self.native.space)
     step_nodes = write(nodes)
@@ -459,7 +501,7 @@ class Shard:
       read(rec["step_nodes"])
       graphs = read(rec["graphs"])
       if rec["depth"] > 0:
-        self.expanded.append(_kept_steps(rec["steps"], [i for i, _ in rec["steps"]["rules"]]))
+        self.expanded.append(_kept_steps(rec["steps"], rec["steps"]["rules"]))
         self.stuck_kept.extend((i, par_id, at, rec["depth"]) for i, par_id, at in rec["stuck"])
         self.maybe_cycle = self.maybe_cycle or rec["maybe_cycle"]
       if not len(rec["ids"]): continue

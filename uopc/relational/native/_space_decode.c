@@ -66,17 +66,85 @@ static int32_t decode_ref(Space *s, PyObject *made, Py_ssize_t first, const int3
   return (int32_t)v;
 }
 
+/* The rows of a call, as a list of (op, dtype, arg, refs) tuples or packed (fields, data): read one after another. */
+typedef struct { PyObject *seq, *fields; const int32_t *data; Py_ssize_t n, n_data, at; } RowReader;
+
+/* Open `rows` (the number of rows in rd->n). 0, or -1 with TypeError. */
+static int rows_open(RowReader *rd, PyObject *rows) {
+  if (!PyTuple_Check(rows)) {
+    if (!(rd->seq = PySequence_Fast(rows, "intern_rows: rows is a list of (op, dtype, arg, refs)"))) return -1;
+    rd->n = PySequence_Fast_GET_SIZE(rd->seq);
+    return 0;
+  }
+  PyObject *data = PyTuple_GET_SIZE(rows) == 2 ? PyTuple_GET_ITEM(rows, 1) : NULL;
+  if (!data || !PyList_Check(PyTuple_GET_ITEM(rows, 0)) || !PyBytes_Check(data) || PyBytes_GET_SIZE(data) % 4) {
+    PyErr_SetString(PyExc_TypeError, "intern_rows: packed rows are (fields list, int32 bytes)"); return -1;
+  }
+  rd->fields = PyTuple_GET_ITEM(rows, 0);
+  rd->data = (const int32_t *)PyBytes_AS_STRING(data);
+  rd->n_data = PyBytes_GET_SIZE(data) / 4;
+  for (Py_ssize_t i = 0; i + 1 < rd->n_data; i += 2 + (rd->data[i + 1] > 0 ? rd->data[i + 1] : 0)) rd->n++;   /* checked as read */
+  return 0;
+}
+
+/* Row i's (op, dtype, arg) (borrowed), its number of sources, and where their refs are: a tuple, or packed int32s. 0 or -1. */
+static int rows_next(RowReader *rd, Py_ssize_t i, PyObject *key[3], Py_ssize_t *m, PyObject **refs, const int32_t **packed) {
+  if (!rd->fields) {
+    PyObject *row = PySequence_Fast_GET_ITEM(rd->seq, i);
+    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(row, 3))) {
+      PyErr_SetString(PyExc_TypeError, "intern_rows: a row is (op, dtype, arg, refs tuple)"); return -1;
+    }
+    for (int k = 0; k < 3; k++) key[k] = PyTuple_GET_ITEM(row, k);
+    *refs = PyTuple_GET_ITEM(row, 3);
+    *m = PyTuple_GET_SIZE(*refs);
+    return 0;
+  }
+  const int32_t *d = rd->data + rd->at;
+  if (rd->at + 2 > rd->n_data || d[1] < 0 || rd->at + 2 + d[1] > rd->n_data || d[0] < 0 || d[0] >= PyList_GET_SIZE(rd->fields)) {
+    PyErr_SetString(PyExc_ValueError, "intern_rows: packed rows cut short, or a field past fields"); return -1;
+  }
+  PyObject *f = PyList_GET_ITEM(rd->fields, d[0]);
+  if (!PyTuple_Check(f) || PyTuple_GET_SIZE(f) != 3) { PyErr_SetString(PyExc_TypeError, "intern_rows: a field is (op, dtype, arg)"); return -1; }
+  for (int k = 0; k < 3; k++) key[k] = PyTuple_GET_ITEM(f, k);
+  *m = d[1];
+  *packed = d + 2;
+  rd->at += 2 + d[1];
+  return 0;
+}
+
+/* An inner row's sources as nodes into src (m of them). 0 or -1. */
+static int rows_sources(Space *s, PyObject *made, Py_ssize_t first, const int32_t *ids, Py_ssize_t i, PyObject *refs,
+                        const int32_t *packed, Py_ssize_t m, int32_t *src) {
+  for (Py_ssize_t k = 0; k < m; k++) {
+    long r;
+    if (packed) r = packed[k];
+    else if ((r = PyLong_AsLong(PyTuple_GET_ITEM(refs, k))) == -1 && PyErr_Occurred()) return -1;
+    if ((src[k] = decode_ref(s, made, first, ids, i, r)) < 0) return -1;
+  }
+  return 0;
+}
+
+/* A leaf row's node: its UOp (make_uop's hash consing gives the one a node is bound to), indexed as walk does. -1 on error. */
+static int32_t rows_leaf(Space *s, PyObject *make, PyObject *empty, PyObject *const key[3]) {
+  PyObject *u = PyObject_CallFunctionObjArgs(make, key[0], empty, key[2], key[1], NULL);
+  if (!u) return -1;
+  int32_t x = walk(s, u, 1);
+  Py_DECREF(u);   /* held by its node now (bind) */
+  return x < 0 ? -1 : x;
+}
+
 /* intern_rows(rows, made, make) -> [node of each row]: each row's native node, in order, made where new (hash consing
  * gives an existing graph's very node), its sources resolved through rows_setup's base or `made`, which is extended with
  * the batch's ids once all are made (an error, NotNative at a CALL among them, extends nothing: the nodes made before it
- * are ordinary nodes no one refers to). make(op, src, arg, dtype) is make_uop, for a leaf's UOp. Iterative, ticked. */
+ * are ordinary nodes no one refers to). make(op, src, arg, dtype) is make_uop, for a leaf's UOp. Iterative, ticked.
+ * rows is a list of (op, dtype, arg, refs), or packed rows (fields, data) as rows(..., packed=1) writes them. */
 PyObject *Space_intern_rows(Space *s, PyObject *args) {
   PyObject *rows, *made, *make;
   if (!PyArg_ParseTuple(args, "OO!O", &rows, &PyList_Type, &made, &make)) return NULL;
   if (!s->rows) { PyErr_SetString(PyExc_RuntimeError, "rows_setup() first"); return NULL; }
-  PyObject *seq = PySequence_Fast(rows, "intern_rows: rows is a list of (op, dtype, arg, refs)");
-  if (!seq) return NULL;
-  Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), first = PyList_GET_SIZE(made);
+  RowReader rd = {NULL, NULL, NULL, 0, 0, 0};
+  if (rows_open(&rd, rows) < 0) return NULL;
+  Py_ssize_t n = rd.n, first = PyList_GET_SIZE(made);
   struct DecodeLabels t = {PyMem_Calloc(64 * 3, sizeof(PyObject *)), PyMem_Malloc(64 * sizeof(int32_t)), PyMem_Malloc(64 * sizeof(int32_t)), 64, 0};
   int32_t *ids = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t)), small[8], *src = small;
   int64_t cap_src = 8;
@@ -85,23 +153,14 @@ PyObject *Space_intern_rows(Space *s, PyObject *args) {
   if (!t.key || !t.label || !t.code || !ids) { PyErr_NoMemory(); goto done; }
   if (!empty) goto done;
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *row = PySequence_Fast_GET_ITEM(seq, i);
-    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 4 || !PyTuple_Check(PyTuple_GET_ITEM(row, 3))) {
-      PyErr_SetString(PyExc_TypeError, "intern_rows: a row is (op, dtype, arg, refs tuple)"); goto done;
-    }
-    PyObject *const key[3] = {PyTuple_GET_ITEM(row, 0), PyTuple_GET_ITEM(row, 1), PyTuple_GET_ITEM(row, 2)};
-    PyObject *refs = PyTuple_GET_ITEM(row, 3);
-    Py_ssize_t m = PyTuple_GET_SIZE(refs);
-    int32_t x;
-    if (m == 0) {   /* a leaf: its UOp (make_uop's hash consing gives the one a node is bound to), indexed as walk does */
-      PyObject *u = PyObject_CallFunctionObjArgs(make, key[0], empty, key[2], key[1], NULL);
-      if (!u) goto done;
-      x = walk(s, u, 1);
-      Py_DECREF(u);   /* held by its node now (bind) */
-      if (x < 0) goto done;
-    } else {
+    PyObject *key[3], *refs = NULL;
+    const int32_t *packed = NULL;
+    Py_ssize_t m;
+    int32_t x, label, code;
+    if (rows_next(&rd, i, key, &m, &refs, &packed) < 0) goto done;
+    if (m == 0) { if ((x = rows_leaf(s, make, empty, key)) < 0) goto done; }
+    else {
       if (m > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "intern_rows: too many sources"); goto done; }
-      int32_t label, code;
       if (decode_label(s, &t, key, &label, &code) < 0) goto done;
       if (m > cap_src) {
         int32_t *nb = PyMem_Malloc((size_t)m * sizeof(int32_t));
@@ -109,11 +168,7 @@ PyObject *Space_intern_rows(Space *s, PyObject *args) {
         if (src != small) PyMem_Free(src);
         src = nb; cap_src = m;
       }
-      for (Py_ssize_t k = 0; k < m; k++) {
-        long r = PyLong_AsLong(PyTuple_GET_ITEM(refs, k));
-        if (r == -1 && PyErr_Occurred()) goto done;
-        if ((src[k] = decode_ref(s, made, first, ids, i, r)) < 0) goto done;
-      }
+      if (rows_sources(s, made, first, ids, i, refs, packed, m, src) < 0) goto done;
       if ((x = intern(s, label, (uint8_t)code, src, (int32_t)m, 1)) < 0) goto done;
     }
     ids[i] = x;
@@ -121,11 +176,11 @@ PyObject *Space_intern_rows(Space *s, PyObject *args) {
   }
   PyObject *got = int_list(ids, (int32_t)n);
   if (!got) goto done;
-  Py_ssize_t at = PyList_GET_SIZE(made);
-  if (PyList_SetSlice(made, at, at, got) < 0) { Py_DECREF(got); goto done; }
+  Py_ssize_t end = PyList_GET_SIZE(made);
+  if (PyList_SetSlice(made, end, end, got) < 0) { Py_DECREF(got); goto done; }
   out = got;
 done:
-  Py_DECREF(seq); Py_XDECREF(empty);
+  Py_XDECREF(rd.seq); Py_XDECREF(empty);
   decode_labels_free(&t); PyMem_Free(ids);
   if (src != small) PyMem_Free(src);
   return out;

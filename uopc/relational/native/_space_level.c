@@ -5,19 +5,19 @@
  * in one call what the Python loop made a step at a time: each state's step count (-1 where the core stops: the caller
  * steps that graph in Python), each step's key and its target's fingerprint, each state's own fingerprint, and the
  * candidates: the first step (by position) to each target not made a candidate before, with the shard that owns it
- * (its fingerprint's first 8 bytes, little endian, mod shards: fingerprint.py's owner). "Before" is a table of every
- * fingerprint made a candidate at this or an earlier call (a step to one of an earlier call's sets maybe_cycle: only
- * such a step can close a cycle); forget_candidates() empties it (the table is only a saving: an owner drops what it
- * has). Arrays come back as bytes (int32 native order, fingerprints 16 bytes each), for numpy.frombuffer. */
+ * (its fingerprint's first 8 bytes, little endian, mod shards: fingerprint.py's owner). "Before" is, per node, the call
+ * that made it a candidate (a step to one of an earlier call's sets maybe_cycle: only such a step can close a cycle): a
+ * graph is one node of the core (hash consing), so its node stands for its fingerprint, and an array indexed by node
+ * costs no hashing (a table keyed by fingerprint did: a cache miss a step); forget_candidates() empties it (it is only a
+ * saving: an owner drops what it has). Arrays come back as bytes (int32 native order, fingerprints 16 bytes each), for
+ * numpy.frombuffer. */
 #include "_space.h"
 #include "_space_fingerprint.h"
 #include "_space_level.h"
 #include <string.h>
 
-typedef struct { uint8_t fp[16]; uint32_t level; } CandSlot;   /* level 0: empty */
-
 struct SpaceLevel {
-  CandSlot *cand; int64_t cap_cand, n_cand;   /* open addressing on the fingerprint's first 8 bytes; power of two */
+  uint32_t *cand; int64_t cap_cand, n_cand;   /* per node: the call that made it a candidate (0: none) */
   uint32_t level;                             /* this call's stamp (1, 2, ...) */
   int32_t *first_stamp, *first_pos; int64_t cap_first; int32_t gen;   /* per node: the state that last saw it, and where */
 };
@@ -67,21 +67,12 @@ fail:
 
 static inline uint64_t fp_word(const uint8_t *fp) { uint64_t w; memcpy(&w, fp, 8); return w; }   /* little endian: x86, arm */
 
-/* The slot of fp: its own, or the empty one where it would go. */
-static CandSlot *cand_slot(struct SpaceLevel *lv, const uint8_t *fp) {
-  uint64_t mask = (uint64_t)lv->cap_cand - 1, i = fmix(fp_word(fp)) & mask;
-  while (lv->cand[i].level && memcmp(lv->cand[i].fp, fp, 16)) i = (i + 1) & mask;
-  return &lv->cand[i];
-}
-
-static int cand_room(struct SpaceLevel *lv) {
-  if (2 * (lv->n_cand + 1) <= lv->cap_cand) return 0;
-  int64_t old_cap = lv->cap_cand, cap = old_cap ? 2 * old_cap : 1024;
-  CandSlot *old = lv->cand, *t = PyMem_Calloc((size_t)cap, sizeof(CandSlot));
-  if (!t) { PyErr_NoMemory(); return -1; }
-  lv->cand = t; lv->cap_cand = cap;
-  for (int64_t i = 0; i < old_cap; i++) if (old[i].level) *cand_slot(lv, old[i].fp) = old[i];
-  PyMem_Free(old);
+/* The candidate stamps cover every node (the new ones: none). 0, or -1 with MemoryError. */
+static int cand_cover(Space *s, struct SpaceLevel *lv) {
+  if (lv->cap_cand >= s->n_nodes) return 0;
+  int64_t old = lv->cap_cand;
+  if (grow((void **)&lv->cand, &lv->cap_cand, s->cap_nodes, sizeof(uint32_t)) < 0) return -1;
+  memset(lv->cand + old, 0, (size_t)(lv->cap_cand - old) * sizeof(uint32_t));
   return 0;
 }
 
@@ -140,11 +131,11 @@ static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t
     if (fp_of(s, h, fp) < 0 || buf_put(&out->tfps, fp, 16) < 0) return -1;
     if (lv->first_stamp[h] == g) continue;
     lv->first_stamp[h] = g;
-    if (cand_room(lv) < 0) return -1;
-    CandSlot *slot = cand_slot(lv, fp);
-    if (slot->level == out->level) continue;          /* a candidate already at this level */
-    if (slot->level) { out->maybe_cycle = 1; continue; }   /* one of an earlier level (its owner has it by now) */
-    memcpy(slot->fp, fp, 16); slot->level = out->level; lv->n_cand++;
+    if (cand_cover(s, lv) < 0) return -1;
+    uint32_t *at = &lv->cand[h];
+    if (*at == out->level) continue;          /* a candidate already at this level */
+    if (*at) { out->maybe_cycle = 1; continue; }   /* one of an earlier level (its owner has it by now) */
+    *at = out->level; lv->n_cand++;
     int32_t owner = (int32_t)(fp_word(fp) % (uint64_t)out->shards);
     if (buf_i32(&out->c_state, (int32_t)k) < 0 || buf_i32(&out->c_pos, (int32_t)e) < 0 || buf_i32(&out->c_node, h) < 0
         || buf_put(&out->c_fp, fp, 16) < 0 || buf_i32(&out->c_owner, owner) < 0) return -1;

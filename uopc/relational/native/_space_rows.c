@@ -9,13 +9,13 @@
 void rows_free(struct SpaceRows *r) {
   if (!r) return;
   Py_CLEAR(r->labels);
-  void *arrays[] = {r->base, r->stamp[0], r->stamp[1], r->ref[0], r->ref[1], r->roots, r->stack};
+  void *arrays[] = {r->base, r->stamp[0], r->stamp[1], r->ref[0], r->ref[1], r->roots, r->stack, r->fidx, r->fstamp};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   PyMem_Free(r);
 }
 
 int64_t rows_bytes(const struct SpaceRows *r) {
-  return r ? r->cap * 16 + (r->cap_base + r->cap_roots + r->cap_stack) * 4 : 0;
+  return r ? r->cap * 16 + (r->cap_base + r->cap_roots + r->cap_stack + 2 * r->cap_fidx) * 4 : 0;
 }
 
 /* The per-node arrays cover every node so far; the new ones unknown to both streams. 0, or -1 with MemoryError. */
@@ -121,8 +121,60 @@ static PyObject *rows_row(Space *s, struct SpaceRows *r, int k, int32_t x) {
   return row;
 }
 
+
+/* A packed batch being written (rows(..., packed=1)): each row as int32s in `data`, [field, number of sources, source
+ * refs...], a field being an index into `fields`, a list of (op, dtype, arg): an inner node's label's once a call
+ * (`fidx`, stamped with the call's `fgen`), a leaf's its own. */
+typedef struct { PyObject *fields; int32_t *data; int64_t n, cap; } Packed;
+
+/* The index in p->fields of node x's (op, dtype, arg), added where new. -1 on error. */
+static int32_t packed_field(Space *s, struct SpaceRows *r, Packed *p, int32_t x) {
+  int32_t label = s->label[x];
+  if (label >= 0 && label < r->cap_fidx && r->fstamp[label] == r->fgen) return r->fidx[label];
+  PyObject *key;
+  if (label >= 0) {
+    key = label < PyList_GET_SIZE(r->labels) ? PyList_GET_ITEM(r->labels, label) : NULL;
+    if (!key || !PyTuple_Check(key) || PyTuple_GET_SIZE(key) != 3) {
+      PyErr_SetString(PyExc_IndexError, "rows: a node without its label (op, dtype, arg)"); return -1;
+    }
+    Py_INCREF(key);
+  } else {
+    PyObject *u = s->obj[x];   /* a leaf came in as a UOp (index), and stays bound to it */
+    if (!u) { PyErr_SetString(PyExc_RuntimeError, "rows: a leaf without its UOp"); return -1; }
+    PyObject *op = PyObject_GetAttr(u, str_op), *dtype = op ? PyObject_GetAttr(u, str_dtype) : NULL, *arg = dtype ? PyObject_GetAttr(u, str_arg) : NULL;
+    key = arg ? PyTuple_Pack(3, op, dtype, arg) : NULL;
+    Py_XDECREF(op); Py_XDECREF(dtype); Py_XDECREF(arg);
+    if (!key) return -1;
+  }
+  Py_ssize_t at = PyList_GET_SIZE(p->fields);
+  int rc = PyList_Append(p->fields, key);
+  Py_DECREF(key);
+  if (rc < 0) return -1;
+  if (at > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "rows: too many fields"); return -1; }
+  if (label >= 0) {
+    if (label >= r->cap_fidx) {
+      int64_t old = r->cap_fidx;
+      void **const arrays[] = {(void **)&r->fidx, (void **)&r->fstamp};
+      const size_t elems[] = {4, 4};
+      if (grow_parallel(&r->cap_fidx, (int64_t)label + 1, arrays, elems, 2) < 0) return -1;
+      memset(r->fstamp + old, 0, (size_t)(r->cap_fidx - old) * 4);
+    }
+    r->fstamp[label] = r->fgen; r->fidx[label] = (int32_t)at;
+  }
+  return (int32_t)at;
+}
+
+/* Node x's packed row, its sources known. 0 or -1. */
+static int packed_row(Space *s, struct SpaceRows *r, int k, int32_t x, Packed *p) {
+  int32_t n = s->src_n[x], f = packed_field(s, r, p, x);
+  if (f < 0 || grow((void **)&p->data, &p->cap, p->n + 2 + n, sizeof(int32_t)) < 0) return -1;
+  p->data[p->n++] = f; p->data[p->n++] = n;
+  for (int32_t i = 0; i < n; i++) p->data[p->n++] = r->ref[k][s->srcs[s->src_off[x] + i]];
+  return 0;
+}
+
 /* Root x's rows not known to stream k into `rows` (fill_bottom_up's post-order, iterative), numbered from *next. 0 or -1. */
-static int rows_walk(Space *s, struct SpaceRows *r, int k, int32_t root, PyObject *rows, int64_t *next) {
+static int rows_walk(Space *s, struct SpaceRows *r, int k, int32_t root, PyObject *rows, Packed *p, int64_t *next) {
   int64_t top = 0;
   if (grow((void **)&r->stack, &r->cap_stack, 64, sizeof(int32_t)) < 0) return -1;
   r->stack[top++] = root;   /* an entry: x, or ~x once x's sources are pushed (ready) */
@@ -137,25 +189,29 @@ static int rows_walk(Space *s, struct SpaceRows *r, int k, int32_t root, PyObjec
       continue;
     }
     if (*next > INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "rows: a ref past 2**31 - 1"); return -1; }
-    PyObject *row = rows_row(s, r, k, x);
-    if (!row) return -1;
-    int rc = PyList_Append(rows, row);
-    Py_DECREF(row);
-    if (rc < 0) return -1;
+    if (p) { if (packed_row(s, r, k, x, p) < 0) return -1; }
+    else {
+      PyObject *row = rows_row(s, r, k, x);
+      if (!row) return -1;
+      int rc = PyList_Append(rows, row);
+      Py_DECREF(row);
+      if (rc < 0) return -1;
+    }
     r->stamp[k][x] = r->gen[k]; r->ref[k][x] = (int32_t)(*next)++;
     if (tick(s, 1) < 0) return -1;
   }
   return 0;
 }
 
-/* rows(roots, stream, first) -> (rows, refs): the rows of each root's nodes that stream does not know yet, in
- * Codec.encode's order and form, numbered from first, and each root's ref (None for a root of None or -1). A root is a
+/* rows(roots, stream, first[, packed]) -> (rows, refs): the rows of each root's nodes that stream does not know yet, in
+ * Codec.encode's order and form, numbered from first, and each root's ref (None for a root of None or -1). packed: the
+ * rows as (fields, data, number of rows) instead (Packed: codec.PackedRows; no tuple a row, one bytes to pickle). A root is a
  * node id, or a UOp (indexed first, as index() does: a CALL raises NotNative there, and nothing is written). Stream 0
  * forgets all but the base after the call; stream 1 keeps what it wrote until rows_reset(1), or an error (then it
  * forgets: what it wrote before stays valid to a reader, only not referred to again). */
 PyObject *Space_rows(Space *s, PyObject *args) {
-  PyObject *roots; int k; long long first;
-  if (!PyArg_ParseTuple(args, "OiL", &roots, &k, &first)) return NULL;
+  PyObject *roots; int k, packed = 0; long long first;
+  if (!PyArg_ParseTuple(args, "OiL|p", &roots, &k, &first, &packed)) return NULL;
   struct SpaceRows *r = s->rows;
   if (!r) { PyErr_SetString(PyExc_RuntimeError, "rows_setup() first"); return NULL; }
   if (k != 0 && k != 1) { PyErr_SetString(PyExc_ValueError, "rows: stream 0 or 1"); return NULL; }
@@ -165,6 +221,7 @@ PyObject *Space_rows(Space *s, PyObject *args) {
   if (!seq) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
   PyObject *rows = NULL, *refs = NULL;
+  Packed p = {NULL, NULL, 0, 0}, *pp = packed ? &p : NULL;
   r->busy = 1;
   if (grow((void **)&r->roots, &r->cap_roots, n ? n : 1, sizeof(int32_t)) < 0) goto fail;
   for (Py_ssize_t i = 0; i < n; i++) {   /* every root a node before anything is written: a root that fails writes nothing */
@@ -180,6 +237,11 @@ PyObject *Space_rows(Space *s, PyObject *args) {
     r->roots[i] = x;
   }
   if (rows_cover(s, r) < 0 || !(rows = PyList_New(0)) || !(refs = PyList_New(n))) goto fail;
+  if (packed) {
+    p.fields = rows;
+    if (r->fgen == INT32_MAX) { if (r->fstamp) memset(r->fstamp, 0, (size_t)r->cap_fidx * 4); r->fgen = 0; }
+    r->fgen++;
+  }
   if (k == 0) rows_forget(r, 0);   /* a batch of its own: refs from the base only */
   int64_t next = first;
   for (Py_ssize_t i = 0; i < n; i++) {
@@ -187,16 +249,23 @@ PyObject *Space_rows(Space *s, PyObject *args) {
     PyObject *ref;
     if (x < 0) { ref = Py_None; Py_INCREF(ref); }
     else {
-      if (!rows_known(r, k, x) && rows_walk(s, r, k, x, rows, &next) < 0) { rows_forget(r, k); goto fail; }
+      if (!rows_known(r, k, x) && rows_walk(s, r, k, x, rows, pp, &next) < 0) { rows_forget(r, k); goto fail; }
       if (!(ref = PyLong_FromLong(r->ref[k][x]))) { rows_forget(r, k); goto fail; }
     }
     PyList_SET_ITEM(refs, i, ref);
   }
   r->busy = 0;
   Py_DECREF(seq);
+  if (packed) {
+    PyObject *data = PyBytes_FromStringAndSize(p.data ? (const char *)p.data : "", (Py_ssize_t)(p.n * 4));
+    PyMem_Free(p.data);
+    if (!data) { Py_DECREF(rows); Py_DECREF(refs); return NULL; }
+    return Py_BuildValue("(NNL)N", rows, data, (long long)(next - first), refs);
+  }
   return Py_BuildValue("NN", rows, refs);
 fail:
   r->busy = 0;
+  PyMem_Free(p.data);
   Py_DECREF(seq); Py_XDECREF(rows); Py_XDECREF(refs);
   return NULL;
 }

@@ -21,6 +21,7 @@ struct SpaceRows {
   int32_t *base; int64_t n_base, cap_base;   /* the base's nodes in order */
   int32_t *stamp[2], *ref[2]; int32_t gen[2]; int64_t cap;   /* per node, per stream: known if stamp == gen (or ROWS_BASE), as ref */
   int32_t *roots, *stack; int64_t cap_roots, cap_stack;      /* a call's roots as nodes (-1: none), and the walk's entries */
+  int32_t *fidx, *fstamp; int64_t cap_fidx; int32_t fgen;   /* a packed call's field of each label (stamped fgen) */
   int busy;
 };
 

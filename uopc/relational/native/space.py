@@ -20,6 +20,7 @@ when someone asks for it.
 """
 from __future__ import annotations
 
+from array import array
 from typing import TYPE_CHECKING, Any, Callable
 
 from uopc.dtype import DType
@@ -49,6 +50,7 @@ class NativeSpace:
     assert Space is not None, "the native core is not built"   # (available(), as the type checker reads it)
     self.stepper = stepper
     self.redexes: list[Redex] = []    # a native redex id -> its Redex (made by the Python Stepper's matching)
+    self.redex_table = array("i")     # a native redex id -> its node, its result's and its rule index, at 3 * id + 0, 1, 2 (cluster records)
     self._labels: list[tuple] = []    # label -> (op, dtype, arg) of an inner node
     self._label_of: dict[tuple, int] = {}
     # the rules' patterns the core matches itself (patterns.py); the others by signature, as may_rewrite does
@@ -153,6 +155,7 @@ class NativeSpace:
       except NotNative: return None
       out.append((len(self.redexes), h))
       self.redexes.append(r)
+      self.redex_table.extend((i, h, r.rule_index))
     return out
 
 
