@@ -23,6 +23,7 @@
 #include "_space_groups.h"
 #include "_space_reduction.h"
 #include "_space_uops.h"
+#include "_space_templates.h"
 
 
 #define NF_USED 1
@@ -65,6 +66,7 @@ struct Space {
   int32_t *key_idx, *key_inner; int64_t n_keys, cap_keys;
   StepGroups groups;    /* grouped steps, past map_limit (_space_groups.h) */
   SpacePatterns patterns;   /* the rules' compiled patterns and signatures (_space_patterns.h) */
+  SpaceTemplates templates;   /* template rules applied here, and every redex's node, rule and result (_space_templates.h) */
   /* redex scratch: generation stamps, for disjointness and lookups */
   int32_t *stamp, *stamp_val; int32_t cap_stamp, gen;
   /* states */

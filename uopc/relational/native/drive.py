@@ -28,16 +28,33 @@ _UNBOUNDED = 2**62
 HAND_OVER_GRAPHS = 64   # NativeSeen.hand_over: at most this many states' graphs made to leave the core out of lookups
 
 
-class NativeState(State):
-  """A state whose graph lives in the native core until read (``graph`` makes its ``UOp`` once)."""
-  __slots__ = ("_node", "_space")
+_REDEX_SLOT: Any = State.redex   # State's own slot, which NativeState.redex fills on first read
 
-  def __init__(self, id: int, node: int, space: NativeSpace, depth: int, parent: State | None, redex: Any) -> None:
-    self.id, self._node, self._space, self.depth, self.parent, self.redex = id, node, space, depth, parent, redex
+
+class NativeState(State):
+  """A state whose graph lives in the native core until read (``graph`` makes its ``UOp`` once), and so does the
+  redex of its step (a redex a template made in the core is made a ``Redex`` on first read)."""
+  __slots__ = ("_node", "_space", "_key")
+
+  def __init__(self, id: int, node: int, space: NativeSpace, depth: int, parent: State | None, key: int) -> None:
+    self.id, self._node, self._space, self.depth, self.parent, self._key = id, node, space, depth, parent, key
+    _REDEX_SLOT.__set__(self, None)
     self.error, self.normal, self.out, self._stepper = None, None, None, space.stepper
 
   @property
   def graph(self) -> UOp: return self._space.uop(self._node)  # type: ignore[override]  # State's slot, read-only here: made on demand
+
+  @property   # type: ignore[override]  # State's slot, filled on first read
+  def redex(self) -> Any:
+    if self._key >= 0:
+      _REDEX_SLOT.__set__(self, self._space.keys[self._key])
+      self._key = -1
+    return _REDEX_SLOT.__get__(self)
+
+  @redex.setter
+  def redex(self, r: Any) -> None:
+    self._key = -1
+    _REDEX_SLOT.__set__(self, r)
 
   def term(self, limit: int | None = None) -> str:
     """``State.term``, made from the core's nodes where it can (``NativeSpace.text``): no ``UOp`` of the graph."""
@@ -236,7 +253,7 @@ def _take(host: SearchHost, space: NativeSpace) -> None:
     roots, parents, depths, rs, _, _ = core.states(start, made)
     late = []   # depth first may have moved a state under a later one
     for i, node, parent, depth, r in zip(range(start, made), roots, parents, depths, rs):
-      states.append(NativeState(i, node, space, depth, states[parent] if 0 <= parent < i else None, keys[r] if r >= 0 else None))
+      states.append(NativeState(i, node, space, depth, states[parent] if 0 <= parent < i else None, r))
       if parent >= i: late.append((i, parent))
     for i, parent in late: states[i].parent = states[parent]
     if host.graphs_ahead():   # here the collector is paused (Exploration._advance): cheaper than as the consumer reads them
