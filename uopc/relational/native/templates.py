@@ -76,7 +76,7 @@ class RuleTemplates:
     """
     t = self.templates[table]
     assert t is not None, "the core asks only for a template rule's steps"
-    made = t._steps(tuple(self.types[ty] for ty in types))   # type: ignore[attr-defined]  # the e-graph core's derivation
+    made = t._steps(tuple(self.types[ty] for ty in types))   # the e-graph core's derivation
     if made is None: return None
     steps, result = made
     if result == NO_RESULT: return 0
