@@ -27,7 +27,19 @@ shapes whose names start so. The shapes:
 - (iii') a chain of n ``+ 0`` nodes under ``x + 0``: n redexes, one successor graph, n + 1 states;
 - (iv)  a balanced sum of 10,000 or 100,000 nodes with 5 ``p_i + 0`` in it: 32 states;
         "(iv) per state" times the same runs after uopc indexed the program (``Exploration.prepare``;
-        Maude has no such step: its two rows are the same measure).
+        Maude has no such step: its two rows are the same measure);
+- (v)   a sum of m parameters under commutativity and associativity of ``+`` (``a + b -> b + a``,
+        ``(a + b) + c -> a + (b + c)``): every order in every tree, m! * Catalan(m - 1) states (30,240 at m = 6, 665,280 at 7);
+- (vi)  the ADD-bubble: a sum of n parameters under ``(a + b) + c -> (a + c) + b``: (n - 1)! states;
+- (vii) distributivity: ``(p0 + p1) * (p2 + p3) * ...`` (k sums) under ``x * (y + z) -> x * y + x * z``, its mirror and
+        commutativity of ``+``: 140,200 states at k = 3. A rule copies ``x``, whose subterm has redexes, so graph and tree
+        semantics differ: uopc runs it under tree semantics, as Maude and the C BFS rewrite.
+
+Every rule's function is a plain function of its variables (``maude_gen.rule_function``), a template the native core
+applies itself (``uopc/relational/native/templates.py``), as Maude applies its rules as data. The ``C BFS`` columns run
+``bench/bfs.c`` (compiled with ``gcc -O2`` once per run): a plain breadth-first search over hash-consed terms, every rule
+at every position, the same rules and program, its own CPU time of the search alone; ``uopc/C`` is the explorer's rate
+over it. ``PY_CORE=0`` leaves out the pure-Python core's column, ``MEMORY=0`` the memory columns (each a fresh process).
 
 Timing is process CPU time of one whole exploration from the parsed program (uopc's
 first indexing of it included), the minimum of a few repeats with the engines
