@@ -27,7 +27,19 @@ shapes whose names start so. The shapes:
 - (iii') a chain of n ``+ 0`` nodes under ``x + 0``: n redexes, one successor graph, n + 1 states;
 - (iv)  a balanced sum of 10,000 or 100,000 nodes with 5 ``p_i + 0`` in it: 32 states;
         "(iv) per state" times the same runs after uopc indexed the program (``Exploration.prepare``;
-        Maude has no such step: its two rows are the same measure).
+        Maude has no such step: its two rows are the same measure);
+- (v)   a sum of m parameters under commutativity and associativity of ``+`` (``a + b -> b + a``,
+        ``(a + b) + c -> a + (b + c)``): every order in every tree, m! * Catalan(m - 1) states (30,240 at m = 6, 665,280 at 7);
+- (vi)  the ADD-bubble: a sum of n parameters under ``(a + b) + c -> (a + c) + b``: (n - 1)! states;
+- (vii) distributivity: ``(p0 + p1) * (p2 + p3) * ...`` (k sums) under ``x * (y + z) -> x * y + x * z``, its mirror and
+        commutativity of ``+``: 140,200 states at k = 3. A rule copies ``x``, whose subterm has redexes, so graph and tree
+        semantics differ: uopc runs it under tree semantics, as Maude and the C BFS rewrite.
+
+Every rule's function is a plain function of its variables (``maude_gen.rule_function``), a template the native core
+applies itself (``uopc/relational/native/templates.py``), as Maude applies its rules as data. The ``C BFS`` columns run
+``bench/bfs.c`` (compiled with ``gcc -O2`` once per run): a plain breadth-first search over hash-consed terms, every rule
+at every position, the same rules and program, its own CPU time of the search alone; ``uopc/C`` is the explorer's rate
+over it. ``PY_CORE=0`` leaves out the pure-Python core's column, ``MEMORY=0`` the memory columns (each a fresh process).
 
 Timing is process CPU time of one whole exploration from the parsed program (uopc's
 first indexing of it included), the minimum of a few repeats with the engines
@@ -59,7 +71,7 @@ if __package__ in (None, ""):   # run by its path (as memory_run does), from any
   _here = os.path.dirname(os.path.abspath(__file__))   # not bench/ itself, whose kanren.py would shadow the kanren package
   sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
 
-from bench.maude_gen import Term, maude_module, maude_term, matcher, uir_text
+from bench.maude_gen import RULES, Term, maude_module, maude_term, matcher, uir_text
 from uopc.relational import Exploration, Stepper
 from uopc.relational.space.step import Semantics
 from uopc.uir import parse_uir
@@ -101,6 +113,20 @@ def zero_chain(n: int, base: int) -> Term:
   return t
 
 
+def plain_sum(m: int, base: int) -> Term:
+  """((p0 + p1) + p2) + ... + p{m-1}."""
+  t: Term = ("p", base)
+  for i in range(1, m): t = ("add", t, ("p", base + i))
+  return t
+
+
+def product_of_sums(k: int, base: int) -> Term:
+  """(p0 + p1) * (p2 + p3) * ... : k sums of two, multiplied left to right."""
+  t: Term = ("add", ("p", base), ("p", base + 1))
+  for i in range(1, k): t = ("mul", t, ("add", ("p", base + 2 * i), ("p", base + 2 * i + 1)))
+  return t
+
+
 def big_sum(nodes: int, base: int, redexes: int = 5) -> Term:
   """A balanced sum of about ``nodes`` nodes whose first ``redexes`` leaves are ``p_i + 0``."""
   leaves = (nodes + 1) // 2 - redexes
@@ -116,6 +142,7 @@ class Shape(NamedTuple):
   program: Callable[[int, int], Term]
   rules: tuple[str, ...]
   indexed: bool = False   # time after indexing
+  semantics: Semantics | None = None   # None: SEMANTICS; "tree" where a rule copies a variable whose subterm has redexes
 
 
 SHAPES = [Shape("(i) k x (p+0)", (6, 8, 10, 12, 14, 16), sum_of_add0, ("add0",)),
@@ -125,7 +152,10 @@ SHAPES = [Shape("(i) k x (p+0)", (6, 8, 10, 12, 14, 16), sum_of_add0, ("add0",))
           Shape("(iii3) 3-deep", (10, 100, 1000), add_chain, ("push3",)),
           Shape("(iii') +0 chain", (16, 64, 256, 1000), zero_chain, ("add0",)),
           Shape("(iv) big", (10_000, 100_000), big_sum, ("add0",)),
-          Shape("(iv) per state", (10_000, 100_000), big_sum, ("add0",), indexed=True)]
+          Shape("(iv) per state", (10_000, 100_000), big_sum, ("add0",), indexed=True),
+          Shape("(v) comm+assoc, m", (5, 6, 7), plain_sum, ("comm", "assoc")),
+          Shape("(vi) ADD-bubble, n", (8, 9, 10), plain_sum, ("bubble",)),
+          Shape("(vii) distrib., k", (2, 3), product_of_sums, ("distl", "distr", "comm"), semantics="tree")]
 
 
 def rss() -> int:
@@ -150,7 +180,7 @@ def run_uopc(shape: Shape, size: int, memory: bool = False, native: bool | None 
   root = parse_uir(text)
   t1 = time.process_time()
   before = rss() if memory else 0
-  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=SEMANTICS), native=native)
+  ex = Exploration(root, pm, max_states=None, timeout=CAP_SECONDS, stepper=Stepper(pm, semantics=shape.semantics or SEMANTICS), native=native)
   if shape.indexed:   # "(iv) per state": indexing the program (time and memory) is left out
     ex.prepare()
     t1 = time.process_time()
@@ -203,16 +233,40 @@ def run_python_core(shape: Shape, size: int, memory: bool = False) -> tuple[Run,
   return run_uopc(shape, size, memory, native=False)
 
 
-def best_of(shape: Shape, size: int, with_maude: bool, repeats: int) -> tuple[Run, Run, Run | None]:
-  """The fastest of ``repeats`` runs of each engine (uopc, uopc's Python core, Maude), alternating which goes first."""
+_bfs: list[str | None] = []   # the C baseline's binary, compiled once (None: no gcc)
+
+
+def bfs_binary() -> str | None:
+  """``bench/bfs.c`` compiled with ``gcc -O2`` into a temporary directory, once; None without gcc."""
+  if not _bfs:
+    import shutil
+    import tempfile
+    out = os.path.join(tempfile.mkdtemp(prefix="uopc-bfs-"), "bfs")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bfs.c")
+    ok = shutil.which("gcc") is not None and subprocess.run(["gcc", "-O2", "-o", out, src]).returncode == 0
+    _bfs.append(out if ok else None)
+  return _bfs[0]
+
+
+def run_c_bfs(shape: Shape, size: int, memory: bool = False) -> tuple[Run, int]:
+  """The plain C breadth-first search (``bench/bfs.c``) over the same rules and program: every state, tree semantics."""
+  binary = bfs_binary()
+  assert binary is not None, "no gcc: the C BFS column is skipped"
+  rules = "".join(f"{maude_term(RULES[r][0])} => {maude_term(RULES[r][1])}\n" for r in shape.rules)
+  text = rules + "program\n" + maude_term(shape.program(size, next(_slots))) + "\n"
+  out = subprocess.run([binary], input=text, capture_output=True, text=True, check=True).stdout.split()
+  return Run(int(out[0]), float(out[1]), 0.0, True), 0
+
+
+def best_of(shape: Shape, size: int, engines: list[tuple[str, Callable[..., tuple[Run, int]]]], repeats: int) -> dict[str, Run]:
+  """The fastest of ``repeats`` runs of each engine, by name, alternating which goes first (rounds interleaved)."""
   best: dict[str, Run] = {}
-  engines = [("uopc", run_uopc), ("python", run_python_core)] + ([("maude", run_maude)] if with_maude else [])
   for rep in range(repeats):
     for name, fn in engines if rep % 2 == 0 else engines[::-1]:
       if name in best and not best[name].complete: continue   # hit the cap once: enough
       r, _ = fn(shape, size)
       if name not in best or r.seconds < best[name].seconds: best[name] = r._replace(held=None)
-  return best["uopc"], best["python"], best.get("maude")
+  return best
 
 
 def memory_per_state(engine: str, shape: Shape, size: int) -> float | None:
@@ -242,28 +296,35 @@ def _cell(x: float | None, fmt: str, width: int) -> str:
 
 
 def main() -> None:
-  with_maude = maude_available()
-  print("uopc's explorer against Maude 3.5: states/s over one whole exploration from the parsed program "
-        f"(process CPU time, best of 3, engines alternating; uopc capped at {CAP_SECONDS:.0f} s, * = partial)")
+  with_maude, bfs = maude_available(), bfs_binary() is not None
+  py_core, memory = os.environ.get("PY_CORE") != "0", os.environ.get("MEMORY") != "0"
+  print("uopc's explorer against Maude 3.5 and a plain C BFS (bench/bfs.c): states/s over one whole exploration from the parsed "
+        f"program (process CPU time, best of 3, engines alternating; uopc capped at {CAP_SECONDS:.0f} s, * = partial)")
   if not with_maude: print("(the `maude` package is not installed: pip install -e '.[bench]'; Maude columns skipped)")
-  print(f"{'shape':16s} {'size':>7s} {'states':>8s} {'uopc st/s':>10s} {'Maude st/s':>10s} {'uopc/Maude':>10s} "
-        f"{'Py core/s':>10s} {'C/Py':>6s} {'uopc B/st':>9s} {'Maude B/st':>10s}")
+  if not bfs: print("(no gcc: the C BFS columns skipped)")
+  print(f"{'shape':19s} {'size':>7s} {'states':>8s} {'uopc st/s':>10s} {'Maude st/s':>10s} {'uopc/Maude':>10s} {'C BFS st/s':>10s} "
+        f"{'uopc/C':>6s} {'Py core/s':>10s} {'C/Py':>6s} {'uopc B/st':>9s} {'Maude B/st':>10s}")
+  engines: list[tuple[str, Callable[..., tuple[Run, int]]]] = [("uopc", run_uopc)]
+  engines += ([("python", run_python_core)] if py_core else []) + ([("maude", run_maude)] if with_maude else [])
+  engines += [("bfs", run_c_bfs)] if bfs else []
   parses = []
   wanted = [w for w in os.environ.get("MAUDE_SHAPES", "").split(",") if w]
   for shape in SHAPES:
     if wanted and not any(shape.name.startswith(w) for w in wanted): continue
     for size in shape.sizes:
-      ours, pure, theirs = best_of(shape, size, with_maude, repeats=3)
-      for other, who in ((theirs, "Maude"), (pure, "the Python core")):
+      best = best_of(shape, size, engines, repeats=3)
+      ours, pure, theirs, c = best["uopc"], best.get("python"), best.get("maude"), best.get("bfs")
+      for other, who in ((theirs, "Maude"), (pure, "the Python core"), (c, "the C BFS")):
         if other is not None and ours.complete and other.complete and ours.states != other.states:
           raise AssertionError(f"{shape.name} {size}: uopc found {ours.states} states, {who} {other.states}")
-      rate, pure_rate = ours.states / ours.seconds, pure.states / pure.seconds
-      their_rate = theirs.states / theirs.seconds if theirs else None
-      mem = memory_per_state("uopc", shape, size) if ours.complete else None
-      their_mem = memory_per_state("maude", shape, size) if with_maude else None
-      print(f"{shape.name:16s} {size:7,d} {ours.states:8,d} {rate:9,.0f}{' ' if ours.complete else '*'} {_cell(their_rate, ',.0f', 10)} "
-            f"{_cell(rate / their_rate if their_rate else None, '.2f', 10)} {pure_rate:9,.0f}{' ' if pure.complete else '*'} "
-            f"{rate / pure_rate:6.2f} {_cell(mem, ',.0f', 9)} {_cell(their_mem, ',.0f', 10)}")
+      rate = ours.states / ours.seconds
+      pure_rate, their_rate, c_rate = (r.states / r.seconds if r else None for r in (pure, theirs, c))
+      mem = memory_per_state("uopc", shape, size) if ours.complete and memory else None
+      their_mem = memory_per_state("maude", shape, size) if with_maude and memory else None
+      print(f"{shape.name:19s} {size:7,d} {ours.states:8,d} {rate:9,.0f}{' ' if ours.complete else '*'} {_cell(their_rate, ',.0f', 10)} "
+            f"{_cell(rate / their_rate if their_rate else None, '.2f', 10)} {_cell(c_rate, ',.0f', 10)} "
+            f"{_cell(rate / c_rate if c_rate else None, '.2f', 6)} {_cell(pure_rate, ',.0f', 10)} "
+            f"{_cell(rate / pure_rate if pure_rate else None, '.2f', 6)} {_cell(mem, ',.0f', 9)} {_cell(their_mem, ',.0f', 10)}")
       sys.stdout.flush()
       if shape.name.startswith("(iv)") and not shape.indexed: parses.append((size, ours.parse, theirs.parse if theirs else None))
   for size, ours_parse, their_parse in parses:

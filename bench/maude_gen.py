@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import Any, Callable, Iterator, Union
 
 from uopc import Ops, PatternMatcher, UOp, UPat
-from uopc.uop import make_uop
 
 Term = Union[tuple, int, str]
 BINARY = {"add": Ops.ADD, "mul": Ops.MUL}
@@ -32,6 +31,10 @@ RULES: dict[str, tuple[Term, Term]] = {
   "push0": (("mul", ("add", "x", 0), "y"), ("add", ("mul", "x", "y"), 0)),   # (x + 0) * y -> (x * y) + 0
   "pushadd": (("add", ("add", "x", 0), "y"), ("add", ("add", "x", "y"), 0)),   # (x + 0) + y -> (x + y) + 0
   "push3": (("add", ("add", ("add", "x", 0), "y"), "z"), ("add", ("add", ("add", "x", "y"), "z"), 0)),   # three levels deep
+  "assoc": (("add", ("add", "a", "b"), "c"), ("add", "a", ("add", "b", "c"))),   # (a + b) + c -> a + (b + c)
+  "bubble": (("add", ("add", "a", "b"), "c"), ("add", ("add", "a", "c"), "b")),   # (a + b) + c -> (a + c) + b
+  "distl": (("mul", "x", ("add", "y", "z")), ("add", ("mul", "x", "y"), ("mul", "x", "z"))),   # x * (y + z) -> x * y + x * z
+  "distr": (("mul", ("add", "y", "z"), "x"), ("add", ("mul", "y", "x"), ("mul", "z", "x"))),   # (y + z) * x -> y * x + z * x
 }
 
 
@@ -115,22 +118,22 @@ def build(t: Term, env: dict[str, UOp]) -> UOp:
   return _fold(t, leaf, lambda op, a: a[0] + a[1] if op == "add" else a[0] * a[1])
 
 
-def builder(t: Term) -> Callable[[dict[str, UOp]], UOp]:
-  """``build(t, env)`` as a function of ``env``, its walk done once: a rule calls it on every match, as a
-  hand-written rule (``lambda a, b: b + a``) would build its result.
+def rule_function(lhs: Term, rhs: Term) -> Callable[..., UOp]:
+  """The rule's function, ``lambda x, y: (x * y) + 0``: a plain function of the left side's variables that only combines
+  them with operators, as a hand-written rule would be, so the explorer's core applies it as a template
+  (``uopc/relational/native/templates.py``), as Maude applies its rules, with no Python call per match.
 
   >>> p0, p1 = UOp.param(0), UOp.param(1)
-  >>> builder(("add", ("mul", "x", "y"), 0))({"x": p0, "y": p1}) is build(("add", ("mul", "x", "y"), 0), {"x": p0, "y": p1})
+  >>> rule_function(RULES["push0"][0], RULES["push0"][1])(x=p0, y=p1) is build(RULES["push0"][1], {"x": p0, "y": p1})
   True
   """
-  def leaf(n: Term) -> Callable[[dict[str, UOp]], UOp]:
-    if isinstance(n, str): return lambda env: env[n]
-    u = UOp.const(n) if isinstance(n, int) else UOp.param(n[1])
-    return lambda env: u
-  def node(op: str, a: list) -> Callable[[dict[str, UOp]], UOp]:
-    o, f, g = BINARY[op], a[0], a[1]
-    return lambda env: make_uop(o, (f(env), g(env)))
-  return _fold(t, leaf, node)
+  names = sorted({n for n in postorder(lhs) if isinstance(n, str)})
+  def leaf(n: Term) -> str:
+    assert isinstance(n, (str, int)), f"a rule's right side has no PARAM: {n!r}"
+    return str(n)
+  body = _fold(rhs, leaf, lambda op, a: f"({a[0]} {'+' if op == 'add' else '*'} {a[1]})")
+  fn: Callable[..., UOp] = eval(f"lambda {', '.join(names)}: {body}")   # a plain function: no closure, no globals
+  return fn
 
 
 def matcher(rules: list[str], patterns: dict[str, UPat] | None = None) -> PatternMatcher:
@@ -141,6 +144,5 @@ def matcher(rules: list[str], patterns: dict[str, UPat] | None = None) -> Patter
   >>> matcher(["add0"], kept) is not matcher(["add0"], kept), matcher(["add0"], kept).rules[0][0] is kept["add0"]
   (True, True)
   """
-  def rule(rhs: Callable[[dict[str, UOp]], UOp]) -> Callable[..., UOp]: return lambda **env: rhs(env)
   def pattern(r: str) -> UPat: return upat(RULES[r][0]) if patterns is None else patterns.setdefault(r, upat(RULES[r][0]))
-  return PatternMatcher([(pattern(r), rule(builder(RULES[r][1]))) for r in rules])
+  return PatternMatcher([(pattern(r), rule_function(*RULES[r])) for r in rules])

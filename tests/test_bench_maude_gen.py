@@ -1,5 +1,5 @@
 """bench/maude_gen.py: one term, and what each engine is given from it (the Maude module, its term, the .uir text, the rules)."""
-from bench.maude import SHAPES, add_chain, big_sum, push_chain, sum_of_add0, zero_chain
+from bench.maude import SHAPES, add_chain, big_sum, plain_sum, product_of_sums, push_chain, sum_of_add0, zero_chain
 from bench.maude_gen import maude_module, maude_term, matcher, size, uir_text
 from uopc import UOp
 from uopc.relational import explore
@@ -47,7 +47,13 @@ def test_state_counts_of_the_shapes():
   # the ADD chain: the + 0 climbs one level a step under pushadd, two under push3 (its pattern three levels deep)
   assert states(add_chain(30, 100), ["pushadd"]) == 31
   assert states(add_chain(30, 100), ["push3"]) == 30 // 2 + 1
-  assert {s.rules for s in SHAPES} == {("add0",), ("add0", "comm"), ("push0",), ("pushadd",), ("push3",)}
+  # commutativity and associativity: every order of the m terms in every tree, m! * Catalan(m - 1); the ADD-bubble: every
+  # order of all but the first term, (n - 1)!; distributivity with commutativity of + over two sums of two: 68
+  assert states(plain_sum(5, 100), ["comm", "assoc"]) == 120 * 14
+  assert states(plain_sum(6, 100), ["bubble"]) == 120
+  assert states(product_of_sums(2, 100), ["distl", "distr", "comm"]) == 68
+  assert {s.rules for s in SHAPES} == {("add0",), ("add0", "comm"), ("push0",), ("pushadd",), ("push3",), ("comm", "assoc"), ("bubble",),
+                                       ("distl", "distr", "comm")}
 
 
 def test_big_programs_without_recursion():
@@ -55,3 +61,20 @@ def test_big_programs_without_recursion():
   deep = zero_chain(20_000, 0)
   assert maude_term(deep).count("add(") == 20_000
   assert parse_uir(uir_text(deep)).src[1].arg == 0
+
+
+def test_the_rules_are_templates_the_native_core_applies():
+  # as Maude's rules are data, each rule's function only combines its variables (uopc.egraph.template): no Python per match
+  from bench.maude_gen import RULES
+  from uopc.egraph.template import Template
+  assert all(Template.of(fn) is not None for _, fn in matcher(list(RULES)).rules)
+
+
+def test_the_c_bfs_reaches_the_same_states():
+  # bench/bfs.c, the plain C breadth-first search the bench compares with: the counts the explorer and Maude reach
+  from bench.maude import run_c_bfs
+  shapes = {s.rules: s for s in SHAPES}
+  assert run_c_bfs(shapes[("comm", "assoc")], 5)[0].states == 1680
+  assert run_c_bfs(shapes[("bubble",)], 6)[0].states == 120
+  assert run_c_bfs(shapes[("distl", "distr", "comm")], 2)[0].states == 68
+  assert run_c_bfs(shapes[("add0", "comm")], 3)[0].states == 3 ** 3 * 2 ** 2

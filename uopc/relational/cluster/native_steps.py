@@ -67,12 +67,12 @@ class NativeSteps:
 
   def redex_arrays(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Each key's rule index, and its redex's node and result as native nodes (interleaved: a record writes both), from
-    arrays extended with the redexes made since the last call (``NativeSpace.redex_table``: each redex read once a run,
+    arrays extended with the redexes made since the last call (the core's ``redex_rows``: each redex read once a run,
     not once a level); None under tree semantics, whose keys are positions."""
     space = self.space
     if space.keys is not space.redexes: return None
     if (done := len(self._rules)) < (made := len(space.redexes)):
-      new = np.array(space.redex_table[3 * done:3 * made], np.int32).reshape(-1, 3)   # (a slice of an array: a copy)
+      new = np.frombuffer(space.core.redex_rows(done, made), np.int32).reshape(-1, 3)
       self._rules, self._nodes = np.concatenate([self._rules, new[:, 2]]), np.concatenate([self._nodes, new[:, :2]])
     return self._rules[keys], self._nodes[keys].ravel()
 

@@ -22,6 +22,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
                                             s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 3) +
                                             (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->groups.cap * 24 + s->groups.wrapped.cap * 12 +
                                             s->cap_stamp * 16 + s->reduction.cap_chosen * 4 + s->reduction.cap_never + s->labels.cap * (3 * 8 + 4 + 4) +
+                                            s->templates.cap_red * 12 + s->templates.cap_ntype * 4 +
                                             fingerprints_bytes(s->fingerprints) + rows_bytes(s->rows)));
 }
 
@@ -50,7 +51,7 @@ static int Space_traverse(Space *s, visitproc visit, void *arg) {
   if (s->rows) Py_VISIT(s->rows->labels);
   if (s->fingerprints) Py_VISIT(s->fingerprints->cb);
   Py_VISIT(s->match_cb); Py_VISIT(s->patterns.may_cb); Py_VISIT(s->labels.labeler); Py_VISIT(s->labels.label_finder); Py_VISIT(s->labels.op_codes);
-  Py_VISIT(s->reduction.inert_cb); Py_VISIT(s->patterns.check_cb);
+  Py_VISIT(s->reduction.inert_cb); Py_VISIT(s->patterns.check_cb); Py_VISIT(s->templates.type_cb); Py_VISIT(s->templates.fill_cb);
   return 0;
 }
 static int Space_clear(Space *s) {
@@ -58,7 +59,7 @@ static int Space_clear(Space *s) {
   if (s->rows) Py_CLEAR(s->rows->labels);
   if (s->fingerprints) Py_CLEAR(s->fingerprints->cb);
   Py_CLEAR(s->match_cb); Py_CLEAR(s->patterns.may_cb); Py_CLEAR(s->labels.labeler); Py_CLEAR(s->labels.label_finder); Py_CLEAR(s->labels.op_codes);
-  Py_CLEAR(s->reduction.inert_cb); Py_CLEAR(s->patterns.check_cb);
+  Py_CLEAR(s->reduction.inert_cb); Py_CLEAR(s->patterns.check_cb); Py_CLEAR(s->templates.type_cb); Py_CLEAR(s->templates.fill_cb);
   return 0;
 }
 
@@ -74,7 +75,7 @@ static void Space_dealloc(Space *s) {
                     s->stack, s->fresh, s->events};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&s->ptrs);
-  labels_free(&s->labels); patterns_free(&s->patterns); groups_free(&s->groups); reduction_free(&s->reduction);
+  labels_free(&s->labels); patterns_free(&s->patterns); templates_free(&s->templates); groups_free(&s->groups); reduction_free(&s->reduction);
   free(s->table);
   rows_free(s->rows);
   Py_TYPE(s)->tp_free((PyObject *)s);
@@ -95,6 +96,9 @@ static PyMethodDef Space_methods[] = {
   {"forget_candidates", (PyCFunction)Space_forget_candidates, METH_NOARGS, "forget_candidates(): expand_level's table of candidates made empties."},
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
   {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},
+  {"templates", (PyCFunction)Space_templates, METH_VARARGS, "templates(rules, type(node), fill(table, types)): template rules applied in the core (templates.py), after patterns()."},
+  {"redex", (PyCFunction)Space_redex, METH_O, "redex(k) -> (node, rule index, result node) of redex k."},
+  {"redex_rows", (PyCFunction)Space_redex_rows, METH_VARARGS, "redex_rows(a, b) -> bytes: int32 (node, result node, rule index) of redexes a..b-1."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},
   {"start", (PyCFunction)Space_start, METH_VARARGS, "start(root, dfs=False): state 0 is the graph of node root; breadth or depth first."},
   {"expand", (PyCFunction)Space_expand, METH_VARARGS, "expand(count, max_states, max_depth, until) -> ST_DONE, ST_MORE, ST_MAX_STATES or ST_BAIL."},
@@ -119,6 +123,7 @@ static PyMethodDef Space_methods[] = {
 
 static PyGetSetDef Space_getset[] = {
   {"progress", (getter)Space_get_progress, NULL, "(states, states expanded, whether max_depth cut a step)", NULL},
+  {"n_redexes", (getter)Space_get_n_redexes, NULL, "redexes numbered so far (made here or by Python)", NULL},
   {"counts", (getter)Space_get_counts, NULL, "nodes, nodes bound to a UOp, states, expanded, cut, map entries, bytes held", NULL},
   {NULL, NULL, NULL, NULL, NULL},
 };

@@ -5,7 +5,8 @@
  * and arg, or a leaf UOp, numbered by Python) and its sources' ids; hash consing is one open-addressing
  * table; a state is its root's id. Python is called only to find a node's own redexes (`match`), and
  * only for nodes some rule's pattern may match: matched whole here where the pattern was compiled to a
- * table (patterns.py; `Space.patterns`), else by its signature (op and sources' ops: `may`, cached).
+ * table (patterns.py; `Space.patterns`), else by its signature (op and sources' ops: `may`, cached), and not for nodes
+ * whose matching rules are all templates: those are applied here (_space_templates.c; `Space.templates`).
  * Whatever this core does not do the way step.py does (a failed step, a step map past map_limit entries that step.py
  * enumerates lazily) it stops on ("bail"), and the Python explorer takes over: results are the same. A CALL never gets in: its
  * label is refused (NativeSpace._label), where the program or a rule's result enters.
@@ -23,6 +24,7 @@
 #include "_space_groups.h"
 #include "_space_reduction.h"
 #include "_space_uops.h"
+#include "_space_templates.h"
 
 
 #define NF_USED 1
@@ -45,7 +47,7 @@ typedef struct { int32_t id; uint32_t tag; } Slot;
 
 struct Space {
   PyObject_HEAD
-  PyObject *match_cb;   /* match(node) -> [(redex, result node), ...] for its own redexes, or None: bail */
+  PyObject *match_cb;   /* match(node) -> [(rule index, result node), ...] for its own redexes (numbered here), or None: bail */
   int32_t map_limit;
   int tree;             /* tree semantics: a map's keys are positions (the key pool below), one step per occurrence */
   int dfs;              /* depth-first order (start()): a stack of states, as stream.py's _drive with order="dfs" */
@@ -65,6 +67,7 @@ struct Space {
   int32_t *key_idx, *key_inner; int64_t n_keys, cap_keys;
   StepGroups groups;    /* grouped steps, past map_limit (_space_groups.h) */
   SpacePatterns patterns;   /* the rules' compiled patterns and signatures (_space_patterns.h) */
+  SpaceTemplates templates;   /* template rules applied here, and every redex's node, rule and result (_space_templates.h) */
   /* redex scratch: generation stamps, for disjointness and lookups */
   int32_t *stamp, *stamp_val; int32_t cap_stamp, gen;
   /* states */

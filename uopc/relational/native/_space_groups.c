@@ -94,7 +94,7 @@ int make_grouped(Space *s, int32_t x, int64_t start, int64_t local, const int32_
       memcpy(buf, s->srcs + s->src_off[x], (size_t)n * sizeof(int32_t));
       buf[j] = c;
       int32_t h = intern(s, s->label[x], s->op[x], buf, n, 1);
-      rc = h < 0 ? -1 : groups_add(s, &o, h, g);
+      rc = h < 0 || template_inherit(s, h, x) < 0 ? -1 : groups_add(s, &o, h, g);
     }
   }
   if (rc == 0 && o.n > s->map_limit) rc = -2;

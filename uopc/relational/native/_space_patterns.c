@@ -5,7 +5,7 @@
 
 /* ---- signatures: may some rule match a node with this op and these sources' ops? */
 
-static int may_match(Space *s, int32_t id) {
+int may_match(Space *s, int32_t id) {
   if (s->patterns.may_cb == Py_None) return 0;   /* every rule's pattern is compiled */
   int32_t n = s->src_n[id];
   const int32_t *src = s->srcs + s->src_off[id];
@@ -40,10 +40,10 @@ static int pat_check(Space *s, int32_t c, int32_t x) {
   if (known >= 0) return known;
   PyObject *r = PyObject_CallFunction(s->patterns.check_cb, "iii", (int)c, (int)label, (int)x);   /* may make x's UOp: arrays move */
   if (!r) return -1;
-  int v = PyObject_IsTrue(r);
+  long v = PyLong_AsLong(r);   /* 0 cannot, 1 may pass, 2 may pass but the comparison raised (Python makes a stuck step) */
   Py_DECREF(r);
-  if (v < 0 || map_put(&s->patterns.checked, key, v) < 0) return -1;
-  return v;
+  if ((v == -1 && PyErr_Occurred()) || map_put(&s->patterns.checked, key, (int32_t)v) < 0) return -1;
+  return (int)v;
 }
 
 static inline int op_fits(const PatNode *p, uint8_t op) { return (p->ops[op >> 3] >> (op & 7)) & 1; }
@@ -105,6 +105,55 @@ static int paths_fit(Space *s, int32_t rule, int32_t x) {
     if (!op_fits(s->patterns.pat + q->pat, s->op[y])) return 0;
   }
   return 1;
+}
+
+/* Every match of the n pairs in `goals` at once, as pat_solve finds the first, in UPat.match's order: each one's
+ * bindings (`slots` of them) appended to the templates' scratch after `table`. 0, or -1 on error; *unsure set where a
+ * check raised in Python (there UPat.match raises: a stuck step, Python's to make). */
+static int pat_all(Space *s, PatGoal *goals, int32_t n, int32_t *bind, int32_t slots, int32_t table, int *unsure) {
+  SpaceTemplates *t = &s->templates;
+  if (n == 0) {
+    if (grow((void **)&t->sol, &t->cap_sol, t->n_sol + 1 + slots, sizeof(int32_t)) < 0) return -1;
+    t->sol[t->n_sol++] = table;
+    memcpy(t->sol + t->n_sol, bind, (size_t)slots * sizeof(int32_t));
+    t->n_sol += slots;
+    return 0;
+  }
+  PatGoal g = goals[n - 1];
+  const PatNode *p = s->patterns.pat + g.pat;
+  int32_t x = g.node;
+  if (!op_fits(p, s->op[x])) return 0;
+  if (p->check >= 0) {
+    int c = pat_check(s, p->check, x);
+    if (c <= 0) return c;
+    if (c == 2) *unsure = 1;
+  }
+  int bound_here = 0;
+  if (p->slot >= 0) {
+    if (bind[p->slot] >= 0 && bind[p->slot] != x) return 0;
+    if (bind[p->slot] < 0) { bind[p->slot] = x; bound_here = 1; }
+  }
+  int r = 0;
+  if (p->n_src < 0) r = pat_all(s, goals, n - 1, bind, slots, table, unsure);
+  else if (s->src_n[x] == p->n_src || (p->any_len && s->src_n[x] > p->n_src)) {
+    for (int32_t k = 0; k < p->n_orders && r == 0; k++) {
+      const int32_t *kids = s->patterns.pat_kids + p->kids + (int64_t)k * p->n_src;
+      const int32_t *src = s->srcs + s->src_off[x];
+      if (!kids_ops_fit(s, kids, src, p->n_src)) continue;
+      for (int32_t i = 0; i < p->n_src; i++) goals[n - 2 + p->n_src - i] = (PatGoal){kids[i], src[i]};
+      r = pat_all(s, goals, n - 1 + p->n_src, bind, slots, table, unsure);
+    }
+  }
+  goals[n - 1] = g;
+  if (bound_here) bind[p->slot] = -1;
+  return r;
+}
+
+int pattern_each(Space *s, int32_t rule, int32_t x, int *unsure) {
+  if (!paths_fit(s, rule, x)) return 0;
+  for (int32_t j = 0; j < s->patterns.rule_slots[rule]; j++) s->patterns.bind[j] = -1;
+  s->patterns.goals[0] = (PatGoal){s->patterns.rule_root[rule], x};
+  return pat_all(s, s->patterns.goals, 1, s->patterns.bind, s->patterns.rule_slots[rule], rule, unsure);
 }
 
 /* Does some compiled rule's pattern match node x? 1 or 0, -1 on error. */

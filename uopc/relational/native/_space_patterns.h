@@ -42,6 +42,10 @@ typedef struct SpacePatterns {
 } SpacePatterns;
 
 int asks_python(Space *s, int32_t x);   /* may some rule match node x? 1 or 0, -1 on error */
+int may_match(Space *s, int32_t x);     /* may a rule left to Python match node x (by its signature)? 1 or 0, -1 on error */
+/* Every match of compiled rule `rule`'s pattern at node x, in UPat.match's order, appended to the templates' scratch
+ * (the rule, then its slots' nodes); *unsure set if a check raised in Python. 0, or -1 on error. */
+int pattern_each(Space *s, int32_t rule, int32_t x, int *unsure);
 void patterns_free(SpacePatterns *p);
 PyObject *Space_patterns(Space *s, PyObject *args);
 PyObject *Space_asks(Space *s, PyObject *arg);

@@ -28,11 +28,10 @@ int32_t new_key(Space *s, int32_t idx, int32_t inner) {
   return (int32_t)s->n_keys++;
 }
 
-/* A node's own redexes, appended to the map pool (under tree semantics, each as a key of its own): their count, -1 on
+/* A node's redexes from Python (Stepper._match): numbered here, their ids in the templates' `found`. Their count, -1 on
  * error, -2 to bail. */
-static int64_t own_redexes(Space *s, int32_t id) {
-  int m = asks_python(s, id);
-  if (m <= 0) return m;
+static int64_t python_redexes(Space *s, int32_t id) {
+  SpaceTemplates *t = &s->templates;
   PyObject *r = PyObject_CallFunction(s->match_cb, "i", (int)id);   /* may make nodes: arrays move */
   if (!r) return -1;
   if (r == Py_None) { Py_DECREF(r); return -2; }
@@ -40,22 +39,37 @@ static int64_t own_redexes(Space *s, int32_t id) {
   Py_DECREF(r);
   if (!seq) return -1;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-  if (grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2 * n, sizeof(int32_t)) < 0) { Py_DECREF(seq); return -1; }
+  t->n_found = 0;
   for (Py_ssize_t i = 0; i < n; i++) {
-    int redex, result;
-    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &redex, &result)) { Py_DECREF(seq); return -1; }
-    if (s->tree) { if ((redex = new_key(s, -1, redex)) < 0) { Py_DECREF(seq); return -1; } }
-    else if (need_stamps(s, redex) < 0) { Py_DECREF(seq); return -1; }
-    s->maps[s->n_maps + 2 * i] = redex; s->maps[s->n_maps + 2 * i + 1] = result;
+    int rule, result;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &rule, &result)) { Py_DECREF(seq); return -1; }
+    int32_t redex = redex_new(s, id, rule, result);
+    if (redex < 0 || push_int(&t->found, &t->n_found, &t->cap_found, redex) < 0) { Py_DECREF(seq); return -1; }
   }
   Py_DECREF(seq);
+  return n;
+}
+
+/* A node's own redexes, appended to the map pool (under tree semantics, each as a key of its own): made here by the
+ * rules' templates where they can (_space_templates.c), else by Python. Their count, -1 on error, -2 to bail. */
+static int64_t own_redexes(Space *s, int32_t id) {
+  int64_t n = template_redexes(s, id);
+  if (n == TPL_PYTHON) n = python_redexes(s, id);
+  if (n <= 0) return n;
+  if (grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2 * n, sizeof(int32_t)) < 0) return -1;
+  for (int64_t i = 0; i < n; i++) {
+    int32_t redex = s->templates.found[i], key = redex;
+    if (s->tree) { if ((key = new_key(s, -1, redex)) < 0) return -1; }
+    else if (need_stamps(s, redex) < 0) return -1;
+    s->maps[s->n_maps + 2 * i] = key; s->maps[s->n_maps + 2 * i + 1] = s->templates.red_result[redex];
+  }
   return n;
 }
 
 /* Append (redex, the node x with sources `src`) to the map pool being made. */
 static int add_step(Space *s, int32_t x, int32_t redex, const int32_t *src) {
   int32_t h = intern(s, s->label[x], s->op[x], src, s->src_n[x], 1);
-  if (h < 0 || grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) return -1;
+  if (h < 0 || template_inherit(s, h, x) < 0 || grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2, sizeof(int32_t)) < 0) return -1;
   s->maps[s->n_maps++] = redex; s->maps[s->n_maps++] = h;
   return 0;
 }

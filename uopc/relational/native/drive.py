@@ -28,16 +28,34 @@ _UNBOUNDED = 2**62
 HAND_OVER_GRAPHS = 64   # NativeSeen.hand_over: at most this many states' graphs made to leave the core out of lookups
 
 
-class NativeState(State):
-  """A state whose graph lives in the native core until read (``graph`` makes its ``UOp`` once)."""
-  __slots__ = ("_node", "_space")
+_REDEX_SLOT: Any = State.__dict__["redex"]   # State's own slot, which NativeState.redex fills on first read
+_READ = -2   # NativeState._key once its redex is in the slot (-1: the program's state, no redex)
 
-  def __init__(self, id: int, node: int, space: NativeSpace, depth: int, parent: State | None, redex: Any) -> None:
-    self.id, self._node, self._space, self.depth, self.parent, self.redex = id, node, space, depth, parent, redex
+
+class NativeState(State):
+  """A state whose graph lives in the native core until read (``graph`` makes its ``UOp`` once), and so does the
+  redex of its step (a redex a template made in the core is made a ``Redex`` on first read)."""
+  __slots__ = ("_node", "_space", "_key")
+
+  def __init__(self, id: int, node: int, space: NativeSpace, depth: int, parent: State | None, key: int) -> None:
+    self.id, self._node, self._space, self.depth, self.parent, self._key = id, node, space, depth, parent, key
     self.error, self.normal, self.out, self._stepper = None, None, None, space.stepper
 
   @property
   def graph(self) -> UOp: return self._space.uop(self._node)  # type: ignore[override]  # State's slot, read-only here: made on demand
+
+  @property   # State's slot, filled on first read
+  def redex(self) -> Any:
+    if (k := self._key) == _READ: return _REDEX_SLOT.__get__(self)
+    r = None if k < 0 else self._space.keys[k]
+    _REDEX_SLOT.__set__(self, r)
+    self._key = _READ
+    return r
+
+  @redex.setter
+  def redex(self, r: Any) -> None:
+    self._key = _READ
+    _REDEX_SLOT.__set__(self, r)
 
   def term(self, limit: int | None = None) -> str:
     """``State.term``, made from the core's nodes where it can (``NativeSpace.text``): no ``UOp`` of the graph."""
@@ -234,11 +252,12 @@ def _take(host: SearchHost, space: NativeSpace) -> None:
   made = core.progress[0]
   if made > (start := len(states)):
     roots, parents, depths, rs, _, _ = core.states(start, made)
-    late = []   # depth first may have moved a state under a later one
-    for i, node, parent, depth, r in zip(range(start, made), roots, parents, depths, rs):
-      states.append(NativeState(i, node, space, depth, states[parent] if 0 <= parent < i else None, keys[r] if r >= 0 else None))
-      if parent >= i: late.append((i, parent))
-    for i, parent in late: states[i].parent = states[parent]
+    # made all at once, each with its parent where that was made before this call; the others' parents set after (made
+    # in this call, or, depth first, a state moved under a later one)
+    states.extend([NativeState(i, node, space, depth, states[parent] if 0 <= parent < start else None, r)
+                   for i, node, parent, depth, r in zip(range(start, made), roots, parents, depths, rs)])
+    for i, parent in zip(range(start, made), parents):
+      if parent >= start: states[i].parent = states[parent]
     if host.graphs_ahead():   # here the collector is paused (Exploration._advance): cheaper than as the consumer reads them
       for node in roots: space.uop(node)
   ids, events, moves = core.changes()

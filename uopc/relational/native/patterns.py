@@ -63,16 +63,19 @@ class Check(NamedTuple):
 
 class Compiled(NamedTuple):
   """A matcher's rules as the core takes them: ``tables`` (one per compiled rule, in rule order, with its index in
-  ``rules``), the ``checks`` they name, and ``python``: the indices of the rules left to the signature check."""
+  ``rules``), the ``checks`` they name, ``python``: the indices of the rules left to the signature check, and ``names``:
+  per table, its pattern's names in the order of their slots."""
   tables: tuple[tuple[PatNode, ...], ...]
   rules: tuple[int, ...]
   checks: tuple[Check, ...]
   python: tuple[int, ...]
+  names: tuple[tuple[str, ...], ...] = ()
 
   def check(self, c: int, dtype: DType, arg: Any) -> int:
     """1 if a node of this dtype and arg may pass check ``c``, 0 if it cannot (what the core asks, once per label).
 
-    A comparison that raises is a 1: the Python matcher then raises there too, and makes it a stuck step.
+    A comparison that raises is a 2 (may pass): the Python matcher then raises there too, and makes it a stuck step, so
+    the core leaves such a node's redexes to Python (``_space_templates.c``).
 
     >>> from uopc import dtypes
     >>> c = Compiled((), (), (Check(None, 0), Check(frozenset([dtypes.bool]), None)), ())
@@ -83,7 +86,7 @@ class Compiled(NamedTuple):
     try:
       if dtypes is not None and dtype not in dtypes: return 0
       if want is not None and arg != want: return 0
-    except Exception: return 1   # BoundHit and interrupts are BaseExceptions: they go on up
+    except Exception: return 2   # BoundHit and interrupts are BaseExceptions: they go on up
     return 1
 
 
@@ -120,15 +123,18 @@ def _compile_rules(pm: PatternMatcher, codes: dict[Ops, int]) -> Compiled:
   compiled: list[int] = []
   python: list[int] = []
   checks: list[Check] = []
+  names: list[tuple[str, ...]] = []
   for i, rule in enumerate(pm.rules):
-    table = compile_pattern(rule[0], codes, checks)
+    slots: dict[str, int] = {}
+    table = compile_pattern(rule[0], codes, checks, slots)
     if table is None: python.append(i)
-    else: tables.append(table); compiled.append(i)
-  return Compiled(tuple(tables), tuple(compiled), tuple(checks), tuple(python))
+    else: tables.append(table); compiled.append(i); names.append(tuple(slots))
+  return Compiled(tuple(tables), tuple(compiled), tuple(checks), tuple(python), tuple(names))
 
 
-def compile_pattern(pat: UPat, codes: dict[Ops, int], checks: list[Check]) -> tuple[PatNode, ...] | None:
-  """One pattern's table (its root first), or None if the core cannot express it; new checks are appended to ``checks``.
+def compile_pattern(pat: UPat, codes: dict[Ops, int], checks: list[Check], slots: dict[str, int] | None = None) -> tuple[PatNode, ...] | None:
+  """One pattern's table (its root first), or None if the core cannot express it; new checks are appended to ``checks``,
+  and its names to ``slots`` (name -> slot, in slot order).
 
   >>> from uopc import UPat
   >>> from uopc.ops import Ops
@@ -153,7 +159,7 @@ def compile_pattern(pat: UPat, codes: dict[Ops, int], checks: list[Check]) -> tu
     if len(nodes) > MAX_NODES: return None
     k += 1
   if math.prod(len(p._orders) for p in nodes if p.src is not None) > MAX_ORDERS: return None
-  slots: dict[str, int] = {}
+  slots = {} if slots is None else slots
   table: list[PatNode] = []
   for k, p in enumerate(nodes):
     ops = None if p.op is None else tuple(sorted(codes[op] for op in p.op))

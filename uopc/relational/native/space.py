@@ -20,14 +20,15 @@ when someone asks for it.
 """
 from __future__ import annotations
 
-from array import array
 from typing import TYPE_CHECKING, Any, Callable
 
 from uopc.dtype import DType
 from uopc.ops import Ops
 from uopc.relational.native import Space
 from uopc.relational.native.patterns import CODES, compile_rules, python_may
+from uopc.relational.native.templates import RuleTemplates, rule_slots
 from uopc.relational.space.step import At, Redex, Stepper
+from uopc.rule_check import rewrite_problem
 from uopc.term import _let_names_list, parts_for
 from uopc.uop import UOp, make_uop
 
@@ -49,8 +50,7 @@ class NativeSpace:
   def __init__(self, stepper: Stepper) -> None:
     assert Space is not None, "the native core is not built"   # (available(), as the type checker reads it)
     self.stepper = stepper
-    self.redexes: list[Redex] = []    # a native redex id -> its Redex (made by the Python Stepper's matching)
-    self.redex_table = array("i")     # a native redex id -> its node, its result's and its rule index, at 3 * id + 0, 1, 2 (cluster records)
+    self.redexes = Redexes(self)    # a native redex id -> its Redex (made by the Python Stepper's matching, or on first read)
     self._labels: list[tuple] = []    # label -> (op, dtype, arg) of an inner node
     self._label_of: dict[tuple, int] = {}
     # the rules' patterns the core matches itself (patterns.py); the others by signature, as may_rewrite does
@@ -60,6 +60,10 @@ class NativeSpace:
     self.core = Space(self._match, asks, self._label, lambda op, dtype, arg: self._label_of.get((op, dtype, arg), -1), CODES, stepper.map_limit,
                            tree=stepper.semantics == "tree")
     self.core.patterns(self.patterns.tables, self._check)
+    # template rules are applied in the core (templates.py): uopc's own IR (its check of a result) and no ctx
+    applies = stepper.ctx is None and stepper._problem is rewrite_problem
+    self.templates = RuleTemplates(stepper.pm, self.patterns, self.uop, self.to_id, self._label)
+    self.core.templates(rule_slots(stepper.pm, self.patterns, applies), self.templates.type_of, self.templates.fill)
     # a step key of the core -> what the Python core keys that step by: its Redex, or under tree semantics its At
     self.keys: Any = self.redexes if stepper.semantics == "graph" else TreeKeys(self)
     self.texts: Callable[[int | UOp, int], str | None] | None = None   # core.text once set up (on the first text(): a library run prints nothing)
@@ -147,16 +151,40 @@ class NativeSpace:
     return self.core.materialize(i, make_uop, self._labels)
 
   def _match(self, i: int) -> list[tuple[int, int]] | None:
-    """The core's question: node ``i``'s own redexes as (redex id, result node); None where the Python core must go on."""
-    out = []
+    """The core's question: node ``i``'s own redexes as (rule index, result node), numbered by the core in order from
+    its ``n_redexes``; None where the Python core must go on."""
+    out, made = [], []
     for r in self.stepper._match(self.uop(i)):
       if r.error is not None: return None   # a stuck step: the Python core makes stuck states
       try: h = self.to_id(r.result)  # type: ignore[arg-type]  # no error: a result
       except NotNative: return None
-      out.append((len(self.redexes), h))
-      self.redexes.append(r)
-      self.redex_table.extend((i, h, r.rule_index))
+      out.append((r.rule_index, h))
+      made.append(r)
+    self.redexes.made_by_python(self.core.n_redexes, made)
     return out
+
+
+class Redexes:
+  """The core's redexes as the Python core's ``Redex``es, by id: one the Stepper made is kept as it is, one the core made
+  from a template (``_space_templates.c``) is made on first read, once (redexes are compared by identity)."""
+  __slots__ = ("_space", "_made")
+
+  def __init__(self, space: NativeSpace) -> None:
+    self._space = space
+    self._made: dict[int, Redex] = {}
+
+  def made_by_python(self, first: int, redexes: list[Redex]) -> None:
+    """The Stepper's redexes of one node, which the core numbers from ``first`` in order."""
+    for k, r in enumerate(redexes, first): self._made[k] = r
+
+  def __len__(self) -> int: return self._space.core.n_redexes
+
+  def __getitem__(self, k: int) -> Redex:
+    if (r := self._made.get(k)) is None:
+      space = self._space
+      node, rule, result = space.core.redex(k)
+      r = self._made[k] = Redex(space.uop(node), rule, space.uop(result))
+    return r
 
 
 class TreeKeys:
