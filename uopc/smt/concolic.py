@@ -36,6 +36,7 @@ from uopc.smt.sorts import I32_BITS, I32_END, I32_MIN
 
 WIDE = 64                 # the bit-vector width of a Python int's second term
 FEASIBLE_MS = 2000        # one feasibility query of a fork (past it the side counts as feasible: its proof decides)
+NLSAT_MS = 200            # the same query first asked of nlsat (polynomial arithmetic), which decides most at once
 MAX_PATHS = 64            # paths explored per left side
 
 
@@ -53,8 +54,14 @@ class _Run:
     self.conditions: list[Symbolic] = []
 
   def _feasible(self, cond: Any) -> bool:
+    formulas = [*self.assumptions, *[c.i for c in self.conditions], cond]
+    # nlsat first: the conditions of a rule that multiplies its constants or bounds are polynomial, which it decides
+    # at once where the default solver runs out of budget; it says "unknown" on what it does not cover (a quotient)
+    s = Fresh(ms=NLSAT_MS, tactic="qfnra-nlsat")
+    s.add(*formulas)
+    if (answer := s.check()) != "unknown": return answer == "sat"
     s = Fresh(ms=FEASIBLE_MS)
-    s.add(*self.assumptions, *[c.i for c in self.conditions], cond)
+    s.add(*formulas)
     return s.check() != "unsat"   # unknown counts as feasible: the path's own proof then decides
 
   def decide(self, b: Symbolic) -> bool:
