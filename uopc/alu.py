@@ -32,9 +32,9 @@ def _max(a: Any, b: Any) -> Any:
   """MAX is commutative (rules reorder its sources), so for floats it is IEEE 754-2019
   ``maximum``: NaN if either is NaN, and +0.0 above -0.0. Python's ``max`` (and C's
   ``b > a ? b : a``) is not: max(nan, 1.0) is nan but max(1.0, nan) is 1.0."""
-  if isinstance(a, float):
+  if isinstance(a, float) or (type(a) is not int and getattr(a, "is_float", False)):   # a float, or the prover's symbolic one
     if a != a or b != b: return math.nan
-    if a == b: return b if math.copysign(1.0, a) < 0 else a
+    if a == b: return b if (math.copysign(1.0, a) < 0 if isinstance(a, float) else a.sign_bit()) else a
   return b if b > a else a
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 from typing import Any, Callable, NamedTuple
 
-from uopc.dtype import DType, dtypes
+from uopc.dtype import DType, dtypes, f32_round
 from uopc.ops import CONST, PARAM, Ops
 from uopc.uop import ParamArg, UOp, existing_nodes, forget_since
 
@@ -38,6 +38,7 @@ WIDE = 64                 # the bit-vector width of a Python int's second term
 FEASIBLE_MS = 2000        # one feasibility query of a fork (past it the side counts as feasible: its proof decides)
 NLSAT_MS = 200            # the same query first asked of nlsat (polynomial arithmetic), which decides most at once
 MAX_PATHS = 64            # paths explored per left side
+MAX_INDEX_VALUES = 8      # the values a symbolic int used as an index may take on one path (each a path of its own)
 
 
 class Unfollowable(Exception):
@@ -63,6 +64,17 @@ class _Run:
     s = Fresh(ms=FEASIBLE_MS)
     s.add(*formulas)
     return s.check() != "unsat"   # unknown counts as feasible: the path's own proof then decides
+
+  def value(self, v: Symbolic) -> int | None:
+    """A value the int ``v`` takes on this path so far (a witness's, else a model's), None if none is found."""
+    z3 = require()
+    for w in self.witnesses:
+      if z3.is_int_value(t := z3.simplify(z3.substitute(v.i, *w))): return t.as_long()
+    s = Fresh(ms=FEASIBLE_MS)
+    s.add(*self.assumptions, *[c.i for c in self.conditions])
+    if s.check() != "sat": return None
+    t = s.model().eval(v.i, model_completion=True)
+    return t.as_long() if z3.is_int_value(t) else None
 
   def decide(self, b: Symbolic) -> bool:
     z3 = require()
@@ -99,7 +111,14 @@ class Symbolic:
   def _stop(self, what: str) -> Any: raise Unfollowable(f"{what} of a symbolic constant")
   # a bool has two values: int() or float() of one is a fork on it, exact; of an int or f32 one, not followed
   def __int__(self) -> int: return int(bool(self)) if self.kind == "bool" else self._stop("int()")
-  def __index__(self) -> int: return int(bool(self)) if self.kind == "bool" else self._stop("an index or int()")
+  def __index__(self) -> int:
+    """An index: each value the path allows is a fork (``self == k``), up to ``MAX_INDEX_VALUES`` of them."""
+    if self.kind == "bool": return int(bool(self))
+    if self.kind != "int" or not _runs: return self._stop("an index")
+    for _ in range(MAX_INDEX_VALUES):
+      if (k := _runs[-1].value(self)) is None: break
+      if bool(self == k): return k
+    return self._stop(f"an index with more than {MAX_INDEX_VALUES} values (or none found)")
   def __float__(self) -> float: return float(bool(self)) if self.kind == "bool" else self._stop("float() (or math.*)")
   def __complex__(self) -> complex: return self._stop("complex()")
   def __round__(self, n: Any = None) -> Any: return self._stop("round()")
@@ -131,18 +150,31 @@ class Symbolic:
     f = getattr(z3, how)
     return Symbolic(f(self.i, other.i), None if self.b is None or other.b is None else f(self.b, other.b), 1, "bool")
 
-  # ---- integer arithmetic, as Python's on unbounded ints
-  def __add__(self, o: Any) -> Any: return _arith(self, o, lambda a, b: a + b, lambda m, n: m + n)
-  def __radd__(self, o: Any) -> Any: return _arith(o, self, lambda a, b: a + b, lambda m, n: m + n)
-  def __sub__(self, o: Any) -> Any: return _arith(self, o, lambda a, b: a - b, lambda m, n: m + n)
-  def __rsub__(self, o: Any) -> Any: return _arith(o, self, lambda a, b: a - b, lambda m, n: m + n)
-  def __mul__(self, o: Any) -> Any: return _arith(self, o, lambda a, b: a * b, lambda m, n: m * n)
-  def __rmul__(self, o: Any) -> Any: return _arith(o, self, lambda a, b: a * b, lambda m, n: m * n)
+  # ---- arithmetic, as Python's: on unbounded ints, and on doubles where a float is in it
+  def __add__(self, o: Any) -> Any: return _arith(self, o, lambda a, b: a + b, lambda m, n: m + n, "fpAdd")
+  def __radd__(self, o: Any) -> Any: return _arith(o, self, lambda a, b: a + b, lambda m, n: m + n, "fpAdd")
+  def __sub__(self, o: Any) -> Any: return _arith(self, o, lambda a, b: a - b, lambda m, n: m + n, "fpSub")
+  def __rsub__(self, o: Any) -> Any: return _arith(o, self, lambda a, b: a - b, lambda m, n: m + n, "fpSub")
+  def __mul__(self, o: Any) -> Any: return _arith(self, o, lambda a, b: a * b, lambda m, n: m * n, "fpMul")
+  def __rmul__(self, o: Any) -> Any: return _arith(o, self, lambda a, b: a * b, lambda m, n: m * n, "fpMul")
   def __floordiv__(self, o: Any) -> Any: return _divmod(self, o, False)
   def __rfloordiv__(self, o: Any) -> Any: return _divmod(o, self, False)
   def __mod__(self, o: Any) -> Any: return _divmod(self, o, True)
   def __rmod__(self, o: Any) -> Any: return _divmod(o, self, True)
-  def __neg__(self) -> Any: return _arith(0, self, lambda a, b: a - b, lambda m, n: n)
+  def __neg__(self) -> Any:
+    if self.kind in FLOATS: return _float(require().fpNeg(_double(self)))   # -(0.0) is -0.0, not 0 - 0.0
+    return _arith(0, self, lambda a, b: a - b, lambda m, n: n)
+  def __truediv__(self, o: Any) -> Any: return _divide(self, o)
+  def __rtruediv__(self, o: Any) -> Any: return _divide(o, self)
+
+  @property
+  def is_float(self) -> bool:
+    """A Python float (an f32 constant, or a double computed from one): ``uopc.alu`` treats it as a float."""
+    return self.kind in FLOATS
+
+  def sign_bit(self) -> Symbolic:
+    """``math.copysign(1.0, self) < 0`` of a float."""
+    return _bool(require().fpIsNegative(self.i if self.kind == "f32" else _double(self)))
   def __pos__(self) -> Any: return _int(self)
   def __abs__(self) -> Any: return self if bool(self >= 0) else -self
 
@@ -158,8 +190,14 @@ class Symbolic:
   def __uopc_truncate__(self, dtype: DType) -> Symbolic:
     """``truncate(dtype, self)``: an i32 wraps, a bool tests truth; an f32 stays itself (ints to f32: unfollowed)."""
     z3 = require()
-    if dtype is dtypes.bool: return self if self.kind == "bool" else _bool(self.i != 0, None if self.b is None else self.b != 0)
-    if dtype is dtypes.f32: return self if self.kind == "f32" else self._stop("a conversion to f32")
+    if dtype is dtypes.bool:
+      if self.kind in FLOATS: return _bool(z3.Not(z3.fpIsZero(self.i)))   # -0.0 is false, NaN true
+      return self if self.kind == "bool" else _bool(self.i != 0, None if self.b is None else self.b != 0)
+    if dtype is dtypes.f32:
+      if self.kind == "f64":   # f32_round: to nearest even (the f32 op's own result where the double came from one: _single_op)
+        t = self.b if self.b is not None else z3.fpToFP(z3.RNE(), self.i, z3.Float32())
+        return Symbolic(t, t, 0, "f32")
+      return self if self.kind == "f32" else self._stop("a conversion to f32")
     v = _int(self)
     if v.in_i32 or v.mag < I32_END: return v
     b = None if v.b is None else z3.SignExt(WIDE - I32_BITS, z3.Extract(I32_BITS - 1, 0, v.b))
@@ -204,7 +242,59 @@ def _int(o: Any) -> Symbolic:
   return Symbolic(z3.IntVal(o), z3.BitVecVal(o, WIDE) if abs(o) < 2**(WIDE - 1) else None, abs(o), "int")
 
 
-def _arith(a: Any, b: Any, f: Callable[[Any, Any], Any], mag: Callable[[int, int], int]) -> Symbolic:
+FLOATS = ("f32", "f64")   # "f64": a double computed from f32 constants, as Python computes it
+
+
+def _floaty(o: Any) -> bool: return type(o) is float or (isinstance(o, Symbolic) and o.kind in FLOATS)
+
+
+def _float(t: Any, single: Any = None) -> Symbolic:
+  """A double ``t``; ``single``: the same op in f32, which rounding ``t`` to f32 gives (``_single_op``)."""
+  return Symbolic(t, single, 0, "f64")
+
+
+def _single_op(fp: str, a: Any, b: Any) -> Any:
+  """The f32 op ``fp`` on two f32 values, where ``a`` and ``b`` are (else None). Python computes it in double and
+  ``f32_round`` rounds that: for +, -, *, / of two f32 values this double rounding is innocuous (53 >= 2*24 + 2 bits,
+  Figueroa 1995), so the result is the f32 op's, a term z3 decides at once where the double one times out."""
+  z3 = require()
+  x, y = _single(a), _single(b)
+  return None if x is None or y is None else getattr(z3, fp)(z3.RNE(), x, y)
+
+
+def _single(o: Any) -> Any:
+  """``o`` as a Float32 term, if it is an f32 value (a symbolic f32, or a Python number f32 holds exactly), else None."""
+  z3 = require()
+  if isinstance(o, Symbolic): return o.i if o.kind == "f32" else None
+  if type(o) is float and o != o: return z3.fpNaN(z3.Float32())
+  return z3.FPVal(o, z3.Float32()) if type(o) in (float, int) and abs(o) <= 2**24 and float(f32_round(float(o))) == o else None
+
+
+def _double(o: Any) -> Any:
+  """``o`` as the Float64 term of the double Python holds (an f32 widens exactly; an int exactly below 2**53)."""
+  z3 = require()
+  if isinstance(o, Symbolic):
+    if o.kind == "f64": return o.i
+    if o.kind == "f32": return z3.fpToFP(z3.RNE(), o.i, z3.Float64())
+    raise Unfollowable(f"float arithmetic with a symbolic {o.kind} constant")
+  if type(o) is float or (type(o) is int and abs(o) <= 2**53): return z3.FPVal(float(o), z3.Float64())
+  raise Unfollowable(f"float arithmetic with a {type(o).__name__}")
+
+
+def _divide(a: Any, b: Any) -> Symbolic:
+  """Python's ``/`` of floats (ZeroDivisionError on the path where the divisor is zero)."""
+  z3 = require()
+  if not (_floaty(a) or _floaty(b)): raise Unfollowable("/ of a symbolic int")
+  y = _double(b)
+  if bool(_bool(z3.fpIsZero(y))): raise ZeroDivisionError("float division by zero")
+  return _float(z3.fpDiv(z3.RNE(), _double(a), y), _single_op("fpDiv", a, b))
+
+
+def _arith(a: Any, b: Any, f: Callable[[Any, Any], Any], mag: Callable[[int, int], int], fp: str = "") -> Symbolic:
+  if _floaty(a) or _floaty(b):   # Python's double arithmetic (z3's ``fp``), round to nearest even
+    if not fp: raise Unfollowable("this arithmetic on a float")
+    z3 = require()
+    return _float(getattr(z3, fp)(z3.RNE(), _double(a), _double(b)), _single_op(fp, a, b))
   x, y = _int(a), _int(b)
   m = mag(x.mag, y.mag)
   return Symbolic(f(x.i, y.i), f(x.b, y.b) if x.b is not None and y.b is not None and m < 2**(WIDE - 1) else None, m, "int")
@@ -234,13 +324,13 @@ _FP_COMPARE = {"lt": "fpLT", "le": "fpLEQ", "gt": "fpGT", "ge": "fpGEQ", "eq": "
 def _compare(a: Any, b: Any, how: str) -> Any:
   z3 = require()
   kinds = {v.kind if isinstance(v, Symbolic) else type(v).__name__ for v in (a, b)}
-  if "f32" in kinds or "float" in kinds:
-    if not kinds <= {"f32", "float", "int"}: return NotImplemented
-    if any(isinstance(v, Symbolic) and v.kind != "f32" for v in (a, b)): raise Unfollowable("a comparison of a symbolic f32 with another kind")
+  if kinds & {"f32", "f64", "float"}:
+    if not kinds <= {"f32", "f64", "float", "int"}: return NotImplemented
+    if any(isinstance(v, Symbolic) and v.kind not in FLOATS for v in (a, b)): raise Unfollowable("a comparison of a symbolic f32 with another kind")
     if any(type(v) is int and abs(v) > 2**53 for v in (a, b)): raise Unfollowable("a comparison of a symbolic f32 constant with a large int")
     # as Python compares a float with an int or a float: exactly, here in double precision (an f32 widens exactly)
-    f64 = z3.Float64()
-    x, y = (z3.fpToFP(z3.RNE(), v.i, f64) if isinstance(v, Symbolic) else z3.FPVal(float(v), f64) for v in (a, b))
+    x, y = _single(a), _single(b)   # two f32 values compare as f32s (widening is exact), a term z3 decides faster
+    if x is None or y is None: x, y = map(_double, (a, b))
     t = getattr(z3, _FP_COMPARE[how])(x, y)
     return _bool(t)
   if how in ("eq", "ne") and kinds <= {"bool"}:   # bools compare as bools (True == 1 too, below)

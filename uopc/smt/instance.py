@@ -46,7 +46,7 @@ SHAPED_OPS = MOVEMENT | {REDUCE, STACK, INDEX, CALL}
 MOVES: dict[Ops, list[tuple[tuple[int, ...], Any]]] = {
   RESHAPE: [((2, 3), (3, 2)), ((2, 3), (6,))], EXPAND: [((1, 3), (2, 3)), ((2, 1), (2, 2))], PERMUTE: [((2, 3), (1, 0))],
   SHRINK: [((2, 3), ((0, 2), (1, 3))), ((3,), ((1, 3),))],
-  REDUCE: [((2, 3), (Ops.ADD, 1)), ((2, 3), (Ops.MUL, 1)), ((2, 3), (Ops.MAX, 1)), ((2, 2), (Ops.ADD, 2)), ((3,), (Ops.MAX, 1))]}
+  REDUCE: [((2, 3), (Ops.ADD, 1)), ((2, 3), (Ops.MUL, 1)), ((2, 2), (Ops.MAX, 1)), ((2, 2), (Ops.ADD, 2)), ((3,), (Ops.MAX, 1))]}
 # CALL bodies over the body's PARAMs 0 and 1 (each used)
 BODIES: tuple[Callable[[UOp, UOp], UOp], ...] = (lambda a, b: a * b + a, lambda a, b: a.max(b), lambda a, b: (a < b).where(b, a))
 

@@ -318,7 +318,7 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
   if unknown is not None: return unknown
   n = len(sides[0].holes) if sides else 0
   consts = f" and all values of its {n} constant(s)" if n else ""
-  if shaped: consts += f" on each of {len(sides)} shaped left sides (values of up to 6 elements: {SHAPES_TRIED})"
+  if shaped: consts += f" on each of {len(built)} shaped left sides (values of up to 6 elements: {SHAPES_TRIED})"
   if forms: return Verdict("unknown", f"no counterexample: proved for all values of the variables{consts}, at {paths} path(s) of "
                            "left sides with structured leaves (the rule looks into its leaves)")
   if constant_leaves: return Verdict("proved", f"equal for all {dtype.name} constants at every leaf ({paths} path(s)): the rule fires on "
