@@ -182,7 +182,8 @@ def constant_holes(pattern: UPat, dtype: DType, shaped: bool = False) -> list[DT
   b = _Builder(dtype, None, False, shaped=shaped)
   try: u = b.node(pattern, None)
   except NoLeftSide:
-    if any(_builds(pattern, d, shaped) for d in dtypes.all if d is not dtype): raise Inapplicable(f"the pattern's leaves cannot be {dtype.name}") from None
+    if any(_builds(pattern, d, shaped) for d in dtypes.all if d is not dtype):
+      raise Inapplicable(f"the pattern's leaves cannot be {dtype.name}") from None
     raise
   if not _leaves_have(u, dtype): raise Inapplicable(f"the pattern's leaves cannot be {dtype.name}")
   return b.holes
