@@ -31,6 +31,7 @@ from uopc.dtype import DType, dtypes, f32_round
 from uopc.ops import CONST, PARAM, Ops
 from uopc.uop import ParamArg, UOp, existing_nodes, forget_since
 
+from uopc.smt.ops import libm_f32
 from uopc.smt.solver import Fresh, require
 from uopc.smt.sorts import I32_BITS, I32_END, I32_MIN
 
@@ -171,6 +172,45 @@ class Symbolic:
   def is_float(self) -> bool:
     """A Python float (an f32 constant, or a double computed from one): ``uopc.alu`` treats it as a float."""
     return self.kind in FLOATS
+
+  def sqrt(self) -> Symbolic:
+    """``math.sqrt`` of a float (a double; the f32 sqrt where this is an f32: innocuous double rounding, as ``_single_op``)."""
+    z3 = require()
+    return _float(z3.fpSqrt(z3.RNE(), _double(self)), z3.fpSqrt(z3.RNE(), self.i) if self.kind == "f32" else None)
+
+  def is_finite(self) -> Symbolic:
+    """``math.isfinite`` of a float."""
+    z3 = require()
+    x = _double(self)
+    return _bool(z3.Not(z3.Or(z3.fpIsNaN(x), z3.fpIsInf(x))))
+
+  def libm(self, name: str) -> Symbolic:
+    """libm's double ``exp2`` (``math.pow(2.0, x)``), ``log2`` or ``sin`` of an f32, as the encoding has it
+    (``smt.ops``: exact where C fixes the value, an uninterpreted function elsewhere, the same one the encoding's
+    EXP2, LOG2 and SIN use: C and Python call one libm). Its f32 rounding is that term; the double beside it is
+    one that rounds to it (exec_alu only rounds the result)."""
+    z3 = require()
+    if self.kind != "f32": return self._stop(f"math.{name}() of a double")
+    t = libm_f32(name, self.i)
+    return _float(z3.fpToFP(z3.RNE(), t, z3.Float64()), t)
+
+  def convert(self, dtype: DType) -> Any:
+    """``uopc.alu``'s CAST of this value to ``dtype``: Python's ``bool()``, ``float()``, ``int()`` and ``math.trunc``
+    as terms (None where the cast is undefined: a float that is not finite or out of i32 after truncation)."""
+    z3 = require()
+    if dtype is dtypes.bool: return bool(self)
+    if self.kind == "bool": return float(self) if dtype is dtypes.f32 else int(self)
+    if dtype is dtypes.f32:
+      if self.kind in FLOATS: return self
+      real = z3.ToReal(self.i)   # an int: float() is exact below 2**53, and rounding it to f32 is one rounding
+      return _float(z3.fpToFP(z3.RNE(), real, z3.Float64()), z3.fpToFP(z3.RNE(), real, z3.Float32()) if self.mag < 2**53 else None)
+    if self.kind == "int": return self
+    x = _double(self)
+    if bool(_bool(z3.Or(z3.fpIsNaN(x), z3.fpIsInf(x)))): return None
+    t = z3.fpRoundToIntegral(z3.RTZ(), x)   # math.trunc
+    whole = z3.ToInt(z3.fpToReal(t))
+    if not bool(_bool(z3.And(whole >= I32_MIN, whole < I32_END))): return None
+    return Symbolic(whole, z3.fpToSBV(z3.RTZ(), x, z3.BitVecSort(WIDE)), I32_END, "int", True)
 
   def sign_bit(self) -> Symbolic:
     """``math.copysign(1.0, self) < 0`` of a float."""

@@ -289,6 +289,7 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
   sides: list[_LeftSide] = []
   mark = log_mark()
   fired, paths, unknown = 0, 0, None
+  unfollowed: dict[str, str] = {}   # the root op of each left side the symbolic run cannot follow -> why
   reads_bounds = footprint_of(rule.rules[0][1], "pattern") == "bounds"
   try:
     for forms, constant_leaves, bounded, shaped in BOUNDED_PASSES if reads_bounds else PASSES:
@@ -299,7 +300,11 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
         side = _LeftSide(lhs, holes_of(lhs), bounded_leaves(lhs))
         sides.append(side)
         assumptions = tuple(lo.arg.i <= hi.arg.i for lo, hi in side.leaves.values())
-        for path in explore(partial(_LeftSide.rewrite, side, rule), side.variables, assumptions=assumptions):
+        try: found = explore(partial(_LeftSide.rewrite, side, rule), side.variables, assumptions=assumptions)
+        except Unfollowable as e:   # this left side only: the others (a rule over every ALU op, say) may still be proved
+          unfollowed.setdefault(lhs.op.name, str(e))
+          continue
+        for path in found:
           if path.raised is not None:
             unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where "
                                          f"{_one_line(path.condition(True))}")
@@ -313,6 +318,10 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
       if fired: break
   except Unfollowable as e: return Verdict("unknown", f"the symbolic run cannot follow the rule: {e}")
   finally: forget(mark)
+  if unfollowed and (unknown is None or unknown.status != "refuted"):
+    why = "; ".join(f"{why} (at {', '.join(sorted(op for op, w in unfollowed.items() if w == why))})" for why in sorted(set(unfollowed.values())))
+    followed = f": {paths} path(s) of its other left sides proved" if fired and unknown is None else ""
+    return Verdict("unknown", f"the symbolic run cannot follow the rule: {why}{followed}")
   if not fired: return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
                                "beyond the shapes tried, or need constants it was not given)")
   if unknown is not None: return unknown
