@@ -132,7 +132,7 @@ class Symbolic:
     if not _runs: raise Unfollowable("a symbolic constant outside its run")
     z3 = require()
     if self.kind == "bool": return _runs[-1].decide(self)
-    return _runs[-1].decide(self != 0) if self.kind == "int" else _runs[-1].decide(_bool(z3.Not(z3.fpIsZero(self.i))))
+    return _runs[-1].decide(self != 0) if self.kind == "int" else _runs[-1].decide(_bool(z3.Not(z3.fpIsZero(_double(self)))))
 
   def _not(self) -> Symbolic:
     z3 = require()
@@ -176,7 +176,7 @@ class Symbolic:
   def sqrt(self) -> Symbolic:
     """``math.sqrt`` of a float (a double; the f32 sqrt where this is an f32: innocuous double rounding, as ``_single_op``)."""
     z3 = require()
-    return _float(z3.fpSqrt(z3.RNE(), _double(self)), z3.fpSqrt(z3.RNE(), self.i) if self.kind == "f32" else None)
+    return _float(z3.fpSqrt(z3.RNE(), _double(self)), (z3.fpSqrt(z3.RNE(), self.i), z3.fpSqrt(z3.RNE(), self.b)) if self.kind == "f32" else None)
 
   def is_finite(self) -> Symbolic:
     """``math.isfinite`` of a float."""
@@ -192,7 +192,7 @@ class Symbolic:
     z3 = require()
     if self.kind != "f32": return self._stop(f"math.{name}() of a double")
     t = libm_f32(name, self.i)
-    return _float(z3.fpToFP(z3.RNE(), t, z3.Float64()), t)
+    return _float(z3.fpToFP(z3.RNE(), t, z3.Float64()), (t, libm_f32(name, self.b)))
 
   def convert(self, dtype: DType) -> Any:
     """``uopc.alu``'s CAST of this value to ``dtype``: Python's ``bool()``, ``float()``, ``int()`` and ``math.trunc``
@@ -202,10 +202,12 @@ class Symbolic:
     if self.kind == "bool": return float(self) if dtype is dtypes.f32 else int(self)
     if dtype is dtypes.f32:
       if self.kind in FLOATS: return self
-      real = z3.ToReal(self.i)   # an int: float() is exact below 2**53, and rounding it to f32 is one rounding
-      return _float(z3.fpToFP(z3.RNE(), real, z3.Float64()), z3.fpToFP(z3.RNE(), real, z3.Float32()) if self.mag < 2**53 else None)
+      if self.b is None or not self.in_i32: return self._stop("float() of a symbolic int past i32")
+      # float() of an i32 is exact, and rounding it to f32 is one rounding: in each theory, from that theory's int
+      real, bits = z3.ToReal(self.i), z3.Extract(I32_BITS - 1, 0, self.b)
+      return _float(z3.fpToFP(z3.RNE(), real, z3.Float64()), (z3.fpToFP(z3.RNE(), real, z3.Float32()), z3.fpSignedToFP(z3.RNE(), bits, z3.Float32())))
     if self.kind == "int": return self
-    x = _double(self)
+    x = _one_term(self) if self.kind == "f32" else _double(self)   # (an f32 as it is: its terms are smaller than a double's)
     if bool(_bool(z3.Or(z3.fpIsNaN(x), z3.fpIsInf(x)))): return None
     t = z3.fpRoundToIntegral(z3.RTZ(), x)   # math.trunc
     whole = z3.ToInt(z3.fpToReal(t))
@@ -214,7 +216,7 @@ class Symbolic:
 
   def sign_bit(self) -> Symbolic:
     """``math.copysign(1.0, self) < 0`` of a float."""
-    return _bool(require().fpIsNegative(self.i if self.kind == "f32" else _double(self)))
+    return _bool(require().fpIsNegative(_one_term(self) if self.kind == "f32" else _double(self)))
   def __pos__(self) -> Any: return _int(self)
   def __abs__(self) -> Any: return self if bool(self >= 0) else -self
 
@@ -231,11 +233,12 @@ class Symbolic:
     """``truncate(dtype, self)``: an i32 wraps, a bool tests truth; an f32 stays itself (ints to f32: unfollowed)."""
     z3 = require()
     if dtype is dtypes.bool:
-      if self.kind in FLOATS: return _bool(z3.Not(z3.fpIsZero(self.i)))   # -0.0 is false, NaN true
+      if self.kind in FLOATS: return _bool(z3.Not(z3.fpIsZero(_double(self))))   # -0.0 is false, NaN true
       return self if self.kind == "bool" else _bool(self.i != 0, None if self.b is None else self.b != 0)
     if dtype is dtypes.f32:
       if self.kind == "f64":   # f32_round: to nearest even (the f32 op's own result where the double came from one: _single_op)
-        t = self.b if self.b is not None else z3.fpToFP(z3.RNE(), self.i, z3.Float32())
+        if self.b is not None: return Symbolic(self.b[0], self.b[1], 0, "f32")
+        t = z3.fpToFP(z3.RNE(), self.i, z3.Float32())
         return Symbolic(t, t, 0, "f32")
       return self if self.kind == "f32" else self._stop("a conversion to f32")
     v = _int(self)
@@ -256,7 +259,9 @@ class Symbolic:
       if ints: return self.i
       if self.b is None: raise Unfollowable("a constant past 64 bits has no bit-vector term")
       return z3.simplify(z3.Extract(I32_BITS - 1, 0, self.b))
-    if dtype.name == self.kind: return self.i if ints or self.kind == "f32" else self.b
+    if dtype.name == self.kind:
+      if not ints and self.b is None: raise Unfollowable("a value with no bit-vector term")
+      return self.i if ints else self.b   # an f32's two terms differ only where it came from an int (float())
     raise Unfollowable(f"a {self.kind} symbolic constant as an {dtype.name} CONST")
 
 
@@ -288,8 +293,8 @@ FLOATS = ("f32", "f64")   # "f64": a double computed from f32 constants, as Pyth
 def _floaty(o: Any) -> bool: return type(o) is float or (isinstance(o, Symbolic) and o.kind in FLOATS)
 
 
-def _float(t: Any, single: Any = None) -> Symbolic:
-  """A double ``t``; ``single``: the same op in f32, which rounding ``t`` to f32 gives (``_single_op``)."""
+def _float(t: Any, single: tuple[Any, Any] | None = None) -> Symbolic:
+  """A double ``t``; ``single``: what rounding it to f32 gives (``_single_op``), in each theory (Ints, bit-vectors)."""
   return Symbolic(t, single, 0, "f64")
 
 
@@ -299,13 +304,21 @@ def _single_op(fp: str, a: Any, b: Any) -> Any:
   Figueroa 1995), so the result is the f32 op's, a term z3 decides at once where the double one times out."""
   z3 = require()
   x, y = _single(a), _single(b)
-  return None if x is None or y is None else getattr(z3, fp)(z3.RNE(), x, y)
+  if x is None or y is None: return None
+  f = getattr(z3, fp)
+  return f(z3.RNE(), x, y), f(z3.RNE(), x, y)
+
+
+def _one_term(o: Symbolic) -> Any:
+  """An f32's term, the same in both theories (an f32 made from an int has one per theory: not followed further)."""
+  if o.b is None or not o.i.eq(o.b): raise Unfollowable("arithmetic on an f32 made from a symbolic int")
+  return o.i
 
 
 def _single(o: Any) -> Any:
   """``o`` as a Float32 term, if it is an f32 value (a symbolic f32, or a Python number f32 holds exactly), else None."""
   z3 = require()
-  if isinstance(o, Symbolic): return o.i if o.kind == "f32" else None
+  if isinstance(o, Symbolic): return _one_term(o) if o.kind == "f32" else None
   if type(o) is float and o != o: return z3.fpNaN(z3.Float32())
   return z3.FPVal(o, z3.Float32()) if type(o) in (float, int) and abs(o) <= 2**24 and float(f32_round(float(o))) == o else None
 
@@ -315,7 +328,7 @@ def _double(o: Any) -> Any:
   z3 = require()
   if isinstance(o, Symbolic):
     if o.kind == "f64": return o.i
-    if o.kind == "f32": return z3.fpToFP(z3.RNE(), o.i, z3.Float64())
+    if o.kind == "f32": return z3.fpToFP(z3.RNE(), _one_term(o), z3.Float64())
     raise Unfollowable(f"float arithmetic with a symbolic {o.kind} constant")
   if type(o) is float or (type(o) is int and abs(o) <= 2**53): return z3.FPVal(float(o), z3.Float64())
   raise Unfollowable(f"float arithmetic with a {type(o).__name__}")

@@ -132,6 +132,8 @@ class _Builder:
       raise NoLeftSide(f"the builder makes {what} only, the pattern wants {', '.join(o.name for o in ops)}")
     op = self.choose(fits)
     d = self.pick(pat, want, _MAKES.get(op))
+    if op is CAST and want is None and pat.dtype is None:   # a CAST to any dtype from the leaves' (left side 0: to theirs)
+      d = self.choose((self.dtype, *[t for t in dtypes.all if t is not self.dtype]))
     if op is CONST: return self.constant(pat, d)
     if op in SHAPED_OPS: return self.shaped_op(op, pat, d, shape)
     if self.shaped and shape is None: shape = (2,)   # an ALU op of a shaped left side works on rows
