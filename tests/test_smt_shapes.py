@@ -64,12 +64,12 @@ def test_a_call_inlined_with_its_arguments_swapped_is_refuted():
   refuted_in_run_and_c(v)
 
 
-def test_a_reduce_folded_with_the_wrong_op_is_refuted_for_f32_constants():
-  """A literal's REDUCE computed with Python's doubles on symbolic f32 constants: MUL where ADD was asked is wrong."""
+def test_a_reduce_folded_with_the_wrong_op_is_refuted():
+  """A literal's REDUCE folded on symbolic constants: MUL where ADD was asked is wrong."""
   def wrong(u: UOp) -> UOp | None:
     if u.op is not Ops.REDUCE or u.arg[0] is not Ops.ADD: return None
     return RULES["eval-movement"][1](u.src[0].reduce(Ops.MUL, u.arg[1]))
-  v = prove_rule(UPat(Ops.REDUCE, name="u"), wrong, dtypes.f32)
+  v = prove_rule(UPat(Ops.REDUCE, name="u"), wrong, dtypes.i32)
   refuted_in_run_and_c(v)
 
 
@@ -77,5 +77,25 @@ def test_f32_arithmetic_on_symbolic_constants_is_pythons_in_double_rounded_to_f3
   a, b = UPat.cvar("a", dtype=dtypes.f32), UPat.cvar("b", dtype=dtypes.f32)
   proved = prove_rule(a + b, lambda a, b: a.const_like(truncate(dtypes.f32, a.arg + b.arg)), dtypes.f32)
   assert proved.status == "proved", describe(proved)
-  v = prove_rule(a * b, lambda a, b: a.const_like(truncate(dtypes.f32, a.arg * b.arg + 0.0)), dtypes.f32)   # -0.0 * 1 + 0.0 is 0.0
+  v = prove_rule(a * b, lambda a, b: a.const_like(truncate(dtypes.f32, a.arg * abs(b.arg))), dtypes.f32)   # a sign lost
   refuted_in_run_and_c(v)
+
+
+def test_fold_const_is_proved_for_every_op_and_cast_at_i32():
+  """exec_alu run on symbolic constants (its casts through float() and math.trunc too): every op it folds, each path."""
+  from uopc.symbolic import fold
+  v = prove_rule(fold.rules[0][0], fold.rules[0][1], dtypes.i32)
+  assert v.status == "proved" and "constants at every leaf" in v.reason, describe(v)
+
+
+def test_a_fold_that_drops_the_sign_of_a_zero_or_a_divisor_is_refuted():
+  import math
+  c = UPat.cvar("c", dtype=dtypes.f32)
+  recip = prove_rule(UPat(Ops.RECIP, src=(c,)), lambda c: c.const_like(truncate(dtypes.f32, 1.0 / c.arg) if c.arg != 0 else math.inf),
+                     dtypes.f32)
+  refuted_in_run_and_c(recip)
+  assert recip.lhs is not None and str(recip.lhs.src[0].arg) == "-0.0"   # 1 / -0.0 is -inf
+  a, b = UPat.cvar("a", dtype=dtypes.i32), UPat.cvar("b", dtype=dtypes.i32)
+  mod = prove_rule(a % b, lambda a, b: a.const_like(truncate(dtypes.i32, a.arg % abs(b.arg))) if b.arg != 0 else None, dtypes.i32)
+  refuted_in_run_and_c(mod)
+  assert mod.lhs is not None and mod.lhs.src[1].arg < 0   # Python's % takes the divisor's sign

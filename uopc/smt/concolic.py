@@ -437,7 +437,7 @@ def hole_range(h: UOp, ints: bool) -> Any:
 
 SAMPLES = {dtypes.i32: (0, 1, -1, 2, -2, 3, 4, 7, -7, 100, 65536, I32_MIN, I32_END - 1),
            dtypes.bool: (False, True), dtypes.f32: (0.0, -0.0, 1.0, -1.0, 2.5, float("inf"), float("-inf"), float("nan"))}
-MAX_WITNESSES = 64
+MAX_WITNESSES = 16
 
 
 def witnesses(holes: list[UOp]) -> list[list[tuple[Any, Any]]]:
