@@ -9,6 +9,7 @@ from uopc.backend.driver import Batch
 from uopc.dtype import dtypes, truncate
 from uopc.evaluate import evaluate, inline_call
 from uopc.ops import Ops
+from uopc.smt import prove_rules
 from uopc.smt.prove import Verdict, describe, prove_rule
 from uopc.upat import UPat
 from uopc.uop import UOp, call_params
@@ -99,3 +100,13 @@ def test_a_fold_that_drops_the_sign_of_a_zero_or_a_divisor_is_refuted():
   mod = prove_rule(a % b, lambda a, b: a.const_like(truncate(dtypes.i32, a.arg % abs(b.arg))) if b.arg != 0 else None, dtypes.i32)
   refuted_in_run_and_c(mod)
   assert mod.lhs is not None and mod.lhs.src[1].arg < 0   # Python's % takes the divisor's sign
+
+
+@pytest.mark.slow
+def test_mod_div_is_proved_on_the_retry_budget():
+  """(x % c1) // c2 -> (x // c2) % (c1 // c2) where c2 divides c1: nonlinear, decided on the retry's ten times the budget."""
+  from uopc.matcher import PatternMatcher
+  from uopc.symbolic import symbolic
+  report = prove_rules(PatternMatcher([r for r in symbolic.rules if r.name == "mod-div"]), c_replay=False)
+  v = report.rules[0].verdicts[dtypes.i32]
+  assert v.status == "proved" and v.reason.endswith("(on 10x the budget)"), describe(v)
