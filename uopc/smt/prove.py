@@ -289,6 +289,8 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
   sides: list[_LeftSide] = []
   mark = log_mark()
   fired, paths, unknown = 0, 0, None
+  forms = constant_leaves = bounded = shaped = False
+  built: list[UOp] = []
   unfollowed: dict[str, str] = {}   # the root op of each left side the symbolic run cannot follow -> why
   reads_bounds = footprint_of(rule.rules[0][1], "pattern") == "bounds"
   try:
@@ -318,16 +320,24 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
       if fired: break
   except Unfollowable as e: return Verdict("unknown", f"the symbolic run cannot follow the rule: {e}")
   finally: forget(mark)
+  n = len(sides[0].holes) if sides else 0
+  return _closing_verdict(dtype, (forms, constant_leaves, bounded, shaped), unfollowed, unknown, fired, paths, n, len(built))
+
+
+def _closing_verdict(dtype: DType, mode: tuple[bool, bool, bool, bool], unfollowed: dict[str, str], unknown: Verdict | None,
+                     fired: int, paths: int, n: int, built: int) -> Verdict:
+  """The verdict of a symbolic run that refuted nothing: the last pass's ``mode`` (a row of ``PASSES``), the left sides
+  it could not follow, the first unknown, how many paths fired, ``n`` constant holes, ``built`` left sides."""
+  forms, constant_leaves, bounded, shaped = mode
   if unfollowed and (unknown is None or unknown.status != "refuted"):
-    why = "; ".join(f"{why} (at {', '.join(sorted(op for op, w in unfollowed.items() if w == why))})" for why in sorted(set(unfollowed.values())))
+    why = "; ".join(f"{w} (at {', '.join(sorted(op for op, x in unfollowed.items() if x == w))})" for w in sorted(set(unfollowed.values())))
     followed = f": {paths} path(s) of its other left sides proved" if fired and unknown is None else ""
     return Verdict("unknown", f"the symbolic run cannot follow the rule: {why}{followed}")
   if not fired: return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
                                "beyond the shapes tried, or need constants it was not given)")
   if unknown is not None: return unknown
-  n = len(sides[0].holes) if sides else 0
   consts = f" and all values of its {n} constant(s)" if n else ""
-  if shaped: consts += f" on each of {len(built)} shaped left sides (values of up to 6 elements: {SHAPES_TRIED})"
+  if shaped: consts += f" on each of {built} shaped left sides (values of up to 6 elements: {SHAPES_TRIED})"
   if forms: return Verdict("unknown", f"no counterexample: proved for all values of the variables{consts}, at {paths} path(s) of "
                            "left sides with structured leaves (the rule looks into its leaves)")
   if constant_leaves: return Verdict("proved", f"equal for all {dtype.name} constants at every leaf ({paths} path(s)): the rule fires on "
