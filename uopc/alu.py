@@ -24,6 +24,7 @@ _I32_MIN, _I32_END = -2**31, 2**31
 
 def _exp2(v: float) -> float:
   if v != v: return math.nan
+  if not isinstance(v, float): return v.libm("exp2")   # the prover's symbolic f32 (see _negative)
   try: return math.pow(2.0, v)
   except OverflowError: return math.inf
 
@@ -32,13 +33,32 @@ def _max(a: Any, b: Any) -> Any:
   """MAX is commutative (rules reorder its sources), so for floats it is IEEE 754-2019
   ``maximum``: NaN if either is NaN, and +0.0 above -0.0. Python's ``max`` (and C's
   ``b > a ? b : a``) is not: max(nan, 1.0) is nan but max(1.0, nan) is 1.0."""
-  if isinstance(a, float):
+  if isinstance(a, float) or (type(a) is not int and getattr(a, "is_float", False)):   # a float, or the prover's symbolic one
     if a != a or b != b: return math.nan
-    if a == b: return b if math.copysign(1.0, a) < 0 else a
+    if a == b: return b if _negative(a) else a
   return b if b > a else a
 
 
+# The prover (uopc.smt.concolic) runs exec_alu on symbolic constants: where Python's math would need a real float,
+# these ask the symbolic value itself (the same function of its value, as a term).
+def _negative(a: Any) -> Any:
+  """Is the sign bit of the float ``a`` set (``-0.0`` too)?"""
+  return math.copysign(1.0, a) < 0 if isinstance(a, float) else a.sign_bit()
+
+
+def _sqrt(a: Any) -> Any: return math.sqrt(a) if isinstance(a, (float, int)) else a.sqrt()
+
+
+def _log2(a: Any) -> Any: return math.log2(a) if isinstance(a, (float, int)) else a.libm("log2")
+
+
+def _sin(a: Any) -> Any:
+  if isinstance(a, (float, int)): return math.sin(a) if math.isfinite(a) else math.nan
+  return a.libm("sin") if a.is_finite() else math.nan
+
+
 def _cast(dtype: DType, v: Any) -> Any:
+  if type(v) not in (int, float, bool) and hasattr(v, "convert"): return v.convert(dtype)   # the prover's: float(), math.trunc of it
   if dtype is dtypes.bool: return bool(v)
   if dtype is dtypes.f32: return float(v)
   if isinstance(v, float):
@@ -80,11 +100,11 @@ def exec_alu(op: Ops, dtype: DType, vals: list[Any]) -> Any:
     vals = [f32_round(v) if isinstance(v, float) else v for v in vals]
   a = vals[0]
   if op is Ops.WHERE: r = vals[1] if a else vals[2]
-  elif op is Ops.RECIP: r = 1.0 / a if a != 0 else math.copysign(math.inf, a)
+  elif op is Ops.RECIP: r = 1.0 / a if a != 0 else -math.inf if _negative(a) else math.inf
   elif op is Ops.EXP2: r = _exp2(a)
-  elif op is Ops.LOG2: r = math.log2(a) if a > 0 else -math.inf if a == 0 else math.nan
-  elif op is Ops.SQRT: r = math.sqrt(a) if a >= 0 else math.nan
-  elif op is Ops.SIN: r = math.sin(a) if math.isfinite(a) else math.nan
+  elif op is Ops.LOG2: r = _log2(a) if a > 0 else -math.inf if a == 0 else math.nan
+  elif op is Ops.SQRT: r = _sqrt(a) if a >= 0 else math.nan
+  elif op is Ops.SIN: r = _sin(a)
   elif op is Ops.CAST: r = _cast(dtype, a)
   else: return None
   return None if r is None else truncate(dtype, r)

@@ -473,7 +473,7 @@ def make_const(value: Any, dtype: DType) -> UOp:
   (True, False)
   """
   table = _consts[dtype]
-  key = _F64.pack(value) if dtype is F32 else value
+  key = _F64.pack(value) if dtype is F32 and type(value) is float else value   # (a prover's symbolic f32 by identity)
   if (u := table.get(key)) is not None: return u
   u = _new_uop(UOp)
   u.op = CONST; u.dtype = dtype; u.src = (); u.arg = value; u.shape = (); u._bounds = None

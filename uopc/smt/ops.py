@@ -183,6 +183,11 @@ def alu(op: Ops, args: list[Any], src: DType, dtype: DType, like: Any = None) ->
 
 _UNARY: dict[Ops, Callable[[Any], Any]] = {RECIP: _recip, SQRT: _sqrt, EXP2: _exp2, LOG2: _log2, SIN: _sin}
 
+
+def libm_f32(name: str, a: Any) -> Any:
+  """libm's ``exp2``, ``log2`` or ``sin`` of the f32 term ``a``, rounded to f32, as EXP2, LOG2 and SIN encode it."""
+  return {"exp2": _exp2, "log2": _log2, "sin": _sin}[name](a)
+
 ENCODED_ALU = frozenset(_BINARY_VALUES) | {CMPLT, CMPNE, FLOORDIV, FLOORMOD, WHERE, CAST} | frozenset(_UNARY)
 
 UNINTERPRETED: dict[Ops, str] = {

@@ -276,8 +276,12 @@ def _prove_path(side: _LeftSide, rhs: UOp, path: Path, rule: PatternMatcher, tim
   return _refuted(lhs_c, rhs_c, answer)
 
 
-PASSES = ((False, False, False), (True, False, False), (False, True, False))   # (forms, constant leaves, bounded leaves)
-BOUNDED_PASSES = ((False, False, True), (False, True, False))                  # a rule that reads its leaves' bounds
+# (forms, constant leaves, bounded leaves, shaped): each pass is tried only if the rule fired on none of the one before
+PASSES = ((False, False, False, False), (True, False, False, False), (False, True, False, False),
+          (False, False, False, True), (False, True, False, True))                # the last two: shape-generic rules
+BOUNDED_PASSES = ((False, False, True, False), (False, True, False, False))    # a rule that reads its leaves' bounds
+SHAPED_LIMIT = 24   # shaped left sides per pass: each op and arg of the builder's tables a few times
+SHAPES_TRIED = "STACKs of 2 or 3 rows, shaped PARAMs, INDEX by a variable or a constant, each movement op and REDUCE, CALL"
 
 
 def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: int, timeout_ms: int) -> Verdict:
@@ -285,14 +289,24 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
   sides: list[_LeftSide] = []
   mark = log_mark()
   fired, paths, unknown = 0, 0, None
+  forms = constant_leaves = bounded = shaped = False
+  built: list[UOp] = []
+  unfollowed: dict[str, str] = {}   # the root op of each left side the symbolic run cannot follow -> why
   reads_bounds = footprint_of(rule.rules[0][1], "pattern") == "bounds"
   try:
-    for forms, constant_leaves, bounded in BOUNDED_PASSES if reads_bounds else PASSES:
-      for lhs in left_sides(pattern, dtype, limit, forms, symbolic=True, constant_leaves=constant_leaves, bounded=bounded):
+    for forms, constant_leaves, bounded, shaped in BOUNDED_PASSES if reads_bounds else PASSES:
+      try: built = list(left_sides(pattern, dtype, min(limit, SHAPED_LIMIT) if shaped else limit, forms, symbolic=True,
+                                   constant_leaves=constant_leaves, bounded=bounded, shaped=shaped))
+      except NoLeftSide: continue   # the pattern wants shapes (or only scalars)
+      for lhs in built:
         side = _LeftSide(lhs, holes_of(lhs), bounded_leaves(lhs))
         sides.append(side)
         assumptions = tuple(lo.arg.i <= hi.arg.i for lo, hi in side.leaves.values())
-        for path in explore(partial(_LeftSide.rewrite, side, rule), side.variables, assumptions=assumptions):
+        try: found = explore(partial(_LeftSide.rewrite, side, rule), side.variables, assumptions=assumptions)
+        except Unfollowable as e:   # this left side only: the others (a rule over every ALU op, say) may still be proved
+          unfollowed.setdefault(lhs.op.name, str(e))
+          continue
+        for path in found:
           if path.raised is not None:
             unknown = unknown or Verdict("unknown", f"the rule raised {type(path.raised).__name__}: {path.raised} where "
                                          f"{_one_line(path.condition(True))}")
@@ -306,11 +320,24 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
       if fired: break
   except Unfollowable as e: return Verdict("unknown", f"the symbolic run cannot follow the rule: {e}")
   finally: forget(mark)
+  n = len(sides[0].holes) if sides else 0
+  return _closing_verdict(dtype, (forms, constant_leaves, bounded, shaped), unfollowed, unknown, fired, paths, n, len(built))
+
+
+def _closing_verdict(dtype: DType, mode: tuple[bool, bool, bool, bool], unfollowed: dict[str, str], unknown: Verdict | None,
+                     fired: int, paths: int, n: int, built: int) -> Verdict:
+  """The verdict of a symbolic run that refuted nothing: the last pass's ``mode`` (a row of ``PASSES``), the left sides
+  it could not follow, the first unknown, how many paths fired, ``n`` constant holes, ``built`` left sides."""
+  forms, constant_leaves, bounded, shaped = mode
+  if unfollowed and (unknown is None or unknown.status != "refuted"):
+    why = "; ".join(f"{w} (at {', '.join(sorted(op for op, x in unfollowed.items() if x == w))})" for w in sorted(set(unfollowed.values())))
+    followed = f": {paths} path(s) of its other left sides proved" if fired and unknown is None else ""
+    return Verdict("unknown", f"the symbolic run cannot follow the rule: {why}{followed}")
   if not fired: return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
                                "beyond the shapes tried, or need constants it was not given)")
   if unknown is not None: return unknown
-  n = len(sides[0].holes) if sides else 0
   consts = f" and all values of its {n} constant(s)" if n else ""
+  if shaped: consts += f" on each of {built} shaped left sides (values of up to 6 elements: {SHAPES_TRIED})"
   if forms: return Verdict("unknown", f"no counterexample: proved for all values of the variables{consts}, at {paths} path(s) of "
                            "left sides with structured leaves (the rule looks into its leaves)")
   if constant_leaves: return Verdict("proved", f"equal for all {dtype.name} constants at every leaf ({paths} path(s)): the rule fires on "
@@ -322,9 +349,11 @@ def _prove_symbolic(pattern: UPat, rule: PatternMatcher, dtype: DType, limit: in
 
 def _prove_at_edge_values(pattern: UPat, rule: PatternMatcher, dtype: DType, holes: list[DType], limit: int, timeout_ms: int) -> Verdict:
   """The rule at edge values of its constants: it can be refuted, and proved only if it has no constant hole."""
-  fired, forms, unknown = 0, False, None
-  for forms in (False, True):
-    for lhs in left_sides(pattern, dtype, limit, forms):
+  fired, forms, shaped, unknown = 0, False, False, None
+  for forms, shaped in ((False, False), (True, False), (False, True)):
+    try: built = list(left_sides(pattern, dtype, min(limit, SHAPED_LIMIT) if shaped else limit, forms, shaped=shaped))
+    except NoLeftSide: continue
+    for lhs in built:
       if (rhs := rule.rewrite(lhs)) is None: continue
       fired += 1
       v = prove_rewrite(lhs, rhs, timeout_ms)
@@ -336,11 +365,18 @@ def _prove_at_edge_values(pattern: UPat, rule: PatternMatcher, dtype: DType, hol
     return Verdict("unknown", "the rule fired on no left side the builder made (it may look at its leaves' structure or bounds "
                    "beyond the shapes tried, or need constants it was not given)")
   if unknown is not None: return unknown
-  if holes or forms:
-    what = f"each of {fired} left sides" + (" with structured leaves" if forms else "")
+  if holes or forms or shaped:
+    what = f"each of {fired} left sides" + (" with structured leaves" if forms else " with shapes" if shaped else "")
     return Verdict("unknown", f"no counterexample: proved for all values of the variables at {what} "
                    f"({len(holes)} constant hole(s) from edge values)")
   return Verdict("proved", f"equal for all {dtype.name} inputs wherever the left side is defined")
+
+
+def _constant_holes(pattern: UPat, dtype: DType) -> list[DType]:
+  """``constant_holes`` of a scalar left side, or of a shaped one where the pattern wants shapes."""
+  try: return constant_holes(pattern, dtype)
+  except Inapplicable: raise
+  except NoLeftSide: return constant_holes(pattern, dtype, shaped=True)
 
 
 def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit: int = 64, timeout_ms: int = TIMEOUT_MS) -> Verdict:
@@ -351,7 +387,7 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
   constants and every path of the rule's function; the first refuted path is the verdict. "proved": every path of
   every left side is; "inapplicable": the pattern's leaves cannot have ``dtype``. Where the symbolic run cannot
   follow the function, the constants are tried at edge values (``unknown`` then says why, unless refuted)."""
-  try: holes = constant_holes(pattern, dtype)
+  try: holes = _constant_holes(pattern, dtype)
   except Inapplicable as e: return Verdict("inapplicable", str(e))
   except NoLeftSide as e: return Verdict("unknown", f"no left side: {e}")
   rule = PatternMatcher([(pattern, fn, "rule")], name="prove")

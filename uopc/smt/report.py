@@ -24,6 +24,7 @@ from uopc.backend.soundness import is_excused
 from uopc.smt.prove import TIMEOUT_MS, Verdict, prove_rule, rule_status
 
 STATUSES = ("proved", "refuted", "accepted", "unknown")
+RETRY_FACTOR = 10   # a rule the solver gave up on is tried once more on this many times the budget
 Progress = Callable[[str, int, int], None]   # (what, done, total)
 
 
@@ -130,8 +131,9 @@ def replay_in_c(rules: list[RuleProof]) -> None:
 
 def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_ms: int = TIMEOUT_MS, progress: Progress | None = None,
                 c_replay: bool = True) -> ProofReport:
-  """Every rule of ``pm`` proved at every dtype of ``at`` where it applies (``prove_rule``), the counterexamples
-  replayed in C (``c_replay``); a bound (``BoundHit``: the command's ``--timeout``) ends it early, the report says where.
+  """Every rule of ``pm`` proved at every dtype of ``at`` where it applies (``prove_rule``; a verdict the solver's budget
+  stopped, once more on ``RETRY_FACTOR`` times it), the counterexamples replayed in C (``c_replay``); a bound
+  (``BoundHit``: the command's ``--timeout``) ends it early, the report says where.
 
   >>> from uopc.upat import UPat
   >>> r = prove_rules(PatternMatcher([(UPat.var("x", dtype=dtypes.i32) * 1, lambda x: x, "mul-1")]))
@@ -151,6 +153,9 @@ def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_
       for d in at:
         t = time.perf_counter()
         v = prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms)
+        if v.status == "unknown" and "out of budget" in v.reason:   # once more, on a budget that decides mod-div (2x what it needs)
+          again = prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms * RETRY_FACTOR)
+          v = again._replace(reason=f"{again.reason} (on {RETRY_FACTOR}x the budget)") if again.status != "unknown" else v
         if v.status != "inapplicable": verdicts[d] = v._replace(seconds=time.perf_counter() - t)
       rules.append(RuleProof(name, rule.location, verdicts, is_excused(rule)))
     stopped = "replaying the counterexamples in C"

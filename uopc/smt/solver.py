@@ -47,10 +47,10 @@ class Fresh:
   ('sat', -7)
   """
 
-  def __init__(self, ms: int | None = None, rlimit: int | None = None) -> None:
+  def __init__(self, ms: int | None = None, rlimit: int | None = None, tactic: str | None = None) -> None:
     z3 = self.z3 = require()
     self.ctx = z3.Context()
-    self.solver = z3.Solver(ctx=self.ctx)
+    self.solver = z3.Tactic(tactic, ctx=self.ctx).solver() if tactic else z3.Solver(ctx=self.ctx)
     if ms is not None: budget(self.solver, ms)
     if rlimit is not None: self.solver.set("rlimit", rlimit)
     self._model: Any = None
