@@ -3,6 +3,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 READS_FREED_MEMORY = """
 import ctypes
@@ -31,6 +33,7 @@ def asan(tmp_path: Path, probe: str) -> subprocess.CompletedProcess:
                         env=env)
 
 
+@pytest.mark.slow   # builds the sanitized copy (CI's test-cores runs dev/asan.sh itself); --slow checks the gate fails
 def test_it_fails_when_asan_reports(tmp_path):
   out = asan(tmp_path, READS_FREED_MEMORY)
   assert out.returncode == 1

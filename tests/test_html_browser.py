@@ -385,6 +385,7 @@ def test_a_page_of_a_format_1_file_still_opens(driver, capsys, tmp_path):
   assert console_errors(driver) == []
 
 
+@pytest.mark.slow   # the scale check: a 131,072-state page in the browser (the small pages above run by default)
 def test_a_page_of_131072_states_opens_and_shows_its_normal_form(driver, capsys, tmp_path):
   """17 independent x + 0 redexes: each subset of them rewritten is a state (2**17), 1,114,112 steps; a 141 MB page."""
   from uopc import UOp
