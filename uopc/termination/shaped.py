@@ -17,7 +17,7 @@ CALL, and stay symbols. So the check covers these shapes, not every left side: a
 from __future__ import annotations
 
 from uopc.dtype import dtypes
-from uopc.ops import Ops
+from uopc.ops import BINARY, UNARY, Ops
 from uopc.uop import UOp
 
 __all__ = ["FREE", "catalogue", "variables_of"]
@@ -30,14 +30,16 @@ def _leaf(k: int, dtype=dtypes.i32, shape: tuple[int, ...] = ()) -> UOp:
 
 
 def _alu_over_stacks() -> list[UOp]:
-  """ALU ops with STACK sources: both STACKs, or a STACK and a shaped leaf (INDEXed row by row), or unary."""
+  """Every ALU op with STACK sources: both STACKs, or a STACK and a shaped leaf (INDEXed row by row, so copied once a
+  row), a STACK of rows and a leaf of the same shape; each unary op and CAST on a STACK; WHERE with each kind of source."""
   a, b = UOp.stack(_leaf(0), _leaf(1)), UOp.stack(_leaf(2), _leaf(3))
   x = _leaf(4, shape=(2,))
   f = UOp.stack(_leaf(5, dtypes.f32), _leaf(6, dtypes.f32))
   cond = UOp.stack(_leaf(7, dtypes.bool), _leaf(8, dtypes.bool))
   rows = UOp.stack(UOp.stack(_leaf(0), _leaf(1)), UOp.stack(_leaf(2), _leaf(3)))
-  return [a + b, a * b, a + x, x * a, a < x, a // b, a.max(x), f.recip(), f.sqrt(), a.cast(dtypes.f32),
-          cond.where(a, x), cond.where(x, b), rows + _leaf(9, shape=(2, 2))]
+  binary = [UOp(op, src) for op in sorted(BINARY, key=lambda o: o.name) for src in ((a, b), (a, x), (x, a))]
+  return [*binary, *(UOp(op, (f,)) for op in sorted(UNARY, key=lambda o: o.name)), a.cast(dtypes.f32),
+          cond.where(a, x), cond.where(x, b), _leaf(9, dtypes.bool, (2,)).where(a, b), rows + _leaf(9, shape=(2, 2))]
 
 
 def _indexes() -> list[UOp]:
@@ -49,10 +51,11 @@ def _indexes() -> list[UOp]:
 
 
 def _movements() -> list[UOp]:
-  """Movement ops and REDUCE on constant data (the rule computes them), and on a leaf (it cannot)."""
-  flat, grid = UOp.stack(1, 2, 3, 4), UOp.stack(UOp.stack(1, 2), UOp.stack(3, 4))
-  return [flat.reshape((2, 2)), UOp.stack(5).expand((3,)), grid.permute((1, 0)), flat.shrink(((1, 3),)),
-          flat.reduce(Ops.ADD), grid.reduce(Ops.MAX), _leaf(0, shape=(4,)).reshape((2, 2))]
+  """Movement ops and REDUCE on constant data (the rule computes them), each to a shape unlike its source's: the result
+  is then no copy of the source up to its constants."""
+  flat, wide = UOp.stack(1, 2, 3, 4, 5, 6), UOp.stack(UOp.stack(1, 2, 3), UOp.stack(4, 5, 6))
+  return [flat.reshape((2, 3)), wide.reshape((3, 2)), UOp.stack(5).expand((3,)), UOp.stack(UOp.stack(1, 2)).expand((3, 2)),
+          wide.permute((1, 0)), flat.shrink(((1, 3),)), wide.shrink(((0, 1), (1, 3))), flat.reduce(Ops.ADD), wide.reduce(Ops.MAX)]
 
 
 def _calls() -> list[UOp]:
