@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import sys
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -215,3 +216,17 @@ def test_check_rules_terminates_as_json(capsys, tmp_path, monkeypatch):
   assert main(["check-rules", "--terminates", "tinygrad:sym", "--format", "json"]) == 1   # another IR's rules: not searched
   data = json.loads(capsys.readouterr().out)
   assert data["measure"] is None and data["verdicts"] is None and data["verdict"] == "not proved"
+
+
+def test_explore_order_reports_the_conv_index_loop_under_tinygrads_sym_too(capsys, tmp_path, monkeypatch):
+  # the target: under `sym` as under `symbolic` (tests/test_relational_termination.py), the loop and its two rules
+  (tmp_path / "conv.py").write_text("from tinygrad.uop.ops import UOp\nv = UOp.variable('v', 0, 2)\nprog = ((10 + v * 81) + 233) % 243\n")
+  monkeypatch.chdir(tmp_path)
+  monkeypatch.syspath_prepend(str(tmp_path))
+  monkeypatch.delitem(sys.modules, "conv", raising=False)
+  assert main(["explore", "order", "conv.py:prog", "--rules", "tinygrad:sym"]) == 0
+  out = capsys.readouterr().out
+  assert "one normal form, but not every rule order terminates: some orders loop forever on a reachable cycle" in out
+  assert "does not depend" not in out
+  assert "rules: sym#93 symbolic.py:267; sym#102 symbolic.py:281):" in out
+  assert "graph_rewrite(bottom_up=True): loops (tinygrad's graph_rewrite raised RuntimeError: infinite loop in fixed_point_rewrite)" in out

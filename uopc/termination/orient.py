@@ -17,7 +17,7 @@ checked on its instances (``instances``): "every instance" or "on N instances" s
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
@@ -25,12 +25,13 @@ from uopc.matcher import PatternMatcher
 from uopc.smt.solver import available
 from uopc.uop import UOp
 
-from uopc.termination.instances import RuleInstances, rule_instances
+from uopc.termination.instances import Instance, RuleInstances, rule_instances
 from uopc.termination.logic import Concrete, Symbolic
 from uopc.termination.measure import Measure, PathOrder
 from uopc.termination.path_order import greater, symbol
 from uopc.termination.weights import Z3_RLIMIT, Stage, difference, find_stage
 
+ORDERS_PAIRED = 40     # instances of a rule not oriented tried in pairs for two that no path order orients together
 PATH_TRIES = 300       # precedences the search tries without z3 (each checks every remaining rule's instances)
 
 
@@ -155,15 +156,37 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
       for name in orients: verdicts[name] = RuleVerdict(name, "oriented", "path order", remaining.pop(name).scope)
     stop = stop or limits.should_stop()
   for name, ri in remaining.items():
-    verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri, order, symbols), ri.scope)
+    verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri, order, symbols, z3), ri.scope)
   ordered = [verdicts[pm.name_of(r)] for r in pm.rules if pm.name_of(r) in verdicts]
   return Termination(Measure(tuple(stages), path), ordered, stop, "z3" if z3 else "search")
 
 
-def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str]) -> str:
-  """An instance the path order found (if any) does not orient, as text."""
+def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str], z3: bool = False) -> str:
+  """An instance the path order found (if any) does not orient, as text; with z3, where no path order orients the rule's
+  instances together, two (or one) of them that no path order orients together."""
   from uopc.term import show
   failing = [i for i in ri.instances if order is None or not greater(i.lhs, i.rhs, order, i.variables, i.nonconstant, symbols)]
   i = (failing or ri.instances)[0]
   copies = "" if difference(i.lhs, i.rhs, i.variables).variables_ok else " (its right side copies a variable)"
+  if z3 and order is not None and (core := _unorientable(ri, symbols)):
+    return "no path order orients together: " + "; ".join(f"{show(c.lhs)} -> {show(c.rhs)}" for c in core)
   return f"e.g. {show(i.lhs)} -> {show(i.rhs)}{copies}"
+
+
+def _unorientable(ri: RuleInstances, symbols: set[str]) -> list[Instance]:
+  """One or two of the rule's instances no path order orients together (none: some pair, or every instance, is)."""
+  logic = Symbolic()
+  z3 = logic.z3
+  conditions = [logic.all([greater(i.lhs, i.rhs, logic, i.variables, i.nonconstant, symbols)]) for i in ri.instances]
+
+  def orientable(cs: list[Any]) -> bool:
+    solver = z3.Solver(ctx=logic.ctx)
+    solver.set(rlimit=Z3_RLIMIT)
+    solver.add(*cs)
+    return bool(solver.check() != z3.unsat)
+  for k, c in enumerate(conditions):
+    if not orientable([c]): return [ri.instances[k]]
+  for k, c in enumerate(conditions[:ORDERS_PAIRED]):
+    for m in range(k + 1, min(len(conditions), ORDERS_PAIRED)):
+      if not orientable([c, conditions[m]]): return [ri.instances[k], ri.instances[m]]
+  return []
