@@ -16,7 +16,7 @@ CALL, and stay symbols. So the check covers these shapes, not every left side: a
 """
 from __future__ import annotations
 
-from uopc.dtype import dtypes
+from uopc.dtype import DType, dtypes
 from uopc.ops import BINARY, UNARY, Ops
 from uopc.uop import UOp
 
@@ -25,7 +25,7 @@ __all__ = ["FREE", "catalogue", "variables_of"]
 FREE = 10   # PARAMs from this slot on are variables; below it, a CALL body's own
 
 
-def _leaf(k: int, dtype=dtypes.i32, shape: tuple[int, ...] = ()) -> UOp:
+def _leaf(k: int, dtype: DType = dtypes.i32, shape: tuple[int, ...] = ()) -> UOp:
   return UOp.param(FREE + k, dtype, shape)
 
 
