@@ -12,7 +12,7 @@ CALL, and stay symbols. So the check covers these shapes, not every left side: a
 >>> from uopc.term import show
 >>> lhs = next(u for u in catalogue() if u.op is Ops.INDEX and u.src[0].op is Ops.STACK)
 >>> show(lhs), show(evaluate.rewrite(lhs))
-('index(stack(p10, p11), 0)', 'p10')
+('index(stack(p11, p12), 0)', 'p11')
 """
 from __future__ import annotations
 
