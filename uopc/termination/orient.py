@@ -23,6 +23,7 @@ from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.matcher import PatternMatcher
 from uopc.smt.solver import available
+from uopc.term import show
 from uopc.uop import UOp
 
 from uopc.termination.instances import Instance, RuleInstances, rule_instances
@@ -31,7 +32,7 @@ from uopc.termination.measure import Measure, PathOrder
 from uopc.termination.path_order import greater, symbol
 from uopc.termination.weights import Z3_RLIMIT, Stage, difference, find_stage
 
-ORDERS_PAIRED = 40     # instances of a rule not oriented tried in pairs for two that no path order orients together
+ORDERS_PAIRED = 12     # instances of a rule not oriented tried in pairs for two that no path order orients together
 PATH_TRIES = 300       # precedences the search tries without z3 (each checks every remaining rule's instances)
 
 
@@ -121,8 +122,21 @@ def find_measure(pm: PatternMatcher, *, observed: Iterable[tuple[str, UOp, UOp]]
   t = _orient(pm, made, stop, limits, z3, seed, progress, drops=False)
   if t.stopped is None and any(r.status == "not oriented" for r in t.rules):
     again = _orient(pm, made, None, limits, z3, seed, progress, drops=True)
-    if again.stopped is None and len(again.unoriented) < len(t.unoriented): return again
-  return t
+    if again.stopped is None and len(again.unoriented) < len(t.unoriented): t = again
+  return _cores(t, made) if z3 and t.stopped is None and t.measure.path is not None else t
+
+
+def _cores(t: Termination, made: list[RuleInstances]) -> Termination:
+  """The answer with each rule the path order left unoriented shown by instances no path order orients together
+  (where z3 finds them): looked for once, on the measure kept."""
+  by_name = {ri.name: ri for ri in made}
+  symbols = {symbol(n) for ri in made for i in ri.instances for n in (*i.lhs.toposort(), *i.rhs.toposort())}
+  rules = []
+  for r in t.rules:
+    if r.status == "not oriented" and not r.by.startswith("weights") and (core := _unorientable(by_name[r.name], symbols)):
+      r = r._replace(by="no path order orients together: " + "; ".join(f"{show(c.lhs)} -> {show(c.rhs)}" for c in core))
+    rules.append(r)
+  return t._replace(rules=rules)
 
 
 def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | None, limits: Limits, z3: bool, seed: int,
@@ -156,20 +170,16 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
       for name in orients: verdicts[name] = RuleVerdict(name, "oriented", "path order", remaining.pop(name).scope)
     stop = stop or limits.should_stop()
   for name, ri in remaining.items():
-    verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri, order, symbols, z3), ri.scope)
+    verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri, order, symbols), ri.scope)
   ordered = [verdicts[pm.name_of(r)] for r in pm.rules if pm.name_of(r) in verdicts]
   return Termination(Measure(tuple(stages), path), ordered, stop, "z3" if z3 else "search")
 
 
-def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str], z3: bool = False) -> str:
-  """An instance the path order found (if any) does not orient, as text; with z3, where no path order orients the rule's
-  instances together, two (or one) of them that no path order orients together."""
-  from uopc.term import show
+def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str]) -> str:
+  """An instance the path order found (if any) does not orient, as text."""
   failing = [i for i in ri.instances if order is None or not greater(i.lhs, i.rhs, order, i.variables, i.nonconstant, symbols)]
   i = (failing or ri.instances)[0]
   copies = "" if difference(i.lhs, i.rhs, i.variables).variables_ok else " (its right side copies a variable)"
-  if z3 and order is not None and (core := _unorientable(ri, symbols)):
-    return "no path order orients together: " + "; ".join(f"{show(c.lhs)} -> {show(c.rhs)}" for c in core)
   return f"e.g. {show(i.lhs)} -> {show(i.rhs)}{copies}"
 
 
