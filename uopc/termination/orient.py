@@ -123,7 +123,7 @@ def find_measure(pm: PatternMatcher, *, observed: Iterable[tuple[str, UOp, UOp]]
   if t.stopped is None and any(r.status == "not oriented" for r in t.rules):
     again = _orient(pm, made, None, limits, z3, seed, progress, drops=True)
     if again.stopped is None and len(again.unoriented) < len(t.unoriented): t = again
-  return _cores(t, made) if z3 and t.stopped is None and t.measure.path is not None else t
+  return _cores(t, made) if z3 and t.stopped is None else t
 
 
 def _cores(t: Termination, made: list[RuleInstances]) -> Termination:
