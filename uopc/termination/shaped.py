@@ -65,7 +65,19 @@ def _calls() -> list[UOp]:
   inner = (p0 + 1).call(p0 * p0)   # a CALL in the body: its body's p0 is its own
   row = UOp.param(0, shape=(2,))
   return [(p0 * p0).call(_leaf(0)), (p0 + p1).call(_leaf(0), _leaf(1)), (p1 * 2 + p0).call(_leaf(0), _leaf(1)), inner.call(_leaf(0)),
-          (row + row).call(_leaf(1, shape=(2,))), (p0 * p0).call((p0 + 3).call(_leaf(0)))]
+          (row + row).call(_leaf(1, shape=(2,))), (p0 * p0).call((p0 + 3).call(_leaf(0))), *_bodies_of_every_op()]
+
+
+def _bodies_of_every_op() -> list[UOp]:
+  """A CALL whose body has each op at its root: beta reduction brings that op up to where the CALL was."""
+  p0, p1, f, row = UOp.param(0), UOp.param(1), UOp.param(0, dtypes.f32), UOp.param(0, shape=(2,))
+  bodies = [UOp(op, (p0, p1)) for op in sorted(BINARY, key=lambda o: o.name)]
+  floats = [UOp(op, (f,)) for op in sorted(UNARY, key=lambda o: o.name)]
+  shaped = [UOp.stack(p0, p0), row.index(0), p0.reshape((1,)), p0.reshape((1,)).expand((2,)), row.permute((0,)), row.shrink(((0, 1),)),
+            row.reduce(Ops.ADD), UOp(Ops.INDEX, (row,))]
+  calls = [b.call(_leaf(0), _leaf(1)) for b in bodies] + [b.call(_leaf(0, dtypes.f32)) for b in floats]
+  calls += [b.call(_leaf(0, shape=b_param.arg.shape)) for b in shaped for b_param in [next(n for n in b.toposort() if n.op is Ops.PARAM)]]
+  return [*calls, p0.cast(dtypes.f32).call(_leaf(0)), (p0 < p1).where(p0, p1).call(_leaf(0), _leaf(1))]
 
 
 def catalogue() -> list[UOp]:
