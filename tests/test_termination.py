@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+import sys
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -16,7 +17,7 @@ from uopc.termination.path_order import greater
 from uopc.termination.logic import Concrete
 from uopc.relational.space.explore import explore
 
-from tests.strategies import arith_programs
+from tests.strategies import arith_programs, graphs
 
 x, y = UPat.var("x"), UPat.var("y")
 SWAP = PatternMatcher([(x + 0, lambda x: x, "add-0"), (x * 2, lambda x: x + x, "double"), (x + y, lambda x, y: y + x, "swap")], name="swap")
@@ -72,7 +73,36 @@ def test_uopc_rule_sets():
   assert "div-sum" in t.unoriented and len(t.unoriented) == 4 and t.rules[0].status == "oriented"   # docs/termination.md says why
   loop = find_loop(UOp.const(0) // 1, NAMED["symbolic"])        # div-sum and add-0 go round
   assert loop is not None and {e.rule for e in loop.steps} == {"div-sum", "add-0"}
-  assert {r.status for r in find_measure(NAMED["evaluate"]).rules} == {"not checked"}
+
+
+_EVALUATE = find_measure(NAMED["evaluate"])
+
+
+def test_evaluate_is_oriented_by_a_path_order_on_catalogued_left_sides_but_alu_stack():
+  # before: the builder made no left side over STACK, INDEX, movement ops or CALL, and every rule was "not checked"
+  t = _EVALUATE
+  assert t.unoriented == ["alu-stack"] and t.measure.stages == () and t.measure.path is not None, t.rules
+  assert all(r.scope.startswith("on ") for r in t.rules)   # a catalogue of shapes, not every instance
+  rank = t.measure.path.order.rank
+  assert rank["CALL"] > rank["INDEX"]   # beta reduction above what it makes
+  assert find_loop(UOp.stack(UOp.param(0), UOp.param(1)) + UOp.param(2, shape=(2,)), NAMED["evaluate"]) is None
+
+
+def test_the_path_order_of_an_op_with_any_number_of_sources_has_no_infinite_descent():
+  # lexicographically, stack(b) > stack(a, b) > stack(a, a, b) > ... for b > a: as multisets, a longer one is not below
+  a, b = UOp.param(0), UOp.param(0) + 1
+  order = Concrete({"ADD": 1})
+  assert greater(UOp.stack(b), UOp.stack(a), order) and not greater(UOp.stack(b), UOp.stack(a, b), order)
+  assert greater(UOp.stack(a, b), UOp.stack(b), order)   # taking a source away lowers it
+
+
+@settings(max_examples=30, deadline=None)
+@given(graphs(max_ops=6))
+def test_the_evaluate_measure_decreases_on_random_shaped_programs(prog):
+  t = _EVALUATE
+  for e in explore(prog, NAMED["evaluate"], max_states=100).run().edges:
+    if e.target.error is None and e.rule in t.measure.path.orients:
+      assert t.measure.decreases(e.source.graph, e.target.graph), (e.rule, e.source.graph, e.target.graph)
 
 
 def _steps(pm, programs):
@@ -125,16 +155,14 @@ def test_tinygrad_loop_found_by_the_explorer_names_the_two_rules():
   assert loop is not None and {e.rule.rsplit(" ", 1)[1] for e in loop.steps} >= {"symbolic.py:267", "symbolic.py:282"}
 
 
-def test_steps_observed_on_programs_check_the_rules_the_builder_cannot_make():
+def test_steps_observed_on_programs_are_checked_as_instances_too():
   from uopc.cli.support import load_program
   pm = NAMED["evaluate"]
-  alone = {r.name: r.status for r in find_measure(pm).rules}
-  assert set(alone.values()) == {"not checked"}
   ex = explore(load_program(str(ROOT / "examples" / "evaluate.uir")), pm, max_states=2000).run()
   t = find_measure(pm, observed=[(e.rule, e.node, e.result) for e in ex.edges if e.result is not None])
   by = {r.name: r for r in t.rules}
   assert by["inline-call"].status == "oriented" and "observed on programs" in by["inline-call"].scope
-  assert by["index-empty"].status == "not checked"
+  assert "observed" not in by["index-empty"].scope   # the program has no INDEX without an index: the catalogue's only
 
 
 def test_check_rules_terminates_on_a_program_and_another_irs_rules(capsys, tmp_path, monkeypatch):
@@ -168,3 +196,37 @@ def test_the_measure_decreases_on_random_rewrites_with_division(programs):
   oriented = {r.name for r in _SYMBOLIC.rules if r.status == "oriented"}
   for name, before, after in _steps(NAMED["symbolic"], programs):
     if name in oriented: assert _SYMBOLIC.measure.decreases(before, after), (name, before, after)
+
+
+def test_check_rules_terminates_as_json(capsys, tmp_path, monkeypatch):
+  import json
+  monkeypatch.chdir(tmp_path)
+  (tmp_path / "swap.py").write_text("from uopc import PatternMatcher, UPat\nx, y = UPat.var('x'), UPat.var('y')\n"
+                                    "rules = PatternMatcher([(x + 0, lambda x: x, 'add-0'), (x + y, lambda x, y: y + x, 'swap')], name='swap')\n")
+  (tmp_path / "div0.uir").write_text("%0 = floordiv 0, 3\n")
+  assert main(["check-rules", "--terminates", "swap.py:rules", "--on", "div0.uir", "--format", "json"]) == 1
+  data = json.loads(capsys.readouterr().out)
+  assert (data["verdict"], data["complete"], data["summary"]["oriented"]) == ("not proved", True, 1)
+  swap = next(v for v in data["verdicts"] if v["rule"] == "swap")
+  assert swap["status"] == "not oriented" and [s["rule"] for s in swap["loop"]["steps"]] == ["swap", "swap"]
+  assert data["programs"] == [{"file": "div0.uir", "outcome": "no loop", "complete": True, "loop": None}]
+  assert main(["check-rules", "--terminates", "fold", "--format", "json"]) == 0
+  data = json.loads(capsys.readouterr().out)
+  assert data["verdict"] == "terminates" and data["measure"]["components"][0]["lowers"] == ["fold-const"]
+  assert main(["check-rules", "--terminates", "tinygrad:sym", "--format", "json"]) == 1   # another IR's rules: not searched
+  data = json.loads(capsys.readouterr().out)
+  assert data["measure"] is None and data["verdicts"] is None and data["verdict"] == "not proved"
+
+
+def test_explore_order_reports_the_conv_index_loop_under_tinygrads_sym_too(capsys, tmp_path, monkeypatch):
+  # the target: under `sym` as under `symbolic` (tests/test_relational_termination.py), the loop and its two rules
+  (tmp_path / "conv.py").write_text("from tinygrad.uop.ops import UOp\nv = UOp.variable('v', 0, 2)\nprog = ((10 + v * 81) + 233) % 243\n")
+  monkeypatch.chdir(tmp_path)
+  monkeypatch.syspath_prepend(str(tmp_path))
+  monkeypatch.delitem(sys.modules, "conv", raising=False)
+  assert main(["explore", "order", "conv.py:prog", "--rules", "tinygrad:sym"]) == 0
+  out = capsys.readouterr().out
+  assert "one normal form, but not every rule order terminates: some orders loop forever on a reachable cycle" in out
+  assert "does not depend" not in out
+  assert "rules: sym#93 symbolic.py:267; sym#102 symbolic.py:281):" in out
+  assert "graph_rewrite(bottom_up=True): loops (tinygrad's graph_rewrite raised RuntimeError: infinite loop in fixed_point_rewrite)" in out

@@ -28,6 +28,7 @@ from uopc.matcher import PatternMatcher
 from uopc.ops import COMMUTATIVE, PARAM
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, left_sides
 from uopc.term import show
+from uopc.termination.shaped import catalogue, variables_of
 from uopc.uop import UOp
 
 __all__ = ["Instance", "RuleInstances", "rule_instances", "show"]
@@ -113,6 +114,11 @@ def _variants(rule: PatternMatcher, lhs: UOp, rhs: UOp | None) -> tuple[list[Ins
   return [i for i in out if i.lhs is not i.rhs], rhs is not None
 
 
+def _catalogued(rule: PatternMatcher) -> list[Instance]:
+  """The rule's instances among ``shaped.catalogue()``'s left sides (its variables: the leaves from slot ``FREE`` on)."""
+  return [Instance(lhs, rhs, variables_of(lhs), frozenset()) for lhs in catalogue() if (rhs := _fire(rule, lhs)) is not None and rhs is not lhs]
+
+
 def rule_instances(pattern: Any, fn: Callable[..., UOp | None], name: str, at: tuple[DType, ...] = dtypes.all,
                    limit: int = LEFT_SIDES) -> RuleInstances:
   """The instances of the rule ``pattern -> fn`` at every dtype of ``at`` where its leaves can be one (module doc)."""
@@ -139,6 +145,8 @@ def rule_instances(pattern: Any, fn: Callable[..., UOp | None], name: str, at: t
       if fired_plain: break
     # every instance: at each dtype the symbolic left side fired with variable leaves only, and no constant hole was drawn
     every = every and fired_plain and not holes
+  if not found and (found := _catalogued(rule)):   # a rule over STACK, INDEX, movement ops or CALL: the builder makes none
+    return RuleInstances(name, found, False)
   if not found:
     return RuleInstances(name, [], False, why or "the rule fired on no left side the builder made (it may look at its leaves' "
                                                  "structure or bounds beyond the shapes tried)")

@@ -17,20 +17,22 @@ checked on its instances (``instances``): "every instance" or "on N instances" s
 from __future__ import annotations
 
 import random
-from typing import Callable, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
 from uopc.matcher import PatternMatcher
 from uopc.smt.solver import available
+from uopc.term import show
 from uopc.uop import UOp
 
-from uopc.termination.instances import RuleInstances, rule_instances
+from uopc.termination.instances import Instance, RuleInstances, rule_instances
 from uopc.termination.logic import Concrete, Symbolic
 from uopc.termination.measure import Measure, PathOrder
 from uopc.termination.path_order import greater, symbol
 from uopc.termination.weights import Z3_RLIMIT, Stage, difference, find_stage
 
+ORDERS_PAIRED = 12     # instances of a rule not oriented tried in pairs for two that no path order orients together
 PATH_TRIES = 300       # precedences the search tries without z3 (each checks every remaining rule's instances)
 
 
@@ -120,8 +122,21 @@ def find_measure(pm: PatternMatcher, *, observed: Iterable[tuple[str, UOp, UOp]]
   t = _orient(pm, made, stop, limits, z3, seed, progress, drops=False)
   if t.stopped is None and any(r.status == "not oriented" for r in t.rules):
     again = _orient(pm, made, None, limits, z3, seed, progress, drops=True)
-    if again.stopped is None and len(again.unoriented) < len(t.unoriented): return again
-  return t
+    if again.stopped is None and len(again.unoriented) < len(t.unoriented): t = again
+  return _cores(t, made) if z3 and t.stopped is None else t
+
+
+def _cores(t: Termination, made: list[RuleInstances]) -> Termination:
+  """The answer with each rule the path order left unoriented shown by instances no path order orients together
+  (where z3 finds them): looked for once, on the measure kept."""
+  by_name = {ri.name: ri for ri in made}
+  symbols = {symbol(n) for ri in made for i in ri.instances for n in (*i.lhs.toposort(), *i.rhs.toposort())}
+  rules = []
+  for r in t.rules:
+    if r.status == "not oriented" and not r.by.startswith("weights") and (core := _unorientable(by_name[r.name], symbols)):
+      r = r._replace(by="no path order orients together: " + "; ".join(f"{show(c.lhs)} -> {show(c.rhs)}" for c in core))
+    rules.append(r)
+  return t._replace(rules=rules)
 
 
 def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | None, limits: Limits, z3: bool, seed: int,
@@ -162,8 +177,26 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
 
 def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str]) -> str:
   """An instance the path order found (if any) does not orient, as text."""
-  from uopc.term import show
   failing = [i for i in ri.instances if order is None or not greater(i.lhs, i.rhs, order, i.variables, i.nonconstant, symbols)]
   i = (failing or ri.instances)[0]
   copies = "" if difference(i.lhs, i.rhs, i.variables).variables_ok else " (its right side copies a variable)"
   return f"e.g. {show(i.lhs)} -> {show(i.rhs)}{copies}"
+
+
+def _unorientable(ri: RuleInstances, symbols: set[str]) -> list[Instance]:
+  """One or two of the rule's instances no path order orients together (none: some pair, or every instance, is)."""
+  logic = Symbolic()
+  z3 = logic.z3
+  conditions = [logic.all([greater(i.lhs, i.rhs, logic, i.variables, i.nonconstant, symbols)]) for i in ri.instances]
+
+  def orientable(cs: list[Any]) -> bool:
+    solver = z3.Solver(ctx=logic.ctx)
+    solver.set(rlimit=Z3_RLIMIT)
+    solver.add(*cs)
+    return bool(solver.check() != z3.unsat)
+  for k, c in enumerate(conditions):
+    if not orientable([c]): return [ri.instances[k]]
+  for k, c in enumerate(conditions[:ORDERS_PAIRED]):
+    for m in range(k + 1, min(len(conditions), ORDERS_PAIRED)):
+      if not orientable([c, conditions[m]]): return [ri.instances[k], ri.instances[m]]
+  return []

@@ -4,7 +4,8 @@ Symbols are ops: every CONST is one symbol whatever its value, every PARAM of a 
 node's arg (a CAST's dtype, a REDUCE's op) is not looked at: the order is on the terms' shapes, so it holds for every
 value of their constants. ``s > t`` when (1) a source of ``s`` is ``t`` or greater than ``t``, or (2) ``s``'s op is
 above ``t``'s in the precedence and ``s > `` each source of ``t``, or (3) the same op, ``s >`` each source of ``t``, and
-the sources compare greater lexicographically, from the first or (the op's *status*) from the last. A variable is
+the sources compare greater lexicographically, from the first or (the op's *status*) from the last (as multisets for
+an op with any number of sources: ``VARIADIC``). A variable is
 below every term it occurs in; a non-constant variable (the rule refused a constant there) is above every constant
 when CONST is the least op. An LPO is a reduction order: well-founded, closed under contexts and substitutions.
 
@@ -19,10 +20,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from uopc.ops import CONST
+from uopc.ops import CALL, CONST, INDEX, STACK
 from uopc.uop import UOp
 
 __all__ = ["greater", "symbol"]
+
+VARIADIC = frozenset({STACK, INDEX, CALL})
+"""Ops with any number of sources. Their sources compare as multisets (a CALL's body first): the lexicographic
+comparison of sequences of any length has infinite descents (``[b] > [a, b] > [a, a, b] > ...`` for ``b > a``), so an
+LPO is well-founded only with a status that has none, as the multiset order (a CALL: its body, then its arguments)."""
 
 
 def symbol(u: UOp) -> str:
@@ -73,12 +79,28 @@ class _Compare:
     f, g = symbol(s), symbol(t)
     dominates = lg.all(self.gt(s, tj) for tj in t.src)
     if f != g: head = lg.all([lg.above(f, g), dominates])
+    elif s.op in VARIADIC: head = lg.all([dominates, self.variadic(s, t)])
     else:
       left, right = self.lex(s.src, t.src), self.lex(s.src[::-1], t.src[::-1])
       rtl = lg.from_right(f)
       by_status = lg.any([lg.all([rtl, right]), lg.all([_not(lg, rtl), left])]) if left is not right else left
       head = lg.all([dominates, by_status])
     return lg.any([through_source, head])
+
+  def variadic(self, s: UOp, t: UOp) -> Any:
+    """Same variadic op: a CALL's bodies first, then (or a STACK's, an INDEX's sources) the multisets of sources."""
+    if s.op is CALL and not _same(s.src[0], t.src[0], self.same_memo): return self.gt(s.src[0], t.src[0])
+    return self.multiset(s.src[1:] if s.op is CALL else s.src, t.src[1:] if s.op is CALL else t.src)
+
+  def multiset(self, a: tuple[UOp, ...], b: tuple[UOp, ...]) -> Any:
+    """``a > b`` in the multiset extension: equal sources taken out of both, what is left of ``b`` each below one of ``a``'s."""
+    left, right = list(a), []
+    for y in b:
+      k = next((i for i, x in enumerate(left) if _same(x, y, self.same_memo)), None)
+      if k is None: right.append(y)
+      else: left.pop(k)
+    if not left: return self.logic.false
+    return self.logic.all(self.logic.any(self.gt(x, y) for x in left) for y in right)
 
   def lex(self, a: tuple[UOp, ...], b: tuple[UOp, ...]) -> Any:
     for x, y in zip(a, b):

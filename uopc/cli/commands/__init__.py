@@ -65,7 +65,7 @@ COMMANDS: tuple[Command, ...] = (
                   help="--terminates: also look for a loop on this program (.uir or file.py:attr; repeatable; the only check of "
                        "another IR's rule set, e.g. tinygrad:symbolic)"),
            max_states(2_000, "--terminates: explore at most N states of each program looking for a loop (default 2,000)"),
-           formats("text", "json", text="; json with --prove"), *bounds()),
+           formats("text", "json", text="; json with --prove or --terminates"), *bounds()),
           ((0, "every rule is sound (--prove: none refuted; each proved, or unknown with its reason; --terminates: every rule "
                "oriented, no loop found)"),
            (1, "a rule is unsound or raises, or the C compiler failed (--prove: a rule is refuted; --terminates: a rule not oriented, "

@@ -25,7 +25,8 @@ def _progress(bar: Any) -> Callable[[str, int, int], None]:
 
 def cmd_check_rules(args: argparse.Namespace) -> int:
   if args.prove and args.terminates: raise CLIError("check-rules: --prove and --terminates are two checks: give one")
-  if args.format != "text" and not args.prove: raise CLIError("check-rules: --format json needs --prove (the other checks print a table)")
+  if args.format != "text" and not (args.prove or args.terminates):
+    raise CLIError("check-rules: --format json needs --prove or --terminates (the soundness check prints a table)")
   if args.prove: return _prove(args)
   if args.terminates:   # a proof of termination, not of soundness (uopc.cli.terminates)
     from uopc.cli.terminates import cmd_terminates
