@@ -181,7 +181,7 @@ def targets_main() -> None:
       print(f"{'reduced' if reduce else 'full':12s} {done:8d} {with_nf:9d} {len(exprs) - with_nf:6d} {canon:19d} {beyond:14d} {cpu:7.1f}")
     print("past the bound: not complete, and the lower bound (graphs whose root a pattern matches) is at the bound already")
   else: print("tinygrad's test_uop_symbolic.py: set TINYGRAD_TEST_UOP_SYMBOLIC to its path (tinygrad's repository, test/null/)")
-  print(f"index expressions under tinygrad's symbolic, 100,000 states / 20 s (target: complete in under 1 s of search)")
+  print("index expressions under tinygrad's symbolic, 100,000 states / 20 s (target: complete in under 1 s of search)")
   print(f"{'program':36s} {'exploration':11s} {'states':>7s} {'stuck':>6s} {'nfs':>4s} {'status':>10s} {'CPU s':>6s} {'lower bound':>11s}")
   for name, prog, pm in index_programs():
     for reduce in (True, False):

@@ -16,7 +16,6 @@ say only which ops they track.
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 __all__ = ["PatternView", "TRACKED", "union"]

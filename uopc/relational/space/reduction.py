@@ -101,7 +101,7 @@ class IslandReduction:
   def _closed(self, r: Redex, h: UOp | Stuck, redexes: dict) -> bool:
     """(b) and (c) for the step ``r`` of an island (``h``: the island it makes) in a group whose redexes are
     ``redexes``: it does not fail, removes its own node, and the island it makes has no redex the group had not."""
-    if h.__class__ is Stuck: return False
+    if isinstance(h, Stuck): return False
     m2 = self.stepper.step_map(h)
     return m2 is not None and r not in m2 and m2.keys() <= redexes.keys()
 
