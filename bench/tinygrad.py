@@ -11,7 +11,16 @@ the median of each round's ratio (its two runs next to each other, so what load 
 
 A second table: ``critical_pairs`` over tinygrad's ``symbolic_simple`` and ``symbolic``, one cold
 run each (a fresh copy of the matcher, so no memo carries over); the target, ``symbolic`` (118
-rules) in under 60 s. ``--pairs-only`` / ``--explore-only`` run one table.
+rules) in under 60 s. ``--pairs-only`` / ``--explore-only`` / ``--targets-only`` run one table.
+
+A third (issue 40's targets, ``targets_main``): ``normal_forms`` at the default bounds of the issue (3,000 states, 2 s
+each) on the expressions of tinygrad's own ``test/null/test_uop_symbolic.py`` under its rules ``sym+pm_cast_weak`` (the
+file is tinygrad's repository's, not its wheel's: give its path in ``TINYGRAD_TEST_UOP_SYMBOLIC``; each expression is
+what its ``helper_test_variable`` is called with), and three index expressions under ``symbolic``; reduced (the
+default) and not, side by side. ``lower bound``: of an expression not completed, the graphs it reached whose root some
+rule's pattern matches (not a stuck step): every one of them must be visited by any exploration that keeps every normal
+form and treats the rules' functions as black boxes (``docs/reduction.md``, "A lower bound"), so where that is past the
+bound no sound exploration completes it within the bound.
 """
 from __future__ import annotations
 
@@ -90,8 +99,107 @@ def pairs_main() -> None:
 
 
 def main() -> None:
-  if "--pairs-only" not in sys.argv: explore_main(); split_main()
-  if "--explore-only" not in sys.argv: pairs_main()
+  only = [a for a in sys.argv[1:] if a.endswith("-only")]
+  if not only or "--explore-only" in only: explore_main(); split_main()
+  if not only or "--targets-only" in only: targets_main()
+  if not only or "--pairs-only" in only: pairs_main()
+
+
+TEST_STATES, TEST_SECONDS = 3_000, 2.0   # the issue's bounds for tinygrad's test expressions
+
+
+def symbolic_test_expressions(path: str) -> list[Any]:
+  """The expressions tinygrad's ``test_uop_symbolic.py`` (at ``path``) simplifies: each ``helper_test_variable``'s first
+  argument, in the order its tests run (unittest's), the tests' own assertions not run."""
+  import importlib.util
+  import unittest
+  spec = importlib.util.spec_from_file_location("tinygrad_test_uop_symbolic", path)
+  assert spec is not None and spec.loader is not None, path
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  seen: list[Any] = []
+  for cls in vars(module).values():
+    if isinstance(cls, type) and hasattr(cls, "helper_test_variable"):
+      cls.helper_test_variable = lambda self, v, *a, **kw: seen.append(v)   # type: ignore[attr-defined]  # record, check nothing
+  with open(os.devnull, "w") as quiet:
+    unittest.TextTestRunner(stream=quiet).run(unittest.defaultTestLoader.loadTestsFromModule(module))
+  return seen
+
+
+def target_run(prog: Any, pm: Any, reduce: bool, states: int, seconds: float) -> tuple[Any, float, int]:
+  """(exploration, CPU seconds, the lower bound: graphs reached whose root some rule's pattern matches) of one
+  ``normal_forms``-like exploration (breadth first)."""
+  from uopc.relational.space.stream import Exploration
+  gc.collect()
+  t0 = time.process_time()
+  ex = Exploration(prog, pm, reduce=reduce, max_states=states, timeout=seconds).run()
+  cpu = time.process_time() - t0
+  rules = ex.stepper.pm
+  matched = sum(1 for s in ex.states if s.error is None and any(m(s.graph) for _, m, _ in rules.every_candidate(s.graph)))
+  return ex, cpu, matched
+
+
+def index_programs() -> list[tuple[str, Any, Any]]:
+  """(name, program, rules) of the issue's index expressions under tinygrad's ``symbolic``."""
+  from tinygrad.uop.ops import UOp as TUOp
+  from tinygrad.uop.symbolic import symbolic as tsym
+
+  from uopc.corpus import load
+  from uopc.relational.adapters.tinygrad.convert import from_uopc
+  from uopc.uir import read_uir
+  here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  g, l = TUOp.variable("gidx", 0, 63), TUOp.variable("lidx", 0, 3)
+  conv = load(os.path.join(here, "examples", "conv2d_valid_index.jsonl"))[0].program
+  return [("(gidx*4 + lidx) // 4 % 8", (g * 4 + l) // 4 % 8, tsym),
+          ("examples/conv_index.uir", from_uopc(read_uir(os.path.join(here, "examples", "conv_index.uir"))), tsym),
+          ("examples/conv2d_valid_index.jsonl", conv, tsym)]
+
+
+def targets_main() -> None:
+  """Issue 40's targets: the test expressions' counts, and the index expressions' searches, reduced and not."""
+  from tinygrad.uop.symbolic import sym
+  from tinygrad.uop.weak import pm_cast_weak
+  print(f"issue 40's targets (CPU seconds; the machine's load: {os.getloadavg()[0]:.1f})")
+  path = os.environ.get("TINYGRAD_TEST_UOP_SYMBOLIC")
+  if path:
+    exprs, pm = symbolic_test_expressions(path), sym + pm_cast_weak
+    print(f"tinygrad's test_uop_symbolic.py: {len(exprs)} expressions under sym+pm_cast_weak, {TEST_STATES:,} states / "
+          f"{TEST_SECONDS:g} s each (target: at least 360 complete with their normal forms)")
+    print(f"{'exploration':12s} {'complete':>8s} {'with a nf':>9s} {'canonical among nfs':>19s} {'CPU s':>7s} | "
+          f"{'complete untimed':>16s} {'past the bound':>14s} {'CPU s':>7s}")
+    for reduce in (True, False):
+      done = with_nf = canon = untimed = beyond = 0
+      cpu = cpu2 = 0.0
+      for v in exprs:
+        ex, t, matched = target_run(v, pm, reduce, TEST_STATES, TEST_SECONDS)
+        cpu += t
+        done += ex.complete
+        with_nf += bool(ex.normal_forms)
+        try: answer = graph_rewrite_of(v, pm)
+        except Exception: answer = None
+        canon += any(s.graph is answer for s in ex.normal_forms)
+        if ex.bound == "timeout":   # again without the time bound (a loaded machine's 2 s): the states' bound alone
+          ex, t, matched = target_run(v, pm, reduce, TEST_STATES, 120.0)
+          cpu2 += t
+        untimed += ex.complete
+        beyond += not ex.complete and matched >= TEST_STATES
+      print(f"{'reduced' if reduce else 'full':12s} {done:8d} {with_nf:9d} {canon:19d} {cpu:7.1f} | {untimed:16d} {beyond:14d} {cpu2:7.1f}")
+    print("complete untimed: complete at 3,000 states with no time bound (those a 2 s timeout stopped, run again); past the "
+          "bound: not complete, and the graphs whose root a pattern matches (the black-box lower bound) already 3,000")
+  else: print("tinygrad's test_uop_symbolic.py: set TINYGRAD_TEST_UOP_SYMBOLIC to its path (tinygrad's repository, test/null/)")
+  print("index expressions under tinygrad's symbolic, 100,000 states / 20 s (target: complete in under 1 s of search)")
+  print(f"{'program':36s} {'exploration':11s} {'states':>7s} {'stuck':>6s} {'nfs':>4s} {'status':>10s} {'CPU s':>6s} {'lower bound':>11s}")
+  for name, prog, pm in index_programs():
+    for reduce in (True, False):
+      ex, t, matched = target_run(prog, pm, reduce, 100_000, 20.0)
+      stuck = sum(getattr(s, "steps", 1) for s in ex.stuck)
+      print(f"{name:36s} {'reduced' if reduce else 'full':11s} {len(ex.states):7,d} {stuck:6,d} {len(ex.normal_forms):4d} "
+            f"{ex.bound or 'complete':>10s} {t:6.2f} {matched:11,d}")
+
+
+def graph_rewrite_of(prog: Any, pm: Any) -> Any:
+  from tinygrad.uop.ops import graph_rewrite
+  return graph_rewrite(prog, pm)
 
 
 def split(make: Callable[[], tuple[Any, Any]]) -> tuple[float, dict[str, float], int, int]:

@@ -33,9 +33,10 @@ def many(tmp_path, monkeypatch) -> str:
 def stuck_count(capsys, many: str) -> int:
   code, out = uopc(capsys, "explore", "reachable", many, "--rules", "tinygrad:symbolic", "--format", "json")
   data = json.loads(out)
-  assert code == 1 and [g["count"] for g in data["stuck_groups"]] == [len(data["stuck"])]
+  # tinygrad's failing steps: one stuck state per rule and exception type, which the group counts every step on
+  assert code == 1 and len(data["stuck"]) == 1 and data["stuck_groups"][0]["example"]["id"] == data["stuck"][0]["id"]
   assert data["stuck_groups"][0]["error_type"] == "ZeroDivisionError" and data["stuck_groups"][0]["location"] == "divandmod.py:108"
-  return len(data["stuck"])
+  return data["stuck_groups"][0]["count"]
 
 
 @pytest.mark.parametrize("command", [["explore", "normal-forms"], ["explore", "order"], ["explore", "reachable"],
@@ -66,3 +67,19 @@ def test_order_json_has_the_groups(capsys, many):
   code, out = uopc(capsys, "explore", "order", many, "--rules", "tinygrad:symbolic", "--format", "json")
   groups = json.loads(out)["stuck_groups"]
   assert code == 1 and [(g["location"], g["error_type"], g["count"]) for g in groups] == [("divandmod.py:108", "ZeroDivisionError", n)]
+
+
+def test_another_irs_failing_steps_are_one_stuck_state_per_rule_and_exception():
+  # issue 40: a stuck state per failing step took half of the states (and of max_states) of tinygrad's symbolic on
+  # (gidx*4 + lidx) // 4 % 8; now the first failing step of a rule and exception type is a state, the others counted on it
+  from tinygrad.uop.ops import UOp as TUOp
+  from tinygrad.uop.symbolic import symbolic as tsym
+  vs = [TUOp.variable(f"v{i}", 0, 10) for i in range(3)]
+  ex = Exploration(sum(((v * 2 + 0) // 5 for v in vs[1:]), (vs[0] * 2 + 0) // 5), tsym).run()
+  [stuck] = ex.stuck
+  [group] = group_stuck(ex.stuck)
+  assert group.example is stuck and group.steps == stuck.steps > 10 and group.error_type == "ZeroDivisionError"
+  assert ex.complete and not any(s.error for s in ex.states if s is not stuck)
+  # uopc's own keep one per graph and failing redex, as the native core makes them
+  boom = PatternMatcher([(UPat.var("x") + 0, lambda x: 1 // 0)])
+  assert len(Exploration((UOp.param(0) + 0) * (UOp.param(1) + 0) + UOp.param(2) * 0, boom, native=False).run().stuck) == 2

@@ -169,7 +169,8 @@ def check_graph(entry: int, prog: Any, pm: Any, rules: str, *, max_states: int, 
   for (rule, exc), states in stuck.items():
     smallest = min(states, key=lambda s: _size(s.node))
     node = smallest.node
-    hits.append(Hit("raises", f"raises|{rules}|{rule}|{exc}", f"{rule} raises {exc}", "explore", smallest.rule, exc, len(states),
+    steps = sum(getattr(s, "steps", 1) for s in states)   # another IR's stuck state counts every step of its rule and exception
+    hits.append(Hit("raises", f"raises|{rules}|{rule}|{exc}", f"{rule} raises {exc}", "explore", smallest.rule, exc, steps,
                     f"{show(node, EXAMPLE_LIMIT)}: {smallest.error}", _size(node)))
   if report.canonical_error is not None: hits.append(_engine_hits(rules, "canonical", "graph_rewrite", report.canonical_error))
   canonical: Any = report.canonical

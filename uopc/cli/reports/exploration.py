@@ -108,7 +108,8 @@ def stuck_lines(stuck: list[Any]) -> list[str]:
   if not stuck: return []
   groups = group_stuck(stuck)
   kinds = "1 rule and exception" if len(groups) == 1 else f"{len(groups)} rules and exceptions"
-  head = f"{len(stuck):,} stuck step{'s' * (len(stuck) != 1)} (a rule raised), {kinds}:"
+  n = sum(g.steps for g in groups)   # a stuck state may stand for several steps (another IR's: one per rule and exception)
+  head = f"{n:,} stuck step{'s' * (n != 1)} (a rule raised), {kinds}:"
   return [head, *(f"  {stuck_group_text(g)}" for g in groups)]
 
 

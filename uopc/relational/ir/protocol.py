@@ -13,6 +13,9 @@ only the first) and ``fn(**binding)`` (``fn(**binding, ctx=ctx)`` with a ctx) th
 result: a node, or None. ``result_problem(node, result)`` says why a result cannot replace
 the node (None if it can). Every ``(rule, result)`` of a node is one step.
 
+**The reduction** (``reducible``) reads the rules' patterns filed under an op (``patterns``), each over-approximated
+as ``uopc.relational.ir.patterns`` says, and never calls a node of ``opaque_ops`` inert.
+
 **The canonical result** is the IR's own rewrite engine (``canonical``); ``canonical_variants``
 gives its other documented choices (tinygrad's ``bottom_up=True``) for reports to compare.
 ``diagnose_order`` also needs the engine's firings (``record``, replayed by the rule set's
@@ -64,7 +67,8 @@ class IR(Protocol[N]):
   engine: str = "graph_rewrite"   # what reports call the IR's own rewrite engine, whose result is "the canonical" one
   node_type: type[N]
   native: bool = False      # the native core (_space.c) can hold its nodes
-  reducible: bool = False   # the partial-order reduction can read its rules' patterns (uopc UPats)
+  reducible: bool = False   # the partial-order reduction can read its rules' patterns (``patterns``)
+  opaque_ops: frozenset = frozenset()   # ops whose nodes the reduction never calls inert (uopc's CALL)
   build_error: type[BaseException] = Exception   # what make raises for a node that does not type-check
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> N:
@@ -81,6 +85,12 @@ class IR(Protocol[N]):
 
   def rules(self, pm: Any, what: str, node: Any) -> Any:
     """``pm`` as this IR's rule protocol; a TypeError naming both types when it is not one of this IR's rule sets."""
+    raise NotImplementedError
+
+  def patterns(self, rules: Any, op: Any) -> Sequence[Any]:
+    """The patterns of the rules of ``rules`` (this IR's rule protocol) filed under ``op``, as the partial-order reduction
+    reads them (``uopc.relational.ir.patterns``: uopc's ``UPat``s, or ``PatternView``s that accept every node the rule's
+    pattern matches, and maybe more); empty where no rule may match a node of ``op``. Only a ``reducible`` IR's is read."""
     raise NotImplementedError
 
   def canonical(self, prog: N, pm: Any, ctx: Any = None, max_steps: int | None = None) -> tuple[N | None, str | None]:

@@ -13,12 +13,14 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from uopc.matcher import PatternMatcher, require_matcher
+from uopc.ops import Ops
 from uopc.relational.ir.discovery import other_ir_rules
 from uopc.relational.ir.protocol import IR, mismatch
 from uopc.rewrite import RewriteLoopError, failure_text, graph_rewrite
 from uopc.rule_check import rewrite_problem
 from uopc.trace import record
 from uopc.term import node_parts
+from uopc.upat import UPat
 from uopc.uop import UOp, UOpError, call_params, existing_nodes
 
 try: from uopc.uop import make_uop   # the engine's fast constructor, where it has one
@@ -29,6 +31,9 @@ class UopcIR(IR[UOp]):
   """uopc's own nodes and ``PatternMatcher``s. Its ``compare`` and ``overlaps`` are the analyses' own
   (``uopc.relational.analyses.verdicts.compare_results``, ``pairs.overlaps_of``): they are built on the explorer, above this layer."""
   name, node_type, native, reducible, build_error = "uopc", UOp, True, True, UOpError
+  opaque_ops = frozenset({Ops.CALL})   # whether a step inside a CALL's body is a step at all depends on the CALL
+
+  def patterns(self, rules: Any, op: Any) -> tuple[UPat, ...]: return tuple(rule[0] for rule in rules.by_op.get(op, ()))
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp: return make_uop(op, src, arg, dtype)
   def existing(self, op: Any, dtype: Any, arg: Any) -> Callable[[tuple], UOp | None]: return existing_nodes(op, dtype, arg)

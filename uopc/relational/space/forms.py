@@ -22,7 +22,10 @@ or TOP (anything). Bottom up, for a node ``u`` whose sources have forms ``F1 .. 
 
 What it loses: what a rule's function returns on forms not seen (TOP), equalities between
 pattern variables (``x + x`` is read as ``x + y``), and results of results. A ``CALL`` is never
-inert: whether steps inside its body are steps at all depends on the ``CALL`` itself.
+inert: whether steps inside its body are steps at all depends on the ``CALL`` itself (``IR.opaque_ops``).
+
+The patterns come through the node protocol (``IR.patterns``): uopc's ``UPat``s as they are, tinygrad's read as uopc's
+are, a PyTensor rewriter as matching every node of an op it tracks (``uopc.relational.ir.patterns``).
 
 >>> from uopc import UOp, UPat, PatternMatcher, symbolic
 >>> from uopc.relational.space.step import Stepper
@@ -36,9 +39,9 @@ False
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Optional
 
-from uopc.ops import Ops
 from uopc.relational.space.step import Stepper
 from uopc.upat import UPat
 from uopc.uop import UOp
@@ -56,19 +59,26 @@ class Forms:
 
   def __init__(self, stepper: Stepper) -> None:
     self.stepper = stepper
-    by_op = stepper.pm.by_op
-    self._patterns: dict[Ops, tuple[UPat, ...]] = {op: tuple(rule[0] for rule in rules) for op, rules in by_op.items()}
+    # the patterns of the rules filed under each op, as the IR reads them (``IR.patterns``: uopc's UPats, or views of another
+    # IR's that over-approximate them); ops whose nodes are never inert (uopc's CALL)
+    self._patterns: dict[Any, tuple[UPat, ...]] = {}
+    self._ir_patterns, self._opaque = partial(stepper.ir.patterns, stepper.pm), stepper.ir.opaque_ops
     self._info: dict[UOp, tuple[Shapes, bool, bool]] = {}      # node -> (forms, frozen, stable)
     self._shallow: dict[UOp, tuple[Shapes, bool, bool]] = {}   # the same, results of rules not expanded
     self._always: dict[tuple, bool] = {}   # (op, dtype, arg) -> some pattern matches every node with it
 
   def inert(self, u: UOp) -> bool:
     """True if no form of ``u`` is ever a redex at its own position (so no step is ever taken there)."""
-    if u.op not in self._patterns: return u.op is not Ops.CALL
-    if u.op is Ops.CALL or self.always_matched(u.op, u.dtype, u.arg, len(u.src)): return False
+    if not self._of_op(u.op): return u.op not in self._opaque
+    if u.op in self._opaque or self.always_matched(u.op, u.dtype, u.arg, len(u.src)): return False
     return self._of(u, self._info, True)[2]
 
-  def always_matched(self, op: Ops, dtype: Any, arg: Any, n: int | None = None) -> bool:
+  def _of_op(self, op: Any) -> tuple[UPat, ...]:
+    """The patterns of the rules filed under ``op`` (memoized)."""
+    if (ps := self._patterns.get(op)) is None: ps = self._patterns[op] = tuple(self._ir_patterns(op))
+    return ps
+
+  def always_matched(self, op: Any, dtype: Any, arg: Any, n: int | None = None) -> bool:
     """True if some rule's pattern matches every node with this head, whatever its sources (``x=alu`` under
     ``symbolic``), or every node with this head and ``n`` sources (``x + y``; None: not known). Such a node is
     never inert, and ``inert`` answers without looking below it."""
@@ -76,7 +86,7 @@ class Forms:
     if (v := self._always.get(key)) is None:
       v = self._always[key] = any(_head(p, op, dtype, arg) and (p.src is None or n is not None and any(
         (len(order) == n or p.allow_any_len and len(order) <= n) and all(_trivial(q) for q in order) for order in p._orders))
-        for p in self._patterns.get(op, ()))
+        for p in self._of_op(op))
     return v
 
   def forms(self, u: UOp) -> Shapes:
@@ -101,13 +111,14 @@ class Forms:
     src_forms = tuple(f for f, _, _ in srcs)
     frozen_src = all(fr for _, fr, _ in srcs)
     own = ((u, src_forms),)
-    if u.op is not Ops.CALL:
-      for p in self._patterns.get(u.op, ()):
+    opaque = u.op in self._opaque
+    if not opaque:
+      for p in self._of_op(u.op):
         if _may(p, own): break
       else: return own, frozen_src, True
     if not frozen_src: return None, False, False
     redexes = self.stepper.redexes_at(u)
-    if not redexes: return own, True, u.op is not Ops.CALL   # the rules looked and returned nothing: u stays u
+    if not redexes: return own, True, not opaque   # the rules looked and returned nothing: u stays u
     if not expand: return None, False, False
     shapes, seen = list(own), {(id(u), id(src_forms))}
     for r in redexes:
@@ -119,7 +130,7 @@ class Forms:
     return (tuple(shapes) if len(shapes) <= _MAX_SHAPES else None), False, False
 
 
-def _head(p: UPat, op: Ops, dtype: Any, arg: Any) -> bool:
+def _head(p: UPat, op: Any, dtype: Any, arg: Any) -> bool:
   """Whether the pattern's own constraints (op, dtype, arg) accept this head, as ``UPat.match`` checks them."""
   if p.op is not None and op not in p.op: return False
   if p.dtype is not None and dtype not in p.dtype: return False

@@ -53,10 +53,10 @@ class Invisible:
   """The footprint policy of one rule set: ``persistent(g, steps)``, the steps at one invisible node, or None."""
 
   def __init__(self, pm: PatternMatcher) -> None:
-    rules = pm.rules
-    self.on = bool(rules) and all(r.footprint in ("pattern", "bounds") for r in rules) and \
+    rules = pm.rules   # another IR's rules declare no footprint (opaque): the policy is off
+    self.on = bool(rules) and all(getattr(r, "footprint", "opaque") in ("pattern", "bounds") for r in rules) and \
       all(len(set(ns)) == len(ns) for r in rules for ns in [_names(r[0], [])])
-    self.with_bounds = any(r.footprint == "bounds" for r in rules)
+    self.with_bounds = any(getattr(r, "footprint", None) == "bounds" for r in rules)
     self._inner = [q for r in rules for q in _inner(r[0])] if self.on else []
     self._seen: dict[tuple, bool] = {}
 

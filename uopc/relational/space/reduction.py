@@ -74,11 +74,14 @@ class IslandReduction:
     self.keep_full = frozenset(keep_full)
     self.forms = Forms(stepper)   # which nodes are inert (the native core asks it too)
     self.invisible = Invisible(stepper.pm)   # steps no rule can see, from declared footprints (Python core only)
+    # rules that may read the state's whole graph (PyTensor's, through fgraph.clients): a step's result is then a function
+    # of the node only while none has read it (``depends``, each reading recorded as it happens)
+    self._reads_state = getattr(stepper.pm, "depends", None)
 
   def persistent(self, g: UOp, steps: dict[Any, UOp | Stuck]) -> dict[Any, UOp] | None:
     """Every step inside the first group of islands that satisfies (a)-(c), or None: explore every step of ``g``."""
     stepper = self.stepper
-    if g in self.keep_full: return None
+    if g in self.keep_full or self._reads_state: return None
     if not self.forms.inert(g):   # the root is the only island: unless footprints say a step is invisible
       return self.invisible.persistent(g, steps) if stepper.semantics == "graph" else None
     if stepper.semantics == "tree": return self._persistent_tree(g, steps)
@@ -91,14 +94,14 @@ class IslandReduction:
     for group in groups:
       redexes = {r: None for k in group for r in maps[k]}
       if all(self._closed(r, h, redexes) for k in group for r, h in maps[k].items()):
-        chosen = {r: h for r in redexes if isinstance(h := steps.get(r), UOp)}
-        if len(chosen) == len(redexes): return chosen   # (b) for the whole graph too
+        chosen = {r: h for r in redexes if (h := steps.get(r)) is not None and h.__class__ is not Stuck}
+        if len(chosen) == len(redexes): return chosen  # type: ignore[return-value]  # (b) for the whole graph too: nodes
     return None
 
   def _closed(self, r: Redex, h: UOp | Stuck, redexes: dict) -> bool:
     """(b) and (c) for the step ``r`` of an island (``h``: the island it makes) in a group whose redexes are
     ``redexes``: it does not fail, removes its own node, and the island it makes has no redex the group had not."""
-    if h.__class__ is not UOp: return False
+    if isinstance(h, Stuck): return False
     m2 = self.stepper.step_map(h)
     return m2 is not None and r not in m2 and m2.keys() <= redexes.keys()
 
@@ -119,8 +122,8 @@ class IslandReduction:
       p = k.position
       at = next((p[:n] for n in range(len(p) + 1) if p[:n] in islands), None)
       if at is None: return None   # not below an island (it cannot be: the islands hold every redex)
-      if isinstance(h, UOp): islands[at][k] = h
-      else: failing.add(at)
+      if h.__class__ is Stuck: failing.add(at)
+      else: islands[at][k] = h  # type: ignore[assignment]  # not stuck: a node
     return next((chosen for pos, chosen in islands.items() if chosen and pos not in failing), None)
 
   def _islands(self, g: UOp) -> list[UOp]:
@@ -163,14 +166,14 @@ def canonical_graphs(root: UOp, stepper: Stepper, firings: list[Firing]) -> set[
     m = stepper.step_map(g)
     if m is None: return None
     h = next((h for r, h in m.items() if r.node is f.node and r.rule_index == f.rule_index and r.result is f.result), None)
-    if h.__class__ is not UOp: return None
-    g = h
+    if h is None or h.__class__ is Stuck: return None
+    g = h  # type: ignore[assignment]  # not stuck: a node
     out.add(g)
   return out
 
 
 def order_keep_full(root: UOp, pm: PatternMatcher, stepper: Stepper) -> set[UOp] | None:
-  """``canonical_graphs`` of ``graph_rewrite(root, pm)``'s recorded firings (None: explore fully)."""
-  from uopc.trace import record   # deferred: the tracer is needed only for a reduced exploration
-  canonical, _, firings = record(root, pm)
+  """``canonical_graphs`` of the IR's own engine's recorded firings on ``root`` (``IR.record``: uopc's ``graph_rewrite``,
+  tinygrad's), or None: explore fully."""
+  canonical, _, firings = stepper.ir.record(root, pm)
   return None if canonical is None else canonical_graphs(root, stepper, firings)

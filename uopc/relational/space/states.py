@@ -108,6 +108,16 @@ class State:
     return state_html(self)
 
 
+class StuckState(State):
+  """A stuck state, and how many failing steps it stands for (``steps``): 1, or, where an exploration records one stuck
+  state per rule and exception type (another IR's: ``Exploration._counted``), every step of that rule that raised so."""
+  __slots__ = ("steps",)
+
+  def __init__(self, *args: Any, **kw: Any) -> None:
+    super().__init__(*args, **kw)
+    self.steps = 1
+
+
 class Edge(NamedTuple):
   """One step: ``source`` to ``target`` by rule ``rule`` rewriting ``node`` into ``result``.
 

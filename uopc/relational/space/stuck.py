@@ -49,6 +49,7 @@ def group_stuck(stuck: list[Any]) -> list[StuckGroup]:
   groups: dict[tuple, list[Any]] = {}
   for s in stuck:
     key = (s.rule, s.rule_location, error_type(s.error))
-    if (g := groups.get(key)) is None: groups[key] = [s, 1]
-    else: g[1] += 1
+    n = getattr(s, "steps", 1)   # a stuck state may stand for several steps (``StuckState``)
+    if (g := groups.get(key)) is None: groups[key] = [s, n]
+    else: g[1] += n
   return [StuckGroup(rule, loc, kind, n, first) for (rule, loc, kind), (first, n) in groups.items()]

@@ -44,6 +44,7 @@ from pytensor.graph.rewriting.unify import OpPattern
 
 from uopc.relational.ir.discovery import other_ir_rules
 from uopc.relational.ir.protocol import IR, mismatch, stable_names, type_name
+from uopc.relational.ir.patterns import TRACKED, PatternView
 from uopc.relational.ir.registry import register
 from uopc.relational.adapters.pytensor.context import Contexts
 from uopc.relational.adapters.pytensor.nodes import INPUT, PyTensorNode, from_pytensor, make, node_of, node_parts, to_pytensor
@@ -351,7 +352,11 @@ def pytensor_rewrite(prog: PyTensorNode, rules: PyTensorRules, watch: Feature | 
 
 
 class PyTensorIR(IR[PyTensorNode]):
-  name, node_type, native, reducible = "pytensor", PyTensorNode, False, False
+  name, node_type, native, reducible = "pytensor", PyTensorNode, False, True
+
+  def patterns(self, rules: PyTensorRules, op: Any) -> tuple[PatternView, ...]:
+    """A rewriter is read as matching every node of an op it tracks (``TRACKED``): the ops it declares are all it says."""
+    return (TRACKED,) if op in rules.by_op else ()
   engine = "PyTensor's EquilibriumGraphRewriter"
 
   class build_error(Exception):   # a node is rebuilt on its output types, as FunctionGraph.replace keeps them: nothing to catch

@@ -34,6 +34,8 @@ from uopc.relational.ir.discovery import other_ir_rules
 from uopc.relational.ir.protocol import IR, mismatch, stable_names, type_name
 from uopc.relational.ir.registry import register
 from uopc.relational.adapters.tinygrad.match import every_binding
+from uopc.relational.adapters.tinygrad.patterns import views
+from uopc.relational.ir.patterns import PatternView
 from uopc.term import PARTS, op_parts
 
 
@@ -267,7 +269,7 @@ class _Made(dict):
 
 
 class TinygradIR(IR[UOp]):
-  name, node_type, native, reducible = "tinygrad", UOp, False, False
+  name, node_type, native, reducible = "tinygrad", UOp, False, True
   engine = "tinygrad's graph_rewrite"
 
   class build_error(Exception):   # tinygrad's constructor does not type-check; its dtype production rules (dtype_from_uop) may refuse
@@ -281,6 +283,10 @@ class TinygradIR(IR[UOp]):
     # which bounds the nodes it keeps alive (uopc's own hash-consing tables hold nodes strongly too)
     self._made: dict[tuple, _Made] = {}
     self._made_size = 0
+
+  def patterns(self, rules: TinygradRules, op: Any) -> list[PatternView]:
+    """The ``UPat``s filed under ``op``, read as uopc's are (``adapters.tinygrad.patterns``: each over-approximated)."""
+    return [v for i in rules.by_op.get(op, ()) for v in views(rules.pm.patterns[i][0])]
 
   def make(self, op: Any, src: tuple, arg: Any, dtype: Any) -> UOp:
     """``op(*src)`` as tinygrad's rewrite rebuilds a node: its dtype derived again (``dtype_from_uop``) where one is derived,
