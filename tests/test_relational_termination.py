@@ -81,7 +81,7 @@ def check_loop(loop: Loop, prog: UOp) -> None:
   assert loop.rules and set(loop.rules) == {e.rule for e in loop.cycle}
 
 
-@settings(max_examples=max(10, settings().max_examples // 4))   # each example explores twice (brute force and reduced): 15 by default, 500 with --slow
+@settings(max_examples=max(10, settings().max_examples // 4))   # two explorations an example: 15 by default, 500 with --slow
 @given(prog=arith_programs(max_ops=4), pm=swap_rule_sets())
 def test_no_verdict_of_order_independence_with_a_reachable_cycle(prog: UOp, pm: PatternMatcher) -> None:
   cycle = brute_force_cycle(prog, pm)

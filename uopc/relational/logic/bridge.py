@@ -507,16 +507,7 @@ def match_ground(pattern: UExpr, node: UOp, s: dict) -> dict | bool | None:
       if ground_head is not None:
         if ground_head is not head_of(n): return False
         continue
-      (op_kind, op), (dtype_kind, dtype), (arg_kind, arg) = fields
-      if op_kind == _NODE:
-        if op is not n.op: return False
-      elif (r := _field(values, op, n.op)) is not True: return r
-      if dtype_kind == _NODE:
-        if dtype is not n.dtype and dtype != n.dtype: return False
-      elif (r := _field(values, dtype, n.dtype)) is not True: return r
-      if arg_kind == _NODE:
-        if arg is not n.arg and not same_value(arg, n.arg): return False   # an arg bit for bit, as heads unify
-      elif (r := _field(values, arg, n.arg)) is not True: return r
+      if (r := _open_head(values, fields, n)) is not True: return r
   if not fresh: return s
   out = s.copy()
   for k in fresh: out[variables[k]] = values[k]
@@ -541,6 +532,22 @@ def _bound(plan: _Plan, s: dict) -> list[Any]:
   for key, value in s.items():
     if type(key) is Var and (k := slots.get(key.token)) is not None: values[k] = value
   return values
+
+
+def _open_head(values: list[Any], fields: tuple, n: UOp) -> bool | None:
+  """An open head's fields against node ``n``'s: True if they agree (binding the field variables), else False, or None
+  for the generic path."""
+  (op_kind, op), (dtype_kind, dtype), (arg_kind, arg) = fields
+  if op_kind == _NODE:
+    if op is not n.op: return False
+  elif (r := _field(values, op, n.op)) is not True: return r
+  if dtype_kind == _NODE:
+    if dtype is not n.dtype and dtype != n.dtype: return False
+  elif (r := _field(values, dtype, n.dtype)) is not True: return r
+  if arg_kind == _NODE:
+    if arg is not n.arg and not same_value(arg, n.arg): return False   # an arg bit for bit, as heads unify
+  elif (r := _field(values, arg, n.arg)) is not True: return r
+  return True
 
 
 def _field(values: list[Any], k: int, value: Any) -> bool | None:
