@@ -18,7 +18,7 @@ not hold it (``patterns.py``).
 >>> a, b = UPat.var("a"), UPat.var("b")
 >>> pm = PatternMatcher([(a + b, lambda a, b: b + a), (a * b, lambda a, b: b.const_like(0))])
 >>> rule_slots(pm, compile_rules(pm), True)   # the second names an attribute: its function is called per match
-((0, (1, 0)), (1, None))
+((0, (0, 1)), (1, None))
 """
 from __future__ import annotations
 

@@ -22,6 +22,8 @@
   }
   function put(parent, ...kids) { parent.append(...kids.flat().filter((k) => k !== null && k !== undefined)); }
   function section(title, ...kids) { return el("section", {}, el("h2", {}, title), ...kids); }
+  // a stuck state may stand for many failing steps of its rule and exception type (its group counts them)
+  function stuckSteps(d) { return d.stuck_groups ? d.stuck_groups.reduce((n, g) => n + g.count, 0) : d.stuck.length; }
   function termText(t, cls) { return el("div", { class: "term" + (cls ? " " + cls : "") }, t === null ? "(none)" : t); }
   function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
   // a verdict on two results' values in words, and verdicts counted by kind (uopc/smt/classify.py: verdict_words, kinds_text)
@@ -469,7 +471,7 @@
         plural(c.length, "state") + ": ", c.slice(0, 20).map(chip), c.length > 20 ? " \u2026" : "",
         terminal.has(c.join(",")) ? el("span", { class: "muted terminal" }, "  terminal (no step leaves it); rules: " +
           terminal.get(c.join(",")).map(shortRule).join(", ")) : null))) : null,
-      (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck_groups ? d.stuck_groups.map((g) => el("div", { class: "row" },
+      (d.stuck || []).length ? section("stuck steps (" + stuckSteps(d) + ")", d.stuck_groups ? d.stuck_groups.map((g) => el("div", { class: "row" },
         // grouped, one row per rule and exception type (a saved file from before the groups lists each step)
         g.count + "\u00d7 " + g.rule + " raised " + g.error_type + ", e.g. ", chip(g.example.id), " @ " + txt(g.example.node) + ": " + g.example.error))
         : d.stuck.map((s) => el("div", { class: "row" }, chip(s.id), " " + s.rule + " @ " + txt(s.node) + ": " + s.error))) : null,
@@ -747,7 +749,7 @@
                       el("div", { class: "muted searched" }, "searched " + plural(d.searched, "graph") +
                         (d.searched_a !== undefined ? " (" + d.searched_a + " from a, " + d.searched_b + " from b)" : "")),
                       Object.entries(d.bindings || {}).map(([k, v]) => el("div", { class: "term" }, "?" + k + " = " + v))),
-              (d.stuck || []).length ? section("stuck steps (" + d.stuck.length + ")", d.stuck_groups ? d.stuck_groups.map((g) =>
+              (d.stuck || []).length ? section("stuck steps (" + stuckSteps(d) + ")", d.stuck_groups ? d.stuck_groups.map((g) =>
                 el("div", { class: "term stuck" }, g.count + "\u00d7 " + g.rule + (g.location ? " (" + g.location + ")" : "") + " raised " +
                    g.error_type + ", e.g. @ " + g.example.node + ": " + g.example.error)) : d.stuck.map((x) =>
                 el("div", { class: "term stuck" }, x.rule + (x.location ? " (" + x.location + ")" : "") + " @ " + x.node + ": " + x.error))) : null);
