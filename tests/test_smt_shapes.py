@@ -3,6 +3,10 @@ element. evaluate's rules are proved; a wrong twin of each is refuted at an inpu
 program both confirm."""
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from uopc.backend.driver import Batch
@@ -16,6 +20,7 @@ from uopc.uop import UOp, call_params
 from tests.backend_helpers import same
 
 RULES = {r.name: r for r in evaluate.rules}
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def prove(name: str, dtype=dtypes.i32) -> Verdict:
@@ -74,12 +79,20 @@ def test_a_reduce_folded_with_the_wrong_op_is_refuted():
   refuted_in_run_and_c(v)
 
 
-def test_f32_arithmetic_on_symbolic_constants_is_pythons_in_double_rounded_to_f32():
+def f32_arithmetic_is_pythons_in_double_rounded_to_f32() -> None:
   a, b = UPat.cvar("a", dtype=dtypes.f32), UPat.cvar("b", dtype=dtypes.f32)
   proved = prove_rule(a + b, lambda a, b: a.const_like(truncate(dtypes.f32, a.arg + b.arg)), dtypes.f32)
   assert proved.status == "proved", describe(proved)
   v = prove_rule(a * b, lambda a, b: a.const_like(truncate(dtypes.f32, a.arg * abs(b.arg))), dtypes.f32)   # a sign lost
   refuted_in_run_and_c(v)
+
+
+def test_f32_arithmetic_on_symbolic_constants_is_pythons_in_double_rounded_to_f32():
+  """In a process of its own, as ``check-rules --prove`` runs: after other f32 queries in the same process, z3 ran out of
+  budget on the refutation (a verdict that depends on the process's history: noted in docs/prove.md)."""
+  code = "from tests.test_smt_shapes import f32_arithmetic_is_pythons_in_double_rounded_to_f32 as f; f(); print('ok')"
+  done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
+  assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr[-3000:]
 
 
 def test_fold_const_is_proved_for_every_op_and_cast_at_i32():
