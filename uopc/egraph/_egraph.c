@@ -974,6 +974,18 @@ static void extract_free(Extract *e) {
   Py_XDECREF(e->index); Py_XDECREF(e->wpos); Py_XDECREF(e->wlist);
 }
 
+/* An extraction's start, for either extractor: every live class queued, each of its e-nodes not seen yet (-1) */
+static int queue_every_class(Core *g, int64_t nc, IVec *queue, uint8_t *queued, int64_t **seen) {
+  for (int64_t c = 0; c < nc; c++) if (g->cls[c].alive) {
+    if (iv_push(queue, (int32_t)c) < 0) return -1;
+    queued[c] = 1;
+    int64_t n = g->cls[c].nodes.n;
+    if (!(seen[c] = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); return -1; }
+    for (int64_t j = 0; j < n; j++) seen[c][j] = -1;
+  }
+  return 0;
+}
+
 /* the arrays, and every live class queued with none of its e-nodes seen */
 static int extract_init(Extract *e) {
   Core *g = e->g;
@@ -989,14 +1001,7 @@ static int extract_init(Extract *e) {
     if (!PyErr_Occurred()) PyErr_NoMemory();
     return -1;
   }
-  for (int64_t c = 0; c < e->nc; c++) if (g->cls[c].alive) {
-    if (iv_push(&e->queue, (int32_t)c) < 0) return -1;
-    e->queued[c] = 1;
-    int64_t n = g->cls[c].nodes.n;
-    if (!(e->seen[c] = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); return -1; }
-    for (int64_t j = 0; j < n; j++) e->seen[c][j] = -1;
-  }
-  return 0;
+  return queue_every_class(g, e->nc, &e->queue, e->queued, e->seen);
 }
 
 /* e-node n's graph from its children's bests (*u): 1 made, 0 not well-formed on these graphs (make raised uerr), -1 error */
@@ -1094,6 +1099,18 @@ static PyObject *enode_value(Extract *e, int32_t n, PyObject *u) {
   return v;
 }
 
+/* dst = src (a class's best's nodes kept as its candidate's): 0, or -1 out of memory */
+static int copy_bits(Bits *dst, const Bits *src) {
+  if (dst->n < src->n) {
+    uint64_t *w = PyMem_Realloc(dst->w, (size_t)src->n * sizeof(uint64_t));
+    if (!w) { PyErr_NoMemory(); return -1; }
+    dst->w = w;
+  }
+  dst->n = src->n;
+  memcpy(dst->w, src->w, (size_t)src->n * sizeof(uint64_t));
+  return 0;
+}
+
 /* u at cost v for class c (both references taken): kept if cheaper than its best. 1 kept, 0 not, -1 error */
 static int offer(Extract *e, int32_t c, PyObject *u, PyObject *v) {
   int better = 1;
@@ -1101,15 +1118,7 @@ static int offer(Extract *e, int32_t c, PyObject *u, PyObject *v) {
   Py_XSETREF(e->graph[c], u); Py_XSETREF(e->value[c], v);
   e->changed[c] = ++e->tick;
   if (!e->sharing) return 1;
-  Bits *bb = &e->best_bits[c];
-  if (bb->n < e->cand.n) {
-    uint64_t *w = PyMem_Realloc(bb->w, (size_t)e->cand.n * sizeof(uint64_t));
-    if (!w) { PyErr_NoMemory(); return -1; }
-    bb->w = w;
-  }
-  bb->n = e->cand.n;
-  memcpy(bb->w, e->cand.w, (size_t)e->cand.n * sizeof(uint64_t));
-  return 1;
+  return copy_bits(&e->best_bits[c], &e->cand) < 0 ? -1 : 1;
 }
 
 /* class c's e-node j looked at again where a child's best changed since: 1 it became the best, 0 not, -1 error */
@@ -1133,18 +1142,20 @@ static int visit_enode(Extract *e, int32_t c, int64_t j) {
   return offer(e, c, u, v);
 }
 
-/* the next queued class: its e-nodes looked at, its parents queued if its best changed */
-static int visit_class(Extract *e) {
-  Core *g = e->g;
-  int32_t c = e->queue.a[e->head++];
-  if (e->head > 4096 && e->head * 2 > e->queue.n) {
-    memmove(e->queue.a, e->queue.a + e->head, (size_t)(e->queue.n - e->head) * sizeof(int32_t));
-    e->queue.n -= e->head; e->head = 0;
+/* One step of an extraction's worklist, for either extractor: the next queued class's e-nodes looked at (`visit`, 1
+ * where the class's best improved), its parents queued if its best changed */
+typedef int (*VisitEnode)(void *extractor, int32_t c, int64_t j);
+
+static int visit_next_class(Core *g, IVec *queue, int64_t *head, uint8_t *queued, VisitEnode visit, void *extractor) {
+  int32_t c = queue->a[(*head)++];
+  if (*head > 4096 && *head * 2 > queue->n) {
+    memmove(queue->a, queue->a + *head, (size_t)(queue->n - *head) * sizeof(int32_t));
+    queue->n -= *head; *head = 0;
   }
-  e->queued[c] = 0;
+  queued[c] = 0;
   int improved = 0;
   for (int64_t j = 0; j < g->cls[c].nodes.n; j++) {
-    int r = visit_enode(e, c, j);
+    int r = visit(extractor, c, j);
     if (r < 0) return -1;
     improved |= r;
   }
@@ -1152,12 +1163,16 @@ static int visit_class(Extract *e) {
     IVec *ps = &g->cls[c].parents;
     for (int64_t j = 1; j < ps->n; j += 2) {
       int32_t pc = find(g, ps->a[j]);
-      if (!e->queued[pc]) { e->queued[pc] = 1; if (iv_push(&e->queue, pc) < 0) return -1; }
+      if (!queued[pc]) { queued[pc] = 1; if (iv_push(queue, pc) < 0) return -1; }
     }
   }
   if ((g->work += g->cls[c].nodes.n + 1) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) return -1; }
   return 0;
 }
+
+static int visit_enode_of(void *e, int32_t c, int64_t j) { return visit_enode((Extract *)e, c, j); }
+
+static int visit_class(Extract *e) { return visit_next_class(e->g, &e->queue, &e->head, e->queued, visit_enode_of, e); }
 
 /* {class: (graph, cost)} for each class with a graph */
 static PyObject *extract_result(Extract *e) {
@@ -1233,14 +1248,7 @@ static int nextract_init(NExtract *e) {
   if (e->sharing) e->best_bits = PyMem_Calloc(nc, sizeof(Bits));
   if (!e->best || !e->value || !e->changed || !e->seen || !e->queued || (e->sharing && !e->best_bits)) { PyErr_NoMemory(); return -1; }
   for (int64_t c = 0; c < e->nc; c++) e->best[c] = -1;
-  for (int64_t c = 0; c < e->nc; c++) if (g->cls[c].alive) {
-    if (iv_push(&e->queue, (int32_t)c) < 0) return -1;
-    e->queued[c] = 1;
-    int64_t n = g->cls[c].nodes.n;
-    if (!(e->seen[c] = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t)))) { PyErr_NoMemory(); return -1; }
-    for (int64_t j = 0; j < n; j++) e->seen[c][j] = -1;
-  }
-  return 0;
+  return queue_every_class(g, e->nc, &e->queue, e->queued, e->seen);
 }
 
 static void gn_place(NExtract *e, int32_t i, uint32_t h) {
@@ -1342,41 +1350,12 @@ static int nvisit_enode(NExtract *e, int32_t c, int64_t j) {
   if (e->best[c] >= 0 && !(v < e->value[c])) return 0;
   e->best[c] = gn; e->value[c] = v; e->changed[c] = ++e->tick;
   if (!e->sharing) return 1;
-  Bits *bb = &e->best_bits[c];
-  if (bb->n < e->cand.n) {
-    uint64_t *w = PyMem_Realloc(bb->w, (size_t)e->cand.n * sizeof(uint64_t));
-    if (!w) { PyErr_NoMemory(); return -1; }
-    bb->w = w;
-  }
-  bb->n = e->cand.n;
-  memcpy(bb->w, e->cand.w, (size_t)e->cand.n * sizeof(uint64_t));
-  return 1;
+  return copy_bits(&e->best_bits[c], &e->cand) < 0 ? -1 : 1;
 }
 
-static int nvisit_class(NExtract *e) {
-  Core *g = e->g;
-  int32_t c = e->queue.a[e->head++];
-  if (e->head > 4096 && e->head * 2 > e->queue.n) {
-    memmove(e->queue.a, e->queue.a + e->head, (size_t)(e->queue.n - e->head) * sizeof(int32_t));
-    e->queue.n -= e->head; e->head = 0;
-  }
-  e->queued[c] = 0;
-  int improved = 0;
-  for (int64_t j = 0; j < g->cls[c].nodes.n; j++) {
-    int r = nvisit_enode(e, c, j);
-    if (r < 0) return -1;
-    improved |= r;
-  }
-  if (improved) {
-    IVec *ps = &g->cls[c].parents;
-    for (int64_t j = 1; j < ps->n; j += 2) {
-      int32_t pc = find(g, ps->a[j]);
-      if (!e->queued[pc]) { e->queued[pc] = 1; if (iv_push(&e->queue, pc) < 0) return -1; }
-    }
-  }
-  if ((g->work += g->cls[c].nodes.n + 1) >= SIGNAL_EVERY) { g->work = 0; if (PyErr_CheckSignals() < 0) return -1; }
-  return 0;
-}
+static int nvisit_enode_of(void *e, int32_t c, int64_t j) { return nvisit_enode((NExtract *)e, c, j); }
+
+static int nvisit_class(NExtract *e) { return visit_next_class(e->g, &e->queue, &e->head, e->queued, nvisit_enode_of, e); }
 
 /* graph node `root` as a UOp: each of its nodes made once, children first (make_uop(op, src, arg, dtype); a CONST's
  * label holds its UOp) */
