@@ -287,7 +287,6 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
   The states and steps are added while the report's cut allows (``uopc.cli.reports.cut``: time, and the memory the text
   written as ``fmt`` will take); a report cut short says so in ``report``."""
   from uopc.cli.support import progress_bar
-  canon_state = None if canonical is None else ex.state_of(canonical)
   table = NodeTable()
   nid = table.id
   states: list[dict[str, Any]] = []
@@ -307,7 +306,23 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
     "stopped_by": None if ex.bound is None else bound_flag(ex.bound, ex.max_states, ex.max_depth, ex.timeout),
     "bounds": {"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout},
     "elapsed": round(ex.elapsed, 4), "reduced": ex.reduced, "states": states, "edges": edges,
-    "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms],   # what the search established, said however cut
+  }
+  which = cut if cut.reason is not None else cut_paths
+  out.update(established_json(ex, nid, canonical, canonical_error, kept_paths if paths else None, which, len(states), len(edges)))
+  if which.reason is not None:   # the output holds part of what was found: incomplete, whatever the search was
+    out.update(complete=False, bound=ex.bound or which.bound, stopped_by=out["stopped_by"] or which.reason)
+  out["nodes"] = table.rows   # last: every graph above has its rows by now
+  return out
+
+
+def established_json(ex: Exploration, nid: Any, canonical: Any, canonical_error: str | None, kept_paths: dict[str, Any] | None,
+                     which: ItemCut, states: int, edges: int) -> dict[str, Any]:
+  """A report's fields after its steps, as ``to_json`` and the streamed report (``stream.Report.tail``) both write them: what
+  the search established (said however cut), the paths kept (``kept_paths``, None without ``--paths``), and the report's
+  own cut (``which``) with the ``states`` and ``edges`` it wrote."""
+  canon_state = None if canonical is None else ex.state_of(canonical)
+  out: dict[str, Any] = {
+    "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms],
     "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
     "normal_form_ids": [s.id for s in ex.normal_forms],
     "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
@@ -316,13 +331,10 @@ def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,
   }
-  if paths: out["paths"] = kept_paths
-  if (which := cut if cut.reason is not None else cut_paths).reason is not None:   # a bound ended the report's detail
-    out["report"] = {"complete": False, "states": len(states), "edges": len(edges), "stopped_by": cut_text(which)}
-    if paths and len(kept_paths) < len(ex.normal_forms): out["report"]["paths"] = len(kept_paths)
-    # the output holds part of what was found: incomplete, whatever the search was
-    out.update(complete=False, bound=ex.bound or which.bound, stopped_by=out["stopped_by"] or which.reason)
-  out["nodes"] = table.rows   # last: every graph above has its rows by now
+  if kept_paths is not None: out["paths"] = kept_paths
+  if which.reason is not None:   # a bound ended the report's detail
+    out["report"] = {"complete": False, "states": states, "edges": edges, "stopped_by": cut_text(which)}
+    if kept_paths is not None and len(kept_paths) < len(ex.normal_forms): out["report"]["paths"] = len(kept_paths)
   return out
 
 

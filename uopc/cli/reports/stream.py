@@ -30,12 +30,11 @@ from typing import IO, Any, Callable, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
-from uopc.cli.reports.cut import CutShort, ItemCut, cut_text
-from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NodeTable, bound_flag, edge_json, stuck_groups_json
+from uopc.cli.reports.cut import CutShort, ItemCut
+from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NodeTable, bound_flag, edge_json, established_json
 from uopc.cli.reports.page import CHUNK_STATES, WARN_BYTES, page_tail, page_top
 from uopc.cli.support import CLIError, progress_bar, shown_name
 from uopc.relational import Exploration, State
-from uopc.relational.space.cycles import terminal_cycles
 
 COPY_BLOCK = 1 << 22   # bytes per read and write where the file is copied (a head written again, stdout)
 FLUSH_CHARS = 1 << 20  # characters of items gathered before a write
@@ -166,25 +165,10 @@ class Report:
       if n: yield text
 
   def tail(self) -> str:
-    """Everything after the edges: what the search established (said however cut), the report's own cut, the nodes."""
-    ex, nid = self.ex, self.table.id
+    """Everything after the edges, as ``to_json`` writes it (``established_json``)."""
     self.table.cut = None   # what follows is said whole: the stuck steps' nodes
-    canon_state = None if self.canonical is None else ex.state_of(self.canonical)
-    rest: dict[str, Any] = {
-      "normal_forms": [s.term(_limit()) for s in ex.normal_forms],
-      "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
-      "normal_form_ids": [s.id for s in ex.normal_forms],
-      "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
-      "stuck_groups": stuck_groups_json(ex.stuck, nid),
-      "canonical": term_text(self.canonical),
-      "canonical_state": None if canon_state is None else canon_state.id,
-      "canonical_error": self.canonical_error,
-    }
-    if self.paths: rest["paths"] = self.kept_paths
-    if (which := self._which()).reason is not None:
-      rest["report"] = {"complete": False, "states": self.states, "edges": self.edges, "stopped_by": cut_text(which)}
-      if self.paths and len(self.kept_paths) < len(ex.normal_forms): rest["report"]["paths"] = len(self.kept_paths)
-    return dumps(rest)[1:-1]
+    return dumps(established_json(self.ex, self.table.id, self.canonical, self.canonical_error, self.kept_paths if self.paths else None,
+                                  self._which(), self.states, self.edges))[1:-1]
 
   def nodes(self) -> Iterator[str]:
     """The node table's rows, each as text (read last: every graph above has its rows by now)."""
@@ -193,11 +177,6 @@ class Report:
 
   def extras(self) -> str:
     return "".join(f",{dumps(k)}:{dumps(v)}" for k, v in self.extra.items())
-
-
-def _limit() -> int:
-  from uopc.cli.explore_support import TERM_LIMIT
-  return TERM_LIMIT
 
 
 class Gather:
