@@ -56,7 +56,7 @@ def normalize(pm: Any, u: Any, max_steps: int = 10_000, memo: dict[Any, Any] | N
 
 
 def join(pm: Any, a: Any, b: Any, *, max_steps: int = 10_000, max_states: int = 2_000,
-         timeout: float | None = 1.0, stepper: Stepper | None = None, memo: dict[Any, Any] | None = None,
+         timeout: float | None = None, stepper: Stepper | None = None, memo: dict[Any, Any] | None = None,
          limits: Limits = NO_LIMITS) -> Join:
   """Whether ``a`` and ``b`` have a common reduct under ``pm`` (see the module doc).
 

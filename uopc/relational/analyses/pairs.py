@@ -133,13 +133,14 @@ def has_overlaps(ir: IR) -> bool:
 
 
 def critical_pairs(pm: Any, *, max_instances: int = 64, max_steps: int = 10_000, max_states: int = 2_000,
-                   join_timeout: float = 1.0, timeout: float | None = None,
+                   join_timeout: float | None = None, timeout: float | None = None,
                    progress: Callable[[int, int], Any] | None = None, limits: Limits = NO_LIMITS) -> PairsReport:
   """Every critical pair of ``pm``, classified (see the module doc).
 
   ``pm`` is a rule set of any IR with overlaps (``IR.overlaps``: uopc's ``PatternMatcher``, tinygrad's). ``max_instances``
-  bounds the instances per pair; ``max_steps`` each normalization by the canonical engine; ``max_states`` and
-  ``join_timeout`` each search for a common reduct; ``timeout`` the whole run (pairs not reached are ``undecided``), as
+  bounds the instances per pair; ``max_steps`` each normalization by the canonical engine; ``max_states`` each search
+  for a common reduct (a count, so a verdict does not depend on the machine's speed), and ``join_timeout`` (seconds, off
+  by default) as well where given; ``timeout`` the whole run (pairs not reached are ``undecided``), as
   do the caller's ``limits`` (``uopc.limits``: a command's ``--timeout``, ``--max-memory``, interrupts), named in the
   pairs not reached as ``limits.describe`` names them. ``progress(done, total)`` is called after each pair.
   """
@@ -207,7 +208,7 @@ def _results(stepper: Stepper, u: Any, node: Any, rule: int) -> list[tuple[Any, 
 
 def _check(ir: IR, source: Any, pm: Any, stepper: Stepper, memo: dict, names: list[str], outer: int, inner: int,
            path: tuple[int, ...], group: list, max_instances: int, max_steps: int, max_states: int,
-           join_timeout: float, limits: Limits) -> tuple[PairResult | None, int]:
+           join_timeout: float | None, limits: Limits) -> tuple[PairResult | None, int]:
   """The pair of one group of overlaps and the ill-typed count; None for a pair without a well-typed instance.
 
   In stages: the group's instances; the most serious finding over them (``_findings``); what the pair is, then
