@@ -11,8 +11,9 @@ two to the same results. The forms:
   (``uopc.bounds``), or no rewrite (``_const_bounds``).
 - ``Guarded(guard, then, orelse=None, consts=())``: where ``guard`` holds, ``then``'s result, else ``orelse``'s (None:
   no rewrite). ``then`` and ``orelse`` are templates (``uopc.egraph.template.Template.of``: they only combine their
-  arguments with operators) over the pattern's names and the ``consts``: ``(name, like, expr)``, a constant of
-  ``like``'s dtype (a pattern's name, or a ``DType``) whose value is ``expr``.
+  arguments with operators, ``<`` and ``>`` too) over the pattern's names and the ``consts``: ``(name, like, expr)``, a
+  constant of ``like``'s dtype (a pattern's name, or a ``DType``) whose value is ``expr``. ``then`` may also be
+  ``Rebuild(name, src)``: the node bound to ``name`` over other sources, all bound names (no ``orelse``, no ``consts``).
 
 An expression (a guard, a constant's value) is an int, a ``DType``, or a tuple:
 
@@ -48,10 +49,16 @@ class Pinned(NamedTuple):
   name: str
 
 
+class Rebuild(NamedTuple):
+  """The node bound to ``name`` over the nodes bound to ``src`` instead of its sources (``u.replace(src=...)``)."""
+  name: str
+  src: tuple[str, ...]
+
+
 class Guarded(NamedTuple):
   """``then``'s result where ``guard`` holds, else ``orelse``'s (None: no rewrite); ``consts`` are made first."""
   guard: Any
-  then: Callable
+  then: Callable | Rebuild
   orelse: Callable | None = None
   consts: tuple[tuple[str, Any, Any], ...] = ()
 

@@ -30,7 +30,7 @@ from uopc.footprint import reads
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, CONST, Ops
 from uopc.rewrite import graph_rewrite
-from uopc.rule_data import Fold, Guarded, Pinned, as_data
+from uopc.rule_data import Fold, Guarded, Pinned, Rebuild, as_data
 from uopc.upat import UPat
 from uopc.uop import UOp, make_const, node_memo
 
@@ -139,7 +139,8 @@ ADD_ZERO = (
 symbolic = PatternMatcher(fold.rules + [
   # canonical form: constants on the right of commutative ops
   (UPat((Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE), src=(UPat(Ops.CONST, name="c"), UPat(name="y")), name="u"),
-   reads("sources")(lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None), "comm-const-right"),
+   _data(Guarded(("not", ("const?", "y")), Rebuild("u", ("y", "c"))), reads("sources")(lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None)),
+   "comm-const-right"),
   # identities
   *ADD_ZERO,
   (x * 1, lambda x: x, "mul-1"),

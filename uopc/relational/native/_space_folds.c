@@ -372,12 +372,12 @@ int folds_read(Space *s, int32_t k, int32_t n_tables, PyObject *form) {
   PyObject *guard, *consts;
   if (!PyArg_ParseTuple(form, "iiOO!", &kind, &slot, &guard, &PyTuple_Type, &consts)) return -1;
   int32_t n_slots = s->patterns.rule_slots[k];
-  if (kind < FOLD_ALU || kind > FOLD_GUARDED || ((kind != FOLD_GUARDED) && (slot < 0 || slot >= n_slots)) ||
+  if (kind < FOLD_ALU || kind > FOLD_REBUILD || ((kind != FOLD_GUARDED) && (slot < 0 || slot >= n_slots)) ||
       PyTuple_GET_SIZE(consts) > FOLD_MAX_CONSTS) {
     PyErr_SetString(PyExc_ValueError, "a fold's kind, slot or constants"); return -1;
   }
   f->kind[k] = (int8_t)kind; f->slot[k] = slot; f->on = 1;
-  if (kind != FOLD_GUARDED) return 0;
+  if (kind != FOLD_GUARDED && kind != FOLD_REBUILD) return 0;
   if ((f->guard_at[k] = read_prog(f, guard, n_slots, &f->guard_n[k])) < 0) return -1;
   f->n_consts[k] = (int32_t)PyTuple_GET_SIZE(consts);
   for (int32_t j = 0; j < f->n_consts[k]; j++) {

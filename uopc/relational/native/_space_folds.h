@@ -7,7 +7,9 @@
  *   to one value, as that constant;
  * - FOLD_GUARDED (Guarded): a guard, a small postfix program over the match's constants, bounds, dtypes and literals,
  *   choosing the rule's `then` template or its `orelse` (a template, or no rewrite), with constants computed by
- *   programs made first (templates' extra arguments).
+ *   programs made first (templates' extra arguments);
+ * - FOLD_REBUILD (Guarded with a Rebuild): a guard, then the bound node `slot` over the bound nodes of the table's
+ *   template slots (its label, other sources: u.replace(src=...)).
  *
  * Each answers a node, "no rewrite", or "Python" (a value the program cannot compute exactly here: a float, an
  * overflow past int64, a division by zero in a guard, a constant out of its dtype): then Python finds the node's
@@ -19,7 +21,7 @@
 
 typedef struct Space Space;
 
-enum { FOLD_NONE = 0, FOLD_ALU = 1, FOLD_PINNED = 2, FOLD_GUARDED = 3 };
+enum { FOLD_NONE = 0, FOLD_ALU = 1, FOLD_PINNED = 2, FOLD_GUARDED = 3, FOLD_REBUILD = 4 };
 enum { DT_BOOL = 0, DT_I32 = 1, DT_F32 = 2, DT_OTHER = 3 };   /* folds.py's dtype codes */
 #define FOLD_NO_RESULT (-2)   /* fold_result / guard choice: no rewrite */
 #define FOLD_PYTHON (-3)      /* Python finds the node's redexes */

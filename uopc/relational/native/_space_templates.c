@@ -144,6 +144,15 @@ static int32_t build(Space *s, int32_t k, int32_t e, const int32_t *slots) {
   return r >= 0 ? t->made[r] : args[-1 - r];
 }
 
+/* Table k's Rebuild on the match `slots`: the bound node over the bound sources, with its type; -1 on error. */
+static int32_t build_rebuild(Space *s, int32_t k, const int32_t *slots) {
+  SpaceTemplates *t = &s->templates;
+  int32_t u = slots[t->folds.slot[k]], n = t->n_params[k], src[TPL_MAX_PARAMS];
+  for (int32_t j = 0; j < n; j++) src[j] = slots[t->param_slot[TPL_MAX_PARAMS * k + j]];
+  int32_t h = intern(s, s->label[u], s->op[u], src, n, 1);
+  return h < 0 || template_inherit(s, h, u) < 0 ? -1 : h;
+}
+
 /* Plan what match `at` of node x makes (_space_templates.h's plan, at plan[3 * m]): 0, TPL_PYTHON, or -1 on error. */
 static int plan_match(Space *s, int64_t at, int64_t m, int32_t xtype) {
   SpaceTemplates *t = &s->templates;
@@ -155,6 +164,16 @@ static int plan_match(Space *s, int64_t at, int64_t m, int32_t xtype) {
     if (h == FOLD_PYTHON) return TPL_PYTHON;
     if (h >= 0) { int32_t ty = template_type_of(s, h); if (ty < 0) return -1; if (ty != xtype) return TPL_PYTHON; }   /* Python's stuck step */
     plan[0] = -1; plan[1] = h; plan[2] = -1;
+    return 0;
+  }
+  if (kind == FOLD_REBUILD) {   /* the guard here; the node is made with the others (build_rebuild) */
+    int c = guard_choose(s, k, slots, ns);
+    if (c == -1) return -1;
+    if (c == FOLD_PYTHON) return TPL_PYTHON;
+    int32_t u = slots[t->folds.slot[k]];
+    if (s->label[u] < 0) return TPL_PYTHON;   /* a leaf: no sources to replace */
+    if (c) { int32_t ty = template_type_of(s, u); if (ty < 0) return -1; if (ty != xtype) return TPL_PYTHON; }
+    plan[0] = -2; plan[1] = c ? k : -2; plan[2] = -1;
     return 0;
   }
   plan[0] = k; plan[2] = -1;
@@ -209,9 +228,11 @@ int64_t template_redexes(Space *s, int32_t x) {
   int64_t i = 0;
   for (int64_t at = 0; at < t->n_sol; at += 1 + s->patterns.rule_slots[t->sol[at]], i++) {
     int32_t k = t->sol[at], tab = t->plan[3 * i], e = t->plan[3 * i + 1], off = t->plan[3 * i + 2], h;
-    if (tab < 0) h = e;   /* a fold's result */
+    if (tab == -2) h = e < 0 ? e : build_rebuild(s, k, t->sol + at + 1);
+    else if (tab < 0) h = e;   /* a fold's result */
     else if (e == -2) continue;   /* the function returned None */
     else if ((h = build(s, tab, e, off >= 0 ? t->xs + off : t->sol + at + 1)) < 0) return -1;
+    if (h == -1) return -1;
     if (h < 0 || h == x) continue;   /* no rewrite, or the node itself: no step */
     int32_t rule = t->rule_index[k], dup = 0;
     for (int64_t f = 0; f < t->n_found && !dup; f++) dup = t->red_rule[t->found[f]] == rule && t->red_result[t->found[f]] == h;
@@ -263,7 +284,7 @@ PyObject *Space_templates(Space *s, PyObject *args) {
     int32_t width = s->patterns.rule_slots[k] + (form == Py_None ? 0 : FOLD_MAX_CONSTS);
     if (read_slots(np, ps, k, slots, width) < 0 || read_slots(np, ps, n + k, orelse, s->patterns.rule_slots[k]) < 0) goto fail;
     if (folds_read(s, (int32_t)k, (int32_t)n, form) < 0) goto fail;
-    if (t->folds.kind[k] == FOLD_GUARDED && np[k] < 0) { PyErr_SetString(PyExc_ValueError, "a guarded form's `then` is a template"); goto fail; }
+    if ((t->folds.kind[k] == FOLD_GUARDED && np[k] < 0) || (t->folds.kind[k] == FOLD_REBUILD && np[k] < 1)) { PyErr_SetString(PyExc_ValueError, "a guarded form's `then` is a template"); goto fail; }
     any |= np[k] >= 0 || t->folds.kind[k] != FOLD_NONE;
   }
   if (t->folds.on && !codes) { PyErr_SetString(PyExc_ValueError, "folds need the op codes"); goto fail; }

@@ -26,7 +26,7 @@ from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, Ops
 from uopc.relational.native.patterns import CODES, Compiled
 from uopc.relational.native.templates import DTYPE_CODES, rule_slots
-from uopc.rule_data import Fold, Guarded, Pinned, data_of
+from uopc.rule_data import Fold, Guarded, Pinned, Rebuild, data_of
 
 OPCODES = {"+": 10, "-": 11, "*": 12, "//": 13, "%": 14, "<": 15, "<=": 16, "==": 17, "!=": 18, ">": 19, ">=": 20,
            "and": 21, "or": 22, "not": 23, "wrap_i32": 24}
@@ -36,6 +36,7 @@ FOLD_OPS = (Ops.CONST, Ops.RANGE, Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPN
 FOLD_CODES = (tuple(CODES[o] for o in FOLD_OPS), tuple(sorted(CODES[o] for o in ALU)))
 MAX_CONSTS, MAX_PARAMS, MAX_PROGRAM = 4, 4, 64
 KINDS = {Fold: 1, Pinned: 2, Guarded: 3}
+REBUILD = 4   # a Guarded form whose `then` is a Rebuild: _space_folds.h's FOLD_REBUILD
 
 Spec = tuple[int, Any, Any, Any]
 
@@ -76,6 +77,11 @@ def _spec(rule: int, form: Any, names: tuple[str, ...]) -> tuple[Spec, Template 
   if not isinstance(form, Guarded):
     if form.name not in slots: raise NotCompiled(f"{form.name!r} is not bound")
     return (rule, None, None, (KINDS[type(form)], slots[form.name], (), ())), None, None
+  if isinstance(form.then, Rebuild):   # the sources' slots where a template's arguments' are
+    then = form.then
+    if form.orelse is not None or form.consts or then.name not in slots or len(then.src) > MAX_PARAMS or any(n not in slots for n in then.src):
+      raise NotCompiled("a rebuild of bound names, alone")
+    return (rule, tuple(slots[n] for n in then.src), None, (REBUILD, slots[then.name], program(form.guard, slots), ())), None, None
   if len(form.consts) > MAX_CONSTS: raise NotCompiled("more than four constants")
   consts = []
   for name, like, e in form.consts:
