@@ -41,7 +41,7 @@ def alu_of_consts(draw):
   """An ALU node over constants of an int dtype: every binary op, WHERE and CAST, edge values first."""
   op = draw(st.sampled_from(sorted(BINARY, key=str) + [Ops.WHERE, Ops.CAST]))
   d = draw(st.sampled_from([dtypes.i32, dtypes.bool]))
-  c = lambda dt: UOp.const(draw(value(dt)), dt)   # noqa: E731
+  def c(dt): return UOp.const(draw(value(dt)), dt)
   if op is Ops.WHERE: return make_uop(op, (c(dtypes.bool), c(d), c(d)))
   if op is Ops.CAST: return c(d).cast(draw(st.sampled_from([dtypes.i32, dtypes.bool])))
   try: return make_uop(op, (c(d), c(d)))

@@ -84,7 +84,7 @@ def _spec(rule: int, form: Any, names: tuple[str, ...]) -> tuple[Spec, Template 
     return (rule, tuple(slots[n] for n in then.src), None, (REBUILD, slots[then.name], program(form.guard, slots), ())), None, None
   if len(form.consts) > MAX_CONSTS: raise NotCompiled("more than four constants")
   consts = []
-  for name, like, e in form.consts:
+  for _, like, e in form.consts:
     if isinstance(like, DType): ref = -1 - DTYPE_CODES[like]
     elif like in slots: ref = slots[like]
     else: raise NotCompiled(f"{like!r} is not bound")
