@@ -96,7 +96,7 @@ static PyMethodDef Space_methods[] = {
   {"forget_candidates", (PyCFunction)Space_forget_candidates, METH_NOARGS, "forget_candidates(): expand_level's table of candidates made empties."},
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
   {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},
-  {"templates", (PyCFunction)Space_templates, METH_VARARGS, "templates(rules, type(node), fill(table, types)): template rules applied in the core (templates.py), after patterns()."},
+  {"templates", (PyCFunction)Space_templates, METH_VARARGS, "templates(rules, type(node), host[, codes]): template rules and rules as data applied in the core (templates.py, folds.py), after patterns()."},
   {"redex", (PyCFunction)Space_redex, METH_O, "redex(k) -> (node, rule index, result node) of redex k."},
   {"redex_rows", (PyCFunction)Space_redex_rows, METH_VARARGS, "redex_rows(a, b) -> bytes: int32 (node, result node, rule index) of redexes a..b-1."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},

@@ -260,9 +260,46 @@ int32_t fold_result(Space *s, int32_t k, const int32_t *slots) {
   return f->kind[k] == FOLD_ALU ? fold_alu(s, x) : fold_pinned(s, x);
 }
 
+/* A read of bound node x (P_VALUE, P_DTYPE, P_ISCONST, P_LO, P_HI) into *v: 1, 0 where not computed here, -1 on error. */
+static int read_node(Space *s, int64_t code, int32_t x, int64_t *v) {
+  SpaceFolds *f = &s->templates.folds;
+  int dt, sc;
+  if (code == P_DTYPE) { if (dtype_of(s, x, &dt, &sc) < 0) return -1; *v = dt; return 1; }
+  if (code == P_ISCONST) { *v = is_op(f, s->op[x], OC_CONST); return 1; }
+  if (code == P_VALUE && !is_op(f, s->op[x], OC_CONST)) return 0;
+  if (bounds_of(s, x) < 0) return -1;
+  if (f->bst[x] != B_INT) return 0;
+  *v = code == P_HI ? f->hi[x] : f->lo[x];
+  return 1;
+}
+
+/* A binary opcode on (a, oa) and (b, ob) (o*: computed here): its value into *r, and whether it is computed here.
+ * `and` and `or` do not look at b where a decides (Python's short circuit). */
+static int binary_op(int64_t code, int64_t a, int64_t b, int oa, int ob, int64_t *r) {
+  int o = oa && ob;
+  *r = 0;
+  switch (code) {
+    case P_AND: *r = a ? b : a; return oa && (!a || ob);
+    case P_OR: *r = a ? a : b; return oa && (a || ob);
+    case P_ADD: return o && !__builtin_add_overflow(a, b, r);
+    case P_SUB: return o && !__builtin_sub_overflow(a, b, r);
+    case P_MUL: return o && !__builtin_mul_overflow(a, b, r);
+    case P_FDIV: case P_FMOD:   /* Python raises ZeroDivisionError: a stuck step, Python's */
+      if (!o || b == 0 || (a == INT64_MIN && b == -1)) return 0;
+      *r = code == P_FDIV ? floor_div(a, b) : floor_mod(a, b);
+      return 1;
+    case P_LT: *r = a < b; return o;
+    case P_LE: *r = a <= b; return o;
+    case P_EQ: *r = a == b; return o;
+    case P_NE: *r = a != b; return o;
+    case P_GT: *r = a > b; return o;
+    default: *r = a >= b; return o;   /* P_GE (read_prog let no other opcode in) */
+  }
+}
+
 /* Run program `at` (n pairs) on the match `slots`: 1 with *out, 0 where its value is not computed here (Python), -1 on
  * error. A value that is not computed here (a float's, an overflow's, a division by zero's) makes the program's not,
- * except where `and` and `or` do not look at it (Python's short circuit). */
+ * except where `and` and `or` do not look at it. */
 static int run(Space *s, int32_t at, int32_t n, const int32_t *slots, int64_t *out) {
   SpaceFolds *f = &s->templates.folds;
   int64_t v[PROG_MAX];
@@ -271,43 +308,16 @@ static int run(Space *s, int32_t at, int32_t n, const int32_t *slots, int64_t *o
   for (int32_t i = 0; i < n; i++) {
     int64_t code = f->prog[2 * (at + i)], arg = f->prog[2 * (at + i) + 1];
     if (code == P_LIT) { v[top] = arg; ok[top++] = 1; continue; }
-    if (code < P_ADD) {   /* a read of a bound node */
-      int32_t x = slots[arg];
-      int dt, sc;
-      ok[top] = 1;
-      if (code == P_DTYPE) { if (dtype_of(s, x, &dt, &sc) < 0) return -1; v[top] = dt; }
-      else if (code == P_ISCONST) v[top] = is_op(f, s->op[x], OC_CONST);
-      else {
-        if (code == P_VALUE && !is_op(f, s->op[x], OC_CONST)) ok[top] = 0;
-        else if (bounds_of(s, x) < 0) return -1;
-        else if (f->bst[x] != B_INT) ok[top] = 0;
-        else v[top] = code == P_HI ? f->hi[x] : f->lo[x];
-      }
-      top++; continue;
+    if (code < P_ADD) {
+      int r = read_node(s, code, slots[arg], &v[top]);
+      if (r < 0) return -1;
+      ok[top++] = (uint8_t)r;
+      continue;
     }
     if (code == P_NOT || code == P_WRAP) { v[top - 1] = code == P_NOT ? !v[top - 1] : wrap_i32(v[top - 1]); continue; }
-    int64_t a = v[top - 2], b = v[top - 1], r = 0;
-    int oa = ok[top - 2], ob = ok[top - 1], o = oa && ob;
     top -= 2;
-    switch (code) {
-      case P_AND: o = oa && (!a || ob); r = a ? b : a; break;
-      case P_OR: o = oa && (a || ob); r = a ? a : b; break;
-      case P_ADD: o = o && !__builtin_add_overflow(a, b, &r); break;
-      case P_SUB: o = o && !__builtin_sub_overflow(a, b, &r); break;
-      case P_MUL: o = o && !__builtin_mul_overflow(a, b, &r); break;
-      case P_FDIV: case P_FMOD:   /* Python raises ZeroDivisionError: a stuck step, Python's */
-        o = o && b != 0 && !(a == INT64_MIN && b == -1);
-        if (o) r = code == P_FDIV ? floor_div(a, b) : floor_mod(a, b);
-        break;
-      case P_LT: r = a < b; break;
-      case P_LE: r = a <= b; break;
-      case P_EQ: r = a == b; break;
-      case P_NE: r = a != b; break;
-      case P_GT: r = a > b; break;
-      case P_GE: r = a >= b; break;
-      default: PyErr_SetString(PyExc_ValueError, "a program's opcode"); return -1;
-    }
-    v[top] = r; ok[top++] = (uint8_t)o;
+    ok[top] = (uint8_t)binary_op(code, v[top], v[top + 1], ok[top], ok[top + 1], &v[top]);
+    top++;
   }
   *out = v[0];
   return ok[0];

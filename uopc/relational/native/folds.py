@@ -78,10 +78,10 @@ def _spec(rule: int, form: Any, names: tuple[str, ...]) -> tuple[Spec, Template 
     if form.name not in slots: raise NotCompiled(f"{form.name!r} is not bound")
     return (rule, None, None, (KINDS[type(form)], slots[form.name], (), ())), None, None
   if isinstance(form.then, Rebuild):   # the sources' slots where a template's arguments' are
-    then = form.then
-    if form.orelse is not None or form.consts or then.name not in slots or len(then.src) > MAX_PARAMS or any(n not in slots for n in then.src):
+    rb = form.then
+    if form.orelse is not None or form.consts or rb.name not in slots or len(rb.src) > MAX_PARAMS or any(n not in slots for n in rb.src):
       raise NotCompiled("a rebuild of bound names, alone")
-    return (rule, tuple(slots[n] for n in then.src), None, (REBUILD, slots[then.name], program(form.guard, slots), ())), None, None
+    return (rule, tuple(slots[n] for n in rb.src), None, (REBUILD, slots[rb.name], program(form.guard, slots), ())), None, None
   if len(form.consts) > MAX_CONSTS: raise NotCompiled("more than four constants")
   consts = []
   for _, like, e in form.consts:
