@@ -1,11 +1,13 @@
 """Rules declared as data (uopc/rule_data.py) applied in the native core (_space_folds.c, native/folds.py): each form
 gives what its rule's function gives, on constants drawn at every int dtype's edges, with no Python call per redex; and
 explorations under ``symbolic`` are the Python core's, state for state."""
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.strategies import I32_EDGES, graphs
+from tests.strategies import F32_EDGES, I32_EDGES, graphs
 from tests.test_relational_native_drive import both
 from uopc import PatternMatcher, UOp, dtypes, symbolic
 from uopc.ops import BINARY, Ops
@@ -13,7 +15,7 @@ from uopc.relational.native.folds import rule_forms
 from uopc.relational.native.patterns import compile_rules
 from uopc.relational.native.space import NativeSpace
 from uopc.rule_data import Guarded, as_data, check_expr, data_of, without_data
-from uopc.uop import UOpError, make_uop
+from uopc.uop import UOpError, make_const, make_uop
 
 RULE = {r.name: r for r in symbolic.rules}
 EDGES = sorted({*I32_EDGES, -2, 4, 8, 2**31 - 2, -2**31 + 1, 2**16})
@@ -59,10 +61,38 @@ def test_fold_is_exec_alu_on_int_and_bool_constants(python_calls, g):
   assert [s[1] for s in states] == [g] + ([folded] if folded is not None else [])
 
 
-def test_float_folds_stay_in_python(python_calls):
-  g = UOp.const(1.5) + UOp.const(2.25)
+# f32 constants as they may be held: f32 values at the edges and anywhere, and doubles no f32 is (make_const keeps them)
+F32S = st.one_of(st.sampled_from(F32_EDGES + [3.4028235e38, -3.4028235e38, 1e39, 2.0**31, -2.0**31 - 1.0]), st.floats(width=32), st.floats())
+IN_C = (Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.WHERE, Ops.CAST)   # f32 folds made in C, bit for bit
+
+
+@st.composite
+def alu_of_floats(draw):
+  op = draw(st.sampled_from([Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPLT, Ops.CMPNE, Ops.WHERE, Ops.CAST, Ops.RECIP]))   # (// and %: i32 only)
+  def f(): return make_const(draw(F32S), dtypes.f32)
+  if op is Ops.WHERE: return make_uop(op, (UOp.const(draw(st.booleans())), f(), f()))
+  if op is Ops.CAST:
+    if draw(st.booleans()): return f().cast(draw(st.sampled_from([dtypes.i32, dtypes.bool, dtypes.f32])))
+    return UOp.const(draw(value(dtypes.i32))).cast(dtypes.f32)
+  if op is Ops.RECIP: return make_uop(op, (f(),))
+  return make_uop(op, (f(), f()))
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=150, deadline=None)
+@given(alu_of_floats())
+def test_float_folds_are_exec_alu_bit_for_bit(python_calls, g):
+  python_calls.clear()
   (states, *_), _ = both(g, one("fold-const"))
-  assert python_calls and states[-1][1] is UOp.const(3.75)   # alu.py's doubles rounded to f32: Python's, not C's
+  folded = RULE["fold-const"][1](g)
+  assert [s[1] for s in states] == [g] + ([folded] if folded is not None else [])   # the very node: -0.0 is not 0.0
+  if g.op in IN_C and (folded is None or folded.arg == folded.arg): assert python_calls == []   # a NaN's is Python's
+
+
+def test_float_folds_c_does_not_make_bit_for_bit_stay_in_python(python_calls):
+  for g in (make_uop(Ops.SQRT, (UOp.const(2.0),)), UOp.const(math.inf) + UOp.const(-math.inf), UOp.const(0.0) * UOp.const(math.inf)):
+    python_calls.clear()
+    both(g, one("fold-const"))
+    assert python_calls   # Python's math.sqrt, the one NaN alu.py makes
 
 
 P = [UOp.param(i) for i in range(3)]

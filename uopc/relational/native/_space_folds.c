@@ -1,6 +1,7 @@
 /* Constant folds, bounds and guards on the core's nodes (_space_folds.h): uopc/alu.py's exec_alu and uopc/bounds.py's
  * bounds for int and bool values, exactly (int64 with every overflow checked: past it, Python), and the guards' programs. */
 #include "_space.h"
+#include <math.h>
 #include <string.h>
 
 enum { B_UNKNOWN = 0, B_INT = 1, B_FLOAT = 2, B_FCONST = 3, B_PYTHON = 4 };   /* a node's bounds: known ints, (-inf, inf), ... */
@@ -64,12 +65,21 @@ static void full(SpaceFolds *f, int32_t x, int dt) {   /* _FULL[dtype] */
 
 static int is_op(const SpaceFolds *f, int32_t op, int oc) { return f->code_of[oc] == op; }
 
-/* A constant's bounds: its value (int or bool), B_FCONST for another (a float), asked of Python once. 0, or -1. */
+/* A constant's bounds: its value (int or bool); an f32 constant's is B_FCONST, its double's bits in lo (B_PYTHON
+ * where Python gives none). Asked of Python once. 0, or -1. */
 static int const_bounds(Space *s, int32_t x) {
   PyObject *r = PyObject_CallMethod(host(s), "value", "i", (int)x);
   if (!r) return -1;
   SpaceFolds *f = &s->templates.folds;
-  if (r == Py_None) { set_bounds(f, x, B_FCONST, 0, 0); Py_DECREF(r); return 0; }
+  if (r == Py_None) { set_bounds(f, x, B_PYTHON, 0, 0); Py_DECREF(r); return 0; }
+  if (PyFloat_Check(r)) {
+    double d = PyFloat_AS_DOUBLE(r);
+    int64_t bits;
+    memcpy(&bits, &d, sizeof bits);
+    set_bounds(f, x, B_FCONST, bits, 0);
+    Py_DECREF(r);
+    return 0;
+  }
   long long v = PyLong_AsLongLong(r);
   Py_DECREF(r);
   if (v == -1 && PyErr_Occurred()) return -1;
@@ -201,6 +211,67 @@ static int32_t const_node(Space *s, int dt, int64_t v) {
   return node;
 }
 
+/* The f32 constant of `v` (an f32 value, not NaN: alu.py makes every NaN its one math.nan), made by Python once per
+ * value (by its bits: -0.0 is not 0.0); -1 on error. */
+static int32_t fconst_node(Space *s, double v) {
+  SpaceFolds *f = &s->templates.folds;
+  uint64_t key;
+  memcpy(&key, &v, sizeof key);
+  key += 1;   /* (all ones is a NaN, never made) */
+  int32_t h = map_get(&f->fconsts, key, -1);
+  if (h >= 0) return h;
+  PyObject *r = PyObject_CallMethod(host(s), "const", "id", DT_F32, v);
+  if (!r) return -1;
+  int node, ty;
+  int ok = PyArg_ParseTuple(r, "ii", &node, &ty);
+  Py_DECREF(r);
+  if (!ok || template_set_type(s, node, ty) < 0 || map_put(&f->fconsts, key, node) < 0) return -1;
+  return node;
+}
+
+static double f32_round(double v) { return (double)(float)v; }   /* dtype.py's f32_round: struct's (float) cast, inf past FLT_MAX */
+
+static double fvalue(const SpaceFolds *f, int32_t c) {   /* a constant's value as a double: an f32's, or an int's */
+  if (f->bst[c] == B_INT) return (double)f->lo[c];
+  double d;
+  memcpy(&d, &f->lo[c], sizeof d);
+  return d;
+}
+
+/* exec_alu where a source or the result is an f32: the ops whose double arithmetic is C's, bit for bit (operands rounded
+ * to f32 where alu.py rounds them, the result rounded; f32 + and * are exact through doubles). Node x's sources c[0..n)
+ * are constants. A NaN result, //, % and the unary ops (libm's or Python's math): Python. A node, FOLD_NO_RESULT or
+ * FOLD_PYTHON; -1 on error. */
+static int32_t fold_float(Space *s, int32_t x, int dt, const int32_t *c, int32_t n) {
+  SpaceFolds *f = &s->templates.folds;
+  int32_t op = s->op[x];
+  double r;
+  if (n == 1 && is_op(f, op, OC_CAST)) {
+    double v = fvalue(f, c[0]);
+    if (f->bst[c[0]] == B_INT) { if (dt != DT_F32) return FOLD_PYTHON; r = v; }   /* an int to f32: float(v) */
+    else if (dt == DT_BOOL) return const_node(s, DT_BOOL, v != 0.0);   /* bool(nan) is True, as nan != 0 */
+    else if (dt == DT_I32) {   /* C truncates toward zero; not finite or out of range: undefined, no rewrite */
+      if (!isfinite(v) || trunc(v) < (double)I32_MIN || trunc(v) >= -(double)I32_MIN) return FOLD_NO_RESULT;
+      return const_node(s, DT_I32, (int64_t)trunc(v));
+    } else r = v;
+  } else if (n == 2 && (is_op(f, op, OC_CMPLT) || is_op(f, op, OC_CMPNE))) {   /* as the constants hold them: no rounding */
+    double a = fvalue(f, c[0]), b = fvalue(f, c[1]);
+    return dt == DT_BOOL ? const_node(s, DT_BOOL, is_op(f, op, OC_CMPLT) ? a < b : a != b) : FOLD_PYTHON;
+  } else if (n == 2 && dt == DT_F32) {
+    double a = f32_round(fvalue(f, c[0])), b = f32_round(fvalue(f, c[1]));
+    if (is_op(f, op, OC_ADD)) r = a + b;
+    else if (is_op(f, op, OC_MUL)) r = a * b;
+    else if (is_op(f, op, OC_MAX)) {   /* IEEE maximum (alu.py's _max): NaN if either, +0.0 above -0.0 */
+      if (isnan(a) || isnan(b)) return FOLD_PYTHON;
+      r = a == b ? (signbit(a) ? b : a) : b > a ? b : a;
+    } else return FOLD_PYTHON;
+  } else if (n == 3 && dt == DT_F32 && is_op(f, op, OC_WHERE)) r = fvalue(f, c[0]) != 0.0 ? f32_round(fvalue(f, c[1])) : f32_round(fvalue(f, c[2]));
+  else return FOLD_PYTHON;
+  if (dt != DT_F32) return FOLD_PYTHON;
+  r = f32_round(r);   /* truncate */
+  return isnan(r) ? FOLD_PYTHON : fconst_node(s, r);
+}
+
 /* exec_alu(op, dtype, values) for int and bool values (binary ops as exec_binary): 1 with *r, 0 undefined (no
  * rewrite), FOLD_PYTHON where C does not compute it (a unary op's float). */
 static int exec_int(const SpaceFolds *f, int32_t op, int dt, const int64_t *v, int32_t n, int64_t *r) {
@@ -227,15 +298,18 @@ static int32_t fold_alu(Space *s, int32_t x) {
   int32_t n = s->src_n[x];
   int64_t v[3];
   for (int32_t i = 0; i < n; i++) if (!is_op(f, s->op[s->srcs[s->src_off[x] + i]], OC_CONST)) return FOLD_NO_RESULT;
-  int dt, sc;
+  int dt, sc, floats = 0;
+  int32_t c[3];
   if (dtype_of(s, x, &dt, &sc) < 0) return -1;
-  if (n > 3 || !sc || (dt != DT_BOOL && dt != DT_I32)) return FOLD_PYTHON;   /* a float: alu.py's doubles, in Python */
+  if (n > 3 || !sc || dt == DT_OTHER) return FOLD_PYTHON;
   for (int32_t i = 0; i < n; i++) {
-    int32_t c = s->srcs[s->src_off[x] + i];
-    if (bounds_of(s, c) < 0) return -1;
-    if (s->templates.folds.bst[c] != B_INT) return FOLD_PYTHON;
-    v[i] = f->lo[c];
+    c[i] = s->srcs[s->src_off[x] + i];
+    if (bounds_of(s, c[i]) < 0) return -1;
+    if (f->bst[c[i]] != B_INT && f->bst[c[i]] != B_FCONST) return FOLD_PYTHON;
+    floats |= f->bst[c[i]] == B_FCONST;
+    v[i] = f->lo[c[i]];
   }
+  if (floats || dt == DT_F32) return fold_float(s, x, dt, c, n);
   int64_t r;
   int k = exec_int(f, s->op[x], dt, v, n, &r);
   return k == 1 ? const_node(s, dt, r) : k == 0 ? FOLD_NO_RESULT : FOLD_PYTHON;
@@ -423,4 +497,5 @@ void folds_free(SpaceFolds *f) {
                     f->bst, f->tdt, f->tscalar, f->stack};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&f->consts);
+  map_free(&f->fconsts);
 }

@@ -1,8 +1,9 @@
 /* Rules as data, the rest (_space_folds.c): constant folds, bounds and guards (uopc/rule_data.py's forms, compiled by
  * native/folds.py) evaluated on the core's nodes, so that a rule declared as data needs no Python call per redex:
  *
- * - FOLD_ALU (Fold): the node's op over its sources, all int or bool constants, as alu.py's exec_alu computes it (i32 wraps,
- *   // and % floor, no value where C traps); float operands or results are left to Python;
+ * - FOLD_ALU (Fold): the node's op over its sources, all constants, as alu.py's exec_alu computes it: ints and bools
+ *   (i32 wraps, // and % floor, no value where C traps), and f32's +, *, max, comparisons, where and casts, whose double
+ *   arithmetic is C's bit for bit (a NaN result, f32 // and %, and the unary ops are left to Python);
  * - FOLD_PINNED (Pinned): a scalar int or bool node whose bounds (uopc/bounds.py, computed here per node, exactly) pin it
  *   to one value, as that constant;
  * - FOLD_GUARDED (Guarded): a guard, a small postfix program over the match's constants, bounds, dtypes and literals,
@@ -42,6 +43,7 @@ typedef struct SpaceFolds {
   int64_t *lo, *hi; uint8_t *bst; int64_t cap_nodes;
   int8_t *tdt, *tscalar; int64_t cap_types;   /* per type id + 1: its dtype code and whether it is a scalar; 0 unknown */
   U64Map consts;   /* (dtype code, value) -> the constant's node */
+  U64Map fconsts;  /* an f32 constant's double's bits + 1 -> its node */
   int32_t *stack; int64_t cap_stack;   /* bounds' walk */
 } SpaceFolds;
 

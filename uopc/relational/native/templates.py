@@ -76,12 +76,14 @@ class RuleTemplates:
     dtype, shape = self.types[t]
     return DTYPE_CODES.get(dtype, 3), shape == ()
 
-  def value(self, i: int) -> int | None:
-    """The value of native node ``i``, a constant, as an int if it is an int or bool constant's, else None (a float)."""
+  def value(self, i: int) -> int | float | None:
+    """The value of native node ``i``, a constant: an int for an int or bool constant, a float for an f32's (as it
+    holds it), else None."""
     u = self.uop(i)
+    if u.dtype is F32: return u.arg if type(u.arg) is float else None
     return int(u.arg) if u.dtype in (I32, BOOL) and type(u.arg) in (int, bool) else None
 
-  def const(self, code: int, v: int) -> tuple[int, int]:
+  def const(self, code: int, v: int | float) -> tuple[int, int]:
     """The constant of value ``v`` in the dtype of ``code``, as ``make_uop`` makes it: its native node and type id."""
     dtype = DTYPES[code]
     return self.to_id(make_const(truncate(dtype, v), dtype)), self.type_id(dtype, ())
