@@ -1,5 +1,6 @@
-/* Constant folds, bounds and guards on the core's nodes (_space_folds.h): uopc/alu.py's exec_alu and uopc/bounds.py's
- * bounds for int and bool values, exactly (int64 with every overflow checked: past it, Python), and the guards' programs. */
+/* Constant folds, bounds and guards on the core's nodes (_space_folds.h): uopc/alu.py's exec_alu (ints and bools, and the
+ * f32 ops whose double arithmetic is C's bit for bit) and uopc/bounds.py's bounds, exactly (int64 with every overflow
+ * checked: past it, Python), and the guards' programs. */
 #include "_space.h"
 #include <math.h>
 #include <string.h>
