@@ -24,7 +24,7 @@ from uopc.rule_data import without_data
 from uopc.uir import parse_uir
 
 ROUNDS = 3
-MAX_STATES = 20_000
+MAX_STATES = 100_000
 EXAMPLES = sorted(Path(__file__).resolve().parent.parent.glob("examples/*.uir"))
 a, b, c = UPat.var("a"), UPat.var("b"), UPat.var("c")
 BUBBLE = PatternMatcher([((a + b) + c, lambda a, b, c: (a + c) + b, "bubble")], name="bubble")
@@ -66,7 +66,7 @@ def run(prog: UOp, pm: PatternMatcher, calls: PythonCalls) -> tuple[list, float,
 
 
 def shapes() -> list[tuple[str, UOp, PatternMatcher, PatternMatcher]]:
-  out = [(f"sum with constants, n = {n}", sum_with_constants(n), symbolic, without_data(symbolic)) for n in (5, 6, 7)]
+  out = [(f"sum with constants, n = {n}", sum_with_constants(n), symbolic, without_data(symbolic)) for n in (5, 6, 7, 8)]
   out += [(f"ADD-bubble + symbolic, n = {n}", sum_with_constants(n), BUBBLE + symbolic, BUBBLE + without_data(symbolic)) for n in (4, 5)]
   out += [(f"examples/{p.name}", parse_uir(p.read_text(), str(p)), symbolic, without_data(symbolic)) for p in EXAMPLES]
   return out
