@@ -195,6 +195,17 @@ static int bounds_of(Space *s, int32_t x) {
   return 0;
 }
 
+/* Python's answer `r` to const() (a new reference, or NULL): (node, type id); the node's type set, and the node kept under
+ * `key` in m. The node, or -1 on error. */
+static int32_t keep_const(Space *s, U64Map *m, uint64_t key, PyObject *r) {
+  if (!r) return -1;
+  int node, ty;
+  int ok = PyArg_ParseTuple(r, "ii", &node, &ty);
+  Py_DECREF(r);
+  if (!ok || template_set_type(s, node, ty) < 0 || map_put(m, key, node) < 0) return -1;
+  return node;
+}
+
 /* The constant node of `v` in dtype dt (made by Python once per value: make_const), or FOLD_PYTHON where `v` is no value
  * of it; -1 on error. */
 static int32_t const_node(Space *s, int dt, int64_t v) {
@@ -203,13 +214,7 @@ static int32_t const_node(Space *s, int dt, int64_t v) {
   uint64_t key = (((uint64_t)dt << 32) | (uint32_t)(int32_t)v) + 1;
   int32_t h = map_get(&f->consts, key, -1);
   if (h >= 0) return h;
-  PyObject *r = PyObject_CallMethod(host(s), "const", "iL", dt, (long long)v);   /* may make a node: arrays move */
-  if (!r) return -1;
-  int node, ty;
-  int ok = PyArg_ParseTuple(r, "ii", &node, &ty);
-  Py_DECREF(r);
-  if (!ok || template_set_type(s, node, ty) < 0 || map_put(&f->consts, key, node) < 0) return -1;
-  return node;
+  return keep_const(s, &f->consts, key, PyObject_CallMethod(host(s), "const", "iL", dt, (long long)v));   /* may make a node */
 }
 
 /* The f32 constant of `v` (an f32 value, not NaN: alu.py makes every NaN its one math.nan), made by Python once per
@@ -221,13 +226,7 @@ static int32_t fconst_node(Space *s, double v) {
   key += 1;   /* (all ones is a NaN, never made) */
   int32_t h = map_get(&f->fconsts, key, -1);
   if (h >= 0) return h;
-  PyObject *r = PyObject_CallMethod(host(s), "const", "id", DT_F32, v);
-  if (!r) return -1;
-  int node, ty;
-  int ok = PyArg_ParseTuple(r, "ii", &node, &ty);
-  Py_DECREF(r);
-  if (!ok || template_set_type(s, node, ty) < 0 || map_put(&f->fconsts, key, node) < 0) return -1;
-  return node;
+  return keep_const(s, &f->fconsts, key, PyObject_CallMethod(host(s), "const", "id", DT_F32, v));
 }
 
 static double f32_round(double v) { return (double)(float)v; }   /* dtype.py's f32_round: struct's (float) cast, inf past FLT_MAX */
