@@ -22,7 +22,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
                                             s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 3) +
                                             (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->groups.cap * 24 + s->groups.wrapped.cap * 12 +
                                             s->cap_stamp * 16 + s->reduction.cap_chosen * 4 + s->reduction.cap_never + s->labels.cap * (3 * 8 + 4 + 4) +
-                                            s->templates.cap_red * 12 + s->templates.cap_ntype * 4 +
+                                            s->templates.cap_red * 12 + s->templates.cap_ntype * 4 + s->templates.folds.cap_nodes * 17 +
                                             fingerprints_bytes(s->fingerprints) + rows_bytes(s->rows)));
 }
 
