@@ -58,7 +58,7 @@ for ext in "${EXTENSIONS[@]}"; do
   [[ "$LOADED" == "$WORK/repo/${name//.//}$SUFFIX" ]] || { echo "dev/asan.sh: imported $LOADED, not the sanitized build" >&2; exit 1; }
 done
 
-[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_native_templates.py tests/test_relational_reduction.py tests/test_term.py \
+[[ $# -gt 0 ]] || set -- tests/test_relational_native_drive.py tests/test_relational_native_patterns.py tests/test_relational_native_templates.py tests/test_relational_native_folds.py tests/test_relational_reduction.py tests/test_term.py \
   tests/test_egraph_native.py tests/test_uir_native.py tests/test_native_text.py tests/test_relational_native_successors.py tests/test_relational_cluster_shard.py \
   tests/test_relational_cluster_codec_native.py tests/test_relational_cluster_decode_native.py
 status=0

@@ -44,12 +44,14 @@ class Template:
     self.steps: dict[tuple, tuple[list, int] | None] = {}   # (dtype, shape) of each argument -> (steps, result), None: no graph
 
   @staticmethod
-  def of(fn: Callable[..., Any]) -> Template | None:
-    """The template of ``fn``, or None if its result may depend on more than its arguments' types."""
+  def of(fn: Callable[..., Any], comparisons: bool = False) -> Template | None:
+    """The template of ``fn``, or None if its result may depend on more than its arguments' types. ``comparisons``:
+    ``<`` and ``>`` too (a node's ``<`` makes a node; a rule declared as data says so, ``uopc.rule_data``)."""
     if type(fn) is not types.FunctionType or fn.__closure__ or fn.__defaults__ or fn.__kwdefaults__: return None
     code = fn.__code__
     if code.co_names or code.co_flags & (0x04 | 0x08 | 0x20 | 0x80 | 0x100 | 0x200) or code.co_kwonlyargcount: return None
     for ins in dis.get_instructions(fn):
+      if comparisons and ins.opname == "COMPARE_OP" and ins.argrepr in ("<", ">"): continue
       if ins.opname not in _OPS or (ins.opname == "BINARY_OP" and ins.argrepr not in _BINARY): return None
       if ins.opname == "LOAD_CONST" and type(ins.argval) not in (int, float, type(None)): return None
     return Template(fn, code.co_varnames[:code.co_argcount])

@@ -22,7 +22,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
                                             s->cap_srcs * 4 + s->cap_table * (int64_t)sizeof(Slot) + s->cap_maps * 4 + s->cap_states * (5 * 4 + 3) +
                                             (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->groups.cap * 24 + s->groups.wrapped.cap * 12 +
                                             s->cap_stamp * 16 + s->reduction.cap_chosen * 4 + s->reduction.cap_never + s->labels.cap * (3 * 8 + 4 + 4) +
-                                            s->templates.cap_red * 12 + s->templates.cap_ntype * 4 +
+                                            s->templates.cap_red * 12 + s->templates.cap_ntype * 4 + s->templates.folds.cap_nodes * 17 +
                                             fingerprints_bytes(s->fingerprints) + rows_bytes(s->rows)));
 }
 
@@ -96,7 +96,7 @@ static PyMethodDef Space_methods[] = {
   {"forget_candidates", (PyCFunction)Space_forget_candidates, METH_NOARGS, "forget_candidates(): expand_level's table of candidates made empties."},
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
   {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},
-  {"templates", (PyCFunction)Space_templates, METH_VARARGS, "templates(rules, type(node), fill(table, types)): template rules applied in the core (templates.py), after patterns()."},
+  {"templates", (PyCFunction)Space_templates, METH_VARARGS, "templates(rules, type(node), host[, codes]): template rules and rules as data applied in the core (templates.py, folds.py), after patterns()."},
   {"redex", (PyCFunction)Space_redex, METH_O, "redex(k) -> (node, rule index, result node) of redex k."},
   {"redex_rows", (PyCFunction)Space_redex_rows, METH_VARARGS, "redex_rows(a, b) -> bytes: int32 (node, result node, rule index) of redexes a..b-1."},
   {"reduce", (PyCFunction)Space_reduce, METH_VARARGS, "reduce(inert op codes, keep_full nodes, inert(node, label, sources)): explore persistent sets (docs/reduction.md)."},

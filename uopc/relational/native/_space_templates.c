@@ -34,7 +34,7 @@ int template_inherit(Space *s, int32_t h, int32_t x) {
 }
 
 /* Node x's type id, asked of Python where not known (a node of the program, or of a result Python made): -1 on error. */
-static int32_t type_of(Space *s, int32_t x) {
+int32_t template_type_of(Space *s, int32_t x) {
   SpaceTemplates *t = &s->templates;
   if (need_type(t, x) < 0) return -1;
   if (t->ntype[x]) return t->ntype[x] - 1;
@@ -46,6 +46,13 @@ static int32_t type_of(Space *s, int32_t x) {
   if (v < 0 || v >= INT32_MAX) { PyErr_SetString(PyExc_ValueError, "a type id is a non-negative int32"); return -1; }
   t->ntype[x] = (int32_t)v + 1;
   return (int32_t)v;
+}
+
+int template_set_type(Space *s, int32_t x, int32_t type) {
+  SpaceTemplates *t = &s->templates;
+  if (type < 0 || need_type(t, x) < 0) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a type id is a non-negative int32"); return -1; }
+  t->ntype[x] = type + 1;
+  return 0;
 }
 
 /* Read fill()'s answer into a new entry: its index, or -1 (Python) / -2 (no result); -3 on error. */
@@ -88,7 +95,7 @@ static int32_t entry_for(Space *s, int32_t k, const int32_t *slots) {
   int32_t np = t->n_params[k], types[TPL_MAX_PARAMS];
   uint64_t key = (uint64_t)k;
   for (int32_t j = 0; j < np; j++) {
-    int32_t ty = type_of(s, slots[t->param_slot[TPL_MAX_PARAMS * k + j]]);
+    int32_t ty = template_type_of(s, slots[t->param_slot[TPL_MAX_PARAMS * k + j]]);
     if (ty < 0) return -3;
     if (ty >= TPL_MAX_TYPES) return -1;
     types[j] = ty;
@@ -100,7 +107,7 @@ static int32_t entry_for(Space *s, int32_t k, const int32_t *slots) {
   PyObject *tys = PyTuple_New(np);
   if (!tys) return -3;
   for (int32_t j = 0; j < np; j++) PyTuple_SET_ITEM(tys, j, PyLong_FromLong(types[j]));
-  PyObject *r = PyObject_CallFunction(t->fill_cb, "iN", (int)k, tys);   /* may make nodes (a constant): arrays move */
+  PyObject *r = PyObject_CallMethod(t->fill_cb, "fill", "iN", (int)k, tys);   /* may make nodes (a constant): arrays move */
   if (!r) return -3;
   e = read_entry(t, r, np);
   Py_DECREF(r);
@@ -137,6 +144,61 @@ static int32_t build(Space *s, int32_t k, int32_t e, const int32_t *slots) {
   return r >= 0 ? t->made[r] : args[-1 - r];
 }
 
+/* Table k's Rebuild on the match `slots`: the bound node over the bound sources, with its type; -1 on error. */
+static int32_t build_rebuild(Space *s, int32_t k, const int32_t *slots) {
+  SpaceTemplates *t = &s->templates;
+  int32_t u = slots[t->folds.slot[k]], n = t->n_params[k], src[TPL_MAX_PARAMS];
+  for (int32_t j = 0; j < n; j++) src[j] = slots[t->param_slot[TPL_MAX_PARAMS * k + j]];
+  int32_t h = intern(s, s->label[u], s->op[u], src, n, 1);
+  return h < 0 || template_inherit(s, h, u) < 0 ? -1 : h;
+}
+
+/* Plan what match `at` of node x makes (_space_templates.h's plan, at plan[3 * m]): 0, TPL_PYTHON, or -1 on error. */
+static int plan_match(Space *s, int64_t at, int64_t m, int32_t xtype) {
+  SpaceTemplates *t = &s->templates;
+  int32_t k = t->sol[at], ns = s->patterns.rule_slots[k], *slots = t->sol + at + 1, *plan = t->plan + 3 * m;
+  int kind = t->folds.on ? t->folds.kind[k] : FOLD_NONE;
+  if (kind == FOLD_ALU || kind == FOLD_PINNED) {
+    int32_t h = fold_result(s, k, slots);
+    if (h == -1) return -1;
+    if (h == FOLD_PYTHON) return TPL_PYTHON;
+    if (h >= 0) { int32_t ty = template_type_of(s, h); if (ty < 0) return -1; if (ty != xtype) return TPL_PYTHON; }   /* Python's stuck step */
+    plan[0] = -1; plan[1] = h; plan[2] = -1;
+    return 0;
+  }
+  if (kind == FOLD_REBUILD) {   /* the guard here; the node is made with the others (build_rebuild) */
+    int c = guard_choose(s, k, slots, ns);
+    if (c == -1) return -1;
+    if (c == FOLD_PYTHON) return TPL_PYTHON;
+    int32_t u = slots[t->folds.slot[k]];
+    if (s->label[u] < 0) return TPL_PYTHON;   /* a leaf: no sources to replace */
+    if (c) { int32_t ty = template_type_of(s, u); if (ty < 0) return -1; if (ty != xtype) return TPL_PYTHON; }
+    plan[0] = -2; plan[1] = c ? k : -2; plan[2] = -1;
+    return 0;
+  }
+  plan[0] = k; plan[2] = -1;
+  if (kind == FOLD_GUARDED) {   /* the match's slots, then the constants the guard's choice makes */
+    int64_t off = 0;   /* (xs is scratch for this node's matches: each match's slots from m * width) */
+    int32_t width = ns + FOLD_MAX_CONSTS;
+    off = m * width;
+    if (grow((void **)&t->xs, &t->cap_xs, off + width, sizeof(int32_t)) < 0) return -1;
+    memcpy(t->xs + off, t->sol + at + 1, (size_t)ns * sizeof(int32_t));
+    int c = guard_choose(s, k, t->xs + off, ns);
+    if (c == -1) return -1;
+    if (c == FOLD_PYTHON) return TPL_PYTHON;
+    if (!c && t->n_params[t->n_tables + k] < 0) { plan[1] = -2; return 0; }   /* no `orelse`: no rewrite */
+    if (!c) plan[0] = t->n_tables + k;
+    plan[2] = (int32_t)off;
+    slots = t->xs + off;
+  }
+  int32_t e = entry_for(s, plan[0], slots);
+  if (e == -3) return -1;
+  if (e == -1) return TPL_PYTHON;
+  if (e >= 0 && t->ent_type[e] != xtype) return TPL_PYTHON;   /* Python makes the stuck step */
+  plan[1] = e;
+  return 0;
+}
+
 int64_t template_redexes(Space *s, int32_t x) {
   SpaceTemplates *t = &s->templates;
   if (!t->on) { int m = asks_python(s, x); return m < 0 ? -1 : m ? TPL_PYTHON : 0; }
@@ -149,26 +211,29 @@ int64_t template_redexes(Space *s, int32_t x) {
     int32_t k = s->patterns.op_rules[q];
     int64_t before = t->n_sol;
     if (pattern_each(s, k, x, &unsure) < 0) return -1;
-    if (unsure || (t->n_sol > before && t->n_params[k] < 0)) return TPL_PYTHON;
+    int here = t->n_params[k] >= 0 || (t->folds.on && t->folds.kind[k] != FOLD_NONE);
+    if (unsure || (t->n_sol > before && !here)) return TPL_PYTHON;
   }
   if (t->n_sol == 0) return 0;
-  /* every match's template and result type first (Python may be asked): nothing is made unless all of them hold */
-  int32_t xtype = type_of(s, x);
+  /* every match's template or fold and result type first (Python may be asked): nothing is made unless all of them hold */
+  int32_t xtype = template_type_of(s, x);
   if (xtype < 0) return -1;
-  for (int64_t at = 0; at < t->n_sol; at += 1 + s->patterns.rule_slots[t->sol[at]]) {
-    int32_t k = t->sol[at], e = entry_for(s, k, t->sol + at + 1);
-    if (e == -3) return -1;
-    if (e == -1) return TPL_PYTHON;
-    if (e >= 0 && t->ent_type[e] != xtype) return TPL_PYTHON;   /* Python makes the stuck step */
+  int64_t n_match = 0;
+  for (int64_t at = 0; at < t->n_sol; at += 1 + s->patterns.rule_slots[t->sol[at]], n_match++) {
+    if (grow((void **)&t->plan, &t->cap_plan, 3 * (n_match + 1), sizeof(int32_t)) < 0) return -1;
+    int r = plan_match(s, at, n_match, xtype);
+    if (r) return r;
   }
   t->n_found = 0;
-  for (int64_t at = 0; at < t->n_sol; at += 1 + s->patterns.rule_slots[t->sol[at]]) {
-    int32_t k = t->sol[at], e = entry_for(s, k, t->sol + at + 1);   /* known now: no call */
-    if (e == -3) return -1;
-    if (e == -2) continue;   /* the function returned None */
-    int32_t h = build(s, k, e, t->sol + at + 1);
-    if (h < 0) return -1;
-    if (h == x) continue;   /* the node itself: no step */
+  int64_t i = 0;
+  for (int64_t at = 0; at < t->n_sol; at += 1 + s->patterns.rule_slots[t->sol[at]], i++) {
+    int32_t k = t->sol[at], tab = t->plan[3 * i], e = t->plan[3 * i + 1], off = t->plan[3 * i + 2], h;
+    if (tab == -2) h = e < 0 ? e : build_rebuild(s, k, t->sol + at + 1);
+    else if (tab < 0) h = e;   /* a fold's result */
+    else if (e == -2) continue;   /* the function returned None */
+    else if ((h = build(s, tab, e, off >= 0 ? t->xs + off : t->sol + at + 1)) < 0) return -1;
+    if (h == -1) return -1;
+    if (h < 0 || h == x) continue;   /* no rewrite, or the node itself: no step */
     int32_t rule = t->rule_index[k], dup = 0;
     for (int64_t f = 0; f < t->n_found && !dup; f++) dup = t->red_rule[t->found[f]] == rule && t->red_result[t->found[f]] == h;
     if (dup) continue;   /* other bindings, the same result: one edge */
@@ -178,36 +243,51 @@ int64_t template_redexes(Space *s, int32_t x) {
   return t->n_found;
 }
 
-/* templates(rules, type, fill): per compiled table (patterns.py's order), (rule index, the pattern slots of its
- * template's arguments) or (rule index, None) for a rule left to its function; type(node) -> type id; fill(table, type
- * ids) -> a template's steps. Once, before the first node, after patterns(). */
+/* Table k's template arguments' slots (a tuple, or None: no template) into n_params[k] and param_slot. 0, or -1. */
+static int read_slots(int32_t *np, int32_t *ps, Py_ssize_t k, PyObject *slots, int32_t n_slots) {
+  np[k] = -1;
+  if (slots == Py_None || !PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) > TPL_MAX_PARAMS) return 0;
+  np[k] = (int32_t)PyTuple_GET_SIZE(slots);
+  for (int32_t j = 0; j < np[k]; j++) {
+    long v = PyLong_AsLong(PyTuple_GET_ITEM(slots, j));
+    if (v < 0 || v >= n_slots) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "an argument's slot is the pattern's or a constant's"); return -1; }
+    ps[TPL_MAX_PARAMS * k + j] = (int32_t)v;
+  }
+  return 0;
+}
+
+/* templates(rules, type, host, codes): per compiled table (patterns.py's order), (rule index, the slots of its template's
+ * arguments or None for a rule left to its function[, its `orelse` template's slots or None, its fold's form or None]);
+ * type(node) -> type id; host: templates.py's RuleTemplates (fill(table, type ids) -> a template's steps, and the folds'
+ * questions); codes: the op codes the folds read (folds.py). Once, before the first node, after patterns(). */
 PyObject *Space_templates(Space *s, PyObject *args) {
-  PyObject *rules, *type_cb, *fill_cb;
+  PyObject *rules, *type_cb, *fill_cb, *codes = NULL;
   SpaceTemplates *t = &s->templates;
-  if (!PyArg_ParseTuple(args, "O!OO", &PyTuple_Type, &rules, &type_cb, &fill_cb)) return NULL;
+  if (!PyArg_ParseTuple(args, "O!OO|O", &PyTuple_Type, &rules, &type_cb, &fill_cb, &codes)) return NULL;
   Py_ssize_t n = PyTuple_GET_SIZE(rules);
   if (s->n_nodes || t->n_tables || n != s->patterns.n_rules) {
     PyErr_SetString(PyExc_RuntimeError, "templates are set once, after patterns() and before the first node, one per table"); return NULL;
   }
-  int32_t *ri = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t)), *np = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int32_t));
-  int32_t *ps = PyMem_Malloc((size_t)(n ? n : 1) * TPL_MAX_PARAMS * sizeof(int32_t));
+  if (codes && codes != Py_None && folds_codes(s, codes) < 0) return NULL;
+  size_t m = (size_t)(n ? 2 * n : 1);   /* table n + k: table k's `orelse` */
+  int32_t *ri = PyMem_Malloc(m * sizeof(int32_t)), *np = PyMem_Malloc(m * sizeof(int32_t));
+  int32_t *ps = PyMem_Malloc(m * TPL_MAX_PARAMS * sizeof(int32_t));
   if (!ri || !np || !ps) { PyMem_Free(ri); PyMem_Free(np); PyMem_Free(ps); return PyErr_NoMemory(); }
   int any = 0;
   for (Py_ssize_t k = 0; k < n; k++) {
-    PyObject *slots;
+    PyObject *slots, *orelse = Py_None, *form = Py_None;
     int rule;
-    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(rules, k), "iO", &rule, &slots)) goto fail;
-    ri[k] = rule; np[k] = -1;
-    if (slots == Py_None || k >= TPL_MAX_RULES) continue;
-    if (!PyTuple_Check(slots) || PyTuple_GET_SIZE(slots) > TPL_MAX_PARAMS) continue;
-    np[k] = (int32_t)PyTuple_GET_SIZE(slots);
-    for (int32_t j = 0; j < np[k]; j++) {
-      long v = PyLong_AsLong(PyTuple_GET_ITEM(slots, j));
-      if (v < 0 || v >= s->patterns.rule_slots[k]) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "an argument's slot is the pattern's"); goto fail; }
-      ps[TPL_MAX_PARAMS * k + j] = (int32_t)v;
-    }
-    any = 1;
+    if (!PyArg_ParseTuple(PyTuple_GET_ITEM(rules, k), "iO|OO", &rule, &slots, &orelse, &form)) goto fail;
+    ri[k] = ri[n + k] = rule; np[k] = np[n + k] = -1;
+    if (k >= TPL_MAX_RULES) continue;   /* (an entry's key holds a table in 12 bits) */
+    if (orelse != Py_None && n + k >= TPL_MAX_RULES) continue;
+    int32_t width = s->patterns.rule_slots[k] + (form == Py_None ? 0 : FOLD_MAX_CONSTS);
+    if (read_slots(np, ps, k, slots, width) < 0 || read_slots(np, ps, n + k, orelse, s->patterns.rule_slots[k]) < 0) goto fail;
+    if (folds_read(s, (int32_t)k, (int32_t)n, form) < 0) goto fail;
+    if ((t->folds.kind[k] == FOLD_GUARDED && np[k] < 0) || (t->folds.kind[k] == FOLD_REBUILD && np[k] < 1)) { PyErr_SetString(PyExc_ValueError, "a guarded form's `then` is a template"); goto fail; }
+    any |= np[k] >= 0 || t->folds.kind[k] != FOLD_NONE;
   }
+  if (t->folds.on && !codes) { PyErr_SetString(PyExc_ValueError, "folds need the op codes"); goto fail; }
   t->rule_index = ri; t->n_params = np; t->param_slot = ps; t->n_tables = (int32_t)n; t->on = any;
   Py_INCREF(type_cb); Py_INCREF(fill_cb);
   t->type_cb = type_cb; t->fill_cb = fill_cb;
@@ -245,7 +325,8 @@ PyObject *Space_get_n_redexes(Space *s, void *closure) {
 
 void templates_free(SpaceTemplates *t) {
   void *arrays[] = {t->rule_index, t->n_params, t->param_slot, t->ent_result, t->ent_type, t->ent_first, t->ent_n, t->steps, t->refs,
-                    t->ntype, t->red_node, t->red_rule, t->red_result, t->sol, t->found, t->made};
+                    t->ntype, t->red_node, t->red_rule, t->red_result, t->sol, t->found, t->made, t->plan, t->xs};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   map_free(&t->entries);
+  folds_free(&t->folds);
 }

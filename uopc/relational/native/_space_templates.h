@@ -6,6 +6,7 @@
 #ifndef UOPC_SPACE_TEMPLATES_H
 #define UOPC_SPACE_TEMPLATES_H
 #include "_space_tables.h"
+#include "_space_folds.h"
 
 
 typedef struct Space Space;
@@ -22,11 +23,14 @@ typedef struct { int32_t fixed, label, op, type, n_src, refs; } TplStep;
 typedef struct SpaceTemplates {
   int on;                 /* templates() was called with at least one template rule */
   PyObject *type_cb;      /* type(node) -> its type id ((dtype, shape) numbered by templates.py) */
-  PyObject *fill_cb;      /* fill(table, type ids) -> (result ref, result type, steps), 0 (the function returned None), None (Python) */
-  int32_t n_tables;       /* the compiled patterns' tables (patterns.py), in their order */
+  PyObject *fill_cb;      /* templates.py's RuleTemplates: fill(table, type ids) -> (result ref, result type, steps), 0 (the
+                             function returned None), None (Python); and the folds' questions (_space_folds.c) */
+  int32_t n_tables;       /* the compiled patterns' tables (patterns.py), in their order; table n_tables + k is table k's
+                             `orelse` template (a Guarded form's) */
   int32_t *rule_index;    /* per table: its rule's index in the matcher */
   int32_t *n_params;      /* per table: its template's arguments, -1 if the rule is not a template */
-  int32_t *param_slot;    /* per table, TPL_MAX_PARAMS each: the pattern slot bound to each argument */
+  int32_t *param_slot;    /* per table, TPL_MAX_PARAMS each: the slot bound to each argument (the pattern's, then a Guarded
+                             form's constants) */
   U64Map entries;         /* (table, argument types) -> entry, or -1 (Python), -2 (no result) */
   int32_t *ent_result, *ent_type, *ent_first, *ent_n; int64_t n_ent, cap_ent;
   TplStep *steps; int64_t n_steps, cap_steps;
@@ -38,11 +42,17 @@ typedef struct SpaceTemplates {
   int32_t *sol; int64_t n_sol, cap_sol;
   int32_t *found; int64_t n_found, cap_found;
   int32_t *made; int64_t cap_made;
+  /* scratch: per match, what it makes (table, entry or result node, its slots' offset in xs or -1) */
+  int32_t *plan; int64_t cap_plan;
+  int32_t *xs; int64_t cap_xs;
+  SpaceFolds folds;       /* folds, bounds and guards (_space_folds.h) */
 } SpaceTemplates;
 
 /* Node x's own redexes where templates make them all: their ids in s->templates.found[0 .. n), n returned; TPL_PYTHON
  * where Python must find them (a rule left to Python may match, a match's rule is no template, ...); -1 on error. */
 int64_t template_redexes(Space *s, int32_t x);
+int32_t template_type_of(Space *s, int32_t x);   /* node x's type id (asked of Python where unknown); -1 on error */
+int template_set_type(Space *s, int32_t x, int32_t type);   /* node x is of this type: 0, or -1 on error */
 /* A new redex id for (node, rule, result); -1 on error. */
 int32_t redex_new(Space *s, int32_t node, int32_t rule, int32_t result);
 /* Node h is x rebuilt over rewritten sources: the same type (a rule's result has its node's, rule_check.py). */

@@ -26,7 +26,8 @@ from uopc.dtype import DType
 from uopc.ops import Ops
 from uopc.relational.native import Space
 from uopc.relational.native.patterns import CODES, compile_rules, python_may
-from uopc.relational.native.templates import RuleTemplates, rule_slots
+from uopc.relational.native.folds import FOLD_CODES, rule_forms
+from uopc.relational.native.templates import RuleTemplates
 from uopc.relational.space.step import At, Redex, Stepper
 from uopc.rule_check import rewrite_problem
 from uopc.term import _let_names_list, parts_for
@@ -62,8 +63,9 @@ class NativeSpace:
     self.core.patterns(self.patterns.tables, self._check)
     # template rules are applied in the core (templates.py): uopc's own IR (its check of a result) and no ctx
     applies = stepper.ctx is None and stepper._problem is rewrite_problem
-    self.templates = RuleTemplates(stepper.pm, self.patterns, self.uop, self.to_id, self._label)
-    self.core.templates(rule_slots(stepper.pm, self.patterns, applies), self.templates.type_of, self.templates.fill)
+    specs, templates = rule_forms(stepper.pm, self.patterns, applies)   # and rules declared as data (folds.py)
+    self.templates = RuleTemplates(templates, self.uop, self.to_id, self._label)
+    self.core.templates(specs, self.templates.type_of, self.templates, FOLD_CODES)
     # a step key of the core -> what the Python core keys that step by: its Redex, or under tree semantics its At
     self.keys: Any = self.redexes if stepper.semantics == "graph" else TreeKeys(self)
     self.texts: Callable[[int | UOp, int], str | None] | None = None   # core.text once set up (on the first text(): a library run prints nothing)

@@ -24,12 +24,15 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from uopc.dtype import DType
+from uopc.dtype import BOOL, F32, I32, DType, truncate
 from uopc.egraph.template import NO_RESULT, Template
 from uopc.matcher import PatternMatcher
 from uopc.ops import Ops
 from uopc.relational.native.patterns import CODES, Compiled
-from uopc.uop import UOp
+from uopc.uop import UOp, make_const
+
+DTYPES: tuple[DType, ...] = (BOOL, I32, F32)   # by _space_folds.h's dtype codes
+DTYPE_CODES = {d: i for i, d in enumerate(DTYPES)}
 
 TemplateSteps = tuple[int, int, tuple[tuple[int, int, int, int, tuple[int, ...]], ...]]
 
@@ -46,11 +49,12 @@ def rule_slots(pm: PatternMatcher, compiled: Compiled, applies: bool) -> tuple[t
 
 
 class RuleTemplates:
-  """The core's two questions about templates: a node's type id, and a template's steps for its arguments' types."""
+  """The core's questions about templates (a node's type id, a template's steps for its arguments' types) and folds
+  (``folds.py``: a type's dtype code, a constant's value, the constant of a value)."""
 
-  def __init__(self, pm: PatternMatcher, compiled: Compiled, uop: Callable[[int], UOp], to_id: Callable[[UOp], int],
+  def __init__(self, templates: list[Template | None], uop: Callable[[int], UOp], to_id: Callable[[UOp], int],
                label: Callable[[Ops, DType, Any], int]) -> None:
-    self.templates = [Template.of(pm.rules[r][1]) for r in compiled.rules]
+    self.templates = templates   # per table (folds.rule_forms): its template, or its `orelse`'s at n + table
     self.uop, self.to_id, self.label = uop, to_id, label
     self.types: list[tuple[DType, tuple]] = []   # type id -> (dtype, shape)
     self._type_id: dict[tuple[DType, tuple], int] = {}
@@ -66,6 +70,23 @@ class RuleTemplates:
     """The type id of native node ``i`` (the core asks where it does not know it: a node Python made)."""
     u = self.uop(i)
     return self.type_id(u.dtype, u.shape)
+
+  def type_info(self, t: int) -> tuple[int, bool]:
+    """Type ``t``'s dtype code (``folds.DTYPE_CODES``, 3 for another) and whether it is a scalar's."""
+    dtype, shape = self.types[t]
+    return DTYPE_CODES.get(dtype, 3), shape == ()
+
+  def value(self, i: int) -> int | float | None:
+    """The value of native node ``i``, a constant: an int for an int or bool constant, a float for an f32's (as it
+    holds it), else None."""
+    u = self.uop(i)
+    if u.dtype is F32: return u.arg if type(u.arg) is float else None
+    return int(u.arg) if u.dtype in (I32, BOOL) and type(u.arg) in (int, bool) else None
+
+  def const(self, code: int, v: int | float) -> tuple[int, int]:
+    """The constant of value ``v`` in the dtype of ``code``, as ``make_uop`` makes it: its native node and type id."""
+    dtype = DTYPES[code]
+    return self.to_id(make_const(truncate(dtype, v), dtype)), self.type_id(dtype, ())
 
   def fill(self, table: int, types: tuple[int, ...]) -> TemplateSteps | int | None:
     """Table ``table``'s template for arguments of these types: (result, its type id, steps), 0 where the function
