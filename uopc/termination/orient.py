@@ -1,7 +1,8 @@
 """Orient a rule set: find a measure every rule lowers on its instances, or name the rules none was found for.
 
 Rule removal: a weight stage (``weights``) keeps every remaining rule's weight and lowers some, which are removed;
-stages repeat while they remove rules; a path order (``path_order``) then has to orient what is left. Each rule is
+where no weights do, the polynomial interpretation (``interpretation``) may: it keeps every remaining rule's value
+and lowers some. Stages repeat while they remove rules; a path order (``path_order``) then has to orient what is left. Each rule is
 checked on its instances (``instances``): "every instance" or "on N instances" says what that proves.
 
 >>> from uopc.matcher import PatternMatcher
@@ -27,6 +28,7 @@ from uopc.term import show
 from uopc.uop import UOp
 
 from uopc.termination.instances import Instance, RuleInstances, rule_instances
+from uopc.termination.interpretation import Interpretation, find_interpretation
 from uopc.termination.logic import Concrete, Symbolic
 from uopc.termination.measure import Measure, PathOrder
 from uopc.termination.path_order import greater, symbol
@@ -141,21 +143,23 @@ def _cores(t: Termination, made: list[RuleInstances]) -> Termination:
 
 def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | None, limits: Limits, z3: bool, seed: int,
             progress: Callable[[str], None] | None, drops: bool) -> Termination:
-  """Weight stages while they lower rules, then a path order for the rest (module doc)."""
+  """Stages while they lower rules (weights, else the interpretation), then a path order for the rest (module doc)."""
   checked = {ri.name: ri for ri in made if ri.instances}
   verdicts: dict[str, RuleVerdict] = {ri.name: RuleVerdict(ri.name, "not checked", f"no instance: {ri.missing}", "")
                                       for ri in made if not ri.instances}
   symbols = {symbol(n) for ri in checked.values() for i in ri.instances for n in (*i.lhs.toposort(), *i.rhs.toposort())}
   remaining = dict(checked)
-  stages: list[Stage] = []
+  stages: list[Stage | Interpretation] = []
   while remaining and stop is None:
-    if progress is not None: progress(f"weights {len(stages) + 1}")
-    stage = find_stage({name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed, limits,
-                       z3, drops)
+    if progress is not None: progress(f"stage {len(stages) + 1}")
+    stage: Stage | Interpretation | None = find_stage(
+      {name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed, limits, z3, drops)
+    if stage is None: stage = find_interpretation({name: [(i.lhs, i.rhs) for i in ri.instances] for name, ri in remaining.items()})
     if stage is None: break
     stages.append(stage)
+    kind = "interpretation" if isinstance(stage, Interpretation) else "weights"
     for name in stage.removes:
-      verdicts[name] = RuleVerdict(name, "oriented", f"weights {len(stages)}", remaining.pop(name).scope)
+      verdicts[name] = RuleVerdict(name, "oriented", f"{kind} {len(stages)}", remaining.pop(name).scope)
     for name in stage.drops:
       verdicts[name] = RuleVerdict(name, "not oriented", f"weights {len(stages)} raise it, to lower others; "
                                    f"{_why_not(remaining[name], None, symbols)}", remaining.pop(name).scope)
