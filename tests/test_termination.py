@@ -226,3 +226,12 @@ def test_explore_order_reports_the_conv_index_loop_under_tinygrads_sym_too(capsy
   assert "does not depend" not in out
   assert "rules: sym#93 symbolic.py:267; sym#102 symbolic.py:281):" in out
   assert "graph_rewrite(bottom_up=True): loops (tinygrad's graph_rewrite raised RuntimeError: infinite loop in fixed_point_rewrite)" in out
+
+
+@pytest.mark.slow   # 5 s of CPU
+def test_symbolic_and_evaluate_together_leave_only_symbolics_own_rules_unoriented():
+  # before: weights that lower symbolic raised alu-stack and inline-call (they copy a variable), and nothing oriented them
+  t = find_measure(NAMED["symbolic"] + NAMED["evaluate"])
+  assert t.unoriented == _SYMBOLIC.unoriented == ["distribute-sum", "const-outward", "div-sum", "mod-sum"]
+  by = {r.name: r.by for r in t.rules}
+  assert by["alu-stack"] == by["inline-call"] == "interpretation 1" and by["div-sum"].startswith("interpretation 1 raises it")

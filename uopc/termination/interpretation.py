@@ -98,20 +98,23 @@ def compare(lhs: UOp, rhs: UOp) -> int:
 
 
 class Interpretation(NamedTuple):
-  """The interpretation as a stage of the measure: the rules it lowers (``removes``) and keeps (every other one left)."""
+  """The interpretation as a stage of the measure: the rules it lowers (``removes``), those it raises on some instance
+  (``drops``: no later component can orient them), and it keeps every other rule left."""
   removes: tuple[str, ...]
-  drops: tuple[str, ...] = ()   # none: the stage is taken only where it keeps every remaining rule
+  drops: tuple[str, ...] = ()
 
   def lines(self) -> list[str]:
-    return ["interpretation (polynomials over values >= 1; lowered: l - r - 1 has no negative coefficient, in x - 1 for each x):", *DEFINITION]
+    return ["interpretation (polynomials over values >= 1; lowered: l - r - 1 has no negative coefficient, in x - 1 for each x):",
+            *DEFINITION]
 
 
-def find_interpretation(rules: dict[str, list[tuple[UOp, UOp]]]) -> Interpretation | None:
-  """The stage, if the interpretation keeps every rule's value on each of its instances (lhs, rhs) and lowers some's."""
-  removes = []
+def find_interpretation(rules: dict[str, list[tuple[UOp, UOp]]], drops: bool = False) -> Interpretation | None:
+  """The stage, if the interpretation keeps every rule's value on each of its instances (lhs, rhs) and lowers some's;
+  with ``drops``, a rule it raises is dropped instead (as a weight stage may drop one)."""
+  removes, raised = [], []
   for name, instances in rules.items():
     outcomes = [compare(lhs, rhs) for lhs, rhs in instances]
-    if -1 in outcomes: return None
-    if all(o == 1 for o in outcomes): removes.append(name)
-  return Interpretation(tuple(removes)) if removes else None
-
+    if -1 in outcomes: raised.append(name)
+    elif all(o == 1 for o in outcomes): removes.append(name)
+  if not removes or (raised and not drops): return None
+  return Interpretation(tuple(removes), tuple(raised))

@@ -32,7 +32,7 @@ from uopc.termination.interpretation import Interpretation, find_interpretation
 from uopc.termination.logic import Concrete, Symbolic
 from uopc.termination.measure import Measure, PathOrder
 from uopc.termination.path_order import greater, symbol
-from uopc.termination.weights import Z3_RLIMIT, Stage, difference, find_stage
+from uopc.termination.weights import Z3_RLIMIT, Stage, stage_score, difference, find_stage
 
 ORDERS_PAIRED = 12     # instances of a rule not oriented tried in pairs for two that no path order orients together
 PATH_TRIES = 300       # precedences the search tries without z3 (each checks every remaining rule's instances)
@@ -135,7 +135,7 @@ def _cores(t: Termination, made: list[RuleInstances]) -> Termination:
   symbols = {symbol(n) for ri in made for i in ri.instances for n in (*i.lhs.toposort(), *i.rhs.toposort())}
   rules = []
   for r in t.rules:
-    if r.status == "not oriented" and not r.by.startswith("weights") and (core := _unorientable(by_name[r.name], symbols)):
+    if r.status == "not oriented" and not r.by.startswith(("weights", "interpretation")) and (core := _unorientable(by_name[r.name], symbols)):
       r = r._replace(by="no path order orients together: " + "; ".join(f"{show(c.lhs)} -> {show(c.rhs)}" for c in core))
     rules.append(r)
   return t._replace(rules=rules)
@@ -152,16 +152,17 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
   stages: list[Stage | Interpretation] = []
   while remaining and stop is None:
     if progress is not None: progress(f"stage {len(stages) + 1}")
-    stage: Stage | Interpretation | None = find_stage(
-      {name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed, limits, z3, drops)
-    if stage is None: stage = find_interpretation({name: [(i.lhs, i.rhs) for i in ri.instances] for name, ri in remaining.items()})
+    weights = find_stage({name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed,
+                         limits, z3, drops)
+    interpretation = find_interpretation({name: [(i.lhs, i.rhs) for i in ri.instances] for name, ri in remaining.items()}, drops)
+    stage = _better(weights, interpretation, len(remaining))
     if stage is None: break
     stages.append(stage)
-    kind = "interpretation" if isinstance(stage, Interpretation) else "weights"
+    kind = f"{'interpretation' if isinstance(stage, Interpretation) else 'weights'} {len(stages)}"
     for name in stage.removes:
-      verdicts[name] = RuleVerdict(name, "oriented", f"{kind} {len(stages)}", remaining.pop(name).scope)
+      verdicts[name] = RuleVerdict(name, "oriented", kind, remaining.pop(name).scope)
     for name in stage.drops:
-      verdicts[name] = RuleVerdict(name, "not oriented", f"weights {len(stages)} raise it, to lower others; "
+      verdicts[name] = RuleVerdict(name, "not oriented", f"{kind} {'raises' if isinstance(stage, Interpretation) else 'raise'} it, to lower others; "
                                    f"{_why_not(remaining[name], None, symbols)}", remaining.pop(name).scope)
     stop = limits.should_stop()
   path, order = None, None
@@ -177,6 +178,13 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
     verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri, order, symbols), ri.scope)
   ordered = [verdicts[pm.name_of(r)] for r in pm.rules if pm.name_of(r) in verdicts]
   return Termination(Measure(tuple(stages), path), ordered, stop, "z3" if z3 else "search")
+
+
+def _better(weights: Stage | None, interpretation: Interpretation | None, rules: int) -> Stage | Interpretation | None:
+  """The stage that scores more (``weights.stage_score``: a rule lowered counts twice, kept once, dropped not at all); weights on a tie."""
+  if weights is None or interpretation is None: return weights or interpretation
+  score = {id(s): stage_score(s.removes, s.drops, rules) for s in (weights, interpretation)}
+  return interpretation if score[id(interpretation)] > score[id(weights)] else weights
 
 
 def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str]) -> str:

@@ -116,7 +116,7 @@ def _outcome(rules: dict[str, list[Difference]], weights: dict[str, int]) -> tup
   return tuple(name for name, ds in rules.items() if name not in drops and all(d.holds(weights, True) for d in ds)), drops
 
 
-def _score(removes: tuple[str, ...], drops: tuple[str, ...], total: int) -> int:
+def stage_score(removes: tuple[str, ...], drops: tuple[str, ...], total: int) -> int:
   """A rule lowered counts twice, a rule kept once, a rule dropped not at all."""
   return 2 * len(removes) + total - len(removes) - len(drops)
 
@@ -137,7 +137,7 @@ def find_stage(rules: dict[str, list[tuple[UOp, UOp, frozenset[UOp]]]], symbols:
     if weights is None: continue
     removes, dropped = _outcome(diffs, weights)
     if not removes or (dropped and not drops): continue
-    score = _score(removes, dropped, len(diffs))
+    score = stage_score(removes, dropped, len(diffs))
     if best is None or score > best[0]: best = (score, Stage(weights, removes, coefficients, dropped))
   return None if best is None else best[1]
 
@@ -151,7 +151,7 @@ def _searched_weights(rules: dict[str, list[Difference]], ops: list[str], seed: 
     w = candidates[k] if k < len(candidates) else {f: rng.choice(CHOICES) for f in ops}
     removes, dropped = _outcome(rules, w)
     if not removes or (dropped and not drops): continue
-    score = _score(removes, dropped, len(rules))
+    score = stage_score(removes, dropped, len(rules))
     if best is None or score > best[0]: best = (score, w)
   return None if best is None else best[1]
 
@@ -170,7 +170,7 @@ def _z3_weights(rules: dict[str, list[Difference]], ops: list[str], drops: bool)
     return z3.Sum([n * w[f] for f, n in d.ops.items()] + [z3.IntVal(d.surplus, ctx) * least])
   for ds in rules.values():
     kept = z3.And(*[value(d) >= 0 if d.variables_ok else z3.BoolVal(False, ctx) for d in ds])
-    if drops: opt.add_soft(kept, 1, "score")   # a rule kept scores 1, lowered 2 (_score)
+    if drops: opt.add_soft(kept, 1, "score")   # a rule kept scores 1, lowered 2 (stage_score)
     else: opt.add(kept)
     opt.add_soft(z3.And(kept, *[value(d) > 0 for d in ds]), 1, "score")
   opt.minimize(z3.Sum(list(w.values())))   # after the rules removed: the smallest weights that remove them, to read
