@@ -152,18 +152,15 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
   stages: list[Stage | Interpretation] = []
   while remaining and stop is None:
     if progress is not None: progress(f"stage {len(stages) + 1}")
-    weights = find_stage({name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed,
-                         limits, z3, drops)
-    interpretation = find_interpretation({name: [(i.lhs, i.rhs) for i in ri.instances] for name, ri in remaining.items()}, drops)
-    stage = _better(weights, interpretation, len(remaining))
+    stage = _next_stage(remaining, symbols, seed, limits, z3, drops)
     if stage is None: break
     stages.append(stage)
     kind = f"{'interpretation' if isinstance(stage, Interpretation) else 'weights'} {len(stages)}"
     for name in stage.removes:
       verdicts[name] = RuleVerdict(name, "oriented", kind, remaining.pop(name).scope)
     for name in stage.drops:
-      verdicts[name] = RuleVerdict(name, "not oriented", f"{kind} {'raises' if isinstance(stage, Interpretation) else 'raise'} it, to lower others; "
-                                   f"{_why_not(remaining[name], None, symbols)}", remaining.pop(name).scope)
+      verdicts[name] = RuleVerdict(name, "not oriented", f"{kind} {'raises' if isinstance(stage, Interpretation) else 'raise'} it, "
+                                   f"to lower others; {_why_not(remaining[name], None, symbols)}", remaining.pop(name).scope)
     stop = limits.should_stop()
   path, order = None, None
   if remaining and stop is None:
@@ -180,11 +177,16 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
   return Termination(Measure(tuple(stages), path), ordered, stop, "z3" if z3 else "search")
 
 
-def _better(weights: Stage | None, interpretation: Interpretation | None, rules: int) -> Stage | Interpretation | None:
-  """The stage that scores more (``weights.stage_score``: a rule lowered counts twice, kept once, dropped not at all); weights on a tie."""
+def _next_stage(remaining: dict[str, RuleInstances], symbols: set[str], seed: int, limits: Limits, z3: bool,
+                drops: bool) -> Stage | Interpretation | None:
+  """Weights or the interpretation, whichever scores more (``weights.stage_score``: a rule lowered counts twice, kept
+  once, dropped not at all); weights on a tie; None if neither lowers a rule."""
+  weights = find_stage({name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed,
+                       limits, z3, drops)
+  interpretation = find_interpretation({name: [(i.lhs, i.rhs) for i in ri.instances] for name, ri in remaining.items()}, drops)
   if weights is None or interpretation is None: return weights or interpretation
-  score = {id(s): stage_score(s.removes, s.drops, rules) for s in (weights, interpretation)}
-  return interpretation if score[id(interpretation)] > score[id(weights)] else weights
+  better = stage_score(interpretation.removes, interpretation.drops, len(remaining)) > stage_score(weights.removes, weights.drops, len(remaining))
+  return interpretation if better else weights
 
 
 def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str]) -> str:
