@@ -78,9 +78,9 @@ def test_uopc_rule_sets():
 _EVALUATE = find_measure(NAMED["evaluate"])   # proved: tests/test_termination_interpretation.py
 
 
-def test_evaluate_is_checked_on_catalogued_left_sides():
+def test_evaluate_is_checked_on_shaped_left_sides():
   # before: the builder made no left side over STACK, INDEX, movement ops or CALL, and every rule was "not checked"
-  assert all(r.scope.startswith("on ") for r in _EVALUATE.rules)   # a catalogue of shapes, not every instance
+  assert all(r.scope.startswith("on ") for r in _EVALUATE.rules)   # a sample of shapes, not every instance
   assert find_loop(UOp.stack(UOp.param(0), UOp.param(1)) + UOp.param(2, shape=(2,)), NAMED["evaluate"]) is None
 
 
@@ -158,7 +158,7 @@ def test_steps_observed_on_programs_are_checked_as_instances_too():
   t = find_measure(pm, observed=[(e.rule, e.node, e.result) for e in ex.edges if e.result is not None])
   by = {r.name: r for r in t.rules}
   assert by["inline-call"].status == "oriented" and "observed on programs" in by["inline-call"].scope
-  assert "observed" not in by["index-empty"].scope   # the program has no INDEX without an index: the catalogue's only
+  assert "observed" not in by["index-empty"].scope   # the program has no INDEX without an index: the builder's only
 
 
 def test_check_rules_terminates_on_a_program_and_another_irs_rules(capsys, tmp_path, monkeypatch):
@@ -235,3 +235,18 @@ def test_symbolic_and_evaluate_together_leave_only_symbolics_own_rules_unoriente
   assert t.unoriented == _SYMBOLIC.unoriented == ["distribute-sum", "const-outward", "div-sum", "mod-sum"]
   by = {r.name: r.by for r in t.rules}
   assert by["alu-stack"] == by["inline-call"] == "interpretation 1" and by["div-sum"].startswith("interpretation 1 raises it")
+
+
+def test_inline_call_is_checked_on_a_body_with_each_op_at_its_root():
+  # the case termination's own catalogue had (it found CALL ranked with RESHAPE), now the shaped builder's:
+  # beta reduction brings the body's root op up, so a path order must rank CALL above each op a body can have there
+  from uopc.ops import ALU, MOVEMENT, Ops
+  from uopc.termination.instances import rule_instances
+  pm = NAMED["evaluate"]
+  rule = next(r for r in pm.rules if pm.name_of(r) == "inline-call")
+  made = rule_instances(rule[0], rule[1], "inline-call").instances
+  roots = {i.lhs.src[0].op for i in made if i.lhs.op is Ops.CALL}
+  assert roots >= ALU | MOVEMENT | {Ops.STACK, Ops.INDEX, Ops.REDUCE}
+  assert all(greater(i.lhs, i.rhs, Concrete({"CALL": 1}), i.variables, i.nonconstant) for i in made)
+  for op in roots:   # CALL tied with the op: some instance is not oriented
+    assert not all(greater(i.lhs, i.rhs, Concrete({"CALL": 1, op.name: 1}), i.variables, i.nonconstant) for i in made), op
