@@ -109,3 +109,11 @@ def test_check_rules_terminates_evaluate_prints_the_interpretation(capsys):
   assert main(["check-rules", "--terminates", "evaluate", "--format", "json"]) == 0
   first = json.loads(capsys.readouterr().out)["measure"]["components"][0]
   assert first["kind"] == "interpretation" and first["lowers"] == list(LOWERED) and "CALL(b, a1..an)" in first["definition"]
+
+
+def test_no_recursion_on_20000_nested_calls():
+  p0 = UOp.param(0)
+  u = p0
+  for _ in range(20_000): u = u.call(p0)   # each CALL's body is the one before: 20,000 scopes deep
+  assert interpret(u, lambda p: 1) == 1 + 2 * 20_000   # each CALL adds its argument (1) and 1 to its body's value
+  assert str(polynomial(u)) == "20001*p0 + 40001"       # p0 = y + 1: 20001*(y + 1) + 20000

@@ -58,25 +58,38 @@ def _product(xs: list[N]) -> N | int:
 
 
 def interpret(u: UOp, leaf: Callable[[UOp], N]) -> N:
-  """The value of ``u`` (module doc), each PARAM outside a CALL body valued by ``leaf``."""
-  return _scope(u, None, leaf)
+  """The value of ``u`` (module doc), each PARAM outside a CALL body valued by ``leaf``. Iterative: a CALL's body is
+  valued in a scope of its own (its PARAMs bound to its arguments' values), one scope per tuple of argument values."""
+  scopes: dict[tuple[N, ...] | None, int] = {None: 0}   # the top level is scope 0
+  bound: list[tuple[N, ...] | None] = [None]
+  val: dict[tuple[UOp, int], N] = {}
+  todo = [(u, 0)]
+  while todo:
+    n, k = todo[-1]
+    if (n, k) in val:
+      todo.pop()
+      continue
+    missing = [(s, k) for s in call_body_scope(n) if (s, k) not in val]
+    if not missing and n.op is CALL:
+      args = tuple(val[(s, k)] for s in n.src[1:])
+      inner = scopes.setdefault(args, len(bound))
+      if inner == len(bound): bound.append(args)
+      if (n.src[0], inner) not in val: missing = [(n.src[0], inner)]
+      else: val[(n, k)] = val[(n.src[0], inner)] + sum(args) + 1
+    elif not missing: val[(n, k)] = _node(n, [val[(s, k)] for s in n.src], bound[k], leaf)
+    todo += missing
+  return val[(u, 0)]
 
 
-def _scope(root: UOp, bound: tuple[N, ...] | None, leaf: Callable[[UOp], N]) -> N:
-  """The value of ``root`` in one scope: a CALL body's (``bound``: its arguments' values, by slot) or the top level's."""
-  val: dict[UOp, N] = {}
-  for n in root.toposort(call_body_scope):
-    src = [val[s] for s in call_body_scope(n)]
-    if n.op is CONST: v: N | int = 1
-    elif n.op is PARAM: v = leaf(n) if bound is None else bound[n.arg.slot]
-    elif n.op in ALU: v = 2 * _product(src)
-    elif n.op is STACK: v = sum(src) + 1
-    elif n.op is INDEX: v = _product(src)
-    elif n.op in MOVEMENT or n.op is Ops.REDUCE: v = src[0] + literal_value(n.shape)
-    elif n.op is CALL: v = _scope(n.src[0], tuple(src), leaf) + sum(src) + 1
-    else: v = sum(src) + 1
-    val[n] = v   # type: ignore[assignment]
-  return val[root]
+def _node(n: UOp, src: list[N], bound: tuple[N, ...] | None, leaf: Callable[[UOp], N]) -> N:
+  """The value of a node other than a CALL, from its sources' (``bound``: the arguments of the CALL whose body holds it)."""
+  if n.op is CONST: return 1   # type: ignore[return-value]
+  if n.op is PARAM: return leaf(n) if bound is None or n.arg.slot >= len(bound) else bound[n.arg.slot]
+  if n.op in ALU: return 2 * _product(src)   # type: ignore[return-value]
+  if n.op is STACK: return sum(src) + 1   # type: ignore[return-value]
+  if n.op is INDEX: return _product(src)   # type: ignore[return-value]
+  if n.op in MOVEMENT or n.op is Ops.REDUCE: return src[0] + literal_value(n.shape)
+  return sum(src) + 1   # type: ignore[return-value]
 
 
 def _variable(p: UOp) -> Polynomial:
