@@ -24,7 +24,7 @@ SWAP = PatternMatcher([(x + 0, lambda x: x, "add-0"), (x * 2, lambda x: x + x, "
 SHRINK = PatternMatcher([(x + 0, lambda x: x, "add-0"), (x * 1, lambda x: x, "mul-1"), ((x + y) * 3, lambda x, y: x * 3 + y * 3, "distribute"),
                          (UPat.cvar("c") + y, lambda c, y: y + c if y.op is not UOp.const(0).op else None, "const-right")], name="shrink")
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-_SYMBOLIC = find_measure(NAMED["symbolic"])   # once: 9 s of CPU
+_SYMBOLIC = find_measure(NAMED["symbolic"])   # once: 3 s of CPU
 
 
 @pytest.mark.parametrize("use_z3", [True, False])
@@ -228,7 +228,7 @@ def test_explore_order_reports_the_conv_index_loop_under_tinygrads_sym_too(capsy
   assert "graph_rewrite(bottom_up=True): loops (tinygrad's graph_rewrite raised RuntimeError: infinite loop in fixed_point_rewrite)" in out
 
 
-@pytest.mark.slow   # 5 s of CPU
+@pytest.mark.slow   # 4 s of CPU
 def test_symbolic_and_evaluate_together_leave_only_symbolics_own_rules_unoriented():
   # before: weights that lower symbolic raised alu-stack and inline-call (they copy a variable), and nothing oriented them
   t = find_measure(NAMED["symbolic"] + NAMED["evaluate"])

@@ -102,6 +102,11 @@ class Stage(NamedTuple):
   drops: tuple[str, ...] = ()   # rules whose weight it raises: no later component orients them
 
 
+def _distinct(ds: list[Difference]) -> list[Difference]:
+  """Each difference once: instances of one rule often differ only where the weights do not look (their constants)."""
+  return list({(tuple(sorted(d.ops.items())), d.variables_ok, d.surplus): d for d in ds}.values())
+
+
 def coefficient_choices(symbols: Iterable[str]) -> list[Coefficients]:
   """The factors a stage tries: all 1 first, then 2 on one source of ADD and of MUL (where the rules have them)."""
   per_op = [[(f, k) for k in ((1, 1), (2, 1), (1, 2))] for f in ("ADD", "MUL") if f in set(symbols)]
@@ -131,7 +136,7 @@ def find_stage(rules: dict[str, list[tuple[UOp, UOp, frozenset[UOp]]]], symbols:
   choices = coefficient_choices(ops) if use_z3 else coefficient_choices(ops)[:2]   # without z3: all ones, and ADD's first twice
   for coefficients in choices:
     if limits.should_stop() is not None: break
-    diffs = {name: [difference(l, r, v, coefficients) for l, r, v in inst] for name, inst in rules.items()}
+    diffs = {name: _distinct([difference(l, r, v, coefficients) for l, r, v in inst]) for name, inst in rules.items()}
     if not drops and not all(d.variables_ok for ds in diffs.values() for d in ds): continue   # a rule copies a variable: no weights keep it
     weights = _z3_weights(diffs, ops, drops) if use_z3 else _searched_weights(diffs, ops, seed, limits, drops)
     if weights is None: continue
