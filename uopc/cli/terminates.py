@@ -115,9 +115,13 @@ def _loop_json(loop: Any) -> dict[str, Any] | None:
 
 def _measure_json(t: Any) -> dict[str, Any]:
   """The measure's components in order (the first that differs decides)."""
-  parts: list[dict[str, Any]] = [{"kind": "weights", "weights": {f: n for f, n in sorted(s.weights.items()) if n},
-                                  "factors": {f: list(k) for f, k in sorted(s.coefficients.items())},
-                                  "lowers": list(s.removes), "drops": list(s.drops)} for s in t.measure.stages]
+  from uopc.termination.interpretation import DEFINITION, Interpretation
+  parts: list[dict[str, Any]] = []
+  for s in t.measure.stages:
+    part: dict[str, Any] = {"kind": "interpretation", "definition": " ".join(DEFINITION)} if isinstance(s, Interpretation) else \
+      {"kind": "weights", "weights": {f: n for f, n in sorted(s.weights.items()) if n},
+       "factors": {f: list(k) for f, k in sorted(s.coefficients.items())}}
+    parts.append({**part, "lowers": list(s.removes), "drops": list(s.drops)})
   if (p := t.measure.path) is not None:
     ranks = sorted(set(p.order.rank.values()), reverse=True)
     parts.append({"kind": "path order", "precedence": [sorted(f for f, r in p.order.rank.items() if r == k) for k in ranks],

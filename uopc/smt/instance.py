@@ -22,7 +22,7 @@ import random
 from typing import Any, Callable, Iterator, Sequence
 
 from uopc.dtype import DType, dtypes, truncate
-from uopc.ops import (ALU, CALL, CAST, COMPARISON, CONST, EXPAND, FLOORDIV, FLOORMOD, INDEX, MOVEMENT, PARAM, PERMUTE, REDUCE, RESHAPE,
+from uopc.ops import (ALU, BINARY, CALL, CAST, COMPARISON, CONST, EXPAND, FLOORDIV, FLOORMOD, INDEX, MOVEMENT, PARAM, PERMUTE, REDUCE, RESHAPE,
                       SHRINK, STACK, UNARY, WHERE, Ops)
 from uopc.probe_values import EDGE_WIDE
 from uopc.upat import UPat
@@ -47,8 +47,16 @@ MOVES: dict[Ops, list[tuple[tuple[int, ...], Any]]] = {
   RESHAPE: [((2, 3), (3, 2)), ((2, 3), (6,))], EXPAND: [((1, 3), (2, 3)), ((2, 1), (2, 2))], PERMUTE: [((2, 3), (1, 0))],
   SHRINK: [((2, 3), ((0, 2), (1, 3))), ((3,), ((1, 3),))],
   REDUCE: [((2, 3), (Ops.ADD, 1)), ((2, 3), (Ops.MUL, 1)), ((2, 2), (Ops.MAX, 1)), ((2, 2), (Ops.ADD, 2)), ((3,), (Ops.MAX, 1))]}
-# CALL bodies over the body's PARAMs 0 and 1 (each used)
-BODIES: tuple[Callable[[UOp, UOp], UOp], ...] = (lambda a, b: a * b + a, lambda a, b: a.max(b), lambda a, b: (a < b).where(b, a))
+# CALL bodies over the body's PARAMs 0 and 1 (each used), then one with each op at its root: beta reduction brings that op up
+# to where the CALL was (a termination measure must rank CALL above each); a body that does not type-check at a dtype is skipped
+BODIES: tuple[Callable[[UOp, UOp], UOp], ...] = (
+  lambda a, b: a * b + a, lambda a, b: a.max(b), lambda a, b: (a < b).where(b, a),
+  *(lambda a, b, op=op: UOp(op, (a, b)) for op in sorted(BINARY, key=lambda o: o.value)),
+  *(lambda a, b, op=op: UOp(op, (a * b,)) for op in sorted(UNARY, key=lambda o: o.value)),
+  lambda a, b: a.max(b).cast(dtypes.i32 if a.dtype is dtypes.f32 else dtypes.f32), lambda a, b: UOp.stack(a, b),
+  lambda a, b: UOp.stack(a, b).index(0), lambda a, b: a.max(b).reshape((1, *a.shape)),
+  lambda a, b: a.max(b).reshape((1, *a.shape)).expand((2, *a.shape)), lambda a, b: UOp.stack(a, b).permute(tuple(range(len(a.shape) + 1))),
+  lambda a, b: UOp.stack(a, b).shrink(((0, 1), *((0, n) for n in a.shape))), lambda a, b: UOp.stack(a, b).reduce(Ops.ADD, len(a.shape) + 1))
 
 
 def _forms(b: _Builder) -> list[Callable[[int], UOp]]:

@@ -3,6 +3,8 @@
 - ``instances``: each rule's left sides with symbolic leaves (``uopc.smt.instance``), run through the rule;
 - ``logic``: conditions over a fixed candidate (Python) or symbolic (z3);
 - ``weights``: weights per op (a weight stage lowers some rules and keeps the others);
+- ``polynomial``: integer polynomials, and absolute positiveness (``p > q`` for every value of the variables);
+- ``interpretation``: terms as polynomials over values >= 1 (a stage that multiplies, where weights add);
 - ``path_order``: a lexicographic path order over ops, the tie-break;
 - ``measure``: the stages and the path order, compared lexicographically;
 - ``orient``: ``find_measure(pm)``, the search, and each rule's verdict.

@@ -12,6 +12,13 @@ The verdict's scope: "every instance" when, at every dtype, the rule fired on it
 sides are also tried with the sources of their commutative nodes in every order: a pattern with list sources
 matches each, and its function may rewrite each differently.
 
+A rule whose pattern wants a STACK, an INDEX, a movement op, a REDUCE or a CALL (``evaluate``'s) has no scalar left
+side: its left sides are the builder's shaped ones (``left_sides(..., shaped=True)``: STACKs of rows, shaped PARAMs,
+each movement op and REDUCE, CALLs of the builder's bodies), each as it is and with all its leaves made constants at
+once (a shaped leaf a literal of its shape: the constant data a movement op is computed on). Their free leaves are
+renamed from slot ``FREE`` on, apart from a CALL body's own PARAMs, which the CALL binds and which are no variables.
+They are a sample of shapes: the verdict says "on N instances".
+
 >>> from uopc.upat import UPat
 >>> x = UPat.var("x")
 >>> r = rule_instances(x * 1, lambda x: x, "mul-1", at=(dtypes.i32,))
@@ -23,17 +30,18 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from uopc.dtype import DType, dtypes
-from uopc.evaluate import substitute_scoped
+from uopc.evaluate import from_flat, substitute_scoped
 from uopc.matcher import PatternMatcher
 from uopc.ops import COMMUTATIVE, PARAM
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, left_sides
 from uopc.term import show
-from uopc.termination.shaped import catalogue, variables_of
-from uopc.uop import UOp
+from uopc.uop import UOp, call_body_scope, prod
 
 __all__ = ["Instance", "RuleInstances", "rule_instances", "show"]
 
 LEFT_SIDES = 8   # per dtype: the builder draws constants at random after the first
+SHAPED_LEFT_SIDES = 32   # per dtype: the shaped builder draws shapes and CALL bodies at random; 32 meet a body with each op at its root
+FREE = 10        # a shaped left side's free leaves are renamed from this slot on, apart from a CALL body's own PARAMs (0, 1)
 ORDERS = 16      # source orders of a left side's commutative nodes tried (a pattern with list sources matches each)
 
 
@@ -72,8 +80,10 @@ _SAMPLE_VALUE = {dtypes.bool: True}
 
 
 def _constant(p: UOp) -> UOp:
-  """A constant a PARAM leaf may become: 3 (3.0; True for a bool), away from 0 and 1, which rules treat apart."""
-  return UOp.const(_SAMPLE_VALUE.get(p.dtype, 3), p.dtype)
+  """A constant a PARAM leaf may become: 3 (3.0; True for a bool), away from 0 and 1, which rules treat apart; a shaped
+  leaf becomes a literal of its shape holding it."""
+  v = _SAMPLE_VALUE.get(p.dtype, 3)
+  return from_flat([v] * prod(p.shape), p.shape, p.dtype) if p.shape else UOp.const(v, p.dtype)
 
 
 def _fire(rule: PatternMatcher, lhs: UOp) -> UOp | None:
@@ -83,7 +93,13 @@ def _fire(rule: PatternMatcher, lhs: UOp) -> UOp | None:
 
 
 def _params(u: UOp) -> list[UOp]:
-  return sorted({n for n in u.toposort() if n.op is PARAM}, key=lambda p: p.arg.slot)
+  """The free leaves of ``u`` (not a CALL body's own PARAMs), by slot."""
+  return sorted({n for n in u.toposort(call_body_scope) if n.op is PARAM}, key=lambda p: p.arg.slot)
+
+
+def _apart(u: UOp) -> UOp:
+  """``u`` with its free leaves renamed from slot ``FREE`` on: the builder numbers them from 0, as a CALL body's own."""
+  return substitute_scoped(u, {p: UOp.param(FREE + p.arg.slot, p.dtype, p.shape) for p in _params(u)})
 
 
 def _orders(lhs: UOp) -> list[UOp]:
@@ -114,9 +130,18 @@ def _variants(rule: PatternMatcher, lhs: UOp, rhs: UOp | None) -> tuple[list[Ins
   return [i for i in out if i.lhs is not i.rhs], rhs is not None
 
 
-def _catalogued(rule: PatternMatcher) -> list[Instance]:
-  """The rule's instances among ``shaped.catalogue()``'s left sides (its variables: the leaves from slot ``FREE`` on)."""
-  return [Instance(lhs, rhs, variables_of(lhs), frozenset()) for lhs in catalogue() if (rhs := _fire(rule, lhs)) is not None and rhs is not lhs]
+def _shaped(rule: PatternMatcher, pattern: Any, at: tuple[DType, ...]) -> list[Instance]:
+  """The rule's instances on the builder's shaped left sides (module doc), at every dtype of ``at``."""
+  found: dict[tuple[UOp, UOp], Instance] = {}
+  for d in at:
+    try: built = list(left_sides(pattern, d, SHAPED_LEFT_SIDES, shaped=True))
+    except NoLeftSide: continue
+    for lhs in (u for b in built for u in _orders(_apart(b))):
+      variables = frozenset(_params(lhs))
+      ground = substitute_scoped(lhs, {p: _constant(p) for p in variables})   # all leaves at once: a row of constants is no rarer
+      for u, free in ((lhs, variables), (ground, frozenset[UOp]())):
+        if (rhs := _fire(rule, u)) is not None and rhs is not u: found.setdefault((u, rhs), Instance(u, rhs, free, frozenset()))
+  return list(found.values())
 
 
 def rule_instances(pattern: Any, fn: Callable[..., UOp | None], name: str, at: tuple[DType, ...] = dtypes.all,
@@ -145,7 +170,7 @@ def rule_instances(pattern: Any, fn: Callable[..., UOp | None], name: str, at: t
       if fired_plain: break
     # every instance: at each dtype the symbolic left side fired with variable leaves only, and no constant hole was drawn
     every = every and fired_plain and not holes
-  if not found and (found := _catalogued(rule)):   # a rule over STACK, INDEX, movement ops or CALL: the builder makes none
+  if not found and (found := _shaped(rule, pattern, at)):   # a rule over STACK, INDEX, movement ops or CALL: no scalar left side
     return RuleInstances(name, found, False)
   if not found:
     return RuleInstances(name, [], False, why or "the rule fired on no left side the builder made (it may look at its leaves' "

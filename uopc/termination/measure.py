@@ -1,9 +1,11 @@
-"""The measure a proof finds: weight stages, then a path order, compared lexicographically.
+"""The measure a proof finds: stages (weights, or the polynomial interpretation), then a path order, lexicographically.
 
-``decreases(lhs, rhs)``: the first weight stage whose weights differ decides; if every stage weighs both sides the
-same, the path order does. The stages hold every rule's weight or lower it, the path order orients the rules no
+``decreases(lhs, rhs)``: the first stage that lowers ``rhs`` below ``lhs`` decides; a stage that does not keep it
+(weights: a larger weight; the interpretation: a polynomial not shown to be at most ``lhs``'s) says no; if every stage
+keeps it, the path order decides. The stages keep every rule's value or lower it, the path order orients the rules no
 stage lowers: so every rewrite step of the rule set, anywhere in a term, lowers the measure, and since each
-component is well-founded (weights are natural numbers, an LPO is well-founded) no rewrite sequence is infinite.
+component is well-founded (weights and interpretations are natural numbers, an LPO is well-founded) no rewrite
+sequence is infinite (docs/termination.md says why, for each component).
 A step of the graph engine rewrites a node at every use, that is, some tree steps at once: it lowers it too.
 
 >>> from uopc.uop import UOp
@@ -19,6 +21,7 @@ from typing import NamedTuple
 
 from uopc.uop import UOp
 
+from uopc.termination.interpretation import Interpretation, compare
 from uopc.termination.logic import Concrete
 from uopc.termination.path_order import greater
 from uopc.termination.weights import Stage, weigh
@@ -41,21 +44,28 @@ class PathOrder(NamedTuple):
 
 
 class Measure(NamedTuple):
-  """Weight stages, then a path order (None: the stages orient every rule)."""
-  stages: tuple[Stage, ...]
+  """Stages (weights or the interpretation), then a path order (None: the stages orient every rule)."""
+  stages: tuple[Stage | Interpretation, ...]
   path: PathOrder | None
 
   def decreases(self, lhs: UOp, rhs: UOp) -> bool:
     """Is ``rhs`` below ``lhs`` in the measure (both concrete terms: every PARAM a symbol)?"""
     for stage in self.stages:
-      a, b = weigh(lhs, stage.weights, stage.coefficients), weigh(rhs, stage.weights, stage.coefficients)
-      if a != b: return a > b
+      if isinstance(stage, Interpretation): order = compare(lhs, rhs)
+      else:
+        a, b = weigh(lhs, stage.weights, stage.coefficients), weigh(rhs, stage.weights, stage.coefficients)
+        order = (a > b) - (a < b)
+      if order: return order > 0
     return self.path is not None and bool(greater(lhs, rhs, self.path.order))
 
   def lines(self) -> list[str]:
     """The measure, readable: one component a line, with the rules it removes."""
     out = []
     for i, stage in enumerate(self.stages, 1):
+      if isinstance(stage, Interpretation):
+        head, *definition = stage.lines()
+        out += [f"{i}. {head}", *(f"     {line}" for line in definition), f"   lowers {len(stage.removes)} rule(s): {', '.join(stage.removes)}"]
+        continue
       w = " ".join(f"{f}={n}" for f, n in sorted(stage.weights.items(), key=lambda kv: (-kv[1], kv[0])) if n) + " (every other op 0)"
       factors = "; sources counted " + ", ".join(f"{f}({', '.join(map(str, k))})" for f, k in sorted(stage.coefficients.items())) \
         + " times (every other once)" if stage.coefficients else ""

@@ -1,7 +1,8 @@
 """Orient a rule set: find a measure every rule lowers on its instances, or name the rules none was found for.
 
 Rule removal: a weight stage (``weights``) keeps every remaining rule's weight and lowers some, which are removed;
-stages repeat while they remove rules; a path order (``path_order``) then has to orient what is left. Each rule is
+where no weights do, the polynomial interpretation (``interpretation``) may: it keeps every remaining rule's value
+and lowers some. Stages repeat while they remove rules; a path order (``path_order``) then has to orient what is left. Each rule is
 checked on its instances (``instances``): "every instance" or "on N instances" says what that proves.
 
 >>> from uopc.matcher import PatternMatcher
@@ -27,10 +28,11 @@ from uopc.term import show
 from uopc.uop import UOp
 
 from uopc.termination.instances import Instance, RuleInstances, rule_instances
+from uopc.termination.interpretation import Interpretation, find_interpretation
 from uopc.termination.logic import Concrete, Symbolic
 from uopc.termination.measure import Measure, PathOrder
 from uopc.termination.path_order import greater, symbol
-from uopc.termination.weights import Z3_RLIMIT, Stage, difference, find_stage
+from uopc.termination.weights import Z3_RLIMIT, Stage, stage_score, difference, find_stage
 
 ORDERS_PAIRED = 12     # instances of a rule not oriented tried in pairs for two that no path order orients together
 PATH_TRIES = 300       # precedences the search tries without z3 (each checks every remaining rule's instances)
@@ -133,7 +135,7 @@ def _cores(t: Termination, made: list[RuleInstances]) -> Termination:
   symbols = {symbol(n) for ri in made for i in ri.instances for n in (*i.lhs.toposort(), *i.rhs.toposort())}
   rules = []
   for r in t.rules:
-    if r.status == "not oriented" and not r.by.startswith("weights") and (core := _unorientable(by_name[r.name], symbols)):
+    if r.status == "not oriented" and not r.by.startswith(("weights", "interpretation")) and (core := _unorientable(by_name[r.name], symbols)):
       r = r._replace(by="no path order orients together: " + "; ".join(f"{show(c.lhs)} -> {show(c.rhs)}" for c in core))
     rules.append(r)
   return t._replace(rules=rules)
@@ -141,24 +143,24 @@ def _cores(t: Termination, made: list[RuleInstances]) -> Termination:
 
 def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | None, limits: Limits, z3: bool, seed: int,
             progress: Callable[[str], None] | None, drops: bool) -> Termination:
-  """Weight stages while they lower rules, then a path order for the rest (module doc)."""
+  """Stages while they lower rules (weights, else the interpretation), then a path order for the rest (module doc)."""
   checked = {ri.name: ri for ri in made if ri.instances}
   verdicts: dict[str, RuleVerdict] = {ri.name: RuleVerdict(ri.name, "not checked", f"no instance: {ri.missing}", "")
                                       for ri in made if not ri.instances}
   symbols = {symbol(n) for ri in checked.values() for i in ri.instances for n in (*i.lhs.toposort(), *i.rhs.toposort())}
   remaining = dict(checked)
-  stages: list[Stage] = []
+  stages: list[Stage | Interpretation] = []
   while remaining and stop is None:
-    if progress is not None: progress(f"weights {len(stages) + 1}")
-    stage = find_stage({name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed, limits,
-                       z3, drops)
+    if progress is not None: progress(f"stage {len(stages) + 1}")
+    stage = _next_stage(remaining, symbols, seed, limits, z3, drops)
     if stage is None: break
     stages.append(stage)
+    kind = f"{'interpretation' if isinstance(stage, Interpretation) else 'weights'} {len(stages)}"
     for name in stage.removes:
-      verdicts[name] = RuleVerdict(name, "oriented", f"weights {len(stages)}", remaining.pop(name).scope)
+      verdicts[name] = RuleVerdict(name, "oriented", kind, remaining.pop(name).scope)
     for name in stage.drops:
-      verdicts[name] = RuleVerdict(name, "not oriented", f"weights {len(stages)} raise it, to lower others; "
-                                   f"{_why_not(remaining[name], None, symbols)}", remaining.pop(name).scope)
+      verdicts[name] = RuleVerdict(name, "not oriented", f"{kind} {'raises' if isinstance(stage, Interpretation) else 'raise'} it, "
+                                   f"to lower others; {_why_not(remaining[name], None, symbols)}", remaining.pop(name).scope)
     stop = limits.should_stop()
   path, order = None, None
   if remaining and stop is None:
@@ -173,6 +175,18 @@ def _orient(pm: PatternMatcher, made: list[RuleInstances], stop: StopReason | No
     verdicts[name] = RuleVerdict(name, "not oriented", _why_not(ri, order, symbols), ri.scope)
   ordered = [verdicts[pm.name_of(r)] for r in pm.rules if pm.name_of(r) in verdicts]
   return Termination(Measure(tuple(stages), path), ordered, stop, "z3" if z3 else "search")
+
+
+def _next_stage(remaining: dict[str, RuleInstances], symbols: set[str], seed: int, limits: Limits, z3: bool,
+                drops: bool) -> Stage | Interpretation | None:
+  """Weights or the interpretation, whichever scores more (``weights.stage_score``: a rule lowered counts twice, kept
+  once, dropped not at all); weights on a tie; None if neither lowers a rule."""
+  weights = find_stage({name: [(i.lhs, i.rhs, i.variables) for i in ri.instances] for name, ri in remaining.items()}, symbols, seed,
+                       limits, z3, drops)
+  interpretation = find_interpretation({name: [(i.lhs, i.rhs) for i in ri.instances] for name, ri in remaining.items()}, drops)
+  if weights is None or interpretation is None: return weights or interpretation
+  better = stage_score(interpretation.removes, interpretation.drops, len(remaining)) > stage_score(weights.removes, weights.drops, len(remaining))
+  return interpretation if better else weights
 
 
 def _why_not(ri: RuleInstances, order: Concrete | None, symbols: set[str]) -> str:

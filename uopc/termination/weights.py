@@ -102,6 +102,11 @@ class Stage(NamedTuple):
   drops: tuple[str, ...] = ()   # rules whose weight it raises: no later component orients them
 
 
+def _distinct(ds: list[Difference]) -> list[Difference]:
+  """Each difference once: instances of one rule often differ only where the weights do not look (their constants)."""
+  return list({(tuple(sorted(d.ops.items())), d.variables_ok, d.surplus): d for d in ds}.values())
+
+
 def coefficient_choices(symbols: Iterable[str]) -> list[Coefficients]:
   """The factors a stage tries: all 1 first, then 2 on one source of ADD and of MUL (where the rules have them)."""
   per_op = [[(f, k) for k in ((1, 1), (2, 1), (1, 2))] for f in ("ADD", "MUL") if f in set(symbols)]
@@ -116,7 +121,7 @@ def _outcome(rules: dict[str, list[Difference]], weights: dict[str, int]) -> tup
   return tuple(name for name, ds in rules.items() if name not in drops and all(d.holds(weights, True) for d in ds)), drops
 
 
-def _score(removes: tuple[str, ...], drops: tuple[str, ...], total: int) -> int:
+def stage_score(removes: tuple[str, ...], drops: tuple[str, ...], total: int) -> int:
   """A rule lowered counts twice, a rule kept once, a rule dropped not at all."""
   return 2 * len(removes) + total - len(removes) - len(drops)
 
@@ -131,13 +136,13 @@ def find_stage(rules: dict[str, list[tuple[UOp, UOp, frozenset[UOp]]]], symbols:
   choices = coefficient_choices(ops) if use_z3 else coefficient_choices(ops)[:2]   # without z3: all ones, and ADD's first twice
   for coefficients in choices:
     if limits.should_stop() is not None: break
-    diffs = {name: [difference(l, r, v, coefficients) for l, r, v in inst] for name, inst in rules.items()}
+    diffs = {name: _distinct([difference(l, r, v, coefficients) for l, r, v in inst]) for name, inst in rules.items()}
     if not drops and not all(d.variables_ok for ds in diffs.values() for d in ds): continue   # a rule copies a variable: no weights keep it
     weights = _z3_weights(diffs, ops, drops) if use_z3 else _searched_weights(diffs, ops, seed, limits, drops)
     if weights is None: continue
     removes, dropped = _outcome(diffs, weights)
     if not removes or (dropped and not drops): continue
-    score = _score(removes, dropped, len(diffs))
+    score = stage_score(removes, dropped, len(diffs))
     if best is None or score > best[0]: best = (score, Stage(weights, removes, coefficients, dropped))
   return None if best is None else best[1]
 
@@ -151,7 +156,7 @@ def _searched_weights(rules: dict[str, list[Difference]], ops: list[str], seed: 
     w = candidates[k] if k < len(candidates) else {f: rng.choice(CHOICES) for f in ops}
     removes, dropped = _outcome(rules, w)
     if not removes or (dropped and not drops): continue
-    score = _score(removes, dropped, len(rules))
+    score = stage_score(removes, dropped, len(rules))
     if best is None or score > best[0]: best = (score, w)
   return None if best is None else best[1]
 
@@ -170,7 +175,7 @@ def _z3_weights(rules: dict[str, list[Difference]], ops: list[str], drops: bool)
     return z3.Sum([n * w[f] for f, n in d.ops.items()] + [z3.IntVal(d.surplus, ctx) * least])
   for ds in rules.values():
     kept = z3.And(*[value(d) >= 0 if d.variables_ok else z3.BoolVal(False, ctx) for d in ds])
-    if drops: opt.add_soft(kept, 1, "score")   # a rule kept scores 1, lowered 2 (_score)
+    if drops: opt.add_soft(kept, 1, "score")   # a rule kept scores 1, lowered 2 (stage_score)
     else: opt.add(kept)
     opt.add_soft(z3.And(kept, *[value(d) > 0 for d in ds]), 1, "score")
   opt.minimize(z3.Sum(list(w.values())))   # after the rules removed: the smallest weights that remove them, to read
