@@ -88,6 +88,14 @@ def _reacho_eq_many(prog: UOp, pm: PatternMatcher) -> int:
   return len(run(0, q, reacho(pm, prog, q), eq(q, pat.mul(y, pat.add(z, w)))))
 
 
+def _reacho_eq_one(prog: UOp, pm: PatternMatcher) -> int:
+  """The pattern is the program itself with its last ``0`` a variable: one graph matches."""
+  q, y = var(), var()
+  last = prog.src[1]   # the last term, (p + 0) + 0
+  pattern = pat.mul(prog.src[0], pat.add(last.src[0], y))
+  return len(run(0, q, reacho(pm, prog, q), eq(q, pattern)))
+
+
 def _eq_reacho(prog: UOp, pm: PatternMatcher) -> int:
   q, y = var(), var()
   return len(run(0, q, eq(q, pat.max(y, y)), reacho(pm, prog, q)))
@@ -137,7 +145,8 @@ def _kanren_bind(prog: UOp, pm: PatternMatcher) -> int:
 
 QUERIES: dict[str, Callable[[UOp, PatternMatcher], Any]] = {
   "explore": _explore, "explore, graphs": _explore_graphs,
-  "reacho": _reacho, "reacho, eq": _reacho_eq, "reacho, eq many": _reacho_eq_many, "eq, reacho": _eq_reacho, "reacho pattern": _reacho_pattern,
+  "reacho": _reacho, "reacho, eq": _reacho_eq, "reacho, eq many": _reacho_eq_many, "reacho, eq one": _reacho_eq_one,
+  "eq, reacho": _eq_reacho, "reacho pattern": _reacho_pattern,
   "normalo, eq": _normalo_eq, "eq, normalo": _eq_normalo, "member, reacho": _membership, "kanren's bind": _kanren_bind}
 TARGETS = {name: 1.2 if name == "reacho" else 1.5 for name in QUERIES if name not in ("explore", "explore, graphs", "kanren's bind")}
 SIZES = (7, 9, 11)
