@@ -40,9 +40,10 @@ static inline int iv_push(IVec *v, int32_t x) {
   return 0;
 }
 
-static int iv_extend(IVec *v, const int32_t *xs, int64_t n) {
-  if (iv_reserve(v, v->n + n) < 0) return -1;
-  if (n) memcpy(v->a + v->n, xs, (size_t)n * sizeof(int32_t));
+static inline int iv_extend(IVec *v, const int32_t *xs, int64_t n) {
+  if (v->n + n > v->cap && iv_reserve(v, v->n + n) < 0) return -1;
+  if (n <= 4) for (int64_t i = 0; i < n; i++) v->a[v->n + i] = xs[i];   /* a match's names, an e-node's children: no call */
+  else memcpy(v->a + v->n, xs, (size_t)n * sizeof(int32_t));
   v->n += n;
   return 0;
 }
