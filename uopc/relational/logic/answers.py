@@ -30,15 +30,15 @@ class GraphAnswers(EqFilterable):
 
   def __init__(self, var: Var, states: Iterator[State], S: Mapping):
     self.var, self.states, self.S = var, states, S
-    self._answers: Iterator[Mapping] | None = None
+    self._answers: Iterator[dict] | None = None
 
-  def __iter__(self) -> Iterator[Mapping]:
+  def __iter__(self) -> Iterator[dict]:
     if self._answers is None: self._answers = self._each()
     return self._answers   # a generator: a for loop over the answers runs at a generator's speed
 
-  def __next__(self) -> Mapping: return next(iter(self))
+  def __next__(self) -> dict: return next(iter(self))
 
-  def _each(self) -> Iterator[Mapping]:
+  def _each(self) -> Iterator[dict]:
     S, q = self.S, self.var
     for s in self.states:
       if s.error is None:
@@ -46,7 +46,7 @@ class GraphAnswers(EqFilterable):
         S2[q] = s.graph
         yield S2
 
-  def filtered(self, u: Any, v: Any) -> Iterator[Mapping] | None:
+  def filtered(self, u: Any, v: Any) -> Iterator[dict] | None:
     """``bind(self, eq(u, v))`` where one side is the variable and the other a pattern with a compiled matcher (and no
     answer has been taken yet); else None."""
     q, S = self.var, self.S
@@ -56,7 +56,7 @@ class GraphAnswers(EqFilterable):
     self._answers = self._matching(match)
     return self._answers
 
-  def _matching(self, match: Any) -> Iterator[Mapping]:
+  def _matching(self, match: Any) -> Iterator[dict]:
     S, q = self.S, self.var
     for s in self.states:
       if s.error is None and (S2 := match(graph := s.graph, S)) is not False:

@@ -55,7 +55,7 @@ class EqFilterable:
 def fair_bind(z: StateStreamType, g: GoalType) -> StateStreamType:
   """Every answer of ``g`` on every state of ``z``, round robin: linear in the states and answers."""
   if getattr(g, "__code__", None) is _EQ_CODE:
-    sides = dict(zip(_EQ_CODE.co_freevars, (cell.cell_contents for cell in g.__closure__)))   # type: ignore[attr-defined]
+    sides = dict(zip(_EQ_CODE.co_freevars, (cell.cell_contents for cell in getattr(g, "__closure__", None) or ())))
     if isinstance(z, EqFilterable) and (answers := z.filtered(sides["u"], sides["v"])) is not None: return answers
     return _unified(z, sides["u"], sides["v"])
   return _round_robin(z, g)
