@@ -9,6 +9,8 @@ them; no reachable graph matches the pattern ``max(y, y)``, so every state is vi
 - ``reacho, eq``:     ``run(0, q, reacho(pm, prog, q), eq(q, pat.max(y, y)))``
 - ``reacho, eq many``: ``run(0, q, reacho(pm, prog, q), eq(q, pat.mul(y, pat.add(z, w))))``: two graphs in three
   match (the last term's ``(p + 0) + 0`` and ``p + 0``), so the query answers with most of the space
+- ``reacho, eq one``: ``run(0, q, reacho(pm, prog, q), eq(q, pattern))`` where ``pattern`` is the program with its last
+  ``0`` a variable: one graph matches
 - ``eq, reacho``:     ``run(0, q, eq(q, pat.max(y, y)), reacho(pm, prog, q))``
 - ``reacho pattern``: ``run(0, y, reacho(pm, prog, pat.max(y, y)))``
 - ``normalo, eq``:    ``run(0, q, normalo(pm, prog, q), eq(q, pat.max(y, y)))`` (one normal form)
@@ -18,7 +20,8 @@ them; no reachable graph matches the pattern ``max(y, y)``, so every state is vi
   recurses once per element): one membership question per graph, bound first.
 
 The compositions' target is 1.5x. Times are CPU seconds (the machine is
-shared), the best of five runs, each in a fresh interpreter (see ``in_fresh_process``),
+shared), the best of ROUNDS rounds, a round running every query at every size once, each in a fresh interpreter (see
+``in_fresh_process``), so that a change in the machine's load hits every query alike;
 as ratios to ``explore(prog).states`` with every state's graph read (the native core makes a
 graph's ``UOp`` only when read, and a goal answers with graphs; the bare ``explore()`` and
 the pure-Python core's ratio are printed too), measured in the same run, each including the
@@ -88,6 +91,14 @@ def _reacho_eq_many(prog: UOp, pm: PatternMatcher) -> int:
   return len(run(0, q, reacho(pm, prog, q), eq(q, pat.mul(y, pat.add(z, w)))))
 
 
+def _reacho_eq_one(prog: UOp, pm: PatternMatcher) -> int:
+  """The pattern is the program itself with its last ``0`` a variable: one graph matches."""
+  q, y = var(), var()
+  last = prog.src[1]   # the last term, (p + 0) + 0
+  pattern = pat.mul(prog.src[0], pat.add(last.src[0], y))
+  return len(run(0, q, reacho(pm, prog, q), eq(q, pattern)))
+
+
 def _eq_reacho(prog: UOp, pm: PatternMatcher) -> int:
   q, y = var(), var()
   return len(run(0, q, eq(q, pat.max(y, y)), reacho(pm, prog, q)))
@@ -137,7 +148,8 @@ def _kanren_bind(prog: UOp, pm: PatternMatcher) -> int:
 
 QUERIES: dict[str, Callable[[UOp, PatternMatcher], Any]] = {
   "explore": _explore, "explore, graphs": _explore_graphs,
-  "reacho": _reacho, "reacho, eq": _reacho_eq, "reacho, eq many": _reacho_eq_many, "eq, reacho": _eq_reacho, "reacho pattern": _reacho_pattern,
+  "reacho": _reacho, "reacho, eq": _reacho_eq, "reacho, eq many": _reacho_eq_many, "reacho, eq one": _reacho_eq_one,
+  "eq, reacho": _eq_reacho, "reacho pattern": _reacho_pattern,
   "normalo, eq": _normalo_eq, "eq, normalo": _eq_normalo, "member, reacho": _membership, "kanren's bind": _kanren_bind}
 TARGETS = {name: 1.2 if name == "reacho" else 1.5 for name in QUERIES if name not in ("explore", "explore, graphs", "kanren's bind")}
 SIZES = (7, 9, 11)
@@ -201,18 +213,34 @@ def in_fresh_process(name: str, k: int, what: str = "time", repeats: int = 5, na
              for _ in range(repeats))
 
 
+def interleaved(names: list[str], sizes: tuple[int, ...], rounds: int = 5) -> dict[tuple[str, int], float]:
+  """(query, k) -> the fewest CPU seconds over ``rounds`` rounds, a round measuring every query at every size once, each
+  in a fresh interpreter."""
+  best: dict[tuple[str, int], float] = {}
+  for _ in range(rounds):
+    for k in sizes:
+      for name in names:
+        t = in_fresh_process(name, k, repeats=1)
+        best[name, k] = min(best.get((name, k), t), t)
+  return best
+
+
+ROUNDS = 5
+
+
 def main() -> None:
   print("kanren goals vs explore(): product of k terms (p_i + 0) + 0 under x + 0 -> x, 3**k graphs; CPU time / explore()'s")
-  print(f"{'form':>15s} {'target':>7s}" + "".join(f" {f'{3 ** k:,} graphs':>15s}" for k in SIZES) + "  at the largest")
-  bare = {k: in_fresh_process("explore", k) for k in SIZES}
-  base = {k: in_fresh_process("explore, graphs", k) for k in SIZES}
+  print(f"{'form':>15s} {'target':>7s}" + "".join(f" {f'{3 ** k:,} graphs':>15s}" for k in SIZES) + "  at every size")
+  best = interleaved(["explore", "explore, graphs", *TARGETS], SIZES, ROUNDS)
+  bare = {k: best["explore", k] for k in SIZES}
+  base = {k: best["explore, graphs", k] for k in SIZES}
   print(f"{'explore':>15s} {'':>7s}" + "".join(f" {bare[k]:14.2f}s" for k in SIZES) + "  (no graph read)")
   print(f"{'explore, graphs':>15s} {'':>7s}" + "".join(f" {base[k]:14.2f}s" for k in SIZES) + "  (the ratios' base)")
   times: dict[str, list[float]] = {}
   for name, target in TARGETS.items():
-    times[name] = [in_fresh_process(name, k) for k in SIZES]
+    times[name] = [best[name, k] for k in SIZES]
     ratios = [t / base[k] for t, k in zip(times[name], SIZES)]
-    print(f"{name:>15s} {target:6.1f}x" + "".join(f" {r:14.2f}x" for r in ratios) + f"  {'within' if ratios[-1] <= target else 'OVER'}")
+    print(f"{name:>15s} {target:6.1f}x" + "".join(f" {r:14.2f}x" for r in ratios) + f"  {'within' if max(ratios) <= target else 'OVER'}")
   k = SIZES[-1]
   python = in_fresh_process("reacho", k, native=False) / in_fresh_process("explore", k, native=False)
   print(f"at {3 ** k:,} graphs: reacho / explore() with no graph read {times['reacho'][-1] / bare[k]:.2f}x; "

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kanren import conde, eq, lall, run, var
+from unification import unify
 
 from tests.strategies import graphs
 from tests.test_relational_explore import COMMUTE, UNITS, small_programs
@@ -12,6 +13,7 @@ from tests.test_relational_step import brute_force
 from uopc import Ops, PatternMatcher, UOp, UPat, dtypes, symbolic
 from uopc.relational import (NotGroundError, etuplize, explore, normalo, pat, predecessors, reacho, rule_patterns,
                              rule_relation, stepo, successors, term_pattern)
+from uopc.relational.logic.answers import GraphAnswers
 from uopc.relational.logic.bridge import head_of, show_pattern
 from uopc.rulesets import resolve_rules
 from uopc.termparse import parse_term
@@ -200,3 +202,38 @@ def test_goals_under_tree_semantics():
   assert len(run(0, q, reacho(UNITS, g, q, semantics="tree"))) == 4 and len(run(0, q, reacho(UNITS, g, q))) == 2
   assert run(0, q, normalo(UNITS, g, q, semantics="tree")) == (p0 * p0,)
   assert p0 * shared in run(0, q, stepo(UNITS, q, p0 * p0, semantics="tree"))   # backwards: one occurrence put back
+
+
+def _plain_eq(u, v):
+  """kanren's ``eq`` written again: a goal ``fair_bind`` does not recognise, so each state is unified on its own."""
+  def goal(S):
+    S2 = unify(u, v, S)
+    return iter(() if S2 is False else (S2,))
+  return goal
+
+
+_x, _y = var(), var()
+_PATTERNS = [pat.add(_x, _y), pat.add(_x, _x), pat.mul(_x, 1), pat.add(pat.mul(_x, _y), _y), pat.add(_x, 0), term_pattern("add(mul(?y, 3), ?c)")]
+
+
+@given(graphs(max_ops=5), st.sampled_from(range(len(_PATTERNS))), st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_reacho_eq_filters_the_graphs_as_unifying_each_one(g, which, flipped):
+  pattern, q = _PATTERNS[which], var()
+  equal = (lambda a, b: (b, a)) if flipped else (lambda a, b: (a, b))
+  query = (q, _x, _y)
+  fused = run(0, query, reacho(symbolic, g, q), eq(*equal(q, pattern)))
+  plain = run(0, query, reacho(symbolic, g, q), _plain_eq(*equal(q, pattern)))
+  assert fused == plain
+  assert {a[0] for a in fused} == {s.graph for s in explore(g, symbolic).states if unify(pattern, s.graph, {}) is not False}
+
+
+def test_reacho_answers_filter_by_the_compiled_matcher_and_step_one_by_one():
+  g, q = (p0 + 0) * 1, var()
+  answers = reacho(symbolic, g, q)({})
+  assert isinstance(answers, GraphAnswers) and answers.filtered(q, pat.mul(_x, 1)) is not None
+  assert reacho(symbolic, g, q)({}).filtered(q, pat.add(q, 1)) is None   # q in its own pattern: unified one by one
+  assert reacho(symbolic, g, q)({_x: p0}).filtered(q, pat.mul(_x, 1)) is None   # the pattern's variable bound already
+  stepped = reacho(symbolic, g, q)({})
+  assert next(stepped)[q] is g and next(stepped)[q] is not g   # kanren's ifa/conda take answers with next()
+  assert stepped.filtered(q, pat.mul(_x, 1)) is None   # an answer taken: the rest unify one by one

@@ -514,6 +514,21 @@ def match_ground(pattern: UExpr, node: UOp, s: dict) -> dict | bool | None:
   return out
 
 
+def ground_matcher(pattern: Any, s: dict, other: Var) -> GroundMatch | None:
+  """``match_ground``'s compiled matcher for ``pattern``, good for ``s`` and every extension of it by ``other``: where
+  the pattern is an open etuple pattern that compiles and neither ``s`` nor ``other`` is one of its variables; else None.
+
+  >>> from unification import var
+  >>> q, y = var(), var()
+  >>> ground_matcher(pat.add(y, 1), {}, q)(UOp.param(0) + 1, {})[y] is UOp.param(0), ground_matcher(pat.add(q, 1), {}, q)
+  (True, None)
+  """
+  if type(pattern) is not UExpr or pattern._evaled_obj is not _NOT_SET: return None
+  plan = _plan(pattern)
+  if plan.compiled is None or other.token in plan.slots or not _binds_none(plan, s): return None
+  return plan.compiled
+
+
 def _binds_none(plan: _Plan, s: dict) -> bool:
   """``s`` binds none of the plan's variables (the usual case: the compiled matcher's); scanned as ``_bound`` does."""
   if len(s) > 2 * len(plan.variables): return all(v not in s for v in plan.variables)

@@ -44,6 +44,7 @@ from unification.variable import Var
 
 from uopc.matcher import PatternMatcher
 from uopc.relational.logic import conjunction  # noqa: F401  (installs the linear conjunction these goals rely on)
+from uopc.relational.logic.answers import GraphAnswers
 from uopc.relational.logic.bridge import as_node, isground_term, unify_nodes
 from uopc.relational.ir import host_node, ir_of_rules
 from uopc.relational.logic.patterns import predecessors, redexes_producing, rule_patterns
@@ -135,17 +136,10 @@ def _unify_states(term: Any, states: Iterator[State], S: Substitution) -> Iterat
   """``S`` with ``term`` unified with the graph of each state that is not stuck: ``_unify_each`` in one loop.
 
   The states of one exploration are distinct graphs, so nothing is deduplicated; this
-  loop runs once per reachable graph, so the fresh variable's case is spelled out.
+  loop runs once per reachable graph, so the fresh variable's case is a stream of its own (``GraphAnswers``).
   """
-  if isvar(term):
-    for s in states:
-      if s.error is None:
-        S2 = dict(S)
-        S2[term] = s.graph
-        yield S2
-    return
-  for s in states:
-    if s.error is None and (S2 := unify_nodes(term, s.graph, S)) is not False: yield S2
+  if isvar(term): return GraphAnswers(term, states, S)   # a following eq(term, pattern) filters the graphs first
+  return (S2 for s in states if s.error is None and (S2 := unify_nodes(term, s.graph, S)) is not False)
 
 
 def _once(S: Substitution, holds: bool) -> Iterator[Substitution]:
