@@ -12,7 +12,7 @@ from pathlib import Path
 
 BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs",
               "bench.reduce", "bench.sample", "bench.saturate", "bench.html", "bench.native", "bench.maude", "bench.parse", "bench.distributed",
-              "bench.report", "bench.cluster", "bench.worker_core", "bench.tinygrad", "bench.pytensor"]
+              "bench.report", "bench.cluster", "bench.worker_core", "bench.tinygrad", "bench.pytensor", "bench.prove"]
 HERE = Path(__file__).resolve().parent
 
 

@@ -51,7 +51,7 @@ from uopc.smt.concolic import (FEASIBLE_MS, Path, Symbolic, Unfollowable, bounde
 from uopc.smt.encode import Encoder, Encoding
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, holes_of, left_sides
 from uopc.smt.model import nest
-from uopc.smt.solver import Fresh, require
+from uopc.smt.solver import Fresh, require, session
 from uopc.smt.sorts import python_value, variable
 
 TIMEOUT_MS = 2000   # one rewrite's queries together, in z3's work units (solver.budget): past it, "unknown (out of budget)"
@@ -124,15 +124,23 @@ def purify(formulas: list[Any]) -> list[Any]:
   return [z3.substitute(f, *pairs) for f in formulas + defs]
 
 
+IN_CONTEXT = ("simplify", "propagate-ineqs", "ctx-solver-simplify", "simplify", "solve-eqs", "smt")
+"""z3's tactics for a division's query: each subformula simplified under the others (the path's signs pick a branch of
+every floor division's sign cases, and the query often simplifies to False), then the default solver."""
+# (i32 as Ints, quotients purified, tactic, share of the budget), in order
+DIVIDING = ((True, False, IN_CONTEXT, 0.4), (True, False, None, 0.25), (True, True, None, 0.2), (False, False, None, 0.15))
+NOT_DIVIDING = ((False, False, None, 0.75), (True, False, None, 0.25))
+
+
 def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeout_ms: int) -> _Answer:
   """Is there an input (under ``given(ints)``, the constraints in each theory) where ``lhs`` is defined and ``rhs``
   undefined or different? Asked in the theory that suits the rewrite first (Ints where it divides, then with its
   quotients purified), then the other; ``timeout_ms`` is shared among them."""
   z3 = require()
   divides = _divides(lhs, rhs)
-  attempts = [(True, False, 0.4), (True, True, 0.4), (False, False, 0.2)] if divides else [(False, False, 0.75), (True, False, 0.25)]
+  attempts = DIVIDING if divides else NOT_DIVIDING
   reasons = []
-  for ints, purified, share in attempts:
+  for ints, purified, tactic, share in attempts:
     extra = given(ints)
     if extra is None: continue   # a constant past 64 bits has no bit-vector term
     enc = Encoder(ints)
@@ -142,14 +150,15 @@ def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeou
     if purified:
       if (pure := purify(formulas)) is formulas: continue   # no quotient to purify: the plain query was this one
       formulas = pure
-    s = Fresh(ms=int(timeout_ms * share))
+    s = Fresh(ms=int(timeout_ms * share), tactic=tactic)
     s.add(*formulas)
     answer = s.check()
     if answer == "unsat": return _Answer("proved")
     if answer == "sat": return _Answer("refuted", "", s.model(), [left, right], ints)
     why = s.reason_unknown()
     why = "out of budget" if "resource" in why or why in ("timeout", "canceled") else why   # the rlimit, or the clock's safety net
-    reasons.append(f"{why} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}")
+    reasons.append(f"{why} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}"
+                   f"{' (simplified in context)' if tactic else ''}")
   return _Answer("unknown", "; ".join(reasons) or "no theory has terms for these constants")
 
 
@@ -386,7 +395,12 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
   sides whose i32 leaves are small expressions, then left sides whose leaves are constants), each with symbolic
   constants and every path of the rule's function; the first refuted path is the verdict. "proved": every path of
   every left side is; "inapplicable": the pattern's leaves cannot have ``dtype``. Where the symbolic run cannot
-  follow the function, the constants are tried at edge values (``unknown`` then says why, unless refuted)."""
+  follow the function, the constants are tried at edge values (``unknown`` then says why, unless refuted). Its queries
+  share one z3 session (``solver.session``: one context, asked-again queries answered from its memo)."""
+  with session(): return _prove_rule(pattern, fn, dtype, limit, timeout_ms)
+
+
+def _prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit: int, timeout_ms: int) -> Verdict:
   try: holes = _constant_holes(pattern, dtype)
   except Inapplicable as e: return Verdict("inapplicable", str(e))
   except NoLeftSide as e: return Verdict("unknown", f"no left side: {e}")
