@@ -128,8 +128,25 @@ IN_CONTEXT = ("simplify", "propagate-ineqs", "ctx-solver-simplify", "simplify", 
 """z3's tactics for a division's query: each subformula simplified under the others (the path's signs pick a branch of
 every floor division's sign cases, and the query often simplifies to False), then the default solver."""
 # (i32 as Ints, quotients purified, tactic, share of the budget), in order
-DIVIDING = ((True, False, IN_CONTEXT, 0.4), (True, False, None, 0.25), (True, True, None, 0.2), (False, False, None, 0.15))
+DIVIDING = ((True, True, None, 0.2), (True, False, IN_CONTEXT, 0.4), (True, False, None, 0.25), (False, False, None, 0.15))
 NOT_DIVIDING = ((False, False, None, 0.75), (True, False, None, 0.25))
+NONLINEAR = ((True, False, None, 0.75), (False, False, None, 0.25))   # a product of two symbolic values: 64-bit multipliers blasted are slow
+
+
+def _nonlinear(formulas: list[Any], products: bool) -> bool:
+  """Do ``formulas`` (Int theory) divide (or, with ``products``, multiply) two terms neither of which is a number? A
+  path's products of symbolic bounds (``bounds-const``) and a constant's quotient of two constants (``lt-mul-const``)
+  are 64-bit multipliers and dividers once bit-blasted; a constant's product (``c1 * c2``, wrapped) is not slow there."""
+  z3 = require()
+  stack, seen = list(formulas), set()
+  while stack:
+    t = stack.pop()
+    if t.get_id() in seen: continue
+    seen.add(t.get_id())
+    if products and z3.is_mul(t) and sum(not z3.is_int_value(a) for a in t.children()) >= 2: return True
+    if (z3.is_idiv(t) or z3.is_mod(t)) and not z3.is_int_value(t.arg(1)): return True
+    stack.extend(t.children())
+  return False
 
 
 def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeout_ms: int) -> _Answer:
@@ -137,8 +154,9 @@ def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeou
   undefined or different? Asked in the theory that suits the rewrite first (Ints where it divides, then with its
   quotients purified), then the other; ``timeout_ms`` is shared among them."""
   z3 = require()
-  divides = _divides(lhs, rhs)
-  attempts = DIVIDING if divides else NOT_DIVIDING
+  constants = [n.arg.i for u in (lhs, rhs) for n in u.toposort() if n.op is CONST and isinstance(n.arg, Symbolic)]
+  nonlinear = _nonlinear(given(True) or [], products=True) or _nonlinear(constants, products=False)
+  attempts = DIVIDING if _divides(lhs, rhs) else NONLINEAR if nonlinear else NOT_DIVIDING
   reasons = []
   for ints, purified, tactic, share in attempts:
     extra = given(ints)
@@ -150,7 +168,7 @@ def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeou
     if purified:
       if (pure := purify(formulas)) is formulas: continue   # no quotient to purify: the plain query was this one
       formulas = pure
-    s = Fresh(ms=int(timeout_ms * share), tactic=tactic)
+    s = Fresh(ms=int(timeout_ms * share), tactic=tactic, alone=tactic is not None)   # z3's tactics: a fragile search, kept apart
     s.add(*formulas)
     answer = s.check()
     if answer == "unsat": return _Answer("proved")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import math
 import multiprocessing
+import multiprocessing.connection
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -146,36 +147,52 @@ def prove_rule_at_dtypes(rule: Any, name: str, at: tuple[DType, ...], timeout_ms
   return RuleProof(name, rule.location, verdicts, is_excused(rule))
 
 
-_job: tuple[PatternMatcher, tuple[DType, ...], int] | None = None   # what a forked worker proves (set before the fork)
-
-
-def _prove_in_worker(i: int) -> tuple[int, RuleProof]:
-  assert _job is not None
-  pm, at, timeout_ms = _job
-  rule = pm.rules[i]
-  return i, prove_rule_at_dtypes(rule, pm.name_of(rule), at, timeout_ms)
+def _worker(pm: PatternMatcher, at: tuple[DType, ...], timeout_ms: int, k: int, workers: int, conn: Any) -> None:
+  """Worker ``k`` of ``workers``: rules ``k``, ``k + workers``, ... in order, each proof sent as it is done."""
+  try:
+    for i in range(k, len(pm.rules), workers):
+      conn.send((i, prove_rule_at_dtypes(pm.rules[i], pm.name_of(pm.rules[i]), at, timeout_ms)))
+  except Exception as e:   # an error: said to the parent, which raises it (a bound's signal ends the worker: its rules are missing)
+    conn.send((-1, f"{type(e).__name__}: {e}"))
+  finally: conn.close()
 
 
 def _in_workers(pm: PatternMatcher, at: tuple[DType, ...], timeout_ms: int, workers: int, done: dict[int, RuleProof],
                 progress: Progress | None) -> None:
-  """Every rule of ``pm`` proved in a process of its own (forked: the rule functions need no pickling), ``workers`` at
-  a time; ``done`` fills as they finish. A fresh process per rule: no verdict depends on what was proved before it."""
-  global _job
-  _job = (pm, at, timeout_ms)
+  """The rules of ``pm`` proved in ``workers`` forked processes (the rule functions need no pickling), rule ``i`` by
+  worker ``i % workers``: a fixed share, so that each rule's proof follows the same ones in its process on every run
+  (each has its own z3 session besides); ``done`` fills as they finish. Every worker is stopped on the way out."""
+  ctx = multiprocessing.get_context("fork")
+  procs, conns = [], []
   try:
-    with multiprocessing.get_context("fork").Pool(workers, maxtasksperchild=1) as pool:   # its exit stops every worker
-      for i, proof in pool.imap_unordered(_prove_in_worker, range(len(pm.rules))):
+    for k in range(workers):
+      here, there = ctx.Pipe(duplex=False)
+      procs.append(p := ctx.Process(target=_worker, args=(pm, at, timeout_ms, k, workers, there), daemon=True))
+      p.start()
+      there.close()
+      conns.append(here)
+    while conns:
+      for conn in multiprocessing.connection.wait(conns):
+        try: i, proof = conn.recv()
+        except EOFError:
+          conns.remove(conn)
+          continue
+        if i < 0: raise RuntimeError(f"a proof worker failed: {proof}")
         done[i] = proof
         if progress: progress(proof.name, len(done), len(pm.rules))
-  finally: _job = None
+    if len(done) < len(pm.rules): raise BoundHit("interrupted")   # a worker ended early (a signal, the supervisor)
+  finally:
+    for p in procs:
+      if p.is_alive(): p.kill()
+      p.join()
 
 
 def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_ms: int = TIMEOUT_MS, progress: Progress | None = None,
                 c_replay: bool = True, workers: int = 1) -> ProofReport:
   """Every rule of ``pm`` proved at every dtype of ``at`` where it applies (``prove_rule_at_dtypes``), the
   counterexamples replayed in C (``c_replay``); a bound (``BoundHit``: the command's ``--timeout``) ends it early, the
-  report says where. ``workers`` > 1: the rules are proved in that many processes at once, each rule in a process of
-  its own. ``seconds``: the wall time.
+  report says where. ``workers`` > 1: the rules are proved in that many forked processes at once (``_in_workers``).
+  ``seconds``: the wall time.
 
   >>> from uopc.upat import UPat
   >>> r = prove_rules(PatternMatcher([(UPat.var("x", dtype=dtypes.i32) * 1, lambda x: x, "mul-1")]))

@@ -76,8 +76,10 @@ class Fresh:
   ('sat', -7)
   """
 
-  def __init__(self, ms: int | None = None, rlimit: int | None = None, tactic: str | tuple[str, ...] | None = None) -> None:
+  def __init__(self, ms: int | None = None, rlimit: int | None = None, tactic: str | tuple[str, ...] | None = None,
+               alone: bool = False) -> None:
     self.z3 = require()
+    self.alone = alone   # in a context of its own even in a session: its answer must not depend on the session's queries
     self.rlimit = max(ms, 1) * RLIMIT_PER_MS if ms is not None else rlimit
     self.tactic = tactic
     self.formulas: list[Any] = []   # every formula added, in the global context
@@ -116,7 +118,7 @@ class Fresh:
           self.solver, self.ctx, self.answer, _ = first
           self.given, self.shared = len(self.formulas), True
           return self.answer
-      self._new_solver(_sessions[-1].ctx if _sessions else self.z3.Context())
+      self._new_solver(_sessions[-1].ctx if _sessions and not self.alone else self.z3.Context())
     self.solver.add(*[f.translate(self.ctx) for f in self.formulas[self.given:]])
     self.given = len(self.formulas)
     answer = self.solver.check()
