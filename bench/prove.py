@@ -56,7 +56,7 @@ def commands_table(trees: dict[str, Path]) -> list[str]:
         wall, cpu, report = run_command(rules, tree)
         if (label, rules) not in best or cpu < best[label, rules][1]: best[label, rules] = (wall, cpu, report)
   labels = list(trees)
-  lines = [f"{'rule set':9} {'rule':22} " + " ".join(f"{label + ' verdict':>16} {'cpu s':>6}" for label in labels)]
+  lines = [f"{'rule set':9} {'rule':22} " + " ".join(f"{label + ' verdict':>16} {'s':>6}" for label in labels)]
   totals = {label: [0.0, 0.0] for label in labels}
   for rules in RULE_SETS:
     per = {label: _rule_rows(best[label, rules][2]) for label in labels}
@@ -146,8 +146,8 @@ def where_table() -> list[str]:
 def main() -> None:
   trees = {"now": ROOT}
   if base := os.environ.get("BENCH_PROVE_BASELINE"): trees = {"base": Path(base).resolve(), **trees}
-  print("check-rules --prove, per rule: verdict and CPU s; per command: wall and CPU over all its processes (best of "
-        f"{ROUNDS}; bar: the three under 10 s)")
+  print("check-rules --prove, per rule: verdict and seconds as the tree's report gives them (CPU since this bench; a tree "
+        f"before it: wall); per command: wall and CPU over all its processes (best of {ROUNDS}; bar: the three under 10 s)")
   print("\n".join(commands_table(trees)))
   print()
   print("where the time goes, one process, serial (exclusive CPU s per category)")

@@ -13,7 +13,6 @@ from uopc.backend.driver import Batch
 from uopc.dtype import dtypes, truncate
 from uopc.evaluate import evaluate, inline_call
 from uopc.ops import Ops
-from uopc.smt import prove_rules
 from uopc.smt.prove import Verdict, describe, prove_rule
 from uopc.upat import UPat
 from uopc.uop import UOp, call_params

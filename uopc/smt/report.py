@@ -163,7 +163,8 @@ def _in_workers(pm: PatternMatcher, at: tuple[DType, ...], timeout_ms: int, work
   worker ``i % workers``: a fixed share, so that each rule's proof follows the same ones in its process on every run
   (each has its own z3 session besides); ``done`` fills as they finish. Every worker is stopped on the way out."""
   ctx = multiprocessing.get_context("fork")
-  procs, conns = [], []
+  procs: list[Any] = []
+  conns: list[Any] = []
   try:
     for k in range(workers):
       here, there = ctx.Pipe(duplex=False)
@@ -172,7 +173,8 @@ def _in_workers(pm: PatternMatcher, at: tuple[DType, ...], timeout_ms: int, work
       there.close()
       conns.append(here)
     while conns:
-      for conn in multiprocessing.connection.wait(conns):
+      ready: list[Any] = multiprocessing.connection.wait(conns)
+      for conn in ready:
         try: i, proof = conn.recv()
         except EOFError:
           conns.remove(conn)
