@@ -128,7 +128,7 @@ IN_CONTEXT = ("simplify", "propagate-ineqs", "ctx-solver-simplify", "simplify", 
 """z3's tactics for a division's query: each subformula simplified under the others (the path's signs pick a branch of
 every floor division's sign cases, and the query often simplifies to False), then the default solver."""
 # (i32 as Ints, quotients purified, tactic, share of the budget), in order
-DIVIDING = ((True, True, None, 0.2), (True, False, IN_CONTEXT, 0.4), (True, False, None, 0.25), (False, False, None, 0.15))
+DIVIDING = ((True, False, None, 0.1), (True, True, None, 0.25), (True, False, IN_CONTEXT, 0.45), (False, False, None, 0.2))
 NOT_DIVIDING = ((False, False, None, 0.75), (True, False, None, 0.25))
 NONLINEAR = ((True, False, None, 0.75), (False, False, None, 0.25))   # a product of two symbolic values: 64-bit multipliers blasted are slow
 
