@@ -12,7 +12,8 @@ from pathlib import Path
 
 BENCHMARKS = ["bench.engine", "bench.start", "bench.backend", "bench.emit", "bench.explore", "bench.kanren", "bench.pairs",
               "bench.reduce", "bench.sample", "bench.saturate", "bench.html", "bench.native", "bench.maude", "bench.parse", "bench.distributed",
-              "bench.report", "bench.cluster", "bench.worker_core", "bench.tinygrad", "bench.pytensor", "bench.folds"]
+              "bench.report", "bench.cluster", "bench.worker_core", "bench.tinygrad", "bench.pytensor", "bench.folds",
+              "bench.prove"]
 HERE = Path(__file__).resolve().parent
 
 

@@ -254,3 +254,40 @@ def test_cli_check_rules_prove_without_z3_is_one_line_naming_the_extra():
   assert (r.returncode, r.stdout) == (2, "")
   assert r.stderr.strip().splitlines() == [
     "check-rules --prove: proving needs the z3 SMT solver, which is not installed: pip install -e '.[prove]'"]
+
+
+def test_a_session_answers_a_query_asked_again_from_its_memo():
+  """One context per proof; the same formulas with the same budget are solved once, and the answer and model are the first's."""
+  import z3
+  from uopc.smt.solver import Fresh, session
+  a = z3.Int("a")
+  with session() as s:
+    answers = []
+    for _ in range(2):
+      q = Fresh(ms=100)
+      q.add(a * a == 49, a < 0)
+      answers.append((q.check(), q.model().eval(a, model_completion=True).as_long()))
+    other = Fresh(ms=200)   # another budget: another query
+    other.add(a * a == 49, a < 0)
+    assert other.check() == "sat"
+  assert answers == [("sat", -7), ("sat", -7)] and (s.asked, s.answered) == (3, 1)
+  q.add(a > 0)   # a formula added to a memo's solver after its check: a solver of its own, the memo's left as it was
+  assert q.check() == "unsat"
+
+
+def test_rules_proved_in_worker_processes_give_the_report_of_one_process():
+  """workers=2: each rule in a forked process of its own; the same verdicts, counterexamples and C replays."""
+  pm = PatternMatcher([RULES[name] for name in ("add-0", "lt-add-const", "mod-small")])
+  one, two = prove_rules(pm), prove_rules(pm, workers=2)
+  def seen(r):
+    return [(p.name, p.status, {d.name: (v.status, v.counterexample, v.replay) for d, v in p.verdicts.items()}, p.c_replay) for p in r.rules]
+  assert seen(two) == seen(one)
+  assert [p.status for p in two.rules] == ["accepted", "refuted", "proved"]
+  assert all(v.seconds > 0 for p in two.rules for v in p.verdicts.values())   # each verdict's CPU time, in its worker
+
+
+def test_a_verdict_does_not_depend_on_what_the_process_proved_before():
+  first = prove("lt-add-const")
+  for name in ("div-sum", "assoc-add-const"): prove(name)
+  again = prove("lt-add-const")
+  assert first.status == again.status == "refuted" and (first.counterexample, first.replay) == (again.counterexample, again.replay)

@@ -13,7 +13,6 @@ from uopc.backend.driver import Batch
 from uopc.dtype import dtypes, truncate
 from uopc.evaluate import evaluate, inline_call
 from uopc.ops import Ops
-from uopc.smt import prove_rules
 from uopc.smt.prove import Verdict, describe, prove_rule
 from uopc.upat import UPat
 from uopc.uop import UOp, call_params
@@ -115,11 +114,10 @@ def test_a_fold_that_drops_the_sign_of_a_zero_or_a_divisor_is_refuted():
   assert mod.lhs is not None and mod.lhs.src[1].arg < 0   # Python's % takes the divisor's sign
 
 
-@pytest.mark.slow
-def test_mod_div_is_proved_on_the_retry_budget():
-  """(x % c1) // c2 -> (x // c2) % (c1 // c2) where c2 divides c1: nonlinear, decided on the retry's ten times the budget."""
-  from uopc.matcher import PatternMatcher
+def test_mod_div_is_proved_on_the_first_ask_within_the_default_budget():
+  """(x % c1) // c2 -> (x // c2) % (c1 // c2) where c2 divides c1: nonlinear; its query simplified in context first
+  (prove.IN_CONTEXT) is decided on the default budget, with no retry."""
   from uopc.symbolic import symbolic
-  report = prove_rules(PatternMatcher([r for r in symbolic.rules if r.name == "mod-div"]), c_replay=False)
-  v = report.rules[0].verdicts[dtypes.i32]
-  assert v.status == "proved" and v.reason.endswith("(on 10x the budget)"), describe(v)
+  rule = next(r for r in symbolic.rules if r.name == "mod-div")
+  v = prove_rule(rule[0], rule[1], dtypes.i32)
+  assert v.status == "proved" and "budget" not in v.reason, describe(v)

@@ -50,8 +50,9 @@ class _Run:
   """One run: its decision prefix, the decisions it took and the path condition so far; ``witnesses``: the sample
   constants (substitutions) that take this path so far, which show a side of a fork feasible without a solver."""
 
-  def __init__(self, prefix: list[bool], assumptions: list[Any], pending: list[list[bool]], witnesses: list[list[tuple[Any, Any]]]) -> None:
-    self.prefix, self.assumptions, self.pending, self.witnesses = prefix, assumptions, pending, witnesses
+  def __init__(self, prefix: list[bool], assumptions: list[Any], pending: list[list[bool]], witnesses: list[list[tuple[Any, Any]]],
+               seen: dict[tuple[int, int], tuple[bool, Any]]) -> None:
+    self.prefix, self.assumptions, self.pending, self.witnesses, self.seen = prefix, assumptions, pending, witnesses, seen
     self.taken: list[bool] = []
     self.conditions: list[Symbolic] = []
 
@@ -77,12 +78,21 @@ class _Run:
     t = s.model().eval(v.i, model_completion=True)
     return t.as_long() if z3.is_int_value(t) else None
 
+  def holds(self, c: Any, w: list[tuple[Any, Any]]) -> bool:
+    """Does the condition ``c`` hold at the witness ``w``? Remembered across the runs of one ``explore`` (each run
+    decides its prefix's conditions again, at the same witnesses)."""
+    key = (c.get_id(), id(w))
+    if (known := self.seen.get(key)) is None:
+      z3 = require()
+      known = self.seen[key] = (z3.is_true(z3.simplify(z3.substitute(c, *w))), c)   # c kept: its id stays its own
+    return known[0]
+
   def decide(self, b: Symbolic) -> bool:
     z3 = require()
     c = z3.simplify(b.i)
     if z3.is_true(c): return True
     if z3.is_false(c): return False
-    holds = [z3.is_true(z3.simplify(z3.substitute(c, *w))) for w in self.witnesses]
+    holds = [self.holds(c, w) for w in self.witnesses]
     k = len(self.taken)
     if k < len(self.prefix): choice = self.prefix[k]
     else:
@@ -478,9 +488,10 @@ def explore(fn: Callable[[], Any], holes: list[UOp], max_paths: int = MAX_PATHS,
   samples = [w for w in witnesses(holes) if all(z3.is_true(z3.simplify(z3.substitute(a, *w))) for a in every if w)]
   pending: list[list[bool]] = [[]]
   paths: list[Path] = []
+  seen: dict[tuple[int, int], tuple[bool, Any]] = {}   # (condition, witness) -> does it hold there (_Run.holds)
   while pending:
     if len(paths) == max_paths: raise Unfollowable(f"more than {max_paths} paths")
-    run = _Run(pending.pop(), every, pending, samples)
+    run = _Run(pending.pop(), every, pending, samples, seen)
     _runs.append(run)
     try: out, raised = fn(), None
     except Unfollowable: raise

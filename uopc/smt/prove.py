@@ -51,7 +51,7 @@ from uopc.smt.concolic import (FEASIBLE_MS, Path, Symbolic, Unfollowable, bounde
 from uopc.smt.encode import Encoder, Encoding
 from uopc.smt.instance import Inapplicable, NoLeftSide, constant_holes, holes_of, left_sides
 from uopc.smt.model import nest
-from uopc.smt.solver import Fresh, require
+from uopc.smt.solver import Fresh, require, session
 from uopc.smt.sorts import python_value, variable
 
 TIMEOUT_MS = 2000   # one rewrite's queries together, in z3's work units (solver.budget): past it, "unknown (out of budget)"
@@ -124,15 +124,41 @@ def purify(formulas: list[Any]) -> list[Any]:
   return [z3.substitute(f, *pairs) for f in formulas + defs]
 
 
+IN_CONTEXT = ("simplify", "propagate-ineqs", "ctx-solver-simplify", "simplify", "solve-eqs", "smt")
+"""z3's tactics for a division's query: each subformula simplified under the others (the path's signs pick a branch of
+every floor division's sign cases, and the query often simplifies to False), then the default solver."""
+# (i32 as Ints, quotients purified, tactic, share of the budget), in order
+DIVIDING = ((True, False, None, 0.1), (True, True, None, 0.25), (True, False, IN_CONTEXT, 0.45), (False, False, None, 0.2))
+NOT_DIVIDING = ((False, False, None, 0.75), (True, False, None, 0.25))
+NONLINEAR = ((True, False, None, 0.75), (False, False, None, 0.25))   # a product of two symbolic values: 64-bit multipliers blasted are slow
+
+
+def _nonlinear(formulas: list[Any], products: bool) -> bool:
+  """Do ``formulas`` (Int theory) divide (or, with ``products``, multiply) two terms neither of which is a number? A
+  path's products of symbolic bounds (``bounds-const``) and a constant's quotient of two constants (``lt-mul-const``)
+  are 64-bit multipliers and dividers once bit-blasted; a constant's product (``c1 * c2``, wrapped) is not slow there."""
+  z3 = require()
+  stack, seen = list(formulas), set()
+  while stack:
+    t = stack.pop()
+    if t.get_id() in seen: continue
+    seen.add(t.get_id())
+    if products and z3.is_mul(t) and sum(not z3.is_int_value(a) for a in t.children()) >= 2: return True
+    if (z3.is_idiv(t) or z3.is_mod(t)) and not z3.is_int_value(t.arg(1)): return True
+    stack.extend(t.children())
+  return False
+
+
 def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeout_ms: int) -> _Answer:
   """Is there an input (under ``given(ints)``, the constraints in each theory) where ``lhs`` is defined and ``rhs``
   undefined or different? Asked in the theory that suits the rewrite first (Ints where it divides, then with its
   quotients purified), then the other; ``timeout_ms`` is shared among them."""
   z3 = require()
-  divides = _divides(lhs, rhs)
-  attempts = [(True, False, 0.4), (True, True, 0.4), (False, False, 0.2)] if divides else [(False, False, 0.75), (True, False, 0.25)]
+  constants = [n.arg.i for u in (lhs, rhs) for n in u.toposort() if n.op is CONST and isinstance(n.arg, Symbolic)]
+  nonlinear = _nonlinear(given(True) or [], products=True) or _nonlinear(constants, products=False)
+  attempts = DIVIDING if _divides(lhs, rhs) else NONLINEAR if nonlinear else NOT_DIVIDING
   reasons = []
-  for ints, purified, share in attempts:
+  for ints, purified, tactic, share in attempts:
     extra = given(ints)
     if extra is None: continue   # a constant past 64 bits has no bit-vector term
     enc = Encoder(ints)
@@ -142,14 +168,15 @@ def _solve(lhs: UOp, rhs: UOp, given: Callable[[bool], list[Any] | None], timeou
     if purified:
       if (pure := purify(formulas)) is formulas: continue   # no quotient to purify: the plain query was this one
       formulas = pure
-    s = Fresh(ms=int(timeout_ms * share))
+    s = Fresh(ms=int(timeout_ms * share), tactic=tactic, alone=tactic is not None)   # z3's tactics: a fragile search, kept apart
     s.add(*formulas)
     answer = s.check()
     if answer == "unsat": return _Answer("proved")
     if answer == "sat": return _Answer("refuted", "", s.model(), [left, right], ints)
     why = s.reason_unknown()
     why = "out of budget" if "resource" in why or why in ("timeout", "canceled") else why   # the rlimit, or the clock's safety net
-    reasons.append(f"{why} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}")
+    reasons.append(f"{why} with i32 as {'Ints' if ints else 'bit-vectors'}{' (quotients purified)' if purified else ''}"
+                   f"{' (simplified in context)' if tactic else ''}")
   return _Answer("unknown", "; ".join(reasons) or "no theory has terms for these constants")
 
 
@@ -386,7 +413,12 @@ def prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit
   sides whose i32 leaves are small expressions, then left sides whose leaves are constants), each with symbolic
   constants and every path of the rule's function; the first refuted path is the verdict. "proved": every path of
   every left side is; "inapplicable": the pattern's leaves cannot have ``dtype``. Where the symbolic run cannot
-  follow the function, the constants are tried at edge values (``unknown`` then says why, unless refuted)."""
+  follow the function, the constants are tried at edge values (``unknown`` then says why, unless refuted). Its queries
+  share one z3 session (``solver.session``: one context, asked-again queries answered from its memo)."""
+  with session(): return _prove_rule(pattern, fn, dtype, limit, timeout_ms)
+
+
+def _prove_rule(pattern: UPat, fn: Callable[..., UOp | None], dtype: DType, limit: int, timeout_ms: int) -> Verdict:
   try: holes = _constant_holes(pattern, dtype)
   except Inapplicable as e: return Verdict("inapplicable", str(e))
   except NoLeftSide as e: return Verdict("unknown", f"no left side: {e}")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import collections
 import math
+import multiprocessing
+import multiprocessing.connection
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -22,6 +24,7 @@ from uopc.term import show
 from uopc.backend.driver import Batch, Outcome
 from uopc.backend.soundness import is_excused
 from uopc.smt.prove import TIMEOUT_MS, Verdict, prove_rule, rule_status
+from uopc.smt.solver import session
 
 STATUSES = ("proved", "refuted", "accepted", "unknown")
 RETRY_FACTOR = 10   # a rule the solver gave up on is tried once more on this many times the budget
@@ -129,11 +132,69 @@ def replay_in_c(rules: list[RuleProof]) -> None:
   for (r, d), left, right in zip(where, outs[::2], outs[1::2]): r.c_replay[d] = (_c_text(left), _c_text(right))
 
 
+def prove_rule_at_dtypes(rule: Any, name: str, at: tuple[DType, ...], timeout_ms: int) -> RuleProof:
+  """One rule proved at every dtype of ``at`` where it applies, in one z3 session (``solver.session``); a verdict the
+  budget stopped, once more on ``RETRY_FACTOR`` times it. Each verdict's ``seconds``: the CPU time of this process."""
+  verdicts = {}
+  with session():
+    for d in at:
+      t = time.process_time()
+      v = prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms)
+      if v.status == "unknown" and "out of budget" in v.reason:   # once more, on a larger budget
+        again = prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms * RETRY_FACTOR)
+        v = again._replace(reason=f"{again.reason} (on {RETRY_FACTOR}x the budget)") if again.status != "unknown" else v
+      if v.status != "inapplicable": verdicts[d] = v._replace(seconds=time.process_time() - t)
+  return RuleProof(name, rule.location, verdicts, is_excused(rule))
+
+
+def _worker(pm: PatternMatcher, at: tuple[DType, ...], timeout_ms: int, k: int, workers: int, conn: Any) -> None:
+  """Worker ``k`` of ``workers``: rules ``k``, ``k + workers``, ... in order, each proof sent as it is done."""
+  try:
+    for i in range(k, len(pm.rules), workers):
+      conn.send((i, prove_rule_at_dtypes(pm.rules[i], pm.name_of(pm.rules[i]), at, timeout_ms)))
+  except Exception as e:   # an error: said to the parent, which raises it (a bound's signal ends the worker: its rules are missing)
+    conn.send((-1, f"{type(e).__name__}: {e}"))
+  finally: conn.close()
+
+
+def _in_workers(pm: PatternMatcher, at: tuple[DType, ...], timeout_ms: int, workers: int, done: dict[int, RuleProof],
+                progress: Progress | None) -> None:
+  """The rules of ``pm`` proved in ``workers`` forked processes (the rule functions need no pickling), rule ``i`` by
+  worker ``i % workers``: a fixed share, so that each rule's proof follows the same ones in its process on every run
+  (each has its own z3 session besides); ``done`` fills as they finish. Every worker is stopped on the way out."""
+  ctx = multiprocessing.get_context("fork")
+  procs: list[Any] = []
+  conns: list[Any] = []
+  try:
+    for k in range(workers):
+      here, there = ctx.Pipe(duplex=False)
+      procs.append(p := ctx.Process(target=_worker, args=(pm, at, timeout_ms, k, workers, there), daemon=True))
+      p.start()
+      there.close()
+      conns.append(here)
+    while conns:
+      ready: list[Any] = multiprocessing.connection.wait(conns)
+      for conn in ready:
+        try: i, proof = conn.recv()
+        except EOFError:
+          conns.remove(conn)
+          continue
+        if i < 0: raise RuntimeError(f"a proof worker failed: {proof}")
+        done[i] = proof
+        if progress: progress(proof.name, len(done), len(pm.rules))
+    if len(done) < len(pm.rules): raise BoundHit("interrupted")   # a worker ended early (a signal, the supervisor)
+  finally:
+    for p in procs:
+      if p.is_alive(): p.kill()
+      p.join()
+
+
 def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_ms: int = TIMEOUT_MS, progress: Progress | None = None,
-                c_replay: bool = True) -> ProofReport:
-  """Every rule of ``pm`` proved at every dtype of ``at`` where it applies (``prove_rule``; a verdict the solver's budget
-  stopped, once more on ``RETRY_FACTOR`` times it), the counterexamples replayed in C (``c_replay``); a bound
-  (``BoundHit``: the command's ``--timeout``) ends it early, the report says where.
+                c_replay: bool = True, workers: int = 1) -> ProofReport:
+  """Every rule of ``pm`` proved at every dtype of ``at`` where it applies (``prove_rule_at_dtypes``), the
+  counterexamples replayed in C (``c_replay``); a bound (``BoundHit``: the command's ``--timeout``) ends it early, the
+  report says where. ``workers`` > 1: the rules are proved in that many forked processes at once (``_in_workers``).
+  ``seconds``: the wall time.
 
   >>> from uopc.upat import UPat
   >>> r = prove_rules(PatternMatcher([(UPat.var("x", dtype=dtypes.i32) * 1, lambda x: x, "mul-1")]))
@@ -143,24 +204,18 @@ def prove_rules(pm: PatternMatcher, at: tuple[DType, ...] = dtypes.all, timeout_
   '1 proved, 0 refuted, 0 unknown'
   """
   t0 = time.perf_counter()
-  rules: list[RuleProof] = []
+  done: dict[int, RuleProof] = {}
   stopped = ""
   try:
-    for i, rule in enumerate(pm.rules):
-      stopped = name = pm.name_of(rule)
-      if progress: progress(name, i, len(pm.rules))
-      verdicts = {}
-      for d in at:
-        t = time.perf_counter()
-        v = prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms)
-        if v.status == "unknown" and "out of budget" in v.reason:   # once more, on a budget that decides mod-div (2x what it needs)
-          again = prove_rule(rule[0], rule[1], d, timeout_ms=timeout_ms * RETRY_FACTOR)
-          v = again._replace(reason=f"{again.reason} (on {RETRY_FACTOR}x the budget)") if again.status != "unknown" else v
-        if v.status != "inapplicable": verdicts[d] = v._replace(seconds=time.perf_counter() - t)
-      rules.append(RuleProof(name, rule.location, verdicts, is_excused(rule)))
+    if workers > 1 and len(pm.rules) > 1: _in_workers(pm, at, timeout_ms, workers, done, progress)
+    else:
+      for i, rule in enumerate(pm.rules):
+        if progress: progress(pm.name_of(rule), i, len(pm.rules))
+        done[i] = prove_rule_at_dtypes(rule, pm.name_of(rule), at, timeout_ms)
     stopped = "replaying the counterexamples in C"
     if progress: progress(stopped, len(pm.rules), len(pm.rules) + 1)
-    if c_replay: replay_in_c(rules)
+    if c_replay: replay_in_c([done[i] for i in sorted(done)])
     stopped = ""
-  except BoundHit: pass
-  return ProofReport(rules, time.perf_counter() - t0, stopped)
+  except BoundHit:
+    if not stopped: stopped = next(pm.name_of(r) for i, r in enumerate(pm.rules) if i not in done)
+  return ProofReport([done[i] for i in sorted(done)], time.perf_counter() - t0, stopped)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any, Callable
 
 from uopc.cli.budget import enter, shielded
@@ -44,6 +45,9 @@ def cmd_check_rules(args: argparse.Namespace) -> int:
   return EXIT_FAILED if report.unsound or report.bad else EXIT_OK
 
 
+PROVE_WORKERS = min(2, os.cpu_count() or 1)   # each rule in a process of its own, this many at once
+
+
 def _prove(args: argparse.Namespace) -> int:
   """``--prove``: exit 1 if a rule is refuted (the chapter's accepted x + 0 at -0.0 aside), 3 if a bound stopped the
   proofs (the rules proved so far are printed), else 0: every rule proved, or unknown with its reason."""
@@ -54,7 +58,7 @@ def _prove(args: argparse.Namespace) -> int:
   pm = args.rules.pm
   bar = progress_bar(len(pm.rules) + 1, "rule", "check-rules --prove")
   enter("search")
-  try: report = prove_rules(pm, progress=_progress(bar))
+  try: report = prove_rules(pm, progress=_progress(bar), workers=PROVE_WORKERS)
   except BackendError as e: raise CLIError(f"check-rules --prove: the C replay failed: {e}", EXIT_FAILED) from None
   finally: bar.close()
   text = json.dumps(report.to_json(), indent=1, ensure_ascii=False) if args.format == "json" else report.table()
