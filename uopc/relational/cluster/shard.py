@@ -158,6 +158,42 @@ def _redex_table(redexes: Any) -> tuple[np.ndarray, dict[int, Any], list[Any]]:
   return rules, {i: r.error for i, r in enumerate(redexes) if r.error is not None}, [x for r in redexes for x in (r.node, r.result)]
 
 
+class Frontier(NamedTuple):
+  """The states a shard expands next, in id order: their ids, and their graphs (a native worker's core nodes, or ``UOp``s)."""
+  ids: np.ndarray
+  graphs: list[Any]
+
+  @staticmethod
+  def of(ids: np.ndarray, graphs: list[Any]) -> Frontier:
+    """``ids`` and ``graphs`` in id order (as they are where one shard ranked its own)."""
+    if len(ids) > 1 and not bool((ids[1:] > ids[:-1]).all()):
+      order = np.argsort(ids, kind="stable")
+      ids, graphs = ids[order], [graphs[i] for i in order.tolist()]
+    return Frontier(np.asarray(ids, np.int64), graphs)
+
+  def pairs(self) -> list[tuple[int, Any]]:
+    """(id, graph) each."""
+    return list(zip(self.ids.tolist(), self.graphs))
+
+
+NO_FRONTIER = Frontier(np.empty(0, np.int64), [])
+
+
+def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+  """``np.unique(keys, return_inverse=True)`` for small non-negative ints (a core's redex keys), in linear time: a mark
+  per key, not a sort of every step.
+
+  >>> [a.tolist() for a in distinct(np.array([5, 2, 5, 0], np.int32))]
+  [[0, 2, 5], [2, 1, 2, 0]]
+  """
+  if not len(keys): return np.empty(0, keys.dtype), np.empty(0, np.int32)
+  seen = np.zeros(int(keys.max()) + 1, np.int32)
+  seen[keys] = 1
+  uniq = np.flatnonzero(seen).astype(keys.dtype)
+  seen[uniq] = np.arange(len(uniq), dtype=np.int32)
+  return uniq, seen[keys]
+
+
 Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   # fingerprints, parent ids, positions, parents' fingerprints, graphs
 
 
@@ -209,7 +245,7 @@ class Shard:
     self.expanded: list[dict[str, Any]] = []   # each committed level's steps (arrays, ``expand``'s), oldest first
     self.stuck_kept: list[tuple[int, int, int, int]] = []   # (id, parent id, position, depth) of each stuck state made here
     self.maybe_cycle = False   # a step reached a state of its own depth or less: only such a step can close a cycle
-    self.frontier: list[tuple[int, Any]] = []   # (id, graph) of the states at the current depth, by id
+    self.frontier = NO_FRONTIER   # the states at the current depth
     self._pending: dict[str, Any] = {}           # what a level's calls hand to each other
     self.moved = 0   # bytes of the batches this shard sent
     self.sent = 0    # candidates sent to other shards
@@ -243,8 +279,8 @@ class Shard:
     rec["parent_fps"] = np.array([b""] * len(graphs), FP)
     if mine:
       self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), np.full(1, -1, np.int32), 0)
-      self.frontier = [(0, self.root)]
-    return self._summary(graphs, [0] if mine else []), pack(rec)
+      self.frontier = Frontier(np.zeros(1, np.int64), [self.root])
+    return self._summary(graphs, np.zeros(len(graphs), np.int64)), pack(rec)
 
   @_paused
   def expand(self, depth: int, last: bool) -> list[Any]:
@@ -255,13 +291,14 @@ class Shard:
     A native worker expands its frontier in one call of its core (``Space.expand_level``); the graphs the core stops at,
     and every graph of a worker without one, are stepped in Python (``_expand_python``). The two keep apart which graphs
     they made candidates: a graph sent twice is only sent twice (its owner keeps the first discovery)."""
-    native, frontier = self.native, self.frontier
+    native = self.native
     parts: list[Level] = []
+    rest = self.frontier.pairs() if native is None else []
     if native is not None:
-      part, frontier = self._expand_native(native, frontier)
+      part, rest = self._expand_native(native, self.frontier)
       parts.append(part)
-      self.in_python += len(frontier)
-    if frontier: parts.append(self._expand_python(frontier))
+      self.in_python += len(rest)
+    if rest: parts.append(self._expand_python(rest))
     level = Level.joined(parts, self.count)
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
@@ -294,24 +331,24 @@ class Shard:
       stepper.clear()
     return [{"expanded": len(level.sids)}, *batches]
 
-  def _expand_native(self, native: NativeSteps, frontier: list[tuple[int, Any]]) -> tuple[Level, list[tuple[int, Any]]]:
+  def _expand_native(self, native: NativeSteps, frontier: Frontier) -> tuple[Level, list[tuple[int, Any]]]:
     """The frontier's level from the native core, and the states it left to Python (a CALL in the graph, or a graph the
     core stops at)."""
-    kept, rest, nodes = [], [], []
-    graphs = [g for _, g in frontier]
-    if all(g.__class__ is int for g in graphs): kept, nodes = frontier, graphs   # the usual case: every graph a node of the core
-    else:
-      for sid, g in frontier:   # (a native worker's graphs are its core's nodes, or UOps: those sent before its core was new)
+    rest: list[tuple[int, Any]] = []
+    sids, nodes = frontier.ids, frontier.graphs
+    if not all(g.__class__ is int for g in nodes):   # (a native worker's graphs are its core's nodes, or UOps: those sent
+      kept, nodes = [], []                           # before its core was new; a CALL stays a UOp)
+      for sid, g in frontier.pairs():
         if (i := native.node_or_none(g)) is None: rest.append((sid, g))
-        else: kept.append((sid, g)); nodes.append(i)
+        else: kept.append(sid); nodes.append(i)
+      sids = np.array(kept, np.int64)
     r = native.core.expand_level(nodes, self.count)
     counts = np.frombuffer(r[0], np.int32)
-    rest.extend(kept[k] for k in np.flatnonzero(counts < 0).tolist())
-    rest = [(sid, self._graph(g)) for sid, g in rest]   # stepped in Python: UOps
     ok = counts >= 0
-    sids = np.array([sid for sid, _ in kept], np.int64)
-    keys = np.frombuffer(r[1], np.int32)
-    uniq, redex = np.unique(keys, return_inverse=True)
+    if not ok.all():
+      rest.extend((int(sids[k]), nodes[k]) for k in np.flatnonzero(~ok).tolist())
+    rest = [(sid, self._graph(g)) for sid, g in rest]   # stepped in Python: UOps
+    uniq, redex = distinct(np.frombuffer(r[1], np.int32))
     state_fps, c_state, c_pos = np.frombuffer(r[3], FP), np.frombuffer(r[4], np.int32), np.frombuffer(r[5], np.int32)
     c_node, c_fp, c_owner = np.frombuffer(r[6], np.int32), np.frombuffer(r[7], FP), np.frombuffer(r[8], np.int32)
     cands = []
@@ -320,8 +357,8 @@ class Shard:
       at = c_state[m]
       cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
     if r[10] > CANDIDATES_KEPT: native.core.forget_candidates()   # only a saving, as Python's set of them
-    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex.astype(np.int32), np.frombuffer(r[2], FP),
-                 np.full(len(keys), -1, np.int32), [], cands, bool(r[9]))
+    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex, np.frombuffer(r[2], FP),
+                 np.full(len(redex), -1, np.int32), [], cands, bool(r[9]))
     return part, rest
 
   def _expand_python(self, frontier: list[tuple[int, Any]]) -> Level:
@@ -406,7 +443,8 @@ class Shard:
       order = order[keep]
     self._pending["cut"] = bool(len(order)) and p["last"]
     if p["last"]: order = order[:0]   # nothing deeper than max_depth is made; the coordinator notes the cut
-    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], [graphs[i] for i in order])
+    every = len(order) == len(graphs) and p["once"]   # (one part's candidates, none visited: all, in order)
+    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], graphs if every else [graphs[i] for i in order.tolist()])
     st = p["stuck"]
     k_par = np.concatenate([par[order], np.array([s[0] for s in st], np.int64)])
     k_pos = np.concatenate([pos[order], np.array([s[1] for s in st], np.int32)])
@@ -444,7 +482,7 @@ class Shard:
     par_fps = pfp[kept]
     self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
-    new_graphs = [graphs[i] for i in kept]
+    new_graphs = graphs if len(kept) == n else [graphs[i] for i in kept.tolist()]
     rules, errors, nodes = _redex_table(p["steps"].pop("redexes"))
     p["steps"].update(rules=rules, errors=errors, redex_nodes=nodes)
     self.expanded.append(_kept_steps(p["steps"], rules))
@@ -452,23 +490,21 @@ class Shard:
     rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
     rec["maybe_cycle"] = self.maybe_cycle
-    kept_ids = ids_new[kept].tolist()
-    order = np.argsort(ids_new[kept], kind="stable").tolist()   # (in order already where one shard ranked its own)
-    self.frontier = [(kept_ids[i], new_graphs[i]) for i in order]
+    self.frontier = Frontier.of(ids_new[kept], new_graphs)
     self._pending = {}
-    return self._summary(new_graphs, kept_ids), rec
+    return self._summary(new_graphs, ids_new[kept]), rec
 
   def _graph(self, h: Any) -> Any:
     """A candidate's graph as a ``UOp`` (a native worker's are its core's nodes until they leave ``expand``)."""
     return self.native.uop(h) if h.__class__ is int and self.native is not None else h
 
-  def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
+  def _summary(self, graphs: list[Any], ids: np.ndarray) -> dict[str, Any]:
     """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
     target, graph, native = self.target, self._graph, self.native
     matches = [] if target is None else [(i, native.fingerprint(g) if native is not None and g.__class__ is int else self.fps.of(g))
-                                         for i, g in zip(ids, graphs) if target.match(graph(g)) is not None]
+                                         for i, g in zip(np.asarray(ids).tolist(), graphs) if target.match(graph(g)) is not None]
     return {"rss": resident_memory(), "peak": peak_memory(), "matches": matches, "visited": len(self.visited), "moved": self.moved,
-            "frontier": len(self.frontier),
+            "frontier": len(self.frontier.ids),
             "table_bytes": self.visited.nbytes()}
 
   def _record(self, depth: int, ids: np.ndarray, fps: np.ndarray, parents: np.ndarray, pos: np.ndarray, graphs: list[Any],
@@ -508,10 +544,9 @@ class Shard:
       self.visited.add(rec["fps"], rec["ids"], rec["parent_fps"], rec["pos"], rec["depth"])
       last = rec
     self.written.epoch = reader.epoch + 1   # (a fresh stream, load's) its records refer to none before: a reader starts again
-    self.frontier = []
+    self.frontier = NO_FRONTIER
     if last is not None and last is rec:   # the last record made states: they are the frontier
-      order = np.argsort(last["ids"], kind="stable")
-      self.frontier = [(int(last["ids"][i]), graphs[i]) for i in order]
+      self.frontier = Frontier.of(last["ids"], graphs)
 
   # ---- the result, read where it is (after the run)
 
@@ -629,6 +664,6 @@ class Shard:
     records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
     native = self.native is not None
     self.pm = self.stepper = self.target = self.native = None   # the run is over: its rules and memo tables go
-    self.frontier, self._pending = [], {}
+    self.frontier, self._pending = NO_FRONTIER, {}
     return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0,
             "native": native, "in_python": self.in_python}
