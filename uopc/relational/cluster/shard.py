@@ -124,6 +124,11 @@ def _kept_steps(steps: dict[str, Any], rules: np.ndarray) -> dict[str, Any]:
   return kept
 
 
+def step_targets(steps: dict[str, Any]) -> np.ndarray:
+  """Each step's target fingerprint, of a level's steps (``target``: an index into ``targets``, the distinct ones)."""
+  return steps["targets"][steps["target"]]
+
+
 def rules_of(steps: dict[str, Any]) -> list[tuple[int, Any]]:
   """Each redex's (rule index, error) of a level record's steps (``rules``: the indices, ``errors``: the failed ones')."""
   errors = steps["errors"]
@@ -199,7 +204,8 @@ Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   
 
 class Level(NamedTuple):
   """What expanding some of a frontier's states made: per state its id and step count; per step its redex (an index into
-  ``redexes``), its target's fingerprint and, for a failed one, its stuck state's first step's position (else -1); the
+  ``redexes``), its target (an index into ``targets``, the level's distinct targets' fingerprints: a target is reached by
+  many steps) and, for a failed one, its stuck state's first step's position (else -1); the
   stuck states made ((parent id, position) each); the candidates for each shard (``Candidates``: a graph is a ``UOp``, or
   a native worker's node); whether a step reached a graph made a candidate at an earlier level."""
   sids: np.ndarray
@@ -207,6 +213,7 @@ class Level(NamedTuple):
   redexes: Any   # a list of Redexes, or NativeRedexes
   redex: np.ndarray
   target: np.ndarray
+  targets: np.ndarray
   stuck: np.ndarray
   stuck_states: list[tuple[int, int]]
   cands: list[Candidates]
@@ -216,17 +223,19 @@ class Level(NamedTuple):
   def joined(parts: list[Level], count: int) -> Level:
     """The parts as one level (the states of each in turn), for ``count`` shards."""
     if len(parts) == 1: return parts[0]
-    if not parts: return Level(np.empty(0, np.int64), np.empty(0, np.int32), [], np.empty(0, np.int32), np.empty(0, FP),
-                               np.empty(0, np.int32), [], [(np.empty(0, FP), np.empty(0, np.int64), np.empty(0, np.int32),
+    if not parts: return Level(np.empty(0, np.int64), np.empty(0, np.int32), [], np.empty(0, np.int32), np.empty(0, np.int32),
+                               np.empty(0, FP), np.empty(0, np.int32), [], [(np.empty(0, FP), np.empty(0, np.int64), np.empty(0, np.int32),
                                                             np.empty(0, FP), [])] * count, False)
     offsets = np.cumsum([0] + [len(p.redexes) for p in parts[:-1]])
+    t_offsets = np.cumsum([0] + [len(p.targets) for p in parts[:-1]])
     cands: list[Candidates] = []
     for j in range(count):
       cols = [p.cands[j] for p in parts]
       cands.append((np.concatenate([c[0] for c in cols]), np.concatenate([c[1] for c in cols]), np.concatenate([c[2] for c in cols]),
                     np.concatenate([c[3] for c in cols]), [g for c in cols for g in c[4]]))
     return Level(np.concatenate([p.sids for p in parts]), np.concatenate([p.counts for p in parts]), [r for p in parts for r in p.redexes],
-                 np.concatenate([p.redex + o for p, o in zip(parts, offsets)]).astype(np.int32), np.concatenate([p.target for p in parts]),
+                 np.concatenate([p.redex + o for p, o in zip(parts, offsets)]).astype(np.int32),
+                 np.concatenate([p.target + o for p, o in zip(parts, t_offsets)]).astype(np.int32), np.concatenate([p.targets for p in parts]),
                  np.concatenate([p.stuck for p in parts]), [x for p in parts for x in p.stuck_states], cands, any(p.maybe_cycle for p in parts))
 
 
@@ -303,7 +312,8 @@ class Shard:
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
     stepper, fps = self.stepper, self.fps
-    steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "stuck": level.stuck,
+    steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "targets": level.targets,
+             "stuck": level.stuck,
              "redexes": level.redexes}
     # the nodes of many levels' states are kept alive by what is remembered of them: past a bound they go, at the end of
     # the level (after the batches are written: a native worker's candidates are its core's nodes until then)
@@ -357,7 +367,7 @@ class Shard:
       at = c_state[m]
       cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
     if r[10] > CANDIDATES_KEPT: native.core.forget_candidates()   # only a saving, as Python's set of them
-    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex, np.frombuffer(r[2], FP),
+    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], FP),
                  np.full(len(redex), -1, np.int32), [], cands, bool(r[9]))
     return part, rest
 
@@ -406,9 +416,11 @@ class Shard:
     for at, pos in failed: p_stuck[at] = pos
     cands = [(np.array([c[0] for c in cs], FP), np.array([c[1] for c in cs], np.int64), np.array([c[2] for c in cs], np.int32),
               np.array([c[4] for c in cs], FP), [c[3] for c in cs]) for cs in out]
+    targets = {t: i for i, t in enumerate(dict.fromkeys(p_target))}
     return Level(np.array(sids, np.int64), np.array(counts, np.int32), list(table),
-                 np.fromiter(map(table.__getitem__, redexes), np.int32, len(redexes)), np.array(p_target, FP), p_stuck, stuck, cands,
-                 maybe_cycle)
+                 np.fromiter(map(table.__getitem__, redexes), np.int32, len(redexes)),
+                 np.fromiter(map(targets.__getitem__, p_target), np.int32, len(p_target)), np.array(list(targets), FP), p_stuck, stuck,
+                 cands, maybe_cycle)
 
   @_paused
   def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -513,7 +525,7 @@ class Shard:
     (arrays a step: its redex in the record's table, its target's fingerprint, a failed one's stuck state; each redex
     once, its rule and error, its node and result as rows)."""
     if steps is None: steps = {"sids": np.empty(0, np.int64), "counts": np.empty(0, np.int32), "redex": np.empty(0, np.int32),
-                               "target": np.empty(0, FP), "stuck": np.empty(0, np.int32), "rules": np.empty(0, np.int32), "errors": {},
+                               "target": np.empty(0, np.int32), "targets": np.empty(0, FP), "stuck": np.empty(0, np.int32), "rules": np.empty(0, np.int32), "errors": {},
                                "redex_nodes": []}
     nodes = steps.pop("redex_nodes")
     # read in this order (codec.Records): the steps', then the new states' graphs; a native worker's rows made in C
@@ -572,7 +584,7 @@ class Shard:
     """The distinct targets of the last level's expanded steps, by owner: a bound may have left some unmade (``exists``)."""
     if not self.expanded: return [np.empty(0, FP)] * self.count
     st, _, on = self._steps_kept(cut)[-1]
-    t = np.unique(st["target"][on & (st["stuck"] < 0)])
+    t = np.unique(st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])])
     own = np.array([owner(fp_bytes(x), self.count) for x in t], np.int64) if len(t) else np.empty(0, np.int64)
     return [t[own == j] for j in range(self.count)]
 
@@ -582,7 +594,7 @@ class Shard:
 
   def all_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
     """The distinct targets of every expanded state's steps (failed ones left out), by owner (``ids_of``: a cycle's search)."""
-    t = [st["target"][on & (st["stuck"] < 0)] for st, _, on in self._steps_kept(cut)]
+    t = [st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])] for st, _, on in self._steps_kept(cut)]
     u = np.unique(np.concatenate(t)) if t else np.empty(0, FP)
     own = np.array([owner(fp_bytes(x), self.count) for x in u], np.int64) if len(u) else np.empty(0, np.int64)
     return [u[own == j] for j in range(self.count)]
@@ -609,7 +621,8 @@ class Shard:
       live = on & (st["stuck"] < 0)
       src = np.repeat(st["sids"], st["counts"])
       pos = np.arange(len(src)) - np.repeat(np.cumsum(st["counts"]) - st["counts"], st["counts"])
-      dst = ids[np.minimum(np.searchsorted(t, st["target"][live]), max(len(t) - 1, 0))] if len(t) else np.empty(0, np.int64)
+      # each distinct target looked up once, then read a step
+      dst = ids[np.minimum(np.searchsorted(t, st["targets"]), max(len(t) - 1, 0))][st["target"][live]] if len(t) else np.empty(0, np.int64)
       keep = dst >= 0
       for k, a in enumerate((src[live][keep], pos[live][keep], dst[keep], st["rule"][live][keep])): out[k].append(a)
     return tuple(np.concatenate(a) if a else np.empty(0, np.int64) for a in out)
@@ -649,8 +662,8 @@ class Shard:
         made = np.concatenate([f[1] for f in pairs])
         order = np.argsort(t)
         t, made = t[order], made[order]
-        at = np.searchsorted(t, st["target"][live])
-        edges += int(made[np.minimum(at, len(t) - 1)].sum()) if len(t) else 0
+        at = np.searchsorted(t, st["targets"])
+        edges += int(made[np.minimum(at, len(t) - 1)][st["target"][live]].sum()) if len(t) else 0
       else: edges += int(live.sum())
     ids = np.concatenate(normal) if normal else np.empty(0, np.int64)
     sk = sorted(self.stuck_kept)
