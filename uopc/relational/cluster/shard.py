@@ -672,11 +672,12 @@ class Shard:
                       np.array([x[2] for x in sk], np.int32), np.array([x[3] for x in sk], np.int32))}
 
   def stats(self) -> dict[str, Any]:
-    """The run's peak memory, bytes and candidates sent, CPU seconds (since ``load``), whether it stepped on the native core
+    """The run's peak memory, bytes and candidates sent, CPU seconds (since ``load``), the states it owns, whether it stepped on the native core
     and how many states it stepped in Python all the same, for the bench and the tests; the run's rules and frontier go (its
     records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
     native = self.native is not None
     self.pm = self.stepper = self.target = self.native = None   # the run is over: its rules and memo tables go
     self.frontier, self._pending = NO_FRONTIER, {}
     return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0,
+            "states": len(self.visited),
             "native": native, "in_python": self.in_python}
