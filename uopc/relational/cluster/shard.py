@@ -83,6 +83,11 @@ def unpack(blob: bytes) -> Any:
   return pickle.loads(blob)
 
 
+def step_order(par: np.ndarray, pos: np.ndarray) -> np.ndarray:
+  """(parent id, position) pairs as one int64 each, in their order: one sort of ints, not a lexsort of two arrays."""
+  return (par.astype(np.int64) << 32) | pos.astype(np.int64)
+
+
 def rank(keys: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...], count: int, max_states: int | None) -> tuple[list[np.ndarray], int, int | None]:
   """Number every shard's new states (``Shard.absorb``'s keys, shard by shard) from ``count`` in one process's order (by
   parent id, then position), cut at ``max_states``: each shard's ids (-1 for a state not made), how many were made, and
@@ -94,8 +99,7 @@ def rank(keys: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...], count: int
   ([[2, 1], [3]], ([array([2, 1]), array([-1])], 2, 0))
   """
   par = np.concatenate([k[0] for k in keys])
-  pos = np.concatenate([k[1] for k in keys])
-  order = np.lexsort((pos, par))
+  order = np.argsort(step_order(par, np.concatenate([k[1] for k in keys])), kind="stable")
   ids = np.empty(len(par), np.int64)
   ids[order] = count + np.arange(len(par))
   room = len(par) if max_states is None else max(0, max_states - count)
@@ -133,6 +137,22 @@ def rules_of(steps: dict[str, Any]) -> list[tuple[int, Any]]:
   """Each redex's (rule index, error) of a level record's steps (``rules``: the indices, ``errors``: the failed ones')."""
   errors = steps["errors"]
   return [(r, errors.get(i)) for i, r in enumerate(steps["rules"].tolist())]
+
+
+def first_discoveries(new: np.ndarray, par: np.ndarray, pos: np.ndarray, fps: np.ndarray, graphs: list[Any]) -> np.ndarray:
+  """Of the candidates ``new`` (several parts' candidates, a graph maybe in more than one), each graph's first in
+  (parent id, position) order, in that order. A graph is its node where every one is a native core's (hash consing: one
+  graph, one node), else its fingerprint.
+
+  >>> fps = np.array([b"a", b"b", b"a"], "S16")
+  >>> first_discoveries(np.arange(3), np.array([4, 1, 2]), np.array([0, 0, 5]), fps, [7, 8, 7]).tolist()
+  [1, 2]
+  """
+  sorted_new = new[np.argsort(step_order(par[new], pos[new]), kind="stable")]
+  native = all(g.__class__ is int for g in graphs)
+  same = np.array(graphs, np.int64)[sorted_new] if native and graphs else fps[sorted_new]
+  _, first = np.unique(same, return_index=True)
+  return sorted_new[np.sort(first)]
 
 
 class NativeRedexes:
@@ -447,12 +467,9 @@ class Shard:
     pfp = np.concatenate(pfp_l) if pfp_l else np.empty(0, FP)
     new = np.flatnonzero(self.visited.find(fps) < 0)
     if len(new) < len(fps): p["maybe_cycle"] = True   # a step back to a visited state (it counts at the commit)
-    # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order
-    order = new if p["once"] else new[np.lexsort((pos[new], par[new], fps[new]))]
-    if len(order) and not p["once"]:
-      keep = np.ones(len(order), bool)
-      keep[1:] = fps[order][1:] != fps[order][:-1]
-      order = order[keep]
+    # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order (one part
+    # lists each graph once, in that order)
+    order = new if p["once"] else first_discoveries(new, par, pos, fps, graphs)
     self._pending["cut"] = bool(len(order)) and p["last"]
     if p["last"]: order = order[:0]   # nothing deeper than max_depth is made; the coordinator notes the cut
     every = len(order) == len(graphs) and p["once"]   # (one part's candidates, none visited: all, in order)
