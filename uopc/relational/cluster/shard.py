@@ -139,6 +139,16 @@ def rules_of(steps: dict[str, Any]) -> list[tuple[int, Any]]:
   return [(r, errors.get(i)) for i, r in enumerate(steps["rules"].tolist())]
 
 
+def as_nodes(graphs: list[Any]) -> np.ndarray | None:
+  """``graphs`` as an array of a native core's nodes, or None where one is a ``UOp`` (one C pass, no Python a graph).
+
+  >>> as_nodes([3, 1]).tolist(), as_nodes([3, "g"])
+  ([3, 1], None)
+  """
+  try: return np.fromiter(graphs, np.int64, len(graphs))
+  except (TypeError, ValueError): return None
+
+
 def first_discoveries(new: np.ndarray, par: np.ndarray, pos: np.ndarray, fps: np.ndarray, graphs: list[Any]) -> np.ndarray:
   """Of the candidates ``new`` (several parts' candidates, a graph maybe in more than one), each graph's first in
   (parent id, position) order, in that order. A graph is its node where every one is a native core's (hash consing: one
@@ -149,8 +159,8 @@ def first_discoveries(new: np.ndarray, par: np.ndarray, pos: np.ndarray, fps: np
   [1, 2]
   """
   sorted_new = new[np.argsort(step_order(par[new], pos[new]), kind="stable")]
-  native = all(g.__class__ is int for g in graphs)
-  same = np.array(graphs, np.int64)[sorted_new] if native and graphs else fps[sorted_new]
+  nodes = as_nodes(graphs)
+  same = nodes[sorted_new] if nodes is not None else fps[sorted_new]
   _, first = np.unique(same, return_index=True)
   return sorted_new[np.sort(first)]
 
@@ -366,7 +376,7 @@ class Shard:
     core stops at)."""
     rest: list[tuple[int, Any]] = []
     sids, nodes = frontier.ids, frontier.graphs
-    if not all(g.__class__ is int for g in nodes):   # (a native worker's graphs are its core's nodes, or UOps: those sent
+    if as_nodes(nodes) is None:   # (a native worker's graphs are its core's nodes, or UOps: those sent
       kept, nodes = [], []                           # before its core was new; a CALL stays a UOp)
       for sid, g in frontier.pairs():
         if (i := native.node_or_none(g)) is None: rest.append((sid, g))
