@@ -100,11 +100,15 @@ class Visited:
     self.pos = np.concatenate([self.pos, pos.astype(np.int32)])
     self.ids = np.concatenate([self.ids, ids.astype(np.int64)])
     self.depths = np.concatenate([self.depths, np.full(len(fps), depth, np.int32)])
-    order = np.argsort(fps, kind="stable")
-    new = fps[order]
-    at = np.searchsorted(self._sorted, new)
+    h = heads(fps)
+    order = np.argsort(h, kind="stable")   # the fingerprints' order where no two share a head (else sorted whole)
+    if len(order) > 1 and bool((h[order][1:] == h[order][:-1]).any()): order = np.argsort(fps, kind="stable")
+    new, new_heads = fps[order], h[order]
+    at = np.searchsorted(self._heads, new_heads)
+    known = at < len(self._heads)
+    if bool((self._heads[at[known]] == new_heads[known]).any()): at = np.searchsorted(self._sorted, new)   # a head here already
     self._sorted = np.insert(self._sorted, at, new)
-    self._heads = np.insert(self._heads, at, heads(new))
+    self._heads = np.insert(self._heads, at, new_heads)
     self._rows = np.insert(self._rows, at, first + order)
 
   def parent_of(self, fp: bytes) -> bytes | None:
