@@ -552,7 +552,8 @@ class Shard:
     (arrays a step: its redex in the record's table, its target's fingerprint, a failed one's stuck state; each redex
     once, its rule and error, its node and result as rows)."""
     if steps is None: steps = {"sids": np.empty(0, np.int64), "counts": np.empty(0, np.int32), "redex": np.empty(0, np.int32),
-                               "target": np.empty(0, np.int32), "targets": np.empty(0, FP), "stuck": np.empty(0, np.int32), "rules": np.empty(0, np.int32), "errors": {},
+                               "target": np.empty(0, np.int32), "targets": np.empty(0, FP), "stuck": np.empty(0, np.int32),
+                               "rules": np.empty(0, np.int32), "errors": {},
                                "redex_nodes": []}
     nodes = steps.pop("redex_nodes")
     # read in this order (codec.Records): the steps', then the new states' graphs; a native worker's rows made in C

@@ -4,9 +4,9 @@ A 128-bit Python int alone is 44 bytes, before its dict slot, its parent and its
 Here a state is a row of five arrays: its fingerprint (16 bytes), its parent's (16), the
 position of the step that made it among its parent's steps (4), its id (8) and its depth
 (4), 48 bytes, plus a sorted copy of the fingerprints, their first 8 bytes as an integer and their rows (32)
-for lookups by binary search: on the integers (a fingerprint is a hash: distinct ones share their first 8 bytes about
-once in 2^32 pairs of a billion states), the whole fingerprints compared only where they do. States arrive a level at a time, so a level's new rows are merged into the
-sorted index once (``np.insert``: linear in the table, a level's work at most). Rows are
+for lookups by binary search on the integers (a fingerprint is a hash: among a billion states, two share their first
+8 bytes with a chance of about 3%), the whole fingerprints compared only where two do. States arrive a level at a
+time, so a level's new rows are merged into the sorted index once (``np.insert``: linear in the table, a level's work at most). Rows are
 kept in id order (a level's ids follow the last level's), so an id finds its row by
 binary search too.
 
