@@ -6,11 +6,13 @@ interleaved round after round (ROUNDS, 3 by default), each on a program of its o
 each. CPU seconds: this process's for one process, each worker's own for the cluster (``Shard.stats``: from its
 ``load``, so a run's whole work on it, the coordinator's apart). "1 worker / one" is what a cluster of one costs against
 one process; "speed-up" is one process's CPU over the busiest of two workers' (what wall time would be on two idle cores,
-waits aside), and by wall time. The rule sets: commutativity and associativity of ``+`` (``x + y -> y + x``,
-``(x + y) + z -> x + (y + z)``) on the sum of n PARAMs, n! * Catalan(n - 1) states; ``x + 0`` and commutativity on the
-sum of n ``p_i + 0``, 3^n * 2^(n-1). The small sizes find the crossover: the states a worker must have for two workers to
-beat one process (the first size whose speed-up by CPU passes 1). ``BIG=1`` adds the sum of 7 under commutativity and
-associativity (665,280 states). The machine's load average is printed before and after.
+waits aside), and by wall time; "balance" is the states the busier of the two owns over half of them (1.00: even). The rule
+set: commutativity and associativity of ``+`` (``x + y -> y + x``, ``(x + y) + z -> x + (y + z)``) on the sum of n
+PARAMs, some of them the same one (``terms``: "7, p0 x3" is p0 + p0 + p0 + p1 + ... + p4), n! / (the repeats' factorials)
+* Catalan(n - 1) states: 120, 1,680, 30,240, 110,880 and 332,640. The small sizes find the crossover: the states a worker
+must have for two workers to beat one process (the first size whose speed-up by CPU passes 1). ``ZERO=1`` adds ``x + 0``
+and commutativity on the sum of n ``p_i + 0`` (3^n * 2^(n-1): 648 to 139,968 states); ``BIG=1`` the sum of 7 distinct
+under commutativity and associativity (665,280 states). The machine's load average is printed before and after.
 
 ``FULL=1`` runs the older tables after it:
 
@@ -208,10 +210,11 @@ def zero_comm() -> PatternMatcher:
   return PatternMatcher([(x + 0, lambda x: x), (x + y, lambda x, y: y + x)], name="add0_comm")
 
 
-def param_sum(n: int) -> UOp:
-  """p0 + p1 + ... + p{n-1} (fresh slots), left-nested."""
+def param_sum(n: int, repeats: int = 1) -> UOp:
+  """p0 + p1 + ... (fresh slots), left-nested, n terms of which the first ``repeats`` are the same PARAM."""
   base = next(_slots)
-  return sum((UOp.param(base + i) for i in range(1, n)), UOp.param(base))
+  terms = [UOp.param(base + max(0, i - repeats + 1)) for i in range(n)]
+  return sum(terms[1:], terms[0])
 
 
 class Size(NamedTuple):
@@ -219,12 +222,17 @@ class Size(NamedTuple):
   n: int
   program: Callable[[], UOp]
   pm: Callable[[], PatternMatcher]
+  repeats: int = 1
+
+  @property
+  def terms(self) -> str: return f"{self.n}" + (f", p0 x{self.repeats}" if self.repeats > 1 else "")
 
 
 def sizes() -> list[Size]:
   """The table's rows (module doc): each rule set at growing sizes, the largest 100,000 states and more."""
-  ca = [Size("comm + assoc", n, lambda n=n: param_sum(n), comm_assoc) for n in (4, 5, 6, *((7,) if os.environ.get("BIG") else ()))]
-  zc = [Size("x + 0, comm", n, lambda n=n: add0_sum(n), zero_comm) for n in (4, 5, 6, 7)]
+  ca = [Size("comm + assoc", n, lambda n=n, k=k: param_sum(n, k), comm_assoc, k)
+        for n, k in ((4, 1), (5, 1), (6, 1), (7, 3), (7, 2), *(((7, 1),) if os.environ.get("BIG") else ()))]
+  zc = [Size("x + 0, comm", n, lambda n=n: add0_sum(n), zero_comm) for n in (4, 5, 6, 7)] if os.environ.get("ZERO") else []
   return ca + zc
 
 
@@ -236,6 +244,7 @@ class Round(NamedTuple):
   pair: list[float]   # a cluster of two: each worker's CPU seconds
   pair_wall: float
   coordinator: float  # CPU seconds of this process during the two workers' run
+  balance: float      # the states the busier of the two owns, over half of them
 
 
 def one_round(size: Size) -> Round:
@@ -252,14 +261,16 @@ def one_round(size: Size) -> Round:
   count = pair.run().state_count
   pair_wall, coord = time.perf_counter() - t0, time.process_time() - c0
   assert count == n, size
-  return Round(n, one, one_wall, solo.outcome.stats[0]["cpu"], [s["cpu"] for s in pair.outcome.stats], pair_wall, coord)
+  owned = [s["states"] for s in pair.outcome.stats]
+  return Round(n, one, one_wall, solo.outcome.stats[0]["cpu"], [s["cpu"] for s in pair.outcome.stats], pair_wall, coord,
+               max(owned) / (sum(owned) / 2))
 
 
 def best(rounds: list[Round]) -> Round:
   """Each column's best round (the least time: the machine is shared, and a column's worst rounds are other work's)."""
   pairs = min(rounds, key=lambda r: max(r.pair))
   return Round(rounds[0].states, min(r.one for r in rounds), min(r.one_wall for r in rounds), min(r.solo for r in rounds), pairs.pair,
-               min(r.pair_wall for r in rounds), min(r.coordinator for r in rounds))
+               min(r.pair_wall for r in rounds), min(r.coordinator for r in rounds), pairs.balance)
 
 
 def against_one() -> None:
@@ -275,21 +286,23 @@ def against_one() -> None:
   try:
     from uopc.relational.cluster import ClusterExploration
     for p in (1, 2): ClusterExploration(add0_sum(2), zero(), cluster=f"local:{p}").run()   # the workers start (not timed)
+    Exploration(param_sum(4), comm_assoc(), max_states=None).run()   # and this process's first exploration
     table = sizes()
-    got: dict[tuple[str, int], list[Round]] = {(s.rules, s.n): [] for s in table}
+    got: dict[tuple[str, str], list[Round]] = {(s.rules, s.terms): [] for s in table}
     for _ in range(rounds):
-      for s in table: got[s.rules, s.n].append(one_round(s))
+      for s in table: got[s.rules, s.terms].append(one_round(s))
   finally: ray.shutdown()
-  print(f"{'rules':14s} {'n':>2s} {'states':>8s} {'st/worker':>9s} {'one s':>7s} {'1 worker s':>10s} {'1 worker/one':>12s} "
-        f"{'2 workers s (each)':>19s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s}")
-  crossing: dict[str, int | None] = {}
+  print(f"{'rules':14s} {'terms':>9s} {'states':>8s} {'st/worker':>9s} {'one s':>7s} {'1 worker s':>10s} {'1 worker/one':>12s} "
+        f"{'2 workers s (each)':>19s} {'balance':>7s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s}")
+  crossing: dict[str, int | None] = {}   # per rule set: the smallest size from which every larger one's speed-up passes 1
   for s in table:
-    r = best(got[s.rules, s.n])
+    r = best(got[s.rules, s.terms])
     speed = r.one / max(r.pair)
-    if speed > 1 and s.rules not in crossing: crossing[s.rules] = r.states // 2
+    if speed <= 1: crossing[s.rules] = None
+    elif crossing.get(s.rules) is None: crossing[s.rules] = r.states // 2
     each = "/".join(f"{c:.2f}" for c in r.pair)
-    print(f"{s.rules:14s} {s.n:2d} {r.states:8,d} {r.states // 2:9,d} {r.one:7.2f} {r.solo:10.2f} {r.solo / r.one:11.2f}x "
-          f"{each:>19s} {r.coordinator:7.2f} {speed:12.2f}x {r.one_wall / r.pair_wall:5.2f}x")
+    print(f"{s.rules:14s} {s.terms:>9s} {r.states:8,d} {r.states // 2:9,d} {r.one:7.2f} {r.solo:10.2f} {r.solo / r.one:11.2f}x "
+          f"{each:>19s} {r.balance:7.3f} {r.coordinator:7.2f} {speed:12.2f}x {r.one_wall / r.pair_wall:5.2f}x")
   for rules in dict.fromkeys(s.rules for s in table):
     at = crossing.get(rules)
     print(f"crossover, {rules}: " + (f"two workers beat one process by CPU from about {at:,d} states a worker" if at else "not reached here"))

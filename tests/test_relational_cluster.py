@@ -384,12 +384,12 @@ def test_a_shard_that_forgets_its_memos_every_level_finds_the_same_states(monkey
   assert sh.load(0, 1, Codec([]).encode([g]), ship(pm, "the rules"), None) is None
   sh.start()
   count, depth, made = 1, 0, {0: g}
-  while sh.frontier:
+  while len(sh.frontier.ids):
     sh.expand(depth, False)
     keys = sh.absorb(None)
     sh.commit(count, None, keys)   # numbered in one process's order: by parent, then position
     par = keys[0]
-    made.update(sh.frontier)
+    made.update(sh.frontier.pairs())
     count, depth = count + len(par), depth + 1
   assert len(forgot) >= depth - 1 > 3
   assert [made[i] for i in range(count)] == [s.graph for s in one.states]

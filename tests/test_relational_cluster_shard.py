@@ -13,7 +13,7 @@ from tests.test_relational_native_successors import PROGRAMS, RULES, has_call
 from uopc import UOp
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.coordinator import ship
-from uopc.relational.cluster.shard import Shard, rules_of, unpack
+from uopc.relational.cluster.shard import Shard, rules_of, step_targets, unpack
 
 
 def levels(g: UOp, pm, shards: int, native: bool, most: int = 400) -> tuple[list[list[dict]], list[Shard]]:
@@ -47,7 +47,8 @@ def comparable(rec: dict, reader) -> tuple:
   table = rules_of(st)
   rules = [table[i] for i in st["redex"].tolist()]
   order = np.argsort(np.repeat(st["sids"], st["counts"]), kind="stable") if len(owners) else []
-  steps = [(owners[i], st["target"][i], int(st["stuck"][i]), rules[i]) for i in order]
+  targets = step_targets(st)
+  steps = [(owners[i], targets[i], int(st["stuck"][i]), rules[i]) for i in order]
   return states, steps, sorted(rec["stuck"]), sorted(st["sids"].tolist()), sorted(zip(st["sids"].tolist(), st["counts"].tolist()))
 
 

@@ -53,7 +53,8 @@ class NativeSteps:
     self.fingerprint: Callable[[int], bytes] = self.core.fingerprint   # a native node's fingerprint (``Fingerprints.of``'s)
     self.fingerprints: Callable[[list[int]], list[bytes]] = self.core.fingerprints   # each node's
     self._rules = np.empty(0, np.int32)        # per redex id (graph semantics' keys): its rule index,
-    self._nodes = np.empty((0, 2), np.int32)   # and its node's and its result's native nodes (redex_arrays)
+    self._nodes = np.empty((0, 2), np.int32)   # and its node's and its result's native nodes (redex_arrays),
+    self._read = 0                             # for the first _read redexes (the arrays' room doubles: read once a run)
 
   def node_or_none(self, g: Any) -> int | None:
     """The native node of ``g`` (a ``UOp``, or a native node already), or None where it has a CALL (a rule made one)."""
@@ -71,9 +72,14 @@ class NativeSteps:
     not once a level); None under tree semantics, whose keys are positions."""
     space = self.space
     if space.keys is not space.redexes: return None
-    if (done := len(self._rules)) < (made := len(space.redexes)):
+    if (done := self._read) < (made := len(space.redexes)):
       new = np.frombuffer(space.core.redex_rows(done, made), np.int32).reshape(-1, 3)
-      self._rules, self._nodes = np.concatenate([self._rules, new[:, 2]]), np.concatenate([self._nodes, new[:, :2]])
+      if made > len(self._rules):
+        room = max(made, 2 * len(self._rules))
+        self._rules = np.concatenate([self._rules[:done], np.empty(room - done, np.int32)])
+        self._nodes = np.concatenate([self._nodes[:done], np.empty((room - done, 2), np.int32)])
+      self._rules[done:made], self._nodes[done:made] = new[:, 2], new[:, :2]
+      self._read = made
     return self._rules[keys], self._nodes[keys].ravel()
 
   @property

@@ -27,7 +27,7 @@ from uopc.relational.cluster.coordinator import Coordinator, Outcome
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.space.fingerprint import SIZE, Fingerprints, owner
 from uopc.relational.cluster.paths import Paths
-from uopc.relational.cluster.shard import rules_of, unpack
+from uopc.relational.cluster.shard import rules_of, step_targets, unpack
 from uopc.relational.cluster.visited import FP, fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
@@ -243,7 +243,7 @@ def _materialize(ex: ClusterExploration, out: Outcome) -> None:
     for j, rec in enumerate(recs):
       nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]
       table = [Redex(nodes[2 * i], rule_index, nodes[2 * i + 1], error) for i, (rule_index, error) in enumerate(rules_of(st))]
-      redex, stuck, targets = st["redex"].tolist(), st["stuck"].tolist(), st["target"].tobytes()
+      redex, stuck, targets = st["redex"].tolist(), st["stuck"].tolist(), step_targets(st).tobytes()
       k = 0
       for sid, n in zip(st["sids"].tolist(), st["counts"].tolist()):
         steps[sid] = [(table[redex[j]], stuck[j] if stuck[j] >= 0 else targets[SIZE * j:SIZE * (j + 1)]) for j in range(k, k + n)]

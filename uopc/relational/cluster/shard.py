@@ -83,6 +83,11 @@ def unpack(blob: bytes) -> Any:
   return pickle.loads(blob)
 
 
+def step_order(par: np.ndarray, pos: np.ndarray) -> np.ndarray:
+  """(parent id, position) pairs as one int64 each, in their order: one sort of ints, not a lexsort of two arrays."""
+  return (par.astype(np.int64) << 32) | pos.astype(np.int64)
+
+
 def rank(keys: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...], count: int, max_states: int | None) -> tuple[list[np.ndarray], int, int | None]:
   """Number every shard's new states (``Shard.absorb``'s keys, shard by shard) from ``count`` in one process's order (by
   parent id, then position), cut at ``max_states``: each shard's ids (-1 for a state not made), how many were made, and
@@ -94,8 +99,7 @@ def rank(keys: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...], count: int
   ([[2, 1], [3]], ([array([2, 1]), array([-1])], 2, 0))
   """
   par = np.concatenate([k[0] for k in keys])
-  pos = np.concatenate([k[1] for k in keys])
-  order = np.lexsort((pos, par))
+  order = np.argsort(step_order(par, np.concatenate([k[1] for k in keys])), kind="stable")
   ids = np.empty(len(par), np.int64)
   ids[order] = count + np.arange(len(par))
   room = len(par) if max_states is None else max(0, max_states - count)
@@ -124,10 +128,41 @@ def _kept_steps(steps: dict[str, Any], rules: np.ndarray) -> dict[str, Any]:
   return kept
 
 
+def step_targets(steps: dict[str, Any]) -> np.ndarray:
+  """Each step's target fingerprint, of a level's steps (``target``: an index into ``targets``, the distinct ones)."""
+  return steps["targets"][steps["target"]]
+
+
 def rules_of(steps: dict[str, Any]) -> list[tuple[int, Any]]:
   """Each redex's (rule index, error) of a level record's steps (``rules``: the indices, ``errors``: the failed ones')."""
   errors = steps["errors"]
   return [(r, errors.get(i)) for i, r in enumerate(steps["rules"].tolist())]
+
+
+def as_nodes(graphs: list[Any]) -> np.ndarray | None:
+  """``graphs`` as an array of a native core's nodes, or None where one is a ``UOp`` (one C pass, no Python a graph).
+
+  >>> as_nodes([3, 1]).tolist(), as_nodes([3, "g"])
+  ([3, 1], None)
+  """
+  try: return np.fromiter(graphs, np.int64, len(graphs))
+  except (TypeError, ValueError): return None
+
+
+def first_discoveries(new: np.ndarray, par: np.ndarray, pos: np.ndarray, fps: np.ndarray, graphs: list[Any]) -> np.ndarray:
+  """Of the candidates ``new`` (several parts' candidates, a graph maybe in more than one), each graph's first in
+  (parent id, position) order, in that order. A graph is its node where every one is a native core's (hash consing: one
+  graph, one node), else its fingerprint.
+
+  >>> fps = np.array([b"a", b"b", b"a"], "S16")
+  >>> first_discoveries(np.arange(3), np.array([4, 1, 2]), np.array([0, 0, 5]), fps, [7, 8, 7]).tolist()
+  [1, 2]
+  """
+  sorted_new = new[np.argsort(step_order(par[new], pos[new]), kind="stable")]
+  nodes = as_nodes(graphs)
+  same = nodes[sorted_new] if nodes is not None else fps[sorted_new]
+  _, first = np.unique(same, return_index=True)
+  return sorted_new[np.sort(first)]
 
 
 class NativeRedexes:
@@ -158,12 +193,49 @@ def _redex_table(redexes: Any) -> tuple[np.ndarray, dict[int, Any], list[Any]]:
   return rules, {i: r.error for i, r in enumerate(redexes) if r.error is not None}, [x for r in redexes for x in (r.node, r.result)]
 
 
+class Frontier(NamedTuple):
+  """The states a shard expands next, in id order: their ids, and their graphs (a native worker's core nodes, or ``UOp``s)."""
+  ids: np.ndarray
+  graphs: list[Any]
+
+  @staticmethod
+  def of(ids: np.ndarray, graphs: list[Any]) -> Frontier:
+    """``ids`` and ``graphs`` in id order (as they are where one shard ranked its own)."""
+    if len(ids) > 1 and not bool((ids[1:] > ids[:-1]).all()):
+      order = np.argsort(ids, kind="stable")
+      ids, graphs = ids[order], [graphs[i] for i in order.tolist()]
+    return Frontier(np.asarray(ids, np.int64), graphs)
+
+  def pairs(self) -> list[tuple[int, Any]]:
+    """(id, graph) each."""
+    return list(zip(self.ids.tolist(), self.graphs))
+
+
+NO_FRONTIER = Frontier(np.empty(0, np.int64), [])
+
+
+def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+  """``np.unique(keys, return_inverse=True)`` for small non-negative ints (a core's redex keys), in linear time: a mark
+  per key, not a sort of every step.
+
+  >>> [a.tolist() for a in distinct(np.array([5, 2, 5, 0], np.int32))]
+  [[0, 2, 5], [2, 1, 2, 0]]
+  """
+  if not len(keys): return np.empty(0, keys.dtype), np.empty(0, np.int32)
+  seen = np.zeros(int(keys.max()) + 1, np.int32)
+  seen[keys] = 1
+  uniq = np.flatnonzero(seen).astype(keys.dtype)
+  seen[uniq] = np.arange(len(uniq), dtype=np.int32)
+  return uniq, seen[keys]
+
+
 Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   # fingerprints, parent ids, positions, parents' fingerprints, graphs
 
 
 class Level(NamedTuple):
   """What expanding some of a frontier's states made: per state its id and step count; per step its redex (an index into
-  ``redexes``), its target's fingerprint and, for a failed one, its stuck state's first step's position (else -1); the
+  ``redexes``), its target (an index into ``targets``, the level's distinct targets' fingerprints: a target is reached by
+  many steps) and, for a failed one, its stuck state's first step's position (else -1); the
   stuck states made ((parent id, position) each); the candidates for each shard (``Candidates``: a graph is a ``UOp``, or
   a native worker's node); whether a step reached a graph made a candidate at an earlier level."""
   sids: np.ndarray
@@ -171,6 +243,7 @@ class Level(NamedTuple):
   redexes: Any   # a list of Redexes, or NativeRedexes
   redex: np.ndarray
   target: np.ndarray
+  targets: np.ndarray
   stuck: np.ndarray
   stuck_states: list[tuple[int, int]]
   cands: list[Candidates]
@@ -180,17 +253,19 @@ class Level(NamedTuple):
   def joined(parts: list[Level], count: int) -> Level:
     """The parts as one level (the states of each in turn), for ``count`` shards."""
     if len(parts) == 1: return parts[0]
-    if not parts: return Level(np.empty(0, np.int64), np.empty(0, np.int32), [], np.empty(0, np.int32), np.empty(0, FP),
-                               np.empty(0, np.int32), [], [(np.empty(0, FP), np.empty(0, np.int64), np.empty(0, np.int32),
+    if not parts: return Level(np.empty(0, np.int64), np.empty(0, np.int32), [], np.empty(0, np.int32), np.empty(0, np.int32),
+                               np.empty(0, FP), np.empty(0, np.int32), [], [(np.empty(0, FP), np.empty(0, np.int64), np.empty(0, np.int32),
                                                             np.empty(0, FP), [])] * count, False)
     offsets = np.cumsum([0] + [len(p.redexes) for p in parts[:-1]])
+    t_offsets = np.cumsum([0] + [len(p.targets) for p in parts[:-1]])
     cands: list[Candidates] = []
     for j in range(count):
       cols = [p.cands[j] for p in parts]
       cands.append((np.concatenate([c[0] for c in cols]), np.concatenate([c[1] for c in cols]), np.concatenate([c[2] for c in cols]),
                     np.concatenate([c[3] for c in cols]), [g for c in cols for g in c[4]]))
     return Level(np.concatenate([p.sids for p in parts]), np.concatenate([p.counts for p in parts]), [r for p in parts for r in p.redexes],
-                 np.concatenate([p.redex + o for p, o in zip(parts, offsets)]).astype(np.int32), np.concatenate([p.target for p in parts]),
+                 np.concatenate([p.redex + o for p, o in zip(parts, offsets)]).astype(np.int32),
+                 np.concatenate([p.target + o for p, o in zip(parts, t_offsets)]).astype(np.int32), np.concatenate([p.targets for p in parts]),
                  np.concatenate([p.stuck for p in parts]), [x for p in parts for x in p.stuck_states], cands, any(p.maybe_cycle for p in parts))
 
 
@@ -209,7 +284,7 @@ class Shard:
     self.expanded: list[dict[str, Any]] = []   # each committed level's steps (arrays, ``expand``'s), oldest first
     self.stuck_kept: list[tuple[int, int, int, int]] = []   # (id, parent id, position, depth) of each stuck state made here
     self.maybe_cycle = False   # a step reached a state of its own depth or less: only such a step can close a cycle
-    self.frontier: list[tuple[int, Any]] = []   # (id, graph) of the states at the current depth, by id
+    self.frontier = NO_FRONTIER   # the states at the current depth
     self._pending: dict[str, Any] = {}           # what a level's calls hand to each other
     self.moved = 0   # bytes of the batches this shard sent
     self.sent = 0    # candidates sent to other shards
@@ -243,8 +318,8 @@ class Shard:
     rec["parent_fps"] = np.array([b""] * len(graphs), FP)
     if mine:
       self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), np.full(1, -1, np.int32), 0)
-      self.frontier = [(0, self.root)]
-    return self._summary(graphs, [0] if mine else []), pack(rec)
+      self.frontier = Frontier(np.zeros(1, np.int64), [self.root])
+    return self._summary(graphs, np.zeros(len(graphs), np.int64)), pack(rec)
 
   @_paused
   def expand(self, depth: int, last: bool) -> list[Any]:
@@ -255,18 +330,20 @@ class Shard:
     A native worker expands its frontier in one call of its core (``Space.expand_level``); the graphs the core stops at,
     and every graph of a worker without one, are stepped in Python (``_expand_python``). The two keep apart which graphs
     they made candidates: a graph sent twice is only sent twice (its owner keeps the first discovery)."""
-    native, frontier = self.native, self.frontier
+    native = self.native
     parts: list[Level] = []
+    rest = self.frontier.pairs() if native is None else []
     if native is not None:
-      part, frontier = self._expand_native(native, frontier)
+      part, rest = self._expand_native(native, self.frontier)
       parts.append(part)
-      self.in_python += len(frontier)
-    if frontier: parts.append(self._expand_python(frontier))
+      self.in_python += len(rest)
+    if rest: parts.append(self._expand_python(rest))
     level = Level.joined(parts, self.count)
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
     stepper, fps = self.stepper, self.fps
-    steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "stuck": level.stuck,
+    steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "targets": level.targets,
+             "stuck": level.stuck,
              "redexes": level.redexes}
     # the nodes of many levels' states are kept alive by what is remembered of them: past a bound they go, at the end of
     # the level (after the batches are written: a native worker's candidates are its core's nodes until then)
@@ -294,24 +371,24 @@ class Shard:
       stepper.clear()
     return [{"expanded": len(level.sids)}, *batches]
 
-  def _expand_native(self, native: NativeSteps, frontier: list[tuple[int, Any]]) -> tuple[Level, list[tuple[int, Any]]]:
+  def _expand_native(self, native: NativeSteps, frontier: Frontier) -> tuple[Level, list[tuple[int, Any]]]:
     """The frontier's level from the native core, and the states it left to Python (a CALL in the graph, or a graph the
     core stops at)."""
-    kept, rest, nodes = [], [], []
-    graphs = [g for _, g in frontier]
-    if all(g.__class__ is int for g in graphs): kept, nodes = frontier, graphs   # the usual case: every graph a node of the core
-    else:
-      for sid, g in frontier:   # (a native worker's graphs are its core's nodes, or UOps: those sent before its core was new)
+    rest: list[tuple[int, Any]] = []
+    sids, nodes = frontier.ids, frontier.graphs
+    if as_nodes(nodes) is None:   # (a native worker's graphs are its core's nodes, or UOps: those sent
+      kept, nodes = [], []                           # before its core was new; a CALL stays a UOp)
+      for sid, g in frontier.pairs():
         if (i := native.node_or_none(g)) is None: rest.append((sid, g))
-        else: kept.append((sid, g)); nodes.append(i)
+        else: kept.append(sid); nodes.append(i)
+      sids = np.array(kept, np.int64)
     r = native.core.expand_level(nodes, self.count)
     counts = np.frombuffer(r[0], np.int32)
-    rest.extend(kept[k] for k in np.flatnonzero(counts < 0).tolist())
-    rest = [(sid, self._graph(g)) for sid, g in rest]   # stepped in Python: UOps
     ok = counts >= 0
-    sids = np.array([sid for sid, _ in kept], np.int64)
-    keys = np.frombuffer(r[1], np.int32)
-    uniq, redex = np.unique(keys, return_inverse=True)
+    if not ok.all():
+      rest.extend((int(sids[k]), nodes[k]) for k in np.flatnonzero(~ok).tolist())
+    rest = [(sid, self._graph(g)) for sid, g in rest]   # stepped in Python: UOps
+    uniq, redex = distinct(np.frombuffer(r[1], np.int32))
     state_fps, c_state, c_pos = np.frombuffer(r[3], FP), np.frombuffer(r[4], np.int32), np.frombuffer(r[5], np.int32)
     c_node, c_fp, c_owner = np.frombuffer(r[6], np.int32), np.frombuffer(r[7], FP), np.frombuffer(r[8], np.int32)
     cands = []
@@ -320,8 +397,8 @@ class Shard:
       at = c_state[m]
       cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
     if r[10] > CANDIDATES_KEPT: native.core.forget_candidates()   # only a saving, as Python's set of them
-    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex.astype(np.int32), np.frombuffer(r[2], FP),
-                 np.full(len(keys), -1, np.int32), [], cands, bool(r[9]))
+    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], FP),
+                 np.full(len(redex), -1, np.int32), [], cands, bool(r[9]))
     return part, rest
 
   def _expand_python(self, frontier: list[tuple[int, Any]]) -> Level:
@@ -369,9 +446,11 @@ class Shard:
     for at, pos in failed: p_stuck[at] = pos
     cands = [(np.array([c[0] for c in cs], FP), np.array([c[1] for c in cs], np.int64), np.array([c[2] for c in cs], np.int32),
               np.array([c[4] for c in cs], FP), [c[3] for c in cs]) for cs in out]
+    targets = {t: i for i, t in enumerate(dict.fromkeys(p_target))}
     return Level(np.array(sids, np.int64), np.array(counts, np.int32), list(table),
-                 np.fromiter(map(table.__getitem__, redexes), np.int32, len(redexes)), np.array(p_target, FP), p_stuck, stuck, cands,
-                 maybe_cycle)
+                 np.fromiter(map(table.__getitem__, redexes), np.int32, len(redexes)),
+                 np.fromiter(map(targets.__getitem__, p_target), np.int32, len(p_target)), np.array(list(targets), FP), p_stuck, stuck,
+                 cands, maybe_cycle)
 
   @_paused
   def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -398,15 +477,13 @@ class Shard:
     pfp = np.concatenate(pfp_l) if pfp_l else np.empty(0, FP)
     new = np.flatnonzero(self.visited.find(fps) < 0)
     if len(new) < len(fps): p["maybe_cycle"] = True   # a step back to a visited state (it counts at the commit)
-    # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order
-    order = new if p["once"] else new[np.lexsort((pos[new], par[new], fps[new]))]
-    if len(order) and not p["once"]:
-      keep = np.ones(len(order), bool)
-      keep[1:] = fps[order][1:] != fps[order][:-1]
-      order = order[keep]
+    # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order (one part
+    # lists each graph once, in that order)
+    order = new if p["once"] else first_discoveries(new, par, pos, fps, graphs)
     self._pending["cut"] = bool(len(order)) and p["last"]
     if p["last"]: order = order[:0]   # nothing deeper than max_depth is made; the coordinator notes the cut
-    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], [graphs[i] for i in order])
+    every = len(order) == len(graphs) and p["once"]   # (one part's candidates, none visited: all, in order)
+    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], graphs if every else [graphs[i] for i in order.tolist()])
     st = p["stuck"]
     k_par = np.concatenate([par[order], np.array([s[0] for s in st], np.int64)])
     k_pos = np.concatenate([pos[order], np.array([s[1] for s in st], np.int32)])
@@ -444,7 +521,7 @@ class Shard:
     par_fps = pfp[kept]
     self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
-    new_graphs = [graphs[i] for i in kept]
+    new_graphs = graphs if len(kept) == n else [graphs[i] for i in kept.tolist()]
     rules, errors, nodes = _redex_table(p["steps"].pop("redexes"))
     p["steps"].update(rules=rules, errors=errors, redex_nodes=nodes)
     self.expanded.append(_kept_steps(p["steps"], rules))
@@ -452,23 +529,21 @@ class Shard:
     rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
     rec["maybe_cycle"] = self.maybe_cycle
-    kept_ids = ids_new[kept].tolist()
-    order = np.argsort(ids_new[kept], kind="stable").tolist()   # (in order already where one shard ranked its own)
-    self.frontier = [(kept_ids[i], new_graphs[i]) for i in order]
+    self.frontier = Frontier.of(ids_new[kept], new_graphs)
     self._pending = {}
-    return self._summary(new_graphs, kept_ids), rec
+    return self._summary(new_graphs, ids_new[kept]), rec
 
   def _graph(self, h: Any) -> Any:
     """A candidate's graph as a ``UOp`` (a native worker's are its core's nodes until they leave ``expand``)."""
     return self.native.uop(h) if h.__class__ is int and self.native is not None else h
 
-  def _summary(self, graphs: list[Any], ids: list[int]) -> dict[str, Any]:
+  def _summary(self, graphs: list[Any], ids: np.ndarray) -> dict[str, Any]:
     """What the coordinator reads after a level: the memory, and the new states that match the search's target."""
     target, graph, native = self.target, self._graph, self.native
     matches = [] if target is None else [(i, native.fingerprint(g) if native is not None and g.__class__ is int else self.fps.of(g))
-                                         for i, g in zip(ids, graphs) if target.match(graph(g)) is not None]
+                                         for i, g in zip(np.asarray(ids).tolist(), graphs) if target.match(graph(g)) is not None]
     return {"rss": resident_memory(), "peak": peak_memory(), "matches": matches, "visited": len(self.visited), "moved": self.moved,
-            "frontier": len(self.frontier),
+            "frontier": len(self.frontier.ids),
             "table_bytes": self.visited.nbytes()}
 
   def _record(self, depth: int, ids: np.ndarray, fps: np.ndarray, parents: np.ndarray, pos: np.ndarray, graphs: list[Any],
@@ -477,7 +552,8 @@ class Shard:
     (arrays a step: its redex in the record's table, its target's fingerprint, a failed one's stuck state; each redex
     once, its rule and error, its node and result as rows)."""
     if steps is None: steps = {"sids": np.empty(0, np.int64), "counts": np.empty(0, np.int32), "redex": np.empty(0, np.int32),
-                               "target": np.empty(0, FP), "stuck": np.empty(0, np.int32), "rules": np.empty(0, np.int32), "errors": {},
+                               "target": np.empty(0, np.int32), "targets": np.empty(0, FP), "stuck": np.empty(0, np.int32),
+                               "rules": np.empty(0, np.int32), "errors": {},
                                "redex_nodes": []}
     nodes = steps.pop("redex_nodes")
     # read in this order (codec.Records): the steps', then the new states' graphs; a native worker's rows made in C
@@ -508,10 +584,9 @@ class Shard:
       self.visited.add(rec["fps"], rec["ids"], rec["parent_fps"], rec["pos"], rec["depth"])
       last = rec
     self.written.epoch = reader.epoch + 1   # (a fresh stream, load's) its records refer to none before: a reader starts again
-    self.frontier = []
+    self.frontier = NO_FRONTIER
     if last is not None and last is rec:   # the last record made states: they are the frontier
-      order = np.argsort(last["ids"], kind="stable")
-      self.frontier = [(int(last["ids"][i]), graphs[i]) for i in order]
+      self.frontier = Frontier.of(last["ids"], graphs)
 
   # ---- the result, read where it is (after the run)
 
@@ -537,7 +612,7 @@ class Shard:
     """The distinct targets of the last level's expanded steps, by owner: a bound may have left some unmade (``exists``)."""
     if not self.expanded: return [np.empty(0, FP)] * self.count
     st, _, on = self._steps_kept(cut)[-1]
-    t = np.unique(st["target"][on & (st["stuck"] < 0)])
+    t = np.unique(st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])])
     own = np.array([owner(fp_bytes(x), self.count) for x in t], np.int64) if len(t) else np.empty(0, np.int64)
     return [t[own == j] for j in range(self.count)]
 
@@ -547,7 +622,7 @@ class Shard:
 
   def all_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
     """The distinct targets of every expanded state's steps (failed ones left out), by owner (``ids_of``: a cycle's search)."""
-    t = [st["target"][on & (st["stuck"] < 0)] for st, _, on in self._steps_kept(cut)]
+    t = [st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])] for st, _, on in self._steps_kept(cut)]
     u = np.unique(np.concatenate(t)) if t else np.empty(0, FP)
     own = np.array([owner(fp_bytes(x), self.count) for x in u], np.int64) if len(u) else np.empty(0, np.int64)
     return [u[own == j] for j in range(self.count)]
@@ -574,7 +649,8 @@ class Shard:
       live = on & (st["stuck"] < 0)
       src = np.repeat(st["sids"], st["counts"])
       pos = np.arange(len(src)) - np.repeat(np.cumsum(st["counts"]) - st["counts"], st["counts"])
-      dst = ids[np.minimum(np.searchsorted(t, st["target"][live]), max(len(t) - 1, 0))] if len(t) else np.empty(0, np.int64)
+      # each distinct target looked up once, then read a step
+      dst = ids[np.minimum(np.searchsorted(t, st["targets"]), max(len(t) - 1, 0))][st["target"][live]] if len(t) else np.empty(0, np.int64)
       keep = dst >= 0
       for k, a in enumerate((src[live][keep], pos[live][keep], dst[keep], st["rule"][live][keep])): out[k].append(a)
     return tuple(np.concatenate(a) if a else np.empty(0, np.int64) for a in out)
@@ -614,8 +690,8 @@ class Shard:
         made = np.concatenate([f[1] for f in pairs])
         order = np.argsort(t)
         t, made = t[order], made[order]
-        at = np.searchsorted(t, st["target"][live])
-        edges += int(made[np.minimum(at, len(t) - 1)].sum()) if len(t) else 0
+        at = np.searchsorted(t, st["targets"])
+        edges += int(made[np.minimum(at, len(t) - 1)][st["target"][live]].sum()) if len(t) else 0
       else: edges += int(live.sum())
     ids = np.concatenate(normal) if normal else np.empty(0, np.int64)
     sk = sorted(self.stuck_kept)
@@ -624,11 +700,12 @@ class Shard:
                       np.array([x[2] for x in sk], np.int32), np.array([x[3] for x in sk], np.int32))}
 
   def stats(self) -> dict[str, Any]:
-    """The run's peak memory, bytes and candidates sent, CPU seconds (since ``load``), whether it stepped on the native core
+    """The run's peak memory, bytes and candidates sent, CPU seconds (since ``load``), the states it owns, whether it stepped on the native core
     and how many states it stepped in Python all the same, for the bench and the tests; the run's rules and frontier go (its
     records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
     native = self.native is not None
     self.pm = self.stepper = self.target = self.native = None   # the run is over: its rules and memo tables go
-    self.frontier, self._pending = [], {}
+    self.frontier, self._pending = NO_FRONTIER, {}
     return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0,
+            "states": len(self.visited),
             "native": native, "in_python": self.in_python}

@@ -3,9 +3,10 @@
 A 128-bit Python int alone is 44 bytes, before its dict slot, its parent and its step.
 Here a state is a row of five arrays: its fingerprint (16 bytes), its parent's (16), the
 position of the step that made it among its parent's steps (4), its id (8) and its depth
-(4), 48 bytes, plus a sorted copy of the fingerprints and its row (24) for lookups by
-binary search. States arrive a level at a time, so a level's new rows are merged into the
-sorted index once (``np.insert``: linear in the table, a level's work at most). Rows are
+(4), 48 bytes, plus a sorted copy of the fingerprints, their first 8 bytes as an integer and their rows (32)
+for lookups by binary search on the integers (a fingerprint is a hash: among a billion states, two share their first
+8 bytes with a chance of about 3%), the whole fingerprints compared only where two do. States arrive a level at a
+time, so a level's new rows are merged into the sorted index once (``np.insert``: linear in the table, a level's work at most). Rows are
 kept in id order (a level's ids follow the last level's), so an id finds its row by
 binary search too.
 
@@ -35,6 +36,11 @@ def fp_bytes(x: bytes) -> bytes:
   return bytes(x).ljust(SIZE, b"\0")
 
 
+def heads(fps: np.ndarray) -> np.ndarray:
+  """Each fingerprint's first 8 bytes as an integer, in the fingerprints' own order (big endian; a short one padded)."""
+  return np.ascontiguousarray(fps.astype(FP, copy=False)).view(">u8")[::SIZE // 8].astype(np.uint64)
+
+
 class Visited:
   """Fingerprint -> (id, parent fingerprint, step position, depth), for the states one shard owns."""
 
@@ -45,6 +51,7 @@ class Visited:
     self.ids = np.empty(0, np.int64)
     self.depths = np.empty(0, np.int32)
     self._sorted = np.empty(0, FP)      # fps, sorted
+    self._heads = np.empty(0, np.uint64)   # their first 8 bytes (big endian: in the same order)
     self._rows = np.empty(0, np.int64)  # the row of each sorted fingerprint
 
   def __len__(self) -> int: return len(self.fps)
@@ -58,10 +65,13 @@ class Visited:
     """The row of each fingerprint, -1 where it was not visited."""
     out = np.full(len(fps), -1, np.int64)
     if not len(self._sorted) or not len(fps): return out
-    at = np.searchsorted(self._sorted, fps)
-    ok = at < len(self._sorted)
-    hit = np.zeros(len(fps), bool)
-    hit[ok] = self._sorted[at[ok]] == fps[ok]
+    fps = fps.astype(FP, copy=False)
+    h = heads(fps)
+    at = np.minimum(np.searchsorted(self._heads, h), len(self._heads) - 1)
+    hit = self._sorted[at] == fps
+    if (again := np.flatnonzero(~hit & (self._heads[at] == h))).size:   # a head shared by two fingerprints: the whole ones
+      at[again] = np.minimum(np.searchsorted(self._sorted, fps[again]), len(self._sorted) - 1)
+      hit[again] = self._sorted[at[again]] == fps[again]
     out[hit] = self._rows[at[hit]]
     return out
 
@@ -90,10 +100,15 @@ class Visited:
     self.pos = np.concatenate([self.pos, pos.astype(np.int32)])
     self.ids = np.concatenate([self.ids, ids.astype(np.int64)])
     self.depths = np.concatenate([self.depths, np.full(len(fps), depth, np.int32)])
-    order = np.argsort(fps, kind="stable")
-    new = fps[order]
-    at = np.searchsorted(self._sorted, new)
+    h = heads(fps)
+    order = np.argsort(h, kind="stable")   # the fingerprints' order where no two share a head (else sorted whole)
+    if len(order) > 1 and bool((h[order][1:] == h[order][:-1]).any()): order = np.argsort(fps, kind="stable")
+    new, new_heads = fps[order], h[order]
+    at = np.searchsorted(self._heads, new_heads)
+    known = at < len(self._heads)
+    if bool((self._heads[at[known]] == new_heads[known]).any()): at = np.searchsorted(self._sorted, new)   # a head here already
     self._sorted = np.insert(self._sorted, at, new)
+    self._heads = np.insert(self._heads, at, new_heads)
     self._rows = np.insert(self._rows, at, first + order)
 
   def parent_of(self, fp: bytes) -> bytes | None:
@@ -103,4 +118,4 @@ class Visited:
 
   def nbytes(self) -> int:
     """Bytes held by the arrays."""
-    return sum(a.nbytes for a in (self.fps, self.parents, self.pos, self.ids, self.depths, self._sorted, self._rows))
+    return sum(a.nbytes for a in (self.fps, self.parents, self.pos, self.ids, self.depths, self._sorted, self._heads, self._rows))

@@ -3,7 +3,8 @@
  *
  * expand_level(nodes, shards) takes the graphs a shard expands at one level, in its frontier's order, and gives back
  * in one call what the Python loop made a step at a time: each state's step count (-1 where the core stops: the caller
- * steps that graph in Python), each step's key and its target's fingerprint, each state's own fingerprint, and the
+ * steps that graph in Python), each step's key and its target (an index into the call's table of distinct targets'
+ * fingerprints, each computed and listed once a call, not once a step), each state's own fingerprint, and the
  * candidates: the first step (by position) to each target not made a candidate before, with the shard that owns it
  * (its fingerprint's first 8 bytes, little endian, mod shards: fingerprint.py's owner). "Before" is, per node, the call
  * that made it a candidate (a step to one of an earlier call's sets maybe_cycle: only such a step can close a cycle): a
@@ -19,12 +20,13 @@
 struct SpaceLevel {
   uint32_t *cand; int64_t cap_cand, n_cand;   /* per node: the call that made it a candidate (0: none) */
   uint32_t level;                             /* this call's stamp (1, 2, ...) */
-  int32_t *first_stamp, *first_pos; int64_t cap_first; int32_t gen;   /* per node: the state that last saw it, and where */
+  int32_t *first_stamp; int64_t cap_first; int32_t gen;   /* per node: the state that last saw it */
+  uint32_t *t_level; int32_t *t_index;                    /* per node: the call that listed it as a target, and where */
 };
 
 void level_free(struct SpaceLevel *lv) {
   if (!lv) return;
-  PyMem_Free(lv->cand); PyMem_Free(lv->first_stamp); PyMem_Free(lv->first_pos);
+  PyMem_Free(lv->cand); PyMem_Free(lv->first_stamp); PyMem_Free(lv->t_level); PyMem_Free(lv->t_index);
   PyMem_Free(lv);
 }
 
@@ -99,7 +101,7 @@ static int level_put(void *arg, int32_t key) {
  * they are read, and whether a step reached an earlier level's candidate. */
 #define LEVEL_PARTS 9
 typedef struct {
-  Buf counts, keys, tfps, sfps, c_state, c_pos, c_node, c_fp, c_owner;
+  Buf counts, keys, tix, sfps, c_state, c_pos, c_node, c_fp, c_owner, tfps;
   Buf st_keys, st_targets;
   int maybe_cycle;
   uint32_t level;
@@ -110,25 +112,32 @@ typedef struct {
 static int level_stamp(Space *s, struct SpaceLevel *lv) {
   if (lv->cap_first < s->n_nodes) {
     int64_t old = lv->cap_first;
-    void **const arrays[] = {(void **)&lv->first_stamp, (void **)&lv->first_pos};
-    const size_t elems[] = {sizeof(int32_t), sizeof(int32_t)};
-    if (grow_parallel(&lv->cap_first, s->cap_nodes, arrays, elems, 2) < 0) return -1;
+    void **const arrays[] = {(void **)&lv->first_stamp, (void **)&lv->t_level, (void **)&lv->t_index};
+    const size_t elems[] = {sizeof(int32_t), sizeof(uint32_t), sizeof(int32_t)};
+    if (grow_parallel(&lv->cap_first, s->cap_nodes, arrays, elems, 3) < 0) return -1;
     memset(lv->first_stamp + old, 0, (size_t)(lv->cap_first - old) * sizeof(int32_t));
+    memset(lv->t_level + old, 0, (size_t)(lv->cap_first - old) * sizeof(uint32_t));
   }
   if (lv->gen == INT32_MAX) { memset(lv->first_stamp, 0, (size_t)lv->cap_first * sizeof(int32_t)); lv->gen = 0; }
   return ++lv->gen;
 }
 
-/* State k's steps' targets (n of them, in out->st_targets): each one's fingerprint, and its first step a candidate
- * where its target was none before. 0, or -1 on error. */
+/* State k's steps' targets (n of them, in out->st_targets): each one's index in the call's table of targets (its
+ * fingerprint listed there the first time a step of the call reaches it), and its first step a candidate where its
+ * target was none before. 0, or -1 on error. */
 static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k, int64_t n) {
   int32_t g = level_stamp(s, lv);
   if (g < 0) return -1;
   const int32_t *targets = (const int32_t *)out->st_targets.p;
   for (int64_t e = 0; e < n; e++) {   /* each target's fingerprint, and its first step */
     int32_t h = targets[e];
-    uint8_t fp[16];
-    if (fp_of(s, h, fp) < 0 || buf_put(&out->tfps, fp, 16) < 0) return -1;
+    if (lv->t_level[h] != out->level) {   /* the call's first step to h: its fingerprint, listed */
+      uint8_t fresh[16];
+      if (fp_of(s, h, fresh) < 0 || buf_put(&out->tfps, fresh, 16) < 0) return -1;
+      lv->t_level[h] = out->level;
+      lv->t_index[h] = (int32_t)(out->tfps.n / 16 - 1);
+    }
+    if (buf_i32(&out->tix, lv->t_index[h]) < 0) return -1;
     if (lv->first_stamp[h] == g) continue;
     lv->first_stamp[h] = g;
     if (cand_cover(s, lv) < 0) return -1;
@@ -136,6 +145,7 @@ static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t
     if (*at == out->level) continue;          /* a candidate already at this level */
     if (*at) { out->maybe_cycle = 1; continue; }   /* one of an earlier level (its owner has it by now) */
     *at = out->level; lv->n_cand++;
+    const uint8_t *fp = out->tfps.p + 16 * (int64_t)lv->t_index[h];
     int32_t owner = (int32_t)(fp_word(fp) % (uint64_t)out->shards);
     if (buf_i32(&out->c_state, (int32_t)k) < 0 || buf_i32(&out->c_pos, (int32_t)e) < 0 || buf_i32(&out->c_node, h) < 0
         || buf_put(&out->c_fp, fp, 16) < 0 || buf_i32(&out->c_owner, owner) < 0) return -1;
@@ -163,11 +173,12 @@ static int level_state(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k
   return tick(s, n + 1);
 }
 
-/* expand_level's tuple: the arrays as bytes, maybe_cycle, and the number of candidates kept. NULL on error. */
+/* expand_level's tuple: the arrays as bytes, maybe_cycle, the number of candidates kept, and the targets' table. NULL on
+ * error. */
 static PyObject *level_result(const Level *out, int64_t n_cand) {
-  const Buf *parts[LEVEL_PARTS] = {&out->counts, &out->keys, &out->tfps, &out->sfps, &out->c_state, &out->c_pos, &out->c_node, &out->c_fp,
+  const Buf *parts[LEVEL_PARTS] = {&out->counts, &out->keys, &out->tix, &out->sfps, &out->c_state, &out->c_pos, &out->c_node, &out->c_fp,
                                    &out->c_owner};
-  PyObject *t = PyTuple_New(LEVEL_PARTS + 2);
+  PyObject *t = PyTuple_New(LEVEL_PARTS + 3);
   for (int i = 0; t && i < LEVEL_PARTS; i++) {
     PyObject *b = PyBytes_FromStringAndSize(parts[i]->p ? (char *)parts[i]->p : "", (Py_ssize_t)parts[i]->n);
     if (!b) Py_CLEAR(t);
@@ -178,6 +189,9 @@ static PyObject *level_result(const Level *out, int64_t n_cand) {
   PyObject *c = PyLong_FromLongLong(n_cand);
   if (!c) { Py_DECREF(t); return NULL; }
   PyTuple_SET_ITEM(t, LEVEL_PARTS + 1, c);
+  PyObject *table = PyBytes_FromStringAndSize(out->tfps.p ? (char *)out->tfps.p : "", (Py_ssize_t)out->tfps.n);
+  if (!table) { Py_DECREF(t); return NULL; }
+  PyTuple_SET_ITEM(t, LEVEL_PARTS + 2, table);
   return t;
 }
 
@@ -198,8 +212,8 @@ PyObject *Space_expand_level(Space *s, PyObject *args) {
   int ok = 1;
   for (Py_ssize_t k = 0; k < n_states && ok; k++) ok = level_state(s, lv, &out, k, PySequence_Fast_GET_ITEM(seq, k)) == 0;
   PyObject *result = ok ? level_result(&out, lv->n_cand) : NULL;
-  Buf *bufs[] = {&out.counts, &out.keys, &out.tfps, &out.sfps, &out.c_state, &out.c_pos, &out.c_node, &out.c_fp, &out.c_owner,
-                 &out.st_keys, &out.st_targets};
+  Buf *bufs[] = {&out.counts, &out.keys, &out.tix, &out.sfps, &out.c_state, &out.c_pos, &out.c_node, &out.c_fp, &out.c_owner,
+                 &out.tfps, &out.st_keys, &out.st_targets};
   for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) PyMem_Free(bufs[i]->p);
   Py_DECREF(seq);
   return result;
