@@ -38,6 +38,7 @@ from uopc.relational import Exploration, State
 
 COPY_BLOCK = 1 << 22   # bytes per read and write where the file is copied (a head written again, stdout)
 FLUSH_CHARS = 1 << 20  # characters of items gathered before a write
+KEY_STATES = 4096      # states whose new step keys are read into the node table at a time (the cut is asked between)
 
 
 def dumps(x: Any) -> str:
@@ -59,8 +60,9 @@ class Items:
     # a rule's text by its index: "rule":NAME,"rule_index":K, (a state's needs its name only)
     self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]
     self._rules = [f'"rule":{name},"rule_index":{k},' for k, name in enumerate(self._names)]
+    self._rule_texts = [text.encode() for text in self._rules]   # (what the core's steps_json copies)
     native = ex.native_steps
-    self._out: Callable[[int], list[tuple[int, int, int]] | None] | None = None if native is None else native[0]
+    self._core: Any = None if native is None else ex.native_core   # its step maps: the steps' text written in C
     self._keys: Any = None if native is None else native[1]
     # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
     # (five_params has 811,967 keys: their texts were 180 MB)
@@ -80,21 +82,44 @@ class Items:
             f'"graph":{nid(s.graph)},"node":{nid(redex.node)},"result":{result},"normal":{_BOOL[s.normal]},'
             f'"error":{"null" if s.error is None else dumps(s.error)}}}')
 
+  @property
+  def native(self) -> bool:
+    """Whether the native core ran the whole search: the steps are read from its step maps (``native_steps``)."""
+    return self._core is not None
+
   def steps(self, s: State) -> tuple[int, str]:
-    """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order: from the core's step
-    maps where the native core ran the search, else ``edge_json``'s (one encoding a state)."""
-    if self._out is None:
-      edges = self.ex.edges_from(s)
-      if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
-      return len(edges), dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
-    if s.out is None or not (steps := self._out(s.id)): return 0, ""
-    if not self._whole: steps = [x for x in steps if 0 <= x[2] < len(self.ex.states)]   # a bound left targets unmade
-    if self.forks is not None and len({t for _, _, t in steps}) > 1: self.forks.add(s.id)
-    rule_of, node_of, result_of, rules, head = self._rule_of, self._node_of, self._result_of, self._rules, f'{{"from":{s.id},"to":'
-    for r, _, _ in steps:
-      if rule_of[r] < 0: self._read(r)   # rows in the order the steps name them: to_json's
-    return len(steps), ",".join([f'{head}{t},{rules[rule_of[r]]}"node":{node_of[r]},"result":{result_of[r]},"error":null}}'
-                                 for r, _, t in steps])
+    """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order (``edge_json``'s, one
+    encoding a state): where the Python core ran the search."""
+    edges = self.ex.edges_from(s)
+    if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
+    return len(edges), dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
+
+  def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
+    """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, from the core's step
+    maps: a batch of states' new step keys read into the node table (Python's: their rows in the order the steps name
+    them), then their steps' text written in C (``Space.steps_json``), about ``FLUSH_CHARS`` at a time: (steps, text)
+    pairs. ``cut`` is asked before each batch; a key whose node is too big to finish within it ends the steps before the
+    state that names it first."""
+    if not states: return
+    core, start, end = self._core, states[0].id, states[-1].id + 1
+    expanded = memoryview(bytes([s.out is not None for s in states]))
+    limit = -1 if self._whole else len(self.ex.states)   # a bound left targets unmade: steps to them left out
+    columns = (self._rule_of, self._node_of, self._result_of, self._rule_texts)
+    at = start
+    while at < end:
+      if cut(): return
+      stop = min(end, at + KEY_STATES)
+      keys, firsts = core.step_keys(at, stop, expanded[at - start:stop - start], self._rule_of, limit)
+      cut_short = False
+      for j, r in enumerate(keys):
+        try: self._read(r)
+        except CutShort:
+          stop, cut_short = firsts[j], True
+          break
+      while at < stop:
+        text, at, n = core.steps_json(at, stop, expanded[at - start:stop - start], *columns, limit, FLUSH_CHARS, self.forks)
+        if n: yield n, text
+      if cut_short: return
 
   def _read(self, r: int) -> None:
     key, nid = self._keys[r], self.table.id
@@ -156,6 +181,12 @@ class Report:
   def step_items(self, states: list[State], bar: Any) -> Iterator[str]:
     """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
     cut, steps = self.cut, self.items.steps
+    if self.items.native:
+      for n, text in self.items.native_steps(states, cut):
+        self.edges += n
+        if not bar.disable: bar.update(n)
+        yield text
+      return
     for s in states:
       if cut(): return
       try: n, text = steps(s)
