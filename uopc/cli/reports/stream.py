@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import IO, Any, Callable, Iterator, cast
+from typing import IO, Any, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
@@ -57,16 +57,16 @@ class Items:
   def __init__(self, ex: Exploration, table: NodeTable) -> None:
     self.ex, self.table = ex, table
     rules = ex.stepper.pm.rules
-    # a rule's text by its index: "rule":NAME,"rule_index":K, (a state's needs its name only)
-    self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]
-    self._rules = [f'"rule":{name},"rule_index":{k},' for k, name in enumerate(self._names)]
-    self._rule_texts = [text.encode() for text in self._rules]   # (what the core's steps_json copies)
+    self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]   # (a state's rule)
+    # a step's rule by its index, "rule":NAME,"rule_index":K, as the core's steps_json copies it (a lone surrogate passed
+    # through, as the text it is decoded back into)
+    self._rule_texts = [f'"rule":{name},"rule_index":{k},'.encode("utf-8", "surrogatepass") for k, name in enumerate(self._names)]
     native = ex.native_steps
     self._core: Any = None if native is None else ex.native_core   # its step maps: the steps' text written in C
     self._keys: Any = None if native is None else native[1]
     # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
     # (five_params has 811,967 keys: their texts were 180 MB)
-    size = len(self._keys) if self._keys is not None else 0
+    size = 0 if native is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
     self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
     self._whole = ex.complete   # every step's target made
     self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)

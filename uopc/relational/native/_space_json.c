@@ -196,9 +196,15 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
       Py_XDECREF(id);
     }
   }
-  PyObject *text = rc < 0 ? NULL : PyUnicode_DecodeUTF8(v.text.buf ? v.text.buf : "", (Py_ssize_t)v.text.n, "strict");
+  PyObject *text = rc < 0 ? NULL : PyUnicode_DecodeUTF8(v.text.buf ? v.text.buf : "", (Py_ssize_t)v.text.n, "surrogatepass");
   PyMem_Free(v.text.buf); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
   PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
   if (!text) return NULL;
   return Py_BuildValue("NiL", text, (int)i, (long long)steps);
+}
+
+/* step_key_count() -> how many step keys the core has numbered: its redexes, or under tree semantics its positions
+   (what the columns step_keys and steps_json read are sized to) */
+PyObject *Space_step_key_count(Space *s, PyObject *noargs) {
+  return PyLong_FromLongLong(s->tree ? (long long)s->n_keys : (long long)s->templates.n_red);
 }

@@ -10,5 +10,7 @@ PyObject *Space_step_keys(Space *s, PyObject *args);
 /* steps_json(start, end, expanded, rule_of, node_of, result_of, rules, limit, max_chars, forks) -> (text, next state,
    steps): the steps of states start.. as JSON, comma-separated, up to the state where the text passes max_chars */
 PyObject *Space_steps_json(Space *s, PyObject *args);
+/* step_key_count() -> the step keys numbered so far: redexes, or under tree semantics positions */
+PyObject *Space_step_key_count(Space *s, PyObject *noargs);
 
 #endif
