@@ -110,6 +110,7 @@ static PyMethodDef Space_methods[] = {
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"step_keys", (PyCFunction)Space_step_keys, METH_VARARGS, "step_keys(start, end, expanded, rule_of, limit) -> (keys, states): the step keys not read yet, in order (_space_json.c)."},
+  {"step_key_count", (PyCFunction)Space_step_key_count, METH_NOARGS, "step_key_count() -> the step keys numbered: redexes, or under tree semantics positions (_space_json.c)."},
   {"steps_json", (PyCFunction)Space_steps_json, METH_VARARGS, "steps_json(start, end, expanded, rule_of, node_of, result_of, rules, limit, max_chars, forks) -> (text, next, steps) (_space_json.c)."},
   {"step_to", (PyCFunction)Space_step_to, METH_VARARGS, "step_to(i, key) -> (result node, target state or -1) of state i's step keyed key, or None."},
   {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
