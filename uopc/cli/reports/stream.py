@@ -69,6 +69,10 @@ class Items:
     size = 0 if native is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
     self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
     self._whole = ex.complete   # every step's target made
+    # the node table's row of each core node (-1: none yet), for the rows below `_mapped`: a step key whose node and
+    # result have one is read in C (Space.step_keys); five_params: every one of 811,967 keys
+    self._node_rows = array("i")
+    self._mapped = 0
     self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
 
   def state(self, s: State) -> str:
@@ -109,7 +113,8 @@ class Items:
     while at < end:
       if cut(): return
       stop = min(end, at + KEY_STATES)
-      keys, firsts = core.step_keys(at, stop, expanded[at - start:stop - start], self._rule_of, limit)
+      keys, firsts = core.step_keys(at, stop, expanded[at - start:stop - start], self._rule_of, self._node_of, self._result_of,
+                                    self._rows_by_node(), limit)
       cut_short = False
       for j, r in enumerate(keys):
         try: self._read(r)
@@ -120,6 +125,14 @@ class Items:
         text, at, n = core.steps_json(at, stop, expanded[at - start:stop - start], *columns, limit, FLUSH_CHARS, self.forks)
         if n: yield n, text
       if cut_short: return
+
+  def _rows_by_node(self) -> array[int]:
+    """The node table's row of each core node, with the rows added since the last call."""
+    core, rows = self._core, self._node_rows
+    if len(rows) < (n := core.counts["nodes"]): rows.extend(array("i", [-1]) * (n - len(rows)))
+    core.node_rows(self.table.kept, self._mapped, rows)
+    self._mapped = len(self.table.kept)
+    return rows
 
   def _read(self, r: int) -> None:
     key, nid = self._keys[r], self.table.id

@@ -64,7 +64,10 @@ static int key_ok(const StepRange *r, int32_t key) {
 
 /* ---- step_keys: the keys not read yet, in the order the steps name them */
 
-typedef struct { StepRange *r; PyObject *keys, *states; int32_t state; } KeysVisit;
+/* Under graph semantics a key is a redex: where the report's node table has a row for both its node and its result
+ * (node_rows: a row per node, -1 for none; every state's graph is in the table before its steps), the key is read here:
+ * no row is added, so the order the others are read in is unchanged. */
+typedef struct { StepRange *r; PyObject *keys, *states; int32_t state; const int32_t *rows; int32_t *node_of, *result_of; Space *s; } KeysVisit;
 
 static int keys_visit(void *ctx, int32_t key, int32_t target) {
   KeysVisit *v = ctx;
@@ -72,6 +75,11 @@ static int keys_visit(void *ctx, int32_t key, int32_t target) {
   if (key_ok(v->r, key) < 0) return -1;
   int32_t *rule_of = v->r->rule_of.buf;
   if (rule_of[key] != -1) return 0;
+  SpaceTemplates *t = &v->s->templates;
+  if (v->rows && key < t->n_red) {
+    int32_t node = v->rows[t->red_node[key]], result = v->rows[t->red_result[key]];
+    if (node >= 0 && result >= 0) { rule_of[key] = t->red_rule[key]; v->node_of[key] = node; v->result_of[key] = result; return 0; }
+  }
   rule_of[key] = -2;   /* listed: Python reads it next (and writes its rule index here) */
   PyObject *k = PyLong_FromLong(key), *st = PyLong_FromLong(v->state);
   int rc = k && st ? (PyList_Append(v->keys, k) < 0 || PyList_Append(v->states, st) < 0 ? -1 : 0) : -1;
@@ -79,21 +87,54 @@ static int keys_visit(void *ctx, int32_t key, int32_t target) {
   return rc;
 }
 
+/* a writable int32 column of `len` bytes */
+static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len, int writable) {
+  if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
+  if (b->itemsize == 4 && b->format && (strcmp(b->format, "i") == 0 || strcmp(b->format, "=i") == 0) && (len < 0 || b->len == len)) return 0;
+  PyBuffer_Release(b);
+  PyErr_SetString(PyExc_ValueError, "an int32 column ('i') of the length asked");
+  return -1;
+}
+
 PyObject *Space_step_keys(Space *s, PyObject *args) {
   StepRange r = {0};
-  PyObject *expanded, *rule_of;
-  if (!PyArg_ParseTuple(args, "iiOOi", &r.start, &r.end, &expanded, &rule_of, &r.limit)) return NULL;
+  PyObject *expanded, *rule_of, *node_of, *result_of, *node_rows;
+  if (!PyArg_ParseTuple(args, "iiOOOOOi", &r.start, &r.end, &expanded, &rule_of, &node_of, &result_of, &node_rows, &r.limit)) return NULL;
   if (range_open(s, &r, expanded, rule_of, 1) < 0) return NULL;
-  KeysVisit v = {&r, PyList_New(0), PyList_New(0), 0};
-  int rc = v.keys && v.states ? 0 : -1;
+  Py_buffer cols[3];
+  int n_cols = 0, rc = 0;
+  PyObject *objs[3] = {node_of, result_of, node_rows};
+  for (; rc == 0 && n_cols < (node_rows == Py_None ? 0 : 3); n_cols++)
+    if (int_column(objs[n_cols], &cols[n_cols], n_cols < 2 ? r.rule_of.len : (Py_ssize_t)s->n_nodes * 4, n_cols < 2) < 0) { rc = -1; break; }
+  int use_rows = rc == 0 && node_rows != Py_None && !s->tree;
+  KeysVisit v = {&r, PyList_New(0), PyList_New(0), 0, use_rows ? cols[2].buf : NULL, use_rows ? cols[0].buf : NULL, use_rows ? cols[1].buf : NULL, s};
+  if (rc == 0 && !(v.keys && v.states)) rc = -1;
   const char *done = r.expanded.buf;
   for (int32_t i = r.start; rc == 0 && i < r.end; i++) {
     v.state = i;
     if (done[i - r.start]) rc = each_state_step(s, i, keys_visit, &v);
   }
+  for (int c = 0; c < n_cols; c++) PyBuffer_Release(&cols[c]);
   range_close(&r);
   if (rc < 0) { Py_XDECREF(v.keys); Py_XDECREF(v.states); return NULL; }
   return Py_BuildValue("NN", v.keys, v.states);
+}
+
+/* node_rows(uops, start, rows): rows[node] = k for each uops[k] (k >= start) that is the UOp of a node of the core,
+   where rows[node] is -1 (a node's first row): the report's node table's rows by node id. */
+PyObject *Space_node_rows(Space *s, PyObject *args) {
+  PyObject *uops, *rows;
+  Py_ssize_t start;
+  if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &uops, &start, &rows)) return NULL;
+  Py_buffer b;
+  if (int_column(rows, &b, (Py_ssize_t)s->n_nodes * 4, 1) < 0) return NULL;
+  int32_t *row = b.buf;
+  for (Py_ssize_t k = start < 0 ? 0 : start; k < PyList_GET_SIZE(uops); k++) {
+    int32_t node = map_get(&s->ptrs, (uint64_t)(uintptr_t)PyList_GET_ITEM(uops, k), -1);
+    if (node >= 0 && node < s->n_nodes && row[node] < 0) row[node] = (int32_t)k;
+  }
+  PyBuffer_Release(&b);
+  Py_RETURN_NONE;
 }
 
 /* ---- steps_json: the steps' text */
