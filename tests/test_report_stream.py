@@ -123,7 +123,8 @@ def test_the_streamed_page_holds_every_state_and_step_in_chunks(tmp_path, monkey
 
 # a rule's name as the steps' text carries it (copied by the core's steps_json): quotes, backslashes, control
 # characters, non-ASCII, a lone surrogate, "<" for the page
-HOSTILE = st.text(st.characters(codec=None, categories=None), min_size=1, max_size=12) | st.sampled_from(['"', "\\", "\x00\x1f\x7f", "é\u2028", "\ud800", "</script>"])
+HOSTILE = (st.text(st.characters(codec=None, categories=None), min_size=1, max_size=12)
+           | st.sampled_from(['"', "\\", "\x00\x1f\x7f", "é\u2028", "\ud800", "</script>"]))
 
 
 def named(add: str, mul: str) -> PatternMatcher:
@@ -154,7 +155,14 @@ def test_hostile_rule_names_come_out_as_json_dumps_writes_them_from_either_core(
   assert text == json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
   assert without_elapsed(text) == without_elapsed(streamed(python, prog))
   assert {e["rule"] for e in json.loads(text)["edges"]} == {add, mul}
-  assert without_elapsed(streamed(native, prog, "html")) == without_elapsed(streamed(python, prog, "html"))
+  page = streamed(native, prog, "html")
+  assert without_elapsed(page) == without_elapsed(streamed(python, prog, "html"))
+  chunks = [json.loads(m) for m in re.findall(r'<script type="application/json" id="uopc-chunk-\d+">(.*?)</script>', page, re.S)]
+  summary = json.loads(re.search(r'<script type="application/json" id="uopc-data">(.*?)</script>', page, re.S).group(1))["chunks"]
+  data = json.loads(text)
+  assert [(e["from"], e["to"], e["rule"]) for c in chunks for e in c["edges"]] == [(e["from"], e["to"], e["rule"]) for e in data["edges"]]
+  assert [s["rule"] for c in chunks for s in c["states"]] == [s["rule"] for s in data["states"]]
+  assert summary["rules"] == sorted({s["rule"] for s in data["states"] if s["rule"]})
 
 
 @pytest.mark.parametrize("how", ["reduced", "tree", "depth-first"])

@@ -58,9 +58,8 @@ class Items:
     self.ex, self.table = ex, table
     rules = ex.stepper.pm.rules
     self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]   # (a state's rule)
-    # a step's rule by its index, "rule":NAME,"rule_index":K, as the core's steps_json copies it (a lone surrogate passed
-    # through, as the text it is decoded back into)
-    self._rule_texts = [f'"rule":{name},"rule_index":{k},'.encode("utf-8", "surrogatepass") for k, name in enumerate(self._names)]
+    self._escape = False   # a page's: "<" written \u003c in every string (escaped_for_page)
+    self.rules_seen: set[int] = set()   # the rules of the states written (a page's summary lists them)
     native = ex.native_steps
     self._core: Any = None if native is None else ex.native_core   # its step maps: the steps' text written in C
     self._keys: Any = None if native is None else native[1]
@@ -79,12 +78,29 @@ class Items:
     """``to_json``'s state dict, as text."""
     nid, redex = self.table.id, s.redex
     if redex is None: return (f'{{"id":{s.id},"depth":{s.depth},"parent":null,"rule":null,"graph":{nid(s.graph)},"node":null,'
-                              f'"result":null,"normal":{_BOOL[s.normal]},"error":{"null" if s.error is None else dumps(s.error)}}}')
-    parent = s.parent
+                              f'"result":null,"normal":{_BOOL[s.normal]},"error":{self._error(s)}}}')
+    parent, rule = s.parent, redex.rule_index
     result = "null" if redex.result is None else nid(redex.result)
-    return (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[redex.rule_index]},'
+    text = (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[rule]},'
             f'"graph":{nid(s.graph)},"node":{nid(redex.node)},"result":{result},"normal":{_BOOL[s.normal]},'
-            f'"error":{"null" if s.error is None else dumps(s.error)}}}')
+            f'"error":{self._error(s)}}}')
+    self.rules_seen.add(rule)   # (a state too big to write within the cut raised CutShort above: not seen)
+    return text
+
+  def escaped_for_page(self) -> None:
+    """Every string of the items, the only place a ``<`` can be, written with ``<`` as ``\\u003c`` (a page's script
+    element must not hold ``</script>``): each rule name escaped once, not each item's text scanned."""
+    self._escape = True
+    self._names = [name.replace("<", "\\u003c") for name in self._names]
+
+  @property
+  def _rule_texts(self) -> list[bytes]:
+    """A step's rule by its index, ``"rule":NAME,"rule_index":K,``, as the core's ``steps_json`` copies it (a lone
+    surrogate passed through, as the text it is decoded back into)."""
+    return [f'"rule":{name},"rule_index":{k},'.encode("utf-8", "surrogatepass") for k, name in enumerate(self._names)]
+
+  def _error(self, s: State) -> str:
+    return "null" if s.error is None else dumps(s.error).replace("<", "\\u003c") if self._escape else dumps(s.error)
 
   @property
   def native(self) -> bool:
@@ -96,7 +112,8 @@ class Items:
     encoding a state): where the Python core ran the search."""
     edges = self.ex.edges_from(s)
     if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
-    return len(edges), dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
+    text = dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
+    return len(edges), text.replace("<", "\\u003c") if self._escape else text
 
   def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
     """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, from the core's step
@@ -276,16 +293,17 @@ def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = C
   out(page_top(kind, title))
   states = ex.states
   report.items.forks = set()
+  report.items.escaped_for_page()   # the items' strings escaped as they are made: their texts not scanned
   count = 0
   with progress_bar(len(states) + ex.edge_count, "item", "page") as bar:
     for k in range(0, len(states), chunk):
       if report.cut(): break
       part = states[k:k + chunk]
       out(f'<script type="application/json" id="uopc-chunk-{count}">{{"states":[')
-      out.items(report.state_items(part, bar), escape=True)
+      out.items(report.state_items(part, bar))
       out('],"edges":[')
       whole = report.states == k + len(part)
-      if whole: out.items(report.step_items(part, bar), escape=True)
+      if whole: out.items(report.step_items(part, bar))
       out("]}</script>\n")
       count += 1
       if not whole or report.cut.reason is not None: break
@@ -315,8 +333,9 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
     path.append(at)
     parent = states[at].parent
     at = None if parent is None else parent.id
+  rules = {name for k in report.items.rules_seen if (name := report.ex.stepper.rule_name(k))}   # the states' s.rule, each once
   return {"size": size, "count": count, "states": len(states), "edges": report.edges, "canonical_path": path[::-1],
-          "depths": [[d, *depths[d]] for d in sorted(depths)], "rules": sorted({s.rule for s in states if s.rule})}
+          "depths": [[d, *depths[d]] for d in sorted(depths)], "rules": sorted(rules)}
 
 
 @contextlib.contextmanager
