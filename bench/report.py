@@ -1,7 +1,8 @@
 """What a command's report costs on top of its search, in every format: ``python -m bench report``.
 
 For ``uopc explore normal-forms examples/five_params.uir --no-reduce`` (its whole space: 488,511 states, 8.7 million steps),
-and the same program with four parameters (26,685 states, 377,182 steps: a small report, still written item by item), with ``--format text`` (stdout to /dev/null), ``--format json -o F`` and ``--format html -o F``, one process runs the library's
+and the same program with four parameters (26,685 states, 377,182 steps: a small report, still written item by item),
+with ``--format text`` (stdout to /dev/null), ``--format json -o F`` and ``--format html -o F``, one process runs the library's
 ``explore(prog, symbolic, reduce=False).run()`` (the command's bounds: none that the search reaches) and others the command
 as a user runs it: the console script's supervisor (``uopc_launch.py``) and its worker. The table gives each one's CPU time
 (user + system of the process and every process it waited for: start-up, imports and the parse counted on both sides) and
@@ -9,8 +10,8 @@ peak resident memory (the largest process's), and the command's ratio to the lib
 in both. A round runs the library and each format once, in turn; the table keeps each one's best of ``REPEATS`` rounds
 (the machine may be shared: the load is printed).
 
-``python -m bench report all`` adds ``reachable`` and ``order`` (text), and a chain of 999 ``+ 0`` nodes (1,000 states,
-499,500 steps) in every format; ``python -m bench report chain`` runs only the chain's rows.
+``python -m bench.report all`` adds ``reachable`` and ``order`` (text), and a chain of 999 ``+ 0`` nodes (1,000 states,
+499,500 steps) in every format; ``python -m bench.report chain`` runs only the chain's rows.
 """
 from __future__ import annotations
 
@@ -113,7 +114,8 @@ def _best(a: Cost | None, b: Cost) -> Cost:
 
 def rows_for(only: list[str], chain: str, four: str) -> list[Row]:
   five = "examples/five_params.uir"
-  rows = [Row(name, file, "normal-forms", fmt, False) for name, file in (("five_params", five), ("four_params", four)) for fmt in ("text", "json", "html")]
+  rows = [Row(name, file, "normal-forms", fmt, False) for name, file in (("five_params", five), ("four_params", four))
+          for fmt in ("text", "json", "html")]
   if "all" in only or "chain" in only:
     more = [Row("five_params", five, c, "text", True) for c in ("reachable", "order")] if "all" in only else []
     rows = ([] if "chain" in only else rows + more) + [Row(f"chain of {CHAIN + 1:,}", chain, "normal-forms", fmt, True)

@@ -65,7 +65,7 @@ class Items:
     self._keys: Any = None if native is None else native[1]
     # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
     # (five_params has 811,967 keys: their texts were 180 MB)
-    size = 0 if native is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
+    size = 0 if self._core is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
     self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
     self._whole = ex.complete   # every step's target made
     # the node table's row of each core node (-1: none yet), for the rows below `_mapped`: a step key whose node and
