@@ -3,6 +3,7 @@ import json
 import re
 
 import pytest
+from hypothesis import assume, given, settings, strategies as st
 
 from uopc import PatternMatcher, UOp, UPat
 from uopc.cli.budget import REPORT_TIME, Budget
@@ -118,3 +119,68 @@ def test_the_streamed_page_holds_every_state_and_step_in_chunks(tmp_path, monkey
   assert {k: v for k, v in main_part.items() if k not in same} == {k: v for k, v in data.items() if k not in same}
   depths = [[d, sum(s["depth"] == d for s in states)] for d in sorted({s["depth"] for s in states})]
   assert [row[:2] for row in summary["depths"]] == depths
+
+
+# a rule's name as the steps' text carries it (copied by the core's steps_json): quotes, backslashes, control
+# characters, non-ASCII, a lone surrogate, "<" for the page
+HOSTILE = (st.text(st.characters(codec=None, categories=None), min_size=1, max_size=12)
+           | st.sampled_from(['"', "\\", "\x00\x1f\x7f", "é\u2028", "\ud800", "</script>"]))
+
+
+def named(add: str, mul: str) -> PatternMatcher:
+  x = UPat.var("x")
+  return PatternMatcher([(x + 0, lambda x: x, add), (x * 1, lambda x: x, mul)], name="hostile")
+
+
+def plus_zeros(n: int) -> UOp:
+  prog = UOp.param(0) * 1 + 0
+  for k in range(1, n): prog = prog + (UOp.param(k) + 0)
+  return prog
+
+
+def streamed(ex, prog, fmt: str = "json") -> str:
+  rep = stream.Report(ex, prog, "rules", None, None, False, {}, fmt)
+  return io_text(lambda f: stream.write_json(f, rep) if fmt == "json" else stream.write_page(f, rep, "reachable", "t", 3))
+
+
+@given(HOSTILE, HOSTILE)
+@settings(max_examples=25)
+def test_hostile_rule_names_come_out_as_json_dumps_writes_them_from_either_core(add, mul):
+  assume(add != mul)
+  prog, pm = plus_zeros(3), named(add, mul)
+  native, python = explore(prog, pm, native=True).run(), explore(prog, pm, native=False).run()
+  assert native.native_steps is not None and python.native_steps is None
+  data = report.to_json(native, prog, "rules", None, None)   # its steps made Edge by Edge and encoded by json.dumps
+  text = streamed(native, prog)
+  assert text == json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+  assert without_elapsed(text) == without_elapsed(streamed(python, prog))
+  assert {e["rule"] for e in json.loads(text)["edges"]} == {add, mul}
+  page = streamed(native, prog, "html")
+  assert without_elapsed(page) == without_elapsed(streamed(python, prog, "html"))
+  chunks = [json.loads(m) for m in re.findall(r'<script type="application/json" id="uopc-chunk-\d+">(.*?)</script>', page, re.S)]
+  summary = json.loads(re.search(r'<script type="application/json" id="uopc-data">(.*?)</script>', page, re.S).group(1))["chunks"]
+  data = json.loads(text)
+  assert [(e["from"], e["to"], e["rule"]) for c in chunks for e in c["edges"]] == [(e["from"], e["to"], e["rule"]) for e in data["edges"]]
+  assert [s["rule"] for c in chunks for s in c["states"]] == [s["rule"] for s in data["states"]]
+  assert summary["rules"] == sorted({s["rule"] for s in data["states"] if s["rule"]})
+
+
+@pytest.mark.parametrize("how", ["reduced", "tree", "depth-first"])
+def test_the_core_s_steps_text_is_the_python_core_s(how):
+  prog = plus_zeros(4)
+  kw = {"reduced": {"reduce": True}, "tree": {"semantics": "tree"}, "depth-first": {"order": "dfs"}}[how]
+  native, python = explore(prog, ZERO, native=True, **kw).run(), explore(prog, ZERO, native=False, **kw).run()
+  assert native.native_steps is not None and native.edge_count == python.edge_count > 0
+  assert without_elapsed(streamed(native, prog)) == without_elapsed(streamed(python, prog))
+  assert without_elapsed(streamed(native, prog, "html")) == without_elapsed(streamed(python, prog, "html"))
+
+
+def test_grouped_steps_and_a_bound_s_unmade_targets_are_written_as_the_dict_says():
+  chain = UOp.param(0)
+  for _ in range(300): chain = chain + 0   # 300 redexes in the first graph: past map_limit, its steps grouped
+  for bound in (None, 40):
+    ex = explore(chain, ZERO, max_states=bound).run()
+    assert ex.native_steps is not None and ex.complete == (bound is None)
+    data = report.to_json(ex, chain, "rules", None, None)
+    assert streamed(ex, chain) == json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+    assert len(data["edges"]) == (300 * 301 // 2 if bound is None else sum(300 - k for k in range(39)))   # state 39 steps to states not made

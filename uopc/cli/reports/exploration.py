@@ -241,8 +241,8 @@ class NodeTable:
   """
   def __init__(self) -> None:
     self.rows: list[Any] = []
-    self._ids: dict[int, int] = {}   # id(node) -> row; the nodes are kept alive in _kept, so an id is never reused
-    self._kept: list[Any] = []
+    self._ids: dict[int, int] = {}   # id(node) -> row; the nodes are kept alive in kept, so an id is never reused
+    self.kept: list[Any] = []   # the node of each row
     self.cut: ItemCut | None = None   # the report's cut, asked every CUT_NODES nodes added: one graph can be a million
 
   def id(self, u: Any) -> int | None:
@@ -255,7 +255,7 @@ class NodeTable:
   def _add(self, u: Any) -> int:
     """``u`` and its sources not in the table yet, sources first (in the order of its pieces), each once: a node's pieces
     are made once, a node is pushed with its pieces once its new sources are pushed after it."""
-    ids, rows, kept, cut = self._ids, self.rows, self._kept, self.cut
+    ids, rows, kept, cut = self._ids, self.rows, self.kept, self.cut
     parts_of = parts_for(u)   # another IR's nodes print in its own term form (tinygrad's, PyTensor's)
     stack: list[tuple[Any, Any]] = [(u, None)]
     added = 0

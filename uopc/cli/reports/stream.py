@@ -26,7 +26,7 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import IO, Any, Callable, Iterator, cast
+from typing import IO, Any, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
@@ -38,6 +38,7 @@ from uopc.relational import Exploration, State
 
 COPY_BLOCK = 1 << 22   # bytes per read and write where the file is copied (a head written again, stdout)
 FLUSH_CHARS = 1 << 20  # characters of items gathered before a write
+KEY_STATES = 4096      # states whose new step keys are read into the node table at a time (the cut is asked between)
 
 
 def dumps(x: Any) -> str:
@@ -56,45 +57,99 @@ class Items:
   def __init__(self, ex: Exploration, table: NodeTable) -> None:
     self.ex, self.table = ex, table
     rules = ex.stepper.pm.rules
-    # a rule's text by its index: "rule":NAME,"rule_index":K, (a state's needs its name only)
-    self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]
-    self._rules = [f'"rule":{name},"rule_index":{k},' for k, name in enumerate(self._names)]
+    self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]   # (a state's rule)
+    self._escape = False   # a page's: "<" written \u003c in every string (escaped_for_page)
+    self.rules_seen: set[int] = set()   # the rules of the states written (a page's summary lists them)
     native = ex.native_steps
-    self._out: Callable[[int], list[tuple[int, int, int]] | None] | None = None if native is None else native[0]
+    self._core: Any = None if native is None else ex.native_core   # its step maps: the steps' text written in C
     self._keys: Any = None if native is None else native[1]
     # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
     # (five_params has 811,967 keys: their texts were 180 MB)
-    size = len(self._keys) if self._keys is not None else 0
+    size = 0 if self._core is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
     self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
     self._whole = ex.complete   # every step's target made
+    # the node table's row of each core node (-1: none yet), for the rows below `_mapped`: a step key whose node and
+    # result have one is read in C (Space.step_keys); five_params: every one of 811,967 keys
+    self._node_rows = array("i")
+    self._mapped = 0
     self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
 
   def state(self, s: State) -> str:
     """``to_json``'s state dict, as text."""
     nid, redex = self.table.id, s.redex
     if redex is None: return (f'{{"id":{s.id},"depth":{s.depth},"parent":null,"rule":null,"graph":{nid(s.graph)},"node":null,'
-                              f'"result":null,"normal":{_BOOL[s.normal]},"error":{"null" if s.error is None else dumps(s.error)}}}')
-    parent = s.parent
+                              f'"result":null,"normal":{_BOOL[s.normal]},"error":{self._error(s)}}}')
+    parent, rule = s.parent, redex.rule_index
     result = "null" if redex.result is None else nid(redex.result)
-    return (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[redex.rule_index]},'
+    text = (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[rule]},'
             f'"graph":{nid(s.graph)},"node":{nid(redex.node)},"result":{result},"normal":{_BOOL[s.normal]},'
-            f'"error":{"null" if s.error is None else dumps(s.error)}}}')
+            f'"error":{self._error(s)}}}')
+    self.rules_seen.add(rule)   # (a state too big to write within the cut raised CutShort above: not seen)
+    return text
+
+  def escaped_for_page(self) -> None:
+    """Every string of the items, the only place a ``<`` can be, written with ``<`` as ``\\u003c`` (a page's script
+    element must not hold ``</script>``): each rule name escaped once, not each item's text scanned."""
+    self._escape = True
+    self._names = [name.replace("<", "\\u003c") for name in self._names]
+
+  @property
+  def _rule_texts(self) -> list[bytes]:
+    """A step's rule by its index, ``"rule":NAME,"rule_index":K,``, as the core's ``steps_json`` copies it (a lone
+    surrogate passed through, as the text it is decoded back into)."""
+    return [f'"rule":{name},"rule_index":{k},'.encode("utf-8", "surrogatepass") for k, name in enumerate(self._names)]
+
+  def _error(self, s: State) -> str:
+    return "null" if s.error is None else dumps(s.error).replace("<", "\\u003c") if self._escape else dumps(s.error)
+
+  @property
+  def native(self) -> bool:
+    """Whether the native core ran the whole search: the steps are read from its step maps (``native_steps``)."""
+    return self._core is not None
 
   def steps(self, s: State) -> tuple[int, str]:
-    """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order: from the core's step
-    maps where the native core ran the search, else ``edge_json``'s (one encoding a state)."""
-    if self._out is None:
-      edges = self.ex.edges_from(s)
-      if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
-      return len(edges), dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
-    if s.out is None or not (steps := self._out(s.id)): return 0, ""
-    if not self._whole: steps = [x for x in steps if 0 <= x[2] < len(self.ex.states)]   # a bound left targets unmade
-    if self.forks is not None and len({t for _, _, t in steps}) > 1: self.forks.add(s.id)
-    rule_of, node_of, result_of, rules, head = self._rule_of, self._node_of, self._result_of, self._rules, f'{{"from":{s.id},"to":'
-    for r, _, _ in steps:
-      if rule_of[r] < 0: self._read(r)   # rows in the order the steps name them: to_json's
-    return len(steps), ",".join([f'{head}{t},{rules[rule_of[r]]}"node":{node_of[r]},"result":{result_of[r]},"error":null}}'
-                                 for r, _, t in steps])
+    """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order (``edge_json``'s, one
+    encoding a state): where the Python core ran the search."""
+    edges = self.ex.edges_from(s)
+    if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
+    text = dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
+    return len(edges), text.replace("<", "\\u003c") if self._escape else text
+
+  def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
+    """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, from the core's step
+    maps: a batch of states' new step keys read into the node table (Python's: their rows in the order the steps name
+    them), then their steps' text written in C (``Space.steps_json``), about ``FLUSH_CHARS`` at a time: (steps, text)
+    pairs. ``cut`` is asked before each batch; a key whose node is too big to finish within it ends the steps before the
+    state that names it first."""
+    if not states: return
+    core, start, end = self._core, states[0].id, states[-1].id + 1
+    expanded = memoryview(bytes([s.out is not None for s in states]))
+    limit = -1 if self._whole else len(self.ex.states)   # a bound left targets unmade: steps to them left out
+    columns = (self._rule_of, self._node_of, self._result_of, self._rule_texts)
+    at = start
+    while at < end:
+      if cut(): return
+      stop = min(end, at + KEY_STATES)
+      keys, firsts = core.step_keys(at, stop, expanded[at - start:stop - start], self._rule_of, self._node_of, self._result_of,
+                                    self._rows_by_node(), limit)
+      cut_short = False
+      for j, r in enumerate(keys):
+        try: self._read(r)
+        except CutShort:
+          stop, cut_short = firsts[j], True
+          break
+      while at < stop:
+        text, at, n = core.steps_json(at, stop, expanded[at - start:stop - start], *columns, limit, FLUSH_CHARS, self.forks)
+        if n: yield n, text
+      if cut_short: return
+
+  def _rows_by_node(self) -> array[int]:
+    """The node table's row of each core node, with the rows added since the last call."""
+    core, rows = self._core, self._node_rows
+    if len(rows) < (n := core.counts["nodes"]): rows.extend(array("i", [-1]) * (n - len(rows)))
+    core.node_rows(self.table.kept, self._mapped, rows)
+    self._mapped = len(self.table.kept)
+    return rows
 
   def _read(self, r: int) -> None:
     key, nid = self._keys[r], self.table.id
@@ -156,6 +211,12 @@ class Report:
   def step_items(self, states: list[State], bar: Any) -> Iterator[str]:
     """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
     cut, steps = self.cut, self.items.steps
+    if self.items.native:
+      for n, text in self.items.native_steps(states, cut):
+        self.edges += n
+        if not bar.disable: bar.update(n)
+        yield text
+      return
     for s in states:
       if cut(): return
       try: n, text = steps(s)
@@ -232,16 +293,17 @@ def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = C
   out(page_top(kind, title))
   states = ex.states
   report.items.forks = set()
+  report.items.escaped_for_page()   # the items' strings escaped as they are made: their texts not scanned
   count = 0
   with progress_bar(len(states) + ex.edge_count, "item", "page") as bar:
     for k in range(0, len(states), chunk):
       if report.cut(): break
       part = states[k:k + chunk]
       out(f'<script type="application/json" id="uopc-chunk-{count}">{{"states":[')
-      out.items(report.state_items(part, bar), escape=True)
+      out.items(report.state_items(part, bar))
       out('],"edges":[')
       whole = report.states == k + len(part)
-      if whole: out.items(report.step_items(part, bar), escape=True)
+      if whole: out.items(report.step_items(part, bar))
       out("]}</script>\n")
       count += 1
       if not whole or report.cut.reason is not None: break
@@ -271,8 +333,9 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
     path.append(at)
     parent = states[at].parent
     at = None if parent is None else parent.id
+  rules = {name for k in report.items.rules_seen if (name := report.ex.stepper.rule_name(k))}   # the states' s.rule, each once
   return {"size": size, "count": count, "states": len(states), "edges": report.edges, "canonical_path": path[::-1],
-          "depths": [[d, *depths[d]] for d in sorted(depths)], "rules": sorted({s.rule for s in states if s.rule})}
+          "depths": [[d, *depths[d]] for d in sorted(depths)], "rules": sorted(rules)}
 
 
 @contextlib.contextmanager

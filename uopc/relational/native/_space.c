@@ -3,6 +3,7 @@
 #include "_space_cycles.h"
 #include "_space_decode.h"
 #include "_space_fingerprint.h"
+#include "_space_json.h"
 #include "_space_level.h"
 #include "_space_rows.h"
 #include <stdlib.h>
@@ -108,6 +109,10 @@ static PyMethodDef Space_methods[] = {
   {"key", (PyCFunction)Space_key, METH_O, "key(k) -> (source index, inner key) or (-1, redex): a tree semantics step key."},
   {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
+  {"step_keys", (PyCFunction)Space_step_keys, METH_VARARGS, "step_keys(start, end, expanded, rule_of, node_of, result_of, node_rows, limit) -> (keys, states): the step keys not read yet, in order (_space_json.c)."},
+  {"step_key_count", (PyCFunction)Space_step_key_count, METH_NOARGS, "step_key_count() -> the step keys numbered: redexes, or under tree semantics positions (_space_json.c)."},
+  {"node_rows", (PyCFunction)Space_node_rows, METH_VARARGS, "node_rows(uops, start, rows): rows[node] = k for the UOp uops[k] of each node (its first) (_space_json.c)."},
+  {"steps_json", (PyCFunction)Space_steps_json, METH_VARARGS, "steps_json(start, end, expanded, rule_of, node_of, result_of, rules, limit, max_chars, forks) -> (text, next, steps) (_space_json.c)."},
   {"step_to", (PyCFunction)Space_step_to, METH_VARARGS, "step_to(i, key) -> (result node, target state or -1) of state i's step keyed key, or None."},
   {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},
