@@ -78,6 +78,21 @@ def as_data(form: Form) -> Callable[[F], F]:
   return declare
 
 
+def declare_data(pm: Any, forms: dict[str, Form]) -> None:
+  """``as_data`` for the rules of ``pm`` named in ``forms``: the table beside a rule list (each name must be a rule's).
+
+  >>> from uopc.matcher import PatternMatcher
+  >>> from uopc.upat import UPat
+  >>> pm = PatternMatcher([(UPat.var("x") * 1, lambda x: x, "mul-1")], name="demo")
+  >>> declare_data(pm, {"mul-1": Guarded(1, lambda x: x)})
+  >>> data_of(pm.rules[0][1]).guard
+  1
+  """
+  by_name = {pm.name_of(rule): rule[1] for rule in pm.rules}
+  if unknown := sorted(set(forms) - set(by_name)): raise KeyError(f"{pm.name}: no rule named {', '.join(unknown)}")
+  for name, form in forms.items(): as_data(form)(by_name[name])
+
+
 def data_of(fn: Callable) -> Form | None:
   """The form ``fn`` declares, or None."""
   form = getattr(fn, "data", None)

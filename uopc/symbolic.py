@@ -30,7 +30,7 @@ from uopc.footprint import reads
 from uopc.matcher import PatternMatcher
 from uopc.ops import ALU, CONST, Ops
 from uopc.rewrite import graph_rewrite
-from uopc.rule_data import Fold, Guarded, Pinned, Rebuild, as_data
+from uopc.rule_data import Fold, Guarded, Pinned, Rebuild, as_data, declare_data
 from uopc.upat import UPat
 from uopc.uop import UOp, make_const, node_memo
 
@@ -117,9 +117,6 @@ def _with_k(then: Any, e: Any, guard: Any = 1) -> Guarded:
   return Guarded(guard, then, consts=(("k", "x", e),))
 
 
-def _data(fn: Any, form: Any) -> Any: return as_data(form)(fn)
-
-
 _ZERO = _with_k(lambda k: k, 0)   # x.const_like(0), for a scalar x
 _SMALL = _and(("<=", 0, ("lo", "x")), ("<", ("hi", "x"), C))   # 0 <= vmin(x) and vmax(x) < c.arg
 
@@ -145,69 +142,76 @@ ADD_ZERO = (
 symbolic = PatternMatcher(fold.rules + [
   # canonical form: constants on the right of commutative ops
   (UPat((Ops.ADD, Ops.MUL, Ops.MAX, Ops.CMPNE), src=(UPat(Ops.CONST, name="c"), UPat(name="y")), name="u"),
-   _data(reads("sources")(lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None),
-         Guarded(("not", ("const?", "y")), Rebuild("u", ("y", "c")))), "comm-const-right"),
+   reads("sources")(lambda u, c, y: u.replace(src=(y, c)) if y.op is not Ops.CONST else None), "comm-const-right"),
   # identities
   *ADD_ZERO,
   (x * 1, lambda x: x, "mul-1"),
   (x * 1.0, lambda x: x, "mul-1.0"),
-  (UPat.var("x", dtype=ints) * 0, _data(lambda x: x.const_like(0), _ZERO), "mul-0"),   # ints only: inf * 0 and nan * 0 are nan
+  (UPat.var("x", dtype=ints) * 0, lambda x: x.const_like(0), "mul-0"),   # ints only: inf * 0 and nan * 0 are nan
   (x // 1, lambda x: x, "div-1"),
-  (x % 1, _data(lambda x: x.const_like(0), _ZERO), "mod-1"),
+  (x % 1, lambda x: x.const_like(0), "mod-1"),
   (UPat(Ops.MAX, src=(x, x)), lambda x: x, "max-self"),
   (UPat(Ops.WHERE, src=(UPat(), x, x)), lambda x: x, "where-same"),
-  (UPat(Ops.WHERE, src=(UPat.cvar("c"), x, y)), _data(lambda c, x, y: x if c.arg else y, Guarded(C, lambda x: x, lambda y: y)), "where-const"),
+  (UPat(Ops.WHERE, src=(UPat.cvar("c"), x, y)), lambda c, x, y: x if c.arg else y, "where-const"),
   (UPat(Ops.WHERE, src=(z, UPat(Ops.WHERE, src=(z, x, UPat())), y)), lambda z, x, y: z.where(x, y), "where-nested-then"),
   (UPat(Ops.WHERE, src=(z, x, UPat(Ops.WHERE, src=(z, UPat(), y)))), lambda z, x, y: z.where(x, y), "where-nested-else"),
-  (UPat(Ops.CAST, src=(x,), name="c"),
-   _data(lambda c, x: x if c.dtype is x.dtype else None, Guarded(("==", ("dtype", "c"), ("dtype", "x")), lambda x: x)), "cast-same"),
+  (UPat(Ops.CAST, src=(x,), name="c"), lambda c, x: x if c.dtype is x.dtype else None, "cast-same"),
   (UPat(Ops.CMPNE, src=(UPat.var("x", dtype=dtypes.bool), UPat(Ops.CONST, arg=False))), lambda x: x, "cmpne-false"),
-  (UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)),   # keep x's shape (the form: a scalar x's, else Python)
-   _data(lambda x: UOp.const(False).broadcast(x.shape), Guarded(1, lambda k: k, consts=(("k", dtypes.bool, 0),))), "cmp-self"),
+  (UPat((Ops.CMPLT, Ops.CMPNE), src=(xi, xi)), lambda x: UOp.const(False).broadcast(x.shape), "cmp-self"),   # keep x's shape
   (xi + xi, lambda x: x * 2, "add-self"),
-  (xi + xi * -1, _data(lambda x: x.const_like(0), _ZERO), "sub-self"),
+  (xi + xi * -1, lambda x: x.const_like(0), "sub-self"),
   # reassociate constants outward, so that they meet and fold (ints only: float + isn't associative)
-  ((xi + c1) + c2, _data(lambda x, c1, c2: x + _wrap_i32(c1.arg + c2.arg), _with_k(lambda x, k: x + k, ("wrap_i32", ("+", C1, C2)))),
-   "assoc-add-const"),
-  ((xi * c1) * c2, _data(lambda x, c1, c2: x * _wrap_i32(c1.arg * c2.arg), _with_k(lambda x, k: x * k, ("wrap_i32", ("*", C1, C2)))),
-   "assoc-mul-const"),
-  ((xi + c1) * c2, _data(lambda x, c1, c2: x * c2 + _wrap_i32(c1.arg * c2.arg),
-                         _with_k(lambda x, c2, k: x * c2 + k, ("wrap_i32", ("*", C1, C2)))), "distribute-const"),
+  ((xi + c1) + c2, lambda x, c1, c2: x + _wrap_i32(c1.arg + c2.arg), "assoc-add-const"),
+  ((xi * c1) * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg * c2.arg), "assoc-mul-const"),
+  ((xi + c1) * c2, lambda x, c1, c2: x * c2 + _wrap_i32(c1.arg * c2.arg), "distribute-const"),
   # distribute constants over sums so that div/mod see every term: (a + b) * c -> a*c + b*c
   (UPat(Ops.MUL, src=(UPat(Ops.ADD, src=(xi, y), name="s"), UPat.cvar("c"))), lambda x, y, s, c: x * c + y * c, "distribute-sum"),
-  (UPat(Ops.ADD, src=[xi + c1, y]), _data(reads("sources")(lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None),
-                                          Guarded(("not", ("const?", "y")), lambda x, y, c1: (x + y) + c1)), "const-outward"),
-  (xi * c1 + xi * c2, _data(lambda x, c1, c2: x * _wrap_i32(c1.arg + c2.arg), _with_k(lambda x, k: x * k, ("wrap_i32", ("+", C1, C2)))),
-   "factor-consts"),
-  (xi * c1 + xi, _data(lambda x, c1: x * _wrap_i32(c1.arg + 1), _with_k(lambda x, k: x * k, ("wrap_i32", ("+", C1, 1)))), "factor-const-1"),
+  (UPat(Ops.ADD, src=[xi + c1, y]), reads("sources")(lambda x, c1, y: (x + y) + c1 if y.op is not Ops.CONST else None), "const-outward"),
+  (xi * c1 + xi * c2, lambda x, c1, c2: x * _wrap_i32(c1.arg + c2.arg), "factor-consts"),
+  (xi * c1 + xi, lambda x, c1: x * _wrap_i32(c1.arg + 1), "factor-const-1"),
   # division and modulo (floor semantics make these unconditional)
-  ((xi // c1) // c2, _data(lambda x, c1, c2: x // (c1.arg * c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg * c2.arg < 2**31 else None,
-                           _with_k(lambda x, k: x // k, ("*", C1, C2), guard=_and((">", C1, 0), (">", C2, 0), ("<", ("*", C1, C2), 2**31)))),
-   "div-div"),
-  ((xi % c1) % c2, _data(lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None,
-                         Guarded(_and((">", C2, 0), ("==", ("%", C1, C2), 0)), lambda x, c2: x % c2)), "mod-mod"),
+  ((xi // c1) // c2, lambda x, c1, c2: x // (c1.arg * c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg * c2.arg < 2**31 else None, "div-div"),
+  ((xi % c1) % c2, lambda x, c1, c2: x % c2 if c2.arg > 0 and c1.arg % c2.arg == 0 else None, "mod-mod"),
   # c1 > 0 too: for c1 < 0, x % c1 lies in (c1, 0] and the identity fails ((1 % -4) // 2 is -2, not 0)
-  ((xi % c1) // c2, _data(lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg % c2.arg == 0 else None,
-                          _with_k(lambda x, c2, k: (x // c2) % k, ("//", C1, C2), guard=_and((">", C1, 0), (">", C2, 0), ("==", ("%", C1, C2), 0)))),
-   "mod-div"),
+  ((xi % c1) // c2, lambda x, c1, c2: (x // c2) % (c1.arg // c2.arg) if c1.arg > 0 and c2.arg > 0 and c1.arg % c2.arg == 0 else None, "mod-div"),
   (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=False)), "div-sum"),
   (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("opaque")(lambda x, c: _div_sum(x, c, mod=True)), "mod-sum"),
-  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))),
-   _data(reads("bounds")(lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None), _with_k(lambda k: k, 0, guard=_SMALL)),
+  (UPat(Ops.FLOORDIV, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x.const_like(0) if 0 <= vmin(x) and vmax(x) < c.arg else None),
    "div-small"),
-  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))),
-   _data(reads("bounds")(lambda x, c: x if 0 <= vmin(x) and vmax(x) < c.arg else None), Guarded(_SMALL, lambda x: x)), "mod-small"),
+  (UPat(Ops.FLOORMOD, src=(xi, UPat.cvar("c"))), reads("bounds")(lambda x, c: x if 0 <= vmin(x) and vmax(x) < c.arg else None), "mod-small"),
   # recombine: (x//c)*c + x%c == x
   (UPat(Ops.ADD, src=[(xi // c1) * c1, xi % c1]), lambda x, c1: x, "div-mod-recombine"),
   (UPat(Ops.ADD, src=[(xi // c1) * c1 + y, xi % c1]), lambda x, c1, y: x + y, "div-mod-recombine-sum"),
   # comparisons
-  ((xi + c1) < c2, _data(lambda x, c1, c2: x < (c2.arg - c1.arg) if -2**31 <= c2.arg - c1.arg < 2**31 else None,
-                         _with_k(lambda x, k: x < k, ("-", C2, C1), guard=_and(("<=", -2**31, ("-", C2, C1)), ("<", ("-", C2, C1), 2**31)))),
-   "lt-add-const"),
+  ((xi + c1) < c2, lambda x, c1, c2: x < (c2.arg - c1.arg) if -2**31 <= c2.arg - c1.arg < 2**31 else None, "lt-add-const"),
   ((xi * c1) < c2, _lt_mul, "lt-mul-const"),
   # bounds say this int expression is a constant
   (UPat(ALU, name="x"), _const_bounds, "bounds-const"),
 ], name="symbolic", reads="pattern")   # a function that reads more says so (@reads; checked by tests/test_footprint.py)
+
+
+# What most of the rules above compute, as data (rule_data.py), kept beside the list so the list reads as the math:
+# the explorer's C core applies these forms instead of calling the functions per match, and
+# tests/test_relational_native_folds.py holds each form to its function. div-sum, mod-sum and the nested wheres stay Python.
+declare_data(symbolic, {
+  "comm-const-right": Guarded(("not", ("const?", "y")), Rebuild("u", ("y", "c"))),
+  "mul-0": _ZERO, "mod-1": _ZERO, "sub-self": _ZERO,
+  "where-const": Guarded(C, lambda x: x, lambda y: y),
+  "cast-same": Guarded(("==", ("dtype", "c"), ("dtype", "x")), lambda x: x),
+  "cmp-self": Guarded(1, lambda k: k, consts=(("k", dtypes.bool, 0),)),   # a scalar x's; a shaped one's in Python
+  "assoc-add-const": _with_k(lambda x, k: x + k, ("wrap_i32", ("+", C1, C2))),
+  "assoc-mul-const": _with_k(lambda x, k: x * k, ("wrap_i32", ("*", C1, C2))),
+  "distribute-const": _with_k(lambda x, c2, k: x * c2 + k, ("wrap_i32", ("*", C1, C2))),
+  "const-outward": Guarded(("not", ("const?", "y")), lambda x, y, c1: (x + y) + c1),
+  "factor-consts": _with_k(lambda x, k: x * k, ("wrap_i32", ("+", C1, C2))),
+  "factor-const-1": _with_k(lambda x, k: x * k, ("wrap_i32", ("+", C1, 1))),
+  "div-div": _with_k(lambda x, k: x // k, ("*", C1, C2), guard=_and((">", C1, 0), (">", C2, 0), ("<", ("*", C1, C2), 2**31))),
+  "mod-mod": Guarded(_and((">", C2, 0), ("==", ("%", C1, C2), 0)), lambda x, c2: x % c2),
+  "mod-div": _with_k(lambda x, c2, k: (x // c2) % k, ("//", C1, C2), guard=_and((">", C1, 0), (">", C2, 0), ("==", ("%", C1, C2), 0))),
+  "div-small": _with_k(lambda k: k, 0, guard=_SMALL),
+  "mod-small": Guarded(_SMALL, lambda x: x),
+  "lt-add-const": _with_k(lambda x, k: x < k, ("-", C2, C1), guard=_and(("<=", -2**31, ("-", C2, C1)), ("<", ("-", C2, C1), 2**31))),
+})
 
 
 _simplified: dict[UOp, UOp] = node_memo()   # emptied when the node tables are collected
