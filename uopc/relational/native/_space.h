@@ -41,9 +41,12 @@ enum { ST_DONE = 0, ST_MORE = 1, ST_MAX_STATES = 2, ST_BAIL = 3 };
  * expansion that followed a persistent set only. */
 enum { EV_NOT_NORMAL = 0, EV_NORMAL = 1, EV_AGAIN = 2, EV_MOVED = 3, EV_MOVED_AGAIN = 4, EV_REDUCED = 8 };
 
-/* A slot of the hash-consing table: a node and the high half of its hash. The tag spares most probes a read of the
- * node's own hash, a cache miss each on a big table (the chains of bench maude spent a third of their time there). */
-typedef struct { int32_t id; uint32_t tag; } Slot;
+/* A slot of the hash-consing table: a node and its key, its label and up to two sources (`a`, `b`: -1 past its last
+ * source; `b` SLOT_MORE for a node of more sources, compared on the node). A probe compares the key in the slot, so a
+ * lookup costs one cache miss, not one more for each of the node's arrays it would read (label, source count, offset,
+ * sources: 35% of the ADD-bubble's time was there, with an 8-byte slot of a node and half its hash). */
+typedef struct { int32_t id, label, a, b; } Slot;
+#define SLOT_MORE (-2)
 
 struct Space {
   PyObject_HEAD
@@ -107,6 +110,17 @@ static inline int tick(Space *s, int64_t work) {
 
 /* The node (label, src): found, or made if `make`; -1 if absent (not made) or on error (exception set). */
 int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make);
+/* The same with the key's hash computed before (node_hash): a caller with several lookups to make hashes them first and
+ * prefetches their slots (intern_prefetch), so that their cache misses overlap. */
+int32_t intern_hashed(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make, uint64_t h);
+uint64_t node_hash(int32_t label, const int32_t *src, int32_t n);
+static inline void intern_prefetch(const Space *s, uint64_t h) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(s->table + (h & (uint64_t)(s->cap_table - 1)));
+#else
+  (void)s; (void)h;
+#endif
+}
 int rehash(Space *s, int64_t cap);   /* the hash-consing table at a new capacity, every node in it */
 
 /* ---- step maps (_space_steps.c) */

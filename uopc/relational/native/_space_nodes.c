@@ -20,16 +20,24 @@ int32_t node_arg(Space *s, PyObject *arg) {
   return (int32_t)id;
 }
 
-static uint64_t node_hash(int32_t label, const int32_t *src, int32_t n) {
+uint64_t node_hash(int32_t label, const int32_t *src, int32_t n) {
   uint64_t h = mix(0x2545f4914f6cdd1dULL, (uint64_t)(uint32_t)label);
   for (int32_t i = 0; i < n; i++) h = mix(h, (uint64_t)(uint32_t)src[i]);
   return fmix(h);
 }
 
-static int same_node(Space *s, int32_t id, int32_t label, const int32_t *src, int32_t n) {
-  if (s->label[id] != label || s->src_n[id] != n) return 0;
-  const int32_t *a = s->srcs + s->src_off[id];
-  for (int32_t i = 0; i < n; i++) if (a[i] != src[i]) return 0;
+/* The slot of node `id` (label, src): its key held in the slot (Slot). */
+static inline Slot slot_of(int32_t id, int32_t label, const int32_t *src, int32_t n) {
+  return (Slot){id, label, n > 0 ? src[0] : -1, n > 2 ? SLOT_MORE : n > 1 ? src[1] : -1};
+}
+
+/* Slot t holds the node (key's label, src): the key compared in the slot, and past two sources on the node. */
+static inline int slot_holds(const Space *s, const Slot *t, const Slot *key, const int32_t *src, int32_t n) {
+  if (t->label != key->label || t->a != key->a || t->b != key->b) return 0;
+  if (key->b != SLOT_MORE) return 1;
+  if (s->src_n[t->id] != n) return 0;
+  const int32_t *have = s->srcs + s->src_off[t->id];
+  for (int32_t i = 1; i < n; i++) if (have[i] != src[i]) return 0;
   return 1;
 }
 
@@ -62,10 +70,9 @@ static void table_insert(Space *s, Slot *t, int64_t cap, int32_t from, int32_t t
   for (int32_t id = from; id < to + INSERT_AHEAD; id++) {
     int32_t k = id - INSERT_AHEAD;
     if (k >= from) {   /* node k's hash was computed (and its slot prefetched) INSERT_AHEAD nodes ago */
-      uint64_t h = ring[k % INSERT_AHEAD];
-      int64_t j = (int64_t)(h & mask);
+      int64_t j = (int64_t)(ring[k % INSERT_AHEAD] & mask);
       while (t[j].id != EMPTY_SLOT) j = (j + 1) & (int64_t)mask;
-      t[j] = (Slot){k, (uint32_t)(h >> 32)};
+      t[j] = slot_of(k, s->label[k], s->srcs + s->src_off[k], s->src_n[k]);
     }
     if (id < to) {
       uint64_t h = ring[id % INSERT_AHEAD] = node_hash(s->label[id], s->srcs + s->src_off[id], s->src_n[id]);
@@ -97,19 +104,23 @@ static void flush_pending(Space *s) {
  * such a node is made without a look at the table and put there later, with others (flush_pending): its lookup would
  * be a cache miss, and nearly every node a rewrite makes is such a node (its rewritten source is new too). */
 int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make) {
+  for (int32_t i = 0; i < n; i++)
+    if (!(s->nflags[src[i]] & NF_USED)) return make ? intern_hashed(s, label, op, src, n, make, 0) : -1;   /* fresh: no hash */
+  return intern_hashed(s, label, op, src, n, make, node_hash(label, src, n));
+}
+
+/* intern() with h = node_hash(label, src, n) (unread for a fresh node). */
+int32_t intern_hashed(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make, uint64_t h) {
   int fresh = 0;
   for (int32_t i = 0; i < n && !fresh; i++) fresh = !(s->nflags[src[i]] & NF_USED);
   if (fresh && !make) return -1;
   int64_t j = -1;
-  uint32_t tag = 0;
+  Slot key = slot_of(0, label, src, n);   /* by value: `src` may point into s->srcs, which making the node may move */
   if (!fresh) {
     flush_pending(s);
-    uint64_t h = node_hash(label, src, n);
     int64_t mask = s->cap_table - 1;
-    j = (int64_t)(h & (uint64_t)mask);
-    tag = (uint32_t)(h >> 32);
-    for (int32_t id; (id = s->table[j].id) != EMPTY_SLOT; j = (j + 1) & mask)
-      if (s->table[j].tag == tag && same_node(s, id, label, src, n)) return id;
+    for (j = (int64_t)(h & (uint64_t)mask); s->table[j].id != EMPTY_SLOT; j = (j + 1) & mask)
+      if (slot_holds(s, s->table + j, &key, src, n)) return s->table[j].id;
     if (!make) return -1;
   }
   int32_t id = s->n_nodes;
@@ -139,6 +150,6 @@ int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t 
   if (s->reduction.on) { s->reduction.nstamp[id] = 0; s->reduction.ninert[id] = -1; }
   s->n_nodes = id + 1;
   if ((int64_t)s->n_nodes * 2 > s->cap_table) { if (rehash(s, s->cap_table * 2) < 0) return -1; }
-  else if (!fresh) { s->table[j] = (Slot){id, tag}; s->pending_from = s->n_nodes; }   /* flushed above: none pending */
+  else if (!fresh) { key.id = id; s->table[j] = key; s->pending_from = s->n_nodes; }   /* flushed above: none pending */
   return id;
 }
