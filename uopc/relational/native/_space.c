@@ -106,7 +106,7 @@ static PyMethodDef Space_methods[] = {
   {"frontier", (PyCFunction)Space_frontier, METH_NOARGS, "frontier() -> the states the Python search goes on from, in its frontier's order."},
   {"cut_states", (PyCFunction)Space_cut_states, METH_NOARGS, "cut_states() -> the states max_depth cut a successor of."},
   {"key", (PyCFunction)Space_key, METH_O, "key(k) -> (source index, inner key) or (-1, redex): a tree semantics step key."},
-  {"states", (PyCFunction)Space_states, METH_VARARGS, "states(start, end) -> six lists of the states start to end - 1: roots, parents, depths, redexes, normal, reduced."},
+  {"take", (PyCFunction)Space_take, METH_VARARGS, "take(states, (state class, out class, space, stepper, normals, reduced)) -> whether every change was applied (the new states appended)."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"step_to", (PyCFunction)Space_step_to, METH_VARARGS, "step_to(i, key) -> (result node, target state or -1) of state i's step keyed key, or None."},
   {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
