@@ -162,6 +162,7 @@ PyObject *Space_changes(Space *s, PyObject *noargs);
 PyObject *Space_frontier(Space *s, PyObject *noargs);
 PyObject *Space_cut_states(Space *s, PyObject *noargs);
 PyObject *Space_take(Space *s, PyObject *args);
+PyObject *Space_step_key(Space *s, PyObject *arg);
 PyObject *Space_out(Space *s, PyObject *args);
 PyObject *Space_step_to(Space *s, PyObject *args);
 PyObject *Space_n_steps(Space *s, PyObject *args);

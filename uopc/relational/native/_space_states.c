@@ -9,18 +9,20 @@ int check_state(Space *s, int i) {
 
 /* ---- take(): the new states as Python objects, made here */
 
-/* The offset of `name`, an object slot (__slots__) of `type`'s instances: -1 with TypeError where it is none. */
+/* ---- take(): the new states as Python objects, made here */
+
+/* The offset of `name`, an object slot (__slots__) of `type`'s instances, found in its MRO's own dicts (a subclass may
+ * cover a slot with a property: NativeState's graph, redex and out). -1 with TypeError where it is none. */
 static Py_ssize_t slot_offset(PyTypeObject *type, const char *name) {
-  PyObject *d = PyObject_GetAttrString((PyObject *)type, name);
-  if (!d) return -1;
-  Py_ssize_t off = -1;
-  if (Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+  PyObject *mro = type->tp_mro;
+  for (Py_ssize_t i = 0; mro && i < PyTuple_GET_SIZE(mro); i++) {
+    PyObject *dict = ((PyTypeObject *)PyTuple_GET_ITEM(mro, i))->tp_dict, *d = dict ? PyDict_GetItemString(dict, name) : NULL;
+    if (!d || !Py_IS_TYPE(d, &PyMemberDescr_Type)) continue;
     PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
-    if (m->type == T_OBJECT_EX && !(m->flags & READONLY) && m->offset + (Py_ssize_t)sizeof(PyObject *) <= type->tp_basicsize) off = m->offset;
+    if (m->type == T_OBJECT_EX && !(m->flags & READONLY) && m->offset + (Py_ssize_t)sizeof(PyObject *) <= type->tp_basicsize) return m->offset;
   }
-  Py_DECREF(d);
-  if (off < 0) PyErr_Format(PyExc_TypeError, "%s.%s is not an object slot", type->tp_name, name);
-  return off;
+  PyErr_Format(PyExc_TypeError, "%s.%s is not an object slot", type->tp_name, name);
+  return -1;
 }
 
 /* Slot `off` of o set to v (a new reference, taken; NULL: an error before, nothing set). 0, or -1 where v is NULL. */
@@ -34,83 +36,77 @@ static int set_slot(PyObject *o, Py_ssize_t off, PyObject *v) {
 
 static PyObject *new_ref(PyObject *o) { Py_INCREF(o); return o; }
 
-/* The classes take() makes objects of, with the offsets of the slots it sets. */
-enum { SL_ID, SL_NODE, SL_SPACE, SL_DEPTH, SL_PARENT, SL_KEY, SL_ERROR, SL_NORMAL, SL_OUT, SL_STEPPER, SL_STATE_N };
-static const char *const STATE_SLOTS[SL_STATE_N] = {"id", "_node", "_space", "depth", "parent", "_key", "error", "normal", "out", "_stepper"};
-typedef struct { PyTypeObject *state, *out; Py_ssize_t st[SL_STATE_N], out_space, out_state; } Makers;
+/* The class take() makes objects of, the offsets of the slots it sets, and what it sets that Python reads later. */
+enum { SL_ID, SL_NODE, SL_SPACE, SL_DEPTH, SL_PARENT, SL_REDEX, SL_ERROR, SL_NORMAL, SL_OUT, SL_STEPPER, SL_N };
+static const char *const STATE_SLOTS[SL_N] = {"id", "_node", "_space", "depth", "parent", "redex", "error", "normal", "out", "_stepper"};
+typedef struct { PyTypeObject *state; PyObject *unread, *expanded, *space, *stepper; Py_ssize_t at[SL_N]; } Makers;
 
-static int makers_of(Makers *k, PyTypeObject *state, PyTypeObject *out) {
-  k->state = state; k->out = out;
-  for (int f = 0; f < SL_STATE_N; f++) if ((k->st[f] = slot_offset(state, STATE_SLOTS[f])) < 0) return -1;
-  if ((k->out_space = slot_offset(out, "space")) < 0 || (k->out_state = slot_offset(out, "state")) < 0) return -1;
-  return 0;
-}
-
-/* State i's out: a new NativeOut(space, i), set on `obj`. 0, or -1 on error. */
-static int make_out(const Makers *k, PyObject *obj, PyObject *space, int32_t i) {
-  PyObject *o = k->out->tp_alloc(k->out, 0);
-  if (!o) return -1;
-  if (set_slot(o, k->out_space, new_ref(space)) < 0 || set_slot(o, k->out_state, PyLong_FromLong(i)) < 0) { Py_DECREF(o); return -1; }
-  return set_slot(obj, k->st[SL_OUT], o);
-}
-
-/* States start.. as new objects of k->state appended to `states`, as NativeState(i, node, space, depth, parent, key) makes
- * them (drive.py), then each one's parent. 0, or -1 on error. */
-static int make_states(Space *s, const Makers *k, PyObject *states, PyObject *space, PyObject *stepper) {
+/* States start.. as new objects of k->state appended to `states`, fields as NativeState's docstring says (drive.py), then
+ * each one's parent. 0, or -1 on error. */
+static int make_states(Space *s, const Makers *k, PyObject *states) {
   Py_ssize_t start = PyList_GET_SIZE(states);
+  const Py_ssize_t *f = k->at;
   for (int32_t i = (int32_t)start; i < s->n_states; i++) {
     PyObject *o = k->state->tp_alloc(k->state, 0);
     if (!o) return -1;
-    const Py_ssize_t *f = k->st;
     int bad = set_slot(o, f[SL_ID], PyLong_FromLong(i)) < 0 || set_slot(o, f[SL_NODE], PyLong_FromLong(s->st_root[i])) < 0 ||
-              set_slot(o, f[SL_SPACE], new_ref(space)) < 0 || set_slot(o, f[SL_DEPTH], PyLong_FromLong(s->st_depth[i])) < 0 ||
-              set_slot(o, f[SL_PARENT], new_ref(Py_None)) < 0 || set_slot(o, f[SL_KEY], PyLong_FromLong(s->st_redex[i])) < 0 ||
+              set_slot(o, f[SL_SPACE], new_ref(k->space)) < 0 || set_slot(o, f[SL_DEPTH], PyLong_FromLong(s->st_depth[i])) < 0 ||
+              set_slot(o, f[SL_PARENT], new_ref(Py_None)) < 0 || set_slot(o, f[SL_REDEX], new_ref(k->unread)) < 0 ||
               set_slot(o, f[SL_ERROR], new_ref(Py_None)) < 0 || set_slot(o, f[SL_NORMAL], new_ref(Py_None)) < 0 ||
-              set_slot(o, f[SL_OUT], new_ref(Py_None)) < 0 || set_slot(o, f[SL_STEPPER], new_ref(stepper)) < 0 || PyList_Append(states, o) < 0;
+              set_slot(o, f[SL_OUT], new_ref(Py_None)) < 0 || set_slot(o, f[SL_STEPPER], new_ref(k->stepper)) < 0 || PyList_Append(states, o) < 0;
     Py_DECREF(o);
     if (bad) return -1;
   }
   for (int32_t i = (int32_t)start; i < s->n_states; i++) {   /* a parent may be made after its child (depth first: moved) */
     int32_t p = s->st_parent[i];
-    if (p >= 0 && set_slot(PyList_GET_ITEM(states, i), k->st[SL_PARENT], new_ref(PyList_GET_ITEM(states, p))) < 0) return -1;
+    if (p >= 0 && set_slot(PyList_GET_ITEM(states, i), f[SL_PARENT], new_ref(PyList_GET_ITEM(states, p))) < 0) return -1;
   }
   return 0;
 }
 
 /* What changes() would report, applied to the states (drive.py's _take), where no state was moved: each expanded state's
- * out, normal flag, and its place in `normals` and `reduced`. 1 if applied (the events are then consumed), 0 if a move
- * is among them (nothing applied: changes() reports them), -1 on error. */
-static int apply_events(Space *s, const Makers *k, PyObject *states, PyObject *space, PyObject *normals, PyObject *reduced) {
+ * out (k->expanded: NativeState.out makes its NativeOut on first read), normal flag, and its place in `normals` and
+ * `reduced`. 1 if applied (the events are then consumed), 0 if a move is among them (nothing applied: changes() reports
+ * them), -1 on error. */
+static int apply_events(Space *s, const Makers *k, PyObject *states, PyObject *normals, PyObject *reduced) {
   for (int64_t e = 1; e < s->n_events; e += 2) if (s->events[e] == EV_MOVED || s->events[e] == EV_MOVED_AGAIN) return 0;
   for (int64_t e = 0; e < s->n_events; e += 2) {
-    int32_t i = s->events[e], ev = s->events[e + 1];
-    PyObject *obj = PyList_GET_ITEM(states, i);
-    if (make_out(k, obj, space, i) < 0) return -1;
+    int32_t ev = s->events[e + 1];
+    PyObject *obj = PyList_GET_ITEM(states, s->events[e]);
+    if (set_slot(obj, k->at[SL_OUT], new_ref(k->expanded)) < 0) return -1;
     if ((ev & EV_REDUCED) && PySet_Add(reduced, obj) < 0) return -1;
     ev &= ~EV_REDUCED;
     if (ev == EV_AGAIN) continue;
-    if (set_slot(obj, k->st[SL_NORMAL], PyBool_FromLong(ev == EV_NORMAL)) < 0) return -1;
+    if (set_slot(obj, k->at[SL_NORMAL], PyBool_FromLong(ev == EV_NORMAL)) < 0) return -1;
     if (ev == EV_NORMAL && PyList_Append(normals, obj) < 0) return -1;
   }
   s->n_events = 0;
   return 1;
 }
 
-/* take(states, (state class, out class, space, stepper, normals, reduced)) -> whether every change was applied: the
- * states made since `states` ended appended to it, and what happened to states since the last call applied (else, a
- * state was moved: changes() reports it all). drive.py's _take, in C: a state cost 1.5 us of Python. */
+/* take(states, (state class, unread, expanded, space, stepper, normals, reduced)) -> whether every change was applied:
+ * the states made since `states` ended appended to it, and what happened to states since the last call applied (else a
+ * state was moved, and changes() reports it all). drive.py's _take in C: a state cost 1.5 us of Python, 0.65 us made
+ * by a list comprehension. */
 PyObject *Space_take(Space *s, PyObject *args) {
-  PyObject *states, *space, *stepper, *normals, *reduced;
-  PyTypeObject *state_cls, *out_cls;
+  PyObject *states, *normals, *reduced;
   Makers k;
-  if (!PyArg_ParseTuple(args, "O!(O!O!OOO!O!)", &PyList_Type, &states, &PyType_Type, &state_cls, &PyType_Type, &out_cls, &space, &stepper,
+  if (!PyArg_ParseTuple(args, "O!(O!OOOOO!O!)", &PyList_Type, &states, &PyType_Type, &k.state, &k.unread, &k.expanded, &k.space, &k.stepper,
                         &PyList_Type, &normals, &PySet_Type, &reduced)) return NULL;
   if (PyList_GET_SIZE(states) > s->n_states) { PyErr_SetString(PyExc_ValueError, "take: more states than the core's"); return NULL; }
-  for (int64_t e = 0; e < s->n_events; e += 2)
-    if (s->events[e] >= s->n_states) { PyErr_SetString(PyExc_SystemError, "take: an event of no state"); return NULL; }
-  if (makers_of(&k, state_cls, out_cls) < 0 || make_states(s, &k, states, space, stepper) < 0) return NULL;
-  int rc = apply_events(s, &k, states, space, normals, reduced);
+  for (int f = 0; f < SL_N; f++) if ((k.at[f] = slot_offset(k.state, STATE_SLOTS[f])) < 0) return NULL;
+  if (make_states(s, &k, states) < 0) return NULL;
+  int rc = apply_events(s, &k, states, normals, reduced);
   return rc < 0 ? NULL : PyBool_FromLong(rc);
+}
+
+/* step_key(i) -> the core's key of the step that reached state i (its redex; under tree semantics a position), -1 for
+ * the program: what NativeState.redex reads on first read. */
+PyObject *Space_step_key(Space *s, PyObject *arg) {
+  long i = PyLong_AsLong(arg);
+  if (i == -1 && PyErr_Occurred()) return NULL;
+  if (check_state(s, (int)i) < 0) return NULL;
+  return PyLong_FromLong(s->st_redex[i]);
 }
 
 /* out(i)'s list and the graph of the group being listed: each key of a group becomes a (key, graph, its state) tuple. */
