@@ -29,6 +29,8 @@
 
 #define NF_USED 1
 #define NF_GROUPED 2
+#define NF_PENDING 4    /* a source of a node not in the hash-consing table yet (intern: a lookup that cannot be one goes on) */
+#define PENDING_MAX 256   /* nodes kept out of the table at most, then put in together (their cache misses overlap) */
 #define NO_MAP (-1)
 #define SIGNAL_EVERY 4096
 
@@ -62,7 +64,8 @@ struct Space {
                            NF_GROUPED: its map holds its steps grouped by the graph they make (make_grouped) */
   int32_t *srcs; int64_t n_srcs, cap_srcs;
   Slot *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
-  int32_t pending_from;   /* nodes from here on are not in the table yet (intern: fresh nodes; flush_pending) */
+  int table_shift;      /* a key's first slot is its hash's top bits: hash >> table_shift (slot_home) */
+  int32_t pending_from;   /* nodes from here on are not in the table yet (intern; flush_pending), their sources NF_PENDING */
   /* step maps: (key, result node) pairs; a key is a redex id, or under tree semantics a position in the key pool */
   int32_t *maps; int64_t n_maps, cap_maps;
   /* tree semantics' keys (step.py's At): key k is the key key_inner[k] one source down, at source key_idx[k]; where
@@ -114,9 +117,12 @@ int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t 
  * prefetches their slots (intern_prefetch), so that their cache misses overlap. */
 int32_t intern_hashed(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make, uint64_t h);
 uint64_t node_hash(int32_t label, const int32_t *src, int32_t n);
+/* The first slot a key of hash h is looked for at: the hash's top bits, so that the table's order is the hashes' order,
+ * and a table twice as big has the same order (rehash reads the old one in order and writes the new one nearly so). */
+static inline int64_t slot_home(const Space *s, uint64_t h) { return (int64_t)(h >> s->table_shift); }
 static inline void intern_prefetch(const Space *s, uint64_t h) {
 #if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(s->table + (h & (uint64_t)(s->cap_table - 1)));
+  __builtin_prefetch(s->table + slot_home(s, h));
 #else
   (void)s; (void)h;
 #endif
