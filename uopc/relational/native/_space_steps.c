@@ -103,7 +103,7 @@ static int batch_flush(Space *s, StepBatch *b) {
 static int batch_add(Space *s, StepBatch *b, int32_t key, const int32_t *src) {
   int32_t n = b->n, i = b->k, label = s->label[b->x], used = 1;
   if (n > STEP_BATCH_SRC) return add_step(s, b->x, key, src);
-  memcpy(b->src[i], src, (size_t)n * sizeof(int32_t));
+  for (int32_t j = 0; j < n; j++) b->src[i][j] = src[j];   /* (n <= 4: a loop, not a call) */
   b->key[i] = key;
   b->h[i] = node_hash(label, src, n);
   for (int32_t j = 0; j < n && used; j++) used = s->nflags[src[j]] & NF_USED;
