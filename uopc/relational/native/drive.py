@@ -44,6 +44,8 @@ class NativeState(State):
   ``State``'s, ``_node`` its graph's node, ``_space`` the ``NativeSpace``, ``_stepper`` the space's, the ``redex`` slot
   ``_UNREAD`` and the ``out`` slot None, then ``_EXPANDED`` once the core expanded it."""
   __slots__ = ("_node", "_space")
+  _node: int
+  _space: NativeSpace
 
   @property
   def graph(self) -> UOp: return self._space.uop(self._node)  # type: ignore[override]  # State's slot, read-only here: made on demand
