@@ -334,3 +334,34 @@ def test_a_search_handed_over_early_looks_its_graphs_up_in_python():
   ex.run()
   assert not ex.native and ex._seen.space is None and len(ex.states) == 21   # the core's one state went into the dict
   assert ex.state_of(c + c) is ex.states[0] and ex.state_of(UOp.param(0) + UOp.param(0)).depth == 20 and ex.state_of(c + 1) is None
+
+
+@st.composite
+def node_lists(draw: st.DrawFn) -> list[UOp]:
+  """Nodes of 0 to 6 sources over a few leaves, many STACKs sharing their first two sources (a key past two sources is
+  compared on the node, not in its hash-consing slot), each made of the scalar nodes before it."""
+  scalars = [UOp.param(i) for i in range(3)] + [UOp.const(v) for v in (0, 1, 2)]
+  stacks: list[UOp] = []
+  for _ in range(draw(st.integers(1, 40))):
+    pick = st.integers(0, len(scalars) - 1)
+    kind = draw(st.sampled_from(["add", "stack", "stack-alike"]))
+    if kind == "add": scalars.append(scalars[draw(pick)] + scalars[draw(pick)])
+    else:
+      head = (scalars[0], scalars[3]) if kind == "stack-alike" else ()
+      stacks.append(UOp.stack(*head, *(scalars[i] for i in draw(st.lists(pick, min_size=1, max_size=4)))))
+  return scalars + stacks
+
+
+@given(node_lists(), st.randoms(use_true_random=False))
+def test_hash_consing_gives_one_node_per_uop_in_any_order(nodes, rng):
+  from uopc.relational.native.space import NativeSpace
+  space = NativeSpace(Stepper(ZERO))
+  order = nodes[:]
+  rng.shuffle(order)
+  ids: dict[int, int] = {}
+  for u in order:   # lookups between indexings: a node made and not yet in the table is found too
+    assert space.find(u) == ids.get(id(u), -1)
+    ids[id(u)] = space.to_id(u)
+    ids.update({id(v): space.find(v) for v in u.toposort() if id(v) not in ids})
+  assert len(set(ids.values())) == len({id(u) for u in nodes})   # one node per UOp, and none shared by two
+  for u in nodes: assert space.to_id(u) == space.find(u) == ids[id(u)] and space.uop(ids[id(u)]) is u

@@ -29,6 +29,8 @@
 
 #define NF_USED 1
 #define NF_GROUPED 2
+#define NF_PENDING 4    /* a source of a node not in the hash-consing table yet (intern: a lookup that cannot be one goes on) */
+#define PENDING_MAX 256   /* nodes kept out of the table at most, then put in together (their cache misses overlap) */
 #define NO_MAP (-1)
 #define SIGNAL_EVERY 4096
 
@@ -41,9 +43,12 @@ enum { ST_DONE = 0, ST_MORE = 1, ST_MAX_STATES = 2, ST_BAIL = 3 };
  * expansion that followed a persistent set only. */
 enum { EV_NOT_NORMAL = 0, EV_NORMAL = 1, EV_AGAIN = 2, EV_MOVED = 3, EV_MOVED_AGAIN = 4, EV_REDUCED = 8 };
 
-/* A slot of the hash-consing table: a node and the high half of its hash. The tag spares most probes a read of the
- * node's own hash, a cache miss each on a big table (the chains of bench maude spent a third of their time there). */
-typedef struct { int32_t id; uint32_t tag; } Slot;
+/* A slot of the hash-consing table: a node and its key, its label and up to two sources (`a`, `b`: -1 past its last
+ * source; `b` SLOT_MORE for a node of more sources, compared on the node). A probe compares the key in the slot, so a
+ * lookup costs one cache miss, not one more for each of the node's arrays it would read (label, source count, offset,
+ * sources: 35% of the ADD-bubble's time was there, with an 8-byte slot of a node and half its hash). */
+typedef struct { int32_t id, label, a, b; } Slot;
+#define SLOT_MORE (-2)
 
 struct Space {
   PyObject_HEAD
@@ -59,7 +64,8 @@ struct Space {
                            NF_GROUPED: its map holds its steps grouped by the graph they make (make_grouped) */
   int32_t *srcs; int64_t n_srcs, cap_srcs;
   Slot *table; int64_t cap_table;   /* hash consing: node ids, open addressing, power of two */
-  int32_t pending_from;   /* nodes from here on are not in the table yet (intern: fresh nodes; flush_pending) */
+  int table_shift;      /* a key's first slot is its hash's top bits: hash >> table_shift (slot_home) */
+  int32_t pending_from;   /* nodes from here on are not in the table yet (intern; flush_pending), their sources NF_PENDING */
   /* step maps: (key, result node) pairs; a key is a redex id, or under tree semantics a position in the key pool */
   int32_t *maps; int64_t n_maps, cap_maps;
   /* tree semantics' keys (step.py's At): key k is the key key_inner[k] one source down, at source key_idx[k]; where
@@ -107,6 +113,20 @@ static inline int tick(Space *s, int64_t work) {
 
 /* The node (label, src): found, or made if `make`; -1 if absent (not made) or on error (exception set). */
 int32_t intern(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make);
+/* The same with the key's hash computed before (node_hash): a caller with several lookups to make hashes them first and
+ * prefetches their slots (intern_prefetch), so that their cache misses overlap. */
+int32_t intern_hashed(Space *s, int32_t label, uint8_t op, const int32_t *src, int32_t n, int make, uint64_t h);
+uint64_t node_hash(int32_t label, const int32_t *src, int32_t n);
+/* The first slot a key of hash h is looked for at: the hash's top bits, so that the table's order is the hashes' order,
+ * and a table twice as big has the same order (rehash reads the old one in order and writes the new one nearly so). */
+static inline int64_t slot_home(const Space *s, uint64_t h) { return (int64_t)(h >> s->table_shift); }
+static inline void intern_prefetch(const Space *s, uint64_t h) {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(s->table + slot_home(s, h));
+#else
+  (void)s; (void)h;
+#endif
+}
 int rehash(Space *s, int64_t cap);   /* the hash-consing table at a new capacity, every node in it */
 
 /* ---- step maps (_space_steps.c) */
@@ -147,7 +167,8 @@ PyObject *Space_expand(Space *s, PyObject *args);
 PyObject *Space_changes(Space *s, PyObject *noargs);
 PyObject *Space_frontier(Space *s, PyObject *noargs);
 PyObject *Space_cut_states(Space *s, PyObject *noargs);
-PyObject *Space_states(Space *s, PyObject *args);
+PyObject *Space_take(Space *s, PyObject *args);
+PyObject *Space_step_key(Space *s, PyObject *arg);
 PyObject *Space_out(Space *s, PyObject *args);
 PyObject *Space_step_to(Space *s, PyObject *args);
 PyObject *Space_n_steps(Space *s, PyObject *args);

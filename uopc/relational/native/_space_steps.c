@@ -74,6 +74,43 @@ static int add_step(Space *s, int32_t x, int32_t redex, const int32_t *src) {
   return 0;
 }
 
+/* Steps being appended to the map pool a few at a time (fill_from, fill_shared, fill_tree: all of one node x): each
+ * step's node is hashed and its slot prefetched as the step comes, and the batch is interned when full, so that the
+ * lookups' cache misses overlap. Nearly every such node exists already (another graph's: on the ADD-bubble, 7 lookups
+ * in 8 find their node), and each lookup was a miss of its own, one after the other. */
+#define STEP_BATCH 8
+#define STEP_BATCH_SRC 4   /* a node of more sources is added at once (add_step) */
+typedef struct { int32_t x, n, k; int32_t key[STEP_BATCH], node[STEP_BATCH], src[STEP_BATCH][STEP_BATCH_SRC]; uint64_t h[STEP_BATCH]; } StepBatch;
+
+static inline void batch_start(Space *s, StepBatch *b, int32_t x) { b->x = x; b->n = s->src_n[x]; b->k = 0; }
+
+/* The batch's steps appended, in order. 0, or -1 on error. */
+static int batch_flush(Space *s, StepBatch *b) {
+  int32_t x = b->x, label = s->label[x], k = b->k;
+  uint8_t op = s->op[x];
+  b->k = 0;
+  for (int32_t i = 0; i < k; i++)
+    if ((b->node[i] = intern_hashed(s, label, op, b->src[i], b->n, 1, b->h[i])) < 0) return -1;
+  if (grow((void **)&s->maps, &s->cap_maps, s->n_maps + 2 * k, sizeof(int32_t)) < 0) return -1;
+  for (int32_t i = 0; i < k; i++) {
+    if (template_inherit(s, b->node[i], x) < 0) return -1;
+    s->maps[s->n_maps++] = b->key[i]; s->maps[s->n_maps++] = b->node[i];
+  }
+  return 0;
+}
+
+/* Append (key, x with sources `src`) to the map pool, through the batch. 0, or -1 on error. */
+static int batch_add(Space *s, StepBatch *b, int32_t key, const int32_t *src) {
+  int32_t n = b->n, i = b->k, label = s->label[b->x], used = 1;
+  if (n > STEP_BATCH_SRC) return add_step(s, b->x, key, src);
+  for (int32_t j = 0; j < n; j++) b->src[i][j] = src[j];   /* (n <= 4: a loop, not a call) */
+  b->key[i] = key;
+  b->h[i] = node_hash(label, src, n);
+  for (int32_t j = 0; j < n && used; j++) used = s->nflags[src[j]] & NF_USED;
+  if (used) intern_prefetch(s, b->h[i]);   /* (a fresh node is not looked up) */
+  return ++b->k == STEP_BATCH ? batch_flush(s, b) : 0;
+}
+
 /* Stamp the redexes of n (redex, node) pairs with generation g, and where `val` is given, each with its node. */
 void stamp_pairs(int32_t *stamp, int32_t *val, const int32_t *pairs, int32_t n, int32_t g) {
   for (int32_t e = 0; e < n; e++) {
@@ -88,13 +125,16 @@ static int fill_from(Space *s, int32_t x, int32_t from_off, int32_t from_n, int3
   int32_t n = s->src_n[x], buf_small[8], *buf = buf_small;
   if (n > 8 && !(buf = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
   int rc = 0;
+  StepBatch b;
+  batch_start(s, &b, x);
   for (int32_t e = 0; e < from_n; e++) {
     int32_t redex = s->maps[from_off + 2 * e], c = s->maps[from_off + 2 * e + 1];
     if (other_map >= 0 && s->stamp[redex] == other_map) continue;   /* _both: already made from the left source */
     const int32_t *src = s->srcs + s->src_off[x];
     for (int32_t k = 0; k < n; k++) buf[k] = src[k] == j_node ? c : src[k];
-    if (add_step(s, x, redex, buf) < 0) { rc = -1; break; }
+    if (batch_add(s, &b, redex, buf) < 0) { rc = -1; break; }
   }
+  if (rc == 0) rc = batch_flush(s, &b);
   if (buf != buf_small) PyMem_Free(buf);
   return rc;
 }
@@ -129,12 +169,15 @@ static int fill_general(Space *s, int32_t x, int64_t start) {
 static int fill_shared(Space *s, int32_t x, int32_t a, int32_t b) {
   int32_t ao = s->map_off[a], an = s->map_n[a], bo = s->map_off[b], bn = s->map_n[b], g2 = ++s->gen;
   stamp_pairs(s->stamp, s->stamp_val, s->maps + bo, bn, g2);
+  StepBatch batch;
+  batch_start(s, &batch, x);
   for (int32_t e = 0; e < an; e++) {
     int32_t redex = s->maps[ao + 2 * e], pair[2];
     pair[0] = s->maps[ao + 2 * e + 1];
     pair[1] = s->stamp[redex] == g2 ? s->stamp_val[redex] : b;
-    if (add_step(s, x, redex, pair) < 0) return -1;
+    if (batch_add(s, &batch, redex, pair) < 0) return -1;
   }
+  if (batch_flush(s, &batch) < 0) return -1;
   int32_t g3 = ++s->gen;   /* mark ma's redexes with a third generation, then take mb's others */
   stamp_pairs(s->stamp, NULL, s->maps + ao, an, g3);   /* maps may have moved: offsets, not pointers, are kept */
   return fill_from(s, x, bo, bn, b, g3);
@@ -161,6 +204,8 @@ static int fill_tree(Space *s, int32_t x, int64_t start, int64_t local) {
   if (total == local) return 0;
   if (n > 8 && !(buf = PyMem_Malloc((size_t)n * sizeof(int32_t)))) { PyErr_NoMemory(); return -1; }
   int rc = 0;
+  StepBatch b;
+  batch_start(s, &b, x);
   for (int32_t i = 0; i < n && rc == 0; i++) {
     int32_t si = s->srcs[s->src_off[x] + i];
     for (int32_t e = 0; e < s->map_n[si]; e++) {   /* offsets, not pointers: interning may move every array */
@@ -168,9 +213,10 @@ static int fill_tree(Space *s, int32_t x, int64_t start, int64_t local) {
       if (k < 0) { rc = -1; break; }
       memcpy(buf, s->srcs + s->src_off[x], (size_t)n * sizeof(int32_t));
       buf[i] = c;
-      if (add_step(s, x, k, buf) < 0) { rc = -1; break; }
+      if (batch_add(s, &b, k, buf) < 0) { rc = -1; break; }
     }
   }
+  if (rc == 0) rc = batch_flush(s, &b);
   if (buf != buf_small) PyMem_Free(buf);
   return rc;
 }

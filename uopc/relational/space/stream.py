@@ -188,12 +188,13 @@ class Exploration(Bounded):
     if self._driver is None: return
     # An exploration makes many small long-lived containers and no reference cycles: the
     # collector would only rescan them (~15% of the time, more in a big process), so it
-    # pauses while no user code runs (uopc.collector).
+    # pauses while no user code runs, and what was made settles in the oldest generation (uopc.collector:
+    # the first pass after a run of 362,880 states, over every state young, was 5% of the run).
     t0 = time.perf_counter()
     states, driver = self._states, self._driver
     self._want = until
     try:
-      with collector.paused():
+      with collector.paused(settle=True):
         if until is None:
           for _ in driver: pass
         else:
