@@ -230,7 +230,7 @@ def child(tree: str, *args: str) -> dict[str, Any]:
   import subprocess
   env = {**os.environ, "UOPC_BENCH_TREE": tree, "PYTHONPATH": tree}
   done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *args], env=env, capture_output=True,
-                        text=True, timeout=1800, check=True)
+                        text=True, timeout=7200, check=True)
   return json.loads(done.stdout.strip().splitlines()[-1])
 
 
