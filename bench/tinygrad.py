@@ -13,14 +13,17 @@ A second table: ``critical_pairs`` over tinygrad's ``symbolic_simple`` and ``sym
 run each (a fresh copy of the matcher, so no memo carries over); the target, ``symbolic`` (118
 rules) in under 60 s. ``--pairs-only`` / ``--explore-only`` / ``--targets-only`` run one table.
 
-A third (issue 40's targets, ``targets_main``): ``normal_forms`` at the default bounds of the issue (3,000 states, 2 s
-each) on the expressions of tinygrad's own ``test/null/test_uop_symbolic.py`` under its rules ``sym+pm_cast_weak`` (the
-file is tinygrad's repository's, not its wheel's: give its path in ``TINYGRAD_TEST_UOP_SYMBOLIC``; each expression is
-what its ``helper_test_variable`` is called with), and three index expressions under ``symbolic``; reduced (the
-default) and not, side by side. ``lower bound``: of an expression not completed, the graphs it reached whose root some
-rule's pattern matches (not a stuck step): every one of them must be visited by any exploration that keeps every normal
-form and treats the rules' functions as black boxes (``docs/reduction.md``, "A lower bound"), so where that is past the
-bound no sound exploration completes it within the bound.
+A third (issue 40's targets, ``targets_main``), each exploration a cold start in a process of its own (``--child``): three
+index expressions under ``symbolic`` (``normal_forms``' reduced search, 100,000 states / 20 s; 3 interleaved rounds, the
+conv2d index one), then the expressions of tinygrad's own ``test/null/test_uop_symbolic.py`` under its rules
+``sym+pm_cast_weak`` at the issue's bounds (3,000 states, 2 s each; the file is tinygrad's repository's, not its wheel's:
+give its path in ``TINYGRAD_TEST_UOP_SYMBOLIC``; each expression is what its ``helper_test_variable`` is called with).
+``--against ROOT`` runs the same children on another tree's uopc too (``before``; this tree is ``after``), interleaved.
+``in rules``: the CPU seconds in matching and tinygrad's rule functions, once per distinct node (``nodes``); ``lower
+bound``: the graphs reached whose root some rule's pattern matches (not a stuck step); ``root rules``: those roots' rules
+called again, warm. Any exploration that keeps every normal form and treats the rules' functions as black boxes visits
+every such graph and calls the rules on every node of every graph it reaches (``docs/tinygrad.md``, "Issue 40's targets"),
+so where those are past a bound no sound exploration completes within it.
 """
 from __future__ import annotations
 
@@ -34,7 +37,9 @@ from typing import Any, Callable
 
 if __name__ == "__main__":   # run by path: the repository's root first, never bench/ (whose kanren.py shadows the package)
   _here = os.path.dirname(os.path.abspath(__file__))
-  sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
+  # a child of --against runs another tree's uopc (TREE, its root) with this bench's code
+  _root = os.environ.get("UOPC_BENCH_TREE") or os.path.dirname(_here)
+  sys.path[:] = [_root, *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
 
 from uopc import PatternMatcher, UOp, symbolic
 from uopc.relational import explore
@@ -99,6 +104,7 @@ def pairs_main() -> None:
 
 
 def main() -> None:
+  if sys.argv[1:2] == ["--child"]: return child_main(sys.argv[2:])
   only = [a for a in sys.argv[1:] if a.endswith("-only")]
   if not only or "--explore-only" in only: explore_main(); split_main()
   if not only or "--targets-only" in only: targets_main()
@@ -155,46 +161,128 @@ def index_programs() -> list[tuple[str, Any, Any]]:
           ("examples/conv2d_valid_index.jsonl", conv, tsym)]
 
 
-def targets_main() -> None:
-  """Issue 40's targets: the test expressions' counts, and the index expressions' searches, reduced and not."""
+INDEX_STATES, INDEX_SECONDS, INDEX_ROUNDS = 100_000, 20.0, 3
+
+
+def root_rules_cpu(ex: Any) -> float:
+  """CPU seconds of the rules tried at the root of each graph ``ex`` reached that is not a stuck step, called again: what
+  any exploration that keeps every normal form and treats the rules' functions as black boxes must call (each such call
+  may make a graph no other step makes). Called again, warm (tinygrad's memos of these nodes' ranges are made, and
+  successful ``fold_divmod_general`` calls are cached), so this is at most what those calls cost the exploration."""
+  rules = ex.stepper.pm
+  t0 = time.process_time()
+  for s in ex.states:
+    if s.error is not None: continue
+    for _, match, fn in rules.every_candidate(s.graph):
+      for b in match(s.graph):
+        try: fn(**b)
+        except Exception: pass
+  return time.process_time() - t0
+
+
+def index_child(name: str) -> dict[str, Any]:
+  """One cold exploration of index program ``name`` (this process's first), reduced, at the index bounds; ``rules``: its
+  CPU seconds in the stepper's ``_match`` (each distinct node's matching and rule calls, made once a node), timed."""
+  from uopc.relational.space import step
+  prog, pm = next((p, m) for n, p, m in index_programs() if n == name)
+  match, spent = step.Stepper._match, [0.0]
+
+  def timed(self: Any, u: Any) -> Any:
+    t0 = time.process_time()
+    try: return match(self, u)
+    finally: spent[0] += time.process_time() - t0
+  step.Stepper._match = timed   # type: ignore[method-assign]  # this child process only
+  ex, t, matched = target_run(prog, pm, True, INDEX_STATES, INDEX_SECONDS)
+  return {"states": len(ex.states), "stuck": sum(getattr(s, "steps", 1) for s in ex.stuck), "nfs": len(ex.normal_forms),
+          "status": ex.bound or "complete", "cpu": t, "rules": spent[0], "nodes": len(ex.stepper._maps), "matched": matched,
+          "floor": root_rules_cpu(ex)}
+
+
+def tests_child(path: str) -> dict[str, Any]:
+  """tinygrad's test expressions at ``path`` explored at the issue's bounds (reduced, as ``normal_forms`` does); those a
+  time bound stopped, again with the states' bound alone."""
   from tinygrad.uop.symbolic import sym
   from tinygrad.uop.weak import pm_cast_weak
-  print(f"issue 40's targets (CPU seconds; the machine's load: {os.getloadavg()[0]:.1f})")
+  exprs, pm = symbolic_test_expressions(path), sym + pm_cast_weak
+  out = {"n": len(exprs), "complete": 0, "with_nf": 0, "canonical": 0, "cpu": 0.0, "untimed": 0, "beyond": 0, "cpu2": 0.0}
+  for v in exprs:
+    ex, t, matched = target_run(v, pm, True, TEST_STATES, TEST_SECONDS)
+    out["cpu"] += t
+    out["complete"] += ex.complete
+    out["with_nf"] += bool(ex.normal_forms)
+    try: answer = graph_rewrite_of(v, pm)
+    except Exception: answer = None
+    out["canonical"] += any(s.graph is answer for s in ex.normal_forms)
+    if ex.bound == "timeout":   # again without the time bound (a loaded machine's 2 s): the states' bound alone
+      ex, t, matched = target_run(v, pm, True, TEST_STATES, 120.0)
+      out["cpu2"] += t
+    out["untimed"] += ex.complete
+    if not ex.complete:   # past the bound? explored to twice the bound, the graphs a sound exploration must visit counted
+      ex, t, matched = target_run(v, pm, True, 2 * TEST_STATES, 300.0)
+      out["cpu2"] += t
+      out["beyond"] += matched > TEST_STATES
+  return out
+
+
+def child(tree: str, *args: str) -> dict[str, Any]:
+  """``--child args`` of this bench in a fresh process running ``tree``'s uopc: a cold start, as a user's first run."""
+  import json
+  import subprocess
+  env = {**os.environ, "UOPC_BENCH_TREE": tree, "PYTHONPATH": tree}
+  done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *args], env=env, capture_output=True,
+                        text=True, timeout=7200, check=True)
+  return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def child_main(args: list[str]) -> None:
+  import json
+  print(json.dumps(index_child(args[1]) if args[0] == "index" else tests_child(args[1])))
+
+
+def trees() -> list[tuple[str, str]]:
+  """(label, root) of the trees compared: this one ("after"), and with ``--against ROOT`` that one first ("before")."""
+  here = os.environ.get("UOPC_BENCH_TREE") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  if "--against" not in sys.argv: return [("this tree", here)]
+  return [("before", os.path.abspath(sys.argv[sys.argv.index("--against") + 1])), ("after", here)]
+
+
+def targets_main() -> None:
+  """Issue 40's targets, each exploration cold in a process of its own, the trees compared in interleaved rounds: the
+  index expressions' searches, and the test expressions' counts."""
+  compared = trees()
+  print(f"issue 40's targets (CPU seconds of the search, each a cold start in a fresh process; the machine's load: "
+        f"{os.getloadavg()[0]:.1f})")
+  print(f"index expressions under tinygrad's symbolic, reduced, {INDEX_STATES:,} states / {INDEX_SECONDS:g} s (target: "
+        f"complete in under 1 s of search); {INDEX_ROUNDS} interleaved rounds, CPU s of each")
+  print(f"{'program':34s} {'tree':9s} {'states':>7s} {'stuck':>6s} {'nfs':>4s} {'status':>10s} {'CPU s, each round':>20s} "
+        f"{'in rules':>8s} {'nodes':>7s} {'lower bound':>11s} {'root rules':>10s}")
+  for name, _, _ in index_programs():
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label, _ in compared}
+    for _ in range(INDEX_ROUNDS if name != "examples/conv2d_valid_index.jsonl" else 1):   # (20 s a run: one round)
+      for label, tree in compared: runs[label].append(child(tree, "index", name))
+    for label, rs in runs.items():
+      r, cpus = rs[0], " ".join(f"{x['cpu']:.2f}" for x in rs)
+      print(f"{name:34s} {label:9s} {r['states']:7,d} {r['stuck']:6,d} {r['nfs']:4d} {r['status']:>10s} {cpus:>20s} "
+            f"{min(x['rules'] for x in rs):8.2f} {r['nodes']:7,d} {r['matched']:11,d} {min(x['floor'] for x in rs):10.2f}")
+  print("in rules: the least round's CPU s in matching and tinygrad's rule functions, once per distinct node (nodes); lower "
+        "bound: the graphs reached whose root some rule's pattern matches (not stuck steps): any exploration that keeps every "
+        "normal form, the rules' functions black boxes, visits each, and calls the rules on each node of each "
+        "(docs/reduction.md, \"A lower bound\"); root rules: the CPU s of those graphs' root rules alone, called again warm")
   path = os.environ.get("TINYGRAD_TEST_UOP_SYMBOLIC")
-  if path:
-    exprs, pm = symbolic_test_expressions(path), sym + pm_cast_weak
-    print(f"tinygrad's test_uop_symbolic.py: {len(exprs)} expressions under sym+pm_cast_weak, {TEST_STATES:,} states / "
-          f"{TEST_SECONDS:g} s each (target: at least 360 complete with their normal forms)")
-    print(f"{'exploration':12s} {'complete':>8s} {'with a nf':>9s} {'canonical among nfs':>19s} {'CPU s':>7s} | "
-          f"{'complete untimed':>16s} {'past the bound':>14s} {'CPU s':>7s}")
-    for reduce in (True, False):
-      done = with_nf = canon = untimed = beyond = 0
-      cpu = cpu2 = 0.0
-      for v in exprs:
-        ex, t, matched = target_run(v, pm, reduce, TEST_STATES, TEST_SECONDS)
-        cpu += t
-        done += ex.complete
-        with_nf += bool(ex.normal_forms)
-        try: answer = graph_rewrite_of(v, pm)
-        except Exception: answer = None
-        canon += any(s.graph is answer for s in ex.normal_forms)
-        if ex.bound == "timeout":   # again without the time bound (a loaded machine's 2 s): the states' bound alone
-          ex, t, matched = target_run(v, pm, reduce, TEST_STATES, 120.0)
-          cpu2 += t
-        untimed += ex.complete
-        beyond += not ex.complete and matched >= TEST_STATES
-      print(f"{'reduced' if reduce else 'full':12s} {done:8d} {with_nf:9d} {canon:19d} {cpu:7.1f} | {untimed:16d} {beyond:14d} {cpu2:7.1f}")
-    print("complete untimed: complete at 3,000 states with no time bound (those a 2 s timeout stopped, run again); past the "
-          "bound: not complete, and the graphs whose root a pattern matches (the black-box lower bound) already 3,000")
-  else: print("tinygrad's test_uop_symbolic.py: set TINYGRAD_TEST_UOP_SYMBOLIC to its path (tinygrad's repository, test/null/)")
-  print("index expressions under tinygrad's symbolic, 100,000 states / 20 s (target: complete in under 1 s of search)")
-  print(f"{'program':36s} {'exploration':11s} {'states':>7s} {'stuck':>6s} {'nfs':>4s} {'status':>10s} {'CPU s':>6s} {'lower bound':>11s}")
-  for name, prog, pm in index_programs():
-    for reduce in (True, False):
-      ex, t, matched = target_run(prog, pm, reduce, 100_000, 20.0)
-      stuck = sum(getattr(s, "steps", 1) for s in ex.stuck)
-      print(f"{name:36s} {'reduced' if reduce else 'full':11s} {len(ex.states):7,d} {stuck:6,d} {len(ex.normal_forms):4d} "
-            f"{ex.bound or 'complete':>10s} {t:6.2f} {matched:11,d}")
+  if not path:
+    print("tinygrad's test_uop_symbolic.py: set TINYGRAD_TEST_UOP_SYMBOLIC to its path (tinygrad's repository, test/null/)")
+    return
+  print(f"tinygrad's test_uop_symbolic.py under sym+pm_cast_weak, reduced, {TEST_STATES:,} states / {TEST_SECONDS:g} s each "
+        "(target: at least 360 complete with their normal forms)")
+  print(f"{'tree':9s} {'expressions':>11s} {'complete':>8s} {'with a nf':>9s} {'canonical among nfs':>19s} {'CPU s':>7s} | "
+        f"{'complete untimed':>16s} {'past the bound':>14s} {'CPU s':>7s}")
+  for label, tree in compared:
+    r = child(tree, "tests", path)
+    print(f"{label:9s} {r['n']:11d} {r['complete']:8d} {r['with_nf']:9d} {r['canonical']:19d} {r['cpu']:7.1f} | "
+          f"{r['untimed']:16d} {r['beyond']:14d} {r['cpu2']:7.1f}")
+  print("complete untimed: complete at 3,000 states with no time bound (those a 2 s timeout stopped, run again); past the "
+        "bound: not complete, and explored to 6,000 states, more than 3,000 graphs whose root a pattern matches (the "
+        "black-box lower bound): no sound exploration completes it within 3,000 states; CPU s: of these runs again")
 
 
 def graph_rewrite_of(prog: Any, pm: Any) -> Any:
