@@ -169,11 +169,11 @@ def test_bad_arguments_are_errors_and_write_nothing():
   with pytest.raises(RuntimeError): space.core.rows([i], 0, 0)   # before rows_setup
   with pytest.raises(RuntimeError): space.core.rows_reset(1)
   space.rows_setup([p0])
-  for roots, stream, first, error in [([i], 2, 0, ValueError), ([i], 1, -1, ValueError), ([i, 10**6], 1, 0, IndexError),
+  for roots, stream, first, error in [([i], 32, 0, ValueError), ([i], -1, 0, ValueError), ([i], 1, -1, ValueError), ([i, 10**6], 1, 0, IndexError),
                                       ([i, -2], 1, 0, IndexError), ([i, "x"], 1, 0, AttributeError), (3, 1, 0, TypeError)]:
     with pytest.raises(error): space.core.rows(roots, stream, first)
   with pytest.raises(IndexError): space.core.rows_setup([10**6], [])
-  with pytest.raises(ValueError): space.core.rows_reset(2)
+  with pytest.raises(ValueError): space.core.rows_reset(32)
   # a root that failed wrote nothing: the stream still knows nothing but the base
   assert space.core.rows([i], 1, 0) == ([(Ops.CONST, p0.dtype, 1, ()), (Ops.ADD, p0.dtype, None, (-1, 0))], [1])
   assert space.core.rows([i, -1, None], 1, 2) == ([], [1, None, None])

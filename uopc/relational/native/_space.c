@@ -121,7 +121,7 @@ static PyMethodDef Space_methods[] = {
   {"last_reaching", (PyCFunction)Space_last_reaching, METH_VARARGS, "last_reaching(path) -> per state, the last path index reaching it, or -1."},
   {"bfs", (PyCFunction)Space_bfs, METH_VARARGS, "bfs(start, targets) -> per state, its breadth-first parent from start, or -1."},
   {"rows_setup", (PyCFunction)Space_rows_setup, METH_VARARGS, "rows_setup(base nodes, labels): for rows(), the program's nodes in Codec.base order (ref -1 - i)."},
-  {"rows", (PyCFunction)Space_rows, METH_VARARGS, "rows(roots, stream, first) -> (rows, refs): Codec.encode's rows of the roots' nodes stream 0 or 1 does not know yet."},
+  {"rows", (PyCFunction)Space_rows, METH_VARARGS, "rows(roots, stream, first) -> (rows, refs): Codec.encode's rows of the roots' nodes the stream does not know yet."},
   {"rows_reset", (PyCFunction)Space_rows_reset, METH_O, "rows_reset(stream): the stream forgets all but the base (stream 1: a new epoch)."},
   {"intern_rows", (PyCFunction)Space_intern_rows, METH_VARARGS, "intern_rows(rows, made, make) -> each codec row's node, made where new; made extended with them."},
   {NULL, NULL, 0, NULL},

@@ -9,25 +9,52 @@
 void rows_free(struct SpaceRows *r) {
   if (!r) return;
   Py_CLEAR(r->labels);
-  void *arrays[] = {r->base, r->stamp[0], r->stamp[1], r->ref[0], r->ref[1], r->roots, r->stack, r->fidx, r->fstamp};
+  void *arrays[] = {r->base, r->roots, r->stack, r->fidx, r->fstamp};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
+  for (int k = 0; k < ROWS_STREAMS; k++) { PyMem_Free(r->stamp[k]); PyMem_Free(r->ref[k]); }
   PyMem_Free(r);
 }
 
 int64_t rows_bytes(const struct SpaceRows *r) {
-  return r ? r->cap * 16 + (r->cap_base + r->cap_roots + r->cap_stack + 2 * r->cap_fidx) * 4 : 0;
+  if (!r) return 0;
+  int64_t streams = 0;
+  for (int k = 0; k < ROWS_STREAMS; k++) streams += r->stamp[k] != NULL;
+  return r->cap * 8 * streams + (r->cap_base + r->cap_roots + r->cap_stack + 2 * r->cap_fidx) * 4;
 }
 
-/* The per-node arrays cover every node so far; the new ones unknown to both streams. 0, or -1 with MemoryError. */
+/* The per-node arrays of the streams in use cover every node so far; the new ones unknown to each. 0, or -1 with
+ * MemoryError. */
 static int rows_cover(Space *s, struct SpaceRows *r) {
   if (r->cap >= s->n_nodes) return 0;
   int64_t old = r->cap;
-  void **const arrays[] = {(void **)&r->stamp[0], (void **)&r->stamp[1], (void **)&r->ref[0], (void **)&r->ref[1]};
-  const size_t elems[] = {4, 4, 4, 4};
-  if (grow_parallel(&r->cap, s->cap_nodes, arrays, elems, 4) < 0) return -1;
-  memset(r->stamp[0] + old, 0, (size_t)(r->cap - old) * 4);
-  memset(r->stamp[1] + old, 0, (size_t)(r->cap - old) * 4);
+  void **arrays[2 * ROWS_STREAMS];
+  size_t elems[2 * ROWS_STREAMS];
+  int n = 0;
+  for (int k = 0; k < ROWS_STREAMS; k++) if (r->stamp[k]) {
+    arrays[n] = (void **)&r->stamp[k]; elems[n++] = 4;
+    arrays[n] = (void **)&r->ref[k]; elems[n++] = 4;
+  }
+  if (grow_parallel(&r->cap, s->cap_nodes, arrays, elems, n) < 0) return -1;
+  for (int k = 0; k < ROWS_STREAMS; k++) if (r->stamp[k]) memset(r->stamp[k] + old, 0, (size_t)(r->cap - old) * 4);
   return 0;
+}
+
+/* Stream k's arrays, made at its first use (every node unknown to it but the base). 0, or -1 with MemoryError. */
+static int rows_open(struct SpaceRows *r, int k) {
+  if (r->stamp[k]) return 0;
+  size_t n = (size_t)(r->cap ? r->cap : 1);
+  r->stamp[k] = PyMem_Calloc(n, 4);
+  r->ref[k] = PyMem_Malloc(n * 4);
+  if (!r->stamp[k] || !r->ref[k]) { PyMem_Free(r->stamp[k]); PyMem_Free(r->ref[k]); r->stamp[k] = r->ref[k] = NULL; PyErr_NoMemory(); return -1; }
+  r->gen[k] = 1;
+  for (int64_t i = 0; i < r->n_base; i++) { r->stamp[k][r->base[i]] = ROWS_BASE; r->ref[k][r->base[i]] = (int32_t)(-1 - i); }
+  return 0;
+}
+
+/* Stream number k of a call, checked, its arrays made. 0, or -1 with an exception. */
+static int rows_stream(struct SpaceRows *r, long k, const char *what) {
+  if (k < 0 || k >= ROWS_STREAMS) { PyErr_Format(PyExc_ValueError, "%s: a stream from 0 to %d", what, ROWS_STREAMS - 1); return -1; }
+  return rows_open(r, (int)k);
 }
 
 /* Stream k forgets all but the base: a new stamp (past INT32_MAX calls, the stamps cleared and counted again). */
@@ -67,29 +94,29 @@ PyObject *Space_rows_setup(Space *s, PyObject *args) {
     PyMem_Free(ids);
     Py_RETURN_NONE;
   }
-  if (!r) {
-    if (!(r = s->rows = PyMem_Calloc(1, sizeof(struct SpaceRows)))) { PyMem_Free(ids); PyErr_NoMemory(); return NULL; }
-    r->gen[0] = r->gen[1] = 1;
-  }
-  if (rows_cover(s, r) < 0) { PyMem_Free(ids); return NULL; }
-  for (int64_t i = 0; i < r->n_base; i++) r->stamp[0][r->base[i]] = r->stamp[1][r->base[i]] = 0;   /* the old base: unknown */
+  if (!r && !(r = s->rows = PyMem_Calloc(1, sizeof(struct SpaceRows)))) { PyMem_Free(ids); PyErr_NoMemory(); return NULL; }
+  if ((!r->stamp[0] && (rows_open(r, 0) < 0 || rows_open(r, 1) < 0)) || rows_cover(s, r) < 0) { PyMem_Free(ids); return NULL; }
+  for (int k = 0; k < ROWS_STREAMS; k++) if (r->stamp[k])   /* the old base: unknown */
+    for (int64_t i = 0; i < r->n_base; i++) r->stamp[k][r->base[i]] = 0;
   PyMem_Free(r->base);
   r->base = ids; r->n_base = r->cap_base = n;
-  for (Py_ssize_t i = 0; i < n; i++)   /* a node twice in the base: its last ref, as Codec's dict has it */
-    for (int k = 0; k < 2; k++) { r->stamp[k][ids[i]] = ROWS_BASE; r->ref[k][ids[i]] = (int32_t)(-1 - i); }
-  rows_forget(r, 0); rows_forget(r, 1);
+  for (int k = 0; k < ROWS_STREAMS; k++) if (r->stamp[k]) {
+    for (Py_ssize_t i = 0; i < n; i++) { r->stamp[k][ids[i]] = ROWS_BASE; r->ref[k][ids[i]] = (int32_t)(-1 - i); }   /* a node twice in
+                                                                                     the base: its last ref, as Codec's dict has it */
+    rows_forget(r, k);
+  }
   Py_INCREF(labels);
   Py_XSETREF(r->labels, labels);
   Py_RETURN_NONE;
 }
 
-/* rows_reset(stream): the stream forgets all but the base (stream 1: a new epoch of codec.Records). */
+/* rows_reset(stream): the stream forgets all but the base (a new epoch of codec.Records, or of a Deltas stream). */
 PyObject *Space_rows_reset(Space *s, PyObject *arg) {
   long k = PyLong_AsLong(arg);
   if (k == -1 && PyErr_Occurred()) return NULL;
-  if (k != 0 && k != 1) { PyErr_SetString(PyExc_ValueError, "rows_reset: stream 0 or 1"); return NULL; }
   if (!s->rows) { PyErr_SetString(PyExc_RuntimeError, "rows_setup() first"); return NULL; }
   if (s->rows->busy) { PyErr_SetString(PyExc_RuntimeError, "rows_reset: rows() is running"); return NULL; }
+  if (rows_stream(s->rows, k, "rows_reset") < 0 || rows_cover(s, s->rows) < 0) return NULL;
   rows_forget(s->rows, (int)k);
   Py_RETURN_NONE;
 }
@@ -207,16 +234,16 @@ static int rows_walk(Space *s, struct SpaceRows *r, int k, int32_t root, PyObjec
  * Codec.encode's order and form, numbered from first, and each root's ref (None for a root of None or -1). packed: the
  * rows as (fields, data, number of rows) instead (Packed: codec.PackedRows; no tuple a row, one bytes to pickle). A root is a
  * node id, or a UOp (indexed first, as index() does: a CALL raises NotNative there, and nothing is written). Stream 0
- * forgets all but the base after the call; stream 1 keeps what it wrote until rows_reset(1), or an error (then it
+ * forgets all but the base after the call; another keeps what it wrote until rows_reset(k), or an error (then it
  * forgets: what it wrote before stays valid to a reader, only not referred to again). */
 PyObject *Space_rows(Space *s, PyObject *args) {
   PyObject *roots; int k, packed = 0; long long first;
   if (!PyArg_ParseTuple(args, "OiL|p", &roots, &k, &first, &packed)) return NULL;
   struct SpaceRows *r = s->rows;
   if (!r) { PyErr_SetString(PyExc_RuntimeError, "rows_setup() first"); return NULL; }
-  if (k != 0 && k != 1) { PyErr_SetString(PyExc_ValueError, "rows: stream 0 or 1"); return NULL; }
   if (first < 0) { PyErr_SetString(PyExc_ValueError, "rows: first is a row number (>= 0)"); return NULL; }
   if (r->busy) { PyErr_SetString(PyExc_RuntimeError, "rows: rows() is running"); return NULL; }
+  if (rows_stream(r, k, "rows") < 0) return NULL;
   PyObject *seq = PySequence_Fast(roots, "rows: roots is a list of nodes");
   if (!seq) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
