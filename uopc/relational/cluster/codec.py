@@ -26,6 +26,16 @@ record refers to nothing earlier): what the writer and a reader hold stays bound
 >>> len(second[0].rows), out.reader().read([first, second]) == [[p0 + 0], [(p0 + 0) * 2]]   # the 2 and the MUL: p0 + 0 was written
 (2, True)
 
+A shard's batches to another shard are a stream too (``Deltas``, one a receiver): a batch holds only the rows the
+stream has not sent before in its epoch, so a node the receiver was sent at an earlier level goes as a reference, not
+again, and the receiver interns each node it is sent once. Its reader (``Reader.take``) reads a batch sent again (a
+call run again) as it did the first time. An epoch starts from a random token: a replaced sender's stream is a new one.
+
+>>> sent, got = Deltas([p0], 2), Reader(Codec([p0]))
+>>> a, b = sent.send(None, [p0 + 0]), sent.send(None, [(p0 + 0) * 2])
+>>> len(b[0].rows), got.take(None, a) == [p0 + 0], got.take(None, b) == got.take(None, b) == [(p0 + 0) * 2]
+(2, True, True)
+
 A worker on the native core holds its graphs as the core's nodes: ``encode_native`` (a batch) and
 ``Records.encode_native`` (the stream) write the same rows from them in C (``Space.rows``,
 ``native/_space_rows.c``), with no ``UOp`` walked or made; a root may be a native node, a ``UOp``
@@ -46,6 +56,7 @@ or None. The receiver's ``decode`` is the same; a receiver on the native core re
 """
 from __future__ import annotations
 
+import os
 import weakref
 from array import array
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple
@@ -197,6 +208,8 @@ class Codec:
 class Records:
   """One shard's records as a stream of rows (module doc): ``encode`` a batch of graphs, in the order a reader reads them."""
 
+  stream = 1   # the native core's stream (``Space.rows``) that writes it
+
   def __init__(self, base: list[Any], limit: int = 250_000) -> None:
     self.codec, self.limit = Codec(base), limit
     self.refs: dict[Any, int] = dict(self.codec.base_ref)
@@ -228,9 +241,9 @@ class Records:
     try:
       core = self.codec.rows_core(space)
       if self._stream is None or self._stream[1] != epoch or self._stream[0]() is not space:
-        core.rows_reset(1)
+        core.rows_reset(self.stream)
         self._stream = (weakref.ref(space), epoch)
-      packed, out = core.rows(roots, 1, self.count, True)
+      packed, out = core.rows(roots, self.stream, self.count, True)
     except NotNative: return self.encode(_uops(space, roots))   # a CALL: this record in Python (its refs know what they wrote)
     rows = PackedRows(*packed)
     self.count += len(rows)
@@ -239,6 +252,30 @@ class Records:
   def reader(self) -> Reader:
     """A reader of this stream, from its first record."""
     return Reader(self.codec)
+
+
+Delta = tuple[Encoded, int, int]   # a batch of a Deltas stream: its rows and roots, its epoch, its first row's number
+
+
+class Deltas(Records):
+  """A shard's batches to one other shard, as a stream of rows (module doc) written by the native core's stream
+  ``stream`` (2 and up: one a receiver)."""
+
+  def __init__(self, base: list[Any], stream: int, limit: int = 250_000) -> None:
+    super().__init__(base, limit)
+    self.stream = stream
+    self.epoch = int.from_bytes(os.urandom(6), "little") << 16   # (a new stream's: a replaced sender's are others)
+
+  def send(self, space: NativeSpace | None, roots: list[Any]) -> Delta:
+    """The batch of ``roots`` (a native core's nodes in ``space``, or ``UOp``s where ``space`` is None)."""
+    self.start()
+    first = self.count
+    enc, epoch = self.encode(roots) if space is None else self.encode_native(space, roots)
+    return enc, epoch, first
+
+  def restart(self) -> None:
+    """A new epoch from the next batch: the receiver did not read the last ones (their sender's expansion went unused)."""
+    self.count = self.limit + 1
 
 
 class Reader:
@@ -267,6 +304,20 @@ class Reader:
 
   def read(self, batches: Iterable[tuple[Encoded, int]]) -> list[list[Any]]:
     return [self.decode(b) for b in batches]
+
+  def take(self, space: NativeSpace | None, batch: Delta) -> list[Any]:
+    """The graphs of a ``Deltas`` batch, as ``space``'s nodes (``UOp``s where it is None), in the order they were sent; a
+    batch read before (a call sent again) is read again as it was. ValueError for a batch past the rows read."""
+    enc, epoch, first = batch
+    if epoch != self.epoch: self.made, self.epoch = [], epoch
+    if first < len(self.made): del self.made[first:]
+    if first != len(self.made): raise ValueError(f"Reader.take: a batch from row {first:,d} of a stream read to row {len(self.made):,d}")
+    return self.decode((enc, epoch)) if space is None else self.decode_native(space, (enc, epoch))
+
+  def rebind(self, uop: Callable[[int], Any]) -> None:
+    """The rows read as ``UOp``s (``uop`` of each native node): its space's core is about to be replaced."""
+    self.made = [uop(m) if m.__class__ is int else m for m in self.made]
+    self._space = None
 
 
 def _id_or_uop(space: NativeSpace, u: Any) -> Any:

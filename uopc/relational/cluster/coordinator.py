@@ -397,9 +397,10 @@ class Coordinator:
     except ClusterError: raise
     except Exception as e: raise WorkersLost(j) from e
     self.revived += 1
-    if phase in ("absorb", "commit"):   # its pending expansion again (the batches it sent the others stand: the same)
-      d, last = self._last_expand
+    if phase in ("absorb", "commit"):   # its pending expansion again (the batches it sent the others stand: the same
+      d, last = self._last_expand     # graphs; its streams to them start again, as these batches go unread)
       ray.get(a.expand.options(num_returns=self.n + 1).remote(d, last)[0])
+      ray.get(a.restart_deltas.remote())
     if phase == "commit": ray.get(self._absorb(j)[0])   # (its keys the same: the other shards' commits stand)
 
   def _stats(self, ray: Any) -> list[dict[str, Any]]:

@@ -46,7 +46,7 @@ import numpy as np
 
 from uopc import collector
 from uopc.memory import peak_memory, reset_peak_memory, resident_memory
-from uopc.relational.cluster.codec import Codec, Encoded, Records
+from uopc.relational.cluster.codec import Codec, Deltas, Encoded, Reader, Records
 from uopc.relational.space.fingerprint import Fingerprints, owner
 from uopc.relational.cluster.visited import FP, Visited, fp_bytes
 from uopc.relational.space.states import Stuck
@@ -66,6 +66,7 @@ def _paused(fn: F) -> F:
   return run  # type: ignore[return-value]  # the same signature
 
 
+DELTA_STREAMS = 30            # the native core's streams for batches (``Space.rows``' 2 to 31): past 31 shards, each batch its own
 CANDIDATES_KEPT = 1_000_000   # fingerprints a shard remembers having sent (about 100 bytes each); past it, it forgets them
 FINGERPRINTS_KEPT = 500_000   # nodes whose fingerprints a shard remembers (each keeps its node alive); past half of it at a level's
                               # end, all but the program's go, and the stepper's memo with them (expand); a native worker's core
@@ -304,6 +305,15 @@ class Shard:
     self.root, self.root_fp = root, self.fps.keep(root)
     self.native: NativeSteps | None = _native_steps(self.stepper, root, FINGERPRINTS_KEPT) if native else None
     self.in_python = 0   # states a native worker stepped in Python (its core stopped at their graph)
+    # a native worker's batches to each other shard as a stream (codec.Deltas: the nodes sent to it before go as
+    # references), and a reader of each other shard's (a Python worker's batches carry their rows' fingerprints, each its own)
+    others = [j for j in range(count) if j != index]
+    self.deltas = ({j: Deltas(list(self.base), 2 + k) for k, j in enumerate(others)}
+                   if self.native is not None and len(others) <= DELTA_STREAMS else {})
+    self.readers = {j: Reader(self.codec) for j in others}
+    # the only shard, on a core that stamped every candidate it made since the program (no Python part, no new core, no
+    # restore): a candidate is then a state only if it is the program (absorb looks nothing up)
+    self.stamped = self.native is not None and count == 1
     return None
 
   # ---- a level
@@ -337,7 +347,9 @@ class Shard:
       part, rest = self._expand_native(native, self.frontier)
       parts.append(part)
       self.in_python += len(rest)
-    if rest: parts.append(self._expand_python(rest))
+    if rest:
+      parts.append(self._expand_python(rest))
+      self.stamped = False
     level = Level.joined(parts, self.count)
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
@@ -360,14 +372,18 @@ class Shard:
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
       self.sent += len(c_fps)
-      # rows without their fingerprints from a native worker (made in C: Space.rows): a receiver's core makes its own
-      enc = self.codec.encode(graphs, fps) if native is None else self.codec.encode_native(native.space, graphs)
-      b = pack((c_fps, c_par, c_pos, c_pfp, enc))
+      # rows without their fingerprints from a native worker (made in C: Space.rows), only those not sent to j before
+      # (Deltas): a receiver's core makes their fingerprints
+      if (stream := self.deltas.get(j)) is not None: b = pack((c_fps, c_par, c_pos, c_pfp, *stream.send(native.space, graphs)))
+      else: b = pack((c_fps, c_par, c_pos, c_pfp, self.codec.encode(graphs, fps) if native is None else self.codec.encode_native(native.space, graphs)))
       if self.measure: self.moved += len(b)
       batches.append(b)
     if forget:
+      self.stamped = False
       fps.forget()
-      if native is not None: native.forget()
+      if native is not None:
+        for reader in self.readers.values(): reader.rebind(native.uop)   # (the nodes it read are the old core's)
+        native.forget()
       stepper.clear()
     return [{"expanded": len(level.sids)}, *batches]
 
@@ -396,7 +412,9 @@ class Shard:
       m = c_owner == j
       at = c_state[m]
       cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
-    if r[10] > CANDIDATES_KEPT: native.core.forget_candidates()   # only a saving, as Python's set of them
+    if r[10] > CANDIDATES_KEPT:   # only a saving, as Python's set of them
+      native.core.forget_candidates()
+      self.stamped = False
     part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], FP),
                  np.full(len(redex), -1, np.int32), [], cands, bool(r[9]))
     return part, rest
@@ -461,6 +479,7 @@ class Shard:
     if "own" not in p: return np.empty(0, np.int64), np.empty(0, np.int32), np.array([False])
     fps_l, par_l, pos_l, pfp_l = [], [], [], []
     graphs: list[Any] = []
+    p["received"] = []   # the Deltas batches read: the record keeps them (restore reads them again, as its readers did)
     for j, b in enumerate(batches):
       if j == self.index or b is None:
         o_fps, o_par, o_pos, o_pfp, own = p["own"]
@@ -470,12 +489,15 @@ class Shard:
         b = unpack(b)
         fps_l.append(b[0]); par_l.append(b[1]); pos_l.append(b[2]); pfp_l.append(b[3])
         # a native worker reads the rows straight into its core's nodes (Space.intern_rows): no UOp made
-        graphs.extend(self.codec.decode(b[4], self.fps) if self.native is None else self.codec.decode_native(self.native.space, b[4]))
+        if len(b) > 5:   # a Deltas batch
+          graphs.extend(self.readers[j].take(None if self.native is None else self.native.space, b[4:]))
+          p["received"].append((j, b[4:]))
+        else: graphs.extend(self.codec.decode(b[4], self.fps) if self.native is None else self.codec.decode_native(self.native.space, b[4]))
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
     par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)
     pos = np.concatenate(pos_l) if pos_l else np.empty(0, np.int32)
     pfp = np.concatenate(pfp_l) if pfp_l else np.empty(0, FP)
-    new = np.flatnonzero(self.visited.find(fps) < 0)
+    new = np.flatnonzero(fps != np.array(self.root_fp, FP) if p["once"] and self.stamped else self.visited.find(fps) < 0)
     if len(new) < len(fps): p["maybe_cycle"] = True   # a step back to a visited state (it counts at the commit)
     # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order (one part
     # lists each graph once, in that order)
@@ -529,6 +551,7 @@ class Shard:
     rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
     rec["parent_fps"] = par_fps
     rec["maybe_cycle"] = self.maybe_cycle
+    rec["received"] = p.get("received", [])
     self.frontier = Frontier.of(ids_new[kept], new_graphs)
     self._pending = {}
     return self._summary(new_graphs, ids_new[kept]), rec
@@ -568,12 +591,15 @@ class Shard:
   def restore(self, *records: bytes) -> None:
     """Become the shard these records describe (its states, its frontier), as it was at the end of the last one."""
     self.visited, self.expanded, self.stuck_kept = Visited(), [], []
+    self.stamped = False   # (its core stamped none of the states in the records)
     last: dict[str, Any] | None = None
     reader = self.written.reader()
     read = reader.decode if self.native is None else functools.partial(reader.decode_native, self.native.space)   # as _record writes
     graphs: list[Any] = []
     rec: dict[str, Any] | None = None
+    space = None if self.native is None else self.native.space
     for rec in map(unpack, records):
+      for j, delta in rec.get("received", ()): self.readers[j].take(space, delta)   # (as absorb read them: what later batches refer to)
       read(rec["step_nodes"])
       graphs = read(rec["graphs"])
       if rec["depth"] > 0:
@@ -587,6 +613,11 @@ class Shard:
     self.frontier = NO_FRONTIER
     if last is not None and last is rec:   # the last record made states: they are the frontier
       self.frontier = Frontier.of(last["ids"], graphs)
+
+  def restart_deltas(self) -> None:
+    """Each stream to another shard starts a new epoch: the batches of this shard's last expansion were not read (it ran
+    again after a restore, and the others had read the ones it made before)."""
+    for stream in self.deltas.values(): stream.restart()
 
   # ---- the result, read where it is (after the run)
 

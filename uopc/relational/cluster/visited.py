@@ -6,7 +6,8 @@ position of the step that made it among its parent's steps (4), its id (8) and i
 (4), 48 bytes, plus a sorted copy of the fingerprints, their first 8 bytes as an integer and their rows (32)
 for lookups by binary search on the integers (a fingerprint is a hash: among a billion states, two share their first
 8 bytes with a chance of about 3%), the whole fingerprints compared only where two do. States arrive a level at a
-time, so a level's new rows are merged into the sorted index once (``np.insert``: linear in the table, a level's work at most). Rows are
+time; the rows added since the last lookup are merged into the sorted index at the next one, at once (``np.insert``:
+linear in the table), so a shard that looks nothing up while it runs (the only one: ``Shard.absorb``) sorts once. Rows are
 kept in id order (a level's ids follow the last level's), so an id finds its row by
 binary search too.
 
@@ -45,16 +46,26 @@ class Visited:
   """Fingerprint -> (id, parent fingerprint, step position, depth), for the states one shard owns."""
 
   def __init__(self) -> None:
-    self.fps = np.empty(0, FP)
-    self.parents = np.empty(0, FP)
-    self.pos = np.empty(0, np.int32)
-    self.ids = np.empty(0, np.int64)
-    self.depths = np.empty(0, np.int32)
+    self._n = 0   # rows; the columns' arrays have room for more (doubling: a level's rows are not a copy of the table)
+    self._cols = {"fps": np.empty(0, FP), "parents": np.empty(0, FP), "pos": np.empty(0, np.int32), "ids": np.empty(0, np.int64),
+                  "depths": np.empty(0, np.int32)}
     self._sorted = np.empty(0, FP)      # fps, sorted
     self._heads = np.empty(0, np.uint64)   # their first 8 bytes (big endian: in the same order)
     self._rows = np.empty(0, np.int64)  # the row of each sorted fingerprint
+    self._indexed = 0                   # the rows in the sorted index (the first ones; the rest are merged at a lookup)
 
-  def __len__(self) -> int: return len(self.fps)
+  @property
+  def fps(self) -> np.ndarray: return self._cols["fps"][:self._n]
+  @property
+  def parents(self) -> np.ndarray: return self._cols["parents"][:self._n]
+  @property
+  def pos(self) -> np.ndarray: return self._cols["pos"][:self._n]
+  @property
+  def ids(self) -> np.ndarray: return self._cols["ids"][:self._n]
+  @property
+  def depths(self) -> np.ndarray: return self._cols["depths"][:self._n]
+
+  def __len__(self) -> int: return self._n
 
   def find(self, fps: np.ndarray) -> np.ndarray:
     """The id of each fingerprint, -1 where it was not visited."""
@@ -64,6 +75,7 @@ class Visited:
   def rows_of(self, fps: np.ndarray) -> np.ndarray:
     """The row of each fingerprint, -1 where it was not visited."""
     out = np.full(len(fps), -1, np.int64)
+    self._index()
     if not len(self._sorted) or not len(fps): return out
     fps = fps.astype(FP, copy=False)
     h = heads(fps)
@@ -94,12 +106,23 @@ class Visited:
     if not len(fps): return
     by_id = np.argsort(ids, kind="stable")
     fps, ids, parents, pos = fps[by_id], ids[by_id], parents[by_id], pos[by_id]
-    first = len(self.fps)
-    self.fps = np.concatenate([self.fps, fps.astype(FP)])
-    self.parents = np.concatenate([self.parents, parents.astype(FP)])
-    self.pos = np.concatenate([self.pos, pos.astype(np.int32)])
-    self.ids = np.concatenate([self.ids, ids.astype(np.int64)])
-    self.depths = np.concatenate([self.depths, np.full(len(fps), depth, np.int32)])
+    n, k = self._n, len(fps)
+    if n + k > len(self._cols["ids"]):
+      room = max(n + k, 2 * n)
+      for name, col in self._cols.items():
+        grown = np.empty(room, col.dtype)
+        grown[:n] = col[:n]
+        self._cols[name] = grown
+    for name, new in (("fps", fps), ("parents", parents), ("pos", pos), ("ids", ids)): self._cols[name][n:n + k] = new
+    self._cols["depths"][n:n + k] = depth
+    self._n = n + k
+
+  def _index(self) -> None:
+    """The rows added since the last lookup merged into the sorted index."""
+    first = self._indexed
+    if first == self._n: return
+    fps = self.fps[first:]
+    self._indexed = self._n
     h = heads(fps)
     order = np.argsort(h, kind="stable")   # the fingerprints' order where no two share a head (else sorted whole)
     if len(order) > 1 and bool((h[order][1:] == h[order][:-1]).any()): order = np.argsort(fps, kind="stable")
@@ -117,5 +140,5 @@ class Visited:
     return None if row < 0 or self.depths[row] == 0 else fp_bytes(self.parents[row])
 
   def nbytes(self) -> int:
-    """Bytes held by the arrays."""
-    return sum(a.nbytes for a in (self.fps, self.parents, self.pos, self.ids, self.depths, self._sorted, self._heads, self._rows))
+    """Bytes held by the arrays, the sorted index's as it will be (32 bytes a row not merged into it yet)."""
+    return (sum(a.nbytes for a in (*self._cols.values(), self._sorted, self._heads, self._rows)) + 32 * (self._n - self._indexed))
