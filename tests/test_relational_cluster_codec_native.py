@@ -237,3 +237,31 @@ def test_bad_packed_rows_are_errors_and_extend_nothing():
   made = []
   two = data(0, 2, -1, -1, 0, 2, 0, -1)   # p0 + p0, then (row 0) + p0
   assert space.core.intern_rows(([add], two), made, make_uop) == made == [space.to_id(p0 + p0), space.to_id((p0 + p0) + p0)]
+
+
+@given(st.lists(batch(), min_size=1, max_size=6), st.sampled_from([0, 4, 250_000]), st.data())
+def test_a_delta_stream_reads_as_its_graphs_on_either_core(bs, limit, data):
+  # a shard's batches to one other shard (codec.Deltas): each read as the graphs sent, on the Python core and the native one,
+  # with batches read twice (a call sent again), new epochs past a small limit or after a restart (a sender's batches went
+  # unread), a second stream on the same core between them, and the receiving core replaced mid-stream (rebind)
+  from uopc.relational.cluster.codec import Deltas, Reader
+  program = bs[0][0]
+  base = program.toposort()
+  sender, other, send_space = Deltas(base, 2, limit), Deltas(base, 3), NativeSpace(Stepper(symbolic))
+  send_space.to_id(program)
+  python, native, space = Reader(Codec(base)), Reader(Codec(base)), NativeSpace(Stepper(symbolic))
+  space.to_id(program)
+  for _, roots, _ in bs:
+    other.send(send_space, native_ids(send_space, roots[::-1]))
+    if data.draw(st.booleans(), "restart"): sender.restart()
+    delta = sender.send(send_space, native_ids(send_space, roots))
+    for _ in range(data.draw(st.integers(1, 2), "reads")):
+      assert python.take(None, delta) == roots
+      assert native.take(space, delta) == [None if u is None else space.to_id(u) for u in roots]
+    if data.draw(st.booleans(), "a new core"):
+      native.rebind(space.uop)
+      space = NativeSpace(Stepper(symbolic))
+      space.to_id(program)
+  if sender.count:   # a batch past the rows read is an error, not wrong graphs
+    enc, epoch, first = sender.send(send_space, native_ids(send_space, bs[0][1]))
+    with pytest.raises(ValueError): Reader(Codec(base)).take(None, (enc, epoch, first + 1))

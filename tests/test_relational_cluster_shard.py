@@ -127,3 +127,14 @@ def test_rank_numbers_every_shards_states_in_one_process_order_and_cuts_at_max_s
   want = {k: count + i if i < room else -1 for i, k in enumerate(every)}
   assert [a.tolist() for a in ids] == [[want[k] for k in s] for s in shards]
   assert made == room and dropped_at == (every[room][0] if room < len(every) else None)
+
+
+def test_native_shards_whose_cores_start_again_every_level_make_the_same_levels(monkeypatch):
+  # past its limit a native worker starts a new core at a level's end; its delta streams to the others go on (their rows
+  # are written again from the new core) and what it read of theirs is kept as UOps (Reader.rebind): the same records
+  from uopc.relational.cluster import shard
+  monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)
+  p0, p1, p2 = UOp.param(0), UOp.param(1), UOp.param(2)
+  for shards in (2, 3):
+    _, nat = same_levels((p0 + 0) + (p1 + 0) + (p2 + 0) + (p0 + 0), RULES["comm"], shards)
+    assert all(s.deltas and s.readers for s in nat)
