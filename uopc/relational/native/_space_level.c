@@ -17,16 +17,49 @@
 #include "_space_level.h"
 #include <string.h>
 
+/* Growable output arrays (kept from call to call: a level's room is the last one's, not grown again from nothing). */
+typedef struct { uint8_t *p; int64_t n, cap; } Buf;
+
+static int buf_put(Buf *b, const void *v, size_t k) {
+  if (grow((void **)&b->p, &b->cap, b->n + (int64_t)k, 1) < 0) return -1;
+  memcpy(b->p + b->n, v, k);
+  b->n += (int64_t)k;
+  return 0;
+}
+static inline int buf_i32(Buf *b, int32_t v) { return buf_put(b, &v, 4); }
+
+/* A level being made: its output arrays (the first LEVEL_PARTS, in expand_level's order), one state's step targets before
+ * they are read, and whether a step reached an earlier level's candidate. */
+#define LEVEL_PARTS 9
+typedef struct {
+  Buf counts, keys, tix, sfps, c_state, c_pos, c_node, c_fp, c_owner, tfps;
+  Buf st_targets;
+  int maybe_cycle;
+  uint32_t level;
+  int shards;
+} Level;
+
+#define LEVEL_BUFS (LEVEL_PARTS + 2)
+static void level_bufs(Level *out, Buf **all) {   /* every array of a call's */
+  Buf *const bufs[LEVEL_BUFS] = {&out->counts, &out->keys, &out->tix, &out->sfps, &out->c_state, &out->c_pos, &out->c_node, &out->c_fp,
+                                 &out->c_owner, &out->tfps, &out->st_targets};
+  memcpy(all, bufs, sizeof(bufs));
+}
+
 struct SpaceLevel {
   uint32_t *cand; int64_t cap_cand, n_cand;   /* per node: the call that made it a candidate (0: none) */
   uint32_t level;                             /* this call's stamp (1, 2, ...) */
   int32_t *first_stamp; int64_t cap_first; int32_t gen;   /* per node: the state that last saw it */
   uint32_t *t_level; int32_t *t_index;                    /* per node: the call that listed it as a target, and where */
+  Level out;                                              /* the arrays of a call (their room kept) */
 };
 
 void level_free(struct SpaceLevel *lv) {
   if (!lv) return;
   PyMem_Free(lv->cand); PyMem_Free(lv->first_stamp); PyMem_Free(lv->t_level); PyMem_Free(lv->t_index);
+  Buf *bufs[LEVEL_BUFS];
+  level_bufs(&lv->out, bufs);
+  for (int i = 0; i < LEVEL_BUFS; i++) PyMem_Free(bufs[i]->p);
   PyMem_Free(lv);
 }
 
@@ -78,16 +111,6 @@ static int cand_cover(Space *s, struct SpaceLevel *lv) {
   return 0;
 }
 
-/* Growable output arrays. */
-typedef struct { uint8_t *p; int64_t n, cap; } Buf;
-
-static int buf_put(Buf *b, const void *v, size_t k) {
-  if (grow((void **)&b->p, &b->cap, b->n + (int64_t)k, 1) < 0) return -1;
-  memcpy(b->p + b->n, v, k);
-  b->n += (int64_t)k;
-  return 0;
-}
-static inline int buf_i32(Buf *b, int32_t v) { return buf_put(b, &v, 4); }
 
 /* One state's steps as group_keys lists them: each (key, target) appended. */
 typedef struct { Buf *keys, *targets; int32_t h; } LevelVisit;
@@ -97,16 +120,6 @@ static int level_put(void *arg, int32_t key) {
   return buf_i32(v->keys, key) < 0 || buf_i32(v->targets, v->h) < 0 ? -1 : 0;
 }
 
-/* A level being made: its output arrays (the first LEVEL_PARTS, in expand_level's order), one state's steps before
- * they are read, and whether a step reached an earlier level's candidate. */
-#define LEVEL_PARTS 9
-typedef struct {
-  Buf counts, keys, tix, sfps, c_state, c_pos, c_node, c_fp, c_owner, tfps;
-  Buf st_keys, st_targets;
-  int maybe_cycle;
-  uint32_t level;
-  int shards;
-} Level;
 
 /* The per-node stamps cover every node, and a new one is this state's. */
 static int level_stamp(Space *s, struct SpaceLevel *lv) {
@@ -163,12 +176,12 @@ static int level_state(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k
   if (rc == -2)   /* the core stops here: the caller steps this graph in Python */
     return buf_i32(&out->counts, -1) < 0 || fp_of(s, x, gfp) < 0 || buf_put(&out->sfps, gfp, 16) < 0 ? -1 : 0;
   if (fp_of(s, x, gfp) < 0 || buf_put(&out->sfps, gfp, 16) < 0) return -1;
-  out->st_keys.n = out->st_targets.n = 0;
-  LevelVisit v = {&out->st_keys, &out->st_targets, -1};
+  out->st_targets.n = 0;
+  LevelVisit v = {&out->keys, &out->st_targets, -1};   /* (the keys straight into the level's) */
   if (each_step(s, x, level_put, &v, &v.h) < 0) return -1;
-  int64_t n = out->st_keys.n / 4;
+  int64_t n = out->st_targets.n / 4;
   if (n > INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "expand_level: too many steps"); return -1; }
-  if (buf_i32(&out->counts, (int32_t)n) < 0 || buf_put(&out->keys, out->st_keys.p, (size_t)out->st_keys.n) < 0) return -1;
+  if (buf_i32(&out->counts, (int32_t)n) < 0) return -1;
   if (level_targets(s, lv, out, k, n) < 0) return -1;
   return tick(s, n + 1);
 }
@@ -205,16 +218,17 @@ PyObject *Space_expand_level(Space *s, PyObject *args) {
   if (!s->level && !(s->level = PyMem_Calloc(1, sizeof(struct SpaceLevel)))) return PyErr_NoMemory();
   struct SpaceLevel *lv = s->level;
   if (lv->level == UINT32_MAX) { PyErr_SetString(PyExc_OverflowError, "expand_level: too many levels"); return NULL; }
-  Level out = {.level = ++lv->level, .shards = shards};
+  Level *out = &lv->out;
+  Buf *bufs[LEVEL_BUFS];
+  level_bufs(out, bufs);
+  for (int i = 0; i < LEVEL_BUFS; i++) bufs[i]->n = 0;
+  out->maybe_cycle = 0; out->level = ++lv->level; out->shards = shards;
   PyObject *seq = PySequence_Fast(arg, "expand_level: a list of nodes");
   if (!seq) return NULL;
   Py_ssize_t n_states = PySequence_Fast_GET_SIZE(seq);
   int ok = 1;
-  for (Py_ssize_t k = 0; k < n_states && ok; k++) ok = level_state(s, lv, &out, k, PySequence_Fast_GET_ITEM(seq, k)) == 0;
-  PyObject *result = ok ? level_result(&out, lv->n_cand) : NULL;
-  Buf *bufs[] = {&out.counts, &out.keys, &out.tix, &out.sfps, &out.c_state, &out.c_pos, &out.c_node, &out.c_fp, &out.c_owner,
-                 &out.tfps, &out.st_keys, &out.st_targets};
-  for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++) PyMem_Free(bufs[i]->p);
+  for (Py_ssize_t k = 0; k < n_states && ok; k++) ok = level_state(s, lv, out, k, PySequence_Fast_GET_ITEM(seq, k)) == 0;
+  PyObject *result = ok ? level_result(out, lv->n_cand) : NULL;
   Py_DECREF(seq);
   return result;
 }
