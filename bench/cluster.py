@@ -273,41 +273,91 @@ def best(rounds: list[Round]) -> Round:
                min(r.pair_wall for r in rounds), min(r.coordinator for r in rounds), pairs.balance)
 
 
-def against_one() -> None:
-  """The first table (module doc)."""
-  import ray
-  rounds = int(os.environ.get("ROUNDS", "3"))
-  load = os.getloadavg()
-  print(f"one worker and two against one process, native core, CPU seconds, best of {rounds} interleaved rounds "
-        f"(load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores)")
-  os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+def _rounds(rounds: int) -> dict[tuple[str, str], list[Round]]:
+  """``rounds`` interleaved rounds of every size (one process, one worker, two), in one Ray session of 2 CPUs."""
   import logging
+  import ray
+  os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
   ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
   try:
     from uopc.relational.cluster import ClusterExploration
     for p in (1, 2): ClusterExploration(add0_sum(2), zero(), cluster=f"local:{p}").run()   # the workers start (not timed)
     Exploration(param_sum(4), comm_assoc(), max_states=None).run()   # and this process's first exploration
-    table = sizes()
-    got: dict[tuple[str, str], list[Round]] = {(s.rules, s.terms): [] for s in table}
+    got: dict[tuple[str, str], list[Round]] = {(s.rules, s.terms): [] for s in sizes()}
     for _ in range(rounds):
-      for s in table: got[s.rules, s.terms].append(one_round(s))
+      for s in sizes(): got[s.rules, s.terms].append(one_round(s))
   finally: ray.shutdown()
-  print(f"{'rules':14s} {'terms':>9s} {'states':>8s} {'st/worker':>9s} {'one s':>7s} {'1 worker s':>10s} {'1 worker/one':>12s} "
-        f"{'2 workers s (each)':>19s} {'balance':>7s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s}")
-  crossing: dict[str, int | None] = {}   # per rule set: the smallest size from which every larger one's speed-up passes 1
+  return got
+
+
+HEADER = (f"{'rules':14s} {'terms':>9s} {'states':>8s} {'st/worker':>9s} {'one s':>7s} {'1 worker s':>10s} {'1 worker/one':>12s} "
+          f"{'2 workers s (each)':>19s} {'balance':>7s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s}")
+
+
+def _row(s: Size, r: Round, code: str = "") -> str:
+  each = "/".join(f"{c:.2f}" for c in r.pair)
+  return (f"{s.rules:14s} {s.terms:>9s} {r.states:8,d} {r.states // 2:9,d} {r.one:7.2f} {r.solo:10.2f} {r.solo / r.one:11.2f}x "
+          f"{each:>19s} {r.balance:7.3f} {r.coordinator:7.2f} {r.one / max(r.pair):12.2f}x {r.one_wall / r.pair_wall:5.2f}x"
+          + (f"  {code}" if code else ""))
+
+
+def crossovers(table: list[Size], got: dict[tuple[str, str], list[Round]]) -> dict[str, int | None]:
+  """Per rule set, the states a worker from which every larger size's speed-up by CPU passes 1 (None: not reached)."""
+  crossing: dict[str, int | None] = {}
   for s in table:
     r = best(got[s.rules, s.terms])
-    speed = r.one / max(r.pair)
-    if speed <= 1: crossing[s.rules] = None
+    if r.one / max(r.pair) <= 1: crossing[s.rules] = None
     elif crossing.get(s.rules) is None: crossing[s.rules] = r.states // 2
-    each = "/".join(f"{c:.2f}" for c in r.pair)
-    print(f"{s.rules:14s} {s.terms:>9s} {r.states:8,d} {r.states // 2:9,d} {r.one:7.2f} {r.solo:10.2f} {r.solo / r.one:11.2f}x "
-          f"{each:>19s} {r.balance:7.3f} {r.coordinator:7.2f} {speed:12.2f}x {r.one_wall / r.pair_wall:5.2f}x")
-  for rules in dict.fromkeys(s.rules for s in table):
-    at = crossing.get(rules)
-    print(f"crossover, {rules}: " + (f"two workers beat one process by CPU from about {at:,d} states a worker" if at else "not reached here"))
+  return crossing
+
+
+def _crossover_line(rules: str, at: int | None, code: str = "") -> str:
+  said = f"two workers beat one process by CPU from about {at:,d} states a worker" if at else "not reached here"
+  return f"crossover, {rules}{f' ({code})' if code else ''}: {said}"
+
+
+def against_one() -> None:
+  """The first table (module doc); ``AGAINST=tree`` measures that tree's code too, round by round (``against_tree``)."""
+  rounds = int(os.environ.get("ROUNDS", "3"))
+  if os.environ.get("ONE_ROUND"):   # (a round of against_tree's, in its process: the rounds as JSON)
+    import json
+    print(json.dumps({"/".join(k): [r._asdict() for r in v] for k, v in _rounds(1).items()}))
+    return
+  load = os.getloadavg()
+  other = os.environ.get("AGAINST")
+  print(f"one worker and two against one process, native core, CPU seconds, best of {rounds} interleaved rounds "
+        f"(load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores)" + (f", {other} against this tree" if other else ""))
+  table = sizes()
+  codes = {"": _rounds(rounds)} if other is None else against_tree(other, rounds)
+  print(HEADER + ("  code" if other else ""))
+  for s in table:
+    for code, got in codes.items(): print(_row(s, best(got[s.rules, s.terms]), code))
+  for code, got in codes.items():
+    for rules, at in crossovers(table, got).items(): print(_crossover_line(rules, at, code))
   load = os.getloadavg()
   print(f"(load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
+
+
+def against_tree(other: str, rounds: int) -> dict[str, dict[tuple[str, str], list[Round]]]:
+  """Each round in a process of its own, this tree's and ``other``'s (a checkout of uopc: its code on the path, this bench
+  run from a copy outside both), in turn, the first of each pair alternating; their rounds by code ("before": other's)."""
+  import json
+  import shutil
+  import subprocess
+  import tempfile
+  here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+  got: dict[str, dict[tuple[str, str], list[Round]]] = {"before": {}, "after": {}}
+  with tempfile.TemporaryDirectory() as tmp:
+    os.mkdir(os.path.join(tmp, "bench"))   # (the copy puts its directory's parent, this empty one, first on the path)
+    script = shutil.copy(os.path.abspath(__file__), os.path.join(tmp, "bench", "cluster_round.py"))
+    for r in range(rounds):
+      for code, tree in (("before", other), ("after", here))[::1 if r % 2 == 0 else -1]:
+        env = {**os.environ, "PYTHONPATH": tree, "ONE_ROUND": "1", "ROUNDS": "1", "FULL": ""}
+        out = subprocess.run([sys.executable, script], cwd=tree, env=env, capture_output=True, text=True, check=True).stdout
+        for key, rs in json.loads(out.strip().splitlines()[-1]).items():
+          rules, terms = key.split("/")
+          got[code].setdefault((rules, terms), []).extend(Round(**x) for x in rs)
+  return got
 
 
 RSS_RUN = """
