@@ -92,7 +92,8 @@ def test_the_candidates_table_forgets_and_the_levels_stay_the_same(monkeypatch):
 def test_a_shard_that_forgets_its_nodes_every_level_makes_the_same_levels(monkeypatch):
   from tests.test_relational_native_drive import sum_of_add0
   from uopc.relational.cluster import native_steps, shard
-  monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)   # past it (at every level's end) a shard forgets its nodes: a native one starts a new core
+  monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)   # past it (at every level's end) a shard forgets its nodes,
+  monkeypatch.setattr(shard, "NATIVE_NODES_KEPT", 4)   # and a native one starts a new core
   started = []
   real = native_steps.NativeSteps._start
   monkeypatch.setattr(native_steps.NativeSteps, "_start", lambda self: (started.append(1), real(self)))
@@ -133,7 +134,7 @@ def test_native_shards_whose_cores_start_again_every_level_make_the_same_levels(
   # past its limit a native worker starts a new core at a level's end; its delta streams to the others go on (their rows
   # are written again from the new core) and what it read of theirs is kept as UOps (Reader.rebind): the same records
   from uopc.relational.cluster import shard
-  monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)
+  monkeypatch.setattr(shard, "NATIVE_NODES_KEPT", 4)
   p0, p1, p2 = UOp.param(0), UOp.param(1), UOp.param(2)
   for shards in (2, 3):
     _, nat = same_levels((p0 + 0) + (p1 + 0) + (p2 + 0) + (p0 + 0), RULES["comm"], shards)

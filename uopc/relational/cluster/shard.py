@@ -69,8 +69,11 @@ def _paused(fn: F) -> F:
 DELTA_STREAMS = 30            # the native core's streams for batches (``Space.rows``' 2 to 31): past 31 shards, each batch its own
 CANDIDATES_KEPT = 1_000_000   # fingerprints a shard remembers having sent (about 100 bytes each); past it, it forgets them
 FINGERPRINTS_KEPT = 500_000   # nodes whose fingerprints a shard remembers (each keeps its node alive); past half of it at a level's
-                              # end, all but the program's go, and the stepper's memo with them (expand); a native worker's core
-                              # starts again past all of it (NativeSteps.full)
+                              # end, all but the program's go, and the stepper's memo with them (expand)
+NATIVE_NODES_KEPT = 2_000_000   # a native worker's core starts again past this many nodes (NativeSteps.full; about 420 bytes a
+                                # node with its maps, 0.8 GB): its new core makes every map and fingerprint again, and the level's
+                                # graphs are made UOps, so a start too soon costs more memory than it frees (665,280 states, 916,909
+                                # nodes, one shard: a new core past 500,000 took 2.8 times the CPU and 2.9 times the memory)
 
 
 def pack(obj: Any) -> bytes:
@@ -303,7 +306,7 @@ class Shard:
     self.written = Records(list(self.base))   # the level records' rows: each node once (an epoch's)
     self.fps = Fingerprints(FINGERPRINTS_KEPT)
     self.root, self.root_fp = root, self.fps.keep(root)
-    self.native: NativeSteps | None = _native_steps(self.stepper, root, FINGERPRINTS_KEPT) if native else None
+    self.native: NativeSteps | None = _native_steps(self.stepper, root, NATIVE_NODES_KEPT) if native else None
     self.in_python = 0   # states a native worker stepped in Python (its core stopped at their graph)
     # a native worker's batches to each other shard as a stream (codec.Deltas: the nodes sent to it before go as
     # references), and a reader of each other shard's (a Python worker's batches carry their rows' fingerprints, each its own)
@@ -736,6 +739,7 @@ class Shard:
     records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
     native = self.native is not None
     self.pm = self.stepper = self.target = self.native = None   # the run is over: its rules and memo tables go
+    self.deltas, self.readers = {}, {}   # (and its streams' tables)
     self.frontier, self._pending = NO_FRONTIER, {}
     return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0,
             "states": len(self.visited),
