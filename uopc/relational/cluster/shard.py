@@ -377,7 +377,7 @@ class Shard:
       self.sent += len(c_fps)
       # rows without their fingerprints from a native worker (made in C: Space.rows), only those not sent to j before
       # (Deltas): a receiver's core makes their fingerprints
-      if (stream := self.deltas.get(j)) is not None: b = pack((c_fps, c_par, c_pos, c_pfp, *stream.send(native.space, graphs)))
+      if native is not None and (stream := self.deltas.get(j)) is not None: b = pack((c_fps, c_par, c_pos, c_pfp, *stream.send(native.space, graphs)))
       elif native is None: b = pack((c_fps, c_par, c_pos, c_pfp, self.codec.encode(graphs, fps)))
       else: b = pack((c_fps, c_par, c_pos, c_pfp, self.codec.encode_native(native.space, graphs)))
       if self.measure: self.moved += len(b)
