@@ -208,6 +208,24 @@ def test_a_shard_killed_mid_level_is_replaced_and_the_result_is_the_same():
   assert killed == ["absorb", "commit"] and many.outcome.revived == 2
 
 
+@pytest.mark.parametrize("phase", ["absorb", "commit"])   # (a level's expansion is in the last commit's call)
+def test_a_shard_killed_where_its_delta_streams_refer_back_is_replaced_and_the_result_is_the_same(phase):
+  # under commutativity every level's batches refer to rows sent at earlier levels (codec.Deltas): the replacement reads
+  # again what the dead one had read (its records keep it), and its own streams start again
+  from tests.test_relational_native_drive import COMM
+  g = sum(((UOp.param(i) + 0) for i in range(1, 4)), UOp.param(0) + 0)
+  killed: list[int] = []
+
+  def kill(depth, at, actors):
+    if at == phase and depth in (2, 4) and depth not in killed:
+      killed.append(depth)
+      kill_now(actors[len(killed) % 2])
+  one = explore(g, COMM, max_states=None)
+  many = ClusterExploration(g, COMM, cluster=CLUSTER, max_states=None, kill=kill)
+  assert snapshot(many) == snapshot(one)
+  assert killed == [2, 4] and many.outcome.revived == 2
+
+
 def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found():
   g = sum_of_add0(0, 6)
 
