@@ -13,6 +13,9 @@ PARAMs, some of them the same one (``terms``: "7, p0 x3" is p0 + p0 + p0 + p1 + 
 must have for two workers to beat one process (the first size whose speed-up by CPU passes 1). ``ZERO=1`` adds ``x + 0``
 and commutativity on the sum of n ``p_i + 0`` (3^n * 2^(n-1): 648 to 139,968 states); ``BIG=1`` the sum of 7 distinct
 under commutativity and associativity (665,280 states). The machine's load average is printed before and after.
+``AGAINST=tree`` measures another checkout's code beside this one's: each round in a process of its own (a copy of this
+file run with that tree's code on the path), the two trees' rounds in turn, the first of each pair alternating; each
+size is printed twice, "before" (the other tree) and "after".
 
 ``FULL=1`` runs the older tables after it:
 
