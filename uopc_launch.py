@@ -26,6 +26,9 @@ imports anything else (before that is Python's own start and the console script'
 ``ready`` tells when the supervisor is up); they stay blocked in the worker until the command's
 budget takes them (an interrupt while uopc imports is then the command's, which writes its output
 marked incomplete); the handlers the worker installs first exit at once, should one come before.
+Nor is one dropped at the end: one the worker ended too soon to take (sent as it wrote its last byte, or after) turns
+its success into the interrupt's exit code and line (``Supervisor.exit``), and one sent after that last look ends this
+process by itself (the signals' defaults are back then, unblocked, and it ends by ``os._exit``).
 
 A supervisor killed by SIGKILL cannot stop its worker: the kernel sends the worker SIGTERM then
 (``PR_SET_PDEATHSIG``), which the worker's budget takes as an interrupt without grace (it writes
