@@ -89,10 +89,10 @@ def main() -> int:
     if os.getppid() != supervisor: end_leftovers()   # orphaned: no supervisor stops what it started (a Ray cluster)
     os._exit(code)   # not sys.exit: a thread a rule left running must not keep the command alive
   os.close(write_end)
-  supervisor = Supervisor(pid, read_end, _start_guardian(pid))
-  try: code = supervisor.run()
+  watch = Supervisor(pid, read_end, _start_guardian(pid))
+  try: code = watch.run()
   finally: end_leftovers()
-  supervisor.exit(code)
+  watch.exit(code)
 
 
 def ready(pid: int) -> bool:
