@@ -64,17 +64,18 @@ def temporary(prefix: str, directory: str | None) -> tuple[int, str]:
   same name are removed first (``sweep_stale``)."""
   sweep_stale(prefix, directory)
   fd, name = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
-  if fcntl is not None: fcntl.flock(fd, fcntl.LOCK_EX)   # (a file of our own: nobody else holds it)
+  if fcntl is not None:
+    with contextlib.suppress(OSError): fcntl.flock(fd, fcntl.LOCK_EX)   # (no locks on this file system: none swept there either)
   return fd, name
 
 
-def sweep_stale(prefix: str, directory: str | None, now: float | None = None) -> list[str]:
+def sweep_stale(prefix: str, directory: str | None) -> list[str]:
   """Remove the temporary files ``temporary`` made with ``prefix`` in ``directory`` that a killed command left: no
   process holds their lock, and none was written for ``STALE_SECONDS`` (one just made is locked a moment later). The
   paths removed."""
   removed: list[str] = []
   if fcntl is None: return removed
-  cutoff = (time.time() if now is None else now) - STALE_SECONDS
+  cutoff = time.time() - STALE_SECONDS
   try: entries = [e for e in os.scandir(directory or tempfile.gettempdir()) if _made_by_temporary(e.name, prefix)]
   except OSError: return removed
   for e in entries:
