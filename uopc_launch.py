@@ -26,6 +26,9 @@ imports anything else (before that is Python's own start and the console script'
 ``ready`` tells when the supervisor is up); they stay blocked in the worker until the command's
 budget takes them (an interrupt while uopc imports is then the command's, which writes its output
 marked incomplete); the handlers the worker installs first exit at once, should one come before.
+Nor is one dropped at the end: one the worker ended too soon to take (sent as it wrote its last byte, or after) turns
+its success into the interrupt's exit code and line (``Supervisor.exit``), and one sent after that last look ends this
+process by itself (the signals' defaults are back then, unblocked, and it ends by ``os._exit``).
 
 A supervisor killed by SIGKILL cannot stop its worker: the kernel sends the worker SIGTERM then
 (``PR_SET_PDEATHSIG``), which the worker's budget takes as an interrupt without grace (it writes
@@ -47,6 +50,7 @@ if sys.argv[0].rpartition("/")[2] == "uopc":   # the console script is importing
 
 import os     # (after the block: no import may run with the signals open)
 import time
+from typing import NoReturn
 
 HARD = 8.0          # seconds past a bound before the supervisor stops the worker from outside (a report gets 1: budget.REPORT_TIME)
 SECOND = 0.25       # seconds the worker has to end by itself after a second interrupt
@@ -81,15 +85,14 @@ def main() -> int:
     signal.pthread_sigmask(signal.SIG_SETMASK, old | _SIGNALS)   # an interrupt waits for the command's budget (_command)
     try: code = _command(write_end)
     except SystemExit as e: code = e.code if isinstance(e.code, int) else int(e.code is not None)   # argparse's --help and errors
-    for f in (sys.stdout, sys.stderr):
-      try: f.flush()   # (None where the file was closed)
-      except (OSError, ValueError, AttributeError): pass
+    _flush_standard_files()
     if os.getppid() != supervisor: end_leftovers()   # orphaned: no supervisor stops what it started (a Ray cluster)
     os._exit(code)   # not sys.exit: a thread a rule left running must not keep the command alive
   os.close(write_end)
-  guardian = _start_guardian(pid)
-  try: return Supervisor(pid, read_end, guardian).run()
+  watch = Supervisor(pid, read_end, _start_guardian(pid))
+  try: code = watch.run()
   finally: end_leftovers()
+  watch.exit(code)
 
 
 def ready(pid: int) -> bool:
@@ -112,6 +115,14 @@ def _open_standard_files() -> None:
       if null != fd:
         os.dup2(null, fd)
         os.close(null)
+
+
+def _flush_standard_files() -> None:
+  """Flush ``sys.stdout`` and ``sys.stderr`` before ``os._exit`` (which does not): an error in either is not this
+  process's to report any more."""
+  for f in (sys.stdout, sys.stderr):
+    try: f.flush()   # (None where the file was closed)
+    except (OSError, ValueError, AttributeError): pass
 
 
 def _start_guardian(worker: int) -> int | None:
@@ -224,6 +235,7 @@ class Supervisor:
     self.deadlines: dict[str, tuple[float, int, str]] = {}
     self.max_memory, self.memory_told = 0, False
     self.interrupts = 0
+    self.interrupted_by: int | None = None   # the first interrupt's signal
 
   def run(self) -> int:
     while True:
@@ -260,6 +272,7 @@ class Supervisor:
 
   def _interrupt(self, info: signal.struct_siginfo) -> None:
     self.interrupts += 1
+    self.interrupted_by = self.interrupted_by or info.si_signo
     name = signal.Signals(info.si_signo).name
     if info.si_code != _SI_KERNEL:   # sent by a process to us alone: the worker has not seen it
       try: os.kill(self.pid, info.si_signo)
@@ -283,6 +296,23 @@ class Supervisor:
       if int(code) != 3: self._interrupted(float(bound_at) + HARD, int(code), why)
       elif float(bound_at) < float("inf"): self.deadlines["bound"] = (float(bound_at) + HARD, 3, why)
       else: self.deadlines.pop("bound", None)
+
+  def exit(self, code: int) -> NoReturn:
+    """End this process once the worker has: with the worker's code, but for an interrupt it ended too soon to take
+    (sent as it wrote its last byte, or after): a success is then the interrupt's code and its line, never a silent 0
+    (a finding, bad input, a bound keep theirs: the command was over). No signal is lost after that look either: their
+    defaults are back and unblocked before ``os._exit`` (not Python's finalization, milliseconds in which a blocked
+    signal is dropped), so one sent in the last microseconds ends this process by itself."""
+    while (info := signal.sigtimedwait(_SIGNALS, 0)) is not None:   # not passed on: the worker's pid may be another's now
+      self.interrupted_by = self.interrupted_by or info.si_signo
+    if code == 0 and self.interrupted_by is not None:
+      print(f"uopc: stopped by an interrupt ({signal.Signals(self.interrupted_by).name}) as the command ended; "
+            "its work was done and its output written", file=sys.stderr)
+      code = 128 + self.interrupted_by
+    _flush_standard_files()
+    for s in _SIGNALS: signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+    os._exit(code)
 
   def _stop(self) -> int:
     end_leftovers()

@@ -101,6 +101,67 @@ def test_a_signal_at_any_moment_of_start_up_is_one_line_and_its_exit_code():
     assert err.strip().count("\n") == 0 and "stopped by an interrupt" in err, err
 
 
+def test_an_interrupt_once_the_work_was_done_is_still_its_code_and_one_line():
+  """An interrupt that cut nothing (it came in the report, the write, or a grace the work finished within) was recorded
+  and dropped: exit 0, nothing said, as a SIGTERM at a random moment of a loaded machine's run once got. A finding and
+  bad input keep their codes."""
+  from uopc.cli.budget import Budget
+  from uopc.cli.main import _stopped_code
+  b = Budget(timeout=None, max_memory=None)
+  b.signum = signal.SIGTERM
+  b.hit("interrupted")
+  assert not b.cut and (_stopped_code(b, 1), _stopped_code(b, 2)) == (1, 2)
+  assert _stopped_code(b, 0) == 143
+
+
+def _pending(pid: int, sig: int) -> bool:
+  """Whether ``sig`` waits in process ``pid`` (blocked: ``/proc/PID/status``)."""
+  try:
+    with open(f"/proc/{pid}/status") as f: fields = dict(line.split(":", 1) for line in f)
+  except OSError: return False
+  return any(int(fields[k], 16) >> (sig - 1) & 1 for k in ("SigPnd", "ShdPnd"))
+
+
+def test_an_interrupt_during_the_write_of_a_whole_output_is_its_code_and_one_line(tmp_path):
+  """The window on purpose: the output is complete and its write waits for a reader (eight times a pipe's size) with
+  the signals blocked; the SIGTERM reaches the worker there (the test waits until it is pending), then the whole output
+  is read. Before, the command then exited 0 and said nothing."""
+  p = _big_output(tmp_path, "--timeout", "600")
+  _writing(p)
+  p.send_signal(signal.SIGTERM)
+  while p.poll() is None and not any(_pending(k, signal.SIGTERM) for k in uopc_launch.descendants(p.pid)): time.sleep(0.01)
+  out, err = p.communicate(timeout=120)
+  assert json.loads(out)["complete"] is True and len(out) > 1 << 19   # whole: the interrupt cut nothing
+  assert p.returncode == 143, (p.returncode, err)
+  assert err.decode().startswith("uopc: stopped by an interrupt (SIGTERM) once the work was done;") and err.count(b"\n") == 1, err
+
+
+SUPERVISE = """\
+import os, signal, sys, uopc_launch
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGCHLD})
+read_end, write_end = os.pipe()
+pid = os.fork()
+if pid == 0:   # a worker that ends (0) before an interrupt sent to the supervisor reaches it
+  if sys.argv[1] == "before": os.kill(os.getppid(), signal.SIGTERM)
+  os._exit(0)
+os.close(write_end)
+os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)   # it has ended
+supervisor = uopc_launch.Supervisor(pid, read_end)
+code = supervisor.run()
+if sys.argv[1] == "after": os.kill(os.getpid(), signal.SIGTERM)   # after the supervisor's last wait, before it exits
+supervisor.exit(code)
+"""
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_an_interrupt_to_the_supervisor_of_a_worker_that_ended_is_still_its_code_and_one_line(when):
+  """The windows past the worker's end, on purpose: the SIGTERM waits in the supervisor while its worker has already
+  ended with 0, taken by its last wait (``before``) or only after it (``after``). Before, exit 0 and nothing said."""
+  r = subprocess.run([sys.executable, "-c", SUPERVISE, when], capture_output=True, text=True, cwd=ROOT, timeout=120)
+  assert (r.returncode, r.stderr) == (143, "uopc: stopped by an interrupt (SIGTERM) as the command ended; its work was done "
+                                           "and its output written\n")
+
+
 def test_ready_is_what_proc_says_of_the_signals_blocked():
   assert not uopc_launch.ready(os.getpid())   # pytest blocks none
   old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})

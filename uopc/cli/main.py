@@ -116,12 +116,18 @@ def _phase_words(budget: Budget) -> str:
 
 
 def _stopped_code(budget: Budget, code: int, wrote: bool = True) -> int:
-  """A command cut short by its budget: one line on stderr with the time in all, output included (or that its format
-  has no output for a command stopped before any result: nothing written); exit 3, or 128 + the signal for an interrupt."""
+  """A command cut short by its budget, or interrupted: one line on stderr with the time in all, output included (or
+  that its format has no output for a command stopped before any result: nothing written); exit 3, or 128 + the signal
+  for an interrupt. An interrupt that came once the work was done (in the report, the write, or a grace the work
+  finished within) cut nothing, but is the caller's word all the same: its code and its line, never a silent 0. A
+  finding (1) and bad input (2) keep their codes."""
   if budget.report_cut and code == EXIT_OK: code = EXIT_BOUND   # the work was done, but its report holds part of it
-  if not budget.cut or code != EXIT_BOUND: return code   # the bound cut nothing short (or came during the report)
+  cut = budget.cut and code == EXIT_BOUND
+  interrupted = budget.reason == "interrupted" and code in (EXIT_OK, EXIT_BOUND)
+  if not (cut or interrupted): return code   # the bound cut nothing short (or came during the report)
   output = "output included" if wrote else "nothing written"   # a format with no empty form (a .uir program, a value), stdout closed
-  print(f"uopc: stopped by {budget.flag_text()}; {budget.elapsed:.2f} s in all, {output}", file=sys.stderr)
+  late = "" if cut else " once the work was done"
+  print(f"uopc: stopped by {budget.flag_text()}{late}; {budget.elapsed:.2f} s in all, {output}", file=sys.stderr)
   if budget.reason == "interrupted": return 128 + (budget.signum or signal.SIGINT)
   return code
 

@@ -31,7 +31,7 @@ from uopc.termination.instances import Instance, RuleInstances, rule_instances
 from uopc.termination.interpretation import Interpretation, find_interpretation
 from uopc.termination.logic import Concrete, Symbolic
 from uopc.termination.measure import Measure, PathOrder
-from uopc.termination.path_order import greater, symbol
+from uopc.termination.path_order import Comparisons, greater, symbol
 from uopc.termination.weights import Z3_RLIMIT, Stage, stage_score, difference, find_stage
 
 ORDERS_PAIRED = 12     # instances of a rule not oriented tried in pairs for two that no path order orients together
@@ -80,8 +80,9 @@ def _path_z3(rules: dict[str, RuleInstances], symbols: set[str]) -> Concrete | N
   z3 = logic.z3
   opt = z3.Optimize(ctx=logic.ctx)
   opt.set(rlimit=Z3_RLIMIT)
+  shared: Comparisons = {}
   for ri in rules.values():
-    opt.add_soft(logic.all(greater(i.lhs, i.rhs, logic, i.variables, i.nonconstant, symbols) for i in ri.instances), 1, "oriented")
+    opt.add_soft(logic.all(greater(i.lhs, i.rhs, logic, i.variables, i.nonconstant, symbols, shared) for i in ri.instances), 1, "oriented")
   ranks = [logic.rank(f) for f in sorted(symbols)]
   opt.add(*[r >= 0 for r in ranks])
   opt.minimize(z3.Sum(ranks))   # after the rules oriented: the flattest precedence, to read

@@ -118,10 +118,18 @@ def const_least(logic: Any, symbols: set[str]) -> Any:
   return logic.all(logic.above(f, "CONST") for f in sorted(symbols) if f != "CONST")
 
 
+Comparisons = dict[tuple[frozenset[UOp], frozenset[UOp]], _Compare]
+
+
 def greater(s: UOp, t: UOp, logic: Any, variables: frozenset[UOp] = frozenset(), nonconstant: frozenset[UOp] = frozenset(),
-            symbols: set[str] | None = None) -> Any:
+            symbols: set[str] | None = None, shared: Comparisons | None = None) -> Any:
   """``s > t`` in the LPO that ``logic`` fixes (or as a z3 formula over the precedence); ``variables``: the PARAMs of ``s``
   that stand for any subterm, ``nonconstant`` those the rule refused a constant at; ``symbols``: every op of the rule set
-  (for "CONST is the least op")."""
+  (for "CONST is the least op"). ``shared`` (with ``symbols``): the pairs compared before in ``logic`` under the same
+  ``variables`` and ``nonconstant`` (the instances observed on a program share most of their nodes: each pair once)."""
+  key = (variables, nonconstant)
+  if shared is not None and symbols is not None and (known := shared.get(key)) is not None: return known.gt(s, t)
   ops = symbols if symbols is not None else {symbol(n) for n in (*s.toposort(), *t.toposort())}
-  return _Compare(logic, variables, nonconstant, const_least(logic, ops) if nonconstant else logic.true).gt(s, t)
+  compare = _Compare(logic, variables, nonconstant, const_least(logic, ops) if nonconstant else logic.true)
+  if shared is not None and symbols is not None: shared[key] = compare
+  return compare.gt(s, t)

@@ -60,10 +60,22 @@ def _factor(coefficients: Coefficients, f: str, i: int) -> int:
   return k[i] if (k := coefficients.get(f)) is not None and i < len(k) else 1
 
 
-def _tree_counts(u: UOp, variables: frozenset[UOp], coefficients: Coefficients) -> tuple[Counter[str], Counter[UOp]]:
-  memo: dict[UOp, tuple[Counter[str], Counter[UOp]]] = {}
-  for n in u.toposort():
+TreeCounts = tuple[Counter[str], Counter[UOp]]   # a tree's ops and variables, each counted with its factors
+
+
+def _tree_counts(u: UOp, variables: frozenset[UOp], coefficients: Coefficients, memo: dict[UOp, TreeCounts] | None = None) -> TreeCounts:
+  """The ops and variables of ``u``'s tree; ``memo``: the counts of nodes met before under the same ``variables`` and
+  ``coefficients`` (the instances observed on a program share most of their nodes: each is counted once)."""
+  memo = {} if memo is None else memo
+  todo: list[tuple[UOp, bool]] = [(u, False)]
+  while todo:   # (iterative: no RecursionError on a deep tree)
+    n, sources_done = todo.pop()
+    if n in memo: continue
     if n in variables: memo[n] = (Counter(), Counter({n: 1})); continue
+    if not sources_done:
+      todo.append((n, True))
+      todo.extend((s, False) for s in n.src if s not in memo)
+      continue
     f = symbol(n)
     ops, vs = Counter({f: 1}), Counter[UOp]()
     for i, s in enumerate(n.src):
@@ -74,9 +86,12 @@ def _tree_counts(u: UOp, variables: frozenset[UOp], coefficients: Coefficients) 
   return memo[u]
 
 
-def difference(lhs: UOp, rhs: UOp, variables: frozenset[UOp], coefficients: Coefficients | None = None) -> Difference:
-  """The weight difference of an instance ``lhs -> rhs`` (module doc), its sources weighted by ``coefficients``."""
-  (lo, lv), (ro, rv) = _tree_counts(lhs, variables, coefficients or {}), _tree_counts(rhs, variables, coefficients or {})
+def difference(lhs: UOp, rhs: UOp, variables: frozenset[UOp], coefficients: Coefficients | None = None,
+               memo: dict[UOp, TreeCounts] | None = None) -> Difference:
+  """The weight difference of an instance ``lhs -> rhs`` (module doc), its sources weighted by ``coefficients``;
+  ``memo`` as ``_tree_counts``'s."""
+  memo = {} if memo is None else memo
+  (lo, lv), (ro, rv) = _tree_counts(lhs, variables, coefficients or {}, memo), _tree_counts(rhs, variables, coefficients or {}, memo)
   ops = Counter(lo)
   ops.subtract(ro)
   return Difference(Counter({f: n for f, n in ops.items() if n}), all(lv[x] >= n for x, n in rv.items()),
@@ -136,7 +151,8 @@ def find_stage(rules: dict[str, list[tuple[UOp, UOp, frozenset[UOp]]]], symbols:
   choices = coefficient_choices(ops) if use_z3 else coefficient_choices(ops)[:2]   # without z3: all ones, and ADD's first twice
   for coefficients in choices:
     if limits.should_stop() is not None: break
-    diffs = {name: _distinct([difference(l, r, v, coefficients) for l, r, v in inst]) for name, inst in rules.items()}
+    memos: dict[frozenset[UOp], dict[UOp, TreeCounts]] = {}   # per set of variables: the counts of the nodes met
+    diffs = {name: _distinct([difference(l, r, v, coefficients, memos.setdefault(v, {})) for l, r, v in inst]) for name, inst in rules.items()}
     if not drops and not all(d.variables_ok for ds in diffs.values() for d in ds): continue   # a rule copies a variable: no weights keep it
     weights = _z3_weights(diffs, ops, drops) if use_z3 else _searched_weights(diffs, ops, seed, limits, drops)
     if weights is None: continue

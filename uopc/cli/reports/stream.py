@@ -25,11 +25,11 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 from typing import IO, Any, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
+from uopc.cli.files import temporary
 from uopc.cli.reports.cut import CutShort, ItemCut
 from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NodeTable, bound_flag, edge_json, established_json
 from uopc.cli.reports.page import CHUNK_STATES, WARN_BYTES, page_tail, page_top
@@ -341,14 +341,14 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
 @contextlib.contextmanager
 def _spool(path: str | None) -> Iterator[IO[str]]:
   """A temporary file for the output: beside ``path`` (renamed onto it by ``_finish``), or in the temporary directory;
-  gone after, however the command ends."""
-  try: fd, tmp = tempfile.mkstemp(prefix=_prefix(path), suffix=".tmp", dir=_directory(path))
+  gone after, however the command ends (killed by SIGKILL: the next one removes it, ``uopc.cli.files.temporary``)."""
+  try: fd, tmp = temporary(_prefix(path), _directory(path))
   except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
-  os.close(fd)
   try:
     with open(tmp, "w+", encoding="utf-8") as f: yield f   # (by its name: f.name is the path then)
   finally:
     with contextlib.suppress(OSError): os.unlink(tmp)   # (renamed onto path: nothing left)
+    os.close(fd)   # (its lock held until now)
 
 
 def _prefix(path: str | None) -> str: return ".uopc-report." if path is None else f".{os.path.basename(path)}."
@@ -387,7 +387,7 @@ def emit_exploration(args: Any, kind: str, ex: Exploration, program: Any, rules:
 
 def _rewrite_head(f: IO[str], written: str, final: str, path: str | None) -> None:
   """``f``'s file made to begin with ``final`` instead of ``written``, the rest copied: the head as a cut report ends it."""
-  fd, tmp = tempfile.mkstemp(prefix=_prefix(path), suffix=".tmp", dir=_directory(path))
+  fd, tmp = temporary(_prefix(path), _directory(path))
   try:
     with os.fdopen(fd, "wb") as g, open(f.name, "rb") as old:
       g.write(final.encode("utf-8"))
