@@ -1,0 +1,195 @@
+/* A report's node table kept by the core's node ids: each distinct node once, sources first, its row's JSON text made
+ * here (uopc/cli/reports/exploration.py's NodeTable, the same rows in the same order, for a search the core ran whole).
+ *
+ * A row is a leaf's text ("p0") or the node's pieces, strings and its sources' rows (["add(",0,", ",1,")"]). Its text
+ * comes from a template Python makes once per label (an inner node's op, dtype and arg, for one source count) and per
+ * leaf: the row's JSON around its sources, as bytes the report's one encoder made (json.dumps), so a piece is escaped
+ * here exactly as everywhere else; only row numbers are written in C. A node's UOp is never made. */
+#include "_space.h"
+#include "_space_json.h"
+#include "_space_table.h"
+
+struct SpaceTable {
+  PyObject *cb;                                              /* template(node) -> tuple of bytes (see table_setup) */
+  PyObject **lab_tpl; int32_t *lab_n; int64_t cap_lab;       /* an inner node's template by its label, for lab_n sources */
+  PyObject **leaf_tpl; int64_t cap_leaf;                     /* a leaf's by its leaf number (-2 - label) */
+  int32_t *row_of; int64_t cap_row_of;                       /* per node: its row, or -1 */
+  Text text;                                                 /* the rows' texts, one after another */
+  int64_t *row_end; int64_t n_rows, cap_rows;                /* where each row's text ends */
+  int32_t *stack; int64_t n_stack, cap_stack;                /* the walk: (node, its next source) pairs */
+  int busy;
+};
+
+struct SpaceTable *space_table(Space *s) {
+  if (!s->table_json) PyErr_SetString(PyExc_RuntimeError, "the node table is not set up (table_setup)");
+  return s->table_json;
+}
+
+void table_free(struct SpaceTable *t) {
+  if (!t) return;
+  table_clear(t);
+  for (int64_t i = 0; i < t->cap_lab; i++) Py_XDECREF(t->lab_tpl[i]);
+  for (int64_t i = 0; i < t->cap_leaf; i++) Py_XDECREF(t->leaf_tpl[i]);
+  void *arrays[] = {t->lab_tpl, t->lab_n, t->leaf_tpl, t->row_of, t->text.buf, t->row_end, t->stack};
+  for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
+  PyMem_Free(t);
+}
+
+int table_traverse(struct SpaceTable *t, visitproc visit, void *arg) { if (t) Py_VISIT(t->cb); return 0; }
+void table_clear(struct SpaceTable *t) { if (t) Py_CLEAR(t->cb); }
+int64_t table_bytes(const struct SpaceTable *t) {
+  return t ? t->cap_lab * 12 + t->cap_leaf * 8 + t->cap_row_of * 4 + t->text.cap + t->cap_rows * 8 + t->cap_stack * 4 : 0;
+}
+
+/* table_setup(template): a new, empty table. template(node) -> the node's row as a tuple of bytes: its text before
+   its first source's row, between each two, after its last (a leaf: its whole text, one item). */
+PyObject *Space_table_setup(Space *s, PyObject *args) {
+  PyObject *cb;
+  if (!PyArg_ParseTuple(args, "O", &cb)) return NULL;
+  if (s->table_json && s->table_json->busy) { PyErr_SetString(PyExc_RuntimeError, "table_setup: the table is in use"); return NULL; }
+  table_free(s->table_json);
+  if (!(s->table_json = PyMem_Calloc(1, sizeof(struct SpaceTable)))) return PyErr_NoMemory();
+  s->table_json->cb = Py_NewRef(cb);
+  Py_RETURN_NONE;
+}
+
+/* grow an array of `elem`-byte items to hold `need`, the new part filled with the byte `fill` */
+static int grow_filled(void **p, int64_t *cap, int64_t need, size_t elem, int fill) {
+  int64_t old = *cap;
+  if (grow(p, cap, need, elem) < 0) return -1;
+  if (*cap > old) memset((char *)*p + old * elem, fill, (size_t)(*cap - old) * elem);
+  return 0;
+}
+
+/* node x's template (borrowed: kept by the cache, or by `held` for a label's other source count); NULL on error */
+static PyObject *template_of(Space *s, struct SpaceTable *t, int32_t x, PyObject **held) {
+  int32_t label = s->label[x], n = s->src_n[x];
+  int64_t leaf = -2 - (int64_t)label;
+  if (label >= 0 && label < t->cap_lab && t->lab_tpl[label] && t->lab_n[label] == n) return t->lab_tpl[label];
+  if (label <= -2 && leaf < t->cap_leaf && t->leaf_tpl[leaf]) return t->leaf_tpl[leaf];
+  PyObject *p = PyObject_CallFunction(t->cb, "i", x);
+  if (!p) return NULL;
+  int ok = PyTuple_Check(p) && PyTuple_GET_SIZE(p) >= 1 && PyTuple_GET_SIZE(p) - 1 <= n;
+  for (Py_ssize_t k = 0; ok && k < PyTuple_GET_SIZE(p); k++) ok = PyBytes_Check(PyTuple_GET_ITEM(p, k));
+  if (!ok) { Py_DECREF(p); PyErr_SetString(PyExc_TypeError, "table: a template is a tuple of bytes, one more than the sources it names"); return NULL; }
+  if (label >= 0 && (label >= t->cap_lab || !t->lab_tpl[label])) {
+    if (grow_filled((void **)&t->lab_tpl, &t->cap_lab, (int64_t)label + 1, sizeof(PyObject *), 0) < 0) { Py_DECREF(p); return NULL; }
+    int32_t *ln = PyMem_Realloc(t->lab_n, (size_t)t->cap_lab * sizeof(int32_t));   /* lab_n follows lab_tpl's capacity */
+    if (!ln) { Py_DECREF(p); PyErr_NoMemory(); return NULL; }
+    t->lab_n = ln;
+    t->lab_tpl[label] = p;
+    t->lab_n[label] = n;
+    return p;
+  }
+  if (label <= -2) {
+    if (grow_filled((void **)&t->leaf_tpl, &t->cap_leaf, leaf + 1, sizeof(PyObject *), 0) < 0) { Py_DECREF(p); return NULL; }
+    t->leaf_tpl[leaf] = p;
+    return p;
+  }
+  if (!*held && !(*held = PyList_New(0))) { Py_DECREF(p); return NULL; }   /* another source count of a label: this call's */
+  int bad = PyList_Append(*held, p);
+  Py_DECREF(p);
+  return bad < 0 ? NULL : p;
+}
+
+/* node x's row written: its template around its sources' rows (each has one by now) */
+static int write_row(Space *s, struct SpaceTable *t, int32_t x, PyObject *tpl) {
+  Py_ssize_t parts = PyTuple_GET_SIZE(tpl);
+  int64_t need = 12 * parts;
+  for (Py_ssize_t k = 0; k < parts; k++) need += PyBytes_GET_SIZE(PyTuple_GET_ITEM(tpl, k));
+  if (text_room(&t->text, need) < 0) return -1;
+  if (grow((void **)&t->row_end, &t->cap_rows, t->n_rows + 1, sizeof(int64_t)) < 0) return -1;
+  const int32_t *src = s->srcs + s->src_off[x];
+  for (Py_ssize_t k = 0; k < parts; k++) {
+    PyObject *b = PyTuple_GET_ITEM(tpl, k);
+    if (k) put_int(&t->text, t->row_of[src[k - 1]]);
+    put(&t->text, PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b));
+  }
+  t->row_of[x] = (int32_t)t->n_rows;
+  t->row_end[t->n_rows++] = t->text.n;
+  return 0;
+}
+
+int64_t table_add(Space *s, int32_t x, PyObject *cut) {
+  struct SpaceTable *t = space_table(s);
+  if (!t) return -1;
+  if (x < 0 || x >= s->n_nodes) { PyErr_SetString(PyExc_IndexError, "table: no such node"); return -1; }
+  if (grow_filled((void **)&t->row_of, &t->cap_row_of, s->n_nodes, sizeof(int32_t), 0xff) < 0) return -1;
+  if (t->row_of[x] >= 0) return t->row_of[x];
+  if (t->n_rows >= INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "table: past 2**31 rows"); return -1; }
+  PyObject *held = NULL;
+  int64_t added = 0, rc = 0;
+  t->busy = 1;
+  t->n_stack = 0;
+  if (push_int(&t->stack, &t->n_stack, &t->cap_stack, x) < 0 || push_int(&t->stack, &t->n_stack, &t->cap_stack, 0) < 0) rc = -1;
+  while (rc == 0 && t->n_stack) {   /* iterative: a graph may be a chain of a million nodes */
+    int32_t y = t->stack[t->n_stack - 2], k = t->stack[t->n_stack - 1];
+    PyObject *tpl = template_of(s, t, y, &held);
+    if (!tpl) { rc = -1; break; }
+    if (k < PyTuple_GET_SIZE(tpl) - 1) {   /* its next source, where new */
+      t->stack[t->n_stack - 1] = k + 1;
+      int32_t c = s->srcs[s->src_off[y] + k];
+      if (t->row_of[c] < 0 && (push_int(&t->stack, &t->n_stack, &t->cap_stack, c) < 0 || push_int(&t->stack, &t->n_stack, &t->cap_stack, 0) < 0)) rc = -1;
+      continue;
+    }
+    t->n_stack -= 2;
+    if (write_row(s, t, y, tpl) < 0) { rc = -1; break; }
+    if (++added % TABLE_CUT_NODES == 0 && cut && cut != Py_None) {
+      PyObject *r = PyObject_CallNoArgs(cut);
+      int stop = r ? PyObject_IsTrue(r) : -1;
+      Py_XDECREF(r);
+      if (stop) { rc = stop < 0 ? -1 : -2; break; }
+    }
+  }
+  t->busy = 0;
+  Py_XDECREF(held);
+  return rc < 0 ? rc : t->row_of[x];
+}
+
+/* table_row(node, cut) -> its row (added where new), or -1 once cut() said True while it was added */
+PyObject *Space_table_row(Space *s, PyObject *args) {
+  int node; PyObject *cut;
+  if (!PyArg_ParseTuple(args, "iO", &node, &cut)) return NULL;
+  int64_t row = table_add(s, node, cut);
+  if (row == -1) return NULL;
+  return PyLong_FromLongLong(row < 0 ? -1 : row);
+}
+
+/* table_append(text) -> the row of a node the core does not have: its JSON text (bytes), made by Python */
+PyObject *Space_table_append(Space *s, PyObject *arg) {
+  struct SpaceTable *t = space_table(s);
+  if (!t) return NULL;
+  if (!PyBytes_Check(arg)) { PyErr_SetString(PyExc_TypeError, "table_append: a row's text is bytes"); return NULL; }
+  if (text_room(&t->text, PyBytes_GET_SIZE(arg)) < 0 || grow((void **)&t->row_end, &t->cap_rows, t->n_rows + 1, sizeof(int64_t)) < 0) return NULL;
+  put(&t->text, PyBytes_AS_STRING(arg), (size_t)PyBytes_GET_SIZE(arg));
+  t->row_end[t->n_rows] = t->text.n;
+  return PyLong_FromLongLong(t->n_rows++);
+}
+
+/* table_rows(start, end) -> the texts of rows start..end-1, comma-separated (a str) */
+PyObject *Space_table_rows(Space *s, PyObject *args) {
+  long long start, end;
+  struct SpaceTable *t = space_table(s);
+  if (!t || !PyArg_ParseTuple(args, "LL", &start, &end)) return NULL;
+  if (start < 0) start = 0;
+  if (end > t->n_rows) end = t->n_rows;
+  if (start >= end) return PyUnicode_FromString("");
+  Text out = {0};
+  int64_t from = start ? t->row_end[start - 1] : 0;
+  if (text_room(&out, t->row_end[end - 1] - from + (end - start)) < 0) return NULL;
+  for (long long r = start; r < end; r++) {
+    int64_t a = r ? t->row_end[r - 1] : 0;
+    if (r > start) out.buf[out.n++] = ',';
+    put(&out, t->text.buf + a, (size_t)(t->row_end[r] - a));
+  }
+  PyObject *text = PyUnicode_DecodeUTF8(out.buf, (Py_ssize_t)out.n, "surrogatepass");
+  PyMem_Free(out.buf);
+  return text;
+}
+
+/* table_size() -> the rows so far */
+PyObject *Space_table_size(Space *s, PyObject *noargs) {
+  (void)noargs;
+  struct SpaceTable *t = space_table(s);
+  return t ? PyLong_FromLongLong(t->n_rows) : NULL;
+}
