@@ -31,7 +31,7 @@ from typing import IO, Any, Iterator, cast
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
 from uopc.cli.reports.cut import CutShort, ItemCut
-from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NodeTable, bound_flag, edge_json, established_json
+from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NativeNodeTable, NodeTable, bound_flag, edge_json, established_json
 from uopc.cli.reports.page import CHUNK_STATES, WARN_BYTES, page_tail, page_top
 from uopc.cli.support import CLIError, progress_bar, shown_name
 from uopc.relational import Exploration, State
@@ -54,25 +54,24 @@ def is_big(ex: Exploration) -> bool:
 class Items:
   """The states and steps of an exploration as their JSON texts, each node named by its row in ``table`` as it comes."""
 
-  def __init__(self, ex: Exploration, table: NodeTable) -> None:
+  def __init__(self, ex: Exploration, table: NodeTable | NativeNodeTable) -> None:
     self.ex, self.table = ex, table
     rules = ex.stepper.pm.rules
     self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]   # (a state's rule)
     self._escape = False   # a page's: "<" written \u003c in every string (escaped_for_page)
-    self.rules_seen: set[int] = set()   # the rules of the states written (a page's summary lists them)
-    native = ex.native_steps
-    self._core: Any = None if native is None else ex.native_core   # its step maps: the steps' text written in C
-    self._keys: Any = None if native is None else native[1]
+    self._seen = bytearray(len(rules))   # the rules of the states written (a page's summary lists them)
+    self._core: Any = ex.native_core if isinstance(table, NativeNodeTable) else None   # the states' and steps' text written in C
     # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
     # (five_params has 811,967 keys: their texts were 180 MB)
     size = 0 if self._core is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
     self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
     self._whole = ex.complete   # every step's target made
-    # the node table's row of each core node (-1: none yet), for the rows below `_mapped`: a step key whose node and
-    # result have one is read in C (Space.step_keys); five_params: every one of 811,967 keys
-    self._node_rows = array("i")
-    self._mapped = 0
     self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
+
+  @property
+  def rules_seen(self) -> set[int]:
+    """The rule indices of the states written."""
+    return {k for k, seen in enumerate(self._seen) if seen}
 
   def state(self, s: State) -> str:
     """``to_json``'s state dict, as text."""
@@ -84,7 +83,7 @@ class Items:
     text = (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[rule]},'
             f'"graph":{nid(s.graph)},"node":{nid(redex.node)},"result":{result},"normal":{_BOOL[s.normal]},'
             f'"error":{self._error(s)}}}')
-    self.rules_seen.add(rule)   # (a state too big to write within the cut raised CutShort above: not seen)
+    self._seen[rule] = 1   # (a state too big to write within the cut raised CutShort above: not seen)
     return text
 
   def escaped_for_page(self) -> None:
@@ -104,8 +103,22 @@ class Items:
 
   @property
   def native(self) -> bool:
-    """Whether the native core ran the whole search: the steps are read from its step maps (``native_steps``)."""
+    """Whether the native core ran the whole search: the states and steps are written from it (``native_states``,
+    ``native_steps``), their nodes kept in its node table (``NativeNodeTable``)."""
     return self._core is not None
+
+  def native_states(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
+    """The states ``states`` (consecutive ids) as ``state`` writes them, written in C (``Space.states_json``), about
+    ``FLUSH_CHARS`` at a time: (states, text) pairs. ``cut`` is asked every few states and while a graph's rows are
+    added; the states end before the one it stopped."""
+    if not states: return
+    names = [name.encode("utf-8", "surrogatepass") for name in self._names]
+    at, end = states[0].id, states[-1].id + 1
+    while at < end:
+      text, stop, short = self._core.states_json(at, end, names, self._seen, cut, FLUSH_CHARS)
+      if stop > at: yield stop - at, text
+      if short: return
+      at = stop
 
   def steps(self, s: State) -> tuple[int, str]:
     """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order (``edge_json``'s, one
@@ -117,9 +130,9 @@ class Items:
 
   def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
     """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, from the core's step
-    maps: a batch of states' new step keys read into the node table (Python's: their rows in the order the steps name
-    them), then their steps' text written in C (``Space.steps_json``), about ``FLUSH_CHARS`` at a time: (steps, text)
-    pairs. ``cut`` is asked before each batch; a key whose node is too big to finish within it ends the steps before the
+    maps: a batch of states' new step keys read into the node table (``Space.table_keys``: their rows in the order the
+    steps name them), then their steps' text written in C (``Space.steps_json``), about ``FLUSH_CHARS`` at a time:
+    (steps, text) pairs. ``cut`` is asked before each batch; a key whose rows it stopped ends the steps before the
     state that names it first."""
     if not states: return
     core, start, end = self._core, states[0].id, states[-1].id + 1
@@ -130,31 +143,11 @@ class Items:
     while at < end:
       if cut(): return
       stop = min(end, at + KEY_STATES)
-      keys, firsts = core.step_keys(at, stop, expanded[at - start:stop - start], self._rule_of, self._node_of, self._result_of,
-                                    self._rows_by_node(), limit)
-      cut_short = False
-      for j, r in enumerate(keys):
-        try: self._read(r)
-        except CutShort:
-          stop, cut_short = firsts[j], True
-          break
-      while at < stop:
-        text, at, n = core.steps_json(at, stop, expanded[at - start:stop - start], *columns, limit, FLUSH_CHARS, self.forks)
+      read = core.table_keys(at, stop, expanded[at - start:stop - start], *columns[:3], limit, cut)
+      while at < read:
+        text, at, n = core.steps_json(at, read, expanded[at - start:read - start], *columns, limit, FLUSH_CHARS, self.forks)
         if n: yield n, text
-      if cut_short: return
-
-  def _rows_by_node(self) -> array[int]:
-    """The node table's row of each core node, with the rows added since the last call."""
-    core, rows = self._core, self._node_rows
-    if len(rows) < (n := core.counts["nodes"]): rows.extend(array("i", [-1]) * (n - len(rows)))
-    core.node_rows(self.table.kept, self._mapped, rows)
-    self._mapped = len(self.table.kept)
-    return rows
-
-  def _read(self, r: int) -> None:
-    key, nid = self._keys[r], self.table.id
-    self._node_of[r], self._result_of[r] = cast(int, nid(key.node)), cast(int, nid(key.result))   # (a native step has both)
-    self._rule_of[r] = key.rule_index
+      if read < stop: return
 
 
 _BOOL = {True: "true", False: "false", None: "null"}
@@ -167,7 +160,7 @@ class Report:
                extra: dict[str, Any], fmt: str) -> None:
     self.ex, self.program, self.rules, self.canonical, self.canonical_error = ex, program, rules, canonical, canonical_error
     self.paths, self.extra = paths, extra
-    self.table = NodeTable()
+    self.table: NodeTable | NativeNodeTable = NodeTable() if (space := ex.native_space) is None else NativeNodeTable(space)
     self.items = Items(ex, self.table)
     self.states = self.edges = 0   # items written
     self.kept_paths: dict[str, Any] = {}
@@ -200,6 +193,12 @@ class Report:
   def state_items(self, states: list[State], bar: Any) -> Iterator[str]:
     """The states' texts while the cut allows."""
     cut, state = self.cut, self.items.state
+    if self.items.native:
+      for n, text in self.items.native_states(states, cut):
+        self.states += n
+        if not bar.disable: bar.update(n)
+        yield text
+      return
     for s in states:
       if cut(): return
       try: text = state(s)
@@ -233,8 +232,7 @@ class Report:
 
   def nodes(self) -> Iterator[str]:
     """The node table's rows, each as text (read last: every graph above has its rows by now)."""
-    rows = self.table.rows
-    for k in range(0, len(rows), 4096): yield dumps(rows[k:k + 4096])[1:-1]
+    yield from self.table.texts()
 
   def extras(self) -> str:
     return "".join(f",{dumps(k)}:{dumps(v)}" for k, v in self.extra.items())

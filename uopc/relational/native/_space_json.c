@@ -1,13 +1,15 @@
-/* The steps of a report's JSON written from the core's step maps (uopc/cli/reports/stream.py's Items): no tuple, no
- * Python string per step.
+/* A report's states and steps as JSON written from the core (uopc/cli/reports/stream.py's Items): no tuple, no
+ * Python string per state or step.
  *
- * A step is {"from":S,"to":T,"rule":NAME,"rule_index":K,"node":N,"result":R,"error":null}. Its numbers are written
- * here; its rule's text ("rule":NAME,"rule_index":K,) comes from Python, made once per rule by the report's one JSON
- * encoder (json.dumps), so a rule's name is escaped here exactly as everywhere else. A step key's node and result rows
- * are the report's node table's (Python's, filled in the order the steps name them): step_keys lists the keys not read
- * yet, steps_json writes the steps once they are. */
+ * A state is {"id":I,"depth":D,"parent":P,"rule":NAME,"graph":G,"node":N,"result":R,"normal":B,"error":null}, a step
+ * {"from":S,"to":T,"rule":NAME,"rule_index":K,"node":N,"result":R,"error":null}. Their numbers are written here; a
+ * rule's text comes from Python, made once per rule by the report's one JSON encoder (json.dumps), so a rule's name is
+ * escaped here exactly as everywhere else. Graphs and nodes are rows of the report's node table, kept here by node id
+ * (_space_table.c): states_json adds each state's rows as it writes it, table_keys a batch of states' new step keys'
+ * rows, in the order the steps name them, and steps_json writes the steps once they are read. */
 #include "_space.h"
 #include "_space_json.h"
+#include "_space_table.h"
 
 /* A state's steps, as out(i) lists them, each handed to visit(ctx, key, result node, target state). */
 typedef int (*StepVisit)(void *ctx, int32_t key, int32_t target);
@@ -62,12 +64,22 @@ static int key_ok(const StepRange *r, int32_t key) {
   return -1;
 }
 
-/* ---- step_keys: the keys not read yet, in the order the steps name them */
+/* ---- table_keys: the keys not read yet, read in the order the steps name them */
 
-/* Under graph semantics a key is a redex: where the report's node table has a row for both its node and its result
- * (node_rows: a row per node, -1 for none; every state's graph is in the table before its steps), the key is read here:
- * no row is added, so the order the others are read in is unchanged. */
-typedef struct { StepRange *r; PyObject *keys, *states; int32_t state; const int32_t *rows; int32_t *node_of, *result_of; Space *s; } KeysVisit;
+/* the redex a step key stands for: itself, or under tree semantics (a position) the one at its end */
+static int32_t key_redex(const Space *s, int32_t key) {
+  if (!s->tree) return key;
+  while (s->key_idx[key] >= 0) key = s->key_inner[key];
+  return s->key_inner[key];
+}
+
+static int redex_ok(const Space *s, int32_t r) {
+  if (r >= 0 && r < s->templates.n_red) return 0;
+  PyErr_SetString(PyExc_IndexError, "a step key's redex past the core's");
+  return -1;
+}
+
+typedef struct { StepRange *r; Space *s; PyObject *cut; int32_t *node_of, *result_of; int cut_short; } KeysVisit;
 
 static int keys_visit(void *ctx, int32_t key, int32_t target) {
   KeysVisit *v = ctx;
@@ -75,93 +87,114 @@ static int keys_visit(void *ctx, int32_t key, int32_t target) {
   if (key_ok(v->r, key) < 0) return -1;
   int32_t *rule_of = v->r->rule_of.buf;
   if (rule_of[key] != -1) return 0;
-  SpaceTemplates *t = &v->s->templates;
-  if (v->rows && key < t->n_red) {
-    int32_t node = v->rows[t->red_node[key]], result = v->rows[t->red_result[key]];
-    if (node >= 0 && result >= 0) { rule_of[key] = t->red_rule[key]; v->node_of[key] = node; v->result_of[key] = result; return 0; }
-  }
-  rule_of[key] = -2;   /* listed: Python reads it next (and writes its rule index here) */
-  PyObject *k = PyLong_FromLong(key), *st = PyLong_FromLong(v->state);
-  int rc = k && st ? (PyList_Append(v->keys, k) < 0 || PyList_Append(v->states, st) < 0 ? -1 : 0) : -1;
-  Py_XDECREF(k); Py_XDECREF(st);
-  return rc;
+  Space *s = v->s;
+  int32_t red = key_redex(s, key);
+  if (redex_ok(s, red) < 0) return -1;
+  int64_t node = table_add(s, s->templates.red_node[red], v->cut);
+  int64_t result = node < 0 ? node : table_add(s, s->templates.red_result[red], v->cut);
+  if (result < 0) { v->cut_short = result == -2; return -1; }
+  rule_of[key] = s->templates.red_rule[red]; v->node_of[key] = (int32_t)node; v->result_of[key] = (int32_t)result;
+  return 0;
 }
 
 /* a writable int32 column of `len` bytes */
-static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len, int writable) {
-  if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
-  if (b->itemsize == 4 && b->format && (strcmp(b->format, "i") == 0 || strcmp(b->format, "=i") == 0) && (len < 0 || b->len == len)) return 0;
+static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
+  if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return -1;
+  if (b->itemsize == 4 && b->format && (strcmp(b->format, "i") == 0 || strcmp(b->format, "=i") == 0) && b->len == len) return 0;
   PyBuffer_Release(b);
   PyErr_SetString(PyExc_ValueError, "an int32 column ('i') of the length asked");
   return -1;
 }
 
-PyObject *Space_step_keys(Space *s, PyObject *args) {
+PyObject *Space_table_keys(Space *s, PyObject *args) {
   StepRange r = {0};
-  PyObject *expanded, *rule_of, *node_of, *result_of, *node_rows;
-  if (!PyArg_ParseTuple(args, "iiOOOOOi", &r.start, &r.end, &expanded, &rule_of, &node_of, &result_of, &node_rows, &r.limit)) return NULL;
-  if (range_open(s, &r, expanded, rule_of, 1) < 0) return NULL;
-  Py_buffer cols[3];
-  int n_cols = 0, rc = 0;
-  PyObject *objs[3] = {node_of, result_of, node_rows};
-  for (; rc == 0 && n_cols < (node_rows == Py_None ? 0 : 3); n_cols++)
-    if (int_column(objs[n_cols], &cols[n_cols], n_cols < 2 ? r.rule_of.len : (Py_ssize_t)s->n_nodes * 4, n_cols < 2) < 0) { rc = -1; break; }
-  int use_rows = rc == 0 && node_rows != Py_None && !s->tree;
-  KeysVisit v = {&r, PyList_New(0), PyList_New(0), 0, use_rows ? cols[2].buf : NULL, use_rows ? cols[0].buf : NULL, use_rows ? cols[1].buf : NULL, s};
-  if (rc == 0 && !(v.keys && v.states)) rc = -1;
+  PyObject *expanded, *rule_of, *node_of, *result_of, *cut;
+  if (!PyArg_ParseTuple(args, "iiOOOOiO", &r.start, &r.end, &expanded, &rule_of, &node_of, &result_of, &r.limit, &cut)) return NULL;
+  if (!space_table(s) || range_open(s, &r, expanded, rule_of, 1) < 0) return NULL;
+  Py_buffer nodes, results;
+  if (int_column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
+  if (int_column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
+  KeysVisit v = {&r, s, cut, nodes.buf, results.buf, 0};
   const char *done = r.expanded.buf;
-  for (int32_t i = r.start; rc == 0 && i < r.end; i++) {
-    v.state = i;
-    if (done[i - r.start]) rc = each_state_step(s, i, keys_visit, &v);
-  }
-  for (int c = 0; c < n_cols; c++) PyBuffer_Release(&cols[c]);
-  range_close(&r);
-  if (rc < 0) { Py_XDECREF(v.keys); Py_XDECREF(v.states); return NULL; }
-  return Py_BuildValue("NN", v.keys, v.states);
+  int32_t i = r.start;
+  int rc = 0;
+  for (; i < r.end; i++)
+    if (done[i - r.start] && (rc = each_state_step(s, i, keys_visit, &v)) < 0) break;
+  PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
+  if (rc < 0 && !v.cut_short) return NULL;
+  return PyLong_FromLong(i);
 }
 
-/* node_rows(uops, start, rows): rows[node] = k for each uops[k] (k >= start) that is the UOp of a node of the core,
-   where rows[node] is -1 (a node's first row): the report's node table's rows by node id. */
-PyObject *Space_node_rows(Space *s, PyObject *args) {
-  PyObject *uops, *rows;
-  Py_ssize_t start;
-  if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &uops, &start, &rows)) return NULL;
-  Py_buffer b;
-  if (int_column(rows, &b, (Py_ssize_t)s->n_nodes * 4, 1) < 0) return NULL;
-  int32_t *row = b.buf;
-  for (Py_ssize_t k = start < 0 ? 0 : start; k < PyList_GET_SIZE(uops); k++) {
-    int32_t node = map_get(&s->ptrs, (uint64_t)(uintptr_t)PyList_GET_ITEM(uops, k), -1);
-    if (node >= 0 && node < s->n_nodes && row[node] < 0) row[node] = (int32_t)k;
+/* ---- states_json: the states' text */
+
+#define CUT_STATES 64   /* states written between two questions to the cut */
+
+PyObject *Space_states_json(Space *s, PyObject *args) {
+  int start, end;
+  PyObject *rules, *seen_obj, *cut;
+  long long max_chars;
+  if (!PyArg_ParseTuple(args, "iiO!OOL", &start, &end, &PyList_Type, &rules, &seen_obj, &cut, &max_chars)) return NULL;
+  if (start < 0 || end > s->n_states || start > end) { PyErr_SetString(PyExc_IndexError, "states_json: states out of range"); return NULL; }
+  Py_ssize_t n_rules = PyList_GET_SIZE(rules);
+  for (Py_ssize_t k = 0; k < n_rules; k++)
+    if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "states_json: a rule's text is bytes"); return NULL; }
+  if (!space_table(s)) return NULL;
+  Py_buffer seen;
+  if (PyObject_GetBuffer(seen_obj, &seen, PyBUF_WRITABLE) < 0) return NULL;
+  if (seen.len != n_rules) { PyBuffer_Release(&seen); PyErr_SetString(PyExc_ValueError, "states_json: a seen flag per rule"); return NULL; }
+  Text t = {0};
+  int rc = 0, cut_short = 0;
+  int32_t i = start;
+  static const char *normal[] = {"null", "false", "true"};
+  for (; i < end && (i == start || t.n < max_chars); i++) {
+    if ((i - start) % CUT_STATES == 0 && cut != Py_None) {
+      PyObject *r = PyObject_CallNoArgs(cut);
+      int stop = r ? PyObject_IsTrue(r) : -1;
+      Py_XDECREF(r);
+      if (stop) { rc = stop < 0 ? -1 : 0; cut_short = stop > 0; break; }
+    }
+    int32_t key = s->st_redex[i], red = -1, rule = -1;
+    int64_t graph, node = -1, result = -1;
+    if (key >= 0) {   /* its step's result, graph and node, in that order: the rows Python's writer added */
+      red = key_redex(s, key);
+      if ((rc = redex_ok(s, red)) < 0) break;
+      rule = s->templates.red_rule[red];
+      if (rule < 0 || rule >= n_rules) { PyErr_SetString(PyExc_IndexError, "states_json: a rule past the rules' texts"); rc = -1; break; }
+      result = table_add(s, s->templates.red_result[red], cut);
+      graph = result < 0 ? result : table_add(s, s->st_root[i], cut);
+      node = graph < 0 ? graph : table_add(s, s->templates.red_node[red], cut);
+      if (node < 0) { rc = node == -2 ? 0 : -1; cut_short = node == -2; break; }
+    } else if ((graph = table_add(s, s->st_root[i], cut)) < 0) { rc = graph == -2 ? 0 : -1; cut_short = graph == -2; break; }
+    PyObject *name = key >= 0 ? PyList_GET_ITEM(rules, rule) : NULL;
+    if ((rc = text_room(&t, 200 + (name ? PyBytes_GET_SIZE(name) : 0))) < 0) break;
+    if (t.n) t.buf[t.n++] = ',';
+    LIT(&t, "{\"id\":"); put_int(&t, i);
+    LIT(&t, ",\"depth\":"); put_int(&t, s->st_depth[i]);
+    if (key < 0) LIT(&t, ",\"parent\":null,\"rule\":null,\"graph\":");
+    else {
+      LIT(&t, ",\"parent\":");
+      if (s->st_parent[i] < 0) LIT(&t, "null"); else put_int(&t, s->st_parent[i]);
+      LIT(&t, ",\"rule\":");
+      put(&t, PyBytes_AS_STRING(name), (size_t)PyBytes_GET_SIZE(name));
+      LIT(&t, ",\"graph\":");
+    }
+    put_int(&t, graph);
+    if (key < 0) LIT(&t, ",\"node\":null,\"result\":null,\"normal\":");
+    else { LIT(&t, ",\"node\":"); put_int(&t, node); LIT(&t, ",\"result\":"); put_int(&t, result); LIT(&t, ",\"normal\":"); }
+    const char *b = normal[s->st_normal[i] < 0 ? 0 : 1 + (s->st_normal[i] > 0)];
+    put(&t, b, strlen(b));
+    LIT(&t, ",\"error\":null}");
+    if (key >= 0) ((char *)seen.buf)[rule] = 1;
   }
-  PyBuffer_Release(&b);
-  Py_RETURN_NONE;
+  PyBuffer_Release(&seen);
+  PyObject *text = rc < 0 ? NULL : PyUnicode_DecodeUTF8(t.buf ? t.buf : "", (Py_ssize_t)t.n, "surrogatepass");
+  PyMem_Free(t.buf);
+  if (!text) return NULL;
+  return Py_BuildValue("NiO", text, (int)i, cut_short ? Py_True : Py_False);
 }
 
 /* ---- steps_json: the steps' text */
 
-typedef struct { char *buf; int64_t n, cap; } Text;
-
-static int text_room(Text *t, int64_t more) {
-  if (t->n + more <= t->cap) return 0;
-  int64_t cap = t->cap ? t->cap : 1 << 16;
-  while (cap < t->n + more) cap *= 2;
-  char *b = PyMem_Realloc(t->buf, (size_t)cap);
-  if (!b) { PyErr_NoMemory(); return -1; }
-  t->buf = b; t->cap = cap;
-  return 0;
-}
-
-static inline void put(Text *t, const char *p, size_t n) { memcpy(t->buf + t->n, p, n); t->n += (int64_t)n; }
-
-static inline void put_int(Text *t, int32_t x) {   /* as Python's str(int) */
-  char d[12]; int k = 0;
-  uint32_t u = x < 0 ? (uint32_t)0 - (uint32_t)x : (uint32_t)x;
-  do { d[k++] = (char)('0' + u % 10); u /= 10; } while (u);
-  if (x < 0) t->buf[t->n++] = '-';
-  while (k) t->buf[t->n++] = d[--k];
-}
-
-#define LIT(t, s) put(t, s, sizeof(s) - 1)
 #define STEP_FIXED 96   /* a step's text less its rule's: its literals and four numbers, with room */
 
 typedef struct {

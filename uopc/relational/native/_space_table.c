@@ -155,17 +155,6 @@ PyObject *Space_table_row(Space *s, PyObject *args) {
   return PyLong_FromLongLong(row < 0 ? -1 : row);
 }
 
-/* table_append(text) -> the row of a node the core does not have: its JSON text (bytes), made by Python */
-PyObject *Space_table_append(Space *s, PyObject *arg) {
-  struct SpaceTable *t = space_table(s);
-  if (!t) return NULL;
-  if (!PyBytes_Check(arg)) { PyErr_SetString(PyExc_TypeError, "table_append: a row's text is bytes"); return NULL; }
-  if (text_room(&t->text, PyBytes_GET_SIZE(arg)) < 0 || grow((void **)&t->row_end, &t->cap_rows, t->n_rows + 1, sizeof(int64_t)) < 0) return NULL;
-  put(&t->text, PyBytes_AS_STRING(arg), (size_t)PyBytes_GET_SIZE(arg));
-  t->row_end[t->n_rows] = t->text.n;
-  return PyLong_FromLongLong(t->n_rows++);
-}
-
 /* table_rows(start, end) -> the texts of rows start..end-1, comma-separated (a str) */
 PyObject *Space_table_rows(Space *s, PyObject *args) {
   long long start, end;

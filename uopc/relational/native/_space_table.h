@@ -20,7 +20,6 @@ int64_t table_bytes(const struct SpaceTable *t);
 
 PyObject *Space_table_setup(Space *s, PyObject *args);
 PyObject *Space_table_row(Space *s, PyObject *args);
-PyObject *Space_table_append(Space *s, PyObject *arg);
 PyObject *Space_table_rows(Space *s, PyObject *args);
 PyObject *Space_table_size(Space *s, PyObject *noargs);
 
