@@ -48,7 +48,7 @@ def dumps(x: Any) -> str:
 
 def is_big(ex: Exploration) -> bool:
   """Whether ``ex``'s report is past ``BIG_JSON`` states and steps: written item by item (compact), not built as a dict."""
-  return len(ex.states) + ex.edge_count > BIG_JSON
+  return len(ex.states) > BIG_JSON or len(ex.states) + ex.edge_count > BIG_JSON   # (the steps counted only if need be)
 
 
 class Items:
@@ -135,17 +135,15 @@ class Items:
     (steps, text) pairs. ``cut`` is asked before each batch; a key whose rows it stopped ends the steps before the
     state that names it first."""
     if not states: return
-    core, start, end = self._core, states[0].id, states[-1].id + 1
-    expanded = memoryview(bytes([s.out is not None for s in states]))
+    core, at, end = self._core, states[0].id, states[-1].id + 1
     limit = -1 if self._whole else len(self.ex.states)   # a bound left targets unmade: steps to them left out
     columns = (self._rule_of, self._node_of, self._result_of, self._rule_texts)
-    at = start
     while at < end:
       if cut(): return
       stop = min(end, at + KEY_STATES)
-      read = core.table_keys(at, stop, expanded[at - start:stop - start], *columns[:3], limit, cut)
+      read = core.table_keys(at, stop, *columns[:3], limit, cut)
       while at < read:
-        text, at, n = core.steps_json(at, read, expanded[at - start:read - start], *columns, limit, FLUSH_CHARS, self.forks)
+        text, at, n = core.steps_json(at, read, *columns, limit, FLUSH_CHARS, self.forks)
         if n: yield n, text
       if read < stop: return
 
@@ -163,6 +161,7 @@ class Report:
     self.table: NodeTable | NativeNodeTable = NodeTable() if (space := ex.native_space) is None else NativeNodeTable(space)
     self.items = Items(ex, self.table)
     self.states = self.edges = 0   # items written
+    self.items_count = len(ex.states) + ex.edge_count   # what the progress bar counts to (the steps counted in C, once)
     self.kept_paths: dict[str, Any] = {}
     self.cut_paths = self.table.cut = ItemCut()
     if paths:   # small, and first, as to_json's
@@ -270,7 +269,7 @@ def write_json(f: IO[str], report: Report) -> str:
   head = report.head()
   out(head)
   out(report.middle())
-  with progress_bar(len(ex.states) + ex.edge_count, "item", "report") as bar:
+  with progress_bar(report.items_count, "item", "report") as bar:
     out(',"states":[')
     out.items(report.state_items(ex.states, bar))
     out('],"edges":[')
@@ -293,7 +292,7 @@ def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = C
   report.items.forks = set()
   report.items.escaped_for_page()   # the items' strings escaped as they are made: their texts not scanned
   count = 0
-  with progress_bar(len(states) + ex.edge_count, "item", "page") as bar:
+  with progress_bar(report.items_count, "item", "page") as bar:
     for k in range(0, len(states), chunk):
       if report.cut(): break
       part = states[k:k + chunk]

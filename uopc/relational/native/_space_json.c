@@ -34,27 +34,26 @@ static int each_state_step(Space *s, int32_t i, StepVisit visit, void *ctx) {
   return 0;
 }
 
-/* The arguments both functions share: the states start..end-1, which of them are expanded (a byte each: Python's
- * s.out is not None), the targets kept (0 <= target < limit; limit < 0: every one), the keys' rule indices. */
+/* The arguments both functions share: the states start..end-1 (those expanded: st_done, Python's s.out is not None,
+ * have steps), the targets kept (0 <= target < limit; limit < 0: every one), the keys' rule indices. */
 typedef struct {
   int start, end, limit;
-  Py_buffer expanded, rule_of;
+  Py_buffer rule_of;
 } StepRange;
 
-static int range_open(Space *s, StepRange *r, PyObject *expanded, PyObject *rule_of, int writable) {
-  if (PyObject_GetBuffer(expanded, &r->expanded, PyBUF_SIMPLE) < 0) return -1;
-  if (PyObject_GetBuffer(rule_of, &r->rule_of, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) { PyBuffer_Release(&r->expanded); return -1; }
+static int range_open(Space *s, StepRange *r, PyObject *rule_of, int writable) {
+  if (PyObject_GetBuffer(rule_of, &r->rule_of, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
   const char *fmt = r->rule_of.format;
   if (r->rule_of.itemsize != 4 || !fmt || (strcmp(fmt, "i") != 0 && strcmp(fmt, "=i") != 0)) {
     PyErr_SetString(PyExc_TypeError, "a key's column is an array of int32 ('i')");
-  } else if (r->start < 0 || r->end > s->n_states || r->start > r->end || r->expanded.len != r->end - r->start) {
-    PyErr_SetString(PyExc_IndexError, "states out of range, or an expanded flag per state missing");
+  } else if (r->start < 0 || r->end > s->n_states || r->start > r->end) {
+    PyErr_SetString(PyExc_IndexError, "states out of range");
   } else return 0;
-  PyBuffer_Release(&r->expanded); PyBuffer_Release(&r->rule_of);
+  PyBuffer_Release(&r->rule_of);
   return -1;
 }
 
-static void range_close(StepRange *r) { PyBuffer_Release(&r->expanded); PyBuffer_Release(&r->rule_of); }
+static void range_close(StepRange *r) { PyBuffer_Release(&r->rule_of); }
 
 static inline int kept(const StepRange *r, int32_t target) { return r->limit < 0 || (target >= 0 && target < r->limit); }
 
@@ -108,18 +107,17 @@ static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
 
 PyObject *Space_table_keys(Space *s, PyObject *args) {
   StepRange r = {0};
-  PyObject *expanded, *rule_of, *node_of, *result_of, *cut;
-  if (!PyArg_ParseTuple(args, "iiOOOOiO", &r.start, &r.end, &expanded, &rule_of, &node_of, &result_of, &r.limit, &cut)) return NULL;
-  if (!space_table(s) || range_open(s, &r, expanded, rule_of, 1) < 0) return NULL;
+  PyObject *rule_of, *node_of, *result_of, *cut;
+  if (!PyArg_ParseTuple(args, "iiOOOiO", &r.start, &r.end, &rule_of, &node_of, &result_of, &r.limit, &cut)) return NULL;
+  if (!space_table(s) || range_open(s, &r, rule_of, 1) < 0) return NULL;
   Py_buffer nodes, results;
   if (int_column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
   if (int_column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
   KeysVisit v = {&r, s, cut, nodes.buf, results.buf, 0};
-  const char *done = r.expanded.buf;
   int32_t i = r.start;
   int rc = 0;
   for (; i < r.end; i++)
-    if (done[i - r.start] && (rc = each_state_step(s, i, keys_visit, &v)) < 0) break;
+    if (s->st_done[i] && (rc = each_state_step(s, i, keys_visit, &v)) < 0) break;
   PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
   if (rc < 0 && !v.cut_short) return NULL;
   return PyLong_FromLong(i);
@@ -237,15 +235,15 @@ static int column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
 
 PyObject *Space_steps_json(Space *s, PyObject *args) {
   StepRange r = {0};
-  PyObject *expanded, *rule_of, *node_of, *result_of, *rules, *forks;
+  PyObject *rule_of, *node_of, *result_of, *rules, *forks;
   long long max_chars;
-  if (!PyArg_ParseTuple(args, "iiOOOOO!iLO", &r.start, &r.end, &expanded, &rule_of, &node_of, &result_of, &PyList_Type, &rules,
+  if (!PyArg_ParseTuple(args, "iiOOOO!iLO", &r.start, &r.end, &rule_of, &node_of, &result_of, &PyList_Type, &rules,
                         &r.limit, &max_chars, &forks)) return NULL;
   if (forks != Py_None && !PySet_Check(forks)) { PyErr_SetString(PyExc_TypeError, "steps_json: forks is a set or None"); return NULL; }
   Py_ssize_t n_rules = PyList_GET_SIZE(rules);
   for (Py_ssize_t k = 0; k < n_rules; k++)
     if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "steps_json: a rule's text is bytes"); return NULL; }
-  if (range_open(s, &r, expanded, rule_of, 0) < 0) return NULL;
+  if (range_open(s, &r, rule_of, 0) < 0) return NULL;
   Py_buffer nodes, results;
   if (column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
   if (column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
@@ -256,11 +254,10 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
     v.rule_text[k] = PyBytes_AS_STRING(PyList_GET_ITEM(rules, k));
     v.rule_len[k] = PyBytes_GET_SIZE(PyList_GET_ITEM(rules, k));
   }
-  const char *done = r.expanded.buf;
   int32_t i = r.start;
   int64_t steps = 0;
   for (; rc == 0 && i < r.end && (i == r.start || v.text.n < max_chars); i++) {
-    if (!done[i - r.start]) continue;
+    if (!s->st_done[i]) continue;
     v.state = i; v.steps = 0; v.forked = 0;
     if ((rc = each_state_step(s, i, json_visit, &v)) < 0) break;
     steps += v.steps;
