@@ -299,8 +299,8 @@ class NativeNodeTable:
     if (row := self._core.table_row(self._space.to_id(u), self.cut)) < 0: raise CutShort
     return cast(int, row)
 
-  def texts(self, chunk: int = 65536) -> Iterator[str]:
-    """``NodeTable.texts``."""
+  def texts(self, chunk: int = 65536) -> Iterator[bytes]:
+    """``NodeTable.texts``, as UTF-8."""
     for k in range(0, self._core.table_size(), chunk): yield self._core.table_rows(k, k + chunk)
 
   def _template(self, node: int) -> tuple[bytes, ...]:

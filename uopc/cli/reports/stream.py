@@ -21,19 +21,20 @@ from __future__ import annotations
 
 import contextlib
 from array import array
+import io
 import json
 import os
 import shutil
 import sys
 import tempfile
-from typing import IO, Any, Iterator, cast
+from typing import IO, Any, Iterable, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
 from uopc.cli.reports.cut import CutShort, ItemCut
 from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NativeNodeTable, NodeTable, bound_flag, edge_json, established_json
 from uopc.cli.reports.page import CHUNK_STATES, WARN_BYTES, page_tail, page_top
-from uopc.cli.support import CLIError, progress_bar, shown_name
+from uopc.cli.support import CLIError, isatty, progress_bar, shown_name
 from uopc.relational import Exploration, State
 
 COPY_BLOCK = 1 << 22   # bytes per read and write where the file is copied (a head written again, stdout)
@@ -67,6 +68,9 @@ class Items:
     self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
     self._whole = ex.complete   # every step's target made
     self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
+    # how the core's items encode a rule's name: a file's bytes strictly (a lone surrogate fails, as a str written to it
+    # does); for a text stream, passed through to the str they are decoded into (Gather)
+    self.errors = "surrogatepass"
 
   @property
   def rules_seen(self) -> set[int]:
@@ -96,7 +100,7 @@ class Items:
   def _rule_texts(self) -> list[bytes]:
     """A step's rule by its index, ``"rule":NAME,"rule_index":K,``, as the core's ``steps_json`` copies it (a lone
     surrogate passed through, as the text it is decoded back into)."""
-    return [f'"rule":{name},"rule_index":{k},'.encode("utf-8", "surrogatepass") for k, name in enumerate(self._names)]
+    return [f'"rule":{name},"rule_index":{k},'.encode("utf-8", self.errors) for k, name in enumerate(self._names)]
 
   def _error(self, s: State) -> str:
     return "null" if s.error is None else dumps(s.error).replace("<", "\\u003c") if self._escape else dumps(s.error)
@@ -107,12 +111,12 @@ class Items:
     ``native_steps``), their nodes kept in its node table (``NativeNodeTable``)."""
     return self._core is not None
 
-  def native_states(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
+  def native_states(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, bytes]]:
     """The states ``states`` (consecutive ids) as ``state`` writes them, written in C (``Space.states_json``), about
     ``FLUSH_CHARS`` at a time: (states, text) pairs. ``cut`` is asked every few states and while a graph's rows are
     added; the states end before the one it stopped."""
     if not states: return
-    names = [name.encode("utf-8", "surrogatepass") for name in self._names]
+    names = [name.encode("utf-8", self.errors) for name in self._names]
     at, end = states[0].id, states[-1].id + 1
     while at < end:
       text, stop, short = self._core.states_json(at, end, names, self._seen, cut, FLUSH_CHARS)
@@ -128,7 +132,7 @@ class Items:
     text = dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
     return len(edges), text.replace("<", "\\u003c") if self._escape else text
 
-  def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
+  def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, bytes]]:
     """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, from the core's step
     maps: a batch of states' new step keys read into the node table (``Space.table_keys``: their rows in the order the
     steps name them), then their steps' text written in C (``Space.steps_json``), about ``FLUSH_CHARS`` at a time:
@@ -161,13 +165,22 @@ class Report:
     self.table: NodeTable | NativeNodeTable = NodeTable() if (space := ex.native_space) is None else NativeNodeTable(space)
     self.items = Items(ex, self.table)
     self.states = self.edges = 0   # items written
-    self.items_count = len(ex.states) + ex.edge_count   # what the progress bar counts to (the steps counted in C, once)
     self.kept_paths: dict[str, Any] = {}
     self.cut_paths = self.table.cut = ItemCut()
     if paths:   # small, and first, as to_json's
       from uopc.cli.reports.cut import until_cut
       self.kept_paths = dict(until_cut(((str(s.id), [edge_json(e, self.table.id) for e in s.path()]) for s in ex.normal_forms), self.cut_paths))
     self.cut = self.table.cut = ItemCut(fmt)   # no text held: the time (and a bound) alone cuts the items
+
+  def bar(self, desc: str) -> Any:
+    """The progress bar over the items (their count, the steps counted in C, only where it shows)."""
+    return progress_bar(len(self.ex.states) + self.ex.edge_count if isatty(sys.stderr) else None, "item", desc)
+
+  def gather(self, f: IO[Any]) -> Gather:
+    """What the document is written to ``f`` through; the items' encoding set for it (``Items.errors``)."""
+    out = Gather(f)
+    if out.binary: self.items.errors = "strict"
+    return out
 
   def head(self) -> str:
     """The document up to ``stopped_by``: what it says of itself, as it stands now."""
@@ -189,7 +202,7 @@ class Report:
     return (f',"bounds":{dumps({"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout})},'
             f'"elapsed":{dumps(round(ex.elapsed, 4))},"reduced":{dumps(ex.reduced)}')
 
-  def state_items(self, states: list[State], bar: Any) -> Iterator[str]:
+  def state_items(self, states: list[State], bar: Any) -> Iterator[str | bytes]:
     """The states' texts while the cut allows."""
     cut, state = self.cut, self.items.state
     if self.items.native:
@@ -206,7 +219,7 @@ class Report:
       if not bar.disable: bar.update()
       yield text
 
-  def step_items(self, states: list[State], bar: Any) -> Iterator[str]:
+  def step_items(self, states: list[State], bar: Any) -> Iterator[str | bytes]:
     """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
     cut, steps = self.cut, self.items.steps
     if self.items.native:
@@ -229,7 +242,7 @@ class Report:
     return dumps(established_json(self.ex, self.table.id, self.canonical, self.canonical_error, self.kept_paths if self.paths else None,
                                   self._which(), self.states, self.edges))[1:-1]
 
-  def nodes(self) -> Iterator[str]:
+  def nodes(self) -> Iterator[str | bytes]:
     """The node table's rows, each as text (read last: every graph above has its rows by now)."""
     yield from self.table.texts()
 
@@ -238,38 +251,52 @@ class Report:
 
 
 class Gather:
-  """Text written to ``f`` a megabyte at a time: many small items, few writes."""
+  """Text written to ``f`` a megabyte at a time: many small items, few writes. A part is a str, or bytes (the core's
+  items, UTF-8); ``f`` is a binary file (the report's: the core's bytes go to it as they are, no copy decoded and encoded
+  again) or a text one (a str is written, the bytes decoded)."""
 
-  def __init__(self, f: IO[str]) -> None:
+  def __init__(self, f: IO[Any]) -> None:
     self.f, self.size = f, 0
-    self.parts: list[str] = []
+    self.binary = not isinstance(f, io.TextIOBase)
+    self.parts: list[str | bytes] = []
 
-  def __call__(self, text: str) -> None:
+  def __call__(self, text: str | bytes) -> None:
     self.parts.append(text)
     self.size += len(text)
     if self.size > FLUSH_CHARS: self.flush()
 
   def flush(self) -> None:
-    if self.parts: self.f.write("".join(self.parts))
+    parts, f = self.parts, self.f
+    if not self.binary: f.write("".join(p if type(p) is str else cast(bytes, p).decode("utf-8", "surrogatepass") for p in parts))
+    else:   # the strs joined, the bytes (a megabyte of items each) written as they are
+      strs: list[str] = []
+      for p in parts:
+        if type(p) is str: strs.append(p)
+        else:
+          if strs: f.write("".join(strs).encode("utf-8"))
+          strs = []
+          f.write(p)
+      if strs: f.write("".join(strs).encode("utf-8"))
     self.parts, self.size = [], 0
 
-  def items(self, texts: Iterator[str], escape: bool = False) -> None:
+  def items(self, texts: Iterable[str | bytes], escape: bool = False) -> None:
     """``texts`` comma-separated (each item's JSON, or a run of them); ``escape``: ``<`` written ``\\u003c`` (a page)."""
     first = True
     for t in texts:
-      if escape: t = t.replace("<", "\\u003c")
-      self(t if first else "," + t)
+      if escape: t = t.replace("<", "\\u003c") if type(t) is str else cast(bytes, t).replace(b"<", b"\\u003c")
+      if not first: self(",")
+      self(t)
       first = False
 
 
-def write_json(f: IO[str], report: Report) -> str:
+def write_json(f: IO[Any], report: Report) -> str:
   """The JSON document to ``f``; returns its head as written (``Report.head`` says at the end what it must be)."""
   ex = report.ex
-  out = Gather(f)
+  out = report.gather(f)
   head = report.head()
   out(head)
   out(report.middle())
-  with progress_bar(report.items_count, "item", "report") as bar:
+  with report.bar("report") as bar:
     out(',"states":[')
     out.items(report.state_items(ex.states, bar))
     out('],"edges":[')
@@ -283,16 +310,16 @@ def write_json(f: IO[str], report: Report) -> str:
   return head
 
 
-def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = CHUNK_STATES) -> None:
+def write_page(f: IO[Any], report: Report, kind: str, title: str, chunk: int = CHUNK_STATES) -> None:
   """The page: its chunks as the states are read (``page.chunked``'s), then the rest of the document with the chunks' summary."""
   ex = report.ex
-  out = Gather(f)
+  out = report.gather(f)
   out(page_top(kind, title))
   states = ex.states
   report.items.forks = set()
   report.items.escaped_for_page()   # the items' strings escaped as they are made: their texts not scanned
   count = 0
-  with progress_bar(report.items_count, "item", "page") as bar:
+  with report.bar("page") as bar:
     for k in range(0, len(states), chunk):
       if report.cut(): break
       part = states[k:k + chunk]
@@ -336,14 +363,14 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _spool(path: str | None) -> Iterator[IO[str]]:
+def _spool(path: str | None) -> Iterator[IO[bytes]]:
   """A temporary file for the output: beside ``path`` (renamed onto it by ``_finish``), or in the temporary directory;
   gone after, however the command ends."""
   try: fd, tmp = tempfile.mkstemp(prefix=_prefix(path), suffix=".tmp", dir=_directory(path))
   except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
   os.close(fd)
   try:
-    with open(tmp, "w+", encoding="utf-8") as f: yield f   # (by its name: f.name is the path then)
+    with open(tmp, "wb+") as f: yield f   # (by its name: f.name is the path then)
   finally:
     with contextlib.suppress(OSError): os.unlink(tmp)   # (renamed onto path: nothing left)
 
@@ -382,7 +409,7 @@ def emit_exploration(args: Any, kind: str, ex: Exploration, program: Any, rules:
     _finish(f.name, path)
 
 
-def _rewrite_head(f: IO[str], written: str, final: str, path: str | None) -> None:
+def _rewrite_head(f: IO[bytes], written: str, final: str, path: str | None) -> None:
   """``f``'s file made to begin with ``final`` instead of ``written``, the rest copied: the head as a cut report ends it."""
   fd, tmp = tempfile.mkstemp(prefix=_prefix(path), suffix=".tmp", dir=_directory(path))
   try:

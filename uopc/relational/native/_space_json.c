@@ -185,7 +185,7 @@ PyObject *Space_states_json(Space *s, PyObject *args) {
     if (key >= 0) ((char *)seen.buf)[rule] = 1;
   }
   PyBuffer_Release(&seen);
-  PyObject *text = rc < 0 ? NULL : PyUnicode_DecodeUTF8(t.buf ? t.buf : "", (Py_ssize_t)t.n, "surrogatepass");
+  PyObject *text = rc < 0 ? NULL : text_bytes(&t);
   PyMem_Free(t.buf);
   if (!text) return NULL;
   return Py_BuildValue("NiO", text, (int)i, cut_short ? Py_True : Py_False);
@@ -267,7 +267,7 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
       Py_XDECREF(id);
     }
   }
-  PyObject *text = rc < 0 ? NULL : PyUnicode_DecodeUTF8(v.text.buf ? v.text.buf : "", (Py_ssize_t)v.text.n, "surrogatepass");
+  PyObject *text = rc < 0 ? NULL : text_bytes(&v.text);
   PyMem_Free(v.text.buf); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
   PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
   if (!text) return NULL;

@@ -44,4 +44,13 @@ static inline void put_int(Text *t, int64_t x) {   /* as Python's str(int): at m
 
 #define LIT(t, s) put(t, s, sizeof(s) - 1)
 
+/* the text as bytes (the UTF-8 the report's file holds, its strings as the rules' and templates' bytes were encoded),
+   its buffer freed; NULL on error */
+static inline PyObject *text_bytes(Text *t) {
+  PyObject *b = PyBytes_FromStringAndSize(t->buf ? t->buf : "", (Py_ssize_t)t->n);
+  PyMem_Free(t->buf);
+  t->buf = NULL; t->n = t->cap = 0;
+  return b;
+}
+
 #endif

@@ -155,14 +155,14 @@ PyObject *Space_table_row(Space *s, PyObject *args) {
   return PyLong_FromLongLong(row < 0 ? -1 : row);
 }
 
-/* table_rows(start, end) -> the texts of rows start..end-1, comma-separated (a str) */
+/* table_rows(start, end) -> the texts of rows start..end-1, comma-separated (bytes) */
 PyObject *Space_table_rows(Space *s, PyObject *args) {
   long long start, end;
   struct SpaceTable *t = space_table(s);
   if (!t || !PyArg_ParseTuple(args, "LL", &start, &end)) return NULL;
   if (start < 0) start = 0;
   if (end > t->n_rows) end = t->n_rows;
-  if (start >= end) return PyUnicode_FromString("");
+  if (start >= end) return PyBytes_FromStringAndSize("", 0);
   Text out = {0};
   int64_t from = start ? t->row_end[start - 1] : 0;
   if (text_room(&out, t->row_end[end - 1] - from + (end - start)) < 0) return NULL;
@@ -171,9 +171,7 @@ PyObject *Space_table_rows(Space *s, PyObject *args) {
     if (r > start) out.buf[out.n++] = ',';
     put(&out, t->text.buf + a, (size_t)(t->row_end[r] - a));
   }
-  PyObject *text = PyUnicode_DecodeUTF8(out.buf, (Py_ssize_t)out.n, "surrogatepass");
-  PyMem_Free(out.buf);
-  return text;
+  return text_bytes(&out);
 }
 
 /* table_size() -> the rows so far */
