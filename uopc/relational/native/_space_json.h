@@ -34,12 +34,31 @@ static inline int text_room(Text *t, int64_t more) {
 
 static inline void put(Text *t, const char *p, size_t n) { memcpy(t->buf + t->n, p, n); t->n += (int64_t)n; }
 
-static inline void put_int(Text *t, int64_t x) {   /* as Python's str(int): at most 20 characters */
-  char d[20]; int k = 0;
+static inline int n_digits(uint64_t u) {
+  int n = 1;
+  for (;;) {
+    if (u < 10) return n;
+    if (u < 100) return n + 1;
+    if (u < 1000) return n + 2;
+    if (u < 10000) return n + 3;
+    u /= 10000; n += 4;
+  }
+}
+
+/* as Python's str(int), at most 20 characters: written from its last digit back, two at a time (a step is four numbers:
+   this was most of the steps' time a digit at a time) */
+static inline void put_int(Text *t, int64_t x) {
+  static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
   uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
-  do { d[k++] = (char)('0' + u % 10); u /= 10; } while (u);
   if (x < 0) t->buf[t->n++] = '-';
-  while (k) t->buf[t->n++] = d[--k];
+  int n = n_digits(u);
+  char *p = t->buf + t->n + n;
+  while (u >= 100) { const char *d = pairs + 2 * (u % 100); u /= 100; *--p = d[1]; *--p = d[0]; }
+  if (u >= 10) { const char *d = pairs + 2 * u; *--p = d[1]; *--p = d[0]; }
+  else *--p = (char)('0' + u);
+  t->n += n;
 }
 
 #define LIT(t, s) put(t, s, sizeof(s) - 1)
