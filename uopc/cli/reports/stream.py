@@ -343,13 +343,16 @@ def write_page(f: IO[Any], report: Report, kind: str, title: str, chunk: int = C
 def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
   """``page.chunked``'s ``chunks`` summary of the states and steps written, from the exploration (not from their JSON)."""
   states, forks = report.ex.states[:report.states], report.items.forks or set()
-  depths: dict[int, list[int]] = {}   # depth -> [states, normal forms, forks, first id, last id]
-  for s in states:
-    row = depths.setdefault(s.depth, [0, 0, 0, s.id, s.id])
-    row[0] += 1
-    row[1] += bool(s.normal)
-    row[2] += s.id in forks
-    row[4] = s.id
+  if report.items.native: by_depth = report.ex.native_core.depths(len(states), forks)   # the same, in C
+  else:
+    depths: dict[int, list[int]] = {}   # depth -> [states, normal forms, forks, first id, last id]
+    for s in states:
+      row = depths.setdefault(s.depth, [0, 0, 0, s.id, s.id])
+      row[0] += 1
+      row[1] += bool(s.normal)
+      row[2] += s.id in forks
+      row[4] = s.id
+    by_depth = [[d, *depths[d]] for d in sorted(depths)]
   path: list[int] = []
   at = None if report.canonical is None or (c := report.ex.state_of(report.canonical)) is None else c.id
   if at is not None and not 0 <= at < len(states): at = None   # past a cut report's states: no path to draw
@@ -359,7 +362,7 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
     at = None if parent is None else parent.id
   rules = {name for k in report.items.rules_seen if (name := report.ex.stepper.rule_name(k))}   # the states' s.rule, each once
   return {"size": size, "count": count, "states": len(states), "edges": report.edges, "canonical_path": path[::-1],
-          "depths": [[d, *depths[d]] for d in sorted(depths)], "rules": sorted(rules)}
+          "depths": by_depth, "rules": sorted(rules)}
 
 
 @contextlib.contextmanager

@@ -116,6 +116,7 @@ static PyMethodDef Space_methods[] = {
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
   {"table_keys", (PyCFunction)Space_table_keys, METH_VARARGS, "table_keys(start, end, rule_of, node_of, result_of, limit, cut) -> the state the steps end before: the keys not read yet read, in order, their rows added (_space_json.c)."},
   {"states_json", (PyCFunction)Space_states_json, METH_VARARGS, "states_json(start, end, rules, seen, cut, max_chars) -> (text, next, cut short): states as JSON, their rows added (_space_json.c)."},
+  {"depths", (PyCFunction)Space_depths, METH_VARARGS, "depths(n, forks) -> [[depth, states, normal forms, forks, first id, last id], ...] of states 0..n-1 (_space_json.c)."},
   {"table_setup", (PyCFunction)Space_table_setup, METH_VARARGS, "table_setup(template(node) -> tuple of bytes): a new node table for a report (_space_table.c)."},
   {"table_row", (PyCFunction)Space_table_row, METH_VARARGS, "table_row(node, cut) -> the node's row, added with its sources' where new; -1: cut (_space_table.c)."},
   {"table_rows", (PyCFunction)Space_table_rows, METH_VARARGS, "table_rows(start, end) -> the rows' texts, comma-separated (_space_table.c)."},

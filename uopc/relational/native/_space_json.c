@@ -279,3 +279,38 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
 PyObject *Space_step_key_count(Space *s, PyObject *noargs) {
   return PyLong_FromLongLong(s->tree ? (long long)s->n_keys : (long long)s->templates.n_red);
 }
+
+/* depths(n, forks) -> [[depth, states, normal forms, forks, first id, last id], ...] by depth, over states 0..n-1 (a
+   page's summary, stream.py's chunks_summary); forks: the set of the states whose steps reach two states or more */
+PyObject *Space_depths(Space *s, PyObject *args) {
+  int n;
+  PyObject *forks;
+  if (!PyArg_ParseTuple(args, "iO!", &n, &PySet_Type, &forks)) return NULL;
+  if (n < 0 || n > s->n_states) { PyErr_SetString(PyExc_IndexError, "depths: states out of range"); return NULL; }
+  int32_t deepest = -1;
+  for (int32_t i = 0; i < n; i++) if (s->st_depth[i] > deepest) deepest = s->st_depth[i];
+  int64_t *rows = PyMem_Calloc((size_t)(deepest + 1) * 5 + 1, sizeof(int64_t));   /* per depth: the five counts */
+  if (!rows) return PyErr_NoMemory();
+  PyObject *out = NULL, *id = NULL;
+  for (int32_t i = 0; i < n; i++) {
+    int64_t *r = rows + 5 * (int64_t)s->st_depth[i];
+    if (!r[0]) r[3] = i;
+    r[0]++; r[1] += s->st_normal[i] > 0; r[4] = i;
+    if (!(id = PyLong_FromLong(i))) goto done;
+    int in = PySet_Contains(forks, id);
+    Py_CLEAR(id);
+    if (in < 0) goto done;
+    r[2] += in;
+  }
+  if (!(out = PyList_New(0))) goto done;
+  for (int32_t d = 0; d <= deepest; d++) {
+    int64_t *r = rows + 5 * (int64_t)d;
+    if (!r[0]) continue;
+    PyObject *row = Py_BuildValue("[iLLLLL]", (int)d, r[0], r[1], r[2], r[3], r[4]);
+    if (!row || PyList_Append(out, row) < 0) { Py_XDECREF(row); Py_CLEAR(out); goto done; }
+    Py_DECREF(row);
+  }
+done:
+  PyMem_Free(rows);
+  return out;
+}

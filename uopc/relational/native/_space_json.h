@@ -16,6 +16,8 @@ PyObject *Space_table_keys(Space *s, PyObject *args);
 PyObject *Space_steps_json(Space *s, PyObject *args);
 /* states_json(start, end, rules, seen, cut, max_chars) -> (text, next state, cut short): states start.. as JSON */
 PyObject *Space_states_json(Space *s, PyObject *args);
+/* depths(n, forks) -> a page's summary of states 0..n-1 by depth: [depth, states, normal forms, forks, first, last] */
+PyObject *Space_depths(Space *s, PyObject *args);
 /* step_key_count() -> the step keys numbered so far: redexes, or under tree semantics positions */
 PyObject *Space_step_key_count(Space *s, PyObject *noargs);
 
