@@ -285,7 +285,7 @@ class NodeTable:
 class NativeNodeTable:
   """``NodeTable``'s rows, in the same order, for a search the native core ran whole (``Exploration.native_space``):
   kept by the core by node id (``Space.table_setup``, ``_space_table.c``), each row's text made there from a template per
-  label, no ``UOp`` made per node. The core writes the states and steps into it (``Space.states_json``, ``table_keys``);
+  label, no ``UOp`` made per node. The core writes the states and steps into it (``Space.states_json``, ``steps_json``);
   ``id`` adds what else the report names (a path's nodes)."""
 
   def __init__(self, space: Any) -> None:

@@ -39,7 +39,6 @@ from uopc.relational import Exploration, State
 
 COPY_BLOCK = 1 << 22   # bytes per read and write where the file is copied (a head written again, stdout)
 FLUSH_CHARS = 1 << 20  # characters of items gathered before a write
-KEY_STATES = 4096      # states whose new step keys are read into the node table at a time (the cut is asked between)
 
 
 def dumps(x: Any) -> str:
@@ -133,23 +132,19 @@ class Items:
     return len(edges), text.replace("<", "\\u003c") if self._escape else text
 
   def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, bytes]]:
-    """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, from the core's step
-    maps: a batch of states' new step keys read into the node table (``Space.table_keys``: their rows in the order the
-    steps name them), then their steps' text written in C (``Space.steps_json``), about ``FLUSH_CHARS`` at a time:
-    (steps, text) pairs. ``cut`` is asked before each batch; a key whose rows it stopped ends the steps before the
-    state that names it first."""
+    """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, written in C from the
+    core's step maps (``Space.steps_json``: a step key's rows added to the node table as it is first met, so in the
+    order the steps name them), about ``FLUSH_CHARS`` at a time: (steps, text) pairs. ``cut`` is asked before each
+    batch and while a key's rows are added: a key whose rows it stopped ends the steps before its state."""
     if not states: return
     core, at, end = self._core, states[0].id, states[-1].id + 1
     limit = -1 if self._whole else len(self.ex.states)   # a bound left targets unmade: steps to them left out
     columns = (self._rule_of, self._node_of, self._result_of, self._rule_texts)
     while at < end:
       if cut(): return
-      stop = min(end, at + KEY_STATES)
-      read = core.table_keys(at, stop, *columns[:3], limit, cut)
-      while at < read:
-        text, at, n = core.steps_json(at, read, *columns, limit, FLUSH_CHARS, self.forks)
-        if n: yield n, text
-      if read < stop: return
+      text, at, n, short = core.steps_json(at, end, *columns, limit, FLUSH_CHARS, self.forks, cut)
+      if n: yield n, text
+      if short: return
 
 
 _BOOL = {True: "true", False: "false", None: "null"}

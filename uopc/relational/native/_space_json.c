@@ -5,8 +5,8 @@
  * {"from":S,"to":T,"rule":NAME,"rule_index":K,"node":N,"result":R,"error":null}. Their numbers are written here; a
  * rule's text comes from Python, made once per rule by the report's one JSON encoder (json.dumps), so a rule's name is
  * escaped here exactly as everywhere else. Graphs and nodes are rows of the report's node table, kept here by node id
- * (_space_table.c): states_json adds each state's rows as it writes it, table_keys a batch of states' new step keys'
- * rows, in the order the steps name them, and steps_json writes the steps once they are read. */
+ * (_space_table.c): states_json adds each state's rows as it writes it, steps_json each step key's as it first writes
+ * it, so the rows come in the order Python's writer named them. */
 #include "_space.h"
 #include "_space_json.h"
 #include "_space_table.h"
@@ -63,7 +63,7 @@ static int key_ok(const StepRange *r, int32_t key) {
   return -1;
 }
 
-/* ---- table_keys: the keys not read yet, read in the order the steps name them */
+/* ---- a step key's redex */
 
 /* the redex a step key stands for: itself, or under tree semantics (a position) the one at its end */
 static int32_t key_redex(const Space *s, int32_t key) {
@@ -76,51 +76,6 @@ static int redex_ok(const Space *s, int32_t r) {
   if (r >= 0 && r < s->templates.n_red) return 0;
   PyErr_SetString(PyExc_IndexError, "a step key's redex past the core's");
   return -1;
-}
-
-typedef struct { StepRange *r; Space *s; PyObject *cut; int32_t *node_of, *result_of; int cut_short; } KeysVisit;
-
-static int keys_visit(void *ctx, int32_t key, int32_t target) {
-  KeysVisit *v = ctx;
-  if (!kept(v->r, target)) return 0;
-  if (key_ok(v->r, key) < 0) return -1;
-  int32_t *rule_of = v->r->rule_of.buf;
-  if (rule_of[key] != -1) return 0;
-  Space *s = v->s;
-  int32_t red = key_redex(s, key);
-  if (redex_ok(s, red) < 0) return -1;
-  int64_t node = table_add(s, s->templates.red_node[red], v->cut);
-  int64_t result = node < 0 ? node : table_add(s, s->templates.red_result[red], v->cut);
-  if (result < 0) { v->cut_short = result == -2; return -1; }
-  rule_of[key] = s->templates.red_rule[red]; v->node_of[key] = (int32_t)node; v->result_of[key] = (int32_t)result;
-  return 0;
-}
-
-/* a writable int32 column of `len` bytes */
-static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
-  if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return -1;
-  if (b->itemsize == 4 && b->format && (strcmp(b->format, "i") == 0 || strcmp(b->format, "=i") == 0) && b->len == len) return 0;
-  PyBuffer_Release(b);
-  PyErr_SetString(PyExc_ValueError, "an int32 column ('i') of the length asked");
-  return -1;
-}
-
-PyObject *Space_table_keys(Space *s, PyObject *args) {
-  StepRange r = {0};
-  PyObject *rule_of, *node_of, *result_of, *cut;
-  if (!PyArg_ParseTuple(args, "iiOOOiO", &r.start, &r.end, &rule_of, &node_of, &result_of, &r.limit, &cut)) return NULL;
-  if (!space_table(s) || range_open(s, &r, rule_of, 1) < 0) return NULL;
-  Py_buffer nodes, results;
-  if (int_column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
-  if (int_column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
-  KeysVisit v = {&r, s, cut, nodes.buf, results.buf, 0};
-  int32_t i = r.start;
-  int rc = 0;
-  for (; i < r.end; i++)
-    if (s->st_done[i] && (rc = each_state_step(s, i, keys_visit, &v)) < 0) break;
-  PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
-  if (rc < 0 && !v.cut_short) return NULL;
-  return PyLong_FromLong(i);
 }
 
 /* ---- states_json: the states' text */
@@ -193,23 +148,40 @@ PyObject *Space_states_json(Space *s, PyObject *args) {
 
 /* ---- steps_json: the steps' text */
 
-#define STEP_FIXED 96   /* a step's text less its rule's: its literals and four numbers, with room */
+#define STEP_FIXED 128  /* a step's text less its rule's: its literals and four numbers, with room */
 
 typedef struct {
   StepRange *r;
-  const int32_t *node_of, *result_of;
+  Space *s;
+  PyObject *cut;
+  int32_t *node_of, *result_of;
   const char **rule_text; Py_ssize_t *rule_len; Py_ssize_t n_rules;
   Text text;
-  int32_t state, first_target, forked;
+  int32_t state, first_target, forked, cut_short;
   int64_t steps;
 } JsonVisit;
+
+/* a step key not read yet (rule_of[key] == -1) read: its rule, and its node's and result's rows in the node table
+   (_space_table.c: added where new, node then result, as Python's writer named them); -1 on error or a cut (cut_short) */
+static int read_key(JsonVisit *v, int32_t key, int32_t *rule_of) {
+  Space *s = v->s;
+  int32_t red = key_redex(s, key);
+  if (redex_ok(s, red) < 0) return -1;
+  int64_t node = table_add(s, s->templates.red_node[red], v->cut);
+  int64_t result = node < 0 ? node : table_add(s, s->templates.red_result[red], v->cut);
+  if (result < 0) { v->cut_short = result == -2; return -1; }
+  rule_of[key] = s->templates.red_rule[red]; v->node_of[key] = (int32_t)node; v->result_of[key] = (int32_t)result;
+  return 0;
+}
 
 static int json_visit(void *ctx, int32_t key, int32_t target) {
   JsonVisit *v = ctx;
   if (!kept(v->r, target)) return 0;
   if (key_ok(v->r, key) < 0) return -1;
-  int32_t rule = ((const int32_t *)v->r->rule_of.buf)[key];
-  if (rule < 0 || rule >= v->n_rules) { PyErr_SetString(PyExc_RuntimeError, "steps_json: a step key not read (step_keys first)"); return -1; }
+  int32_t *rule_of = v->r->rule_of.buf;
+  if (rule_of[key] == -1 && read_key(v, key, rule_of) < 0) return -1;
+  int32_t rule = rule_of[key];
+  if (rule < 0 || rule >= v->n_rules) { PyErr_SetString(PyExc_IndexError, "steps_json: a rule past the rules' texts"); return -1; }
   if (text_room(&v->text, STEP_FIXED + v->rule_len[rule]) < 0) return -1;
   Text *t = &v->text;
   if (t->n) t->buf[t->n++] = ',';
@@ -225,30 +197,31 @@ static int json_visit(void *ctx, int32_t key, int32_t target) {
   return 0;
 }
 
-static int column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
-  if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0) return -1;
-  if (b->len == len) return 0;
+/* a writable int32 column of `len` bytes */
+static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
+  if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return -1;
+  if (b->itemsize == 4 && b->format && (strcmp(b->format, "i") == 0 || strcmp(b->format, "=i") == 0) && b->len == len) return 0;
   PyBuffer_Release(b);
-  PyErr_SetString(PyExc_ValueError, "steps_json: the keys' columns differ in length");
+  PyErr_SetString(PyExc_ValueError, "an int32 column ('i') of the length asked");
   return -1;
 }
 
 PyObject *Space_steps_json(Space *s, PyObject *args) {
   StepRange r = {0};
-  PyObject *rule_of, *node_of, *result_of, *rules, *forks;
+  PyObject *rule_of, *node_of, *result_of, *rules, *forks, *cut;
   long long max_chars;
-  if (!PyArg_ParseTuple(args, "iiOOOO!iLO", &r.start, &r.end, &rule_of, &node_of, &result_of, &PyList_Type, &rules,
-                        &r.limit, &max_chars, &forks)) return NULL;
+  if (!PyArg_ParseTuple(args, "iiOOOO!iLOO", &r.start, &r.end, &rule_of, &node_of, &result_of, &PyList_Type, &rules,
+                        &r.limit, &max_chars, &forks, &cut)) return NULL;
   if (forks != Py_None && !PySet_Check(forks)) { PyErr_SetString(PyExc_TypeError, "steps_json: forks is a set or None"); return NULL; }
   Py_ssize_t n_rules = PyList_GET_SIZE(rules);
   for (Py_ssize_t k = 0; k < n_rules; k++)
     if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "steps_json: a rule's text is bytes"); return NULL; }
-  if (range_open(s, &r, rule_of, 0) < 0) return NULL;
+  if (!space_table(s) || range_open(s, &r, rule_of, 1) < 0) return NULL;
   Py_buffer nodes, results;
-  if (column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
-  if (column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
-  JsonVisit v = {&r, nodes.buf, results.buf, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
-                 PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0};
+  if (int_column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
+  if (int_column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
+  JsonVisit v = {&r, s, cut, nodes.buf, results.buf, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
+                 PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0, 0};
   int rc = v.rule_text && v.rule_len ? 0 : (PyErr_NoMemory(), -1);
   for (Py_ssize_t k = 0; rc == 0 && k < n_rules; k++) {   /* (the list is the caller's: read once, not held across calls) */
     v.rule_text[k] = PyBytes_AS_STRING(PyList_GET_ITEM(rules, k));
@@ -258,8 +231,12 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
   int64_t steps = 0;
   for (; rc == 0 && i < r.end && (i == r.start || v.text.n < max_chars); i++) {
     if (!s->st_done[i]) continue;
+    int64_t before = v.text.n;
     v.state = i; v.steps = 0; v.forked = 0;
-    if ((rc = each_state_step(s, i, json_visit, &v)) < 0) break;
+    if ((rc = each_state_step(s, i, json_visit, &v)) < 0) {
+      if (v.cut_short) { v.text.n = before; rc = 0; }   /* a key's rows cut: the steps end before this state */
+      break;
+    }
     steps += v.steps;
     if (v.forked && forks != Py_None) {
       PyObject *id = PyLong_FromLong(i);
@@ -271,7 +248,7 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
   PyMem_Free(v.text.buf); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
   PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
   if (!text) return NULL;
-  return Py_BuildValue("NiL", text, (int)i, (long long)steps);
+  return Py_BuildValue("NiLO", text, (int)i, (long long)steps, v.cut_short ? Py_True : Py_False);
 }
 
 /* step_key_count() -> how many step keys the core has numbered: its redexes, or under tree semantics its positions

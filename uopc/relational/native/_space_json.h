@@ -6,13 +6,10 @@
 #include <string.h>
 
 typedef struct Space Space;
-/* table_keys(start, end, rule_of, node_of, result_of, limit, cut) -> the state the steps end before: the step
-   keys of states start..end-1 not read yet (rule_of[key] == -1), each read once, in the order the steps name them: its
-   rule, and its node's and result's rows in the node table (_space_table.c: added where new, node then result); a key
-   whose rows cut() stopped (the state naming it first) ends them, else end */
-PyObject *Space_table_keys(Space *s, PyObject *args);
-/* steps_json(start, end, rule_of, node_of, result_of, rules, limit, max_chars, forks) -> (text, next state,
-   steps): the steps of states start.. as JSON, comma-separated, up to the state where the text passes max_chars */
+/* steps_json(start, end, rule_of, node_of, result_of, rules, limit, max_chars, forks, cut) -> (text, next state,
+   steps, cut short): the steps of states start.. as JSON, comma-separated, up to the state where the text passes
+   max_chars; a step key not read yet (rule_of[key] == -1) is read as it is first met: its rule, and its node's and
+   result's rows in the node table (added where new); one whose rows cut() stopped ends the steps before its state */
 PyObject *Space_steps_json(Space *s, PyObject *args);
 /* states_json(start, end, rules, seen, cut, max_chars) -> (text, next state, cut short): states start.. as JSON */
 PyObject *Space_states_json(Space *s, PyObject *args);
