@@ -363,12 +363,13 @@ def established_json(ex: Exploration, nid: Any, canonical: Any, canonical_error:
   the search established (said however cut), the paths kept (``kept_paths``, None without ``--paths``), and the report's
   own cut (``which``) with the ``states`` and ``edges`` it wrote."""
   canon_state = None if canonical is None else ex.state_of(canonical)
+  stuck = ex.stuck   # (a scan of the states: once)
   out: dict[str, Any] = {
     "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms],
     "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
     "normal_form_ids": [s.id for s in ex.normal_forms],
-    "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
-    "stuck_groups": stuck_groups_json(ex.stuck, nid),
+    "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in stuck],
+    "stuck_groups": stuck_groups_json(stuck, nid),
     "canonical": term_text(canonical),
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,
