@@ -201,10 +201,10 @@ class Report:
     """The states' texts while the cut allows."""
     cut, state = self.cut, self.items.state
     if self.items.native:
-      for n, text in self.items.native_states(states, cut):
+      for n, chunk in self.items.native_states(states, cut):
         self.states += n
         if not bar.disable: bar.update(n)
-        yield text
+        yield chunk
       return
     for s in states:
       if cut(): return
@@ -218,10 +218,10 @@ class Report:
     """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
     cut, steps = self.cut, self.items.steps
     if self.items.native:
-      for n, text in self.items.native_steps(states, cut):
+      for n, chunk in self.items.native_steps(states, cut):
         self.edges += n
         if not bar.disable: bar.update(n)
-        yield text
+        yield chunk
       return
     for s in states:
       if cut(): return

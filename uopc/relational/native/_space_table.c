@@ -8,11 +8,11 @@
 #include "_space.h"
 #include "_space_json.h"
 #include "_space_table.h"
+#include "_space_label_cache.h"
 
 struct SpaceTable {
   PyObject *cb;                                              /* template(node) -> tuple of bytes (see table_setup) */
-  PyObject **lab_tpl; int32_t *lab_n; int64_t cap_lab;       /* an inner node's template by its label, for lab_n sources */
-  PyObject **leaf_tpl; int64_t cap_leaf;                     /* a leaf's by its leaf number (-2 - label) */
+  LabelCache templates;                                      /* a node's template by its label */
   int32_t *row_of; int64_t cap_row_of;                       /* per node: its row, or -1 */
   Text text;                                                 /* the rows' texts, one after another */
   int64_t *row_end; int64_t n_rows, cap_rows;                /* where each row's text ends */
@@ -28,9 +28,8 @@ struct SpaceTable *space_table(Space *s) {
 void table_free(struct SpaceTable *t) {
   if (!t) return;
   table_clear(t);
-  for (int64_t i = 0; i < t->cap_lab; i++) Py_XDECREF(t->lab_tpl[i]);
-  for (int64_t i = 0; i < t->cap_leaf; i++) Py_XDECREF(t->leaf_tpl[i]);
-  void *arrays[] = {t->lab_tpl, t->lab_n, t->leaf_tpl, t->row_of, t->text.buf, t->row_end, t->stack};
+  label_cache_free(&t->templates);
+  void *arrays[] = {t->row_of, t->text.buf, t->row_end, t->stack};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   PyMem_Free(t);
 }
@@ -38,7 +37,7 @@ void table_free(struct SpaceTable *t) {
 int table_traverse(struct SpaceTable *t, visitproc visit, void *arg) { if (t) Py_VISIT(t->cb); return 0; }
 void table_clear(struct SpaceTable *t) { if (t) Py_CLEAR(t->cb); }
 int64_t table_bytes(const struct SpaceTable *t) {
-  return t ? t->cap_lab * 12 + t->cap_leaf * 8 + t->cap_row_of * 4 + t->text.cap + t->cap_rows * 8 + t->cap_stack * 4 : 0;
+  return t ? t->templates.cap_lab * 12 + t->templates.cap_leaf * 8 + t->cap_row_of * 4 + t->text.cap + t->cap_rows * 8 + t->cap_stack * 4 : 0;
 }
 
 /* table_setup(template): a new, empty table. template(node) -> the node's row as a tuple of bytes: its text before
@@ -64,28 +63,14 @@ static int grow_filled(void **p, int64_t *cap, int64_t need, size_t elem, int fi
 /* node x's template (borrowed: kept by the cache, or by `held` for a label's other source count); NULL on error */
 static PyObject *template_of(Space *s, struct SpaceTable *t, int32_t x, PyObject **held) {
   int32_t label = s->label[x], n = s->src_n[x];
-  int64_t leaf = -2 - (int64_t)label;
-  if (label >= 0 && label < t->cap_lab && t->lab_tpl[label] && t->lab_n[label] == n) return t->lab_tpl[label];
-  if (label <= -2 && leaf < t->cap_leaf && t->leaf_tpl[leaf]) return t->leaf_tpl[leaf];
-  PyObject *p = PyObject_CallFunction(t->cb, "i", x);
-  if (!p) return NULL;
+  PyObject *p = label_cache_get(&t->templates, label, n);
+  if (p) return p;
+  if (!(p = PyObject_CallFunction(t->cb, "i", x))) return NULL;
   int ok = PyTuple_Check(p) && PyTuple_GET_SIZE(p) >= 1 && PyTuple_GET_SIZE(p) - 1 <= n;
   for (Py_ssize_t k = 0; ok && k < PyTuple_GET_SIZE(p); k++) ok = PyBytes_Check(PyTuple_GET_ITEM(p, k));
   if (!ok) { Py_DECREF(p); PyErr_SetString(PyExc_TypeError, "table: a template is a tuple of bytes, one more than the sources it names"); return NULL; }
-  if (label >= 0 && (label >= t->cap_lab || !t->lab_tpl[label])) {
-    if (grow_filled((void **)&t->lab_tpl, &t->cap_lab, (int64_t)label + 1, sizeof(PyObject *), 0) < 0) { Py_DECREF(p); return NULL; }
-    int32_t *ln = PyMem_Realloc(t->lab_n, (size_t)t->cap_lab * sizeof(int32_t));   /* lab_n follows lab_tpl's capacity */
-    if (!ln) { Py_DECREF(p); PyErr_NoMemory(); return NULL; }
-    t->lab_n = ln;
-    t->lab_tpl[label] = p;
-    t->lab_n[label] = n;
-    return p;
-  }
-  if (label <= -2) {
-    if (grow_filled((void **)&t->leaf_tpl, &t->cap_leaf, leaf + 1, sizeof(PyObject *), 0) < 0) { Py_DECREF(p); return NULL; }
-    t->leaf_tpl[leaf] = p;
-    return p;
-  }
+  int kept = label_cache_put(&t->templates, label, n, p);
+  if (kept) { if (kept < 0) Py_DECREF(p); return kept < 0 ? NULL : p; }
   if (!*held && !(*held = PyList_New(0))) { Py_DECREF(p); return NULL; }   /* another source count of a label: this call's */
   int bad = PyList_Append(*held, p);
   Py_DECREF(p);
