@@ -61,10 +61,9 @@ class Items:
     self._escape = False   # a page's: "<" written \u003c in every string (escaped_for_page)
     self._seen = bytearray(len(rules))   # the rules of the states written (a page's summary lists them)
     self._core: Any = ex.native_core if isinstance(table, NativeNodeTable) else None   # the states' and steps' text written in C
-    # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
-    # (five_params has 811,967 keys: their texts were 180 MB)
+    # a native step key's rule index (-1: not read yet; its rows are kept by the core's node table)
     size = 0 if self._core is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
-    self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
+    self._rule_of = array("i", [-1]) * size
     self._whole = ex.complete   # every step's target made
     self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
     # how the core's items encode a rule's name: a file's bytes strictly (a lone surrogate fails, as a str written to it
@@ -139,7 +138,7 @@ class Items:
     if not states: return
     core, at, end = self._core, states[0].id, states[-1].id + 1
     limit = -1 if self._whole else len(self.ex.states)   # a bound left targets unmade: steps to them left out
-    columns = (self._rule_of, self._node_of, self._result_of, self._rule_texts)
+    columns = (self._rule_of, self._rule_texts)
     while at < end:
       if cut(): return
       text, at, n, short = core.steps_json(at, end, *columns, limit, FLUSH_CHARS, self.forks, cut)

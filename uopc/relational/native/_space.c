@@ -121,7 +121,7 @@ static PyMethodDef Space_methods[] = {
   {"table_rows", (PyCFunction)Space_table_rows, METH_VARARGS, "table_rows(start, end) -> the rows' texts, comma-separated (_space_table.c)."},
   {"table_size", (PyCFunction)Space_table_size, METH_NOARGS, "table_size() -> the node table's rows (_space_table.c)."},
   {"step_key_count", (PyCFunction)Space_step_key_count, METH_NOARGS, "step_key_count() -> the step keys numbered: redexes, or under tree semantics positions (_space_json.c)."},
-  {"steps_json", (PyCFunction)Space_steps_json, METH_VARARGS, "steps_json(start, end, rule_of, node_of, result_of, rules, limit, max_chars, forks, cut) -> (text, next, steps, cut short): new keys' rows added (_space_json.c)."},
+  {"steps_json", (PyCFunction)Space_steps_json, METH_VARARGS, "steps_json(start, end, rule_of, rules, limit, max_chars, forks, cut) -> (text, next, steps, cut short): new keys' rows added (_space_json.c)."},
   {"step_to", (PyCFunction)Space_step_to, METH_VARARGS, "step_to(i, key) -> (result node, target state or -1) of state i's step keyed key, or None."},
   {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},

@@ -148,21 +148,22 @@ PyObject *Space_states_json(Space *s, PyObject *args) {
 
 /* ---- steps_json: the steps' text */
 
-#define STEP_FIXED 128  /* a step's text less its rule's: its literals and four numbers, with room */
+#define STEP_FIXED 96   /* a step's text less its rule's and its key's rows: its head (32), target and literals, with room */
 
 typedef struct {
   StepRange *r;
   Space *s;
   PyObject *cut;
-  int32_t *node_of, *result_of;
   const char **rule_text; Py_ssize_t *rule_len; Py_ssize_t n_rules;
   Text text;
   int32_t state, first_target, forked, cut_short;
   int64_t steps;
+  char head[32]; int32_t head_len;   /* the state's steps' common start, {"from":S,"to": */
 } JsonVisit;
 
 /* a step key not read yet (rule_of[key] == -1) read: its rule, and its node's and result's rows in the node table
-   (_space_table.c: added where new, node then result, as Python's writer named them); -1 on error or a cut (cut_short) */
+   (_space_table.c: added where new, node then result, as Python's writer named them, and kept as the key's text);
+   -1 on error or a cut (cut_short) */
 static int read_key(JsonVisit *v, int32_t key, int32_t *rule_of) {
   Space *s = v->s;
   int32_t red = key_redex(s, key);
@@ -170,7 +171,8 @@ static int read_key(JsonVisit *v, int32_t key, int32_t *rule_of) {
   int64_t node = table_add(s, s->templates.red_node[red], v->cut);
   int64_t result = node < 0 ? node : table_add(s, s->templates.red_result[red], v->cut);
   if (result < 0) { v->cut_short = result == -2; return -1; }
-  rule_of[key] = s->templates.red_rule[red]; v->node_of[key] = (int32_t)node; v->result_of[key] = (int32_t)result;
+  if (table_key_read(s, key, node, result) < 0) return -1;
+  rule_of[key] = s->templates.red_rule[red];
   return 0;
 }
 
@@ -182,45 +184,34 @@ static int json_visit(void *ctx, int32_t key, int32_t target) {
   if (rule_of[key] == -1 && read_key(v, key, rule_of) < 0) return -1;
   int32_t rule = rule_of[key];
   if (rule < 0 || rule >= v->n_rules) { PyErr_SetString(PyExc_IndexError, "steps_json: a rule past the rules' texts"); return -1; }
-  if (text_room(&v->text, STEP_FIXED + v->rule_len[rule]) < 0) return -1;
+  int32_t rows_len;
+  const char *rows = table_key_text(v->s, key, &rows_len);
+  if (!rows || text_room(&v->text, STEP_FIXED + v->rule_len[rule] + rows_len) < 0) return -1;
   Text *t = &v->text;
   if (t->n) t->buf[t->n++] = ',';
-  LIT(t, "{\"from\":"); put_int(t, v->state);
-  LIT(t, ",\"to\":"); put_int(t, target);
+  memcpy(t->buf + t->n, v->head, sizeof(v->head));   /* {"from":S,"to": (a fixed size copied, its length kept) */
+  t->n += v->head_len;
+  put_int(t, target);
   t->buf[t->n++] = ',';
   put(t, v->rule_text[rule], (size_t)v->rule_len[rule]);
-  LIT(t, "\"node\":"); put_int(t, v->node_of[key]);
-  LIT(t, ",\"result\":"); put_int(t, v->result_of[key]);
-  LIT(t, ",\"error\":null}");
+  LIT(t, "\"node\":"); put(t, rows, (size_t)rows_len); LIT(t, ",\"error\":null}");
   if (v->steps++ == 0) v->first_target = target;
   else if (target != v->first_target) v->forked = 1;
   return 0;
 }
 
-/* a writable int32 column of `len` bytes */
-static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
-  if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return -1;
-  if (b->itemsize == 4 && b->format && (strcmp(b->format, "i") == 0 || strcmp(b->format, "=i") == 0) && b->len == len) return 0;
-  PyBuffer_Release(b);
-  PyErr_SetString(PyExc_ValueError, "an int32 column ('i') of the length asked");
-  return -1;
-}
-
 PyObject *Space_steps_json(Space *s, PyObject *args) {
   StepRange r = {0};
-  PyObject *rule_of, *node_of, *result_of, *rules, *forks, *cut;
+  PyObject *rule_of, *rules, *forks, *cut;
   long long max_chars;
-  if (!PyArg_ParseTuple(args, "iiOOOO!iLOO", &r.start, &r.end, &rule_of, &node_of, &result_of, &PyList_Type, &rules,
+  if (!PyArg_ParseTuple(args, "iiOO!iLOO", &r.start, &r.end, &rule_of, &PyList_Type, &rules,
                         &r.limit, &max_chars, &forks, &cut)) return NULL;
   if (forks != Py_None && !PySet_Check(forks)) { PyErr_SetString(PyExc_TypeError, "steps_json: forks is a set or None"); return NULL; }
   Py_ssize_t n_rules = PyList_GET_SIZE(rules);
   for (Py_ssize_t k = 0; k < n_rules; k++)
     if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "steps_json: a rule's text is bytes"); return NULL; }
   if (!space_table(s) || range_open(s, &r, rule_of, 1) < 0) return NULL;
-  Py_buffer nodes, results;
-  if (int_column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
-  if (int_column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
-  JsonVisit v = {&r, s, cut, nodes.buf, results.buf, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
+  JsonVisit v = {&r, s, cut, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
                  PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0, 0};
   int rc = v.rule_text && v.rule_len ? 0 : (PyErr_NoMemory(), -1);
   for (Py_ssize_t k = 0; rc == 0 && k < n_rules; k++) {   /* (the list is the caller's: read once, not held across calls) */
@@ -233,6 +224,9 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
     if (!s->st_done[i]) continue;
     int64_t before = v.text.n;
     v.state = i; v.steps = 0; v.forked = 0;
+    Text head = {v.head, 0, sizeof(v.head)};
+    LIT(&head, "{\"from\":"); put_int(&head, i); LIT(&head, ",\"to\":");
+    v.head_len = (int32_t)head.n;
     if ((rc = each_state_step(s, i, json_visit, &v)) < 0) {
       if (v.cut_short) { v.text.n = before; rc = 0; }   /* a key's rows cut: the steps end before this state */
       break;
@@ -246,7 +240,7 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
   }
   PyObject *text = rc < 0 ? NULL : text_bytes(&v.text);
   PyMem_Free(v.text.buf); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
-  PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
+  range_close(&r);
   if (!text) return NULL;
   return Py_BuildValue("NiLO", text, (int)i, (long long)steps, v.cut_short ? Py_True : Py_False);
 }

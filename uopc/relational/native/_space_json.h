@@ -6,10 +6,10 @@
 #include <string.h>
 
 typedef struct Space Space;
-/* steps_json(start, end, rule_of, node_of, result_of, rules, limit, max_chars, forks, cut) -> (text, next state,
+/* steps_json(start, end, rule_of, rules, limit, max_chars, forks, cut) -> (text, next state,
    steps, cut short): the steps of states start.. as JSON, comma-separated, up to the state where the text passes
    max_chars; a step key not read yet (rule_of[key] == -1) is read as it is first met: its rule, and its node's and
-   result's rows in the node table (added where new); one whose rows cut() stopped ends the steps before its state */
+   result's rows in the node table (added where new, kept as its text); one whose rows cut() stopped ends the steps before its state */
 PyObject *Space_steps_json(Space *s, PyObject *args);
 /* states_json(start, end, rules, seen, cut, max_chars) -> (text, next state, cut short): states start.. as JSON */
 PyObject *Space_states_json(Space *s, PyObject *args);

@@ -17,6 +17,9 @@ struct SpaceTable {
   Text text;                                                 /* the rows' texts, one after another */
   int64_t *row_end; int64_t n_rows, cap_rows;                /* where each row's text ends */
   int32_t *stack; int64_t n_stack, cap_stack;                /* the walk: (node, its next source) pairs */
+  /* a step key's rows as text, N,"result":R, made once: a key repeats (five_params: 8.7 million steps, 811,967 keys) */
+  int64_t *tail_at; int64_t cap_tail_at;                     /* per key: where its text starts in tails << 8 | its length (0: none) */
+  Text tails;
   int busy;
 };
 
@@ -29,7 +32,7 @@ void table_free(struct SpaceTable *t) {
   if (!t) return;
   table_clear(t);
   label_cache_free(&t->templates);
-  void *arrays[] = {t->row_of, t->text.buf, t->row_end, t->stack};
+  void *arrays[] = {t->row_of, t->text.buf, t->row_end, t->stack, t->tail_at, t->tails.buf};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   PyMem_Free(t);
 }
@@ -37,7 +40,8 @@ void table_free(struct SpaceTable *t) {
 int table_traverse(struct SpaceTable *t, visitproc visit, void *arg) { if (t) Py_VISIT(t->cb); return 0; }
 void table_clear(struct SpaceTable *t) { if (t) Py_CLEAR(t->cb); }
 int64_t table_bytes(const struct SpaceTable *t) {
-  return t ? t->templates.cap_lab * 12 + t->templates.cap_leaf * 8 + t->cap_row_of * 4 + t->text.cap + t->cap_rows * 8 + t->cap_stack * 4 : 0;
+  return t ? t->templates.cap_lab * 12 + t->templates.cap_leaf * 8 + t->cap_row_of * 4 + t->text.cap + t->cap_rows * 8 + t->cap_stack * 4 +
+             t->cap_tail_at * 8 + t->tails.cap : 0;
 }
 
 /* table_setup(template): a new, empty table. template(node) -> the node's row as a tuple of bytes: its text before
@@ -164,4 +168,22 @@ PyObject *Space_table_size(Space *s, PyObject *noargs) {
   (void)noargs;
   struct SpaceTable *t = space_table(s);
   return t ? PyLong_FromLongLong(t->n_rows) : NULL;
+}
+
+int table_key_read(Space *s, int32_t key, int64_t node, int64_t result) {
+  struct SpaceTable *t = s->table_json;   /* (set up: the key's rows were just added to it) */
+  if (grow_filled((void **)&t->tail_at, &t->cap_tail_at, (int64_t)key + 1, sizeof(int64_t), 0) < 0) return -1;
+  if (text_room(&t->tails, TABLE_TAIL_MAX) < 0) return -1;
+  int64_t at = t->tails.n;
+  put_int(&t->tails, node); LIT(&t->tails, ",\"result\":"); put_int(&t->tails, result);
+  t->tail_at[key] = at << 8 | (t->tails.n - at);   /* where it starts and its length (under TABLE_TAIL_MAX: never 0) */
+  return 0;
+}
+
+const char *table_key_text(Space *s, int32_t key, int32_t *len) {
+  struct SpaceTable *t = s->table_json;
+  int64_t at = t && key >= 0 && key < t->cap_tail_at ? t->tail_at[key] : 0;
+  if (!at) { PyErr_SetString(PyExc_RuntimeError, "steps_json: a key read into another node table"); return NULL; }
+  *len = (int32_t)(at & 0xff);
+  return t->tails.buf + (at >> 8);
 }

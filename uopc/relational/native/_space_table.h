@@ -23,6 +23,14 @@ PyObject *Space_table_row(Space *s, PyObject *args);
 PyObject *Space_table_rows(Space *s, PyObject *args);
 PyObject *Space_table_size(Space *s, PyObject *noargs);
 
+/* step key `key` read: its node's and result's rows kept as its text, N,"result":R (table_key_text): 0, or -1 on
+   MemoryError. Needs table_setup(). */
+int table_key_read(Space *s, int32_t key, int64_t node, int64_t result);
+/* the text table_key_read kept for a key read (its `len` characters, valid until the next table_key_read), or NULL
+   with RuntimeError for a key not read into this table */
+const char *table_key_text(Space *s, int32_t key, int32_t *len);
+
+#define TABLE_TAIL_MAX 64      /* a step key's text at the most: 10 characters and two numbers */
 #define TABLE_CUT_NODES 4096   /* rows added between two questions to the cut (exploration.py's CUT_NODES) */
 
 #endif
