@@ -65,7 +65,7 @@ class Items:
     size = 0 if self._core is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
     self._rule_of = array("i", [-1]) * size
     self._whole = ex.complete   # every step's target made
-    self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
+    self.forks: bytearray | None = None   # a page's: a flag per state, its steps reach two states or more
     # how the core's items encode a rule's name: a file's bytes strictly (a lone surrogate fails, as a str written to it
     # does); for a text stream, passed through to the str they are decoded into (Gather)
     self.errors = "surrogatepass"
@@ -126,7 +126,7 @@ class Items:
     """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order (``edge_json``'s, one
     encoding a state): where the Python core ran the search."""
     edges = self.ex.edges_from(s)
-    if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
+    if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks[s.id] = 1
     text = dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
     return len(edges), text.replace("<", "\\u003c") if self._escape else text
 
@@ -310,7 +310,7 @@ def write_page(f: IO[Any], report: Report, kind: str, title: str, chunk: int = C
   out = report.gather(f)
   out(page_top(kind, title))
   states = ex.states
-  report.items.forks = set()
+  report.items.forks = bytearray(len(states))
   report.items.escaped_for_page()   # the items' strings escaped as they are made: their texts not scanned
   count = 0
   with report.bar("page") as bar:
@@ -336,7 +336,7 @@ def write_page(f: IO[Any], report: Report, kind: str, title: str, chunk: int = C
 
 def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
   """``page.chunked``'s ``chunks`` summary of the states and steps written, from the exploration (not from their JSON)."""
-  states, forks = report.ex.states[:report.states], report.items.forks or set()
+  states, forks = report.ex.states[:report.states], report.items.forks or bytearray(report.states)
   if report.items.native: by_depth = report.ex.native_core.depths(len(states), forks)   # the same, in C
   else:
     depths: dict[int, list[int]] = {}   # depth -> [states, normal forms, forks, first id, last id]
@@ -344,7 +344,7 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
       row = depths.setdefault(s.depth, [0, 0, 0, s.id, s.id])
       row[0] += 1
       row[1] += bool(s.normal)
-      row[2] += s.id in forks
+      row[2] += forks[s.id]
       row[4] = s.id
     by_depth = [[d, *depths[d]] for d in sorted(depths)]
   path: list[int] = []

@@ -206,11 +206,17 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
   long long max_chars;
   if (!PyArg_ParseTuple(args, "iiOO!iLOO", &r.start, &r.end, &rule_of, &PyList_Type, &rules,
                         &r.limit, &max_chars, &forks, &cut)) return NULL;
-  if (forks != Py_None && !PySet_Check(forks)) { PyErr_SetString(PyExc_TypeError, "steps_json: forks is a set or None"); return NULL; }
   Py_ssize_t n_rules = PyList_GET_SIZE(rules);
   for (Py_ssize_t k = 0; k < n_rules; k++)
     if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "steps_json: a rule's text is bytes"); return NULL; }
   if (!space_table(s) || range_open(s, &r, rule_of, 1) < 0) return NULL;
+  Py_buffer fork = {0};   /* a flag per state: its steps reach two states or more */
+  if (forks != Py_None && PyObject_GetBuffer(forks, &fork, PyBUF_WRITABLE) < 0) { range_close(&r); return NULL; }
+  if (forks != Py_None && fork.len < r.end) {
+    PyBuffer_Release(&fork); range_close(&r);
+    PyErr_SetString(PyExc_ValueError, "steps_json: a fork flag per state");
+    return NULL;
+  }
   JsonVisit v = {&r, s, cut, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
                  PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0, 0};
   int rc = v.rule_text && v.rule_len ? 0 : (PyErr_NoMemory(), -1);
@@ -232,14 +238,11 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
       break;
     }
     steps += v.steps;
-    if (v.forked && forks != Py_None) {
-      PyObject *id = PyLong_FromLong(i);
-      rc = id && PySet_Add(forks, id) == 0 ? 0 : -1;
-      Py_XDECREF(id);
-    }
+    if (v.forked && fork.buf) ((char *)fork.buf)[i] = 1;
   }
   PyObject *text = rc < 0 ? NULL : text_bytes(&v.text);
   PyMem_Free(v.text.buf); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
+  if (fork.buf) PyBuffer_Release(&fork);
   range_close(&r);
   if (!text) return NULL;
   return Py_BuildValue("NiLO", text, (int)i, (long long)steps, v.cut_short ? Py_True : Py_False);
@@ -252,26 +255,26 @@ PyObject *Space_step_key_count(Space *s, PyObject *noargs) {
 }
 
 /* depths(n, forks) -> [[depth, states, normal forms, forks, first id, last id], ...] by depth, over states 0..n-1 (a
-   page's summary, stream.py's chunks_summary); forks: the set of the states whose steps reach two states or more */
+   page's summary, stream.py's chunks_summary); forks: a flag per state, its steps reach two states or more */
 PyObject *Space_depths(Space *s, PyObject *args) {
   int n;
-  PyObject *forks;
-  if (!PyArg_ParseTuple(args, "iO!", &n, &PySet_Type, &forks)) return NULL;
-  if (n < 0 || n > s->n_states) { PyErr_SetString(PyExc_IndexError, "depths: states out of range"); return NULL; }
+  Py_buffer forks;
+  if (!PyArg_ParseTuple(args, "iy*", &n, &forks)) return NULL;
+  if (n < 0 || n > s->n_states || forks.len < n) {
+    PyBuffer_Release(&forks);
+    PyErr_SetString(PyExc_IndexError, "depths: states out of range, or a fork flag per state missing");
+    return NULL;
+  }
   int32_t deepest = -1;
   for (int32_t i = 0; i < n; i++) if (s->st_depth[i] > deepest) deepest = s->st_depth[i];
   int64_t *rows = PyMem_Calloc((size_t)(deepest + 1) * 5 + 1, sizeof(int64_t));   /* per depth: the five counts */
-  if (!rows) return PyErr_NoMemory();
-  PyObject *out = NULL, *id = NULL;
+  if (!rows) { PyBuffer_Release(&forks); return PyErr_NoMemory(); }
+  PyObject *out = NULL;
+  const char *fork = forks.buf;
   for (int32_t i = 0; i < n; i++) {
     int64_t *r = rows + 5 * (int64_t)s->st_depth[i];
     if (!r[0]) r[3] = i;
-    r[0]++; r[1] += s->st_normal[i] > 0; r[4] = i;
-    if (!(id = PyLong_FromLong(i))) goto done;
-    int in = PySet_Contains(forks, id);
-    Py_CLEAR(id);
-    if (in < 0) goto done;
-    r[2] += in;
+    r[0]++; r[1] += s->st_normal[i] > 0; r[2] += fork[i] != 0; r[4] = i;
   }
   if (!(out = PyList_New(0))) goto done;
   for (int32_t d = 0; d <= deepest; d++) {
@@ -283,5 +286,6 @@ PyObject *Space_depths(Space *s, PyObject *args) {
   }
 done:
   PyMem_Free(rows);
+  PyBuffer_Release(&forks);
   return out;
 }
