@@ -51,6 +51,17 @@ static inline int label_cache_put(LabelCache *c, int32_t label, int32_t n, PyObj
   return 1;
 }
 
+/* p (a new reference) kept: for its label (label_cache_put), else in *held, a list made on first use that the caller
+   drops after its call; p borrowed, or NULL on error (p dropped) */
+static inline PyObject *label_cache_keep(LabelCache *c, int32_t label, int32_t n, PyObject *p, PyObject **held) {
+  int kept = label_cache_put(c, label, n, p);
+  if (kept) { if (kept < 0) Py_DECREF(p); return kept < 0 ? NULL : p; }
+  if (!*held && !(*held = PyList_New(0))) { Py_DECREF(p); return NULL; }
+  int bad = PyList_Append(*held, p);
+  Py_DECREF(p);
+  return bad < 0 ? NULL : p;
+}
+
 static inline void label_cache_free(LabelCache *c) {
   for (int64_t i = 0; i < c->cap_lab; i++) Py_XDECREF(c->lab[i]);
   for (int64_t i = 0; i < c->cap_leaf; i++) Py_XDECREF(c->leaf[i]);

@@ -73,12 +73,7 @@ static PyObject *template_of(Space *s, struct SpaceTable *t, int32_t x, PyObject
   int ok = PyTuple_Check(p) && PyTuple_GET_SIZE(p) >= 1 && PyTuple_GET_SIZE(p) - 1 <= n;
   for (Py_ssize_t k = 0; ok && k < PyTuple_GET_SIZE(p); k++) ok = PyBytes_Check(PyTuple_GET_ITEM(p, k));
   if (!ok) { Py_DECREF(p); PyErr_SetString(PyExc_TypeError, "table: a template is a tuple of bytes, one more than the sources it names"); return NULL; }
-  int kept = label_cache_put(&t->templates, label, n, p);
-  if (kept) { if (kept < 0) Py_DECREF(p); return kept < 0 ? NULL : p; }
-  if (!*held && !(*held = PyList_New(0))) { Py_DECREF(p); return NULL; }   /* another source count of a label: this call's */
-  int bad = PyList_Append(*held, p);
-  Py_DECREF(p);
-  return bad < 0 ? NULL : p;
+  return label_cache_keep(&t->templates, label, n, p, held);
 }
 
 /* node x's row written: its template around its sources' rows (each has one by now) */

@@ -77,12 +77,7 @@ static PyObject *text_pieces(Space *s, struct SpaceText *t, int32_t x, PyObject 
       }
     }
   } else if (!PyUnicode_Check(p)) { Py_DECREF(p); PyErr_SetString(PyExc_TypeError, "text: pieces are a str or a list"); return NULL; }
-  int kept = label_cache_put(&t->pieces, label, n, p);
-  if (kept) { if (kept < 0) Py_DECREF(p); return kept < 0 ? NULL : p; }
-  if (!*held && !(*held = PyList_New(0))) { Py_DECREF(p); return NULL; }   /* another source count of a label: this call's */
-  int bad = PyList_Append(*held, p);
-  Py_DECREF(p);
-  return bad < 0 ? NULL : p;
+  return label_cache_keep(&t->pieces, label, n, p, held);
 }
 
 /* How the let form's walk reads the core's nodes (uopc/_letform.h): a node is its id. */
