@@ -249,7 +249,7 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
 }
 
 /* step_key_count() -> how many step keys the core has numbered: its redexes, or under tree semantics its positions
-   (what the columns step_keys and steps_json read are sized to) */
+   (what the column steps_json reads is sized to) */
 PyObject *Space_step_key_count(Space *s, PyObject *noargs) {
   return PyLong_FromLongLong(s->tree ? (long long)s->n_keys : (long long)s->templates.n_red);
 }
