@@ -80,6 +80,12 @@ static int redex_ok(const Space *s, int32_t r) {
 
 /* ---- states_json: the states' text */
 
+/* the bytes a call's text is given to begin with: its max_chars and a little (a state's steps go past it), at most 64 MB */
+static int64_t first_room(long long max_chars) {
+  if (max_chars <= 0) return 4096;
+  return max_chars > (1LL << 26) ? 1LL << 26 : max_chars + (max_chars >> 4) + 4096;
+}
+
 #define CUT_STATES 64   /* states written between two questions to the cut */
 
 PyObject *Space_states_json(Space *s, PyObject *args) {
@@ -95,7 +101,8 @@ PyObject *Space_states_json(Space *s, PyObject *args) {
   Py_buffer seen;
   if (PyObject_GetBuffer(seen_obj, &seen, PyBUF_WRITABLE) < 0) return NULL;
   if (seen.len != n_rules) { PyBuffer_Release(&seen); PyErr_SetString(PyExc_ValueError, "states_json: a seen flag per rule"); return NULL; }
-  Text t = {0};
+  Text t;
+  if (text_open(&t, first_room(max_chars)) < 0) { PyBuffer_Release(&seen); return NULL; }
   int rc = 0, cut_short = 0;
   int32_t i = start;
   static const char *normal[] = {"null", "false", "true"};
@@ -141,7 +148,7 @@ PyObject *Space_states_json(Space *s, PyObject *args) {
   }
   PyBuffer_Release(&seen);
   PyObject *text = rc < 0 ? NULL : text_bytes(&t);
-  PyMem_Free(t.buf);
+  text_drop(&t);
   if (!text) return NULL;
   return Py_BuildValue("NiO", text, (int)i, cut_short ? Py_True : Py_False);
 }
@@ -219,7 +226,7 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
   }
   JsonVisit v = {&r, s, cut, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
                  PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0, 0};
-  int rc = v.rule_text && v.rule_len ? 0 : (PyErr_NoMemory(), -1);
+  int rc = v.rule_text && v.rule_len ? text_open(&v.text, first_room(max_chars)) : (PyErr_NoMemory(), -1);
   for (Py_ssize_t k = 0; rc == 0 && k < n_rules; k++) {   /* (the list is the caller's: read once, not held across calls) */
     v.rule_text[k] = PyBytes_AS_STRING(PyList_GET_ITEM(rules, k));
     v.rule_len[k] = PyBytes_GET_SIZE(PyList_GET_ITEM(rules, k));
@@ -230,7 +237,7 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
     if (!s->st_done[i]) continue;
     int64_t before = v.text.n;
     v.state = i; v.steps = 0; v.forked = 0;
-    Text head = {v.head, 0, sizeof(v.head)};
+    Text head = {v.head, 0, sizeof(v.head), NULL};
     LIT(&head, "{\"from\":"); put_int(&head, i); LIT(&head, ",\"to\":");
     v.head_len = (int32_t)head.n;
     if ((rc = each_state_step(s, i, json_visit, &v)) < 0) {
@@ -241,7 +248,7 @@ PyObject *Space_steps_json(Space *s, PyObject *args) {
     if (v.forked && fork.buf) ((char *)fork.buf)[i] = 1;
   }
   PyObject *text = rc < 0 ? NULL : text_bytes(&v.text);
-  PyMem_Free(v.text.buf); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
+  text_drop(&v.text); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
   if (fork.buf) PyBuffer_Release(&fork);
   range_close(&r);
   if (!text) return NULL;

@@ -18,17 +18,38 @@ PyObject *Space_depths(Space *s, PyObject *args);
 /* step_key_count() -> the step keys numbered so far: redexes, or under tree semantics positions */
 PyObject *Space_step_key_count(Space *s, PyObject *noargs);
 
-/* Text a report is written into: grown by doubling, written by put and put_int once text_room said there is room. */
-typedef struct { char *buf; int64_t n, cap; } Text;
+/* Text a report is written into: grown by doubling, written by put and put_int once text_room said there is room. One
+   opened by text_open is a bytes object written in place, handed to Python whole (text_bytes: no copy of it made). */
+typedef struct { char *buf; int64_t n, cap; PyObject *bytes; } Text;
 
 static inline int text_room(Text *t, int64_t more) {
   if (t->n + more <= t->cap) return 0;
   int64_t cap = t->cap ? t->cap : 1 << 16;
   while (cap < t->n + more) cap *= 2;
-  char *b = PyMem_Realloc(t->buf, (size_t)cap);
-  if (!b) { PyErr_NoMemory(); return -1; }
-  t->buf = b; t->cap = cap;
+  if (t->bytes) {
+    if (_PyBytes_Resize(&t->bytes, (Py_ssize_t)cap) < 0) { t->buf = NULL; t->n = t->cap = 0; return -1; }   /* (gone) */
+    t->buf = PyBytes_AS_STRING(t->bytes);
+  } else {
+    char *b = PyMem_Realloc(t->buf, (size_t)cap);
+    if (!b) { PyErr_NoMemory(); return -1; }
+    t->buf = b;
+  }
+  t->cap = cap;
   return 0;
+}
+
+/* a Text written into a new bytes object of `cap` bytes to begin with: 0, or -1 */
+static inline int text_open(Text *t, int64_t cap) {
+  memset(t, 0, sizeof(*t));
+  if (!(t->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap))) return -1;
+  t->buf = PyBytes_AS_STRING(t->bytes);
+  t->cap = cap;
+  return 0;
+}
+
+static inline void text_drop(Text *t) {
+  if (t->bytes) Py_CLEAR(t->bytes); else PyMem_Free(t->buf);
+  t->buf = NULL; t->n = t->cap = 0;
 }
 
 static inline void put(Text *t, const char *p, size_t n) { memcpy(t->buf + t->n, p, n); t->n += (int64_t)n; }
@@ -63,11 +84,16 @@ static inline void put_int(Text *t, int64_t x) {
 #define LIT(t, s) put(t, s, sizeof(s) - 1)
 
 /* the text as bytes (the UTF-8 the report's file holds, its strings as the rules' and templates' bytes were encoded),
-   its buffer freed; NULL on error */
+   the Text emptied; NULL on error */
 static inline PyObject *text_bytes(Text *t) {
-  PyObject *b = PyBytes_FromStringAndSize(t->buf ? t->buf : "", (Py_ssize_t)t->n);
-  PyMem_Free(t->buf);
-  t->buf = NULL; t->n = t->cap = 0;
+  PyObject *b = t->bytes;
+  if (b) {   /* its own: shrunk, not copied */
+    Py_ssize_t n = (Py_ssize_t)t->n;
+    t->bytes = NULL; t->buf = NULL; t->n = t->cap = 0;
+    return _PyBytes_Resize(&b, n) < 0 ? NULL : b;
+  }
+  b = PyBytes_FromStringAndSize(t->buf ? t->buf : "", (Py_ssize_t)t->n);
+  text_drop(t);
   return b;
 }
 
