@@ -88,6 +88,47 @@ static int64_t first_room(long long max_chars) {
 
 #define CUT_STATES 64   /* states written between two questions to the cut */
 
+/* cut(): 1 (stop), 0, or -1 on error */
+static int ask_cut(PyObject *cut) {
+  PyObject *r = PyObject_CallNoArgs(cut);
+  int stop = r ? PyObject_IsTrue(r) : -1;
+  Py_XDECREF(r);
+  return stop;
+}
+
+/* state i's rows, its step's redex `red` (or -1: none) named: rows[0..2] = graph, node, result, added where new in
+   the order Python's writer added them (the result, the graph, the node); 0, -1 on error, -2 once cut() stopped */
+static int state_rows(Space *s, int32_t i, int32_t red, PyObject *cut, int64_t rows[3]) {
+  rows[1] = rows[2] = -1;
+  if (red < 0) return (rows[0] = table_add(s, s->st_root[i], cut)) < 0 ? (int)rows[0] : 0;
+  if ((rows[2] = table_add(s, s->templates.red_result[red], cut)) < 0) return (int)rows[2];
+  if ((rows[0] = table_add(s, s->st_root[i], cut)) < 0) return (int)rows[0];
+  if ((rows[1] = table_add(s, s->templates.red_node[red], cut)) < 0) return (int)rows[1];
+  return 0;
+}
+
+/* state i's JSON (with its step's rule text `name`, or NULL for none), room made for it */
+static void write_state(Space *s, Text *t, int32_t i, PyObject *name, const int64_t rows[3]) {
+  static const char *normal[] = {"null", "false", "true"};
+  if (t->n) t->buf[t->n++] = ',';
+  LIT(t, "{\"id\":"); put_int(t, i);
+  LIT(t, ",\"depth\":"); put_int(t, s->st_depth[i]);
+  if (!name) LIT(t, ",\"parent\":null,\"rule\":null,\"graph\":");
+  else {
+    LIT(t, ",\"parent\":");
+    if (s->st_parent[i] < 0) LIT(t, "null"); else put_int(t, s->st_parent[i]);
+    LIT(t, ",\"rule\":");
+    put(t, PyBytes_AS_STRING(name), (size_t)PyBytes_GET_SIZE(name));
+    LIT(t, ",\"graph\":");
+  }
+  put_int(t, rows[0]);
+  if (!name) LIT(t, ",\"node\":null,\"result\":null,\"normal\":");
+  else { LIT(t, ",\"node\":"); put_int(t, rows[1]); LIT(t, ",\"result\":"); put_int(t, rows[2]); LIT(t, ",\"normal\":"); }
+  const char *b = normal[s->st_normal[i] < 0 ? 0 : 1 + (s->st_normal[i] > 0)];
+  put(t, b, strlen(b));
+  LIT(t, ",\"error\":null}");
+}
+
 PyObject *Space_states_json(Space *s, PyObject *args) {
   int start, end;
   PyObject *rules, *seen_obj, *cut;
@@ -103,54 +144,29 @@ PyObject *Space_states_json(Space *s, PyObject *args) {
   if (seen.len != n_rules) { PyBuffer_Release(&seen); PyErr_SetString(PyExc_ValueError, "states_json: a seen flag per rule"); return NULL; }
   Text t;
   if (text_open(&t, first_room(max_chars)) < 0) { PyBuffer_Release(&seen); return NULL; }
-  int rc = 0, cut_short = 0;
+  int rc = 0;
   int32_t i = start;
-  static const char *normal[] = {"null", "false", "true"};
   for (; i < end && (i == start || t.n < max_chars); i++) {
-    if ((i - start) % CUT_STATES == 0 && cut != Py_None) {
-      PyObject *r = PyObject_CallNoArgs(cut);
-      int stop = r ? PyObject_IsTrue(r) : -1;
-      Py_XDECREF(r);
-      if (stop) { rc = stop < 0 ? -1 : 0; cut_short = stop > 0; break; }
+    if ((i - start) % CUT_STATES == 0 && cut != Py_None && (rc = ask_cut(cut)) != 0) { rc = rc < 0 ? -1 : -2; break; }
+    int32_t key = s->st_redex[i], red = key < 0 ? -1 : key_redex(s, key), rule = -1;
+    if (key >= 0 && (rc = redex_ok(s, red)) < 0) break;
+    if (key >= 0 && ((rule = s->templates.red_rule[red]) < 0 || rule >= n_rules)) {
+      PyErr_SetString(PyExc_IndexError, "states_json: a rule past the rules' texts");
+      rc = -1;
+      break;
     }
-    int32_t key = s->st_redex[i], red = -1, rule = -1;
-    int64_t graph, node = -1, result = -1;
-    if (key >= 0) {   /* its step's result, graph and node, in that order: the rows Python's writer added */
-      red = key_redex(s, key);
-      if ((rc = redex_ok(s, red)) < 0) break;
-      rule = s->templates.red_rule[red];
-      if (rule < 0 || rule >= n_rules) { PyErr_SetString(PyExc_IndexError, "states_json: a rule past the rules' texts"); rc = -1; break; }
-      result = table_add(s, s->templates.red_result[red], cut);
-      graph = result < 0 ? result : table_add(s, s->st_root[i], cut);
-      node = graph < 0 ? graph : table_add(s, s->templates.red_node[red], cut);
-      if (node < 0) { rc = node == -2 ? 0 : -1; cut_short = node == -2; break; }
-    } else if ((graph = table_add(s, s->st_root[i], cut)) < 0) { rc = graph == -2 ? 0 : -1; cut_short = graph == -2; break; }
+    int64_t rows[3] = {-1, -1, -1};
+    if ((rc = state_rows(s, i, red, cut, rows)) < 0) break;
     PyObject *name = key >= 0 ? PyList_GET_ITEM(rules, rule) : NULL;
     if ((rc = text_room(&t, 200 + (name ? PyBytes_GET_SIZE(name) : 0))) < 0) break;
-    if (t.n) t.buf[t.n++] = ',';
-    LIT(&t, "{\"id\":"); put_int(&t, i);
-    LIT(&t, ",\"depth\":"); put_int(&t, s->st_depth[i]);
-    if (key < 0) LIT(&t, ",\"parent\":null,\"rule\":null,\"graph\":");
-    else {
-      LIT(&t, ",\"parent\":");
-      if (s->st_parent[i] < 0) LIT(&t, "null"); else put_int(&t, s->st_parent[i]);
-      LIT(&t, ",\"rule\":");
-      put(&t, PyBytes_AS_STRING(name), (size_t)PyBytes_GET_SIZE(name));
-      LIT(&t, ",\"graph\":");
-    }
-    put_int(&t, graph);
-    if (key < 0) LIT(&t, ",\"node\":null,\"result\":null,\"normal\":");
-    else { LIT(&t, ",\"node\":"); put_int(&t, node); LIT(&t, ",\"result\":"); put_int(&t, result); LIT(&t, ",\"normal\":"); }
-    const char *b = normal[s->st_normal[i] < 0 ? 0 : 1 + (s->st_normal[i] > 0)];
-    put(&t, b, strlen(b));
-    LIT(&t, ",\"error\":null}");
+    write_state(s, &t, i, name, rows);
     if (key >= 0) ((char *)seen.buf)[rule] = 1;
   }
   PyBuffer_Release(&seen);
-  PyObject *text = rc < 0 ? NULL : text_bytes(&t);
+  PyObject *text = rc == -1 ? NULL : text_bytes(&t);   /* -2: cut short, the states before i written */
   text_drop(&t);
   if (!text) return NULL;
-  return Py_BuildValue("NiO", text, (int)i, cut_short ? Py_True : Py_False);
+  return Py_BuildValue("NiO", text, (int)i, rc == -2 ? Py_True : Py_False);
 }
 
 /* ---- steps_json: the steps' text */
