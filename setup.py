@@ -17,9 +17,9 @@ NATIVE = "uopc/relational/native/"
 # the explorer's core, one extension of several units: the type (_space.c), the core (nodes, step maps, grouped steps,
 # the search, its states) and the modules beside it; dev/asan.sh reads this list
 SPACE_SOURCES = [NATIVE + f"_space{unit}.c" for unit in ("", "_tables", "_nodes", "_steps", "_groups", "_search", "_states", "_patterns", "_templates", "_folds", "_uops",
-                                                          "_reduction", "_cycles", "_fingerprint", "_rows", "_decode", "_level", "_json")] + ["uopc/_letform.c"]
+                                                          "_reduction", "_cycles", "_fingerprint", "_rows", "_decode", "_level", "_json", "_table")] + ["uopc/_letform.c"]
 SPACE_HEADERS = [NATIVE + f"_space{unit}.h" for unit in ("", "_tables", "_groups", "_patterns", "_templates", "_folds", "_uops", "_reduction", "_cycles", "_fingerprint",
-                                                         "_rows", "_decode", "_level", "_text", "_json")] + [NATIVE + "_blake2b.h", "uopc/_letform.h"]
+                                                         "_rows", "_decode", "_level", "_text", "_json", "_table", "_label_cache")] + [NATIVE + "_blake2b.h", "uopc/_letform.h"]
 
 setup(ext_modules=[Extension("uopc.relational.native._space", SPACE_SOURCES, optional=True, extra_compile_args=FLAGS, depends=SPACE_HEADERS),
                    Extension("uopc.egraph._egraph", ["uopc/egraph/_egraph.c"], optional=True, extra_compile_args=FLAGS),

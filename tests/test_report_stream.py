@@ -9,9 +9,12 @@ from uopc import PatternMatcher, UOp, UPat
 from uopc.cli.budget import REPORT_TIME, Budget
 from uopc.cli.main import main
 from uopc.cli.reports import exploration as report, stream
-from uopc.relational import canonical, explore
+from uopc.cli.reports.cut import CutShort
+from uopc.relational import Stepper, canonical, explore
+from uopc.relational.native.space import NativeSpace, NotNative
 from uopc.relational.space.saved import NodeTexts
 from uopc.symbolic import symbolic
+from tests.strategies import graphs
 
 FIVE = "examples/five_params.uir"
 
@@ -184,3 +187,47 @@ def test_grouped_steps_and_a_bound_s_unmade_targets_are_written_as_the_dict_says
     data = report.to_json(ex, chain, "rules", None, None)
     assert streamed(ex, chain) == json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
     assert len(data["edges"]) == (300 * 301 // 2 if bound is None else sum(300 - k for k in range(39)))   # state 39 steps to states not made
+
+
+def texts_of(table) -> str:
+  """A node table's rows as the document writes them (comma-separated), whichever table."""
+  return ",".join(t if isinstance(t, str) else t.decode("utf-8", "surrogatepass") for t in table.texts())
+
+
+@given(st.lists(graphs(max_ops=10), min_size=1, max_size=4))
+@settings(max_examples=40)
+def test_the_core_s_node_table_is_the_python_one_row_for_row(gs):
+  space = NativeSpace(Stepper(symbolic))
+  try:
+    for g in gs: space.to_id(g)
+  except NotNative: assume(False)   # a CALL: never in a native search
+  native, python = report.NativeNodeTable(space), report.NodeTable()
+  assert [native.id(g) for g in gs] == [python.id(g) for g in gs]
+  assert [native.id(g) for g in gs[::-1]] == [python.id(g) for g in gs[::-1]]   # known rows: the same ids, none added
+  assert texts_of(native) == texts_of(python) == json.dumps(python.rows, ensure_ascii=False, separators=(",", ":"))[1:-1]
+
+
+@given(HOSTILE, HOSTILE)
+@settings(max_examples=25)
+def test_a_row_s_pieces_come_out_as_json_dumps_writes_them(leaf, piece):
+  space = NativeSpace(Stepper(ZERO))
+  g = UOp.param(0) + UOp.param(1)
+  # the pieces any text could hold (quotes, control characters, a lone surrogate, "</script>"), in a template made once per label
+  space.pieces = lambda i: [piece, 0, piece + leaf, 1, leaf] if space.uop(i) is g else f"{leaf}{space.uop(i).arg.slot}"
+  table = report.NativeNodeTable(space)
+  assert table.id(g) == 2 and table.id(UOp.param(1)) == 1
+  rows = [f"{leaf}0", f"{leaf}1", [piece, 0, piece + leaf, 1, leaf]]
+  assert texts_of(table) == json.dumps(rows, ensure_ascii=False, separators=(",", ":"))[1:-1]
+
+
+def test_a_20000_node_graph_s_rows_without_recursion_and_cut_whole():
+  chain = UOp.param(0)
+  for k in range(20_000): chain = chain + (k % 7)   # 20,000 nodes deep over 8 leaves: 20,008 rows
+  native, python = report.NativeNodeTable(NativeSpace(Stepper(ZERO))), report.NodeTable()
+  assert native.id(chain) == python.id(chain) == 20_007 and texts_of(native) == texts_of(python)
+  cut = report.NativeNodeTable(NativeSpace(Stepper(ZERO)))
+  cut.cut = lambda: True   # asked every CUT_NODES rows added: the first time ends it
+  with pytest.raises(CutShort): cut.id(chain)
+  rows = json.loads("[" + texts_of(cut) + "]")
+  assert len(rows) == report.CUT_NODES and all(isinstance(r, str) or max(c for c in r if isinstance(c, int)) < k
+                                               for k, r in enumerate(rows))   # the rows kept are whole, sources first

@@ -61,6 +61,9 @@ def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"
       flushed[0], flushed[1] = time.monotonic(), 0
 
     def stream() -> None:
+      if not stream_text and bar.disable:   # nothing shown per state: explored as the library explores, no state taken
+        ex.run()
+        return
       # explored ahead a batch at a time, the collector paused (no user code runs here but the rules): options.STREAM_BATCH;
       # settled after, or the first pass once it is on walks every node, state and text piece made (1.3 s for five_params)
       with collector.paused(settle=True):

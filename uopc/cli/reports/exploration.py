@@ -9,7 +9,7 @@ the whole graph twice.
 from __future__ import annotations
 
 import json
-from typing import Any, TextIO, cast
+from typing import Any, Iterator, TextIO, cast
 
 from uopc.matcher import short_name
 from uopc.bounded import StopReason
@@ -276,6 +276,48 @@ class NodeTable:
     return ids[id(u)]
 
 
+  def texts(self, chunk: int = 4096) -> Iterator[str]:
+    """The rows' JSON, comma-separated, a chunk of rows at a time (compact: the big document's)."""
+    rows = self.rows
+    for k in range(0, len(rows), chunk): yield json.dumps(rows[k:k + chunk], ensure_ascii=False, separators=(",", ":"))[1:-1]
+
+
+class NativeNodeTable:
+  """``NodeTable``'s rows, in the same order, for a search the native core ran whole (``Exploration.native_space``):
+  kept by the core by node id (``Space.table_setup``, ``_space_table.c``), each row's text made there from a template per
+  label, no ``UOp`` made per node. The core writes the states and steps into it (``Space.states_json``, ``steps_json``);
+  ``id`` adds what else the report names (a path's nodes)."""
+
+  def __init__(self, space: Any) -> None:
+    self._space, self._core = space, space.core
+    self._core.table_setup(self._template)
+    self.cut: ItemCut | None = None   # as NodeTable's
+
+  def id(self, u: Any) -> int | None:
+    """``NodeTable.id``: the row of ``u`` (a node of the core's IR, made a core node where new)."""
+    if u is None: return None
+    if (row := self._core.table_row(self._space.to_id(u), self.cut)) < 0: raise CutShort
+    return cast(int, row)
+
+  def texts(self, chunk: int = 65536) -> Iterator[bytes]:
+    """``NodeTable.texts``, as UTF-8."""
+    for k in range(0, self._core.table_size(), chunk): yield self._core.table_rows(k, k + chunk)
+
+  def _template(self, node: int) -> tuple[bytes, ...]:
+    """The core's question: node ``node``'s row as JSON around its sources' rows (its pieces, ``NativeSpace.pieces``, each
+    string encoded by json.dumps): ``["add(",`` ``,", ",`` ``,")"]``; a leaf's whole text."""
+    def dumps(x: str) -> str: return json.dumps(x, ensure_ascii=False)
+    pieces = self._space.pieces(node)
+    if isinstance(pieces, str): return (dumps(pieces).encode("utf-8", "surrogatepass"),)
+    texts, text = [], "["
+    for k, c in enumerate(pieces):
+      if k: text += ","
+      if isinstance(c, str): text += dumps(c)
+      else: texts.append(text); text = ""
+    texts.append(text + "]")
+    return tuple(t.encode("utf-8", "surrogatepass") for t in texts)
+
+
 def to_json(ex: Exploration, program: Any, rules: str, canonical: Any, canonical_error: str | None,
             paths: bool = False, fmt: str = "json") -> dict[str, Any]:
   """The exploration as a JSON-ready dict (``paths`` adds a shortest path to each normal form).
@@ -321,12 +363,13 @@ def established_json(ex: Exploration, nid: Any, canonical: Any, canonical_error:
   the search established (said however cut), the paths kept (``kept_paths``, None without ``--paths``), and the report's
   own cut (``which``) with the ``states`` and ``edges`` it wrote."""
   canon_state = None if canonical is None else ex.state_of(canonical)
+  stuck = ex.stuck   # (a scan of the states: once)
   out: dict[str, Any] = {
     "normal_forms": [s.term(TERM_LIMIT) for s in ex.normal_forms],
     "cycles": [{"states": [s.id for s in c.states], "rules": c.rules} for c in terminal_cycles(ex)],
     "normal_form_ids": [s.id for s in ex.normal_forms],
-    "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in ex.stuck],
-    "stuck_groups": stuck_groups_json(ex.stuck, nid),
+    "stuck": [{"id": s.id, "rule": s.rule, "node": nid(s.node), "error": s.error} for s in stuck],
+    "stuck_groups": stuck_groups_json(stuck, nid),
     "canonical": term_text(canonical),
     "canonical_state": None if canon_state is None else canon_state.id,
     "canonical_error": canonical_error,

@@ -21,24 +21,24 @@ from __future__ import annotations
 
 import contextlib
 from array import array
+import io
 import json
 import os
 import shutil
 import sys
-from typing import IO, Any, Iterator, cast
+from typing import IO, Any, Iterable, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
 from uopc.cli.files import temporary
 from uopc.cli.reports.cut import CutShort, ItemCut
-from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NodeTable, bound_flag, edge_json, established_json
+from uopc.cli.reports.exploration import BIG_JSON, FORMAT, NativeNodeTable, NodeTable, bound_flag, edge_json, established_json
 from uopc.cli.reports.page import CHUNK_STATES, WARN_BYTES, page_tail, page_top
-from uopc.cli.support import CLIError, progress_bar, shown_name
+from uopc.cli.support import CLIError, isatty, progress_bar, shown_name
 from uopc.relational import Exploration, State
 
 COPY_BLOCK = 1 << 22   # bytes per read and write where the file is copied (a head written again, stdout)
 FLUSH_CHARS = 1 << 20  # characters of items gathered before a write
-KEY_STATES = 4096      # states whose new step keys are read into the node table at a time (the cut is asked between)
 
 
 def dumps(x: Any) -> str:
@@ -48,31 +48,32 @@ def dumps(x: Any) -> str:
 
 def is_big(ex: Exploration) -> bool:
   """Whether ``ex``'s report is past ``BIG_JSON`` states and steps: written item by item (compact), not built as a dict."""
-  return len(ex.states) + ex.edge_count > BIG_JSON
+  return len(ex.states) > BIG_JSON or len(ex.states) + ex.edge_count > BIG_JSON   # (the steps counted only if need be)
 
 
 class Items:
   """The states and steps of an exploration as their JSON texts, each node named by its row in ``table`` as it comes."""
 
-  def __init__(self, ex: Exploration, table: NodeTable) -> None:
+  def __init__(self, ex: Exploration, table: NodeTable | NativeNodeTable) -> None:
     self.ex, self.table = ex, table
     rules = ex.stepper.pm.rules
     self._names = [dumps(ex.stepper.rule_name(k)) for k in range(len(rules))]   # (a state's rule)
     self._escape = False   # a page's: "<" written \u003c in every string (escaped_for_page)
-    self.rules_seen: set[int] = set()   # the rules of the states written (a page's summary lists them)
-    native = ex.native_steps
-    self._core: Any = None if native is None else ex.native_core   # its step maps: the steps' text written in C
-    self._keys: Any = None if native is None else native[1]
-    # a native step key's rule index and its node's and result's rows (-1: not read yet): arrays, not a text per key
-    # (five_params has 811,967 keys: their texts were 180 MB)
+    self._seen = bytearray(len(rules))   # the rules of the states written (a page's summary lists them)
+    self._core: Any = ex.native_core if isinstance(table, NativeNodeTable) else None   # the states' and steps' text written in C
+    # a native step key's rule index (-1: not read yet; its rows are kept by the core's node table)
     size = 0 if self._core is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
-    self._rule_of, self._node_of, self._result_of = (array("i", [-1]) * size for _ in range(3))
+    self._rule_of = array("i", [-1]) * size
     self._whole = ex.complete   # every step's target made
-    # the node table's row of each core node (-1: none yet), for the rows below `_mapped`: a step key whose node and
-    # result have one is read in C (Space.step_keys); five_params: every one of 811,967 keys
-    self._node_rows = array("i")
-    self._mapped = 0
-    self.forks: set[int] | None = None   # a page's: the states whose steps reach two states or more (set: counted)
+    self.forks: bytearray | None = None   # a page's: a flag per state, its steps reach two states or more
+    # how the core's items encode a rule's name: a file's bytes strictly (a lone surrogate fails, as a str written to it
+    # does); for a text stream, passed through to the str they are decoded into (Gather)
+    self.errors = "surrogatepass"
+
+  @property
+  def rules_seen(self) -> set[int]:
+    """The rule indices of the states written."""
+    return {k for k, seen in enumerate(self._seen) if seen}
 
   def state(self, s: State) -> str:
     """``to_json``'s state dict, as text."""
@@ -84,7 +85,7 @@ class Items:
     text = (f'{{"id":{s.id},"depth":{s.depth},"parent":{"null" if parent is None else parent.id},"rule":{self._names[rule]},'
             f'"graph":{nid(s.graph)},"node":{nid(redex.node)},"result":{result},"normal":{_BOOL[s.normal]},'
             f'"error":{self._error(s)}}}')
-    self.rules_seen.add(rule)   # (a state too big to write within the cut raised CutShort above: not seen)
+    self._seen[rule] = 1   # (a state too big to write within the cut raised CutShort above: not seen)
     return text
 
   def escaped_for_page(self) -> None:
@@ -97,64 +98,52 @@ class Items:
   def _rule_texts(self) -> list[bytes]:
     """A step's rule by its index, ``"rule":NAME,"rule_index":K,``, as the core's ``steps_json`` copies it (a lone
     surrogate passed through, as the text it is decoded back into)."""
-    return [f'"rule":{name},"rule_index":{k},'.encode("utf-8", "surrogatepass") for k, name in enumerate(self._names)]
+    return [f'"rule":{name},"rule_index":{k},'.encode("utf-8", self.errors) for k, name in enumerate(self._names)]
 
   def _error(self, s: State) -> str:
     return "null" if s.error is None else dumps(s.error).replace("<", "\\u003c") if self._escape else dumps(s.error)
 
   @property
   def native(self) -> bool:
-    """Whether the native core ran the whole search: the steps are read from its step maps (``native_steps``)."""
+    """Whether the native core ran the whole search: the states and steps are written from it (``native_states``,
+    ``native_steps``), their nodes kept in its node table (``NativeNodeTable``)."""
     return self._core is not None
+
+  def native_states(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, bytes]]:
+    """The states ``states`` (consecutive ids) as ``state`` writes them, written in C (``Space.states_json``), about
+    ``FLUSH_CHARS`` at a time: (states, text) pairs. ``cut`` is asked every few states and while a graph's rows are
+    added; the states end before the one it stopped."""
+    if not states: return
+    names = [name.encode("utf-8", self.errors) for name in self._names]
+    at, end = states[0].id, states[-1].id + 1
+    while at < end:
+      text, stop, short = self._core.states_json(at, end, names, self._seen, cut, FLUSH_CHARS)
+      if stop > at: yield stop - at, text
+      if short: return
+      at = stop
 
   def steps(self, s: State) -> tuple[int, str]:
     """How many steps leave ``s``, and their texts comma-separated, in ``Exploration.edges``' order (``edge_json``'s, one
     encoding a state): where the Python core ran the search."""
     edges = self.ex.edges_from(s)
-    if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks.add(s.id)
+    if self.forks is not None and len({e.target.id for e in edges}) > 1: self.forks[s.id] = 1
     text = dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
     return len(edges), text.replace("<", "\\u003c") if self._escape else text
 
-  def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, str]]:
-    """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, from the core's step
-    maps: a batch of states' new step keys read into the node table (Python's: their rows in the order the steps name
-    them), then their steps' text written in C (``Space.steps_json``), about ``FLUSH_CHARS`` at a time: (steps, text)
-    pairs. ``cut`` is asked before each batch; a key whose node is too big to finish within it ends the steps before the
-    state that names it first."""
+  def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, bytes]]:
+    """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, written in C from the
+    core's step maps (``Space.steps_json``: a step key's rows added to the node table as it is first met, so in the
+    order the steps name them), about ``FLUSH_CHARS`` at a time: (steps, text) pairs. ``cut`` is asked before each
+    batch and while a key's rows are added: a key whose rows it stopped ends the steps before its state."""
     if not states: return
-    core, start, end = self._core, states[0].id, states[-1].id + 1
-    expanded = memoryview(bytes([s.out is not None for s in states]))
+    core, at, end = self._core, states[0].id, states[-1].id + 1
     limit = -1 if self._whole else len(self.ex.states)   # a bound left targets unmade: steps to them left out
-    columns = (self._rule_of, self._node_of, self._result_of, self._rule_texts)
-    at = start
+    columns = (self._rule_of, self._rule_texts)
     while at < end:
       if cut(): return
-      stop = min(end, at + KEY_STATES)
-      keys, firsts = core.step_keys(at, stop, expanded[at - start:stop - start], self._rule_of, self._node_of, self._result_of,
-                                    self._rows_by_node(), limit)
-      cut_short = False
-      for j, r in enumerate(keys):
-        try: self._read(r)
-        except CutShort:
-          stop, cut_short = firsts[j], True
-          break
-      while at < stop:
-        text, at, n = core.steps_json(at, stop, expanded[at - start:stop - start], *columns, limit, FLUSH_CHARS, self.forks)
-        if n: yield n, text
-      if cut_short: return
-
-  def _rows_by_node(self) -> array[int]:
-    """The node table's row of each core node, with the rows added since the last call."""
-    core, rows = self._core, self._node_rows
-    if len(rows) < (n := core.counts["nodes"]): rows.extend(array("i", [-1]) * (n - len(rows)))
-    core.node_rows(self.table.kept, self._mapped, rows)
-    self._mapped = len(self.table.kept)
-    return rows
-
-  def _read(self, r: int) -> None:
-    key, nid = self._keys[r], self.table.id
-    self._node_of[r], self._result_of[r] = cast(int, nid(key.node)), cast(int, nid(key.result))   # (a native step has both)
-    self._rule_of[r] = key.rule_index
+      text, at, n, short = core.steps_json(at, end, *columns, limit, FLUSH_CHARS, self.forks, cut)
+      if n: yield n, text
+      if short: return
 
 
 _BOOL = {True: "true", False: "false", None: "null"}
@@ -167,7 +156,7 @@ class Report:
                extra: dict[str, Any], fmt: str) -> None:
     self.ex, self.program, self.rules, self.canonical, self.canonical_error = ex, program, rules, canonical, canonical_error
     self.paths, self.extra = paths, extra
-    self.table = NodeTable()
+    self.table: NodeTable | NativeNodeTable = NodeTable() if (space := ex.native_space) is None else NativeNodeTable(space)
     self.items = Items(ex, self.table)
     self.states = self.edges = 0   # items written
     self.kept_paths: dict[str, Any] = {}
@@ -176,6 +165,16 @@ class Report:
       from uopc.cli.reports.cut import until_cut
       self.kept_paths = dict(until_cut(((str(s.id), [edge_json(e, self.table.id) for e in s.path()]) for s in ex.normal_forms), self.cut_paths))
     self.cut = self.table.cut = ItemCut(fmt)   # no text held: the time (and a bound) alone cuts the items
+
+  def bar(self, desc: str) -> Any:
+    """The progress bar over the items (their count, the steps counted in C, only where it shows)."""
+    return progress_bar(len(self.ex.states) + self.ex.edge_count if isatty(sys.stderr) else None, "item", desc)
+
+  def gather(self, f: IO[Any]) -> Gather:
+    """What the document is written to ``f`` through; the items' encoding set for it (``Items.errors``)."""
+    out = Gather(f)
+    if out.binary: self.items.errors = "strict"
+    return out
 
   def head(self) -> str:
     """The document up to ``stopped_by``: what it says of itself, as it stands now."""
@@ -197,9 +196,15 @@ class Report:
     return (f',"bounds":{dumps({"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout})},'
             f'"elapsed":{dumps(round(ex.elapsed, 4))},"reduced":{dumps(ex.reduced)}')
 
-  def state_items(self, states: list[State], bar: Any) -> Iterator[str]:
+  def state_items(self, states: list[State], bar: Any) -> Iterator[str | bytes]:
     """The states' texts while the cut allows."""
     cut, state = self.cut, self.items.state
+    if self.items.native:
+      for n, chunk in self.items.native_states(states, cut):
+        self.states += n
+        if not bar.disable: bar.update(n)
+        yield chunk
+      return
     for s in states:
       if cut(): return
       try: text = state(s)
@@ -208,14 +213,14 @@ class Report:
       if not bar.disable: bar.update()
       yield text
 
-  def step_items(self, states: list[State], bar: Any) -> Iterator[str]:
+  def step_items(self, states: list[State], bar: Any) -> Iterator[str | bytes]:
     """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
     cut, steps = self.cut, self.items.steps
     if self.items.native:
-      for n, text in self.items.native_steps(states, cut):
+      for n, chunk in self.items.native_steps(states, cut):
         self.edges += n
         if not bar.disable: bar.update(n)
-        yield text
+        yield chunk
       return
     for s in states:
       if cut(): return
@@ -231,48 +236,61 @@ class Report:
     return dumps(established_json(self.ex, self.table.id, self.canonical, self.canonical_error, self.kept_paths if self.paths else None,
                                   self._which(), self.states, self.edges))[1:-1]
 
-  def nodes(self) -> Iterator[str]:
+  def nodes(self) -> Iterator[str | bytes]:
     """The node table's rows, each as text (read last: every graph above has its rows by now)."""
-    rows = self.table.rows
-    for k in range(0, len(rows), 4096): yield dumps(rows[k:k + 4096])[1:-1]
+    yield from self.table.texts()
 
   def extras(self) -> str:
     return "".join(f",{dumps(k)}:{dumps(v)}" for k, v in self.extra.items())
 
 
 class Gather:
-  """Text written to ``f`` a megabyte at a time: many small items, few writes."""
+  """Text written to ``f`` a megabyte at a time: many small items, few writes. A part is a str, or bytes (the core's
+  items, UTF-8); ``f`` is a binary file (the report's: the core's bytes go to it as they are, no copy decoded and encoded
+  again) or a text one (a str is written, the bytes decoded)."""
 
-  def __init__(self, f: IO[str]) -> None:
+  def __init__(self, f: IO[Any]) -> None:
     self.f, self.size = f, 0
-    self.parts: list[str] = []
+    self.binary = not isinstance(f, io.TextIOBase)
+    self.parts: list[str | bytes] = []
 
-  def __call__(self, text: str) -> None:
+  def __call__(self, text: str | bytes) -> None:
     self.parts.append(text)
     self.size += len(text)
     if self.size > FLUSH_CHARS: self.flush()
 
   def flush(self) -> None:
-    if self.parts: self.f.write("".join(self.parts))
+    parts, f = self.parts, self.f
+    if not self.binary: f.write("".join(p if type(p) is str else cast(bytes, p).decode("utf-8", "surrogatepass") for p in parts))
+    else:   # the strs joined, the bytes (a megabyte of items each) written as they are
+      strs: list[str] = []
+      for p in parts:
+        if type(p) is str: strs.append(p)
+        else:
+          if strs: f.write("".join(strs).encode("utf-8"))
+          strs = []
+          f.write(p)
+      if strs: f.write("".join(strs).encode("utf-8"))
     self.parts, self.size = [], 0
 
-  def items(self, texts: Iterator[str], escape: bool = False) -> None:
+  def items(self, texts: Iterable[str | bytes], escape: bool = False) -> None:
     """``texts`` comma-separated (each item's JSON, or a run of them); ``escape``: ``<`` written ``\\u003c`` (a page)."""
     first = True
     for t in texts:
-      if escape: t = t.replace("<", "\\u003c")
-      self(t if first else "," + t)
+      if escape: t = t.replace("<", "\\u003c") if type(t) is str else cast(bytes, t).replace(b"<", b"\\u003c")
+      if not first: self(",")
+      self(t)
       first = False
 
 
-def write_json(f: IO[str], report: Report) -> str:
+def write_json(f: IO[Any], report: Report) -> str:
   """The JSON document to ``f``; returns its head as written (``Report.head`` says at the end what it must be)."""
   ex = report.ex
-  out = Gather(f)
+  out = report.gather(f)
   head = report.head()
   out(head)
   out(report.middle())
-  with progress_bar(len(ex.states) + ex.edge_count, "item", "report") as bar:
+  with report.bar("report") as bar:
     out(',"states":[')
     out.items(report.state_items(ex.states, bar))
     out('],"edges":[')
@@ -286,16 +304,16 @@ def write_json(f: IO[str], report: Report) -> str:
   return head
 
 
-def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = CHUNK_STATES) -> None:
+def write_page(f: IO[Any], report: Report, kind: str, title: str, chunk: int = CHUNK_STATES) -> None:
   """The page: its chunks as the states are read (``page.chunked``'s), then the rest of the document with the chunks' summary."""
   ex = report.ex
-  out = Gather(f)
+  out = report.gather(f)
   out(page_top(kind, title))
   states = ex.states
-  report.items.forks = set()
+  report.items.forks = bytearray(len(states))
   report.items.escaped_for_page()   # the items' strings escaped as they are made: their texts not scanned
   count = 0
-  with progress_bar(len(states) + ex.edge_count, "item", "page") as bar:
+  with report.bar("page") as bar:
     for k in range(0, len(states), chunk):
       if report.cut(): break
       part = states[k:k + chunk]
@@ -318,14 +336,17 @@ def write_page(f: IO[str], report: Report, kind: str, title: str, chunk: int = C
 
 def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
   """``page.chunked``'s ``chunks`` summary of the states and steps written, from the exploration (not from their JSON)."""
-  states, forks = report.ex.states[:report.states], report.items.forks or set()
-  depths: dict[int, list[int]] = {}   # depth -> [states, normal forms, forks, first id, last id]
-  for s in states:
-    row = depths.setdefault(s.depth, [0, 0, 0, s.id, s.id])
-    row[0] += 1
-    row[1] += bool(s.normal)
-    row[2] += s.id in forks
-    row[4] = s.id
+  states, forks = report.ex.states[:report.states], report.items.forks or bytearray(report.states)
+  if report.items.native: by_depth = report.ex.native_core.depths(len(states), forks)   # the same, in C
+  else:
+    depths: dict[int, list[int]] = {}   # depth -> [states, normal forms, forks, first id, last id]
+    for s in states:
+      row = depths.setdefault(s.depth, [0, 0, 0, s.id, s.id])
+      row[0] += 1
+      row[1] += bool(s.normal)
+      row[2] += forks[s.id]
+      row[4] = s.id
+    by_depth = [[d, *depths[d]] for d in sorted(depths)]
   path: list[int] = []
   at = None if report.canonical is None or (c := report.ex.state_of(report.canonical)) is None else c.id
   if at is not None and not 0 <= at < len(states): at = None   # past a cut report's states: no path to draw
@@ -335,17 +356,17 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
     at = None if parent is None else parent.id
   rules = {name for k in report.items.rules_seen if (name := report.ex.stepper.rule_name(k))}   # the states' s.rule, each once
   return {"size": size, "count": count, "states": len(states), "edges": report.edges, "canonical_path": path[::-1],
-          "depths": [[d, *depths[d]] for d in sorted(depths)], "rules": sorted(rules)}
+          "depths": by_depth, "rules": sorted(rules)}
 
 
 @contextlib.contextmanager
-def _spool(path: str | None) -> Iterator[IO[str]]:
+def _spool(path: str | None) -> Iterator[IO[bytes]]:
   """A temporary file for the output: beside ``path`` (renamed onto it by ``_finish``), or in the temporary directory;
   gone after, however the command ends (killed by SIGKILL: the next one removes it, ``uopc.cli.files.temporary``)."""
   try: fd, tmp = temporary(_prefix(path), _directory(path))
   except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
   try:
-    with open(tmp, "w+", encoding="utf-8") as f: yield f   # (by its name: f.name is the path then)
+    with open(tmp, "wb+") as f: yield f   # (by its name: f.name is the path then)
   finally:
     with contextlib.suppress(OSError): os.unlink(tmp)   # (renamed onto path: nothing left)
     os.close(fd)   # (its lock held until now)
@@ -385,7 +406,7 @@ def emit_exploration(args: Any, kind: str, ex: Exploration, program: Any, rules:
     _finish(f.name, path)
 
 
-def _rewrite_head(f: IO[str], written: str, final: str, path: str | None) -> None:
+def _rewrite_head(f: IO[bytes], written: str, final: str, path: str | None) -> None:
   """``f``'s file made to begin with ``final`` instead of ``written``, the rest copied: the head as a cut report ends it."""
   fd, tmp = temporary(_prefix(path), _directory(path))
   try:

@@ -6,6 +6,7 @@
 #include "_space_json.h"
 #include "_space_level.h"
 #include "_space_rows.h"
+#include "_space_table.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static PyObject *Space_get_counts(Space *s, void *closure) {
                                             (s->cap_stack + s->cap_fresh + s->cap_events + 2 * s->cap_keys) * 4 + s->groups.cap * 24 + s->groups.wrapped.cap * 12 +
                                             s->cap_stamp * 16 + s->reduction.cap_chosen * 4 + s->reduction.cap_never + s->labels.cap * (3 * 8 + 4 + 4) +
                                             s->templates.cap_red * 12 + s->templates.cap_ntype * 4 + s->templates.folds.cap_nodes * 17 +
-                                            fingerprints_bytes(s->fingerprints) + rows_bytes(s->rows)));
+                                            fingerprints_bytes(s->fingerprints) + rows_bytes(s->rows) + table_bytes(s->table_json)));
 }
 
 /* ---- the type */
@@ -51,6 +52,7 @@ static int Space_traverse(Space *s, visitproc visit, void *arg) {
   if (s->text) Py_VISIT(s->text->cb);
   if (s->rows) Py_VISIT(s->rows->labels);
   if (s->fingerprints) Py_VISIT(s->fingerprints->cb);
+  if (table_traverse(s->table_json, visit, arg)) return -1;
   Py_VISIT(s->match_cb); Py_VISIT(s->patterns.may_cb); Py_VISIT(s->labels.labeler); Py_VISIT(s->labels.label_finder); Py_VISIT(s->labels.op_codes);
   Py_VISIT(s->reduction.inert_cb); Py_VISIT(s->patterns.check_cb); Py_VISIT(s->templates.type_cb); Py_VISIT(s->templates.fill_cb);
   return 0;
@@ -59,6 +61,7 @@ static int Space_clear(Space *s) {
   if (s->text) Py_CLEAR(s->text->cb);
   if (s->rows) Py_CLEAR(s->rows->labels);
   if (s->fingerprints) Py_CLEAR(s->fingerprints->cb);
+  table_clear(s->table_json);
   Py_CLEAR(s->match_cb); Py_CLEAR(s->patterns.may_cb); Py_CLEAR(s->labels.labeler); Py_CLEAR(s->labels.label_finder); Py_CLEAR(s->labels.op_codes);
   Py_CLEAR(s->reduction.inert_cb); Py_CLEAR(s->patterns.check_cb); Py_CLEAR(s->templates.type_cb); Py_CLEAR(s->templates.fill_cb);
   return 0;
@@ -68,6 +71,7 @@ static void Space_dealloc(Space *s) {
   PyObject_GC_UnTrack(s);
   Space_clear(s);
   text_free(s->text);
+  table_free(s->table_json);
   level_free(s->level);
   for (int32_t i = 0; i < s->n_nodes; i++) Py_XDECREF(s->obj[i]);
   fingerprints_free(s->fingerprints);
@@ -110,10 +114,14 @@ static PyMethodDef Space_methods[] = {
   {"take", (PyCFunction)Space_take, METH_VARARGS, "take(states, (state class, unread, expanded, space, stepper, normals, reduced)) -> whether every change was applied (the new states appended)."},
   {"step_key", (PyCFunction)Space_step_key, METH_O, "step_key(i) -> the key of the step that reached state i, -1 for the program."},
   {"out", (PyCFunction)Space_out, METH_VARARGS, "out(i) -> [(redex, result node, target state or -1)], or None if unexpanded."},
-  {"step_keys", (PyCFunction)Space_step_keys, METH_VARARGS, "step_keys(start, end, expanded, rule_of, node_of, result_of, node_rows, limit) -> (keys, states): the step keys not read yet, in order (_space_json.c)."},
+  {"states_json", (PyCFunction)Space_states_json, METH_VARARGS, "states_json(start, end, rules, seen, cut, max_chars) -> (text, next, cut short): states as JSON, their rows added (_space_json.c)."},
+  {"depths", (PyCFunction)Space_depths, METH_VARARGS, "depths(n, forks) -> [[depth, states, normal forms, forks, first id, last id], ...] of states 0..n-1 (_space_json.c)."},
+  {"table_setup", (PyCFunction)Space_table_setup, METH_VARARGS, "table_setup(template(node) -> tuple of bytes): a new node table for a report (_space_table.c)."},
+  {"table_row", (PyCFunction)Space_table_row, METH_VARARGS, "table_row(node, cut) -> the node's row, added with its sources' where new; -1: cut (_space_table.c)."},
+  {"table_rows", (PyCFunction)Space_table_rows, METH_VARARGS, "table_rows(start, end) -> the rows' texts, comma-separated (_space_table.c)."},
+  {"table_size", (PyCFunction)Space_table_size, METH_NOARGS, "table_size() -> the node table's rows (_space_table.c)."},
   {"step_key_count", (PyCFunction)Space_step_key_count, METH_NOARGS, "step_key_count() -> the step keys numbered: redexes, or under tree semantics positions (_space_json.c)."},
-  {"node_rows", (PyCFunction)Space_node_rows, METH_VARARGS, "node_rows(uops, start, rows): rows[node] = k for the UOp uops[k] of each node (its first) (_space_json.c)."},
-  {"steps_json", (PyCFunction)Space_steps_json, METH_VARARGS, "steps_json(start, end, expanded, rule_of, node_of, result_of, rules, limit, max_chars, forks) -> (text, next, steps) (_space_json.c)."},
+  {"steps_json", (PyCFunction)Space_steps_json, METH_VARARGS, "steps_json(start, end, rule_of, rules, limit, max_chars, forks, cut) -> (text, next, steps, cut short): new keys' rows added (_space_json.c)."},
   {"step_to", (PyCFunction)Space_step_to, METH_VARARGS, "step_to(i, key) -> (result node, target state or -1) of state i's step keyed key, or None."},
   {"n_steps", (PyCFunction)Space_n_steps, METH_VARARGS, "n_steps(i) -> len(out(i)), counted without listing the steps."},
   {"state_of", (PyCFunction)Space_state_of, METH_VARARGS, "state_of(node) -> the state whose graph it is, or -1."},

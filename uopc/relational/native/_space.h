@@ -100,6 +100,7 @@ struct Space {
   struct SpaceText *text;   /* a node's text without its UOp (_space_text.h): text_setup() makes it */
   struct SpaceFingerprints *fingerprints;   /* space/fingerprint.py's, in C (_space_fingerprint.h): fingerprint_setup() */
   struct SpaceLevel *level;   /* a cluster worker's levels (_space_level.h): expand_level() makes it */
+  struct SpaceTable *table_json;   /* a report's node table by node id (_space_table.h): table_setup() makes it */
 };
 
 static inline int tick(Space *s, int64_t work) {

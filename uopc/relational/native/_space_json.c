@@ -1,13 +1,15 @@
-/* The steps of a report's JSON written from the core's step maps (uopc/cli/reports/stream.py's Items): no tuple, no
- * Python string per step.
+/* A report's states and steps as JSON written from the core (uopc/cli/reports/stream.py's Items): no tuple, no
+ * Python string per state or step.
  *
- * A step is {"from":S,"to":T,"rule":NAME,"rule_index":K,"node":N,"result":R,"error":null}. Its numbers are written
- * here; its rule's text ("rule":NAME,"rule_index":K,) comes from Python, made once per rule by the report's one JSON
- * encoder (json.dumps), so a rule's name is escaped here exactly as everywhere else. A step key's node and result rows
- * are the report's node table's (Python's, filled in the order the steps name them): step_keys lists the keys not read
- * yet, steps_json writes the steps once they are. */
+ * A state is {"id":I,"depth":D,"parent":P,"rule":NAME,"graph":G,"node":N,"result":R,"normal":B,"error":null}, a step
+ * {"from":S,"to":T,"rule":NAME,"rule_index":K,"node":N,"result":R,"error":null}. Their numbers are written here; a
+ * rule's text comes from Python, made once per rule by the report's one JSON encoder (json.dumps), so a rule's name is
+ * escaped here exactly as everywhere else. Graphs and nodes are rows of the report's node table, kept here by node id
+ * (_space_table.c): states_json adds each state's rows as it writes it, steps_json each step key's as it first writes
+ * it, so the rows come in the order Python's writer named them. */
 #include "_space.h"
 #include "_space_json.h"
+#include "_space_table.h"
 
 /* A state's steps, as out(i) lists them, each handed to visit(ctx, key, result node, target state). */
 typedef int (*StepVisit)(void *ctx, int32_t key, int32_t target);
@@ -32,27 +34,26 @@ static int each_state_step(Space *s, int32_t i, StepVisit visit, void *ctx) {
   return 0;
 }
 
-/* The arguments both functions share: the states start..end-1, which of them are expanded (a byte each: Python's
- * s.out is not None), the targets kept (0 <= target < limit; limit < 0: every one), the keys' rule indices. */
+/* The arguments both functions share: the states start..end-1 (those expanded: st_done, Python's s.out is not None,
+ * have steps), the targets kept (0 <= target < limit; limit < 0: every one), the keys' rule indices. */
 typedef struct {
   int start, end, limit;
-  Py_buffer expanded, rule_of;
+  Py_buffer rule_of;
 } StepRange;
 
-static int range_open(Space *s, StepRange *r, PyObject *expanded, PyObject *rule_of, int writable) {
-  if (PyObject_GetBuffer(expanded, &r->expanded, PyBUF_SIMPLE) < 0) return -1;
-  if (PyObject_GetBuffer(rule_of, &r->rule_of, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) { PyBuffer_Release(&r->expanded); return -1; }
+static int range_open(Space *s, StepRange *r, PyObject *rule_of, int writable) {
+  if (PyObject_GetBuffer(rule_of, &r->rule_of, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
   const char *fmt = r->rule_of.format;
   if (r->rule_of.itemsize != 4 || !fmt || (strcmp(fmt, "i") != 0 && strcmp(fmt, "=i") != 0)) {
     PyErr_SetString(PyExc_TypeError, "a key's column is an array of int32 ('i')");
-  } else if (r->start < 0 || r->end > s->n_states || r->start > r->end || r->expanded.len != r->end - r->start) {
-    PyErr_SetString(PyExc_IndexError, "states out of range, or an expanded flag per state missing");
+  } else if (r->start < 0 || r->end > s->n_states || r->start > r->end) {
+    PyErr_SetString(PyExc_IndexError, "states out of range");
   } else return 0;
-  PyBuffer_Release(&r->expanded); PyBuffer_Release(&r->rule_of);
+  PyBuffer_Release(&r->rule_of);
   return -1;
 }
 
-static void range_close(StepRange *r) { PyBuffer_Release(&r->expanded); PyBuffer_Release(&r->rule_of); }
+static void range_close(StepRange *r) { PyBuffer_Release(&r->rule_of); }
 
 static inline int kept(const StepRange *r, int32_t target) { return r->limit < 0 || (target >= 0 && target < r->limit); }
 
@@ -62,190 +63,252 @@ static int key_ok(const StepRange *r, int32_t key) {
   return -1;
 }
 
-/* ---- step_keys: the keys not read yet, in the order the steps name them */
+/* ---- a step key's redex */
 
-/* Under graph semantics a key is a redex: where the report's node table has a row for both its node and its result
- * (node_rows: a row per node, -1 for none; every state's graph is in the table before its steps), the key is read here:
- * no row is added, so the order the others are read in is unchanged. */
-typedef struct { StepRange *r; PyObject *keys, *states; int32_t state; const int32_t *rows; int32_t *node_of, *result_of; Space *s; } KeysVisit;
-
-static int keys_visit(void *ctx, int32_t key, int32_t target) {
-  KeysVisit *v = ctx;
-  if (!kept(v->r, target)) return 0;
-  if (key_ok(v->r, key) < 0) return -1;
-  int32_t *rule_of = v->r->rule_of.buf;
-  if (rule_of[key] != -1) return 0;
-  SpaceTemplates *t = &v->s->templates;
-  if (v->rows && key < t->n_red) {
-    int32_t node = v->rows[t->red_node[key]], result = v->rows[t->red_result[key]];
-    if (node >= 0 && result >= 0) { rule_of[key] = t->red_rule[key]; v->node_of[key] = node; v->result_of[key] = result; return 0; }
-  }
-  rule_of[key] = -2;   /* listed: Python reads it next (and writes its rule index here) */
-  PyObject *k = PyLong_FromLong(key), *st = PyLong_FromLong(v->state);
-  int rc = k && st ? (PyList_Append(v->keys, k) < 0 || PyList_Append(v->states, st) < 0 ? -1 : 0) : -1;
-  Py_XDECREF(k); Py_XDECREF(st);
-  return rc;
+/* the redex a step key stands for: itself, or under tree semantics (a position) the one at its end */
+static int32_t key_redex(const Space *s, int32_t key) {
+  if (!s->tree) return key;
+  while (s->key_idx[key] >= 0) key = s->key_inner[key];
+  return s->key_inner[key];
 }
 
-/* a writable int32 column of `len` bytes */
-static int int_column(PyObject *o, Py_buffer *b, Py_ssize_t len, int writable) {
-  if (PyObject_GetBuffer(o, b, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
-  if (b->itemsize == 4 && b->format && (strcmp(b->format, "i") == 0 || strcmp(b->format, "=i") == 0) && (len < 0 || b->len == len)) return 0;
-  PyBuffer_Release(b);
-  PyErr_SetString(PyExc_ValueError, "an int32 column ('i') of the length asked");
+static int redex_ok(const Space *s, int32_t r) {
+  if (r >= 0 && r < s->templates.n_red) return 0;
+  PyErr_SetString(PyExc_IndexError, "a step key's redex past the core's");
   return -1;
 }
 
-PyObject *Space_step_keys(Space *s, PyObject *args) {
-  StepRange r = {0};
-  PyObject *expanded, *rule_of, *node_of, *result_of, *node_rows;
-  if (!PyArg_ParseTuple(args, "iiOOOOOi", &r.start, &r.end, &expanded, &rule_of, &node_of, &result_of, &node_rows, &r.limit)) return NULL;
-  if (range_open(s, &r, expanded, rule_of, 1) < 0) return NULL;
-  Py_buffer cols[3];
-  int n_cols = 0, rc = 0;
-  PyObject *objs[3] = {node_of, result_of, node_rows};
-  for (; rc == 0 && n_cols < (node_rows == Py_None ? 0 : 3); n_cols++)
-    if (int_column(objs[n_cols], &cols[n_cols], n_cols < 2 ? r.rule_of.len : (Py_ssize_t)s->n_nodes * 4, n_cols < 2) < 0) { rc = -1; break; }
-  int use_rows = rc == 0 && node_rows != Py_None && !s->tree;
-  KeysVisit v = {&r, PyList_New(0), PyList_New(0), 0, use_rows ? cols[2].buf : NULL, use_rows ? cols[0].buf : NULL, use_rows ? cols[1].buf : NULL, s};
-  if (rc == 0 && !(v.keys && v.states)) rc = -1;
-  const char *done = r.expanded.buf;
-  for (int32_t i = r.start; rc == 0 && i < r.end; i++) {
-    v.state = i;
-    if (done[i - r.start]) rc = each_state_step(s, i, keys_visit, &v);
-  }
-  for (int c = 0; c < n_cols; c++) PyBuffer_Release(&cols[c]);
-  range_close(&r);
-  if (rc < 0) { Py_XDECREF(v.keys); Py_XDECREF(v.states); return NULL; }
-  return Py_BuildValue("NN", v.keys, v.states);
+/* ---- states_json: the states' text */
+
+/* the bytes a call's text is given to begin with: its max_chars and a little (a state's steps go past it), at most 64 MB */
+static int64_t first_room(long long max_chars) {
+  if (max_chars <= 0) return 4096;
+  return max_chars > (1LL << 26) ? 1LL << 26 : max_chars + (max_chars >> 4) + 4096;
 }
 
-/* node_rows(uops, start, rows): rows[node] = k for each uops[k] (k >= start) that is the UOp of a node of the core,
-   where rows[node] is -1 (a node's first row): the report's node table's rows by node id. */
-PyObject *Space_node_rows(Space *s, PyObject *args) {
-  PyObject *uops, *rows;
-  Py_ssize_t start;
-  if (!PyArg_ParseTuple(args, "O!nO", &PyList_Type, &uops, &start, &rows)) return NULL;
-  Py_buffer b;
-  if (int_column(rows, &b, (Py_ssize_t)s->n_nodes * 4, 1) < 0) return NULL;
-  int32_t *row = b.buf;
-  for (Py_ssize_t k = start < 0 ? 0 : start; k < PyList_GET_SIZE(uops); k++) {
-    int32_t node = map_get(&s->ptrs, (uint64_t)(uintptr_t)PyList_GET_ITEM(uops, k), -1);
-    if (node >= 0 && node < s->n_nodes && row[node] < 0) row[node] = (int32_t)k;
+#define CUT_STATES 64   /* states written between two questions to the cut */
+
+/* cut(): 1 (stop), 0, or -1 on error */
+static int ask_cut(PyObject *cut) {
+  PyObject *r = PyObject_CallNoArgs(cut);
+  int stop = r ? PyObject_IsTrue(r) : -1;
+  Py_XDECREF(r);
+  return stop;
+}
+
+/* state i's rows, its step's redex `red` (or -1: none) named: rows[0..2] = graph, node, result, added where new in
+   the order Python's writer added them (the result, the graph, the node); 0, -1 on error, -2 once cut() stopped */
+static int state_rows(Space *s, int32_t i, int32_t red, PyObject *cut, int64_t rows[3]) {
+  rows[1] = rows[2] = -1;
+  if (red < 0) return (rows[0] = table_add(s, s->st_root[i], cut)) < 0 ? (int)rows[0] : 0;
+  if ((rows[2] = table_add(s, s->templates.red_result[red], cut)) < 0) return (int)rows[2];
+  if ((rows[0] = table_add(s, s->st_root[i], cut)) < 0) return (int)rows[0];
+  if ((rows[1] = table_add(s, s->templates.red_node[red], cut)) < 0) return (int)rows[1];
+  return 0;
+}
+
+/* state i's JSON (with its step's rule text `name`, or NULL for none), room made for it */
+static void write_state(Space *s, Text *t, int32_t i, PyObject *name, const int64_t rows[3]) {
+  static const char *normal[] = {"null", "false", "true"};
+  if (t->n) t->buf[t->n++] = ',';
+  LIT(t, "{\"id\":"); put_int(t, i);
+  LIT(t, ",\"depth\":"); put_int(t, s->st_depth[i]);
+  if (!name) LIT(t, ",\"parent\":null,\"rule\":null,\"graph\":");
+  else {
+    LIT(t, ",\"parent\":");
+    if (s->st_parent[i] < 0) LIT(t, "null"); else put_int(t, s->st_parent[i]);
+    LIT(t, ",\"rule\":");
+    put(t, PyBytes_AS_STRING(name), (size_t)PyBytes_GET_SIZE(name));
+    LIT(t, ",\"graph\":");
   }
-  PyBuffer_Release(&b);
-  Py_RETURN_NONE;
+  put_int(t, rows[0]);
+  if (!name) LIT(t, ",\"node\":null,\"result\":null,\"normal\":");
+  else { LIT(t, ",\"node\":"); put_int(t, rows[1]); LIT(t, ",\"result\":"); put_int(t, rows[2]); LIT(t, ",\"normal\":"); }
+  const char *b = normal[s->st_normal[i] < 0 ? 0 : 1 + (s->st_normal[i] > 0)];
+  put(t, b, strlen(b));
+  LIT(t, ",\"error\":null}");
+}
+
+PyObject *Space_states_json(Space *s, PyObject *args) {
+  int start, end;
+  PyObject *rules, *seen_obj, *cut;
+  long long max_chars;
+  if (!PyArg_ParseTuple(args, "iiO!OOL", &start, &end, &PyList_Type, &rules, &seen_obj, &cut, &max_chars)) return NULL;
+  if (start < 0 || end > s->n_states || start > end) { PyErr_SetString(PyExc_IndexError, "states_json: states out of range"); return NULL; }
+  Py_ssize_t n_rules = PyList_GET_SIZE(rules);
+  for (Py_ssize_t k = 0; k < n_rules; k++)
+    if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "states_json: a rule's text is bytes"); return NULL; }
+  if (!space_table(s)) return NULL;
+  Py_buffer seen;
+  if (PyObject_GetBuffer(seen_obj, &seen, PyBUF_WRITABLE) < 0) return NULL;
+  if (seen.len != n_rules) { PyBuffer_Release(&seen); PyErr_SetString(PyExc_ValueError, "states_json: a seen flag per rule"); return NULL; }
+  Text t;
+  if (text_open(&t, first_room(max_chars)) < 0) { PyBuffer_Release(&seen); return NULL; }
+  int rc = 0;
+  int32_t i = start;
+  for (; i < end && (i == start || t.n < max_chars); i++) {
+    if ((i - start) % CUT_STATES == 0 && cut != Py_None && (rc = ask_cut(cut)) != 0) { rc = rc < 0 ? -1 : -2; break; }
+    int32_t key = s->st_redex[i], red = key < 0 ? -1 : key_redex(s, key), rule = -1;
+    if (key >= 0 && (rc = redex_ok(s, red)) < 0) break;
+    if (key >= 0 && ((rule = s->templates.red_rule[red]) < 0 || rule >= n_rules)) {
+      PyErr_SetString(PyExc_IndexError, "states_json: a rule past the rules' texts");
+      rc = -1;
+      break;
+    }
+    int64_t rows[3] = {-1, -1, -1};
+    if ((rc = state_rows(s, i, red, cut, rows)) < 0) break;
+    PyObject *name = key >= 0 ? PyList_GET_ITEM(rules, rule) : NULL;
+    if ((rc = text_room(&t, 200 + (name ? PyBytes_GET_SIZE(name) : 0))) < 0) break;
+    write_state(s, &t, i, name, rows);
+    if (key >= 0) ((char *)seen.buf)[rule] = 1;
+  }
+  PyBuffer_Release(&seen);
+  PyObject *text = rc == -1 ? NULL : text_bytes(&t);   /* -2: cut short, the states before i written */
+  text_drop(&t);
+  if (!text) return NULL;
+  return Py_BuildValue("NiO", text, (int)i, rc == -2 ? Py_True : Py_False);
 }
 
 /* ---- steps_json: the steps' text */
 
-typedef struct { char *buf; int64_t n, cap; } Text;
-
-static int text_room(Text *t, int64_t more) {
-  if (t->n + more <= t->cap) return 0;
-  int64_t cap = t->cap ? t->cap : 1 << 16;
-  while (cap < t->n + more) cap *= 2;
-  char *b = PyMem_Realloc(t->buf, (size_t)cap);
-  if (!b) { PyErr_NoMemory(); return -1; }
-  t->buf = b; t->cap = cap;
-  return 0;
-}
-
-static inline void put(Text *t, const char *p, size_t n) { memcpy(t->buf + t->n, p, n); t->n += (int64_t)n; }
-
-static inline void put_int(Text *t, int32_t x) {   /* as Python's str(int) */
-  char d[12]; int k = 0;
-  uint32_t u = x < 0 ? (uint32_t)0 - (uint32_t)x : (uint32_t)x;
-  do { d[k++] = (char)('0' + u % 10); u /= 10; } while (u);
-  if (x < 0) t->buf[t->n++] = '-';
-  while (k) t->buf[t->n++] = d[--k];
-}
-
-#define LIT(t, s) put(t, s, sizeof(s) - 1)
-#define STEP_FIXED 96   /* a step's text less its rule's: its literals and four numbers, with room */
+#define STEP_FIXED 96   /* a step's text less its rule's and its key's rows: its head (32), target and literals, with room */
 
 typedef struct {
   StepRange *r;
-  const int32_t *node_of, *result_of;
+  Space *s;
+  PyObject *cut;
   const char **rule_text; Py_ssize_t *rule_len; Py_ssize_t n_rules;
   Text text;
-  int32_t state, first_target, forked;
+  int32_t state, first_target, forked, cut_short;
   int64_t steps;
+  char head[32]; int32_t head_len;   /* the state's steps' common start, {"from":S,"to": */
 } JsonVisit;
+
+/* a step key not read yet (rule_of[key] == -1) read: its rule, and its node's and result's rows in the node table
+   (_space_table.c: added where new, node then result, as Python's writer named them, and kept as the key's text);
+   -1 on error or a cut (cut_short) */
+static int read_key(JsonVisit *v, int32_t key, int32_t *rule_of) {
+  Space *s = v->s;
+  int32_t red = key_redex(s, key);
+  if (redex_ok(s, red) < 0) return -1;
+  int64_t node = table_add(s, s->templates.red_node[red], v->cut);
+  int64_t result = node < 0 ? node : table_add(s, s->templates.red_result[red], v->cut);
+  if (result < 0) { v->cut_short = result == -2; return -1; }
+  if (table_key_read(s, key, node, result) < 0) return -1;
+  rule_of[key] = s->templates.red_rule[red];
+  return 0;
+}
 
 static int json_visit(void *ctx, int32_t key, int32_t target) {
   JsonVisit *v = ctx;
   if (!kept(v->r, target)) return 0;
   if (key_ok(v->r, key) < 0) return -1;
-  int32_t rule = ((const int32_t *)v->r->rule_of.buf)[key];
-  if (rule < 0 || rule >= v->n_rules) { PyErr_SetString(PyExc_RuntimeError, "steps_json: a step key not read (step_keys first)"); return -1; }
-  if (text_room(&v->text, STEP_FIXED + v->rule_len[rule]) < 0) return -1;
+  int32_t *rule_of = v->r->rule_of.buf;
+  if (rule_of[key] == -1 && read_key(v, key, rule_of) < 0) return -1;
+  int32_t rule = rule_of[key];
+  if (rule < 0 || rule >= v->n_rules) { PyErr_SetString(PyExc_IndexError, "steps_json: a rule past the rules' texts"); return -1; }
+  int32_t rows_len;
+  const char *rows = table_key_text(v->s, key, &rows_len);
+  if (!rows || text_room(&v->text, STEP_FIXED + v->rule_len[rule] + rows_len) < 0) return -1;
   Text *t = &v->text;
   if (t->n) t->buf[t->n++] = ',';
-  LIT(t, "{\"from\":"); put_int(t, v->state);
-  LIT(t, ",\"to\":"); put_int(t, target);
+  memcpy(t->buf + t->n, v->head, sizeof(v->head));   /* {"from":S,"to": (a fixed size copied, its length kept) */
+  t->n += v->head_len;
+  put_int(t, target);
   t->buf[t->n++] = ',';
   put(t, v->rule_text[rule], (size_t)v->rule_len[rule]);
-  LIT(t, "\"node\":"); put_int(t, v->node_of[key]);
-  LIT(t, ",\"result\":"); put_int(t, v->result_of[key]);
-  LIT(t, ",\"error\":null}");
+  LIT(t, "\"node\":"); put(t, rows, (size_t)rows_len); LIT(t, ",\"error\":null}");
   if (v->steps++ == 0) v->first_target = target;
   else if (target != v->first_target) v->forked = 1;
   return 0;
 }
 
-static int column(PyObject *o, Py_buffer *b, Py_ssize_t len) {
-  if (PyObject_GetBuffer(o, b, PyBUF_SIMPLE) < 0) return -1;
-  if (b->len == len) return 0;
-  PyBuffer_Release(b);
-  PyErr_SetString(PyExc_ValueError, "steps_json: the keys' columns differ in length");
-  return -1;
-}
-
 PyObject *Space_steps_json(Space *s, PyObject *args) {
   StepRange r = {0};
-  PyObject *expanded, *rule_of, *node_of, *result_of, *rules, *forks;
+  PyObject *rule_of, *rules, *forks, *cut;
   long long max_chars;
-  if (!PyArg_ParseTuple(args, "iiOOOOO!iLO", &r.start, &r.end, &expanded, &rule_of, &node_of, &result_of, &PyList_Type, &rules,
-                        &r.limit, &max_chars, &forks)) return NULL;
-  if (forks != Py_None && !PySet_Check(forks)) { PyErr_SetString(PyExc_TypeError, "steps_json: forks is a set or None"); return NULL; }
+  if (!PyArg_ParseTuple(args, "iiOO!iLOO", &r.start, &r.end, &rule_of, &PyList_Type, &rules,
+                        &r.limit, &max_chars, &forks, &cut)) return NULL;
   Py_ssize_t n_rules = PyList_GET_SIZE(rules);
   for (Py_ssize_t k = 0; k < n_rules; k++)
     if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "steps_json: a rule's text is bytes"); return NULL; }
-  if (range_open(s, &r, expanded, rule_of, 0) < 0) return NULL;
-  Py_buffer nodes, results;
-  if (column(node_of, &nodes, r.rule_of.len) < 0) { range_close(&r); return NULL; }
-  if (column(result_of, &results, r.rule_of.len) < 0) { PyBuffer_Release(&nodes); range_close(&r); return NULL; }
-  JsonVisit v = {&r, nodes.buf, results.buf, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
-                 PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0};
-  int rc = v.rule_text && v.rule_len ? 0 : (PyErr_NoMemory(), -1);
+  if (!space_table(s) || range_open(s, &r, rule_of, 1) < 0) return NULL;
+  Py_buffer fork = {0};   /* a flag per state: its steps reach two states or more */
+  if (forks != Py_None && PyObject_GetBuffer(forks, &fork, PyBUF_WRITABLE) < 0) { range_close(&r); return NULL; }
+  if (forks != Py_None && fork.len < r.end) {
+    PyBuffer_Release(&fork); range_close(&r);
+    PyErr_SetString(PyExc_ValueError, "steps_json: a fork flag per state");
+    return NULL;
+  }
+  JsonVisit v = {&r, s, cut, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
+                 PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0, 0};
+  int rc = v.rule_text && v.rule_len ? text_open(&v.text, first_room(max_chars)) : (PyErr_NoMemory(), -1);
   for (Py_ssize_t k = 0; rc == 0 && k < n_rules; k++) {   /* (the list is the caller's: read once, not held across calls) */
     v.rule_text[k] = PyBytes_AS_STRING(PyList_GET_ITEM(rules, k));
     v.rule_len[k] = PyBytes_GET_SIZE(PyList_GET_ITEM(rules, k));
   }
-  const char *done = r.expanded.buf;
   int32_t i = r.start;
   int64_t steps = 0;
   for (; rc == 0 && i < r.end && (i == r.start || v.text.n < max_chars); i++) {
-    if (!done[i - r.start]) continue;
+    if (!s->st_done[i]) continue;
+    int64_t before = v.text.n;
     v.state = i; v.steps = 0; v.forked = 0;
-    if ((rc = each_state_step(s, i, json_visit, &v)) < 0) break;
-    steps += v.steps;
-    if (v.forked && forks != Py_None) {
-      PyObject *id = PyLong_FromLong(i);
-      rc = id && PySet_Add(forks, id) == 0 ? 0 : -1;
-      Py_XDECREF(id);
+    Text head = {v.head, 0, sizeof(v.head), NULL};
+    LIT(&head, "{\"from\":"); put_int(&head, i); LIT(&head, ",\"to\":");
+    v.head_len = (int32_t)head.n;
+    if ((rc = each_state_step(s, i, json_visit, &v)) < 0) {
+      if (v.cut_short) { v.text.n = before; rc = 0; }   /* a key's rows cut: the steps end before this state */
+      break;
     }
+    steps += v.steps;
+    if (v.forked && fork.buf) ((char *)fork.buf)[i] = 1;
   }
-  PyObject *text = rc < 0 ? NULL : PyUnicode_DecodeUTF8(v.text.buf ? v.text.buf : "", (Py_ssize_t)v.text.n, "surrogatepass");
-  PyMem_Free(v.text.buf); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
-  PyBuffer_Release(&nodes); PyBuffer_Release(&results); range_close(&r);
+  PyObject *text = rc < 0 ? NULL : text_bytes(&v.text);
+  text_drop(&v.text); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
+  if (fork.buf) PyBuffer_Release(&fork);
+  range_close(&r);
   if (!text) return NULL;
-  return Py_BuildValue("NiL", text, (int)i, (long long)steps);
+  return Py_BuildValue("NiLO", text, (int)i, (long long)steps, v.cut_short ? Py_True : Py_False);
 }
 
 /* step_key_count() -> how many step keys the core has numbered: its redexes, or under tree semantics its positions
-   (what the columns step_keys and steps_json read are sized to) */
+   (what the column steps_json reads is sized to) */
 PyObject *Space_step_key_count(Space *s, PyObject *noargs) {
   return PyLong_FromLongLong(s->tree ? (long long)s->n_keys : (long long)s->templates.n_red);
+}
+
+/* depths(n, forks) -> [[depth, states, normal forms, forks, first id, last id], ...] by depth, over states 0..n-1 (a
+   page's summary, stream.py's chunks_summary); forks: a flag per state, its steps reach two states or more */
+PyObject *Space_depths(Space *s, PyObject *args) {
+  int n;
+  Py_buffer forks;
+  if (!PyArg_ParseTuple(args, "iy*", &n, &forks)) return NULL;
+  if (n < 0 || n > s->n_states || forks.len < n) {
+    PyBuffer_Release(&forks);
+    PyErr_SetString(PyExc_IndexError, "depths: states out of range, or a fork flag per state missing");
+    return NULL;
+  }
+  int32_t deepest = -1;
+  for (int32_t i = 0; i < n; i++) if (s->st_depth[i] > deepest) deepest = s->st_depth[i];
+  int64_t *rows = PyMem_Calloc((size_t)(deepest + 1) * 5 + 1, sizeof(int64_t));   /* per depth: the five counts */
+  if (!rows) { PyBuffer_Release(&forks); return PyErr_NoMemory(); }
+  PyObject *out = NULL;
+  const char *fork = forks.buf;
+  for (int32_t i = 0; i < n; i++) {
+    int64_t *r = rows + 5 * (int64_t)s->st_depth[i];
+    if (!r[0]) r[3] = i;
+    r[0]++; r[1] += s->st_normal[i] > 0; r[2] += fork[i] != 0; r[4] = i;
+  }
+  if (!(out = PyList_New(0))) goto done;
+  for (int32_t d = 0; d <= deepest; d++) {
+    int64_t *r = rows + 5 * (int64_t)d;
+    if (!r[0]) continue;
+    PyObject *row = Py_BuildValue("[iLLLLL]", (int)d, r[0], r[1], r[2], r[3], r[4]);
+    if (!row || PyList_Append(out, row) < 0) { Py_XDECREF(row); Py_CLEAR(out); goto done; }
+    Py_DECREF(row);
+  }
+done:
+  PyMem_Free(rows);
+  PyBuffer_Release(&forks);
+  return out;
 }

@@ -8,6 +8,7 @@
    leaf's text, or strings and source indices) come from Python once per label (an inner node's op, dtype and arg) and
    per leaf: far fewer than nodes. */
 #include "../../_letform.h"
+#include "_space_label_cache.h"
 
 #define TEXT_MAX_CHARS 50000000LL   /* kept tree texts past this many characters: dropped, made again (term.py's _Memo.MAX_CHARS) */
 
@@ -15,8 +16,7 @@ struct SpaceText {
   PyObject *cb;        /* pieces(node) -> str | list of str and source indices */
   PyObject *names;     /* the let names in order (a list of str) */
   PyObject *ellipsis;
-  PyObject **lab_tpl; int32_t *lab_n; int64_t cap_lab;   /* an inner node's pieces by its label, for nodes of lab_n sources */
-  PyObject **leaf_tpl; int64_t cap_leaf;                  /* a leaf's pieces by its leaf number (-2 - label) */
+  LabelCache pieces;   /* a node's pieces by its label */
   PyObject **plain; int64_t cap_plain; long long chars;   /* a node's tree text (a subterm that names nothing), once made */
   int32_t *stamp, *loc; int64_t cap_node; int32_t gen;    /* per node: the call that last gave it an index in the walk, and which */
   LetWalk walk;
@@ -26,12 +26,11 @@ struct SpaceText {
 static void text_free(struct SpaceText *t) {
   if (!t) return;
   Py_CLEAR(t->cb); Py_CLEAR(t->names); Py_CLEAR(t->ellipsis);
-  for (int64_t i = 0; i < t->cap_lab; i++) Py_XDECREF(t->lab_tpl[i]);
-  for (int64_t i = 0; i < t->cap_leaf; i++) Py_XDECREF(t->leaf_tpl[i]);
+  label_cache_free(&t->pieces);
   for (int64_t i = 0; i < t->cap_plain; i++) Py_XDECREF(t->plain[i]);
   letform_reset(&t->walk);
   letform_free(&t->walk);
-  void *arrays[] = {t->lab_tpl, t->lab_n, t->leaf_tpl, t->plain, t->stamp, t->loc};
+  void *arrays[] = {t->plain, t->stamp, t->loc};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   PyMem_Free(t);
 }
@@ -62,10 +61,9 @@ static PyObject *Space_text_setup(Space *s, PyObject *args) {
 /* node x's pieces (borrowed: kept by the cache, or by `held` for a node of a label's other source count); NULL on error */
 static PyObject *text_pieces(Space *s, struct SpaceText *t, int32_t x, PyObject **held) {
   int32_t label = s->label[x], n = s->src_n[x];
-  if (label >= 0 && label < t->cap_lab && t->lab_tpl[label] && t->lab_n[label] == n) return t->lab_tpl[label];
-  int64_t leaf = -2 - (int64_t)label;
-  if (label <= -2 && leaf < t->cap_leaf && t->leaf_tpl[leaf]) return t->leaf_tpl[leaf];
-  PyObject *p = PyObject_CallFunction(t->cb, "i", x);
+  PyObject *p = label_cache_get(&t->pieces, label, n);
+  if (p) return p;
+  p = PyObject_CallFunction(t->cb, "i", x);
   if (!p) return NULL;
   if (PyList_Check(p)) {
     for (Py_ssize_t k = 0; k < PyList_GET_SIZE(p); k++) {
@@ -79,25 +77,7 @@ static PyObject *text_pieces(Space *s, struct SpaceText *t, int32_t x, PyObject 
       }
     }
   } else if (!PyUnicode_Check(p)) { Py_DECREF(p); PyErr_SetString(PyExc_TypeError, "text: pieces are a str or a list"); return NULL; }
-  if (label >= 0 && (label >= t->cap_lab || !t->lab_tpl[label])) {
-    if (text_grow((void **)&t->lab_tpl, &t->cap_lab, (int64_t)label + 1, sizeof(PyObject *)) < 0) { Py_DECREF(p); return NULL; }
-    int32_t *ln = PyMem_Realloc(   /* lab_n follows lab_tpl's capacity */
-      t->lab_n, (size_t)t->cap_lab * sizeof(int32_t));
-    if (!ln) { Py_DECREF(p); PyErr_NoMemory(); return NULL; }
-    t->lab_n = ln;
-    t->lab_tpl[label] = p;
-    t->lab_n[label] = n;
-    return p;
-  }
-  if (label <= -2) {   /* a leaf (-1 is no label: kept for this call only, below) */
-    if (text_grow((void **)&t->leaf_tpl, &t->cap_leaf, leaf + 1, sizeof(PyObject *)) < 0) { Py_DECREF(p); return NULL; }
-    t->leaf_tpl[leaf] = p;
-    return p;
-  }
-  if (!*held && !(*held = PyList_New(0))) { Py_DECREF(p); return NULL; }   /* another source count of a label: this call's */
-  int bad = PyList_Append(*held, p);
-  Py_DECREF(p);
-  return bad < 0 ? NULL : p;
+  return label_cache_keep(&t->pieces, label, n, p, held);
 }
 
 /* How the let form's walk reads the core's nodes (uopc/_letform.h): a node is its id. */

@@ -217,12 +217,31 @@ def edges(ex: Exploration, space: NativeSpace) -> list[Edge]:
 
 def edge_count(ex: Exploration, space: NativeSpace) -> int:
   """``len(Exploration.edges)`` of a native search, counted in C (a report's count: millions of edges took seconds)."""
-  return space.core.cycles()[0]
+  return cycles(space)[0]
 
 
 def closed_components(ex: Exploration, space: NativeSpace) -> list[list[int]]:
   """``Exploration.closed_components`` of a native search: Tarjan over the core's step maps, in C."""
-  return space.core.cycles()[1]
+  return cycles(space)[1]
+
+
+_CYCLES: weakref.WeakKeyDictionary[NativeSpace, dict[Any, Any]] = weakref.WeakKeyDictionary()
+
+
+def cycles(space: NativeSpace, every: bool = False) -> tuple[int, list[list[int]]]:
+  """``Space.cycles(every)``, each answer kept while the search stands still: a command asks for the steps' count, the
+  closed components and the cyclic ones, a Tarjan pass over millions of steps each (five_params: 0.08 s). A closed
+  component is a cyclic one of more than one state, so where the cyclic ones hold none, the closed ones need no pass."""
+  core = space.core
+  kept = _CYCLES.setdefault(space, {})
+  if kept.get("at") != (at := (core.progress, core.counts["map_entries"])):   # the search moved on: asked again
+    kept.clear()
+    kept["at"] = at
+  if every not in kept:
+    if not every and True in kept and all(len(c) == 1 for c in kept[True][1]): kept[False] = (kept[True][0], [])
+    else: kept[every] = core.cycles(every)
+  count, components = kept[every]
+  return count, [list(c) for c in components]   # (the caller's own lists)
 
 
 def drive(host: SearchHost, space: NativeSpace, seen: NativeSeen) -> Iterator[None]:

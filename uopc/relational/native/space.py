@@ -77,7 +77,7 @@ class NativeSpace:
     ``limit`` None or past ``TEXT_NAMES`` (a graph naming more subterms than there are names kept)."""
     if limit is None or limit > TEXT_NAMES: return None
     if self.texts is None:
-      self.core.text_setup(self._pieces, _let_names_list(TEXT_NAMES))
+      self.core.text_setup(self.pieces, _let_names_list(TEXT_NAMES))
       self.texts = self.core.text
     return self.core.text(i, limit)
 
@@ -96,8 +96,9 @@ class NativeSpace:
     The same base again changes nothing; NotNative for a base with a CALL."""
     self.core.rows_setup([self.to_id(u) for u in base], self._labels)
 
-  def _pieces(self, i: int) -> str | list[str | int]:
-    """The core's question for ``text``: node ``i``'s ``node_parts``, each source as its index in the node's sources."""
+  def pieces(self, i: int) -> str | list[str | int]:
+    """The core's question for ``text`` (and a report's node table): node ``i``'s ``node_parts``, each source as its
+    index in the node's sources (in order: the core reads them so)."""
     u = self.uop(i)
     p = parts_for(u)(u)
     if isinstance(p, str): return p

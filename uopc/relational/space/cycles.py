@@ -121,7 +121,9 @@ def cyclic_components(ex: Exploration) -> list[list[int]]:
   step from a state to itself), closed or not; failing steps and graphs a bound left unmade left out. Linear in the
   states and steps: Tarjan's, in C where the native core ran the search."""
   if not getattr(ex, "may_cycle", lambda: True)(): return []   # a cluster run whose shards saw no step that could close one
-  if (core := ex.native_core) is not None: return core.cycles(True)[1]
+  if (space := ex.native_space) is not None:
+    from uopc.relational.native.drive import cycles   # (the native core's: each answer kept)
+    return cycles(space, True)[1]
   from uopc.relational.space.scc import components
   succ = {s.id: ids for s in ex.states if (ids := ex.successor_ids(s))}
   return [c for c in components((s.id for s in ex.states), succ) if len(c) > 1 or c[0] in succ.get(c[0], ())]

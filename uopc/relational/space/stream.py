@@ -264,6 +264,12 @@ class Exploration(Bounded):
     return self._native.core.out, self._native.keys
 
   @property
+  def native_space(self) -> Any:
+    """The ``NativeSpace`` (``uopc.relational.native.space``) whose core ran the whole search (its nodes, their pieces),
+    or None where the Python core ran it or took over."""
+    return None if self.run()._native is None else self._native
+
+  @property
   def native_core(self) -> Any:
     """The native core's ``Space`` that ran the whole search (its state graph searched in C: ``Space.last_reaching``,
     ``Space.bfs``), or None where the Python core ran it or took over."""
