@@ -4,7 +4,7 @@ import pickle
 from array import array
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from tests.strategies import graphs
@@ -239,8 +239,15 @@ def test_bad_packed_rows_are_errors_and_extend_nothing():
   assert space.core.intern_rows(([add], two), made, make_uop) == made == [space.to_id(p0 + p0), space.to_id((p0 + p0) + p0)]
 
 
-@given(st.lists(batch(), min_size=1, max_size=6), st.sampled_from([0, 4, 250_000]), st.data())
-def test_a_delta_stream_reads_as_its_graphs_on_either_core(bs, limit, data):
+P0 = UOp.param(0)
+MOVES = st.lists(st.tuples(st.booleans(), st.integers(1, 2), st.booleans()), min_size=6, max_size=6)   # a batch's (restart, reads, a new core)
+
+
+@given(st.lists(batch(), min_size=1, max_size=6), st.sampled_from([0, 4, 250_000]), MOVES)
+# a row sent before the receiving core was replaced, sent as a root after it: read as the new core's node, not its UOp
+@example([(P0, [], []), (P0 * P0 * P0, [P0 + 0], []), (P0 + 0, [(P0 + 0).src[1]], []), (P0, [], [])], 4,
+         [(False, 1, False), (False, 1, True), (False, 1, False), (False, 1, False)] + [(False, 1, False)] * 2)
+def test_a_delta_stream_reads_as_its_graphs_on_either_core(bs, limit, moves):
   # a shard's batches to one other shard (codec.Deltas): each read as the graphs sent, on the Python core and the native one,
   # with batches read twice (a call sent again), new epochs past a small limit or after a restart (a sender's batches went
   # unread), a second stream on the same core between them, and the receiving core replaced mid-stream (rebind)
@@ -251,14 +258,14 @@ def test_a_delta_stream_reads_as_its_graphs_on_either_core(bs, limit, data):
   send_space.to_id(program)
   python, native, space = Reader(Codec(base)), Reader(Codec(base)), NativeSpace(Stepper(symbolic))
   space.to_id(program)
-  for _, roots, _ in bs:
+  for (_, roots, _), (restart, reads, new_core) in zip(bs, moves):
     other.send(send_space, native_ids(send_space, roots[::-1]))
-    if data.draw(st.booleans(), "restart"): sender.restart()
+    if restart: sender.restart()
     delta = sender.send(send_space, native_ids(send_space, roots))
-    for _ in range(data.draw(st.integers(1, 2), "reads")):
+    for _ in range(reads):
       assert python.take(None, delta) == roots
       assert native.take(space, delta) == [None if u is None else space.to_id(u) for u in roots]
-    if data.draw(st.booleans(), "a new core"):
+    if new_core:
       native.rebind(space.uop)
       space = NativeSpace(Stepper(symbolic))
       space.to_id(program)

@@ -183,14 +183,14 @@ class Codec:
     """``decode``, then each root's native node in ``space`` (``to_id``), with no ``UOp`` made for an inner node: the rows
     are interned in C (``Space.intern_rows``, ``native/_space_decode.c``), the very ids ``to_id`` gives. None for a root of
     None; a graph the core does not take (a CALL) stays its ``UOp``, as a worker holds it. ``made``: the rows read before
-    (a stream's, ``Reader.decode_native``) as nodes (or ``UOp``s where the core took none), extended with these."""
+    (a stream's, ``Reader.decode_native``) as nodes (or ``UOp``s where the core took none, or read into a core replaced
+    since: ``Reader.rebind``; a root's is made its node here), extended with these."""
     from uopc.relational.native.space import NotNative
     if made is None: made = []
     rows = enc.rows
     try: self.rows_core(space).intern_rows((rows.fields, rows.data) if isinstance(rows, PackedRows) else rows, made, make_uop)
     except NotNative: return self._decode_ids(space, enc, made)   # a CALL: the batch in Python (C extended nothing)
-    base, to_id = self.base, space.to_id
-    return [None if r is None else made[r] if r >= 0 else to_id(base[-1 - r]) for r in enc.roots]
+    return _roots_native(space, self.base, enc.roots, made)
 
   def _decode_ids(self, space: NativeSpace, enc: Encoded, made: list[Any]) -> list[Any]:
     """``decode_native`` of a batch the core does not take, in Python: ``decode`` (the rows read before made ``UOp``s
@@ -202,7 +202,7 @@ class Codec:
       return new[r - first] if r >= first else (uop(made[r]) if made[r].__class__ is int else made[r]) if r >= 0 else base[-1 - r]
     for op, dtype, arg, src in enc.rows: new.append(make_uop(op, tuple(node(r) for r in src), arg, dtype))
     made.extend(_id_or_uop(space, u) for u in new)
-    return [None if r is None else made[r] if r >= 0 else _id_or_uop(space, base[-1 - r]) for r in enc.roots]
+    return _roots_native(space, base, enc.roots, made)
 
 
 class Records:
@@ -315,7 +315,8 @@ class Reader:
     return self.decode((enc, epoch)) if space is None else self.decode_native(space, (enc, epoch))
 
   def rebind(self, uop: Callable[[int], Any]) -> None:
-    """The rows read as ``UOp``s (``uop`` of each native node): its space's core is about to be replaced."""
+    """The rows read as ``UOp``s (``uop`` of each native node): its space's core is about to be replaced. The next
+    space's nodes are made from them as batches refer to them, as a source or as a root."""
     self.made = [uop(m) if m.__class__ is int else m for m in self.made]
     self._space = None
 
@@ -325,6 +326,16 @@ def _id_or_uop(space: NativeSpace, u: Any) -> Any:
   from uopc.relational.native.space import NotNative
   try: return space.to_id(u)
   except NotNative: return u
+
+
+def _roots_native(space: NativeSpace, base: list[Any], roots: list[int | None], made: list[Any]) -> list[Any]:
+  """Each root ref's node in ``space`` (``_id_or_uop``; None for None). A row read before may be held as its ``UOp``
+  (``Reader.rebind``: its space's core was replaced since): its node in ``space`` now, kept in ``made`` for the next."""
+  def now(r: int) -> Any:
+    made[r] = m = _id_or_uop(space, made[r])
+    return m
+  return [None if r is None else (m if (m := made[r]).__class__ is int else now(r)) if r >= 0 else _id_or_uop(space, base[-1 - r])
+          for r in roots]
 
 
 def _uops(space: NativeSpace, roots: list[Any]) -> list[Any]:
