@@ -365,3 +365,16 @@ def test_hash_consing_gives_one_node_per_uop_in_any_order(nodes, rng):
     ids.update({id(v): space.find(v) for v in u.toposort() if id(v) not in ids})
   assert len(set(ids.values())) == len({id(u) for u in nodes})   # one node per UOp, and none shared by two
   for u in nodes: assert space.to_id(u) == space.find(u) == ids[id(u)] and space.uop(ids[id(u)]) is u
+
+
+@given(st.integers(2, 80))
+def test_the_step_count_is_the_edges_whichever_cycle_question_came_first(max_states):
+  # the native core's answers are kept per search (drive.cycles): asked for every cyclic component first, the report's
+  # step count after it must still be the steps made (it was 0 once: that pass did not count them)
+  from tests.helpers import SUM_UIR
+  from uopc.relational.space.cycles import cyclic_components
+  from uopc.uir import parse_uir
+  ex = Exploration(parse_uir(SUM_UIR), symbolic, max_states=max_states, reduce=False).run()
+  assert ex.native_space is not None
+  cyclic_components(ex)
+  assert ex.edge_count == len(ex.edges) > 0

@@ -82,7 +82,8 @@ static int strong_from(Space *s, Tarjan *t, int32_t root) {
 /* cycles(every=False) -> (steps between made states, [closed components]): the strongly connected components of more
    than one state that no step leaves (Tarjan, iterative), over the expanded states' steps to made states
    (Exploration.edges' edges). cycles.py keeps those whose states were all expanded fully; the report counts the steps.
-   every: every component with a cycle instead, closed or not (cycles.py's loops: an order can go round it forever). */
+   every: every component with a cycle instead, closed or not (cycles.py's loops: an order can go round it forever); the
+   count is the same either way (drive.cycles answers one from the other). */
 PyObject *Space_cycles(Space *s, PyObject *args) {
   int every = 0;
   if (!PyArg_ParseTuple(args, "|p", &every)) return NULL;
@@ -92,7 +93,7 @@ PyObject *Space_cycles(Space *s, PyObject *args) {
   PyObject *out = NULL;
   if (!t.index || !t.low || !t.stack || !t.work || !t.on || !t.found) { PyErr_NoMemory(); goto end; }
   for (int32_t i = 0; i < n; i++) t.index[i] = -1;
-  long long steps = every ? 0 : made_steps(s);
+  long long steps = made_steps(s);
   for (int32_t root = 0; root < n; root++) if (t.index[root] < 0 && strong_from(s, &t, root) < 0) goto end;
   out = Py_BuildValue("LN", steps, t.found);
   t.found = NULL;
