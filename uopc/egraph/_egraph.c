@@ -123,7 +123,7 @@ typedef struct {
   int32_t memo;              /* memo: its class in the hash-cons table, or -1 (not a key of it) */
   int32_t mark, tmp;         /* scratch: dedup of a class's e-nodes, a repair's users */
   uint32_t hash;
-  int32_t head[2];           /* the first two children, also here: the intern table compares them without reading kidpool */
+  int32_t head[2];           /* the first two children, also here: the intern table and the matcher read them without kidpool */
 } Key;
 
 typedef struct {
@@ -179,7 +179,12 @@ static inline int32_t find(Core *g, int32_t i) {
   return i;
 }
 
-static inline const int32_t *kids_of(Core *g, int32_t k) { return g->kidpool.a + g->keys[k].kids; }
+/* Key k's children: up to two from the key itself, which the reader has just read (kidpool would be another miss);
+ * valid until the next new key (the keys may move). */
+static inline const int32_t *kids_of(Core *g, int32_t k) {
+  const Key *key = &g->keys[k];
+  return key->nk <= 2 ? key->head : g->kidpool.a + key->kids;
+}
 
 static uint32_t key_hash(int32_t label, int32_t nk, const int32_t *kids) {
   return (uint32_t)hash_ints(((uint64_t)(uint32_t)label + 1) * 0xff51afd7ed558ccdULL, kids, nk);
