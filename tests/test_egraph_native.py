@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from tests.helpers import param
 from tests.strategies import arith_programs
-from uopc import Ops, PatternMatcher, UPat, dtypes
+from uopc import Ops, PatternMatcher, UOp, UPat, dtypes
 from uopc.cost import Cost
 from uopc.egraph import BackoffScheduler, saturate
 from uopc.egraph import native as native_mod
@@ -78,6 +78,14 @@ def test_larger_egraphs_conflicts_and_cuts(rules, bounds, sched, stop):
   py, c = both(prog, PatternMatcher([POOL[i] for i in rules]), SCHEDULERS[sched], **bounds)
   assert py == c and py[0] == stop
   assert py[15] if rules == (4, 8) else py[2] > 70
+
+
+def test_a_refused_merge_leaves_two_ways_to_one_match():
+  # x + x -> x * 2 and a * b -> b claim 1 = 2: the refused merge leaves a congruent e-node in two classes, so (a + b) + c
+  # reaches one match twice at a root; the core counts it once, as the Python loop does (its distinct_matches is off then)
+  one = UOp.const(1) + param(1)
+  py, c = both(one + one, PatternMatcher([POOL[i] for i in (3, 6, 7, 15)]), SCHEDULERS[0], max_iterations=5)
+  assert py == c and py[15] and py[4] == 138
 
 
 def test_conflicts_are_read_from_the_core_without_making_the_egraph():

@@ -123,7 +123,7 @@ typedef struct {
   int32_t memo;              /* memo: its class in the hash-cons table, or -1 (not a key of it) */
   int32_t mark, tmp;         /* scratch: dedup of a class's e-nodes, a repair's users */
   uint32_t hash;
-  int32_t head[2];           /* the first two children, also here: the intern table compares them without reading kidpool */
+  int32_t head[2];           /* the first two children, also here: the intern table and the matcher read them without kidpool */
 } Key;
 
 typedef struct {
@@ -169,7 +169,7 @@ typedef struct {
   PyObject *steps_fn;
   /* the matcher's state */
   int32_t *bound, *goals; int32_t goals_cap;
-  int32_t m_since; Rule *m_rule; int m_full; int m_err;
+  int32_t m_since; Rule *m_rule; int m_full; int m_err; int m_distinct;
   int64_t work;
 } Core;
 
@@ -179,7 +179,12 @@ static inline int32_t find(Core *g, int32_t i) {
   return i;
 }
 
-static inline const int32_t *kids_of(Core *g, int32_t k) { return g->kidpool.a + g->keys[k].kids; }
+/* Key k's children: up to two from the key itself, which the reader has just read (kidpool would be another miss);
+ * valid until the next new key (the keys may move). */
+static inline const int32_t *kids_of(Core *g, int32_t k) {
+  const Key *key = &g->keys[k];
+  return key->nk <= 2 ? key->head : g->kidpool.a + key->kids;
+}
 
 static uint32_t key_hash(int32_t label, int32_t nk, const int32_t *kids) {
   return (uint32_t)hash_ints(((uint64_t)(uint32_t)label + 1) * 0xff51afd7ed558ccdULL, kids, nk);
@@ -444,7 +449,7 @@ static int roots(Core *g, int32_t since, int32_t height, int32_t it, IVec *out) 
 
 /* ---- compiled matching (ecompile's loops for a rep-free pattern): goals on a stack, each restored when done */
 
-static inline int ltest(Core *g, int32_t label, int32_t t) { return label < g->nlabels && g->ltest[(int64_t)label * g->nltests + t]; }
+static inline int ltest(const Core *g, int32_t label, int32_t t) { return label < g->nlabels && g->ltest[(int64_t)label * g->nltests + t]; }
 static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->ntypes && g->ttest[(int64_t)type * g->nttests + t]; }
 
 /* Whether class c has an e-node stamped after the rule's since (cached for the rules of one since: stamps do not change
@@ -474,14 +479,38 @@ static int rest_may_read_newer(Core *g, const Rule *r, int32_t sp) {
   return 0;
 }
 
+/* Whether rule r's matcher can reach one match (its names' classes) only once at a root, so that the matches need no
+ * table to be told apart: every name is named, every structured node has its sources in one order and exactly, and passes
+ * its label test with one label at most of those made so far; and no merge was ever refused. Then each e-node a match
+ * reads is the one e-node of its label and children (the e-graph is rebuilt: its classes' e-nodes canonical, each in one
+ * class), bottom up from the names' classes, and two ways to one match would be one way. A refused merge (two constants)
+ * leaves a congruent e-node in both classes: two ways to one match (`add(1, p1) + add(1, p1)` under x + x -> x * 2 and
+ * a * b -> b, which claim 1 = 2). */
+static int distinct_matches(const Core *g, const Rule *r) {
+  if (g->conflicts.n) return 0;
+  for (int32_t j = 0; j < r->np; j++) {
+    const PNode *q = &r->p[j];
+    if (q->var) { if (q->name < 0) return 0; continue; }
+    if (q->src_none || q->norders > 1) return 0;
+    int32_t passing = 0;
+    for (int32_t l = 0; l < g->nlabels; l++) if (ltest(g, l, q->ltest) && ++passing > 1) return 0;
+  }
+  return 1;
+}
+
 static void mrun(Core *g, int32_t sp, int d) {
   Rule *r = g->m_rule;
   if (g->m_full || g->m_err) return;
   if (sp == 0) {
     if (!d) return;
-    int added;
-    if (tm_put(&r->seen, g->bound, 0, 0, &added) < 0) { g->m_err = 1; return; }
-    if (!added) return;
+    if (g->m_distinct) {   /* no match is found twice at one root (distinct_matches): listed as seen lists it, unhashed */
+      if (iv_extend(&r->seen.data, g->bound, r->nnames) < 0 || iv_push(&r->seen.vals, 0) < 0) { g->m_err = 1; return; }
+      r->seen.n++;
+    } else {
+      int added;
+      if (tm_put(&r->seen, g->bound, 0, 0, &added) < 0) { g->m_err = 1; return; }
+      if (!added) return;
+    }
     if (r->seen.n >= MAX_INSTANCES) g->m_full = 1;
     return;
   }
@@ -732,7 +761,7 @@ static PyObject *Core_match(Core *g, PyObject *args) {
       if (roots(g, r->since, r->height, it, cands) < 0) goto fail;
     }
     int64_t count = 0;
-    g->m_rule = r; g->m_since = r->since;
+    g->m_rule = r; g->m_since = r->since; g->m_distinct = distinct_matches(g, r);
     if (iv_reserve(&g->newer, g->parent.n) < 0 || iv_reserve(&g->newer_ep, g->parent.n) < 0) goto fail;
     for (int64_t j = g->newer_ep.n; j < g->parent.n; j++) g->newer_ep.a[j] = 0;
     g->newer.n = g->newer_ep.n = g->parent.n;
