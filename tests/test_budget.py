@@ -12,6 +12,7 @@ import re
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -444,3 +445,19 @@ def test_an_interrupt_during_a_big_exploration_gets_its_json_within_the_report_t
   cut = data.get("report", {"states": len(data["states"])})
   assert cut["states"] == len(data["states"]) >= 1
   assert REPORT_TIME < uopc_launch.HARD
+
+
+def test_a_second_interrupt_exits_with_its_own_signal(tmp_path):
+  # the first (SIGINT) is recorded and its BoundHit caught by the rule; the second (SIGTERM) ends the command at once:
+  # 143, its signal's code, as a SIGTERM's is everywhere else (it was 130 whatever the signal)
+  (tmp_path / "prog.uir").write_text(PROGRAM)
+  (tmp_path / "twice.py").write_text(textwrap.dedent("""\
+    import os, signal
+    from uopc import Ops, PatternMatcher, UPat
+    def twice(x):
+      try: os.kill(os.getpid(), signal.SIGINT)
+      finally: os.kill(os.getpid(), signal.SIGTERM)
+    rules = PatternMatcher([(UPat(Ops.ADD, name="x"), twice, "twice")])
+    """))
+  done = uopc("explore", "normal-forms", tmp_path / "prog.uir", "--rules", f"{tmp_path}/twice.py:rules")
+  assert done.returncode == 143 and done.stderr.strip().endswith("uopc: interrupted"), done.stderr

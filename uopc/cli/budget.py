@@ -243,7 +243,9 @@ class Budget:
     self._raise_if_due()
 
   def _on_signal(self, signum: int, frame: Any) -> None:
-    if self.reason == "interrupted": raise KeyboardInterrupt   # the second interrupt: stop now, whatever is lost
+    if self.reason == "interrupted":   # the second interrupt: stop now, whatever is lost (its signal the exit code's)
+      self.signum = signum
+      raise KeyboardInterrupt
     if signum == signal.SIGTERM and orphaned(): self.orphaned = True   # the kernel's word that the supervisor died
     self.signum = signum
     self.hit("interrupted")

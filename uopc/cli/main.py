@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
       except (OSError, ValueError) as e: return _fail(f"uopc: cannot write the output: {e}", EXIT_BAD_INPUT)   # a full disk, stdout closed
   except CLIError as e: return _fail(str(e), e.code)
   except RuleError as e: return _fail(f"uopc: {e}", EXIT_BAD_INPUT)
-  except KeyboardInterrupt: return _fail("uopc: interrupted", 130)
+  except KeyboardInterrupt: return _fail("uopc: interrupted", 128 + (budget.signum or signal.SIGINT))   # a second one: its signal
   except BrokenPipeError: return EXIT_OK
   except RecursionError: return _fail("uopc: internal error: recursion too deep (please report this)", EXIT_INTERNAL)
   except Exception as e:   # never a traceback: a one-line report of the unexpected
