@@ -6,6 +6,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include "_space_tables.h"   /* grow_filled */
 
 typedef struct {
   PyObject **lab; int32_t *lab_n; int64_t cap_lab;   /* by label, for nodes of lab_n sources */
@@ -19,34 +20,22 @@ static inline PyObject *label_cache_get(const LabelCache *c, int32_t label, int3
   return label <= -2 && leaf < c->cap_leaf ? c->leaf[leaf] : NULL;
 }
 
-/* an array of `elem`-byte items grown to hold `need` (doubling), the new part zeroed: 0, or -1 with MemoryError */
-static inline int label_cache_grow(void **p, int64_t *cap, int64_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  int64_t c = *cap ? *cap : 64;
-  while (c < need) c *= 2;
-  void *q = PyMem_Realloc(*p, (size_t)c * elem);
-  if (!q) { PyErr_NoMemory(); return -1; }
-  memset((char *)q + *cap * elem, 0, (size_t)(c - *cap) * elem);
-  *p = q; *cap = c;
-  return 0;
-}
-
 /* p kept for a node of `label` with `n` sources, its reference taken: 1; 0 where nothing is kept for it (no label, or
    its label kept for another source count: the caller keeps p); -1 on MemoryError (p not taken) */
 static inline int label_cache_put(LabelCache *c, int32_t label, int32_t n, PyObject *p) {
   if (label >= 0) {
     if (label < c->cap_lab && c->lab[label]) return 0;
     int64_t cap = c->cap_lab;
-    if (label_cache_grow((void **)&c->lab, &cap, (int64_t)label + 1, sizeof(PyObject *)) < 0) return -1;
+    if (grow_filled((void **)&c->lab, &cap, (int64_t)label + 1, sizeof(PyObject *), 0) < 0) return -1;
     int64_t cap_n = c->cap_lab;   /* lab_n follows lab's capacity */
-    if (label_cache_grow((void **)&c->lab_n, &cap_n, cap, sizeof(int32_t)) < 0) return -1;
+    if (grow_filled((void **)&c->lab_n, &cap_n, cap, sizeof(int32_t), 0) < 0) return -1;
     c->cap_lab = cap;
     c->lab[label] = p; c->lab_n[label] = n;
     return 1;
   }
   if (label == -1) return 0;
   int64_t leaf = -2 - (int64_t)label;
-  if (label_cache_grow((void **)&c->leaf, &c->cap_leaf, leaf + 1, sizeof(PyObject *)) < 0) return -1;
+  if (grow_filled((void **)&c->leaf, &c->cap_leaf, leaf + 1, sizeof(PyObject *), 0) < 0) return -1;
   c->leaf[leaf] = p;
   return 1;
 }

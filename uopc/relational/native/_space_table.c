@@ -56,14 +56,6 @@ PyObject *Space_table_setup(Space *s, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* grow an array of `elem`-byte items to hold `need`, the new part filled with the byte `fill` */
-static int grow_filled(void **p, int64_t *cap, int64_t need, size_t elem, int fill) {
-  int64_t old = *cap;
-  if (grow(p, cap, need, elem) < 0) return -1;
-  if (*cap > old) memset((char *)*p + old * elem, fill, (size_t)(*cap - old) * elem);
-  return 0;
-}
-
 /* node x's template (borrowed: kept by the cache, or by `held` for a label's other source count); NULL on error */
 static PyObject *template_of(Space *s, struct SpaceTable *t, int32_t x, PyObject **held) {
   int32_t label = s->label[x], n = s->src_n[x];

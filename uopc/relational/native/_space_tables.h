@@ -6,6 +6,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 
 /* A hash map from nonzero 64-bit keys to 32-bit values: open addressing, power-of-two capacity, at most half full. */
@@ -35,6 +36,13 @@ void map_free(U64Map *m);
 /* An array `*p` of `*cap` elements of `elem` bytes, grown (doubling, from 64) to hold `need`: 0, or -1 with MemoryError. */
 int grow_to(void **p, int64_t *cap, int64_t need, size_t elem);
 static inline int grow(void **p, int64_t *cap, int64_t need, size_t elem) { return need <= *cap ? 0 : grow_to(p, cap, need, elem); }
+/* grow, the new part filled with the byte `fill` (0: zeroed; 0xff: every int32 -1) */
+static inline int grow_filled(void **p, int64_t *cap, int64_t need, size_t elem, int fill) {
+  int64_t old = *cap;
+  if (grow(p, cap, need, elem) < 0) return -1;
+  if (*cap > old) memset((char *)*p + old * elem, fill, (size_t)(*cap - old) * elem);
+  return 0;
+}
 int grow32(void **p, int32_t *cap, int64_t need, size_t elem);   /* the same with an int32 capacity (MemoryError past INT32_MAX) */
 /* Parallel arrays sharing one capacity, each grown to hold `need` (a new key, group or fingerprint: the growth is rare). */
 int grow_parallel_to(int64_t *cap, int64_t need, void **const arrays[], const size_t elems[], int n);

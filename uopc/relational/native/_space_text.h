@@ -35,14 +35,6 @@ static void text_free(struct SpaceText *t) {
   PyMem_Free(t);
 }
 
-/* grow an array of PyObject * (or any element) to hold `need`, the new part zeroed */
-static int text_grow(void **p, int64_t *cap, int64_t need, size_t elem) {
-  int64_t old = *cap;
-  if (grow(p, cap, need, elem) < 0) return -1;
-  if (*cap > old) memset((char *)*p + old * elem, 0, (size_t)(*cap - old) * elem);
-  return 0;
-}
-
 /* text_setup(pieces, names): what text() asks Python for a node's pieces, and the let names (as many as a text may name). */
 static PyObject *Space_text_setup(Space *s, PyObject *args) {
   PyObject *cb, *names;
@@ -121,11 +113,11 @@ static int text_prepare(Space *s, struct SpaceText *t) {
     for (int64_t i = 0; i < t->cap_plain; i++) Py_CLEAR(t->plain[i]);
     t->chars = 0;
   }
-  if (text_grow((void **)&t->plain, &t->cap_plain, s->n_nodes, sizeof(PyObject *)) < 0) return -1;
+  if (grow_filled((void **)&t->plain, &t->cap_plain, s->n_nodes, sizeof(PyObject *), 0) < 0) return -1;
   int64_t cap = t->cap_node;
-  if (text_grow((void **)&t->stamp, &cap, s->n_nodes, sizeof(int32_t)) < 0) return -1;
+  if (grow_filled((void **)&t->stamp, &cap, s->n_nodes, sizeof(int32_t), 0) < 0) return -1;
   cap = t->cap_node;
-  if (text_grow((void **)&t->loc, &cap, s->n_nodes, sizeof(int32_t)) < 0) return -1;
+  if (grow_filled((void **)&t->loc, &cap, s->n_nodes, sizeof(int32_t), 0) < 0) return -1;
   t->cap_node = cap;
   if (++t->gen == INT32_MAX) { memset(t->stamp, 0, (size_t)t->cap_node * sizeof(int32_t)); t->gen = 1; }
   return 0;
