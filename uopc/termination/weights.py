@@ -67,15 +67,9 @@ def _tree_counts(u: UOp, variables: frozenset[UOp], coefficients: Coefficients, 
   """The ops and variables of ``u``'s tree; ``memo``: the counts of nodes met before under the same ``variables`` and
   ``coefficients`` (the instances observed on a program share most of their nodes: each is counted once)."""
   memo = {} if memo is None else memo
-  todo: list[tuple[UOp, bool]] = [(u, False)]
-  while todo:   # (iterative: no RecursionError on a deep tree)
-    n, sources_done = todo.pop()
+  for n in u.toposort(lambda n: () if n in memo or n in variables else n.src):   # (a node counted before: not walked into)
     if n in memo: continue
     if n in variables: memo[n] = (Counter(), Counter({n: 1})); continue
-    if not sources_done:
-      todo.append((n, True))
-      todo.extend((s, False) for s in n.src if s not in memo)
-      continue
     f = symbol(n)
     ops, vs = Counter({f: 1}), Counter[UOp]()
     for i, s in enumerate(n.src):
