@@ -23,7 +23,9 @@ or no room for it) ends the run with what the finished levels found
 What the coordinator holds is small: each level's summaries (counts, the matches of a
 search), the references of the records, and at the end each shard's ``report`` (its normal
 forms, stuck states, edge count: ``Outcome.lean``); the records themselves stay in Ray's
-object store, read only by a report that lists every state (``Outcome.levels``). That needs
+object store, read only by a report that lists every state (``Outcome.levels``). The only shard's records are light
+ones (``deferred.py``: the arguments to make its levels again); the full ones are written by its worker when a report
+asks, or made again here from the light ones where the worker is gone (``replayed``). That needs
 the cluster up after the run: a run in a Ray session it did not start (the command line's,
 ``session.py``; a test's) keeps it; one that starts its own cluster, or was interrupted,
 or lost a worker (whose part of the result is gone: its records remain), reads the records
@@ -31,6 +33,7 @@ whole before it returns.
 """
 from __future__ import annotations
 
+import functools
 import sys
 import time
 import uuid
@@ -39,7 +42,8 @@ from typing import Any, Callable, NamedTuple
 
 from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, BoundHit, Limits
-from uopc.relational.cluster.codec import Codec
+from uopc.relational.cluster.codec import Codec, Encoded
+from uopc.relational.cluster.deferred import is_light
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.cluster.session import idle_workers, open_session
 from uopc.relational.cluster.shard import Shard, unpack
@@ -77,17 +81,54 @@ class Outcome:
   elapsed: float = 0.0
   release: Callable[[], None] | None = None   # the session's lease (``session.open_session``), given back with the result
   limits: Limits = field(default=NO_LIMITS, repr=False)   # the run's caller's: reading the records is shielded by them
+  replay: Callable[[int, list[bytes]], list[bytes]] | None = field(default=None, repr=False)   # ``replayed``, for this run
   _levels: list[list[dict[str, Any]]] | None = None
 
   def levels(self) -> list[list[dict[str, Any]]]:
-    """The records of every finished level, read from the object store once (the cluster must still be up)."""
+    """The records of every finished level, read from the object store once (the cluster must still be up); a shard's
+    light records (``deferred.py``) read as their full ones (``_full``)."""
     if self._levels is None:
       import ray
       with self.limits.shield():
-        recs = [list(map(unpack, ray.get(r))) for r in self.records]
+        recs = []
+        for j, refs in enumerate(self.records):
+          got = list(map(unpack, blobs := ray.get(refs)))
+          recs.append(list(map(unpack, self._full(j, 0, len(got), blobs))) if got and is_light(got[0]) else got)
       depth = min(len(r) for r in recs) if recs else 0
       self._levels = [[recs[j][d] for j in range(self.shards)] for d in range(depth)]
     return self._levels
+
+  def level(self, d: int) -> list[dict[str, Any]]:
+    """Each shard's record of level ``d`` (a light one read as its full one, ``_full``)."""
+    import ray
+    with self.limits.shield():
+      recs = [unpack(b) for b in ray.get([r[d] for r in self.records])]
+      return [unpack(self._full(j, d, d + 1)[0]) if is_light(rec) else rec for j, rec in enumerate(recs)]
+
+  def _full(self, j: int, first: int, last: int, light: list[bytes] | None = None) -> list[bytes]:
+    """Shard ``j``'s full records of levels ``first`` to ``last``, its records being light: written by its worker (which
+    holds what they are written from: an interrupted run's waits for the call it runs), or where the worker is gone
+    (lost, or serving a later run), made again here from the light records (``light``: read if None)."""
+    import ray
+    from ray.exceptions import RayActorError
+    if j < len(self.workers):
+      try: got = ray.get(self.workers[j].full_records.remote(self.run, first, last))
+      except RayActorError: got = None
+      if got is not None: return got
+    assert self.replay is not None, "a run with light records says how to make them again"
+    return self.replay(j, ray.get(self.records[j]) if light is None else light)[first:last]
+
+
+def replayed(program: Encoded, pm_blob: bytes, target_blob: bytes | None, native: bool, run: str, count: int, index: int,
+             light: list[bytes]) -> list[bytes]:
+  """The full records of shard ``index`` of ``count`` made again in this process from its light records (its worker is
+  gone): a shard loaded here, its levels made again (``Shard.restore``), its records written."""
+  shard = Shard()
+  if (err := shard.load(index, count, program, pm_blob, target_blob, run=run, native=native)) is not None: raise ClusterError(err)
+  shard.restore(*light)
+  got = shard.full_records(run)
+  assert got is not None, "light records are the only shard's"
+  return got
 
 
 def ship(obj: Any, what: str) -> bytes:
@@ -266,14 +307,15 @@ class Coordinator:
     worker (the records read whole: the shards' parts are gone); the workers stay for the next run unless interrupted."""
     import ray
     out = Outcome(found.count, found.bound, found.cut, found.matched, self.n, self.records, run=self.run_id, revived=self.revived,
-                  limits=self.limits)
+                  limits=self.limits, workers=list(self.shards),
+                  replay=functools.partial(replayed, self.program, self.pm_blob, self.target_blob, self.native, self.run_id, self.n))
     if interrupted or lost:
       levels = out.levels()
       if found.cut is not None and found.cut[0] + 1 >= len(levels): out.cut = None   # its level was not committed
       out.count = sum(len(r["ids"]) + len(r["stuck"]) for lv in levels for r in lv)
       out.matches = [m for m in found.matches if m[0] < out.count]
     else:
-      out.matches, out.workers, out.serial = found.matches, list(self.shards), RUNS[0]
+      out.matches, out.serial = found.matches, RUNS[0]
       out.lean = self._report(ray, found.cut, found.bound)
     if interrupted:   # their level's calls may still run: the workers go
       for a in self.shards: ray.kill(a)

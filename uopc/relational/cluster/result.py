@@ -27,7 +27,7 @@ from uopc.relational.cluster.coordinator import Coordinator, Outcome
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.space.fingerprint import SIZE, Fingerprints, owner
 from uopc.relational.cluster.paths import Paths
-from uopc.relational.cluster.shard import rules_of, step_targets, unpack
+from uopc.relational.cluster.shard import rules_of, step_targets
 from uopc.relational.cluster.visited import FP, fp_bytes
 from uopc.relational.space.states import State, Stuck
 from uopc.relational.space.step import Redex
@@ -295,12 +295,11 @@ def _streamed(ex: ClusterExploration, out: Outcome) -> Iterator[State]:
   """The states of each level in id order, built from that level's records and let go (``iter_ahead``): a state's parent
   is a stand-in (its id and graph, no parent of its own), so only two levels' graphs are held at a time
   (and each shard's record rows of an epoch: ``codec.Records``)."""
-  import ray
   stepper, codec = ex.stepper, Codec(list(ex.root.toposort()))
   readers = [Reader(codec) for _ in range(out.shards)]   # each shard's records, read in order (codec.Records)
   above: dict[int, Any] = {}   # the last level's graphs by id
   for d in range(min(len(r) for r in out.records)):
-    with ex.limits.shield(): recs = [unpack(r) for r in ray.get([out.records[j][d] for j in range(out.shards)])]
+    recs = out.level(d)
     steps: dict[int, list[Redex]] = {}
     for j, rec in enumerate(recs):
       nodes, st = readers[j].decode(rec["step_nodes"]), rec["steps"]

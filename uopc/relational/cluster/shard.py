@@ -47,6 +47,7 @@ import numpy as np
 from uopc import collector
 from uopc.memory import peak_memory, reset_peak_memory, resident_memory
 from uopc.relational.cluster.codec import Codec, Deltas, Encoded, Reader, Records
+from uopc.relational.cluster.deferred import LIGHT, DeferredRecords, is_light
 from uopc.relational.space.fingerprint import Fingerprints, owner
 from uopc.relational.cluster.visited import FP, Visited, fp_bytes
 from uopc.relational.space.states import Stuck
@@ -125,11 +126,17 @@ def _native_steps(stepper: Any, root: Any, limit: int) -> NativeSteps | None:
   except NotNative: return None
 
 
-def _kept_steps(steps: dict[str, Any], rules: np.ndarray) -> dict[str, Any]:
-  """What a shard keeps of a level's steps (``expand``'s arrays) for its reports, each step's rule index with them."""
+def _kept_steps(steps: dict[str, Any], rules: np.ndarray | None = None) -> dict[str, Any]:
+  """What a shard keeps of a level's steps (``expand``'s arrays) for its reports, each step's rule index with them
+  (``rule``; where ``rules`` is None, set once they are asked for: ``Shard._rules``)."""
   kept = {k: v for k, v in steps.items() if isinstance(v, np.ndarray)}
-  kept["rule"] = rules[steps["redex"]] if len(steps["redex"]) else np.empty(0, np.int32)
+  if rules is not None: kept["rule"] = _step_rules(steps, rules)
   return kept
+
+
+def _step_rules(steps: dict[str, Any], rules: np.ndarray) -> np.ndarray:
+  """Each step's rule index, of its redex's (``rules``: each redex's)."""
+  return rules[steps["redex"]] if len(steps["redex"]) else np.empty(0, np.int32)
 
 
 def step_targets(steps: dict[str, Any]) -> np.ndarray:
@@ -185,6 +192,12 @@ class NativeRedexes:
   def arrays(self) -> tuple[np.ndarray, np.ndarray] | None:
     """Each redex's rule index, and its node's and its result's native nodes (interleaved); None under tree semantics."""
     return self.steps.redex_arrays(self.keys)
+
+
+def _redex_rules(redexes: Any) -> np.ndarray:
+  """Each of a level's redexes' rule index (``_redex_table``'s first part, with no node read)."""
+  if isinstance(redexes, NativeRedexes) and (arrays := redexes.arrays()) is not None: return arrays[0]
+  return np.fromiter((r.rule_index for r in redexes), np.int32, len(redexes))
 
 
 def _redex_table(redexes: Any) -> tuple[np.ndarray, dict[int, Any], list[Any]]:
@@ -317,6 +330,8 @@ class Shard:
     # the only shard, on a core that stamped every candidate it made since the program (no Python part, no new core, no
     # restore): a candidate is then a state only if it is the program (absorb looks nothing up)
     self.stamped = self.native is not None and count == 1
+    # the only shard's full records are written when a report asks (deferred.py): its commits give light ones
+    self.deferred = DeferredRecords() if count == 1 else None
     return None
 
   # ---- a level
@@ -326,9 +341,10 @@ class Shard:
     """Level 0: the program, owned by one shard."""
     mine = owner(self.root_fp, self.count) == self.index
     graphs = [self.root] if mine else []
-    rec = self._record(0, np.zeros(len(graphs), np.int64), np.array([self.root_fp] if mine else [], FP),
-                       np.full(len(graphs), -1, np.int64), np.zeros(len(graphs), np.int32), graphs, [], None)
-    rec["parent_fps"] = np.array([b""] * len(graphs), FP)
+    level = {"depth": 0, "ids": np.zeros(len(graphs), np.int64), "fps": np.array([self.root_fp] if mine else [], FP),
+             "parents": np.full(len(graphs), -1, np.int64), "pos": np.zeros(len(graphs), np.int32), "graphs": graphs, "stuck": [],
+             "steps": None, "parent_fps": np.array([b""] * len(graphs), FP)}
+    rec = self._level_record(level, None)
     if mine:
       self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), np.full(1, -1, np.int32), 0)
       self.frontier = Frontier(np.zeros(1, np.int64), [self.root])
@@ -384,6 +400,7 @@ class Shard:
       batches.append(b)
     if forget:
       self.stamped = False
+      if self.deferred is not None: self.deferred.written(len(self.expanded) + 1, self._write)   # (while what they name is here)
       fps.forget()
       if native is not None:
         for reader in self.readers.values(): reader.rebind(native.uop)   # (the nodes it read are the old core's)
@@ -522,7 +539,7 @@ class Shard:
     left out; a summary (with the level's ``made``, ``dropped_at`` and ``cut``: ``rank``'s, and whether ``max_depth`` cut a
     step) and the level's record."""
     ids, made, dropped_at = rank(keys, count, max_states)
-    summary, rec = self._commit(ids[self.index])
+    summary, rec = self._commit(ids[self.index], (count, max_states))
     summary.update(made=made, dropped_at=dropped_at, cut=any(bool(k[2][0]) for k in keys))
     return summary, pack(rec)
 
@@ -535,8 +552,9 @@ class Shard:
     if ahead is None or summary["dropped_at"] is not None: return [summary, rec, {"expanded": -1}, *[None] * self.count]
     return [summary, rec, *self.expand(*ahead)]
 
-  def _commit(self, ids: np.ndarray) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Keep the candidates numbered ``ids`` (-1: cut by max_states), in ``absorb``'s order; the level's record."""
+  def _commit(self, ids: np.ndarray, args: tuple[int, int | None]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Keep the candidates numbered ``ids`` (-1: cut by max_states), in ``absorb``'s order; the level's record (``args``:
+    the commit's count and max_states, which a light one keeps)."""
     p = self._pending
     self.maybe_cycle = self.maybe_cycle or p["maybe_cycle"]
     fps, par, pos, pfp, graphs = p["new"]
@@ -548,14 +566,11 @@ class Shard:
     self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
     new_graphs = graphs if len(kept) == n else [graphs[i] for i in kept.tolist()]
-    rules, errors, nodes = _redex_table(p["steps"].pop("redexes"))
-    p["steps"].update(rules=rules, errors=errors, redex_nodes=nodes)
-    self.expanded.append(_kept_steps(p["steps"], rules))
+    self.expanded.append(_kept_steps(p["steps"]))   # (each step's rule: _level_record, or _rules)
     self.stuck_kept.extend((i, par_id, at, depth) for i, par_id, at in st)
-    rec = self._record(depth, ids_new[kept], fps[kept], par[kept], pos[kept], new_graphs, st, p["steps"])
-    rec["parent_fps"] = par_fps
-    rec["maybe_cycle"] = self.maybe_cycle
-    rec["received"] = p.get("received", [])
+    level = {"depth": depth, "ids": ids_new[kept], "fps": fps[kept], "parents": par[kept], "pos": pos[kept], "graphs": new_graphs,
+             "stuck": st, "steps": p["steps"], "parent_fps": par_fps, "maybe_cycle": self.maybe_cycle, "received": p.get("received", [])}
+    rec = self._level_record(level, (*args, p["last"]))
     self.frontier = Frontier.of(ids_new[kept], new_graphs)
     self._pending = {}
     return self._summary(new_graphs, ids_new[kept]), rec
@@ -572,6 +587,44 @@ class Shard:
     return {"rss": resident_memory(), "peak": peak_memory(), "matches": matches, "visited": len(self.visited), "moved": self.moved,
             "frontier": len(self.frontier.ids),
             "table_bytes": self.visited.nbytes()}
+
+  def _level_record(self, level: dict[str, Any], replay: tuple[int, int | None, bool] | None) -> dict[str, Any]:
+    """A committed level's record: the full one (``_full_record``), or for the only shard a light one, the full one kept
+    to be written when asked (``deferred.py``; ``replay``: the level's commit's count and max_states, and its
+    expansion's ``last``, with which ``restore`` makes it again)."""
+    if self.deferred is None: return self._full_record(level)
+    self.deferred.add(level)
+    return {**{k: level[k] for k in ("depth", "ids", "parents", "pos", "stuck")}, "maybe_cycle": level.get("maybe_cycle", False),
+            LIGHT: replay}
+
+  def _full_record(self, level: dict[str, Any]) -> dict[str, Any]:
+    """The record of a level (``_commit``'s, ``start``'s), its rows written now; its steps' rules kept (``expanded``)."""
+    steps = level["steps"]
+    if steps is not None:
+      rules, errors, nodes = _redex_table(steps.pop("redexes"))
+      steps.update(rules=rules, errors=errors, redex_nodes=nodes)
+      self.expanded[level["depth"] - 1]["rule"] = _step_rules(steps, rules)
+    rec = self._record(level["depth"], level["ids"], level["fps"], level["parents"], level["pos"], level["graphs"], level["stuck"], steps)
+    rec["parent_fps"] = level["parent_fps"]
+    if level["depth"] > 0: rec.update(maybe_cycle=level["maybe_cycle"], received=level["received"])
+    return rec
+
+  def _write(self, level: dict[str, Any]) -> bytes:
+    return pack(self._full_record(level))
+
+  @_paused
+  def full_records(self, run: str, first: int = 0, last: int | None = None) -> list[bytes] | None:
+    """The full records of levels ``first`` to ``last`` (all where None) of the only shard of run ``run``, those not
+    written yet written now (``deferred.py``); None if this worker serves another run now, or is not the only shard
+    (its records are full already)."""
+    if run != self.run or self.deferred is None: return None
+    return self.deferred.written(len(self.expanded) + 1 if last is None else last, self._write)[first:]
+
+  def _rules(self) -> None:
+    """Each kept level's steps' rules, where the level's record is not written yet (``_full_record`` sets them)."""
+    for level in self.deferred.pending() if self.deferred is not None else []:
+      if level["depth"] > 0 and "rule" not in (kept := self.expanded[level["depth"] - 1]):
+        kept["rule"] = _step_rules(level["steps"], _redex_rules(level["steps"]["redexes"]))
 
   def _record(self, depth: int, ids: np.ndarray, fps: np.ndarray, parents: np.ndarray, pos: np.ndarray, graphs: list[Any],
               stuck: list[tuple[int, int, int]], steps: dict[str, Any] | None) -> dict[str, Any]:
@@ -593,7 +646,10 @@ class Shard:
 
   @_paused
   def restore(self, *records: bytes) -> None:
-    """Become the shard these records describe (its states, its frontier), as it was at the end of the last one."""
+    """Become the shard these records describe (its states, its frontier), as it was at the end of the last one: light
+    records' levels made again (``_replay``), full ones read."""
+    recs = list(map(unpack, records))
+    if recs and is_light(recs[0]): return self._replay(recs)
     self.visited, self.expanded, self.stuck_kept = Visited(), [], []
     self.stamped = False   # (its core stamped none of the states in the records)
     last: dict[str, Any] | None = None
@@ -602,7 +658,7 @@ class Shard:
     graphs: list[Any] = []
     rec: dict[str, Any] | None = None
     space = None if self.native is None else self.native.space
-    for rec in map(unpack, records):
+    for rec in recs:
       for j, delta in rec.get("received", ()): self.readers[j].take(space, delta)   # (as absorb read them: what later batches refer to)
       read(rec["step_nodes"])
       graphs = read(rec["graphs"])
@@ -617,6 +673,16 @@ class Shard:
     self.frontier = NO_FRONTIER
     if last is not None and last is rec:   # the last record made states: they are the frontier
       self.frontier = Frontier.of(last["ids"], graphs)
+
+  def _replay(self, recs: list[dict[str, Any]]) -> None:
+    """The levels of the only shard's light records made again from the program, with the arguments the run gave their
+    calls: the same states, ids and steps (one process's), and their full records kept to be written (``deferred.py``)."""
+    assert self.deferred is not None, "light records are the only shard's"
+    self.start()
+    for rec in recs[1:]:
+      count, max_states, last = rec[LIGHT]
+      self.expand(rec["depth"] - 1, last)
+      self.commit(count, max_states, self.absorb(None))
 
   def restart_deltas(self) -> None:
     """Each stream to another shard starts a new epoch: the batches of this shard's last expansion were not read (it ran
@@ -671,6 +737,7 @@ class Shard:
     order: (source ids, positions, target ids, rule indices). ``found``: this shard's ``all_targets`` by owner, then each
     owner's ``ids_of`` (nothing for a shard that is the only one)."""
     if run != self.run: return None
+    self._rules()
     if not found:   # the only shard: its own
       mine = self.all_targets(cut)
       found = (*mine, *self.ids_of(*mine))
@@ -739,7 +806,8 @@ class Shard:
     and how many states it stepped in Python all the same, for the bench and the tests; the run's rules and frontier go (its
     records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
     native = self.native is not None
-    self.pm = self.stepper = self.target = self.native = None   # the run is over: its rules and memo tables go
+    self.pm = self.stepper = self.target = None   # the run is over: its rules and memo tables go, and its core unless records
+    if self.deferred is None or not self.deferred.pending(): self.native = None   # not written yet name its nodes
     self.deltas, self.readers = {}, {}   # (and its streams' tables)
     self.frontier, self._pending = NO_FRONTIER, {}
     return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0,
