@@ -5,6 +5,7 @@ The shards run here, in this process, driven level by level as the coordinator d
 between the two runs is only the core each shard steps with.
 """
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -75,10 +76,11 @@ def test_a_native_shard_makes_the_levels_a_python_shard_makes(g, name, shards):
   same_levels(g, RULES[name], shards)
 
 
-def test_the_graphs_the_core_stops_at_are_stepped_in_python_in_the_same_level():
+@pytest.mark.parametrize("shards", [1, 2])   # (the only shard's records are written when asked: deferred.py)
+def test_the_graphs_the_core_stops_at_are_stepped_in_python_in_the_same_level(shards):
   p0, p1 = UOp.param(0), UOp.param(1)
   g = ((p0 + 0) * 1 + (p1 + 0)) * 1 + 0   # BOOM: x * 1 raises, a stuck step in every graph with a MUL
-  py, nat = same_levels(g, RULES["boom"], 2)
+  py, nat = same_levels(g, RULES["boom"], shards)
   assert 0 < sum(s.in_python for s in nat) and sum(s.in_python for s in py) == 0
   assert sum(len(s.stuck_kept) for s in nat) == sum(len(s.stuck_kept) for s in py) > 0
 
@@ -92,7 +94,8 @@ def test_the_candidates_table_forgets_and_the_levels_stay_the_same(monkeypatch):
   assert sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) == 12
 
 
-def test_a_shard_that_forgets_its_nodes_every_level_makes_the_same_levels(monkeypatch):
+@pytest.mark.parametrize("shards", [1, 2])
+def test_a_shard_that_forgets_its_nodes_every_level_makes_the_same_levels(monkeypatch, shards):
   from tests.test_relational_native_drive import sum_of_add0
   from uopc.relational.cluster import native_steps, shard
   monkeypatch.setattr(shard, "FINGERPRINTS_KEPT", 4)   # past it (at every level's end) a shard forgets its nodes,
@@ -100,8 +103,8 @@ def test_a_shard_that_forgets_its_nodes_every_level_makes_the_same_levels(monkey
   started = []
   real = native_steps.NativeSteps._start
   monkeypatch.setattr(native_steps.NativeSteps, "_start", lambda self: (started.append(1), real(self)))
-  py, nat = same_levels(sum_of_add0(0, 5) * UOp.param(7), RULES["symbolic"], 2)
-  assert len(started) >= 2 * 4 and sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) > 30
+  py, nat = same_levels(sum_of_add0(0, 5) * UOp.param(7), RULES["symbolic"], shards)
+  assert len(started) >= shards * 4 and sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) > 30
 
 
 def test_a_python_shard_keeps_one_process_first_discoveries_where_a_state_is_a_subterm_of_another():

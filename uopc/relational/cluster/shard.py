@@ -194,6 +194,20 @@ class NativeRedexes:
     return self.steps.redex_arrays(self.keys)
 
 
+class CoreKeys(NamedTuple):
+  """The redexes of the only shard's native level while the run goes: each step's redex (``Level.redex``) is its core key,
+  not its index among the level's distinct ones, which ``resolved`` finds when they are read (``deferred.py``)."""
+  steps: NativeSteps
+
+
+def resolved(redexes: Any, redex: np.ndarray) -> tuple[Any, np.ndarray]:
+  """A level's redexes and each step's index among them (``CoreKeys``' as ``NativeRedexes``: ``distinct``); else as they are."""
+  if isinstance(redexes, CoreKeys):
+    uniq, idx = distinct(redex)
+    return NativeRedexes(redexes.steps, uniq), idx
+  return redexes, redex
+
+
 def _redex_rules(redexes: Any) -> np.ndarray:
   """Each of a level's redexes' rule index (``_redex_table``'s first part, with no node read)."""
   if isinstance(redexes, NativeRedexes) and (arrays := redexes.arrays()) is not None: return arrays[0]
@@ -257,7 +271,7 @@ class Level(NamedTuple):
   a native worker's node); whether a step reached a graph made a candidate at an earlier level."""
   sids: np.ndarray
   counts: np.ndarray
-  redexes: Any   # a list of Redexes, or NativeRedexes
+  redexes: Any   # a list of Redexes, NativeRedexes, or CoreKeys (the only shard's: ``resolved``)
   redex: np.ndarray
   target: np.ndarray
   targets: np.ndarray
@@ -270,6 +284,7 @@ class Level(NamedTuple):
   def joined(parts: list[Level], count: int) -> Level:
     """The parts as one level (the states of each in turn), for ``count`` shards."""
     if len(parts) == 1: return parts[0]
+    parts = [p._replace(**dict(zip(("redexes", "redex"), resolved(p.redexes, p.redex)))) for p in parts]
     if not parts: return Level(np.empty(0, np.int64), np.empty(0, np.int32), [], np.empty(0, np.int32), np.empty(0, np.int32),
                                np.empty(0, FP), np.empty(0, np.int32), [], [(np.empty(0, FP), np.empty(0, np.int64), np.empty(0, np.int32),
                                                             np.empty(0, FP), [])] * count, False)
@@ -382,7 +397,8 @@ class Shard:
     own = level.cands[self.index]
     if forget and native is not None:   # what names the core's nodes or keys, as UOps and Redexes while the core is there
       own = (*own[:4], [self._graph(h) for h in own[4]])
-      steps["redexes"] = list(level.redexes)
+      redexes, steps["redex"] = resolved(level.redexes, level.redex)
+      steps["redexes"] = list(redexes)
     # (its maybe_cycle counts once the level is committed: an expansion sent ahead may go unused, advance)
     # (a part lists each graph once: one part's candidates need no search for a graph twice, when no shard sends any)
     self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
@@ -425,18 +441,20 @@ class Shard:
     if not ok.all():
       rest.extend((int(sids[k]), nodes[k]) for k in np.flatnonzero(~ok).tolist())
     rest = [(sid, self._graph(g)) for sid, g in rest]   # stepped in Python: UOps
-    uniq, redex = distinct(np.frombuffer(r[1], np.int32))
+    # each step's redex among the level's distinct ones; the only shard's stay the core's keys until its record is written
+    keys = np.frombuffer(r[1], np.int32)
+    redexes, redex = (CoreKeys(native), keys) if self.deferred is not None else resolved(CoreKeys(native), keys)
     state_fps, c_state, c_pos = np.frombuffer(r[3], FP), np.frombuffer(r[4], np.int32), np.frombuffer(r[5], np.int32)
     c_node, c_fp, c_owner = np.frombuffer(r[6], np.int32), np.frombuffer(r[7], FP), np.frombuffer(r[8], np.int32)
     cands = []
     for j in range(self.count):
-      m = c_owner == j
+      m = c_owner == j if self.count > 1 else slice(None)   # (the only shard owns every one)
       at = c_state[m]
       cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
     if r[10] > CANDIDATES_KEPT:   # only a saving, as Python's set of them
       native.core.forget_candidates()
       self.stamped = False
-    part = Level(sids[ok], counts[ok], NativeRedexes(native, uniq), redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], FP),
+    part = Level(sids[ok], counts[ok], redexes, redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], FP),
                  np.full(len(redex), -1, np.int32), [], cands, bool(r[9]))
     return part, rest
 
@@ -601,7 +619,8 @@ class Shard:
     """The record of a level (``_commit``'s, ``start``'s), its rows written now; its steps' rules kept (``expanded``)."""
     steps = level["steps"]
     if steps is not None:
-      rules, errors, nodes = _redex_table(steps.pop("redexes"))
+      redexes, steps["redex"] = resolved(steps.pop("redexes"), steps["redex"])
+      rules, errors, nodes = _redex_table(redexes)
       steps.update(rules=rules, errors=errors, redex_nodes=nodes)
       self.expanded[level["depth"] - 1]["rule"] = _step_rules(steps, rules)
     rec = self._record(level["depth"], level["ids"], level["fps"], level["parents"], level["pos"], level["graphs"], level["stuck"], steps)
@@ -624,7 +643,9 @@ class Shard:
     """Each kept level's steps' rules, where the level's record is not written yet (``_full_record`` sets them)."""
     for level in self.deferred.pending() if self.deferred is not None else []:
       if level["depth"] > 0 and "rule" not in (kept := self.expanded[level["depth"] - 1]):
-        kept["rule"] = _step_rules(level["steps"], _redex_rules(level["steps"]["redexes"]))
+        steps = level["steps"]
+        steps["redexes"], steps["redex"] = resolved(steps["redexes"], steps["redex"])
+        kept["rule"] = _step_rules(steps, _redex_rules(steps["redexes"]))
 
   def _record(self, depth: int, ids: np.ndarray, fps: np.ndarray, parents: np.ndarray, pos: np.ndarray, graphs: list[Any],
               stuck: list[tuple[int, int, int]], steps: dict[str, Any] | None) -> dict[str, Any]:
