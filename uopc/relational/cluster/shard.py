@@ -24,7 +24,8 @@ expansion is a call of its own), so a level is ``absorb`` then ``advance``. Batc
 records cross as one pickle each (``pack``).
 
 A failed step (a rule raised) makes a stuck state, which never leaves its parent's shard.
-``restore(*records)`` rebuilds a shard from its records: a new worker replaces a dead one.
+``restore(*records)`` rebuilds a shard from its records: a new worker replaces a dead one. The only shard's records are
+light ones (``deferred.py``): its levels are made again, and its full records written when a report asks (``full_records``).
 
 After the run the shard keeps its part of the result, for the reports to read where it
 is (``paths.py``, ``result.py``): the visited table (each state's parent fingerprint and
