@@ -124,7 +124,7 @@ def replayed(program: Encoded, pm_blob: bytes, target_blob: bytes | None, native
   """The full records of shard ``index`` of ``count`` made again in this process from its light records (its worker is
   gone): a shard loaded here, its levels made again (``Shard.restore``), its records written."""
   shard = Shard()
-  if (err := shard.load(index, count, program, pm_blob, target_blob, run=run, native=native)) is not None: raise ClusterError(err)
+  if (err := shard.load(index, count, program, pm_blob, target_blob, run=run, native=native, worker=False)) is not None: raise ClusterError(err)
   shard.restore(*light)
   got = shard.full_records(run)
   assert got is not None, "light records are the only shard's"

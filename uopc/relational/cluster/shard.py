@@ -306,11 +306,12 @@ class Shard:
   """The states one worker owns, and its part of each level (module doc)."""
 
   def load(self, index: int, count: int, program: Encoded, pm_blob: bytes, target_blob: bytes | None, measure: bool = False,
-           run: str = "", native: bool = False) -> str | None:
+           run: str = "", native: bool = False, worker: bool = True) -> str | None:
     """Become shard ``index`` of ``count`` for run ``run``: load the rules, the program and the target here (a worker
     serves one run after another); the error in one line if they do not load. ``measure``: count the bytes of every
     batch sent (pickled again: the bench's ``moved``). ``native``: step and fingerprint with the native core where it
-    applies (``native_steps.py``; the same states either way)."""
+    applies (``native_steps.py``; the same states either way). ``worker``: False for a shard made in the coordinator
+    (``coordinator.replayed``), whose peak memory is the command's, not the run's."""
     from uopc.relational.space.step import stepper_for
     self.index, self.count, self.measure, self.run = index, count, measure, run
     self.visited = Visited()
@@ -323,7 +324,7 @@ class Shard:
     self.sent = 0    # candidates sent to other shards
     self.candidates: set[bytes] = set()   # every graph this shard made a candidate at an earlier level
     self.cpu0 = time.process_time()
-    reset_peak_memory()   # a worker serves run after run: its peak is this run's
+    if worker: reset_peak_memory()   # a worker serves run after run: its peak is this run's
     try: self.pm = pickle.loads(pm_blob)
     except Exception as e: return f"the rule set does not load on the worker (pid {os.getpid()}): {type(e).__name__}: {e}"
     try: self.target = pickle.loads(target_blob) if target_blob is not None else None
