@@ -50,6 +50,42 @@ static inline int iv_extend(IVec *v, const int32_t *xs, int64_t n) {
 
 static void iv_free(IVec *v) { PyMem_Free(v->a); v->a = NULL; v->n = v->cap = 0; }
 
+/* ---- a class's e-nodes: their keys, and beside them their labels, which the matcher tests first: most e-nodes it
+ * looks at fail the test (a sum's class holds its products too), and the labels are read in a row where the keys are
+ * scattered, a cache miss each */
+
+typedef struct { int32_t *key, *label; int32_t n, cap; } NodeList;   /* 24 bytes: a class record stays in one cache line */
+
+static int nl_reserve(NodeList *v, int64_t want) {
+  if (want <= v->cap) return 0;
+  if (want > INT32_MAX / 2) { PyErr_NoMemory(); return -1; }
+  int32_t cap = v->cap ? v->cap : 4;
+  while (cap < want) cap *= 2;
+  int32_t *k = PyMem_Realloc(v->key, (size_t)cap * sizeof(int32_t));
+  if (!k) { PyErr_NoMemory(); return -1; }
+  v->key = k;
+  int32_t *l = PyMem_Realloc(v->label, (size_t)cap * sizeof(int32_t));
+  if (!l) { PyErr_NoMemory(); return -1; }
+  v->label = l; v->cap = cap;
+  return 0;
+}
+
+static inline int nl_push(NodeList *v, int32_t key, int32_t label) {
+  if (v->n == v->cap && nl_reserve(v, v->n + 1) < 0) return -1;
+  v->key[v->n] = key; v->label[v->n++] = label;
+  return 0;
+}
+
+static int nl_extend(NodeList *v, const NodeList *w) {
+  if (nl_reserve(v, v->n + w->n) < 0) return -1;
+  memcpy(v->key + v->n, w->key, (size_t)w->n * sizeof(int32_t));
+  memcpy(v->label + v->n, w->label, (size_t)w->n * sizeof(int32_t));
+  v->n += w->n;
+  return 0;
+}
+
+static void nl_free(NodeList *v) { PyMem_Free(v->key); PyMem_Free(v->label); v->key = v->label = NULL; v->n = v->cap = 0; }
+
 static inline uint64_t fmix(uint64_t h) {
   h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
   return h;
@@ -127,11 +163,12 @@ typedef struct {
 } Key;
 
 typedef struct {
-  IVec nodes;     /* keys */
+  NodeList nodes;
   IVec parents;   /* pairs (key, class) */
   int32_t type, konst;   /* the class's (dtype, shape), numbered by Python; the label of its CONST or -1 */
   int32_t alive;
 } Class;
+_Static_assert(sizeof(Class) <= 64, "a class record in one cache line: the matcher and apply read one per class");
 
 /* A pattern node: a variable (its class) or a structured node (a loop over the class's e-nodes). */
 typedef struct { int32_t var, name, ttest, ltest, src_none, norders, len, orders, leaf; } PNode;   /* leaf: structured, only variables below */
@@ -158,6 +195,7 @@ typedef struct {
   Class *cls; int64_t capcls;
   IVec parent, size;                  /* the union-find */
   int64_t memo_len;
+  int64_t enodes;                     /* the live classes' e-nodes, counted as they come and go (the classes made are many) */
   IVec pending, stale, fresh, conflicts;
   int32_t nlabels, nltests; IVec label_const; uint8_t *ltest; int64_t capltest;
   int32_t ntypes, nttests; uint8_t *ttest; int64_t capttest;
@@ -286,7 +324,8 @@ static int32_t add_enode(Core *g, int32_t label, int32_t nk, const int32_t *kids
   if (g->keys[k].memo >= 0) { c = find(g, g->keys[k].memo); goto done; }
   if ((c = make_class(g, type)) < 0) goto done;
   memo_set(g, k, c);
-  if (iv_push(&g->cls[c].nodes, k) < 0 || iv_push(&g->fresh, k) < 0) { c = -1; goto done; }
+  if (nl_push(&g->cls[c].nodes, k, label) < 0 || iv_push(&g->fresh, k) < 0) { c = -1; goto done; }
+  g->enodes++;
   if (label < g->nlabels && g->label_const.a[label]) g->cls[c].konst = label;
   for (int32_t i = 0; i < nk; i++) {   /* set(n[3]): each child once */
     int dup = 0;
@@ -315,10 +354,10 @@ static int union_(Core *g, int32_t a, int32_t b) {
   g->parent.a[gone] = root;
   g->size.a[root] += g->size.a[gone];
   Class *keep = &g->cls[root], *gc = &g->cls[gone];
-  if (iv_extend(&keep->nodes, gc->nodes.a, gc->nodes.n) < 0 || iv_extend(&g->fresh, gc->nodes.a, gc->nodes.n) < 0 ||
+  if (nl_extend(&keep->nodes, &gc->nodes) < 0 || iv_extend(&g->fresh, gc->nodes.key, gc->nodes.n) < 0 ||
       iv_extend(&keep->parents, gc->parents.a, gc->parents.n) < 0) return -1;
   if (gc->konst >= 0) keep->konst = gc->konst;
-  iv_free(&gc->nodes); iv_free(&gc->parents);
+  nl_free(&gc->nodes); iv_free(&gc->parents);
   gc->alive = 0; gc->konst = -1;
   if (iv_push(&g->pending, root) < 0 || iv_push(&g->stale, root) < 0) return -1;
   return 1;
@@ -387,17 +426,19 @@ static int rebuild(Core *g) {
     int32_t c = find(g, stale.a[i]);
     if (g->mark.a[c] == ep) continue;
     g->mark.a[c] = ep;
-    IVec *nodes = &g->cls[c].nodes;
+    NodeList *nodes = &g->cls[c].nodes;
     int32_t kep = ++g->mark_epoch;
     int64_t m = 0;
     for (int64_t j = 0; j < nodes->n; j++) {   /* dict.fromkeys(canonical nodes): first occurrences, in order */
-      int32_t n = nodes->a[j], cn = canonical(g, n);
+      int32_t n = nodes->key[j], cn = canonical(g, n);
       if (cn < 0) { iv_free(&stale); return -1; }
       if (cn != n && iv_push(&g->fresh, cn) < 0) { iv_free(&stale); return -1; }
       if (g->keys[cn].mark == kep) continue;
       g->keys[cn].mark = kep;
-      nodes->a[m++] = cn;
+      nodes->label[m] = nodes->label[j];   /* a canonical e-node keeps its label */
+      nodes->key[m++] = cn;
     }
+    g->enodes -= nodes->n - m;
     nodes->n = m;
   }
   iv_free(&stale);
@@ -456,11 +497,11 @@ static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->nty
  * while matching). */
 static int class_newer(Core *g, int32_t c) {
   if (g->newer_ep.a[c] == g->newer_epoch) return g->newer.a[c];
-  const IVec *nodes = &g->cls[c].nodes;
+  const NodeList *nodes = &g->cls[c].nodes;
   int32_t out = 0;
   for (int64_t i = 0; i < nodes->n && !out; i++) {
-    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);
-    out = g->keys[nodes->a[i]].stamp > g->m_since;
+    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->key[i + PREFETCH]]);
+    out = g->keys[nodes->key[i]].stamp > g->m_since;
   }
   g->newer_ep.a[c] = g->newer_epoch; g->newer.a[c] = out;
   return out;
@@ -531,12 +572,14 @@ static void mrun(Core *g, int32_t sp, int d) {
     only_new = !rest_may_read_newer(g, r, sp);
     if (only_new && !class_newer(g, c)) goto restore;
   }
-  IVec *nodes = &g->cls[c].nodes;
-  for (int64_t i = 0; i < nodes->n; i++) {
-    int32_t n = nodes->a[i];
-    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);   /* keys are scattered: a miss each */
+  const NodeList *nodes = &g->cls[c].nodes;
+  for (int64_t i = 0, ahead = 0; i < nodes->n; i++) {
+    if (!ltest(g, nodes->label[i], q->ltest)) continue;   /* the key is not read */
+    for (ahead = ahead > i ? ahead : i + 1; ahead < nodes->n && ahead <= i + PREFETCH; ahead++)   /* keys are scattered: a miss each */
+      if (ltest(g, nodes->label[ahead], q->ltest)) __builtin_prefetch(&g->keys[nodes->key[ahead]]);
+    int32_t n = nodes->key[i];
     const Key *k = &g->keys[n];
-    if (!ltest(g, k->label, q->ltest) || (only_new && k->stamp <= g->m_since)) continue;
+    if (only_new && k->stamp <= g->m_since) continue;
     g->work++;
     int d2 = d || k->stamp > g->m_since;
     if (q->src_none) { mrun(g, sp, d2); continue; }
@@ -567,8 +610,8 @@ static void rule_free(Rule *r) {
 }
 
 static void core_free(Core *g) {
-  PyMem_Free(g->keys); g->keys = NULL; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
-  for (int64_t c = 0; c < g->parent.n; c++) { iv_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
+  PyMem_Free(g->keys); g->keys = NULL; g->enodes = 0; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
+  for (int64_t c = 0; c < g->parent.n; c++) { nl_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
   PyMem_Free(g->cls); g->cls = NULL;
   iv_free(&g->parent); iv_free(&g->size); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts);
   iv_free(&g->label_const); PyMem_Free(g->ltest); g->ltest = NULL; PyMem_Free(g->ttest); g->ttest = NULL;
@@ -1154,7 +1197,7 @@ static int offer(Extract *e, int32_t c, PyObject *u, PyObject *v) {
 /* class c's e-node j looked at again where a child's best changed since: 1 it became the best, 0 not, -1 error */
 static int visit_enode(Extract *e, int32_t c, int64_t j) {
   Core *g = e->g;
-  int32_t n = g->cls[c].nodes.a[j], nk = g->keys[n].nk;
+  int32_t n = g->cls[c].nodes.key[j], nk = g->keys[n].nk;
   const int32_t *kids = kids_of(g, n);
   int stale = e->seen[c][j] < 0;
   for (int32_t x = 0; x < nk; x++) {
@@ -1357,7 +1400,7 @@ static int gn_sharing_value(NExtract *e, int32_t gn, int32_t nk, const int32_t *
 /* Core_extract's visit_enode and offer, on numbers: 1 it became its class's best, 0 not, -1 error or overflow */
 static int nvisit_enode(NExtract *e, int32_t c, int64_t j) {
   Core *g = e->g;
-  int32_t n = g->cls[c].nodes.a[j], nk = g->keys[n].nk, label = g->keys[n].label;
+  int32_t n = g->cls[c].nodes.key[j], nk = g->keys[n].nk, label = g->keys[n].label;
   const int32_t *kids = kids_of(g, n);
   int stale = e->seen[c][j] < 0;
   for (int32_t x = 0; x < nk; x++) {
@@ -1455,9 +1498,7 @@ static PyObject *Core_extract_best(Core *g, PyObject *args) {
 }
 
 static PyObject *Core_enode_count(Core *g, PyObject *unused) {
-  long long n = 0;
-  for (int64_t c = 0; c < g->parent.n; c++) if (g->cls[c].alive) n += g->cls[c].nodes.n;
-  return PyLong_FromLongLong(n);
+  return PyLong_FromLongLong(g->enodes);
 }
 
 static PyObject *Core_per_rule(Core *g, PyObject *unused) {
@@ -1523,7 +1564,7 @@ static PyObject *Core_export(Core *g, PyObject *arg) {
     if (!cl->alive) continue;
     PyObject *nodes = PyList_New(cl->nodes.n), *ps = PyList_New(cl->parents.n / 2);
     if (!nodes || !ps) { Py_XDECREF(nodes); Py_XDECREF(ps); goto out; }
-    for (int64_t j = 0; j < cl->nodes.n; j++) PyList_SET_ITEM(nodes, j, Py_NewRef(made[cl->nodes.a[j]]));
+    for (int64_t j = 0; j < cl->nodes.n; j++) PyList_SET_ITEM(nodes, j, Py_NewRef(made[cl->nodes.key[j]]));
     for (int64_t j = 0; j < cl->parents.n; j += 2) PyList_SET_ITEM(ps, j / 2, Py_BuildValue("Oi", made[cl->parents.a[j]], cl->parents.a[j + 1]));
     PyObject *item = Py_BuildValue("(lNNii)", (long)c, nodes, ps, cl->type, cl->konst);
     if (!item || PyList_Append(classes, item) < 0) { Py_XDECREF(item); goto out; }
@@ -1545,11 +1586,11 @@ out:
 static PyObject *Core_counts(Core *g, void *unused) {
   long long keys = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 8);
   long long classes = (long long)(g->capcls * sizeof(Class) + (g->parent.cap + g->size.cap) * 4), matches = 0;
-  long long enodes = 0, nclasses = 0, fired = 0;
+  long long enodes = g->enodes, nclasses = 0, fired = 0;
   for (int64_t c = 0; c < g->parent.n; c++) {
     Class *cl = &g->cls[c];
-    classes += (cl->nodes.cap + cl->parents.cap) * 4;
-    if (cl->alive) { enodes += cl->nodes.n; nclasses++; }
+    classes += (2 * cl->nodes.cap + cl->parents.cap) * 4;
+    nclasses += cl->alive;
   }
   for (int32_t i = 0; i < g->nrules; i++) {
     Rule *r = &g->rules[i];
