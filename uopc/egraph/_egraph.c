@@ -54,37 +54,45 @@ static void iv_free(IVec *v) { PyMem_Free(v->a); v->a = NULL; v->n = v->cap = 0;
  * looks at fail the test (a sum's class holds its products too), and the labels are read in a row where the keys are
  * scattered, a cache miss each */
 
-typedef struct { int32_t *key, *label; int32_t n, cap; } NodeList;   /* 24 bytes: a class record stays in one cache line */
+/* The first two in the record itself: most classes are made for one e-node and merged into another at once, and then
+ * allocate nothing. 24 bytes, so that a class record stays in one cache line. */
+typedef struct { union { struct { int32_t *key, *label; } heap; int32_t small[4]; } u; int32_t n, cap; } NodeList;   /* cap 0: small */
+
+static inline int32_t *nl_keys(const NodeList *v) { return v->cap ? v->u.heap.key : (int32_t *)v->u.small; }
+static inline int32_t *nl_labels(const NodeList *v) { return v->cap ? v->u.heap.label : (int32_t *)v->u.small + 2; }
 
 static int nl_reserve(NodeList *v, int64_t want) {
-  if (want <= v->cap) return 0;
+  if (want <= (v->cap ? v->cap : 2)) return 0;
   if (want > INT32_MAX / 2) { PyErr_NoMemory(); return -1; }
   int32_t cap = v->cap ? v->cap : 4;
   while (cap < want) cap *= 2;
-  int32_t *k = PyMem_Realloc(v->key, (size_t)cap * sizeof(int32_t));
-  if (!k) { PyErr_NoMemory(); return -1; }
-  v->key = k;
-  int32_t *l = PyMem_Realloc(v->label, (size_t)cap * sizeof(int32_t));
-  if (!l) { PyErr_NoMemory(); return -1; }
-  v->label = l; v->cap = cap;
+  int32_t *k = PyMem_Malloc((size_t)cap * sizeof(int32_t)), *l = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+  if (!k || !l) { PyMem_Free(k); PyMem_Free(l); PyErr_NoMemory(); return -1; }
+  memcpy(k, nl_keys(v), (size_t)v->n * sizeof(int32_t));
+  memcpy(l, nl_labels(v), (size_t)v->n * sizeof(int32_t));
+  if (v->cap) { PyMem_Free(v->u.heap.key); PyMem_Free(v->u.heap.label); }
+  v->u.heap.key = k; v->u.heap.label = l; v->cap = cap;
   return 0;
 }
 
 static inline int nl_push(NodeList *v, int32_t key, int32_t label) {
-  if (v->n == v->cap && nl_reserve(v, v->n + 1) < 0) return -1;
-  v->key[v->n] = key; v->label[v->n++] = label;
+  if (v->n == (v->cap ? v->cap : 2) && nl_reserve(v, v->n + 1) < 0) return -1;
+  nl_keys(v)[v->n] = key; nl_labels(v)[v->n++] = label;
   return 0;
 }
 
 static int nl_extend(NodeList *v, const NodeList *w) {
-  if (nl_reserve(v, v->n + w->n) < 0) return -1;
-  memcpy(v->key + v->n, w->key, (size_t)w->n * sizeof(int32_t));
-  memcpy(v->label + v->n, w->label, (size_t)w->n * sizeof(int32_t));
+  if (nl_reserve(v, (int64_t)v->n + w->n) < 0) return -1;
+  memcpy(nl_keys(v) + v->n, nl_keys(w), (size_t)w->n * sizeof(int32_t));
+  memcpy(nl_labels(v) + v->n, nl_labels(w), (size_t)w->n * sizeof(int32_t));
   v->n += w->n;
   return 0;
 }
 
-static void nl_free(NodeList *v) { PyMem_Free(v->key); PyMem_Free(v->label); v->key = v->label = NULL; v->n = v->cap = 0; }
+static void nl_free(NodeList *v) {
+  if (v->cap) { PyMem_Free(v->u.heap.key); PyMem_Free(v->u.heap.label); }
+  v->n = v->cap = 0;
+}
 
 static inline uint64_t fmix(uint64_t h) {
   h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
@@ -165,7 +173,7 @@ typedef struct {
 typedef struct {
   NodeList nodes;
   IVec parents;   /* pairs (key, class) */
-  int32_t type, konst;   /* the class's (dtype, shape), numbered by Python; the label of its CONST or -1 */
+  int32_t konst;   /* the label of its CONST or -1 */
   int32_t alive;
 } Class;
 _Static_assert(sizeof(Class) <= 64, "a class record in one cache line: the matcher and apply read one per class");
@@ -194,6 +202,8 @@ typedef struct {
   uint64_t *slots; int64_t capslots;  /* the intern table: a key's hash and number + 1 */
   Class *cls; int64_t capcls;
   IVec parent, size;                  /* the union-find */
+  IVec ctype;                         /* per class, its (dtype, shape) numbered by Python: the same in every class merged, so a
+                                         class's own is its root's; an array of its own, as applying a match reads it per name */
   int64_t memo_len;
   int64_t enodes;                     /* the live classes' e-nodes, counted as they come and go (the classes made are many) */
   IVec pending, stale, fresh, conflicts;
@@ -298,7 +308,7 @@ static void memo_pop(Core *g, int32_t k) { if (g->keys[k].memo >= 0) { g->memo_l
 
 static int32_t make_class(Core *g, int32_t type) {
   int32_t c = (int32_t)g->parent.n;
-  if (iv_push(&g->parent, c) < 0 || iv_push(&g->size, 1) < 0) return -1;
+  if (iv_push(&g->parent, c) < 0 || iv_push(&g->size, 1) < 0 || iv_push(&g->ctype, type) < 0) return -1;
   if (c >= g->capcls) {
     int64_t cap = g->capcls ? g->capcls * 2 : 256;
     Class *a = PyMem_Realloc(g->cls, (size_t)cap * sizeof(Class));
@@ -306,7 +316,7 @@ static int32_t make_class(Core *g, int32_t type) {
     g->cls = a; g->capcls = cap;
   }
   memset(&g->cls[c], 0, sizeof(Class));
-  g->cls[c].type = type; g->cls[c].konst = -1; g->cls[c].alive = 1;
+  g->cls[c].konst = -1; g->cls[c].alive = 1;
   return c;
 }
 
@@ -348,13 +358,13 @@ static int union_(Core *g, int32_t a, int32_t b) {
     if (iv_push(&g->conflicts, ca->konst) < 0 || iv_push(&g->conflicts, cb->konst) < 0) return -1;
     return 0;
   }
-  if (ca->type != cb->type) { PyErr_SetString(PyExc_ValueError, "cannot merge classes of different dtypes or shapes"); return -1; }
+  if (g->ctype.a[a] != g->ctype.a[b]) { PyErr_SetString(PyExc_ValueError, "cannot merge classes of different dtypes or shapes"); return -1; }
   int32_t root = a, gone = b;
   if (g->size.a[a] < g->size.a[b]) { root = b; gone = a; }
   g->parent.a[gone] = root;
   g->size.a[root] += g->size.a[gone];
   Class *keep = &g->cls[root], *gc = &g->cls[gone];
-  if (nl_extend(&keep->nodes, &gc->nodes) < 0 || iv_extend(&g->fresh, gc->nodes.key, gc->nodes.n) < 0 ||
+  if (nl_extend(&keep->nodes, &gc->nodes) < 0 || iv_extend(&g->fresh, nl_keys(&gc->nodes), gc->nodes.n) < 0 ||
       iv_extend(&keep->parents, gc->parents.a, gc->parents.n) < 0) return -1;
   if (gc->konst >= 0) keep->konst = gc->konst;
   nl_free(&gc->nodes); iv_free(&gc->parents);
@@ -427,16 +437,16 @@ static int rebuild(Core *g) {
     if (g->mark.a[c] == ep) continue;
     g->mark.a[c] = ep;
     NodeList *nodes = &g->cls[c].nodes;
-    int32_t kep = ++g->mark_epoch;
+    int32_t kep = ++g->mark_epoch, *keys = nl_keys(nodes), *labels = nl_labels(nodes);
     int64_t m = 0;
     for (int64_t j = 0; j < nodes->n; j++) {   /* dict.fromkeys(canonical nodes): first occurrences, in order */
-      int32_t n = nodes->key[j], cn = canonical(g, n);
+      int32_t n = keys[j], cn = canonical(g, n);
       if (cn < 0) { iv_free(&stale); return -1; }
       if (cn != n && iv_push(&g->fresh, cn) < 0) { iv_free(&stale); return -1; }
       if (g->keys[cn].mark == kep) continue;
       g->keys[cn].mark = kep;
-      nodes->label[m] = nodes->label[j];   /* a canonical e-node keeps its label */
-      nodes->key[m++] = cn;
+      labels[m] = labels[j];   /* a canonical e-node keeps its label */
+      keys[m++] = cn;
     }
     g->enodes -= nodes->n - m;
     nodes->n = m;
@@ -498,10 +508,11 @@ static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->nty
 static int class_newer(Core *g, int32_t c) {
   if (g->newer_ep.a[c] == g->newer_epoch) return g->newer.a[c];
   const NodeList *nodes = &g->cls[c].nodes;
+  const int32_t *keys = nl_keys(nodes);
   int32_t out = 0;
   for (int64_t i = 0; i < nodes->n && !out; i++) {
-    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->key[i + PREFETCH]]);
-    out = g->keys[nodes->key[i]].stamp > g->m_since;
+    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[keys[i + PREFETCH]]);
+    out = g->keys[keys[i]].stamp > g->m_since;
   }
   g->newer_ep.a[c] = g->newer_epoch; g->newer.a[c] = out;
   return out;
@@ -558,7 +569,7 @@ static void mrun(Core *g, int32_t sp, int d) {
   int32_t p = g->goals[2 * (sp - 1)], c = g->goals[2 * (sp - 1) + 1];
   sp--;
   const PNode *q = &r->p[p];
-  if (q->ttest >= 0 && !ttest(g, g->cls[c].type, q->ttest)) goto restore;
+  if (q->ttest >= 0 && !ttest(g, g->ctype.a[c], q->ttest)) goto restore;
   if (q->var) {
     if (q->name >= 0) {
       int32_t was = g->bound[q->name];
@@ -573,11 +584,12 @@ static void mrun(Core *g, int32_t sp, int d) {
     if (only_new && !class_newer(g, c)) goto restore;
   }
   const NodeList *nodes = &g->cls[c].nodes;
+  const int32_t *keys = nl_keys(nodes), *labels = nl_labels(nodes);
   for (int64_t i = 0, ahead = 0; i < nodes->n; i++) {
-    if (!ltest(g, nodes->label[i], q->ltest)) continue;   /* the key is not read */
+    if (!ltest(g, labels[i], q->ltest)) continue;   /* the key is not read */
     for (ahead = ahead > i ? ahead : i + 1; ahead < nodes->n && ahead <= i + PREFETCH; ahead++)   /* keys are scattered: a miss each */
-      if (ltest(g, nodes->label[ahead], q->ltest)) __builtin_prefetch(&g->keys[nodes->key[ahead]]);
-    int32_t n = nodes->key[i];
+      if (ltest(g, labels[ahead], q->ltest)) __builtin_prefetch(&g->keys[keys[ahead]]);
+    int32_t n = keys[i];
     const Key *k = &g->keys[n];
     if (only_new && k->stamp <= g->m_since) continue;
     g->work++;
@@ -613,7 +625,7 @@ static void core_free(Core *g) {
   PyMem_Free(g->keys); g->keys = NULL; g->enodes = 0; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
   for (int64_t c = 0; c < g->parent.n; c++) { nl_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
   PyMem_Free(g->cls); g->cls = NULL;
-  iv_free(&g->parent); iv_free(&g->size); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts);
+  iv_free(&g->parent); iv_free(&g->size); iv_free(&g->ctype); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts);
   iv_free(&g->label_const); PyMem_Free(g->ltest); g->ltest = NULL; PyMem_Free(g->ttest); g->ttest = NULL;
   for (int32_t i = 0; i < g->nrules; i++) rule_free(&g->rules[i]);
   PyMem_Free(g->rules); g->rules = NULL; g->nrules = 0;
@@ -890,7 +902,7 @@ bad:
  * template would make it with the same types) the intern table's slot of its first step. A hint: no effect but time. */
 static void prefetch_match(Core *g, const Rule *r, const int32_t *m, const TEntry *t) {
   __builtin_prefetch(&r->fired.vals.a[m[1]]);
-  for (int32_t j = 0; j < r->nnames; j++) __builtin_prefetch(&g->cls[m[2 + j]]);
+  for (int32_t j = 0; j < r->nnames; j++) __builtin_prefetch(&g->ctype.a[m[2 + j]]);
   if (!t || !t->ok || !t->nsteps || !g->capslots) return;
   const int32_t *s = t->steps.a;
   int32_t nk = s[2], kids[64];
@@ -941,13 +953,13 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
       r->fired.vals.a[r->found.a[f + 1]] = c;
       matches++;
       int64_t before = g->parent.n;
-      for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->cls[find(g, ids[j])].type; }
+      for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->ctype.a[ids[j]]; }
       TEntry *t = template_of(g, i, types);
       if (!t) goto fail;
       last = t;
       if (!t->ok) { rejected++; continue; }
       if (t->result == NO_RESULT) continue;
-      if (t->rtype != g->cls[find(g, c)].type) { rejected++; continue; }
+      if (t->rtype != g->ctype.a[c]) { rejected++; continue; }
       if (t->nsteps > outcap) {
         int32_t *o = PyMem_Realloc(out == outbuf ? NULL : out, (size_t)t->nsteps * sizeof(int32_t));
         if (!o) { PyErr_NoMemory(); goto fail; }
@@ -1197,7 +1209,7 @@ static int offer(Extract *e, int32_t c, PyObject *u, PyObject *v) {
 /* class c's e-node j looked at again where a child's best changed since: 1 it became the best, 0 not, -1 error */
 static int visit_enode(Extract *e, int32_t c, int64_t j) {
   Core *g = e->g;
-  int32_t n = g->cls[c].nodes.key[j], nk = g->keys[n].nk;
+  int32_t n = nl_keys(&g->cls[c].nodes)[j], nk = g->keys[n].nk;
   const int32_t *kids = kids_of(g, n);
   int stale = e->seen[c][j] < 0;
   for (int32_t x = 0; x < nk; x++) {
@@ -1400,7 +1412,7 @@ static int gn_sharing_value(NExtract *e, int32_t gn, int32_t nk, const int32_t *
 /* Core_extract's visit_enode and offer, on numbers: 1 it became its class's best, 0 not, -1 error or overflow */
 static int nvisit_enode(NExtract *e, int32_t c, int64_t j) {
   Core *g = e->g;
-  int32_t n = g->cls[c].nodes.key[j], nk = g->keys[n].nk, label = g->keys[n].label;
+  int32_t n = nl_keys(&g->cls[c].nodes)[j], nk = g->keys[n].nk, label = g->keys[n].label;
   const int32_t *kids = kids_of(g, n);
   int stale = e->seen[c][j] < 0;
   for (int32_t x = 0; x < nk; x++) {
@@ -1564,9 +1576,9 @@ static PyObject *Core_export(Core *g, PyObject *arg) {
     if (!cl->alive) continue;
     PyObject *nodes = PyList_New(cl->nodes.n), *ps = PyList_New(cl->parents.n / 2);
     if (!nodes || !ps) { Py_XDECREF(nodes); Py_XDECREF(ps); goto out; }
-    for (int64_t j = 0; j < cl->nodes.n; j++) PyList_SET_ITEM(nodes, j, Py_NewRef(made[cl->nodes.key[j]]));
+    for (int64_t j = 0; j < cl->nodes.n; j++) PyList_SET_ITEM(nodes, j, Py_NewRef(made[nl_keys(&cl->nodes)[j]]));
     for (int64_t j = 0; j < cl->parents.n; j += 2) PyList_SET_ITEM(ps, j / 2, Py_BuildValue("Oi", made[cl->parents.a[j]], cl->parents.a[j + 1]));
-    PyObject *item = Py_BuildValue("(lNNii)", (long)c, nodes, ps, cl->type, cl->konst);
+    PyObject *item = Py_BuildValue("(lNNii)", (long)c, nodes, ps, g->ctype.a[c], cl->konst);
     if (!item || PyList_Append(classes, item) < 0) { Py_XDECREF(item); goto out; }
     Py_DECREF(item);
   }
@@ -1585,7 +1597,7 @@ out:
 
 static PyObject *Core_counts(Core *g, void *unused) {
   long long keys = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 8);
-  long long classes = (long long)(g->capcls * sizeof(Class) + (g->parent.cap + g->size.cap) * 4), matches = 0;
+  long long classes = (long long)(g->capcls * sizeof(Class) + (g->parent.cap + g->size.cap + g->ctype.cap) * 4), matches = 0;
   long long enodes = g->enodes, nclasses = 0, fired = 0;
   for (int64_t c = 0; c < g->parent.n; c++) {
     Class *cl = &g->cls[c];
