@@ -160,15 +160,16 @@ static void tm_free(TMap *m) { PyMem_Free(m->slots); m->slots = NULL; m->cap = m
 
 /* ---- the model */
 
-/* An e-node value, interned: what egraph.py keys its dicts by. */
+/* An e-node value, interned: what egraph.py keys its dicts by. 32 bytes, in an array aligned to cache lines: reading a
+ * key (a look-up, the matcher, a rebuild) is one cache line, where 40 bytes straddled two for half the keys. */
 typedef struct {
-  int32_t label, nk, kids;   /* kids: offset into Core.kidpool */
+  int32_t label, nk;
   int32_t stamp;             /* nstamp: the iteration it was made, moved or changed in (0: never) */
   int32_t memo;              /* memo: its class in the hash-cons table, or -1 (not a key of it) */
   int32_t mark, tmp;         /* scratch: dedup of a class's e-nodes, a repair's users */
-  uint32_t hash;
-  int32_t head[2];           /* the first two children, also here: the intern table and the matcher read them without kidpool */
+  int32_t head[2];           /* up to two children here (the readers need no other line); more: head[0] is their offset in Core.kidpool */
 } Key;
+_Static_assert(sizeof(Key) == 32, "two keys a cache line");
 
 typedef struct {
   NodeList nodes;
@@ -197,7 +198,7 @@ typedef struct {
 
 typedef struct {
   PyObject_HEAD
-  Key *keys; int64_t nkeys, capkeys;
+  Key *keys; void *keys_block; int64_t nkeys, capkeys;   /* keys: keys_block's first cache line boundary */
   IVec kidpool;
   uint64_t *slots; int64_t capslots;  /* the intern table: a key's hash and number + 1 */
   Class *cls; int64_t capcls;
@@ -231,7 +232,7 @@ static inline int32_t find(Core *g, int32_t i) {
  * valid until the next new key (the keys may move). */
 static inline const int32_t *kids_of(Core *g, int32_t k) {
   const Key *key = &g->keys[k];
-  return key->nk <= 2 ? key->head : g->kidpool.a + key->kids;
+  return key->nk <= 2 ? key->head : g->kidpool.a + key->head[0];
 }
 
 static uint32_t key_hash(int32_t label, int32_t nk, const int32_t *kids) {
@@ -246,16 +247,30 @@ static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *ki
     if ((uint32_t)(sl >> 32) != h) continue;
     const Key *k = &g->keys[(uint32_t)sl - 1];
     if (k->label != label || k->nk != nk) continue;
-    if (nk <= 2 ? nk == 0 || (k->head[0] == kids[0] && (nk == 1 || k->head[1] == kids[1])) : same_ints(g->kidpool.a + k->kids, kids, nk))
+    if (nk <= 2 ? nk == 0 || (k->head[0] == kids[0] && (nk == 1 || k->head[1] == kids[1])) : same_ints(g->kidpool.a + k->head[0], kids, nk))
       return (int32_t)((uint32_t)sl - 1);
   }
   return -1;
 }
 
-static void intern_place(Core *g, int32_t k) {
-  int64_t mask = g->capslots - 1, j = (int64_t)(g->keys[k].hash & (uint64_t)mask);
+static void intern_place(Core *g, int32_t k, uint32_t h) {
+  int64_t mask = g->capslots - 1, j = (int64_t)(h & (uint64_t)mask);
   while (g->slots[j]) j = (j + 1) & mask;
-  g->slots[j] = (uint64_t)g->keys[k].hash << 32 | (uint64_t)(k + 1);
+  g->slots[j] = (uint64_t)h << 32 | (uint64_t)(k + 1);
+}
+
+/* Room for one more key, its array aligned to a cache line: grown by PyMem_Realloc (a large block is moved by the kernel,
+ * not copied), the keys moved within the block only where its alignment changed; -1 on error. */
+static int keys_reserve(Core *g) {
+  if (g->nkeys < g->capkeys) return 0;
+  int64_t cap = g->capkeys ? g->capkeys * 2 : 512;
+  size_t was = g->keys_block ? (size_t)((char *)g->keys - (char *)g->keys_block) : 0;
+  char *block = PyMem_Realloc(g->keys_block, (size_t)cap * sizeof(Key) + 63);
+  if (!block) { PyErr_NoMemory(); return -1; }
+  size_t off = (64 - (uintptr_t)block % 64) % 64;
+  if (off != was && g->nkeys) memmove(block + off, block + was, (size_t)g->nkeys * sizeof(Key));
+  g->keys_block = block; g->keys = (Key *)(block + off); g->capkeys = cap;
+  return 0;
 }
 
 /* A new key for value (label, kids), which has none; -1 on error. `kids` must not point into kidpool. */
@@ -267,19 +282,14 @@ static int32_t intern_new(Core *g, int32_t label, int32_t nk, const int32_t *kid
     if (!s) { PyErr_NoMemory(); return -1; }
     PyMem_Free(g->slots);
     g->slots = s; g->capslots = cap;
-    for (int64_t i = 0; i < g->nkeys; i++) intern_place(g, (int32_t)i);
+    for (int64_t i = 0; i < g->nkeys; i++) intern_place(g, (int32_t)i, key_hash(g->keys[i].label, g->keys[i].nk, kids_of(g, (int32_t)i)));
   }
-  if (g->nkeys == g->capkeys) {
-    int64_t cap = g->capkeys ? g->capkeys * 2 : 512;
-    Key *a = PyMem_Realloc(g->keys, (size_t)cap * sizeof(Key));
-    if (!a) { PyErr_NoMemory(); return -1; }
-    g->keys = a; g->capkeys = cap;
-  }
+  if (keys_reserve(g) < 0) return -1;
   int32_t off = (int32_t)g->kidpool.n;
-  if (iv_extend(&g->kidpool, kids, nk) < 0) return -1;
+  if (nk > 2 && iv_extend(&g->kidpool, kids, nk) < 0) return -1;
   k = (int32_t)g->nkeys++;
-  g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids), {nk > 0 ? kids[0] : 0, nk > 1 ? kids[1] : 0}};
-  intern_place(g, k);
+  g->keys[k] = (Key){label, nk, 0, -1, 0, 0, {nk > 2 ? off : nk > 0 ? kids[0] : 0, nk == 2 ? kids[1] : 0}};
+  intern_place(g, k, key_hash(label, nk, kids));
   return k;
 }
 
@@ -622,7 +632,7 @@ static void rule_free(Rule *r) {
 }
 
 static void core_free(Core *g) {
-  PyMem_Free(g->keys); g->keys = NULL; g->enodes = 0; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
+  PyMem_Free(g->keys_block); g->keys_block = NULL; g->keys = NULL; g->nkeys = g->capkeys = 0; g->enodes = 0; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
   for (int64_t c = 0; c < g->parent.n; c++) { nl_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
   PyMem_Free(g->cls); g->cls = NULL;
   iv_free(&g->parent); iv_free(&g->size); iv_free(&g->ctype); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts);
@@ -1558,7 +1568,8 @@ static PyObject *Core_export(Core *g, PyObject *arg) {
       Key *key = &g->keys[k];
       PyObject *kids = PyTuple_New(key->nk);
       if (!kids) goto out;
-      for (int32_t j = 0; j < key->nk; j++) PyTuple_SET_ITEM(kids, j, PyLong_FromLong(g->kidpool.a[key->kids + j]));
+      const int32_t *ks = kids_of(g, (int32_t)k);
+      for (int32_t j = 0; j < key->nk; j++) PyTuple_SET_ITEM(kids, j, PyLong_FromLong(ks[j]));
       PyObject *lab = PyList_GET_ITEM(arg, key->label);
       if (!PyTuple_Check(lab) || PyTuple_GET_SIZE(lab) != 3) { Py_DECREF(kids); PyErr_SetString(PyExc_ValueError, "a label is (op, dtype, arg)"); goto out; }
       made[k] = PyTuple_Pack(4, PyTuple_GET_ITEM(lab, 0), PyTuple_GET_ITEM(lab, 1), PyTuple_GET_ITEM(lab, 2), kids);
