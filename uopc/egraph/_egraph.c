@@ -104,6 +104,24 @@ static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
   return fmix(h);
 }
 
+/* A table of slots (each a 32-bit hash and a number + 1, 0 empty; linear probing) grown from oldcap to cap slots (powers of
+ * two): the slots are placed in the order of the old table, so that the writes go in two runs (a slot's new home is its old
+ * home or that plus oldcap), not a cache miss each as in the order of the entries; the old table freed. NULL on error. */
+static uint64_t *slots_grown(uint64_t *old, int64_t oldcap, int64_t cap) {
+  uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+  if (!s) { PyErr_NoMemory(); return NULL; }
+  int64_t mask = cap - 1;
+  for (int64_t i = 0; i < oldcap; i++) {
+    uint64_t sl = old[i];
+    if (!sl) continue;
+    int64_t j = (int64_t)((sl >> 32) & (uint64_t)mask);
+    while (s[j]) j = (j + 1) & mask;
+    s[j] = sl;
+  }
+  PyMem_Free(old);
+  return s;
+}
+
 /* ---- a set of fixed-width int tuples, each with a value: open addressing; a slot holds an entry's hash and number + 1 */
 
 typedef struct { int32_t w, clearable; uint64_t *slots; int64_t cap, n; IVec data, vals, used; } TMap;   /* used: if clearable */
@@ -115,24 +133,18 @@ static inline int same_ints(const int32_t *a, const int32_t *b, int32_t n) {
 
 static inline uint32_t tm_hash(const TMap *m, const int32_t *t) { return (uint32_t)hash_ints(7, t, m->w); }
 
-static void tm_place(TMap *m, int64_t e, uint32_t h) {
-  int64_t mask = m->cap - 1, j = (int64_t)(h & (uint64_t)mask);
-  while (m->slots[j]) j = (j + 1) & mask;
-  m->slots[j] = (uint64_t)h << 32 | (uint64_t)(e + 1);
-  if (m->clearable) m->used.a[m->used.n++] = (int32_t)j;   /* reserved by tm_put */
-}
-
 /* The entry of tuple t, added with value val if new (*added says so; an old one keeps its value unless `overwrite`);
  * -1 on error. One probe. */
 static int64_t tm_put(TMap *m, const int32_t *t, int32_t val, int overwrite, int *added) {
   if ((m->n + 1) * 2 > m->cap) {
     int64_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
-    if (!s) { PyErr_NoMemory(); return -1; }
-    PyMem_Free(m->slots);
+    uint64_t *s = slots_grown(m->slots, m->cap, cap);
+    if (!s) return -1;
     m->slots = s; m->cap = cap; m->used.n = 0;
-    if (m->clearable && iv_reserve(&m->used, m->n + 1) < 0) return -1;
-    for (int64_t e = 0; e < m->n; e++) tm_place(m, e, tm_hash(m, m->data.a + e * m->w));
+    if (m->clearable) {   /* a small table (one root's matches): its used slots found by a scan */
+      if (iv_reserve(&m->used, m->n + 1) < 0) return -1;
+      for (int64_t j = 0; j < cap; j++) if (s[j]) m->used.a[m->used.n++] = (int32_t)j;
+    }
   }
   uint32_t h = tm_hash(m, t);
   int64_t mask = m->cap - 1, j = (int64_t)(h & (uint64_t)mask);
@@ -208,6 +220,7 @@ typedef struct {
   int64_t memo_len;
   int64_t enodes;                     /* the live classes' e-nodes, counted as they come and go (the classes made are many) */
   IVec pending, stale, fresh, conflicts;
+  IVec congruent;                     /* repair's scratch: pairs of classes to merge */
   int32_t nlabels, nltests; IVec label_const; uint8_t *ltest; int64_t capltest;
   int32_t ntypes, nttests; uint8_t *ttest; int64_t capttest;
   Rule *rules; int32_t nrules;
@@ -278,11 +291,9 @@ static int32_t intern_new(Core *g, int32_t label, int32_t nk, const int32_t *kid
   int32_t k;
   if ((g->nkeys + 1) * 2 > g->capslots) {
     int64_t cap = g->capslots ? g->capslots * 2 : 1024;
-    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
-    if (!s) { PyErr_NoMemory(); return -1; }
-    PyMem_Free(g->slots);
+    uint64_t *s = slots_grown(g->slots, g->capslots, cap);
+    if (!s) return -1;
     g->slots = s; g->capslots = cap;
-    for (int64_t i = 0; i < g->nkeys; i++) intern_place(g, (int32_t)i, key_hash(g->keys[i].label, g->keys[i].nk, kids_of(g, (int32_t)i)));
   }
   if (keys_reserve(g) < 0) return -1;
   int32_t off = (int32_t)g->kidpool.n;
@@ -384,37 +395,34 @@ static int union_(Core *g, int32_t a, int32_t b) {
 }
 
 static int repair(Core *g, int32_t c) {
-  IVec ps = g->cls[c].parents;   /* taken: the unions below extend the class's list anew */
+  IVec ps = g->cls[c].parents;   /* taken, and rewritten in place into the class's new list: (n, its class) for each user n
+                                    in first-seen order (a pair read makes at most one pair written); the unions below extend it */
   memset(&g->cls[c].parents, 0, sizeof(IVec));
-  IVec congruent = {0};
-  int rc = -1;
   for (int64_t i = 0; i < ps.n; i += 2) memo_pop(g, ps.a[i]);
   int32_t ep = ++g->mark_epoch;
-  IVec users = {0};
+  IVec *congruent = &g->congruent;
+  congruent->n = 0;
+  int64_t w = 0;
   for (int64_t i = 0; i < ps.n; i += 2) {
     int32_t pc = ps.a[i + 1];
-    if (iv_push(&g->stale, pc) < 0) goto out;
+    if (iv_push(&g->stale, pc) < 0) goto fail;
     int32_t n = canonical(g, ps.a[i]);
-    if (n < 0) goto out;
+    if (n < 0) goto fail;
     Key *k = &g->keys[n];
-    if (k->mark == ep) { if (iv_push(&congruent, pc) < 0 || iv_push(&congruent, k->tmp) < 0) goto out; }
+    if (k->mark == ep) { if (iv_push(congruent, pc) < 0 || iv_push(congruent, k->tmp) < 0) goto fail; }
     else {
       k->mark = ep; k->tmp = find(g, pc);
       memo_set(g, n, k->tmp);
-      if (iv_push(&users, n) < 0) goto out;
+      ps.a[w++] = n; ps.a[w++] = k->tmp;
     }
   }
-  Class *cl = &g->cls[c];   /* users' items: (n, its class) in first-seen order, then what unions add */
-  IVec np = {0};
-  for (int64_t i = 0; i < users.n; i++) if (iv_push(&np, users.a[i]) < 0 || iv_push(&np, g->keys[users.a[i]].tmp) < 0) { iv_free(&np); goto out; }
-  if (iv_extend(&np, cl->parents.a, cl->parents.n) < 0) { iv_free(&np); goto out; }
-  iv_free(&cl->parents);
-  cl->parents = np;
-  for (int64_t i = 0; i < congruent.n; i += 2) if (union_(g, congruent.a[i], congruent.a[i + 1]) < 0) goto out;
-  rc = 0;
-out:
-  iv_free(&ps); iv_free(&congruent); iv_free(&users);
-  return rc;
+  ps.n = w;
+  g->cls[c].parents = ps;   /* nothing above adds users to c */
+  for (int64_t i = 0; i < congruent->n; i += 2) if (union_(g, congruent->a[i], congruent->a[i + 1]) < 0) return -1;
+  return 0;
+fail:
+  iv_free(&ps);
+  return -1;
 }
 
 /* The classes that go away in a union keep their list until the union: repair() took c's, so a union of c moves none. */
@@ -635,7 +643,7 @@ static void core_free(Core *g) {
   PyMem_Free(g->keys_block); g->keys_block = NULL; g->keys = NULL; g->nkeys = g->capkeys = 0; g->enodes = 0; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
   for (int64_t c = 0; c < g->parent.n; c++) { nl_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
   PyMem_Free(g->cls); g->cls = NULL;
-  iv_free(&g->parent); iv_free(&g->size); iv_free(&g->ctype); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts);
+  iv_free(&g->parent); iv_free(&g->size); iv_free(&g->ctype); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts); iv_free(&g->congruent);
   iv_free(&g->label_const); PyMem_Free(g->ltest); g->ltest = NULL; PyMem_Free(g->ttest); g->ttest = NULL;
   for (int32_t i = 0; i < g->nrules; i++) rule_free(&g->rules[i]);
   PyMem_Free(g->rules); g->rules = NULL; g->nrules = 0;
