@@ -94,14 +94,11 @@ static void nl_free(NodeList *v) {
   v->n = v->cap = 0;
 }
 
-static inline uint64_t fmix(uint64_t h) {
-  h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
-  return h;
-}
-
+/* A multiply per int, and the high half folded into the low: the tables index by the low bits, which a product alone takes
+ * from the ints' low bits only. (A final mix, as murmur's, cost 8% of the core's instructions for no fewer probes.) */
 static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
-  for (int32_t i = 0; i < n; i++) h = (h ^ (uint32_t)xs[i]) * 0x9e3779b97f4a7c15ULL + (uint64_t)i;   /* mixed once, at the end */
-  return fmix(h);
+  for (int32_t i = 0; i < n; i++) h = (h + (uint32_t)xs[i]) * 0x9e3779b97f4a7c15ULL;
+  return h ^ h >> 29;
 }
 
 /* A table of slots (each a 32-bit hash and a number + 1, 0 empty; linear probing) grown from oldcap to cap slots (powers of
