@@ -212,8 +212,8 @@ typedef struct {
   uint64_t *slots; int64_t capslots;  /* the intern table: a key's hash and number + 1 */
   Class *cls; int64_t capcls;
   IVec parent, size;                  /* the union-find */
-  IVec ctype;                         /* per class, its (dtype, shape) numbered by Python: the same in every class merged, so a
-                                         class's own is its root's; an array of its own, as applying a match reads it per name */
+  IVec ctype;                         /* per class, its (dtype, shape) numbered by Python (the same in every class merged): an
+                                         array of its own, as applying a match reads it per name */
   int64_t memo_len;
   int64_t enodes;                     /* the live classes' e-nodes, counted as they come and go (the classes made are many) */
   IVec pending, stale, fresh, conflicts;
@@ -968,13 +968,13 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
       r->fired.vals.a[r->found.a[f + 1]] = c;
       matches++;
       int64_t before = g->parent.n;
-      for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->ctype.a[ids[j]]; }
+      for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->ctype.a[find(g, ids[j])]; }   /* find: its paths halve as the Python loop's */
       TEntry *t = template_of(g, i, types);
       if (!t) goto fail;
       last = t;
       if (!t->ok) { rejected++; continue; }
       if (t->result == NO_RESULT) continue;
-      if (t->rtype != g->ctype.a[c]) { rejected++; continue; }
+      if (t->rtype != g->ctype.a[find(g, c)]) { rejected++; continue; }
       if (t->nsteps > outcap) {
         int32_t *o = PyMem_Realloc(out == outbuf ? NULL : out, (size_t)t->nsteps * sizeof(int32_t));
         if (!o) { PyErr_NoMemory(); goto fail; }
