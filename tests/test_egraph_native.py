@@ -160,3 +160,13 @@ def test_a_sum_past_int64_is_extracted_by_python():
   assert run.core.extract_best(c.root, [10**15] * len(run.tests.label_objs), False, run.tests.label_objs, make_uop) is None
   py = saturate(prog, pm, cost, timeout=None, native=False)
   assert (c.best, c.cost) == (py.best, py.cost) and c.best is prog and c.cost == 10**15 * (2**15 - 1)
+
+
+def test_nodes_of_three_sources():
+  # a WHERE's children are kept in the core's pool, not in its key (which holds two): the matcher reads them there, and
+  # the merges below a WHERE (x + 0 = x, x * 1 = x) make its key anew
+  where = (UPat(Ops.WHERE, src=(UPat.var("c"), a, b)), lambda c, a, b: a + b)
+  prog = (param(0) < param(1)).where(param(0) + 0, (param(1) * 1) * 3) + param(0)
+  py, c = both(prog, PatternMatcher([where, POOL[0], POOL[1], POOL[4], POOL[5]]), SCHEDULERS[0], max_iterations=6)
+  wheres = [n for cl in py[12].values() for n in cl.nodes if n[0] is Ops.WHERE]
+  assert py == c and len(wheres) == 1 and py[4] == 18 and py[5] == 8

@@ -50,14 +50,73 @@ static inline int iv_extend(IVec *v, const int32_t *xs, int64_t n) {
 
 static void iv_free(IVec *v) { PyMem_Free(v->a); v->a = NULL; v->n = v->cap = 0; }
 
-static inline uint64_t fmix(uint64_t h) {
-  h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ULL; h ^= h >> 33;
-  return h;
+/* ---- a class's e-nodes: their keys, and beside them their labels, which the matcher tests first: most e-nodes it
+ * looks at fail the test (a sum's class holds its products too), and the labels are read in a row where the keys are
+ * scattered, a cache miss each */
+
+/* The first two in the record itself: most classes are made for one e-node and merged into another at once, and then
+ * allocate nothing. 24 bytes, so that a class record stays in one cache line. */
+typedef struct { union { struct { int32_t *key, *label; } heap; int32_t small[4]; } u; int32_t n, cap; } NodeList;   /* cap 0: small */
+
+static inline int32_t *nl_keys(const NodeList *v) { return v->cap ? v->u.heap.key : (int32_t *)v->u.small; }
+static inline int32_t *nl_labels(const NodeList *v) { return v->cap ? v->u.heap.label : (int32_t *)v->u.small + 2; }
+
+static int nl_reserve(NodeList *v, int64_t want) {
+  if (want <= (v->cap ? v->cap : 2)) return 0;
+  if (want > INT32_MAX / 2) { PyErr_NoMemory(); return -1; }
+  int32_t cap = v->cap ? v->cap : 4;
+  while (cap < want) cap *= 2;
+  int32_t *k = PyMem_Malloc((size_t)cap * sizeof(int32_t)), *l = PyMem_Malloc((size_t)cap * sizeof(int32_t));
+  if (!k || !l) { PyMem_Free(k); PyMem_Free(l); PyErr_NoMemory(); return -1; }
+  memcpy(k, nl_keys(v), (size_t)v->n * sizeof(int32_t));
+  memcpy(l, nl_labels(v), (size_t)v->n * sizeof(int32_t));
+  if (v->cap) { PyMem_Free(v->u.heap.key); PyMem_Free(v->u.heap.label); }
+  v->u.heap.key = k; v->u.heap.label = l; v->cap = cap;
+  return 0;
 }
 
+static inline int nl_push(NodeList *v, int32_t key, int32_t label) {
+  if (v->n == (v->cap ? v->cap : 2) && nl_reserve(v, v->n + 1) < 0) return -1;
+  nl_keys(v)[v->n] = key; nl_labels(v)[v->n++] = label;
+  return 0;
+}
+
+static int nl_extend(NodeList *v, const NodeList *w) {
+  if (nl_reserve(v, (int64_t)v->n + w->n) < 0) return -1;
+  memcpy(nl_keys(v) + v->n, nl_keys(w), (size_t)w->n * sizeof(int32_t));
+  memcpy(nl_labels(v) + v->n, nl_labels(w), (size_t)w->n * sizeof(int32_t));
+  v->n += w->n;
+  return 0;
+}
+
+static void nl_free(NodeList *v) {
+  if (v->cap) { PyMem_Free(v->u.heap.key); PyMem_Free(v->u.heap.label); }
+  v->n = v->cap = 0;
+}
+
+/* A multiply per int, and the high half folded into the low: the tables index by the low bits, which a product alone takes
+ * from the ints' low bits only. (A final mix, as murmur's, cost 8% of the core's instructions for no fewer probes.) */
 static inline uint64_t hash_ints(uint64_t h, const int32_t *xs, int32_t n) {
-  for (int32_t i = 0; i < n; i++) h = (h ^ (uint32_t)xs[i]) * 0x9e3779b97f4a7c15ULL + (uint64_t)i;   /* mixed once, at the end */
-  return fmix(h);
+  for (int32_t i = 0; i < n; i++) h = (h + (uint32_t)xs[i]) * 0x9e3779b97f4a7c15ULL;
+  return h ^ h >> 29;
+}
+
+/* A table of slots (each a 32-bit hash and a number + 1, 0 empty; linear probing) grown from oldcap to cap slots (powers of
+ * two): the slots are placed in the order of the old table, so that the writes go in two runs (a slot's new home is its old
+ * home or that plus oldcap), not a cache miss each as in the order of the entries; the old table freed. NULL on error. */
+static uint64_t *slots_grown(uint64_t *old, int64_t oldcap, int64_t cap) {
+  uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
+  if (!s) { PyErr_NoMemory(); return NULL; }
+  int64_t mask = cap - 1;
+  for (int64_t i = 0; i < oldcap; i++) {
+    uint64_t sl = old[i];
+    if (!sl) continue;
+    int64_t j = (int64_t)((sl >> 32) & (uint64_t)mask);
+    while (s[j]) j = (j + 1) & mask;
+    s[j] = sl;
+  }
+  PyMem_Free(old);
+  return s;
 }
 
 /* ---- a set of fixed-width int tuples, each with a value: open addressing; a slot holds an entry's hash and number + 1 */
@@ -71,24 +130,18 @@ static inline int same_ints(const int32_t *a, const int32_t *b, int32_t n) {
 
 static inline uint32_t tm_hash(const TMap *m, const int32_t *t) { return (uint32_t)hash_ints(7, t, m->w); }
 
-static void tm_place(TMap *m, int64_t e, uint32_t h) {
-  int64_t mask = m->cap - 1, j = (int64_t)(h & (uint64_t)mask);
-  while (m->slots[j]) j = (j + 1) & mask;
-  m->slots[j] = (uint64_t)h << 32 | (uint64_t)(e + 1);
-  if (m->clearable) m->used.a[m->used.n++] = (int32_t)j;   /* reserved by tm_put */
-}
-
 /* The entry of tuple t, added with value val if new (*added says so; an old one keeps its value unless `overwrite`);
  * -1 on error. One probe. */
 static int64_t tm_put(TMap *m, const int32_t *t, int32_t val, int overwrite, int *added) {
   if ((m->n + 1) * 2 > m->cap) {
     int64_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
-    if (!s) { PyErr_NoMemory(); return -1; }
-    PyMem_Free(m->slots);
+    uint64_t *s = slots_grown(m->slots, m->cap, cap);
+    if (!s) return -1;
     m->slots = s; m->cap = cap; m->used.n = 0;
-    if (m->clearable && iv_reserve(&m->used, m->n + 1) < 0) return -1;
-    for (int64_t e = 0; e < m->n; e++) tm_place(m, e, tm_hash(m, m->data.a + e * m->w));
+    if (m->clearable) {   /* a small table (one root's matches): its used slots found by a scan */
+      if (iv_reserve(&m->used, m->n + 1) < 0) return -1;
+      for (int64_t j = 0; j < cap; j++) if (s[j]) m->used.a[m->used.n++] = (int32_t)j;
+    }
   }
   uint32_t h = tm_hash(m, t);
   int64_t mask = m->cap - 1, j = (int64_t)(h & (uint64_t)mask);
@@ -116,22 +169,24 @@ static void tm_free(TMap *m) { PyMem_Free(m->slots); m->slots = NULL; m->cap = m
 
 /* ---- the model */
 
-/* An e-node value, interned: what egraph.py keys its dicts by. */
+/* An e-node value, interned: what egraph.py keys its dicts by. 32 bytes, in an array aligned to cache lines: reading a
+ * key (a look-up, the matcher, a rebuild) is one cache line, where 40 bytes straddled two for half the keys. */
 typedef struct {
-  int32_t label, nk, kids;   /* kids: offset into Core.kidpool */
+  int32_t label, nk;
   int32_t stamp;             /* nstamp: the iteration it was made, moved or changed in (0: never) */
   int32_t memo;              /* memo: its class in the hash-cons table, or -1 (not a key of it) */
   int32_t mark, tmp;         /* scratch: dedup of a class's e-nodes, a repair's users */
-  uint32_t hash;
-  int32_t head[2];           /* the first two children, also here: the intern table and the matcher read them without kidpool */
+  int32_t head[2];           /* up to two children here (the readers need no other line); more: head[0] is their offset in Core.kidpool */
 } Key;
+_Static_assert(sizeof(Key) == 32, "two keys a cache line");
 
 typedef struct {
-  IVec nodes;     /* keys */
+  NodeList nodes;
   IVec parents;   /* pairs (key, class) */
-  int32_t type, konst;   /* the class's (dtype, shape), numbered by Python; the label of its CONST or -1 */
+  int32_t konst;   /* the label of its CONST or -1 */
   int32_t alive;
 } Class;
+_Static_assert(sizeof(Class) <= 64, "a class record in one cache line: the matcher and apply read one per class");
 
 /* A pattern node: a variable (its class) or a structured node (a loop over the class's e-nodes). */
 typedef struct { int32_t var, name, ttest, ltest, src_none, norders, len, orders, leaf; } PNode;   /* leaf: structured, only variables below */
@@ -152,13 +207,17 @@ typedef struct {
 
 typedef struct {
   PyObject_HEAD
-  Key *keys; int64_t nkeys, capkeys;
+  Key *keys; void *keys_block; int64_t nkeys, capkeys;   /* keys: keys_block's first cache line boundary */
   IVec kidpool;
   uint64_t *slots; int64_t capslots;  /* the intern table: a key's hash and number + 1 */
   Class *cls; int64_t capcls;
   IVec parent, size;                  /* the union-find */
+  IVec ctype;                         /* per class, its (dtype, shape) numbered by Python (the same in every class merged): an
+                                         array of its own, as applying a match reads it per name */
   int64_t memo_len;
+  int64_t enodes;                     /* the live classes' e-nodes, counted as they come and go (the classes made are many) */
   IVec pending, stale, fresh, conflicts;
+  IVec congruent;                     /* repair's scratch: pairs of classes to merge */
   int32_t nlabels, nltests; IVec label_const; uint8_t *ltest; int64_t capltest;
   int32_t ntypes, nttests; uint8_t *ttest; int64_t capttest;
   Rule *rules; int32_t nrules;
@@ -183,7 +242,7 @@ static inline int32_t find(Core *g, int32_t i) {
  * valid until the next new key (the keys may move). */
 static inline const int32_t *kids_of(Core *g, int32_t k) {
   const Key *key = &g->keys[k];
-  return key->nk <= 2 ? key->head : g->kidpool.a + key->kids;
+  return key->nk <= 2 ? key->head : g->kidpool.a + key->head[0];
 }
 
 static uint32_t key_hash(int32_t label, int32_t nk, const int32_t *kids) {
@@ -198,16 +257,30 @@ static int32_t intern_find(Core *g, int32_t label, int32_t nk, const int32_t *ki
     if ((uint32_t)(sl >> 32) != h) continue;
     const Key *k = &g->keys[(uint32_t)sl - 1];
     if (k->label != label || k->nk != nk) continue;
-    if (nk <= 2 ? nk == 0 || (k->head[0] == kids[0] && (nk == 1 || k->head[1] == kids[1])) : same_ints(g->kidpool.a + k->kids, kids, nk))
+    if (nk <= 2 ? nk == 0 || (k->head[0] == kids[0] && (nk == 1 || k->head[1] == kids[1])) : same_ints(g->kidpool.a + k->head[0], kids, nk))
       return (int32_t)((uint32_t)sl - 1);
   }
   return -1;
 }
 
-static void intern_place(Core *g, int32_t k) {
-  int64_t mask = g->capslots - 1, j = (int64_t)(g->keys[k].hash & (uint64_t)mask);
+static void intern_place(Core *g, int32_t k, uint32_t h) {
+  int64_t mask = g->capslots - 1, j = (int64_t)(h & (uint64_t)mask);
   while (g->slots[j]) j = (j + 1) & mask;
-  g->slots[j] = (uint64_t)g->keys[k].hash << 32 | (uint64_t)(k + 1);
+  g->slots[j] = (uint64_t)h << 32 | (uint64_t)(k + 1);
+}
+
+/* Room for one more key, its array aligned to a cache line: grown by PyMem_Realloc (a large block is moved by the kernel,
+ * not copied), the keys moved within the block only where its alignment changed; -1 on error. */
+static int keys_reserve(Core *g) {
+  if (g->nkeys < g->capkeys) return 0;
+  int64_t cap = g->capkeys ? g->capkeys * 2 : 512;
+  size_t was = g->keys_block ? (size_t)((char *)g->keys - (char *)g->keys_block) : 0;
+  char *block = PyMem_Realloc(g->keys_block, (size_t)cap * sizeof(Key) + 63);
+  if (!block) { PyErr_NoMemory(); return -1; }
+  size_t off = (64 - (uintptr_t)block % 64) % 64;
+  if (off != was && g->nkeys) memmove(block + off, block + was, (size_t)g->nkeys * sizeof(Key));
+  g->keys_block = block; g->keys = (Key *)(block + off); g->capkeys = cap;
+  return 0;
 }
 
 /* A new key for value (label, kids), which has none; -1 on error. `kids` must not point into kidpool. */
@@ -215,23 +288,16 @@ static int32_t intern_new(Core *g, int32_t label, int32_t nk, const int32_t *kid
   int32_t k;
   if ((g->nkeys + 1) * 2 > g->capslots) {
     int64_t cap = g->capslots ? g->capslots * 2 : 1024;
-    uint64_t *s = PyMem_Calloc((size_t)cap, sizeof(uint64_t));
-    if (!s) { PyErr_NoMemory(); return -1; }
-    PyMem_Free(g->slots);
+    uint64_t *s = slots_grown(g->slots, g->capslots, cap);
+    if (!s) return -1;
     g->slots = s; g->capslots = cap;
-    for (int64_t i = 0; i < g->nkeys; i++) intern_place(g, (int32_t)i);
   }
-  if (g->nkeys == g->capkeys) {
-    int64_t cap = g->capkeys ? g->capkeys * 2 : 512;
-    Key *a = PyMem_Realloc(g->keys, (size_t)cap * sizeof(Key));
-    if (!a) { PyErr_NoMemory(); return -1; }
-    g->keys = a; g->capkeys = cap;
-  }
+  if (keys_reserve(g) < 0) return -1;
   int32_t off = (int32_t)g->kidpool.n;
-  if (iv_extend(&g->kidpool, kids, nk) < 0) return -1;
+  if (nk > 2 && iv_extend(&g->kidpool, kids, nk) < 0) return -1;
   k = (int32_t)g->nkeys++;
-  g->keys[k] = (Key){label, nk, off, 0, -1, 0, 0, key_hash(label, nk, kids), {nk > 0 ? kids[0] : 0, nk > 1 ? kids[1] : 0}};
-  intern_place(g, k);
+  g->keys[k] = (Key){label, nk, 0, -1, 0, 0, {nk > 2 ? off : nk > 0 ? kids[0] : 0, nk == 2 ? kids[1] : 0}};
+  intern_place(g, k, key_hash(label, nk, kids));
   return k;
 }
 
@@ -260,7 +326,7 @@ static void memo_pop(Core *g, int32_t k) { if (g->keys[k].memo >= 0) { g->memo_l
 
 static int32_t make_class(Core *g, int32_t type) {
   int32_t c = (int32_t)g->parent.n;
-  if (iv_push(&g->parent, c) < 0 || iv_push(&g->size, 1) < 0) return -1;
+  if (iv_push(&g->parent, c) < 0 || iv_push(&g->size, 1) < 0 || iv_push(&g->ctype, type) < 0) return -1;
   if (c >= g->capcls) {
     int64_t cap = g->capcls ? g->capcls * 2 : 256;
     Class *a = PyMem_Realloc(g->cls, (size_t)cap * sizeof(Class));
@@ -268,7 +334,7 @@ static int32_t make_class(Core *g, int32_t type) {
     g->cls = a; g->capcls = cap;
   }
   memset(&g->cls[c], 0, sizeof(Class));
-  g->cls[c].type = type; g->cls[c].konst = -1; g->cls[c].alive = 1;
+  g->cls[c].konst = -1; g->cls[c].alive = 1;
   return c;
 }
 
@@ -286,7 +352,8 @@ static int32_t add_enode(Core *g, int32_t label, int32_t nk, const int32_t *kids
   if (g->keys[k].memo >= 0) { c = find(g, g->keys[k].memo); goto done; }
   if ((c = make_class(g, type)) < 0) goto done;
   memo_set(g, k, c);
-  if (iv_push(&g->cls[c].nodes, k) < 0 || iv_push(&g->fresh, k) < 0) { c = -1; goto done; }
+  if (nl_push(&g->cls[c].nodes, k, label) < 0 || iv_push(&g->fresh, k) < 0) { c = -1; goto done; }
+  g->enodes++;
   if (label < g->nlabels && g->label_const.a[label]) g->cls[c].konst = label;
   for (int32_t i = 0; i < nk; i++) {   /* set(n[3]): each child once */
     int dup = 0;
@@ -309,53 +376,50 @@ static int union_(Core *g, int32_t a, int32_t b) {
     if (iv_push(&g->conflicts, ca->konst) < 0 || iv_push(&g->conflicts, cb->konst) < 0) return -1;
     return 0;
   }
-  if (ca->type != cb->type) { PyErr_SetString(PyExc_ValueError, "cannot merge classes of different dtypes or shapes"); return -1; }
+  if (g->ctype.a[a] != g->ctype.a[b]) { PyErr_SetString(PyExc_ValueError, "cannot merge classes of different dtypes or shapes"); return -1; }
   int32_t root = a, gone = b;
   if (g->size.a[a] < g->size.a[b]) { root = b; gone = a; }
   g->parent.a[gone] = root;
   g->size.a[root] += g->size.a[gone];
   Class *keep = &g->cls[root], *gc = &g->cls[gone];
-  if (iv_extend(&keep->nodes, gc->nodes.a, gc->nodes.n) < 0 || iv_extend(&g->fresh, gc->nodes.a, gc->nodes.n) < 0 ||
+  if (nl_extend(&keep->nodes, &gc->nodes) < 0 || iv_extend(&g->fresh, nl_keys(&gc->nodes), gc->nodes.n) < 0 ||
       iv_extend(&keep->parents, gc->parents.a, gc->parents.n) < 0) return -1;
   if (gc->konst >= 0) keep->konst = gc->konst;
-  iv_free(&gc->nodes); iv_free(&gc->parents);
+  nl_free(&gc->nodes); iv_free(&gc->parents);
   gc->alive = 0; gc->konst = -1;
   if (iv_push(&g->pending, root) < 0 || iv_push(&g->stale, root) < 0) return -1;
   return 1;
 }
 
 static int repair(Core *g, int32_t c) {
-  IVec ps = g->cls[c].parents;   /* taken: the unions below extend the class's list anew */
+  IVec ps = g->cls[c].parents;   /* taken, and rewritten in place into the class's new list: (n, its class) for each user n
+                                    in first-seen order (a pair read makes at most one pair written); the unions below extend it */
   memset(&g->cls[c].parents, 0, sizeof(IVec));
-  IVec congruent = {0};
-  int rc = -1;
   for (int64_t i = 0; i < ps.n; i += 2) memo_pop(g, ps.a[i]);
   int32_t ep = ++g->mark_epoch;
-  IVec users = {0};
+  IVec *congruent = &g->congruent;
+  congruent->n = 0;
+  int64_t w = 0;
   for (int64_t i = 0; i < ps.n; i += 2) {
     int32_t pc = ps.a[i + 1];
-    if (iv_push(&g->stale, pc) < 0) goto out;
+    if (iv_push(&g->stale, pc) < 0) goto fail;
     int32_t n = canonical(g, ps.a[i]);
-    if (n < 0) goto out;
+    if (n < 0) goto fail;
     Key *k = &g->keys[n];
-    if (k->mark == ep) { if (iv_push(&congruent, pc) < 0 || iv_push(&congruent, k->tmp) < 0) goto out; }
+    if (k->mark == ep) { if (iv_push(congruent, pc) < 0 || iv_push(congruent, k->tmp) < 0) goto fail; }
     else {
       k->mark = ep; k->tmp = find(g, pc);
       memo_set(g, n, k->tmp);
-      if (iv_push(&users, n) < 0) goto out;
+      ps.a[w++] = n; ps.a[w++] = k->tmp;
     }
   }
-  Class *cl = &g->cls[c];   /* users' items: (n, its class) in first-seen order, then what unions add */
-  IVec np = {0};
-  for (int64_t i = 0; i < users.n; i++) if (iv_push(&np, users.a[i]) < 0 || iv_push(&np, g->keys[users.a[i]].tmp) < 0) { iv_free(&np); goto out; }
-  if (iv_extend(&np, cl->parents.a, cl->parents.n) < 0) { iv_free(&np); goto out; }
-  iv_free(&cl->parents);
-  cl->parents = np;
-  for (int64_t i = 0; i < congruent.n; i += 2) if (union_(g, congruent.a[i], congruent.a[i + 1]) < 0) goto out;
-  rc = 0;
-out:
-  iv_free(&ps); iv_free(&congruent); iv_free(&users);
-  return rc;
+  ps.n = w;
+  g->cls[c].parents = ps;   /* nothing above adds users to c */
+  for (int64_t i = 0; i < congruent->n; i += 2) if (union_(g, congruent->a[i], congruent->a[i + 1]) < 0) return -1;
+  return 0;
+fail:
+  iv_free(&ps);
+  return -1;
 }
 
 /* The classes that go away in a union keep their list until the union: repair() took c's, so a union of c moves none. */
@@ -387,17 +451,19 @@ static int rebuild(Core *g) {
     int32_t c = find(g, stale.a[i]);
     if (g->mark.a[c] == ep) continue;
     g->mark.a[c] = ep;
-    IVec *nodes = &g->cls[c].nodes;
-    int32_t kep = ++g->mark_epoch;
+    NodeList *nodes = &g->cls[c].nodes;
+    int32_t kep = ++g->mark_epoch, *keys = nl_keys(nodes), *labels = nl_labels(nodes);
     int64_t m = 0;
     for (int64_t j = 0; j < nodes->n; j++) {   /* dict.fromkeys(canonical nodes): first occurrences, in order */
-      int32_t n = nodes->a[j], cn = canonical(g, n);
+      int32_t n = keys[j], cn = canonical(g, n);
       if (cn < 0) { iv_free(&stale); return -1; }
       if (cn != n && iv_push(&g->fresh, cn) < 0) { iv_free(&stale); return -1; }
       if (g->keys[cn].mark == kep) continue;
       g->keys[cn].mark = kep;
-      nodes->a[m++] = cn;
+      labels[m] = labels[j];   /* a canonical e-node keeps its label */
+      keys[m++] = cn;
     }
+    g->enodes -= nodes->n - m;
     nodes->n = m;
   }
   iv_free(&stale);
@@ -456,11 +522,12 @@ static inline int ttest(Core *g, int32_t type, int32_t t) { return type < g->nty
  * while matching). */
 static int class_newer(Core *g, int32_t c) {
   if (g->newer_ep.a[c] == g->newer_epoch) return g->newer.a[c];
-  const IVec *nodes = &g->cls[c].nodes;
+  const NodeList *nodes = &g->cls[c].nodes;
+  const int32_t *keys = nl_keys(nodes);
   int32_t out = 0;
   for (int64_t i = 0; i < nodes->n && !out; i++) {
-    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);
-    out = g->keys[nodes->a[i]].stamp > g->m_since;
+    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[keys[i + PREFETCH]]);
+    out = g->keys[keys[i]].stamp > g->m_since;
   }
   g->newer_ep.a[c] = g->newer_epoch; g->newer.a[c] = out;
   return out;
@@ -517,7 +584,7 @@ static void mrun(Core *g, int32_t sp, int d) {
   int32_t p = g->goals[2 * (sp - 1)], c = g->goals[2 * (sp - 1) + 1];
   sp--;
   const PNode *q = &r->p[p];
-  if (q->ttest >= 0 && !ttest(g, g->cls[c].type, q->ttest)) goto restore;
+  if (q->ttest >= 0 && !ttest(g, g->ctype.a[c], q->ttest)) goto restore;
   if (q->var) {
     if (q->name >= 0) {
       int32_t was = g->bound[q->name];
@@ -531,12 +598,15 @@ static void mrun(Core *g, int32_t sp, int d) {
     only_new = !rest_may_read_newer(g, r, sp);
     if (only_new && !class_newer(g, c)) goto restore;
   }
-  IVec *nodes = &g->cls[c].nodes;
-  for (int64_t i = 0; i < nodes->n; i++) {
-    int32_t n = nodes->a[i];
-    if (i + PREFETCH < nodes->n) __builtin_prefetch(&g->keys[nodes->a[i + PREFETCH]]);   /* keys are scattered: a miss each */
+  const NodeList *nodes = &g->cls[c].nodes;
+  const int32_t *keys = nl_keys(nodes), *labels = nl_labels(nodes);
+  for (int64_t i = 0, ahead = 0; i < nodes->n; i++) {
+    if (!ltest(g, labels[i], q->ltest)) continue;   /* the key is not read */
+    for (ahead = ahead > i ? ahead : i + 1; ahead < nodes->n && ahead <= i + PREFETCH; ahead++)   /* keys are scattered: a miss each */
+      if (ltest(g, labels[ahead], q->ltest)) __builtin_prefetch(&g->keys[keys[ahead]]);
+    int32_t n = keys[i];
     const Key *k = &g->keys[n];
-    if (!ltest(g, k->label, q->ltest) || (only_new && k->stamp <= g->m_since)) continue;
+    if (only_new && k->stamp <= g->m_since) continue;
     g->work++;
     int d2 = d || k->stamp > g->m_since;
     if (q->src_none) { mrun(g, sp, d2); continue; }
@@ -567,10 +637,10 @@ static void rule_free(Rule *r) {
 }
 
 static void core_free(Core *g) {
-  PyMem_Free(g->keys); g->keys = NULL; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
-  for (int64_t c = 0; c < g->parent.n; c++) { iv_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
+  PyMem_Free(g->keys_block); g->keys_block = NULL; g->keys = NULL; g->nkeys = g->capkeys = 0; g->enodes = 0; iv_free(&g->kidpool); PyMem_Free(g->slots); g->slots = NULL;
+  for (int64_t c = 0; c < g->parent.n; c++) { nl_free(&g->cls[c].nodes); iv_free(&g->cls[c].parents); }
   PyMem_Free(g->cls); g->cls = NULL;
-  iv_free(&g->parent); iv_free(&g->size); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts);
+  iv_free(&g->parent); iv_free(&g->size); iv_free(&g->ctype); iv_free(&g->pending); iv_free(&g->stale); iv_free(&g->fresh); iv_free(&g->conflicts); iv_free(&g->congruent);
   iv_free(&g->label_const); PyMem_Free(g->ltest); g->ltest = NULL; PyMem_Free(g->ttest); g->ttest = NULL;
   for (int32_t i = 0; i < g->nrules; i++) rule_free(&g->rules[i]);
   PyMem_Free(g->rules); g->rules = NULL; g->nrules = 0;
@@ -847,7 +917,7 @@ bad:
  * template would make it with the same types) the intern table's slot of its first step. A hint: no effect but time. */
 static void prefetch_match(Core *g, const Rule *r, const int32_t *m, const TEntry *t) {
   __builtin_prefetch(&r->fired.vals.a[m[1]]);
-  for (int32_t j = 0; j < r->nnames; j++) __builtin_prefetch(&g->cls[m[2 + j]]);
+  for (int32_t j = 0; j < r->nnames; j++) __builtin_prefetch(&g->ctype.a[m[2 + j]]);
   if (!t || !t->ok || !t->nsteps || !g->capslots) return;
   const int32_t *s = t->steps.a;
   int32_t nk = s[2], kids[64];
@@ -898,13 +968,13 @@ static PyObject *Core_apply(Core *g, PyObject *args) {
       r->fired.vals.a[r->found.a[f + 1]] = c;
       matches++;
       int64_t before = g->parent.n;
-      for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->cls[find(g, ids[j])].type; }
+      for (int32_t j = 0; j < r->nparams; j++) { ids[j] = key[r->order[j]]; types[j] = g->ctype.a[find(g, ids[j])]; }   /* find: its paths halve as the Python loop's */
       TEntry *t = template_of(g, i, types);
       if (!t) goto fail;
       last = t;
       if (!t->ok) { rejected++; continue; }
       if (t->result == NO_RESULT) continue;
-      if (t->rtype != g->cls[find(g, c)].type) { rejected++; continue; }
+      if (t->rtype != g->ctype.a[find(g, c)]) { rejected++; continue; }
       if (t->nsteps > outcap) {
         int32_t *o = PyMem_Realloc(out == outbuf ? NULL : out, (size_t)t->nsteps * sizeof(int32_t));
         if (!o) { PyErr_NoMemory(); goto fail; }
@@ -1154,7 +1224,7 @@ static int offer(Extract *e, int32_t c, PyObject *u, PyObject *v) {
 /* class c's e-node j looked at again where a child's best changed since: 1 it became the best, 0 not, -1 error */
 static int visit_enode(Extract *e, int32_t c, int64_t j) {
   Core *g = e->g;
-  int32_t n = g->cls[c].nodes.a[j], nk = g->keys[n].nk;
+  int32_t n = nl_keys(&g->cls[c].nodes)[j], nk = g->keys[n].nk;
   const int32_t *kids = kids_of(g, n);
   int stale = e->seen[c][j] < 0;
   for (int32_t x = 0; x < nk; x++) {
@@ -1357,7 +1427,7 @@ static int gn_sharing_value(NExtract *e, int32_t gn, int32_t nk, const int32_t *
 /* Core_extract's visit_enode and offer, on numbers: 1 it became its class's best, 0 not, -1 error or overflow */
 static int nvisit_enode(NExtract *e, int32_t c, int64_t j) {
   Core *g = e->g;
-  int32_t n = g->cls[c].nodes.a[j], nk = g->keys[n].nk, label = g->keys[n].label;
+  int32_t n = nl_keys(&g->cls[c].nodes)[j], nk = g->keys[n].nk, label = g->keys[n].label;
   const int32_t *kids = kids_of(g, n);
   int stale = e->seen[c][j] < 0;
   for (int32_t x = 0; x < nk; x++) {
@@ -1455,9 +1525,7 @@ static PyObject *Core_extract_best(Core *g, PyObject *args) {
 }
 
 static PyObject *Core_enode_count(Core *g, PyObject *unused) {
-  long long n = 0;
-  for (int64_t c = 0; c < g->parent.n; c++) if (g->cls[c].alive) n += g->cls[c].nodes.n;
-  return PyLong_FromLongLong(n);
+  return PyLong_FromLongLong(g->enodes);
 }
 
 static PyObject *Core_per_rule(Core *g, PyObject *unused) {
@@ -1505,7 +1573,8 @@ static PyObject *Core_export(Core *g, PyObject *arg) {
       Key *key = &g->keys[k];
       PyObject *kids = PyTuple_New(key->nk);
       if (!kids) goto out;
-      for (int32_t j = 0; j < key->nk; j++) PyTuple_SET_ITEM(kids, j, PyLong_FromLong(g->kidpool.a[key->kids + j]));
+      const int32_t *ks = kids_of(g, (int32_t)k);
+      for (int32_t j = 0; j < key->nk; j++) PyTuple_SET_ITEM(kids, j, PyLong_FromLong(ks[j]));
       PyObject *lab = PyList_GET_ITEM(arg, key->label);
       if (!PyTuple_Check(lab) || PyTuple_GET_SIZE(lab) != 3) { Py_DECREF(kids); PyErr_SetString(PyExc_ValueError, "a label is (op, dtype, arg)"); goto out; }
       made[k] = PyTuple_Pack(4, PyTuple_GET_ITEM(lab, 0), PyTuple_GET_ITEM(lab, 1), PyTuple_GET_ITEM(lab, 2), kids);
@@ -1523,9 +1592,9 @@ static PyObject *Core_export(Core *g, PyObject *arg) {
     if (!cl->alive) continue;
     PyObject *nodes = PyList_New(cl->nodes.n), *ps = PyList_New(cl->parents.n / 2);
     if (!nodes || !ps) { Py_XDECREF(nodes); Py_XDECREF(ps); goto out; }
-    for (int64_t j = 0; j < cl->nodes.n; j++) PyList_SET_ITEM(nodes, j, Py_NewRef(made[cl->nodes.a[j]]));
+    for (int64_t j = 0; j < cl->nodes.n; j++) PyList_SET_ITEM(nodes, j, Py_NewRef(made[nl_keys(&cl->nodes)[j]]));
     for (int64_t j = 0; j < cl->parents.n; j += 2) PyList_SET_ITEM(ps, j / 2, Py_BuildValue("Oi", made[cl->parents.a[j]], cl->parents.a[j + 1]));
-    PyObject *item = Py_BuildValue("(lNNii)", (long)c, nodes, ps, cl->type, cl->konst);
+    PyObject *item = Py_BuildValue("(lNNii)", (long)c, nodes, ps, g->ctype.a[c], cl->konst);
     if (!item || PyList_Append(classes, item) < 0) { Py_XDECREF(item); goto out; }
     Py_DECREF(item);
   }
@@ -1544,12 +1613,12 @@ out:
 
 static PyObject *Core_counts(Core *g, void *unused) {
   long long keys = (long long)(g->capkeys * sizeof(Key) + g->kidpool.cap * 4 + g->capslots * 8);
-  long long classes = (long long)(g->capcls * sizeof(Class) + (g->parent.cap + g->size.cap) * 4), matches = 0;
-  long long enodes = 0, nclasses = 0, fired = 0;
+  long long classes = (long long)(g->capcls * sizeof(Class) + (g->parent.cap + g->size.cap + g->ctype.cap) * 4), matches = 0;
+  long long enodes = g->enodes, nclasses = 0, fired = 0;
   for (int64_t c = 0; c < g->parent.n; c++) {
     Class *cl = &g->cls[c];
-    classes += (cl->nodes.cap + cl->parents.cap) * 4;
-    if (cl->alive) { enodes += cl->nodes.n; nclasses++; }
+    classes += (2 * cl->nodes.cap + cl->parents.cap) * 4;
+    nclasses += cl->alive;
   }
   for (int32_t i = 0; i < g->nrules; i++) {
     Rule *r = &g->rules[i];
