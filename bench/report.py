@@ -8,7 +8,7 @@ as a user runs it: the console script's supervisor (``uopc_launch.py``) and its 
 (user + system of the process and every process it waited for: start-up, imports and the parse counted on both sides) and
 peak resident memory (the largest process's), and the command's ratio to the library; ``sys``: the part of the CPU
 spent in the kernel (writing a 927 MB report costs 0.2 s there on a quiet disk, 2 s on a busy one). The bar (issues 23, 41): within 1.5x
-in both. A round runs the library and each format once, in turn; the table keeps each one's best of ``REPEATS`` rounds
+in both. A round runs the library and each format once, in turn; the table keeps each one's best of ``REPEATS`` rounds (``ROUNDS=n``)
 (the machine may be shared: the load is printed).
 
 ``AGAINST=tree`` measures another checkout's code beside this one's (each its library and its commands, run in that tree
@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
-REPEATS = 3
+REPEATS = int(os.environ.get("ROUNDS", "3"))   # (ROUNDS=n: more rounds where the machine is busy)
 DEPTH = 100_000
 BOUNDS = ["--max-states", "2000000", "--max-depth", str(DEPTH), "--timeout", "1800", "--max-memory", "16G"]   # the whole space: no bound is hit
 CHAIN = 999   # + 0 nodes: 1,000 states
