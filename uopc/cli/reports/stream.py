@@ -251,8 +251,9 @@ class Report:
 
 class Gather:
   """Text written to ``f`` a megabyte at a time: many small items, few writes. A part is a str, or bytes (the core's
-  items, UTF-8); ``f`` is a binary file (the report's: the core's bytes go to it as they are, no copy decoded and encoded
-  again) or a text one (a str is written, the bytes decoded)."""
+  node rows, UTF-8); ``f`` is a binary file (the report's: the core's bytes go to it as they are, no copy decoded and
+  encoded again) or a text one (a str is written, the bytes decoded). The core's states and steps are handed to ``f``
+  by the core itself (``through``)."""
 
   def __init__(self, f: IO[Any]) -> None:
     self.f, self.size = f, 0
