@@ -231,3 +231,27 @@ def test_a_20000_node_graph_s_rows_without_recursion_and_cut_whole():
   rows = json.loads("[" + texts_of(cut) + "]")
   assert len(rows) == report.CUT_NODES and all(isinstance(r, str) or max(c for c in r if isinstance(c, int)) < k
                                                for k, r in enumerate(rows))   # the rows kept are whole, sources first
+
+
+@pytest.mark.parametrize("fmt", ["json", "html"])
+def test_the_core_s_text_handed_on_a_few_bytes_at_a_time_to_a_file_or_a_text_stream_is_the_same(fmt, monkeypatch, tmp_path):
+  prog = plus_zeros(4)
+  ex = explore(prog, ZERO, native=True, reduce=False).run()
+  assert ex.native_steps is not None
+  whole = streamed(ex, prog, fmt)
+  monkeypatch.setattr(stream, "FLUSH_CHARS", 1)   # a call of the core's per state: the commas between its calls' items
+  assert without_elapsed(streamed(ex, prog, fmt)) == without_elapsed(whole)
+  rep = stream.Report(ex, prog, "rules", None, None, False, {}, fmt)
+  with open(tmp_path / "out", "wb") as f:   # binary: the core's buffer written as it is
+    stream.write_json(f, rep) if fmt == "json" else stream.write_page(f, rep, "reachable", "t", 3)
+  assert without_elapsed((tmp_path / "out").read_text(encoding="utf-8")) == without_elapsed(whole)
+  if fmt == "json": assert whole == json.dumps(report.to_json(ex, prog, "rules", None, None), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def test_what_the_core_hands_on_is_released_after_the_call():
+  ex = explore(plus_zeros(3), ZERO, native=True, reduce=False).run()
+  items = stream.Report(ex, plus_zeros(3), "rules", None, None, False, {}, "json").items
+  kept: list[memoryview] = []
+  assert sum(items.native_steps(0, len(ex.states), lambda: False, kept.append)) == ex.edge_count > 0
+  assert kept
+  with pytest.raises(ValueError, match="released"): bytes(kept[0])   # (its buffer is the next call's)

@@ -20,13 +20,13 @@ in the page's own order (a chunk's states, then its steps), not the JSON's: the 
 from __future__ import annotations
 
 import contextlib
-from array import array
 import io
+import itertools
 import json
 import os
 import shutil
 import sys
-from typing import IO, Any, Iterable, Iterator, cast
+from typing import IO, Any, Callable, Iterable, Iterator, cast
 
 from uopc.cli.budget import current, enter, shielded
 from uopc.cli.explore_support import term_text
@@ -61,9 +61,6 @@ class Items:
     self._escape = False   # a page's: "<" written \u003c in every string (escaped_for_page)
     self._seen = bytearray(len(rules))   # the rules of the states written (a page's summary lists them)
     self._core: Any = ex.native_core if isinstance(table, NativeNodeTable) else None   # the states' and steps' text written in C
-    # a native step key's rule index (-1: not read yet; its rows are kept by the core's node table)
-    size = 0 if self._core is None else self._core.step_key_count()   # (tree semantics' keys are positions: no len)
-    self._rule_of = array("i", [-1]) * size
     self._whole = ex.complete   # every step's target made
     self.forks: bytearray | None = None   # a page's: a flag per state, its steps reach two states or more
     # how the core's items encode a rule's name: a file's bytes strictly (a lone surrogate fails, as a str written to it
@@ -109,16 +106,16 @@ class Items:
     ``native_steps``), their nodes kept in its node table (``NativeNodeTable``)."""
     return self._core is not None
 
-  def native_states(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, bytes]]:
-    """The states ``states`` (consecutive ids) as ``state`` writes them, written in C (``Space.states_json``), about
-    ``FLUSH_CHARS`` at a time: (states, text) pairs. ``cut`` is asked every few states and while a graph's rows are
-    added; the states end before the one it stopped."""
-    if not states: return
+  def native_states(self, start: int, end: int, cut: ItemCut, write: Callable[[memoryview], Any]) -> Iterator[int]:
+    """The states ``start`` to ``end - 1`` as ``state`` writes them, comma-separated, written in C
+    (``Space.states_json``) and handed to ``write`` about ``FLUSH_CHARS`` at a time: how many each time. ``cut`` is asked
+    every few states and while a graph's rows are added; the states end before the one it stopped."""
     names = [name.encode("utf-8", self.errors) for name in self._names]
-    at, end = states[0].id, states[-1].id + 1
+    at, comma = start, False
     while at < end:
-      text, stop, short = self._core.states_json(at, end, names, self._seen, cut, FLUSH_CHARS)
-      if stop > at: yield stop - at, text
+      stop, short = self._core.states_json(at, end, names, self._seen, cut, FLUSH_CHARS, write, comma)
+      if stop > at: yield stop - at
+      comma = comma or stop > at
       if short: return
       at = stop
 
@@ -130,19 +127,20 @@ class Items:
     text = dumps([edge_json(e, self.table.id) for e in edges])[1:-1]
     return len(edges), text.replace("<", "\\u003c") if self._escape else text
 
-  def native_steps(self, states: list[State], cut: ItemCut) -> Iterator[tuple[int, bytes]]:
-    """The steps out of ``states`` (consecutive ids), as ``steps`` would give them state by state, written in C from the
-    core's step maps (``Space.steps_json``: a step key's rows added to the node table as it is first met, so in the
-    order the steps name them), about ``FLUSH_CHARS`` at a time: (steps, text) pairs. ``cut`` is asked before each
-    batch and while a key's rows are added: a key whose rows it stopped ends the steps before its state."""
-    if not states: return
-    core, at, end = self._core, states[0].id, states[-1].id + 1
+  def native_steps(self, start: int, end: int, cut: ItemCut, write: Callable[[memoryview], Any]) -> Iterator[int]:
+    """The steps out of states ``start`` to ``end - 1``, as ``steps`` would give them state by state, comma-separated,
+    written in C from the core's step maps (``Space.steps_json``: a step key's rows added to the node table as it is first
+    met, so in the order the steps name them) and handed to ``write`` about ``FLUSH_CHARS`` at a time: how many each time.
+    ``cut`` is asked before each batch and while a key's rows are added: a key whose rows it stopped ends the steps before
+    its state."""
+    core, at, comma = self._core, start, False
     limit = -1 if self._whole else len(self.ex.states)   # a bound left targets unmade: steps to them left out
-    columns = (self._rule_of, self._rule_texts)
+    rules = self._rule_texts
     while at < end:
       if cut(): return
-      text, at, n, short = core.steps_json(at, end, *columns, limit, FLUSH_CHARS, self.forks, cut)
-      if n: yield n, text
+      at, n, short = core.steps_json(at, end, rules, limit, FLUSH_CHARS, self.forks, cut, write, comma)
+      if n: yield n
+      comma = comma or n > 0
       if short: return
 
 
@@ -196,39 +194,46 @@ class Report:
     return (f',"bounds":{dumps({"max_states": ex.max_states, "max_depth": ex.max_depth, "timeout": ex.timeout})},'
             f'"elapsed":{dumps(round(ex.elapsed, 4))},"reduced":{dumps(ex.reduced)}')
 
-  def state_items(self, states: list[State], bar: Any) -> Iterator[str | bytes]:
-    """The states' texts while the cut allows."""
+  def write_states(self, out: Gather, start: int, end: int, bar: Any) -> None:
+    """The texts of the states ``start`` to ``end - 1``, comma-separated, while the cut allows (by ids: a slice of the
+    states' list would touch every state twice, half a million cache misses)."""
     cut, state = self.cut, self.items.state
     if self.items.native:
-      for n, chunk in self.items.native_states(states, cut):
+      for n in self.items.native_states(start, end, cut, out.through()):
         self.states += n
         if not bar.disable: bar.update(n)
-        yield chunk
       return
-    for s in states:
-      if cut(): return
-      try: text = state(s)
-      except CutShort: return   # a graph too big to finish within the cut: left out
-      self.states += 1
-      if not bar.disable: bar.update()
-      yield text
+    states = self.ex.states
+    def texts() -> Iterator[str]:
+      for k in range(start, end):
+        s = states[k]
+        if cut(): return
+        try: text = state(s)
+        except CutShort: return   # a graph too big to finish within the cut: left out
+        self.states += 1
+        if not bar.disable: bar.update()
+        yield text
+    out.items(texts())
 
-  def step_items(self, states: list[State], bar: Any) -> Iterator[str | bytes]:
-    """The steps out of each state, a state's at a time (comma-separated), while the cut allows."""
+  def write_steps(self, out: Gather, start: int, end: int, bar: Any) -> None:
+    """The steps out of each of the states ``start`` to ``end - 1``, comma-separated, while the cut allows."""
     cut, steps = self.cut, self.items.steps
     if self.items.native:
-      for n, chunk in self.items.native_steps(states, cut):
+      for n in self.items.native_steps(start, end, cut, out.through()):
         self.edges += n
         if not bar.disable: bar.update(n)
-        yield chunk
       return
-    for s in states:
-      if cut(): return
-      try: n, text = steps(s)
-      except CutShort: return
-      self.edges += n
-      if not bar.disable: bar.update(n)
-      if n: yield text
+    states = self.ex.states
+    def texts() -> Iterator[str]:
+      for k in range(start, end):
+        s = states[k]
+        if cut(): return
+        try: n, text = steps(s)
+        except CutShort: return
+        self.edges += n
+        if not bar.disable: bar.update(n)
+        if n: yield text   # (a state's steps at a time)
+    out.items(texts())
 
   def tail(self) -> str:
     """Everything after the edges, as ``to_json`` writes it (``established_json``)."""
@@ -246,8 +251,9 @@ class Report:
 
 class Gather:
   """Text written to ``f`` a megabyte at a time: many small items, few writes. A part is a str, or bytes (the core's
-  items, UTF-8); ``f`` is a binary file (the report's: the core's bytes go to it as they are, no copy decoded and encoded
-  again) or a text one (a str is written, the bytes decoded)."""
+  node rows, UTF-8); ``f`` is a binary file (the report's: the core's bytes go to it as they are, no copy decoded and
+  encoded again) or a text one (a str is written, the bytes decoded). The core's states and steps are handed to ``f``
+  by the core itself (``through``)."""
 
   def __init__(self, f: IO[Any]) -> None:
     self.f, self.size = f, 0
@@ -273,6 +279,15 @@ class Gather:
       if strs: f.write("".join(strs).encode("utf-8"))
     self.parts, self.size = [], 0
 
+  def through(self) -> Callable[[memoryview], Any]:
+    """What the core hands its text to (``Items.native_states``, ``native_steps``), the parts gathered so far written
+    first: ``f``'s own write for a binary file (the core's buffer written as it is, no bytes made of it), for a text one
+    its text decoded."""
+    self.flush()
+    f = self.f
+    if self.binary: return cast(Callable[[memoryview], Any], f.write)
+    return lambda view: f.write(str(view, "utf-8", "surrogatepass"))
+
   def items(self, texts: Iterable[str | bytes], escape: bool = False) -> None:
     """``texts`` comma-separated (each item's JSON, or a run of them); ``escape``: ``<`` written ``\\u003c`` (a page)."""
     first = True
@@ -292,9 +307,9 @@ def write_json(f: IO[Any], report: Report) -> str:
   out(report.middle())
   with report.bar("report") as bar:
     out(',"states":[')
-    out.items(report.state_items(ex.states, bar))
+    report.write_states(out, 0, len(ex.states), bar)
     out('],"edges":[')
-    if report.states == len(ex.states): out.items(report.step_items(ex.states, bar))
+    if report.states == len(ex.states): report.write_steps(out, 0, len(ex.states), bar)
     out("]")
   out("," + report.tail())
   out(',"nodes":[')
@@ -309,19 +324,19 @@ def write_page(f: IO[Any], report: Report, kind: str, title: str, chunk: int = C
   ex = report.ex
   out = report.gather(f)
   out(page_top(kind, title))
-  states = ex.states
-  report.items.forks = bytearray(len(states))
+  n = len(ex.states)
+  report.items.forks = bytearray(n)
   report.items.escaped_for_page()   # the items' strings escaped as they are made: their texts not scanned
   count = 0
   with report.bar("page") as bar:
-    for k in range(0, len(states), chunk):
+    for k in range(0, n, chunk):
       if report.cut(): break
-      part = states[k:k + chunk]
+      end = min(k + chunk, n)
       out(f'<script type="application/json" id="uopc-chunk-{count}">{{"states":[')
-      out.items(report.state_items(part, bar))
+      report.write_states(out, k, end, bar)
       out('],"edges":[')
-      whole = report.states == k + len(part)
-      if whole: out.items(report.step_items(part, bar))
+      whole = report.states == end
+      if whole: report.write_steps(out, k, end, bar)
       out("]}</script>\n")
       count += 1
       if not whole or report.cut.reason is not None: break
@@ -336,11 +351,11 @@ def write_page(f: IO[Any], report: Report, kind: str, title: str, chunk: int = C
 
 def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
   """``page.chunked``'s ``chunks`` summary of the states and steps written, from the exploration (not from their JSON)."""
-  states, forks = report.ex.states[:report.states], report.items.forks or bytearray(report.states)
-  if report.items.native: by_depth = report.ex.native_core.depths(len(states), forks)   # the same, in C
+  states, n, forks = report.ex.states, report.states, report.items.forks or bytearray(report.states)   # (the first n written)
+  if report.items.native: by_depth = report.ex.native_core.depths(n, forks)   # the same, in C
   else:
     depths: dict[int, list[int]] = {}   # depth -> [states, normal forms, forks, first id, last id]
-    for s in states:
+    for s in itertools.islice(states, n):
       row = depths.setdefault(s.depth, [0, 0, 0, s.id, s.id])
       row[0] += 1
       row[1] += bool(s.normal)
@@ -349,13 +364,13 @@ def chunks_summary(report: Report, size: int, count: int) -> dict[str, Any]:
     by_depth = [[d, *depths[d]] for d in sorted(depths)]
   path: list[int] = []
   at = None if report.canonical is None or (c := report.ex.state_of(report.canonical)) is None else c.id
-  if at is not None and not 0 <= at < len(states): at = None   # past a cut report's states: no path to draw
+  if at is not None and not 0 <= at < n: at = None   # past a cut report's states: no path to draw
   while at is not None:
     path.append(at)
     parent = states[at].parent
     at = None if parent is None else parent.id
   rules = {name for k in report.items.rules_seen if (name := report.ex.stepper.rule_name(k))}   # the states' s.rule, each once
-  return {"size": size, "count": count, "states": len(states), "edges": report.edges, "canonical_path": path[::-1],
+  return {"size": size, "count": count, "states": n, "edges": report.edges, "canonical_path": path[::-1],
           "depths": by_depth, "rules": sorted(rules)}
 
 
@@ -366,7 +381,9 @@ def _spool(path: str | None) -> Iterator[IO[bytes]]:
   try: fd, tmp = temporary(_prefix(path), _directory(path))
   except OSError as e: raise CLIError(f"{path}: cannot write: {e.strerror or e}") from None
   try:
-    with open(tmp, "wb+") as f: yield f   # (by its name: f.name is the path then)
+    # (by its name: f.name is the path then; not truncated as "w" would: ext4 writes a file truncated to nothing out to
+    # the disk when it is closed, in this process's time: 0.03 s of the kernel's for 927 MB)
+    with open(tmp, "rb+") as f: yield f
   finally:
     with contextlib.suppress(OSError): os.unlink(tmp)   # (renamed onto path: nothing left)
     os.close(fd)   # (its lock held until now)

@@ -11,58 +11,6 @@
 #include "_space_json.h"
 #include "_space_table.h"
 
-/* A state's steps, as out(i) lists them, each handed to visit(ctx, key, result node, target state). */
-typedef int (*StepVisit)(void *ctx, int32_t key, int32_t target);
-typedef struct { void *ctx; StepVisit visit; int32_t target; } GroupVisit;
-
-static int group_visit(void *arg, int32_t key) {
-  GroupVisit *g = arg;
-  return g->visit(g->ctx, key, g->target);
-}
-
-static int each_state_step(Space *s, int32_t i, StepVisit visit, void *ctx) {
-  int32_t root = s->st_root[i], m;
-  if (s->map_off[root] == NO_MAP) return 0;
-  const int32_t *steps = state_steps(s, i, &m);
-  int in_groups = s->st_out[i] < 0 && grouped(s, root);
-  for (int32_t e = 0; e < m; e++) {
-    int32_t target = s->state_of[steps[2 * e + 1]];
-    GroupVisit g = {ctx, visit, target};
-    int rc = in_groups ? group_keys(s, group_at(s, root, e), group_visit, &g) : visit(ctx, steps[2 * e], target);
-    if (rc < 0) return -1;
-  }
-  return 0;
-}
-
-/* The arguments both functions share: the states start..end-1 (those expanded: st_done, Python's s.out is not None,
- * have steps), the targets kept (0 <= target < limit; limit < 0: every one), the keys' rule indices. */
-typedef struct {
-  int start, end, limit;
-  Py_buffer rule_of;
-} StepRange;
-
-static int range_open(Space *s, StepRange *r, PyObject *rule_of, int writable) {
-  if (PyObject_GetBuffer(rule_of, &r->rule_of, PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) < 0) return -1;
-  const char *fmt = r->rule_of.format;
-  if (r->rule_of.itemsize != 4 || !fmt || (strcmp(fmt, "i") != 0 && strcmp(fmt, "=i") != 0)) {
-    PyErr_SetString(PyExc_TypeError, "a key's column is an array of int32 ('i')");
-  } else if (r->start < 0 || r->end > s->n_states || r->start > r->end) {
-    PyErr_SetString(PyExc_IndexError, "states out of range");
-  } else return 0;
-  PyBuffer_Release(&r->rule_of);
-  return -1;
-}
-
-static void range_close(StepRange *r) { PyBuffer_Release(&r->rule_of); }
-
-static inline int kept(const StepRange *r, int32_t target) { return r->limit < 0 || (target >= 0 && target < r->limit); }
-
-static int key_ok(const StepRange *r, int32_t key) {
-  if (key >= 0 && key < (int64_t)(r->rule_of.len / 4)) return 0;
-  PyErr_SetString(PyExc_IndexError, "a step key past the keys' columns");
-  return -1;
-}
-
 /* ---- a step key's redex */
 
 /* the redex a step key stands for: itself, or under tree semantics (a position) the one at its end */
@@ -79,12 +27,6 @@ static int redex_ok(const Space *s, int32_t r) {
 }
 
 /* ---- states_json: the states' text */
-
-/* the bytes a call's text is given to begin with: its max_chars and a little (a state's steps go past it), at most 64 MB */
-static int64_t first_room(long long max_chars) {
-  if (max_chars <= 0) return 4096;
-  return max_chars > (1LL << 26) ? 1LL << 26 : max_chars + (max_chars >> 4) + 4096;
-}
 
 #define CUT_STATES 64   /* states written between two questions to the cut */
 
@@ -107,10 +49,10 @@ static int state_rows(Space *s, int32_t i, int32_t red, PyObject *cut, int64_t r
   return 0;
 }
 
-/* state i's JSON (with its step's rule text `name`, or NULL for none), room made for it */
-static void write_state(Space *s, Text *t, int32_t i, PyObject *name, const int64_t rows[3]) {
+/* state i's JSON (with its step's rule text `name`, or NULL for none), after a comma if `comma`, room made for it */
+static void write_state(Space *s, Text *t, int32_t i, PyObject *name, const int64_t rows[3], int comma) {
   static const char *normal[] = {"null", "false", "true"};
-  if (t->n) t->buf[t->n++] = ',';
+  if (comma) t->buf[t->n++] = ',';
   LIT(t, "{\"id\":"); put_int(t, i);
   LIT(t, ",\"depth\":"); put_int(t, s->st_depth[i]);
   if (!name) LIT(t, ",\"parent\":null,\"rule\":null,\"graph\":");
@@ -130,23 +72,23 @@ static void write_state(Space *s, Text *t, int32_t i, PyObject *name, const int6
 }
 
 PyObject *Space_states_json(Space *s, PyObject *args) {
-  int start, end;
-  PyObject *rules, *seen_obj, *cut;
+  int start, end, comma;
+  PyObject *rules, *seen_obj, *cut, *write;
   long long max_chars;
-  if (!PyArg_ParseTuple(args, "iiO!OOL", &start, &end, &PyList_Type, &rules, &seen_obj, &cut, &max_chars)) return NULL;
+  if (!PyArg_ParseTuple(args, "iiO!OOLOp", &start, &end, &PyList_Type, &rules, &seen_obj, &cut, &max_chars, &write, &comma)) return NULL;
   if (start < 0 || end > s->n_states || start > end) { PyErr_SetString(PyExc_IndexError, "states_json: states out of range"); return NULL; }
   Py_ssize_t n_rules = PyList_GET_SIZE(rules);
   for (Py_ssize_t k = 0; k < n_rules; k++)
     if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "states_json: a rule's text is bytes"); return NULL; }
-  if (!space_table(s)) return NULL;
+  Text *t = table_out(s);
+  if (!t) return NULL;
   Py_buffer seen;
   if (PyObject_GetBuffer(seen_obj, &seen, PyBUF_WRITABLE) < 0) return NULL;
   if (seen.len != n_rules) { PyBuffer_Release(&seen); PyErr_SetString(PyExc_ValueError, "states_json: a seen flag per rule"); return NULL; }
-  Text t;
-  if (text_open(&t, first_room(max_chars)) < 0) { PyBuffer_Release(&seen); return NULL; }
   int rc = 0;
   int32_t i = start;
-  for (; i < end && (i == start || t.n < max_chars); i++) {
+  t->n = 0;
+  for (; i < end && (i == start || t->n < max_chars); i++) {
     if ((i - start) % CUT_STATES == 0 && cut != Py_None && (rc = ask_cut(cut)) != 0) { rc = rc < 0 ? -1 : -2; break; }
     int32_t key = s->st_redex[i], red = key < 0 ? -1 : key_redex(s, key), rule = -1;
     if (key >= 0 && (rc = redex_ok(s, red)) < 0) break;
@@ -158,123 +100,214 @@ PyObject *Space_states_json(Space *s, PyObject *args) {
     int64_t rows[3] = {-1, -1, -1};
     if ((rc = state_rows(s, i, red, cut, rows)) < 0) break;
     PyObject *name = key >= 0 ? PyList_GET_ITEM(rules, rule) : NULL;
-    if ((rc = text_room(&t, 200 + (name ? PyBytes_GET_SIZE(name) : 0))) < 0) break;
-    write_state(s, &t, i, name, rows);
+    if ((rc = text_room(t, 200 + (name ? PyBytes_GET_SIZE(name) : 0))) < 0) break;
+    write_state(s, t, i, name, rows, comma || i > start);
     if (key >= 0) ((char *)seen.buf)[rule] = 1;
   }
   PyBuffer_Release(&seen);
-  PyObject *text = rc == -1 ? NULL : text_bytes(&t);   /* -2: cut short, the states before i written */
-  text_drop(&t);
-  if (!text) return NULL;
-  return Py_BuildValue("NiO", text, (int)i, rc == -2 ? Py_True : Py_False);
+  if (rc == -1 || text_write(t, write) < 0) { t->n = 0; return NULL; }   /* -2: cut short, the states before i written */
+  return Py_BuildValue("iO", (int)i, rc == -2 ? Py_True : Py_False);
 }
 
 /* ---- steps_json: the steps' text */
 
-#define STEP_FIXED 96   /* a step's text less its rule's and its key's rows: its head (32), target and literals, with room */
+/* a rule's text as a step writes it, "rule":NAME,"rule_index":K,"node":, copied RULE_SLOT bytes at once where it fits
+   (a fixed size: no call to memcpy per step) */
+#define RULE_SLOT 64
+typedef struct { char text[RULE_SLOT]; const char *long_text; int32_t len, long_len; } RuleSlot;
 
 typedef struct {
-  StepRange *r;
   Space *s;
   PyObject *cut;
-  const char **rule_text; Py_ssize_t *rule_len; Py_ssize_t n_rules;
-  Text text;
-  int32_t state, first_target, forked, cut_short;
+  TableKey *keys; int64_t n_keys;
+  RuleSlot *rules; int32_t n_rules;
+  Text *text;   /* the table's (table_out) */
+  int64_t room;   /* a step's text at the most, with the slack of its fixed-size copies */
+  int32_t limit, first_target, forked, cut_short, comma;
   int64_t steps;
   char head[32]; int32_t head_len;   /* the state's steps' common start, {"from":S,"to": */
 } JsonVisit;
 
-/* a step key not read yet (rule_of[key] == -1) read: its rule, and its node's and result's rows in the node table
-   (_space_table.c: added where new, node then result, as Python's writer named them, and kept as the key's text);
-   -1 on error or a cut (cut_short) */
-static int read_key(JsonVisit *v, int32_t key, int32_t *rule_of) {
+/* a step key not read yet (its record's len 0) read: its rule, and its node's and result's rows in the node table
+   (_space_table.c: added where new, node then result, as Python's writer named them), kept as its record's text
+   N,"result":R; -1 on error or a cut (cut_short) */
+static int read_key(JsonVisit *v, int32_t key, TableKey *k) {
   Space *s = v->s;
   int32_t red = key_redex(s, key);
   if (redex_ok(s, red) < 0) return -1;
   int64_t node = table_add(s, s->templates.red_node[red], v->cut);
   int64_t result = node < 0 ? node : table_add(s, s->templates.red_result[red], v->cut);
   if (result < 0) { v->cut_short = result == -2; return -1; }
-  if (table_key_read(s, key, node, result) < 0) return -1;
-  rule_of[key] = s->templates.red_rule[red];
+  if ((k->rule = s->templates.red_rule[red]) < 0 || k->rule >= v->n_rules) {
+    PyErr_SetString(PyExc_IndexError, "steps_json: a rule past the rules' texts");
+    return -1;
+  }
+  Text t = {k->text, 0, sizeof(k->text)};
+  put_int(&t, node); LIT(&t, ",\"result\":"); put_int(&t, result);   /* (30 characters at the most: rows < 2**31) */
+  k->len = (uint8_t)t.n;
   return 0;
 }
 
-static int json_visit(void *ctx, int32_t key, int32_t target) {
-  JsonVisit *v = ctx;
-  if (!kept(v->r, target)) return 0;
-  if (key_ok(v->r, key) < 0) return -1;
-  int32_t *rule_of = v->r->rule_of.buf;
-  if (rule_of[key] == -1 && read_key(v, key, rule_of) < 0) return -1;
-  int32_t rule = rule_of[key];
-  if (rule < 0 || rule >= v->n_rules) { PyErr_SetString(PyExc_IndexError, "steps_json: a rule past the rules' texts"); return -1; }
-  int32_t rows_len;
-  const char *rows = table_key_text(v->s, key, &rows_len);
-  if (!rows || text_room(&v->text, STEP_FIXED + v->rule_len[rule] + rows_len) < 0) return -1;
-  Text *t = &v->text;
-  if (t->n) t->buf[t->n++] = ',';
-  memcpy(t->buf + t->n, v->head, sizeof(v->head));   /* {"from":S,"to": (a fixed size copied, its length kept) */
-  t->n += v->head_len;
-  put_int(t, target);
-  t->buf[t->n++] = ',';
-  put(t, v->rule_text[rule], (size_t)v->rule_len[rule]);
-  LIT(t, "\"node\":"); put(t, rows, (size_t)rows_len); LIT(t, ",\"error\":null}");
+/* a step's text after its comma, at p: the end. Every piece is a local (a store through char * could change what a
+   pointer points to: fields read after one are read again), the pieces of fixed size copied whole, their lengths kept */
+static inline char *step_text(char *p, const char *head, int32_t head_len, int32_t target, const RuleSlot *rule,
+                              const TableKey *k) {
+  memcpy(p, head, 32);
+  p = int_text(p + head_len, target);
+  *p++ = ',';
+  if (rule->long_text) {
+    memcpy(p, rule->long_text, (size_t)rule->long_len);
+    memcpy(p + rule->long_len, "\"node\":", 7);
+    p += rule->long_len + 7;
+  } else {
+    memcpy(p, rule->text, RULE_SLOT);
+    p += rule->len;
+  }
+  memcpy(p, k->text, 32);   /* (k->len <= 30) */
+  p += k->len;
+  memcpy(p, ",\"error\":null}", 14);
+  return p + 14;
+}
+
+/* step key `key`'s record, read where it was not: NULL on error or a cut (cut_short) */
+static inline const TableKey *key_record(JsonVisit *v, int32_t key) {
+  if (key < 0 || key >= v->n_keys) { PyErr_SetString(PyExc_IndexError, "steps_json: a step key past the core's"); return NULL; }
+  TableKey *k = &v->keys[key];
+  return k->len || read_key(v, key, k) == 0 ? k : NULL;
+}
+
+/* one step of a group, key `key` to state `target`: its text, after a comma but the first's */
+static int json_step(JsonVisit *v, int32_t key, int32_t target) {
+  if (v->limit >= 0 && (target < 0 || target >= v->limit)) return 0;   /* a target a bound left unmade */
+  const TableKey *k = key_record(v, key);
+  Text *t = v->text;
+  if (!k || text_room(t, v->room) < 0) return -1;
+  char *p = t->buf + t->n;
+  *p = ',';
+  p += v->comma;
+  t->n = step_text(p, v->head, v->head_len, target, &v->rules[k->rule], k) - t->buf;
+  v->comma = 1;
   if (v->steps++ == 0) v->first_target = target;
   else if (target != v->first_target) v->forked = 1;
   return 0;
 }
 
+typedef struct { JsonVisit *v; int32_t target; } GroupVisit;
+
+static int group_visit(void *arg, int32_t key) {
+  GroupVisit *g = arg;
+  return json_step(g->v, key, g->target);
+}
+
+#define AHEAD 4   /* steps ahead whose target and key record are fetched early (random reads into big arrays) */
+
+/* state i's steps, as out(i) lists them. Its m steps (not grouped) are written as json_step would, room made for them
+   all at once and what the loop changes kept in locals (8.7 million steps: a few instructions each count) */
+static int json_state(JsonVisit *v, int32_t i) {
+  Space *s = v->s;
+  int32_t root = s->st_root[i], m;
+  if (s->map_off[root] == NO_MAP) return 0;
+  const int32_t *steps = state_steps(s, i, &m), *state_of = s->state_of;
+  if (s->st_out[i] < 0 && grouped(s, root)) {
+    for (int32_t e = 0; e < m; e++) {
+      GroupVisit g = {v, state_of[steps[2 * e + 1]]};
+      if (group_keys(s, group_at(s, root, e), group_visit, &g) < 0) return -1;
+    }
+    return 0;
+  }
+  Text *t = v->text;
+  if (text_room(t, (int64_t)m * v->room) < 0) return -1;
+  const RuleSlot *rules = v->rules;
+  const TableKey *keys = v->keys;
+  const char *head = v->head;
+  int32_t head_len = v->head_len, limit = v->limit, comma = v->comma, first = -1, forked = 0, n = 0;
+  char *p = t->buf + t->n;
+  for (int32_t e = 0; e < m; e++) {
+    if (e + AHEAD < m) {
+      __builtin_prefetch(&state_of[steps[2 * (e + AHEAD) + 1]]);
+      __builtin_prefetch(&keys[steps[2 * (e + AHEAD)]]);
+    }
+    int32_t target = state_of[steps[2 * e + 1]];
+    if (limit >= 0 && (target < 0 || target >= limit)) continue;   /* a target a bound left unmade */
+    const TableKey *k = key_record(v, steps[2 * e]);
+    if (!k) return -1;
+    *p = ',';
+    p = step_text(p + comma, head, head_len, target, &rules[k->rule], k);
+    comma = 1;
+    forked |= n++ && target != first;
+    if (n == 1) first = target;
+  }
+  t->n = p - t->buf;
+  v->comma = comma; v->steps = n; v->first_target = first; v->forked = forked;
+  return 0;
+}
+
+/* the rules' texts (bytes, "rule":NAME,"rule_index":K,) as slots; the room a step's text takes at the most */
+static RuleSlot *rule_slots(PyObject *rules, int64_t *room) {
+  Py_ssize_t n = PyList_GET_SIZE(rules);
+  RuleSlot *slots = PyMem_Calloc((size_t)n + 1, sizeof(RuleSlot));
+  if (!slots) { PyErr_NoMemory(); return NULL; }
+  int64_t longest = RULE_SLOT;
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyObject *b = PyList_GET_ITEM(rules, k);
+    if (!PyBytes_Check(b)) { PyMem_Free(slots); PyErr_SetString(PyExc_TypeError, "steps_json: a rule's text is bytes"); return NULL; }
+    Py_ssize_t len = PyBytes_GET_SIZE(b);
+    if (len + 7 <= RULE_SLOT) {
+      memcpy(slots[k].text, PyBytes_AS_STRING(b), (size_t)len);
+      memcpy(slots[k].text + len, "\"node\":", 7);
+      slots[k].len = (int32_t)len + 7;
+    } else {   /* (the list is the caller's: read in this call only) */
+      slots[k].long_text = PyBytes_AS_STRING(b);
+      slots[k].long_len = (int32_t)len;
+      if (len + 7 > longest) longest = len + 7;
+    }
+  }
+  *room = 32 + 21 + longest + 32 + 16;   /* head, target and comma, rule, key, the rest */
+  return slots;
+}
+
 PyObject *Space_steps_json(Space *s, PyObject *args) {
-  StepRange r = {0};
-  PyObject *rule_of, *rules, *forks, *cut;
+  int start, end, limit, comma;
+  PyObject *rules, *forks, *cut, *write;
   long long max_chars;
-  if (!PyArg_ParseTuple(args, "iiOO!iLOO", &r.start, &r.end, &rule_of, &PyList_Type, &rules,
-                        &r.limit, &max_chars, &forks, &cut)) return NULL;
-  Py_ssize_t n_rules = PyList_GET_SIZE(rules);
-  for (Py_ssize_t k = 0; k < n_rules; k++)
-    if (!PyBytes_Check(PyList_GET_ITEM(rules, k))) { PyErr_SetString(PyExc_TypeError, "steps_json: a rule's text is bytes"); return NULL; }
-  if (!space_table(s) || range_open(s, &r, rule_of, 1) < 0) return NULL;
+  if (!PyArg_ParseTuple(args, "iiO!iLOOOp", &start, &end, &PyList_Type, &rules, &limit, &max_chars, &forks, &cut, &write, &comma))
+    return NULL;
+  if (start < 0 || end > s->n_states || start > end) { PyErr_SetString(PyExc_IndexError, "steps_json: states out of range"); return NULL; }
+  Text *t = table_out(s);
+  int64_t n_keys = s->tree ? (int64_t)s->n_keys : (int64_t)s->templates.n_red;   /* redexes, or under tree semantics positions */
+  TableKey *keys = t ? table_keys(s, n_keys) : NULL;
+  if (!keys) return NULL;
   Py_buffer fork = {0};   /* a flag per state: its steps reach two states or more */
-  if (forks != Py_None && PyObject_GetBuffer(forks, &fork, PyBUF_WRITABLE) < 0) { range_close(&r); return NULL; }
-  if (forks != Py_None && fork.len < r.end) {
-    PyBuffer_Release(&fork); range_close(&r);
+  if (forks != Py_None && PyObject_GetBuffer(forks, &fork, PyBUF_WRITABLE) < 0) return NULL;
+  if (forks != Py_None && fork.len < end) {
+    PyBuffer_Release(&fork);
     PyErr_SetString(PyExc_ValueError, "steps_json: a fork flag per state");
     return NULL;
   }
-  JsonVisit v = {&r, s, cut, PyMem_Malloc(sizeof(char *) * (size_t)(n_rules + 1)),
-                 PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n_rules + 1)), n_rules, {0}, 0, -1, 0, 0, 0};
-  int rc = v.rule_text && v.rule_len ? text_open(&v.text, first_room(max_chars)) : (PyErr_NoMemory(), -1);
-  for (Py_ssize_t k = 0; rc == 0 && k < n_rules; k++) {   /* (the list is the caller's: read once, not held across calls) */
-    v.rule_text[k] = PyBytes_AS_STRING(PyList_GET_ITEM(rules, k));
-    v.rule_len[k] = PyBytes_GET_SIZE(PyList_GET_ITEM(rules, k));
-  }
-  int32_t i = r.start;
+  JsonVisit v = {s, cut, keys, n_keys, NULL, (int32_t)PyList_GET_SIZE(rules), t, 0, limit, -1, 0, 0, comma, 0};
+  int rc = (v.rules = rule_slots(rules, &v.room)) ? 0 : -1;
+  int32_t i = start;
   int64_t steps = 0;
-  for (; rc == 0 && i < r.end && (i == r.start || v.text.n < max_chars); i++) {
+  t->n = 0;
+  for (; rc == 0 && i < end && (i == start || t->n < max_chars); i++) {
     if (!s->st_done[i]) continue;
-    int64_t before = v.text.n;
-    v.state = i; v.steps = 0; v.forked = 0;
-    Text head = {v.head, 0, sizeof(v.head), NULL};
+    int64_t before = t->n;
+    int32_t comma_before = v.comma;
+    v.steps = 0; v.forked = 0;
+    Text head = {v.head, 0, sizeof(v.head)};
     LIT(&head, "{\"from\":"); put_int(&head, i); LIT(&head, ",\"to\":");
     v.head_len = (int32_t)head.n;
-    if ((rc = each_state_step(s, i, json_visit, &v)) < 0) {
-      if (v.cut_short) { v.text.n = before; rc = 0; }   /* a key's rows cut: the steps end before this state */
+    if ((rc = json_state(&v, i)) < 0) {
+      if (v.cut_short) { t->n = before; v.comma = comma_before; rc = 0; }   /* a key's rows cut: the steps end before this state */
       break;
     }
     steps += v.steps;
     if (v.forked && fork.buf) ((char *)fork.buf)[i] = 1;
   }
-  PyObject *text = rc < 0 ? NULL : text_bytes(&v.text);
-  text_drop(&v.text); PyMem_Free(v.rule_text); PyMem_Free(v.rule_len);
+  PyMem_Free(v.rules);
   if (fork.buf) PyBuffer_Release(&fork);
-  range_close(&r);
-  if (!text) return NULL;
-  return Py_BuildValue("NiLO", text, (int)i, (long long)steps, v.cut_short ? Py_True : Py_False);
-}
-
-/* step_key_count() -> how many step keys the core has numbered: its redexes, or under tree semantics its positions
-   (what the column steps_json reads is sized to) */
-PyObject *Space_step_key_count(Space *s, PyObject *noargs) {
-  return PyLong_FromLongLong(s->tree ? (long long)s->n_keys : (long long)s->templates.n_red);
+  if (rc < 0 || text_write(t, write) < 0) { t->n = 0; return NULL; }
+  return Py_BuildValue("iLO", (int)i, (long long)steps, v.cut_short ? Py_True : Py_False);
 }
 
 /* depths(n, forks) -> [[depth, states, normal forms, forks, first id, last id], ...] by depth, over states 0..n-1 (a

@@ -6,95 +6,95 @@
 #include <string.h>
 
 typedef struct Space Space;
-/* steps_json(start, end, rule_of, rules, limit, max_chars, forks, cut) -> (text, next state,
-   steps, cut short): the steps of states start.. as JSON, comma-separated, up to the state where the text passes
-   max_chars; a step key not read yet (rule_of[key] == -1) is read as it is first met: its rule, and its node's and
-   result's rows in the node table (added where new, kept as its text); one whose rows cut() stopped ends the steps before its state */
+/* steps_json(start, end, rules, limit, max_chars, forks, cut, write, comma) -> (next state, steps, cut short):
+   the steps of states start.. as JSON, comma-separated (a comma first if `comma`), up to the state where the text passes
+   max_chars, handed to write(memoryview) once (the view released after: its memory is the table's, written again by the
+   next call); the steps to states past `limit` left out (limit < 0: none); a step key not read yet is read as it is
+   first met: its rule, and its node's and result's rows in the node table (added where new, kept with the table:
+   TableKey); one whose rows cut() stopped ends the steps before its state */
 PyObject *Space_steps_json(Space *s, PyObject *args);
-/* states_json(start, end, rules, seen, cut, max_chars) -> (text, next state, cut short): states start.. as JSON */
+/* states_json(start, end, rules, seen, cut, max_chars, write, comma) -> (next state, cut short): states start.. as JSON,
+   handed to write as steps_json's */
 PyObject *Space_states_json(Space *s, PyObject *args);
 /* depths(n, forks) -> a page's summary of states 0..n-1 by depth: [depth, states, normal forms, forks, first, last] */
 PyObject *Space_depths(Space *s, PyObject *args);
-/* step_key_count() -> the step keys numbered so far: redexes, or under tree semantics positions */
-PyObject *Space_step_key_count(Space *s, PyObject *noargs);
 
-/* Text a report is written into: grown by doubling, written by put and put_int once text_room said there is room. One
-   opened by text_open is a bytes object written in place, handed to Python whole (text_bytes: no copy of it made). */
-typedef struct { char *buf; int64_t n, cap; PyObject *bytes; } Text;
+/* Text a report is written into: grown by doubling, written by put and put_int once text_room said there is room. */
+typedef struct { char *buf; int64_t n, cap; } Text;
 
 static inline int text_room(Text *t, int64_t more) {
   if (t->n + more <= t->cap) return 0;
   int64_t cap = t->cap ? t->cap : 1 << 16;
   while (cap < t->n + more) cap *= 2;
-  if (t->bytes) {
-    if (_PyBytes_Resize(&t->bytes, (Py_ssize_t)cap) < 0) { t->buf = NULL; t->n = t->cap = 0; return -1; }   /* (gone) */
-    t->buf = PyBytes_AS_STRING(t->bytes);
-  } else {
-    char *b = PyMem_Realloc(t->buf, (size_t)cap);
-    if (!b) { PyErr_NoMemory(); return -1; }
-    t->buf = b;
-  }
-  t->cap = cap;
-  return 0;
-}
-
-/* a Text written into a new bytes object of `cap` bytes to begin with: 0, or -1 */
-static inline int text_open(Text *t, int64_t cap) {
-  memset(t, 0, sizeof(*t));
-  if (!(t->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)cap))) return -1;
-  t->buf = PyBytes_AS_STRING(t->bytes);
+  char *b = PyMem_Realloc(t->buf, (size_t)cap);
+  if (!b) { PyErr_NoMemory(); return -1; }
+  t->buf = b;
   t->cap = cap;
   return 0;
 }
 
 static inline void text_drop(Text *t) {
-  if (t->bytes) Py_CLEAR(t->bytes); else PyMem_Free(t->buf);
+  PyMem_Free(t->buf);
   t->buf = NULL; t->n = t->cap = 0;
 }
 
 static inline void put(Text *t, const char *p, size_t n) { memcpy(t->buf + t->n, p, n); t->n += (int64_t)n; }
 
+/* the digits of u: from its bits, the power of ten below (bits * log10(2), 1233 / 4096) and one comparison */
 static inline int n_digits(uint64_t u) {
-  int n = 1;
-  for (;;) {
-    if (u < 10) return n;
-    if (u < 100) return n + 1;
-    if (u < 1000) return n + 2;
-    if (u < 10000) return n + 3;
-    u /= 10000; n += 4;
-  }
+  static const uint64_t pow10[20] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL, 100000000ULL,
+                                     1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL, 10000000000000ULL,
+                                     100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+                                     1000000000000000000ULL, 10000000000000000000ULL};
+  int t = ((64 - __builtin_clzll(u | 1)) * 1233) >> 12;
+  return t + (u >= pow10[t]) + (u == 0);
 }
 
-/* as Python's str(int), at most 20 characters: written from its last digit back, two at a time (a step is four numbers:
-   this was most of the steps' time a digit at a time) */
-static inline void put_int(Text *t, int64_t x) {
+/* as Python's str(int), at most 20 characters, written at p: the end. From its last digit back, two at a time (a step
+   is four numbers: this was most of the steps' time a digit at a time), in 32 bits below 2**32 (a cheaper division) */
+static inline char *int_text(char *p, int64_t x) {
   static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                               "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                               "8081828384858687888990919293949596979899";
   uint64_t u = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
-  if (x < 0) t->buf[t->n++] = '-';
-  int n = n_digits(u);
-  char *p = t->buf + t->n + n;
-  while (u >= 100) { const char *d = pairs + 2 * (u % 100); u /= 100; *--p = d[1]; *--p = d[0]; }
-  if (u >= 10) { const char *d = pairs + 2 * u; *--p = d[1]; *--p = d[0]; }
-  else *--p = (char)('0' + u);
-  t->n += n;
+  if (x < 0) *p++ = '-';
+  char *end = p + n_digits(u);
+  p = end;
+  for (; u >> 32; u /= 100) { p -= 2; memcpy(p, pairs + 2 * (u % 100), 2); }
+  uint32_t v = (uint32_t)u;
+  for (; v >= 100; v /= 100) { p -= 2; memcpy(p, pairs + 2 * (v % 100), 2); }
+  if (v >= 10) memcpy(p - 2, pairs + 2 * v, 2);
+  else p[-1] = (char)('0' + v);
+  return end;
 }
+
+static inline void put_int(Text *t, int64_t x) { t->n = int_text(t->buf + t->n, x) - t->buf; }
 
 #define LIT(t, s) put(t, s, sizeof(s) - 1)
 
-/* the text as bytes (the UTF-8 the report's file holds, its strings as the rules' and templates' bytes were encoded),
-   the Text emptied; NULL on error */
+/* the text as bytes (the UTF-8 the report's file holds), the Text emptied; NULL on error */
 static inline PyObject *text_bytes(Text *t) {
-  PyObject *b = t->bytes;
-  if (b) {   /* its own: shrunk, not copied */
-    Py_ssize_t n = (Py_ssize_t)t->n;
-    t->bytes = NULL; t->buf = NULL; t->n = t->cap = 0;
-    return _PyBytes_Resize(&b, n) < 0 ? NULL : b;
-  }
-  b = PyBytes_FromStringAndSize(t->buf ? t->buf : "", (Py_ssize_t)t->n);
+  PyObject *b = PyBytes_FromStringAndSize(t->buf ? t->buf : "", (Py_ssize_t)t->n);
   text_drop(t);
   return b;
+}
+
+/* the text so far handed to write(memoryview), the view released after (as io's buffered reader hands its buffer to
+   readinto: write keeps no view of it, the memory is written again), the Text emptied and kept: 0, or -1 on error */
+static inline int text_write(Text *t, PyObject *write) {
+  if (t->n == 0) return 0;
+  PyObject *view = PyMemoryView_FromMemory(t->buf, (Py_ssize_t)t->n, PyBUF_READ);
+  if (!view) return -1;
+  PyObject *r = PyObject_CallOneArg(write, view), *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);   /* (write's error, kept while the view is released) */
+  PyObject *released = PyObject_CallMethod(view, "release", NULL);
+  Py_DECREF(view);
+  if (type) { Py_XDECREF(released); PyErr_Restore(type, value, tb); return -1; }   /* write's error first */
+  Py_DECREF(r);
+  if (!released) return -1;
+  Py_DECREF(released);
+  t->n = 0;
+  return 0;
 }
 
 #endif

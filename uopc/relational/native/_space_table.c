@@ -17,9 +17,8 @@ struct SpaceTable {
   Text text;                                                 /* the rows' texts, one after another */
   int64_t *row_end; int64_t n_rows, cap_rows;                /* where each row's text ends */
   int32_t *stack; int64_t n_stack, cap_stack;                /* the walk: (node, its next source) pairs */
-  /* a step key's rows as text, N,"result":R, made once: a key repeats (five_params: 8.7 million steps, 811,967 keys) */
-  int64_t *tail_at; int64_t cap_tail_at;                     /* per key: where its text starts in tails << 8 | its length (0: none) */
-  Text tails;
+  TableKey *keys; int64_t n_keys;                            /* the step keys (table_keys) */
+  Text out;                                                  /* table_out */
   int busy;
 };
 
@@ -32,7 +31,7 @@ void table_free(struct SpaceTable *t) {
   if (!t) return;
   table_clear(t);
   label_cache_free(&t->templates);
-  void *arrays[] = {t->row_of, t->text.buf, t->row_end, t->stack, t->tail_at, t->tails.buf};
+  void *arrays[] = {t->row_of, t->text.buf, t->row_end, t->stack, t->keys, t->out.buf};
   for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) PyMem_Free(arrays[i]);
   PyMem_Free(t);
 }
@@ -41,7 +40,7 @@ int table_traverse(struct SpaceTable *t, visitproc visit, void *arg) { if (t) Py
 void table_clear(struct SpaceTable *t) { if (t) Py_CLEAR(t->cb); }
 int64_t table_bytes(const struct SpaceTable *t) {
   return t ? t->templates.cap_lab * 12 + t->templates.cap_leaf * 8 + t->cap_row_of * 4 + t->text.cap + t->cap_rows * 8 + t->cap_stack * 4 +
-             t->cap_tail_at * 8 + t->tails.cap : 0;
+             t->n_keys * (int64_t)sizeof(TableKey) + t->out.cap : 0;
 }
 
 /* table_setup(template): a new, empty table. template(node) -> the node's row as a tuple of bytes: its text before
@@ -157,20 +156,19 @@ PyObject *Space_table_size(Space *s, PyObject *noargs) {
   return t ? PyLong_FromLongLong(t->n_rows) : NULL;
 }
 
-int table_key_read(Space *s, int32_t key, int64_t node, int64_t result) {
-  struct SpaceTable *t = s->table_json;   /* (set up: the key's rows were just added to it) */
-  if (grow_filled((void **)&t->tail_at, &t->cap_tail_at, (int64_t)key + 1, sizeof(int64_t), 0) < 0) return -1;
-  if (text_room(&t->tails, TABLE_TAIL_MAX) < 0) return -1;
-  int64_t at = t->tails.n;
-  put_int(&t->tails, node); LIT(&t->tails, ",\"result\":"); put_int(&t->tails, result);
-  t->tail_at[key] = at << 8 | (t->tails.n - at);   /* where it starts and its length (under TABLE_TAIL_MAX: never 0) */
-  return 0;
+Text *table_out(Space *s) {
+  struct SpaceTable *t = space_table(s);
+  return t ? &t->out : NULL;
 }
 
-const char *table_key_text(Space *s, int32_t key, int32_t *len) {
-  struct SpaceTable *t = s->table_json;
-  int64_t at = t && key >= 0 && key < t->cap_tail_at ? t->tail_at[key] : 0;
-  if (!at) { PyErr_SetString(PyExc_RuntimeError, "steps_json: a key read into another node table"); return NULL; }
-  *len = (int32_t)(at & 0xff);
-  return t->tails.buf + (at >> 8);
+TableKey *table_keys(Space *s, int64_t n) {
+  struct SpaceTable *t = space_table(s);
+  if (!t || n <= t->n_keys) return t ? t->keys : NULL;
+  /* (calloc's pages untouched until a key is read: five_params' 811,967 keys, read as the steps name them) */
+  TableKey *keys = t->keys ? PyMem_Realloc(t->keys, (size_t)n * sizeof(TableKey)) : PyMem_Calloc((size_t)n, sizeof(TableKey));
+  if (!keys) { PyErr_NoMemory(); return NULL; }
+  if (t->keys) memset(keys + t->n_keys, 0, (size_t)(n - t->n_keys) * sizeof(TableKey));
+  t->keys = keys;
+  t->n_keys = n;
+  return keys;
 }

@@ -3,6 +3,7 @@
 #define UOPC_SPACE_TABLE_H
 #include <Python.h>
 #include <stdint.h>
+#include "_space_json.h"   /* Text */
 
 typedef struct Space Space;
 struct SpaceTable;
@@ -23,14 +24,20 @@ PyObject *Space_table_row(Space *s, PyObject *args);
 PyObject *Space_table_rows(Space *s, PyObject *args);
 PyObject *Space_table_size(Space *s, PyObject *noargs);
 
-/* step key `key` read: its node's and result's rows kept as its text, N,"result":R (table_key_text): 0, or -1 on
-   MemoryError. Needs table_setup(). */
-int table_key_read(Space *s, int32_t key, int64_t node, int64_t result);
-/* the text table_key_read kept for a key read (its `len` characters, valid until the next table_key_read), or NULL
-   with RuntimeError for a key not read into this table */
-const char *table_key_text(Space *s, int32_t key, int32_t *len);
+/* the text a call of states_json or steps_json is written into before it is handed to Python (text_write): one buffer
+   kept with the table, not a new one per call (a new megabyte's pages cost the kernel as much as writing them). Needs
+   table_setup(). */
+Text *table_out(Space *s);
 
-#define TABLE_TAIL_MAX 64      /* a step key's text at the most: 10 characters and two numbers */
+/* A step key as steps_json writes it, read once (a key repeats: five_params' 8.7 million steps name 811,967): its rule
+   and its node's and result's rows as text, N,"result":R (30 characters at the most; len 0: not read). One record, not
+   three arrays: one random read per step. */
+typedef struct { int32_t rule; uint8_t len; char text[35]; } TableKey;
+
+/* the table's records of the step keys 0..n-1 (grown to n where fewer, the new ones not read), or NULL with an
+   exception. Needs table_setup(). */
+TableKey *table_keys(Space *s, int64_t n);
+
 #define TABLE_CUT_NODES 4096   /* rows added between two questions to the cut (exploration.py's CUT_NODES) */
 
 #endif
