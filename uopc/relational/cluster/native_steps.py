@@ -9,6 +9,14 @@ targets' fingerprints (the very bytes ``Fingerprints`` gives) and the candidates
 core stops at (a rule raised, a map Python enumerates lazily) is stepped in Python, as one
 process's explorer does (``Shard._expand_python``).
 
+The rules' Python work is shared: a node's own redexes are the same in every worker's core,
+and two workers' states share most of their inner nodes (a state's subterms are in states
+either owns), so each worker would call the rules on nearly every node. A worker notes the
+nodes its core matched in Python while it expanded a level (``Matched``, the frontier's own
+roots left out: another worker owns none of them), sends them with their redexes in its
+batches, and a receiver's core takes them as they are (``give``: ``NativeSpace.given``), no
+rule called again for them.
+
 What the core holds grows with the nodes it made; past ``limit`` nodes ``forget`` starts a new
 core (the program indexed again), as ``Fingerprints`` forgets. A graph is a native node of the
 core (an ``int``) or a ``UOp``; ``node_or_none`` takes either.
@@ -30,11 +38,25 @@ core (an ``int``) or a ``UOp``; ``node_or_none`` takes either.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from uopc.relational.native.space import NativeSpace, NotNative
+
+
+GIVEN_KEPT = 2_000_000   # nodes' redexes a core holds from other workers, unasked yet (past it they go: only a saving)
+
+
+class Matched(NamedTuple):
+  """Nodes a core matched in Python, with their own redexes: per node its redex count, per redex its rule index, and the
+  nodes as one list (each matched node, then its redexes' results), for a batch's rows."""
+  counts: np.ndarray
+  rules: np.ndarray
+  nodes: list[int]
+
+
+NO_MATCHES = Matched(np.empty(0, np.int32), np.empty(0, np.int32), [])
 
 
 class NativeSteps:
@@ -81,6 +103,34 @@ class NativeSteps:
       self._rules[done:made], self._nodes[done:made] = new[:, 2], new[:, :2]
       self._read = made
     return self._rules[keys], self._nodes[keys].ravel()
+
+  def level(self, nodes: list[int], shards: int, share: bool) -> tuple[Any, Matched]:
+    """``Space.expand_level`` of the frontier's ``nodes``, and where ``share``, the nodes the core matched in Python
+    meanwhile (module doc), the frontier's own left out."""
+    space = self.space
+    if not share: return self.core.expand_level(nodes, shards), NO_MATCHES
+    log: list[tuple[int, list[tuple[int, int]]]] = []
+    space.matched = log
+    try: out = self.core.expand_level(nodes, shards)
+    finally: space.matched = None
+    own = set(nodes)
+    log = [m for m in log if m[0] not in own]
+    if not log: return out, NO_MATCHES
+    counts = np.fromiter((len(r) for _, r in log), np.int32, len(log))
+    rules = np.fromiter((rule for _, r in log for rule, _ in r), np.int32, int(counts.sum()))
+    return out, Matched(counts, rules, [x for i, r in log for x in (i, *(h for _, h in r))])
+
+  def give(self, counts: np.ndarray, rules: np.ndarray, nodes: list[Any]) -> None:
+    """Another worker's ``Matched``, its nodes read into this core: their redexes taken as they are where this core has
+    not matched the node yet (a node this core does not take, a ``UOp``, is left out)."""
+    given = self.space.given
+    if len(given) > GIVEN_KEPT: given.clear()
+    at, r = 0, 0
+    for n in counts.tolist():
+      node, results = nodes[at], nodes[at + 1:at + 1 + n]
+      if node.__class__ is int and all(h.__class__ is int for h in results):
+        given[node] = list(zip(rules[r:r + n].tolist(), results))
+      at, r = at + 1 + n, r + n
 
   @property
   def full(self) -> bool:
