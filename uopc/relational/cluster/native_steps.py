@@ -38,6 +38,7 @@ core (an ``int``) or a ``UOp``; ``node_or_none`` takes either.
 """
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any, Callable, NamedTuple
 
 import numpy as np
@@ -50,7 +51,7 @@ GIVEN_KEPT = 2_000_000   # nodes' redexes a core holds from other workers, unask
 
 class Matched(NamedTuple):
   """Nodes a core matched in Python, with their own redexes: per node its redex count, per redex its rule index, and the
-  nodes as one list (each matched node, then its redexes' results), for a batch's rows."""
+  nodes as one list, for a batch's rows: the matched nodes, then their redexes' results (in the nodes' order)."""
   counts: np.ndarray
   rules: np.ndarray
   nodes: list[int]
@@ -109,28 +110,29 @@ class NativeSteps:
     meanwhile (module doc), the frontier's own left out."""
     space = self.space
     if not share: return self.core.expand_level(nodes, shards), NO_MATCHES
-    log: list[tuple[int, list[tuple[int, int]]]] = []
-    space.matched = log
+    heads: list[int] = []
+    outs: list[list[tuple[int, int]]] = []
+    space.matched = (heads, outs)
     try: out = self.core.expand_level(nodes, shards)
     finally: space.matched = None
-    own = set(nodes)
-    log = [m for m in log if m[0] not in own]
-    if not log: return out, NO_MATCHES
-    counts = np.fromiter((len(r) for _, r in log), np.int32, len(log))
-    rules = np.fromiter((rule for _, r in log for rule, _ in r), np.int32, int(counts.sum()))
-    return out, Matched(counts, rules, [x for i, r in log for x in (i, *(h for _, h in r))])
+    if not heads: return out, NO_MATCHES
+    keep = ~np.isin(np.array(heads, np.int64), np.array(nodes, np.int64))   # (a C pass or two each, not Python a node)
+    counts = np.fromiter(map(len, outs), np.int32, len(outs))
+    pairs = np.fromiter(chain.from_iterable(chain.from_iterable(outs)), np.int32, 2 * int(counts.sum())).reshape(-1, 2)
+    pairs = pairs[np.repeat(keep, counts)]
+    return out, Matched(counts[keep], pairs[:, 0], np.array(heads, np.int64)[keep].tolist() + pairs[:, 1].tolist())
 
   def give(self, counts: np.ndarray, rules: np.ndarray, nodes: list[Any]) -> None:
     """Another worker's ``Matched``, its nodes read into this core: their redexes taken as they are where this core has
-    not matched the node yet (a node this core does not take, a ``UOp``, is left out)."""
+    not matched the node yet (a node this core does not take, a ``UOp``, is left out with its redexes)."""
     given = self.space.given
     if len(given) > GIVEN_KEPT: given.clear()
-    at, r = 0, 0
-    for n in counts.tolist():
-      node, results = nodes[at], nodes[at + 1:at + 1 + n]
-      if node.__class__ is int and all(h.__class__ is int for h in results):
-        given[node] = list(zip(rules[r:r + n].tolist(), results))
-      at, r = at + 1 + n, r + n
+    k = len(counts)
+    pairs = list(zip(rules.tolist(), nodes[k:]))
+    ends = np.cumsum(counts).tolist()
+    each = zip(nodes[:k], (pairs[e - n:e] for n, e in zip(counts.tolist(), ends)))
+    if all(x.__class__ is int for x in nodes): given.update(each)
+    else: given.update((x, r) for x, r in each if x.__class__ is int and all(h.__class__ is int for _, h in r))
 
   @property
   def full(self) -> bool:

@@ -71,9 +71,10 @@ class NativeSpace:
     self.texts: Callable[[int | UOp, int], str | None] | None = None   # core.text once set up (on the first text(): a library run prints nothing)
     self._fingerprinting = False   # core.fingerprint_setup called (on the first fingerprint())
     # a cluster worker's share of the rules' work (cluster/native_steps.py): the own redexes another worker's core found
-    # for a node, by node (the Python match they stand for not made again), and where a list, each node matched here
+    # for a node, by node (the Python match they stand for not made again), and where lists, each node matched here and
+    # its redexes
     self.given: dict[int, list[tuple[int, int]]] = {}
-    self.matched: list[tuple[int, list[tuple[int, int]]]] | None = None
+    self.matched: tuple[list[int], list[list[tuple[int, int]]]] | None = None
 
   def text(self, i: int | UOp, limit: int | None = None) -> str | None:
     """``uopc.term.show`` of native node ``i``'s ``UOp`` (or of a ``UOp`` bound to one; None if it is not), made in C from
@@ -170,7 +171,7 @@ class NativeSpace:
       out.append((r.rule_index, h))
       made.append(r)
     self.redexes.made_by_python(self.core.n_redexes, made)
-    if self.matched is not None: self.matched.append((i, out))
+    if (log := self.matched) is not None: log[0].append(i); log[1].append(out)
     return out
 
 
