@@ -112,15 +112,13 @@ class NativeSteps:
     if not share: return self.core.expand_level(nodes, shards), NO_MATCHES
     heads: list[int] = []
     outs: list[list[tuple[int, int]]] = []
-    space.matched = (heads, outs)
+    space.matched = (heads, outs, set(nodes))   # (the frontier's own roots, most of the matches, are not noted)
     try: out = self.core.expand_level(nodes, shards)
     finally: space.matched = None
     if not heads: return out, NO_MATCHES
-    keep = ~np.isin(np.array(heads, np.int64), np.array(nodes, np.int64))   # (a C pass or two each, not Python a node)
-    counts = np.fromiter(map(len, outs), np.int32, len(outs))
+    counts = np.fromiter(map(len, outs), np.int32, len(outs))   # (a C pass or two each, not Python a node)
     pairs = np.fromiter(chain.from_iterable(chain.from_iterable(outs)), np.int32, 2 * int(counts.sum())).reshape(-1, 2)
-    pairs = pairs[np.repeat(keep, counts)]
-    return out, Matched(counts[keep], pairs[:, 0], np.array(heads, np.int64)[keep].tolist() + pairs[:, 1].tolist())
+    return out, Matched(counts, pairs[:, 0].copy(), heads + pairs[:, 1].tolist())
 
   def give(self, counts: np.ndarray, rules: np.ndarray, nodes: list[Any]) -> None:
     """Another worker's ``Matched``, its nodes read into this core: their redexes taken as they are where this core has

@@ -72,9 +72,9 @@ class NativeSpace:
     self._fingerprinting = False   # core.fingerprint_setup called (on the first fingerprint())
     # a cluster worker's share of the rules' work (cluster/native_steps.py): the own redexes another worker's core found
     # for a node, by node (the Python match they stand for not made again), and where lists, each node matched here and
-    # its redexes
+    # its redexes, but the nodes of the set (a level's own states)
     self.given: dict[int, list[tuple[int, int]]] = {}
-    self.matched: tuple[list[int], list[list[tuple[int, int]]]] | None = None
+    self.matched: tuple[list[int], list[list[tuple[int, int]]], set[int]] | None = None
 
   def text(self, i: int | UOp, limit: int | None = None) -> str | None:
     """``uopc.term.show`` of native node ``i``'s ``UOp`` (or of a ``UOp`` bound to one; None if it is not), made in C from
@@ -171,7 +171,7 @@ class NativeSpace:
       out.append((r.rule_index, h))
       made.append(r)
     self.redexes.made_by_python(self.core.n_redexes, made)
-    if (log := self.matched) is not None: log[0].append(i); log[1].append(out)
+    if (log := self.matched) is not None and i not in log[2]: log[0].append(i); log[1].append(out)
     return out
 
 
