@@ -6,11 +6,17 @@ interleaved round after round (ROUNDS, 3 by default), each on a program of its o
 each. CPU seconds: this process's for one process, each worker's own for the cluster (``Shard.stats``: from its
 ``load``, so a run's whole work on it, the coordinator's apart). "1 worker / one" is what a cluster of one costs against
 one process; "speed-up" is one process's CPU over the busiest of two workers' (what wall time would be on two idle cores,
-waits aside), and by wall time; "balance" is the states the busier of the two owns over half of them (1.00: even). The rule
+waits aside), and by wall time; "rounds" the least and the most of the rounds' own speed-ups by CPU (one process
+over the busiest worker of the same round: on a shared machine a column's best rounds may be minutes apart);
+"balance" is the states the busier of the two owns over half of them (1.00: even). The rule
 set: commutativity and associativity of ``+`` (``x + y -> y + x``, ``(x + y) + z -> x + (y + z)``) on the sum of n
 PARAMs, some of them the same one (``terms``: "7, p0 x3" is p0 + p0 + p0 + p1 + ... + p4), n! / (the repeats' factorials)
-* Catalan(n - 1) states: 120, 1,680, 30,240, 110,880 and 332,640. The small sizes find the crossover: the states a worker
-must have for two workers to beat one process (the first size whose speed-up by CPU passes 1). ``ZERO=1`` adds ``x + 0``
+* Catalan(n - 1) states: 120, 1,680, 30,240, 110,880 and 332,640. The same two rules behind a guard no template takes
+(``guarded c + a``: ``y + x if x.op is not Ops.SIN else None``, true of every node here), so that the native core calls
+Python for every node's redexes and a state costs one process about 30 µs, not 3: the states the cluster is for
+(docs/scaling.md), at 1,680 to 332,640 states. The small sizes find the crossover: the states a worker
+must have for two workers to beat one process (the first size whose speed-up by CPU passes 1). ``RULES=guarded`` (a
+prefix of the rules' name) runs only those rows. ``ZERO=1`` adds ``x + 0``
 and commutativity on the sum of n ``p_i + 0`` (3^n * 2^(n-1): 648 to 139,968 states); ``BIG=1`` the sum of 7 distinct
 under commutativity and associativity (665,280 states). The machine's load average is printed before and after.
 ``AGAINST=tree`` measures another checkout's code beside this one's: each round in a process of its own (a copy of this
@@ -55,6 +61,7 @@ if __package__ in (None, ""):   # run by its path, from any directory: the repos
   sys.path[:] = [os.path.dirname(_here), *(p for p in sys.path if os.path.abspath(p or ".") != _here)]
 
 from uopc import PatternMatcher, UOp, UPat, symbolic
+from uopc.ops import Ops
 from uopc.relational import Exploration
 
 DESIGN_M = 28.0   # µs to move a state, both ends: docs/scaling.md's measure of the multiprocessing prototype
@@ -208,6 +215,16 @@ def comm_assoc() -> PatternMatcher:
   return PatternMatcher([(x + y, lambda x, y: y + x), ((x + y) + z, lambda x, y, z: x + (y + z))], name="comm_assoc")
 
 
+def guarded() -> PatternMatcher:
+  """``comm_assoc``'s two rules behind a guard (``x.op is not Ops.SIN``, true of every node here) that makes them no template
+  the native core runs in C: it calls Python for every node's redexes, and a state costs one process about 30 µs, ten
+  times the templates' (docs/scaling.md: the states the cluster is for)."""
+  y, z = UPat.var("y"), UPat.var("z")
+  def comm(x: UOp, y: UOp) -> UOp | None: return y + x if x.op is not Ops.SIN else None
+  def assoc(x: UOp, y: UOp, z: UOp) -> UOp | None: return x + (y + z) if x.op is not Ops.SIN else None
+  return PatternMatcher([(x + y, comm), ((x + y) + z, assoc)], name="guarded")
+
+
 def zero_comm() -> PatternMatcher:
   y = UPat.var("y")
   return PatternMatcher([(x + 0, lambda x: x), (x + y, lambda x, y: y + x)], name="add0_comm")
@@ -235,8 +252,10 @@ def sizes() -> list[Size]:
   """The table's rows (module doc): each rule set at growing sizes, the largest 100,000 states and more."""
   ca = [Size("comm + assoc", n, lambda n=n, k=k: param_sum(n, k), comm_assoc, k)
         for n, k in ((4, 1), (5, 1), (6, 1), (7, 3), (7, 2), *(((7, 1),) if os.environ.get("BIG") else ()))]
+  gd = [Size("guarded c + a", n, lambda n=n, k=k: param_sum(n, k), guarded, k) for n, k in ((5, 1), (6, 1), (7, 3), (7, 2))]
   zc = [Size("x + 0, comm", n, lambda n=n: add0_sum(n), zero_comm) for n in (4, 5, 6, 7)] if os.environ.get("ZERO") else []
-  return ca + zc
+  every = ca + gd + zc
+  return [s for s in every if s.rules.startswith(os.environ.get("RULES", ""))]
 
 
 class Round(NamedTuple):
@@ -294,14 +313,19 @@ def _rounds(rounds: int) -> dict[tuple[str, str], list[Round]]:
 
 
 HEADER = (f"{'rules':14s} {'terms':>9s} {'states':>8s} {'st/worker':>9s} {'one s':>7s} {'1 worker s':>10s} {'1 worker/one':>12s} "
-          f"{'2 workers s (each)':>19s} {'balance':>7s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s}")
+          f"{'2 workers s (each)':>19s} {'balance':>7s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s} {'rounds: CPU':>15s}")
 
 
-def _row(s: Size, r: Round, code: str = "") -> str:
+def _row(s: Size, rounds: list[Round], code: str = "") -> str:
+  """A size's line: each column's best round, then the least and the most of the rounds' own speed-ups by CPU (one
+  process over the busiest worker in the same round: under a shared machine's load a column's best rounds may be
+  far apart)."""
+  r = best(rounds)
   each = "/".join(f"{c:.2f}" for c in r.pair)
+  own = sorted(x.one / max(x.pair) for x in rounds)
   return (f"{s.rules:14s} {s.terms:>9s} {r.states:8,d} {r.states // 2:9,d} {r.one:7.2f} {r.solo:10.2f} {r.solo / r.one:11.2f}x "
-          f"{each:>19s} {r.balance:7.3f} {r.coordinator:7.2f} {r.one / max(r.pair):12.2f}x {r.one_wall / r.pair_wall:5.2f}x"
-          + (f"  {code}" if code else ""))
+          f"{each:>19s} {r.balance:7.3f} {r.coordinator:7.2f} {r.one / max(r.pair):12.2f}x {r.one_wall / r.pair_wall:5.2f}x "
+          f"{own[0]:6.2f}x-{own[-1]:.2f}x" + (f"  {code}" if code else ""))
 
 
 def crossovers(table: list[Size], got: dict[tuple[str, str], list[Round]]) -> dict[str, int | None]:
@@ -334,7 +358,7 @@ def against_one() -> None:
   codes = {"": _rounds(rounds)} if other is None else against_tree(other, rounds)
   print(HEADER + ("  code" if other else ""))
   for s in table:
-    for code, got in codes.items(): print(_row(s, best(got[s.rules, s.terms]), code))
+    for code, got in codes.items(): print(_row(s, got[s.rules, s.terms], code))
   for code, got in codes.items():
     for rules, at in crossovers(table, got).items(): print(_crossover_line(rules, at, code))
   load = os.getloadavg()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.test_relational_native_drive import sums_of_terms
 from tests.test_relational_native_successors import PROGRAMS, RULES, has_call
-from uopc import UOp
+from uopc import PatternMatcher, UOp, UPat
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.coordinator import ship
 from uopc.relational.cluster.shard import Shard, rules_of, step_targets, unpack
@@ -145,3 +145,30 @@ def test_native_shards_whose_cores_start_again_every_level_make_the_same_levels(
   for shards in (2, 3):
     _, nat = same_levels((p0 + 0) + (p1 + 0) + (p2 + 0) + (p0 + 0), RULES["comm"], shards)
     assert all(s.deltas and s.readers for s in nat)
+
+
+def test_native_shards_call_the_rules_for_a_node_once_between_them(monkeypatch):
+  # rules the core calls Python for (a guard makes them no template): each shard's states share most inner nodes with the
+  # other's, whose core sends the nodes it matched with their redexes (native_steps.py); without that each matched them
+  from uopc.ops import Ops
+  from uopc.relational import explore
+  from uopc.relational.cluster.native_steps import NativeSteps
+  from uopc.relational.space.step import Stepper
+  x, y, z = UPat.var("x"), UPat.var("y"), UPat.var("z")
+  pm = PatternMatcher([(x + y, lambda x, y: y + x if x.op is not Ops.SIN else None),
+                       ((x + y) + z, lambda x, y, z: x + (y + z) if x.op is not Ops.SIN else None)], name="guarded")
+  g = UOp.param(0) + UOp.param(1) + UOp.param(2) + UOp.param(3) + UOp.param(4)
+  same_levels(g, pm, 2)
+  matched: list[UOp] = []
+  real = Stepper._match
+  monkeypatch.setattr(Stepper, "_match", lambda self, u: (matched.append(u), real(self, u))[1])
+  assert len(explore(g, pm, max_states=None).run().states) == 1680
+  one = len(matched)   # (a node matched once)
+  matched.clear()
+  levels(g, pm, 2, native=True, most=10**6)
+  shared = len(matched)
+  matched.clear()
+  monkeypatch.setattr(NativeSteps, "give", lambda self, *a: None)
+  levels(g, pm, 2, native=True, most=10**6)
+  alone = len(matched)
+  assert len(set(matched)) == one and shared < 1.05 * one < 1.1 * one < alone, (one, shared, alone)

@@ -9,6 +9,14 @@ targets' fingerprints (the very bytes ``Fingerprints`` gives) and the candidates
 core stops at (a rule raised, a map Python enumerates lazily) is stepped in Python, as one
 process's explorer does (``Shard._expand_python``).
 
+The rules' Python work is shared: a node's own redexes are the same in every worker's core,
+and two workers' states share most of their inner nodes (a state's subterms are in states
+either owns), so each worker would call the rules on nearly every node. A worker notes the
+nodes its core matched in Python while it expanded a level (``Matched``, the frontier's own
+roots left out: another worker owns none of them), sends them with their redexes in its
+batches, and a receiver's core takes them as they are (``give``: ``NativeSpace.given``), no
+rule called again for them.
+
 What the core holds grows with the nodes it made; past ``limit`` nodes ``forget`` starts a new
 core (the program indexed again), as ``Fingerprints`` forgets. A graph is a native node of the
 core (an ``int``) or a ``UOp``; ``node_or_none`` takes either.
@@ -30,11 +38,26 @@ core (an ``int``) or a ``UOp``; ``node_or_none`` takes either.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from itertools import chain
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
 from uopc.relational.native.space import NativeSpace, NotNative
+
+
+GIVEN_KEPT = 2_000_000   # nodes' redexes a core holds from other workers, unasked yet (past it they go: only a saving)
+
+
+class Matched(NamedTuple):
+  """Nodes a core matched in Python, with their own redexes: per node its redex count, per redex its rule index, and the
+  nodes as one list, for a batch's rows: the matched nodes, then their redexes' results (in the nodes' order)."""
+  counts: np.ndarray
+  rules: np.ndarray
+  nodes: list[int]
+
+
+NO_MATCHES = Matched(np.empty(0, np.int32), np.empty(0, np.int32), [])
 
 
 class NativeSteps:
@@ -81,6 +104,33 @@ class NativeSteps:
       self._rules[done:made], self._nodes[done:made] = new[:, 2], new[:, :2]
       self._read = made
     return self._rules[keys], self._nodes[keys].ravel()
+
+  def level(self, nodes: list[int], shards: int, share: bool) -> tuple[Any, Matched]:
+    """``Space.expand_level`` of the frontier's ``nodes``, and where ``share``, the nodes the core matched in Python
+    meanwhile (module doc), the frontier's own left out."""
+    space = self.space
+    if not share: return self.core.expand_level(nodes, shards), NO_MATCHES
+    heads: list[int] = []
+    outs: list[list[tuple[int, int]]] = []
+    space.matched = (heads, outs, set(nodes))   # (the frontier's own roots, most of the matches, are not noted)
+    try: out = self.core.expand_level(nodes, shards)
+    finally: space.matched = None
+    if not heads: return out, NO_MATCHES
+    counts = np.fromiter(map(len, outs), np.int32, len(outs))   # (a C pass or two each, not Python a node)
+    pairs = np.fromiter(chain.from_iterable(chain.from_iterable(outs)), np.int32, 2 * int(counts.sum())).reshape(-1, 2)
+    return out, Matched(counts, pairs[:, 0].copy(), heads + pairs[:, 1].tolist())
+
+  def give(self, counts: np.ndarray, rules: np.ndarray, nodes: list[Any]) -> None:
+    """Another worker's ``Matched``, its nodes read into this core: their redexes taken as they are where this core has
+    not matched the node yet (a node this core does not take, a ``UOp``, is left out with its redexes)."""
+    given = self.space.given
+    if len(given) > GIVEN_KEPT: given.clear()
+    k = len(counts)
+    pairs = list(zip(rules.tolist(), nodes[k:]))
+    ends = np.cumsum(counts).tolist()
+    each = zip(nodes[:k], (pairs[e - n:e] for n, e in zip(counts.tolist(), ends)))
+    if all(x.__class__ is int for x in nodes): given.update(each)
+    else: given.update((x, r) for x, r in each if x.__class__ is int and all(h.__class__ is int for _, h in r))
 
   @property
   def full(self) -> bool:

@@ -54,7 +54,7 @@ from uopc.relational.cluster.visited import FP, Visited, fp_bytes
 from uopc.relational.space.states import Stuck
 
 if TYPE_CHECKING:
-  from uopc.relational.cluster.native_steps import NativeSteps
+  from uopc.relational.cluster.native_steps import Matched, NativeSteps
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -261,6 +261,8 @@ def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
   return uniq, seen[keys]
 
 
+NO_SHARE = (np.empty(0, np.int32), np.empty(0, np.int32))   # a batch's matches (native_steps.Matched's counts, rules): none
+
 Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   # fingerprints, parent ids, positions, parents' fingerprints, graphs
 
 
@@ -338,6 +340,7 @@ class Shard:
     self.root, self.root_fp = root, self.fps.keep(root)
     self.native: NativeSteps | None = _native_steps(self.stepper, root, NATIVE_NODES_KEPT) if native else None
     self.in_python = 0   # states a native worker stepped in Python (its core stopped at their graph)
+    self._shared: Matched | None = None   # a native level's Python matches, for the batches to the others
     # a native worker's batches to each other shard as a stream (codec.Deltas: the nodes sent to it before go as
     # references), and a reader of each other shard's (a Python worker's batches carry their rows' fingerprints, each its own)
     others = [j for j in range(count) if j != index]
@@ -406,12 +409,15 @@ class Shard:
     self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
                      "once": len(parts) <= 1 and self.count == 1}
     batches: list[Any] = []
+    shared, self._shared = self._shared, None
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
       self.sent += len(c_fps)
       # rows without their fingerprints from a native worker (made in C: Space.rows), only those not sent to j before
       # (Deltas): a receiver's core makes their fingerprints
-      if native is not None and (stream := self.deltas.get(j)) is not None: b = pack((c_fps, c_par, c_pos, c_pfp, *stream.send(native.space, graphs)))
+      if native is not None and (stream := self.deltas.get(j)) is not None:   # (and the nodes its core matched in Python)
+        extra, share = ([], NO_SHARE) if shared is None else (shared.nodes, shared[:2])
+        b = pack((c_fps, c_par, c_pos, c_pfp, *stream.send(native.space, graphs + extra), *share))
       elif native is None: b = pack((c_fps, c_par, c_pos, c_pfp, self.codec.encode(graphs, fps)))
       else: b = pack((c_fps, c_par, c_pos, c_pfp, self.codec.encode_native(native.space, graphs)))
       if self.measure: self.moved += len(b)
@@ -437,7 +443,7 @@ class Shard:
         if (i := native.node_or_none(g)) is None: rest.append((sid, g))
         else: kept.append(sid); nodes.append(i)
       sids = np.array(kept, np.int64)
-    r = native.core.expand_level(nodes, self.count)
+    r, self._shared = native.level(nodes, self.count, bool(self.deltas))   # (its Python matches go to the others: native_steps.py)
     counts = np.frombuffer(r[0], np.int32)
     ok = counts >= 0
     if not ok.all():
@@ -530,9 +536,11 @@ class Shard:
         b = unpack(b)
         fps_l.append(b[0]); par_l.append(b[1]); pos_l.append(b[2]); pfp_l.append(b[3])
         # a native worker reads the rows straight into its core's nodes (Space.intern_rows): no UOp made
-        if len(b) > 5:   # a Deltas batch
-          graphs.extend(self.readers[j].take(None if self.native is None else self.native.space, b[4:]))
-          p["received"].append((j, b[4:]))
+        if len(b) > 5:   # a Deltas batch, and the nodes its sender's core matched in Python (native_steps.py)
+          got = self.readers[j].take(None if self.native is None else self.native.space, b[4:7])
+          graphs.extend(got[:len(b[0])])
+          if self.native is not None and len(b[7]): self.native.give(b[7], b[8], got[len(b[0]):])
+          p["received"].append((j, b[4:7]))
         else: graphs.extend(self.codec.decode(b[4], self.fps) if self.native is None else self.codec.decode_native(self.native.space, b[4]))
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
     par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)

@@ -70,6 +70,11 @@ class NativeSpace:
     self.keys: Any = self.redexes if stepper.semantics == "graph" else TreeKeys(self)
     self.texts: Callable[[int | UOp, int], str | None] | None = None   # core.text once set up (on the first text(): a library run prints nothing)
     self._fingerprinting = False   # core.fingerprint_setup called (on the first fingerprint())
+    # a cluster worker's share of the rules' work (cluster/native_steps.py): the own redexes another worker's core found
+    # for a node, by node (the Python match they stand for not made again), and where lists, each node matched here and
+    # its redexes, but the nodes of the set (a level's own states)
+    self.given: dict[int, list[tuple[int, int]]] = {}
+    self.matched: tuple[list[int], list[list[tuple[int, int]]], set[int]] | None = None
 
   def text(self, i: int | UOp, limit: int | None = None) -> str | None:
     """``uopc.term.show`` of native node ``i``'s ``UOp`` (or of a ``UOp`` bound to one; None if it is not), made in C from
@@ -155,7 +160,9 @@ class NativeSpace:
 
   def _match(self, i: int) -> list[tuple[int, int]] | None:
     """The core's question: node ``i``'s own redexes as (rule index, result node), numbered by the core in order from
-    its ``n_redexes``; None where the Python core must go on."""
+    its ``n_redexes``; None where the Python core must go on. A node's redexes ``given`` are taken as they are: the same
+    rules' match of the same node in another worker's core."""
+    if (given := self.given.pop(i, None)) is not None: return given
     out, made = [], []
     for r in self.stepper._match(self.uop(i)):
       if r.error is not None: return None   # a stuck step: the Python core makes stuck states
@@ -164,6 +171,7 @@ class NativeSpace:
       out.append((r.rule_index, h))
       made.append(r)
     self.redexes.made_by_python(self.core.n_redexes, made)
+    if (log := self.matched) is not None and i not in log[2]: log[0].append(i); log[1].append(out)
     return out
 
 
