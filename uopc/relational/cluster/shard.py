@@ -261,8 +261,6 @@ def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
   return uniq, seen[keys]
 
 
-NO_SHARE = (np.empty(0, np.int32), np.empty(0, np.int32))   # a batch's matches (native_steps.Matched's counts, rules): none
-
 Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   # fingerprints, parent ids, positions, parents' fingerprints, graphs
 
 
@@ -340,7 +338,6 @@ class Shard:
     self.root, self.root_fp = root, self.fps.keep(root)
     self.native: NativeSteps | None = _native_steps(self.stepper, root, NATIVE_NODES_KEPT) if native else None
     self.in_python = 0   # states a native worker stepped in Python (its core stopped at their graph)
-    self._shared: Matched | None = None   # a native level's Python matches, for the batches to the others
     # a native worker's batches to each other shard as a stream (codec.Deltas: the nodes sent to it before go as
     # references), and a reader of each other shard's (a Python worker's batches carry their rows' fingerprints, each its own)
     others = [j for j in range(count) if j != index]
@@ -382,8 +379,9 @@ class Shard:
     native = self.native
     parts: list[Level] = []
     rest = self.frontier.pairs() if native is None else []
+    shared: Matched | None = None   # a native level's Python matches, for the batches to the others (native_steps.py)
     if native is not None:
-      part, rest = self._expand_native(native, self.frontier)
+      part, rest, shared = self._expand_native(native, self.frontier)
       parts.append(part)
       self.in_python += len(rest)
     if rest:
@@ -409,15 +407,13 @@ class Shard:
     self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
                      "once": len(parts) <= 1 and self.count == 1}
     batches: list[Any] = []
-    shared, self._shared = self._shared, None
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
       self.sent += len(c_fps)
       # rows without their fingerprints from a native worker (made in C: Space.rows), only those not sent to j before
       # (Deltas): a receiver's core makes their fingerprints
-      if native is not None and (stream := self.deltas.get(j)) is not None:   # (and the nodes its core matched in Python)
-        extra, share = ([], NO_SHARE) if shared is None else (shared.nodes, shared[:2])
-        b = pack((c_fps, c_par, c_pos, c_pfp, *stream.send(native.space, graphs + extra), *share))
+      if native is not None and shared is not None and (stream := self.deltas.get(j)) is not None:   # (and the nodes its core matched in Python)
+        b = pack((c_fps, c_par, c_pos, c_pfp, *stream.send(native.space, graphs + shared.nodes), *shared[:2]))
       elif native is None: b = pack((c_fps, c_par, c_pos, c_pfp, self.codec.encode(graphs, fps)))
       else: b = pack((c_fps, c_par, c_pos, c_pfp, self.codec.encode_native(native.space, graphs)))
       if self.measure: self.moved += len(b)
@@ -432,9 +428,9 @@ class Shard:
       stepper.clear()
     return [{"expanded": len(level.sids)}, *batches]
 
-  def _expand_native(self, native: NativeSteps, frontier: Frontier) -> tuple[Level, list[tuple[int, Any]]]:
-    """The frontier's level from the native core, and the states it left to Python (a CALL in the graph, or a graph the
-    core stops at)."""
+  def _expand_native(self, native: NativeSteps, frontier: Frontier) -> tuple[Level, list[tuple[int, Any]], Matched]:
+    """The frontier's level from the native core, the states it left to Python (a CALL in the graph, or a graph the
+    core stops at), and the nodes the core matched in Python meanwhile, for the other shards (``NativeSteps.level``)."""
     rest: list[tuple[int, Any]] = []
     sids, nodes = frontier.ids, frontier.graphs
     if as_nodes(nodes) is None:   # (a native worker's graphs are its core's nodes, or UOps: those sent
@@ -443,7 +439,7 @@ class Shard:
         if (i := native.node_or_none(g)) is None: rest.append((sid, g))
         else: kept.append(sid); nodes.append(i)
       sids = np.array(kept, np.int64)
-    r, self._shared = native.level(nodes, self.count, bool(self.deltas))   # (its Python matches go to the others: native_steps.py)
+    r, shared = native.level(nodes, self.count, bool(self.deltas))
     counts = np.frombuffer(r[0], np.int32)
     ok = counts >= 0
     if not ok.all():
@@ -464,7 +460,7 @@ class Shard:
       self.stamped = False
     part = Level(sids[ok], counts[ok], redexes, redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], FP),
                  np.full(len(redex), -1, np.int32), [], cands, bool(r[9]))
-    return part, rest
+    return part, rest, shared
 
   def _expand_python(self, frontier: list[tuple[int, Any]]) -> Level:
     """The level of these states from the Python core's steps."""
