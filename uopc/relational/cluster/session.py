@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 from typing import Any, Callable, Iterator
 
 from uopc.limits import NO_LIMITS, Limits
@@ -39,6 +40,8 @@ def open_session(spec: str, limits: Limits = NO_LIMITS) -> tuple[int, Callable[[
   out (an exploration whose shards keep their records, ``result.py``); the last lease given back stops it. Ray's C code
   runs in the caller's ``limits.shield()``."""
   kind, value = parse_cluster(spec)
+  # the calls a run leaves unread fail without a word (an interrupted level's, Shard.Stopped; a lost worker's): its result says why
+  os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
   try: import ray
   except ImportError: raise ClusterError("--cluster needs Ray: pip install -e '.[cluster]'") from None
   if ray.is_initialized():
@@ -48,7 +51,7 @@ def open_session(spec: str, limits: Limits = NO_LIMITS) -> tuple[int, Callable[[
   os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # no usage report from a compiler's exploration
   quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
   try:
-    with limits.shield():   # no bound's handler inside Ray's C code (coordinator.py)
+    with limits.shield(), _terminable():   # no bound's handler inside Ray's C code (coordinator.py)
       if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
       else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
   except Exception as e:
@@ -56,6 +59,18 @@ def open_session(spec: str, limits: Limits = NO_LIMITS) -> tuple[int, Callable[[
     raise ClusterError(f"--cluster {spec}: cannot start or join the Ray cluster: {type(e).__name__}: {why}") from None
   _leases[:] = [1]
   return (value if isinstance(value, int) else _cpus(ray)), _lease(limits)
+
+
+@contextlib.contextmanager
+def _terminable() -> Iterator[None]:
+  """SIGTERM unblocked while Ray starts its processes, which inherit the mask: a shielded caller blocks it, and
+  ``ray.shutdown`` asks each process to end with SIGTERM and waits a second for each that does not (5.4 s after every
+  run of a command, first of all an interrupted one, before its output: 2026-12-03). A SIGTERM meanwhile is the
+  caller's handler's, which does not raise while shielded (``uopc.cli.budget``)."""
+  blocked = signal.SIGTERM in signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+  try: yield
+  finally:
+    if blocked: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
 
 
 _leases: list[int] = []   # [leases out] while this process holds a session it started
