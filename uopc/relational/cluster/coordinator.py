@@ -34,6 +34,8 @@ whole before it returns.
 from __future__ import annotations
 
 import functools
+import os
+import socket
 import sys
 import time
 import uuid
@@ -46,17 +48,24 @@ from uopc.relational.cluster.codec import Codec, Encoded
 from uopc.relational.cluster.deferred import is_light
 from uopc.relational.cluster.errors import ClusterError
 from uopc.relational.cluster.session import idle_workers, open_session
-from uopc.relational.cluster.shard import Shard, unpack
+from uopc.relational.cluster.shard import STOP_SIGNAL, Shard, Stopped, unpack
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
 POLL = 0.05        # seconds between two looks at the caller's bounds while a level runs
 SETTLE = 30.0      # seconds a call sent ahead of a dead shard's replacement gets to report its failure
 LOST_SETTLE = 5.0  # the same once a shard is lost for good (a live shard's call may still run: its result is not needed)
+STOP_WAIT = 1.0    # seconds to learn where an interrupted run's worker is (answered as it loaded: at once)
+STOP_SETTLE = 5.0  # seconds the level's calls get to fail once the workers were asked to stop (Shard.Stopped: at once)
 RUNS = [0]         # cluster runs ended in this process
 
 
 class WorkersLost(Exception):
   """A shard's worker died and could not be replaced."""
+
+
+class LevelLeft(BoundHit):
+  """A bound stopped the run mid-level and the workers left the level (``Coordinator._stop``): each stands at the last
+  level the coordinator saw committed, and reports from there."""
 
 
 @dataclass
@@ -186,6 +195,8 @@ class Coordinator:
     self.pm_blob = ship(pm, "the rule set")
     self.target_blob = ship(target, "the search target") if target is not None else None
     self.revived = 0
+    self._stopped_at: float | None = None   # when a bound asked the workers to stop (_wait), and the bound
+    self._why: StopReason = "interrupted"
     self.run_id = uuid.uuid4().hex   # the shards' records of this run: a worker that serves a later one says so
 
   def run(self, cluster: str) -> Outcome:
@@ -206,12 +217,22 @@ class Coordinator:
     return out
 
   def _wait(self, ref: Any) -> Any:
-    """``ray.get(ref)``, looking at the caller's bounds every ``POLL`` seconds (a bound raises ``BoundHit`` here)."""
+    """``ray.get(ref)``, looking at the caller's bounds every ``POLL`` seconds. A bound asks the workers to leave their
+    level (``_stop``), and their calls end: one that left it raises ``LevelLeft`` here (one that had committed its level
+    returns, and the run stops before the next: ``_stop_reason``). Where none could be asked, or the calls do not end
+    within ``STOP_SETTLE`` seconds, the bound raises ``BoundHit``."""
     import ray
     while True:
       done, _ = ray.wait([ref], timeout=POLL)
-      if (why := self.limits.take()) is not None: raise BoundHit(why)
-      if done: return ray.get(ref)
+      if self._stopped_at is None and (why := self.limits.take()) is not None:
+        if not self._stop(): raise BoundHit(why)
+        self._stopped_at, self._why = time.monotonic(), why
+      if done:
+        try: return ray.get(ref)
+        except Stopped:
+          if self._stopped_at is None: raise
+          raise LevelLeft(self._why) from None
+      if self._stopped_at is not None and time.monotonic() > self._stopped_at + STOP_SETTLE: raise BoundHit(self._why)
 
   def _new_shard(self, idle: bool = True) -> Any:
     """A worker for a shard: an idle one of this Ray session's (``idle``), else a new one; ``_load`` loads it."""
@@ -232,6 +253,7 @@ class Coordinator:
         self.shards[j] = self._new_shard(idle=False)
         err = ray.get(load(j))
       if err is not None: raise ClusterError(err)
+      self.places[j] = self.shards[j].where.remote()   # (answered before its first level's calls)
 
   def _run(self, n: int) -> Outcome:
     """The run in named phases: ``_prepare`` (the shards, loaded), ``_search`` (the levels, each after one check of the
@@ -243,11 +265,27 @@ class Coordinator:
     found = _Found()
     interrupted = lost = False
     try: self._search(found, None if self.timeout is None else time.monotonic() + self.timeout)
-    except BoundHit as e: found.bound, interrupted = e.reason, True   # an interrupt or the caller's bound: what the finished levels found
+    except LevelLeft as e: found.bound = e.reason   # the workers left their level (_wait): they report what the finished levels found
+    except BoundHit as e: found.bound, interrupted = e.reason, True   # ... or they could not be asked: the records read whole
     except WorkersLost: found.bound, lost = "workers_lost", True
     with self.limits.shield(): out = self._wind_up(found, interrupted, lost)   # from here on the run winds up
     out.elapsed = time.perf_counter() - t0
     return out
+
+  def _stop(self) -> bool:
+    """Ask every worker to leave its level (``shard.STOP_SIGNAL``), so a bound's report is out without waiting for the level
+    to end (a one-worker run's level 8 of the sum of 8 PARAMs under commutativity and associativity: 13 s). True if
+    each was asked; a worker on another machine is out of this signal's reach."""
+    import ray
+    here, asked = socket.gethostname(), 0
+    for ref in self.places:
+      try: host, pid = ray.get(ref, timeout=STOP_WAIT)
+      except Exception: continue   # (a worker that died)
+      if host != here: continue
+      try: os.kill(pid, STOP_SIGNAL)
+      except OSError: continue   # gone already
+      asked += 1
+    return asked == self.n
 
   def _prepare(self, n: int) -> None:
     """``n`` shards, loaded with this run's program and rules, and their (empty) records."""
@@ -256,6 +294,7 @@ class Coordinator:
     RUNS[0] += 1
     with self.limits.shield():
       self.shards = [self._new_shard() for _ in range(n)]
+      self.places: list[Any] = [None] * n   # each shard's worker's (machine, process id): Shard.where, for _stop
       try: self._load(list(range(n)))
       except BaseException:   # a rule set the workers cannot load: they hold their CPUs until their handles go, so now
         for a in self.shards: ray.kill(a)
@@ -321,7 +360,8 @@ class Coordinator:
       for a in self.shards: ray.kill(a)
     else:
       out.stats = self._stats(ray)
-      idle_workers().extend(a for a, st in zip(self.shards, out.stats) if st)   # the next run's
+      if self._stopped_at is None:   # (a stopped worker goes with the result: the signal may yet reach it)
+        idle_workers().extend(a for a, st in zip(self.shards, out.stats) if st)   # the next run's
     return out
 
   def _report(self, ray: Any, cut: tuple[int, int] | None, bound: str | None) -> list[dict[str, Any]]:

@@ -40,6 +40,8 @@ from __future__ import annotations
 import functools
 import os
 import pickle
+import signal
+import socket
 import time
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
 
@@ -66,6 +68,16 @@ def _paused(fn: F) -> F:
   def run(*args: Any, **kwargs: Any) -> Any:
     with collector.paused(settle=True): return fn(*args, **kwargs)
   return run  # type: ignore[return-value]  # the same signature
+
+
+STOP_SIGNAL = signal.SIGUSR2   # the coordinator's word to a worker of an interrupted run (``Shard.where``): leave the level
+
+
+class Stopped(BaseException):
+  """The run was interrupted (``STOP_SIGNAL``): the expansion running is left where it is, and the run's later expansions
+  and absorbs fail with it. A commit is never stopped: each takes every shard's absorb, so every shard commits a level
+  or none, and the shards stand at the same last committed level, which the coordinator reports from. A
+  ``BaseException``, as ``BoundHit`` is: what catches a rule's errors lets it by (Ray fails the call; the worker lives on)."""
 
 
 DELTA_STREAMS = 30            # the native core's streams for batches (``Space.rows``' 2 to 31): past 31 shards, each batch its own
@@ -324,7 +336,11 @@ class Shard:
     self.sent = 0    # candidates sent to other shards
     self.candidates: set[bytes] = set()   # every graph this shard made a candidate at an earlier level
     self.cpu0 = time.process_time()
-    if worker: reset_peak_memory()   # a worker serves run after run: its peak is this run's
+    self.stopping = self._in_level = False
+    if worker:
+      reset_peak_memory()   # a worker serves run after run: its peak is this run's
+      try: signal.signal(STOP_SIGNAL, self._on_stop)   # (a worker's calls run in its main thread)
+      except ValueError: pass   # (a shard outside one, which nothing stops)
     try: self.pm = pickle.loads(pm_blob)
     except Exception as e: return f"the rule set does not load on the worker (pid {os.getpid()}): {type(e).__name__}: {e}"
     try: self.target = pickle.loads(target_blob) if target_blob is not None else None
@@ -380,13 +396,18 @@ class Shard:
     parts: list[Level] = []
     rest = self.frontier.pairs() if native is None else []
     shared: Matched | None = None   # a native level's Python matches, for the batches to the others (native_steps.py)
-    if native is not None:
-      part, rest, shared = self._expand_native(native, self.frontier)
-      parts.append(part)
-      self.in_python += len(rest)
-    if rest:
-      parts.append(self._expand_python(rest))
-      self.stamped = False
+    self._in_level = True   # (a stop raises Stopped in here: _on_stop; the native core looks for it between states)
+    try:
+      self._stopped()
+      if native is not None:
+        part, rest, shared = self._expand_native(native, self.frontier)
+        parts.append(part)
+        self.in_python += len(rest)
+      if rest:
+        parts.append(self._expand_python(rest))
+        self.stamped = False
+    finally: self._in_level = False
+    self._stopped()   # (also where a rule caught the Stopped)
     level = Level.joined(parts, self.count)
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
@@ -518,6 +539,7 @@ class Shard:
     """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged.
     Nothing where this shard made no expansion to absorb (``advance`` skipped it: ``max_states`` cut the level, and the
     coordinator, which sent this call ahead, ends the run there)."""
+    self._stopped()
     p = self._pending
     if "own" not in p: return np.empty(0, np.int64), np.empty(0, np.int32), np.array([False])
     fps_l, par_l, pos_l, pfp_l = [], [], [], []
@@ -573,8 +595,22 @@ class Shard:
     None or ``max_states`` cut this level: [summary, record, the expansion's summary (``expanded`` -1: none), a batch
     per shard]. An expansion the coordinator does not use (it stops there) changes nothing a report reads."""
     summary, rec = self.commit(count, max_states, *keys)
-    if ahead is None or summary["dropped_at"] is not None: return [summary, rec, {"expanded": -1}, *[None] * self.count]
-    return [summary, rec, *self.expand(*ahead)]
+    if ahead is not None and summary["dropped_at"] is None:
+      try: return [summary, rec, *self.expand(*ahead)]
+      except Stopped: pass   # (the commit stands, on every shard)
+    return [summary, rec, {"expanded": -1}, *[None] * self.count]
+
+  def where(self) -> tuple[str, int]:
+    """This worker's machine and process id: where the coordinator sends ``STOP_SIGNAL``."""
+    return socket.gethostname(), os.getpid()
+
+  def _on_stop(self, signum: int, frame: Any) -> None:
+    """``STOP_SIGNAL``'s handler: the run's expansions and absorbs stop (``Stopped``), the one running at once."""
+    self.stopping = True
+    if self._in_level: raise Stopped
+
+  def _stopped(self) -> None:
+    if self.stopping: raise Stopped
 
   def _commit(self, ids: np.ndarray, args: tuple[int, int | None]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Keep the candidates numbered ``ids`` (-1: cut by max_states), in ``absorb``'s order; the level's record (``args``:

@@ -227,7 +227,9 @@ PyObject *Space_expand_level(Space *s, PyObject *args) {
   if (!seq) return NULL;
   Py_ssize_t n_states = PySequence_Fast_GET_SIZE(seq);
   int ok = 1;
-  for (Py_ssize_t k = 0; k < n_states && ok; k++) ok = level_state(s, lv, out, k, PySequence_Fast_GET_ITEM(seq, k)) == 0;
+  /* a signal's handler between states: a worker asked to stop (Shard.stop) leaves its level there, not at its end */
+  for (Py_ssize_t k = 0; k < n_states && ok; k++)
+    ok = (k & 63 || PyErr_CheckSignals() == 0) && level_state(s, lv, out, k, PySequence_Fast_GET_ITEM(seq, k)) == 0;
   PyObject *result = ok ? level_result(out, lv->n_cand) : NULL;
   Py_DECREF(seq);
   return result;

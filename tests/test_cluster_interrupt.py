@@ -1,0 +1,50 @@
+"""A Ctrl-C in the middle of a cluster run's level: the command prints what the finished levels found, marked incomplete,
+before its supervisor's bound (``uopc_launch.HARD``), however long the level would still run (uopc/relational/cluster/
+coordinator.py's ``_stop``: the workers leave their level)."""
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SLOW_AFTER = 200   # rule calls (one per ADD node made): the first two levels make fewer, so past them the third one runs
+
+
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])   # (two workers' records are whole: main passed)
+def test_ctrl_c_mid_level_prints_the_finished_levels_marked_incomplete_in_time(tmp_path, workers):
+  # (p0 + 0) + ... + (p11 + 0) under x + 0: 4,096 states, a DAG (no cycle: no report builds every state here). Past
+  # SLOW_AFTER calls each rule call takes 0.1 s, so the level running has over 20 s left when the SIGINT comes: a run
+  # that waits for its level is stopped from outside 8 s after it, and what it found is lost. Each call is a byte in
+  # `calls`, so the SIGINT follows the run, not a sleep a busy machine may not fill.
+  n = 12
+  rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
+  rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
+  (tmp_path / "sum.uir").write_text("\n".join(rows) + "\n")
+  calls = tmp_path / "calls"
+  (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
+    import os, time
+    from uopc import Ops, PatternMatcher, UPat
+    def slow(x, y):   # every ADD node: a state's sums are its own nodes, each a call
+      with open({str(calls)!r}, "a") as f: f.write(".")
+      if os.path.getsize({str(calls)!r}) > {SLOW_AFTER}: time.sleep(0.1)
+      return x if y.op is Ops.CONST and y.arg == 0 else None
+    rules = PatternMatcher([(UPat.var("x") + UPat.var("y"), slow)])
+    """))
+  p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "normal-forms", str(tmp_path / "sum.uir"), "--no-reduce", "--rules",
+                        f"{tmp_path / 'rules.py'}:rules", "--cluster", f"local:{workers}", "--samples", "0", "--timeout", "300"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+  try:
+    deadline = time.monotonic() + 120
+    while (not calls.exists() or calls.stat().st_size <= SLOW_AFTER) and p.poll() is None and time.monotonic() < deadline: time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+  finally:
+    if p.poll() is None: p.kill()
+  explored = re.search(r"explored (\d+) states, \d+ edges: incomplete: stopped by an interrupt \(SIGINT\)", out)
+  assert p.returncode == 130 and explored is not None and int(explored[1]) >= 1 + n, (out, err)
+  assert "stopped from outside" not in err and "Traceback" not in err, err
