@@ -18,7 +18,10 @@ value is its caller's), so it outlives the worker. A worker that dies mid-level 
 replaced by a new one, rebuilt from its records (``Shard.restore``), and the level's
 calls it missed are run again; a worker that cannot be replaced (``MAX_REVIVALS`` times,
 or no room for it) ends the run with what the finished levels found
-(bound ``"workers_lost"``: exit 3). An interrupt (``BoundHit``) ends it the same way.
+(bound ``"workers_lost"``: exit 3). An interrupt, or the caller's bound, mid-level asks the workers to leave the level
+(``_stop``: a signal, which their native core looks for between states), and the run ends with the levels every shard
+committed, the shards keeping them, as a bound between levels does; where a worker is out of the signal's reach (another
+machine) it ends the same way as a lost one.
 
 What the coordinator holds is small: each level's summaries (counts, the matches of a
 search), the references of the records, and at the end each shard's ``report`` (its normal
@@ -27,9 +30,9 @@ object store, read only by a report that lists every state (``Outcome.levels``).
 ones (``deferred.py``: the arguments to make its levels again); the full ones are written by its worker when a report
 asks, or made again here from the light ones where the worker is gone (``replayed``). That needs
 the cluster up after the run: a run in a Ray session it did not start (the command line's,
-``session.py``; a test's) keeps it; one that starts its own cluster, or was interrupted,
-or lost a worker (whose part of the result is gone: its records remain), reads the records
-whole before it returns.
+``session.py``; a test's) keeps it; one that starts its own cluster, or whose interrupt did
+not reach every worker, or lost a worker (whose part of the result is gone: its records
+remain), reads the records whole before it returns.
 """
 from __future__ import annotations
 
