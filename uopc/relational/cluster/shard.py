@@ -70,6 +70,17 @@ def _paused(fn: F) -> F:
   return run  # type: ignore[return-value]  # the same signature
 
 
+def _left_by_a_stop(fn: F) -> F:
+  """``fn``, a call a stop leaves where it is (``Stopped``, ``Shard._on_stop``): nothing it changes outlives its level."""
+  @functools.wraps(fn)
+  def run(self: Shard, *args: Any, **kwargs: Any) -> Any:
+    self._stopped()
+    self._in_level = True
+    try: return fn(self, *args, **kwargs)
+    finally: self._in_level = False
+  return run  # type: ignore[return-value]  # the same signature
+
+
 STOP_SIGNAL = signal.SIGUSR2   # the coordinator's word to a worker of an interrupted run (``Shard.where``): leave the level
 
 
@@ -420,9 +431,14 @@ class Shard:
     forget = fps.full or (native is not None and native.full)
     own = level.cands[self.index]
     if forget and native is not None:   # what names the core's nodes or keys, as UOps and Redexes while the core is there
-      own = (*own[:4], [self._graph(h) for h in own[4]])
-      redexes, steps["redex"] = resolved(level.redexes, level.redex)
-      steps["redexes"] = list(redexes)
+      self._in_level = True   # (seconds past a million states, and nothing kept yet: a stop leaves it too)
+      try:
+        self._stopped()
+        own = (*own[:4], [self._graph(h) for h in own[4]])
+        redexes, steps["redex"] = resolved(level.redexes, level.redex)
+        steps["redexes"] = list(redexes)
+      finally: self._in_level = False
+      self._stopped()
     # (its maybe_cycle counts once the level is committed: an expansion sent ahead may go unused, advance)
     # (a part lists each graph once: one part's candidates need no search for a graph twice, when no shard sends any)
     self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
@@ -535,11 +551,11 @@ class Shard:
                  cands, maybe_cycle)
 
   @_paused
+  @_left_by_a_stop
   def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged.
     Nothing where this shard made no expansion to absorb (``advance`` skipped it: ``max_states`` cut the level, and the
     coordinator, which sent this call ahead, ends the run there)."""
-    self._stopped()
     p = self._pending
     if "own" not in p: return np.empty(0, np.int64), np.empty(0, np.int32), np.array([False])
     fps_l, par_l, pos_l, pfp_l = [], [], [], []
