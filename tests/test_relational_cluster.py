@@ -2,7 +2,7 @@
 parents, steps, edges, normal forms, cycles and bounds; the same search answers; faults survived.
 
 One local cluster of 2 workers for the module (starting one costs seconds); every run here uses it (``local:1``: one
-shard of it, whose records are light ones, ``deferred.py``).
+shard of it). The shards' records are light ones (``deferred.py``).
 """
 import pickle
 import re
@@ -197,6 +197,20 @@ def kill_now(actor) -> None:
   raise AssertionError("ray.kill did not kill the actor")
 
 
+def light(ex: ClusterExploration) -> bool:
+  """True where every record the coordinator holds of the run is a light one."""
+  return all(is_light(unpack(b)) for refs in ex.outcome.records for b in ray.get(refs))
+
+
+def made_here(monkeypatch) -> list[int]:
+  """Counts the shards whose records are made again in this process (``coordinator.replayed``)."""
+  from uopc.relational.cluster import coordinator
+  made: list[int] = []
+  real = coordinator.replayed
+  monkeypatch.setattr(coordinator, "replayed", lambda *a: (made.append(a[-2]), real(*a))[1])
+  return made
+
+
 def test_a_shard_killed_mid_level_is_replaced_and_the_result_is_the_same():
   g = sum_of_add0(0, 6)
   killed: list[str] = []
@@ -207,6 +221,7 @@ def test_a_shard_killed_mid_level_is_replaced_and_the_result_is_the_same():
       kill_now(actors[len(killed) - 1])
   one = explore(g, ZERO, max_states=None)
   many = ClusterExploration(g, ZERO, cluster=CLUSTER, max_states=None, kill=kill)
+  assert counted(many) == counted(one) and light(many)   # (the replacements made their levels again from light records)
   assert snapshot(many) == snapshot(one)
   assert killed == ["absorb", "commit"] and many.outcome.revived == 2
 
@@ -225,12 +240,14 @@ def test_a_shard_killed_where_its_delta_streams_refer_back_is_replaced_and_the_r
       kill_now(actors[len(killed) % 2])
   one = explore(g, COMM, max_states=None)
   many = ClusterExploration(g, COMM, cluster=CLUSTER, max_states=None, kill=kill)
+  assert counted(many) == counted(one) and light(many)
   assert snapshot(many) == snapshot(one)
   assert killed == [2, 4] and many.outcome.revived == 2
 
 
-def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found():
+def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found(monkeypatch):
   g = sum_of_add0(0, 6)
+  made = made_here(monkeypatch)
 
   def kill(depth, phase, actors):
     if depth >= 2: kill_now(actors[0])   # every replacement dies too
@@ -241,6 +258,8 @@ def test_workers_lost_for_good_end_the_run_with_what_the_finished_levels_found()
   assert deepest >= 2 and n == sum(1 for s in one.states if s.depth <= deepest) < len(one.states)   # whole levels, the first ones
   assert [s.graph for s in many.states] == [s.graph for s in one.states[:n]]
   assert all(s.normal is None for s in many.states if s.depth == deepest)   # the level being expanded when it was lost
+  assert [s.parent.id for s in many.states[1:]] == [s.parent.id for s in one.states[1:n]]
+  assert made == [0]   # (shard 0's records made again here from its light ones; shard 1's worker wrote its own)
 
 
 def test_a_timeout_ends_the_run_between_levels_with_whole_levels(monkeypatch):
@@ -423,11 +442,6 @@ def test_a_shard_that_forgets_its_memos_every_level_finds_the_same_states(monkey
 ONE = "local:1"
 
 
-def light(ex: ClusterExploration) -> bool:
-  """True where every record the coordinator holds of the run is a light one."""
-  return all(is_light(unpack(b)) for b in ray.get(ex.outcome.records[0]))
-
-
 def one_and_one_worker(g: UOp, pm, native: bool = True, **bounds) -> ClusterExploration:
   """One process's exploration and one worker's, equal in everything they report, the worker's records light: first what
   the shard answers where it is, then every state streamed and built here from the full records its worker writes."""
@@ -476,15 +490,6 @@ def test_one_worker_killed_mid_level_twice_makes_its_levels_again():
   assert counted(many) == counted(one) and light(many)
   assert snapshot(many) == snapshot(one)
   assert killed == [(2, "absorb"), (4, "commit")] and many.outcome.revived == 2
-
-
-def made_here(monkeypatch) -> list[int]:
-  """Counts the shards whose records are made again in this process (``coordinator.replayed``)."""
-  from uopc.relational.cluster import coordinator
-  made: list[int] = []
-  real = coordinator.replayed
-  monkeypatch.setattr(coordinator, "replayed", lambda *a: (made.append(a[-2]), real(*a))[1])
-  return made
 
 
 def test_one_worker_lost_for_good_leaves_its_levels_to_be_made_again_here(monkeypatch):

@@ -14,29 +14,46 @@ from tests.test_relational_native_successors import PROGRAMS, RULES, has_call
 from uopc import PatternMatcher, UOp, UPat
 from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.coordinator import ship
+from uopc.relational.cluster.deferred import is_light
 from uopc.relational.cluster.shard import Shard, rules_of, step_targets, unpack
 
 
-def levels(g: UOp, pm, shards: int, native: bool, most: int = 400) -> tuple[list[list[dict]], list[Shard]]:
+def levels(g: UOp, pm, shards: int, native: bool, most: int = 400, light: list[list[bytes]] | None = None,
+           replace: tuple[int, str] | None = None) -> tuple[list[list[dict]], list[Shard]]:
   """Each level's record of each shard, level by level as the coordinator runs them, until no frontier is left or ``most``
-  states are made."""
+  states are made: the full ones, each shard's written when asked (its commits give light ones, kept in ``light``).
+  ``replace``: at that (depth, phase), the last shard's worker is replaced by a new one, made from its light records and
+  brought to the phase as the coordinator does (``Coordinator._revive``)."""
   program, blob = Codec([]).encode([g]), ship(pm, "the rule set")
-  run = [Shard() for _ in range(shards)]
-  for j, s in enumerate(run): assert s.load(j, shards, program, blob, None, run="test", native=native) is None
+
+  def loaded(j: int) -> Shard:
+    s = Shard()
+    assert s.load(j, shards, program, blob, None, run="test", native=native) is None
+    return s
+  def replaced() -> Shard:
+    run[-1] = loaded(shards - 1)
+    run[-1].restore(*blobs[-1])
+    return run[-1]
+  run = [loaded(j) for j in range(shards)]
   started = [s.start() for s in run]
-  records, summaries, count, depth = [[unpack(r)] for _, r in started], [m for m, _ in started], 1, 0
+  blobs, summaries, count, depth = [[r] for _, r in started], [m for m, _ in started], 1, 0
   while any(m["frontier"] for m in summaries) and count < most:
+    if replace == (depth, "expand"): replaced()
     batches = [s.expand(depth, False)[1:] for s in run]
     keys = [s.absorb(*[batches[i][j] for i in range(shards)]) for j, s in enumerate(run)]
+    if replace == (depth, "commit"):   # the other shards read the batches of the one replaced: its streams start again
+      again = replaced()
+      again.expand(depth, False)
+      again.restart_deltas()
+      keys[-1] = again.absorb(*[batches[i][-1] for i in range(shards)])
     done = [s.commit(count, None, *keys) for s in run]
     summaries = [m for m, _ in done]
-    for j, (_, r) in enumerate(done): records[j].append(unpack(r))
+    for j, (_, r) in enumerate(done): blobs[j].append(r)
     count += summaries[0]["made"]
     depth += 1
-  if shards == 1:   # the only shard's commits give light records; it writes the full ones when asked (deferred.py)
-    assert all("graphs" not in r for r in records[0])
-    records = [list(map(unpack, run[0].full_records("test")))]
-  return records, run
+  assert all(is_light(r) and "graphs" not in r for b in blobs for r in map(unpack, b))
+  if light is not None: light.extend(blobs)
+  return [list(map(unpack, s.full_records("test"))) for s in run], run
 
 
 def comparable(rec: dict, reader) -> tuple:
@@ -145,6 +162,38 @@ def test_native_shards_whose_cores_start_again_every_level_make_the_same_levels(
   for shards in (2, 3):
     _, nat = same_levels((p0 + 0) + (p1 + 0) + (p2 + 0) + (p0 + 0), RULES["comm"], shards)
     assert all(s.deltas and s.readers for s in nat)
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_shards_made_again_from_their_light_records_write_the_records_they_wrote(native):
+  # a worker gone for good is made again in the coordinator from its light records: each level's expansion again, the
+  # batches its shard read read again (their streams refer to rows of earlier levels' batches), its commit's ids
+  p0, p1, p2 = UOp.param(0), UOp.param(1), UOp.param(2)
+  g = (p0 + 0) + (p1 + 0) + (p2 + 0) + (p0 + 0)
+  light: list[list[bytes]] = []
+  full, run = levels(g, RULES["comm"], 2, native, light=light)
+  assert len(full[0]) > 4 and all(len(r["ids"]) for r in full[1][2:4])
+  for j, s in enumerate(run):
+    again = Shard()
+    assert again.load(j, 2, Codec([]).encode([g]), ship(RULES["comm"], "the rule set"), None, run="test", native=native) is None
+    again.restore(*light[j])
+    ra, rb = s.written.reader(), again.written.reader()
+    assert [comparable(x, ra) for x in full[j]] == [comparable(unpack(y), rb) for y in again.full_records("test")]
+    assert again.visited.ids.tolist() == s.visited.ids.tolist() and again.frontier.ids.tolist() == s.frontier.ids.tolist()
+
+
+@pytest.mark.parametrize("phase", ["expand", "commit"])
+def test_a_shard_replaced_mid_run_by_one_made_from_its_light_records_makes_the_same_levels(phase):
+  # the replacement's streams start again where the others read the dead worker's batches: later levels the same
+  p0, p1, p2 = UOp.param(0), UOp.param(1), UOp.param(2)
+  g = (p0 + 0) + (p1 + 0) + (p2 + 0) + (p0 + 0)
+  want, unbroken = levels(g, RULES["comm"], 2, True)
+  for at in (2, 4):
+    got, run = levels(g, RULES["comm"], 2, True, replace=(at, phase))
+    assert len(got) == len(want) and len(want[0]) > 5
+    for j in range(2):
+      ra, rb = run[j].written.reader(), unbroken[j].written.reader()
+      assert [comparable(x, ra) for x in got[j]] == [comparable(x, rb) for x in want[j]]
 
 
 def test_native_shards_call_the_rules_for_a_node_once_between_them(monkeypatch):

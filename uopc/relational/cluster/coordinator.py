@@ -26,9 +26,9 @@ machine) it ends the same way as a lost one.
 What the coordinator holds is small: each level's summaries (counts, the matches of a
 search), the references of the records, and at the end each shard's ``report`` (its normal
 forms, stuck states, edge count: ``Outcome.lean``); the records themselves stay in Ray's
-object store, read only by a report that lists every state (``Outcome.levels``). The only shard's records are light
-ones (``deferred.py``: the arguments to make its levels again); the full ones are written by its worker when a report
-asks, or made again here from the light ones where the worker is gone (``replayed``). That needs
+object store, read only by a report that lists every state (``Outcome.levels``). The records are light ones
+(``deferred.py``: what makes a shard's levels again); the full ones are written by its worker when a report asks, or
+made again here from the light ones where the worker is gone (``replayed``). That needs
 the cluster up after the run: a run in a Ray session it did not start (the command line's,
 ``session.py``; a test's) keeps it; one that starts its own cluster, or whose interrupt did
 not reach every worker, or lost a worker (whose part of the result is gone: its records
@@ -139,7 +139,7 @@ def replayed(program: Encoded, pm_blob: bytes, target_blob: bytes | None, native
   if (err := shard.load(index, count, program, pm_blob, target_blob, run=run, native=native, worker=False)) is not None: raise ClusterError(err)
   shard.restore(*light)
   got = shard.full_records(run)
-  assert got is not None, "light records are the only shard's"
+  assert got is not None, "a shard made here serves its run"
   return got
 
 

@@ -15,17 +15,17 @@ sent by the coordinator (``coordinator.py``) as two calls a shard, all at once:
 3. ``commit(count, max_states, *keys)``: every shard's keys ranked into state ids (one
    process's discovery order: ``rank``, the same in every shard, so no call waits on the
    coordinator) and cut at ``max_states``; the kept states join the visited table and the
-   next frontier. It returns a summary and the level's record: the new states (ids,
-   parents, graphs as rows) and the steps of the expanded ones, which is what the
-   coordinator keeps as the checkpoint and builds the result from.
+   next frontier. It returns a summary and the level's record, which the coordinator
+   keeps as the checkpoint and builds the result from: a light one (``deferred.py``), the
+   full one (the new states' graphs as rows, the expanded ones' steps) written when asked.
 
 ``advance`` is a commit and the next level's expansion in one call (the first level's
 expansion is a call of its own), so a level is ``absorb`` then ``advance``. Batches and
 records cross as one pickle each (``pack``).
 
 A failed step (a rule raised) makes a stuck state, which never leaves its parent's shard.
-``restore(*records)`` rebuilds a shard from its records: a new worker replaces a dead one. The only shard's records are
-light ones (``deferred.py``): its levels are made again, and its full records written when a report asks (``full_records``).
+``restore(*records)`` rebuilds a shard from its records: a new worker replaces a dead one. The records are light ones
+(``deferred.py``): its levels are made again, and its full records written when a report asks (``full_records``).
 
 After the run the shard keeps its part of the result, for the reports to read where it
 is (``paths.py``, ``result.py``): the visited table (each state's parent fingerprint and
@@ -139,6 +139,24 @@ def rank(keys: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...], count: int
   return list(np.split(ids, np.cumsum([len(k[0]) for k in keys])[:-1])), min(room, len(par)), dropped_at
 
 
+def _ranked(rec: dict[str, Any], keys: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+  """The ids ``rank`` gave the ``absorb`` keys of a light record's level (-1: not made), read from the record (each step's
+  (parent id, position) names one state): the other shards' keys, which ``rank`` needs, are not in it.
+
+  >>> rec = {"ids": np.array([5, 4]), "parents": np.array([1, 0]), "pos": np.array([0, 2]), "stuck": [(6, 1, 3)]}
+  >>> _ranked(rec, (np.array([0, 1, 2, 1]), np.array([2, 0, 0, 3]), np.array([False]))).tolist()
+  [4, 5, -1, 6]
+  """
+  made = step_order(np.concatenate([rec["parents"], np.array([s[1] for s in rec["stuck"]], np.int64)]),
+                    np.concatenate([rec["pos"], np.array([s[2] for s in rec["stuck"]], np.int32)]))
+  ids = np.concatenate([rec["ids"], np.array([s[0] for s in rec["stuck"]], np.int64)])
+  order = np.argsort(made)
+  made, ids = made[order], ids[order]
+  want = step_order(keys[0], keys[1])
+  at = np.minimum(np.searchsorted(made, want), max(len(made) - 1, 0))
+  return np.where(made[at] == want, ids[at], -1) if len(made) else np.full(len(want), -1, np.int64)
+
+
 def _native_steps(stepper: Any, root: Any, limit: int) -> NativeSteps | None:
   """The native core's steps for this worker (``native_steps.py``), or None where it does not apply (not built, not
   uopc's IR, a CALL in the program): the Python core's then."""
@@ -150,12 +168,10 @@ def _native_steps(stepper: Any, root: Any, limit: int) -> NativeSteps | None:
   except NotNative: return None
 
 
-def _kept_steps(steps: dict[str, Any], rules: np.ndarray | None = None) -> dict[str, Any]:
-  """What a shard keeps of a level's steps (``expand``'s arrays) for its reports, each step's rule index with them
-  (``rule``; where ``rules`` is None, set once they are asked for: ``Shard._rules``)."""
-  kept = {k: v for k, v in steps.items() if isinstance(v, np.ndarray)}
-  if rules is not None: kept["rule"] = _step_rules(steps, rules)
-  return kept
+def _kept_steps(steps: dict[str, Any]) -> dict[str, Any]:
+  """What a shard keeps of a level's steps (``expand``'s arrays) for its reports; each step's rule index (``rule``) is
+  set once they are asked for (``Shard._rules``) or the level's record is written."""
+  return {k: v for k, v in steps.items() if isinstance(v, np.ndarray)}
 
 
 def _step_rules(steps: dict[str, Any], rules: np.ndarray) -> np.ndarray:
@@ -219,7 +235,7 @@ class NativeRedexes:
 
 
 class CoreKeys(NamedTuple):
-  """The redexes of the only shard's native level while the run goes: each step's redex (``Level.redex``) is its core key,
+  """The redexes of a native level while the run goes: each step's redex (``Level.redex``) is its core key,
   not its index among the level's distinct ones, which ``resolved`` finds when they are read (``deferred.py``)."""
   steps: NativeSteps
 
@@ -295,7 +311,7 @@ class Level(NamedTuple):
   a native worker's node); whether a step reached a graph made a candidate at an earlier level."""
   sids: np.ndarray
   counts: np.ndarray
-  redexes: Any   # a list of Redexes, NativeRedexes, or CoreKeys (the only shard's: ``resolved``)
+  redexes: Any   # a list of Redexes, NativeRedexes, or CoreKeys (until the record is written: ``resolved``)
   redex: np.ndarray
   target: np.ndarray
   targets: np.ndarray
@@ -374,8 +390,8 @@ class Shard:
     # the only shard, on a core that stamped every candidate it made since the program (no Python part, no new core, no
     # restore): a candidate is then a state only if it is the program (absorb looks nothing up)
     self.stamped = self.native is not None and count == 1
-    # the only shard's full records are written when a report asks (deferred.py): its commits give light ones
-    self.deferred = DeferredRecords() if count == 1 else None
+    # the full records are written when a report asks (deferred.py): the commits give light ones
+    self.deferred = DeferredRecords()
     return None
 
   # ---- a level
@@ -388,7 +404,7 @@ class Shard:
     level = {"depth": 0, "ids": np.zeros(len(graphs), np.int64), "fps": np.array([self.root_fp] if mine else [], FP),
              "parents": np.full(len(graphs), -1, np.int64), "pos": np.zeros(len(graphs), np.int32), "graphs": graphs, "stuck": [],
              "steps": None, "parent_fps": np.array([b""] * len(graphs), FP)}
-    rec = self._level_record(level, None)
+    rec = self._level_record(level, None, [])
     if mine:
       self.visited.add(np.array([self.root_fp], FP), np.zeros(1, np.int64), np.array([b""], FP), np.full(1, -1, np.int32), 0)
       self.frontier = Frontier(np.zeros(1, np.int64), [self.root])
@@ -457,7 +473,7 @@ class Shard:
       batches.append(b)
     if forget:
       self.stamped = False
-      if self.deferred is not None: self.deferred.written(len(self.expanded) + 1, self._write)   # (while what they name is here)
+      self.deferred.written(len(self.expanded) + 1, self._write)   # (while what they name is here)
       fps.forget()
       if native is not None:
         for reader in self.readers.values(): reader.rebind(native.uop)   # (the nodes it read are the old core's)
@@ -482,9 +498,8 @@ class Shard:
     if not ok.all():
       rest.extend((int(sids[k]), nodes[k]) for k in np.flatnonzero(~ok).tolist())
     rest = [(sid, self._graph(g)) for sid, g in rest]   # stepped in Python: UOps
-    # each step's redex among the level's distinct ones; the only shard's stay the core's keys until its record is written
-    keys = np.frombuffer(r[1], np.int32)
-    redexes, redex = (CoreKeys(native), keys) if self.deferred is not None else resolved(CoreKeys(native), keys)
+    # each step's redex among the level's distinct ones: the core's keys until its record is written (deferred.py)
+    redexes, redex = CoreKeys(native), np.frombuffer(r[1], np.int32)
     state_fps, c_state, c_pos = np.frombuffer(r[3], FP), np.frombuffer(r[4], np.int32), np.frombuffer(r[5], np.int32)
     c_node, c_fp, c_owner = np.frombuffer(r[6], np.int32), np.frombuffer(r[7], FP), np.frombuffer(r[8], np.int32)
     cands = []
@@ -560,7 +575,7 @@ class Shard:
     if "own" not in p: return np.empty(0, np.int64), np.empty(0, np.int32), np.array([False])
     fps_l, par_l, pos_l, pfp_l = [], [], [], []
     graphs: list[Any] = []
-    p["received"] = []   # the Deltas batches read: the record keeps them (restore reads them again, as its readers did)
+    p["batches"] = [(j, b) for j, b in enumerate(batches) if j != self.index and b is not None]   # as sent: the light record's
     for j, b in enumerate(batches):
       if j == self.index or b is None:
         o_fps, o_par, o_pos, o_pfp, own = p["own"]
@@ -574,7 +589,6 @@ class Shard:
           got = self.readers[j].take(None if self.native is None else self.native.space, b[4:7])
           graphs.extend(got[:len(b[0])])
           if self.native is not None and len(b[7]): self.native.give(b[7], b[8], got[len(b[0]):])
-          p["received"].append((j, b[4:7]))
         else: graphs.extend(self.codec.decode(b[4], self.fps) if self.native is None else self.codec.decode_native(self.native.space, b[4]))
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
     par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)
@@ -645,8 +659,8 @@ class Shard:
     self.expanded.append(_kept_steps(p["steps"]))   # (each step's rule: _level_record, or _rules)
     self.stuck_kept.extend((i, par_id, at, depth) for i, par_id, at in st)
     level = {"depth": depth, "ids": ids_new[kept], "fps": fps[kept], "parents": par[kept], "pos": pos[kept], "graphs": new_graphs,
-             "stuck": st, "steps": p["steps"], "parent_fps": par_fps, "maybe_cycle": self.maybe_cycle, "received": p.get("received", [])}
-    rec = self._level_record(level, (*args, p["last"]))
+             "stuck": st, "steps": p["steps"], "parent_fps": par_fps, "maybe_cycle": self.maybe_cycle}
+    rec = self._level_record(level, (*args, p["last"]), p["batches"])
     self.frontier = Frontier.of(ids_new[kept], new_graphs)
     self._pending = {}
     return self._summary(new_graphs, ids_new[kept]), rec
@@ -664,14 +678,14 @@ class Shard:
             "frontier": len(self.frontier.ids),
             "table_bytes": self.visited.nbytes()}
 
-  def _level_record(self, level: dict[str, Any], replay: tuple[int, int | None, bool] | None) -> dict[str, Any]:
-    """A committed level's record: the full one (``_full_record``), or for the only shard a light one, the full one kept
-    to be written when asked (``deferred.py``; ``replay``: the level's commit's count and max_states, and its
-    expansion's ``last``, with which ``restore`` makes it again)."""
-    if self.deferred is None: return self._full_record(level)
+  def _level_record(self, level: dict[str, Any], replay: tuple[int, int | None, bool] | None,
+                    batches: list[tuple[int, bytes]]) -> dict[str, Any]:
+    """A committed level's light record, its full one kept to be written when asked (``deferred.py``; ``replay``: the
+    level's commit's count and max_states, and its expansion's ``last``; ``batches``: the other shards' batches its
+    ``absorb`` read, as they were sent, with which ``restore`` makes it again)."""
     self.deferred.add(level)
     return {**{k: level[k] for k in ("depth", "ids", "parents", "pos", "stuck")}, "maybe_cycle": level.get("maybe_cycle", False),
-            LIGHT: replay}
+            LIGHT: replay, "batches": batches}
 
   def _full_record(self, level: dict[str, Any]) -> dict[str, Any]:
     """The record of a level (``_commit``'s, ``start``'s), its rows written now; its steps' rules kept (``expanded``)."""
@@ -683,7 +697,7 @@ class Shard:
       self.expanded[level["depth"] - 1]["rule"] = _step_rules(steps, rules)
     rec = self._record(level["depth"], level["ids"], level["fps"], level["parents"], level["pos"], level["graphs"], level["stuck"], steps)
     rec["parent_fps"] = level["parent_fps"]
-    if level["depth"] > 0: rec.update(maybe_cycle=level["maybe_cycle"], received=level["received"])
+    if level["depth"] > 0: rec["maybe_cycle"] = level["maybe_cycle"]
     return rec
 
   def _write(self, level: dict[str, Any]) -> bytes:
@@ -691,15 +705,14 @@ class Shard:
 
   @_paused
   def full_records(self, run: str, first: int = 0, last: int | None = None) -> list[bytes] | None:
-    """The full records of levels ``first`` to ``last`` (all where None) of the only shard of run ``run``, those not
-    written yet written now (``deferred.py``); None if this worker serves another run now, or is not the only shard
-    (its records are full already)."""
-    if run != self.run or self.deferred is None: return None
+    """The full records of levels ``first`` to ``last`` (all where None) of this shard of run ``run``, those not written
+    yet written now (``deferred.py``); None if this worker serves another run now."""
+    if run != self.run: return None
     return self.deferred.written(len(self.expanded) + 1 if last is None else last, self._write)[first:]
 
   def _rules(self) -> None:
     """Each kept level's steps' rules, where the level's record is not written yet (``_full_record`` sets them)."""
-    for level in self.deferred.pending() if self.deferred is not None else []:
+    for level in self.deferred.pending():
       if level["depth"] > 0 and "rule" not in (kept := self.expanded[level["depth"] - 1]):
         steps = level["steps"]
         steps["redexes"], steps["redex"] = resolved(steps["redexes"], steps["redex"])
@@ -725,43 +738,19 @@ class Shard:
 
   @_paused
   def restore(self, *records: bytes) -> None:
-    """Become the shard these records describe (its states, its frontier), as it was at the end of the last one: light
-    records' levels made again (``_replay``), full ones read."""
+    """Become the shard these light records describe (its states, its frontier), as it was at the end of the last one:
+    their levels made again from the program, with the arguments the run gave their calls and the batches the shard read
+    (the same states, ids and steps), their full records kept to be written (``deferred.py``)."""
     recs = list(map(unpack, records))
-    if recs and is_light(recs[0]): return self._replay(recs)
-    self.visited, self.expanded, self.stuck_kept = Visited(), [], []
-    self.stamped = False   # (its core stamped none of the states in the records)
-    last: dict[str, Any] | None = None
-    reader = self.written.reader()
-    read = reader.decode if self.native is None else functools.partial(reader.decode_native, self.native.space)   # as _record writes
-    graphs: list[Any] = []
-    rec: dict[str, Any] | None = None
-    space = None if self.native is None else self.native.space
-    for rec in recs:
-      for j, delta in rec.get("received", ()): self.readers[j].take(space, delta)   # (as absorb read them: what later batches refer to)
-      read(rec["step_nodes"])
-      graphs = read(rec["graphs"])
-      if rec["depth"] > 0:
-        self.expanded.append(_kept_steps(rec["steps"], rec["steps"]["rules"]))
-        self.stuck_kept.extend((i, par_id, at, rec["depth"]) for i, par_id, at in rec["stuck"])
-        self.maybe_cycle = self.maybe_cycle or rec["maybe_cycle"]
-      if not len(rec["ids"]): continue
-      self.visited.add(rec["fps"], rec["ids"], rec["parent_fps"], rec["pos"], rec["depth"])
-      last = rec
-    self.written.epoch = reader.epoch + 1   # (a fresh stream, load's) its records refer to none before: a reader starts again
-    self.frontier = NO_FRONTIER
-    if last is not None and last is rec:   # the last record made states: they are the frontier
-      self.frontier = Frontier.of(last["ids"], graphs)
-
-  def _replay(self, recs: list[dict[str, Any]]) -> None:
-    """The levels of the only shard's light records made again from the program, with the arguments the run gave their
-    calls: the same states, ids and steps (one process's), and their full records kept to be written (``deferred.py``)."""
-    assert self.deferred is not None, "light records are the only shard's"
+    assert all(map(is_light, recs)), "a shard's records are light ones"
     self.start()
     for rec in recs[1:]:
       count, max_states, last = rec[LIGHT]
-      self.expand(rec["depth"] - 1, last)
-      self.commit(count, max_states, self.absorb(None))
+      self.expand(rec["depth"] - 1, last)   # (its batches to the others go unread: they read the ones the run sent)
+      batches: list[Any] = [None] * self.count
+      for j, b in rec["batches"]: batches[j] = b
+      self._commit(_ranked(rec, self.absorb(*batches)), (count, max_states))
+    self.restart_deltas()   # (the receivers read the streams of the batches the run sent, not of these)
 
   def restart_deltas(self) -> None:
     """Each stream to another shard starts a new epoch: the batches of this shard's last expansion were not read (it ran
@@ -886,7 +875,7 @@ class Shard:
     records stay, for the reports: ``lookup``, ``report``, until the worker's next run)."""
     native = self.native is not None
     self.pm = self.stepper = self.target = None   # the run is over: its rules and memo tables go, and its core unless records
-    if self.deferred is None or not self.deferred.pending(): self.native = None   # not written yet name its nodes
+    if not self.deferred.pending(): self.native = None   # not written yet name its nodes
     self.deltas, self.readers = {}, {}   # (and its streams' tables)
     self.frontier, self._pending = NO_FRONTIER, {}
     return {"peak": peak_memory(), "rss": resident_memory(), "moved": self.moved, "sent": self.sent, "cpu": time.process_time() - self.cpu0,
