@@ -105,11 +105,11 @@ class NativeSteps:
       self._read = made
     return self._rules[keys], self._nodes[keys].ravel()
 
-  def level(self, nodes: list[int], shards: int, share: bool) -> tuple[Any, Matched]:
-    """``Space.expand_level`` of the frontier's ``nodes``, and where ``share``, the nodes the core matched in Python
-    meanwhile (module doc), the frontier's own left out."""
+  def level(self, nodes: list[int], shards: int, share: bool, keyed: bool = False) -> tuple[Any, Matched]:
+    """``Space.expand_level`` of the frontier's ``nodes`` (``keyed``: by node, no fingerprint made: the only shard's),
+    and where ``share``, the nodes the core matched in Python meanwhile (module doc), the frontier's own left out."""
     space = self.space
-    if not share: return self.core.expand_level(nodes, shards), NO_MATCHES
+    if not share: return self.core.expand_level(nodes, shards, keyed), NO_MATCHES
     heads: list[int] = []
     outs: list[list[tuple[int, int]]] = []
     space.matched = (heads, outs, set(nodes))   # (the frontier's own roots, most of the matches, are not noted)
