@@ -199,3 +199,27 @@ def test_a_level_keyed_by_node_is_the_level_by_fingerprint_with_nodes_for_finger
     assert b"".join(by_node.fingerprints(b)) == x[7]
     levels += 1
   assert levels == 4   # (4 terms under comm: 8 states, frontiers of 1, 3, 3 and 1)
+
+
+def test_the_only_native_shard_makes_fingerprints_only_when_they_are_read():
+  # keyed by node (visited.py): none while it runs; its report and lookups then give what a Python shard's give
+  p = [UOp.param(i) for i in range(4)]
+  g = (p[0] + p[1]) + (p[2] + p[3])
+  program, blob = Codec([]).encode([g]), ship(RULES["comm"], "the rule set")
+  run, asked = {}, []
+  for native in (False, True):
+    s = run[native] = Shard()
+    assert s.load(0, 1, program, blob, None, run="test", native=native) is None
+    if native:
+      real = s.native.fingerprints
+      s.native.fingerprints = lambda nodes, real=real: (asked.extend(nodes), real(nodes))[1]
+    summary, count, depth = s.start()[0], 1, 0
+    while summary["frontier"]:
+      summary = s.commit(count, None, s.absorb(*s.expand(depth, False)[1:]))[0]
+      count, depth = count + summary["made"], depth + 1
+    assert count == 8 and not asked
+  py, nat = run[False].report("test", None, True), run[True].report("test", None, True)
+  assert 0 < len(asked) and [a.tolist() for a in nat["normal"]] == [a.tolist() for a in py["normal"]]
+  assert (nat["edges"], nat["maybe_cycle"]) == (py["edges"], py["maybe_cycle"])
+  fps = run[False].visited.fps
+  assert all(a.tolist() == b.tolist() for a, b in zip(run[True].lookup("test", fps), run[False].lookup("test", fps)))

@@ -4,7 +4,8 @@ A shard's expansion spends most of its time making step maps (the ``Stepper``) a
 fingerprinting each successor (``fingerprint.py``, a BLAKE2b a new node). The native core
 (``uopc/relational/native``) does both over its own nodes: ``Space.expand_level`` gives a
 whole level's steps (the keys the Python core keys them by, in ``Stepper.successors``' order), their
-targets' fingerprints (the very bytes ``Fingerprints`` gives) and the candidates to send, and
+targets' fingerprints (the very bytes ``Fingerprints`` gives; the only shard's level, keyed, gives
+their nodes and makes no fingerprint: ``visited.py``) and the candidates to send, and
 ``Space.rows`` writes graphs as the codec's rows (``codec.Codec.encode_native``). A graph the
 core stops at (a rule raised, a map Python enumerates lazily) is stepped in Python, as one
 process's explorer does (``Shard._expand_python``).
