@@ -788,7 +788,6 @@ class Shard:
   def _steps_kept(self, cut: tuple[int, int] | None) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray]]:
     """Each committed level's steps, with a mask of the states the run expanded and one of their steps (``cut``: the
     states of its depth after its parent id were not, as in one process: ``max_states`` stopped the level first)."""
-    self._settle()   # (their targets' fingerprints)
     out = []
     for d, st in enumerate(self.expanded):
       per_state = np.ones(len(st["sids"]), bool)
@@ -799,6 +798,7 @@ class Shard:
   def last_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
     """The distinct targets of the last level's expanded steps, by owner: a bound may have left some unmade (``exists``)."""
     if not self.expanded: return [np.empty(0, FP)] * self.count
+    self._settle()   # (their targets' fingerprints)
     st, _, on = self._steps_kept(cut)[-1]
     t = np.unique(st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])])
     own = np.array([owner(fp_bytes(x), self.count) for x in t], np.int64) if len(t) else np.empty(0, np.int64)
@@ -810,6 +810,7 @@ class Shard:
 
   def all_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
     """The distinct targets of every expanded state's steps (failed ones left out), by owner (``ids_of``: a cycle's search)."""
+    self._settle()   # (their targets' fingerprints)
     t = [st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])] for st, _, on in self._steps_kept(cut)]
     u = np.unique(np.concatenate(t)) if t else np.empty(0, FP)
     own = np.array([owner(fp_bytes(x), self.count) for x in u], np.int64) if len(u) else np.empty(0, np.int64)
@@ -825,6 +826,7 @@ class Shard:
     owner's ``ids_of`` (nothing for a shard that is the only one)."""
     if run != self.run: return None
     self._rules()
+    self._settle()   # (their targets' fingerprints)
     if not found:   # the only shard: its own
       mine = self.all_targets(cut)
       found = (*mine, *self.ids_of(*mine))
@@ -850,7 +852,7 @@ class Shard:
     at = np.searchsorted(self.visited.ids, ids)
     ok = at < len(self.visited.ids)
     ok[ok] = self.visited.ids[at[ok]] == ids[ok]
-    return ids[ok], self.visited.fps[at[ok]]
+    return ids[ok], self.visited.fps_of(ids[ok])
 
   def report(self, run: str, cut: tuple[int, int] | None, check: bool, *found: np.ndarray) -> dict[str, Any] | None:
     """This shard's part of the result: its normal states (ids, fingerprints), its stuck states (ids, parent fingerprints,
@@ -858,6 +860,7 @@ class Shard:
     bound may have left some of the last level's targets unmade; ``found``: this shard's ``last_targets`` by owner, then
     each owner's answer (``exists``), or nothing for a shard that is the only one (it checks its own)."""
     if run != self.run: return None
+    if check: self._settle()   # (the last level's targets' fingerprints; none read otherwise)
     if check and not found:
       mine = self.last_targets(cut)
       found = (*mine, *self.exists(*mine))

@@ -19,7 +19,7 @@ The only shard on the native core adds its states by node (``add_nodes``): a sta
 node it has that no earlier state had, which was a worker's largest cost beside one process's, and that shard looks
 nothing up by fingerprint while it runs (``Shard.absorb``). Their fingerprints, and their parents' (read from the
 parents' rows: every state's parent is its own), are made when one is first read (``settle``: a lookup, a report,
-its core about to start again, after which a node means nothing).
+its core about to start again, after which a node means nothing), or by id (``fps_of``) for those asked only.
 
 >>> import numpy as np
 >>> t = Visited()
@@ -117,8 +117,14 @@ class Visited:
     return ids, parents, pos, depths
 
   def fps_of(self, ids: np.ndarray) -> np.ndarray:
-    """The fingerprints of states this shard owns, by id (the rows are in id order)."""
-    return self.fps[np.searchsorted(self.ids, ids)]
+    """The fingerprints of states this shard owns, by id (the rows are in id order); of ``add_nodes``' states only
+    those asked made (a report's normal forms: not every state's)."""
+    rows = np.searchsorted(self.ids, ids)
+    out = self._cols["fps"][rows]
+    for first, nodes, _ in self._unsettled:
+      if (inside := np.flatnonzero((rows >= first) & (rows < first + len(nodes)))).size:
+        out[inside] = np.array(self._fingerprints(nodes[rows[inside] - first].tolist()), FP)   # type: ignore[misc]
+    return out
 
   def add(self, fps: np.ndarray, ids: np.ndarray, parents: np.ndarray, pos: np.ndarray, depth: int) -> None:
     """Add a level's new states (fingerprints not visited yet, each once; their ids above every id here)."""
