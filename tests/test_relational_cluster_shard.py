@@ -16,6 +16,7 @@ from uopc.relational.cluster.codec import Codec
 from uopc.relational.cluster.coordinator import ship
 from uopc.relational.cluster.deferred import is_light
 from uopc.relational.cluster.shard import Shard, rules_of, step_targets, unpack
+from uopc.relational.cluster.visited import FP
 
 
 def levels(g: UOp, pm, shards: int, native: bool, most: int = 400, light: list[list[bytes]] | None = None,
@@ -102,12 +103,13 @@ def test_the_graphs_the_core_stops_at_are_stepped_in_python_in_the_same_level(sh
   assert sum(len(s.stuck_kept) for s in nat) == sum(len(s.stuck_kept) for s in py) > 0
 
 
-def test_the_candidates_table_forgets_and_the_levels_stay_the_same(monkeypatch):
+@pytest.mark.parametrize("shards", [1, 2])   # (the only shard's first level keyed by node, the later ones by fingerprint)
+def test_the_candidates_table_forgets_and_the_levels_stay_the_same(monkeypatch, shards):
   from tests.test_relational_native_drive import ZERO, add0_chain
   from uopc.relational.cluster import shard
   monkeypatch.setattr(shard, "CANDIDATES_KEPT", 3)   # both cores' tables of candidates empty at every level
   g = add0_chain(3) + (UOp.param(1) + 0 + 0) * UOp.param(2)
-  py, nat = same_levels(g, ZERO, 2)
+  py, nat = same_levels(g, ZERO, shards)
   assert sum(len(s.visited) for s in nat) == sum(len(s.visited) for s in py) == 12
 
 
@@ -221,3 +223,54 @@ def test_native_shards_call_the_rules_for_a_node_once_between_them(monkeypatch):
   levels(g, pm, 2, native=True, most=10**6)
   alone = len(matched)
   assert len(set(matched)) == one and shared < 1.05 * one < 1.1 * one < alone, (one, shared, alone)
+
+
+def test_a_level_keyed_by_node_is_the_level_by_fingerprint_with_nodes_for_fingerprints():
+  # the only shard's expand_level (keyed): no fingerprint made; the same steps and candidates, the targets' table and the
+  # candidates as nodes whose fingerprints are the unkeyed call's, level after level (each core its own)
+  from uopc.relational.cluster.native_steps import NativeSteps
+  from uopc.relational.native import available
+  from uopc.relational.space.step import Stepper
+  if not available(): pytest.fail("the native core is not built")
+  g = UOp.param(0) + UOp.param(1) + UOp.param(2) + UOp.param(3)
+  by_fp, by_node = NativeSteps(Stepper(RULES["comm"]), g), NativeSteps(Stepper(RULES["comm"]), g)
+  a, b = [by_fp.node_or_none(g)], [by_node.node_or_none(g)]
+  with pytest.raises(ValueError): by_node.core.expand_level(b, 2, True)
+  levels = 0
+  while a:
+    x, y = by_fp.core.expand_level(a, 1), by_node.core.expand_level(b, 1, True)
+    assert [x[i] for i in (0, 1, 4, 5, 9, 10)] == [y[i] for i in (0, 1, 4, 5, 9, 10)]
+    assert len(x[3]) == 16 * len(a) and len(x[8]) == len(x[4]) and (y[3], y[7], y[8], y[11]) == (b"", b"", b"", b"")
+    table = np.frombuffer(x[11], FP)   # each step's target: an index into it, or keyed, its node
+    assert table[np.frombuffer(x[2], np.int32)].tolist() == by_node.fingerprints(np.frombuffer(y[2], np.int32).tolist())
+    assert len(table) == len(set(table.tolist())) > 0
+    a, b = np.frombuffer(x[6], np.int32).tolist(), np.frombuffer(y[6], np.int32).tolist()
+    assert b"".join(by_node.fingerprints(b)) == x[7]
+    levels += 1
+  assert levels == 4   # (4 terms under comm: 8 states, frontiers of 1, 3, 3 and 1)
+
+
+def test_the_only_native_shard_makes_fingerprints_only_when_they_are_read():
+  # keyed by node (visited.py): none while it runs, none for a report of no normal form that checks nothing; its reports
+  # and lookups give what a Python shard's give
+  p = [UOp.param(i) for i in range(4)]
+  g = (p[0] + p[1]) + (p[2] + p[3])
+  program, blob = Codec([]).encode([g]), ship(RULES["comm"], "the rule set")
+  run, asked = {}, []
+  for native in (False, True):
+    s = run[native] = Shard()
+    assert s.load(0, 1, program, blob, None, run="test", native=native) is None
+    if native:
+      real = s.native.fingerprints
+      s.native.fingerprints = lambda nodes, real=real: (asked.extend(nodes), real(nodes))[1]
+    summary, count, depth = s.start()[0], 1, 0
+    while summary["frontier"]:
+      summary = s.commit(count, None, s.absorb(*s.expand(depth, False)[1:]))[0]
+      count, depth = count + summary["made"], depth + 1
+    assert count == 8 and not asked
+  for check in (False, True):   # (a report that checks the last level's targets reads their fingerprints, and the states')
+    py, nat = run[False].report("test", None, check), run[True].report("test", None, check)
+    assert bool(asked) == check and [a.tolist() for a in nat["normal"]] == [a.tolist() for a in py["normal"]]
+    assert (nat["edges"], nat["maybe_cycle"]) == (py["edges"], py["maybe_cycle"]) == (24, True)
+  fps = run[False].visited.fps
+  assert all(a.tolist() == b.tolist() for a, b in zip(run[True].lookup("test", fps), run[False].lookup("test", fps)))

@@ -4,7 +4,8 @@ A shard's expansion spends most of its time making step maps (the ``Stepper``) a
 fingerprinting each successor (``fingerprint.py``, a BLAKE2b a new node). The native core
 (``uopc/relational/native``) does both over its own nodes: ``Space.expand_level`` gives a
 whole level's steps (the keys the Python core keys them by, in ``Stepper.successors``' order), their
-targets' fingerprints (the very bytes ``Fingerprints`` gives) and the candidates to send, and
+targets' fingerprints (the very bytes ``Fingerprints`` gives; the only shard's level, keyed, gives
+their nodes and makes no fingerprint: ``visited.py``) and the candidates to send, and
 ``Space.rows`` writes graphs as the codec's rows (``codec.Codec.encode_native``). A graph the
 core stops at (a rule raised, a map Python enumerates lazily) is stepped in Python, as one
 process's explorer does (``Shard._expand_python``).
@@ -105,11 +106,11 @@ class NativeSteps:
       self._read = made
     return self._rules[keys], self._nodes[keys].ravel()
 
-  def level(self, nodes: list[int], shards: int, share: bool) -> tuple[Any, Matched]:
-    """``Space.expand_level`` of the frontier's ``nodes``, and where ``share``, the nodes the core matched in Python
-    meanwhile (module doc), the frontier's own left out."""
+  def level(self, nodes: list[int], shards: int, share: bool, keyed: bool = False) -> tuple[Any, Matched]:
+    """``Space.expand_level`` of the frontier's ``nodes`` (``keyed``: by node, no fingerprint made: the only shard's),
+    and where ``share``, the nodes the core matched in Python meanwhile (module doc), the frontier's own left out."""
     space = self.space
-    if not share: return self.core.expand_level(nodes, shards), NO_MATCHES
+    if not share: return self.core.expand_level(nodes, shards, keyed), NO_MATCHES
     heads: list[int] = []
     outs: list[list[tuple[int, int]]] = []
     space.matched = (heads, outs, set(nodes))   # (the frontier's own roots, most of the matches, are not noted)

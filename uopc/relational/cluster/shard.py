@@ -184,6 +184,21 @@ def step_targets(steps: dict[str, Any]) -> np.ndarray:
   return steps["targets"][steps["target"]]
 
 
+def target_table(nodes: np.ndarray, fingerprints: Callable[[list[int]], list[bytes]]) -> tuple[np.ndarray, np.ndarray]:
+  """Steps' targets as nodes (a level keyed by node) as ``expand``'s: each step's index into the table of the distinct
+  ones' fingerprints, in the order of their first steps (``Space.expand_level``'s table).
+
+  >>> target, targets = target_table(np.array([7, 3, 7, 5]), lambda nodes: [str(n).encode() * 16 for n in nodes])
+  >>> target.tolist(), [bytes(t[:1]) for t in targets]
+  ([0, 1, 0, 2], [b'7', b'3', b'5'])
+  """
+  uniq, first, inv = np.unique(nodes, return_index=True, return_inverse=True)
+  order = np.argsort(first, kind="stable")
+  rank = np.empty(len(uniq), np.int32)
+  rank[order] = np.arange(len(uniq), dtype=np.int32)
+  return rank[inv.reshape(-1)], np.array(fingerprints(uniq[order].tolist()), FP).reshape(-1)
+
+
 def rules_of(steps: dict[str, Any]) -> list[tuple[int, Any]]:
   """Each redex's (rule index, error) of a level record's steps (``rules``: the indices, ``errors``: the failed ones')."""
   errors = steps["errors"]
@@ -300,7 +315,8 @@ def distinct(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
   return uniq, seen[keys]
 
 
-Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Any]]   # fingerprints, parent ids, positions, parents' fingerprints, graphs
+# fingerprints, parent ids, positions, parents' fingerprints, graphs (a keyed level's: nodes for fingerprints, None for parents')
+Candidates = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, list[Any]]
 
 
 class Level(NamedTuple):
@@ -308,7 +324,7 @@ class Level(NamedTuple):
   ``redexes``), its target (an index into ``targets``, the level's distinct targets' fingerprints: a target is reached by
   many steps) and, for a failed one, its stuck state's first step's position (else -1); the
   stuck states made ((parent id, position) each); the candidates for each shard (``Candidates``: a graph is a ``UOp``, or
-  a native worker's node); whether a step reached a graph made a candidate at an earlier level."""
+  a native worker's node); whether a step reached a graph made a candidate at an earlier level; whether it is keyed by node."""
   sids: np.ndarray
   counts: np.ndarray
   redexes: Any   # a list of Redexes, NativeRedexes, or CoreKeys (until the record is written: ``resolved``)
@@ -319,6 +335,7 @@ class Level(NamedTuple):
   stuck_states: list[tuple[int, int]]
   cands: list[Candidates]
   maybe_cycle: bool
+  keyed: bool = False   # the only shard's level by node (``Shard._expand_native``): targets and candidates nodes, no parent fingerprints
 
   @staticmethod
   def joined(parts: list[Level], count: int) -> Level:
@@ -390,6 +407,9 @@ class Shard:
     # the only shard, on a core that stamped every candidate it made since the program (no Python part, no new core, no
     # restore): a candidate is then a state only if it is the program (absorb looks nothing up)
     self.stamped = self.native is not None and count == 1
+    # while it is, its levels are keyed by node, no fingerprint made until one is read (visited.py; _settle): this is the
+    # core's fingerprints of a list of nodes while some are not made yet
+    self._keyed: Callable[[list[int]], list[bytes]] | None = None
     # the full records are written when a report asks (deferred.py): the commits give light ones
     self.deferred = DeferredRecords()
     return None
@@ -431,6 +451,7 @@ class Shard:
         parts.append(part)
         self.in_python += len(rest)
       if rest:
+        if parts and parts[0].keyed: parts[0] = self._fingerprinted(parts[0])   # (the Python part's candidates are by fingerprint)
         parts.append(self._expand_python(rest))
         self.stamped = False
     finally: self._in_level = False
@@ -439,12 +460,13 @@ class Shard:
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
     stepper, fps = self.stepper, self.fps
-    steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "targets": level.targets,
-             "stuck": level.stuck,
-             "redexes": level.redexes}
     # the nodes of many levels' states are kept alive by what is remembered of them: past a bound they go, at the end of
     # the level (after the batches are written: a native worker's candidates are its core's nodes until then)
     forget = fps.full or (native is not None and native.full)
+    if forget and level.keyed: level = self._fingerprinted(level)   # (its nodes mean nothing past the level)
+    steps = {"sids": level.sids, "counts": level.counts, "redex": level.redex, "target": level.target, "targets": level.targets,
+             "stuck": level.stuck,
+             "redexes": level.redexes}
     own = level.cands[self.index]
     if forget and native is not None:   # what names the core's nodes or keys, as UOps and Redexes while the core is there
       self._in_level = True   # (seconds past a million states, and nothing kept yet: a stop leaves it too)
@@ -458,7 +480,7 @@ class Shard:
     # (its maybe_cycle counts once the level is committed: an expansion sent ahead may go unused, advance)
     # (a part lists each graph once: one part's candidates need no search for a graph twice, when no shard sends any)
     self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
-                     "once": len(parts) <= 1 and self.count == 1}
+                     "once": len(parts) <= 1 and self.count == 1, "keyed": level.keyed}
     batches: list[Any] = []
     for j, (c_fps, c_par, c_pos, c_pfp, graphs) in enumerate(level.cands):
       if j == self.index: batches.append(None); continue
@@ -473,6 +495,7 @@ class Shard:
       batches.append(b)
     if forget:
       self.stamped = False
+      self._settle()
       self.deferred.written(len(self.expanded) + 1, self._write)   # (while what they name is here)
       fps.forget()
       if native is not None:
@@ -492,7 +515,8 @@ class Shard:
         if (i := native.node_or_none(g)) is None: rest.append((sid, g))
         else: kept.append(sid); nodes.append(i)
       sids = np.array(kept, np.int64)
-    r, shared = native.level(nodes, self.count, bool(self.deltas))
+    keyed = self.stamped   # the only shard, its core's candidate stamps whole: by node (visited.py)
+    r, shared = native.level(nodes, self.count, bool(self.deltas), keyed)
     counts = np.frombuffer(r[0], np.int32)
     ok = counts >= 0
     if not ok.all():
@@ -502,17 +526,44 @@ class Shard:
     redexes, redex = CoreKeys(native), np.frombuffer(r[1], np.int32)
     state_fps, c_state, c_pos = np.frombuffer(r[3], FP), np.frombuffer(r[4], np.int32), np.frombuffer(r[5], np.int32)
     c_node, c_fp, c_owner = np.frombuffer(r[6], np.int32), np.frombuffer(r[7], FP), np.frombuffer(r[8], np.int32)
-    cands = []
+    cands: list[Candidates] = []
     for j in range(self.count):
       m = c_owner == j if self.count > 1 else slice(None)   # (the only shard owns every one)
       at = c_state[m]
-      cands.append((c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
+      # keyed: the candidates' nodes for their fingerprints, and no parent's (each the state of its parent id)
+      cands.append((c_node, sids[at], c_pos, None, c_node.tolist()) if keyed else (c_fp[m], sids[at], c_pos[m], state_fps[at], c_node[m].tolist()))
     if r[10] > CANDIDATES_KEPT:   # only a saving, as Python's set of them
       native.core.forget_candidates()
       self.stamped = False
-    part = Level(sids[ok], counts[ok], redexes, redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], FP),
-                 np.full(len(redex), -1, np.int32), [], cands, bool(r[9]))
+    if keyed: self._keyed = native.fingerprints
+    part = Level(sids[ok], counts[ok], redexes, redex, np.frombuffer(r[2], np.int32), np.frombuffer(r[11], np.int32 if keyed else FP),
+                 np.full(len(redex), -1, np.int32), [], cands, bool(r[9]), keyed)
     return part, rest, shared
+
+  def _fingerprinted(self, level: Level) -> Level:
+    """A level keyed by node (the only shard's) by fingerprint: its targets', its candidates' and their parents'."""
+    fp = self._keyed
+    assert fp is not None, "a keyed level's core"
+    c_nodes, par, pos, _, graphs = level.cands[0]
+    cands: list[Candidates] = [(np.array(fp(c_nodes.tolist()), FP).reshape(-1), par, pos, self.visited.fps_of(par), graphs)]
+    target, targets = target_table(level.target, fp)
+    return level._replace(target=target, targets=targets, cands=cands, keyed=False)
+
+  def _settle(self, *writing: dict[str, Any]) -> None:
+    """The fingerprints of what the only shard keyed by node (``_expand_native``) made now, while its nodes mean what
+    they did: its visited states' (``Visited.settle``), its levels' targets', the levels' records not written yet (and
+    ``writing``'s)."""
+    self.visited.settle()
+    if (fp := self._keyed) is None: return
+    made: dict[int, tuple[np.ndarray, np.ndarray]] = {}   # (a level's steps are in its kept steps and in its record's)
+    levels = [*self.deferred.pending(), *writing]
+    for steps in [*self.expanded, *(lv["steps"] for lv in levels if lv["steps"] is not None)]:
+      if steps["targets"].dtype != np.int32: continue
+      if (key := id(steps["target"])) not in made: made[key] = target_table(steps["target"], fp)
+      steps["target"], steps["targets"] = made[key]
+    for lv in levels:
+      if lv["fps"] is None: lv["fps"], lv["parent_fps"] = self.visited.fps_of(lv["ids"]), self.visited.fps_of(lv["parents"])
+    self._keyed = None
 
   def _expand_python(self, frontier: list[tuple[int, Any]]) -> Level:
     """The level of these states from the Python core's steps."""
@@ -557,7 +608,7 @@ class Shard:
     table = {r: i for i, r in enumerate(dict.fromkeys(redexes))}
     p_stuck = np.full(len(p_target), -1, np.int32)
     for at, pos in failed: p_stuck[at] = pos
-    cands = [(np.array([c[0] for c in cs], FP), np.array([c[1] for c in cs], np.int64), np.array([c[2] for c in cs], np.int32),
+    cands: list[Candidates] = [(np.array([c[0] for c in cs], FP), np.array([c[1] for c in cs], np.int64), np.array([c[2] for c in cs], np.int32),
               np.array([c[4] for c in cs], FP), [c[3] for c in cs]) for cs in out]
     targets = {t: i for i, t in enumerate(dict.fromkeys(p_target))}
     return Level(np.array(sids, np.int64), np.array(counts, np.int32), list(table),
@@ -593,8 +644,9 @@ class Shard:
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
     par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)
     pos = np.concatenate(pos_l) if pos_l else np.empty(0, np.int32)
-    pfp = np.concatenate(pfp_l) if pfp_l else np.empty(0, FP)
-    new = np.flatnonzero(fps != np.array(self.root_fp, FP) if p["once"] and self.stamped else self.visited.find(fps) < 0)
+    pfp = np.concatenate(pfp_l) if pfp_l and pfp_l[0] is not None else None   # (None: keyed, each parent its id's state)
+    if p["keyed"]: new = np.flatnonzero(fps != self.native.node_or_none(self.root))   # type: ignore[union-attr]  # (a keyed level's core)
+    else: new = np.flatnonzero(fps != np.array(self.root_fp, FP) if p["once"] and self.stamped else self.visited.find(fps) < 0)
     if len(new) < len(fps): p["maybe_cycle"] = True   # a step back to a visited state (it counts at the commit)
     # the first discovery of each graph: smallest (parent id, position), as one process's breadth-first order (one part
     # lists each graph once, in that order)
@@ -602,7 +654,8 @@ class Shard:
     self._pending["cut"] = bool(len(order)) and p["last"]
     if p["last"]: order = order[:0]   # nothing deeper than max_depth is made; the coordinator notes the cut
     every = len(order) == len(graphs) and p["once"]   # (one part's candidates, none visited: all, in order)
-    self._pending["new"] = (fps[order], par[order], pos[order], pfp[order], graphs if every else [graphs[i] for i in order.tolist()])
+    self._pending["new"] = (fps[order], par[order], pos[order], None if pfp is None else pfp[order],
+                            graphs if every else [graphs[i] for i in order.tolist()])
     st = p["stuck"]
     k_par = np.concatenate([par[order], np.array([s[0] for s in st], np.int64)])
     k_pos = np.concatenate([pos[order], np.array([s[1] for s in st], np.int32)])
@@ -652,13 +705,18 @@ class Shard:
     ids_new, ids_stuck = ids[:n], ids[n:]
     kept = np.flatnonzero(ids_new >= 0)
     depth = p["depth"] + 1
-    par_fps = pfp[kept]
-    self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
+    if p["keyed"]:   # fps are nodes: their fingerprints made when read (visited.py)
+      par_fps = None
+      self.visited.add_nodes(fps[kept], ids_new[kept], par[kept], pos[kept], depth, self._keyed)  # type: ignore[arg-type]
+    else:
+      par_fps = pfp[kept]
+      self.visited.add(fps[kept], ids_new[kept], par_fps, pos[kept], depth)
     st = [(int(i), *p["stuck"][k]) for k, i in enumerate(ids_stuck) if i >= 0]
     new_graphs = graphs if len(kept) == n else [graphs[i] for i in kept.tolist()]
     self.expanded.append(_kept_steps(p["steps"]))   # (each step's rule: _level_record, or _rules)
     self.stuck_kept.extend((i, par_id, at, depth) for i, par_id, at in st)
-    level = {"depth": depth, "ids": ids_new[kept], "fps": fps[kept], "parents": par[kept], "pos": pos[kept], "graphs": new_graphs,
+    level = {"depth": depth, "ids": ids_new[kept], "fps": None if p["keyed"] else fps[kept],   # (keyed: _settle sets them)
+             "parents": par[kept], "pos": pos[kept], "graphs": new_graphs,
              "stuck": st, "steps": p["steps"], "parent_fps": par_fps, "maybe_cycle": self.maybe_cycle}
     rec = self._level_record(level, (*args, p["last"]), p["batches"])
     self.frontier = Frontier.of(ids_new[kept], new_graphs)
@@ -701,6 +759,7 @@ class Shard:
     return rec
 
   def _write(self, level: dict[str, Any]) -> bytes:
+    self._settle(level)   # (a keyed level's fingerprints; ``written`` took it from the pending ones)
     return pack(self._full_record(level))
 
   @_paused
@@ -780,6 +839,7 @@ class Shard:
   def last_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
     """The distinct targets of the last level's expanded steps, by owner: a bound may have left some unmade (``exists``)."""
     if not self.expanded: return [np.empty(0, FP)] * self.count
+    self._settle()   # (their targets' fingerprints)
     st, _, on = self._steps_kept(cut)[-1]
     t = np.unique(st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])])
     own = np.array([owner(fp_bytes(x), self.count) for x in t], np.int64) if len(t) else np.empty(0, np.int64)
@@ -791,6 +851,7 @@ class Shard:
 
   def all_targets(self, cut: tuple[int, int] | None) -> list[np.ndarray]:
     """The distinct targets of every expanded state's steps (failed ones left out), by owner (``ids_of``: a cycle's search)."""
+    self._settle()   # (their targets' fingerprints)
     t = [st["targets"][np.unique(st["target"][on & (st["stuck"] < 0)])] for st, _, on in self._steps_kept(cut)]
     u = np.unique(np.concatenate(t)) if t else np.empty(0, FP)
     own = np.array([owner(fp_bytes(x), self.count) for x in u], np.int64) if len(u) else np.empty(0, np.int64)
@@ -806,6 +867,7 @@ class Shard:
     owner's ``ids_of`` (nothing for a shard that is the only one)."""
     if run != self.run: return None
     self._rules()
+    self._settle()   # (their targets' fingerprints)
     if not found:   # the only shard: its own
       mine = self.all_targets(cut)
       found = (*mine, *self.ids_of(*mine))
@@ -831,7 +893,7 @@ class Shard:
     at = np.searchsorted(self.visited.ids, ids)
     ok = at < len(self.visited.ids)
     ok[ok] = self.visited.ids[at[ok]] == ids[ok]
-    return ids[ok], self.visited.fps[at[ok]]
+    return ids[ok], self.visited.fps_of(ids[ok])
 
   def report(self, run: str, cut: tuple[int, int] | None, check: bool, *found: np.ndarray) -> dict[str, Any] | None:
     """This shard's part of the result: its normal states (ids, fingerprints), its stuck states (ids, parent fingerprints,
@@ -839,6 +901,7 @@ class Shard:
     bound may have left some of the last level's targets unmade; ``found``: this shard's ``last_targets`` by owner, then
     each owner's answer (``exists``), or nothing for a shard that is the only one (it checks its own)."""
     if run != self.run: return None
+    if check: self._settle()   # (the last level's targets' fingerprints; none read otherwise)
     if check and not found:
       mine = self.last_targets(cut)
       found = (*mine, *self.exists(*mine))

@@ -15,6 +15,12 @@ These rows are the records ``path_to`` reads: a state's parent fingerprint and s
 position, walked back across shards to the program, and the steps replayed forward
 (``paths.py``).
 
+The only shard on the native core adds its states by node (``add_nodes``): a state's fingerprint is a BLAKE2b of each
+node it has that no earlier state had, which was a worker's largest cost beside one process's, and that shard looks
+nothing up by fingerprint while it runs (``Shard.absorb``). Their fingerprints, and their parents' (read from the
+parents' rows: every state's parent is its own), are made when one is first read (``settle``: a lookup, a report,
+its core about to start again, after which a node means nothing), or by id (``fps_of``) for those asked only.
+
 >>> import numpy as np
 >>> t = Visited()
 >>> t.add(np.array([b"b" * 16, b"a" * 16], "S16"), np.array([2, 1]), np.array([b"r" * 16] * 2, "S16"), np.array([0, 3]), 1)
@@ -22,8 +28,15 @@ position, walked back across shards to the program, and the steps replayed forwa
 ([1, -1], 2, True)
 >>> [fp_bytes(f)[:1] for f in t.fps_of(np.array([1, 2]))], t.lookup(np.array([b"b" * 16], "S16"))[2].tolist()
 ([b'a', b'b'], [0])
+>>> u = Visited()
+>>> u.add(np.array([b"r" * 16], "S16"), np.array([0]), np.array([b""], "S16"), np.array([-1]), 0)
+>>> u.add_nodes(np.array([7, 5]), np.array([2, 1]), np.array([0, 0]), np.array([1, 0]), 1, lambda ns: [bytes([97 + n]) * 16 for n in ns])
+>>> u.find(np.array([b"h" * 16], "S16")).tolist(), fp_bytes(u.parent_of(b"f" * 16))[:1]
+([2], b'r')
 """
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
@@ -53,11 +66,17 @@ class Visited:
     self._heads = np.empty(0, np.uint64)   # their first 8 bytes (big endian: in the same order)
     self._rows = np.empty(0, np.int64)  # the row of each sorted fingerprint
     self._indexed = 0                   # the rows in the sorted index (the first ones; the rest are merged at a lookup)
+    self._unsettled: list[tuple[int, np.ndarray, np.ndarray]] = []   # add_nodes' rows: (first row, nodes, parent ids) each
+    self._fingerprints: Callable[[list[int]], list[bytes]] | None = None   # their nodes' fingerprints (a core's)
 
   @property
-  def fps(self) -> np.ndarray: return self._cols["fps"][:self._n]
+  def fps(self) -> np.ndarray:
+    self.settle()
+    return self._cols["fps"][:self._n]
   @property
-  def parents(self) -> np.ndarray: return self._cols["parents"][:self._n]
+  def parents(self) -> np.ndarray:
+    self.settle()
+    return self._cols["parents"][:self._n]
   @property
   def pos(self) -> np.ndarray: return self._cols["pos"][:self._n]
   @property
@@ -98,22 +117,51 @@ class Visited:
     return ids, parents, pos, depths
 
   def fps_of(self, ids: np.ndarray) -> np.ndarray:
-    """The fingerprints of states this shard owns, by id (the rows are in id order)."""
-    return self.fps[np.searchsorted(self.ids, ids)]
+    """The fingerprints of states this shard owns, by id (the rows are in id order); of ``add_nodes``' states only
+    those asked made (a report's normal forms: not every state's)."""
+    rows = np.searchsorted(self.ids, ids)
+    out = self._cols["fps"][rows]
+    for first, nodes, _ in self._unsettled:
+      if (inside := np.flatnonzero((rows >= first) & (rows < first + len(nodes)))).size:
+        out[inside] = np.array(self._fingerprints(nodes[rows[inside] - first].tolist()), FP)   # type: ignore[misc]
+    return out
 
   def add(self, fps: np.ndarray, ids: np.ndarray, parents: np.ndarray, pos: np.ndarray, depth: int) -> None:
     """Add a level's new states (fingerprints not visited yet, each once; their ids above every id here)."""
     if not len(fps): return
     by_id = np.argsort(ids, kind="stable")
-    fps, ids, parents, pos = fps[by_id], ids[by_id], parents[by_id], pos[by_id]
-    n, k = self._n, len(fps)
+    self._append(fps[by_id], ids[by_id], parents[by_id], pos[by_id], depth)
+
+  def add_nodes(self, nodes: np.ndarray, ids: np.ndarray, parent_ids: np.ndarray, pos: np.ndarray, depth: int,
+                fingerprints: Callable[[list[int]], list[bytes]]) -> None:
+    """``add`` of states named by their nodes (graphs not visited yet, each once), each parent by its id (a state here),
+    their fingerprints made by ``fingerprints`` (of a list of nodes) when one is read: ``settle`` (module doc)."""
+    if not len(nodes): return
+    by_id = np.argsort(ids, kind="stable")
+    self._unsettled.append((self._n, nodes[by_id], parent_ids[by_id]))
+    self._fingerprints = fingerprints
+    self._append(None, ids[by_id], None, pos[by_id], depth)
+
+  def settle(self) -> None:
+    """The fingerprints of ``add_nodes``' states, and their parents', made now (while their nodes mean what they did)."""
+    if not self._unsettled: return
+    chunks, self._unsettled = self._unsettled, []
+    fps, ids, parents = self._cols["fps"], self._cols["ids"][:self._n], self._cols["parents"]
+    for first, nodes, _ in chunks: fps[first:first + len(nodes)] = np.array(self._fingerprints(nodes.tolist()), FP)   # type: ignore[misc]
+    for first, nodes, par in chunks: parents[first:first + len(nodes)] = fps[np.searchsorted(ids, par)]
+    self._fingerprints = None
+
+  def _append(self, fps: np.ndarray | None, ids: np.ndarray, parents: np.ndarray | None, pos: np.ndarray, depth: int) -> None:
+    """Rows in id order after the last (``fps`` and ``parents`` None: set by ``settle``)."""
+    n, k = self._n, len(ids)
     if n + k > len(self._cols["ids"]):
       room = max(n + k, 2 * n)
       for name, col in self._cols.items():
         grown = np.empty(room, col.dtype)
         grown[:n] = col[:n]
         self._cols[name] = grown
-    for name, new in (("fps", fps), ("parents", parents), ("pos", pos), ("ids", ids)): self._cols[name][n:n + k] = new
+    for name, new in (("fps", fps), ("parents", parents), ("pos", pos), ("ids", ids)):
+      if new is not None: self._cols[name][n:n + k] = new
     self._cols["depths"][n:n + k] = depth
     self._n = n + k
 
@@ -121,7 +169,7 @@ class Visited:
     """The rows added since the last lookup merged into the sorted index."""
     first = self._indexed
     if first == self._n: return
-    fps = self.fps[first:]
+    fps = self.fps[first:]   # (settled)
     self._indexed = self._n
     h = heads(fps)
     order = np.argsort(h, kind="stable")   # the fingerprints' order where no two share a head (else sorted whole)

@@ -97,7 +97,7 @@ static PyMethodDef Space_methods[] = {
   {"fingerprint_setup", (PyCFunction)Space_fingerprint_setup, METH_O, "fingerprint_setup(fields(node) -> bytes): for fingerprint(), fields asked once per label."},
   {"fingerprint", (PyCFunction)Space_fingerprint, METH_O, "fingerprint(id) -> space/fingerprint.py's 16 bytes of id's graph (BLAKE2b), computed in C."},
   {"fingerprints", (PyCFunction)Space_fingerprints, METH_O, "fingerprints(ids) -> [fingerprint(id) for id in ids]."},
-  {"expand_level", (PyCFunction)Space_expand_level, METH_VARARGS, "expand_level(nodes, shards) -> a cluster worker's level: steps, fingerprints, candidates (_space_level.c)."},
+  {"expand_level", (PyCFunction)Space_expand_level, METH_VARARGS, "expand_level(nodes, shards, keyed=False) -> a cluster worker's level: steps, fingerprints, candidates (_space_level.c)."},
   {"forget_candidates", (PyCFunction)Space_forget_candidates, METH_NOARGS, "forget_candidates(): expand_level's table of candidates made empties."},
   {"asks", (PyCFunction)Space_asks, METH_O, "asks(id) -> whether the core would ask Python for node id's own redexes."},
   {"patterns", (PyCFunction)Space_patterns, METH_VARARGS, "patterns(tables, check(check, label, node)): the rules' compiled patterns (patterns.py), before the first node."},

@@ -11,7 +11,12 @@
  * graph is one node of the core (hash consing), so its node stands for its fingerprint, and an array indexed by node
  * costs no hashing (a table keyed by fingerprint did: a cache miss a step); forget_candidates() empties it (it is only a
  * saving: an owner drops what it has). Arrays come back as bytes (int32 native order, fingerprints 16 bytes each), for
- * numpy.frombuffer. */
+ * numpy.frombuffer.
+ *
+ * expand_level(nodes, 1, keyed=True) is the only shard's, which keys its states by node while its core lasts (shard.py):
+ * no fingerprint is computed (a BLAKE2b a new node, the most of what a worker adds to one process), the states' and the
+ * candidates' fingerprints and owners come back empty, as does the targets' table: each step's target is its node, not
+ * an index into it. The caller asks the core for the fingerprints it reads (fingerprints()), after the run if at all. */
 #include "_space.h"
 #include "_space_fingerprint.h"
 #include "_space_level.h"
@@ -37,6 +42,7 @@ typedef struct {
   int maybe_cycle;
   uint32_t level;
   int shards;
+  int keyed;   /* expand_level's keyed: nodes, no fingerprints */
 } Level;
 
 #define LEVEL_BUFS (LEVEL_PARTS + 2)
@@ -49,14 +55,13 @@ static void level_bufs(Level *out, Buf **all) {   /* every array of a call's */
 struct SpaceLevel {
   uint32_t *cand; int64_t cap_cand, n_cand;   /* per node: the call that made it a candidate (0: none) */
   uint32_t level;                             /* this call's stamp (1, 2, ...) */
-  int32_t *first_stamp; int64_t cap_first; int32_t gen;   /* per node: the state that last saw it */
-  uint32_t *t_level; int32_t *t_index;                    /* per node: the call that listed it as a target, and where */
+  uint32_t *t_level; int32_t *t_index; int64_t cap_first;   /* per node: the call that listed it as a target, and where */
   Level out;                                              /* the arrays of a call (their room kept) */
 };
 
 void level_free(struct SpaceLevel *lv) {
   if (!lv) return;
-  PyMem_Free(lv->cand); PyMem_Free(lv->first_stamp); PyMem_Free(lv->t_level); PyMem_Free(lv->t_index);
+  PyMem_Free(lv->cand); PyMem_Free(lv->t_level); PyMem_Free(lv->t_index);
   Buf *bufs[LEVEL_BUFS];
   level_bufs(&lv->out, bufs);
   for (int i = 0; i < LEVEL_BUFS; i++) PyMem_Free(bufs[i]->p);
@@ -121,43 +126,59 @@ static int level_put(void *arg, int32_t key) {
 }
 
 
-/* The per-node stamps cover every node, and a new one is this state's. */
-static int level_stamp(Space *s, struct SpaceLevel *lv) {
-  if (lv->cap_first < s->n_nodes) {
-    int64_t old = lv->cap_first;
-    void **const arrays[] = {(void **)&lv->first_stamp, (void **)&lv->t_level, (void **)&lv->t_index};
-    const size_t elems[] = {sizeof(int32_t), sizeof(uint32_t), sizeof(int32_t)};
-    if (grow_parallel(&lv->cap_first, s->cap_nodes, arrays, elems, 3) < 0) return -1;
-    memset(lv->first_stamp + old, 0, (size_t)(lv->cap_first - old) * sizeof(int32_t));
-    memset(lv->t_level + old, 0, (size_t)(lv->cap_first - old) * sizeof(uint32_t));
-  }
-  if (lv->gen == INT32_MAX) { memset(lv->first_stamp, 0, (size_t)lv->cap_first * sizeof(int32_t)); lv->gen = 0; }
-  return ++lv->gen;
+/* Node x's map's pairs (not grouped: a step each), keys to `keys` and targets to `targets`, each_step's without a call a
+ * step. 0, or -1 with MemoryError. */
+static int level_pairs(Space *s, int32_t x, Buf *keys, Buf *targets) {
+  int64_t m = s->map_n[x];
+  if (grow((void **)&keys->p, &keys->cap, keys->n + 4 * m, 1) < 0 || grow((void **)&targets->p, &targets->cap, targets->n + 4 * m, 1) < 0)
+    return -1;
+  const int32_t *pairs = s->maps + s->map_off[x];
+  int32_t *k = (int32_t *)(keys->p + keys->n), *t = (int32_t *)(targets->p + targets->n);
+  for (int64_t e = 0; e < m; e++) { k[e] = pairs[2 * e]; t[e] = pairs[2 * e + 1]; }
+  keys->n += 4 * m; targets->n += 4 * m;
+  return 0;
 }
 
-/* State k's steps' targets (n of them, in out->st_targets): each one's index in the call's table of targets (its
- * fingerprint listed there the first time a step of the call reaches it), and its first step a candidate where its
- * target was none before. 0, or -1 on error. */
-static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k, int64_t n) {
-  int32_t g = level_stamp(s, lv);
-  if (g < 0) return -1;
-  const int32_t *targets = (const int32_t *)out->st_targets.p;
-  for (int64_t e = 0; e < n; e++) {   /* each target's fingerprint, and its first step */
-    int32_t h = targets[e];
-    if (lv->t_level[h] != out->level) {   /* the call's first step to h: its fingerprint, listed */
-      uint8_t fresh[16];
-      if (fp_of(s, h, fresh) < 0 || buf_put(&out->tfps, fresh, 16) < 0) return -1;
-      lv->t_level[h] = out->level;
-      lv->t_index[h] = (int32_t)(out->tfps.n / 16 - 1);
+/* The per-node table stamps cover every node. 0, or -1 with MemoryError. */
+static int level_cover(Space *s, struct SpaceLevel *lv) {
+  if (lv->cap_first >= s->n_nodes) return 0;
+  int64_t old = lv->cap_first;
+  void **const arrays[] = {(void **)&lv->t_level, (void **)&lv->t_index};
+  const size_t elems[] = {sizeof(uint32_t), sizeof(int32_t)};
+  if (grow_parallel(&lv->cap_first, s->cap_nodes, arrays, elems, 2) < 0) return -1;
+  memset(lv->t_level + old, 0, (size_t)(lv->cap_first - old) * sizeof(uint32_t));
+  return 0;
+}
+
+/* State k's steps' targets (the n nodes at `targets`): unless keyed, each one's index in the call's table of targets
+ * (its fingerprint listed there the first time a step of the call reaches it: keyed, each step's target is its node,
+ * listed already); and its first step a candidate where its target was none before (a second step of the state to it
+ * finds it one of this level's). 0, or -1 on error. */
+static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k, const int32_t *targets, int64_t n) {
+  if (!out->keyed) {
+    if (level_cover(s, lv) < 0) return -1;
+    for (int64_t e = 0; e < n; e++) {   /* each target's fingerprint */
+      int32_t h = targets[e];
+      if (lv->t_level[h] != out->level) {   /* the call's first step to h: its fingerprint, listed */
+        uint8_t fresh[16];
+        if (fp_of(s, h, fresh) < 0 || buf_put(&out->tfps, fresh, 16) < 0) return -1;
+        lv->t_level[h] = out->level;
+        lv->t_index[h] = (int32_t)(out->tfps.n / 16 - 1);
+      }
+      if (buf_i32(&out->tix, lv->t_index[h]) < 0) return -1;
     }
-    if (buf_i32(&out->tix, lv->t_index[h]) < 0) return -1;
-    if (lv->first_stamp[h] == g) continue;
-    lv->first_stamp[h] = g;
-    if (cand_cover(s, lv) < 0) return -1;
+  }
+  if (cand_cover(s, lv) < 0) return -1;
+  for (int64_t e = 0; e < n; e++) {
+    int32_t h = targets[e];
     uint32_t *at = &lv->cand[h];
     if (*at == out->level) continue;          /* a candidate already at this level */
     if (*at) { out->maybe_cycle = 1; continue; }   /* one of an earlier level (its owner has it by now) */
     *at = out->level; lv->n_cand++;
+    if (out->keyed) {
+      if (buf_i32(&out->c_state, (int32_t)k) < 0 || buf_i32(&out->c_pos, (int32_t)e) < 0 || buf_i32(&out->c_node, h) < 0) return -1;
+      continue;
+    }
     const uint8_t *fp = out->tfps.p + 16 * (int64_t)lv->t_index[h];
     int32_t owner = (int32_t)(fp_word(fp) % (uint64_t)out->shards);
     if (buf_i32(&out->c_state, (int32_t)k) < 0 || buf_i32(&out->c_pos, (int32_t)e) < 0 || buf_i32(&out->c_node, h) < 0
@@ -166,23 +187,32 @@ static int level_targets(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t
   return 0;
 }
 
+/* Node x's fingerprint appended to the states' (none where keyed). 0, or -1 on error. */
+static int level_state_fp(Space *s, Level *out, int32_t x) {
+  uint8_t gfp[16];
+  return out->keyed ? 0 : fp_of(s, x, gfp) < 0 || buf_put(&out->sfps, gfp, 16) < 0 ? -1 : 0;
+}
+
 /* State k of the level, the graph of node `item`: its fingerprint, steps and their targets. 0, or -1 on error. */
 static int level_state(Space *s, struct SpaceLevel *lv, Level *out, Py_ssize_t k, PyObject *item) {
   int32_t x = node_arg(s, item);
   if (x < 0) return -1;
-  uint8_t gfp[16];
   int rc = map_of(s, x);
   if (rc == -1) return -1;
   if (rc == -2)   /* the core stops here: the caller steps this graph in Python */
-    return buf_i32(&out->counts, -1) < 0 || fp_of(s, x, gfp) < 0 || buf_put(&out->sfps, gfp, 16) < 0 ? -1 : 0;
-  if (fp_of(s, x, gfp) < 0 || buf_put(&out->sfps, gfp, 16) < 0) return -1;
-  out->st_targets.n = 0;
-  LevelVisit v = {&out->keys, &out->st_targets, -1};   /* (the keys straight into the level's) */
-  if (each_step(s, x, level_put, &v, &v.h) < 0) return -1;
-  int64_t n = out->st_targets.n / 4;
+    return buf_i32(&out->counts, -1) < 0 || level_state_fp(s, out, x) < 0 ? -1 : 0;
+  if (level_state_fp(s, out, x) < 0) return -1;
+  /* the keys straight into the level's, and the targets (keyed: each step's target is its node, in the level's too) */
+  Buf *targets = out->keyed ? &out->tix : &out->st_targets;
+  int64_t first = out->keyed ? out->tix.n : (out->st_targets.n = 0);
+  if (grouped(s, x)) {   /* every key of each group */
+    LevelVisit v = {&out->keys, targets, -1};
+    if (each_step(s, x, level_put, &v, &v.h) < 0) return -1;
+  } else if (level_pairs(s, x, &out->keys, targets) < 0) return -1;
+  int64_t n = (targets->n - first) / 4;
   if (n > INT32_MAX) { PyErr_SetString(PyExc_MemoryError, "expand_level: too many steps"); return -1; }
   if (buf_i32(&out->counts, (int32_t)n) < 0) return -1;
-  if (level_targets(s, lv, out, k, n) < 0) return -1;
+  if (level_targets(s, lv, out, k, (const int32_t *)(targets->p + first), n) < 0) return -1;
   return tick(s, n + 1);
 }
 
@@ -210,9 +240,10 @@ static PyObject *level_result(const Level *out, int64_t n_cand) {
 
 PyObject *Space_expand_level(Space *s, PyObject *args) {
   PyObject *arg;
-  int shards;
-  if (!PyArg_ParseTuple(args, "Oi", &arg, &shards)) return NULL;
+  int shards, keyed = 0;
+  if (!PyArg_ParseTuple(args, "Oi|p", &arg, &shards, &keyed)) return NULL;
   if (shards < 1) { PyErr_SetString(PyExc_ValueError, "expand_level: shards must be at least 1"); return NULL; }
+  if (keyed && shards != 1) { PyErr_SetString(PyExc_ValueError, "expand_level: keyed by node is the only shard's"); return NULL; }
   if (s->reduction.on) { PyErr_SetString(PyExc_RuntimeError, "expand_level: a reducing space follows persistent sets, not every step"); return NULL; }
   if (!s->fingerprints) { PyErr_SetString(PyExc_RuntimeError, "fingerprint_setup() first"); return NULL; }
   if (!s->level && !(s->level = PyMem_Calloc(1, sizeof(struct SpaceLevel)))) return PyErr_NoMemory();
@@ -222,7 +253,7 @@ PyObject *Space_expand_level(Space *s, PyObject *args) {
   Buf *bufs[LEVEL_BUFS];
   level_bufs(out, bufs);
   for (int i = 0; i < LEVEL_BUFS; i++) bufs[i]->n = 0;
-  out->maybe_cycle = 0; out->level = ++lv->level; out->shards = shards;
+  out->maybe_cycle = 0; out->level = ++lv->level; out->shards = shards; out->keyed = keyed;
   PyObject *seq = PySequence_Fast(arg, "expand_level: a list of nodes");
   if (!seq) return NULL;
   Py_ssize_t n_states = PySequence_Fast_GET_SIZE(seq);
