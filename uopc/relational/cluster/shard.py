@@ -616,20 +616,14 @@ class Shard:
                  np.fromiter(map(targets.__getitem__, p_target), np.int32, len(p_target)), np.array(list(targets), FP), p_stuck, stuck,
                  cands, maybe_cycle)
 
-  @_paused
-  @_left_by_a_stop
-  def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged.
-    Nothing where this shard made no expansion to absorb (``advance`` skipped it: ``max_states`` cut the level, and the
-    coordinator, which sent this call ahead, ends the run there)."""
-    p = self._pending
-    if "own" not in p: return np.empty(0, np.int64), np.empty(0, np.int32), np.array([False])
+  def _read(self, batches: tuple[Any, ...]) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], list[Any], list[Any]]:
+    """``absorb``'s candidates, batch by batch (this shard's own where its batch is None): their fingerprints, parent
+    ids, positions and parents' fingerprints, a list each, and their graphs."""
     fps_l, par_l, pos_l, pfp_l = [], [], [], []
     graphs: list[Any] = []
-    p["batches"] = [(j, b) for j, b in enumerate(batches) if j != self.index and b is not None]   # as sent: the light record's
     for j, b in enumerate(batches):
       if j == self.index or b is None:
-        o_fps, o_par, o_pos, o_pfp, own = p["own"]
+        o_fps, o_par, o_pos, o_pfp, own = self._pending["own"]
         fps_l.append(o_fps); par_l.append(o_par); pos_l.append(o_pos); pfp_l.append(o_pfp)
         graphs.extend(own)
       else:
@@ -641,6 +635,18 @@ class Shard:
           graphs.extend(got[:len(b[0])])
           if self.native is not None and len(b[7]): self.native.give(b[7], b[8], got[len(b[0]):])
         else: graphs.extend(self.codec.decode(b[4], self.fps) if self.native is None else self.codec.decode_native(self.native.space, b[4]))
+    return fps_l, par_l, pos_l, pfp_l, graphs
+
+  @_paused
+  @_left_by_a_stop
+  def absorb(self, *batches: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The new candidates among those sent here, each graph once: their (parent id, position) keys, stuck ones flagged.
+    Nothing where this shard made no expansion to absorb (``advance`` skipped it: ``max_states`` cut the level, and the
+    coordinator, which sent this call ahead, ends the run there)."""
+    p = self._pending
+    if "own" not in p: return np.empty(0, np.int64), np.empty(0, np.int32), np.array([False])
+    p["batches"] = [(j, b) for j, b in enumerate(batches) if j != self.index and b is not None]   # as sent: the light record's
+    fps_l, par_l, pos_l, pfp_l, graphs = self._read(batches)
     fps = np.concatenate(fps_l) if fps_l else np.empty(0, FP)
     par = np.concatenate(par_l) if par_l else np.empty(0, np.int64)
     pos = np.concatenate(pos_l) if pos_l else np.empty(0, np.int32)
