@@ -37,13 +37,14 @@ Nothing here imports Ray: ``coordinator.py`` runs this class as an actor.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import pickle
 import signal
 import socket
 import time
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -74,10 +75,7 @@ def _left_by_a_stop(fn: F) -> F:
   """``fn``, a call a stop leaves where it is (``Stopped``, ``Shard._on_stop``): nothing it changes outlives its level."""
   @functools.wraps(fn)
   def run(self: Shard, *args: Any, **kwargs: Any) -> Any:
-    self._stopped()
-    self._in_level = True
-    try: return fn(self, *args, **kwargs)
-    finally: self._in_level = False
+    with self._stoppable(): return fn(self, *args, **kwargs)
   return run  # type: ignore[return-value]  # the same signature
 
 
@@ -443,9 +441,7 @@ class Shard:
     parts: list[Level] = []
     rest = self.frontier.pairs() if native is None else []
     shared: Matched | None = None   # a native level's Python matches, for the batches to the others (native_steps.py)
-    self._in_level = True   # (a stop raises Stopped in here: _on_stop; the native core looks for it between states)
-    try:
-      self._stopped()
+    with self._stoppable():   # (a stop raises Stopped in here: _on_stop; the native core looks for it between states)
       if native is not None:
         part, rest, shared = self._expand_native(native, self.frontier)
         parts.append(part)
@@ -454,8 +450,6 @@ class Shard:
         if parts and parts[0].keyed: parts[0] = self._fingerprinted(parts[0])   # (the Python part's candidates are by fingerprint)
         parts.append(self._expand_python(rest))
         self.stamped = False
-    finally: self._in_level = False
-    self._stopped()   # (also where a rule caught the Stopped)
     level = Level.joined(parts, self.count)
     # (the stepper keeps its memo until it is cleared whole: forgetting one node's map would make it again with new
     # redexes under the old ones its ancestors' maps hold, and a step to a graph would count twice)
@@ -469,14 +463,10 @@ class Shard:
              "redexes": level.redexes}
     own = level.cands[self.index]
     if forget and native is not None:   # what names the core's nodes or keys, as UOps and Redexes while the core is there
-      self._in_level = True   # (seconds past a million states, and nothing kept yet: a stop leaves it too)
-      try:
-        self._stopped()
+      with self._stoppable():   # (seconds past a million states, and nothing kept yet: a stop leaves it too)
         own = (*own[:4], [self._graph(h) for h in own[4]])
         redexes, steps["redex"] = resolved(level.redexes, level.redex)
         steps["redexes"] = list(redexes)
-      finally: self._in_level = False
-      self._stopped()
     # (its maybe_cycle counts once the level is committed: an expansion sent ahead may go unused, advance)
     # (a part lists each graph once: one part's candidates need no search for a graph twice, when no shard sends any)
     self._pending = {"steps": steps, "stuck": level.stuck_states, "depth": depth, "last": last, "own": own, "maybe_cycle": level.maybe_cycle,
@@ -701,6 +691,16 @@ class Shard:
   def _stopped(self) -> None:
     if self.stopping: raise Stopped
 
+  @contextlib.contextmanager
+  def _stoppable(self) -> Iterator[None]:
+    """A part of a level a stop leaves where it is (``Stopped``: ``_on_stop`` raises it inside); a stop before it, or
+    one a rule caught inside it, raises at its edges."""
+    self._stopped()
+    self._in_level = True
+    try: yield
+    finally: self._in_level = False
+    self._stopped()
+
   def _commit(self, ids: np.ndarray, args: tuple[int, int | None]) -> tuple[dict[str, Any], dict[str, Any]]:
     """Keep the candidates numbered ``ids`` (-1: cut by max_states), in ``absorb``'s order; the level's record (``args``:
     the commit's count and max_states, which a light one keeps)."""
@@ -873,7 +873,6 @@ class Shard:
     owner's ``ids_of`` (nothing for a shard that is the only one)."""
     if run != self.run: return None
     self._rules()
-    self._settle()   # (their targets' fingerprints)
     if not found:   # the only shard: its own
       mine = self.all_targets(cut)
       found = (*mine, *self.ids_of(*mine))
@@ -907,7 +906,6 @@ class Shard:
     bound may have left some of the last level's targets unmade; ``found``: this shard's ``last_targets`` by owner, then
     each owner's answer (``exists``), or nothing for a shard that is the only one (it checks its own)."""
     if run != self.run: return None
-    if check: self._settle()   # (the last level's targets' fingerprints; none read otherwise)
     if check and not found:
       mine = self.last_targets(cut)
       found = (*mine, *self.exists(*mine))
