@@ -461,3 +461,15 @@ def test_a_second_interrupt_exits_with_its_own_signal(tmp_path):
     """))
   done = uopc("explore", "normal-forms", tmp_path / "prog.uir", "--rules", f"{tmp_path}/twice.py:rules")
   assert done.returncode == 143 and done.stderr.strip().endswith("uopc: interrupted"), done.stderr
+
+
+def test_the_supervisors_word_on_memory_while_shielded_is_taken_by_the_loop_that_waits():
+  # a cluster run waits shielded (its workers are the command's children): the SIGUSR1 stays pending, and the
+  # coordinator's take() must read it, or the run goes on past --max-memory until the supervisor kills it, output lost
+  from uopc.cli.budget import LIMITS
+  with _told() as lines, Budget(timeout=None, max_memory=1 << 40) as b, LIMITS.shield():
+    assert LIMITS.take() is None
+    os.kill(os.getpid(), signal.SIGUSR1)   # blocked while shielded: pending, no handler runs
+    assert signal.SIGUSR1 in signal.sigpending() and b.reason is None
+    assert LIMITS.take() == "max_memory" and b._delivered and signal.SIGUSR1 not in signal.sigpending()
+    assert lines()[-1][0] == "3" and b.flag_text() == "--max-memory 1024 GiB"

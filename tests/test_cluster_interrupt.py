@@ -1,6 +1,6 @@
-"""A Ctrl-C in the middle of a cluster run's level: the command prints what the finished levels found, marked incomplete,
-before its supervisor's bound (``uopc_launch.HARD``), however long the level would still run (uopc/relational/cluster/
-coordinator.py's ``_stop``: the workers leave their level)."""
+"""A Ctrl-C, or ``--max-memory`` passed by a worker, in the middle of a cluster run's level: the command prints what the
+finished levels found, marked incomplete, before its supervisor's bound (``uopc_launch.HARD``), however long the level
+would still run (uopc/relational/cluster/coordinator.py's ``_stop``: the workers leave their level)."""
 import re
 import signal
 import subprocess
@@ -13,14 +13,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SLOW_AFTER = 200   # rule calls (one per ADD node made): the first two levels make fewer, so past them the third one runs
+HELD = 1 << 30     # bytes a worker's rule takes (and keeps) past SLOW_AFTER calls, in the memory case: over its bound
+BOUND = {"interrupt": ("--timeout", "300", 130, r"an interrupt \(SIGINT\)"), "memory": ("--max-memory", "1000M", 3, r"--max-memory 1000 MiB")}
 
 
 @pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])   # (two workers' records are whole: main passed)
-def test_ctrl_c_mid_level_prints_the_finished_levels_marked_incomplete_in_time(tmp_path, workers):
+@pytest.mark.parametrize("bound", ["interrupt", "memory"])
+def test_a_bound_mid_level_prints_the_finished_levels_marked_incomplete_in_time(tmp_path, workers, bound):
   # (p0 + 0) + ... + (p11 + 0) under x + 0: 4,096 states, a DAG (no cycle: no report builds every state here). Past
   # SLOW_AFTER calls each rule call takes 0.1 s, so the level running has over 20 s left when the SIGINT comes: a run
   # that waits for its level is stopped from outside 8 s after it, and what it found is lost. Each call is a byte in
-  # `calls`, so the SIGINT follows the run, not a sleep a busy machine may not fill.
+  # `calls`, so the SIGINT follows the run, not a sleep a busy machine may not fill. The memory case: the worker's rule
+  # takes HELD bytes at its first slow call instead; only the supervisor sees a worker's memory mid-level (a child
+  # process), and its word comes while the coordinator waits shielded (uopc/cli/budget.py's _look reads it).
   n = 12
   rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
   rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
@@ -29,22 +34,25 @@ def test_ctrl_c_mid_level_prints_the_finished_levels_marked_incomplete_in_time(t
   (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
     import os, time
     from uopc import Ops, PatternMatcher, UPat
+    held = []
     def slow(x, y):   # every ADD node: a state's sums are its own nodes, each a call
       with open({str(calls)!r}, "a") as f: f.write(".")
-      if os.path.getsize({str(calls)!r}) > {SLOW_AFTER}: time.sleep(0.1)
+      if os.path.getsize({str(calls)!r}) > {SLOW_AFTER}:
+        if {bound == "memory"} and not held: held.append(b"x" * {HELD})   # (written: resident)
+        time.sleep(0.1)
       return x if y.op is Ops.CONST and y.arg == 0 else None
     rules = PatternMatcher([(UPat.var("x") + UPat.var("y"), slow)])
     """))
   p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "normal-forms", str(tmp_path / "sum.uir"), "--no-reduce", "--rules",
-                        f"{tmp_path / 'rules.py'}:rules", "--cluster", f"local:{workers}", "--samples", "0", "--timeout", "300"],
+                        f"{tmp_path / 'rules.py'}:rules", "--cluster", f"local:{workers}", "--samples", "0", *BOUND[bound][:2]],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
   try:
     deadline = time.monotonic() + 120
     while (not calls.exists() or calls.stat().st_size <= SLOW_AFTER) and p.poll() is None and time.monotonic() < deadline: time.sleep(0.05)
-    p.send_signal(signal.SIGINT)
+    if bound == "interrupt": p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
   finally:
     if p.poll() is None: p.kill()
-  explored = re.search(r"explored (\d+) states, \d+ edges: incomplete: stopped by an interrupt \(SIGINT\)", out)
-  assert p.returncode == 130 and explored is not None and int(explored[1]) >= 1 + n, (out, err)
+  explored = re.search(r"explored (\d+) states, \d+ edges: incomplete: stopped by " + BOUND[bound][3], out)
+  assert p.returncode == BOUND[bound][2] and explored is not None and int(explored[1]) >= 1 + n, (out, err)
   assert "stopped from outside" not in err and "Traceback" not in err, err

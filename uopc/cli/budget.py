@@ -329,6 +329,9 @@ def _look(b: Budget) -> None:
   if b._shielded and b._saved:
     for sig in signal.sigpending() & set(_SIGNALS):
       if signal.sigtimedwait([sig], 0) is not None: b._on_signal(sig, None)   # a second interrupt raises KeyboardInterrupt
+    # the supervisor's word on the child processes' memory (a cluster's workers are children too: shielded all run long)
+    if _MEMORY_SIGNAL in signal.sigpending() and signal.sigtimedwait([_MEMORY_SIGNAL], 0) is not None:
+      b._on_children_memory(_MEMORY_SIGNAL, None)   # (shielded: records the bound, raises nothing)
     b._check_bounds()
 
 
