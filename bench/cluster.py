@@ -23,6 +23,13 @@ under commutativity and associativity (665,280 states). The machine's load avera
 file run with that tree's code on the path), the two trees' rounds in turn, the first of each pair alternating; each
 size is printed twice, "before" (the other tree) and "after".
 
+The second table counts instead of timing (the same numbers on any machine, ``shard_work``): the sizes of 30,240 and
+110,880 states explored by one shard and by two in this process, level by level as the coordinator drives them, and what
+each shard's core made: nodes, step-map entries (a node's steps: the maps' work), nodes whose rules ran in Python, and
+candidates sent. Each of two makes nearly every node (its states' successors are nearly every state) and 57% of the map
+entries (the inner nodes below both shards' states: each makes their maps), so while the maps are the work two workers
+gain at most one shard's entries over the busier one's ("maps bound", about 1.77x), before fingerprints and moves.
+
 ``FULL=1`` runs the older tables after it:
 
 For each worker count P a local cluster is started (``ray.init(num_cpus=P)``, not timed), its workers by a tiny run
@@ -157,6 +164,7 @@ def main() -> None:
     print("bench cluster: Ray is not installed (pip install -e '.[cluster]')")
     return
   against_one()
+  shard_work()
   if os.environ.get("FULL"): older()
 
 
@@ -363,6 +371,54 @@ def against_one() -> None:
     for rules, at in crossovers(table, got).items(): print(_crossover_line(rules, at, code))
   load = os.getloadavg()
   print(f"(load average after: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
+
+
+class Work(NamedTuple):
+  nodes: int      # nodes its core made
+  entries: int    # step-map entries its core made (a node's steps: the maps' work)
+  calls: int      # nodes whose rules ran in Python (the guarded rules' work)
+  sent: int       # candidates it sent the other shard
+
+
+def shards_work(size: Size, count: int) -> tuple[list[Work], int]:
+  """``size`` explored by ``count`` shards in this process, level by level as the coordinator drives them (no Ray, no
+  clock): what each one's core made, and the states."""
+  from uopc.relational.cluster.codec import Codec
+  from uopc.relational.cluster.coordinator import ship
+  from uopc.relational.cluster.shard import Shard
+  pm, g = size.pm(), size.program()
+  program, blob = Codec([]).encode([g]), ship(pm, "the rule set")
+  run, calls = [Shard() for _ in range(count)], [0] * count
+  for j, s in enumerate(run):
+    s.load(j, count, program, blob, None, run="work", native=True, worker=False)
+    def counted(u: UOp, j: int = j, match: Any = s.stepper._match) -> Any:   # (the native core's Python calls go through it)
+      calls[j] += 1
+      return match(u)
+    s.stepper._match = counted
+  summaries, total, depth = [s.start()[0] for s in run], 1, 0
+  while any(m["frontier"] for m in summaries):
+    batches = [s.expand(depth, False)[1:] for s in run]
+    keys = [s.absorb(*[batches[i][j] for i in range(count)]) for j, s in enumerate(run)]
+    summaries = [s.commit(total, None, *keys)[0] for s in run]
+    total, depth = total + summaries[0]["made"], depth + 1
+  return [Work(s.native.core.counts["nodes"], s.native.core.counts["map_entries"], calls[j], s.sent)  # type: ignore[union-attr]
+          for j, s in enumerate(run)], total
+
+
+def shard_work() -> None:
+  """The second table: what one shard makes and what each of two makes, counted (the same counts on any machine), and
+  from them the most two workers can gain by CPU while each makes the maps of its own states' nodes ("maps bound": one
+  shard's map entries over the busier of two's; the guarded rules' Python calls are shared, native_steps.py)."""
+  print("the work of one shard and of each of two, counted in one process (no Ray, no clock): nodes made, step-map entries, "
+        "nodes matched in Python, candidates sent")
+  print(f"{'rules':14s} {'terms':>9s} {'nodes: one':>10s} {'each of two':>15s} {'map entries: one':>16s} {'each of two':>19s} "
+        f"{'python: one':>11s} {'each of two':>13s} {'sent/state':>10s} {'maps bound':>10s}")
+  for s in sizes():
+    if s.n < 6 or s.repeats == 2: continue   # (30,240 and 110,880 states: 332,640 gives the same shares, in a minute)
+    ((one,), states), (two, _) = shards_work(s, 1), shards_work(s, 2)
+    print(f"{s.rules:14s} {s.terms:>9s} {one.nodes:10,d} {'/'.join(f'{w.nodes:,d}' for w in two):>15s} {one.entries:16,d} "
+          f"{'/'.join(f'{w.entries:,d}' for w in two):>19s} {one.calls:11,d} {'/'.join(f'{w.calls:,d}' for w in two):>13s} "
+          f"{sum(w.sent for w in two) / states:10.2f} {one.entries / max(w.entries for w in two):9.2f}x")
 
 
 def against_tree(other: str, rounds: int) -> dict[str, dict[tuple[str, str], list[Round]]]:
