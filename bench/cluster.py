@@ -7,7 +7,9 @@ each. CPU seconds: this process's for one process, each worker's own for the clu
 ``load``, so a run's whole work on it, the coordinator's apart). "1 worker / one" is what a cluster of one costs against
 one process; "speed-up" is one process's CPU over the busiest of two workers' (what wall time would be on two idle cores,
 waits aside), and by wall time; "rounds" the least and the most of the rounds' own speed-ups by CPU (one process
-over the busiest worker of the same round: on a shared machine a column's best rounds may be minutes apart);
+over the busiest worker of the same round: on a shared machine a column's best rounds may be minutes apart), and
+"medians" the median of the rounds' own ratios, one worker over one process and the speed-up (less moved by one lucky
+round than a column's best);
 "balance" is the states the busier of the two owns over half of them (1.00: even). The rule
 set: commutativity and associativity of ``+`` (``x + y -> y + x``, ``(x + y) + z -> x + (y + z)``) on the sum of n
 PARAMs, some of them the same one (``terms``: "7, p0 x3" is p0 + p0 + p0 + p1 + ... + p4), n! / (the repeats' factorials)
@@ -59,6 +61,7 @@ in the coordinator, and one process without ``--cluster``. ``BIG=18`` adds the s
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 from typing import Any, Callable, NamedTuple
@@ -321,7 +324,8 @@ def _rounds(rounds: int) -> dict[tuple[str, str], list[Round]]:
 
 
 HEADER = (f"{'rules':14s} {'terms':>9s} {'states':>8s} {'st/worker':>9s} {'one s':>7s} {'1 worker s':>10s} {'1 worker/one':>12s} "
-          f"{'2 workers s (each)':>19s} {'balance':>7s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s} {'rounds: CPU':>15s}")
+          f"{'2 workers s (each)':>19s} {'balance':>7s} {'coord s':>7s} {'speed-up: CPU':>13s} {'wall':>6s} {'rounds: CPU':>15s} "
+          f"{'medians: 1 w/one, speed-up':>26s}")
 
 
 def _row(s: Size, rounds: list[Round], code: str = "") -> str:
@@ -331,9 +335,10 @@ def _row(s: Size, rounds: list[Round], code: str = "") -> str:
   r = best(rounds)
   each = "/".join(f"{c:.2f}" for c in r.pair)
   own = sorted(x.one / max(x.pair) for x in rounds)
+  solo = statistics.median(x.solo / x.one for x in rounds)
   return (f"{s.rules:14s} {s.terms:>9s} {r.states:8,d} {r.states // 2:9,d} {r.one:7.2f} {r.solo:10.2f} {r.solo / r.one:11.2f}x "
           f"{each:>19s} {r.balance:7.3f} {r.coordinator:7.2f} {r.one / max(r.pair):12.2f}x {r.one_wall / r.pair_wall:5.2f}x "
-          f"{own[0]:6.2f}x-{own[-1]:.2f}x" + (f"  {code}" if code else ""))
+          f"{own[0]:6.2f}x-{own[-1]:.2f}x {solo:14.2f}x {statistics.median(own):10.2f}x" + (f"  {code}" if code else ""))
 
 
 def crossovers(table: list[Size], got: dict[tuple[str, str], list[Round]]) -> dict[str, int | None]:
