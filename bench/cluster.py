@@ -25,12 +25,13 @@ under commutativity and associativity (665,280 states). The machine's load avera
 file run with that tree's code on the path), the two trees' rounds in turn, the first of each pair alternating; each
 size is printed twice, "before" (the other tree) and "after".
 
-The second table counts instead of timing (the same numbers on any machine, ``shard_work``): the sizes of 30,240 and
-110,880 states explored by one shard and by two in this process, level by level as the coordinator drives them, and what
-each shard's core made: nodes, step-map entries (a node's steps: the maps' work), nodes whose rules ran in Python, and
-candidates sent. Each of two makes nearly every node (its states' successors are nearly every state) and 57% of the map
-entries (the inner nodes below both shards' states: each makes their maps), so while the maps are the work two workers
-gain at most one shard's entries over the busier one's ("maps bound", about 1.77x), before fingerprints and moves.
+The second table counts instead of timing (``shard_work``): the sizes of 30,240 and 110,880 states explored by one
+shard and by two in this process, level by level as the coordinator drives them, and what each shard's core made:
+nodes, step-map entries (a node's steps: the maps' work), nodes whose rules ran in Python, and candidates sent (no
+clock: a count moves only with the programs' PARAM slots, by about 1%). Each of two makes nearly every node (its
+states' successors are nearly every state) and 57% of the map entries (the inner nodes below both shards' states: each
+makes their maps), so while the maps are the work two workers gain at most one shard's entries over the busier one's
+("maps bound", about 1.77x), before fingerprints and moves.
 
 ``FULL=1`` runs the older tables after it:
 
@@ -411,7 +412,7 @@ def shards_work(size: Size, count: int) -> tuple[list[Work], int]:
 
 
 def shard_work() -> None:
-  """The second table: what one shard makes and what each of two makes, counted (the same counts on any machine), and
+  """The second table: what one shard makes and what each of two makes, counted (no clock), and
   from them the most two workers can gain by CPU while each makes the maps of its own states' nodes ("maps bound": one
   shard's map entries over the busier of two's; the guarded rules' Python calls are shared, native_steps.py)."""
   print("the work of one shard and of each of two, counted in one process (no Ray, no clock): nodes made, step-map entries, "
