@@ -202,6 +202,19 @@ def test_progress_bar_on_a_terminal_stays_off_stdout(capsys, prog, monkeypatch):
   assert lines[2] == "#0     d=0   add(mul(add(p0, 0), 1), add(mul(p1, 1), 0))"
 
 
+@pytest.mark.parametrize("samples, unit", [(["--samples", "3"], "/3 [00:00<?, ?run/s]"), ([], "/600000 [00:00<?, ?graph/s]")])
+def test_the_sampling_after_a_bound_draws_its_progress_too(capsys, prog, monkeypatch, samples, unit):
+  # past a bound normal-forms samples random runs (the default: until they made 600,000 graphs, seconds of work)
+  import uopc.cli.support
+  monkeypatch.setattr(uopc.cli.support, "PROGRESS_DELAY", 0)
+  tty = FakeTTY()
+  monkeypatch.setattr(sys, "stderr", tty)
+  code = main(["explore", "normal-forms", prog, "--max-states", "5", *samples])
+  out = capsys.readouterr().out
+  assert code == 3 and "sampling:" in tty.getvalue() and unit in tty.getvalue() and "sampling:" not in out
+  assert "incomplete: stopped by --max-states 5" in out
+
+
 def test_canonical_reached_but_not_expanded(capsys, prog):
   code, out, err = run_cli(capsys, "explore", "normal-forms", prog, "--max-states", "67", "--samples", "0")
   assert code == 3 and err == ""

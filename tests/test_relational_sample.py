@@ -2,7 +2,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from uopc import UOp, fold, parse_uir, symbolic
+from uopc import PatternMatcher, UOp, UPat, fold, parse_uir, symbolic
 from uopc.cli.budget import LIMITS, Budget
 from uopc.relational.analyses.replay import replay
 from uopc.relational.analyses.sample import Sample, sample_normal_forms
@@ -104,3 +104,14 @@ def test_a_call_whose_body_loses_its_param_replays_as_the_stepper_took_it():
   from uopc.ops import Ops
   a = UOp(Ops.WHERE, (UOp.const(False), UOp.param(0, dtypes.bool), UOp.const(False)))
   check_sample(a.call(a), symbolic, 0)
+
+
+def test_progress_is_told_after_each_run_what_the_runs_made_so_far():
+  # a command's progress bar reads it (uopc/cli/reports/sampled.py): runs one by one, graphs only growing
+  x, y = UPat.var("x"), UPat.var("y")
+  pm = PatternMatcher([(x + y, lambda x, y: y + x)])
+  g = UOp.param(0) + UOp.param(1) + UOp.param(2)
+  seen: list[tuple[int, int]] = []
+  s = sample_normal_forms(g, pm, seed=1, max_runs=5, patience=None, max_steps=20, progress=lambda s: seen.append((s.runs, s.graphs)))
+  assert [r for r, _ in seen] == [1, 2, 3, 4, 5] and s.runs == 5 and seen[-1][1] == s.graphs
+  assert all(a < b for (_, a), (_, b) in zip(seen, seen[1:])) and seen[0][1] > 0

@@ -19,6 +19,7 @@ from typing import Any
 from uopc.cli.budget import LIMITS, bounded
 from uopc.cli.explore_support import TERM_LIMIT
 from uopc.cli.options import DEFAULT_SAMPLE_GRAPHS, SAMPLE_PATIENCE
+from uopc.cli.support import progress_bar
 
 
 def sample_after(prog: Any, ex: Any, args: argparse.Namespace) -> Any:
@@ -28,9 +29,15 @@ def sample_after(prog: Any, ex: Any, args: argparse.Namespace) -> Any:
   from uopc.relational.analyses.sample import Sample, sample_normal_forms
   out = Sample(args.seed)
   runs, patience, graphs = (args.samples, None, None) if args.samples is not None else (None, SAMPLE_PATIENCE, DEFAULT_SAMPLE_GRAPHS)
+  # the bar counts what bounds the runs: the runs asked for, or the graphs they make (patience may end them sooner)
+  bar = progress_bar(runs, "run", "sampling") if runs is not None else progress_bar(graphs, "graph", "sampling")
+  def progress(s: Sample) -> None: bar.update(min(s.runs if runs is not None else s.graphs, bar.total) - bar.n)   # (a last run passes it)
   # a bound interrupts the runs where they are: ``into`` keeps what they found
-  bounded(lambda: sample_normal_forms(prog, args.rules.pm, seed=args.seed, max_runs=runs, patience=patience, max_graphs=graphs,
-                                      stepper=ex.stepper, semantics=getattr(args, "semantics", "graph"), into=out, limits=LIMITS), None)
+  try:
+    bounded(lambda: sample_normal_forms(prog, args.rules.pm, seed=args.seed, max_runs=runs, patience=patience, max_graphs=graphs,
+                                        stepper=ex.stepper, semantics=getattr(args, "semantics", "graph"), into=out, limits=LIMITS,
+                                        progress=progress), None)
+  finally: bar.close()
   return out
 
 

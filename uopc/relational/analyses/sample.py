@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Literal, NamedTuple
+from typing import Any, Callable, Literal, NamedTuple
 
 from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, Limits
@@ -158,7 +158,7 @@ def _one_run(prog: UOp, stepper: Stepper, rng: random.Random, max_steps: int, he
 def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_runs: int | None = None, timeout: float | None = None,
                         max_steps: int | None = None, patience: int | None = PATIENCE, max_graphs: int | None = None, ctx: Any = None,
                         semantics: Semantics = "graph", stepper: Stepper | None = None, into: Sample | None = None,
-                        limits: Limits = NO_LIMITS) -> Sample:
+                        limits: Limits = NO_LIMITS, progress: Callable[[Sample], None] | None = None) -> Sample:
   """Random runs of ``pm`` from ``prog``, each to a normal form (see the module doc), until a bound.
 
   Stops after ``max_runs`` runs, once the runs have made ``max_graphs`` graphs (a count of
@@ -167,7 +167,8 @@ def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_run
   once that many runs in a row (and at least as many as it took to find the last new one)
   found no new normal form. A run gives up after ``max_steps`` steps (default 10,000).
   ``into``: fill this ``Sample`` (made with the same ``seed``), so that a caller whose
-  bound interrupts the sampling (``bounded``) keeps what it found.
+  bound interrupts the sampling (``bounded``) keeps what it found. ``progress(sample)``, if given, is called after each
+  run (a command's progress bar reads ``runs`` and ``graphs``).
   """
   stepper = stepper if stepper is not None else stepper_for(pm, ctx, semantics)
   out = into if into is not None else Sample(seed)
@@ -187,6 +188,7 @@ def sample_normal_forms(prog: UOp, pm: PatternMatcher, *, seed: int = 0, max_run
       if run.end == "cut" and (why := limits.should_stop()) is not None: out.bound = why; break  # the bound cut the run short: not a run
       out.runs += 1
       out.graphs += run.graphs
+      if progress is not None: progress(out)
       if run.end != "normal":
         if run.end == "stuck": out.stuck += 1
         else: out.cut += 1
