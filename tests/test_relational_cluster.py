@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tests.helpers import SUM_UIR as SUM
 from tests.strategies import graphs
 from tests.test_relational_native_drive import COMM, RULESETS, ZERO, graph_facts, snapshot, sum_of_add0
-from uopc import UOp, symbolic
+from uopc import UOp, parse_uir, symbolic
 from uopc.relational import Exploration, explore, search
 from uopc.relational.cluster import ClusterError, ClusterExploration
 from uopc.relational.cluster.deferred import is_light
@@ -81,6 +81,19 @@ def test_a_space_over_several_levels_with_cycles_and_a_max_states_cut():
   one, many = one_and_cluster(sum_of_add0(0, 6), ZERO, max_states=37)
   assert many.bound == "max_states" and len(many.states) == 37
   assert sum(s.normal is None for s in many.states) == sum(s.normal is None for s in one.states) > 0   # states the cut left unexpanded
+
+
+def test_progress_is_told_each_levels_count_as_the_one_process_breadth_first_order_has_it():
+  # (a progress bar: the states reach this process only as the run ends) each level's count is the states of depth
+  # at most that level, and the last is the whole space, or max_states where it cut the run
+  g = sum_of_add0(0, 5)
+  one = explore(g, ZERO, max_states=None)
+  by_depth = [sum(s.depth <= d for s in one.states) for d in range(1, max(s.depth for s in one.states) + 1)]
+  told: list[int] = []
+  assert explore(g, ZERO, max_states=None, cluster=CLUSTER, progress=told.append).state_count == len(one.states) == 32
+  assert told == sorted(told) and sorted(set(told)) == by_depth   # (the level that expands the deepest states makes none)
+  told.clear()
+  assert explore(g, ZERO, max_states=20, cluster=CLUSTER, progress=told.append).state_count == 20 and told[-1] == 20 < by_depth[-1]
 
 
 def test_cycles_are_found_from_the_shards_steps_with_nothing_built_here():
@@ -514,3 +527,23 @@ def test_a_worker_that_serves_a_later_run_leaves_the_records_to_be_made_here(mon
   first = ClusterExploration(g, ZERO, cluster=ONE, max_states=None).run()
   ClusterExploration(sum_of_add0(10, 3), ZERO, cluster=ONE, max_states=None).run()   # takes the idle worker
   assert snapshot(first) == snapshot(one) and first._materialized and made == [0]
+
+
+def test_a_cluster_runs_bar_counts_the_levels_and_stays_off_stdout(capsys, tmp_path, monkeypatch):
+  # the states reach the command only as the run ends: its bar is told each level's count (Coordinator's progress)
+  import io
+  import sys
+  from uopc.cli import support
+  class TTY(io.StringIO):
+    def isatty(self): return True
+  monkeypatch.setattr(support, "PROGRESS_DELAY", 0)
+  monkeypatch.setattr(support, "PROGRESS_INTERVAL", 0)   # (every update drawn)
+  prog = tmp_path / "s.uir"
+  prog.write_text(SUM)
+  monkeypatch.setattr(sys, "stderr", tty := TTY())
+  code, out, _ = uopc(capsys, "explore", "normal-forms", prog, "--no-reduce", "--cluster", CLUSTER)
+  one = explore(parse_uir(SUM), symbolic, max_states=None)
+  levels = {sum(s.depth <= d for s in one.states) for d in range(max(s.depth for s in one.states) + 1)}
+  drawn = [int(n) for n in re.findall(r"exploring:.*?\| *(\d+)/", tty.getvalue())]   # (tqdm may skip a draw: not every level)
+  assert code == 0 and "exploring:" not in out and drawn == sorted(drawn) and len(set(drawn) & levels) >= 3
+  assert set(drawn) <= levels | {0}

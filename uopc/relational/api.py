@@ -11,7 +11,7 @@ functions. ``uopc.relational.explore`` and ``uopc.relational.search`` are these.
 """
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from uopc.limits import NO_LIMITS, Limits
 from uopc.matcher import PatternMatcher
@@ -26,8 +26,10 @@ from uopc.uop import UOp
 
 def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None = 100_000, max_depth: int | None = None,
             timeout: float | None = None, order: Literal["bfs", "dfs"] = "bfs", ctx: Any = None, reduce: bool = False, semantics: Semantics = "graph",
-            native: bool | None = None, cluster: str | None = None, limits: Limits = NO_LIMITS) -> Exploration:
-  """``uopc.relational.space.explore.explore``; with ``cluster``, on a Ray cluster (``"local:N"`` or an address)."""
+            native: bool | None = None, cluster: str | None = None, limits: Limits = NO_LIMITS,
+            progress: Callable[[int], None] | None = None) -> Exploration:
+  """``uopc.relational.space.explore.explore``; with ``cluster``, on a Ray cluster (``"local:N"`` or an address), where
+  ``progress(count)`` is told the states found after each level (in one process the states stream: iterate them)."""
   if cluster is None:
     return explore_here(prog, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, order=order,
                         ctx=ctx, reduce=reduce, semantics=semantics, native=native, limits=limits)
@@ -35,7 +37,7 @@ def explore(prog: UOp, pm: PatternMatcher = symbolic, *, max_states: int | None 
     raise ValueError("cluster= explores breadth first, every graph, under graph semantics, without a ctx")
   from uopc.relational.cluster import ClusterExploration   # the one package that imports Ray
   return ClusterExploration(prog, pm, cluster=cluster, max_states=max_states, max_depth=max_depth, timeout=timeout, native=native,
-                            limits=limits)
+                            limits=limits, progress=progress)
 
 
 def _searching(prog: UOp, pm: PatternMatcher, cluster: str | None, max_states: int | None, max_depth: int | None,

@@ -41,11 +41,15 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
 def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool, cluster: str | None) -> Any:
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.cli.reports.exploration import state_line
+  shown: list[Any] = []   # the bar, once made: a cluster run tells it the states found after each level
+  def level_done(count: int) -> None:
+    if shown: shown[0].update(min(count, shown[0].total or count) - shown[0].n)
   ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
                reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster,
-               limits=LIMITS)
+               limits=LIMITS, progress=level_done)
   out = sys.stdout
   with exploration_progress(ex, "exploring") as bar:
+    shown.append(bar)
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
     # draws the bar (before its delay too) and redraws it after every line
     terminal = isatty(out)
@@ -61,8 +65,8 @@ def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"
       flushed[0], flushed[1] = time.monotonic(), 0
 
     def stream() -> None:
-      if not stream_text and bar.disable:   # nothing shown per state: explored as the library explores, no state taken
-        ex.run()
+      if not stream_text and (bar.disable or cluster is not None):   # nothing shown per state (a cluster's bar: per level)
+        ex.run()   # explored as the library explores, no state taken
         return
       # explored ahead a batch at a time, the collector paused (no user code runs here but the rules): options.STREAM_BATCH;
       # settled after, or the first pass once it is on walks every node, state and text piece made (1.3 s for five_params)
@@ -74,7 +78,7 @@ def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"
       flush()
 
     def line_for(s: Any) -> None:
-      if not bar.disable: bar.update()
+      if not bar.disable and cluster is None: bar.update()
       if stream_text:
         line = state_line(s)
         if terminal and bar_is_up(bar):

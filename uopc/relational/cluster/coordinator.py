@@ -183,17 +183,18 @@ class Ahead(NamedTuple):
 
 
 class Coordinator:
-  """One run on the cluster (module doc). ``kill``: a test's hook, called as ``kill(depth, phase, actors)`` before each phase."""
+  """One run on the cluster (module doc). ``kill``: a test's hook, called as ``kill(depth, phase, actors)`` before each phase.
+  ``progress(count)``: called with the states found so far as each level after the program's is committed."""
 
   def __init__(self, root: Any, pm: Any, *, max_states: int | None, max_depth: int | None, timeout: float | None,
                target: Any = None, stop_at_match: bool = False, measure: bool = False,
                kill: Callable[[int, str, list[Any]], None] | None = None, native: bool | None = None,
-               limits: Limits = NO_LIMITS) -> None:
+               limits: Limits = NO_LIMITS, progress: Callable[[int], None] | None = None) -> None:
     from uopc.relational import native as nat
     self.root, self.max_states, self.max_depth, self.timeout, self.limits = root, max_states, max_depth, timeout, limits
     # the workers' core, decided here (this process's UOPC_NATIVE): each uses it where it is built and applies
     self.native = nat.enabled() if native is None else native
-    self.stop_at_match, self.measure, self.kill = stop_at_match, measure, kill
+    self.stop_at_match, self.measure, self.kill, self.progress = stop_at_match, measure, kill, progress
     self.program = Codec([]).encode([root])
     self.pm_blob = ship(pm, "the rule set")
     self.target_blob = ship(target, "the search target") if target is not None else None
@@ -341,6 +342,7 @@ class Coordinator:
     found.matches.extend(sorted(m for s in summaries for m in s["matches"]))   # a level's ids follow the last level's
     found.count += summaries[0]["made"]
     found.depth += 1
+    if self.progress is not None: self.progress(found.count)
     if bound is None and last and summaries[0]["cut"]: bound = "max_depth"
     return bound
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from uopc.relational.cluster.codec import Codec, Reader
 from uopc.relational.cluster import coordinator
@@ -41,12 +41,14 @@ class ClusterExploration(Exploration):
   Breadth first, graph semantics, every graph (no reduction). ``target``: a search's
   ``Target``, checked by the shards on each new state; with ``stop_at_match`` the search
   ends with the level that made the first match (what a search reads of it is the same).
-  ``outcome`` holds the run's records and statistics once it ran.
+  ``progress(count)``: called with the states found so far after each level (a progress bar: the states come to this
+  process only as the run ends). ``outcome`` holds the run's records and statistics once it ran.
   """
 
   def __init__(self, root: Any, pm: Any, *, cluster: str, max_states: int | None = 100_000, max_depth: int | None = None,
                timeout: float | None = None, target: Any = None, stop_at_match: bool = False, measure: bool = False,
-               kill: Any = None, native: bool | None = None, limits: Limits = NO_LIMITS) -> None:
+               kill: Any = None, native: bool | None = None, limits: Limits = NO_LIMITS,
+               progress: Callable[[int], None] | None = None) -> None:
     super().__init__(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, native=False, limits=limits)
     if not self.stepper.ir.reducible or type(root).__module__ != "uopc.uop":
       from uopc.relational.cluster.errors import ClusterError
@@ -54,7 +56,7 @@ class ClusterExploration(Exploration):
     self.cluster = cluster
     self._coordinator = Coordinator(root, pm, max_states=max_states, max_depth=max_depth, timeout=timeout, target=target,
                                     stop_at_match=stop_at_match, measure=measure, kill=kill, native=native,
-                                    limits=limits)
+                                    limits=limits, progress=progress)
     self.outcome: Outcome | None = None
     self._materialized = False
     self._lean_normals: list[State] | None = None
