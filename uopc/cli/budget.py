@@ -327,11 +327,11 @@ ORPHAN_REPORT_TIME = 0.25   # ... once the supervisor is gone (well below the gu
 def _look(b: Budget) -> None:
   """Record what the ticks and the signals would have said, for code that runs shielded (no handler runs then)."""
   if b._shielded and b._saved:
-    for sig in signal.sigpending() & set(_SIGNALS):
-      if signal.sigtimedwait([sig], 0) is not None: b._on_signal(sig, None)   # a second interrupt raises KeyboardInterrupt
-    # the supervisor's word on the child processes' memory (a cluster's workers are children too: shielded all run long)
-    if _MEMORY_SIGNAL in signal.sigpending() and signal.sigtimedwait([_MEMORY_SIGNAL], 0) is not None:
-      b._on_children_memory(_MEMORY_SIGNAL, None)   # (shielded: records the bound, raises nothing)
+    # each pending signal to its handler: an interrupt (a second one raises KeyboardInterrupt), or the supervisor's word
+    # on the child processes' memory (a cluster's workers are children too); shielded, a handler records, raises nothing
+    handlers = {**{s: b._on_signal for s in _SIGNALS}, _MEMORY_SIGNAL: b._on_children_memory}
+    for sig in signal.sigpending() & handlers.keys():
+      if signal.sigtimedwait([sig], 0) is not None: handlers[sig](sig, None)
     b._check_bounds()
 
 

@@ -51,9 +51,9 @@ def check_cluster_flags(args: argparse.Namespace) -> None:
 
 
 @contextlib.contextmanager
-def exploration_progress(ex: Any, what: str) -> Iterator[Any]:
-  """The progress bar of an exploration (``uopc.cli.support.progress_bar``)."""
-  bar = progress_bar(ex.max_states, "state", what)
+def exploration_progress(max_states: int | None, what: str) -> Iterator[Any]:
+  """The progress bar of an exploration of at most ``max_states`` states (``uopc.cli.support.progress_bar``)."""
+  bar = progress_bar(max_states, "state", what)
   try: yield bar
   finally: bar.close()
 

@@ -73,6 +73,12 @@ def progress_bar(total: int | None, unit: str, desc: str) -> Any:
               disable=not isatty(sys.stderr), dynamic_ncols=True, mininterval=PROGRESS_INTERVAL)
 
 
+def bar_to(bar: Any, n: int) -> None:
+  """Move ``bar`` to the count ``n``, at most its total: for work that says how far it got, not each step (a last run
+  may pass the total it was bounded by)."""
+  bar.update((n if bar.total is None else min(n, bar.total)) - bar.n)
+
+
 def bar_is_up(bar: Any) -> bool:
   """Whether ``bar`` is drawn (enabled and past its delay): only then must lines on its terminal go around it."""
   return not bar.disable and time.time() >= bar.start_t + bar.delay

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from uopc import collector
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped
-from uopc.cli.support import bar_is_up, isatty, load_program
+from uopc.cli.support import bar_is_up, bar_to, isatty, load_program
 from uopc.cli.explore_support import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress,
                                      marked_if_cut, on_cluster, program_for_rules)
 from uopc.cli.reports.sampled import sample_after
@@ -41,15 +41,11 @@ def _explore(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], 
 def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"], stream_text: bool, cluster: str | None) -> Any:
   from uopc.relational import explore   # deferred: kanren and friends load only for explore commands
   from uopc.cli.reports.exploration import state_line
-  shown: list[Any] = []   # the bar, once made: a cluster run tells it the states found after each level
-  def level_done(count: int) -> None:
-    if shown: shown[0].update(min(count, shown[0].total or count) - shown[0].n)
-  ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
-               reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster,
-               limits=LIMITS, progress=level_done)
   out = sys.stdout
-  with exploration_progress(ex, "exploring") as bar:
-    shown.append(bar)
+  with exploration_progress(args.max_states, "exploring") as bar:
+    ex = explore(prog, args.rules.pm, max_states=args.max_states, max_depth=args.max_depth, timeout=args.timeout, order=order,
+                 reduce=getattr(args, "reduce", False), semantics=getattr(args, "semantics", "graph"), cluster=cluster,
+                 limits=LIMITS, progress=lambda count: bar_to(bar, count))   # (a cluster run's count after each level)
     # a line goes around the bar only when both share a terminal and the bar is up: tqdm.write
     # draws the bar (before its delay too) and redraws it after every line
     terminal = isatty(out)

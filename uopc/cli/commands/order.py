@@ -55,7 +55,7 @@ def _order(prog: Any, args: argparse.Namespace) -> int:
                                reduce=reduce, limits=LIMITS)
     # the reduction replays the canonical engine first (its path is expanded fully): a bound there means no reduction
     ex = (bounded(lambda: make(True), None, grace=True) if reduce else None) or make(False)
-    with exploration_progress(ex, "exploring") as bar:
+    with exploration_progress(ex.max_states, "exploring") as bar:
       def run() -> None:
         with collector.paused(settle=True):   # batches, as commands/explore.py streams (and settles) them: a state at a time costs half as much again
           for _ in ex.iter_ahead(STREAM_BATCH, graphs=False):

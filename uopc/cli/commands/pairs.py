@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from uopc.cli.explore_support import term_text
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped_text
 from uopc.cli.reports.stopped import write_nothing_found
-from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, isatty, progress_bar
+from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, bar_to, isatty, progress_bar
 
 
 def cmd_pairs(args: argparse.Namespace) -> int:
@@ -41,7 +41,7 @@ def _pairs(args: argparse.Namespace) -> int:
   def progress(done: int, total: int) -> None:
     if bar is not None:
       bar.total = total
-      bar.update(done - bar.n)
+      bar_to(bar, done)
   try:
     report = bounded(lambda: critical_pairs(args.rules.pm, max_instances=args.max_instances, max_states=args.max_states,
                                             max_steps=args.max_steps, timeout=args.timeout, progress=progress, limits=LIMITS),

@@ -28,7 +28,7 @@ from uopc.cli.reports.html import emit
 from uopc.cli.reports.exploration import search_bound_text, stopped_by
 from uopc.cli.explore_support import TERM_LIMIT, on_cluster, step_lines, steps_word
 from uopc.cli.budget import LIMITS, bounded, shielded, stopped
-from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, isatty, load_program, progress_bar
+from uopc.cli.support import EXIT_BOUND, EXIT_FAILED, EXIT_OK, CLIError, bar_to, isatty, load_program, progress_bar
 from uopc.term import show
 
 
@@ -41,7 +41,7 @@ def _progress(total: int | None, what: str) -> Iterator[Callable[[int], None] | 
     yield None
     return
   bar = progress_bar(total, "graph", what)
-  try: yield lambda n: bar.update(n - bar.n)
+  try: yield lambda n: bar_to(bar, n)
   finally: bar.close()
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from uopc.cli.budget import LIMITS, bounded
 from uopc.cli.explore_support import TERM_LIMIT
 from uopc.cli.options import DEFAULT_SAMPLE_GRAPHS, SAMPLE_PATIENCE
-from uopc.cli.support import progress_bar
+from uopc.cli.support import bar_to, progress_bar
 
 
 def sample_after(prog: Any, ex: Any, args: argparse.Namespace) -> Any:
@@ -31,7 +31,7 @@ def sample_after(prog: Any, ex: Any, args: argparse.Namespace) -> Any:
   runs, patience, graphs = (args.samples, None, None) if args.samples is not None else (None, SAMPLE_PATIENCE, DEFAULT_SAMPLE_GRAPHS)
   # the bar counts what bounds the runs: the runs asked for, or the graphs they make (patience may end them sooner)
   bar = progress_bar(runs, "run", "sampling") if runs is not None else progress_bar(graphs, "graph", "sampling")
-  def progress(s: Sample) -> None: bar.update(min(s.runs if runs is not None else s.graphs, bar.total) - bar.n)   # (a last run passes it)
+  def progress(s: Sample) -> None: bar_to(bar, s.runs if runs is not None else s.graphs)
   # a bound interrupts the runs where they are: ``into`` keeps what they found
   try:
     bounded(lambda: sample_normal_forms(prog, args.rules.pm, seed=args.seed, max_runs=runs, patience=patience, max_graphs=graphs,
