@@ -27,11 +27,14 @@ size is printed twice, "before" (the other tree) and "after".
 
 The second table counts instead of timing (``shard_work``): the sizes of 30,240 and 110,880 states explored by one
 shard and by two in this process, level by level as the coordinator drives them, and what each shard's core made:
-nodes, step-map entries (a node's steps: the maps' work), nodes whose rules ran in Python, and candidates sent (no
-clock: a count moves only with the programs' PARAM slots, by about 1%). Each of two makes nearly every node (its
-states' successors are nearly every state) and 57% of the map entries (the inner nodes below both shards' states: each
-makes their maps), so while the maps are the work two workers gain at most one shard's entries over the busier one's
-("maps bound", about 1.77x), before fingerprints and moves.
+nodes, step-map entries (a node's steps: the maps' work), nodes whose rules ran in Python, nodes bound to a UOp, and
+candidates sent (no clock: a count moves only with the programs' PARAM slots, by about 1%). Each of two makes nearly every
+node (its states' successors are nearly every state) and 57% of the map entries (the inner nodes below both shards'
+states: each makes their maps), so while the maps are the work two workers gain at most one shard's entries over the
+busier one's ("maps bound", about 1.77x), before fingerprints and moves. Where the rules run in Python, each of two
+matches half the nodes but makes a UOp of 93% of them (a match needs the UOps of everything below its node). Two shards
+in this process share uopc's hash-consing tables, so the second finds most of those UOps made: the count is each core's,
+but only a worker of its own process pays for every one of them, which is why this table counts and does not time.
 
 ``FULL=1`` runs the older tables after it:
 
@@ -383,6 +386,7 @@ class Work(NamedTuple):
   nodes: int      # nodes its core made
   entries: int    # step-map entries its core made (a node's steps: the maps' work)
   calls: int      # nodes whose rules ran in Python (the guarded rules' work)
+  uops: int       # nodes bound to a UOp in its core: made for those calls, with every node below them (a UOp a node)
   sent: int       # candidates it sent the other shard
 
 
@@ -407,8 +411,8 @@ def shards_work(size: Size, count: int) -> tuple[list[Work], int]:
     keys = [s.absorb(*[batches[i][j] for i in range(count)]) for j, s in enumerate(run)]
     summaries = [s.commit(total, None, *keys)[0] for s in run]
     total, depth = total + summaries[0]["made"], depth + 1
-  return [Work(s.native.core.counts["nodes"], s.native.core.counts["map_entries"], calls[j], s.sent)  # type: ignore[union-attr]
-          for j, s in enumerate(run)], total
+  return [Work(c["nodes"], c["map_entries"], calls[j], c["bound"], s.sent)
+          for j, s in enumerate(run) for c in [s.native.core.counts]], total  # type: ignore[union-attr]
 
 
 def shard_work() -> None:
@@ -416,14 +420,15 @@ def shard_work() -> None:
   from them the most two workers can gain by CPU while each makes the maps of its own states' nodes ("maps bound": one
   shard's map entries over the busier of two's; the guarded rules' Python calls are shared, native_steps.py)."""
   print("the work of one shard and of each of two, counted in one process (no Ray, no clock): nodes made, step-map entries, "
-        "nodes matched in Python, candidates sent")
+        "nodes matched in Python, nodes made UOps (for those calls), candidates sent")
   print(f"{'rules':14s} {'terms':>9s} {'nodes: one':>10s} {'each of two':>15s} {'map entries: one':>16s} {'each of two':>19s} "
-        f"{'python: one':>11s} {'each of two':>13s} {'sent/state':>10s} {'maps bound':>10s}")
+        f"{'python: one':>11s} {'each of two':>13s} {'uops: one':>9s} {'each of two':>15s} {'sent/state':>10s} {'maps bound':>10s}")
   for s in sizes():
     if s.n < 6 or s.repeats == 2: continue   # (30,240 and 110,880 states: 332,640 gives the same shares, in a minute)
     ((one,), states), (two, _) = shards_work(s, 1), shards_work(s, 2)
     print(f"{s.rules:14s} {s.terms:>9s} {one.nodes:10,d} {'/'.join(f'{w.nodes:,d}' for w in two):>15s} {one.entries:16,d} "
           f"{'/'.join(f'{w.entries:,d}' for w in two):>19s} {one.calls:11,d} {'/'.join(f'{w.calls:,d}' for w in two):>13s} "
+          f"{one.uops:9,d} {'/'.join(f'{w.uops:,d}' for w in two):>15s} "
           f"{sum(w.sent for w in two) / states:10.2f} {one.entries / max(w.entries for w in two):9.2f}x")
 
 

@@ -18,4 +18,6 @@ def test_two_shards_split_the_states_and_the_python_calls_but_not_the_inner_maps
   assert max(w.entries for w in two) < one.entries < sum(w.entries for w in two)
   if rules is guarded:   # every node's rules run in Python once between the two (native_steps.py shares the matches)
     assert one.calls <= sum(w.calls for w in two) <= 1.1 * one.calls and min(w.calls for w in two) > 0.4 * one.calls
+    # ... but a match needs UOps of its node and all below it: each of two makes UOps of nearly every node
+    assert one.uops == one.nodes and all(w.calls < w.uops <= w.nodes for w in two) and min(w.uops for w in two) > 0.85 * one.uops
   else: assert one.calls == sum(w.calls for w in two) == 0   # the templates run in C
