@@ -17,6 +17,7 @@ import contextlib
 import logging
 import os
 import signal
+import threading
 from typing import Any, Callable, Iterator
 
 from uopc.limits import NO_LIMITS, Limits
@@ -51,7 +52,7 @@ def open_session(spec: str, limits: Limits = NO_LIMITS) -> tuple[int, Callable[[
   os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # no usage report from a compiler's exploration
   quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
   try:
-    with limits.shield(), _terminable():   # no bound's handler inside Ray's C code (coordinator.py)
+    with limits.shield(), _terminable(), _sigterm_kept():   # no bound's handler inside Ray's C code (coordinator.py)
       if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
       else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
   except Exception as e:
@@ -71,6 +72,18 @@ def _terminable() -> Iterator[None]:
   try: yield
   finally:
     if blocked: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def _sigterm_kept() -> Iterator[None]:
+  """The caller's SIGTERM handler back once Ray has started: ``ray.init`` installs its own (``sys.exit(15)``) and, in C,
+  a failure handler that prints a stack dump and aborts the process (exit 134: a cluster run's SIGTERM lost what its
+  finished levels had found, 2026-12-03). Setting the caller's again installs it in C as well."""
+  main = threading.current_thread() is threading.main_thread()   # (only the main thread may set handlers)
+  kept = signal.getsignal(signal.SIGTERM) if main else None
+  try: yield
+  finally:
+    if kept is not None: signal.signal(signal.SIGTERM, kept)
 
 
 _leases: list[int] = []   # [leases out] while this process holds a session it started
