@@ -59,3 +59,37 @@ def test_a_bound_mid_level_prints_the_finished_levels_marked_incomplete_in_time(
   explored = re.search(r"explored (\d+) states, \d+ edges: incomplete: stopped by " + BOUND[bound][3], out)
   assert p.returncode == BOUND[bound][2] and explored is not None and int(explored[1]) >= 1 + n, (out, err)
   assert "stopped from outside" not in err and "Traceback" not in err and "received" not in err, err   # (Ray's SIGTERM dump)
+
+
+SIGTERM_WHILE_RAY_STARTS = """
+import os, signal, sys, time
+got = []
+signal.signal(signal.SIGTERM, lambda s, f: got.append(s))
+import ray._private.node, ray._private.worker
+def term_then(f):   # a SIGTERM to this process, then Ray's own step
+  def run(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGTERM); time.sleep(0.2)
+    return f(*args, **kwargs)
+  return run
+def then_term(f):   # Ray's own step, then a SIGTERM (the core worker's failure handler is in place by then)
+  def run(*args, **kwargs):
+    out = f(*args, **kwargs); os.kill(os.getpid(), signal.SIGTERM); time.sleep(0.2)
+    return out
+  return run
+if sys.argv[1] == "node": ray._private.node.Node.__init__ = term_then(ray._private.node.Node.__init__)
+else: ray._private.worker.connect = then_term(ray._private.worker.connect)
+from uopc.relational.cluster.session import open_session
+n, release = open_session("local:1")
+os.kill(os.getpid(), signal.SIGTERM); time.sleep(0.2)   # and one once Ray is up
+print("handled", got, flush=True)
+release()
+"""
+
+
+@pytest.mark.parametrize("when", ["node", "connect"])
+def test_a_sigterm_while_ray_starts_or_after_is_the_callers(when):
+  # ray.init sets SIGTERM handlers of its own: in Python a sys.exit(15) (exit 15, no word, while Ray's processes start),
+  # and in C, as its core worker starts, one that dumps a stack and aborts (exit 134 in the middle of a run); the
+  # caller's handler must see every SIGTERM, before, during and after (uopc/relational/cluster/session.py)
+  p = subprocess.run([sys.executable, "-c", SIGTERM_WHILE_RAY_STARTS, when], capture_output=True, text=True, cwd=ROOT, timeout=120)
+  assert (p.returncode, p.stdout) == (0, "handled [15, 15]\n"), (p.stdout, p.stderr[-2000:])

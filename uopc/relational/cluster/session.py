@@ -52,7 +52,7 @@ def open_session(spec: str, limits: Limits = NO_LIMITS) -> tuple[int, Callable[[
   os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")   # no usage report from a compiler's exploration
   quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
   try:
-    with limits.shield(), _terminable(), _sigterm_kept():   # no bound's handler inside Ray's C code (coordinator.py)
+    with limits.shield(), _terminable(), _sigterm_kept(ray):   # no bound's handler inside Ray's C code (coordinator.py)
       if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
       else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
   except Exception as e:
@@ -75,15 +75,29 @@ def _terminable() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _sigterm_kept() -> Iterator[None]:
-  """The caller's SIGTERM handler back once Ray has started: ``ray.init`` installs its own (``sys.exit(15)``) and, in C,
-  a failure handler that prints a stack dump and aborts the process (exit 134: a cluster run's SIGTERM lost what its
-  finished levels had found, 2026-12-03). Setting the caller's again installs it in C as well."""
-  main = threading.current_thread() is threading.main_thread()   # (only the main thread may set handlers)
-  kept = signal.getsignal(signal.SIGTERM) if main else None
+def _sigterm_kept(ray: Any) -> Iterator[None]:
+  """The caller's SIGTERM handler, before, during and after ``ray.init``, which would replace it twice: in Python by its
+  own (``sys.exit(15)``: a SIGTERM while Ray started ended the command with exit 15 and no word), and in C, as it starts
+  the driver's core worker (``connect``), by a failure handler that prints a stack dump and aborts (a SIGTERM in the
+  middle of a run: exit 134, what the finished levels had found lost; 2026-12-03). The first is not set (Ray's
+  ``set_sigterm_handler``, ray 2.60 as pinned); the main thread blocks SIGTERM through ``connect``, so the core worker's
+  threads start with it blocked, and sets the caller's handler again (in C as well) before unblocking it."""
+  if threading.current_thread() is not threading.main_thread(): yield; return   # (only the main thread has handlers)
+  kept = signal.getsignal(signal.SIGTERM)
+  utils, worker = ray._private.utils, ray._private.worker
+  setter, connect = utils.set_sigterm_handler, worker.connect
+
+  def connect_blocked(*args: Any, **kwargs: Any) -> Any:
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try: return connect(*args, **kwargs)
+    finally:
+      signal.signal(signal.SIGTERM, kept)
+      signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+  utils.set_sigterm_handler, worker.connect = (lambda handler: None), connect_blocked
   try: yield
   finally:
-    if kept is not None: signal.signal(signal.SIGTERM, kept)
+    utils.set_sigterm_handler, worker.connect = setter, connect
+    signal.signal(signal.SIGTERM, kept)
 
 
 _leases: list[int] = []   # [leases out] while this process holds a session it started
