@@ -1,6 +1,7 @@
 """A Ctrl-C, or ``--max-memory`` passed by a worker, in the middle of a cluster run's level: the command prints what the
 finished levels found, marked incomplete, before its supervisor's bound (``uopc_launch.HARD``), however long the level
 would still run (uopc/relational/cluster/coordinator.py's ``_stop``: the workers leave their level)."""
+import os
 import re
 import signal
 import subprocess
@@ -15,12 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SLOW_AFTER = 200   # rule calls (one per ADD node made): the first two levels make fewer, so past them the third one runs
 HELD = 1 << 30     # bytes a worker's rule takes (and keeps) past SLOW_AFTER calls, in the memory case: over its bound
 BOUND = {"interrupt": ("--timeout", "300", 130, r"an interrupt \(SIGINT\)"), "terminate": ("--timeout", "300", 143, r"an interrupt \(SIGTERM\)"),
-         "memory": ("--max-memory", "1000M", 3, r"--max-memory 1000 MiB")}
-SIGNAL = {"interrupt": signal.SIGINT, "terminate": signal.SIGTERM}
+         "group-terminate": ("--timeout", "300", 143, r"an interrupt \(SIGTERM\)"), "memory": ("--max-memory", "1000M", 3, r"--max-memory 1000 MiB")}
+SIGNAL = {"interrupt": signal.SIGINT, "terminate": signal.SIGTERM, "group-terminate": signal.SIGTERM}
 
 
 @pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])   # (two workers' records are whole: main passed)
-@pytest.mark.parametrize("bound", ["interrupt", "terminate", "memory"])
+@pytest.mark.parametrize("bound", ["interrupt", "terminate", "group-terminate", "memory"])
 def test_a_bound_mid_level_prints_the_finished_levels_marked_incomplete_in_time(tmp_path, workers, bound):
   # (p0 + 0) + ... + (p11 + 0) under x + 0: 4,096 states, a DAG (no cycle: no report builds every state here). Past
   # SLOW_AFTER calls each rule call takes 0.1 s, so the level running has over 20 s left when the SIGINT comes: a run
@@ -48,11 +49,12 @@ def test_a_bound_mid_level_prints_the_finished_levels_marked_incomplete_in_time(
     """))
   p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "normal-forms", str(tmp_path / "sum.uir"), "--no-reduce", "--rules",
                         f"{tmp_path / 'rules.py'}:rules", "--cluster", f"local:{workers}", "--samples", "0", *BOUND[bound][:2]],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True)
   try:
     deadline = time.monotonic() + 120
     while (not calls.exists() or calls.stat().st_size <= SLOW_AFTER) and p.poll() is None and time.monotonic() < deadline: time.sleep(0.05)
-    if bound in SIGNAL: p.send_signal(SIGNAL[bound])
+    if bound == "group-terminate": os.killpg(p.pid, SIGNAL[bound])   # (`timeout`, a job runner: Ray's processes are not in it)
+    elif bound in SIGNAL: p.send_signal(SIGNAL[bound])
     out, err = p.communicate(timeout=120)
   finally:
     if p.poll() is None: p.kill()

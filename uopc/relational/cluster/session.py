@@ -53,7 +53,8 @@ def open_session(spec: str, limits: Limits = NO_LIMITS) -> tuple[int, Callable[[
   quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
   try:
     with limits.shield(), _terminable(), _sigterm_kept(ray):   # no bound's handler inside Ray's C code (coordinator.py)
-      if kind == "local": ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
+      if kind == "local":
+        with _own_session(ray): ray.init(num_cpus=int(value), **quiet)   # type: ignore[arg-type]  # ray's own types
       else: ray.init(address=str(value), **quiet)   # type: ignore[arg-type]  # ray's own types
   except Exception as e:
     why = (str(e).splitlines() or [""])[0]
@@ -72,6 +73,25 @@ def _terminable() -> Iterator[None]:
   try: yield
   finally:
     if blocked: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def _own_session(ray: Any) -> Iterator[None]:
+  """Ray's processes for a local cluster (its GCS, its raylet, and the workers the raylet starts) in a session of their
+  own: a signal to the command's process group (``timeout``, a job runner stopping its step, ``kill -- -PGID``) is then
+  the command's alone, which stops its workers and prints what the finished levels found. Ray's processes in the
+  command's group died with such a SIGTERM, and the run waited on a cluster that was gone until it was stopped from
+  outside, its output lost (2026-12-03). They still end with the command: ``ray.shutdown``, and Ray's own fate sharing
+  (the kernel kills them when the process that started them dies), and the supervisor's guardian (their parent is the
+  command's worker). Ray starts them with ``ConsolePopen`` (ray 2.60, as pinned)."""
+  services = ray._private.services
+  popen = services.ConsolePopen
+
+  class Detached(popen):  # type: ignore[misc, valid-type]  # ray's class
+    def __init__(self, *args: Any, **kwargs: Any) -> None: super().__init__(*args, start_new_session=True, **kwargs)
+  services.ConsolePopen = Detached
+  try: yield
+  finally: services.ConsolePopen = popen
 
 
 @contextlib.contextmanager
