@@ -95,3 +95,40 @@ def test_a_sigterm_while_ray_starts_or_after_is_the_callers(when):
   # caller's handler must see every SIGTERM, before, during and after (uopc/relational/cluster/session.py)
   p = subprocess.run([sys.executable, "-c", SIGTERM_WHILE_RAY_STARTS, when], capture_output=True, text=True, cwd=ROOT, timeout=120)
   assert (p.returncode, p.stdout) == (0, "handled [15, 15]\n"), (p.stdout, p.stderr[-2000:])
+
+
+def test_a_cluster_killed_from_outside_mid_run_is_one_line_and_exit_3(tmp_path):
+  # the head's processes (gcs_server, raylet) and the worker killed mid-run (`ray stop`, the OOM killer): no worker can
+  # start again, no record be read. Ray's driver retried for a minute, then aborted the command (exit 1, Ray's lines on
+  # stderr); now it ends with one line, the count, and the code of a worker that could not be replaced
+  n = 12
+  rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
+  rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
+  (tmp_path / "sum.uir").write_text("\n".join(rows) + "\n")
+  calls = tmp_path / "calls"
+  (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
+    import os, signal
+    from uopc import Ops, PatternMatcher, UPat
+    def stat(pid):   # (command name, parent) of a process
+      with open(f"/proc/{{pid}}/stat") as f: head, _, rest = f.read().rpartition(")")
+      return head.partition("(")[2], int(rest.split()[1])
+    killed = []
+    def kill_head():   # a Ray worker's parent is its raylet (once: an orphan's is the command's); the gcs_server its sibling
+      if killed or stat(raylet := os.getppid())[0] != "raylet": return   # (the command calls the rule too)
+      killed.append(raylet)
+      driver = stat(raylet)[1]
+      gcs = [int(p) for p in os.listdir("/proc") if p.isdigit() and stat(p) == ("gcs_server", driver)]
+      for pid in (*gcs, raylet, os.getpid()): os.kill(pid, signal.SIGKILL)   # (the worker too: without its head it would go on)
+    def rule(x, y):
+      with open({str(calls)!r}, "a") as f: f.write(".")
+      if os.path.getsize({str(calls)!r}) > {SLOW_AFTER}: kill_head()
+      return x if y.op is Ops.CONST and y.arg == 0 else None
+    rules = PatternMatcher([(UPat.var("x") + UPat.var("y"), rule)])
+    """))
+  p = subprocess.run([sys.executable, "-m", "uopc", "explore", "normal-forms", str(tmp_path / "sum.uir"), "--no-reduce", "--rules",
+                      f"{tmp_path / 'rules.py'}:rules", "--cluster", "local:1", "--samples", "0"],
+                     capture_output=True, text=True, cwd=ROOT, timeout=120)
+  last = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+  assert p.returncode == 3 and re.fullmatch(r"uopc: --cluster: the Ray cluster this run started ended under it \(gcs_server and raylet "
+                                            r"gone: killed from outside\?\); the [\d,]+ states its finished levels found were held "
+                                            r"there and are lost", last), (p.returncode, p.stderr[-3000:])

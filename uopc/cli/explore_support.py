@@ -11,7 +11,7 @@ import contextlib
 from typing import Any, Iterator
 
 from uopc.cli.budget import bounded, current, stopped_text
-from uopc.cli.support import CLIError, EXIT_BOUND, EXIT_FAILED, EXIT_OK, progress_bar
+from uopc.cli.support import CLIError, EXIT_BAD_INPUT, EXIT_BOUND, EXIT_FAILED, EXIT_OK, progress_bar
 from uopc.term import show
 from uopc.lengths import LENGTHS
 
@@ -28,7 +28,8 @@ def term_text(u: Any) -> str | None:
 
 @contextlib.contextmanager
 def on_cluster(args: argparse.Namespace) -> Iterator[str | None]:
-  """The command's ``--cluster`` (None without one); a cluster that cannot run, or a flag it does not run, is one line (exit 2)."""
+  """The command's ``--cluster`` (None without one); a cluster that cannot run, or a flag it does not run, is one line (exit 2;
+  3 for a cluster that ended mid-run, ``ClusterGone``)."""
   spec = getattr(args, "cluster", None)
   if spec is None:
     yield None
@@ -39,7 +40,7 @@ def on_cluster(args: argparse.Namespace) -> Iterator[str | None]:
   if (missing := [m for m in ("ray", "numpy") if importlib.util.find_spec(m) is None]):
     raise CLIError(f"uopc: --cluster needs Ray and NumPy ({', '.join(missing)} missing): pip install -e '.[cluster]'")
   try: yield spec
-  except ClusterError as e: raise CLIError(f"uopc: {e}") from None
+  except ClusterError as e: raise CLIError(f"uopc: {e}", getattr(e, "exit_code", EXIT_BAD_INPUT)) from None   # (gone mid-run: 3)
 
 
 def check_cluster_flags(args: argparse.Namespace) -> None:

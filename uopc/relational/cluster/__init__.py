@@ -18,10 +18,10 @@ into an ``Exploration``), ``errors``.
 """
 from typing import Any
 
-from uopc.relational.cluster.errors import ClusterError
+from uopc.relational.cluster.errors import ClusterError, ClusterGone
 from uopc.relational.cluster.session import parse_cluster
 
-__all__ = ["ClusterError", "ClusterExploration", "parse_cluster"]
+__all__ = ["ClusterError", "ClusterExploration", "ClusterGone", "parse_cluster"]
 
 
 def __getattr__(name: str) -> Any:   # ClusterExploration imports NumPy: on first use

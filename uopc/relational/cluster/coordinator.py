@@ -49,8 +49,8 @@ from uopc.bounded import StopReason
 from uopc.limits import NO_LIMITS, BoundHit, Limits
 from uopc.relational.cluster.codec import Codec, Encoded
 from uopc.relational.cluster.deferred import is_light
-from uopc.relational.cluster.errors import ClusterError
-from uopc.relational.cluster.session import idle_workers, open_session
+from uopc.relational.cluster.errors import ClusterError, ClusterGone
+from uopc.relational.cluster.session import ended_head, idle_workers, open_session
 from uopc.relational.cluster.shard import STOP_SIGNAL, Shard, Stopped, unpack
 
 MAX_REVIVALS = 3   # replacements of one shard in one run before its worker counts as lost for good
@@ -272,6 +272,8 @@ class Coordinator:
     except LevelLeft as e: found.bound = e.reason   # the workers left their level (_wait): they report what the finished levels found
     except BoundHit as e: found.bound, interrupted = e.reason, True   # ... or they could not be asked: the records read whole
     except WorkersLost: found.bound, lost = "workers_lost", True
+    except ClusterGone as e:   # what the finished levels found was the cluster's: their count is all that is left
+      raise ClusterGone(f"{e}; the {found.count:,} states its finished levels found were held there and are lost") from None
     with self.limits.shield(): out = self._wind_up(found, interrupted, lost)   # from here on the run winds up
     out.elapsed = time.perf_counter() - t0
     return out
@@ -472,6 +474,8 @@ class Coordinator:
   def _revive(self, j: int, phase: str) -> None:
     """Replace shard ``j`` by a new worker rebuilt from its records, and bring it to ``phase`` of this level."""
     import ray
+    if (ended := ended_head()):   # no worker can start, no record be read: Ray would retry for a minute, then abort
+      raise ClusterGone(f"--cluster: the Ray cluster this run started ended under it ({' and '.join(ended)} gone: killed from outside?)")
     self.revivals[j] += 1
     if self.revivals[j] > MAX_REVIVALS: raise WorkersLost(j)
     try: ray.kill(self.shards[j])

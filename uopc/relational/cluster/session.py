@@ -139,6 +139,23 @@ def _lease(limits: Limits) -> Callable[[], None]:
   return release
 
 
+HEAD = ("gcs_server", "raylet")   # the head's processes a run needs: with either gone no worker runs, no record is read
+
+
+def ended_head() -> list[str]:
+  """The head processes (``HEAD``) of the local cluster this process started that have ended: none where it started
+  none, or joined one (another machine's processes are out of sight; Ray's own errors say so there).
+
+  >>> ended_head()   # (no cluster started here)
+  []
+  """
+  if not _leases: return []
+  import ray
+  node = getattr(ray._private.worker, "_global_node", None)
+  procs = getattr(node, "all_processes", None) or {}
+  return [name for name in HEAD for info in procs.get(name, []) if info.process.poll() is not None]
+
+
 @contextlib.contextmanager
 def session(spec: str, limits: Limits = NO_LIMITS) -> Iterator[int]:
   """``open_session`` for the length of a block: yields the number of shards to run."""
