@@ -20,6 +20,14 @@ BOUND = {"interrupt": ("--timeout", "300", 130, r"an interrupt \(SIGINT\)"), "te
 SIGNAL = {"interrupt": signal.SIGINT, "terminate": signal.SIGTERM, "group-terminate": signal.SIGTERM}
 
 
+def write_sum(tmp_path: Path, n: int = 12) -> int:
+  """``tmp_path / "sum.uir"``: (p0 + 0) + ... + (p{n-1} + 0), 2^n states under x + 0; n."""
+  rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
+  rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
+  (tmp_path / "sum.uir").write_text("\n".join(rows) + "\n")
+  return n
+
+
 @pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])   # (two workers' records are whole: main passed)
 @pytest.mark.parametrize("bound", ["interrupt", "terminate", "group-terminate", "memory"])
 def test_a_bound_mid_level_prints_the_finished_levels_marked_incomplete_in_time(tmp_path, workers, bound):
@@ -29,10 +37,7 @@ def test_a_bound_mid_level_prints_the_finished_levels_marked_incomplete_in_time(
   # `calls`, so the SIGINT follows the run, not a sleep a busy machine may not fill. The memory case: the worker's rule
   # takes HELD bytes at its first slow call instead; only the supervisor sees a worker's memory mid-level (a child
   # process), and its word comes while the coordinator waits shielded (uopc/cli/budget.py's _look reads it).
-  n = 12
-  rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
-  rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
-  (tmp_path / "sum.uir").write_text("\n".join(rows) + "\n")
+  n = write_sum(tmp_path)
   calls = tmp_path / "calls"
   (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
     import os, time
@@ -101,10 +106,7 @@ def test_a_cluster_killed_from_outside_mid_run_is_one_line_and_exit_3(tmp_path):
   # the head's processes (gcs_server, raylet) and the worker killed mid-run (`ray stop`, the OOM killer): no worker can
   # start again, no record be read. Ray's driver retried for a minute, then aborted the command (exit 1, Ray's lines on
   # stderr); now it ends with one line, the count, and the code of a worker that could not be replaced
-  n = 12
-  rows = [f"%{2 * i} = param : slot={i} dtype=i32\n%{2 * i + 1} = add %{2 * i}, 0" for i in range(n)]
-  rows += [f"%{2 * n + k - 1} = add %{1 if k == 1 else 2 * n + k - 2}, %{2 * k + 1}" for k in range(1, n)]
-  (tmp_path / "sum.uir").write_text("\n".join(rows) + "\n")
+  write_sum(tmp_path)
   calls = tmp_path / "calls"
   (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
     import os, signal
