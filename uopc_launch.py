@@ -13,7 +13,8 @@ the one line on stderr says so (docs/failure-contract.md).
 Signals reach the supervisor (the shell knows its pid). It never handles them: they stay
 blocked and it takes them with ``sigtimedwait``, whose ``si_code`` says who sent them. A
 Ctrl-C from the terminal reaches the worker too (same process group), so only a signal a
-process sent is forwarded; a second interrupt stops the worker at once. The worker tells
+process sent to the supervisor alone is forwarded (one sent to the whole group, as ``timeout`` sends it, reached the worker
+too: ``Supervisor._worker_has``); a second interrupt stops the worker at once. The worker tells
 the supervisor its bounds, its phase and when a bound is hit through a pipe, one line each:
 ``<exit code> <when the bound falls, CLOCK_MONOTONIC> <memory bound or 0> <phase> <what stopped it>``
 (``uopc.cli.budget``; the phases are ``start-up``, ``search``, ``report`` and ``write``). In ``write``
@@ -49,12 +50,14 @@ if sys.argv[0].rpartition("/")[2] == "uopc":   # the console script is importing
   signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
 
 import os     # (after the block: no import may run with the signals open)
+import select
 import time
 from typing import NoReturn
 
 HARD = 8.0          # seconds past a bound before the supervisor stops the worker from outside (a report gets 1: budget.REPORT_TIME)
 SECOND = 0.25       # seconds the worker has to end by itself after a second interrupt
 POLL = 0.1          # seconds between two looks at the worker's memory and the deadline
+ECHO = 0.02         # seconds a process-sent interrupt waits for the worker's word that it got the signal too (Supervisor._worker_has)
 ORPHAN = 1.0        # seconds a worker whose supervisor was killed has to write what it has before its guardian stops it
 WHY_STUCK = {   # what can keep a worker from ending by itself, phase by phase
   "start-up": "a rules file or program that does not finish loading, a cluster that does not start",
@@ -165,6 +168,14 @@ def _guard(worker: int, lifeline: int, held: int) -> None:
   if _stat(worker)[19:20] == born: os.kill(worker, signal.SIGKILL)
 
 
+def _pending(pid: int, signo: int) -> bool:
+  """Whether signal ``signo`` is pending in process ``pid`` (sent to the process and blocked there: ``/proc/PID/status``)."""
+  try:
+    with open(f"/proc/{pid}/status") as f: pending = [int(line.split()[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
+  except (OSError, ValueError): return False
+  return any(mask >> (signo - 1) & 1 for mask in pending)
+
+
 def _stat(pid: int) -> list[str]:
   """The fields of ``/proc/PID/stat`` after the command's name (the state first, the start time 20th); none if it is gone."""
   try:
@@ -235,6 +246,7 @@ class Supervisor:
     self.deadlines: dict[str, tuple[float, int, str]] = {}
     self.max_memory, self.memory_told = 0, False
     self.interrupts = 0
+    self.told = 0   # the worker's words of an interrupt (its own, or forwarded), on the control pipe
     self.interrupted_by: int | None = None   # the first interrupt's signal
 
   def run(self) -> int:
@@ -274,12 +286,26 @@ class Supervisor:
     self.interrupts += 1
     self.interrupted_by = self.interrupted_by or info.si_signo
     name = signal.Signals(info.si_signo).name
-    if info.si_code != _SI_KERNEL:   # sent by a process to us alone: the worker has not seen it
+    if info.si_code != _SI_KERNEL and not self._worker_has(info.si_signo):   # sent by a process to us alone: the worker has not seen it
       try: os.kill(self.pid, info.si_signo)
       except ProcessLookupError: pass
     now, code = time.monotonic(), 128 + info.si_signo
     if self.interrupts >= 2: self.deadlines["interrupt"] = (now + SECOND, code, f"a second interrupt ({name})")
     else: self._interrupted(now + HARD, code, f"an interrupt ({name})")
+
+  def _worker_has(self, signo: int) -> bool:
+    """Whether the worker got this process-sent signal itself: sent to the whole process group (``timeout``, a job runner,
+    ``kill -- -PGID``), not to this process alone. Forwarded, it would be the worker's second interrupt, which stops it at
+    once: ``timeout 2 uopc explore reachable ...`` lost its summary line to ``uopc: interrupted`` (2026-12-03). The worker
+    has it if it is pending there (blocked), or if the worker tells of an interrupt within ``ECHO`` seconds (its handler ran);
+    one its handler has not run yet when the forwarded one comes is the same one (a signal is pending once)."""
+    told, deadline = self.told, time.monotonic() + ECHO
+    while True:
+      if _pending(self.pid, signo): return True
+      self._read_control()
+      if self.told > told: return True
+      if (left := deadline - time.monotonic()) <= 0: return False
+      select.select([self.control], [], [], left)
 
   def _interrupted(self, deadline: float, code: int, why: str) -> None:
     if deadline < self.deadlines.get("interrupt", (float("inf"),))[0]: self.deadlines["interrupt"] = (deadline, code, why)
@@ -293,7 +319,9 @@ class Supervisor:
       code, bound_at, memory, phase, why = line.decode(errors="replace").split(" ", 4)
       self.phase = phase
       if int(memory): self.max_memory = int(memory)
-      if int(code) != 3: self._interrupted(float(bound_at) + HARD, int(code), why)
+      if int(code) != 3:
+        self.told += 1
+        self._interrupted(float(bound_at) + HARD, int(code), why)
       elif float(bound_at) < float("inf"): self.deadlines["bound"] = (float(bound_at) + HARD, 3, why)
       else: self.deadlines.pop("bound", None)
 

@@ -364,18 +364,21 @@ INTERRUPTED = [
 ]
 
 
-def _interrupt(files, argv, sig):
+def _interrupt(files, argv, sig, group=False):
+  """``argv`` on the test rules, stopped by ``sig`` once it found a few states: sent to the command (its supervisor), or to
+  its whole process group (``group``: as ``timeout`` and job runners send it, the worker gets it too)."""
   started = files / "started"
   env = dict(os.environ, UOPC_TEST_STARTED=str(started))
   rules = f"{files / 'rules.py'}:grow_rules"
   if argv == ["explore", "pairs"]: argv = [*argv, rules.replace("grow_rules", "grow_pairs"), "--max-states", "1000000"]
   else: argv = [*argv[:2], str(files / "prog.uir"), "--rules", rules, "--max-states", "1000000", "--max-depth", "100000", *argv[2:]]
   p = subprocess.Popen([sys.executable, "-m", "uopc", *argv, "--timeout", "600", "--format", "json"],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env, start_new_session=group)
   deadline = time.monotonic() + HANG
   while not started.exists() and p.poll() is None and time.monotonic() < deadline: time.sleep(0.05)
   time.sleep(0.3)   # let it find a few states
-  p.send_signal(sig)
+  if group: os.killpg(p.pid, sig)
+  else: p.send_signal(sig)
   out, err = p.communicate(timeout=HANG)
   return p.returncode, out, err
 
@@ -407,6 +410,15 @@ def test_sigterm_is_handled_like_sigint(files):
   data = _report(out, err)
   assert code == 143 and data["complete"] is False and data["bound"] == "interrupted"
   assert total_seconds(err)[0] == "an interrupt (SIGTERM)"
+
+
+@pytest.mark.parametrize("argv", [["explore", "reachable"], ["explore", "normal-forms"]], ids=" ".join)
+def test_a_sigterm_to_the_process_group_is_one_interrupt(files, argv):
+  # the worker gets a group's signal itself: the supervisor forwarded it too, a second interrupt, which stopped the
+  # worker at once ("uopc: interrupted", the report cut: `timeout 2 uopc explore reachable ...`, 2026-12-03)
+  code, out, err = _interrupt(files, argv, signal.SIGTERM, group=True)
+  data = _report(out, err)
+  assert code == 143 and data["complete"] is False and total_seconds(err)[0] == "an interrupt (SIGTERM)", err
 
 
 def test_sigint_on_critical_pairs_keeps_the_pairs(files):
