@@ -134,3 +134,30 @@ def test_a_cluster_killed_from_outside_mid_run_is_one_line_and_exit_3(tmp_path):
   assert p.returncode == 3 and re.fullmatch(r"uopc: --cluster: the Ray cluster this run started ended under it \(gcs_server and raylet "
                                             r"gone: killed from outside\?\); the [\d,]+ states its finished levels found were held "
                                             r"there and are lost", last), (p.returncode, p.stderr[-3000:])
+
+
+def test_a_bounded_cluster_run_lists_its_states_however_slowly_they_are_read(tmp_path):
+  # a cluster's states come once its run has ended; listing them is writing the output, which no bound cuts. It was the
+  # search's phase: past --max-memory (seen by the supervisor, in a worker), a reader slower than the supervisor's 8 s
+  # (or 600,000 states to list) saw the command stopped from outside, its output lost
+  write_sum(tmp_path)
+  (tmp_path / "rules.py").write_text(textwrap.dedent(f"""\
+    from uopc import Ops, PatternMatcher, UPat
+    calls, held = [0], []
+    def rule(x, y):   # past 2,500 calls (levels of 794 states, 183 kB listed) the worker takes HELD bytes, in 64 MB pieces
+      calls[0] += 1
+      while calls[0] > 2500 and len(held) < {HELD >> 26}: held.append(b"x" * (1 << 26))
+      return x if y.op is Ops.CONST and y.arg == 0 else None
+    rules = PatternMatcher([(UPat.var("x") + UPat.var("y"), rule)])
+    """))
+  p = subprocess.Popen([sys.executable, "-m", "uopc", "explore", "reachable", str(tmp_path / "sum.uir"), "--rules",
+                        f"{tmp_path / 'rules.py'}:rules", "--cluster", "local:1", "--max-memory", "1000M"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+  try:
+    time.sleep(20)   # not read: the listing (over 200 kB) fills the pipe and waits, past the supervisor's 8 s after the bound
+    out, err = p.communicate(timeout=120)
+  finally:
+    if p.poll() is None: p.kill()
+  states = re.search(r"^(\d+) states, \d+ edges, .*incomplete: stopped by --max-memory 1000 MiB", out, re.M)
+  assert p.returncode == 3 and states is not None and int(states[1]) > 500, (out[-2000:], err)
+  assert len(re.findall(r"^#\d+ ", out, re.M)) == int(states[1]) and "stopped from outside" not in err, err

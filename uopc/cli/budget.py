@@ -367,13 +367,16 @@ def stopped_text() -> str | None:
 def bounded(fn: Callable[[], T], default: D, *, grace: bool = False) -> T | D:
   """``fn()``, or ``default`` if a bound stops it. With ``grace``, ``fn`` may run ``GRACE``
   seconds past the bound (and does not start once they are over). ``fn`` is the command's
-  search: the budget is in the ``search`` phase while it runs and in ``report`` after it."""
+  search: the budget is in the ``search`` phase while it runs and in ``report`` after it. Once the output has begun
+  (``write``: a cluster's states, listed as its run ends), it stays there: no bound cuts the output from then on, and
+  the supervisor, told of a search long after the bound, would stop the command at once."""
   b = _current
   if b is None: return fn()
   outer = b.phase
-  b.enter("search")
+  if outer != "write": b.enter("search")
   try: return _bounded(b, fn, default, grace)
-  finally: b.enter("search" if outer == "search" else "report")   # (a bounded call inside another is still the search)
+  finally:
+    if b.phase != "write": b.enter("search" if outer == "search" else "report")   # (a bounded call inside another is still the search)
 
 
 def _bounded(b: Budget, fn: Callable[[], T], default: D, grace: bool) -> T | D:

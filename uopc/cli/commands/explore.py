@@ -26,7 +26,7 @@ import time
 from typing import Any, Literal
 
 from uopc import collector
-from uopc.cli.budget import LIMITS, bounded, shielded, stopped
+from uopc.cli.budget import LIMITS, bounded, enter, shielded, stopped
 from uopc.cli.support import bar_is_up, bar_to, isatty, load_program
 from uopc.cli.explore_support import (STREAM_BATCH, TERM_LIMIT, canonical_for, check_cluster_flags, exit_code, exploration_progress,
                                      marked_if_cut, on_cluster, program_for_rules)
@@ -70,6 +70,9 @@ def _explore_on(prog: Any, args: argparse.Namespace, order: Literal["bfs", "dfs"
         # a line's texts need no graph (a native state's are made in C: NativeState.term); a cluster's states are
         # streamed from the shards' records only when lines are printed (graphs), not for a progress bar alone
         for s in ex.iter_ahead(STREAM_BATCH, graphs=stream_text and cluster is not None):
+          # a cluster's states come once its run has ended: listing them is writing the output, which no time or memory
+          # bound cuts (a run stopped by --max-memory with 600,000 states to list was stopped from outside as it wrote)
+          if cluster is not None: enter("write")
           line_for(s)
       flush()
 
