@@ -101,10 +101,16 @@ def main() -> int:
 def ready(pid: int) -> bool:
   """Whether process ``pid`` runs as a ``uopc`` supervisor is up: SIGINT and SIGTERM blocked (``/proc/PID/status``).
   From then on a signal is the command's to handle, never a traceback (before, it lands in Python's own start)."""
+  blocked = _signal_masks(pid, "SigBlk:")
+  return bool(blocked) and all(blocked[0] >> (s - 1) & 1 for s in _SIGNALS)
+
+
+def _signal_masks(pid: int, *fields: str) -> list[int]:
+  """The signal sets ``fields`` of process ``pid`` (``/proc/PID/status``: ``SigBlk:``, ``SigPnd:``, ...) as bit masks (signal
+  n is bit n - 1), in the file's order; none if it is gone."""
   try:
-    with open(f"/proc/{pid}/status") as f: blocked = next(int(line.split()[1], 16) for line in f if line.startswith("SigBlk:"))
-  except (OSError, StopIteration, ValueError): return False
-  return all(blocked >> (s - 1) & 1 for s in _SIGNALS)
+    with open(f"/proc/{pid}/status") as f: return [int(line.split()[1], 16) for line in f if line.startswith(fields)]
+  except (OSError, ValueError): return []
 
 
 def _open_standard_files() -> None:
@@ -169,11 +175,8 @@ def _guard(worker: int, lifeline: int, held: int) -> None:
 
 
 def _pending(pid: int, signo: int) -> bool:
-  """Whether signal ``signo`` is pending in process ``pid`` (sent to the process and blocked there: ``/proc/PID/status``)."""
-  try:
-    with open(f"/proc/{pid}/status") as f: pending = [int(line.split()[1], 16) for line in f if line.startswith(("SigPnd:", "ShdPnd:"))]
-  except (OSError, ValueError): return False
-  return any(mask >> (signo - 1) & 1 for mask in pending)
+  """Whether signal ``signo`` is pending in process ``pid`` (sent to the process and blocked there)."""
+  return any(mask >> (signo - 1) & 1 for mask in _signal_masks(pid, "SigPnd:", "ShdPnd:"))
 
 
 def _stat(pid: int) -> list[str]:

@@ -85,13 +85,10 @@ def _own_session(ray: Any) -> Iterator[None]:
   (the kernel kills them when the process that started them dies), and the supervisor's guardian (their parent is the
   command's worker). Ray starts them with ``ConsolePopen`` (ray 2.60, as pinned)."""
   services = ray._private.services
-  popen = services.ConsolePopen
 
-  class Detached(popen):  # type: ignore[misc, valid-type]  # ray's class
+  class Detached(services.ConsolePopen):  # type: ignore[name-defined]  # ray's class
     def __init__(self, *args: Any, **kwargs: Any) -> None: super().__init__(*args, start_new_session=True, **kwargs)
-  services.ConsolePopen = Detached
-  try: yield
-  finally: services.ConsolePopen = popen
+  with _swapped(services, ConsolePopen=Detached): yield
 
 
 @contextlib.contextmanager
@@ -103,9 +100,7 @@ def _sigterm_kept(ray: Any) -> Iterator[None]:
   ``set_sigterm_handler``, ray 2.60 as pinned); the main thread blocks SIGTERM through ``connect``, so the core worker's
   threads start with it blocked, and sets the caller's handler again (in C as well) before unblocking it."""
   if threading.current_thread() is not threading.main_thread(): yield; return   # (only the main thread has handlers)
-  kept = signal.getsignal(signal.SIGTERM)
-  utils, worker = ray._private.utils, ray._private.worker
-  setter, connect = utils.set_sigterm_handler, worker.connect
+  kept, connect = signal.getsignal(signal.SIGTERM), ray._private.worker.connect
 
   def connect_blocked(*args: Any, **kwargs: Any) -> Any:
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
@@ -113,11 +108,20 @@ def _sigterm_kept(ray: Any) -> Iterator[None]:
     finally:
       signal.signal(signal.SIGTERM, kept)
       signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-  utils.set_sigterm_handler, worker.connect = (lambda handler: None), connect_blocked
+  try:
+    with _swapped(ray._private.utils, set_sigterm_handler=lambda handler: None), _swapped(ray._private.worker, connect=connect_blocked):
+      yield
+  finally: signal.signal(signal.SIGTERM, kept)
+
+
+@contextlib.contextmanager
+def _swapped(owner: Any, **attrs: Any) -> Iterator[None]:
+  """``owner``'s attributes ``attrs`` replaced for the length of a block (Ray's internals, while it starts), then put back."""
+  before = {name: getattr(owner, name) for name in attrs}
+  for name, value in attrs.items(): setattr(owner, name, value)
   try: yield
   finally:
-    utils.set_sigterm_handler, worker.connect = setter, connect
-    signal.signal(signal.SIGTERM, kept)
+    for name, value in before.items(): setattr(owner, name, value)
 
 
 _leases: list[int] = []   # [leases out] while this process holds a session it started
